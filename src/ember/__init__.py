@@ -1,0 +1,1 @@
+"""ember: PyTorch's architecture, rebuilt in readable Python."""
