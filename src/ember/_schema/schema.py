@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from itertools import chain
 
-from ._text import find_top_level, matching_paren, split_top_level
+from ._text import check_balanced, find_top_level, matching_paren, split_top_level
 from .arguments import Argument, Arguments, Return, SelfArgument
 from .names import BaseOperatorName, OperatorName
 
@@ -55,6 +55,7 @@ class FunctionSchema:
     @classmethod
     def parse(cls, text: str) -> "FunctionSchema":
         s = text.strip()
+        check_balanced(s)
         lparen = find_top_level(s, "(")
         if lparen < 0:
             raise ValueError(f"schema {text!r} has no argument list '('")
