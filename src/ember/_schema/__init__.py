@@ -1,10 +1,10 @@
-"""ember's FunctionSchema parser: ``ns::name.overload(args) -> returns`` as frozen dataclasses.
+"""ember's FunctionSchema parser: ``ns::name.overload(args) -> returns`` as frozen records.
 
 PyTorch counterpart: the schema data model of ``torchgen/model.py`` (``FunctionSchema``,
 ``OperatorName``, ``Arguments``, ``Type`` ...), used at runtime by ``ember.library.define`` and
 by the code generator in ``tools/codegen``. Pure Python, stdlib only, cheap to import.
 
-Every class has a ``parse(text)`` classmethod and a ``__str__`` that prints the canonical text;
+Every class is a frozen, hashable record (dataclass-like; see ``_record.py``) with a ``parse(text)`` classmethod and a ``__str__`` that prints the canonical text;
 for every schema in PyTorch's native_functions.yaml ``str(FunctionSchema.parse(s)) == s``.
 Malformed text raises ``ValueError`` whose message quotes the offending text.
 """

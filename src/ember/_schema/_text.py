@@ -87,3 +87,9 @@ def matching_paren(text: str, open_index: int) -> int:
         elif target is not None and c == ")" and depth == target:
             return i
     raise ValueError(f"unbalanced '(' in schema text {text!r}")
+
+
+def check_balanced(text: str) -> None:
+    """Raise ``ValueError`` naming ``text`` unless its brackets and quotes are balanced."""
+    for _ in scan_depth(text):
+        pass

@@ -6,7 +6,7 @@ PyTorch counterpart: ``Annotation`` in ``torchgen/model.py`` (a flattened ``c10:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ._record import Record
 
 __all__ = ["Annotation"]
 
@@ -14,8 +14,7 @@ _SET = r"[a-z][a-z0-9_]*(?:\|[a-z][a-z0-9_]*)*"
 _ANNOTATION_RE = re.compile(rf"^(?P<before>{_SET})(?P<write>!?)(?:\s*->\s*(?P<after>\*|{_SET}))?$")
 
 
-@dataclass(frozen=True)
-class Annotation:
+class Annotation(Record):
     """``alias_set`` before the arrow, ``is_write`` (``!``) and ``alias_set_after`` (after ``->``)."""
 
     alias_set: tuple

@@ -9,7 +9,7 @@ the mutable (``Tensor(a!)``) keyword-only arguments.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ._record import Record
 
 from ._text import find_top_level, matching_paren, rfind_top_level, split_top_level
 from .annotation import Annotation
@@ -46,8 +46,7 @@ def _check_annotation(type: Type, annotation: "Annotation | None", text: str) ->
         raise ValueError(f"alias annotation on non-Tensor type in {text!r}")
 
 
-@dataclass(frozen=True)
-class Argument:
+class Argument(Record):
     """One formal argument: ``Tensor(a!) out``, ``int[2] stride=1``, ``str reduction="mean"``.
 
     ``default`` is the raw default text (``None`` when absent); use ``parse_default`` for a value.
@@ -87,8 +86,7 @@ class Argument:
         return s if self.default is None else f"{s}={self.default}"
 
 
-@dataclass(frozen=True)
-class Return:
+class Return(Record):
     """One return: ``Tensor``, ``Tensor(a!)``, ``Tensor values``, ``Tensor(a)[]``."""
 
     name: "str | None"
@@ -117,15 +115,13 @@ class Return:
         return s if self.name is None else f"{s} {self.name}"
 
 
-@dataclass(frozen=True)
-class SelfArgument:
+class SelfArgument(Record):
     """The positional argument named ``self`` (what becomes the method receiver)."""
 
     argument: Argument
 
 
-@dataclass(frozen=True)
-class TensorOptionsArguments:
+class TensorOptionsArguments(Record):
     """``ScalarType? dtype, Layout? layout, Device? device, bool? pin_memory`` kept together."""
 
     dtype: Argument
@@ -150,8 +146,7 @@ def _is_tensor_option(arg: Argument, name: str, ty: BaseTy) -> bool:
     return arg.name == name and arg.type in (base, OptionalType(base))
 
 
-@dataclass(frozen=True)
-class Arguments:
+class Arguments(Record):
     pre_self_positional: "tuple[Argument, ...]" = ()
     self_arg: "SelfArgument | None" = None
     post_self_positional: "tuple[Argument, ...]" = ()

@@ -6,7 +6,7 @@ PyTorch counterpart: ``BaseOperatorName`` and ``OperatorName`` in ``torchgen/mod
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from ._record import Record
 
 __all__ = ["BaseOperatorName", "OperatorName", "AUGMENTED_ASSIGNMENT_NAMES"]
 
@@ -20,8 +20,7 @@ _DUNDER_RE = re.compile(r"__([A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)__")
 _FUNCTIONAL_SUFFIX = "_functional"
 
 
-@dataclass(frozen=True)
-class BaseOperatorName:
+class BaseOperatorName(Record):
     """The operator name without its overload.
 
     ``base`` has the in-place ``_`` / dunder ``__i..__`` / ``_functional`` decorations removed;
@@ -72,8 +71,7 @@ class BaseOperatorName:
         return f"{ns}{self.base}{suffix}"
 
 
-@dataclass(frozen=True)
-class OperatorName:
+class OperatorName(Record):
     """``name`` (a ``BaseOperatorName``) plus ``overload_name`` (``""`` for the default overload)."""
 
     name: BaseOperatorName
@@ -105,7 +103,7 @@ class OperatorName:
         return f"{self.name}_{self.overload_name}" if self.overload_name else str(self.name)
 
     def remove_inplace(self) -> "OperatorName":
-        return replace(self, name=replace(self.name, inplace=False))
+        return self.replace(name=self.name.replace(inplace=False))
 
     def with_overload(self, overload: str) -> "OperatorName":
-        return OperatorName(replace(self.name, inplace=False), overload)
+        return OperatorName(self.name.replace(inplace=False), overload)

@@ -7,11 +7,11 @@ PyTorch counterpart: ``FunctionSchema``, ``SchemaKind`` and ``parse_returns`` in
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from ._record import Record
 from enum import Enum
 from itertools import chain
 
-from ._text import find_top_level, matching_paren, split_top_level
+from ._text import check_balanced, find_top_level, matching_paren, split_top_level
 from .arguments import Argument, Arguments, Return, SelfArgument
 from .names import BaseOperatorName, OperatorName
 
@@ -46,8 +46,7 @@ def parse_returns(text: str) -> "tuple[Return, ...]":
     return tuple(Return.parse(p) for p in pieces)
 
 
-@dataclass(frozen=True)
-class FunctionSchema:
+class FunctionSchema(Record):
     name: OperatorName
     arguments: Arguments
     returns: "tuple[Return, ...]"
@@ -55,6 +54,7 @@ class FunctionSchema:
     @classmethod
     def parse(cls, text: str) -> "FunctionSchema":
         s = text.strip()
+        check_balanced(s)
         lparen = find_top_level(s, "(")
         if lparen < 0:
             raise ValueError(f"schema {text!r} has no argument list '('")
@@ -123,7 +123,7 @@ class FunctionSchema:
         mutated inputs that aren't already returned become extra returns.
         """
         def plain(a: Argument) -> Argument:
-            return replace(a, annotation=None, default=None if strip_default else a.default)
+            return a.replace(annotation=None, default=None if strip_default else a.default)
 
         def plain_ret(r: Return) -> Return:
             return Return(r.name if keep_return_names else None, r.type, None)
@@ -153,8 +153,8 @@ class FunctionSchema:
         # torchgen quirk (Note [bernoulli.p schema]): bernoulli.p's `p` lacks the default its
         # out/inplace siblings have; give it one so the three variants group together.
         if str(self.name) == "bernoulli.p":
-            args = replace(args, post_self_positional=tuple(
-                replace(x, default="0.5") if x.name == "p" and x.default is None else x
+            args = args.replace(post_self_positional=tuple(
+                x.replace(default="0.5") if x.name == "p" and x.default is None else x
                 for x in args.post_self_positional
             ))
         return FunctionSchema(
@@ -170,4 +170,4 @@ class FunctionSchema:
         return self.signature(strip_view_copy_name=True)
 
     def with_name(self, name: OperatorName) -> "FunctionSchema":
-        return replace(self, name=name)
+        return self.replace(name=name)

@@ -8,7 +8,7 @@ the type; they live on ``Argument``/``Return`` (see ``annotation.py``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ._record import Record
 from enum import Enum
 
 __all__ = ["BaseTy", "Type", "BaseType", "OptionalType", "ListType", "CustomClassType"]
@@ -46,8 +46,7 @@ _CUSTOM_CLASS_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)
 _LIST_RE = re.compile(r"^(?P<elem>.+)\[(?P<size>[0-9]*)\]$")
 
 
-@dataclass(frozen=True)
-class Type:
+class Type(Record):
     """Base class; never instantiated directly. ``Type.parse`` returns a concrete subclass."""
 
     @classmethod
@@ -94,7 +93,6 @@ class Type:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
 class BaseType(Type):
     name: BaseTy
 
@@ -111,7 +109,6 @@ class BaseType(Type):
         return None
 
 
-@dataclass(frozen=True)
 class OptionalType(Type):
     elem: Type
 
@@ -128,7 +125,6 @@ class OptionalType(Type):
         return self.elem.is_list_like()
 
 
-@dataclass(frozen=True)
 class ListType(Type):
     elem: Type
     size: "int | None" = None
@@ -146,7 +142,6 @@ class ListType(Type):
         return self
 
 
-@dataclass(frozen=True)
 class CustomClassType(Type):
     """A TorchScript custom class, spelled ``__torch__.torch.classes.<ns>.<Name>``."""
 
