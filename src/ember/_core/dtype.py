@@ -1,10 +1,17 @@
 """dtypes and torch's type-promotion lattice (c10/core/ScalarType.h in PyTorch)."""
 import numpy as np
 
-try:  # ml_dtypes supplies numpy dtypes for bfloat16 and float8
-    import ml_dtypes as _mld
-except ImportError:  # pragma: no cover - ml_dtypes is a declared dependency
-    _mld = None
+_MLD_ITEMSIZE = {"bfloat16": 2}   # float8 types: 1 byte
+
+
+def _ml_dtypes():
+    """ml_dtypes supplies numpy dtypes for bfloat16 and float8. Its import costs ~1 s here, so it
+    is loaded on first use of one of those dtypes, not by `import ember`."""
+    import ml_dtypes
+    for d in _LAZY:
+        object.__setattr__(d, "_np_lazy", np.dtype(getattr(ml_dtypes, d.name)))
+        _BY_NP[d._np_lazy] = d
+    return ml_dtypes
 
 
 class dtype:
@@ -14,8 +21,11 @@ class dtype:
 
     def __init__(self, name, np_dtype, kind, rank):
         self.name = name
-        self._np = np.dtype(np_dtype) if np_dtype is not None else None
-        self.itemsize = self._np.itemsize if self._np is not None else 0
+        if np_dtype is not None:
+            self._np = np.dtype(np_dtype)
+            self.itemsize = self._np.itemsize
+        else:
+            self.itemsize = _MLD_ITEMSIZE.get(name, 1)
         self._kind = kind  # 'b' bool, 'u' unsigned, 'i' signed int, 'f' float, 'c' complex
         self._rank = rank
         self.is_floating_point = kind == "f"
@@ -35,8 +45,26 @@ class dtype:
         return {float32: complex64, float64: complex128, float16: complex64, bfloat16: complex64}.get(self, self)
 
 
+class _LazyDtype(dtype):
+    """A dtype whose numpy dtype comes from ml_dtypes, imported on first access."""
+
+    __slots__ = ("_np_lazy",)
+
+    @property
+    def _np(self):
+        try:
+            return self._np_lazy
+        except AttributeError:
+            _ml_dtypes()
+            return self._np_lazy
+
+
 def _mk(name, npd, kind, rank):
     return dtype(name, npd, kind, rank)
+
+
+def _mk_lazy(name, kind, rank):
+    return _LazyDtype(name, None, kind, rank)
 
 
 bool_ = _mk("bool", np.bool_, "b", 0)
@@ -48,12 +76,12 @@ int32 = _mk("int32", np.int32, "i", 3)
 uint32 = _mk("uint32", np.uint32, "u", 3)
 int64 = _mk("int64", np.int64, "i", 4)
 uint64 = _mk("uint64", np.uint64, "u", 4)
-float8_e4m3fn = _mk("float8_e4m3fn", _mld.float8_e4m3fn if _mld else None, "f", 0)
-float8_e5m2 = _mk("float8_e5m2", _mld.float8_e5m2 if _mld else None, "f", 0)
-float8_e4m3fnuz = _mk("float8_e4m3fnuz", _mld.float8_e4m3fnuz if _mld else None, "f", 0)
-float8_e5m2fnuz = _mk("float8_e5m2fnuz", _mld.float8_e5m2fnuz if _mld else None, "f", 0)
+float8_e4m3fn = _mk_lazy("float8_e4m3fn", "f", 0)
+float8_e5m2 = _mk_lazy("float8_e5m2", "f", 0)
+float8_e4m3fnuz = _mk_lazy("float8_e4m3fnuz", "f", 0)
+float8_e5m2fnuz = _mk_lazy("float8_e5m2fnuz", "f", 0)
 float16 = _mk("float16", np.float16, "f", 1)
-bfloat16 = _mk("bfloat16", _mld.bfloat16 if _mld else None, "f", 1)
+bfloat16 = _mk_lazy("bfloat16", "f", 1)
 float32 = _mk("float32", np.float32, "f", 2)
 float64 = _mk("float64", np.float64, "f", 3)
 complex64 = _mk("complex64", np.complex64, "c", 2)
@@ -68,7 +96,8 @@ _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64, "int": int32,
                  "short": int16, "cfloat": complex64, "cdouble": complex128, "chalf": None})
 _BY_NAME.pop("chalf")
-_BY_NP = {d._np: d for d in ALL_DTYPES if d._np is not None}
+_LAZY = tuple(d for d in ALL_DTYPES if isinstance(d, _LazyDtype))
+_BY_NP = {d._np: d for d in ALL_DTYPES if not isinstance(d, _LazyDtype)}
 
 
 def dtype_from_name(name):
@@ -77,8 +106,11 @@ def dtype_from_name(name):
 
 
 def from_numpy_dtype(npd):
+    npd = np.dtype(npd)
+    if npd not in _BY_NP and npd.kind == "V" or npd.name in ("bfloat16",) or npd.name.startswith("float8"):
+        _ml_dtypes()
     try:
-        return _BY_NP[np.dtype(npd)]
+        return _BY_NP[npd]
     except KeyError:
         raise TypeError(f"can't convert np.ndarray of type {np.dtype(npd)}. The only supported types are: "
                         "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
