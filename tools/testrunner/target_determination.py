@@ -29,8 +29,9 @@ import os
 import re
 import subprocess
 
-_IMPORT = re.compile(r"^\s*import\s+([\w.]+(?:\s*,\s*[\w.]+)*)", re.M)
-_FROM = re.compile(r"^\s*from\s+([\w.]+)\s+import\s+\(?\s*([\w.,\s]+?)\s*\)?\s*$", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
+_FROM_PAREN = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*\(([^)]*)\)", re.M)
+_FROM = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+([^\n#;(]+)", re.M)
 
 
 class GitError(RuntimeError):
@@ -72,14 +73,14 @@ def imported_modules(text: str) -> set[str]:
     names: set[str] = set()
     for m in _IMPORT.finditer(text):
         for item in m.group(1).split(","):
-            names.add(item.strip())
-    for m in _FROM.finditer(text):
+            names.add(item.strip().split(" ")[0])
+    for m in list(_FROM_PAREN.finditer(text)) + list(_FROM.finditer(text)):
         pkg = m.group(1)
         if pkg.startswith("."):
             continue
         names.add(pkg)
-        for item in m.group(2).replace("\n", " ").split(","):
-            word = item.strip().split(" ")[0]
+        for item in re.sub(r"#[^\n]*", "", m.group(2)).split(","):
+            word = item.strip().split(" ")[0].strip()
             if word and word != "*":
                 names.add(f"{pkg}.{word}")
     names.discard("")
