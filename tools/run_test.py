@@ -37,6 +37,9 @@ Reporting
   --dry-run              list the selected files (per shard) and exit
   --reports-dir DIR      JUnit XML directory (default: ROOT/test-reports, self-gitignored)
 
+Run order: longest recorded duration first (unrecorded files first of all), then
+``--changed-first`` if given; ``--dry-run`` shows that order.
+
 Output: one live line per finished file, failure output, flaky and failed lists, and as the
 very last line exactly ``N passed, N failed, N skipped``. Exit 0 only when nothing failed;
 bad input (unknown group, shard out of range, bad flag) is a one-line error and exit 2.
@@ -138,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"run_test.py: warning: include pattern {pattern!r} matches no test file", file=sys.stderr)
     files = chosen.files
 
+    # Run order: longest recorded first (files without a record count as longest), which
+    # shortens the parallel makespan; --changed-first then stably moves relevant files ahead.
+    times = sharding.load_times(args.times_file)
+    files = sorted(files, key=lambda f: -times.get(f, float("inf")))
+
     if args.changed_first:
         try:
             changed = target_determination.changed_files(root, args.base)
@@ -145,7 +153,6 @@ def main(argv: list[str] | None = None) -> int:
         except (target_determination.GitError, OSError) as exc:
             print(f"run_test.py: warning: --changed-first ignored: {exc}", file=sys.stderr)
 
-    times = sharding.load_times(args.times_file)
     index, count = args.shard or (1, 1)
     shards = sharding.calculate_shards(files, count, times)
     serial = {f for f in files if selection.is_serial(root, f)}
@@ -184,7 +191,11 @@ def main(argv: list[str] | None = None) -> int:
             print(reporting.tail(result.output), flush=True)
 
     start = time.monotonic()
-    results = execution.run_all(mine, serial, opts, on_done)
+    try:
+        results = execution.run_all(mine, serial, opts, on_done)
+    except KeyboardInterrupt:
+        print("run_test.py: interrupted; running test processes killed", file=sys.stderr)
+        return 130
     elapsed = time.monotonic() - start
     totals = reporting.summarize(results)
 

@@ -22,7 +22,7 @@ def workloads(draw):
     return files, times, n
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(workloads())
 def test_every_file_in_exactly_one_shard(work):
     files, times, n = work
@@ -34,7 +34,7 @@ def test_every_file_in_exactly_one_shard(work):
         assert s == [f for f in files if f in s]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(workloads())
 def test_makespan_within_greedy_bound(work):
     files, times, n = work
@@ -46,7 +46,7 @@ def test_makespan_within_greedy_bound(work):
         assert max(loads) <= sum(known) / n + max(known) + 1e-6
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(workloads())
 def test_untimed_files_spread_evenly(work):
     files, times, n = work

@@ -104,6 +104,26 @@ def pytest_command(targets: list[str], xml_path: str, opts: Options) -> list[str
     return cmd
 
 
+_LIVE: set[subprocess.Popen] = set()  # running pytest processes, for kill_all()
+_LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_all() -> None:
+    """Kill every running pytest process group and start no new one (used on Ctrl-C)."""
+    _STOPPING.set()
+    with _LIVE_LOCK:
+        for proc in list(_LIVE):
+            _kill_group(proc)
+
+
 def run_pytest(targets: list[str], xml_path: str, opts: Options) -> Run:
     """Run pytest on *targets* in a new process group; kill the group on the file timeout."""
     if os.path.exists(xml_path):
@@ -111,21 +131,25 @@ def run_pytest(targets: list[str], xml_path: str, opts: Options) -> Run:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (TOOLS_DIR, env.get("PYTHONPATH")) if p)
     start = time.monotonic()
-    proc = subprocess.Popen(
-        pytest_command(targets, xml_path, opts), cwd=opts.root, env=env,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    with _LIVE_LOCK:
+        if _STOPPING.is_set():
+            raise KeyboardInterrupt
+        proc = subprocess.Popen(
+            pytest_command(targets, xml_path, opts), cwd=opts.root, env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        _LIVE.add(proc)
     timed_out = False
     try:
         out, _ = proc.communicate(timeout=opts.file_timeout or None)
     except subprocess.TimeoutExpired:
         timed_out = True
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill_group(proc)
         out, _ = proc.communicate()
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
     seconds = time.monotonic() - start
     text = out.decode("utf-8", errors="replace")
     if timed_out:
@@ -200,8 +224,12 @@ def run_all(
     results: dict[str, FileResult] = {}
 
     def task(path: str) -> None:
+        if _STOPPING.is_set():
+            return
         try:
             res = run_file(path, opts)
+        except KeyboardInterrupt:
+            return
         except Exception as exc:  # the runner itself broke on this file: report, go on
             res = FileResult(path, failed=1, error=f"runner error: {exc!r}",
                              failures=[f"{path} (runner error)"])
@@ -209,7 +237,8 @@ def run_all(
             results[path] = res
             on_done(res)
 
-    with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, opts.jobs))
+    try:
         pending = []
         for path in files:
             if path in serial:
@@ -219,4 +248,9 @@ def run_all(
             else:
                 pending.append(pool.submit(task, path))
         wait(pending)
+    except BaseException:  # Ctrl-C: our children live in their own sessions, kill them
+        kill_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     return [results[f] for f in files if f in results]
