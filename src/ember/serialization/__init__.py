@@ -1,0 +1,1 @@
+"""Saving and loading checkpoints in PyTorch's formats (filled in below)."""
