@@ -213,8 +213,9 @@ class ZipWriter:
             self._f.write(data)
         self._pos += n
 
-    def write_record(self, name: str, data, crc: int | None = None) -> None:
-        """Write one record; ``data`` is any contiguous buffer (bytes, memoryview, numpy array)."""
+    def write_record(self, name: str, data, crc=None) -> None:
+        """Write one record; ``data`` is any contiguous buffer (bytes, memoryview, numpy array).
+        ``crc`` may be given (an int, or a future whose result is the crc32 of ``data``)."""
         if name in self._names:
             raise RuntimeError(f"record {name!r} written twice")
         self._names.add(name)
@@ -237,9 +238,11 @@ class ZipWriter:
         header = struct.pack(
             "<4sHHHHHIIIHH", _LOCAL_SIG, 0, flags, 0, 0, 0, 0, 0, 0, len(full), len(extra))
         self._write(header + full + extra)
+        self._write(mv)
         if crc is None:
             crc = _crc32(mv) if size else 0
-        self._write(mv)
+        elif not isinstance(crc, int):   # a future computing it in another thread
+            crc = crc.result()
         if size:
             if zip64:
                 self._write(struct.pack("<4sIQQ", _DESCRIPTOR_SIG, crc, size, size))
@@ -275,24 +278,6 @@ class ZipWriter:
         self._write(struct.pack("<4sIQI", _ZIP64_LOCATOR_SIG, 0, zip64_eocd_offset, 1))
         self._write(struct.pack("<4sHHHHIIH", _EOCD_SIG, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF),
                                 min(len(cd), _U32_MAX), min(cd_offset, _U32_MAX), 0))
-
-
-def crc32_in_background(buffers):
-    """Start computing the crc32 of each buffer in a thread (zlib releases the GIL), so the
-    checksum overlaps with writing.  Returns a function that waits and gives the list of crcs."""
-    result: list[int] = []
-
-    def run():
-        for b in buffers:
-            result.append(_crc32(b) if _nbytes(b) else 0)
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-
-    def wait() -> list[int]:
-        t.join()
-        return result
-    return wait
 
 
 # ---------------------------------------------------------------------------------------------
