@@ -1,0 +1,108 @@
+"""UntypedStorage: a flat, resizable byte buffer on a device (c10/core/StorageImpl.h).
+
+On cpu the bytes live in a 1-D numpy uint8 array (`_data`); on meta there are no bytes, only a size.
+Every view of a tensor holds the same storage object.
+"""
+import numpy as np
+
+from .device import CPU, META, as_device
+
+
+class UntypedStorage:
+    __slots__ = ("_data", "_nbytes", "device", "_resizable", "__weakref__")
+
+    def __init__(self, nbytes=0, device=None):
+        dev = as_device(device) or CPU
+        if isinstance(nbytes, (bytes, bytearray)):
+            self._data = np.frombuffer(bytearray(nbytes), dtype=np.uint8)
+            self._nbytes = len(nbytes)
+        else:
+            nbytes = int(nbytes)
+            if nbytes < 0:
+                raise RuntimeError(f"Storage size must be non-negative, got {nbytes}")
+            self._nbytes = nbytes
+            self._data = None if dev.type == "meta" else np.zeros(nbytes, dtype=np.uint8)
+        self.device = dev
+        self._resizable = True
+
+    @classmethod
+    def _from_numpy(cls, buf):
+        """Wrap a 1-D uint8 array (which may be a memmap) without copying."""
+        self = object.__new__(cls)
+        self._data = buf
+        self._nbytes = buf.shape[0]
+        self.device = CPU
+        self._resizable = False
+        return self
+
+    @classmethod
+    def _meta(cls, nbytes):
+        self = object.__new__(cls)
+        self._data = None
+        self._nbytes = int(nbytes)
+        self.device = META
+        self._resizable = True
+        return self
+
+    def nbytes(self):
+        return self._nbytes
+
+    def size(self):
+        return self._nbytes
+
+    def __len__(self):
+        return self._nbytes
+
+    def data_ptr(self):
+        if self._data is None:
+            return 0
+        return self._data.__array_interface__["data"][0]
+
+    def element_size(self):
+        return 1
+
+    @property
+    def is_meta(self):
+        return self.device.type == "meta"
+
+    def resize_(self, nbytes):
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise RuntimeError(f"Storage size must be non-negative, got {nbytes}")
+        if not self._resizable:
+            raise RuntimeError("Trying to resize storage that is not resizable")
+        if self._data is not None:
+            new = np.zeros(nbytes, dtype=np.uint8)
+            n = min(nbytes, self._nbytes)
+            new[:n] = self._data[:n]
+            self._data = new
+        self._nbytes = nbytes
+        return self
+
+    def tolist(self):
+        return [] if self._data is None else self._data.tolist()
+
+    def __bytes__(self):
+        return b"" if self._data is None else self._data.tobytes()
+
+    def clone(self):
+        if self._data is None:
+            return UntypedStorage._meta(self._nbytes)
+        return UntypedStorage._from_numpy(self._data.copy())
+
+    def copy_(self, other):
+        if other.nbytes() != self._nbytes:
+            raise RuntimeError(f"size mismatch: storage has {self._nbytes} bytes, source has {other.nbytes()}")
+        if self._data is not None and other._data is not None:
+            self._data[...] = other._data
+        return self
+
+    def fill_(self, value):
+        if self._data is not None:
+            self._data[...] = value
+        return self
+
+    def __repr__(self):
+        head = " " + "\n ".join(str(int(b)) for b in self._data[:20]) + ("\n ..." if self._nbytes > 20 else "") \
+            if self._data is not None and self._nbytes else ""
+        return f"{head}\n[ember.storage.UntypedStorage(device={self.device}) of size {self._nbytes}]"

@@ -1,0 +1,84 @@
+"""Stride arithmetic shared by meta functions and kernels (c10/core/TensorImpl + ATen utils)."""
+
+
+def contiguous_strides(shape):
+    strides = [1] * len(shape)
+    acc = 1
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = acc
+        acc *= max(shape[i], 1)
+    return tuple(strides)
+
+
+def numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def is_contiguous(shape, strides):
+    expected = 1
+    for size, st in zip(reversed(shape), reversed(strides)):
+        if size == 1:
+            continue
+        if size == 0:
+            return True
+        if st != expected:
+            return False
+        expected *= size
+    return True
+
+
+def is_channels_last(shape, strides):
+    if len(shape) != 4:
+        return False
+    n, c, h, w = shape
+    perm = (0, 2, 3, 1)
+    return is_contiguous(tuple(shape[p] for p in perm), tuple(strides[p] for p in perm)) and not is_contiguous(shape, strides)
+
+
+def is_non_overlapping_and_dense(shape, strides):
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == 1
+    perm = sorted(range(len(shape)), key=lambda i: (strides[i], shape[i]))
+    expected = 1
+    for i in perm:
+        if shape[i] == 1:
+            continue
+        if shape[i] == 0:
+            return True
+        if strides[i] != expected:
+            return False
+        expected *= shape[i]
+    return True
+
+
+def dense_strides_like(shape, strides):
+    """Strides for a new dense tensor that keeps the memory order of (shape, strides) (torch's
+    empty_like with preserve_format): contiguous unless the input is dense in another order."""
+    if is_contiguous(shape, strides) or not is_non_overlapping_and_dense(shape, strides):
+        return contiguous_strides(shape)
+    nd = len(shape)
+    perm = sorted(range(nd), key=lambda i: (strides[i], -i))   # innermost first
+    out = [0] * nd
+    acc = 1
+    for i in perm:
+        out[i] = acc
+        acc *= max(shape[i], 1)
+    return tuple(out)
+
+
+def storage_nbytes_needed(shape, strides, offset, itemsize):
+    if any(s == 0 for s in shape):
+        return 0
+    extent = offset + 1 + sum((sz - 1) * st for sz, st in zip(shape, strides))
+    return extent * itemsize
+
+
+def wrap_dim(dim, ndim, scalar_ok=True):
+    """Normalize a possibly-negative dim; IndexError like torch when out of range."""
+    n = ndim if ndim > 0 or not scalar_ok else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim

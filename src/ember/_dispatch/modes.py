@@ -1,0 +1,88 @@
+"""The dispatch-mode stack: TorchDispatchMode sees every op that reaches the Python key
+(torch/utils/_python_dispatch.py). Entering a mode turns the Python key on in the thread-local
+include set; while a mode's __torch_dispatch__ runs, that mode is popped so its own calls go below it.
+"""
+import contextlib
+
+from .._core.tls import state
+from .keys import PYTHON_BIT
+
+
+def _sync_python_bit():
+    if state.mode_stack:
+        state.include |= PYTHON_BIT
+    else:
+        state.include &= ~PYTHON_BIT
+
+
+def push_mode(mode):
+    state.mode_stack.append(mode)
+    _sync_python_bit()
+
+
+def pop_mode():
+    if not state.mode_stack:
+        raise RuntimeError("pop_mode: no dispatch mode is active")
+    m = state.mode_stack.pop()
+    _sync_python_bit()
+    return m
+
+
+class TorchDispatchMode:
+    """Subclass and define __torch_dispatch__(self, func, types, args=(), kwargs=None)."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError
+
+    def __enter__(self):
+        push_mode(self)
+        return self
+
+    def __exit__(self, *exc):
+        if not state.mode_stack or state.mode_stack[-1] is not self:
+            raise RuntimeError("dispatch modes must be exited in the reverse order they were entered")
+        pop_mode()
+        return False
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        return cls(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily():
+    mode = pop_mode()
+    try:
+        yield mode
+    finally:
+        push_mode(mode)
+
+
+def _get_current_dispatch_mode():
+    return state.mode_stack[-1] if state.mode_stack else None
+
+
+def _get_current_dispatch_mode_stack():
+    return list(state.mode_stack)
+
+
+def _dispatch_to_mode(op, args, kwargs):
+    """Python-key kernel: hand the call to the innermost mode, with that mode popped."""
+    from .._tensor import Tensor
+    types = tuple({type(a) for a in _flat(args, kwargs) if isinstance(a, Tensor)})
+    with _pop_mode_temporarily() as mode:
+        return mode.__torch_dispatch__(op, types, args, kwargs or {})
+
+
+def _flat(args, kwargs):
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            yield from a
+        else:
+            yield a
+    if kwargs:
+        for a in kwargs.values():
+            if isinstance(a, (list, tuple)):
+                yield from a
+            else:
+                yield a

@@ -1,0 +1,1 @@
+"""Tensor indexing: __getitem__ / __setitem__ (torch/csrc/autograd/python_variable_indexing.cpp)."""

@@ -1,0 +1,331 @@
+"""Operators: the registry, OpOverloadPacket / OpOverload and the `ember.ops` namespace (torch/_ops.py).
+
+`ember.ops.aten.add` is an OpOverloadPacket built lazily on first access; `ember.ops.aten.add.Tensor`
+is an OpOverload. Calling an OpOverload computes the dispatch key set of its arguments (an OR of
+int bitmasks plus the thread-local include set, minus the exclude set) and looks the set up in a
+per-op cache; a miss resolves the kernel in PyTorch's order (py_kernel, direct kernel,
+CompositeExplicitAutograd, CompositeImplicitAutograd, key fallback, fallthrough) and caches it.
+Registering a kernel clears the caches.
+"""
+import importlib
+
+from ._core.tls import state
+from ._dispatch.keys import (AUTOGRAD_BIT, BACKEND_SELECT_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey,
+                             BACKEND_KEYS)
+
+K = DispatchKey
+
+
+class OpEntry:
+    """Everything registered for one operator overload: its schema text and kernels per key."""
+
+    __slots__ = ("qualname", "schema_str", "kernels", "py_kernels", "tags", "owner", "overload", "fake")
+
+    def __init__(self, qualname, schema_str, tags=(), owner=None):
+        self.qualname = qualname          # "aten::add.Tensor"
+        self.schema_str = schema_str      # "add.Tensor(Tensor self, ...) -> Tensor" (no namespace)
+        self.kernels = {}                 # DispatchKey -> callable or "module:function"
+        self.py_kernels = {}
+        self.tags = tuple(tags)
+        self.owner = owner
+        self.overload = None              # the OpOverload once built
+        self.fake = None
+
+
+_REGISTRY = {}          # "ns::name" -> {overload_name: OpEntry}
+_FALLBACKS = {}         # DispatchKey -> boxed fallback fn(op, keyset_below, *args, **kwargs), or None
+
+
+def _split(qualname):
+    ns, _, rest = qualname.partition("::")
+    name, _, overload = rest.partition(".")
+    return ns, name, overload
+
+
+def define(ns, schema_str, tags=(), owner=None):
+    """Add an operator overload; `schema_str` has no namespace. Returns its OpEntry."""
+    head = schema_str.split("(", 1)[0].strip()
+    name, _, overload = head.partition(".")
+    by_name = _REGISTRY.setdefault(f"{ns}::{name}", {})
+    if overload in by_name:
+        raise RuntimeError(f"operator {ns}::{head} is already defined")
+    entry = OpEntry(f"{ns}::{head}", schema_str, tags, owner)
+    by_name[overload] = entry
+    pkt = _PACKETS.get(f"{ns}::{name}")
+    if pkt is not None:
+        pkt._overload_names = None
+    return entry
+
+
+def lookup(ns, name, overload=""):
+    try:
+        return _REGISTRY[f"{ns}::{name}"][overload]
+    except KeyError:
+        raise RuntimeError(f"operator {ns}::{name}{'.' + overload if overload else ''} does not exist") from None
+
+
+def register_kernel(entry, key, fn, allow_override=False):
+    key = DispatchKey(key)
+    if key in entry.kernels and not allow_override:
+        raise RuntimeError(f"a kernel for {entry.qualname} at dispatch key {key.name} is already registered")
+    entry.kernels[key] = fn
+    clear_dispatch_caches()
+
+
+def deregister_kernel(entry, key):
+    entry.kernels.pop(DispatchKey(key), None)
+    clear_dispatch_caches()
+
+
+def register_fallback(key, fn):
+    """A boxed kernel used for `key` by every op without its own kernel there (None = fallthrough)."""
+    _FALLBACKS[DispatchKey(key)] = fn
+    clear_dispatch_caches()
+
+
+def clear_dispatch_caches():
+    for by_name in _REGISTRY.values():
+        for e in by_name.values():
+            if e.overload is not None:
+                e.overload._dispatch_cache.clear()
+
+
+def _resolve_fn(fn):
+    if isinstance(fn, str):
+        mod, _, attr = fn.partition(":")
+        return getattr(importlib.import_module(mod), attr)
+    return fn
+
+
+# ------------------------------------------------------------------ key set of a call
+def _keyset(args, kwargs):
+    from ._tensor import Tensor
+    ks = 0
+    for a in args:
+        if isinstance(a, Tensor):
+            ks |= a._ks
+        elif type(a) in (list, tuple):
+            for t in a:
+                if isinstance(t, Tensor):
+                    ks |= t._ks
+    if kwargs:
+        for a in kwargs.values():
+            if isinstance(a, Tensor):
+                ks |= a._ks
+            elif type(a) in (list, tuple):
+                for t in a:
+                    if isinstance(t, Tensor):
+                        ks |= t._ks
+    if not ks & (CPU_BIT | META_BIT):
+        ks |= BACKEND_SELECT_BIT
+    return (ks | state.include) & ~state.exclude
+
+
+class OpOverload:
+    """One overload of an operator: `ember.ops.aten.add.Tensor`."""
+
+    def __init__(self, packet, entry):
+        self._packet = packet
+        self._entry = entry
+        self._overloadname = _split(entry.qualname)[2] or "default"
+        self._name = entry.qualname.split(".")[0]
+        self.__name__ = f"{packet.__name__}.{self._overloadname}"
+        self.__qualname__ = self._name
+        self.namespace = packet._ns
+        self._dispatch_cache = {}
+        self._schema_obj = None
+        entry.overload = self
+
+    # -- metadata
+    @property
+    def _schema(self):
+        if self._schema_obj is None:
+            from ._schema import FunctionSchema
+            self._schema_obj = FunctionSchema.parse(self._entry.schema_str)
+        return self._schema_obj
+
+    @property
+    def tags(self):
+        return self._entry.tags
+
+    @property
+    def overloadpacket(self):
+        return self._packet
+
+    def name(self):
+        return self._entry.qualname if self._overloadname != "default" else self._name
+
+    def __repr__(self):
+        return f"<OpOverload(op='{self.namespace}.{self._packet.__name__}', overload='{self._overloadname}')>"
+
+    def __str__(self):
+        return f"{self.namespace}.{self.__name__}"
+
+    def __hash__(self):
+        return id(self)
+
+    # -- calling
+    def __call__(self, *args, **kwargs):
+        ks = _keyset(args, kwargs)
+        try:
+            k = self._dispatch_cache[ks]
+        except KeyError:
+            k = self._resolve(ks)
+        return k(*args, **kwargs)
+
+    def redispatch(self, keyset, *args, **kwargs):
+        ks = keyset.repr if hasattr(keyset, "repr") else int(keyset)
+        try:
+            k = self._dispatch_cache[ks]
+        except KeyError:
+            k = self._resolve(ks)
+        return k(*args, **kwargs)
+
+    def _resolve(self, ks):
+        k = self._kernel_for_keyset(ks)
+        self._dispatch_cache[ks] = k
+        return k
+
+    def _kernel_for_keyset(self, ks):
+        orig = ks
+        while ks:
+            key = DispatchKey(ks.bit_length() - 1)
+            below = ks & ((1 << int(key)) - 1)
+            fn = self._kernel_for_key(key)
+            if fn is not None:
+                return fn
+            fb = _FALLBACKS.get(key)
+            if fb is not None:
+                bound = fb(self, below)   # a fallback may decline (return None) for this op
+                if bound is not None:
+                    return bound
+            ks = below
+        raise NotImplementedError(
+            f"Could not run '{self._entry.qualname}' with arguments from the "
+            f"'{_backend_name(orig)}' backend: no kernel is registered for it.")
+
+    def _kernel_for_key(self, key):
+        e = self._entry
+        fn = e.py_kernels.get(key)
+        if fn is not None:
+            return fn
+        fn = e.kernels.get(key)
+        if fn is None and key in BACKEND_KEYS:
+            fn = e.kernels.get(K.CompositeExplicitAutograd) or e.kernels.get(K.CompositeExplicitAutogradNonFunctional)
+        if fn is None and (key in BACKEND_KEYS or key == K.Autograd):
+            fn = e.kernels.get(K.CompositeImplicitAutograd)
+        if fn is None:
+            return None
+        fn = _resolve_fn(fn)
+        return fn
+
+    def has_kernel_for_dispatch_key(self, key):
+        return self._kernel_for_key(DispatchKey(key)) is not None
+
+    def has_kernel_for_any_dispatch_key(self, keys):
+        return any(self.has_kernel_for_dispatch_key(k) for k in keys)
+
+    # -- extension points
+    def py_impl(self, key):
+        """Decorator: a Python kernel for `key` that takes precedence over registered kernels."""
+        def deco(fn):
+            self._entry.py_kernels[DispatchKey(key)] = fn
+            clear_dispatch_caches()
+            return fn
+        return deco
+
+    def decompose(self, *args, **kwargs):
+        """Run the CompositeImplicitAutograd kernel, if any; NotImplemented otherwise."""
+        fn = self._entry.kernels.get(K.CompositeImplicitAutograd)
+        if fn is None:
+            return NotImplemented
+        return _resolve_fn(fn)(*args, **kwargs)
+
+
+def _backend_name(ks):
+    if ks & META_BIT:
+        return "Meta"
+    if ks & CPU_BIT:
+        return "CPU"
+    return DispatchKey(ks.bit_length() - 1).name if ks else "Undefined"
+
+
+class OpOverloadPacket:
+    """All overloads of one operator name: `ember.ops.aten.add`. Calling it picks `.default`
+    when no overload resolution is possible; overloads are built lazily."""
+
+    def __init__(self, ns, name):
+        self._ns = ns
+        self.__name__ = name
+        self._qualified_op_name = f"{ns}::{name}"
+        self._overload_names = None
+
+    def overloads(self):
+        return ["default" if o == "" else o for o in _REGISTRY.get(self._qualified_op_name, {})]
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        by_name = _REGISTRY.get(self._qualified_op_name, {})
+        key = "" if attr == "default" else attr
+        entry = by_name.get(key)
+        if entry is None:
+            raise AttributeError(f"The underlying op of '{self._ns}.{self.__name__}' has no overload name '{attr}'")
+        ov = entry.overload or OpOverload(self, entry)
+        setattr(self, attr, ov)
+        return ov
+
+    def __call__(self, *args, **kwargs):
+        # like torch: try overloads in definition order, choosing the first whose schema binds
+        from ._schema_bind import bind_packet_call
+        return bind_packet_call(self, args, kwargs)
+
+    def __repr__(self):
+        return f"<OpOverloadPacket(op='{self._ns}.{self.__name__}')>"
+
+
+_PACKETS = {}
+
+
+class _OpNamespace:
+    def __init__(self, name):
+        self.name = name
+
+    def __getattr__(self, op_name):
+        if op_name.startswith("__"):
+            raise AttributeError(op_name)
+        q = f"{self.name}::{op_name}"
+        if q not in _REGISTRY:
+            _ensure_builtins()
+            if q not in _REGISTRY:
+                raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
+        pkt = _PACKETS.get(q)
+        if pkt is None:
+            pkt = _PACKETS[q] = OpOverloadPacket(self.name, op_name)
+        setattr(self, op_name, pkt)
+        return pkt
+
+    def __iter__(self):
+        _ensure_builtins()
+        return iter(sorted(q.split("::", 1)[1] for q in _REGISTRY if q.startswith(self.name + "::")))
+
+
+class _Ops:
+    def __init__(self):
+        self._namespaces = {}
+
+    def __getattr__(self, ns):
+        if ns.startswith("__"):
+            raise AttributeError(ns)
+        n = self._namespaces.get(ns)
+        if n is None:
+            n = self._namespaces[ns] = _OpNamespace(ns)
+            setattr(self, ns, n)
+        return n
+
+
+ops = _Ops()
+
+
+def _ensure_builtins():
+    from ._generated import registrations  # noqa: F401  (importing registers every aten op)

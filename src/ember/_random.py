@@ -1,0 +1,70 @@
+"""Random number generation: Generator objects and the default generator (ATen CPUGeneratorImpl).
+
+A Generator wraps a numpy PCG64 bit generator seeded from an int; `ember.manual_seed(s)` reseeds the
+default one, so every random op is reproducible from the seed. Streams differ from torch's (torch
+uses mt19937 with its own transforms); reproducibility is within ember.
+"""
+import numpy as np
+
+
+class Generator:
+    def __init__(self, device="cpu"):
+        from ._core.device import as_device
+        self.device = as_device(device)
+        self._seed = 67280421310721
+        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        if seed < 0:
+            seed &= (1 << 64) - 1
+        self._seed = seed
+        self._rng = np.random.Generator(np.random.PCG64(seed))
+        return self
+
+    def seed(self):
+        s = int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        from ._creation import tensor
+        import pickle
+        from . import uint8
+        return tensor(list(pickle.dumps(self._rng.bit_generator.state)), dtype=uint8)
+
+    def set_state(self, new_state):
+        import pickle
+        self._rng.bit_generator.state = pickle.loads(bytes(new_state.numpy().tolist()))
+        return self
+
+
+default_generator = Generator()
+
+
+def _gen(generator):
+    return (generator or default_generator)._rng
+
+
+def manual_seed(seed):
+    default_generator.manual_seed(seed)
+    return default_generator
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    default_generator.set_state(new_state)

@@ -1,0 +1,416 @@
+"""Tensor: a strided view (sizes, strides, offset, dtype) over an UntypedStorage (c10 TensorImpl +
+torch/_tensor.py). Operator methods are attached by the generated `_generated/tensor_methods.py`.
+
+On cpu a tensor caches `_np`, a numpy ndarray viewing exactly its elements in the storage; kernels
+read and write through it. A tensor made from a fresh numpy result creates its storage lazily.
+"""
+import numpy as np
+
+from ._core import dtype as _dt
+from ._core.device import CPU, META, device as _device
+from ._core.size import Size
+from ._core.storage import UntypedStorage
+from ._core.strides import contiguous_strides, is_contiguous, is_channels_last, is_non_overlapping_and_dense
+from ._core.version import VersionCounter
+from ._dispatch.keys import AUTOGRAD_BIT, CPU_BIT, INPLACE_OR_VIEW_BIT, META_BIT
+
+_CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
+_META_KS = META_BIT | INPLACE_OR_VIEW_BIT
+
+
+class Tensor:
+    _is_param = False
+    __array_priority__ = 1000   # make numpy defer to Tensor's reflected operators
+
+    # ------------------------------------------------------------ construction (internal)
+    @classmethod
+    def _from_storage(cls, storage, storage_offset, size, stride, dtype):
+        """A tensor viewing `storage` (no copy). The core constructor everything else uses."""
+        self = object.__new__(cls)
+        self._storage = storage
+        self._offset = int(storage_offset)
+        self._size = tuple(int(s) for s in size)
+        self._stride = tuple(int(s) for s in stride)
+        self.dtype = dtype
+        self._version_counter = VersionCounter()
+        self._base = None
+        self._init_autograd()
+        if storage.device.type == "meta":
+            self._np = None
+            self._ks = _META_KS
+        else:
+            self._ks = _CPU_KS
+            self._np = _np_view(storage._data, self._offset, self._size, self._stride, dtype)
+        return self
+
+    @classmethod
+    def _wrap_np(cls, arr, dtype=None):
+        """Wrap a freshly computed numpy array (owned by nobody else) as a cpu tensor."""
+        self = object.__new__(cls)
+        if not isinstance(arr, np.ndarray):
+            arr = np.asarray(arr)
+        if dtype is None:
+            dtype = _dt._BY_NP[arr.dtype]
+        if arr.ndim and not (arr.flags.c_contiguous or _dense_positive(arr)):
+            arr = np.ascontiguousarray(arr)
+        self._np = arr
+        self._storage = None
+        self._offset = 0
+        self._size = arr.shape
+        self._stride = None
+        self.dtype = dtype
+        self._ks = _CPU_KS
+        self._version_counter = VersionCounter()
+        self._base = None
+        self._init_autograd()
+        return self
+
+    def _init_autograd(self):
+        self._requires_grad = False
+        self.grad_fn = None
+        self._grad = None
+        self._retains_grad = False
+        self._backward_hooks = None
+        self._post_acc_hooks = None
+        self._output_nr = 0
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        return Size(self._size)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._size)
+        from ._core.strides import wrap_dim
+        return self._size[wrap_dim(dim, len(self._size))]
+
+    def stride(self, dim=None):
+        st = self._stride
+        if st is None:
+            st = self._stride = _np_strides(self._np, self.dtype)
+        if dim is None:
+            return st
+        from ._core.strides import wrap_dim
+        return st[wrap_dim(dim, len(self._size))]
+
+    def storage_offset(self):
+        return self._offset
+
+    def dim(self):
+        return len(self._size)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._size)
+
+    def numel(self):
+        n = 1
+        for s in self._size:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    @property
+    def device(self):
+        return META if self._ks & META_BIT else CPU
+
+    @property
+    def is_meta(self):
+        return bool(self._ks & META_BIT)
+
+    @property
+    def is_cpu(self):
+        return not self._ks & META_BIT
+
+    is_cuda = False
+    is_sparse = False
+    is_quantized = False
+    is_nested = False
+    layout = "strided"
+
+    def get_device(self):
+        return -1
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def is_conj(self):
+        return False
+
+    def is_neg(self):
+        return False
+
+    def is_contiguous(self, memory_format=None):
+        if memory_format in ("channels_last",) or getattr(memory_format, "name", None) == "channels_last":
+            return is_channels_last(self._size, self.stride())
+        return is_contiguous(self._size, self.stride())
+
+    def is_non_overlapping_and_dense(self):
+        return is_non_overlapping_and_dense(self._size, self.stride())
+
+    def untyped_storage(self):
+        st = self._storage
+        if st is None:
+            arr = self._np
+            flat = arr.reshape(-1) if arr.flags.c_contiguous else np.ravel(arr, order="K")
+            st = self._storage = UntypedStorage._from_numpy(flat.view(np.uint8) if flat.size else
+                                                            np.zeros(0, np.uint8))
+            st._resizable = True
+        return st
+
+    def data_ptr(self):
+        if self._np is None:
+            return 0
+        return self._np.__array_interface__["data"][0] if self._np.size else self.untyped_storage().data_ptr() + self._offset * self.dtype.itemsize
+
+    @property
+    def _version(self):
+        return self._version_counter.value
+
+    def _is_view(self):
+        return self._base is not None
+
+    # ------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self._set_requires_grad(bool(value))
+
+    def _set_requires_grad(self, value):
+        if value and self.grad_fn is None and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if not value and self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        self._requires_grad = value
+        self._ks = (self._ks | AUTOGRAD_BIT) if value else (self._ks & ~AUTOGRAD_BIT)
+
+    def requires_grad_(self, requires_grad=True):
+        self._set_requires_grad(bool(requires_grad))
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: expected {list(self.shape)}, "
+                                   f"got {list(value.shape)}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: expected {self.dtype}, got {value.dtype}")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    # ------------------------------------------------------------ data access
+    def numpy(self, *, force=False):
+        if self._np is None:
+            raise RuntimeError("Can't call numpy() on Tensor on the meta device: it has no data")
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._np
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy(force=True)
+        if dtype is not None:
+            a = a.astype(dtype)
+        return a.copy() if copy else a
+
+    def tolist(self):
+        if self._np is None:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        a = self._np
+        if self.dtype._kind == "f" and self.dtype._np.itemsize <= 2 or self.dtype.name.startswith("float8"):
+            a = a.astype(np.float32)
+        return a.tolist()
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        if self._np is None:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        v = self._np.reshape(-1)[0]
+        if self.dtype.is_complex:
+            return complex(v)
+        if self.dtype.is_floating_point:
+            return float(v)
+        if self.dtype is _dt.bool_:
+            return bool(v)
+        return int(v)
+
+    def __len__(self):
+        if not self._size:
+            raise TypeError("len() of a 0-d tensor")
+        return self._size[0]
+
+    def __iter__(self):
+        if not self._size:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item().real if self.dtype.is_complex else self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.dtype.is_complex or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self.dim() == 0 and self._np is not None:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, proto):
+        from .serialization import _reduce_tensor
+        return _reduce_tensor(self, proto)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = self.clone().detach() if self._np is not None else self.detach().clone()
+        new.requires_grad_(self.requires_grad)
+        if self.grad is not None:
+            new._grad = self.grad.clone()
+        if type(self) is not Tensor:
+            new = type(self).__new__(type(self), new, self.requires_grad) if self._is_param else new
+        memo[id(self)] = new
+        return new
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self.numpy(force=True).__dlpack__(**kwargs) if kwargs else self.numpy(force=True).__dlpack__()
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    # data is a detached alias sharing storage
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError("data must be a Tensor")
+        self._storage = other.untyped_storage() if other._np is not None else other._storage
+        self._np = other._np
+        self._size, self._stride, self._offset = other._size, other.stride(), other._offset
+        self.dtype = other.dtype
+        self._ks = (other._ks & ~AUTOGRAD_BIT) | (self._ks & AUTOGRAD_BIT)
+
+    @property
+    def T(self):
+        return self.permute(*range(self.dim() - 1, -1, -1))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        return self.T.conj() if self.is_complex() else self.T
+
+    @property
+    def mH(self):
+        return self.mT.conj() if self.is_complex() else self.mT
+
+    @property
+    def real(self):
+        if not self.is_complex():
+            return self
+        return self.view_as_real_().select(-1, 0)
+
+    def type(self, dtype=None, non_blocking=False):
+        if dtype is None:
+            return "ember." + {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+                               "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+                               "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+                               "complex128": "ComplexDoubleTensor"}.get(self.dtype.name, self.dtype.name)
+        if isinstance(dtype, str):
+            name = dtype.rsplit(".", 1)[-1].replace("Tensor", "")
+            dtype = _dt.dtype_from_name({"Float": "float32", "Double": "float64", "Half": "float16",
+                                         "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8",
+                                         "Byte": "uint8", "Bool": "bool", "BFloat16": "bfloat16"}.get(name, name))
+        return self.to(dtype)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        from ._creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def __setstate__(self, state):
+        raise RuntimeError("ember tensors are restored through ember.load, not plain unpickling")
+
+
+def _np_view(buf, offset, size, stride, dtype):
+    isz = dtype.itemsize
+    if not size:
+        return np.ndarray((), dtype._np, buffer=buf, offset=offset * isz)
+    if any(s == 0 for s in size):
+        return np.empty(size, dtype._np)
+    return np.ndarray(size, dtype._np, buffer=buf, offset=offset * isz, strides=tuple(s * isz for s in stride))
+
+
+def _np_strides(arr, dtype):
+    isz = dtype.itemsize
+    if arr.size == 0 or arr.ndim == 0:
+        return contiguous_strides(arr.shape)
+    return tuple((s // isz) if sz != 1 else c for s, sz, c in zip(arr.strides, arr.shape, contiguous_strides(arr.shape)))
+
+
+def _dense_positive(arr):
+    return all(s > 0 for s in arr.strides) and is_non_overlapping_and_dense(arr.shape, arr.strides and tuple(s // arr.itemsize for s in arr.strides))

@@ -1,0 +1,99 @@
+"""Helpers shared by meta and cpu kernels: making outputs, broadcasting, argument coercion."""
+import numpy as np
+
+from .._core import dtype as D
+from .._core.device import CPU, META, as_device
+from .._core.promotion import get_default_dtype
+from .._core.storage import UntypedStorage
+from .._core.strides import contiguous_strides, storage_nbytes_needed
+from .._tensor import Tensor
+
+
+def as_dtype(d):
+    if d is None or isinstance(d, D.dtype):
+        return d
+    if d is float:
+        return D.float64
+    if d is int:
+        return D.int64
+    if d is bool:
+        return D.bool_
+    if d is complex:
+        return D.complex128
+    if isinstance(d, str):
+        return D.dtype_from_name(d)
+    raise TypeError(f"expected a dtype, got {type(d).__name__}")
+
+
+def empty_tensor(shape, dtype, device=CPU, strides=None):
+    """A new uninitialised tensor (zero-filled on cpu) with the given shape and strides."""
+    shape = tuple(shape)
+    if strides is None:
+        strides = contiguous_strides(shape)
+    dev = as_device(device) or CPU
+    if dev.type == "meta":
+        st = UntypedStorage._meta(storage_nbytes_needed(shape, strides, 0, dtype.itemsize))
+        return Tensor._from_storage(st, 0, shape, strides, dtype)
+    if strides == contiguous_strides(shape):
+        return Tensor._wrap_np(np.empty(shape, dtype._np), dtype)
+    nbytes = storage_nbytes_needed(shape, strides, 0, dtype.itemsize)
+    st = UntypedStorage._from_numpy(np.empty(nbytes, np.uint8))
+    return Tensor._from_storage(st, 0, shape, strides, dtype)
+
+
+def broadcast_shapes(*shapes):
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, d in enumerate(s):
+            j = off + i
+            o = out[j]
+            if d == o or d == 1:
+                continue
+            if o == 1:
+                out[j] = d
+            else:
+                raise RuntimeError(
+                    f"The size of tensor a ({o}) must match the size of tensor b ({d}) at non-singleton "
+                    f"dimension {j}: shapes {' and '.join(str(list(x)) for x in shapes)} cannot be broadcast together")
+    return tuple(out)
+
+
+def shape_of(x):
+    return x._size if isinstance(x, Tensor) else ()
+
+
+def device_of(*xs):
+    for x in xs:
+        if isinstance(x, Tensor):
+            return x.device
+    return CPU
+
+
+def np_of(x):
+    """The numpy value of an operand: a tensor's ndarray view, or a Python scalar as is."""
+    return x._np if isinstance(x, Tensor) else x
+
+
+def float_default_if_integral(d):
+    return d if d.is_floating_point or d.is_complex else get_default_dtype()
+
+
+def check_out(out, shape, dtype, name):
+    """out= semantics: dtype must accept the result; a wrongly sized out is resized (torch warns)."""
+    from .._core.promotion import can_cast
+    if not can_cast(dtype, out.dtype):
+        raise RuntimeError(f"result type {_tname(dtype)} can't be cast to the desired output type {_tname(out.dtype)}")
+    if tuple(out._size) != tuple(shape):
+        if out.numel() != 0:
+            import warnings
+            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out._size)}, "
+                          f"which does not match the required output shape {list(shape)}.")
+        out.resize_(shape)
+
+
+def _tname(d):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(d.name, d.name)

@@ -1,0 +1,423 @@
+"""cpu kernels for elementwise ops: one numpy ufunc call per op, writing into an output allocated
+from the op's meta function (functional), into self (in-place) or into out= (out variants)."""
+import numpy as np
+
+from ..._core import dtype as D
+from ..._tensor import Tensor
+from ..common import empty_tensor, check_out, np_of
+from ..meta.elementwise import (ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace,
+                                out_strides, unary_dtype)
+
+
+def _operand(x, cdt):
+    """x as numpy in the compute dtype (tensors are cast when needed; Python scalars stay weak)."""
+    if isinstance(x, Tensor):
+        a = x._np
+        return a if a.dtype == cdt._np else a.astype(cdt._np)
+    return x
+
+
+def _alloc(shape, dt, *operands):
+    st = out_strides(shape, *operands)
+    t = empty_tensor(shape, dt, strides=st)
+    return t
+
+
+def make_binary(fn_np, kind, name):
+    """(functional, inplace, out) kernels for a binary op computing `fn_np(a, b, out)`."""
+
+    def functional(self, other):
+        shape, cdt, rdt = binary_spec(self, other, kind, name)
+        a, b = _operand(self, cdt), _operand(other, cdt)
+        if rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.flags.c_contiguous:
+            r = np.empty(shape, rdt._np)
+            fn_np(a, b, r)
+            return Tensor._wrap_np(r, rdt)
+        out = _alloc(shape, rdt, self, other)
+        fn_np(a, b, out._np)
+        return out
+
+    def inplace(self, other):
+        shape, cdt, rdt = binary_spec(self, other, kind, name)
+        check_inplace(self, shape, rdt, name)
+        _write(self, fn_np, _operand(self, cdt), _operand(other, cdt), cdt)
+        return self
+
+    def out_variant(self, other, out):
+        shape, cdt, rdt = binary_spec(self, other, kind, name)
+        check_out(out, shape, rdt, name)
+        _write(out, fn_np, _operand(self, cdt), _operand(other, cdt), cdt)
+        return out
+
+    functional.__name__, inplace.__name__, out_variant.__name__ = name, name + "_", name + "_out"
+    return functional, inplace, out_variant
+
+
+def _write(target, fn_np, a, b, cdt):
+    t = target._np
+    if t.dtype == cdt._np:
+        fn_np(a, b, t)
+    else:
+        tmp = np.empty(t.shape, cdt._np)
+        fn_np(a, b, tmp)
+        np.copyto(t, tmp, casting="unsafe")
+
+
+def _ufunc2(uf):
+    def f(a, b, out):
+        uf(a, b, out=out, casting="unsafe")
+    return f
+
+
+# ---------------------------------------------------------------- arithmetic
+def _check_alpha(self, other, alpha, name):
+    if alpha is not None and alpha != 1:
+        from ..._core.promotion import binary_result_type
+        d = binary_result_type(self, other)
+        if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+        if isinstance(alpha, bool) is False and d is D.bool_ and alpha not in (0, 1):
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+
+
+def _scaled(other, alpha):
+    if alpha == 1:
+        return other
+    if isinstance(other, Tensor):
+        return Tensor._wrap_np(np.multiply(other._np, alpha).astype(other._np.dtype, copy=False), other.dtype) \
+            if other._np is not None else other
+    return other * alpha
+
+
+def _bool_sub_check(self, other):
+    if getattr(self, "dtype", None) is D.bool_ and getattr(other, "dtype", None) is D.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if getattr(self, "dtype", None) is D.bool_ or getattr(other, "dtype", None) is D.bool_:
+        if isinstance(self, Tensor) and isinstance(other, Tensor) or isinstance(other, bool) or isinstance(self, bool):
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+_add_f, _add_i, _add_o = make_binary(_ufunc2(np.add), ARITH, "add")
+_sub_f, _sub_i, _sub_o = make_binary(_ufunc2(np.subtract), ARITH, "sub")
+
+
+def add(self, other, alpha=1):
+    if alpha != 1:
+        _check_alpha(self, other, alpha, "add")
+        other = _scaled(other, alpha)
+    return _add_f(self, other)
+
+
+def add_(self, other, alpha=1):
+    if alpha != 1:
+        _check_alpha(self, other, alpha, "add")
+        other = _scaled(other, alpha)
+    return _add_i(self, other)
+
+
+def add_out(self, other, alpha=1, out=None):
+    if alpha != 1:
+        _check_alpha(self, other, alpha, "add")
+        other = _scaled(other, alpha)
+    return _add_o(self, other, out)
+
+
+def sub(self, other, alpha=1):
+    _bool_sub_check(self, other)
+    if alpha != 1:
+        _check_alpha(self, other, alpha, "sub")
+        other = _scaled(other, alpha)
+    return _sub_f(self, other)
+
+
+def sub_(self, other, alpha=1):
+    _bool_sub_check(self, other)
+    if alpha != 1:
+        _check_alpha(self, other, alpha, "sub")
+        other = _scaled(other, alpha)
+    return _sub_i(self, other)
+
+
+def sub_out(self, other, alpha=1, out=None):
+    _bool_sub_check(self, other)
+    if alpha != 1:
+        other = _scaled(other, alpha)
+    return _sub_o(self, other, out)
+
+
+def rsub(self, other, alpha=1):
+    return sub(other, self, alpha=alpha)
+
+
+mul, mul_, mul_out = make_binary(_ufunc2(np.multiply), ARITH, "mul")
+_div_true = make_binary(_ufunc2(np.true_divide), TRUE_DIV, "div")
+
+
+def _int_div_check(b):
+    bn = np_of(b)
+    if np.any(np.asarray(bn) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _trunc_div(a, b, out):
+    if np.issubdtype(out.dtype, np.integer):
+        _int_div_check(b)
+        q = np.floor_divide(a, b)
+        fix = (np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
+        np.add(q, fix, out=out, casting="unsafe")
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.trunc(np.true_divide(a, b), out=out, casting="unsafe")
+
+
+def _floor_div(a, b, out):
+    if np.issubdtype(out.dtype, np.integer):
+        _int_div_check(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.floor_divide(a, b, out=out, casting="unsafe")
+
+
+_div_trunc = make_binary(_trunc_div, ARITH, "div")
+_div_floor = make_binary(_floor_div, ARITH, "div")
+_DIV = {None: _div_true, "trunc": _div_trunc, "floor": _div_floor}
+
+
+def _div_mode(rounding_mode):
+    try:
+        return _DIV[rounding_mode]
+    except KeyError:
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'") from None
+
+
+def _errs(f):
+    def g(*a, **k):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return f(*a, **k)
+    return g
+
+
+def div(self, other):
+    return _errs(_div_true[0])(self, other)
+
+
+def div_(self, other):
+    return _errs(_div_true[1])(self, other)
+
+
+def div_out(self, other, out):
+    return _errs(_div_true[2])(self, other, out)
+
+
+def div_mode(self, other, rounding_mode=None):
+    return _errs(_div_mode(rounding_mode)[0])(self, other)
+
+
+def div_mode_(self, other, rounding_mode=None):
+    return _errs(_div_mode(rounding_mode)[1])(self, other)
+
+
+def div_mode_out(self, other, rounding_mode=None, out=None):
+    return _errs(_div_mode(rounding_mode)[2])(self, other, out)
+
+
+floor_divide, floor_divide_, floor_divide_out = _div_floor
+
+
+def _rem(a, b, out):
+    if np.issubdtype(out.dtype, np.integer):
+        _int_div_check(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.remainder(a, b, out=out, casting="unsafe")
+
+
+remainder, remainder_, remainder_out = make_binary(_rem, ARITH, "remainder")
+
+
+def _pow(a, b, out):
+    if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        np.power(a, b, out=out, casting="unsafe")
+
+
+pow, pow_, pow_out = make_binary(_pow, ARITH, "pow")
+
+eq, eq_, eq_out = make_binary(_ufunc2(np.equal), COMPARE, "eq")
+ne, ne_, ne_out = make_binary(_ufunc2(np.not_equal), COMPARE, "ne")
+lt, lt_, lt_out = make_binary(_ufunc2(np.less), COMPARE, "lt")
+le, le_, le_out = make_binary(_ufunc2(np.less_equal), COMPARE, "le")
+gt, gt_, gt_out = make_binary(_ufunc2(np.greater), COMPARE, "gt")
+ge, ge_, ge_out = make_binary(_ufunc2(np.greater_equal), COMPARE, "ge")
+
+
+def _logical(uf):
+    def f(a, b, out):
+        uf(np.asarray(a) != 0, np.asarray(b) != 0, out=out, casting="unsafe")
+    return f
+
+
+logical_and, logical_and_, logical_and_out = make_binary(_logical(np.logical_and), LOGICAL, "logical_and")
+logical_or, logical_or_, logical_or_out = make_binary(_logical(np.logical_or), LOGICAL, "logical_or")
+logical_xor, logical_xor_, logical_xor_out = make_binary(_logical(np.logical_xor), LOGICAL, "logical_xor")
+bitwise_and, bitwise_and_, bitwise_and_out = make_binary(_ufunc2(np.bitwise_and), BITWISE, "bitwise_and")
+bitwise_or, bitwise_or_, bitwise_or_out = make_binary(_ufunc2(np.bitwise_or), BITWISE, "bitwise_or")
+bitwise_xor, bitwise_xor_, bitwise_xor_out = make_binary(_ufunc2(np.bitwise_xor), BITWISE, "bitwise_xor")
+
+
+# ---------------------------------------------------------------- unary
+def make_unary(fn_np, kind, name):
+    def functional(self):
+        rdt = unary_dtype(self, kind)
+        a = self._np if self.dtype is rdt else self._np.astype(rdt._np)
+        if self._np.flags.c_contiguous:
+            r = np.empty(self._size, rdt._np)
+            fn_np(a, r)
+            return Tensor._wrap_np(r, rdt)
+        out = _alloc(self._size, rdt, self)
+        fn_np(a, out._np)
+        return out
+
+    def inplace(self):
+        rdt = unary_dtype(self, kind)
+        check_inplace(self, self._size, rdt, name)
+        fn_np(self._np, self._np)
+        return self
+
+    def out_variant(self, out):
+        rdt = unary_dtype(self, kind)
+        check_out(out, self._size, rdt, name)
+        a = self._np if self.dtype is rdt else self._np.astype(rdt._np)
+        if out._np.dtype == rdt._np:
+            fn_np(a, out._np)
+        else:
+            tmp = np.empty(self._size, rdt._np)
+            fn_np(a, tmp)
+            np.copyto(out._np, tmp, casting="unsafe")
+        return out
+
+    functional.__name__, inplace.__name__, out_variant.__name__ = name, name + "_", name + "_out"
+    return functional, inplace, out_variant
+
+
+def _u(uf):
+    def f(a, out):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            uf(a, out=out, casting="unsafe")
+    return f
+
+
+def _neg(a, out):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    np.negative(a, out=out)
+
+
+def _rsqrt(a, out):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(1, np.sqrt(a), out=out, casting="unsafe")
+
+
+def _sigmoid(a, out):
+    with np.errstate(over="ignore"):
+        np.divide(1, 1 + np.exp(-a), out=out, casting="unsafe")
+
+
+def _relu(a, out):
+    if a.dtype == np.bool_:
+        raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
+    np.maximum(a, 0, out=out, casting="unsafe")
+
+
+def _abs(a, out):
+    if a.dtype == np.bool_:
+        np.copyto(out, a)
+    else:
+        np.absolute(a, out=out, casting="unsafe")
+
+
+def _bitwise_not(a, out):
+    if a.dtype.kind == "f" or a.dtype.kind == "c":
+        raise RuntimeError("\"bitwise_not_cpu\" not implemented for floating point inputs")
+    np.invert(a, out=out)
+
+
+def _logical_not(a, out):
+    np.logical_not(a, out=out, casting="unsafe")
+
+
+neg, neg_, neg_out = make_unary(_neg, ARITH, "neg")
+abs, abs_, abs_out = make_unary(_abs, ARITH, "abs")
+exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp")
+log, log_, log_out = make_unary(_u(np.log), FLOAT_OUT, "log")
+sqrt, sqrt_, sqrt_out = make_unary(_u(np.sqrt), FLOAT_OUT, "sqrt")
+rsqrt, rsqrt_, rsqrt_out = make_unary(_rsqrt, FLOAT_OUT, "rsqrt")
+sin, sin_, sin_out = make_unary(_u(np.sin), FLOAT_OUT, "sin")
+cos, cos_, cos_out = make_unary(_u(np.cos), FLOAT_OUT, "cos")
+tanh, tanh_, tanh_out = make_unary(_u(np.tanh), FLOAT_OUT, "tanh")
+sigmoid, sigmoid_, sigmoid_out = make_unary(_sigmoid, FLOAT_OUT, "sigmoid")
+relu, relu_, _relu_out = make_unary(_relu, ARITH, "relu")
+bitwise_not, bitwise_not_, bitwise_not_out = make_unary(_bitwise_not, ARITH, "bitwise_not")
+logical_not, logical_not_, logical_not_out = make_unary(_logical_not, LOGICAL, "logical_not")
+
+
+# ---------------------------------------------------------------- clamp / where
+def _clamp_np(a, lo, hi, out):
+    lo = np_of(lo)
+    hi = np_of(hi)
+    if lo is None and hi is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    r = a
+    if lo is not None:
+        r = np.maximum(r, lo)
+    if hi is not None:
+        r = np.minimum(r, hi)
+    np.copyto(out, r, casting="unsafe")
+
+
+def _clamp_dtype(self, lo, hi):
+    from ..._core.promotion import result_type
+    return result_type(self, *[v for v in (lo, hi) if v is not None])
+
+
+def clamp(self, min=None, max=None):
+    from ..common import broadcast_shapes, shape_of
+    rdt = _clamp_dtype(self, min, max)
+    shape = broadcast_shapes(self._size, shape_of(min), shape_of(max))
+    out = _alloc(shape, rdt, self)
+    _clamp_np(self._np.astype(rdt._np, copy=False), min, max, out._np)
+    return out
+
+
+def clamp_(self, min=None, max=None):
+    rdt = _clamp_dtype(self, min, max)
+    check_inplace(self, self._size, rdt, "clamp")
+    _clamp_np(self._np, min, max, self._np)
+    return self
+
+
+def clamp_out(self, min=None, max=None, out=None):
+    r = clamp(self, min, max)
+    check_out(out, r._size, r.dtype, "clamp")
+    np.copyto(out._np, r._np, casting="unsafe")
+    return out
+
+
+def clamp_min(self, min):
+    return clamp(self, min, None)
+
+
+def clamp_max(self, max):
+    return clamp(self, None, max)
+
+
+def where(condition, self, other):
+    from ..meta.elementwise import where_spec
+    if condition.dtype is not D.bool_ and condition.dtype is not D.uint8:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.name.capitalize()}")
+    shape, dt = where_spec(condition, self, other)
+    out = _alloc(shape, dt, self, other)
+    np.copyto(out._np, np.where(condition._np, _operand(self, dt), _operand(other, dt)), casting="unsafe")
+    return out

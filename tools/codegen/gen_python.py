@@ -1,0 +1,329 @@
+"""Emit the Python bindings: `_generated/functions.py` (ember.add, ...) and
+`_generated/tensor_methods.py` (Tensor.add, Tensor.add_, ...) — torch's python_arg_parser + the
+generated python_torch_functions.cpp, as plain Python defs.
+
+Argument parsing is done by Python's own call binding: each overload becomes a `def` with the
+overload's Python signature. A name with one overload calls its op directly; a name with several
+gets a generated matcher per overload (type checks on its parameters, scored: 0 exact, +1 for each
+number passed where a Tensor is expected) and calls the best match, raising TypeError that lists
+the accepted signatures when none fits.
+"""
+from . import model as _model  # noqa: F401  (puts the schema parser on sys.path)
+from _schema import BaseTy, BaseType, ListType, OptionalType, SchemaKind, parse_default
+
+
+def _base(t):
+    return t.elem if isinstance(t, OptionalType) else t
+
+
+def _is_tensor(t):
+    return isinstance(_base(t), BaseType) and _base(t).name == BaseTy.Tensor
+
+
+def _is_intlist(t):
+    b = _base(t)
+    return isinstance(b, ListType) and isinstance(b.elem, BaseType) and b.elem.name in (BaseTy.int, BaseTy.SymInt)
+
+
+class Overload:
+    """One Python-visible overload: its op, optional out op, and Python parameter list."""
+
+    def __init__(self, fn, out_fn, method):
+        self.fn = fn
+        self.out_fn = out_fn
+        self.method = method
+        a = fn.func.arguments
+        self.positional = [x for x in a.flat_positional]
+        if method:
+            self.positional = [x for x in self.positional if x.name != "self"]
+        self.kwonly = [x for x in a.flat_kwarg_only]
+        self.has_tensor_input = any(_is_tensor(x.type) for x in a.flat_non_out)
+        self.factory = a.tensor_options is not None and (not self.has_tensor_input or fn.func.name.name.base.endswith("_like"))
+        self.varargs = (len(self.positional) >= 1 and _is_intlist(self.positional[0].type)
+                        and all(x.default is not None for x in self.positional[1:])
+                        and (method or not self.has_tensor_input) and self.positional[0].default is None
+                        and len(self.positional) == 1)
+        self.out_names = [x.name for x in out_fn.func.arguments.out] if out_fn else []
+
+    def pyname(self, arg):
+        return "input" if arg.name == "self" and not self.method else arg.name
+
+    def signature(self, for_matcher=False):
+        parts = []
+        if self.method:
+            parts.append("self")
+        for i, x in enumerate(self.positional):
+            if self.varargs and i == 0:
+                parts.append("*" + x.name)
+            else:
+                parts.append(self.pyname(x) + _default(x))
+        kw = [self.pyname(x) + _default(x) for x in self.kwonly]
+        if self.out_fn:
+            kw.append("out=None")
+        if self.factory:
+            kw.append("requires_grad=False")
+        if kw and not self.varargs:
+            parts.append("*")
+        parts.extend(kw)
+        return ", ".join(parts)
+
+    def human(self):
+        ps = ["Tensor input"] if not self.method and any(x.name == "self" for x in self.fn.func.arguments.flat_positional) else []
+        for x in self.positional:
+            if x.name == "self":
+                continue
+            ps.append(f"{_human_type(x.type)} {x.name}" + (f" = {x.default}" if x.default is not None else ""))
+        kw = [f"{_human_type(x.type)} {x.name}" + (f" = {x.default}" if x.default is not None else "") for x in self.kwonly]
+        if self.out_fn:
+            kw.append("Tensor out = None")
+        if kw:
+            ps.append("*")
+            ps.extend(kw)
+        return "(" + ", ".join(ps) + ")"
+
+    def call_args(self, op_fn, out=False):
+        a = op_fn.func.arguments
+        pos = [("self" if x.name == "self" and self.method else self.pyname(x)) for x in a.flat_positional]
+        kws = [f"{x.name}={self.pyname(x)}" for x in a.flat_kwarg_only]
+        if out:
+            if len(self.out_names) == 1:
+                kws.append(f"{self.out_names[0]}=out")
+            else:
+                kws.extend(f"{n}=out[{i}]" for i, n in enumerate(self.out_names))
+        return ", ".join(pos + kws)
+
+    def body(self, opvar, outvar, rtvar, indent="    "):
+        lines = []
+        if self.varargs:
+            v = self.positional[0].name
+            lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, Tensor)):")
+            lines.append(f"    {v} = {v}[0]")
+        call = f"{opvar}({self.call_args(self.fn)})"
+        wrap = (lambda c: f"{rtvar}(*{c})") if rtvar else (lambda c: c)
+        if self.out_fn:
+            lines.append("if out is not None:")
+            outcall = f"{outvar}({self.call_args(self.out_fn, out=True)})"
+            lines.append(f"    return {wrap(outcall)}")
+        if self.factory:
+            lines.append(f"r = {call}")
+            lines.append("if requires_grad:")
+            lines.append("    r.requires_grad_()")
+            lines.append("return r")
+        else:
+            lines.append(f"return {wrap(call)}")
+        return "\n".join(indent + ln for ln in lines)
+
+    def matcher_body(self, indent="    "):
+        checks = []
+        for x in self.positional + self.kwonly:
+            if self.varargs and x is self.positional[0]:
+                v = x.name
+                checks.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, Tensor)):\n    {v} = {v}[0]")
+                checks.append(f"if not _is_intlist({v}):\n{indent}    return None")
+                continue
+            c = _check(self.pyname(x), x.type, x.default)
+            if c:
+                checks.append(c)
+        lines = ["s = 0"]
+        for c in checks:
+            lines.extend(c.split("\n") if "\n" in c else [c])
+        lines.append("return s")
+        return "\n".join(indent + ln for ln in lines)
+
+
+def _check(v, t, default):
+    """Code (possibly multi-line) that returns None from the matcher when `v` can't be type `t`."""
+    opt = isinstance(t, OptionalType) or default == "None"
+    b = _base(t)
+    pre = f"{v} is not None and " if opt else ""
+    if isinstance(b, BaseType):
+        n = b.name
+        if n == BaseTy.Tensor:
+            return (f"if {pre}not isinstance({v}, Tensor):\n"
+                    f"    if not _is_num({v}):\n        return None\n    s += 1")
+        if n in (BaseTy.int, BaseTy.SymInt):
+            return f"if {pre}not _is_int({v}):\n    return None"
+        if n == BaseTy.float:
+            return f"if {pre}not _is_real({v}):\n    return None"
+        if n == BaseTy.bool:
+            return f"if {pre}not isinstance({v}, bool):\n    return None"
+        if n == BaseTy.Scalar:
+            return (f"if {pre}not _is_num({v}):\n"
+                    f"    if not (isinstance({v}, Tensor) and {v}.numel() == 1):\n        return None\n    s += 1")
+        if n == BaseTy.ScalarType:
+            return f"if {pre}not _is_dtype({v}):\n    return None"
+        if n == BaseTy.str:
+            return f"if {pre}not isinstance({v}, str):\n    return None"
+        return None
+    if isinstance(b, ListType):
+        e = b.elem
+        if _is_tensor(e):
+            return f"if {pre}not isinstance({v}, (list, tuple)):\n    return None"
+        if isinstance(e, BaseType) and e.name in (BaseTy.int, BaseTy.SymInt):
+            return f"if {pre}not _is_intlist({v}):\n    return None"
+    return None
+
+
+def _human_type(t):
+    s = str(t)
+    return s.replace("SymInt", "int").replace("Scalar?", "Number?").replace("ScalarType", "dtype")
+
+
+def _default(arg):
+    if arg.default is None:
+        return ""
+    try:
+        v = parse_default(arg.default, arg.type)
+    except ValueError:
+        v = parse_default(arg.default, "Scalar") if arg.default.lstrip("-").isdigit() else arg.default
+    if isinstance(v, list):
+        v = tuple(v)
+    return "=" + repr(v)
+
+
+def python_groups(fns):
+    """Map (name, is_method) -> [Overload, ...] in schema-file order."""
+    by_sig = {}
+    for f in fns:
+        if f.func.kind() == SchemaKind.out:
+            by_sig.setdefault(str(f.func.signature()), f)
+    groups = {}
+    for f in fns:
+        if f.python == "hidden" or f.func.kind() == SchemaKind.out:
+            continue
+        if any("Dimname" in str(x.type) for x in f.func.arguments.flat_all):
+            continue
+        out_fn = by_sig.get(str(f.func.signature())) if f.func.kind() == SchemaKind.functional else None
+        name = str(f.func.name.name)
+        for variant in ("function", "method"):
+            if variant not in f.variants:
+                continue
+            ov = Overload(f, out_fn, method=variant == "method")
+            lst = groups.setdefault((name, variant == "method"), [])
+            key = [(x.name, x.default) for x in ov.positional + ov.kwonly]
+            if any([(x.name, x.default) for x in o.positional + o.kwonly] == key for o in lst):
+                continue   # a Scalar twin of a Tensor overload: numbers already bind as wrapped tensors
+            lst.append(ov)
+    return groups
+
+
+def _opvar(f):
+    n = f.func.name
+    return f"_op_{n.name}_{n.overload_name or 'default'}".replace(".", "_")
+
+
+def _rt_name(f):
+    rets = f.func.returns
+    if len(rets) > 1 and all(r.name for r in rets):
+        return f"_rt_{f.func.name.name.base}", tuple(r.name for r in rets)
+    return None, None
+
+
+HEADER = '"""@generated by tools/codegen/gen.py from src/ember/native/*.yaml. Do not edit."""\n'
+
+
+def _ops_imports(groups):
+    used = {}
+    for ovs in groups.values():
+        for ov in ovs:
+            for f in (ov.fn, ov.out_fn):
+                if f is not None:
+                    used[_opvar(f)] = f
+    lines = []
+    for var in sorted(used):
+        f = used[var]
+        n = f.func.name
+        lines.append(f"{var} = _ops.aten.{n.name}.{n.overload_name or 'default'}")
+    return lines
+
+
+def _emit_group(pyname, defname, ovs, lines, method):
+    if len(ovs) == 1:
+        ov = ovs[0]
+        rt, _ = _rt_name(ov.fn)
+        lines.append(f"def {defname}({ov.signature()}):")
+        lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt))
+        lines.append("")
+        return
+    entries = []
+    for i, ov in enumerate(ovs):
+        rt, _ = _rt_name(ov.fn)
+        b, c = f"_{defname}_b{i}", f"_{defname}_c{i}"
+        lines.append(f"def {c}({ov.signature()}):")
+        lines.append(ov.matcher_body())
+        lines.append("")
+        lines.append(f"def {b}({ov.signature()}):")
+        lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt))
+        lines.append("")
+        entries.append(f"({c}, {b})")
+    sigs = tuple(ov.human() for ov in ovs)
+    lines.append(f"_{defname}_ovs = ({', '.join(entries)},)")
+    lines.append(f"_{defname}_sigs = {sigs!r}")
+    lines.append("")
+    lines.append(f"def {defname}(*args, **kwargs):")
+    lines.append("    best = None")
+    lines.append(f"    for c, b in _{defname}_ovs:")
+    lines.append("        try:")
+    lines.append("            s = c(*args, **kwargs)")
+    lines.append("        except TypeError:")
+    lines.append("            continue")
+    lines.append("        if s == 0:")
+    lines.append("            return b(*args, **kwargs)")
+    lines.append("        if s is not None and best is None:")
+    lines.append("            best = b")
+    lines.append("    if best is not None:")
+    lines.append("        return best(*args, **kwargs)")
+    lines.append(f"    raise _no_match({pyname!r}, args, kwargs, _{defname}_sigs, {method!r})")
+    lines.append("")
+
+
+def _return_types(groups):
+    seen = {}
+    for ovs in groups.values():
+        for ov in ovs:
+            rt, names = _rt_name(ov.fn)
+            if rt and rt not in seen:
+                seen[rt] = (ov.fn.func.name.name.base, names)
+    return seen
+
+
+def emit_functions(fns):
+    groups = python_groups(fns)
+    lines = [HEADER, "from .. import _ops as _opsmod",
+             "from .._tensor import Tensor",
+             "from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match, return_type",
+             "", "_ops = _opsmod.ops", ""]
+    lines += _ops_imports({k: v for k, v in groups.items() if not k[1]})
+    lines.append("")
+    for rt, (base, names) in sorted(_return_types(groups).items()):
+        lines.append(f"{rt} = return_type({base!r}, {names!r})")
+    lines.append("")
+    names = []
+    for (name, method), ovs in groups.items():
+        if method:
+            continue
+        _emit_group(name, name, ovs, lines, False)
+        names.append(name)
+    lines.append(f"__all__ = {sorted(names)!r}")
+    return "\n".join(lines) + "\n"
+
+
+def emit_methods(fns):
+    groups = python_groups(fns)
+    lines = [HEADER, "from .. import _ops as _opsmod",
+             "from .._tensor import Tensor",
+             "from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match",
+             "from .functions import " + ", ".join(sorted(_return_types(groups))) if _return_types(groups) else "",
+             "", "_ops = _opsmod.ops", ""]
+    lines += _ops_imports({k: v for k, v in groups.items() if k[1]})
+    lines.append("")
+    names = []
+    for (name, method), ovs in groups.items():
+        if not method:
+            continue
+        _emit_group(name, "_m_" + name, ovs, lines, True)
+        names.append(name)
+    lines.append("")
+    for n in sorted(names):
+        lines.append(f"Tensor.{n} = _m_{n}")
+    return "\n".join(lines) + "\n"
