@@ -135,7 +135,19 @@ def tensor_flags(t) -> dict:
 
 
 def parameter_data(p):
-    return p.detach()
+    """A plain tensor viewing the Parameter's data (torch pickles ``param.data``)."""
+    detach = getattr(p, "detach", None)
+    if detach is not None:
+        return detach()
+    return _ember().Tensor._from_storage(p.untyped_storage(), p.storage_offset(), tuple(p.size()),
+                                         tuple(p.stride()), p.dtype)
+
+
+def _numpy(t):
+    try:
+        return t.numpy(force=True)
+    except TypeError:
+        return t.numpy()
 
 
 def view(storage, offset: int, size: tuple, stride: tuple, dtype):
@@ -153,9 +165,9 @@ def apply_flags(t, metadata: dict):
     values are materialized into a new tensor (it no longer shares the storage)."""
     arr = None
     if metadata.get("conj"):
-        arr = np.conj(t.numpy())
+        arr = np.conj(_numpy(t))
     if metadata.get("neg"):
-        arr = -(arr if arr is not None else t.numpy())
+        arr = -(arr if arr is not None else _numpy(t))
     if arr is None:
         return t
     e = _ember()
@@ -189,5 +201,5 @@ def set_attrs(obj, state: dict):
 
 def contiguous_bytes(t):
     """The tensor's elements as a contiguous uint8 array (for safetensors)."""
-    arr = np.ascontiguousarray(t.numpy())
+    arr = np.ascontiguousarray(_numpy(t))
     return arr.reshape(-1).view(np.uint8)

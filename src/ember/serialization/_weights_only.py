@@ -562,7 +562,8 @@ class RestrictedUnpickler:
                 metastack.append(stack)
                 stack = []
             elif op == 0x74:  # TUPLE
-                stack.append(tuple(pop_mark()))
+                items = pop_mark()
+                stack.append(tuple(items))
             elif op == 0x85:  # TUPLE1
                 stack[-1] = (stack[-1],)
             elif op == 0x86:  # TUPLE2
