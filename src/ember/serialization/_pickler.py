@@ -97,7 +97,7 @@ class Pickler:
     * ``persistent_id(obj)`` returns ``None`` or the id to write with ``BINPERSID``;
     * ``reducer_override(obj)`` returns ``NotImplemented`` or a reduce tuple
       ``(callable, args[, state[, listitems[, dictitems]]])`` in which ``callable`` may be a
-      :class:`GlobalRef`.
+      :class:`GlobalRef`, or a :class:`GlobalRef` alone to pickle ``obj`` by that name.
     """
 
     def __init__(self, write, persistent_id=None, reducer_override=None, protocol: int = 2):
@@ -185,6 +185,10 @@ class Pickler:
             return
         if self._reducer_override is not None:
             rv = self._reducer_override(obj)
+            if type(rv) is GlobalRef:   # obj is pickled by name, like a class or function
+                self.write(GLOBAL + rv.module.encode("utf-8") + b"\n" + rv.name.encode("utf-8") + b"\n")
+                self.memoize(obj)
+                return
             if rv is not NotImplemented:
                 self._save_reduce_value(obj, rv)
                 return

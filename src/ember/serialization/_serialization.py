@@ -545,12 +545,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     from the file instead of reading them.  ``.safetensors`` paths are read with
     :func:`ember.utils.safetensors.load_file`.
     """
+    if weights_only is None and pickle_module is not None:
+        weights_only = False     # torch: an explicit pickle_module means a full unpickle
     weights_only = _weights_only_default(weights_only)
-    if pickle_module is not None and pickle_module is not pickle:
+    if pickle_module is not None:
         if weights_only:
             raise RuntimeError("Can not safely load weights when explicit pickle_module is "
                                "specified")
-        raise ValueError("ember.load only supports the standard pickle module")
+        if pickle_module is not pickle:
+            raise ValueError("ember.load only supports the standard pickle module")
     if pickle_load_args:
         enc = pickle_load_args.pop("encoding", None)
         if pickle_load_args:
