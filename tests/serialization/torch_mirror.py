@@ -65,12 +65,12 @@ def assert_same(e, t, torch, path="root"):
         assert type(e) is type(t) and list(e) == list(t), path
         for k in t:
             assert_same(e[k], t[k], torch, f"{path}[{k!r}]")
+    elif isinstance(t, torch.Size):
+        assert isinstance(e, ember.Size) and tuple(e) == tuple(t), path
     elif isinstance(t, (list, tuple)):
         assert type(e) is type(t) and len(e) == len(t), path
         for i, (x, y) in enumerate(zip(e, t)):
             assert_same(x, y, torch, f"{path}[{i}]")
-    elif isinstance(t, torch.Size):
-        assert tuple(e) == tuple(t), path
     elif isinstance(t, torch.dtype):
         assert e.name == str(t)[6:], path
     elif isinstance(t, torch.device):
