@@ -13,6 +13,9 @@ _op_abs_out = _ops.aten.abs.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
+_op_bernoulli__float = _ops.aten.bernoulli_.float
+_op_bernoulli_default = _ops.aten.bernoulli.default
+_op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
@@ -84,9 +87,18 @@ _op_ne__Tensor = _ops.aten.ne_.Tensor
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_new_empty_default = _ops.aten.new_empty.default
+_op_new_empty_strided_default = _ops.aten.new_empty_strided.default
+_op_new_full_default = _ops.aten.new_full.default
+_op_new_ones_default = _ops.aten.new_ones.default
+_op_new_zeros_default = _ops.aten.new_zeros.default
+_op_normal__default = _ops.aten.normal_.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
+_op_random__default = _ops.aten.random_.default
+_op_random__from = getattr(_ops.aten.random_, 'from')
+_op_random__to = _ops.aten.random_.to
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
@@ -110,7 +122,117 @@ _op_sub_out = _ops.aten.sub.out
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_uniform__default = _ops.aten.uniform_.default
 _op_where_self = _ops.aten.where.self
+
+def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    return _op_new_empty_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _op_new_empty_strided_default(self, size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _op_new_full_default(self, size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    return _op_new_zeros_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    return _op_normal__default(self, mean, std, generator=generator)
+
+def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    return _op_uniform__default(self, from_, to, generator=generator)
+
+def __m_random__c0(self, from_, to, *, generator=None):
+    s = 0
+    if not _is_int(from_):
+        return None
+    if to is not None and not _is_int(to):
+        return None
+    return s
+
+def __m_random__b0(self, from_, to, *, generator=None):
+    return _op_random__from(self, from_, to, generator=generator)
+
+def __m_random__c1(self, to, *, generator=None):
+    s = 0
+    if not _is_int(to):
+        return None
+    return s
+
+def __m_random__b1(self, to, *, generator=None):
+    return _op_random__to(self, to, generator=generator)
+
+def __m_random__c2(self, *, generator=None):
+    s = 0
+    return s
+
+def __m_random__b2(self, *, generator=None):
+    return _op_random__default(self, generator=generator)
+
+__m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
+__m_random__sigs = ('(int from, int? to, *, Generator? generator = None)', '(int to, *, Generator? generator = None)', '(*, Generator? generator = None)')
+
+def _m_random_(*args, **kwargs):
+    best = None
+    for c, b in __m_random__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('random_', args, kwargs, __m_random__sigs, True)
+
+def _m_bernoulli_(self, p=0.5, *, generator=None):
+    return _op_bernoulli__float(self, p, generator=generator)
+
+def __m_bernoulli_c0(self, *, generator=None):
+    s = 0
+    return s
+
+def __m_bernoulli_b0(self, *, generator=None):
+    return _op_bernoulli_default(self, generator=generator)
+
+def __m_bernoulli_c1(self, p, *, generator=None):
+    s = 0
+    if not _is_real(p):
+        return None
+    return s
+
+def __m_bernoulli_b1(self, p, *, generator=None):
+    return _op_bernoulli_p(self, p, generator=generator)
+
+__m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
+__m_bernoulli_sigs = ('(*, Generator? generator = None)', '(float p, *, Generator? generator = None)')
+
+def _m_bernoulli(*args, **kwargs):
+    best = None
+    for c, b in __m_bernoulli_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
 
 def _m_add(self, other, *, alpha=1, out=None):
     if out is not None:
@@ -468,6 +590,8 @@ Tensor.abs = _m_abs
 Tensor.abs_ = _m_abs_
 Tensor.add = _m_add
 Tensor.add_ = _m_add_
+Tensor.bernoulli = _m_bernoulli
+Tensor.bernoulli_ = _m_bernoulli_
 Tensor.bitwise_and = _m_bitwise_and
 Tensor.bitwise_and_ = _m_bitwise_and_
 Tensor.bitwise_not = _m_bitwise_not
@@ -514,8 +638,15 @@ Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
 Tensor.neg = _m_neg
 Tensor.neg_ = _m_neg_
+Tensor.new_empty = _m_new_empty
+Tensor.new_empty_strided = _m_new_empty_strided
+Tensor.new_full = _m_new_full
+Tensor.new_ones = _m_new_ones
+Tensor.new_zeros = _m_new_zeros
+Tensor.normal_ = _m_normal_
 Tensor.pow = _m_pow
 Tensor.pow_ = _m_pow_
+Tensor.random_ = _m_random_
 Tensor.relu = _m_relu
 Tensor.relu_ = _m_relu_
 Tensor.remainder = _m_remainder
@@ -532,4 +663,5 @@ Tensor.sub = _m_sub
 Tensor.sub_ = _m_sub_
 Tensor.tanh = _m_tanh
 Tensor.tanh_ = _m_tanh_
+Tensor.uniform_ = _m_uniform_
 Tensor.where = _m_where
