@@ -155,6 +155,8 @@ def _check(v, t, default):
             return (f"if {pre}not _is_num({v}):\n"
                     f"    if not (isinstance({v}, Tensor) and {v}.numel() == 1):\n        return None\n    s += 1")
         if n == BaseTy.ScalarType:
+            if default not in (None, "None"):   # a named default (dtype=long) arrives as its name
+                pre += f"{v} != {default!r} and "
             return f"if {pre}not _is_dtype({v}):\n    return None"
         if n == BaseTy.str:
             return f"if {pre}not isinstance({v}, str):\n    return None"

@@ -459,7 +459,7 @@ def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memor
         return None
     if not _is_intlist(size):
         return None
-    if dtype is not None and not _is_dtype(dtype):
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
         return None
     if pin_memory is not None and not isinstance(pin_memory, bool):
         return None
@@ -477,7 +477,7 @@ def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None
         return None
     if not _is_intlist(size):
         return None
-    if dtype is not None and not _is_dtype(dtype):
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
         return None
     if pin_memory is not None and not isinstance(pin_memory, bool):
         return None
@@ -497,7 +497,7 @@ def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_
         return None
     if not _is_intlist(size):
         return None
-    if dtype is not None and not _is_dtype(dtype):
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
         return None
     if pin_memory is not None and not isinstance(pin_memory, bool):
         return None
@@ -517,7 +517,7 @@ def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device
         return None
     if not _is_intlist(size):
         return None
-    if dtype is not None and not _is_dtype(dtype):
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
         return None
     if pin_memory is not None and not isinstance(pin_memory, bool):
         return None
@@ -551,7 +551,7 @@ def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, 
     s = 0
     if not _is_int(n):
         return None
-    if dtype is not None and not _is_dtype(dtype):
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
         return None
     if pin_memory is not None and not isinstance(pin_memory, bool):
         return None
@@ -567,7 +567,7 @@ def _randperm_c1(n, *, generator, dtype='long', layout=None, device=None, pin_me
     s = 0
     if not _is_int(n):
         return None
-    if dtype is not None and not _is_dtype(dtype):
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
         return None
     if pin_memory is not None and not isinstance(pin_memory, bool):
         return None

@@ -31,7 +31,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 
 
 def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return _filled(check_size(size), as_dtype(dtype) or get_default_dtype(), CPU, 0)
+    return _filled(check_size(size, "zeros"), as_dtype(dtype) or get_default_dtype(), CPU, 0)
 
 
 def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
@@ -54,10 +54,10 @@ def arange_start(start, end, step=1, *, dtype=None, layout=None, device=None, pi
     n, dt = arange_spec(start, end, step, dtype)
     t = alloc((n,), dt, CPU)
     s, st = _num(start), _num(step)
-    if dt.is_floating_point or dt.is_complex or isinstance(s, float) or isinstance(st, float):
+    if dt.is_floating_point or dt.is_complex:
         vals = float(s) + np.arange(n, dtype=np.float64) * float(st)   # accumulate in double, like torch
     else:
-        vals = int(s) + np.arange(n, dtype=np.int64) * int(st)
+        vals = int(s) + np.arange(n, dtype=np.int64) * int(st)   # integral: start and step truncated first
     t._np[...] = vals.astype(dt._np, copy=False) if dt._np.kind != "b" else vals != 0
     return t
 

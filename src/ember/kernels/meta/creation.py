@@ -15,13 +15,16 @@ from ..common import as_dtype, empty_tensor
 
 
 # ------------------------------------------------------------------ shared helpers
-def check_size(size):
-    """The size argument as a tuple of ints; negative entries -> RuntimeError like torch."""
+def check_size(size, name=None):
+    """The size argument as a tuple of ints; negative entries -> RuntimeError like torch (zeros and
+    ones check earlier, with their own message)."""
     if isinstance(size, (int, Tensor)) or hasattr(size, "__index__"):
         size = (size,)
     shape = tuple(int(s) for s in size)
     for s in shape:
         if s < 0:
+            if name:
+                raise RuntimeError(f"{name}: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     return shape
 
@@ -112,7 +115,7 @@ def arange_spec(start, end, step, dtype):
     if st == 0:
         raise RuntimeError("step must be nonzero")
     if not ((st > 0 and e >= s) or (st < 0 and e <= s)):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dt.is_floating_point or any(_is_float_arg(x) for x in (start, end, step)):
         n = math.ceil((e - s) / st)
     else:
@@ -149,11 +152,26 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 
 
 def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return alloc(check_size(size, "zeros"), as_dtype(dtype) or get_default_dtype(), META)
+
+
+def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
     return alloc(check_size(size), as_dtype(dtype) or get_default_dtype(), META)
 
 
-ones = zeros
-rand = zeros
+def float_factory_dtype(dtype, name):
+    dt = as_dtype(dtype) or get_default_dtype()
+    if not (dt.is_floating_point or dt.is_complex):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dt.name}'")
+    return dt
+
+
+def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    return alloc(check_size(size), float_factory_dtype(dtype, "check_uniform_bounds"), META)
+
+
+def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    return alloc(check_size(size), float_factory_dtype(dtype, "normal_kernel_cpu"), META)
 
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
@@ -219,16 +237,37 @@ def normal_(self, mean=0, std=1, *, generator=None):
     return self
 
 
-def uniform_(self, from_=0, to=1, *, generator=None, **kw):
+def uniform_(self, from_=0, to=1, *, generator=None):
     check_float_fill(self, "uniform")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
     return self
 
 
-def random_(self, from_=None, to=None, *, generator=None, **kw):
+def random_bounds(self, from_=None, to=None):
+    """[low, high) of random_: defaults span the dtype's exactly representable non-negative integers."""
+    import numpy as np
+    d = self.dtype
+    low = 0 if from_ is None else int(from_)
+    if to is not None:
+        high = int(to)
+        check_randint(low, high)
+    elif d is D.bool_:
+        high = 2
+    elif d.is_floating_point:
+        high = 2 ** (np.finfo(d._np).nmant + 1) + 1
+    else:
+        high = int(np.iinfo(d._np).max) + 1
+    return low, high
+
+
+def random_(self, from_=None, to=None, *, generator=None):
+    random_bounds(self, from_, to)
     return self
 
 
 def random_to(self, to, *, generator=None):
+    random_bounds(self, 0, to)
     return self
 
 
