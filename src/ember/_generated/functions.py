@@ -11,9 +11,19 @@ _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
+_op_all_default = _ops.aten.all.default
+_op_all_dim = _ops.aten.all.dim
+_op_all_dims = _ops.aten.all.dims
+_op_amax_default = _ops.aten.amax.default
+_op_amin_default = _ops.aten.amin.default
+_op_any_default = _ops.aten.any.default
+_op_any_dim = _ops.aten.any.dim
+_op_any_dims = _ops.aten.any.dims
 _op_arange_default = _ops.aten.arange.default
 _op_arange_start = _ops.aten.arange.start
 _op_arange_start_step = _ops.aten.arange.start_step
+_op_argmax_default = _ops.aten.argmax.default
+_op_argmin_default = _ops.aten.argmin.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
@@ -72,6 +82,12 @@ _op_logical_xor_default = _ops.aten.logical_xor.default
 _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_op_max_default = _ops.aten.max.default
+_op_max_dim = _ops.aten.max.dim
+_op_mean_default = _ops.aten.mean.default
+_op_mean_dim = _ops.aten.mean.dim
+_op_min_default = _ops.aten.min.default
+_op_min_dim = _ops.aten.min.dim
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_ne_Tensor = _ops.aten.ne.Tensor
@@ -83,6 +99,8 @@ _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
+_op_prod_default = _ops.aten.prod.default
+_op_prod_dim_int = _ops.aten.prod.dim_int
 _op_rand_default = _ops.aten.rand.default
 _op_rand_generator = _ops.aten.rand.generator
 _op_rand_like_default = _ops.aten.rand_like.default
@@ -121,6 +139,8 @@ _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub_out = _ops.aten.sub.out
+_op_sum_default = _ops.aten.sum.default
+_op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
@@ -128,6 +148,8 @@ _op_where_self = _ops.aten.where.self
 _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
 
+_rt_max = return_type('max', ('values', 'indices'))
+_rt_min = return_type('min', ('values', 'indices'))
 
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -1115,4 +1137,366 @@ def clamp_max(input, max):
 def where(condition, input, other):
     return _op_where_self(condition, input, other)
 
-__all__ = ['abs', 'abs_', 'add', 'arange', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'cos', 'cos_', 'div', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'mul', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'pow', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'sqrt', 'sqrt_', 'sub', 'tanh', 'tanh_', 'where', 'zeros', 'zeros_like']
+def _sum_c0(input, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _sum_b0(input, *, dtype=None):
+    return _op_sum_default(input, dtype=dtype)
+
+def _sum_c1(input, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _sum_b1(input, dim, keepdim=False, *, dtype=None):
+    return _op_sum_dim_IntList(input, dim, keepdim, dtype=dtype)
+
+_sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
+_sum_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def sum(*args, **kwargs):
+    best = None
+    for c, b in _sum_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sum', args, kwargs, _sum_sigs, False)
+
+def _mean_c0(input, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _mean_b0(input, *, dtype=None):
+    return _op_mean_default(input, dtype=dtype)
+
+def _mean_c1(input, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _mean_b1(input, dim, keepdim=False, *, dtype=None):
+    return _op_mean_dim(input, dim, keepdim, dtype=dtype)
+
+_mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
+_mean_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def mean(*args, **kwargs):
+    best = None
+    for c, b in _mean_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('mean', args, kwargs, _mean_sigs, False)
+
+def _prod_c0(input, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _prod_b0(input, *, dtype=None):
+    return _op_prod_default(input, dtype=dtype)
+
+def _prod_c1(input, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _prod_b1(input, dim, keepdim=False, *, dtype=None):
+    return _op_prod_dim_int(input, dim, keepdim, dtype=dtype)
+
+_prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
+_prod_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def prod(*args, **kwargs):
+    best = None
+    for c, b in _prod_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('prod', args, kwargs, _prod_sigs, False)
+
+def amax(input, dim=(), keepdim=False):
+    return _op_amax_default(input, dim, keepdim)
+
+def amin(input, dim=(), keepdim=False):
+    return _op_amin_default(input, dim, keepdim)
+
+def _max_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _max_b0(input):
+    return _op_max_default(input)
+
+def _max_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _max_b1(input, dim, keepdim=False):
+    return _rt_max(*_op_max_dim(input, dim, keepdim))
+
+_max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1),)
+_max_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+
+def max(*args, **kwargs):
+    best = None
+    for c, b in _max_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('max', args, kwargs, _max_sigs, False)
+
+def _min_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _min_b0(input):
+    return _op_min_default(input)
+
+def _min_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _min_b1(input, dim, keepdim=False):
+    return _rt_min(*_op_min_dim(input, dim, keepdim))
+
+_min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1),)
+_min_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+
+def min(*args, **kwargs):
+    best = None
+    for c, b in _min_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('min', args, kwargs, _min_sigs, False)
+
+def argmax(input, dim=None, keepdim=False):
+    return _op_argmax_default(input, dim, keepdim)
+
+def argmin(input, dim=None, keepdim=False):
+    return _op_argmin_default(input, dim, keepdim)
+
+def _all_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _all_b0(input):
+    return _op_all_default(input)
+
+def _all_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _all_b1(input, dim, keepdim=False):
+    return _op_all_dim(input, dim, keepdim)
+
+def _all_c2(input, dim=None, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _all_b2(input, dim=None, keepdim=False):
+    return _op_all_dims(input, dim, keepdim)
+
+_all_ovs = ((_all_c0, _all_b0), (_all_c1, _all_b1), (_all_c2, _all_b2),)
+_all_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)', '(Tensor input, int[]? dim = None, bool keepdim = False)')
+
+def all(*args, **kwargs):
+    best = None
+    for c, b in _all_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('all', args, kwargs, _all_sigs, False)
+
+def _any_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _any_b0(input):
+    return _op_any_default(input)
+
+def _any_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _any_b1(input, dim, keepdim=False):
+    return _op_any_dim(input, dim, keepdim)
+
+def _any_c2(input, dim=None, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _any_b2(input, dim=None, keepdim=False):
+    return _op_any_dims(input, dim, keepdim)
+
+_any_ovs = ((_any_c0, _any_b0), (_any_c1, _any_b1), (_any_c2, _any_b2),)
+_any_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)', '(Tensor input, int[]? dim = None, bool keepdim = False)')
+
+def any(*args, **kwargs):
+    best = None
+    for c, b in _any_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('any', args, kwargs, _any_sigs, False)
+
+__all__ = ['abs', 'abs_', 'add', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'cos', 'cos_', 'div', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'max', 'mean', 'min', 'mul', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'sqrt', 'sqrt_', 'sub', 'sum', 'tanh', 'tanh_', 'where', 'zeros', 'zeros_like']
