@@ -502,9 +502,13 @@ def reshape(input, shape):
     return _op_reshape_default(input, shape)
 
 def clone(input, *, memory_format=None):
+    if memory_format is None:
+        return _op_clone_default(input)
     return _op_clone_default(input, memory_format=memory_format)
 
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
+        return _op__to_copy_default(input)
     return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
 
 def fill_(input, value):

@@ -554,6 +554,8 @@ def _m_as_strided(self, size, stride, storage_offset=None):
 def _m_expand(self, *size, implicit=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if implicit is False:
+        return _op_expand_default(self, size)
     return _op_expand_default(self, size, implicit=implicit)
 
 def _m_expand_as(self, other):
@@ -664,6 +666,8 @@ def _m_contiguous(self, *, memory_format='contiguous_format'):
     return _op_contiguous_default(self, memory_format=memory_format)
 
 def _m_clone(self, *, memory_format=None):
+    if memory_format is None:
+        return _op_clone_default(self)
     return _op_clone_default(self, memory_format=memory_format)
 
 def _m_copy_(self, src, non_blocking=False):
@@ -672,6 +676,8 @@ def _m_copy_(self, src, non_blocking=False):
 def _m_resize_(self, *size, memory_format=None):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if memory_format is None:
+        return _op_resize__default(self, size)
     return _op_resize__default(self, size, memory_format=memory_format)
 
 def _m_fill_(self, value):
