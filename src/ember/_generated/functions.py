@@ -11,6 +11,7 @@ _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addmm_default = _ops.aten.addmm.default
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
@@ -35,6 +36,7 @@ _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
+_op_bmm_default = _ops.aten.bmm.default
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
@@ -47,6 +49,7 @@ _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_dot_default = _ops.aten.dot.default
 _op_empty_like_default = _ops.aten.empty_like.default
 _op_empty_memory_format = _ops.aten.empty.memory_format
 _op_empty_strided_default = _ops.aten.empty_strided.default
@@ -82,14 +85,17 @@ _op_logical_xor_default = _ops.aten.logical_xor.default
 _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_mm_default = _ops.aten.mm.default
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_mv_default = _ops.aten.mv.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
@@ -1499,4 +1505,22 @@ def any(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('any', args, kwargs, _any_sigs, False)
 
-__all__ = ['abs', 'abs_', 'add', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'cos', 'cos_', 'div', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'max', 'mean', 'min', 'mul', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'sqrt', 'sqrt_', 'sub', 'sum', 'tanh', 'tanh_', 'where', 'zeros', 'zeros_like']
+def mm(input, mat2):
+    return _op_mm_default(input, mat2)
+
+def bmm(input, mat2):
+    return _op_bmm_default(input, mat2)
+
+def mv(input, vec):
+    return _op_mv_default(input, vec)
+
+def dot(input, tensor):
+    return _op_dot_default(input, tensor)
+
+def matmul(input, other):
+    return _op_matmul_default(input, other)
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
+
+__all__ = ['abs', 'abs_', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'cos', 'cos_', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'mul', 'mv', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'sqrt', 'sqrt_', 'sub', 'sum', 'tanh', 'tanh_', 'where', 'zeros', 'zeros_like']

@@ -13,6 +13,7 @@ _op_abs_out = _ops.aten.abs.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addmm_default = _ops.aten.addmm.default
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
@@ -38,6 +39,7 @@ _op_bitwise_or__Tensor = _ops.aten.bitwise_or_.Tensor
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
+_op_bmm_default = _ops.aten.bmm.default
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
@@ -52,6 +54,7 @@ _op_div__Tensor = _ops.aten.div_.Tensor
 _op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_dot_default = _ops.aten.dot.default
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_eq__Tensor = _ops.aten.eq_.Tensor
@@ -88,15 +91,18 @@ _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lt__Tensor = _ops.aten.lt_.Tensor
+_op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_mm_default = _ops.aten.mm.default
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_mv_default = _ops.aten.mv.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_ne__Tensor = _ops.aten.ne_.Tensor
@@ -903,11 +909,30 @@ def _m_any(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('any', args, kwargs, __m_any_sigs, True)
 
+def _m_mm(self, mat2):
+    return _op_mm_default(self, mat2)
+
+def _m_bmm(self, mat2):
+    return _op_bmm_default(self, mat2)
+
+def _m_mv(self, vec):
+    return _op_mv_default(self, vec)
+
+def _m_dot(self, tensor):
+    return _op_dot_default(self, tensor)
+
+def _m_matmul(self, other):
+    return _op_matmul_default(self, other)
+
+def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
+
 
 Tensor.abs = _m_abs
 Tensor.abs_ = _m_abs_
 Tensor.add = _m_add
 Tensor.add_ = _m_add_
+Tensor.addmm = _m_addmm
 Tensor.all = _m_all
 Tensor.amax = _m_amax
 Tensor.amin = _m_amin
@@ -924,6 +949,7 @@ Tensor.bitwise_or = _m_bitwise_or
 Tensor.bitwise_or_ = _m_bitwise_or_
 Tensor.bitwise_xor = _m_bitwise_xor
 Tensor.bitwise_xor_ = _m_bitwise_xor_
+Tensor.bmm = _m_bmm
 Tensor.clamp = _m_clamp
 Tensor.clamp_ = _m_clamp_
 Tensor.clamp_max = _m_clamp_max
@@ -932,6 +958,7 @@ Tensor.cos = _m_cos
 Tensor.cos_ = _m_cos_
 Tensor.div = _m_div
 Tensor.div_ = _m_div_
+Tensor.dot = _m_dot
 Tensor.eq = _m_eq
 Tensor.eq_ = _m_eq_
 Tensor.exp = _m_exp
@@ -956,11 +983,14 @@ Tensor.logical_xor = _m_logical_xor
 Tensor.logical_xor_ = _m_logical_xor_
 Tensor.lt = _m_lt
 Tensor.lt_ = _m_lt_
+Tensor.matmul = _m_matmul
 Tensor.max = _m_max
 Tensor.mean = _m_mean
 Tensor.min = _m_min
+Tensor.mm = _m_mm
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
+Tensor.mv = _m_mv
 Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
 Tensor.neg = _m_neg
