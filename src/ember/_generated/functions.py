@@ -6,12 +6,15 @@ from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, 
 
 _ops = _opsmod.ops
 
+_op__to_copy_default = _ops.aten._to_copy.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
 _op_addmm_default = _ops.aten.addmm.default
+_op_adjoint_default = _ops.aten.adjoint.default
+_op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
@@ -25,6 +28,7 @@ _op_arange_start = _ops.aten.arange.start
 _op_arange_start_step = _ops.aten.arange.start_step
 _op_argmax_default = _ops.aten.argmax.default
 _op_argmin_default = _ops.aten.argmin.default
+_op_as_strided_default = _ops.aten.as_strided.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
@@ -37,14 +41,20 @@ _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bmm_default = _ops.aten.bmm.default
+_op_cat_default = _ops.aten.cat.default
+_op_cat_out = _ops.aten.cat.out
+_op_chunk_default = _ops.aten.chunk.default
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_out = _ops.aten.clamp.out
+_op_clone_default = _ops.aten.clone.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
+_op_detach_default = _ops.aten.detach.default
+_op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
@@ -60,6 +70,8 @@ _op_exp_default = _ops.aten.exp.default
 _op_exp_out = _ops.aten.exp.out
 _op_eye_default = _ops.aten.eye.default
 _op_eye_m = _ops.aten.eye.m
+_op_fill__Scalar = _ops.aten.fill_.Scalar
+_op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_floor_divide_default = _ops.aten.floor_divide.default
 _op_floor_divide_out = _ops.aten.floor_divide.out
 _op_full_default = _ops.aten.full.default
@@ -68,6 +80,10 @@ _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
+_op_hstack_default = _ops.aten.hstack.default
+_op_index_Tensor = _ops.aten.index.Tensor
+_op_index_put__default = _ops.aten.index_put_.default
+_op_index_put_default = _ops.aten.index_put.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_linspace_default = _ops.aten.linspace.default
@@ -93,9 +109,11 @@ _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
 _op_mm_default = _ops.aten.mm.default
+_op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_mv_default = _ops.aten.mv.default
+_op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
@@ -103,6 +121,7 @@ _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
+_op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prod_default = _ops.aten.prod.default
@@ -129,28 +148,43 @@ _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
+_op_reshape_default = _ops.aten.reshape.default
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
+_op_select_int = _ops.aten.select.int
 _op_sigmoid__default = _ops.aten.sigmoid_.default
 _op_sigmoid_default = _ops.aten.sigmoid.default
 _op_sigmoid_out = _ops.aten.sigmoid.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_slice_Tensor = _ops.aten.slice.Tensor
+_op_split_Tensor = _ops.aten.split.Tensor
+_op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
 _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
+_op_squeeze_default = _ops.aten.squeeze.default
+_op_squeeze_dim = _ops.aten.squeeze.dim
+_op_stack_default = _ops.aten.stack.default
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
+_op_t_default = _ops.aten.t.default
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_transpose_int = _ops.aten.transpose.int
+_op_unbind_int = _ops.aten.unbind.int
+_op_unflatten_int = _ops.aten.unflatten.int
+_op_unsqueeze_default = _ops.aten.unsqueeze.default
+_op_vstack_default = _ops.aten.vstack.default
 _op_where_self = _ops.aten.where.self
+_op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
 
@@ -844,6 +878,8 @@ def _bernoulli_c0(input, *, generator=None):
     return s
 
 def _bernoulli_b0(input, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_default(input)
     return _op_bernoulli_default(input, generator=generator)
 
 def _bernoulli_c1(input, p, *, generator=None):
@@ -857,6 +893,8 @@ def _bernoulli_c1(input, p, *, generator=None):
     return s
 
 def _bernoulli_b1(input, p, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_p(input, p)
     return _op_bernoulli_p(input, p, generator=generator)
 
 _bernoulli_ovs = ((_bernoulli_c0, _bernoulli_b0), (_bernoulli_c1, _bernoulli_b1),)
@@ -878,11 +916,15 @@ def bernoulli(*args, **kwargs):
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
 
 def add(input, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_add_Tensor(input, other)
     if out is not None:
         return _op_add_out(input, other, alpha=alpha, out=out)
     return _op_add_Tensor(input, other, alpha=alpha)
 
 def sub(input, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_sub_Tensor(input, other)
     if out is not None:
         return _op_sub_out(input, other, alpha=alpha, out=out)
     return _op_sub_Tensor(input, other, alpha=alpha)
@@ -947,6 +989,8 @@ def div(*args, **kwargs):
     raise _no_match('div', args, kwargs, _div_sigs, False)
 
 def rsub(input, other, *, alpha=1):
+    if alpha.__class__ is int and alpha == 1:
+        return _op_rsub_Tensor(input, other)
     return _op_rsub_Tensor(input, other, alpha=alpha)
 
 def floor_divide(input, other, *, out=None):
@@ -1154,6 +1198,8 @@ def _sum_c0(input, *, dtype=None):
     return s
 
 def _sum_b0(input, *, dtype=None):
+    if dtype is None:
+        return _op_sum_default(input)
     return _op_sum_default(input, dtype=dtype)
 
 def _sum_c1(input, dim, keepdim=False, *, dtype=None):
@@ -1171,6 +1217,8 @@ def _sum_c1(input, dim, keepdim=False, *, dtype=None):
     return s
 
 def _sum_b1(input, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_sum_dim_IntList(input, dim, keepdim)
     return _op_sum_dim_IntList(input, dim, keepdim, dtype=dtype)
 
 _sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
@@ -1202,6 +1250,8 @@ def _mean_c0(input, *, dtype=None):
     return s
 
 def _mean_b0(input, *, dtype=None):
+    if dtype is None:
+        return _op_mean_default(input)
     return _op_mean_default(input, dtype=dtype)
 
 def _mean_c1(input, dim, keepdim=False, *, dtype=None):
@@ -1219,6 +1269,8 @@ def _mean_c1(input, dim, keepdim=False, *, dtype=None):
     return s
 
 def _mean_b1(input, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_mean_dim(input, dim, keepdim)
     return _op_mean_dim(input, dim, keepdim, dtype=dtype)
 
 _mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
@@ -1250,6 +1302,8 @@ def _prod_c0(input, *, dtype=None):
     return s
 
 def _prod_b0(input, *, dtype=None):
+    if dtype is None:
+        return _op_prod_default(input)
     return _op_prod_default(input, dtype=dtype)
 
 def _prod_c1(input, dim, keepdim=False, *, dtype=None):
@@ -1267,6 +1321,8 @@ def _prod_c1(input, dim, keepdim=False, *, dtype=None):
     return s
 
 def _prod_b1(input, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_prod_dim_int(input, dim, keepdim)
     return _op_prod_dim_int(input, dim, keepdim, dtype=dtype)
 
 _prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
@@ -1521,6 +1577,149 @@ def matmul(input, other):
     return _op_matmul_default(input, other)
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmm_default(input, mat1, mat2)
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
-__all__ = ['abs', 'abs_', 'add', 'addmm', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'cos', 'cos_', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'mul', 'mv', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'sqrt', 'sqrt_', 'sub', 'sum', 'tanh', 'tanh_', 'where', 'zeros', 'zeros_like']
+def as_strided(input, size, stride, storage_offset=None):
+    return _op_as_strided_default(input, size, stride, storage_offset)
+
+def transpose(input, dim0, dim1):
+    return _op_transpose_int(input, dim0, dim1)
+
+def permute(input, dims):
+    return _op_permute_default(input, dims)
+
+def t(input):
+    return _op_t_default(input)
+
+def adjoint(input):
+    return _op_adjoint_default(input)
+
+def narrow(input, dim, start, length):
+    return _op_narrow_default(input, dim, start, length)
+
+def select(input, dim, index):
+    return _op_select_int(input, dim, index)
+
+def slice(input, dim=0, start=None, end=None, step=1):
+    return _op_slice_Tensor(input, dim, start, end, step)
+
+def unsqueeze(input, dim):
+    return _op_unsqueeze_default(input, dim)
+
+def _squeeze_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _squeeze_b0(input):
+    return _op_squeeze_default(input)
+
+def _squeeze_c1(input, dim):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    return s
+
+def _squeeze_b1(input, dim):
+    return _op_squeeze_dim(input, dim)
+
+_squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1),)
+_squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)')
+
+def squeeze(*args, **kwargs):
+    best = None
+    for c, b in _squeeze_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return _op_flatten_using_ints(input, start_dim, end_dim)
+
+def unflatten(input, dim, sizes):
+    return _op_unflatten_int(input, dim, sizes)
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return _op_diagonal_default(input, offset, dim1, dim2)
+
+def unbind(input, dim=0):
+    return _op_unbind_int(input, dim)
+
+def split(input, split_size, dim=0):
+    return _op_split_Tensor(input, split_size, dim)
+
+def split_with_sizes(input, split_sizes, dim=0):
+    return _op_split_with_sizes_default(input, split_sizes, dim)
+
+def chunk(input, chunks, dim=0):
+    return _op_chunk_default(input, chunks, dim)
+
+def movedim(input, source, destination):
+    return _op_movedim_intlist(input, source, destination)
+
+def alias(input):
+    return _op_alias_default(input)
+
+def detach(input):
+    return _op_detach_default(input)
+
+def reshape(input, shape):
+    return _op_reshape_default(input, shape)
+
+def clone(input, *, memory_format=None):
+    if memory_format is None:
+        return _op_clone_default(input)
+    return _op_clone_default(input, memory_format=memory_format)
+
+def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
+        return _op__to_copy_default(input)
+    return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+
+def fill_(input, value):
+    return _op_fill__Scalar(input, value)
+
+def zero_(input):
+    return _op_zero__default(input)
+
+def cat(tensors, dim=0, *, out=None):
+    if out is not None:
+        return _op_cat_out(tensors, dim, out=out)
+    return _op_cat_default(tensors, dim)
+
+def stack(tensors, dim=0):
+    return _op_stack_default(tensors, dim)
+
+def hstack(tensors):
+    return _op_hstack_default(tensors)
+
+def vstack(tensors):
+    return _op_vstack_default(tensors)
+
+def index(input, indices):
+    return _op_index_Tensor(input, indices)
+
+def index_put_(input, indices, values, accumulate=False):
+    return _op_index_put__default(input, indices, values, accumulate)
+
+def index_put(input, indices, values, accumulate=False):
+    return _op_index_put_default(input, indices, values, accumulate)
+
+__all__ = ['_to_copy', 'abs', 'abs_', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

@@ -14,6 +14,8 @@ _op_add_Tensor = _ops.aten.add.Tensor
 _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
 _op_addmm_default = _ops.aten.addmm.default
+_op_adjoint_default = _ops.aten.adjoint.default
+_op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
@@ -24,6 +26,7 @@ _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
 _op_argmax_default = _ops.aten.argmax.default
 _op_argmin_default = _ops.aten.argmin.default
+_op_as_strided_default = _ops.aten.as_strided.default
 _op_bernoulli__float = _ops.aten.bernoulli_.float
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
@@ -40,14 +43,20 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
 _op_bmm_default = _ops.aten.bmm.default
+_op_chunk_default = _ops.aten.chunk.default
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_out = _ops.aten.clamp.out
+_op_clone_default = _ops.aten.clone.default
+_op_contiguous_default = _ops.aten.contiguous.default
+_op_copy__default = _ops.aten.copy_.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
+_op_detach_default = _ops.aten.detach.default
+_op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div__Tensor = _ops.aten.div_.Tensor
@@ -61,6 +70,10 @@ _op_eq__Tensor = _ops.aten.eq_.Tensor
 _op_exp__default = _ops.aten.exp_.default
 _op_exp_default = _ops.aten.exp.default
 _op_exp_out = _ops.aten.exp.out
+_op_expand_as_default = _ops.aten.expand_as.default
+_op_expand_default = _ops.aten.expand.default
+_op_fill__Scalar = _ops.aten.fill_.Scalar
+_op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_floor_divide__default = _ops.aten.floor_divide_.default
 _op_floor_divide_default = _ops.aten.floor_divide.default
 _op_floor_divide_out = _ops.aten.floor_divide.out
@@ -70,6 +83,9 @@ _op_ge__Tensor = _ops.aten.ge_.Tensor
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_gt__Tensor = _ops.aten.gt_.Tensor
+_op_index_Tensor = _ops.aten.index.Tensor
+_op_index_put__default = _ops.aten.index_put_.default
+_op_index_put_default = _ops.aten.index_put.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_le__Tensor = _ops.aten.le_.Tensor
@@ -99,10 +115,12 @@ _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
 _op_mm_default = _ops.aten.mm.default
+_op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_mv_default = _ops.aten.mv.default
+_op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_ne__Tensor = _ops.aten.ne_.Tensor
@@ -115,6 +133,7 @@ _op_new_full_default = _ops.aten.new_full.default
 _op_new_ones_default = _ops.aten.new_ones.default
 _op_new_zeros_default = _ops.aten.new_zeros.default
 _op_normal__default = _ops.aten.normal_.default
+_op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
@@ -128,54 +147,86 @@ _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
 _op_remainder__Tensor = _ops.aten.remainder_.Tensor
+_op_reshape_as_default = _ops.aten.reshape_as.default
+_op_reshape_default = _ops.aten.reshape.default
+_op_resize__default = _ops.aten.resize_.default
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
+_op_select_int = _ops.aten.select.int
 _op_sigmoid__default = _ops.aten.sigmoid_.default
 _op_sigmoid_default = _ops.aten.sigmoid.default
 _op_sigmoid_out = _ops.aten.sigmoid.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_slice_Tensor = _ops.aten.slice.Tensor
+_op_split_Tensor = _ops.aten.split.Tensor
+_op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
 _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
+_op_squeeze_default = _ops.aten.squeeze.default
+_op_squeeze_dim = _ops.aten.squeeze.dim
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub__Tensor = _ops.aten.sub_.Tensor
 _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
+_op_t_default = _ops.aten.t.default
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_transpose_int = _ops.aten.transpose.int
+_op_unbind_int = _ops.aten.unbind.int
+_op_unflatten_int = _ops.aten.unflatten.int
 _op_uniform__default = _ops.aten.uniform_.default
+_op_unsqueeze_default = _ops.aten.unsqueeze.default
+_op_view_as_default = _ops.aten.view_as.default
+_op_view_default = _ops.aten.view.default
+_op_view_dtype = _ops.aten.view.dtype
 _op_where_self = _ops.aten.where.self
+_op_zero__default = _ops.aten.zero_.default
 
 def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_empty_default(self, size)
     return _op_new_empty_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_empty_strided_default(self, size, stride)
     return _op_new_empty_strided_default(self, size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_full_default(self, size, fill_value)
     return _op_new_full_default(self, size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_zeros_default(self, size)
     return _op_new_zeros_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_ones_default(self, size)
     return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if generator is None:
+        return _op_normal__default(self, mean, std)
     return _op_normal__default(self, mean, std, generator=generator)
 
 def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    if generator is None:
+        return _op_uniform__default(self, from_, to)
     return _op_uniform__default(self, from_, to, generator=generator)
 
 def __m_random__c0(self, from_, to, *, generator=None):
@@ -187,6 +238,8 @@ def __m_random__c0(self, from_, to, *, generator=None):
     return s
 
 def __m_random__b0(self, from_, to, *, generator=None):
+    if generator is None:
+        return _op_random__from(self, from_, to)
     return _op_random__from(self, from_, to, generator=generator)
 
 def __m_random__c1(self, to, *, generator=None):
@@ -196,6 +249,8 @@ def __m_random__c1(self, to, *, generator=None):
     return s
 
 def __m_random__b1(self, to, *, generator=None):
+    if generator is None:
+        return _op_random__to(self, to)
     return _op_random__to(self, to, generator=generator)
 
 def __m_random__c2(self, *, generator=None):
@@ -203,6 +258,8 @@ def __m_random__c2(self, *, generator=None):
     return s
 
 def __m_random__b2(self, *, generator=None):
+    if generator is None:
+        return _op_random__default(self)
     return _op_random__default(self, generator=generator)
 
 __m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
@@ -224,6 +281,8 @@ def _m_random_(*args, **kwargs):
     raise _no_match('random_', args, kwargs, __m_random__sigs, True)
 
 def _m_bernoulli_(self, p=0.5, *, generator=None):
+    if generator is None:
+        return _op_bernoulli__float(self, p)
     return _op_bernoulli__float(self, p, generator=generator)
 
 def __m_bernoulli_c0(self, *, generator=None):
@@ -231,6 +290,8 @@ def __m_bernoulli_c0(self, *, generator=None):
     return s
 
 def __m_bernoulli_b0(self, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_default(self)
     return _op_bernoulli_default(self, generator=generator)
 
 def __m_bernoulli_c1(self, p, *, generator=None):
@@ -240,6 +301,8 @@ def __m_bernoulli_c1(self, p, *, generator=None):
     return s
 
 def __m_bernoulli_b1(self, p, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_p(self, p)
     return _op_bernoulli_p(self, p, generator=generator)
 
 __m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
@@ -261,19 +324,27 @@ def _m_bernoulli(*args, **kwargs):
     raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
 
 def _m_add(self, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_add_Tensor(self, other)
     if out is not None:
         return _op_add_out(self, other, alpha=alpha, out=out)
     return _op_add_Tensor(self, other, alpha=alpha)
 
 def _m_add_(self, other, *, alpha=1):
+    if alpha.__class__ is int and alpha == 1:
+        return _op_add__Tensor(self, other)
     return _op_add__Tensor(self, other, alpha=alpha)
 
 def _m_sub(self, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_sub_Tensor(self, other)
     if out is not None:
         return _op_sub_out(self, other, alpha=alpha, out=out)
     return _op_sub_Tensor(self, other, alpha=alpha)
 
 def _m_sub_(self, other, *, alpha=1):
+    if alpha.__class__ is int and alpha == 1:
+        return _op_sub__Tensor(self, other)
     return _op_sub__Tensor(self, other, alpha=alpha)
 
 def _m_mul(self, other, *, out=None):
@@ -618,6 +689,8 @@ def __m_sum_c0(self, *, dtype=None):
     return s
 
 def __m_sum_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_sum_default(self)
     return _op_sum_default(self, dtype=dtype)
 
 def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
@@ -631,6 +704,8 @@ def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
     return s
 
 def __m_sum_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_sum_dim_IntList(self, dim, keepdim)
     return _op_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
 
 __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
@@ -658,6 +733,8 @@ def __m_mean_c0(self, *, dtype=None):
     return s
 
 def __m_mean_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_mean_default(self)
     return _op_mean_default(self, dtype=dtype)
 
 def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
@@ -671,6 +748,8 @@ def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
     return s
 
 def __m_mean_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_mean_dim(self, dim, keepdim)
     return _op_mean_dim(self, dim, keepdim, dtype=dtype)
 
 __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
@@ -698,6 +777,8 @@ def __m_prod_c0(self, *, dtype=None):
     return s
 
 def __m_prod_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_prod_default(self)
     return _op_prod_default(self, dtype=dtype)
 
 def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
@@ -711,6 +792,8 @@ def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
     return s
 
 def __m_prod_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_prod_dim_int(self, dim, keepdim)
     return _op_prod_dim_int(self, dim, keepdim, dtype=dtype)
 
 __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
@@ -925,7 +1008,196 @@ def _m_matmul(self, other):
     return _op_matmul_default(self, other)
 
 def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmm_default(self, mat1, mat2)
     return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
+
+def __m_view_c0(self, *size):
+    s = 0
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if not _is_intlist(size):
+            return None
+    return s
+
+def __m_view_b0(self, *size):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    return _op_view_default(self, size)
+
+def __m_view_c1(self, dtype):
+    s = 0
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_view_b1(self, dtype):
+    return _op_view_dtype(self, dtype)
+
+__m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
+__m_view_sigs = ('(int[] size)', '(dtype dtype)')
+
+def _m_view(*args, **kwargs):
+    best = None
+    for c, b in __m_view_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('view', args, kwargs, __m_view_sigs, True)
+
+def _m_as_strided(self, size, stride, storage_offset=None):
+    return _op_as_strided_default(self, size, stride, storage_offset)
+
+def _m_expand(self, *size, implicit=False):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if implicit is False:
+        return _op_expand_default(self, size)
+    return _op_expand_default(self, size, implicit=implicit)
+
+def _m_expand_as(self, other):
+    return _op_expand_as_default(self, other)
+
+def _m_transpose(self, dim0, dim1):
+    return _op_transpose_int(self, dim0, dim1)
+
+def _m_permute(self, *dims):
+    if len(dims) == 1 and not isinstance(dims[0], (int, Tensor)):
+        dims = dims[0]
+    return _op_permute_default(self, dims)
+
+def _m_t(self):
+    return _op_t_default(self)
+
+def _m_adjoint(self):
+    return _op_adjoint_default(self)
+
+def _m_narrow(self, dim, start, length):
+    return _op_narrow_default(self, dim, start, length)
+
+def _m_select(self, dim, index):
+    return _op_select_int(self, dim, index)
+
+def _m_slice(self, dim=0, start=None, end=None, step=1):
+    return _op_slice_Tensor(self, dim, start, end, step)
+
+def _m_unsqueeze(self, dim):
+    return _op_unsqueeze_default(self, dim)
+
+def __m_squeeze_c0(self):
+    s = 0
+    return s
+
+def __m_squeeze_b0(self):
+    return _op_squeeze_default(self)
+
+def __m_squeeze_c1(self, dim):
+    s = 0
+    if not _is_int(dim):
+        return None
+    return s
+
+def __m_squeeze_b1(self, dim):
+    return _op_squeeze_dim(self, dim)
+
+__m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1),)
+__m_squeeze_sigs = ('()', '(int dim)')
+
+def _m_squeeze(*args, **kwargs):
+    best = None
+    for c, b in __m_squeeze_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('squeeze', args, kwargs, __m_squeeze_sigs, True)
+
+def _m_flatten(self, start_dim=0, end_dim=-1):
+    return _op_flatten_using_ints(self, start_dim, end_dim)
+
+def _m_unflatten(self, dim, sizes):
+    return _op_unflatten_int(self, dim, sizes)
+
+def _m_diagonal(self, offset=0, dim1=0, dim2=1):
+    return _op_diagonal_default(self, offset, dim1, dim2)
+
+def _m_unbind(self, dim=0):
+    return _op_unbind_int(self, dim)
+
+def _m_split(self, split_size, dim=0):
+    return _op_split_Tensor(self, split_size, dim)
+
+def _m_split_with_sizes(self, split_sizes, dim=0):
+    return _op_split_with_sizes_default(self, split_sizes, dim)
+
+def _m_chunk(self, chunks, dim=0):
+    return _op_chunk_default(self, chunks, dim)
+
+def _m_movedim(self, source, destination):
+    return _op_movedim_intlist(self, source, destination)
+
+def _m_alias(self):
+    return _op_alias_default(self)
+
+def _m_detach(self):
+    return _op_detach_default(self)
+
+def _m_view_as(self, other):
+    return _op_view_as_default(self, other)
+
+def _m_reshape(self, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (int, Tensor)):
+        shape = shape[0]
+    return _op_reshape_default(self, shape)
+
+def _m_reshape_as(self, other):
+    return _op_reshape_as_default(self, other)
+
+def _m_contiguous(self, *, memory_format='contiguous_format'):
+    return _op_contiguous_default(self, memory_format=memory_format)
+
+def _m_clone(self, *, memory_format=None):
+    if memory_format is None:
+        return _op_clone_default(self)
+    return _op_clone_default(self, memory_format=memory_format)
+
+def _m_copy_(self, src, non_blocking=False):
+    return _op_copy__default(self, src, non_blocking)
+
+def _m_resize_(self, *size, memory_format=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if memory_format is None:
+        return _op_resize__default(self, size)
+    return _op_resize__default(self, size, memory_format=memory_format)
+
+def _m_fill_(self, value):
+    return _op_fill__Scalar(self, value)
+
+def _m_zero_(self):
+    return _op_zero__default(self)
+
+def _m_index(self, indices):
+    return _op_index_Tensor(self, indices)
+
+def _m_index_put_(self, indices, values, accumulate=False):
+    return _op_index_put__default(self, indices, values, accumulate)
+
+def _m_index_put(self, indices, values, accumulate=False):
+    return _op_index_put_default(self, indices, values, accumulate)
 
 
 Tensor.abs = _m_abs
@@ -933,12 +1205,15 @@ Tensor.abs_ = _m_abs_
 Tensor.add = _m_add
 Tensor.add_ = _m_add_
 Tensor.addmm = _m_addmm
+Tensor.adjoint = _m_adjoint
+Tensor.alias = _m_alias
 Tensor.all = _m_all
 Tensor.amax = _m_amax
 Tensor.amin = _m_amin
 Tensor.any = _m_any
 Tensor.argmax = _m_argmax
 Tensor.argmin = _m_argmin
+Tensor.as_strided = _m_as_strided
 Tensor.bernoulli = _m_bernoulli
 Tensor.bernoulli_ = _m_bernoulli_
 Tensor.bitwise_and = _m_bitwise_and
@@ -950,12 +1225,18 @@ Tensor.bitwise_or_ = _m_bitwise_or_
 Tensor.bitwise_xor = _m_bitwise_xor
 Tensor.bitwise_xor_ = _m_bitwise_xor_
 Tensor.bmm = _m_bmm
+Tensor.chunk = _m_chunk
 Tensor.clamp = _m_clamp
 Tensor.clamp_ = _m_clamp_
 Tensor.clamp_max = _m_clamp_max
 Tensor.clamp_min = _m_clamp_min
+Tensor.clone = _m_clone
+Tensor.contiguous = _m_contiguous
+Tensor.copy_ = _m_copy_
 Tensor.cos = _m_cos
 Tensor.cos_ = _m_cos_
+Tensor.detach = _m_detach
+Tensor.diagonal = _m_diagonal
 Tensor.div = _m_div
 Tensor.div_ = _m_div_
 Tensor.dot = _m_dot
@@ -963,12 +1244,19 @@ Tensor.eq = _m_eq
 Tensor.eq_ = _m_eq_
 Tensor.exp = _m_exp
 Tensor.exp_ = _m_exp_
+Tensor.expand = _m_expand
+Tensor.expand_as = _m_expand_as
+Tensor.fill_ = _m_fill_
+Tensor.flatten = _m_flatten
 Tensor.floor_divide = _m_floor_divide
 Tensor.floor_divide_ = _m_floor_divide_
 Tensor.ge = _m_ge
 Tensor.ge_ = _m_ge_
 Tensor.gt = _m_gt
 Tensor.gt_ = _m_gt_
+Tensor.index = _m_index
+Tensor.index_put = _m_index_put
+Tensor.index_put_ = _m_index_put_
 Tensor.le = _m_le
 Tensor.le_ = _m_le_
 Tensor.log = _m_log
@@ -988,9 +1276,11 @@ Tensor.max = _m_max
 Tensor.mean = _m_mean
 Tensor.min = _m_min
 Tensor.mm = _m_mm
+Tensor.movedim = _m_movedim
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
 Tensor.mv = _m_mv
+Tensor.narrow = _m_narrow
 Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
 Tensor.neg = _m_neg
@@ -1001,6 +1291,7 @@ Tensor.new_full = _m_new_full
 Tensor.new_ones = _m_new_ones
 Tensor.new_zeros = _m_new_zeros
 Tensor.normal_ = _m_normal_
+Tensor.permute = _m_permute
 Tensor.pow = _m_pow
 Tensor.pow_ = _m_pow_
 Tensor.prod = _m_prod
@@ -1009,18 +1300,34 @@ Tensor.relu = _m_relu
 Tensor.relu_ = _m_relu_
 Tensor.remainder = _m_remainder
 Tensor.remainder_ = _m_remainder_
+Tensor.reshape = _m_reshape
+Tensor.reshape_as = _m_reshape_as
+Tensor.resize_ = _m_resize_
 Tensor.rsqrt = _m_rsqrt
 Tensor.rsqrt_ = _m_rsqrt_
+Tensor.select = _m_select
 Tensor.sigmoid = _m_sigmoid
 Tensor.sigmoid_ = _m_sigmoid_
 Tensor.sin = _m_sin
 Tensor.sin_ = _m_sin_
+Tensor.slice = _m_slice
+Tensor.split = _m_split
+Tensor.split_with_sizes = _m_split_with_sizes
 Tensor.sqrt = _m_sqrt
 Tensor.sqrt_ = _m_sqrt_
+Tensor.squeeze = _m_squeeze
 Tensor.sub = _m_sub
 Tensor.sub_ = _m_sub_
 Tensor.sum = _m_sum
+Tensor.t = _m_t
 Tensor.tanh = _m_tanh
 Tensor.tanh_ = _m_tanh_
+Tensor.transpose = _m_transpose
+Tensor.unbind = _m_unbind
+Tensor.unflatten = _m_unflatten
 Tensor.uniform_ = _m_uniform_
+Tensor.unsqueeze = _m_unsqueeze
+Tensor.view = _m_view
+Tensor.view_as = _m_view_as
 Tensor.where = _m_where
+Tensor.zero_ = _m_zero_
