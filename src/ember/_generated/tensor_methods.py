@@ -13,6 +13,7 @@ _op_abs_out = _ops.aten.abs.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addmm_default = _ops.aten.addmm.default
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
@@ -41,6 +42,7 @@ _op_bitwise_or__Tensor = _ops.aten.bitwise_or_.Tensor
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
+_op_bmm_default = _ops.aten.bmm.default
 _op_chunk_default = _ops.aten.chunk.default
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
@@ -61,6 +63,7 @@ _op_div__Tensor = _ops.aten.div_.Tensor
 _op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_dot_default = _ops.aten.dot.default
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_eq__Tensor = _ops.aten.eq_.Tensor
@@ -104,16 +107,19 @@ _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lt__Tensor = _ops.aten.lt_.Tensor
+_op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_mm_default = _ops.aten.mm.default
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_mv_default = _ops.aten.mv.default
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
@@ -986,6 +992,26 @@ def _m_any(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('any', args, kwargs, __m_any_sigs, True)
 
+def _m_mm(self, mat2):
+    return _op_mm_default(self, mat2)
+
+def _m_bmm(self, mat2):
+    return _op_bmm_default(self, mat2)
+
+def _m_mv(self, vec):
+    return _op_mv_default(self, vec)
+
+def _m_dot(self, tensor):
+    return _op_dot_default(self, tensor)
+
+def _m_matmul(self, other):
+    return _op_matmul_default(self, other)
+
+def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmm_default(self, mat1, mat2)
+    return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
+
 def __m_view_c0(self, *size):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -1178,6 +1204,7 @@ Tensor.abs = _m_abs
 Tensor.abs_ = _m_abs_
 Tensor.add = _m_add
 Tensor.add_ = _m_add_
+Tensor.addmm = _m_addmm
 Tensor.adjoint = _m_adjoint
 Tensor.alias = _m_alias
 Tensor.all = _m_all
@@ -1197,6 +1224,7 @@ Tensor.bitwise_or = _m_bitwise_or
 Tensor.bitwise_or_ = _m_bitwise_or_
 Tensor.bitwise_xor = _m_bitwise_xor
 Tensor.bitwise_xor_ = _m_bitwise_xor_
+Tensor.bmm = _m_bmm
 Tensor.chunk = _m_chunk
 Tensor.clamp = _m_clamp
 Tensor.clamp_ = _m_clamp_
@@ -1211,6 +1239,7 @@ Tensor.detach = _m_detach
 Tensor.diagonal = _m_diagonal
 Tensor.div = _m_div
 Tensor.div_ = _m_div_
+Tensor.dot = _m_dot
 Tensor.eq = _m_eq
 Tensor.eq_ = _m_eq_
 Tensor.exp = _m_exp
@@ -1242,12 +1271,15 @@ Tensor.logical_xor = _m_logical_xor
 Tensor.logical_xor_ = _m_logical_xor_
 Tensor.lt = _m_lt
 Tensor.lt_ = _m_lt_
+Tensor.matmul = _m_matmul
 Tensor.max = _m_max
 Tensor.mean = _m_mean
 Tensor.min = _m_min
+Tensor.mm = _m_mm
 Tensor.movedim = _m_movedim
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
+Tensor.mv = _m_mv
 Tensor.narrow = _m_narrow
 Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
