@@ -14,6 +14,7 @@ from ._core.storage import UntypedStorage  # noqa: F401
 from ._core.promotion import get_default_dtype, set_default_dtype, can_cast  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 from ._ops import ops  # noqa: F401
+from . import _fallbacks  # noqa: F401  (Python-mode, ADInplaceOrView and BackendSelect fallbacks)
 from ._generated import registrations as _registrations  # noqa: F401
 from ._generated.functions import *  # noqa: F401,F403
 from ._generated import tensor_methods as _tensor_methods  # noqa: F401

@@ -10,6 +10,7 @@ Registering a kernel clears the caches.
 import importlib
 
 from ._core.tls import state
+from ._tensor import Tensor
 from ._dispatch.keys import (AUTOGRAD_BIT, BACKEND_SELECT_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey,
                              BACKEND_KEYS)
 
@@ -99,10 +100,9 @@ def _resolve_fn(fn):
 
 # ------------------------------------------------------------------ key set of a call
 def _keyset(args, kwargs):
-    from ._tensor import Tensor
     ks = 0
     for a in args:
-        if isinstance(a, Tensor):
+        if type(a) is Tensor or isinstance(a, Tensor):
             ks |= a._ks
         elif type(a) in (list, tuple):
             for t in a:
@@ -166,7 +166,16 @@ class OpOverload:
 
     # -- calling
     def __call__(self, *args, **kwargs):
-        ks = _keyset(args, kwargs)
+        # inlined common case of _keyset: all positional args are tensors or scalars, no kwargs
+        ks = 0
+        if not kwargs:
+            for a in args:
+                if type(a) is Tensor or isinstance(a, Tensor):
+                    ks |= a._ks
+                elif type(a) in (list, tuple):
+                    ks = 0
+                    break
+        ks = (ks | state.include) & ~state.exclude if ks else _keyset(args, kwargs)
         try:
             k = self._dispatch_cache[ks]
         except KeyError:

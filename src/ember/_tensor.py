@@ -21,6 +21,19 @@ _META_KS = META_BIT | INPLACE_OR_VIEW_BIT
 class Tensor:
     _is_param = False
     __array_priority__ = 1000   # make numpy defer to Tensor's reflected operators
+    # defaults shared by every tensor until set on the instance (keeps tensor creation cheap)
+    _storage = None
+    _offset = 0
+    _stride = None
+    _base = None
+    _requires_grad = False
+    grad_fn = None
+    _grad = None
+    _retains_grad = False
+    _backward_hooks = None
+    _post_acc_hooks = None
+    _output_nr = 0
+    _vc = None
 
     # ------------------------------------------------------------ construction (internal)
     @classmethod
@@ -32,9 +45,6 @@ class Tensor:
         self._size = tuple(int(s) for s in size)
         self._stride = tuple(int(s) for s in stride)
         self.dtype = dtype
-        self._version_counter = VersionCounter()
-        self._base = None
-        self._init_autograd()
         if storage.device.type == "meta":
             self._np = None
             self._ks = _META_KS
@@ -46,33 +56,39 @@ class Tensor:
     @classmethod
     def _wrap_np(cls, arr, dtype=None):
         """Wrap a freshly computed numpy array (owned by nobody else) as a cpu tensor."""
-        self = object.__new__(cls)
         if not isinstance(arr, np.ndarray):
             arr = np.asarray(arr)
         if dtype is None:
-            dtype = _dt._BY_NP[arr.dtype]
+            dtype = _dt.from_numpy_dtype(arr.dtype)
         if arr.ndim and not (arr.flags.c_contiguous or _dense_positive(arr)):
             arr = np.ascontiguousarray(arr)
+        self = object.__new__(cls)
         self._np = arr
-        self._storage = None
-        self._offset = 0
         self._size = arr.shape
-        self._stride = None
         self.dtype = dtype
         self._ks = _CPU_KS
-        self._version_counter = VersionCounter()
-        self._base = None
-        self._init_autograd()
         return self
 
-    def _init_autograd(self):
-        self._requires_grad = False
-        self.grad_fn = None
-        self._grad = None
-        self._retains_grad = False
-        self._backward_hooks = None
-        self._post_acc_hooks = None
-        self._output_nr = 0
+    @classmethod
+    def _wrap_fresh(cls, arr, dtype):
+        """_wrap_np for a contiguous ndarray a kernel just allocated (no checks: the hot path)."""
+        self = object.__new__(cls)
+        self._np = arr
+        self._size = arr.shape
+        self.dtype = dtype
+        self._ks = _CPU_KS
+        return self
+
+    @property
+    def _version_counter(self):
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = VersionCounter()
+        return vc
+
+    @_version_counter.setter
+    def _version_counter(self, vc):
+        self._vc = vc
 
     # ------------------------------------------------------------ metadata
     @property

@@ -81,9 +81,29 @@ class Overload:
             ps.extend(kw)
         return "(" + ", ".join(ps) + ")"
 
-    def call_args(self, op_fn, out=False):
+    def defaults_check(self):
+        """Python condition true when every keyword-only argument equals its schema default."""
+        conds = []
+        for x in self.fn.func.arguments.flat_kwarg_only:
+            if x.default is None:
+                return None
+            v = _default(x)[1:]
+            n = self.pyname(x)
+            if v == "None":
+                conds.append(f"{n} is None")
+            elif v in ("True", "False"):
+                conds.append(f"{n} is {v}")
+            elif v.lstrip("-").isdigit():
+                conds.append(f"{n}.__class__ is int and {n} == {v}")
+            else:
+                return None
+        return " and ".join(conds) if conds else None
+
+    def call_args(self, op_fn, out=False, positional_only=False):
         a = op_fn.func.arguments
         pos = [("self" if x.name == "self" and self.method else self.pyname(x)) for x in a.flat_positional]
+        if positional_only:
+            return ", ".join(pos)
         kws = [f"{x.name}={self.pyname(x)}" for x in a.flat_kwarg_only]
         if out:
             if len(self.out_names) == 1:
@@ -100,6 +120,12 @@ class Overload:
             lines.append(f"    {v} = {v}[0]")
         call = f"{opvar}({self.call_args(self.fn)})"
         wrap = (lambda c: f"{rtvar}(*{c})") if rtvar else (lambda c: c)
+        fast = self.defaults_check()
+        if fast and not self.factory:
+            # keyword-only arguments left at their defaults are not passed: the op sees only the
+            # positional arguments (a cheaper call, and what a mode logging the call would show)
+            lines.append(f"if out is None and {fast}:" if self.out_fn else f"if {fast}:")
+            lines.append(f"    return {wrap(opvar + '(' + self.call_args(self.fn, positional_only=True) + ')')}")
         if self.out_fn:
             lines.append("if out is not None:")
             outcall = f"{outvar}({self.call_args(self.out_fn, out=True)})"

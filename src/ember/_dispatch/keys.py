@@ -54,7 +54,7 @@ class DispatchKeySet:
     __slots__ = ("repr",)
 
     def __init__(self, keys=()):
-        if isinstance(keys, int):
+        if isinstance(keys, int) and not isinstance(keys, DispatchKey):
             self.repr = keys
         else:
             r = 0

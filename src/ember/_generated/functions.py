@@ -94,11 +94,15 @@ _op_where_self = _ops.aten.where.self
 
 
 def add(input, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_add_Tensor(input, other)
     if out is not None:
         return _op_add_out(input, other, alpha=alpha, out=out)
     return _op_add_Tensor(input, other, alpha=alpha)
 
 def sub(input, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_sub_Tensor(input, other)
     if out is not None:
         return _op_sub_out(input, other, alpha=alpha, out=out)
     return _op_sub_Tensor(input, other, alpha=alpha)
@@ -163,6 +167,8 @@ def div(*args, **kwargs):
     raise _no_match('div', args, kwargs, _div_sigs, False)
 
 def rsub(input, other, *, alpha=1):
+    if alpha.__class__ is int and alpha == 1:
+        return _op_rsub_Tensor(input, other)
     return _op_rsub_Tensor(input, other, alpha=alpha)
 
 def floor_divide(input, other, *, out=None):

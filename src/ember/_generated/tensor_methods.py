@@ -113,19 +113,27 @@ _op_tanh_out = _ops.aten.tanh.out
 _op_where_self = _ops.aten.where.self
 
 def _m_add(self, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_add_Tensor(self, other)
     if out is not None:
         return _op_add_out(self, other, alpha=alpha, out=out)
     return _op_add_Tensor(self, other, alpha=alpha)
 
 def _m_add_(self, other, *, alpha=1):
+    if alpha.__class__ is int and alpha == 1:
+        return _op_add__Tensor(self, other)
     return _op_add__Tensor(self, other, alpha=alpha)
 
 def _m_sub(self, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_sub_Tensor(self, other)
     if out is not None:
         return _op_sub_out(self, other, alpha=alpha, out=out)
     return _op_sub_Tensor(self, other, alpha=alpha)
 
 def _m_sub_(self, other, *, alpha=1):
+    if alpha.__class__ is int and alpha == 1:
+        return _op_sub__Tensor(self, other)
     return _op_sub__Tensor(self, other, alpha=alpha)
 
 def _m_mul(self, other, *, out=None):

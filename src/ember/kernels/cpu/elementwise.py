@@ -23,16 +23,37 @@ def _alloc(shape, dt, *operands):
     return t
 
 
-def make_binary(fn_np, kind, name):
-    """(functional, inplace, out) kernels for a binary op computing `fn_np(a, b, out)`."""
+_wrap_fresh = Tensor._wrap_fresh
+_SCALARS = (int, float)
+
+
+def make_binary(fn_np, kind, name, fast_uf=None):
+    """(functional, inplace, out) kernels for a binary op computing `fn_np(a, b, out)`.
+
+    `fast_uf`, when given, is a numpy ufunc used directly in the common case (same dtype and
+    shape, contiguous; or a floating tensor with a Python int/float), where numpy's own result
+    dtype and layout already equal torch's.
+    """
+    fast_bool = kind == COMPARE
 
     def functional(self, other):
+        if fast_uf is not None:
+            a = getattr(self, "_np", None)
+            if a is not None and a.flags.c_contiguous:
+                oc = other.__class__
+                if oc in _SCALARS:
+                    if self.dtype.is_floating_point:
+                        return _wrap_fresh(fast_uf(a, other), D.bool_ if fast_bool else self.dtype)
+                elif isinstance(other, Tensor) and other.dtype is self.dtype and other._size == self._size:
+                    b = other._np
+                    if b is not None and b.flags.c_contiguous and self.dtype is not D.bool_:
+                        return _wrap_fresh(fast_uf(a, b), D.bool_ if fast_bool else self.dtype)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         a, b = _operand(self, cdt), _operand(other, cdt)
         if rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.flags.c_contiguous:
             r = np.empty(shape, rdt._np)
             fn_np(a, b, r)
-            return Tensor._wrap_np(r, rdt)
+            return _wrap_fresh(r, rdt)
         out = _alloc(shape, rdt, self, other)
         fn_np(a, b, out._np)
         return out
@@ -99,8 +120,8 @@ def _bool_sub_check(self, other):
                                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
-_add_f, _add_i, _add_o = make_binary(_ufunc2(np.add), ARITH, "add")
-_sub_f, _sub_i, _sub_o = make_binary(_ufunc2(np.subtract), ARITH, "sub")
+_add_f, _add_i, _add_o = make_binary(_ufunc2(np.add), ARITH, "add", np.add)
+_sub_f, _sub_i, _sub_o = make_binary(_ufunc2(np.subtract), ARITH, "sub", np.subtract)
 
 
 def add(self, other, alpha=1):
@@ -151,7 +172,7 @@ def rsub(self, other, alpha=1):
     return sub(other, self, alpha=alpha)
 
 
-mul, mul_, mul_out = make_binary(_ufunc2(np.multiply), ARITH, "mul")
+mul, mul_, mul_out = make_binary(_ufunc2(np.multiply), ARITH, "mul", np.multiply)
 _div_true = make_binary(_ufunc2(np.true_divide), TRUE_DIV, "div")
 
 
@@ -244,12 +265,12 @@ def _pow(a, b, out):
 
 pow, pow_, pow_out = make_binary(_pow, ARITH, "pow")
 
-eq, eq_, eq_out = make_binary(_ufunc2(np.equal), COMPARE, "eq")
-ne, ne_, ne_out = make_binary(_ufunc2(np.not_equal), COMPARE, "ne")
-lt, lt_, lt_out = make_binary(_ufunc2(np.less), COMPARE, "lt")
-le, le_, le_out = make_binary(_ufunc2(np.less_equal), COMPARE, "le")
-gt, gt_, gt_out = make_binary(_ufunc2(np.greater), COMPARE, "gt")
-ge, ge_, ge_out = make_binary(_ufunc2(np.greater_equal), COMPARE, "ge")
+eq, eq_, eq_out = make_binary(_ufunc2(np.equal), COMPARE, "eq", np.equal)
+ne, ne_, ne_out = make_binary(_ufunc2(np.not_equal), COMPARE, "ne", np.not_equal)
+lt, lt_, lt_out = make_binary(_ufunc2(np.less), COMPARE, "lt", np.less)
+le, le_, le_out = make_binary(_ufunc2(np.less_equal), COMPARE, "le", np.less_equal)
+gt, gt_, gt_out = make_binary(_ufunc2(np.greater), COMPARE, "gt", np.greater)
+ge, ge_, ge_out = make_binary(_ufunc2(np.greater_equal), COMPARE, "ge", np.greater_equal)
 
 
 def _logical(uf):
@@ -271,10 +292,10 @@ def make_unary(fn_np, kind, name):
     def functional(self):
         rdt = unary_dtype(self, kind)
         a = self._np if self.dtype is rdt else self._np.astype(rdt._np)
-        if self._np.flags.c_contiguous:
+        if a.flags.c_contiguous:
             r = np.empty(self._size, rdt._np)
             fn_np(a, r)
-            return Tensor._wrap_np(r, rdt)
+            return _wrap_fresh(r, rdt)
         out = _alloc(self._size, rdt, self)
         fn_np(a, out._np)
         return out
@@ -328,7 +349,7 @@ def _sigmoid(a, out):
 def _relu(a, out):
     if a.dtype == np.bool_:
         raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
-    np.maximum(a, 0, out=out, casting="unsafe")
+    np.maximum(a, 0, out=out)
 
 
 def _abs(a, out):

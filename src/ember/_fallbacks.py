@@ -1,0 +1,96 @@
+"""Boxed fallback kernels for the non-backend dispatch keys, driven by each op's schema.
+
+- Python: hands the call to the innermost TorchDispatchMode.
+- ADInplaceOrView: after running the op below, bumps the version counter of every argument the
+  schema marks written (`Tensor(a!)`), and marks every returned alias (`Tensor(a)`) as a view of
+  its input: `_base` set, version counter shared (torch's ADInplaceOrView kernels, generated from
+  the same annotations).
+- BackendSelect: factories with no tensor input pick CPU or Meta from their `device` argument.
+A fallback returns None for ops it has nothing to do for: that is a fallthrough.
+"""
+from ._dispatch.keys import CPU_BIT, META_BIT, DispatchKey
+from ._dispatch.modes import _dispatch_to_mode
+from ._ops import register_fallback
+
+
+def _python_fallback(op, below):
+    def kernel(*args, **kwargs):
+        return _dispatch_to_mode(op, args, kwargs)
+    return kernel
+
+
+def _arg_getter(schema, name):
+    pos = [a.name for a in schema.arguments.flat_positional]
+    if name in pos:
+        i = pos.index(name)
+
+        def get(args, kwargs):
+            return args[i] if i < len(args) else kwargs.get(name)
+        return get
+    return lambda args, kwargs: kwargs.get(name)
+
+
+def _inplace_or_view_fallback(op, below):
+    schema = op._schema
+    written = [_arg_getter(schema, a.name) for a in schema.arguments.flat_all if a.is_write]
+    alias_of = {}
+    for a in schema.arguments.flat_all:
+        if a.annotation is not None and not a.annotation.is_write and a.annotation.alias_set:
+            alias_of[a.annotation.alias_set[0]] = _arg_getter(schema, a.name)
+    view_rets = []
+    for i, r in enumerate(schema.returns):
+        ann = r.annotation
+        if ann is not None and not ann.is_write and ann.alias_set and ann.alias_set[0] in alias_of:
+            view_rets.append((i, alias_of[ann.alias_set[0]]))
+    if not written and not view_rets:
+        return None
+    single = len(schema.returns) == 1
+
+    def kernel(*args, **kwargs):
+        out = op.redispatch(below, *args, **kwargs)
+        for get in written:
+            t = get(args, kwargs)
+            if isinstance(t, (list, tuple)):
+                for x in t:
+                    x._version_counter.value += 1
+            elif t is not None:
+                t._version_counter.value += 1
+        for i, get in view_rets:
+            base = get(args, kwargs)
+            r = out if single else out[i]
+            if isinstance(r, (list, tuple)):
+                for x in r:
+                    _mark_view(x, base)
+            else:
+                _mark_view(r, base)
+        return out
+    return kernel
+
+
+def _mark_view(view, base):
+    if view is base:
+        return
+    view._base = base._base if base._base is not None else base
+    view._version_counter = base._version_counter
+
+
+def _backend_select_fallback(op, below):
+    schema = op._schema
+    names = [a.name for a in schema.arguments.flat_all]
+    if "device" not in names:
+        def cpu_kernel(*args, **kwargs):
+            return op.redispatch(below | CPU_BIT, *args, **kwargs)
+        return cpu_kernel
+    get = _arg_getter(schema, "device")
+    below_cpu, below_meta = below | CPU_BIT, below | META_BIT
+
+    def kernel(*args, **kwargs):
+        d = get(args, kwargs)
+        meta = d is not None and (d == "meta" or getattr(d, "type", None) == "meta" or str(d).startswith("meta"))
+        return op.redispatch(below_meta if meta else below_cpu, *args, **kwargs)
+    return kernel
+
+
+register_fallback(DispatchKey.Python, _python_fallback)
+register_fallback(DispatchKey.ADInplaceOrView, _inplace_or_view_fallback)
+register_fallback(DispatchKey.BackendSelect, _backend_select_fallback)
