@@ -310,10 +310,11 @@ class Tensor:
         """A tensor sharing storage and version counter with self, outside the autograd graph."""
         if self._np is not None:
             self.untyped_storage()
+        self._version_counter   # materialize it so the alias shares it
         d = object.__new__(Tensor)
         d.__dict__.update(self.__dict__)
-        d._init_autograd()
-        d.__dict__.pop("_grad_acc_ref", None)
+        for k in _AUTOGRAD_ATTRS:
+            d.__dict__.pop(k, None)
         d._ks = self._ks & ~AUTOGRAD_BIT
         return d
 
@@ -485,6 +486,8 @@ class Tensor:
 
 
 _AUTOGRAD_LOADED = False
+_AUTOGRAD_ATTRS = ("_requires_grad", "grad_fn", "_grad", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
+                   "_output_nr", "_grad_acc_ref")
 
 
 def _ensure_autograd():

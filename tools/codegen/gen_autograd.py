@@ -166,7 +166,7 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w("    if not _need:")
     w.w(f"        _res = {op}.redispatch(_below_ks({args}), {_call(fn)})")
     if inplace:
-        w.w("        _bump(self)")
+        pass
     w.w("        return _res")
     w.w(f"    _n = {cls}()")
     w.w("    _n.next_edges = (" + "".join(f"_edge({a.name}), " for a in e.inputs) + ")")
@@ -182,7 +182,7 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w(f"        _n.s_{n} = {val}")
     w.w(f"    _res = {op}.redispatch(_below_ks({args}), {_call(fn)})")
     if inplace:
-        w.w("    _bump(self)")
+        pass
         w.w("    _rebase_history(self, _n)")
     else:
         w.w("    _set_history(_res, _n)")

@@ -56,14 +56,12 @@ def add__Tensor(self, other, *, alpha=1):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_add__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
-        _bump(self)
         return _res
     _n = AddBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_alpha = alpha
     _res = _OP_add__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -106,12 +104,10 @@ def add__Scalar(self, other, alpha=1):
     _need = _rg((self))
     if not _need:
         _res = _OP_add__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
-        _bump(self)
         return _res
     _n = AddBackward1()
     _n.next_edges = (_edge(self), )
     _res = _OP_add__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -160,14 +156,12 @@ def sub__Tensor(self, other, *, alpha=1):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_sub__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
-        _bump(self)
         return _res
     _n = SubBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_alpha = alpha
     _res = _OP_sub__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -210,12 +204,10 @@ def sub__Scalar(self, other, alpha=1):
     _need = _rg((self))
     if not _need:
         _res = _OP_sub__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
-        _bump(self)
         return _res
     _n = SubBackward1()
     _n.next_edges = (_edge(self), )
     _res = _OP_sub__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -309,7 +301,6 @@ def mul__Tensor(self, other):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_mul__Tensor.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = MulBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
@@ -318,7 +309,6 @@ def mul__Tensor(self, other):
     if _rg(other):
         _n.s_self = _SV(_clone(self))
     _res = _OP_mul__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -364,14 +354,12 @@ def mul__Scalar(self, other):
     _need = _rg((self))
     if not _need:
         _res = _OP_mul__Scalar.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = MulBackward1()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_other = other
     _res = _OP_mul__Scalar.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -430,7 +418,6 @@ def div__Tensor(self, other):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_div__Tensor.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = DivBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
@@ -439,7 +426,6 @@ def div__Tensor(self, other):
     if _rg(other):
         _n.s_self = _SV(_clone(self))
     _res = _OP_div__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -485,14 +471,12 @@ def div__Scalar(self, other):
     _need = _rg((self))
     if not _need:
         _res = _OP_div__Scalar.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = DivBackward1()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_other = other
     _res = _OP_div__Scalar.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -555,7 +539,6 @@ def div__Tensor_mode(self, other, *, rounding_mode):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_div__Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
-        _bump(self)
         return _res
     _n = DivBackward2()
     _n.next_edges = (_edge(self), _edge(other), )
@@ -566,7 +549,6 @@ def div__Tensor_mode(self, other, *, rounding_mode):
     if _rg(other):
         _n.s_self = _SV(_clone(self))
     _res = _OP_div__Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -624,7 +606,6 @@ def remainder__Tensor(self, other):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_remainder__Tensor.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = RemainderBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
@@ -633,7 +614,6 @@ def remainder__Tensor(self, other):
     if _rg(other):
         _n.s_self = _SV(_clone(self))
     _res = _OP_remainder__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -698,7 +678,6 @@ def pow__Tensor(self, exponent):
     _need = _rg((self)) or _rg((exponent))
     if not _need:
         _res = _OP_pow__Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
-        _bump(self)
         return _res
     _n = PowBackward0()
     _n.next_edges = (_edge(self), _edge(exponent), )
@@ -707,7 +686,6 @@ def pow__Tensor(self, exponent):
     if _rg(self) or _rg(exponent):
         _n.s_self = _SV(_clone(self))
     _res = _OP_pow__Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
-    _bump(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -760,7 +738,6 @@ def pow__Scalar(self, exponent):
     _need = _rg((self))
     if not _need:
         _res = _OP_pow__Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
-        _bump(self)
         return _res
     _n = PowBackward1()
     _n.next_edges = (_edge(self), )
@@ -769,7 +746,6 @@ def pow__Scalar(self, exponent):
     if _rg(self):
         _n.s_self = _SV(_clone(self))
     _res = _OP_pow__Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -856,12 +832,10 @@ def neg_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_neg_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = NegBackward0()
     _n.next_edges = (_edge(self), )
     _res = _OP_neg_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -910,14 +884,12 @@ def abs_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_abs_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = AbsBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(_clone(self))
     _res = _OP_abs_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -965,12 +937,10 @@ def exp_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_exp_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = ExpBackward0()
     _n.next_edges = (_edge(self), )
     _res = _OP_exp_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1020,14 +990,12 @@ def log_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_log_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = LogBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(_clone(self))
     _res = _OP_log_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1075,12 +1043,10 @@ def sqrt_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_sqrt_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = SqrtBackward0()
     _n.next_edges = (_edge(self), )
     _res = _OP_sqrt_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1129,12 +1095,10 @@ def rsqrt_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_rsqrt_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = RsqrtBackward0()
     _n.next_edges = (_edge(self), )
     _res = _OP_rsqrt_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1184,14 +1148,12 @@ def sin_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_sin_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = SinBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(_clone(self))
     _res = _OP_sin_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1240,14 +1202,12 @@ def cos_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_cos_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = CosBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(_clone(self))
     _res = _OP_cos_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1295,12 +1255,10 @@ def tanh_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_tanh_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = TanhBackward0()
     _n.next_edges = (_edge(self), )
     _res = _OP_tanh_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1349,12 +1307,10 @@ def sigmoid_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_sigmoid_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = SigmoidBackward0()
     _n.next_edges = (_edge(self), )
     _res = _OP_sigmoid_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1403,12 +1359,10 @@ def relu_(self):
     _need = _rg((self))
     if not _need:
         _res = _OP_relu_.redispatch(_below_ks((self,)), self)
-        _bump(self)
         return _res
     _n = ReluBackward0()
     _n.next_edges = (_edge(self), )
     _res = _OP_relu_.redispatch(_below_ks((self,)), self)
-    _bump(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1464,7 +1418,6 @@ def clamp_(self, min=None, max=None):
     _need = _rg((self))
     if not _need:
         _res = _OP_clamp_.redispatch(_below_ks((self, min, max)), self, min, max)
-        _bump(self)
         return _res
     _n = ClampBackward0()
     _n.next_edges = (_edge(self), )
@@ -1475,7 +1428,6 @@ def clamp_(self, min=None, max=None):
     if _rg(self):
         _n.s_self = _SV(_clone(self))
     _res = _OP_clamp_.redispatch(_below_ks((self, min, max)), self, min, max)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1688,14 +1640,12 @@ def eq__Tensor(self, other):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_eq__Tensor.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = EqBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_other = _SV(other)
     _res = _OP_eq__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1730,14 +1680,12 @@ def ne__Tensor(self, other):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_ne__Tensor.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = NeBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_other = _SV(other)
     _res = _OP_ne__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1772,14 +1720,12 @@ def lt__Tensor(self, other):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_lt__Tensor.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = LtBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_other = _SV(other)
     _res = _OP_lt__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1814,14 +1760,12 @@ def le__Tensor(self, other):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_le__Tensor.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = LeBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_other = _SV(other)
     _res = _OP_le__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1856,14 +1800,12 @@ def gt__Tensor(self, other):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_gt__Tensor.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = GtBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_other = _SV(other)
     _res = _OP_gt__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1898,14 +1840,12 @@ def ge__Tensor(self, other):
     _need = _rg((self)) or _rg((other))
     if not _need:
         _res = _OP_ge__Tensor.redispatch(_below_ks((self, other)), self, other)
-        _bump(self)
         return _res
     _n = GeBackward0()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_other = _SV(other)
     _res = _OP_ge__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _bump(self)
     _rebase_history(self, _n)
     return _res
 

@@ -47,13 +47,13 @@ class SavedVariable:
         cur = t._version_counter.value
         if cur != self.version:
             fn = t.grad_fn
-            where = (f"output {t._output_nr} of {fn.name()}" if fn is not None and self.is_output
-                     else (f"output {t._output_nr} of {fn.name()}" if fn is not None else "a leaf"))
-            if fn is not None and fn.name().endswith("Backward0"):
-                where = f"output {t._output_nr} of {fn.name()[:-len('Backward0')]}"
+            where = ""
+            if fn is not None:
+                n = fn.name()
+                where = f", which is output {t._output_nr} of {n[:-len('Backward0')] if n.endswith('Backward0') else n},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
-                f"[{_type_str(t)} {list(t._size)}], which is {where}, is at version {cur}; expected version "
+                f"[{_type_str(t)} {list(t._size)}]{where} is at version {cur}; expected version "
                 f"{self.version} instead. Hint: enable anomaly detection to find the operation that failed to "
                 "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
         return t
