@@ -279,7 +279,8 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is None:
             from .autograd.graph import grad_accumulator
-            return grad_accumulator(self)._register_tensor_pre_hook(0, hook)
+            acc = self._grad_acc_strong = grad_accumulator(self)   # hooks live as long as the tensor
+            return acc._register_tensor_pre_hook(0, hook)
         return self.grad_fn._register_tensor_pre_hook(self._output_nr, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
@@ -487,7 +488,7 @@ class Tensor:
 
 _AUTOGRAD_LOADED = False
 _AUTOGRAD_ATTRS = ("_requires_grad", "grad_fn", "_grad", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
-                   "_output_nr", "_grad_acc_ref")
+                   "_output_nr", "_grad_acc_ref", "_grad_acc_strong")
 
 
 def _ensure_autograd():

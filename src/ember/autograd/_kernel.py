@@ -65,8 +65,8 @@ def rebase_history(t, node):
     t.grad_fn = node
     t._requires_grad = True
     t._ks |= AUTOGRAD_BIT
-    if hasattr(t, "_grad_acc_ref"):
-        del t._grad_acc_ref
+    t.__dict__.pop("_grad_acc_ref", None)
+    t.__dict__.pop("_grad_acc_strong", None)
 
 
 def bump(t):
