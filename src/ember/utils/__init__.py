@@ -1,1 +1,1 @@
-"""ember.utils: helpers outside the core (checkpoint, ...)."""
+"""ember.utils: helpers outside the core (safetensors, ...)."""
