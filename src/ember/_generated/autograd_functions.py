@@ -1960,3 +1960,496 @@ _OP_logical_not = _aten.logical_not.default
 
 def logical_not(*args, **kwargs):
     return _OP_logical_not.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_detach = _aten.detach.default
+
+
+def detach(*args, **kwargs):
+    return _OP_detach.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class AliasBackward0(_Node):
+    _op_name = 'aten::alias'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            _r0 = grad
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_alias = _aten.alias.default
+
+
+def alias(self):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_alias.redispatch(_below_ks((self,)), self)
+        return _res
+    _n = AliasBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_alias.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+class CloneBackward0(_Node):
+    _op_name = 'aten::clone'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            _r0 = grad
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_clone = _aten.clone.default
+
+
+def clone(self, *, memory_format=None):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_clone.redispatch(_below_ks((self, memory_format)), self, memory_format=memory_format)
+        return _res
+    _n = CloneBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_clone.redispatch(_below_ks((self, memory_format)), self, memory_format=memory_format)
+    _set_history(_res, _n)
+    return _res
+
+
+class ViewBackward0(_Node):
+    _op_name = 'aten::view'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad.reshape(self.shape)
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_view = _aten.view.default
+
+
+def view(self, size):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_view.redispatch(_below_ks((self, size)), self, size)
+        return _res
+    _n = ViewBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_view.redispatch(_below_ks((self, size)), self, size)
+    _set_history(_res, _n)
+    return _res
+
+
+class ExpandBackward0(_Node):
+    _op_name = 'aten::expand'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = sum_to(grad, self.shape)
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_expand = _aten.expand.default
+
+
+def expand(self, size, *, implicit=False):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
+        return _res
+    _n = ExpandBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
+    _set_history(_res, _n)
+    return _res
+
+
+class TransposeBackward0(_Node):
+    _op_name = 'aten::transpose.int'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            dim0 = _n.s_dim0
+            dim1 = _n.s_dim1
+            _r0 = grad.transpose(dim0, dim1)
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_transpose_int = _aten.transpose.int
+
+
+def transpose_int(self, dim0, dim1):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_transpose_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
+        return _res
+    _n = TransposeBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim0 = dim0
+    if _rg(self):
+        _n.s_dim1 = dim1
+    _res = _OP_transpose_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
+    _set_history(_res, _n)
+    return _res
+
+
+class PermuteBackward0(_Node):
+    _op_name = 'aten::permute'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            dims = _n.s_dims
+            _r0 = grad.permute(inverse_permutation(dims))
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_permute = _aten.permute.default
+
+
+def permute(self, dims):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
+        return _res
+    _n = PermuteBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dims = dims
+    _res = _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
+    _set_history(_res, _n)
+    return _res
+
+
+class TBackward0(_Node):
+    _op_name = 'aten::t'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            _r0 = grad.t()
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_t = _aten.t.default
+
+
+def t(self):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_t.redispatch(_below_ks((self,)), self)
+        return _res
+    _n = TBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_t.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+class UnsqueezeBackward0(_Node):
+    _op_name = 'aten::unsqueeze'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            dim = _n.s_dim
+            _r0 = grad.squeeze(dim)
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_unsqueeze = _aten.unsqueeze.default
+
+
+def unsqueeze(self, dim):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_unsqueeze.redispatch(_below_ks((self, dim)), self, dim)
+        return _res
+    _n = UnsqueezeBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    _res = _OP_unsqueeze.redispatch(_below_ks((self, dim)), self, dim)
+    _set_history(_res, _n)
+    return _res
+
+
+class SumBackward0(_Node):
+    _op_name = 'aten::sum'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = expand_to(to_dtype(grad, self.dtype), self.shape)
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_sum = _aten.sum.default
+
+
+def sum(self, *, dtype=None):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+        return _res
+    _n = SumBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+    _set_history(_res, _n)
+    return _res
+
+
+class SumBackward1(_Node):
+    _op_name = 'aten::sum.dim_IntList'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            self = _n.s_self.unpack(_n)
+            _r0 = sum_backward(to_dtype(grad, self.dtype), self.shape, dim, keepdim)
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_sum_dim_IntList = _aten.sum.dim_IntList
+
+
+def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_sum_dim_IntList.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
+        return _res
+    _n = SumBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_sum_dim_IntList.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
+    _set_history(_res, _n)
+    return _res
+
+
+class MeanBackward0(_Node):
+    _op_name = 'aten::mean'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = expand_to(to_dtype(grad, self.dtype), self.shape) / self.numel()
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_mean = _aten.mean.default
+
+
+def mean(self, *, dtype=None):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+        return _res
+    _n = MeanBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+    _set_history(_res, _n)
+    return _res
+
+
+class SqueezeBackward0(_Node):
+    _op_name = 'aten::squeeze'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad.reshape(self.shape)
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_squeeze = _aten.squeeze.default
+
+
+def squeeze(self):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_squeeze.redispatch(_below_ks((self,)), self)
+        return _res
+    _n = SqueezeBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_squeeze.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+class SqueezeBackward1(_Node):
+    _op_name = 'aten::squeeze.dim'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad.reshape(self.shape)
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_squeeze_dim = _aten.squeeze.dim
+
+
+def squeeze_dim(self, dim):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_squeeze_dim.redispatch(_below_ks((self, dim)), self, dim)
+        return _res
+    _n = SqueezeBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_squeeze_dim.redispatch(_below_ks((self, dim)), self, dim)
+    _set_history(_res, _n)
+    return _res
+
+
+class SqueezeBackward2(_Node):
+    _op_name = 'aten::squeeze.dims'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad.reshape(self.shape)
+        return (_r0, )
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_squeeze_dims = _aten.squeeze.dims
+
+
+def squeeze_dims(self, dim):
+    _need = _rg((self))
+    if not _need:
+        _res = _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
+        return _res
+    _n = SqueezeBackward2()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
+    _set_history(_res, _n)
+    return _res

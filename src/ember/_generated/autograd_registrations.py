@@ -80,6 +80,21 @@ _KERNELS = (
     ('logical_or', '', 'logical_or'),
     ('logical_xor', '', 'logical_xor'),
     ('logical_not', '', 'logical_not'),
+    ('detach', '', 'detach'),
+    ('alias', '', 'alias'),
+    ('clone', '', 'clone'),
+    ('view', '', 'view'),
+    ('expand', '', 'expand'),
+    ('transpose', 'int', 'transpose_int'),
+    ('permute', '', 'permute'),
+    ('t', '', 't'),
+    ('unsqueeze', '', 'unsqueeze'),
+    ('sum', '', 'sum'),
+    ('sum', 'dim_IntList', 'sum_dim_IntList'),
+    ('mean', '', 'mean'),
+    ('squeeze', '', 'squeeze'),
+    ('squeeze', 'dim', 'squeeze_dim'),
+    ('squeeze', 'dims', 'squeeze_dims'),
 )
 
 

@@ -153,3 +153,24 @@ def clamp_backward_max(grad, self, min, max):
     if min is not None:
         m = m | (max < min)
     return masked_grad(m, grad)
+
+
+def inverse_permutation(dims):
+    n = len(dims)
+    inv = [0] * n
+    for i, d in enumerate(dims):
+        inv[d % n] = i
+    return inv
+
+
+def sum_backward(grad, shape, dim, keepdim):
+    """Re-insert the reduced dims of `grad` (when keepdim=False) and broadcast it back to `shape`."""
+    n = len(shape)
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        dims = list(range(n))
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+    if not keepdim and n:
+        for d in sorted(x % n for x in dims):
+            grad = grad.unsqueeze(d)
+    return expand_to(grad, shape)
