@@ -6,6 +6,8 @@ from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, 
 
 _ops = _opsmod.ops
 
+_op__log_softmax_default = _ops.aten._log_softmax.default
+_op__softmax_default = _ops.aten._softmax.default
 _op__to_copy_default = _ops.aten._to_copy.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
@@ -50,6 +52,16 @@ _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_out = _ops.aten.clamp.out
 _op_clone_default = _ops.aten.clone.default
+_op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
+_op_conv1d_default = _ops.aten.conv1d.default
+_op_conv1d_padding = _ops.aten.conv1d.padding
+_op_conv2d_default = _ops.aten.conv2d.default
+_op_conv2d_padding = _ops.aten.conv2d.padding
+_op_conv3d_default = _ops.aten.conv3d.default
+_op_conv3d_padding = _ops.aten.conv3d.padding
+_op_conv_transpose1d_default = _ops.aten.conv_transpose1d.default
+_op_conv_transpose2d_input = _ops.aten.conv_transpose2d.input
+_op_convolution_default = _ops.aten.convolution.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
@@ -84,12 +96,15 @@ _op_hstack_default = _ops.aten.hstack.default
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_layer_norm_default = _ops.aten.layer_norm.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
+_op_linear_default = _ops.aten.linear.default
 _op_linspace_default = _ops.aten.linspace.default
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
+_op_log_softmax_int = _ops.aten.log_softmax.int
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
 _op_logical_not__default = _ops.aten.logical_not_.default
@@ -114,6 +129,9 @@ _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_mv_default = _ops.aten.mv.default
 _op_narrow_default = _ops.aten.narrow.default
+_op_native_batch_norm_default = _ops.aten.native_batch_norm.default
+_op_native_group_norm_default = _ops.aten.native_group_norm.default
+_op_native_layer_norm_default = _ops.aten.native_layer_norm.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
@@ -162,6 +180,7 @@ _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_softmax_int = _ops.aten.softmax.int
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
@@ -1187,6 +1206,261 @@ def clamp_max(input, max):
 def where(condition, input, other):
     return _op_where_self(condition, input, other)
 
+def linear(input, weight, bias=None):
+    return _op_linear_default(input, weight, bias)
+
+def _softmax(input, dim, half_to_float):
+    return _op__softmax_default(input, dim, half_to_float)
+
+def _log_softmax(input, dim, half_to_float):
+    return _op__log_softmax_default(input, dim, half_to_float)
+
+def softmax(input, dim, dtype=None):
+    return _op_softmax_int(input, dim, dtype)
+
+def log_softmax(input, dim, dtype=None):
+    return _op_log_softmax_int(input, dim, dtype)
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return _op_layer_norm_default(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    return _op_native_layer_norm_default(input, normalized_shape, weight, bias, eps)
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    return _op_convolution_default(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+def _conv1d_c0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not _is_intlist(padding):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv1d_b0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    return _op_conv1d_default(input, weight, bias, stride, padding, dilation, groups)
+
+def _conv1d_c1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not isinstance(padding, str):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv1d_b1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    return _op_conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+_conv1d_ovs = ((_conv1d_c0, _conv1d_b0), (_conv1d_c1, _conv1d_b1),)
+_conv1d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, int[1] padding = 0, int[1] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, str padding = "valid", int[1] dilation = 1, int groups = 1)')
+
+def conv1d(*args, **kwargs):
+    best = None
+    for c, b in _conv1d_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('conv1d', args, kwargs, _conv1d_sigs, False)
+
+def _conv2d_c0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not _is_intlist(padding):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv2d_b0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    return _op_conv2d_default(input, weight, bias, stride, padding, dilation, groups)
+
+def _conv2d_c1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not isinstance(padding, str):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv2d_b1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    return _op_conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+_conv2d_ovs = ((_conv2d_c0, _conv2d_b0), (_conv2d_c1, _conv2d_b1),)
+_conv2d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, int[2] padding = 0, int[2] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, str padding = "valid", int[2] dilation = 1, int groups = 1)')
+
+def conv2d(*args, **kwargs):
+    best = None
+    for c, b in _conv2d_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('conv2d', args, kwargs, _conv2d_sigs, False)
+
+def _conv3d_c0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not _is_intlist(padding):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv3d_b0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    return _op_conv3d_default(input, weight, bias, stride, padding, dilation, groups)
+
+def _conv3d_c1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not isinstance(padding, str):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv3d_b1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
+    return _op_conv3d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+_conv3d_ovs = ((_conv3d_c0, _conv3d_b0), (_conv3d_c1, _conv3d_b1),)
+_conv3d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, int[3] padding = 0, int[3] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, str padding = "valid", int[3] dilation = 1, int groups = 1)')
+
+def conv3d(*args, **kwargs):
+    best = None
+    for c, b in _conv3d_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
+
+def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
+    return _op_conv_transpose1d_default(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
+    return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+def constant_pad_nd(input, pad, value=0):
+    return _op_constant_pad_nd_default(input, pad, value)
+
 def _sum_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
@@ -1722,4 +1996,4 @@ def index_put_(input, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_to_copy', 'abs', 'abs_', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_log_softmax', '_softmax', '_to_copy', 'abs', 'abs_', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'layer_norm', 'le', 'linear', 'linspace', 'log', 'log_', 'log_softmax', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'native_batch_norm', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

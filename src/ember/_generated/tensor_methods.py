@@ -92,6 +92,7 @@ _op_le__Tensor = _ops.aten.le_.Tensor
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
+_op_log_softmax_int = _ops.aten.log_softmax.int
 _op_logical_and__default = _ops.aten.logical_and_.default
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
@@ -161,6 +162,7 @@ _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_softmax_int = _ops.aten.softmax.int
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
@@ -681,6 +683,12 @@ def _m_clamp_max(self, max):
 
 def _m_where(self, condition, other):
     return _op_where_self(condition, self, other)
+
+def _m_softmax(self, dim, dtype=None):
+    return _op_softmax_int(self, dim, dtype)
+
+def _m_log_softmax(self, dim, dtype=None):
+    return _op_log_softmax_int(self, dim, dtype)
 
 def __m_sum_c0(self, *, dtype=None):
     s = 0
@@ -1261,6 +1269,7 @@ Tensor.le = _m_le
 Tensor.le_ = _m_le_
 Tensor.log = _m_log
 Tensor.log_ = _m_log_
+Tensor.log_softmax = _m_log_softmax
 Tensor.logical_and = _m_logical_and
 Tensor.logical_and_ = _m_logical_and_
 Tensor.logical_not = _m_logical_not
@@ -1311,6 +1320,7 @@ Tensor.sigmoid_ = _m_sigmoid_
 Tensor.sin = _m_sin
 Tensor.sin_ = _m_sin_
 Tensor.slice = _m_slice
+Tensor.softmax = _m_softmax
 Tensor.split = _m_split
 Tensor.split_with_sizes = _m_split_with_sizes
 Tensor.sqrt = _m_sqrt

@@ -1,0 +1,103 @@
+"""CompositeImplicitAutograd decompositions of the nn ops (torch's Convolution.cpp, Linear.cpp,
+SoftMax.cpp, Normalization.cpp, Loss.cpp, attention.cpp ...): argument handling and batching in
+Python, then the native kernels (convolution, _softmax, native_layer_norm ...) via the dispatcher."""
+import math
+
+from .meta.nn_common import size_str, tup
+
+_aten = None
+
+
+def A():
+    global _aten
+    if _aten is None:
+        from .._ops import ops
+        _aten = ops.aten
+    return _aten
+
+
+# ---------------------------------------------------------------- linear
+def linear(input, weight, bias=None):
+    if input.dim() == 2 and bias is not None:
+        return A().addmm.default(bias, input, A().t.default(weight))
+    out = A().matmul.default(input, A().t.default(weight))
+    return out if bias is None else A().add.Tensor(out, bias)
+
+
+# ---------------------------------------------------------------- softmax
+def softmax(self, dim, dtype=None):
+    x = self if dtype is None else A().to.dtype(self, dtype)
+    return A()._softmax.default(x, dim, False)
+
+
+def log_softmax(self, dim, dtype=None):
+    x = self if dtype is None else A().to.dtype(self, dtype)
+    return A()._log_softmax.default(x, dim, False)
+
+
+# ---------------------------------------------------------------- convolution
+def _batchify(input, d, name):
+    if input.dim() == d + 1:
+        return A().unsqueeze.default(input, 0), True
+    if input.dim() != d + 2:
+        raise RuntimeError(f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {name}, but got input "
+                           f"of size: {size_str(input._size)}")
+    return input, False
+
+
+def _conv(d, input, weight, bias, stride, padding, dilation, groups):
+    x, unb = _batchify(input, d, f"conv{d}d")
+    if isinstance(padding, str):
+        padding, x = _str_padding(d, x, weight, stride, padding, dilation)
+    out = A().convolution.default(x, weight, bias, tup(stride, d), tup(padding, d), tup(dilation, d), False,
+                                  [0] * d, groups)
+    return A().squeeze.dim(out, 0) if unb else out
+
+
+def _str_padding(d, x, weight, stride, padding, dilation):
+    if padding == "valid":
+        return [0] * d, x
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    if any(s != 1 for s in tup(stride, d)):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    dl = tup(dilation, d)
+    total = [dl[i] * (weight._size[2 + i] - 1) for i in range(d)]
+    if any(t % 2 for t in total):
+        pad = []
+        for t in reversed(total):
+            pad += [0, t % 2]
+        x = A().constant_pad_nd.default(x, pad, 0)
+    return [t // 2 for t in total], x
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_t(d, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    x, unb = _batchify(input, d, f"conv_transpose{d}d")
+    out = A().convolution.default(x, weight, bias, tup(stride, d), tup(padding, d), tup(dilation, d), True,
+                                  tup(output_padding, d), groups)
+    return A().squeeze.dim(out, 0) if unb else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_t(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_t(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+# ---------------------------------------------------------------- normalization
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return A().native_layer_norm.default(input, normalized_shape, weight, bias, eps)[0]
