@@ -6,12 +6,17 @@ from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, 
 
 _ops = _opsmod.ops
 
+_op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
 _op__log_softmax_default = _ops.aten._log_softmax.default
 _op__softmax_default = _ops.aten._softmax.default
 _op__to_copy_default = _ops.aten._to_copy.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
+_op_adaptive_avg_pool1d_default = _ops.aten.adaptive_avg_pool1d.default
+_op_adaptive_avg_pool2d_default = _ops.aten.adaptive_avg_pool2d.default
+_op_adaptive_max_pool1d_default = _ops.aten.adaptive_max_pool1d.default
+_op_adaptive_max_pool2d_default = _ops.aten.adaptive_max_pool2d.default
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
 _op_addmm_default = _ops.aten.addmm.default
@@ -31,6 +36,8 @@ _op_arange_start_step = _ops.aten.arange.start_step
 _op_argmax_default = _ops.aten.argmax.default
 _op_argmin_default = _ops.aten.argmin.default
 _op_as_strided_default = _ops.aten.as_strided.default
+_op_avg_pool1d_default = _ops.aten.avg_pool1d.default
+_op_avg_pool2d_default = _ops.aten.avg_pool2d.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
@@ -119,6 +126,10 @@ _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
+_op_max_pool1d_default = _ops.aten.max_pool1d.default
+_op_max_pool1d_with_indices_default = _ops.aten.max_pool1d_with_indices.default
+_op_max_pool2d_default = _ops.aten.max_pool2d.default
+_op_max_pool2d_with_indices_default = _ops.aten.max_pool2d_with_indices.default
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
@@ -1461,6 +1472,39 @@ def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), ou
 def constant_pad_nd(input, pad, value=0):
     return _op_constant_pad_nd_default(input, pad, value)
 
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
+    return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return _op_avg_pool2d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+def adaptive_avg_pool1d(input, output_size):
+    return _op_adaptive_avg_pool1d_default(input, output_size)
+
+def adaptive_avg_pool2d(input, output_size):
+    return _op_adaptive_avg_pool2d_default(input, output_size)
+
+def _adaptive_avg_pool2d(input, output_size):
+    return _op__adaptive_avg_pool2d_default(input, output_size)
+
+def adaptive_max_pool1d(input, output_size):
+    return _op_adaptive_max_pool1d_default(input, output_size)
+
+def adaptive_max_pool2d(input, output_size):
+    return _op_adaptive_max_pool2d_default(input, output_size)
+
 def _sum_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
@@ -1996,4 +2040,4 @@ def index_put_(input, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_log_softmax', '_softmax', '_to_copy', 'abs', 'abs_', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'layer_norm', 'le', 'linear', 'linspace', 'log', 'log_', 'log_softmax', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'native_batch_norm', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_log_softmax', '_softmax', '_to_copy', 'abs', 'abs_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'avg_pool1d', 'avg_pool2d', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'layer_norm', 'le', 'linear', 'linspace', 'log', 'log_', 'log_softmax', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'native_batch_norm', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

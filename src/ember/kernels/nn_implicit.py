@@ -101,3 +101,51 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 # ---------------------------------------------------------------- normalization
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     return A().native_layer_norm.default(input, normalized_shape, weight, bias, eps)[0]
+
+
+# ---------------------------------------------------------------- pooling
+def max_pool2d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return A().max_pool2d_with_indices.default(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+def max_pool1d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return A().max_pool1d_with_indices.default(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+def _one(v, name, arg):
+    v = (v,) if isinstance(v, int) else tuple(v)
+    if len(v) != 1:
+        raise RuntimeError(f"{name}() argument '{arg}' should contain one int (got {len(v)})")
+    return [1, int(v[0])]
+
+
+def _check_1d(self, name):
+    if self.dim() not in (2, 3):
+        raise RuntimeError(f"{name}(): Expected 2D or 3D tensor, but got {size_str(self._size)}")
+
+
+def avg_pool1d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+    _check_1d(self, "avg_pool1d")
+    k = _one(kernel_size, "avg_pool1d", "kernel_size")
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else \
+        _one(stride, "avg_pool1d", "stride")
+    p = [0, _one(padding, "avg_pool1d", "padding")[1]]
+    out = A().avg_pool2d.default(A().unsqueeze.default(self, -2), k, s, p, ceil_mode, count_include_pad, None)
+    return A().squeeze.dim(out, -2)
+
+
+def adaptive_avg_pool2d(self, output_size):
+    return A()._adaptive_avg_pool2d.default(self, output_size)
+
+
+def adaptive_avg_pool1d(self, output_size):
+    _check_1d(self, "adaptive_avg_pool1d")
+    o = _one(output_size, "adaptive_avg_pool1d", "output_size")
+    return A().squeeze.dim(A()._adaptive_avg_pool2d.default(A().unsqueeze.default(self, -2), o), -2)
+
+
+def adaptive_max_pool1d(self, output_size):
+    _check_1d(self, "adaptive_max_pool1d")
+    o = _one(output_size, "adaptive_max_pool1d", "output_size")
+    v, i = A().adaptive_max_pool2d.default(A().unsqueeze.default(self, -2), o)
+    return A().squeeze.dim(v, -2), A().squeeze.dim(i, -2)
