@@ -40,6 +40,8 @@ _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
 _op_avg_pool2d_default = _ops.aten.avg_pool2d.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
+_op_binary_cross_entropy_default = _ops.aten.binary_cross_entropy.default
+_op_binary_cross_entropy_with_logits_default = _ops.aten.binary_cross_entropy_with_logits.default
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_not__default = _ops.aten.bitwise_not_.default
@@ -72,6 +74,7 @@ _op_convolution_default = _ops.aten.convolution.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
+_op_cross_entropy_loss_default = _ops.aten.cross_entropy_loss.default
 _op_detach_default = _ops.aten.detach.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
@@ -100,9 +103,12 @@ _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_hstack_default = _ops.aten.hstack.default
+_op_huber_loss_default = _ops.aten.huber_loss.default
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_kl_div_default = _ops.aten.kl_div.default
+_op_l1_loss_default = _ops.aten.l1_loss.default
 _op_layer_norm_default = _ops.aten.layer_norm.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
@@ -136,6 +142,7 @@ _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
 _op_mm_default = _ops.aten.mm.default
 _op_movedim_intlist = _ops.aten.movedim.intlist
+_op_mse_loss_default = _ops.aten.mse_loss.default
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_mv_default = _ops.aten.mv.default
@@ -148,6 +155,10 @@ _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_nll_loss2d_forward_default = _ops.aten.nll_loss2d_forward.default
+_op_nll_loss_default = _ops.aten.nll_loss.default
+_op_nll_loss_forward_default = _ops.aten.nll_loss_forward.default
+_op_nll_loss_nd_default = _ops.aten.nll_loss_nd.default
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
 _op_permute_default = _ops.aten.permute.default
@@ -191,6 +202,8 @@ _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_smooth_l1_loss_default = _ops.aten.smooth_l1_loss.default
+_op_soft_margin_loss_default = _ops.aten.soft_margin_loss.default
 _op_softmax_int = _ops.aten.softmax.int
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
@@ -220,6 +233,8 @@ _op_zeros_like_default = _ops.aten.zeros_like.default
 
 _rt_max = return_type('max', ('values', 'indices'))
 _rt_min = return_type('min', ('values', 'indices'))
+_rt_nll_loss2d_forward = return_type('nll_loss2d_forward', ('output', 'total_weight'))
+_rt_nll_loss_forward = return_type('nll_loss_forward', ('output', 'total_weight'))
 
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -1505,6 +1520,47 @@ def adaptive_max_pool1d(input, output_size):
 def adaptive_max_pool2d(input, output_size):
     return _op_adaptive_max_pool2d_default(input, output_size)
 
+def nll_loss_forward(input, target, weight, reduction, ignore_index):
+    return _rt_nll_loss_forward(*_op_nll_loss_forward_default(input, target, weight, reduction, ignore_index))
+
+def nll_loss2d_forward(input, target, weight, reduction, ignore_index):
+    return _rt_nll_loss2d_forward(*_op_nll_loss2d_forward_default(input, target, weight, reduction, ignore_index))
+
+def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
+    return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
+
+def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
+    return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
+
+def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
+
+def mse_loss(input, target, reduction=1):
+    return _op_mse_loss_default(input, target, reduction)
+
+def l1_loss(input, target, reduction=1):
+    return _op_l1_loss_default(input, target, reduction)
+
+def smooth_l1_loss(input, target, reduction=1, beta=1.0):
+    return _op_smooth_l1_loss_default(input, target, reduction, beta)
+
+def huber_loss(input, target, reduction=1, delta=1.0):
+    return _op_huber_loss_default(input, target, reduction, delta)
+
+def soft_margin_loss(input, target, reduction=1):
+    return _op_soft_margin_loss_default(input, target, reduction)
+
+def kl_div(input, target, reduction=1, *, log_target=False):
+    if log_target is False:
+        return _op_kl_div_default(input, target, reduction)
+    return _op_kl_div_default(input, target, reduction, log_target=log_target)
+
+def binary_cross_entropy(input, target, weight=None, reduction=1):
+    return _op_binary_cross_entropy_default(input, target, weight, reduction)
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+    return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
+
 def _sum_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
@@ -2040,4 +2096,4 @@ def index_put_(input, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_adaptive_avg_pool2d', '_log_softmax', '_softmax', '_to_copy', 'abs', 'abs_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'avg_pool1d', 'avg_pool2d', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'layer_norm', 'le', 'linear', 'linspace', 'log', 'log_', 'log_softmax', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'native_batch_norm', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_log_softmax', '_softmax', '_to_copy', 'abs', 'abs_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'avg_pool1d', 'avg_pool2d', 'bernoulli', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cross_entropy_loss', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'huber_loss', 'index', 'index_put', 'index_put_', 'kl_div', 'l1_loss', 'layer_norm', 'le', 'linear', 'linspace', 'log', 'log_', 'log_softmax', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'mean', 'min', 'mm', 'movedim', 'mse_loss', 'mul', 'mv', 'narrow', 'native_batch_norm', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

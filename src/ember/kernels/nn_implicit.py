@@ -149,3 +149,85 @@ def adaptive_max_pool1d(self, output_size):
     o = _one(output_size, "adaptive_max_pool1d", "output_size")
     v, i = A().adaptive_max_pool2d.default(A().unsqueeze.default(self, -2), o)
     return A().squeeze.dim(v, -2), A().squeeze.dim(i, -2)
+
+
+# ---------------------------------------------------------------- losses
+def nll_loss_nd(self, target, weight=None, reduction=1, ignore_index=-100):
+    if self.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {self.dim()})")
+    if self.dim() != 1 and target.dim() >= 1 and self._size[0] != target._size[0]:
+        raise ValueError(f"Expected input batch_size ({self._size[0]}) to match target batch_size "
+                         f"({target._size[0]}).")
+    if self.dim() <= 2:
+        return A().nll_loss_forward.default(self, target, weight, reduction, ignore_index)[0]
+    if self.dim() == 4:
+        return A().nll_loss2d_forward.default(self, target, weight, reduction, ignore_index)[0]
+    n, c = self._size[:2]
+    out_size = (n,) + tuple(self._size[2:])
+    if tuple(target._size[1:]) != tuple(self._size[2:]):
+        raise ValueError(f"Expected target size {size_str(out_size)}, got {size_str(target._size)}")
+    x = A().reshape.default(self, [n, c, 1, -1])
+    t = A().reshape.default(target, [n, 1, -1])
+    out = A().nll_loss2d_forward.default(x, t, weight, reduction, ignore_index)[0]
+    return out if reduction != 0 else A().reshape.default(out, list(out_size))
+
+
+def _class_view(weight, self, class_dim):
+    shape = [1] * self.dim()
+    shape[class_dim] = weight._size[0]
+    return A().view.default(weight, shape)
+
+
+def cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    class_dim = 0 if self.dim() == 1 else 1
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    logp = A()._log_softmax.default(self, class_dim, False)
+    if tuple(self._size) == tuple(target._size):
+        return _ce_probs(self, logp, target, weight, reduction, label_smoothing, class_dim)
+    nll = nll_loss_nd(logp, target, weight, reduction, ignore_index)
+    if label_smoothing == 0.0:
+        return nll
+    return _ce_smooth(self, logp, target, nll, weight, reduction, ignore_index, label_smoothing, class_dim)
+
+
+def _ce_probs(self, logp, target, weight, reduction, ls, class_dim):
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{_tn(target.dtype)}")
+    c = self._size[class_dim]
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no "
+                           f"classes but got weight tensor of shape: {size_str(weight._size)}")
+    if ls > 0:
+        target = A().add.Scalar(A().mul.Scalar(target, 1 - ls), ls / c)
+    loss = A().mul.Tensor(logp, target)
+    if weight is not None:
+        loss = A().mul.Tensor(loss, _class_view(weight, self, class_dim))
+    if reduction == 0:
+        return A().neg.default(A().sum.dim_IntList(loss, [class_dim]))
+    total = A().neg.default(A().sum.default(loss))
+    return total if reduction == 2 else A().div.Scalar(total, self.numel() / c)
+
+
+def _ce_smooth(self, logp, target, nll, weight, reduction, ignore_index, ls, class_dim):
+    c = self._size[class_dim]
+    mask = A().eq.Scalar(target, ignore_index)
+    x = logp if weight is None else A().mul.Tensor(logp, _class_view(weight, self, class_dim))
+    smooth = A().neg.default(A().sum.dim_IntList(x, [class_dim]))
+    smooth = A().where.self(mask, A().zeros_like.default(smooth), smooth)
+    if reduction == 1:
+        if weight is None:
+            denom = A().sum.default(A().logical_not.default(mask))
+        else:
+            tw = A().index.Tensor(weight, [A().where.self(mask, A().zeros_like.default(target), target)])
+            denom = A().sum.default(A().where.self(mask, A().zeros_like.default(tw), tw))
+        smooth = A().div.Tensor(A().sum.default(smooth), denom)
+    elif reduction == 2:
+        smooth = A().sum.default(smooth)
+    return A().add.Tensor(A().mul.Scalar(nll, 1 - ls), A().mul.Scalar(smooth, ls / c))
+
+
+def _tn(d):
+    from .common import _tname
+    return _tname(d)
