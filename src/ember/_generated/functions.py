@@ -25,6 +25,7 @@ _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
+_op_alpha_dropout_default = _ops.aten.alpha_dropout.default
 _op_amax_default = _ops.aten.amax.default
 _op_amin_default = _ops.aten.amin.default
 _op_any_default = _ops.aten.any.default
@@ -38,6 +39,7 @@ _op_argmin_default = _ops.aten.argmin.default
 _op_as_strided_default = _ops.aten.as_strided.default
 _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
 _op_avg_pool2d_default = _ops.aten.avg_pool2d.default
+_op_batch_norm_default = _ops.aten.batch_norm.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_binary_cross_entropy_default = _ops.aten.binary_cross_entropy.default
@@ -82,6 +84,8 @@ _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_dropout_default = _ops.aten.dropout.default
+_op_embedding_default = _ops.aten.embedding.default
 _op_empty_like_default = _ops.aten.empty_like.default
 _op_empty_memory_format = _ops.aten.empty.memory_format
 _op_empty_strided_default = _ops.aten.empty_strided.default
@@ -92,6 +96,8 @@ _op_exp_default = _ops.aten.exp.default
 _op_exp_out = _ops.aten.exp.out
 _op_eye_default = _ops.aten.eye.default
 _op_eye_m = _ops.aten.eye.m
+_op_feature_alpha_dropout_default = _ops.aten.feature_alpha_dropout.default
+_op_feature_dropout_default = _ops.aten.feature_dropout.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_floor_divide_default = _ops.aten.floor_divide.default
@@ -100,6 +106,7 @@ _op_full_default = _ops.aten.full.default
 _op_full_like_default = _ops.aten.full_like.default
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
+_op_group_norm_default = _ops.aten.group_norm.default
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_hstack_default = _ops.aten.hstack.default
@@ -107,6 +114,7 @@ _op_huber_loss_default = _ops.aten.huber_loss.default
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_instance_norm_default = _ops.aten.instance_norm.default
 _op_kl_div_default = _ops.aten.kl_div.default
 _op_l1_loss_default = _ops.aten.l1_loss.default
 _op_layer_norm_default = _ops.aten.layer_norm.default
@@ -148,6 +156,7 @@ _op_mul_out = _ops.aten.mul.out
 _op_mv_default = _ops.aten.mv.default
 _op_narrow_default = _ops.aten.narrow.default
 _op_native_batch_norm_default = _ops.aten.native_batch_norm.default
+_op_native_dropout_default = _ops.aten.native_dropout.default
 _op_native_group_norm_default = _ops.aten.native_group_norm.default
 _op_native_layer_norm_default = _ops.aten.native_layer_norm.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
@@ -159,6 +168,7 @@ _op_nll_loss2d_forward_default = _ops.aten.nll_loss2d_forward.default
 _op_nll_loss_default = _ops.aten.nll_loss.default
 _op_nll_loss_forward_default = _ops.aten.nll_loss_forward.default
 _op_nll_loss_nd_default = _ops.aten.nll_loss_nd.default
+_op_one_hot_default = _ops.aten.one_hot.default
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
 _op_permute_default = _ops.aten.permute.default
@@ -189,11 +199,13 @@ _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
 _op_reshape_default = _ops.aten.reshape.default
+_op_rms_norm_default = _ops.aten.rms_norm.default
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
+_op_scaled_dot_product_attention_default = _ops.aten.scaled_dot_product_attention.default
 _op_select_int = _ops.aten.select.int
 _op_sigmoid__default = _ops.aten.sigmoid_.default
 _op_sigmoid_default = _ops.aten.sigmoid.default
@@ -1561,6 +1573,44 @@ def binary_cross_entropy(input, target, weight=None, reduction=1):
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
 
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+def one_hot(input, num_classes=-1):
+    return _op_one_hot_default(input, num_classes)
+
+def native_dropout(input, p, train):
+    return _op_native_dropout_default(input, p, train)
+
+def dropout(input, p, train):
+    return _op_dropout_default(input, p, train)
+
+def feature_dropout(input, p, train):
+    return _op_feature_dropout_default(input, p, train)
+
+def alpha_dropout(input, p, train):
+    return _op_alpha_dropout_default(input, p, train)
+
+def feature_alpha_dropout(input, p, train):
+    return _op_feature_alpha_dropout_default(input, p, train)
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _op_rms_norm_default(input, normalized_shape, weight, eps)
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    if scale is None and enable_gqa is False:
+        return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
+    return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
+
 def _sum_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
@@ -2096,4 +2146,4 @@ def index_put_(input, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_adaptive_avg_pool2d', '_log_softmax', '_softmax', '_to_copy', 'abs', 'abs_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'avg_pool1d', 'avg_pool2d', 'bernoulli', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cross_entropy_loss', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'huber_loss', 'index', 'index_put', 'index_put_', 'kl_div', 'l1_loss', 'layer_norm', 'le', 'linear', 'linspace', 'log', 'log_', 'log_softmax', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'mean', 'min', 'mm', 'movedim', 'mse_loss', 'mul', 'mv', 'narrow', 'native_batch_norm', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_log_softmax', '_softmax', '_to_copy', 'abs', 'abs_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'bernoulli', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cross_entropy_loss', 'detach', 'diagonal', 'div', 'dot', 'dropout', 'embedding', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'group_norm', 'gt', 'hstack', 'huber_loss', 'index', 'index_put', 'index_put_', 'instance_norm', 'kl_div', 'l1_loss', 'layer_norm', 'le', 'linear', 'linspace', 'log', 'log_', 'log_softmax', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'mean', 'min', 'mm', 'movedim', 'mse_loss', 'mul', 'mv', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scaled_dot_product_attention', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

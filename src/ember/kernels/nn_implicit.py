@@ -231,3 +231,129 @@ def _ce_smooth(self, logp, target, nll, weight, reduction, ignore_index, ls, cla
 def _tn(d):
     from .common import _tname
     return _tname(d)
+
+
+# ---------------------------------------------------------------- dropout
+def _check_p(p):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p, train):
+    _check_p(p)
+    if not train or p == 0 or input.numel() == 0:
+        return input
+    return A().native_dropout.default(input, p, train)[0]
+
+
+def _feature_noise(input, p, feature, alpha):
+    _check_p(p)
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = list(input._size[:2]) + [1] * (input.dim() - 2) if feature else list(input._size)
+    noise = A().bernoulli_.float(A().new_empty.default(input, shape), 1 - p)
+    if not alpha:
+        return A().mul.Tensor(input, A().div.Scalar(noise, 1 - p)) if p < 1 else A().mul.Tensor(input, noise)
+    al = 1.7580993408473766
+    a = 1.0 / math.sqrt((al * al * p + 1) * (1 - p))
+    b = A().add.Scalar(A().mul.Scalar(A().add.Scalar(noise, -1), al * a), al * a * p)
+    return A().add.Tensor(A().mul.Tensor(input, A().mul.Scalar(noise, a)), b)
+
+
+def _dropout_variant(feature, alpha):
+    def f(input, p, train):
+        if not train or p == 0 or input.numel() == 0:
+            _check_p(p)
+            return input
+        if p == 1:
+            return A().mul.Scalar(input, 0)
+        return _feature_noise(input, p, feature, alpha)
+    return f
+
+
+feature_dropout = _dropout_variant(True, False)
+alpha_dropout = _dropout_variant(False, True)
+feature_alpha_dropout = _dropout_variant(True, True)
+
+
+# ---------------------------------------------------------------- normalization (composite)
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return A().native_batch_norm.default(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    n, c = input._size[0], input._size[1]
+    hxw = 1
+    for s in input._size[2:]:
+        hxw *= s
+    return A().native_group_norm.default(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    n, c = input._size[0], input._size[1]
+    x = A().reshape.default(input, [1, n * c] + list(input._size[2:]))
+
+    def rep(t):
+        return None if t is None else A().reshape.default(A().expand.default(A().unsqueeze.default(t, 0), [n, c]),
+                                                          [n * c])
+    rm, rv = rep(running_mean), rep(running_var)
+    out = A().native_batch_norm.default(x, rep(weight), rep(bias), rm, rv, use_input_stats, momentum, eps)[0]
+    if use_input_stats:
+        for src, dst in ((rm, running_mean), (rv, running_var)):
+            if dst is not None:
+                A().copy_.default(dst, A().mean.dim(A().view.default(src, [n, c]), [0], False))
+    return A().view.default(out, list(input._size))
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    ns = [int(s) for s in normalized_shape]
+    k = len(ns)
+    if input.dim() < k or list(input._size[input.dim() - k:]) != ns:
+        raise RuntimeError(f"Given normalized_shape={size_str(ns)}, expected input with shape "
+                           f"[*{', '.join(map(str, ns))}], but got input of size{size_str(input._size)}")
+    if weight is not None and list(weight._size) != ns:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{size_str(weight._size)} and normalized_shape = {size_str(ns)}")
+    if eps is None:
+        import numpy as np
+        eps = float(np.finfo(input.dtype._np).eps) if input.dtype.is_floating_point else 1e-6
+    dims = list(range(input.dim() - k, input.dim()))
+    ms = A().mean.dim(A().mul.Tensor(input, input), dims, True)
+    out = A().mul.Tensor(input, A().rsqrt.default(A().add.Scalar(ms, eps)))
+    return out if weight is None else A().mul.Tensor(out, weight)
+
+
+# ---------------------------------------------------------------- attention
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
+                                 enable_gqa=False):
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    L, S, E = query._size[-2], key._size[-2], query._size[-1]
+    if enable_gqa and query.dim() >= 3 and key._size[-3] != query._size[-3]:
+        hq, hk = query._size[-3], key._size[-3]
+        if hq % hk:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
+        key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hk)
+    sc = 1.0 / math.sqrt(E) if scale is None else scale
+    attn = A().mul.Scalar(A().matmul.default(query, A().transpose.int(key, -2, -1)), sc)
+    if is_causal:
+        i = A().unsqueeze.default(A().arange.default(L, device=query.device), -1)
+        j = A().unsqueeze.default(A().arange.default(S, device=query.device), 0)
+        attn_mask = A().ge.Tensor(i, j)
+    if attn_mask is not None:
+        if attn_mask.dtype.name == "bool":
+            attn = A().where.self(attn_mask, attn, A().full_like.default(attn, float("-inf")))
+        else:
+            attn = A().add.Tensor(attn, attn_mask)
+    attn = A()._softmax.default(attn, -1, False)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return A().matmul.default(attn, value)
+
+
+def _repeat_heads(t, r):
+    s = list(t._size)
+    e = A().expand.default(A().unsqueeze.default(t, -3), s[:-3] + [s[-3], r] + s[-2:])
+    return A().reshape.default(e, s[:-3] + [s[-3] * r] + s[-2:])
+
+

@@ -10,16 +10,16 @@ def _torch_size(s):
 
 
 def pointwise_spec(self, target, reduction, name="loss"):
-    try:
-        shape = broadcast_shapes(self._size, target._size)
-    except RuntimeError as e:       # torch's TensorIterator message stops at the dimension
-        raise RuntimeError(str(e).split(":")[0]) from None
     if name in ("binary_cross_entropy",) and tuple(self._size) != tuple(target._size):
         raise ValueError(f"Using a target size ({_torch_size(target._size)}) that is different to the input size "
                          f"({_torch_size(self._size)}) is deprecated. Please ensure they have the same size.")
     if name == "binary_cross_entropy_with_logits" and tuple(self._size) != tuple(target._size):
         raise ValueError(f"Target size ({_torch_size(target._size)}) must be the same as input size "
                          f"({_torch_size(self._size)})")
+    try:
+        shape = broadcast_shapes(self._size, target._size)
+    except RuntimeError as e:       # torch's TensorIterator message stops at the dimension
+        raise RuntimeError(str(e).split(":")[0]) from None
     return (tuple(shape) if reduction == 0 else ()), self.dtype
 
 
