@@ -44,6 +44,7 @@ _op_bmm_default = _ops.aten.bmm.default
 _op_cat_default = _ops.aten.cat.default
 _op_cat_out = _ops.aten.cat.out
 _op_chunk_default = _ops.aten.chunk.default
+_op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
@@ -71,6 +72,7 @@ _op_exp_out = _ops.aten.exp.out
 _op_eye_default = _ops.aten.eye.default
 _op_eye_m = _ops.aten.eye.m
 _op_fill__Scalar = _ops.aten.fill_.Scalar
+_op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_floor_divide_default = _ops.aten.floor_divide.default
 _op_floor_divide_out = _ops.aten.floor_divide.out
@@ -109,6 +111,7 @@ _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
 _op_mm_default = _ops.aten.mm.default
+_op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
@@ -169,6 +172,7 @@ _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
+_op_squeeze_dims = _ops.aten.squeeze.dims
 _op_stack_default = _ops.aten.stack.default
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub_out = _ops.aten.sub.out
@@ -1170,10 +1174,63 @@ def relu(input):
 def relu_(input):
     return _op_relu__default(input)
 
-def clamp(input, min=None, max=None, *, out=None):
+def _clamp_c0(input, min=None, max=None, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp_b0(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(input, min, max, out=out)
     return _op_clamp_default(input, min, max)
+
+def _clamp_c1(input, min=None, max=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def _clamp_b1(input, min=None, max=None):
+    return _op_clamp_Tensor(input, min, max)
+
+_clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
+_clamp_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
+
+def clamp(*args, **kwargs):
+    best = None
+    for c, b in _clamp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
 
 def clamp_(input, min=None, max=None):
     return _op_clamp__default(input, min, max)
@@ -1632,8 +1689,21 @@ def _squeeze_c1(input, dim):
 def _squeeze_b1(input, dim):
     return _op_squeeze_dim(input, dim)
 
-_squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1),)
-_squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)')
+def _squeeze_c2(input, dim):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    return s
+
+def _squeeze_b2(input, dim):
+    return _op_squeeze_dims(input, dim)
+
+_squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1), (_squeeze_c2, _squeeze_b2),)
+_squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, int[] dim)')
 
 def squeeze(*args, **kwargs):
     best = None
@@ -1671,8 +1741,53 @@ def split_with_sizes(input, split_sizes, dim=0):
 def chunk(input, chunks, dim=0):
     return _op_chunk_default(input, chunks, dim)
 
-def movedim(input, source, destination):
+def _movedim_c0(input, source, destination):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_intlist(source):
+        return None
+    if not _is_intlist(destination):
+        return None
+    return s
+
+def _movedim_b0(input, source, destination):
     return _op_movedim_intlist(input, source, destination)
+
+def _movedim_c1(input, source, destination):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(source):
+        return None
+    if not _is_int(destination):
+        return None
+    return s
+
+def _movedim_b1(input, source, destination):
+    return _op_movedim_int(input, source, destination)
+
+_movedim_ovs = ((_movedim_c0, _movedim_b0), (_movedim_c1, _movedim_b1),)
+_movedim_sigs = ('(Tensor input, int[] source, int[] destination)', '(Tensor input, int source, int destination)')
+
+def movedim(*args, **kwargs):
+    best = None
+    for c, b in _movedim_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
 
 def alias(input):
     return _op_alias_default(input)
@@ -1693,8 +1808,53 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
         return _op__to_copy_default(input)
     return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
 
-def fill_(input, value):
+def _fill__c0(input, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _fill__b0(input, value):
     return _op_fill__Scalar(input, value)
+
+def _fill__c1(input, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def _fill__b1(input, value):
+    return _op_fill__Tensor(input, value)
+
+_fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
+_fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
+
+def fill_(*args, **kwargs):
+    best = None
+    for c, b in _fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, _fill__sigs, False)
 
 def zero_(input):
     return _op_zero__default(input)
