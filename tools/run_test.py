@@ -85,24 +85,36 @@ def build_parser() -> argparse.ArgumentParser:
     for name in selection.GROUPS:
         sel.add_argument(f"--{name}", dest="group_flags", action="append_const", const=name,
                          help=f"same as --groups {name}")
-    sel.add_argument("--include", "-i", nargs="+", action="extend", default=[], metavar="PAT")
-    sel.add_argument("--exclude", "-x", nargs="+", action="extend", default=[], metavar="PAT")
+    sel.add_argument("--include", "-i", nargs="+", action="extend", default=[], metavar="PAT",
+                     help="glob patterns of test files to add (e.g. core/test_tensor, 'tests/ops/*')")
+    sel.add_argument("--exclude", "-x", nargs="+", action="extend", default=[], metavar="PAT",
+                     help="glob patterns of test files to drop")
     sel.add_argument("-m", dest="marker_expr", metavar="EXPR", help="pytest marker expression")
     order = p.add_argument_group("ordering and sharding")
-    order.add_argument("--changed-first", action="store_true")
-    order.add_argument("--base", default="main", metavar="REF")
-    order.add_argument("--shard", nargs=2, type=int, metavar=("I", "N"))
-    order.add_argument("--update-times", action="store_true")
-    order.add_argument("--times-file", default=sharding.default_times_path(TOOLS_DIR))
+    order.add_argument("--changed-first", action="store_true",
+                       help="run files covering what changed since --base first")
+    order.add_argument("--base", default="main", metavar="REF", help="git base (default: main)")
+    order.add_argument("--shard", nargs=2, type=int, metavar=("I", "N"),
+                       help="run shard I of N (1-based), balanced by recorded durations")
+    order.add_argument("--update-times", action="store_true",
+                       help="record this run's per-file durations into the times file")
+    order.add_argument("--times-file", default=sharding.default_times_path(TOOLS_DIR),
+                       metavar="PATH", help="default: tools/test_times.json")
     ex = p.add_argument_group("execution")
-    ex.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    ex.add_argument("--timeout", type=float, default=300.0, metavar="S")
-    ex.add_argument("--file-timeout", type=float, default=1200.0, metavar="S")
-    ex.add_argument("--no-retry", action="store_true")
+    ex.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                    help="parallel pytest processes (default: number of cores)")
+    ex.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                    help="per-test timeout via pytest-timeout (default 300; 0 = off)")
+    ex.add_argument("--file-timeout", type=float, default=1200.0, metavar="S",
+                    help="whole-file timeout, process group killed (default 1200; 0 = off)")
+    ex.add_argument("--no-retry", action="store_true", help="do not re-run failed tests once")
     rep = p.add_argument_group("reporting")
-    rep.add_argument("--require-parity", action="store_true")
-    rep.add_argument("--dry-run", action="store_true")
-    rep.add_argument("--reports-dir", metavar="DIR")
+    rep.add_argument("--require-parity", action="store_true",
+                     help="fail if parity tests were selected but all of them were skipped")
+    rep.add_argument("--dry-run", action="store_true",
+                     help="list the selected files per shard, in run order, and exit")
+    rep.add_argument("--reports-dir", metavar="DIR",
+                     help="JUnit XML directory (default: ROOT/test-reports, self-gitignored)")
     rep.add_argument("--root", default=DEFAULT_ROOT, help="project root (default: this checkout)")
     return p
 

@@ -10,8 +10,11 @@ RUN_TEST = os.path.join(TOOLS, "run_test.py")
 if TOOLS not in sys.path:
     sys.path.insert(0, TOOLS)
 
+# Fixture projects skip hypothesis's pytest plugin: importing it costs about a second per
+# pytest process, and these tests start dozens of them.
 PYTEST_INI = """\
 [pytest]
+addopts = -p no:hypothesispytest
 markers =
     parity: compares against real PyTorch
     slow: long-running test

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from testrunner import sharding
 
-names = st.lists(st.from_regex(r"tests/[a-z]{1,3}/test_[a-z0-9]{1,6}\.py", fullmatch=True),
-                 unique=True, max_size=40)
+names = st.lists(st.integers(0, 999), unique=True, max_size=40).map(
+    lambda ids: [f"tests/g{i % 7}/test_{i}.py" for i in ids])
 durations = st.floats(min_value=0.0, max_value=500.0, allow_nan=False)
 
 
@@ -22,9 +22,9 @@ def workloads(draw):
     return files, times, n
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(workloads())
-def test_every_file_in_exactly_one_shard(work):
+def test_every_file_in_exactly_one_shard_and_makespan_bounded(work):
     files, times, n = work
     shards = sharding.calculate_shards(files, n, times)
     assert len(shards) == n
@@ -32,13 +32,6 @@ def test_every_file_in_exactly_one_shard(work):
     assert sorted(flat) == sorted(files)  # nothing lost, nothing duplicated
     for s in shards:  # original order kept inside each shard
         assert s == [f for f in files if f in s]
-
-
-@settings(max_examples=150, deadline=None)
-@given(workloads())
-def test_makespan_within_greedy_bound(work):
-    files, times, n = work
-    shards = sharding.calculate_shards(files, n, times)
     loads = [sum(times.get(f, 0.0) for f in s) for s in shards]
     known = [times[f] for f in files if f in times]
     if known:
@@ -46,7 +39,7 @@ def test_makespan_within_greedy_bound(work):
         assert max(loads) <= sum(known) / n + max(known) + 1e-6
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(workloads())
 def test_untimed_files_spread_evenly(work):
     files, times, n = work
@@ -55,6 +48,7 @@ def test_untimed_files_spread_evenly(work):
     assert max(counts) - min(counts) <= 1
 
 
+@settings(max_examples=50, deadline=None)
 @given(workloads())
 def test_deterministic_and_order_independent(work):
     files, times, n = work

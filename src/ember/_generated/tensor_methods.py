@@ -3,7 +3,7 @@
 from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match
-
+from .functions import _rt_max, _rt_min
 
 _ops = _opsmod.ops
 
@@ -15,7 +15,20 @@ _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
+_op_all_default = _ops.aten.all.default
+_op_all_dim = _ops.aten.all.dim
+_op_all_dims = _ops.aten.all.dims
+_op_amax_default = _ops.aten.amax.default
+_op_amin_default = _ops.aten.amin.default
+_op_any_default = _ops.aten.any.default
+_op_any_dim = _ops.aten.any.dim
+_op_any_dims = _ops.aten.any.dims
+_op_argmax_default = _ops.aten.argmax.default
+_op_argmin_default = _ops.aten.argmin.default
 _op_as_strided_default = _ops.aten.as_strided.default
+_op_bernoulli__float = _ops.aten.bernoulli_.float
+_op_bernoulli_default = _ops.aten.bernoulli.default
+_op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
@@ -91,6 +104,12 @@ _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lt__Tensor = _ops.aten.lt_.Tensor
+_op_max_default = _ops.aten.max.default
+_op_max_dim = _ops.aten.max.dim
+_op_mean_default = _ops.aten.mean.default
+_op_mean_dim = _ops.aten.mean.dim
+_op_min_default = _ops.aten.min.default
+_op_min_dim = _ops.aten.min.dim
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
@@ -102,10 +121,21 @@ _op_ne__Tensor = _ops.aten.ne_.Tensor
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_new_empty_default = _ops.aten.new_empty.default
+_op_new_empty_strided_default = _ops.aten.new_empty_strided.default
+_op_new_full_default = _ops.aten.new_full.default
+_op_new_ones_default = _ops.aten.new_ones.default
+_op_new_zeros_default = _ops.aten.new_zeros.default
+_op_normal__default = _ops.aten.normal_.default
 _op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
+_op_prod_default = _ops.aten.prod.default
+_op_prod_dim_int = _ops.aten.prod.dim_int
+_op_random__default = _ops.aten.random_.default
+_op_random__from = getattr(_ops.aten.random_, 'from')
+_op_random__to = _ops.aten.random_.to
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
@@ -135,6 +165,8 @@ _op_squeeze_dim = _ops.aten.squeeze.dim
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub__Tensor = _ops.aten.sub_.Tensor
 _op_sub_out = _ops.aten.sub.out
+_op_sum_default = _ops.aten.sum.default
+_op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_t_default = _ops.aten.t.default
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
@@ -142,12 +174,148 @@ _op_tanh_out = _ops.aten.tanh.out
 _op_transpose_int = _ops.aten.transpose.int
 _op_unbind_int = _ops.aten.unbind.int
 _op_unflatten_int = _ops.aten.unflatten.int
+_op_uniform__default = _ops.aten.uniform_.default
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
 _op_view_as_default = _ops.aten.view_as.default
 _op_view_default = _ops.aten.view.default
 _op_view_dtype = _ops.aten.view.dtype
 _op_where_self = _ops.aten.where.self
 _op_zero__default = _ops.aten.zero_.default
+
+def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_empty_default(self, size)
+    return _op_new_empty_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_empty_strided_default(self, size, stride)
+    return _op_new_empty_strided_default(self, size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_full_default(self, size, fill_value)
+    return _op_new_full_default(self, size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_zeros_default(self, size)
+    return _op_new_zeros_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_ones_default(self, size)
+    return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if generator is None:
+        return _op_normal__default(self, mean, std)
+    return _op_normal__default(self, mean, std, generator=generator)
+
+def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    if generator is None:
+        return _op_uniform__default(self, from_, to)
+    return _op_uniform__default(self, from_, to, generator=generator)
+
+def __m_random__c0(self, from_, to, *, generator=None):
+    s = 0
+    if not _is_int(from_):
+        return None
+    if to is not None and not _is_int(to):
+        return None
+    return s
+
+def __m_random__b0(self, from_, to, *, generator=None):
+    if generator is None:
+        return _op_random__from(self, from_, to)
+    return _op_random__from(self, from_, to, generator=generator)
+
+def __m_random__c1(self, to, *, generator=None):
+    s = 0
+    if not _is_int(to):
+        return None
+    return s
+
+def __m_random__b1(self, to, *, generator=None):
+    if generator is None:
+        return _op_random__to(self, to)
+    return _op_random__to(self, to, generator=generator)
+
+def __m_random__c2(self, *, generator=None):
+    s = 0
+    return s
+
+def __m_random__b2(self, *, generator=None):
+    if generator is None:
+        return _op_random__default(self)
+    return _op_random__default(self, generator=generator)
+
+__m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
+__m_random__sigs = ('(int from, int? to, *, Generator? generator = None)', '(int to, *, Generator? generator = None)', '(*, Generator? generator = None)')
+
+def _m_random_(*args, **kwargs):
+    best = None
+    for c, b in __m_random__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('random_', args, kwargs, __m_random__sigs, True)
+
+def _m_bernoulli_(self, p=0.5, *, generator=None):
+    if generator is None:
+        return _op_bernoulli__float(self, p)
+    return _op_bernoulli__float(self, p, generator=generator)
+
+def __m_bernoulli_c0(self, *, generator=None):
+    s = 0
+    return s
+
+def __m_bernoulli_b0(self, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_default(self)
+    return _op_bernoulli_default(self, generator=generator)
+
+def __m_bernoulli_c1(self, p, *, generator=None):
+    s = 0
+    if not _is_real(p):
+        return None
+    return s
+
+def __m_bernoulli_b1(self, p, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_p(self, p)
+    return _op_bernoulli_p(self, p, generator=generator)
+
+__m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
+__m_bernoulli_sigs = ('(*, Generator? generator = None)', '(float p, *, Generator? generator = None)')
+
+def _m_bernoulli(*args, **kwargs):
+    best = None
+    for c, b in __m_bernoulli_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
 
 def _m_add(self, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
@@ -508,6 +676,316 @@ def _m_clamp_max(self, max):
 def _m_where(self, condition, other):
     return _op_where_self(condition, self, other)
 
+def __m_sum_c0(self, *, dtype=None):
+    s = 0
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_sum_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_sum_default(self)
+    return _op_sum_default(self, dtype=dtype)
+
+def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_sum_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_sum_dim_IntList(self, dim, keepdim)
+    return _op_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
+
+__m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
+__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def _m_sum(*args, **kwargs):
+    best = None
+    for c, b in __m_sum_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
+
+def __m_mean_c0(self, *, dtype=None):
+    s = 0
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_mean_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_mean_default(self)
+    return _op_mean_default(self, dtype=dtype)
+
+def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_mean_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_mean_dim(self, dim, keepdim)
+    return _op_mean_dim(self, dim, keepdim, dtype=dtype)
+
+__m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
+__m_mean_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def _m_mean(*args, **kwargs):
+    best = None
+    for c, b in __m_mean_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('mean', args, kwargs, __m_mean_sigs, True)
+
+def __m_prod_c0(self, *, dtype=None):
+    s = 0
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_prod_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_prod_default(self)
+    return _op_prod_default(self, dtype=dtype)
+
+def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_prod_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_prod_dim_int(self, dim, keepdim)
+    return _op_prod_dim_int(self, dim, keepdim, dtype=dtype)
+
+__m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
+__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def _m_prod(*args, **kwargs):
+    best = None
+    for c, b in __m_prod_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
+
+def _m_amax(self, dim=(), keepdim=False):
+    return _op_amax_default(self, dim, keepdim)
+
+def _m_amin(self, dim=(), keepdim=False):
+    return _op_amin_default(self, dim, keepdim)
+
+def __m_max_c0(self):
+    s = 0
+    return s
+
+def __m_max_b0(self):
+    return _op_max_default(self)
+
+def __m_max_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_max_b1(self, dim, keepdim=False):
+    return _rt_max(*_op_max_dim(self, dim, keepdim))
+
+__m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1),)
+__m_max_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_max(*args, **kwargs):
+    best = None
+    for c, b in __m_max_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('max', args, kwargs, __m_max_sigs, True)
+
+def __m_min_c0(self):
+    s = 0
+    return s
+
+def __m_min_b0(self):
+    return _op_min_default(self)
+
+def __m_min_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_min_b1(self, dim, keepdim=False):
+    return _rt_min(*_op_min_dim(self, dim, keepdim))
+
+__m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1),)
+__m_min_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_min(*args, **kwargs):
+    best = None
+    for c, b in __m_min_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('min', args, kwargs, __m_min_sigs, True)
+
+def _m_argmax(self, dim=None, keepdim=False):
+    return _op_argmax_default(self, dim, keepdim)
+
+def _m_argmin(self, dim=None, keepdim=False):
+    return _op_argmin_default(self, dim, keepdim)
+
+def __m_all_c0(self):
+    s = 0
+    return s
+
+def __m_all_b0(self):
+    return _op_all_default(self)
+
+def __m_all_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_all_b1(self, dim, keepdim=False):
+    return _op_all_dim(self, dim, keepdim)
+
+def __m_all_c2(self, dim=None, keepdim=False):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_all_b2(self, dim=None, keepdim=False):
+    return _op_all_dims(self, dim, keepdim)
+
+__m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
+__m_all_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
+
+def _m_all(*args, **kwargs):
+    best = None
+    for c, b in __m_all_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('all', args, kwargs, __m_all_sigs, True)
+
+def __m_any_c0(self):
+    s = 0
+    return s
+
+def __m_any_b0(self):
+    return _op_any_default(self)
+
+def __m_any_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_any_b1(self, dim, keepdim=False):
+    return _op_any_dim(self, dim, keepdim)
+
+def __m_any_c2(self, dim=None, keepdim=False):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_any_b2(self, dim=None, keepdim=False):
+    return _op_any_dims(self, dim, keepdim)
+
+__m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
+__m_any_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
+
+def _m_any(*args, **kwargs):
+    best = None
+    for c, b in __m_any_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('any', args, kwargs, __m_any_sigs, True)
+
 def __m_view_c0(self, *size):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -702,7 +1180,15 @@ Tensor.add = _m_add
 Tensor.add_ = _m_add_
 Tensor.adjoint = _m_adjoint
 Tensor.alias = _m_alias
+Tensor.all = _m_all
+Tensor.amax = _m_amax
+Tensor.amin = _m_amin
+Tensor.any = _m_any
+Tensor.argmax = _m_argmax
+Tensor.argmin = _m_argmin
 Tensor.as_strided = _m_as_strided
+Tensor.bernoulli = _m_bernoulli
+Tensor.bernoulli_ = _m_bernoulli_
 Tensor.bitwise_and = _m_bitwise_and
 Tensor.bitwise_and_ = _m_bitwise_and_
 Tensor.bitwise_not = _m_bitwise_not
@@ -756,6 +1242,9 @@ Tensor.logical_xor = _m_logical_xor
 Tensor.logical_xor_ = _m_logical_xor_
 Tensor.lt = _m_lt
 Tensor.lt_ = _m_lt_
+Tensor.max = _m_max
+Tensor.mean = _m_mean
+Tensor.min = _m_min
 Tensor.movedim = _m_movedim
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
@@ -764,9 +1253,17 @@ Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
 Tensor.neg = _m_neg
 Tensor.neg_ = _m_neg_
+Tensor.new_empty = _m_new_empty
+Tensor.new_empty_strided = _m_new_empty_strided
+Tensor.new_full = _m_new_full
+Tensor.new_ones = _m_new_ones
+Tensor.new_zeros = _m_new_zeros
+Tensor.normal_ = _m_normal_
 Tensor.permute = _m_permute
 Tensor.pow = _m_pow
 Tensor.pow_ = _m_pow_
+Tensor.prod = _m_prod
+Tensor.random_ = _m_random_
 Tensor.relu = _m_relu
 Tensor.relu_ = _m_relu_
 Tensor.remainder = _m_remainder
@@ -789,12 +1286,14 @@ Tensor.sqrt_ = _m_sqrt_
 Tensor.squeeze = _m_squeeze
 Tensor.sub = _m_sub
 Tensor.sub_ = _m_sub_
+Tensor.sum = _m_sum
 Tensor.t = _m_t
 Tensor.tanh = _m_tanh
 Tensor.tanh_ = _m_tanh_
 Tensor.transpose = _m_transpose
 Tensor.unbind = _m_unbind
 Tensor.unflatten = _m_unflatten
+Tensor.uniform_ = _m_uniform_
 Tensor.unsqueeze = _m_unsqueeze
 Tensor.view = _m_view
 Tensor.view_as = _m_view_as

@@ -1,0 +1,92 @@
+"""Per-op overhead on tiny tensors: median microseconds per call, ember vs torch vs numpy.
+
+    python benchmarks/op_overhead.py [--json out.json] [--profile]
+
+Workloads (issue 2): `a + b`, `relu`, 8x8 matmul, `x.sum()`, `a + b` with requires_grad, on
+4-element tensors; plus `import ember` time in a fresh interpreter. Prints JSON.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import timeit
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
+
+
+def median_us(stmt, glb, number=2000, repeat=15):
+    times = timeit.repeat(stmt, number=number, repeat=repeat, globals=glb)
+    return statistics.median(times) / number * 1e6
+
+
+def workloads(mod):
+    a = mod.tensor([1.0, 2.0, 3.0, 4.0])
+    b = mod.tensor([4.0, 3.0, 2.0, 1.0])
+    m = mod.tensor([[float(i + j) for j in range(8)] for i in range(8)])
+    ag = mod.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    g = {"mod": mod, "a": a, "b": b, "m": m, "ag": ag}
+    out = {"a + b": "a + b", "relu": "mod.relu(a)", "matmul 8x8": "m @ m" if hasattr(type(m), "__matmul__") else None,
+           "x.sum()": "a.sum()" if hasattr(a, "sum") else None, "a + b (requires_grad)": "ag + b"}
+    return g, {k: v for k, v in out.items() if v is not None}
+
+
+def bench(mod):
+    g, wl = workloads(mod)
+    res = {}
+    for name, stmt in wl.items():
+        try:
+            eval(stmt, g)
+        except Exception as e:  # an op not implemented yet is reported, not timed
+            res[name] = f"unavailable: {type(e).__name__}: {e}"[:120]
+            continue
+        res[name] = round(median_us(stmt, g), 3)
+    return res
+
+
+def import_ms(module):
+    code = f"import time; t = time.perf_counter(); import {module}; print((time.perf_counter() - t) * 1000)"
+    env = dict(os.environ, PYTHONPATH=sys.path[0])
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout)
+            for _ in range(3)]
+    return round(min(runs), 1)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--json")
+    p.add_argument("--profile", action="store_true", help="print a cProfile of 20k `a + b` calls")
+    args = p.parse_args()
+    import numpy as np
+    import ember
+    report = {"ember": bench(ember), "ember import ms": import_ms("ember")}
+    na, nb = np.ones(4, np.float32), np.ones(4, np.float32)
+    report["numpy"] = {"a + b": round(median_us("na + nb", {"na": na, "nb": nb}), 3)}
+    try:
+        import torch
+        report["torch"] = bench(torch)
+        report["torch import ms"] = import_ms("torch")
+        report["ratio ember/torch"] = {k: round(v / report["torch"][k], 2) for k, v in report["ember"].items()
+                                       if isinstance(v, float) and isinstance(report["torch"].get(k), float)}
+    except ImportError:
+        report["torch"] = "not installed"
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(text)
+    if args.profile:
+        import cProfile
+        import pstats
+        a, b = ember.tensor([1.0, 2.0, 3.0, 4.0]), ember.tensor([1.0, 2.0, 3.0, 4.0])
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(20000):
+            a + b
+        prof.disable()
+        pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+"""The one place where serialization touches ember's tensor runtime.
+
+Everything else in ``ember.serialization`` deals in bytes, pickles and names; this module turns
+storage records into ``ember.UntypedStorage`` objects and (storage, offset, size, stride, dtype)
+into ``ember.Tensor`` views, and answers the questions the saver asks about a tensor.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# -- dtype tables (FORMAT.md 4.1) ------------------------------------------------------------
+
+# classic dtypes: pickled as _rebuild_tensor_v2 with a typed storage class
+CLASSIC_STORAGE = {
+    "float64": "DoubleStorage", "float32": "FloatStorage", "float16": "HalfStorage",
+    "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage",
+    "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage", "bool": "BoolStorage",
+    "complex128": "ComplexDoubleStorage", "complex64": "ComplexFloatStorage",
+}
+STORAGE_DTYPE = {v: k for k, v in CLASSIC_STORAGE.items()}
+# torch names of element types that have no numpy representation in ember
+ITEMSIZE_FALLBACK = {"complex32": 4, "bits8": 1, "bits16": 2, "bits1x8": 1, "bits2x4": 1,
+                     "bits4x2": 1, "float8_e8m0fnu": 1, "float4_e2m1fn_x2": 1, "qint8": 1,
+                     "quint8": 1, "qint32": 4, "quint4x2": 1, "quint2x4": 1}
+
+
+def _ember():
+    import ember
+    return ember
+
+
+def dtype_by_name(name: str):
+    """ember dtype for a torch dtype name, or None when ember has no such dtype."""
+    from ember._core.dtype import dtype_from_name
+    try:
+        d = dtype_from_name(name)
+    except KeyError:
+        return None
+    return d if d.name == name else None
+
+
+def all_dtypes():
+    from ember._core.dtype import ALL_DTYPES
+    return ALL_DTYPES
+
+
+def is_dtype(obj) -> bool:
+    from ember._core.dtype import dtype
+    return isinstance(obj, dtype)
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, _ember().Tensor)
+
+
+def is_storage(obj) -> bool:
+    return isinstance(obj, _ember().UntypedStorage)
+
+
+def is_size(obj) -> bool:
+    return isinstance(obj, _ember().Size)
+
+
+def is_device(obj) -> bool:
+    return isinstance(obj, _ember().device)
+
+
+def parameter_class():
+    """ember.nn.Parameter once nn exists, else None."""
+    try:
+        from ember.nn import Parameter
+    except Exception:  # nn not built yet
+        return None
+    return Parameter
+
+
+def is_parameter(obj) -> bool:
+    P = parameter_class()
+    if P is not None and isinstance(obj, P):
+        return True
+    return bool(getattr(type(obj), "_is_param", False)) and is_tensor(obj)
+
+
+def make_size(items):
+    return _ember().Size(items)
+
+
+def make_device(*args):
+    return _ember().device(*args)
+
+
+# -- storages ---------------------------------------------------------------------------------
+
+def storage_from_buffer(buf: np.ndarray):
+    """Wrap a 1-D uint8 array (owned buffer or np.memmap slice) as a cpu storage, no copy."""
+    return _ember().UntypedStorage._from_numpy(buf)
+
+
+def meta_storage(nbytes: int):
+    return _ember().UntypedStorage(nbytes, device="meta")
+
+
+def storage_nbytes(st) -> int:
+    return int(st.nbytes())
+
+
+def storage_device_type(st) -> str:
+    return st.device.type
+
+
+def storage_array(st):
+    """The storage's bytes as a 1-D uint8 numpy array (None on meta)."""
+    data = st._data
+    if data is None:
+        return None
+    return data
+
+
+# -- tensors ----------------------------------------------------------------------------------
+
+def tensor_meta(t):
+    """(storage, storage_offset, size, stride, dtype, requires_grad, device_type) of a tensor."""
+    return (t.untyped_storage(), int(t.storage_offset()), tuple(int(s) for s in t.size()),
+            tuple(int(s) for s in t.stride()), t.dtype, bool(t.requires_grad), t.device.type)
+
+
+def tensor_flags(t) -> dict:
+    """The lazy conj/neg bits torch records in the rebuild metadata."""
+    out = {}
+    if getattr(t, "is_conj", None) is not None and t.is_conj():
+        out["conj"] = True
+    if getattr(t, "is_neg", None) is not None and t.is_neg():
+        out["neg"] = True
+    return out
+
+
+def parameter_data(p):
+    """A plain tensor viewing the Parameter's data (torch pickles ``param.data``)."""
+    detach = getattr(p, "detach", None)
+    if detach is not None:
+        return detach()
+    return _ember().Tensor._from_storage(p.untyped_storage(), p.storage_offset(), tuple(p.size()),
+                                         tuple(p.stride()), p.dtype)
+
+
+def _numpy(t):
+    try:
+        return t.numpy(force=True)
+    except TypeError:
+        return t.numpy()
+
+
+def view(storage, offset: int, size: tuple, stride: tuple, dtype):
+    return _ember().Tensor._from_storage(storage, offset, size, stride, dtype)
+
+
+def set_requires_grad(t, flag: bool):
+    if flag:
+        t.requires_grad_(True)
+    return t
+
+
+def apply_flags(t, metadata: dict):
+    """Apply {'conj': True} / {'neg': True}.  ember has no lazy conj/neg bits, so the logical
+    values are materialized into a new tensor (it no longer shares the storage)."""
+    arr = None
+    if metadata.get("conj"):
+        arr = np.conj(_numpy(t))
+    if metadata.get("neg"):
+        arr = -(arr if arr is not None else _numpy(t))
+    if arr is None:
+        return t
+    e = _ember()
+    out = e.Tensor._from_storage(
+        e.UntypedStorage._from_numpy(np.ascontiguousarray(arr).reshape(-1).view(np.uint8)),
+        0, tuple(t.size()), _contiguous_strides(tuple(t.size())), t.dtype)
+    return out
+
+
+def _contiguous_strides(size):
+    strides = []
+    acc = 1
+    for s in reversed(size):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+def make_parameter(t, requires_grad: bool):
+    P = parameter_class()
+    if P is None:
+        return set_requires_grad(t, requires_grad)
+    return P(t, requires_grad=requires_grad)
+
+
+def set_attrs(obj, state: dict):
+    for k, v in state.items():
+        setattr(obj, k, v)
+    return obj
+
+
+def contiguous_bytes(t):
+    """The tensor's elements as a contiguous uint8 array (for safetensors)."""
+    arr = np.ascontiguousarray(_numpy(t))
+    return arr.reshape(-1).view(np.uint8)

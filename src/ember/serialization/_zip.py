@@ -1,0 +1,480 @@
+"""The zip container of torch checkpoints: a writer that reproduces torch 2.13's bytes and a
+reader that accepts any well-formed zip (torch's own files, files repacked by Python's zipfile).
+
+Layout written (see FORMAT.md section 2.3): for every record a local header whose extra field is
+the "FB" padding that puts the record's data at a multiple of 64, the data, then a 16-byte data
+descriptor (none for an empty record); then the central directory, the zip64 end record, the
+zip64 locator and the classic end record.
+"""
+from __future__ import annotations
+
+import struct
+import threading
+import zlib
+from dataclasses import dataclass
+
+ALIGNMENT = 64
+_U32_MAX = 0xFFFFFFFF
+_MASK64 = (1 << 64) - 1
+
+_LOCAL_SIG = b"PK\x03\x04"
+_CENTRAL_SIG = b"PK\x01\x02"
+_DESCRIPTOR_SIG = b"PK\x07\x08"
+_EOCD_SIG = b"PK\x05\x06"
+_ZIP64_EOCD_SIG = b"PK\x06\x06"
+_ZIP64_LOCATOR_SIG = b"PK\x06\x07"
+
+_FLAG_DESCRIPTOR = 0x0008
+_FLAG_UTF8 = 0x0800
+
+
+class ZipFormatError(RuntimeError):
+    """A zip archive that cannot be read (truncated, inconsistent, missing records)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# .data/serialization_id
+#
+# torch writes 40 digits: a combination of the hashes of the record names, then a combination of
+# the crc32 of every non-empty record.  The name part uses libstdc++'s std::hash<std::string>
+# (a 64-bit Murmur variant with a fixed seed) and iterates an std::unordered_set<std::string>,
+# so to get the same digits we replay that container's insertion and rehash behaviour.
+# ---------------------------------------------------------------------------------------------
+
+def _hash_combine(seed: int, value: int) -> int:
+    return (seed ^ ((value + 0x9E3779B9 + (seed << 6) + (seed >> 2)) & _MASK64)) & _MASK64
+
+
+def _stdlib_string_hash(data: bytes, seed: int = 0xC70F6907) -> int:
+    """libstdc++ ``std::_Hash_bytes`` for a 64-bit size_t."""
+    mul = (0xC6A4A793 << 32) + 0x5BD1E995
+    n = len(data)
+    aligned = n & ~7
+    h = (seed ^ (n * mul)) & _MASK64
+    for i in range(0, aligned, 8):
+        d = int.from_bytes(data[i:i + 8], "little")
+        d = (d * mul) & _MASK64
+        d = ((d ^ (d >> 47)) * mul) & _MASK64
+        h = ((h ^ d) * mul) & _MASK64
+    if n & 7:
+        h = ((h ^ int.from_bytes(data[aligned:], "little")) * mul) & _MASK64
+    h = ((h ^ (h >> 47)) * mul) & _MASK64
+    return h ^ (h >> 47)
+
+
+# libstdc++'s table of bucket counts (the beginning of __prime_list) and the small-size table.
+_FAST_BUCKETS = (2, 2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13)
+_PRIMES = (
+    2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89,
+    97, 103, 109, 113, 127, 137, 139, 149, 157, 167, 179, 193, 199, 211, 227, 241, 257, 277, 293,
+    313, 337, 359, 383, 409, 439, 467, 503, 541, 577, 619, 661, 709, 761, 823, 887, 953, 1031,
+    1109, 1193, 1289, 1381, 1493, 1613, 1741, 1879, 2029, 2179, 2357, 2549, 2753, 2971, 3209,
+    3469, 3739, 4027, 4349, 4703, 5087, 5503, 5953, 6427, 6949, 7517, 8123, 8783, 9497, 10273,
+    11113, 12011, 12983, 14033, 15173, 16411, 17749, 19183, 20753, 22447, 24281, 26267, 28411,
+    30727, 33223, 35933, 38873, 42043, 45481, 49201, 53201, 57557, 62233, 67307, 72817, 78779,
+    85229, 92203, 99733, 107897, 116731, 126271, 136607, 147793, 159871, 172933, 187091, 202409,
+    218971, 236897, 256279, 277261, 299951, 324503, 351061, 379787, 410857, 444487, 480881,
+    520241, 562841, 608903, 658753, 712697, 771049, 834181, 902483, 976369,
+)
+
+
+class _UnorderedSetOrder:
+    """Replays the node order of libstdc++'s ``std::unordered_set`` (unique keys, cached hashes,
+    max load factor 1, growth factor 2) so iteration order matches torch's C++ writer.
+
+    The container is a singly linked list; each bucket remembers the node *before* its first node.
+    A key whose bucket is empty goes to the front of the list, otherwise right before the first
+    node of its bucket; rehashing re-inserts the nodes in list order with the same rule."""
+
+    _HEAD = -1
+
+    def __init__(self):
+        self._hashes: list[int] = []
+        self._keys: set[bytes] = set()
+        self._next: dict[int, int | None] = {self._HEAD: None}
+        self._before: dict[int, int] = {}      # bucket -> node before its first node
+        self.bucket_count = 1
+        self.next_resize = 0
+
+    def _next_bucket(self, n: int) -> int:
+        if n < len(_FAST_BUCKETS):
+            b = _FAST_BUCKETS[n]
+        else:
+            b = next((p for p in _PRIMES[6:] if p >= n), None)
+            if b is None:  # beyond this table (> ~976k records): not reproduced exactly
+                b = n | 1
+        self.next_resize = b
+        return b
+
+    def _need_rehash(self, n_elt: int) -> int | None:
+        if n_elt + 1 > self.next_resize:
+            min_bkts = max(n_elt + 1, 0 if self.next_resize else 11)
+            if min_bkts >= self.bucket_count:
+                return self._next_bucket(max(min_bkts + 1, self.bucket_count * 2))
+            self.next_resize = self.bucket_count
+        return None
+
+    def _link(self, node: int) -> None:
+        b = self._hashes[node] % self.bucket_count
+        before = self._before.get(b)
+        if before is not None:
+            self._next[node] = self._next[before]
+            self._next[before] = node
+        else:
+            first = self._next[self._HEAD]
+            self._next[node] = first
+            self._next[self._HEAD] = node
+            if first is not None:
+                self._before[self._hashes[first] % self.bucket_count] = node
+            self._before[b] = self._HEAD
+
+    def _iter_nodes(self):
+        node = self._next[self._HEAD]
+        while node is not None:
+            yield node
+            node = self._next[node]
+
+    def _rehash(self, n: int) -> None:
+        order = list(self._iter_nodes())
+        self.bucket_count = n
+        self._next = {self._HEAD: None}
+        self._before = {}
+        # libstdc++ _M_rehash_aux: an empty bucket's node goes to the list front; otherwise the
+        # node goes right after the bucket's "before" node (i.e. it becomes the bucket's first)
+        for node in order:
+            self._link(node)
+
+    def add(self, key: bytes) -> None:
+        if key in self._keys:
+            return
+        self._keys.add(key)
+        n = self._need_rehash(len(self._hashes))
+        if n is not None:
+            self._rehash(n)
+        self._hashes.append(_stdlib_string_hash(key))
+        self._link(len(self._hashes) - 1)
+
+    def combined_hash(self) -> int:
+        c = 0
+        for node in self._iter_nodes():
+            c = _hash_combine(c, self._hashes[node])
+        return c
+
+
+# ---------------------------------------------------------------------------------------------
+# writer
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class _Written:
+    name: bytes
+    header_offset: int
+    flags: int
+    crc: int
+    size: int
+    zip64_extra: bytes
+
+
+def _nbytes(data) -> int:
+    return memoryview(data).nbytes
+
+
+def _zip64_extra(size: int | None, offset: int | None) -> bytes:
+    fields = b""
+    if size is not None:
+        fields += struct.pack("<QQ", size, size)
+    if offset is not None:
+        fields += struct.pack("<Q", offset)
+    return struct.pack("<HH", 1, len(fields)) + fields if fields else b""
+
+
+def _crc32(data) -> int:
+    return zlib.crc32(memoryview(data).cast("B")) & 0xFFFFFFFF
+
+
+class ZipWriter:
+    """Writes records in torch's layout to a binary stream.  Offsets are counted from the first
+    byte this writer emits (like torch's miniz writer)."""
+
+    def __init__(self, stream, archive_name: str, alignment: int = ALIGNMENT):
+        self._f = stream
+        self._prefix = archive_name + "/"
+        self._pos = 0
+        self._alignment = alignment
+        self._written: list[_Written] = []
+        self._names: set[str] = set()
+        self._name_order = _UnorderedSetOrder()
+        self._crc_combined = 0
+        self._finished = False
+
+    def _write(self, data) -> None:
+        n = _nbytes(data)
+        if n:
+            self._f.write(data)
+        self._pos += n
+
+    def write_record(self, name: str, data, crc=None) -> None:
+        """Write one record; ``data`` is any contiguous buffer (bytes, memoryview, numpy array).
+        ``crc`` may be given (an int, or a future whose result is the crc32 of ``data``)."""
+        if name in self._names:
+            raise RuntimeError(f"record {name!r} written twice")
+        self._names.add(name)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        mv = memoryview(data)
+        if not mv.contiguous:
+            raise ValueError("record data must be contiguous")
+        mv = mv.cast("B") if mv.ndim != 1 or mv.format != "B" else mv
+        size = mv.nbytes
+        full = (self._prefix + name).encode("utf-8")
+        header_offset = self._pos
+        big_size = size >= _U32_MAX
+        big_offset = header_offset >= _U32_MAX
+        zip64 = _zip64_extra(size if big_size else None, header_offset if big_offset else None)
+        start = header_offset + 30 + len(full) + len(zip64) + 4
+        pad = (self._alignment - start % self._alignment) % self._alignment
+        flags = _FLAG_UTF8 | (_FLAG_DESCRIPTOR if size else 0)
+        extra = zip64 + b"FB" + struct.pack("<H", pad) + b"Z" * pad
+        header = struct.pack(
+            "<4sHHHHHIIIHH", _LOCAL_SIG, 0, flags, 0, 0, 0, 0, 0, 0, len(full), len(extra))
+        self._write(header + full + extra)
+        self._write(mv)
+        if crc is None:
+            crc = _crc32(mv) if size else 0
+        elif not isinstance(crc, int):   # a future computing it in another thread
+            crc = crc.result()
+        if size:
+            if zip64:
+                self._write(struct.pack("<4sIQQ", _DESCRIPTOR_SIG, crc, size, size))
+            else:
+                self._write(struct.pack("<4sIII", _DESCRIPTOR_SIG, crc, size, size))
+            self._crc_combined = _hash_combine(self._crc_combined, crc)
+        self._name_order.add(name.encode("utf-8"))
+        cd_zip64 = _zip64_extra(size if big_size else None, header_offset if big_offset else None)
+        self._written.append(_Written(full, header_offset, flags, crc, size, cd_zip64))
+
+    def serialization_id(self) -> str:
+        return "%020d%020d" % (self._name_order.combined_hash(), self._crc_combined)
+
+    def finish(self) -> None:
+        if self._finished:
+            return
+        self._finished = True
+        cd_offset = self._pos
+        parts = []
+        for w in self._written:
+            parts.append(struct.pack(
+                "<4sHHHHHHIIIHHHHHII", _CENTRAL_SIG, 0, 0, w.flags, 0, 0, 0, w.crc,
+                min(w.size, _U32_MAX), min(w.size, _U32_MAX), len(w.name), len(w.zip64_extra),
+                0, 0, 0, 0, min(w.header_offset, _U32_MAX)))
+            parts.append(w.name)
+            parts.append(w.zip64_extra)
+        cd = b"".join(parts)
+        self._write(cd)
+        zip64_eocd_offset = self._pos
+        n = len(self._written)
+        self._write(struct.pack("<4sQHHIIQQQQ", _ZIP64_EOCD_SIG, 44, 0x031E, 45, 0, 0, n, n,
+                                len(cd), cd_offset))
+        self._write(struct.pack("<4sIQI", _ZIP64_LOCATOR_SIG, 0, zip64_eocd_offset, 1))
+        self._write(struct.pack("<4sHHHHIIH", _EOCD_SIG, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF),
+                                min(len(cd), _U32_MAX), min(cd_offset, _U32_MAX), 0))
+
+
+# ---------------------------------------------------------------------------------------------
+# reader
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Record:
+    name: str              # relative to the archive folder
+    header_offset: int
+    method: int
+    flags: int
+    crc: int
+    compressed_size: int
+    size: int
+    data_offset: int = -1  # resolved lazily from the local header
+
+
+class ZipReader:
+    """Reads the central directory of a zip archive held in a seekable binary stream."""
+
+    def __init__(self, stream):
+        self._f = stream
+        try:
+            stream.seek(0, 2)
+            self.file_size = stream.tell()
+        except (OSError, ValueError) as e:
+            raise ZipFormatError(f"failed reading zip archive: stream is not seekable ({e})") from e
+        self._lock = threading.Lock()
+        self.records: dict[str, Record] = {}
+        self.archive_name = ""
+        self._read_directory()
+
+    # -- low level --------------------------------------------------------------------------
+    def _pread(self, offset: int, n: int) -> bytes:
+        if offset < 0 or n < 0 or offset + n > self.file_size:
+            raise ZipFormatError(
+                f"failed reading zip archive: read of {n} bytes at offset {offset} is past the "
+                f"end of the file ({self.file_size} bytes); the file is truncated or corrupt")
+        with self._lock:
+            self._f.seek(offset)
+            data = self._f.read(n)
+        if len(data) != n:
+            raise ZipFormatError("failed reading zip archive: short read (file truncated?)")
+        return data
+
+    def _read_directory(self) -> None:
+        size = self.file_size
+        if size < 22:
+            raise ZipFormatError("failed reading zip archive: failed finding central directory "
+                                 "(file too small)")
+        tail_len = min(size, 22 + 0xFFFF)
+        tail = self._pread(size - tail_len, tail_len)
+        pos = tail.rfind(_EOCD_SIG)
+        while pos >= 0 and pos + 22 > len(tail):
+            pos = tail.rfind(_EOCD_SIG, 0, pos)
+        if pos < 0:
+            raise ZipFormatError("failed reading zip archive: failed finding central directory "
+                                 "(no end-of-central-directory record; truncated file?)")
+        eocd_offset = size - tail_len + pos
+        (_, disk, cd_disk, n_disk, n_total, cd_size, cd_offset, _comment) = struct.unpack(
+            "<4sHHHHIIH", tail[pos:pos + 22])
+        if disk != 0 or cd_disk != 0 or n_disk != n_total:
+            raise ZipFormatError("failed reading zip archive: multi-disk archives are not supported")
+        # zip64 end record, when the locator sits right before the classic end record
+        if eocd_offset >= 20:
+            loc = self._pread(eocd_offset - 20, 20)
+            if loc[:4] == _ZIP64_LOCATOR_SIG:
+                (_, _, z64_offset, _) = struct.unpack("<4sIQI", loc)
+                rec = self._pread(z64_offset, 56)
+                if rec[:4] != _ZIP64_EOCD_SIG:
+                    raise ZipFormatError("failed reading zip archive: bad zip64 end record")
+                (_, _, _, _, _, _, n_disk64, n_total64, cd_size64, cd_offset64) = struct.unpack(
+                    "<4sQHHIIQQQQ", rec)
+                n_total, cd_size, cd_offset = n_total64, cd_size64, cd_offset64
+        if cd_offset + cd_size > eocd_offset or n_total * 46 > cd_size:
+            raise ZipFormatError("failed reading zip archive: central directory is out of bounds "
+                                 "(corrupt or truncated file)")
+        cd = self._pread(cd_offset, cd_size)
+        p = 0
+        first = True
+        for _ in range(n_total):
+            if p + 46 > len(cd) or cd[p:p + 4] != _CENTRAL_SIG:
+                raise ZipFormatError("failed reading zip archive: corrupt central directory entry")
+            (_, _, _, flags, method, _, _, crc, csize, usize, nlen, elen, clen, _, _, _,
+             hoff) = struct.unpack("<4sHHHHHHIIIHHHHHII", cd[p:p + 46])
+            name_b = cd[p + 46:p + 46 + nlen]
+            extra = cd[p + 46 + nlen:p + 46 + nlen + elen]
+            p += 46 + nlen + elen + clen
+            if p > len(cd):
+                raise ZipFormatError("failed reading zip archive: corrupt central directory entry")
+            if usize == _U32_MAX or csize == _U32_MAX or hoff == _U32_MAX:
+                usize, csize, hoff = self._apply_zip64(extra, usize, csize, hoff)
+            try:
+                name = name_b.decode("utf-8") if flags & _FLAG_UTF8 else name_b.decode("cp437")
+            except UnicodeDecodeError:
+                raise ZipFormatError("failed reading zip archive: undecodable record name") from None
+            if first:
+                first = False
+                slash = name.find("/")
+                if slash < 0:
+                    raise ZipFormatError(f"file in archive is not in a subdirectory: {name}")
+                self.archive_name = name[:slash]
+            prefix = self.archive_name + "/"
+            if not name.startswith(prefix):
+                raise ZipFormatError(f"file in archive is not in a subdirectory {prefix}: {name}")
+            rel = name[len(prefix):]
+            if rel in self.records:
+                raise ZipFormatError(f"failed reading zip archive: duplicate record {rel}")
+            if hoff + 30 > cd_offset or csize > size:
+                raise ZipFormatError(f"failed reading zip archive: record {rel} is out of bounds")
+            self.records[rel] = Record(rel, hoff, method, flags, crc, csize, usize)
+
+    @staticmethod
+    def _apply_zip64(extra: bytes, usize: int, csize: int, hoff: int):
+        p = 0
+        while p + 4 <= len(extra):
+            tag, ln = struct.unpack("<HH", extra[p:p + 4])
+            body = extra[p + 4:p + 4 + ln]
+            if tag == 1:
+                q = 0
+                def take():
+                    nonlocal q
+                    if q + 8 > len(body):
+                        raise ZipFormatError("failed reading zip archive: bad zip64 extra field")
+                    v = struct.unpack("<Q", body[q:q + 8])[0]
+                    q += 8
+                    return v
+                if usize == _U32_MAX:
+                    usize = take()
+                if csize == _U32_MAX:
+                    csize = take()
+                if hoff == _U32_MAX:
+                    hoff = take()
+                return usize, csize, hoff
+            p += 4 + ln
+        raise ZipFormatError("failed reading zip archive: missing zip64 extra field")
+
+    # -- records ----------------------------------------------------------------------------
+    def has_record(self, name: str) -> bool:
+        return name in self.records
+
+    def get(self, name: str) -> Record:
+        rec = self.records.get(name)
+        if rec is None:
+            raise ZipFormatError(f"failed locating file {name} in the archive: file not found")
+        if rec.data_offset < 0:
+            hdr = self._pread(rec.header_offset, 30)
+            if hdr[:4] != _LOCAL_SIG:
+                raise ZipFormatError(f"failed reading record {name}: bad local header signature")
+            nlen, elen = struct.unpack("<HH", hdr[26:30])
+            off = rec.header_offset + 30 + nlen + elen
+            if off + rec.compressed_size > self.file_size:
+                raise ZipFormatError(
+                    f"record {name} ({rec.compressed_size} bytes at offset {off}) extends past the "
+                    f"end of the file ({self.file_size} bytes)")
+            if rec.method not in (0, 8):
+                raise ZipFormatError(f"record {name} uses unsupported compression method {rec.method}")
+            if rec.method == 0 and rec.compressed_size != rec.size:
+                raise ZipFormatError(f"record {name}: stored record with inconsistent sizes")
+            rec.data_offset = off
+        return rec
+
+    def read(self, name: str) -> bytes:
+        rec = self.get(name)
+        raw = self._pread(rec.data_offset, rec.compressed_size)
+        if rec.method == 0:
+            return raw
+        try:
+            d = zlib.decompressobj(-15)
+            out = d.decompress(raw, rec.size + 1)
+        except zlib.error as e:
+            raise ZipFormatError(f"record {name}: corrupt deflate data ({e})") from None
+        if len(out) != rec.size:
+            raise ZipFormatError(f"record {name}: decompressed size {len(out)} != {rec.size}")
+        return out
+
+    def read_into(self, name: str, out) -> None:
+        """Read record ``name`` into the writable buffer ``out`` (sizes must match)."""
+        rec = self.get(name)
+        mv = memoryview(out).cast("B")
+        if mv.nbytes != rec.size:
+            raise ZipFormatError(f"record {name}: size {rec.size} does not match {mv.nbytes}")
+        if rec.method != 0:
+            mv[:] = self.read(name)
+            return
+        with self._lock:
+            self._f.seek(rec.data_offset)
+            got = 0
+            readinto = getattr(self._f, "readinto", None)
+            while got < rec.size:
+                if readinto is not None:
+                    n = readinto(mv[got:])
+                else:
+                    chunk = self._f.read(rec.size - got)
+                    n = len(chunk)
+                    mv[got:got + n] = chunk
+                if not n:
+                    raise ZipFormatError(f"record {name}: short read (file truncated?)")
+                got += n

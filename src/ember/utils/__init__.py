@@ -1,0 +1,1 @@
+"""ember.utils: helpers outside the core (safetensors, ...)."""
