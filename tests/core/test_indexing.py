@@ -51,14 +51,18 @@ def test_basic_getitem_is_a_view(ix):
 
 @pytest.mark.parity
 @pytest.mark.parametrize("ix", ADVANCED, ids=repr)
-@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("transposed", [False, True, "permuted"])
 def test_advanced_getitem(ix, transposed):
     torch = pytest.importorskip("torch")
     arr = base((2, 3, 4))
     e, t = ember.from_numpy(arr.copy()), torch.from_numpy(arr.copy())
-    if transposed:
-        arr = arr.transpose(1, 0, 2).copy()[:2]
-        e, t = e.transpose(0, 1)[:2], t.transpose(0, 1)[:2]
+    em = e.to("meta")
+
+    def prep(x):
+        if transposed == "permuted":
+            return x.permute(2, 0, 1)[:2, :, 1:]
+        return x.transpose(0, 1)[:2] if transposed else x
+    e, t, em = prep(e), prep(t), prep(em)
     try:
         rt = t[_conv(torch, ix)]
     except Exception as exc:
@@ -66,9 +70,12 @@ def test_advanced_getitem(ix, transposed):
             e[_conv(ember, ix)]
         return
     r = e[_conv(ember, ix)]
-    assert tuple(r.shape) == tuple(rt.shape)
+    same_meta(r, rt)
     np.testing.assert_array_equal(r.numpy(), rt.numpy())
     assert r.dtype is e.dtype
+    if not any(isinstance(x, tuple) and x and x[0] == "T" and x[2] == "bool" for x in (ix if isinstance(ix, tuple) else [ix])):
+        m = em[_conv(ember, ix)]
+        assert m.shape == r.shape and (m.stride() == r.stride() or r.numel() <= 1)
 
 
 @pytest.mark.parity
