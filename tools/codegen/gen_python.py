@@ -232,11 +232,23 @@ def python_groups(fns):
                 continue
             ov = Overload(f, out_fn, method=variant == "method")
             lst = groups.setdefault((name, variant == "method"), [])
-            key = [(x.name, x.default) for x in ov.positional + ov.kwonly]
-            if any([(x.name, x.default) for x in o.positional + o.kwonly] == key for o in lst):
-                continue   # a Scalar twin of a Tensor overload: numbers already bind as wrapped tensors
+            if any(_shadows(o, ov) for o in lst):
+                continue   # a Scalar twin of an earlier Tensor overload: numbers already bind as wrapped tensors
             lst.append(ov)
     return groups
+
+
+def _shadows(earlier, later):
+    """True when `later` has the same parameters as `earlier` and differs only where `earlier`
+    takes a Tensor and `later` a Scalar: `earlier` then accepts every call `later` would."""
+    a = earlier.positional + earlier.kwonly
+    b = later.positional + later.kwonly
+    if [(x.name, x.default) for x in a] != [(x.name, x.default) for x in b]:
+        return False
+    for x, y in zip(a, b):
+        if str(x.type) != str(y.type) and not (_is_tensor(x.type) and str(_base(y.type)) == "Scalar"):
+            return False
+    return True
 
 
 def _opvar(f):

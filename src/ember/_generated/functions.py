@@ -12,6 +12,7 @@ _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addmm_default = _ops.aten.addmm.default
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
@@ -39,9 +40,11 @@ _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
+_op_bmm_default = _ops.aten.bmm.default
 _op_cat_default = _ops.aten.cat.default
 _op_cat_out = _ops.aten.cat.out
 _op_chunk_default = _ops.aten.chunk.default
+_op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
@@ -57,6 +60,7 @@ _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_dot_default = _ops.aten.dot.default
 _op_empty_like_default = _ops.aten.empty_like.default
 _op_empty_memory_format = _ops.aten.empty.memory_format
 _op_empty_strided_default = _ops.aten.empty_strided.default
@@ -68,6 +72,7 @@ _op_exp_out = _ops.aten.exp.out
 _op_eye_default = _ops.aten.eye.default
 _op_eye_m = _ops.aten.eye.m
 _op_fill__Scalar = _ops.aten.fill_.Scalar
+_op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_floor_divide_default = _ops.aten.floor_divide.default
 _op_floor_divide_out = _ops.aten.floor_divide.out
@@ -98,15 +103,19 @@ _op_logical_xor_default = _ops.aten.logical_xor.default
 _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_mm_default = _ops.aten.mm.default
+_op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_mv_default = _ops.aten.mv.default
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
@@ -163,6 +172,7 @@ _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
+_op_squeeze_dims = _ops.aten.squeeze.dims
 _op_stack_default = _ops.aten.stack.default
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub_out = _ops.aten.sub.out
@@ -1164,10 +1174,63 @@ def relu(input):
 def relu_(input):
     return _op_relu__default(input)
 
-def clamp(input, min=None, max=None, *, out=None):
+def _clamp_c0(input, min=None, max=None, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp_b0(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(input, min, max, out=out)
     return _op_clamp_default(input, min, max)
+
+def _clamp_c1(input, min=None, max=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def _clamp_b1(input, min=None, max=None):
+    return _op_clamp_Tensor(input, min, max)
+
+_clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
+_clamp_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
+
+def clamp(*args, **kwargs):
+    best = None
+    for c, b in _clamp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
 
 def clamp_(input, min=None, max=None):
     return _op_clamp__default(input, min, max)
@@ -1555,6 +1618,26 @@ def any(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('any', args, kwargs, _any_sigs, False)
 
+def mm(input, mat2):
+    return _op_mm_default(input, mat2)
+
+def bmm(input, mat2):
+    return _op_bmm_default(input, mat2)
+
+def mv(input, vec):
+    return _op_mv_default(input, vec)
+
+def dot(input, tensor):
+    return _op_dot_default(input, tensor)
+
+def matmul(input, other):
+    return _op_matmul_default(input, other)
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmm_default(input, mat1, mat2)
+    return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
+
 def as_strided(input, size, stride, storage_offset=None):
     return _op_as_strided_default(input, size, stride, storage_offset)
 
@@ -1606,8 +1689,21 @@ def _squeeze_c1(input, dim):
 def _squeeze_b1(input, dim):
     return _op_squeeze_dim(input, dim)
 
-_squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1),)
-_squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)')
+def _squeeze_c2(input, dim):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    return s
+
+def _squeeze_b2(input, dim):
+    return _op_squeeze_dims(input, dim)
+
+_squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1), (_squeeze_c2, _squeeze_b2),)
+_squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, int[] dim)')
 
 def squeeze(*args, **kwargs):
     best = None
@@ -1645,8 +1741,53 @@ def split_with_sizes(input, split_sizes, dim=0):
 def chunk(input, chunks, dim=0):
     return _op_chunk_default(input, chunks, dim)
 
-def movedim(input, source, destination):
+def _movedim_c0(input, source, destination):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_intlist(source):
+        return None
+    if not _is_intlist(destination):
+        return None
+    return s
+
+def _movedim_b0(input, source, destination):
     return _op_movedim_intlist(input, source, destination)
+
+def _movedim_c1(input, source, destination):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(source):
+        return None
+    if not _is_int(destination):
+        return None
+    return s
+
+def _movedim_b1(input, source, destination):
+    return _op_movedim_int(input, source, destination)
+
+_movedim_ovs = ((_movedim_c0, _movedim_b0), (_movedim_c1, _movedim_b1),)
+_movedim_sigs = ('(Tensor input, int[] source, int[] destination)', '(Tensor input, int source, int destination)')
+
+def movedim(*args, **kwargs):
+    best = None
+    for c, b in _movedim_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
 
 def alias(input):
     return _op_alias_default(input)
@@ -1667,8 +1808,53 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
         return _op__to_copy_default(input)
     return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
 
-def fill_(input, value):
+def _fill__c0(input, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _fill__b0(input, value):
     return _op_fill__Scalar(input, value)
+
+def _fill__c1(input, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def _fill__b1(input, value):
+    return _op_fill__Tensor(input, value)
+
+_fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
+_fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
+
+def fill_(*args, **kwargs):
+    best = None
+    for c, b in _fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, _fill__sigs, False)
 
 def zero_(input):
     return _op_zero__default(input)
@@ -1696,4 +1882,4 @@ def index_put_(input, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_to_copy', 'abs', 'abs_', 'add', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'max', 'mean', 'min', 'movedim', 'mul', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_to_copy', 'abs', 'abs_', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

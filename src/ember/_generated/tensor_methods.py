@@ -13,6 +13,7 @@ _op_abs_out = _ops.aten.abs.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addmm_default = _ops.aten.addmm.default
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
@@ -41,7 +42,9 @@ _op_bitwise_or__Tensor = _ops.aten.bitwise_or_.Tensor
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
+_op_bmm_default = _ops.aten.bmm.default
 _op_chunk_default = _ops.aten.chunk.default
+_op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
@@ -61,6 +64,7 @@ _op_div__Tensor = _ops.aten.div_.Tensor
 _op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_dot_default = _ops.aten.dot.default
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_eq__Tensor = _ops.aten.eq_.Tensor
@@ -70,6 +74,7 @@ _op_exp_out = _ops.aten.exp.out
 _op_expand_as_default = _ops.aten.expand_as.default
 _op_expand_default = _ops.aten.expand.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
+_op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_floor_divide__default = _ops.aten.floor_divide_.default
 _op_floor_divide_default = _ops.aten.floor_divide.default
@@ -104,16 +109,20 @@ _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lt__Tensor = _ops.aten.lt_.Tensor
+_op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_mm_default = _ops.aten.mm.default
+_op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_mv_default = _ops.aten.mv.default
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
@@ -131,6 +140,7 @@ _op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
+_op_pow__Tensor = _ops.aten.pow_.Tensor
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
 _op_random__default = _ops.aten.random_.default
@@ -162,6 +172,7 @@ _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
+_op_squeeze_dims = _ops.aten.squeeze.dims
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub__Tensor = _ops.aten.sub_.Tensor
 _op_sub_out = _ops.aten.sub.out
@@ -458,8 +469,45 @@ def _m_pow(self, exponent, *, out=None):
         return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
     return _op_pow_Tensor_Tensor(self, exponent)
 
-def _m_pow_(self, exponent):
+def __m_pow__c0(self, exponent):
+    s = 0
+    if not _is_num(exponent):
+        if not (isinstance(exponent, Tensor) and exponent.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_pow__b0(self, exponent):
     return _op_pow__Scalar(self, exponent)
+
+def __m_pow__c1(self, exponent):
+    s = 0
+    if not isinstance(exponent, Tensor):
+        if not _is_num(exponent):
+            return None
+        s += 1
+    return s
+
+def __m_pow__b1(self, exponent):
+    return _op_pow__Tensor(self, exponent)
+
+__m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
+__m_pow__sigs = ('(Scalar exponent)', '(Tensor exponent)')
+
+def _m_pow_(*args, **kwargs):
+    best = None
+    for c, b in __m_pow__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
 def _m_eq(self, other, *, out=None):
     if out is not None:
@@ -659,10 +707,55 @@ def _m_relu(self):
 def _m_relu_(self):
     return _op_relu__default(self)
 
-def _m_clamp(self, min=None, max=None, *, out=None):
+def __m_clamp_c0(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_b0(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(self, min, max, out=out)
     return _op_clamp_default(self, min, max)
+
+def __m_clamp_c1(self, min=None, max=None):
+    s = 0
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_b1(self, min=None, max=None):
+    return _op_clamp_Tensor(self, min, max)
+
+__m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
+__m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None)')
+
+def _m_clamp(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
 
 def _m_clamp_(self, min=None, max=None):
     return _op_clamp__default(self, min, max)
@@ -986,6 +1079,26 @@ def _m_any(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('any', args, kwargs, __m_any_sigs, True)
 
+def _m_mm(self, mat2):
+    return _op_mm_default(self, mat2)
+
+def _m_bmm(self, mat2):
+    return _op_bmm_default(self, mat2)
+
+def _m_mv(self, vec):
+    return _op_mv_default(self, vec)
+
+def _m_dot(self, tensor):
+    return _op_dot_default(self, tensor)
+
+def _m_matmul(self, other):
+    return _op_matmul_default(self, other)
+
+def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmm_default(self, mat1, mat2)
+    return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
+
 def __m_view_c0(self, *size):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -1081,8 +1194,21 @@ def __m_squeeze_c1(self, dim):
 def __m_squeeze_b1(self, dim):
     return _op_squeeze_dim(self, dim)
 
-__m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1),)
-__m_squeeze_sigs = ('()', '(int dim)')
+def __m_squeeze_c2(self, *dim):
+    s = 0
+    if len(dim) == 1 and not isinstance(dim[0], (int, Tensor)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+            return None
+    return s
+
+def __m_squeeze_b2(self, *dim):
+    if len(dim) == 1 and not isinstance(dim[0], (int, Tensor)):
+        dim = dim[0]
+    return _op_squeeze_dims(self, dim)
+
+__m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
+__m_squeeze_sigs = ('()', '(int dim)', '(int[] dim)')
 
 def _m_squeeze(*args, **kwargs):
     best = None
@@ -1120,8 +1246,45 @@ def _m_split_with_sizes(self, split_sizes, dim=0):
 def _m_chunk(self, chunks, dim=0):
     return _op_chunk_default(self, chunks, dim)
 
-def _m_movedim(self, source, destination):
+def __m_movedim_c0(self, source, destination):
+    s = 0
+    if not _is_intlist(source):
+        return None
+    if not _is_intlist(destination):
+        return None
+    return s
+
+def __m_movedim_b0(self, source, destination):
     return _op_movedim_intlist(self, source, destination)
+
+def __m_movedim_c1(self, source, destination):
+    s = 0
+    if not _is_int(source):
+        return None
+    if not _is_int(destination):
+        return None
+    return s
+
+def __m_movedim_b1(self, source, destination):
+    return _op_movedim_int(self, source, destination)
+
+__m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedim_b1),)
+__m_movedim_sigs = ('(int[] source, int[] destination)', '(int source, int destination)')
+
+def _m_movedim(*args, **kwargs):
+    best = None
+    for c, b in __m_movedim_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('movedim', args, kwargs, __m_movedim_sigs, True)
 
 def _m_alias(self):
     return _op_alias_default(self)
@@ -1158,8 +1321,45 @@ def _m_resize_(self, *size, memory_format=None):
         return _op_resize__default(self, size)
     return _op_resize__default(self, size, memory_format=memory_format)
 
-def _m_fill_(self, value):
+def __m_fill__c0(self, value):
+    s = 0
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_fill__b0(self, value):
     return _op_fill__Scalar(self, value)
+
+def __m_fill__c1(self, value):
+    s = 0
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def __m_fill__b1(self, value):
+    return _op_fill__Tensor(self, value)
+
+__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
+__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
+
+def _m_fill_(*args, **kwargs):
+    best = None
+    for c, b in __m_fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
 
 def _m_zero_(self):
     return _op_zero__default(self)
@@ -1178,6 +1378,7 @@ Tensor.abs = _m_abs
 Tensor.abs_ = _m_abs_
 Tensor.add = _m_add
 Tensor.add_ = _m_add_
+Tensor.addmm = _m_addmm
 Tensor.adjoint = _m_adjoint
 Tensor.alias = _m_alias
 Tensor.all = _m_all
@@ -1197,6 +1398,7 @@ Tensor.bitwise_or = _m_bitwise_or
 Tensor.bitwise_or_ = _m_bitwise_or_
 Tensor.bitwise_xor = _m_bitwise_xor
 Tensor.bitwise_xor_ = _m_bitwise_xor_
+Tensor.bmm = _m_bmm
 Tensor.chunk = _m_chunk
 Tensor.clamp = _m_clamp
 Tensor.clamp_ = _m_clamp_
@@ -1211,6 +1413,7 @@ Tensor.detach = _m_detach
 Tensor.diagonal = _m_diagonal
 Tensor.div = _m_div
 Tensor.div_ = _m_div_
+Tensor.dot = _m_dot
 Tensor.eq = _m_eq
 Tensor.eq_ = _m_eq_
 Tensor.exp = _m_exp
@@ -1242,12 +1445,15 @@ Tensor.logical_xor = _m_logical_xor
 Tensor.logical_xor_ = _m_logical_xor_
 Tensor.lt = _m_lt
 Tensor.lt_ = _m_lt_
+Tensor.matmul = _m_matmul
 Tensor.max = _m_max
 Tensor.mean = _m_mean
 Tensor.min = _m_min
+Tensor.mm = _m_mm
 Tensor.movedim = _m_movedim
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
+Tensor.mv = _m_mv
 Tensor.narrow = _m_narrow
 Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
