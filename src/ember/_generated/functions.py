@@ -10,8 +10,18 @@ _op__to_copy_default = _ops.aten._to_copy.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
+_op_acos__default = _ops.aten.acos_.default
+_op_acos_default = _ops.aten.acos.default
+_op_acos_out = _ops.aten.acos.out
+_op_acosh__default = _ops.aten.acosh_.default
+_op_acosh_default = _ops.aten.acosh.default
+_op_acosh_out = _ops.aten.acosh.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addcdiv_default = _ops.aten.addcdiv.default
+_op_addcdiv_out = _ops.aten.addcdiv.out
+_op_addcmul_default = _ops.aten.addcmul.default
+_op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
@@ -26,9 +36,43 @@ _op_any_dims = _ops.aten.any.dims
 _op_arange_default = _ops.aten.arange.default
 _op_arange_start = _ops.aten.arange.start
 _op_arange_start_step = _ops.aten.arange.start_step
+_op_arccos__default = _ops.aten.arccos_.default
+_op_arccos_default = _ops.aten.arccos.default
+_op_arccos_out = _ops.aten.arccos.out
+_op_arccosh__default = _ops.aten.arccosh_.default
+_op_arccosh_default = _ops.aten.arccosh.default
+_op_arccosh_out = _ops.aten.arccosh.out
+_op_arcsin__default = _ops.aten.arcsin_.default
+_op_arcsin_default = _ops.aten.arcsin.default
+_op_arcsin_out = _ops.aten.arcsin.out
+_op_arcsinh__default = _ops.aten.arcsinh_.default
+_op_arcsinh_default = _ops.aten.arcsinh.default
+_op_arcsinh_out = _ops.aten.arcsinh.out
+_op_arctan2_default = _ops.aten.arctan2.default
+_op_arctan2_out = _ops.aten.arctan2.out
+_op_arctan__default = _ops.aten.arctan_.default
+_op_arctan_default = _ops.aten.arctan.default
+_op_arctan_out = _ops.aten.arctan.out
+_op_arctanh__default = _ops.aten.arctanh_.default
+_op_arctanh_default = _ops.aten.arctanh.default
+_op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
 _op_argmin_default = _ops.aten.argmin.default
 _op_as_strided_default = _ops.aten.as_strided.default
+_op_asin__default = _ops.aten.asin_.default
+_op_asin_default = _ops.aten.asin.default
+_op_asin_out = _ops.aten.asin.out
+_op_asinh__default = _ops.aten.asinh_.default
+_op_asinh_default = _ops.aten.asinh.default
+_op_asinh_out = _ops.aten.asinh.out
+_op_atan2_default = _ops.aten.atan2.default
+_op_atan2_out = _ops.aten.atan2.out
+_op_atan__default = _ops.aten.atan_.default
+_op_atan_default = _ops.aten.atan.default
+_op_atan_out = _ops.aten.atan.out
+_op_atanh__default = _ops.aten.atanh_.default
+_op_atanh_default = _ops.aten.atanh.default
+_op_atanh_out = _ops.aten.atanh.out
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
@@ -43,16 +87,27 @@ _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bmm_default = _ops.aten.bmm.default
 _op_cat_default = _ops.aten.cat.default
 _op_cat_out = _ops.aten.cat.out
+_op_ceil__default = _ops.aten.ceil_.default
+_op_ceil_default = _ops.aten.ceil.default
+_op_ceil_out = _ops.aten.ceil.out
+_op_celu__default = _ops.aten.celu_.default
+_op_celu_default = _ops.aten.celu.default
 _op_chunk_default = _ops.aten.chunk.default
-_op_clamp__default = _ops.aten.clamp_.default
+_op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_out = _ops.aten.clamp.out
+_op_clip__default = _ops.aten.clip_.default
+_op_clip_default = _ops.aten.clip.default
+_op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
+_op_cosh__default = _ops.aten.cosh_.default
+_op_cosh_default = _ops.aten.cosh.default
+_op_cosh_out = _ops.aten.cosh.out
 _op_detach_default = _ops.aten.detach.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
@@ -60,36 +115,106 @@ _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_elu__default = _ops.aten.elu_.default
+_op_elu_default = _ops.aten.elu.default
+_op_elu_out = _ops.aten.elu.out
 _op_empty_like_default = _ops.aten.empty_like.default
 _op_empty_memory_format = _ops.aten.empty.memory_format
 _op_empty_strided_default = _ops.aten.empty_strided.default
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
+_op_erf__default = _ops.aten.erf_.default
+_op_erf_default = _ops.aten.erf.default
+_op_erf_out = _ops.aten.erf.out
+_op_erfc__default = _ops.aten.erfc_.default
+_op_erfc_default = _ops.aten.erfc.default
+_op_erfc_out = _ops.aten.erfc.out
+_op_erfinv_default = _ops.aten.erfinv.default
+_op_erfinv_out = _ops.aten.erfinv.out
+_op_exp2__default = _ops.aten.exp2_.default
+_op_exp2_default = _ops.aten.exp2.default
+_op_exp2_out = _ops.aten.exp2.out
 _op_exp__default = _ops.aten.exp_.default
 _op_exp_default = _ops.aten.exp.default
 _op_exp_out = _ops.aten.exp.out
+_op_expm1__default = _ops.aten.expm1_.default
+_op_expm1_default = _ops.aten.expm1.default
+_op_expm1_out = _ops.aten.expm1.out
 _op_eye_default = _ops.aten.eye.default
 _op_eye_m = _ops.aten.eye.m
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
+_op_floor__default = _ops.aten.floor_.default
+_op_floor_default = _ops.aten.floor.default
 _op_floor_divide_default = _ops.aten.floor_divide.default
 _op_floor_divide_out = _ops.aten.floor_divide.out
+_op_floor_out = _ops.aten.floor.out
+_op_fmax_default = _ops.aten.fmax.default
+_op_fmax_out = _ops.aten.fmax.out
+_op_fmin_default = _ops.aten.fmin.default
+_op_fmin_out = _ops.aten.fmin.out
+_op_fmod_Tensor = _ops.aten.fmod.Tensor
+_op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
+_op_frac__default = _ops.aten.frac_.default
+_op_frac_default = _ops.aten.frac.default
+_op_frac_out = _ops.aten.frac.out
 _op_full_default = _ops.aten.full.default
 _op_full_like_default = _ops.aten.full_like.default
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
+_op_gelu__default = _ops.aten.gelu_.default
+_op_gelu_default = _ops.aten.gelu.default
+_op_gelu_out = _ops.aten.gelu.out
+_op_glu_default = _ops.aten.glu.default
+_op_glu_out = _ops.aten.glu.out
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
+_op_hardsigmoid__default = _ops.aten.hardsigmoid_.default
+_op_hardsigmoid_default = _ops.aten.hardsigmoid.default
+_op_hardsigmoid_out = _ops.aten.hardsigmoid.out
+_op_hardswish__default = _ops.aten.hardswish_.default
+_op_hardswish_default = _ops.aten.hardswish.default
+_op_hardswish_out = _ops.aten.hardswish.out
+_op_hardtanh__default = _ops.aten.hardtanh_.default
+_op_hardtanh_default = _ops.aten.hardtanh.default
+_op_hardtanh_out = _ops.aten.hardtanh.out
 _op_hstack_default = _ops.aten.hstack.default
+_op_hypot_default = _ops.aten.hypot.default
+_op_hypot_out = _ops.aten.hypot.out
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_isfinite_default = _ops.aten.isfinite.default
+_op_isinf_default = _ops.aten.isinf.default
+_op_isnan_default = _ops.aten.isnan.default
+_op_isneginf_default = _ops.aten.isneginf.default
+_op_isneginf_out = _ops.aten.isneginf.out
+_op_isposinf_default = _ops.aten.isposinf.default
+_op_isposinf_out = _ops.aten.isposinf.out
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
+_op_leaky_relu__default = _ops.aten.leaky_relu_.default
+_op_leaky_relu_default = _ops.aten.leaky_relu.default
+_op_leaky_relu_out = _ops.aten.leaky_relu.out
+_op_lerp_Scalar = _ops.aten.lerp.Scalar
+_op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_linspace_default = _ops.aten.linspace.default
+_op_log10__default = _ops.aten.log10_.default
+_op_log10_default = _ops.aten.log10.default
+_op_log10_out = _ops.aten.log10.out
+_op_log1p__default = _ops.aten.log1p_.default
+_op_log1p_default = _ops.aten.log1p.default
+_op_log1p_out = _ops.aten.log1p.out
+_op_log2__default = _ops.aten.log2_.default
+_op_log2_default = _ops.aten.log2.default
+_op_log2_out = _ops.aten.log2.out
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
+_op_log_sigmoid_default = _ops.aten.log_sigmoid.default
+_op_log_sigmoid_out = _ops.aten.log_sigmoid.out
+_op_logaddexp_default = _ops.aten.logaddexp.default
+_op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
 _op_logical_not__default = _ops.aten.logical_not_.default
@@ -99,20 +224,33 @@ _op_logical_or_default = _ops.aten.logical_or.default
 _op_logical_or_out = _ops.aten.logical_or.out
 _op_logical_xor_default = _ops.aten.logical_xor.default
 _op_logical_xor_out = _ops.aten.logical_xor.out
+_op_logit__default = _ops.aten.logit_.default
+_op_logit_default = _ops.aten.logit.default
+_op_logit_out = _ops.aten.logit.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
+_op_maximum_default = _ops.aten.maximum.default
+_op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_minimum_default = _ops.aten.minimum.default
+_op_minimum_out = _ops.aten.minimum.out
+_op_mish__default = _ops.aten.mish_.default
+_op_mish_default = _ops.aten.mish.default
+_op_mish_out = _ops.aten.mish.out
 _op_mm_default = _ops.aten.mm.default
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_mv_default = _ops.aten.mv.default
+_op_nan_to_num__default = _ops.aten.nan_to_num_.default
+_op_nan_to_num_default = _ops.aten.nan_to_num.default
+_op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
@@ -124,6 +262,7 @@ _op_ones_like_default = _ops.aten.ones_like.default
 _op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
+_op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
 _op_rand_default = _ops.aten.rand.default
@@ -144,29 +283,57 @@ _op_randn_like_default = _ops.aten.randn_like.default
 _op_randn_like_generator = _ops.aten.randn_like.generator
 _op_randperm_default = _ops.aten.randperm.default
 _op_randperm_generator = _ops.aten.randperm.generator
+_op_reciprocal__default = _ops.aten.reciprocal_.default
+_op_reciprocal_default = _ops.aten.reciprocal.default
+_op_reciprocal_out = _ops.aten.reciprocal.out
+_op_relu6__default = _ops.aten.relu6_.default
+_op_relu6_default = _ops.aten.relu6.default
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
 _op_reshape_default = _ops.aten.reshape.default
+_op_round__decimals = _ops.aten.round_.decimals
+_op_round__default = _ops.aten.round_.default
+_op_round_decimals = _ops.aten.round.decimals
+_op_round_decimals_out = _ops.aten.round.decimals_out
+_op_round_default = _ops.aten.round.default
+_op_round_out = _ops.aten.round.out
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
 _op_select_int = _ops.aten.select.int
+_op_selu__default = _ops.aten.selu_.default
+_op_selu_default = _ops.aten.selu.default
+_op_sgn_default = _ops.aten.sgn.default
+_op_sgn_out = _ops.aten.sgn.out
 _op_sigmoid__default = _ops.aten.sigmoid_.default
 _op_sigmoid_default = _ops.aten.sigmoid.default
 _op_sigmoid_out = _ops.aten.sigmoid.out
+_op_sign_default = _ops.aten.sign.default
+_op_sign_out = _ops.aten.sign.out
+_op_silu__default = _ops.aten.silu_.default
+_op_silu_default = _ops.aten.silu.default
+_op_silu_out = _ops.aten.silu.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_sinh__default = _ops.aten.sinh_.default
+_op_sinh_default = _ops.aten.sinh.default
+_op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_softplus_default = _ops.aten.softplus.default
+_op_softplus_out = _ops.aten.softplus.out
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
 _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
+_op_square__default = _ops.aten.square_.default
+_op_square_default = _ops.aten.square.default
+_op_square_out = _ops.aten.square.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
 _op_stack_default = _ops.aten.stack.default
@@ -175,15 +342,27 @@ _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_t_default = _ops.aten.t.default
+_op_tan__default = _ops.aten.tan_.default
+_op_tan_default = _ops.aten.tan.default
+_op_tan_out = _ops.aten.tan.out
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_threshold__default = _ops.aten.threshold_.default
+_op_threshold_default = _ops.aten.threshold.default
+_op_threshold_out = _ops.aten.threshold.out
 _op_transpose_int = _ops.aten.transpose.int
+_op_trunc__default = _ops.aten.trunc_.default
+_op_trunc_default = _ops.aten.trunc.default
+_op_trunc_out = _ops.aten.trunc.out
 _op_unbind_int = _ops.aten.unbind.int
 _op_unflatten_int = _ops.aten.unflatten.int
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
 _op_vstack_default = _ops.aten.vstack.default
 _op_where_self = _ops.aten.where.self
+_op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
+_op_xlogy_Tensor = _ops.aten.xlogy.Tensor
+_op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
@@ -915,6 +1094,559 @@ def bernoulli(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
 
+def exp2(input, *, out=None):
+    if out is not None:
+        return _op_exp2_out(input, out=out)
+    return _op_exp2_default(input)
+
+def exp2_(input):
+    return _op_exp2__default(input)
+
+def expm1(input, *, out=None):
+    if out is not None:
+        return _op_expm1_out(input, out=out)
+    return _op_expm1_default(input)
+
+def expm1_(input):
+    return _op_expm1__default(input)
+
+def log1p(input, *, out=None):
+    if out is not None:
+        return _op_log1p_out(input, out=out)
+    return _op_log1p_default(input)
+
+def log1p_(input):
+    return _op_log1p__default(input)
+
+def log2(input, *, out=None):
+    if out is not None:
+        return _op_log2_out(input, out=out)
+    return _op_log2_default(input)
+
+def log2_(input):
+    return _op_log2__default(input)
+
+def log10(input, *, out=None):
+    if out is not None:
+        return _op_log10_out(input, out=out)
+    return _op_log10_default(input)
+
+def log10_(input):
+    return _op_log10__default(input)
+
+def sign(input, *, out=None):
+    if out is not None:
+        return _op_sign_out(input, out=out)
+    return _op_sign_default(input)
+
+def sgn(input, *, out=None):
+    if out is not None:
+        return _op_sgn_out(input, out=out)
+    return _op_sgn_default(input)
+
+def floor(input, *, out=None):
+    if out is not None:
+        return _op_floor_out(input, out=out)
+    return _op_floor_default(input)
+
+def floor_(input):
+    return _op_floor__default(input)
+
+def ceil(input, *, out=None):
+    if out is not None:
+        return _op_ceil_out(input, out=out)
+    return _op_ceil_default(input)
+
+def ceil_(input):
+    return _op_ceil__default(input)
+
+def _round_c0(input, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _round_b0(input, *, out=None):
+    if out is not None:
+        return _op_round_out(input, out=out)
+    return _op_round_default(input)
+
+def _round_c1(input, *, decimals, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(decimals):
+        return None
+    return s
+
+def _round_b1(input, *, decimals, out=None):
+    if out is not None:
+        return _op_round_decimals_out(input, decimals=decimals, out=out)
+    return _op_round_decimals(input, decimals=decimals)
+
+_round_ovs = ((_round_c0, _round_b0), (_round_c1, _round_b1),)
+_round_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, *, int decimals, Tensor out = None)')
+
+def round(*args, **kwargs):
+    best = None
+    for c, b in _round_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('round', args, kwargs, _round_sigs, False)
+
+def _round__c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _round__b0(input):
+    return _op_round__default(input)
+
+def _round__c1(input, *, decimals):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(decimals):
+        return None
+    return s
+
+def _round__b1(input, *, decimals):
+    return _op_round__decimals(input, decimals=decimals)
+
+_round__ovs = ((_round__c0, _round__b0), (_round__c1, _round__b1),)
+_round__sigs = ('(Tensor input)', '(Tensor input, *, int decimals)')
+
+def round_(*args, **kwargs):
+    best = None
+    for c, b in _round__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('round_', args, kwargs, _round__sigs, False)
+
+def trunc(input, *, out=None):
+    if out is not None:
+        return _op_trunc_out(input, out=out)
+    return _op_trunc_default(input)
+
+def trunc_(input):
+    return _op_trunc__default(input)
+
+def frac(input, *, out=None):
+    if out is not None:
+        return _op_frac_out(input, out=out)
+    return _op_frac_default(input)
+
+def frac_(input):
+    return _op_frac__default(input)
+
+def reciprocal(input, *, out=None):
+    if out is not None:
+        return _op_reciprocal_out(input, out=out)
+    return _op_reciprocal_default(input)
+
+def reciprocal_(input):
+    return _op_reciprocal__default(input)
+
+def square(input, *, out=None):
+    if out is not None:
+        return _op_square_out(input, out=out)
+    return _op_square_default(input)
+
+def square_(input):
+    return _op_square__default(input)
+
+def erf(input, *, out=None):
+    if out is not None:
+        return _op_erf_out(input, out=out)
+    return _op_erf_default(input)
+
+def erf_(input):
+    return _op_erf__default(input)
+
+def erfc(input, *, out=None):
+    if out is not None:
+        return _op_erfc_out(input, out=out)
+    return _op_erfc_default(input)
+
+def erfc_(input):
+    return _op_erfc__default(input)
+
+def erfinv(input, *, out=None):
+    if out is not None:
+        return _op_erfinv_out(input, out=out)
+    return _op_erfinv_default(input)
+
+def asin(input, *, out=None):
+    if out is not None:
+        return _op_asin_out(input, out=out)
+    return _op_asin_default(input)
+
+def asin_(input):
+    return _op_asin__default(input)
+
+def acos(input, *, out=None):
+    if out is not None:
+        return _op_acos_out(input, out=out)
+    return _op_acos_default(input)
+
+def acos_(input):
+    return _op_acos__default(input)
+
+def atan(input, *, out=None):
+    if out is not None:
+        return _op_atan_out(input, out=out)
+    return _op_atan_default(input)
+
+def atan_(input):
+    return _op_atan__default(input)
+
+def sinh(input, *, out=None):
+    if out is not None:
+        return _op_sinh_out(input, out=out)
+    return _op_sinh_default(input)
+
+def sinh_(input):
+    return _op_sinh__default(input)
+
+def cosh(input, *, out=None):
+    if out is not None:
+        return _op_cosh_out(input, out=out)
+    return _op_cosh_default(input)
+
+def cosh_(input):
+    return _op_cosh__default(input)
+
+def tan(input, *, out=None):
+    if out is not None:
+        return _op_tan_out(input, out=out)
+    return _op_tan_default(input)
+
+def tan_(input):
+    return _op_tan__default(input)
+
+def asinh(input, *, out=None):
+    if out is not None:
+        return _op_asinh_out(input, out=out)
+    return _op_asinh_default(input)
+
+def asinh_(input):
+    return _op_asinh__default(input)
+
+def acosh(input, *, out=None):
+    if out is not None:
+        return _op_acosh_out(input, out=out)
+    return _op_acosh_default(input)
+
+def acosh_(input):
+    return _op_acosh__default(input)
+
+def atanh(input, *, out=None):
+    if out is not None:
+        return _op_atanh_out(input, out=out)
+    return _op_atanh_default(input)
+
+def atanh_(input):
+    return _op_atanh__default(input)
+
+def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
+    if out is not None:
+        return _op_nan_to_num_out(input, nan, posinf, neginf, out=out)
+    return _op_nan_to_num_default(input, nan, posinf, neginf)
+
+def nan_to_num_(input, nan=None, posinf=None, neginf=None):
+    return _op_nan_to_num__default(input, nan, posinf, neginf)
+
+def logit(input, eps=None, *, out=None):
+    if out is not None:
+        return _op_logit_out(input, eps, out=out)
+    return _op_logit_default(input, eps)
+
+def logit_(input, eps=None):
+    return _op_logit__default(input, eps)
+
+def hypot(input, other, *, out=None):
+    if out is not None:
+        return _op_hypot_out(input, other, out=out)
+    return _op_hypot_default(input, other)
+
+def atan2(input, other, *, out=None):
+    if out is not None:
+        return _op_atan2_out(input, other, out=out)
+    return _op_atan2_default(input, other)
+
+def lerp(input, end, weight, *, out=None):
+    if out is not None:
+        return _op_lerp_Scalar_out(input, end, weight, out=out)
+    return _op_lerp_Scalar(input, end, weight)
+
+def fmod(input, other, *, out=None):
+    if out is not None:
+        return _op_fmod_Tensor_out(input, other, out=out)
+    return _op_fmod_Tensor(input, other)
+
+def maximum(input, other, *, out=None):
+    if out is not None:
+        return _op_maximum_out(input, other, out=out)
+    return _op_maximum_default(input, other)
+
+def minimum(input, other, *, out=None):
+    if out is not None:
+        return _op_minimum_out(input, other, out=out)
+    return _op_minimum_default(input, other)
+
+def fmax(input, other, *, out=None):
+    if out is not None:
+        return _op_fmax_out(input, other, out=out)
+    return _op_fmax_default(input, other)
+
+def fmin(input, other, *, out=None):
+    if out is not None:
+        return _op_fmin_out(input, other, out=out)
+    return _op_fmin_default(input, other)
+
+def clamp_(input, min=None, max=None):
+    return _op_clamp__Tensor(input, min, max)
+
+def isnan(input):
+    return _op_isnan_default(input)
+
+def isinf(input):
+    return _op_isinf_default(input)
+
+def isfinite(input):
+    return _op_isfinite_default(input)
+
+def isposinf(input, *, out=None):
+    if out is not None:
+        return _op_isposinf_out(input, out=out)
+    return _op_isposinf_default(input)
+
+def isneginf(input, *, out=None):
+    if out is not None:
+        return _op_isneginf_out(input, out=out)
+    return _op_isneginf_default(input)
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    if out is None and value.__class__ is int and value == 1:
+        return _op_addcmul_default(input, tensor1, tensor2)
+    if out is not None:
+        return _op_addcmul_out(input, tensor1, tensor2, value=value, out=out)
+    return _op_addcmul_default(input, tensor1, tensor2, value=value)
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    if out is None and value.__class__ is int and value == 1:
+        return _op_addcdiv_default(input, tensor1, tensor2)
+    if out is not None:
+        return _op_addcdiv_out(input, tensor1, tensor2, value=value, out=out)
+    return _op_addcdiv_default(input, tensor1, tensor2, value=value)
+
+def xlogy(input, other, *, out=None):
+    if out is not None:
+        return _op_xlogy_OutTensor(input, other, out=out)
+    return _op_xlogy_Tensor(input, other)
+
+def xlogy_(input, other):
+    return _op_xlogy__Tensor(input, other)
+
+def logaddexp(input, other, *, out=None):
+    if out is not None:
+        return _op_logaddexp_out(input, other, out=out)
+    return _op_logaddexp_default(input, other)
+
+def arcsin(input, *, out=None):
+    if out is not None:
+        return _op_arcsin_out(input, out=out)
+    return _op_arcsin_default(input)
+
+def arcsin_(input):
+    return _op_arcsin__default(input)
+
+def arccos(input, *, out=None):
+    if out is not None:
+        return _op_arccos_out(input, out=out)
+    return _op_arccos_default(input)
+
+def arccos_(input):
+    return _op_arccos__default(input)
+
+def arctan(input, *, out=None):
+    if out is not None:
+        return _op_arctan_out(input, out=out)
+    return _op_arctan_default(input)
+
+def arctan_(input):
+    return _op_arctan__default(input)
+
+def arcsinh(input, *, out=None):
+    if out is not None:
+        return _op_arcsinh_out(input, out=out)
+    return _op_arcsinh_default(input)
+
+def arcsinh_(input):
+    return _op_arcsinh__default(input)
+
+def arccosh(input, *, out=None):
+    if out is not None:
+        return _op_arccosh_out(input, out=out)
+    return _op_arccosh_default(input)
+
+def arccosh_(input):
+    return _op_arccosh__default(input)
+
+def arctanh(input, *, out=None):
+    if out is not None:
+        return _op_arctanh_out(input, out=out)
+    return _op_arctanh_default(input)
+
+def arctanh_(input):
+    return _op_arctanh__default(input)
+
+def arctan2(input, other, *, out=None):
+    if out is not None:
+        return _op_arctan2_out(input, other, out=out)
+    return _op_arctan2_default(input, other)
+
+def clip(input, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clip_out(input, min, max, out=out)
+    return _op_clip_default(input, min, max)
+
+def clip_(input, min=None, max=None):
+    return _op_clip__default(input, min, max)
+
+def gelu(input, *, approximate='none', out=None):
+    if out is not None:
+        return _op_gelu_out(input, approximate=approximate, out=out)
+    return _op_gelu_default(input, approximate=approximate)
+
+def gelu_(input, *, approximate='none'):
+    return _op_gelu__default(input, approximate=approximate)
+
+def silu(input, *, out=None):
+    if out is not None:
+        return _op_silu_out(input, out=out)
+    return _op_silu_default(input)
+
+def silu_(input):
+    return _op_silu__default(input)
+
+def mish(input, *, out=None):
+    if out is not None:
+        return _op_mish_out(input, out=out)
+    return _op_mish_default(input)
+
+def mish_(input):
+    return _op_mish__default(input)
+
+def softplus(input, beta=1, threshold=20, *, out=None):
+    if out is not None:
+        return _op_softplus_out(input, beta, threshold, out=out)
+    return _op_softplus_default(input, beta, threshold)
+
+def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
+    if out is not None:
+        return _op_elu_out(input, alpha, scale, input_scale, out=out)
+    return _op_elu_default(input, alpha, scale, input_scale)
+
+def elu_(input, alpha=1, scale=1, input_scale=1):
+    return _op_elu__default(input, alpha, scale, input_scale)
+
+def selu(input):
+    return _op_selu_default(input)
+
+def selu_(input):
+    return _op_selu__default(input)
+
+def celu(input, alpha=1.0):
+    return _op_celu_default(input, alpha)
+
+def celu_(input, alpha=1.0):
+    return _op_celu__default(input, alpha)
+
+def leaky_relu(input, negative_slope=0.01, *, out=None):
+    if out is not None:
+        return _op_leaky_relu_out(input, negative_slope, out=out)
+    return _op_leaky_relu_default(input, negative_slope)
+
+def leaky_relu_(input, negative_slope=0.01):
+    return _op_leaky_relu__default(input, negative_slope)
+
+def hardtanh(input, min_val=-1, max_val=1, *, out=None):
+    if out is not None:
+        return _op_hardtanh_out(input, min_val, max_val, out=out)
+    return _op_hardtanh_default(input, min_val, max_val)
+
+def hardtanh_(input, min_val=-1, max_val=1):
+    return _op_hardtanh__default(input, min_val, max_val)
+
+def hardsigmoid(input, *, out=None):
+    if out is not None:
+        return _op_hardsigmoid_out(input, out=out)
+    return _op_hardsigmoid_default(input)
+
+def hardsigmoid_(input):
+    return _op_hardsigmoid__default(input)
+
+def hardswish(input, *, out=None):
+    if out is not None:
+        return _op_hardswish_out(input, out=out)
+    return _op_hardswish_default(input)
+
+def hardswish_(input):
+    return _op_hardswish__default(input)
+
+def log_sigmoid(input, *, out=None):
+    if out is not None:
+        return _op_log_sigmoid_out(input, out=out)
+    return _op_log_sigmoid_default(input)
+
+def threshold(input, threshold, value, *, out=None):
+    if out is not None:
+        return _op_threshold_out(input, threshold, value, out=out)
+    return _op_threshold_default(input, threshold, value)
+
+def threshold_(input, threshold, value):
+    return _op_threshold__default(input, threshold, value)
+
+def glu(input, dim=-1, *, out=None):
+    if out is not None:
+        return _op_glu_out(input, dim, out=out)
+    return _op_glu_default(input, dim)
+
+def relu6(input):
+    return _op_relu6_default(input)
+
+def relu6_(input):
+    return _op_relu6__default(input)
+
+def prelu(input, weight):
+    return _op_prelu_default(input, weight)
+
 def add(input, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_add_Tensor(input, other)
@@ -1174,9 +1906,6 @@ def clamp(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(input, min, max, out=out)
     return _op_clamp_default(input, min, max)
-
-def clamp_(input, min=None, max=None):
-    return _op_clamp__default(input, min, max)
 
 def clamp_min(input, min):
     return _op_clamp_min_default(input, min)
@@ -1722,4 +2451,4 @@ def index_put_(input, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_to_copy', 'abs', 'abs_', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_to_copy', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'cos', 'cos_', 'cosh', 'cosh_', 'detach', 'diagonal', 'div', 'dot', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'hstack', 'hypot', 'index', 'index_put', 'index_put_', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'lt', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'movedim', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'reshape', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'softplus', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'transpose', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -10,9 +10,21 @@ _ops = _opsmod.ops
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
+_op_acos__default = _ops.aten.acos_.default
+_op_acos_default = _ops.aten.acos.default
+_op_acos_out = _ops.aten.acos.out
+_op_acosh__default = _ops.aten.acosh_.default
+_op_acosh_default = _ops.aten.acosh.default
+_op_acosh_out = _ops.aten.acosh.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addcdiv__default = _ops.aten.addcdiv_.default
+_op_addcdiv_default = _ops.aten.addcdiv.default
+_op_addcdiv_out = _ops.aten.addcdiv.out
+_op_addcmul__default = _ops.aten.addcmul_.default
+_op_addcmul_default = _ops.aten.addcmul.default
+_op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
@@ -24,9 +36,45 @@ _op_amin_default = _ops.aten.amin.default
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
+_op_arccos__default = _ops.aten.arccos_.default
+_op_arccos_default = _ops.aten.arccos.default
+_op_arccos_out = _ops.aten.arccos.out
+_op_arccosh__default = _ops.aten.arccosh_.default
+_op_arccosh_default = _ops.aten.arccosh.default
+_op_arccosh_out = _ops.aten.arccosh.out
+_op_arcsin__default = _ops.aten.arcsin_.default
+_op_arcsin_default = _ops.aten.arcsin.default
+_op_arcsin_out = _ops.aten.arcsin.out
+_op_arcsinh__default = _ops.aten.arcsinh_.default
+_op_arcsinh_default = _ops.aten.arcsinh.default
+_op_arcsinh_out = _ops.aten.arcsinh.out
+_op_arctan2__default = _ops.aten.arctan2_.default
+_op_arctan2_default = _ops.aten.arctan2.default
+_op_arctan2_out = _ops.aten.arctan2.out
+_op_arctan__default = _ops.aten.arctan_.default
+_op_arctan_default = _ops.aten.arctan.default
+_op_arctan_out = _ops.aten.arctan.out
+_op_arctanh__default = _ops.aten.arctanh_.default
+_op_arctanh_default = _ops.aten.arctanh.default
+_op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
 _op_argmin_default = _ops.aten.argmin.default
 _op_as_strided_default = _ops.aten.as_strided.default
+_op_asin__default = _ops.aten.asin_.default
+_op_asin_default = _ops.aten.asin.default
+_op_asin_out = _ops.aten.asin.out
+_op_asinh__default = _ops.aten.asinh_.default
+_op_asinh_default = _ops.aten.asinh.default
+_op_asinh_out = _ops.aten.asinh.out
+_op_atan2__default = _ops.aten.atan2_.default
+_op_atan2_default = _ops.aten.atan2.default
+_op_atan2_out = _ops.aten.atan2.out
+_op_atan__default = _ops.aten.atan_.default
+_op_atan_default = _ops.aten.atan.default
+_op_atan_out = _ops.aten.atan.out
+_op_atanh__default = _ops.aten.atanh_.default
+_op_atanh_default = _ops.aten.atanh.default
+_op_atanh_out = _ops.aten.atanh.out
 _op_bernoulli__float = _ops.aten.bernoulli_.float
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
@@ -43,18 +91,27 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
 _op_bmm_default = _ops.aten.bmm.default
+_op_ceil__default = _ops.aten.ceil_.default
+_op_ceil_default = _ops.aten.ceil.default
+_op_ceil_out = _ops.aten.ceil.out
 _op_chunk_default = _ops.aten.chunk.default
-_op_clamp__default = _ops.aten.clamp_.default
+_op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_out = _ops.aten.clamp.out
+_op_clip__default = _ops.aten.clip_.default
+_op_clip_default = _ops.aten.clip.default
+_op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_contiguous_default = _ops.aten.contiguous.default
 _op_copy__default = _ops.aten.copy_.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
+_op_cosh__default = _ops.aten.cosh_.default
+_op_cosh_default = _ops.aten.cosh.default
+_op_cosh_out = _ops.aten.cosh.out
 _op_detach_default = _ops.aten.detach.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
@@ -67,31 +124,83 @@ _op_dot_default = _ops.aten.dot.default
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_eq__Tensor = _ops.aten.eq_.Tensor
+_op_erf__default = _ops.aten.erf_.default
+_op_erf_default = _ops.aten.erf.default
+_op_erf_out = _ops.aten.erf.out
+_op_erfc__default = _ops.aten.erfc_.default
+_op_erfc_default = _ops.aten.erfc.default
+_op_erfc_out = _ops.aten.erfc.out
+_op_erfinv__default = _ops.aten.erfinv_.default
+_op_erfinv_default = _ops.aten.erfinv.default
+_op_erfinv_out = _ops.aten.erfinv.out
+_op_exp2__default = _ops.aten.exp2_.default
+_op_exp2_default = _ops.aten.exp2.default
+_op_exp2_out = _ops.aten.exp2.out
 _op_exp__default = _ops.aten.exp_.default
 _op_exp_default = _ops.aten.exp.default
 _op_exp_out = _ops.aten.exp.out
 _op_expand_as_default = _ops.aten.expand_as.default
 _op_expand_default = _ops.aten.expand.default
+_op_expm1__default = _ops.aten.expm1_.default
+_op_expm1_default = _ops.aten.expm1.default
+_op_expm1_out = _ops.aten.expm1.out
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
+_op_floor__default = _ops.aten.floor_.default
+_op_floor_default = _ops.aten.floor.default
 _op_floor_divide__default = _ops.aten.floor_divide_.default
 _op_floor_divide_default = _ops.aten.floor_divide.default
 _op_floor_divide_out = _ops.aten.floor_divide.out
+_op_floor_out = _ops.aten.floor.out
+_op_fmax_default = _ops.aten.fmax.default
+_op_fmax_out = _ops.aten.fmax.out
+_op_fmin_default = _ops.aten.fmin.default
+_op_fmin_out = _ops.aten.fmin.out
+_op_fmod_Tensor = _ops.aten.fmod.Tensor
+_op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
+_op_fmod__Tensor = _ops.aten.fmod_.Tensor
+_op_frac__default = _ops.aten.frac_.default
+_op_frac_default = _ops.aten.frac.default
+_op_frac_out = _ops.aten.frac.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_ge__Tensor = _ops.aten.ge_.Tensor
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_gt__Tensor = _ops.aten.gt_.Tensor
+_op_hypot__default = _ops.aten.hypot_.default
+_op_hypot_default = _ops.aten.hypot.default
+_op_hypot_out = _ops.aten.hypot.out
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_isfinite_default = _ops.aten.isfinite.default
+_op_isinf_default = _ops.aten.isinf.default
+_op_isnan_default = _ops.aten.isnan.default
+_op_isneginf_default = _ops.aten.isneginf.default
+_op_isneginf_out = _ops.aten.isneginf.out
+_op_isposinf_default = _ops.aten.isposinf.default
+_op_isposinf_out = _ops.aten.isposinf.out
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_le__Tensor = _ops.aten.le_.Tensor
+_op_lerp_Scalar = _ops.aten.lerp.Scalar
+_op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
+_op_lerp__Scalar = _ops.aten.lerp_.Scalar
+_op_log10__default = _ops.aten.log10_.default
+_op_log10_default = _ops.aten.log10.default
+_op_log10_out = _ops.aten.log10.out
+_op_log1p__default = _ops.aten.log1p_.default
+_op_log1p_default = _ops.aten.log1p.default
+_op_log1p_out = _ops.aten.log1p.out
+_op_log2__default = _ops.aten.log2_.default
+_op_log2_default = _ops.aten.log2.default
+_op_log2_out = _ops.aten.log2.out
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
+_op_logaddexp_default = _ops.aten.logaddexp.default
+_op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logical_and__default = _ops.aten.logical_and_.default
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
@@ -104,22 +213,32 @@ _op_logical_or_out = _ops.aten.logical_or.out
 _op_logical_xor__default = _ops.aten.logical_xor_.default
 _op_logical_xor_default = _ops.aten.logical_xor.default
 _op_logical_xor_out = _ops.aten.logical_xor.out
+_op_logit__default = _ops.aten.logit_.default
+_op_logit_default = _ops.aten.logit.default
+_op_logit_out = _ops.aten.logit.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lt__Tensor = _ops.aten.lt_.Tensor
 _op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
+_op_maximum_default = _ops.aten.maximum.default
+_op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_minimum_default = _ops.aten.minimum.default
+_op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_mv_default = _ops.aten.mv.default
+_op_nan_to_num__default = _ops.aten.nan_to_num_.default
+_op_nan_to_num_default = _ops.aten.nan_to_num.default
+_op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
@@ -137,11 +256,15 @@ _op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
+_op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
 _op_random__default = _ops.aten.random_.default
 _op_random__from = getattr(_ops.aten.random_, 'from')
 _op_random__to = _ops.aten.random_.to
+_op_reciprocal__default = _ops.aten.reciprocal_.default
+_op_reciprocal_default = _ops.aten.reciprocal.default
+_op_reciprocal_out = _ops.aten.reciprocal.out
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
@@ -150,22 +273,40 @@ _op_remainder__Tensor = _ops.aten.remainder_.Tensor
 _op_reshape_as_default = _ops.aten.reshape_as.default
 _op_reshape_default = _ops.aten.reshape.default
 _op_resize__default = _ops.aten.resize_.default
+_op_round__decimals = _ops.aten.round_.decimals
+_op_round__default = _ops.aten.round_.default
+_op_round_decimals = _ops.aten.round.decimals
+_op_round_decimals_out = _ops.aten.round.decimals_out
+_op_round_default = _ops.aten.round.default
+_op_round_out = _ops.aten.round.out
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_select_int = _ops.aten.select.int
+_op_sgn__default = _ops.aten.sgn_.default
+_op_sgn_default = _ops.aten.sgn.default
+_op_sgn_out = _ops.aten.sgn.out
 _op_sigmoid__default = _ops.aten.sigmoid_.default
 _op_sigmoid_default = _ops.aten.sigmoid.default
 _op_sigmoid_out = _ops.aten.sigmoid.out
+_op_sign__default = _ops.aten.sign_.default
+_op_sign_default = _ops.aten.sign.default
+_op_sign_out = _ops.aten.sign.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_sinh__default = _ops.aten.sinh_.default
+_op_sinh_default = _ops.aten.sinh.default
+_op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
 _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
+_op_square__default = _ops.aten.square_.default
+_op_square_default = _ops.aten.square.default
+_op_square_out = _ops.aten.square.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
 _op_sub_Tensor = _ops.aten.sub.Tensor
@@ -174,10 +315,16 @@ _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_t_default = _ops.aten.t.default
+_op_tan__default = _ops.aten.tan_.default
+_op_tan_default = _ops.aten.tan.default
+_op_tan_out = _ops.aten.tan.out
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
 _op_transpose_int = _ops.aten.transpose.int
+_op_trunc__default = _ops.aten.trunc_.default
+_op_trunc_default = _ops.aten.trunc.default
+_op_trunc_out = _ops.aten.trunc.out
 _op_unbind_int = _ops.aten.unbind.int
 _op_unflatten_int = _ops.aten.unflatten.int
 _op_uniform__default = _ops.aten.uniform_.default
@@ -186,6 +333,9 @@ _op_view_as_default = _ops.aten.view_as.default
 _op_view_default = _ops.aten.view.default
 _op_view_dtype = _ops.aten.view.dtype
 _op_where_self = _ops.aten.where.self
+_op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
+_op_xlogy_Tensor = _ops.aten.xlogy.Tensor
+_op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 
 def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
@@ -322,6 +472,472 @@ def _m_bernoulli(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
+
+def _m_exp2(self, *, out=None):
+    if out is not None:
+        return _op_exp2_out(self, out=out)
+    return _op_exp2_default(self)
+
+def _m_exp2_(self):
+    return _op_exp2__default(self)
+
+def _m_expm1(self, *, out=None):
+    if out is not None:
+        return _op_expm1_out(self, out=out)
+    return _op_expm1_default(self)
+
+def _m_expm1_(self):
+    return _op_expm1__default(self)
+
+def _m_log1p(self, *, out=None):
+    if out is not None:
+        return _op_log1p_out(self, out=out)
+    return _op_log1p_default(self)
+
+def _m_log1p_(self):
+    return _op_log1p__default(self)
+
+def _m_log2(self, *, out=None):
+    if out is not None:
+        return _op_log2_out(self, out=out)
+    return _op_log2_default(self)
+
+def _m_log2_(self):
+    return _op_log2__default(self)
+
+def _m_log10(self, *, out=None):
+    if out is not None:
+        return _op_log10_out(self, out=out)
+    return _op_log10_default(self)
+
+def _m_log10_(self):
+    return _op_log10__default(self)
+
+def _m_sign(self, *, out=None):
+    if out is not None:
+        return _op_sign_out(self, out=out)
+    return _op_sign_default(self)
+
+def _m_sign_(self):
+    return _op_sign__default(self)
+
+def _m_sgn(self, *, out=None):
+    if out is not None:
+        return _op_sgn_out(self, out=out)
+    return _op_sgn_default(self)
+
+def _m_sgn_(self):
+    return _op_sgn__default(self)
+
+def _m_floor(self, *, out=None):
+    if out is not None:
+        return _op_floor_out(self, out=out)
+    return _op_floor_default(self)
+
+def _m_floor_(self):
+    return _op_floor__default(self)
+
+def _m_ceil(self, *, out=None):
+    if out is not None:
+        return _op_ceil_out(self, out=out)
+    return _op_ceil_default(self)
+
+def _m_ceil_(self):
+    return _op_ceil__default(self)
+
+def __m_round_c0(self, *, out=None):
+    s = 0
+    return s
+
+def __m_round_b0(self, *, out=None):
+    if out is not None:
+        return _op_round_out(self, out=out)
+    return _op_round_default(self)
+
+def __m_round_c1(self, *, decimals, out=None):
+    s = 0
+    if not _is_int(decimals):
+        return None
+    return s
+
+def __m_round_b1(self, *, decimals, out=None):
+    if out is not None:
+        return _op_round_decimals_out(self, decimals=decimals, out=out)
+    return _op_round_decimals(self, decimals=decimals)
+
+__m_round_ovs = ((__m_round_c0, __m_round_b0), (__m_round_c1, __m_round_b1),)
+__m_round_sigs = ('(*, Tensor out = None)', '(*, int decimals, Tensor out = None)')
+
+def _m_round(*args, **kwargs):
+    best = None
+    for c, b in __m_round_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('round', args, kwargs, __m_round_sigs, True)
+
+def __m_round__c0(self):
+    s = 0
+    return s
+
+def __m_round__b0(self):
+    return _op_round__default(self)
+
+def __m_round__c1(self, *, decimals):
+    s = 0
+    if not _is_int(decimals):
+        return None
+    return s
+
+def __m_round__b1(self, *, decimals):
+    return _op_round__decimals(self, decimals=decimals)
+
+__m_round__ovs = ((__m_round__c0, __m_round__b0), (__m_round__c1, __m_round__b1),)
+__m_round__sigs = ('()', '(*, int decimals)')
+
+def _m_round_(*args, **kwargs):
+    best = None
+    for c, b in __m_round__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('round_', args, kwargs, __m_round__sigs, True)
+
+def _m_trunc(self, *, out=None):
+    if out is not None:
+        return _op_trunc_out(self, out=out)
+    return _op_trunc_default(self)
+
+def _m_trunc_(self):
+    return _op_trunc__default(self)
+
+def _m_frac(self, *, out=None):
+    if out is not None:
+        return _op_frac_out(self, out=out)
+    return _op_frac_default(self)
+
+def _m_frac_(self):
+    return _op_frac__default(self)
+
+def _m_reciprocal(self, *, out=None):
+    if out is not None:
+        return _op_reciprocal_out(self, out=out)
+    return _op_reciprocal_default(self)
+
+def _m_reciprocal_(self):
+    return _op_reciprocal__default(self)
+
+def _m_square(self, *, out=None):
+    if out is not None:
+        return _op_square_out(self, out=out)
+    return _op_square_default(self)
+
+def _m_square_(self):
+    return _op_square__default(self)
+
+def _m_erf(self, *, out=None):
+    if out is not None:
+        return _op_erf_out(self, out=out)
+    return _op_erf_default(self)
+
+def _m_erf_(self):
+    return _op_erf__default(self)
+
+def _m_erfc(self, *, out=None):
+    if out is not None:
+        return _op_erfc_out(self, out=out)
+    return _op_erfc_default(self)
+
+def _m_erfc_(self):
+    return _op_erfc__default(self)
+
+def _m_erfinv(self, *, out=None):
+    if out is not None:
+        return _op_erfinv_out(self, out=out)
+    return _op_erfinv_default(self)
+
+def _m_erfinv_(self):
+    return _op_erfinv__default(self)
+
+def _m_asin(self, *, out=None):
+    if out is not None:
+        return _op_asin_out(self, out=out)
+    return _op_asin_default(self)
+
+def _m_asin_(self):
+    return _op_asin__default(self)
+
+def _m_acos(self, *, out=None):
+    if out is not None:
+        return _op_acos_out(self, out=out)
+    return _op_acos_default(self)
+
+def _m_acos_(self):
+    return _op_acos__default(self)
+
+def _m_atan(self, *, out=None):
+    if out is not None:
+        return _op_atan_out(self, out=out)
+    return _op_atan_default(self)
+
+def _m_atan_(self):
+    return _op_atan__default(self)
+
+def _m_sinh(self, *, out=None):
+    if out is not None:
+        return _op_sinh_out(self, out=out)
+    return _op_sinh_default(self)
+
+def _m_sinh_(self):
+    return _op_sinh__default(self)
+
+def _m_cosh(self, *, out=None):
+    if out is not None:
+        return _op_cosh_out(self, out=out)
+    return _op_cosh_default(self)
+
+def _m_cosh_(self):
+    return _op_cosh__default(self)
+
+def _m_tan(self, *, out=None):
+    if out is not None:
+        return _op_tan_out(self, out=out)
+    return _op_tan_default(self)
+
+def _m_tan_(self):
+    return _op_tan__default(self)
+
+def _m_asinh(self, *, out=None):
+    if out is not None:
+        return _op_asinh_out(self, out=out)
+    return _op_asinh_default(self)
+
+def _m_asinh_(self):
+    return _op_asinh__default(self)
+
+def _m_acosh(self, *, out=None):
+    if out is not None:
+        return _op_acosh_out(self, out=out)
+    return _op_acosh_default(self)
+
+def _m_acosh_(self):
+    return _op_acosh__default(self)
+
+def _m_atanh(self, *, out=None):
+    if out is not None:
+        return _op_atanh_out(self, out=out)
+    return _op_atanh_default(self)
+
+def _m_atanh_(self):
+    return _op_atanh__default(self)
+
+def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
+    if out is not None:
+        return _op_nan_to_num_out(self, nan, posinf, neginf, out=out)
+    return _op_nan_to_num_default(self, nan, posinf, neginf)
+
+def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    return _op_nan_to_num__default(self, nan, posinf, neginf)
+
+def _m_logit(self, eps=None, *, out=None):
+    if out is not None:
+        return _op_logit_out(self, eps, out=out)
+    return _op_logit_default(self, eps)
+
+def _m_logit_(self, eps=None):
+    return _op_logit__default(self, eps)
+
+def _m_hypot(self, other, *, out=None):
+    if out is not None:
+        return _op_hypot_out(self, other, out=out)
+    return _op_hypot_default(self, other)
+
+def _m_hypot_(self, other):
+    return _op_hypot__default(self, other)
+
+def _m_atan2(self, other, *, out=None):
+    if out is not None:
+        return _op_atan2_out(self, other, out=out)
+    return _op_atan2_default(self, other)
+
+def _m_atan2_(self, other):
+    return _op_atan2__default(self, other)
+
+def _m_lerp(self, end, weight, *, out=None):
+    if out is not None:
+        return _op_lerp_Scalar_out(self, end, weight, out=out)
+    return _op_lerp_Scalar(self, end, weight)
+
+def _m_lerp_(self, end, weight):
+    return _op_lerp__Scalar(self, end, weight)
+
+def _m_fmod(self, other, *, out=None):
+    if out is not None:
+        return _op_fmod_Tensor_out(self, other, out=out)
+    return _op_fmod_Tensor(self, other)
+
+def _m_fmod_(self, other):
+    return _op_fmod__Tensor(self, other)
+
+def _m_maximum(self, other, *, out=None):
+    if out is not None:
+        return _op_maximum_out(self, other, out=out)
+    return _op_maximum_default(self, other)
+
+def _m_minimum(self, other, *, out=None):
+    if out is not None:
+        return _op_minimum_out(self, other, out=out)
+    return _op_minimum_default(self, other)
+
+def _m_fmax(self, other, *, out=None):
+    if out is not None:
+        return _op_fmax_out(self, other, out=out)
+    return _op_fmax_default(self, other)
+
+def _m_fmin(self, other, *, out=None):
+    if out is not None:
+        return _op_fmin_out(self, other, out=out)
+    return _op_fmin_default(self, other)
+
+def _m_clamp_(self, min=None, max=None):
+    return _op_clamp__Tensor(self, min, max)
+
+def _m_isnan(self):
+    return _op_isnan_default(self)
+
+def _m_isinf(self):
+    return _op_isinf_default(self)
+
+def _m_isfinite(self):
+    return _op_isfinite_default(self)
+
+def _m_isposinf(self, *, out=None):
+    if out is not None:
+        return _op_isposinf_out(self, out=out)
+    return _op_isposinf_default(self)
+
+def _m_isneginf(self, *, out=None):
+    if out is not None:
+        return _op_isneginf_out(self, out=out)
+    return _op_isneginf_default(self)
+
+def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
+    if out is None and value.__class__ is int and value == 1:
+        return _op_addcmul_default(self, tensor1, tensor2)
+    if out is not None:
+        return _op_addcmul_out(self, tensor1, tensor2, value=value, out=out)
+    return _op_addcmul_default(self, tensor1, tensor2, value=value)
+
+def _m_addcmul_(self, tensor1, tensor2, *, value=1):
+    if value.__class__ is int and value == 1:
+        return _op_addcmul__default(self, tensor1, tensor2)
+    return _op_addcmul__default(self, tensor1, tensor2, value=value)
+
+def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
+    if out is None and value.__class__ is int and value == 1:
+        return _op_addcdiv_default(self, tensor1, tensor2)
+    if out is not None:
+        return _op_addcdiv_out(self, tensor1, tensor2, value=value, out=out)
+    return _op_addcdiv_default(self, tensor1, tensor2, value=value)
+
+def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
+    if value.__class__ is int and value == 1:
+        return _op_addcdiv__default(self, tensor1, tensor2)
+    return _op_addcdiv__default(self, tensor1, tensor2, value=value)
+
+def _m_xlogy(self, other, *, out=None):
+    if out is not None:
+        return _op_xlogy_OutTensor(self, other, out=out)
+    return _op_xlogy_Tensor(self, other)
+
+def _m_xlogy_(self, other):
+    return _op_xlogy__Tensor(self, other)
+
+def _m_logaddexp(self, other, *, out=None):
+    if out is not None:
+        return _op_logaddexp_out(self, other, out=out)
+    return _op_logaddexp_default(self, other)
+
+def _m_arcsin(self, *, out=None):
+    if out is not None:
+        return _op_arcsin_out(self, out=out)
+    return _op_arcsin_default(self)
+
+def _m_arcsin_(self):
+    return _op_arcsin__default(self)
+
+def _m_arccos(self, *, out=None):
+    if out is not None:
+        return _op_arccos_out(self, out=out)
+    return _op_arccos_default(self)
+
+def _m_arccos_(self):
+    return _op_arccos__default(self)
+
+def _m_arctan(self, *, out=None):
+    if out is not None:
+        return _op_arctan_out(self, out=out)
+    return _op_arctan_default(self)
+
+def _m_arctan_(self):
+    return _op_arctan__default(self)
+
+def _m_arcsinh(self, *, out=None):
+    if out is not None:
+        return _op_arcsinh_out(self, out=out)
+    return _op_arcsinh_default(self)
+
+def _m_arcsinh_(self):
+    return _op_arcsinh__default(self)
+
+def _m_arccosh(self, *, out=None):
+    if out is not None:
+        return _op_arccosh_out(self, out=out)
+    return _op_arccosh_default(self)
+
+def _m_arccosh_(self):
+    return _op_arccosh__default(self)
+
+def _m_arctanh(self, *, out=None):
+    if out is not None:
+        return _op_arctanh_out(self, out=out)
+    return _op_arctanh_default(self)
+
+def _m_arctanh_(self):
+    return _op_arctanh__default(self)
+
+def _m_arctan2(self, other, *, out=None):
+    if out is not None:
+        return _op_arctan2_out(self, other, out=out)
+    return _op_arctan2_default(self, other)
+
+def _m_arctan2_(self, other):
+    return _op_arctan2__default(self, other)
+
+def _m_clip(self, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clip_out(self, min, max, out=out)
+    return _op_clip_default(self, min, max)
+
+def _m_clip_(self, min=None, max=None):
+    return _op_clip__default(self, min, max)
+
+def _m_prelu(self, weight):
+    return _op_prelu_default(self, weight)
 
 def _m_add(self, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
@@ -669,9 +1285,6 @@ def _m_clamp(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(self, min, max, out=out)
     return _op_clamp_default(self, min, max)
-
-def _m_clamp_(self, min=None, max=None):
-    return _op_clamp__default(self, min, max)
 
 def _m_clamp_min(self, min):
     return _op_clamp_min_default(self, min)
@@ -1202,8 +1815,16 @@ def _m_index_put(self, indices, values, accumulate=False):
 
 Tensor.abs = _m_abs
 Tensor.abs_ = _m_abs_
+Tensor.acos = _m_acos
+Tensor.acos_ = _m_acos_
+Tensor.acosh = _m_acosh
+Tensor.acosh_ = _m_acosh_
 Tensor.add = _m_add
 Tensor.add_ = _m_add_
+Tensor.addcdiv = _m_addcdiv
+Tensor.addcdiv_ = _m_addcdiv_
+Tensor.addcmul = _m_addcmul
+Tensor.addcmul_ = _m_addcmul_
 Tensor.addmm = _m_addmm
 Tensor.adjoint = _m_adjoint
 Tensor.alias = _m_alias
@@ -1211,9 +1832,33 @@ Tensor.all = _m_all
 Tensor.amax = _m_amax
 Tensor.amin = _m_amin
 Tensor.any = _m_any
+Tensor.arccos = _m_arccos
+Tensor.arccos_ = _m_arccos_
+Tensor.arccosh = _m_arccosh
+Tensor.arccosh_ = _m_arccosh_
+Tensor.arcsin = _m_arcsin
+Tensor.arcsin_ = _m_arcsin_
+Tensor.arcsinh = _m_arcsinh
+Tensor.arcsinh_ = _m_arcsinh_
+Tensor.arctan = _m_arctan
+Tensor.arctan2 = _m_arctan2
+Tensor.arctan2_ = _m_arctan2_
+Tensor.arctan_ = _m_arctan_
+Tensor.arctanh = _m_arctanh
+Tensor.arctanh_ = _m_arctanh_
 Tensor.argmax = _m_argmax
 Tensor.argmin = _m_argmin
 Tensor.as_strided = _m_as_strided
+Tensor.asin = _m_asin
+Tensor.asin_ = _m_asin_
+Tensor.asinh = _m_asinh
+Tensor.asinh_ = _m_asinh_
+Tensor.atan = _m_atan
+Tensor.atan2 = _m_atan2
+Tensor.atan2_ = _m_atan2_
+Tensor.atan_ = _m_atan_
+Tensor.atanh = _m_atanh
+Tensor.atanh_ = _m_atanh_
 Tensor.bernoulli = _m_bernoulli
 Tensor.bernoulli_ = _m_bernoulli_
 Tensor.bitwise_and = _m_bitwise_and
@@ -1225,16 +1870,22 @@ Tensor.bitwise_or_ = _m_bitwise_or_
 Tensor.bitwise_xor = _m_bitwise_xor
 Tensor.bitwise_xor_ = _m_bitwise_xor_
 Tensor.bmm = _m_bmm
+Tensor.ceil = _m_ceil
+Tensor.ceil_ = _m_ceil_
 Tensor.chunk = _m_chunk
 Tensor.clamp = _m_clamp
 Tensor.clamp_ = _m_clamp_
 Tensor.clamp_max = _m_clamp_max
 Tensor.clamp_min = _m_clamp_min
+Tensor.clip = _m_clip
+Tensor.clip_ = _m_clip_
 Tensor.clone = _m_clone
 Tensor.contiguous = _m_contiguous
 Tensor.copy_ = _m_copy_
 Tensor.cos = _m_cos
 Tensor.cos_ = _m_cos_
+Tensor.cosh = _m_cosh
+Tensor.cosh_ = _m_cosh_
 Tensor.detach = _m_detach
 Tensor.diagonal = _m_diagonal
 Tensor.div = _m_div
@@ -1242,25 +1893,59 @@ Tensor.div_ = _m_div_
 Tensor.dot = _m_dot
 Tensor.eq = _m_eq
 Tensor.eq_ = _m_eq_
+Tensor.erf = _m_erf
+Tensor.erf_ = _m_erf_
+Tensor.erfc = _m_erfc
+Tensor.erfc_ = _m_erfc_
+Tensor.erfinv = _m_erfinv
+Tensor.erfinv_ = _m_erfinv_
 Tensor.exp = _m_exp
+Tensor.exp2 = _m_exp2
+Tensor.exp2_ = _m_exp2_
 Tensor.exp_ = _m_exp_
 Tensor.expand = _m_expand
 Tensor.expand_as = _m_expand_as
+Tensor.expm1 = _m_expm1
+Tensor.expm1_ = _m_expm1_
 Tensor.fill_ = _m_fill_
 Tensor.flatten = _m_flatten
+Tensor.floor = _m_floor
+Tensor.floor_ = _m_floor_
 Tensor.floor_divide = _m_floor_divide
 Tensor.floor_divide_ = _m_floor_divide_
+Tensor.fmax = _m_fmax
+Tensor.fmin = _m_fmin
+Tensor.fmod = _m_fmod
+Tensor.fmod_ = _m_fmod_
+Tensor.frac = _m_frac
+Tensor.frac_ = _m_frac_
 Tensor.ge = _m_ge
 Tensor.ge_ = _m_ge_
 Tensor.gt = _m_gt
 Tensor.gt_ = _m_gt_
+Tensor.hypot = _m_hypot
+Tensor.hypot_ = _m_hypot_
 Tensor.index = _m_index
 Tensor.index_put = _m_index_put
 Tensor.index_put_ = _m_index_put_
+Tensor.isfinite = _m_isfinite
+Tensor.isinf = _m_isinf
+Tensor.isnan = _m_isnan
+Tensor.isneginf = _m_isneginf
+Tensor.isposinf = _m_isposinf
 Tensor.le = _m_le
 Tensor.le_ = _m_le_
+Tensor.lerp = _m_lerp
+Tensor.lerp_ = _m_lerp_
 Tensor.log = _m_log
+Tensor.log10 = _m_log10
+Tensor.log10_ = _m_log10_
+Tensor.log1p = _m_log1p
+Tensor.log1p_ = _m_log1p_
+Tensor.log2 = _m_log2
+Tensor.log2_ = _m_log2_
 Tensor.log_ = _m_log_
+Tensor.logaddexp = _m_logaddexp
 Tensor.logical_and = _m_logical_and
 Tensor.logical_and_ = _m_logical_and_
 Tensor.logical_not = _m_logical_not
@@ -1269,17 +1954,23 @@ Tensor.logical_or = _m_logical_or
 Tensor.logical_or_ = _m_logical_or_
 Tensor.logical_xor = _m_logical_xor
 Tensor.logical_xor_ = _m_logical_xor_
+Tensor.logit = _m_logit
+Tensor.logit_ = _m_logit_
 Tensor.lt = _m_lt
 Tensor.lt_ = _m_lt_
 Tensor.matmul = _m_matmul
 Tensor.max = _m_max
+Tensor.maximum = _m_maximum
 Tensor.mean = _m_mean
 Tensor.min = _m_min
+Tensor.minimum = _m_minimum
 Tensor.mm = _m_mm
 Tensor.movedim = _m_movedim
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
 Tensor.mv = _m_mv
+Tensor.nan_to_num = _m_nan_to_num
+Tensor.nan_to_num_ = _m_nan_to_num_
 Tensor.narrow = _m_narrow
 Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
@@ -1294,8 +1985,11 @@ Tensor.normal_ = _m_normal_
 Tensor.permute = _m_permute
 Tensor.pow = _m_pow
 Tensor.pow_ = _m_pow_
+Tensor.prelu = _m_prelu
 Tensor.prod = _m_prod
 Tensor.random_ = _m_random_
+Tensor.reciprocal = _m_reciprocal
+Tensor.reciprocal_ = _m_reciprocal_
 Tensor.relu = _m_relu
 Tensor.relu_ = _m_relu_
 Tensor.remainder = _m_remainder
@@ -1303,26 +1997,40 @@ Tensor.remainder_ = _m_remainder_
 Tensor.reshape = _m_reshape
 Tensor.reshape_as = _m_reshape_as
 Tensor.resize_ = _m_resize_
+Tensor.round = _m_round
+Tensor.round_ = _m_round_
 Tensor.rsqrt = _m_rsqrt
 Tensor.rsqrt_ = _m_rsqrt_
 Tensor.select = _m_select
+Tensor.sgn = _m_sgn
+Tensor.sgn_ = _m_sgn_
 Tensor.sigmoid = _m_sigmoid
 Tensor.sigmoid_ = _m_sigmoid_
+Tensor.sign = _m_sign
+Tensor.sign_ = _m_sign_
 Tensor.sin = _m_sin
 Tensor.sin_ = _m_sin_
+Tensor.sinh = _m_sinh
+Tensor.sinh_ = _m_sinh_
 Tensor.slice = _m_slice
 Tensor.split = _m_split
 Tensor.split_with_sizes = _m_split_with_sizes
 Tensor.sqrt = _m_sqrt
 Tensor.sqrt_ = _m_sqrt_
+Tensor.square = _m_square
+Tensor.square_ = _m_square_
 Tensor.squeeze = _m_squeeze
 Tensor.sub = _m_sub
 Tensor.sub_ = _m_sub_
 Tensor.sum = _m_sum
 Tensor.t = _m_t
+Tensor.tan = _m_tan
+Tensor.tan_ = _m_tan_
 Tensor.tanh = _m_tanh
 Tensor.tanh_ = _m_tanh_
 Tensor.transpose = _m_transpose
+Tensor.trunc = _m_trunc
+Tensor.trunc_ = _m_trunc_
 Tensor.unbind = _m_unbind
 Tensor.unflatten = _m_unflatten
 Tensor.uniform_ = _m_uniform_
@@ -1330,4 +2038,6 @@ Tensor.unsqueeze = _m_unsqueeze
 Tensor.view = _m_view
 Tensor.view_as = _m_view_as
 Tensor.where = _m_where
+Tensor.xlogy = _m_xlogy
+Tensor.xlogy_ = _m_xlogy_
 Tensor.zero_ = _m_zero_
