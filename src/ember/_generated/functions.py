@@ -7,6 +7,7 @@ from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, 
 _ops = _opsmod.ops
 
 _op__to_copy_default = _ops.aten._to_copy.default
+_op__unique2_default = _ops.aten._unique2.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
@@ -58,6 +59,9 @@ _op_arctanh_default = _ops.aten.arctanh.default
 _op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
 _op_argmin_default = _ops.aten.argmin.default
+_op_argsort_default = _ops.aten.argsort.default
+_op_argsort_stable = _ops.aten.argsort.stable
+_op_argsort_stable_out = _ops.aten.argsort.stable_out
 _op_as_strided_default = _ops.aten.as_strided.default
 _op_asin__default = _ops.aten.asin_.default
 _op_asin_default = _ops.aten.asin.default
@@ -75,6 +79,7 @@ _op_atanh_default = _ops.aten.atanh.default
 _op_atanh_out = _ops.aten.atanh.out
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
+_op_bincount_default = _ops.aten.bincount.default
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_not__default = _ops.aten.bitwise_not_.default
@@ -108,6 +113,14 @@ _op_cos_out = _ops.aten.cos.out
 _op_cosh__default = _ops.aten.cosh_.default
 _op_cosh_default = _ops.aten.cosh.default
 _op_cosh_out = _ops.aten.cosh.out
+_op_count_nonzero_default = _ops.aten.count_nonzero.default
+_op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cummax_default = _ops.aten.cummax.default
+_op_cummin_default = _ops.aten.cummin.default
+_op_cumprod_default = _ops.aten.cumprod.default
+_op_cumprod_out = _ops.aten.cumprod.out
+_op_cumsum_default = _ops.aten.cumsum.default
+_op_cumsum_out = _ops.aten.cumsum.out
 _op_detach_default = _ops.aten.detach.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
@@ -178,6 +191,8 @@ _op_hardswish_out = _ops.aten.hardswish.out
 _op_hardtanh__default = _ops.aten.hardtanh_.default
 _op_hardtanh_default = _ops.aten.hardtanh.default
 _op_hardtanh_out = _ops.aten.hardtanh.out
+_op_histc_default = _ops.aten.histc.default
+_op_histc_out = _ops.aten.histc.out
 _op_hstack_default = _ops.aten.hstack.default
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
@@ -191,6 +206,7 @@ _op_isneginf_default = _ops.aten.isneginf.default
 _op_isneginf_out = _ops.aten.isneginf.out
 _op_isposinf_default = _ops.aten.isposinf.default
 _op_isposinf_out = _ops.aten.isposinf.out
+_op_kthvalue_default = _ops.aten.kthvalue.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_leaky_relu__default = _ops.aten.leaky_relu_.default
@@ -198,6 +214,12 @@ _op_leaky_relu_default = _ops.aten.leaky_relu.default
 _op_leaky_relu_out = _ops.aten.leaky_relu.out
 _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
+_op_linalg_matrix_norm_default = _ops.aten.linalg_matrix_norm.default
+_op_linalg_matrix_norm_out = _ops.aten.linalg_matrix_norm.out
+_op_linalg_matrix_norm_str_ord = _ops.aten.linalg_matrix_norm.str_ord
+_op_linalg_matrix_norm_str_ord_out = _ops.aten.linalg_matrix_norm.str_ord_out
+_op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
+_op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
 _op_linspace_default = _ops.aten.linspace.default
 _op_log10__default = _ops.aten.log10_.default
 _op_log10_default = _ops.aten.log10.default
@@ -215,6 +237,8 @@ _op_log_sigmoid_default = _ops.aten.log_sigmoid.default
 _op_log_sigmoid_out = _ops.aten.log_sigmoid.out
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
+_op_logcumsumexp_default = _ops.aten.logcumsumexp.default
+_op_logcumsumexp_out = _ops.aten.logcumsumexp.out
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
 _op_logical_not__default = _ops.aten.logical_not_.default
@@ -227,6 +251,8 @@ _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_logit__default = _ops.aten.logit_.default
 _op_logit_default = _ops.aten.logit.default
 _op_logit_out = _ops.aten.logit.out
+_op_logsumexp_default = _ops.aten.logsumexp.default
+_op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_matmul_default = _ops.aten.matmul.default
@@ -236,6 +262,8 @@ _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
+_op_median_default = _ops.aten.median.default
+_op_median_dim = _ops.aten.median.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
@@ -244,19 +272,30 @@ _op_mish__default = _ops.aten.mish_.default
 _op_mish_default = _ops.aten.mish.default
 _op_mish_out = _ops.aten.mish.out
 _op_mm_default = _ops.aten.mm.default
+_op_mode_default = _ops.aten.mode.default
 _op_movedim_intlist = _ops.aten.movedim.intlist
+_op_msort_default = _ops.aten.msort.default
+_op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_mv_default = _ops.aten.mv.default
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
+_op_nanmedian_default = _ops.aten.nanmedian.default
+_op_nanmedian_dim = _ops.aten.nanmedian.dim
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_norm_Scalar = _ops.aten.norm.Scalar
+_op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
+_op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
+_op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
+_op_norm_dtype_out = _ops.aten.norm.dtype_out
+_op_norm_out = _ops.aten.norm.out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
 _op_permute_default = _ops.aten.permute.default
@@ -326,6 +365,8 @@ _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_softplus_default = _ops.aten.softplus.default
 _op_softplus_out = _ops.aten.softplus.out
+_op_sort_default = _ops.aten.sort.default
+_op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
@@ -337,6 +378,14 @@ _op_square_out = _ops.aten.square.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
 _op_stack_default = _ops.aten.stack.default
+_op_std_correction = _ops.aten.std.correction
+_op_std_correction_out = _ops.aten.std.correction_out
+_op_std_default = _ops.aten.std.default
+_op_std_dim = _ops.aten.std.dim
+_op_std_mean_correction = _ops.aten.std_mean.correction
+_op_std_mean_default = _ops.aten.std_mean.default
+_op_std_mean_dim = _ops.aten.std_mean.dim
+_op_std_out = _ops.aten.std.out
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
@@ -351,13 +400,24 @@ _op_tanh_out = _ops.aten.tanh.out
 _op_threshold__default = _ops.aten.threshold_.default
 _op_threshold_default = _ops.aten.threshold.default
 _op_threshold_out = _ops.aten.threshold.out
+_op_topk_default = _ops.aten.topk.default
 _op_transpose_int = _ops.aten.transpose.int
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
 _op_unbind_int = _ops.aten.unbind.int
 _op_unflatten_int = _ops.aten.unflatten.int
+_op_unique_consecutive_default = _ops.aten.unique_consecutive.default
+_op_unique_dim_default = _ops.aten.unique_dim.default
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
+_op_var_correction = _ops.aten.var.correction
+_op_var_correction_out = _ops.aten.var.correction_out
+_op_var_default = _ops.aten.var.default
+_op_var_dim = _ops.aten.var.dim
+_op_var_mean_correction = _ops.aten.var_mean.correction
+_op_var_mean_default = _ops.aten.var_mean.default
+_op_var_mean_dim = _ops.aten.var_mean.dim
+_op_var_out = _ops.aten.var.out
 _op_vstack_default = _ops.aten.vstack.default
 _op_where_self = _ops.aten.where.self
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
@@ -367,8 +427,16 @@ _op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
 
+_rt_cummax = return_type('cummax', ('values', 'indices'))
+_rt_cummin = return_type('cummin', ('values', 'indices'))
+_rt_kthvalue = return_type('kthvalue', ('values', 'indices'))
 _rt_max = return_type('max', ('values', 'indices'))
+_rt_median = return_type('median', ('values', 'indices'))
 _rt_min = return_type('min', ('values', 'indices'))
+_rt_mode = return_type('mode', ('values', 'indices'))
+_rt_nanmedian = return_type('nanmedian', ('values', 'indices'))
+_rt_sort = return_type('sort', ('values', 'indices'))
+_rt_topk = return_type('topk', ('values', 'indices'))
 
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -2310,6 +2378,752 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         return _op_addmm_default(input, mat1, mat2)
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
+def _var_c0(input, unbiased=True):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def _var_b0(input, unbiased=True):
+    return _op_var_default(input, unbiased)
+
+def _var_c1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _var_b1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_var_out(input, dim, unbiased, keepdim, out=out)
+    return _op_var_dim(input, dim, unbiased, keepdim)
+
+def _var_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _var_b2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if out is None and correction is None and keepdim is False:
+        return _op_var_correction(input, dim)
+    if out is not None:
+        return _op_var_correction_out(input, dim, correction=correction, keepdim=keepdim, out=out)
+    return _op_var_correction(input, dim, correction=correction, keepdim=keepdim)
+
+_var_ovs = ((_var_c0, _var_b0), (_var_c1, _var_b1), (_var_c2, _var_b2),)
+_var_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+
+def var(*args, **kwargs):
+    best = None
+    for c, b in _var_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('var', args, kwargs, _var_sigs, False)
+
+def _std_c0(input, unbiased=True):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def _std_b0(input, unbiased=True):
+    return _op_std_default(input, unbiased)
+
+def _std_c1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _std_b1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_std_out(input, dim, unbiased, keepdim, out=out)
+    return _op_std_dim(input, dim, unbiased, keepdim)
+
+def _std_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _std_b2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if out is None and correction is None and keepdim is False:
+        return _op_std_correction(input, dim)
+    if out is not None:
+        return _op_std_correction_out(input, dim, correction=correction, keepdim=keepdim, out=out)
+    return _op_std_correction(input, dim, correction=correction, keepdim=keepdim)
+
+_std_ovs = ((_std_c0, _std_b0), (_std_c1, _std_b1), (_std_c2, _std_b2),)
+_std_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+
+def std(*args, **kwargs):
+    best = None
+    for c, b in _std_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('std', args, kwargs, _std_sigs, False)
+
+def _var_mean_c0(input, unbiased=True):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def _var_mean_b0(input, unbiased=True):
+    return _op_var_mean_default(input, unbiased)
+
+def _var_mean_c1(input, dim, unbiased=True, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _var_mean_b1(input, dim, unbiased=True, keepdim=False):
+    return _op_var_mean_dim(input, dim, unbiased, keepdim)
+
+def _var_mean_c2(input, dim=None, *, correction=None, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _var_mean_b2(input, dim=None, *, correction=None, keepdim=False):
+    if correction is None and keepdim is False:
+        return _op_var_mean_correction(input, dim)
+    return _op_var_mean_correction(input, dim, correction=correction, keepdim=keepdim)
+
+_var_mean_ovs = ((_var_mean_c0, _var_mean_b0), (_var_mean_c1, _var_mean_b1), (_var_mean_c2, _var_mean_b2),)
+_var_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False)')
+
+def var_mean(*args, **kwargs):
+    best = None
+    for c, b in _var_mean_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('var_mean', args, kwargs, _var_mean_sigs, False)
+
+def _std_mean_c0(input, unbiased=True):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def _std_mean_b0(input, unbiased=True):
+    return _op_std_mean_default(input, unbiased)
+
+def _std_mean_c1(input, dim, unbiased=True, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _std_mean_b1(input, dim, unbiased=True, keepdim=False):
+    return _op_std_mean_dim(input, dim, unbiased, keepdim)
+
+def _std_mean_c2(input, dim=None, *, correction=None, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _std_mean_b2(input, dim=None, *, correction=None, keepdim=False):
+    if correction is None and keepdim is False:
+        return _op_std_mean_correction(input, dim)
+    return _op_std_mean_correction(input, dim, correction=correction, keepdim=keepdim)
+
+_std_mean_ovs = ((_std_mean_c0, _std_mean_b0), (_std_mean_c1, _std_mean_b1), (_std_mean_c2, _std_mean_b2),)
+_std_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False)')
+
+def std_mean(*args, **kwargs):
+    best = None
+    for c, b in _std_mean_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('std_mean', args, kwargs, _std_mean_sigs, False)
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_logsumexp_out(input, dim, keepdim, out=out)
+    return _op_logsumexp_default(input, dim, keepdim)
+
+def _norm_c0(input, p=2):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _norm_b0(input, p=2):
+    return _op_norm_Scalar(input, p)
+
+def _norm_c1(input, p, dim, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _norm_b1(input, p, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_norm_out(input, p, dim, keepdim, out=out)
+    return _op_norm_ScalarOpt_dim(input, p, dim, keepdim)
+
+def _norm_c2(input, p, dim, keepdim, *, dtype, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def _norm_b2(input, p, dim, keepdim, *, dtype, out=None):
+    if out is not None:
+        return _op_norm_dtype_out(input, p, dim, keepdim, dtype=dtype, out=out)
+    return _op_norm_ScalarOpt_dim_dtype(input, p, dim, keepdim, dtype=dtype)
+
+def _norm_c3(input, p, *, dtype):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def _norm_b3(input, p, *, dtype):
+    return _op_norm_ScalarOpt_dtype(input, p, dtype=dtype)
+
+_norm_ovs = ((_norm_c0, _norm_b0), (_norm_c1, _norm_b1), (_norm_c2, _norm_b2), (_norm_c3, _norm_b3),)
+_norm_sigs = ('(Tensor input, Scalar p = 2)', '(Tensor input, Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Tensor input, Number? p, *, dtype dtype)')
+
+def norm(*args, **kwargs):
+    best = None
+    for c, b in _norm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('norm', args, kwargs, _norm_sigs, False)
+
+def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_linalg_vector_norm_default(input, ord, dim, keepdim)
+    if out is not None:
+        return _op_linalg_vector_norm_out(input, ord, dim, keepdim, dtype=dtype, out=out)
+    return _op_linalg_vector_norm_default(input, ord, dim, keepdim, dtype=dtype)
+
+def _linalg_matrix_norm_c0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_num(ord):
+        if not (isinstance(ord, Tensor) and ord.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _linalg_matrix_norm_b0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_linalg_matrix_norm_default(input, ord, dim, keepdim)
+    if out is not None:
+        return _op_linalg_matrix_norm_out(input, ord, dim, keepdim, dtype=dtype, out=out)
+    return _op_linalg_matrix_norm_default(input, ord, dim, keepdim, dtype=dtype)
+
+def _linalg_matrix_norm_c1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(ord, str):
+        return None
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _linalg_matrix_norm_b1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_linalg_matrix_norm_str_ord(input, ord, dim, keepdim)
+    if out is not None:
+        return _op_linalg_matrix_norm_str_ord_out(input, ord, dim, keepdim, dtype=dtype, out=out)
+    return _op_linalg_matrix_norm_str_ord(input, ord, dim, keepdim, dtype=dtype)
+
+_linalg_matrix_norm_ovs = ((_linalg_matrix_norm_c0, _linalg_matrix_norm_b0), (_linalg_matrix_norm_c1, _linalg_matrix_norm_b1),)
+_linalg_matrix_norm_sigs = ('(Tensor input, Scalar ord, int[] dim = [-2,-1], bool keepdim = False, *, dtype? dtype = None, Tensor out = None)', "(Tensor input, str ord = 'fro', int[] dim = [-2,-1], bool keepdim = False, *, dtype? dtype = None, Tensor out = None)")
+
+def linalg_matrix_norm(*args, **kwargs):
+    best = None
+    for c, b in _linalg_matrix_norm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('linalg_matrix_norm', args, kwargs, _linalg_matrix_norm_sigs, False)
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_cumsum_default(input, dim)
+    if out is not None:
+        return _op_cumsum_out(input, dim, dtype=dtype, out=out)
+    return _op_cumsum_default(input, dim, dtype=dtype)
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_cumprod_default(input, dim)
+    if out is not None:
+        return _op_cumprod_out(input, dim, dtype=dtype, out=out)
+    return _op_cumprod_default(input, dim, dtype=dtype)
+
+def cummax(input, dim):
+    return _rt_cummax(*_op_cummax_default(input, dim))
+
+def cummin(input, dim):
+    return _rt_cummin(*_op_cummin_default(input, dim))
+
+def logcumsumexp(input, dim, *, out=None):
+    if out is not None:
+        return _op_logcumsumexp_out(input, dim, out=out)
+    return _op_logcumsumexp_default(input, dim)
+
+def _count_nonzero_c0(input, dim):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    return s
+
+def _count_nonzero_b0(input, dim):
+    return _op_count_nonzero_dim_IntList(input, dim)
+
+def _count_nonzero_c1(input, dim=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_int(dim):
+        return None
+    return s
+
+def _count_nonzero_b1(input, dim=None):
+    return _op_count_nonzero_default(input, dim)
+
+_count_nonzero_ovs = ((_count_nonzero_c0, _count_nonzero_b0), (_count_nonzero_c1, _count_nonzero_b1),)
+_count_nonzero_sigs = ('(Tensor input, int[] dim)', '(Tensor input, int? dim = None)')
+
+def count_nonzero(*args, **kwargs):
+    best = None
+    for c, b in _count_nonzero_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('count_nonzero', args, kwargs, _count_nonzero_sigs, False)
+
+def _median_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _median_b0(input):
+    return _op_median_default(input)
+
+def _median_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _median_b1(input, dim, keepdim=False):
+    return _rt_median(*_op_median_dim(input, dim, keepdim))
+
+_median_ovs = ((_median_c0, _median_b0), (_median_c1, _median_b1),)
+_median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+
+def median(*args, **kwargs):
+    best = None
+    for c, b in _median_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('median', args, kwargs, _median_sigs, False)
+
+def _nanmedian_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _nanmedian_b0(input):
+    return _op_nanmedian_default(input)
+
+def _nanmedian_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _nanmedian_b1(input, dim, keepdim=False):
+    return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
+
+_nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0), (_nanmedian_c1, _nanmedian_b1),)
+_nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+
+def nanmedian(*args, **kwargs):
+    best = None
+    for c, b in _nanmedian_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
+
+def mode(input, dim=-1, keepdim=False):
+    return _rt_mode(*_op_mode_default(input, dim, keepdim))
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
+
+def _sort_c0(input, dim=-1, descending=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def _sort_b0(input, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_default(input, dim, descending))
+
+def _sort_c1(input, *, stable, dim=-1, descending=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if stable is not None and not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def _sort_b1(input, *, stable, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_stable(input, stable=stable, dim=dim, descending=descending))
+
+_sort_ovs = ((_sort_c0, _sort_b0), (_sort_c1, _sort_b1),)
+_sort_sigs = ('(Tensor input, int dim = -1, bool descending = False)', '(Tensor input, *, bool? stable, int dim = -1, bool descending = False)')
+
+def sort(*args, **kwargs):
+    best = None
+    for c, b in _sort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sort', args, kwargs, _sort_sigs, False)
+
+def _argsort_c0(input, dim=-1, descending=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def _argsort_b0(input, dim=-1, descending=False):
+    return _op_argsort_default(input, dim, descending)
+
+def _argsort_c1(input, *, stable, dim=-1, descending=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def _argsort_b1(input, *, stable, dim=-1, descending=False, out=None):
+    if out is not None:
+        return _op_argsort_stable_out(input, stable=stable, dim=dim, descending=descending, out=out)
+    return _op_argsort_stable(input, stable=stable, dim=dim, descending=descending)
+
+_argsort_ovs = ((_argsort_c0, _argsort_b0), (_argsort_c1, _argsort_b1),)
+_argsort_sigs = ('(Tensor input, int dim = -1, bool descending = False)', '(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
+
+def argsort(*args, **kwargs):
+    best = None
+    for c, b in _argsort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
+
+def msort(input, *, out=None):
+    if out is not None:
+        return _op_msort_out(input, out=out)
+    return _op_msort_default(input)
+
+def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
+    return _op__unique2_default(input, sorted, return_inverse, return_counts)
+
+def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False):
+    return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
+
+def bincount(input, weights=None, minlength=0):
+    return _op_bincount_default(input, weights, minlength)
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    if out is not None:
+        return _op_histc_out(input, bins, min, max, out=out)
+    return _op_histc_default(input, bins, min, max)
+
 def as_strided(input, size, stride, storage_offset=None):
     return _op_as_strided_default(input, size, stride, storage_offset)
 
@@ -2451,4 +3265,4 @@ def index_put_(input, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_to_copy', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'cos', 'cos_', 'cosh', 'cosh_', 'detach', 'diagonal', 'div', 'dot', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'hstack', 'hypot', 'index', 'index_put', 'index_put_', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'lt', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'movedim', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'reshape', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'softplus', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'transpose', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diagonal', 'div', 'dot', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_put', 'index_put_', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_matrix_norm', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'matmul', 'max', 'maximum', 'mean', 'median', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'ne', 'neg', 'neg_', 'norm', 'ones', 'ones_like', 'permute', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'reshape', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'topk', 'transpose', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -3,7 +3,7 @@
 from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match
-from .functions import _rt_max, _rt_min
+from .functions import _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_sort, _rt_topk
 
 _ops = _opsmod.ops
 
@@ -59,6 +59,9 @@ _op_arctanh_default = _ops.aten.arctanh.default
 _op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
 _op_argmin_default = _ops.aten.argmin.default
+_op_argsort_default = _ops.aten.argsort.default
+_op_argsort_stable = _ops.aten.argsort.stable
+_op_argsort_stable_out = _ops.aten.argsort.stable_out
 _op_as_strided_default = _ops.aten.as_strided.default
 _op_asin__default = _ops.aten.asin_.default
 _op_asin_default = _ops.aten.asin.default
@@ -78,6 +81,7 @@ _op_atanh_out = _ops.aten.atanh.out
 _op_bernoulli__float = _ops.aten.bernoulli_.float
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
+_op_bincount_default = _ops.aten.bincount.default
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
@@ -112,6 +116,16 @@ _op_cos_out = _ops.aten.cos.out
 _op_cosh__default = _ops.aten.cosh_.default
 _op_cosh_default = _ops.aten.cosh.default
 _op_cosh_out = _ops.aten.cosh.out
+_op_count_nonzero_default = _ops.aten.count_nonzero.default
+_op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cummax_default = _ops.aten.cummax.default
+_op_cummin_default = _ops.aten.cummin.default
+_op_cumprod__default = _ops.aten.cumprod_.default
+_op_cumprod_default = _ops.aten.cumprod.default
+_op_cumprod_out = _ops.aten.cumprod.out
+_op_cumsum__default = _ops.aten.cumsum_.default
+_op_cumsum_default = _ops.aten.cumsum.default
+_op_cumsum_out = _ops.aten.cumsum.out
 _op_detach_default = _ops.aten.detach.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
@@ -168,6 +182,8 @@ _op_ge__Tensor = _ops.aten.ge_.Tensor
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_gt__Tensor = _ops.aten.gt_.Tensor
+_op_histc_default = _ops.aten.histc.default
+_op_histc_out = _ops.aten.histc.out
 _op_hypot__default = _ops.aten.hypot_.default
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
@@ -181,6 +197,7 @@ _op_isneginf_default = _ops.aten.isneginf.default
 _op_isneginf_out = _ops.aten.isneginf.out
 _op_isposinf_default = _ops.aten.isposinf.default
 _op_isposinf_out = _ops.aten.isposinf.out
+_op_kthvalue_default = _ops.aten.kthvalue.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_le__Tensor = _ops.aten.le_.Tensor
@@ -201,6 +218,8 @@ _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
+_op_logcumsumexp_default = _ops.aten.logcumsumexp.default
+_op_logcumsumexp_out = _ops.aten.logcumsumexp.out
 _op_logical_and__default = _ops.aten.logical_and_.default
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
@@ -216,6 +235,8 @@ _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_logit__default = _ops.aten.logit_.default
 _op_logit_default = _ops.aten.logit.default
 _op_logit_out = _ops.aten.logit.out
+_op_logsumexp_default = _ops.aten.logsumexp.default
+_op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lt__Tensor = _ops.aten.lt_.Tensor
@@ -226,12 +247,17 @@ _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
+_op_median_default = _ops.aten.median.default
+_op_median_dim = _ops.aten.median.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
+_op_mode_default = _ops.aten.mode.default
 _op_movedim_intlist = _ops.aten.movedim.intlist
+_op_msort_default = _ops.aten.msort.default
+_op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
@@ -239,6 +265,8 @@ _op_mv_default = _ops.aten.mv.default
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
+_op_nanmedian_default = _ops.aten.nanmedian.default
+_op_nanmedian_dim = _ops.aten.nanmedian.dim
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
@@ -251,6 +279,12 @@ _op_new_empty_strided_default = _ops.aten.new_empty_strided.default
 _op_new_full_default = _ops.aten.new_full.default
 _op_new_ones_default = _ops.aten.new_ones.default
 _op_new_zeros_default = _ops.aten.new_zeros.default
+_op_norm_Scalar = _ops.aten.norm.Scalar
+_op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
+_op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
+_op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
+_op_norm_dtype_out = _ops.aten.norm.dtype_out
+_op_norm_out = _ops.aten.norm.out
 _op_normal__default = _ops.aten.normal_.default
 _op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
@@ -299,6 +333,8 @@ _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_sort_default = _ops.aten.sort.default
+_op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
@@ -309,6 +345,11 @@ _op_square_default = _ops.aten.square.default
 _op_square_out = _ops.aten.square.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
+_op_std_correction = _ops.aten.std.correction
+_op_std_correction_out = _ops.aten.std.correction_out
+_op_std_default = _ops.aten.std.default
+_op_std_dim = _ops.aten.std.dim
+_op_std_out = _ops.aten.std.out
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub__Tensor = _ops.aten.sub_.Tensor
 _op_sub_out = _ops.aten.sub.out
@@ -321,6 +362,7 @@ _op_tan_out = _ops.aten.tan.out
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_topk_default = _ops.aten.topk.default
 _op_transpose_int = _ops.aten.transpose.int
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
@@ -329,6 +371,11 @@ _op_unbind_int = _ops.aten.unbind.int
 _op_unflatten_int = _ops.aten.unflatten.int
 _op_uniform__default = _ops.aten.uniform_.default
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
+_op_var_correction = _ops.aten.var.correction
+_op_var_correction_out = _ops.aten.var.correction_out
+_op_var_default = _ops.aten.var.default
+_op_var_dim = _ops.aten.var.dim
+_op_var_out = _ops.aten.var.out
 _op_view_as_default = _ops.aten.view_as.default
 _op_view_default = _ops.aten.view.default
 _op_view_dtype = _ops.aten.view.dtype
@@ -1625,6 +1672,466 @@ def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
         return _op_addmm_default(self, mat1, mat2)
     return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
 
+def __m_var_c0(self, unbiased=True):
+    s = 0
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def __m_var_b0(self, unbiased=True):
+    return _op_var_default(self, unbiased)
+
+def __m_var_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_var_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_var_out(self, dim, unbiased, keepdim, out=out)
+    return _op_var_dim(self, dim, unbiased, keepdim)
+
+def __m_var_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_var_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    if out is None and correction is None and keepdim is False:
+        return _op_var_correction(self, dim)
+    if out is not None:
+        return _op_var_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
+    return _op_var_correction(self, dim, correction=correction, keepdim=keepdim)
+
+__m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, __m_var_b2),)
+__m_var_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+
+def _m_var(*args, **kwargs):
+    best = None
+    for c, b in __m_var_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('var', args, kwargs, __m_var_sigs, True)
+
+def __m_std_c0(self, unbiased=True):
+    s = 0
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def __m_std_b0(self, unbiased=True):
+    return _op_std_default(self, unbiased)
+
+def __m_std_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_std_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_std_out(self, dim, unbiased, keepdim, out=out)
+    return _op_std_dim(self, dim, unbiased, keepdim)
+
+def __m_std_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_std_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    if out is None and correction is None and keepdim is False:
+        return _op_std_correction(self, dim)
+    if out is not None:
+        return _op_std_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
+    return _op_std_correction(self, dim, correction=correction, keepdim=keepdim)
+
+__m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, __m_std_b2),)
+__m_std_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+
+def _m_std(*args, **kwargs):
+    best = None
+    for c, b in __m_std_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('std', args, kwargs, __m_std_sigs, True)
+
+def _m_logsumexp(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_logsumexp_out(self, dim, keepdim, out=out)
+    return _op_logsumexp_default(self, dim, keepdim)
+
+def __m_norm_c0(self, p=2):
+    s = 0
+    if not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_norm_b0(self, p=2):
+    return _op_norm_Scalar(self, p)
+
+def __m_norm_c1(self, p, dim, keepdim=False, *, out=None):
+    s = 0
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_norm_b1(self, p, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_norm_out(self, p, dim, keepdim, out=out)
+    return _op_norm_ScalarOpt_dim(self, p, dim, keepdim)
+
+def __m_norm_c2(self, p, dim, keepdim, *, dtype, out=None):
+    s = 0
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_norm_b2(self, p, dim, keepdim, *, dtype, out=None):
+    if out is not None:
+        return _op_norm_dtype_out(self, p, dim, keepdim, dtype=dtype, out=out)
+    return _op_norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype=dtype)
+
+def __m_norm_c3(self, p, *, dtype):
+    s = 0
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_norm_b3(self, p, *, dtype):
+    return _op_norm_ScalarOpt_dtype(self, p, dtype=dtype)
+
+__m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_norm_c2, __m_norm_b2), (__m_norm_c3, __m_norm_b3),)
+__m_norm_sigs = ('(Scalar p = 2)', '(Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Number? p, *, dtype dtype)')
+
+def _m_norm(*args, **kwargs):
+    best = None
+    for c, b in __m_norm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
+
+def _m_cumsum(self, dim, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_cumsum_default(self, dim)
+    if out is not None:
+        return _op_cumsum_out(self, dim, dtype=dtype, out=out)
+    return _op_cumsum_default(self, dim, dtype=dtype)
+
+def _m_cumsum_(self, dim, *, dtype=None):
+    if dtype is None:
+        return _op_cumsum__default(self, dim)
+    return _op_cumsum__default(self, dim, dtype=dtype)
+
+def _m_cumprod(self, dim, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_cumprod_default(self, dim)
+    if out is not None:
+        return _op_cumprod_out(self, dim, dtype=dtype, out=out)
+    return _op_cumprod_default(self, dim, dtype=dtype)
+
+def _m_cumprod_(self, dim, *, dtype=None):
+    if dtype is None:
+        return _op_cumprod__default(self, dim)
+    return _op_cumprod__default(self, dim, dtype=dtype)
+
+def _m_cummax(self, dim):
+    return _rt_cummax(*_op_cummax_default(self, dim))
+
+def _m_cummin(self, dim):
+    return _rt_cummin(*_op_cummin_default(self, dim))
+
+def _m_logcumsumexp(self, dim, *, out=None):
+    if out is not None:
+        return _op_logcumsumexp_out(self, dim, out=out)
+    return _op_logcumsumexp_default(self, dim)
+
+def __m_count_nonzero_c0(self, *dim):
+    s = 0
+    if len(dim) == 1 and not isinstance(dim[0], (int, Tensor)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+            return None
+    return s
+
+def __m_count_nonzero_b0(self, *dim):
+    if len(dim) == 1 and not isinstance(dim[0], (int, Tensor)):
+        dim = dim[0]
+    return _op_count_nonzero_dim_IntList(self, dim)
+
+def __m_count_nonzero_c1(self, dim=None):
+    s = 0
+    if dim is not None and not _is_int(dim):
+        return None
+    return s
+
+def __m_count_nonzero_b1(self, dim=None):
+    return _op_count_nonzero_default(self, dim)
+
+__m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
+__m_count_nonzero_sigs = ('(int[] dim)', '(int? dim = None)')
+
+def _m_count_nonzero(*args, **kwargs):
+    best = None
+    for c, b in __m_count_nonzero_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('count_nonzero', args, kwargs, __m_count_nonzero_sigs, True)
+
+def __m_median_c0(self):
+    s = 0
+    return s
+
+def __m_median_b0(self):
+    return _op_median_default(self)
+
+def __m_median_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_median_b1(self, dim, keepdim=False):
+    return _rt_median(*_op_median_dim(self, dim, keepdim))
+
+__m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
+__m_median_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_median(*args, **kwargs):
+    best = None
+    for c, b in __m_median_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('median', args, kwargs, __m_median_sigs, True)
+
+def __m_nanmedian_c0(self):
+    s = 0
+    return s
+
+def __m_nanmedian_b0(self):
+    return _op_nanmedian_default(self)
+
+def __m_nanmedian_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_nanmedian_b1(self, dim, keepdim=False):
+    return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
+
+__m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
+__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_nanmedian(*args, **kwargs):
+    best = None
+    for c, b in __m_nanmedian_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
+
+def _m_mode(self, dim=-1, keepdim=False):
+    return _rt_mode(*_op_mode_default(self, dim, keepdim))
+
+def _m_kthvalue(self, k, dim=-1, keepdim=False):
+    return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
+
+def __m_sort_c0(self, dim=-1, descending=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_sort_b0(self, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_default(self, dim, descending))
+
+def __m_sort_c1(self, *, stable, dim=-1, descending=False):
+    s = 0
+    if stable is not None and not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_sort_b1(self, *, stable, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_stable(self, stable=stable, dim=dim, descending=descending))
+
+__m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
+__m_sort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool? stable, int dim = -1, bool descending = False)')
+
+def _m_sort(*args, **kwargs):
+    best = None
+    for c, b in __m_sort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sort', args, kwargs, __m_sort_sigs, True)
+
+def __m_argsort_c0(self, dim=-1, descending=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_argsort_b0(self, dim=-1, descending=False):
+    return _op_argsort_default(self, dim, descending)
+
+def __m_argsort_c1(self, *, stable, dim=-1, descending=False, out=None):
+    s = 0
+    if not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_argsort_b1(self, *, stable, dim=-1, descending=False, out=None):
+    if out is not None:
+        return _op_argsort_stable_out(self, stable=stable, dim=dim, descending=descending, out=out)
+    return _op_argsort_stable(self, stable=stable, dim=dim, descending=descending)
+
+__m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
+__m_argsort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
+
+def _m_argsort(*args, **kwargs):
+    best = None
+    for c, b in __m_argsort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
+
+def _m_topk(self, k, dim=-1, largest=True, sorted=True):
+    return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
+
+def _m_msort(self, *, out=None):
+    if out is not None:
+        return _op_msort_out(self, out=out)
+    return _op_msort_default(self)
+
+def _m_bincount(self, weights=None, minlength=0):
+    return _op_bincount_default(self, weights, minlength)
+
+def _m_histc(self, bins=100, min=0, max=0, *, out=None):
+    if out is not None:
+        return _op_histc_out(self, bins, min, max, out=out)
+    return _op_histc_default(self, bins, min, max)
+
 def __m_view_c0(self, *size):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -1848,6 +2355,7 @@ Tensor.arctanh = _m_arctanh
 Tensor.arctanh_ = _m_arctanh_
 Tensor.argmax = _m_argmax
 Tensor.argmin = _m_argmin
+Tensor.argsort = _m_argsort
 Tensor.as_strided = _m_as_strided
 Tensor.asin = _m_asin
 Tensor.asin_ = _m_asin_
@@ -1861,6 +2369,7 @@ Tensor.atanh = _m_atanh
 Tensor.atanh_ = _m_atanh_
 Tensor.bernoulli = _m_bernoulli
 Tensor.bernoulli_ = _m_bernoulli_
+Tensor.bincount = _m_bincount
 Tensor.bitwise_and = _m_bitwise_and
 Tensor.bitwise_and_ = _m_bitwise_and_
 Tensor.bitwise_not = _m_bitwise_not
@@ -1886,6 +2395,13 @@ Tensor.cos = _m_cos
 Tensor.cos_ = _m_cos_
 Tensor.cosh = _m_cosh
 Tensor.cosh_ = _m_cosh_
+Tensor.count_nonzero = _m_count_nonzero
+Tensor.cummax = _m_cummax
+Tensor.cummin = _m_cummin
+Tensor.cumprod = _m_cumprod
+Tensor.cumprod_ = _m_cumprod_
+Tensor.cumsum = _m_cumsum
+Tensor.cumsum_ = _m_cumsum_
 Tensor.detach = _m_detach
 Tensor.diagonal = _m_diagonal
 Tensor.div = _m_div
@@ -1923,6 +2439,7 @@ Tensor.ge = _m_ge
 Tensor.ge_ = _m_ge_
 Tensor.gt = _m_gt
 Tensor.gt_ = _m_gt_
+Tensor.histc = _m_histc
 Tensor.hypot = _m_hypot
 Tensor.hypot_ = _m_hypot_
 Tensor.index = _m_index
@@ -1933,6 +2450,7 @@ Tensor.isinf = _m_isinf
 Tensor.isnan = _m_isnan
 Tensor.isneginf = _m_isneginf
 Tensor.isposinf = _m_isposinf
+Tensor.kthvalue = _m_kthvalue
 Tensor.le = _m_le
 Tensor.le_ = _m_le_
 Tensor.lerp = _m_lerp
@@ -1946,6 +2464,7 @@ Tensor.log2 = _m_log2
 Tensor.log2_ = _m_log2_
 Tensor.log_ = _m_log_
 Tensor.logaddexp = _m_logaddexp
+Tensor.logcumsumexp = _m_logcumsumexp
 Tensor.logical_and = _m_logical_and
 Tensor.logical_and_ = _m_logical_and_
 Tensor.logical_not = _m_logical_not
@@ -1956,21 +2475,26 @@ Tensor.logical_xor = _m_logical_xor
 Tensor.logical_xor_ = _m_logical_xor_
 Tensor.logit = _m_logit
 Tensor.logit_ = _m_logit_
+Tensor.logsumexp = _m_logsumexp
 Tensor.lt = _m_lt
 Tensor.lt_ = _m_lt_
 Tensor.matmul = _m_matmul
 Tensor.max = _m_max
 Tensor.maximum = _m_maximum
 Tensor.mean = _m_mean
+Tensor.median = _m_median
 Tensor.min = _m_min
 Tensor.minimum = _m_minimum
 Tensor.mm = _m_mm
+Tensor.mode = _m_mode
 Tensor.movedim = _m_movedim
+Tensor.msort = _m_msort
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
 Tensor.mv = _m_mv
 Tensor.nan_to_num = _m_nan_to_num
 Tensor.nan_to_num_ = _m_nan_to_num_
+Tensor.nanmedian = _m_nanmedian
 Tensor.narrow = _m_narrow
 Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
@@ -1981,6 +2505,7 @@ Tensor.new_empty_strided = _m_new_empty_strided
 Tensor.new_full = _m_new_full
 Tensor.new_ones = _m_new_ones
 Tensor.new_zeros = _m_new_zeros
+Tensor.norm = _m_norm
 Tensor.normal_ = _m_normal_
 Tensor.permute = _m_permute
 Tensor.pow = _m_pow
@@ -2013,6 +2538,7 @@ Tensor.sin_ = _m_sin_
 Tensor.sinh = _m_sinh
 Tensor.sinh_ = _m_sinh_
 Tensor.slice = _m_slice
+Tensor.sort = _m_sort
 Tensor.split = _m_split
 Tensor.split_with_sizes = _m_split_with_sizes
 Tensor.sqrt = _m_sqrt
@@ -2020,6 +2546,7 @@ Tensor.sqrt_ = _m_sqrt_
 Tensor.square = _m_square
 Tensor.square_ = _m_square_
 Tensor.squeeze = _m_squeeze
+Tensor.std = _m_std
 Tensor.sub = _m_sub
 Tensor.sub_ = _m_sub_
 Tensor.sum = _m_sum
@@ -2028,6 +2555,7 @@ Tensor.tan = _m_tan
 Tensor.tan_ = _m_tan_
 Tensor.tanh = _m_tanh
 Tensor.tanh_ = _m_tanh_
+Tensor.topk = _m_topk
 Tensor.transpose = _m_transpose
 Tensor.trunc = _m_trunc
 Tensor.trunc_ = _m_trunc_
@@ -2035,6 +2563,7 @@ Tensor.unbind = _m_unbind
 Tensor.unflatten = _m_unflatten
 Tensor.uniform_ = _m_uniform_
 Tensor.unsqueeze = _m_unsqueeze
+Tensor.var = _m_var
 Tensor.view = _m_view
 Tensor.view_as = _m_view_as
 Tensor.where = _m_where
