@@ -83,7 +83,7 @@ op_db = [
     _u("isposinf", np.isposinf, dtypes=F, inplace=False), _u("isneginf", np.isneginf, dtypes=F, inplace=False),
     _with_args("round", [((), {"decimals": 2}), ((), {"decimals": -1})], lambda a, decimals: np.round(a, decimals)),
     # ------------------------------------------------------------------ binary / ternary math
-    _b("atan2", np.arctan2), _b("arctan2", np.arctan2), _b("hypot", np.hypot, scalar_rhs=False),
+    _b("atan2", np.arctan2, scalar_rhs=False), _b("arctan2", np.arctan2, scalar_rhs=False), _b("hypot", np.hypot, scalar_rhs=False),
     _b("fmod", np.fmod, rhs_domain=(0.5, 3.0)), _b("maximum", np.maximum, inplace=False, scalar_rhs=False, dtypes=FI),
     _b("minimum", np.minimum, inplace=False, scalar_rhs=False, dtypes=FI),
     _b("fmax", np.fmax, inplace=False, scalar_rhs=False), _b("fmin", np.fmin, inplace=False, scalar_rhs=False),
@@ -97,7 +97,7 @@ op_db = [
     _u("silu", lambda a: a / (1 + np.exp(-a)), torch_name="nn.functional.silu"),
     _u("mish", lambda a: a * np.tanh(np.log1p(np.exp(a))), torch_name="nn.functional.mish"),
     _with_args("softplus", [((), {}), ((2, 1), {})], inplace=False, torch_name="nn.functional.softplus"),
-    _with_args("elu", [((), {}), ((0.5, 2.0, 1.5), {})], _elu_ref, torch_name="nn.functional.elu"),
+    _with_args("elu", [((), {}), ((0.5, 2.0, 1.5), {})], _elu_ref, torch_name="_C._nn.elu"),
     _u("selu", out=False, torch_name="nn.functional.selu"),
     _with_args("celu", [((), {}), ((0.5,), {})], out=False, torch_name="nn.functional.celu"),
     _with_args("leaky_relu", [((), {}), ((0.2,), {})], lambda a, s=0.01: np.where(a > 0, a, a * s),
@@ -117,7 +117,9 @@ op_db = [
     OpInfo("var_mean", reduction(), dtypes=F, method_variant=False),
     OpInfo("std_mean", reduction(), dtypes=F, method_variant=False),
     OpInfo("logsumexp", reduction((0, -1, (0, 1))), dtypes=FI, supports_out=True),
-    OpInfo("norm", reduction((None, 0, (0, 1))), dtypes=F),
+    OpInfo("norm", lambda op, dt: [SampleInput(make(s, dt), (p,), k, f"{s}-{p}-{k}") for s in ((5,), (3, 4), (2, 3, 4))
+                                   for p in (1, 2, 3.5, float("inf")) for k in ({}, {"dim": 0}, {"dim": (0, 1), "keepdim": True})
+                                   if not (len(s) < 2 and "keepdim" in k)], dtypes=F),
     OpInfo("linalg.vector_norm", reduction((None, 0, (0, 1))), dtypes=F, method_variant=False, supports_out=True,
            aten_name="linalg_vector_norm"),
     OpInfo("linalg.matrix_norm", lambda op, dt: [SampleInput(make(s, dt), (o,), {}, f"{s}-{o}") for s in ((3, 4), (2, 3, 3))
