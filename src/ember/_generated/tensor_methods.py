@@ -99,11 +99,16 @@ _op_ceil__default = _ops.aten.ceil_.default
 _op_ceil_default = _ops.aten.ceil.default
 _op_ceil_out = _ops.aten.ceil.out
 _op_chunk_default = _ops.aten.chunk.default
+_op_clamp_Tensor = _ops.aten.clamp.Tensor
+_op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
 _op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_out = _ops.aten.clamp.out
+_op_clip_Tensor = _ops.aten.clip.Tensor
+_op_clip_Tensor_out = _ops.aten.clip.Tensor_out
+_op_clip__Tensor = _ops.aten.clip_.Tensor
 _op_clip__default = _ops.aten.clip_.default
 _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
@@ -159,6 +164,7 @@ _op_expm1__default = _ops.aten.expm1_.default
 _op_expm1_default = _ops.aten.expm1.default
 _op_expm1_out = _ops.aten.expm1.out
 _op_fill__Scalar = _ops.aten.fill_.Scalar
+_op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_floor__default = _ops.aten.floor_.default
 _op_floor_default = _ops.aten.floor.default
@@ -203,7 +209,10 @@ _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_le__Tensor = _ops.aten.le_.Tensor
 _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
+_op_lerp_Tensor = _ops.aten.lerp.Tensor
+_op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
 _op_lerp__Scalar = _ops.aten.lerp_.Scalar
+_op_lerp__Tensor = _ops.aten.lerp_.Tensor
 _op_log10__default = _ops.aten.log10_.default
 _op_log10_default = _ops.aten.log10.default
 _op_log10_out = _ops.aten.log10.out
@@ -255,6 +264,7 @@ _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
 _op_mode_default = _ops.aten.mode.default
+_op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_msort_default = _ops.aten.msort.default
 _op_msort_out = _ops.aten.msort.out
@@ -290,6 +300,7 @@ _op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
+_op_pow__Tensor = _ops.aten.pow_.Tensor
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
@@ -345,6 +356,7 @@ _op_square_default = _ops.aten.square.default
 _op_square_out = _ops.aten.square.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
+_op_squeeze_dims = _ops.aten.squeeze.dims
 _op_std_correction = _ops.aten.std.correction
 _op_std_correction_out = _ops.aten.std.correction_out
 _op_std_default = _ops.aten.std.default
@@ -824,13 +836,105 @@ def _m_atan2(self, other, *, out=None):
 def _m_atan2_(self, other):
     return _op_atan2__default(self, other)
 
-def _m_lerp(self, end, weight, *, out=None):
+def __m_lerp_c0(self, end, weight, *, out=None):
+    s = 0
+    if not isinstance(end, Tensor):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not _is_num(weight):
+        if not (isinstance(weight, Tensor) and weight.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_lerp_b0(self, end, weight, *, out=None):
     if out is not None:
         return _op_lerp_Scalar_out(self, end, weight, out=out)
     return _op_lerp_Scalar(self, end, weight)
 
-def _m_lerp_(self, end, weight):
+def __m_lerp_c1(self, end, weight, *, out=None):
+    s = 0
+    if not isinstance(end, Tensor):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    return s
+
+def __m_lerp_b1(self, end, weight, *, out=None):
+    if out is not None:
+        return _op_lerp_Tensor_out(self, end, weight, out=out)
+    return _op_lerp_Tensor(self, end, weight)
+
+__m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
+__m_lerp_sigs = ('(Tensor end, Scalar weight, *, Tensor out = None)', '(Tensor end, Tensor weight, *, Tensor out = None)')
+
+def _m_lerp(*args, **kwargs):
+    best = None
+    for c, b in __m_lerp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('lerp', args, kwargs, __m_lerp_sigs, True)
+
+def __m_lerp__c0(self, end, weight):
+    s = 0
+    if not isinstance(end, Tensor):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not _is_num(weight):
+        if not (isinstance(weight, Tensor) and weight.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_lerp__b0(self, end, weight):
     return _op_lerp__Scalar(self, end, weight)
+
+def __m_lerp__c1(self, end, weight):
+    s = 0
+    if not isinstance(end, Tensor):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    return s
+
+def __m_lerp__b1(self, end, weight):
+    return _op_lerp__Tensor(self, end, weight)
+
+__m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
+__m_lerp__sigs = ('(Tensor end, Scalar weight)', '(Tensor end, Tensor weight)')
+
+def _m_lerp_(*args, **kwargs):
+    best = None
+    for c, b in __m_lerp__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
 
 def _m_fmod(self, other, *, out=None):
     if out is not None:
@@ -975,13 +1079,105 @@ def _m_arctan2(self, other, *, out=None):
 def _m_arctan2_(self, other):
     return _op_arctan2__default(self, other)
 
-def _m_clip(self, min=None, max=None, *, out=None):
+def __m_clip_c0(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clip_b0(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_out(self, min, max, out=out)
     return _op_clip_default(self, min, max)
 
-def _m_clip_(self, min=None, max=None):
+def __m_clip_c1(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def __m_clip_b1(self, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clip_Tensor_out(self, min, max, out=out)
+    return _op_clip_Tensor(self, min, max)
+
+__m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
+__m_clip_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+
+def _m_clip(*args, **kwargs):
+    best = None
+    for c, b in __m_clip_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clip', args, kwargs, __m_clip_sigs, True)
+
+def __m_clip__c0(self, min=None, max=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clip__b0(self, min=None, max=None):
     return _op_clip__default(self, min, max)
+
+def __m_clip__c1(self, min=None, max=None):
+    s = 0
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def __m_clip__b1(self, min=None, max=None):
+    return _op_clip__Tensor(self, min, max)
+
+__m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
+__m_clip__sigs = ('(Number? min = None, Number? max = None)', '(Tensor? min = None, Tensor? max = None)')
+
+def _m_clip_(*args, **kwargs):
+    best = None
+    for c, b in __m_clip__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clip_', args, kwargs, __m_clip__sigs, True)
 
 def _m_prelu(self, weight):
     return _op_prelu_default(self, weight)
@@ -1127,8 +1323,45 @@ def _m_pow(self, exponent, *, out=None):
         return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
     return _op_pow_Tensor_Tensor(self, exponent)
 
-def _m_pow_(self, exponent):
+def __m_pow__c0(self, exponent):
+    s = 0
+    if not _is_num(exponent):
+        if not (isinstance(exponent, Tensor) and exponent.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_pow__b0(self, exponent):
     return _op_pow__Scalar(self, exponent)
+
+def __m_pow__c1(self, exponent):
+    s = 0
+    if not isinstance(exponent, Tensor):
+        if not _is_num(exponent):
+            return None
+        s += 1
+    return s
+
+def __m_pow__b1(self, exponent):
+    return _op_pow__Tensor(self, exponent)
+
+__m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
+__m_pow__sigs = ('(Scalar exponent)', '(Tensor exponent)')
+
+def _m_pow_(*args, **kwargs):
+    best = None
+    for c, b in __m_pow__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
 def _m_eq(self, other, *, out=None):
     if out is not None:
@@ -1328,10 +1561,57 @@ def _m_relu(self):
 def _m_relu_(self):
     return _op_relu__default(self)
 
-def _m_clamp(self, min=None, max=None, *, out=None):
+def __m_clamp_c0(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_b0(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(self, min, max, out=out)
     return _op_clamp_default(self, min, max)
+
+def __m_clamp_c1(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_b1(self, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clamp_Tensor_out(self, min, max, out=out)
+    return _op_clamp_Tensor(self, min, max)
+
+__m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
+__m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+
+def _m_clamp(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
 
 def _m_clamp_min(self, min):
     return _op_clamp_min_default(self, min)
@@ -2227,8 +2507,21 @@ def __m_squeeze_c1(self, dim):
 def __m_squeeze_b1(self, dim):
     return _op_squeeze_dim(self, dim)
 
-__m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1),)
-__m_squeeze_sigs = ('()', '(int dim)')
+def __m_squeeze_c2(self, *dim):
+    s = 0
+    if len(dim) == 1 and not isinstance(dim[0], (int, Tensor)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+            return None
+    return s
+
+def __m_squeeze_b2(self, *dim):
+    if len(dim) == 1 and not isinstance(dim[0], (int, Tensor)):
+        dim = dim[0]
+    return _op_squeeze_dims(self, dim)
+
+__m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
+__m_squeeze_sigs = ('()', '(int dim)', '(int[] dim)')
 
 def _m_squeeze(*args, **kwargs):
     best = None
@@ -2266,8 +2559,45 @@ def _m_split_with_sizes(self, split_sizes, dim=0):
 def _m_chunk(self, chunks, dim=0):
     return _op_chunk_default(self, chunks, dim)
 
-def _m_movedim(self, source, destination):
+def __m_movedim_c0(self, source, destination):
+    s = 0
+    if not _is_intlist(source):
+        return None
+    if not _is_intlist(destination):
+        return None
+    return s
+
+def __m_movedim_b0(self, source, destination):
     return _op_movedim_intlist(self, source, destination)
+
+def __m_movedim_c1(self, source, destination):
+    s = 0
+    if not _is_int(source):
+        return None
+    if not _is_int(destination):
+        return None
+    return s
+
+def __m_movedim_b1(self, source, destination):
+    return _op_movedim_int(self, source, destination)
+
+__m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedim_b1),)
+__m_movedim_sigs = ('(int[] source, int[] destination)', '(int source, int destination)')
+
+def _m_movedim(*args, **kwargs):
+    best = None
+    for c, b in __m_movedim_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('movedim', args, kwargs, __m_movedim_sigs, True)
 
 def _m_alias(self):
     return _op_alias_default(self)
@@ -2304,8 +2634,45 @@ def _m_resize_(self, *size, memory_format=None):
         return _op_resize__default(self, size)
     return _op_resize__default(self, size, memory_format=memory_format)
 
-def _m_fill_(self, value):
+def __m_fill__c0(self, value):
+    s = 0
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_fill__b0(self, value):
     return _op_fill__Scalar(self, value)
+
+def __m_fill__c1(self, value):
+    s = 0
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def __m_fill__b1(self, value):
+    return _op_fill__Tensor(self, value)
+
+__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
+__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
+
+def _m_fill_(*args, **kwargs):
+    best = None
+    for c, b in __m_fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
 
 def _m_zero_(self):
     return _op_zero__default(self)
