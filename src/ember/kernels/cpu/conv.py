@@ -19,32 +19,42 @@ def pad_crop(x, pads):
     return x
 
 
-def windows(x, kernel, stride, dilation):
-    """(N, C, *S) -> (N, C, *O, *K) view of every window (no copy)."""
+def windows_last(x, kernel, stride, dilation):
+    """Channels-last (N, *S, C) -> (N, *O, *K, C) view of every window (no copy)."""
     d = len(kernel)
-    sp, ss = x.shape[2:], x.strides[2:]
+    sp, ss = x.shape[1:1 + d], x.strides[1:1 + d]
     out = tuple((sp[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(d))
-    return as_strided(x, x.shape[:2] + out + tuple(kernel),
-                      x.strides[:2] + tuple(ss[i] * stride[i] for i in range(d)) +
-                      tuple(ss[i] * dilation[i] for i in range(d)), writeable=False)
+    return as_strided(x, (x.shape[0],) + out + tuple(kernel) + (x.shape[-1],),
+                      (x.strides[0],) + tuple(ss[i] * stride[i] for i in range(d)) +
+                      tuple(ss[i] * dilation[i] for i in range(d)) + (x.strides[-1],), writeable=False)
 
 
 def conv_forward(x, w, b, st, pd, dl, groups):
+    """im2col in channels-last order (each window row is Kw*C contiguous floats), then one
+    (batched over groups) matmul against the weight reordered to (G, K*Cg, Og)."""
     d = w.ndim - 2
-    n, c = x.shape[:2]
+    n = x.shape[0]
     cout, cg, kern = w.shape[0], w.shape[1], w.shape[2:]
-    xp = pad_crop(x, [(p, p) for p in pd]) if any(pd) else x
-    win = windows(xp, kern, st, dl)                               # N, C, *O, *K
-    o = win.shape[2:2 + d]
-    win = win.reshape((n, groups, cg) + o + kern)                 # view (C split)
-    perm = (1, 0) + tuple(range(3, 3 + d)) + (2,) + tuple(range(3 + d, 3 + 2 * d))
-    cols = win.transpose(perm).reshape(groups, n * int(np.prod(o)), cg * int(np.prod(kern)))   # the im2col copy
-    wm = w.reshape(groups, cout // groups, -1).transpose(0, 2, 1)
-    y = np.matmul(cols, wm)                                       # G, N*O, Og: one BLAS call
-    y = y.reshape((groups, n) + o + (cout // groups,))
-    y = y.transpose((1, 0, 2 + d) + tuple(range(2, 2 + d))).reshape((n, cout) + o)
+    og = cout // groups
+    xl = np.moveaxis(x, 1, -1)
+    xl = pad_crop(xl, [(p, p) for p in pd] + [(0, 0)]) if any(pd) else np.ascontiguousarray(xl)
+    win = windows_last(xl, kern, st, dl)                          # N, *O, *K, C
+    o = win.shape[1:1 + d]
+    no, kk = n * int(np.prod(o)), int(np.prod(kern))
+    wl = np.moveaxis(w.reshape((groups, og, cg) + kern), 2, -1).reshape(groups, og, kk * cg)
+    if groups == 1:
+        cols = win.reshape(no, kk * cg)                           # the im2col copy
+        y = np.matmul(cols, wl[0].T)                              # N*O, Cout: one BLAS call
+        y = y.reshape((n,) + o + (cout,))
+    else:
+        win = win.reshape((n,) + o + kern + (groups, cg))
+        perm = (1 + 2 * d,) + tuple(range(1 + 2 * d)) + (2 + 2 * d,)
+        cols = win.transpose(perm).reshape(groups, no, kk * cg)
+        y = np.matmul(cols, wl.transpose(0, 2, 1))                # G, N*O, Og: one batched BLAS call
+        y = np.moveaxis(y.reshape((groups, n) + o + (og,)), 0, -2).reshape((n,) + o + (cout,))
+    y = np.ascontiguousarray(np.moveaxis(y, -1, 1))
     if b is not None:
-        y = y + b.reshape((1, cout) + (1,) * d)
+        y += b.reshape((1, cout) + (1,) * d)
     return y
 
 

@@ -5,7 +5,7 @@ import numpy as np
 from ..._core import dtype as D
 
 from ..meta import normalization as M
-from ..meta.nn_common import acc, wrap, np_or_none
+from ..meta.nn_common import acc, np_or_none, split_run, wrap
 
 
 def _affine(y, weight, bias, shape):
@@ -16,14 +16,34 @@ def _affine(y, weight, bias, shape):
     return y
 
 
+def _affine_(y, weight, bias, shape):
+    if weight is not None:
+        y *= acc(weight).reshape(shape)
+    if bias is not None:
+        y += acc(bias).reshape(shape)
+    return y
+
+
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     shape, stat, axis = M.layer_norm_spec(input, normalized_shape, weight, bias)
     x = acc(input)
     axes = tuple(range(axis, x.ndim))
-    mean = x.mean(axis=axes, keepdims=True) if x.size else np.zeros(stat, x.dtype)
-    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True) if x.size else np.zeros(stat, x.dtype)
-    rstd = 1.0 / np.sqrt(var + eps)
-    y = _affine((x - mean) * rstd, weight, bias, x.shape[axis:])
+    k = int(np.prod(x.shape[axis:]))
+    m_rows = x.size // k if k else int(np.prod(x.shape[:axis]))
+    x2 = x.reshape(m_rows, k)
+    y2, mean, rstd = np.empty_like(x2), np.empty((m_rows, 1), x.dtype), np.empty((m_rows, 1), x.dtype)
+
+    def chunk(xc, yc, mc, rc):
+        if xc.size == 0:
+            mc[...], rc[...] = 0, np.nan
+            return
+        mc[...] = xc.mean(axis=1, keepdims=True)
+        np.subtract(xc, mc, out=yc)                       # centred, then normalised in place
+        rc[...] = 1.0 / np.sqrt(np.einsum("ij,ij->i", yc, yc)[:, None] / k + eps)
+        yc *= rc
+    split_run(chunk, [x2, y2, mean, rstd], 0)
+    y, mean, rstd = y2.reshape(x.shape), mean.reshape(stat), rstd.reshape(stat)
+    y = _affine_(y, weight, bias, x.shape[axis:])
     dt = input.dtype
     return wrap(y, dt), wrap(mean, dt), wrap(rstd, dt)
 

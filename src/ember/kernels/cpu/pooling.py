@@ -1,5 +1,7 @@
 """cpu pooling: every window of the padded input as one strided view, reduced with one numpy call
 (max/argmax or sum). Adaptive pools gather fixed-length (masked) windows with index arrays."""
+import itertools
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -24,19 +26,32 @@ def _windows(x, d, k, s, p, dl, o, fill):
 
 
 def _max_pool(self, d, kernel_size, stride, padding, dilation, ceil_mode, name):
+    """Running max over the k window offsets (each a strided view of the whole output: the loop is
+    over kernel offsets, never positions). Ties keep the first offset, NaN wins (the last NaN), as in torch."""
     shape, (k, s, p, dl, o) = M.pool_spec(self, d, kernel_size, stride, padding, dilation, ceil_mode, name)
     x = self._np
     win = _windows(x, d, k, s, p, dl, o, _lowest(x.dtype))
-    flat = win.reshape(win.shape[:x.ndim] + (-1,))
-    am = np.argmax(flat, axis=-1)
-    vals = np.take_along_axis(flat, am[..., None], axis=-1)[..., 0]
-    kc = np.unravel_index(am, k)                       # window coordinates of the max
-    idx = np.zeros(am.shape, np.int64)
+    offs = list(itertools.product(*(range(n) for n in k)))
+    best = win[(Ellipsis,) + offs[0]].copy()
+    for off in offs[1:]:
+        np.maximum(best, win[(Ellipsis,) + off], out=best)      # propagates NaN like torch
+    which = np.zeros(best.shape, np.int16 if len(offs) > 255 else np.uint8)
+    for i in range(len(offs) - 1, 0, -1):                       # descending: the first max wins
+        np.copyto(which, i, where=win[(Ellipsis,) + offs[i]] == best)
+    if x.dtype.kind == "f":
+        nan = np.isnan(best)
+        if nan.any():
+            which[nan] = 0
+            for i in range(1, len(offs)):                       # ascending: the last NaN wins
+                np.copyto(which, i, where=nan & np.isnan(win[(Ellipsis,) + offs[i]]))
+    kc = np.unravel_index(which, k) if d > 1 else (which,)
+    idx = np.zeros(best.shape, np.int64)
     sp = x.shape[-d:]
-    for i in range(d):                                 # loop over the (1 or 2) spatial dims only
+    for i in range(d):                                          # the (1 or 2) spatial dims only
         oi = np.arange(o[i]).reshape((-1,) + (1,) * (d - 1 - i))
-        idx = idx * sp[i] + (oi * s[i] - p[i] + kc[i] * dl[i])
-    return wrap(vals, self.dtype), wrap(idx, M.D.int64)
+        idx *= sp[i]
+        idx += oi * s[i] - p[i] + kc[i].astype(np.int64) * dl[i]
+    return wrap(best, self.dtype), wrap(idx, M.D.int64)
 
 
 def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):

@@ -1,29 +1,43 @@
-"""cpu _softmax/_log_softmax: numerically stable (subtract the max along dim first)."""
+"""cpu _softmax/_log_softmax: numerically stable (subtract the max along dim first), computed in
+place in the output, split across threads along another dim for large inputs."""
 import numpy as np
 
 from ..._core.strides import wrap_dim
-from ..meta.nn_common import acc, wrap
+from ..meta.nn_common import acc, split_run, wrap
 from ..meta.softmax import softmax_spec
 
 
-def _shifted(self, dim):
+def _run(self, dim, log):
     x = acc(self)
+    out = np.empty(x.shape, x.dtype)
     if x.ndim == 0:
-        return x - x, 0
+        out[...] = 0.0 if log else 1.0
+        if np.isnan(x):
+            out[...] = np.nan
+        return out
     d = wrap_dim(dim, x.ndim)
-    m = np.max(x, axis=d, keepdims=True) if x.size else 0
-    m = np.where(np.isfinite(m), m, 0)
-    return x - m, d
+
+    def chunk(xc, oc):
+        if xc.size == 0:
+            return
+        m = np.max(xc, axis=d, keepdims=True)
+        m[~np.isfinite(m)] = 0
+        np.subtract(xc, m, out=oc)
+        if log:
+            oc -= np.log(np.sum(np.exp(oc), axis=d, keepdims=True))
+        else:
+            np.exp(oc, out=oc)
+            oc /= np.sum(oc, axis=d, keepdims=True)
+    axes = [a for a in range(x.ndim) if a != d and x.shape[a] > 1]
+    split_run(chunk, [x, out], axes[0]) if axes else chunk(x, out)
+    return out
 
 
 def _softmax(self, dim, half_to_float):
     shape, dt = softmax_spec(self, dim, half_to_float)
-    z, d = _shifted(self, dim)
-    e = np.exp(z)
-    return wrap(e / np.sum(e, axis=d, keepdims=True), dt)
+    return wrap(_run(self, dim, False), dt)
 
 
 def _log_softmax(self, dim, half_to_float):
     shape, dt = softmax_spec(self, dim, half_to_float, "log_softmax")
-    z, d = _shifted(self, dim)
-    return wrap(z - np.log(np.sum(np.exp(z), axis=d, keepdims=True)), dt)
+    return wrap(_run(self, dim, True), dt)

@@ -72,3 +72,29 @@ def reduced_shape(shape, reduction):
 
 
 FLOAT = (D.float32, D.float64, D.float16, D.bfloat16)
+
+
+_POOL = None
+
+
+def _pool():
+    global _POOL
+    if _POOL is None:
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+        _POOL = ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, 8)))
+    return _POOL
+
+
+def split_run(fn, arrays, axis, min_elems=1 << 18):
+    """Run fn(*chunks) over slices of every array along `axis`, in parallel threads (numpy ufuncs
+    and reductions release the GIL). Small inputs run inline."""
+    n = arrays[0].shape[axis] if arrays[0].ndim else 0
+    workers = _pool()._max_workers
+    if arrays[0].size < min_elems or n < 2 or workers < 2:
+        fn(*arrays)
+        return
+    k = min(workers, n)
+    bounds = [n * i // k for i in range(k + 1)]
+    sl = [(slice(None),) * axis + (slice(bounds[i], bounds[i + 1]),) for i in range(k)]
+    list(_pool().map(lambda s: fn(*(a[s] for a in arrays)), sl))
