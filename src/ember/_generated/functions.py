@@ -7,10 +7,13 @@ from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, 
 _ops = _opsmod.ops
 
 _op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
+_op__cdist_forward_default = _ops.aten._cdist_forward.default
 _op__log_softmax_default = _ops.aten._log_softmax.default
+_op__pad_circular_default = _ops.aten._pad_circular.default
 _op__softmax_default = _ops.aten._softmax.default
 _op__to_copy_default = _ops.aten._to_copy.default
 _op__unique2_default = _ops.aten._unique2.default
+_op__upsample_nearest_exact2d_vec = _ops.aten._upsample_nearest_exact2d.vec
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
@@ -90,6 +93,7 @@ _op_avg_pool2d_default = _ops.aten.avg_pool2d.default
 _op_batch_norm_default = _ops.aten.batch_norm.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
+_op_bilinear_default = _ops.aten.bilinear.default
 _op_binary_cross_entropy_default = _ops.aten.binary_cross_entropy.default
 _op_binary_cross_entropy_with_logits_default = _ops.aten.binary_cross_entropy_with_logits.default
 _op_bincount_default = _ops.aten.bincount.default
@@ -105,6 +109,7 @@ _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bmm_default = _ops.aten.bmm.default
 _op_cat_default = _ops.aten.cat.default
 _op_cat_out = _ops.aten.cat.out
+_op_cdist_default = _ops.aten.cdist.default
 _op_ceil__default = _ops.aten.ceil_.default
 _op_ceil_default = _ops.aten.ceil.default
 _op_ceil_out = _ops.aten.ceil.out
@@ -141,6 +146,8 @@ _op_cos_out = _ops.aten.cos.out
 _op_cosh__default = _ops.aten.cosh_.default
 _op_cosh_default = _ops.aten.cosh.default
 _op_cosh_out = _ops.aten.cosh.out
+_op_cosine_embedding_loss_default = _ops.aten.cosine_embedding_loss.default
+_op_cosine_similarity_default = _ops.aten.cosine_similarity.default
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
 _op_cross_entropy_loss_default = _ops.aten.cross_entropy_loss.default
@@ -226,6 +233,7 @@ _op_hardswish_out = _ops.aten.hardswish.out
 _op_hardtanh__default = _ops.aten.hardtanh_.default
 _op_hardtanh_default = _ops.aten.hardtanh.default
 _op_hardtanh_out = _ops.aten.hardtanh.out
+_op_hinge_embedding_loss_default = _ops.aten.hinge_embedding_loss.default
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
 _op_hstack_default = _ops.aten.hstack.default
@@ -299,6 +307,7 @@ _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_op_margin_ranking_loss_default = _ops.aten.margin_ranking_loss.default
 _op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
@@ -357,7 +366,12 @@ _op_norm_out = _ops.aten.norm.out
 _op_one_hot_default = _ops.aten.one_hot.default
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
+_op_pad_default = _ops.aten.pad.default
+_op_pairwise_distance_default = _ops.aten.pairwise_distance.default
 _op_permute_default = _ops.aten.permute.default
+_op_pixel_shuffle_default = _ops.aten.pixel_shuffle.default
+_op_pixel_unshuffle_default = _ops.aten.pixel_unshuffle.default
+_op_poisson_nll_loss_default = _ops.aten.poisson_nll_loss.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
@@ -384,12 +398,18 @@ _op_randperm_generator = _ops.aten.randperm.generator
 _op_reciprocal__default = _ops.aten.reciprocal_.default
 _op_reciprocal_default = _ops.aten.reciprocal.default
 _op_reciprocal_out = _ops.aten.reciprocal.out
+_op_reflection_pad1d_default = _ops.aten.reflection_pad1d.default
+_op_reflection_pad2d_default = _ops.aten.reflection_pad2d.default
+_op_reflection_pad3d_default = _ops.aten.reflection_pad3d.default
 _op_relu6__default = _ops.aten.relu6_.default
 _op_relu6_default = _ops.aten.relu6.default
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
+_op_replication_pad1d_default = _ops.aten.replication_pad1d.default
+_op_replication_pad2d_default = _ops.aten.replication_pad2d.default
+_op_replication_pad3d_default = _ops.aten.replication_pad3d.default
 _op_reshape_default = _ops.aten.reshape.default
 _op_rms_norm_default = _ops.aten.rms_norm.default
 _op_round__decimals = _ops.aten.round_.decimals
@@ -467,6 +487,7 @@ _op_threshold_default = _ops.aten.threshold.default
 _op_threshold_out = _ops.aten.threshold.out
 _op_topk_default = _ops.aten.topk.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_triplet_margin_loss_default = _ops.aten.triplet_margin_loss.default
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
@@ -475,6 +496,11 @@ _op_unflatten_int = _ops.aten.unflatten.int
 _op_unique_consecutive_default = _ops.aten.unique_consecutive.default
 _op_unique_dim_default = _ops.aten.unique_dim.default
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
+_op_upsample_bicubic2d_vec = _ops.aten.upsample_bicubic2d.vec
+_op_upsample_bilinear2d_vec = _ops.aten.upsample_bilinear2d.vec
+_op_upsample_linear1d_vec = _ops.aten.upsample_linear1d.vec
+_op_upsample_nearest1d_vec = _ops.aten.upsample_nearest1d.vec
+_op_upsample_nearest2d_vec = _ops.aten.upsample_nearest2d.vec
 _op_var_correction = _ops.aten.var.correction
 _op_var_correction_out = _ops.aten.var.correction_out
 _op_var_default = _ops.aten.var.default
@@ -3014,6 +3040,106 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
     return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
 
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+    return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
+    return _op_hinge_embedding_loss_default(input, target, margin, reduction)
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+    return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1):
+    return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    return _op_cosine_similarity_default(x1, x2, dim, eps)
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    return _op_cdist_default(x1, x2, p, compute_mode)
+
+def _cdist_forward(x1, x2, p, compute_mode):
+    return _op__cdist_forward_default(x1, x2, p, compute_mode)
+
+def bilinear(input1, input2, weight, bias=None):
+    return _op_bilinear_default(input1, input2, weight, bias)
+
+def pixel_shuffle(input, upscale_factor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
+    return _op_pixel_shuffle_default(input, upscale_factor)
+
+def pixel_unshuffle(input, downscale_factor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('pixel_unshuffle', 'input', 1, 'Tensor', input)
+    return _op_pixel_unshuffle_default(input, downscale_factor)
+
+def pad(input, pad, mode='constant', value=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('pad', 'input', 1, 'Tensor', input)
+    return _op_pad_default(input, pad, mode, value)
+
+def _pad_circular(input, pad):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('_pad_circular', 'input', 1, 'Tensor', input)
+    return _op__pad_circular_default(input, pad)
+
+def reflection_pad1d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('reflection_pad1d', 'input', 1, 'Tensor', input)
+    return _op_reflection_pad1d_default(input, padding)
+
+def reflection_pad2d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('reflection_pad2d', 'input', 1, 'Tensor', input)
+    return _op_reflection_pad2d_default(input, padding)
+
+def reflection_pad3d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('reflection_pad3d', 'input', 1, 'Tensor', input)
+    return _op_reflection_pad3d_default(input, padding)
+
+def replication_pad1d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('replication_pad1d', 'input', 1, 'Tensor', input)
+    return _op_replication_pad1d_default(input, padding)
+
+def replication_pad2d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('replication_pad2d', 'input', 1, 'Tensor', input)
+    return _op_replication_pad2d_default(input, padding)
+
+def replication_pad3d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('replication_pad3d', 'input', 1, 'Tensor', input)
+    return _op_replication_pad3d_default(input, padding)
+
+def upsample_nearest1d(input, output_size, scale_factors):
+    return _op_upsample_nearest1d_vec(input, output_size, scale_factors)
+
+def upsample_nearest2d(input, output_size, scale_factors):
+    return _op_upsample_nearest2d_vec(input, output_size, scale_factors)
+
+def _upsample_nearest_exact2d(input, output_size, scale_factors):
+    return _op__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
+
+def upsample_linear1d(input, output_size, align_corners, scale_factors):
+    return _op_upsample_linear1d_vec(input, output_size, align_corners, scale_factors)
+
+def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
+    return _op_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors)
+
+def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
+    return _op_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors)
+
 def _sum_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
@@ -4500,4 +4626,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_adaptive_avg_pool2d', '_log_softmax', '_softmax', '_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'bernoulli', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross_entropy_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diagonal', 'div', 'dot', 'dropout', 'elu', 'elu_', 'embedding', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'group_norm', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'huber_loss', 'hypot', 'index', 'index_put', 'index_put_', 'instance_norm', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kthvalue', 'l1_loss', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_matrix_norm', 'linalg_vector_norm', 'linear', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'maximum', 'mean', 'median', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'mse_loss', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'norm', 'one_hot', 'ones', 'ones_like', 'permute', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'reshape', 'rms_norm', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scaled_dot_product_attention', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'topk', 'transpose', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_cdist_forward', '_log_softmax', '_pad_circular', '_softmax', '_to_copy', '_unique2', '_upsample_nearest_exact2d', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross_entropy_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diagonal', 'div', 'dot', 'dropout', 'elu', 'elu_', 'embedding', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'group_norm', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'histc', 'hstack', 'huber_loss', 'hypot', 'index', 'index_put', 'index_put_', 'instance_norm', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kthvalue', 'l1_loss', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_matrix_norm', 'linalg_vector_norm', 'linear', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'maximum', 'mean', 'median', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'mse_loss', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'norm', 'one_hot', 'ones', 'ones_like', 'pad', 'pairwise_distance', 'permute', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'reshape', 'rms_norm', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scaled_dot_product_attention', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'topk', 'transpose', 'triplet_margin_loss', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
