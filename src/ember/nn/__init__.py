@@ -1,0 +1,6 @@
+"""ember.nn: modules, parameters, init, functional and utils (torch.nn)."""
+from .parameter import Parameter, Buffer, UninitializedParameter  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Flatten, Unflatten, Identity  # noqa: F401
+from . import init  # noqa: F401
+from . import utils  # noqa: F401
