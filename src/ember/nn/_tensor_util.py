@@ -35,7 +35,10 @@ def detach(t):
 
 
 def wrap(arr, dtype=None):
-    return Tensor._wrap_np(np.ascontiguousarray(arr), dtype)
+    arr = np.asarray(arr)
+    if not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    return Tensor._wrap_np(arr, dtype)
 
 
 def write_(t, arr):
