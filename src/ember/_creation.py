@@ -8,7 +8,7 @@ from ._core.device import as_device
 from ._core.promotion import get_default_dtype
 from ._tensor import Tensor
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "scalar_tensor"]
+__all__ = ["tensor", "as_tensor", "from_numpy", "asarray"]
 
 
 def _infer_dtype(data):
@@ -135,9 +135,3 @@ def from_dlpack(ext):
     if isinstance(ext, Tensor):
         return ext
     return from_numpy(np.from_dlpack(ext))
-
-
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
-    from .kernels.common import as_dtype
-    dt = as_dtype(dtype) or get_default_dtype()
-    return tensor(s, dtype=dt, device=device, requires_grad=requires_grad)

@@ -1,1 +1,203 @@
-"""Tensor indexing: __getitem__ / __setitem__ (torch/csrc/autograd/python_variable_indexing.cpp)."""
+"""Tensor indexing: __getitem__ / __setitem__ (torch/csrc/autograd/python_variable_indexing.cpp and
+ATen's TensorIndexing.h).
+
+Basic indices become view ops in order: an int selects (dim removed), a slice slices, None and a Python
+bool unsqueeze, Ellipsis skips dims. Tensor and list indices are collected per dim and applied at the
+end with one `index` (get) or `index_put_` (set) call on the view built so far, so x[0, :, idx] is
+select + index, and a result from basic indexing alone is a view sharing storage.
+"""
+import numbers
+
+from ._core import dtype as D
+from ._ops import ops
+from ._tensor import Tensor
+from . import _conversions, _view_extras  # noqa: F401  (Tensor.to, .float(), split, squeeze ...)
+
+_aten = ops.aten
+_INVALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
+            "(got {})")
+
+
+def _as_index_tensor(seq, device):
+    from ._creation import tensor
+    try:
+        t = tensor(seq, device=device)
+    except (TypeError, ValueError):
+        raise IndexError(_INVALID.format(type(seq).__name__)) from None
+    if t.numel() == 0:
+        return t.long()
+    if t.dtype.is_floating_point or t.dtype.is_complex:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return t
+
+
+def _normalize(index, device):
+    """The index as a tuple of int / slice / None / Ellipsis / bool / Tensor entries."""
+    if not isinstance(index, tuple):
+        if isinstance(index, list) and _treat_as_tuple(index):
+            index = tuple(index)
+        else:
+            index = (index,)
+    out = []
+    for x in index:
+        if isinstance(x, (list, range)) or (hasattr(x, "__array__") and not isinstance(x, Tensor)):
+            x = _as_index_tensor(list(x) if isinstance(x, range) else x, device)
+        elif not isinstance(x, (bool, slice, Tensor)) and x is not None and x is not Ellipsis:
+            if isinstance(x, numbers.Integral) or hasattr(x, "__index__"):
+                try:
+                    x = x.__index__()
+                except TypeError:
+                    raise IndexError(_INVALID.format(type(x).__name__)) from None
+            else:
+                raise IndexError(_INVALID.format(type(x).__name__))
+        out.append(x)
+    return out
+
+
+def _treat_as_tuple(seq):
+    """torch's legacy numpy rule: a short list holding slices, None, Ellipsis, tensors or sequences is a tuple."""
+    if len(seq) >= 32:
+        return False
+    return any(isinstance(x, (Tensor, slice, list, tuple)) or x is None or x is Ellipsis for x in seq)
+
+
+def _consumed(x):
+    if isinstance(x, bool) or x is None or x is Ellipsis:
+        return 0
+    if isinstance(x, Tensor):
+        if x.dtype in (D.bool_, D.uint8):
+            return x.dim()
+        return 1
+    return 1
+
+
+def _bool_index(value, device):
+    from .kernels.common import empty_tensor
+    t = empty_tensor((1 if value else 0,), D.int64, device)
+    if t._np is not None:
+        t._np[...] = 0
+    return t
+
+
+def apply_slicing(self, index):
+    """(view after basic indexing, list of Optional index tensors for the advanced part or None)."""
+    items = _normalize(index, self.device)
+    specified = sum(_consumed(x) for x in items)
+    if specified > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
+    if sum(1 for x in items if x is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    result, dim = self, 0
+    adv, covered = [], 0          # advanced index list and how many result dims it spans
+
+    def record(t):
+        nonlocal dim, covered
+        while covered < dim:
+            adv.append(None)
+            covered += 1
+        adv.append(t)
+        k = t.dim() if t.dtype in (D.bool_, D.uint8) else 1
+        covered += k
+        dim += k
+
+    for x in items:
+        if isinstance(x, bool):
+            result = _aten.unsqueeze.default(result, dim)
+            record(_bool_index(x, self.device))
+        elif isinstance(x, int):
+            if result.dim() == 0:
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            n = result._size[dim]
+            if not -n <= x < n:
+                raise IndexError(f"index {x} is out of bounds for dimension {dim} with size {n}")
+            result = _aten.select.int(result, dim, x)
+        elif isinstance(x, slice):
+            step = 1 if x.step is None else _int(x.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            result = _aten.slice.Tensor(result, dim, _opt_int(x.start), _opt_int(x.stop), step)
+            dim += 1
+        elif x is None:
+            result = _aten.unsqueeze.default(result, dim)
+            dim += 1
+        elif x is Ellipsis:
+            dim += self.dim() - specified
+        elif isinstance(x, Tensor):
+            if x.dim() == 0 and not x.dtype.is_floating_point and not x.dtype.is_complex:
+                if x.dtype in (D.bool_, D.uint8):
+                    result = _aten.unsqueeze.default(result, dim)
+                    record(_bool_index(bool(x.item()) if x._np is not None else True, self.device))
+                else:
+                    n = result._size[dim]
+                    v = x.item()
+                    if not -n <= v < n:
+                        raise IndexError(f"index {v} is out of bounds for dimension {dim} with size {n}")
+                    result = _aten.select.int(result, dim, v)
+                continue
+            if x.dtype.is_floating_point or x.dtype.is_complex:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            record(x)
+    return result, (adv if adv else None)
+
+
+def _int(v):
+    if isinstance(v, Tensor):
+        return int(v.item())
+    try:
+        return v.__index__()
+    except (AttributeError, TypeError):
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+
+
+def _opt_int(v):
+    return None if v is None else _int(v)
+
+
+def getitem(self, index):
+    result, adv = apply_slicing(self, index)
+    if adv is not None:
+        return _aten.index.Tensor(result, adv)
+    if result is self:
+        return _aten.alias.default(self)
+    return result
+
+
+def _value_tensor(self, value):
+    if isinstance(value, Tensor):
+        if value.dtype is not self.dtype or value.device != self.device:
+            value = value.to(dtype=self.dtype, device=self.device)
+        return value
+    if isinstance(value, (numbers.Number,)) or hasattr(value, "dtype") and getattr(value, "shape", None) == ():
+        from .kernels.common import empty_tensor
+        t = empty_tensor((), self.dtype, self.device)
+        if t._np is not None:
+            import warnings
+            import numpy as np
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                np.copyto(t._np, value, casting="unsafe")
+        return t
+    raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
+
+
+def _strip_leading_ones(v):
+    s = v._size
+    i = 0
+    while i < len(s) and s[i] == 1:
+        i += 1
+    return v if i == 0 else _aten.view.default(v, s[i:])
+
+
+def setitem(self, index, value):
+    value = _value_tensor(self, value)
+    result, adv = apply_slicing(self, index)
+    value = _strip_leading_ones(value)
+    if adv is not None:
+        _aten.index_put_.default(result, adv, value, False)
+    else:
+        _aten.copy_.default(result, value)
+
+
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem

@@ -218,11 +218,18 @@ class Tensor:
 
     def _set_requires_grad(self, value):
         if value and self.grad_fn is None and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not value and self.grad_fn is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
+        if value and getattr(self, "_is_inference", False):
+            from ._core.tls import state as _st
+            if not _st.inference_mode:
+                raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                                   "allowed.")
+        if value:
+            _ensure_autograd()
         self._requires_grad = value
         self._ks = (self._ks | AUTOGRAD_BIT) if value else (self._ks & ~AUTOGRAD_BIT)
 
@@ -253,6 +260,73 @@ class Tensor:
     @grad.deleter
     def grad(self):
         self._grad = None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """hook(grad) -> Tensor or None, run when the gradient w.r.t. this tensor is computed."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            from .autograd.graph import grad_accumulator
+            acc = self._grad_acc_strong = grad_accumulator(self)   # hooks live as long as the tensor
+            return acc._register_tensor_pre_hook(0, hook)
+        return self.grad_fn._register_tensor_pre_hook(self._output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.graph import RemovableHandle
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        h = RemovableHandle(self._post_acc_hooks)
+        self._post_acc_hooks[h.id] = hook
+        return h
+
+    def retain_grad(self):
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        import weakref
+        fn = self.grad_fn
+        if fn._retains_grad is None:
+            fn._retains_grad = {}
+        fn._retains_grad[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def detach(self):
+        """A tensor sharing storage and version counter with self, outside the autograd graph."""
+        if self._np is not None:
+            self.untyped_storage()
+        self._version_counter   # materialize it so the alias shares it
+        d = object.__new__(Tensor)
+        d.__dict__.update(self.__dict__)
+        for k in _AUTOGRAD_ATTRS:
+            d.__dict__.pop(k, None)
+        d._ks = self._ks & ~AUTOGRAD_BIT
+        return d
+
+    def detach_(self):
+        if self._base is not None and self.grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        self._ks &= ~AUTOGRAD_BIT
+        return self
 
     # ------------------------------------------------------------ data access
     def numpy(self, *, force=False):
@@ -410,6 +484,20 @@ class Tensor:
 
     def __setstate__(self, state):
         raise RuntimeError("ember tensors are restored through ember.load, not plain unpickling")
+
+
+_AUTOGRAD_LOADED = False
+_AUTOGRAD_ATTRS = ("_requires_grad", "grad_fn", "_grad", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
+                   "_output_nr", "_grad_acc_ref", "_grad_acc_strong")
+
+
+def _ensure_autograd():
+    """Register the generated Autograd kernels the first time any tensor requires grad (keeps
+    `import ember` free of the autograd package)."""
+    global _AUTOGRAD_LOADED
+    if not _AUTOGRAD_LOADED:
+        _AUTOGRAD_LOADED = True
+        from ._generated import autograd_registrations  # noqa: F401
 
 
 def _np_view(buf, offset, size, stride, dtype):

@@ -56,3 +56,6 @@ Tensor.__le__ = Tensor.le
 Tensor.__gt__ = Tensor.gt
 Tensor.__ge__ = Tensor.ge
 Tensor.__hash__ = lambda self: id(self)
+Tensor.__matmul__ = Tensor.matmul
+Tensor.__rmatmul__ = _reflected(F.matmul)
+Tensor.__imatmul__ = lambda self, other: self.copy_(self.matmul(other))

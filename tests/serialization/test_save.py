@@ -240,3 +240,24 @@ def test_get_unsafe_globals_of_fixtures(fixtures_dir):
     assert get_unsafe_globals_in_checkpoint(fixtures_dir / "malicious_global_os_system.pt") == ["os.system"]
     with pytest.raises(ValueError):
         get_unsafe_globals_in_checkpoint(fixtures_dir / "legacy_format.pt")
+
+
+def test_parallel_fill_of_large_storages(tmp_path):
+    rng = np.random.default_rng(0)
+    arrays = {f"w{i}": rng.standard_normal((600 + i, 700)).astype(np.float32) for i in range(5)}
+    arrays["big"] = rng.standard_normal(40 << 18).astype(np.float32)   # 40 MiB: several pieces
+    sd = {k: ember.tensor(a) for k, a in arrays.items()}
+    sd["view"] = _view(sd["big"], 5, (10,), (3,))
+    p = tmp_path / "large.pt"
+    save(sd, p)
+    back = load(p)
+    for k, a in arrays.items():
+        np.testing.assert_array_equal(back[k].numpy(), a)
+    assert back["view"].untyped_storage() is back["big"].untyped_storage()
+    np.testing.assert_array_equal(back["view"].numpy(), arrays["big"][5:35:3])
+    # a file cut short in the middle of the data is refused after the pickle was read
+    data = p.read_bytes()
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(data[: len(data) // 2] + data[-2000:])
+    with pytest.raises(RuntimeError):
+        load(cut)

@@ -8,6 +8,8 @@ gets a generated matcher per overload (type checks on its parameters, scored: 0 
 number passed where a Tensor is expected) and calls the best match, raising TypeError that lists
 the accepted signatures when none fits.
 """
+import keyword
+
 from . import model as _model  # noqa: F401  (puts the schema parser on sys.path)
 from _schema import BaseTy, BaseType, ListType, OptionalType, SchemaKind, parse_default
 
@@ -46,6 +48,8 @@ class Overload:
         self.out_names = [x.name for x in out_fn.func.arguments.out] if out_fn else []
 
     def pyname(self, arg):
+        if keyword.iskeyword(arg.name):
+            return arg.name + "_"   # `from` (uniform_, random_) is spelled `from_` in Python
         return "input" if arg.name == "self" and not self.method else arg.name
 
     def signature(self, for_matcher=False):
@@ -177,6 +181,8 @@ def _check(v, t, default):
             return (f"if {pre}not _is_num({v}):\n"
                     f"    if not (isinstance({v}, Tensor) and {v}.numel() == 1):\n        return None\n    s += 1")
         if n == BaseTy.ScalarType:
+            if default not in (None, "None"):   # a named default (dtype=long) arrives as its name
+                pre += f"{v} != {default!r} and "
             return f"if {pre}not _is_dtype({v}):\n    return None"
         if n == BaseTy.str:
             return f"if {pre}not isinstance({v}, str):\n    return None"
@@ -226,11 +232,23 @@ def python_groups(fns):
                 continue
             ov = Overload(f, out_fn, method=variant == "method")
             lst = groups.setdefault((name, variant == "method"), [])
-            key = [(x.name, x.default) for x in ov.positional + ov.kwonly]
-            if any([(x.name, x.default) for x in o.positional + o.kwonly] == key for o in lst):
-                continue   # a Scalar twin of a Tensor overload: numbers already bind as wrapped tensors
+            if any(_shadows(o, ov) for o in lst):
+                continue   # a Scalar twin of an earlier Tensor overload: numbers already bind as wrapped tensors
             lst.append(ov)
     return groups
+
+
+def _shadows(earlier, later):
+    """True when `later` has the same parameters as `earlier` and differs only where `earlier`
+    takes a Tensor and `later` a Scalar: `earlier` then accepts every call `later` would."""
+    a = earlier.positional + earlier.kwonly
+    b = later.positional + later.kwonly
+    if [(x.name, x.default) for x in a] != [(x.name, x.default) for x in b]:
+        return False
+    for x, y in zip(a, b):
+        if str(x.type) != str(y.type) and not (_is_tensor(x.type) and str(_base(y.type)) == "Scalar"):
+            return False
+    return True
 
 
 def _opvar(f):
@@ -259,7 +277,9 @@ def _ops_imports(groups):
     for var in sorted(used):
         f = used[var]
         n = f.func.name
-        lines.append(f"{var} = _ops.aten.{n.name}.{n.overload_name or 'default'}")
+        ov = n.overload_name or "default"
+        lines.append(f"{var} = getattr(_ops.aten.{n.name}, {ov!r})" if keyword.iskeyword(ov)
+                     else f"{var} = _ops.aten.{n.name}.{ov}")
     return lines
 
 

@@ -6,11 +6,31 @@ from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, 
 
 _ops = _opsmod.ops
 
+_op__to_copy_default = _ops.aten._to_copy.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addmm_default = _ops.aten.addmm.default
+_op_adjoint_default = _ops.aten.adjoint.default
+_op_alias_default = _ops.aten.alias.default
+_op_all_default = _ops.aten.all.default
+_op_all_dim = _ops.aten.all.dim
+_op_all_dims = _ops.aten.all.dims
+_op_amax_default = _ops.aten.amax.default
+_op_amin_default = _ops.aten.amin.default
+_op_any_default = _ops.aten.any.default
+_op_any_dim = _ops.aten.any.dim
+_op_any_dims = _ops.aten.any.dims
+_op_arange_default = _ops.aten.arange.default
+_op_arange_start = _ops.aten.arange.start
+_op_arange_start_step = _ops.aten.arange.start_step
+_op_argmax_default = _ops.aten.argmax.default
+_op_argmin_default = _ops.aten.argmin.default
+_op_as_strided_default = _ops.aten.as_strided.default
+_op_bernoulli_default = _ops.aten.bernoulli.default
+_op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_not__default = _ops.aten.bitwise_not_.default
@@ -20,31 +40,55 @@ _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
+_op_bmm_default = _ops.aten.bmm.default
+_op_cat_default = _ops.aten.cat.default
+_op_cat_out = _ops.aten.cat.out
+_op_chunk_default = _ops.aten.chunk.default
+_op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_out = _ops.aten.clamp.out
+_op_clone_default = _ops.aten.clone.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
+_op_detach_default = _ops.aten.detach.default
+_op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_dot_default = _ops.aten.dot.default
+_op_empty_like_default = _ops.aten.empty_like.default
+_op_empty_memory_format = _ops.aten.empty.memory_format
+_op_empty_strided_default = _ops.aten.empty_strided.default
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_exp__default = _ops.aten.exp_.default
 _op_exp_default = _ops.aten.exp.default
 _op_exp_out = _ops.aten.exp.out
+_op_eye_default = _ops.aten.eye.default
+_op_eye_m = _ops.aten.eye.m
+_op_fill__Scalar = _ops.aten.fill_.Scalar
+_op_fill__Tensor = _ops.aten.fill_.Tensor
+_op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_floor_divide_default = _ops.aten.floor_divide.default
 _op_floor_divide_out = _ops.aten.floor_divide.out
+_op_full_default = _ops.aten.full.default
+_op_full_like_default = _ops.aten.full_like.default
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
+_op_hstack_default = _ops.aten.hstack.default
+_op_index_Tensor = _ops.aten.index.Tensor
+_op_index_put__default = _ops.aten.index_put_.default
+_op_index_put_default = _ops.aten.index_put.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
+_op_linspace_default = _ops.aten.linspace.default
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
@@ -59,39 +103,821 @@ _op_logical_xor_default = _ops.aten.logical_xor.default
 _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_op_matmul_default = _ops.aten.matmul.default
+_op_max_default = _ops.aten.max.default
+_op_max_dim = _ops.aten.max.dim
+_op_mean_default = _ops.aten.mean.default
+_op_mean_dim = _ops.aten.mean.dim
+_op_min_default = _ops.aten.min.default
+_op_min_dim = _ops.aten.min.dim
+_op_mm_default = _ops.aten.mm.default
+_op_movedim_int = _ops.aten.movedim.int
+_op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_mv_default = _ops.aten.mv.default
+_op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_ones_default = _ops.aten.ones.default
+_op_ones_like_default = _ops.aten.ones_like.default
+_op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
+_op_prod_default = _ops.aten.prod.default
+_op_prod_dim_int = _ops.aten.prod.dim_int
+_op_rand_default = _ops.aten.rand.default
+_op_rand_generator = _ops.aten.rand.generator
+_op_rand_like_default = _ops.aten.rand_like.default
+_op_rand_like_generator = _ops.aten.rand_like.generator
+_op_randint_default = _ops.aten.randint.default
+_op_randint_generator = _ops.aten.randint.generator
+_op_randint_like_default = _ops.aten.randint_like.default
+_op_randint_like_generator = _ops.aten.randint_like.generator
+_op_randint_like_low_dtype = _ops.aten.randint_like.low_dtype
+_op_randint_like_low_generator_dtype = _ops.aten.randint_like.low_generator_dtype
+_op_randint_low = _ops.aten.randint.low
+_op_randint_low_generator = _ops.aten.randint.low_generator
+_op_randn_default = _ops.aten.randn.default
+_op_randn_generator = _ops.aten.randn.generator
+_op_randn_like_default = _ops.aten.randn_like.default
+_op_randn_like_generator = _ops.aten.randn_like.generator
+_op_randperm_default = _ops.aten.randperm.default
+_op_randperm_generator = _ops.aten.randperm.generator
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
+_op_reshape_default = _ops.aten.reshape.default
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
+_op_scalar_tensor_default = _ops.aten.scalar_tensor.default
+_op_select_int = _ops.aten.select.int
 _op_sigmoid__default = _ops.aten.sigmoid_.default
 _op_sigmoid_default = _ops.aten.sigmoid.default
 _op_sigmoid_out = _ops.aten.sigmoid.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_slice_Tensor = _ops.aten.slice.Tensor
+_op_split_Tensor = _ops.aten.split.Tensor
+_op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
 _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
+_op_squeeze_default = _ops.aten.squeeze.default
+_op_squeeze_dim = _ops.aten.squeeze.dim
+_op_squeeze_dims = _ops.aten.squeeze.dims
+_op_stack_default = _ops.aten.stack.default
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub_out = _ops.aten.sub.out
+_op_sum_default = _ops.aten.sum.default
+_op_sum_dim_IntList = _ops.aten.sum.dim_IntList
+_op_t_default = _ops.aten.t.default
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_transpose_int = _ops.aten.transpose.int
+_op_unbind_int = _ops.aten.unbind.int
+_op_unflatten_int = _ops.aten.unflatten.int
+_op_unsqueeze_default = _ops.aten.unsqueeze.default
+_op_vstack_default = _ops.aten.vstack.default
 _op_where_self = _ops.aten.where.self
+_op_zero__default = _ops.aten.zero_.default
+_op_zeros_default = _ops.aten.zeros.default
+_op_zeros_like_default = _ops.aten.zeros_like.default
 
+_rt_max = return_type('max', ('values', 'indices'))
+_rt_min = return_type('min', ('values', 'indices'))
+
+def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    r = _op_empty_memory_format(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_empty_strided_default(size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    r = _op_zeros_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    r = _op_ones_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_full_default(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_scalar_tensor_default(s, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_num(end):
+        if not (isinstance(end, Tensor) and end.numel() == 1):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _arange_b0(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_arange_default(end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _arange_c1(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_num(start):
+        if not (isinstance(start, Tensor) and start.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(end):
+        if not (isinstance(end, Tensor) and end.numel() == 1):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _arange_b1(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_arange_start(start, end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_num(start):
+        if not (isinstance(start, Tensor) and start.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(end):
+        if not (isinstance(end, Tensor) and end.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(step):
+        if not (isinstance(step, Tensor) and step.numel() == 1):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _arange_b2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_arange_start_step(start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_arange_ovs = ((_arange_c0, _arange_b0), (_arange_c1, _arange_b1), (_arange_c2, _arange_b2),)
+_arange_sigs = ('(Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, Scalar step = 1, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def arange(*args, **kwargs):
+    best = None
+    for c, b in _arange_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('arange', args, kwargs, _arange_sigs, False)
+
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_linspace_default(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(n):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _eye_b0(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_eye_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(n):
+        return None
+    if not _is_int(m):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _eye_b1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_eye_m(n, m, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_eye_ovs = ((_eye_c0, _eye_b0), (_eye_c1, _eye_b1),)
+_eye_sigs = ('(int n, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int n, int m, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def eye(*args, **kwargs):
+    best = None
+    for c, b in _eye_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('eye', args, kwargs, _eye_sigs, False)
+
+def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_empty_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_zeros_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_ones_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_full_like_default(input, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if not _is_intlist(size):
+            return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    r = _op_rand_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if not _is_intlist(size):
+            return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    r = _op_rand_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
+_rand_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def rand(*args, **kwargs):
+    best = None
+    for c, b in _rand_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('rand', args, kwargs, _rand_sigs, False)
+
+def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if not _is_intlist(size):
+            return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    r = _op_randn_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if not _is_intlist(size):
+            return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    r = _op_randn_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
+_randn_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def randn(*args, **kwargs):
+    best = None
+    for c, b in _randn_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('randn', args, kwargs, _randn_sigs, False)
+
+def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(high):
+        return None
+    if not _is_intlist(size):
+        return None
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_randint_default(high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(high):
+        return None
+    if not _is_intlist(size):
+        return None
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randint_b1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_randint_generator(high, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(low):
+        return None
+    if not _is_int(high):
+        return None
+    if not _is_intlist(size):
+        return None
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_randint_low(low, high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(low):
+        return None
+    if not _is_int(high):
+        return None
+    if not _is_intlist(size):
+        return None
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_randint_low_generator(low, high, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randint_c2, _randint_b2), (_randint_c3, _randint_b3),)
+_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def randint(*args, **kwargs):
+    best = None
+    for c, b in _randint_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('randint', args, kwargs, _randint_sigs, False)
+
+def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(n):
+        return None
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_randperm_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _randperm_c1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(n):
+        return None
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_randperm_generator(n, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
+_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def randperm(*args, **kwargs):
+    best = None
+    for c, b in _randperm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('randperm', args, kwargs, _randperm_sigs, False)
+
+def _rand_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _rand_like_b0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_rand_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _rand_like_c1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _rand_like_b1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_rand_like_generator(input, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_rand_like_ovs = ((_rand_like_c0, _rand_like_b0), (_rand_like_c1, _rand_like_b1),)
+_rand_like_sigs = ('(Tensor input, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)')
+
+def rand_like(*args, **kwargs):
+    best = None
+    for c, b in _rand_like_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('rand_like', args, kwargs, _rand_like_sigs, False)
+
+def _randn_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randn_like_b0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_randn_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _randn_like_c1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randn_like_b1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_randn_like_generator(input, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_randn_like_ovs = ((_randn_like_c0, _randn_like_b0), (_randn_like_c1, _randn_like_b1),)
+_randn_like_sigs = ('(Tensor input, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)')
+
+def randn_like(*args, **kwargs):
+    best = None
+    for c, b in _randn_like_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('randn_like', args, kwargs, _randn_like_sigs, False)
+
+def _randint_like_c0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(high):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randint_like_b0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_randint_like_default(input, high, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _randint_like_c1(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(high):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randint_like_b1(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_randint_like_generator(input, high, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _randint_like_c2(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(low):
+        return None
+    if not _is_int(high):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randint_like_b2(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_randint_like_low_dtype(input, low, high, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _randint_like_c3(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(low):
+        return None
+    if not _is_int(high):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _randint_like_b3(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    r = _op_randint_like_low_generator_dtype(input, low, high, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_randint_like_ovs = ((_randint_like_c0, _randint_like_b0), (_randint_like_c1, _randint_like_b1), (_randint_like_c2, _randint_like_b2), (_randint_like_c3, _randint_like_b3),)
+_randint_like_sigs = ('(Tensor input, int high, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, int high, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, int low, int high, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, int low, int high, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)')
+
+def randint_like(*args, **kwargs):
+    best = None
+    for c, b in _randint_like_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('randint_like', args, kwargs, _randint_like_sigs, False)
+
+def _bernoulli_c0(input, *, generator=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _bernoulli_b0(input, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_default(input)
+    return _op_bernoulli_default(input, generator=generator)
+
+def _bernoulli_c1(input, p, *, generator=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_real(p):
+        return None
+    return s
+
+def _bernoulli_b1(input, p, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_p(input, p)
+    return _op_bernoulli_p(input, p, generator=generator)
+
+_bernoulli_ovs = ((_bernoulli_c0, _bernoulli_b0), (_bernoulli_c1, _bernoulli_b1),)
+_bernoulli_sigs = ('(Tensor input, *, Generator? generator = None)', '(Tensor input, float p, *, Generator? generator = None)')
+
+def bernoulli(*args, **kwargs):
+    best = None
+    for c, b in _bernoulli_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
 
 def add(input, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
@@ -348,10 +1174,63 @@ def relu(input):
 def relu_(input):
     return _op_relu__default(input)
 
-def clamp(input, min=None, max=None, *, out=None):
+def _clamp_c0(input, min=None, max=None, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp_b0(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(input, min, max, out=out)
     return _op_clamp_default(input, min, max)
+
+def _clamp_c1(input, min=None, max=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def _clamp_b1(input, min=None, max=None):
+    return _op_clamp_Tensor(input, min, max)
+
+_clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
+_clamp_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
+
+def clamp(*args, **kwargs):
+    best = None
+    for c, b in _clamp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
 
 def clamp_(input, min=None, max=None):
     return _op_clamp__default(input, min, max)
@@ -365,4 +1244,642 @@ def clamp_max(input, max):
 def where(condition, input, other):
     return _op_where_self(condition, input, other)
 
-__all__ = ['abs', 'abs_', 'add', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'cos', 'cos_', 'div', 'eq', 'exp', 'exp_', 'floor_divide', 'ge', 'gt', 'le', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'mul', 'ne', 'neg', 'neg_', 'pow', 'relu', 'relu_', 'remainder', 'rsqrt', 'rsqrt_', 'rsub', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'sqrt', 'sqrt_', 'sub', 'tanh', 'tanh_', 'where']
+def _sum_c0(input, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _sum_b0(input, *, dtype=None):
+    if dtype is None:
+        return _op_sum_default(input)
+    return _op_sum_default(input, dtype=dtype)
+
+def _sum_c1(input, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _sum_b1(input, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_sum_dim_IntList(input, dim, keepdim)
+    return _op_sum_dim_IntList(input, dim, keepdim, dtype=dtype)
+
+_sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
+_sum_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def sum(*args, **kwargs):
+    best = None
+    for c, b in _sum_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sum', args, kwargs, _sum_sigs, False)
+
+def _mean_c0(input, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _mean_b0(input, *, dtype=None):
+    if dtype is None:
+        return _op_mean_default(input)
+    return _op_mean_default(input, dtype=dtype)
+
+def _mean_c1(input, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _mean_b1(input, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_mean_dim(input, dim, keepdim)
+    return _op_mean_dim(input, dim, keepdim, dtype=dtype)
+
+_mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
+_mean_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def mean(*args, **kwargs):
+    best = None
+    for c, b in _mean_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('mean', args, kwargs, _mean_sigs, False)
+
+def _prod_c0(input, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _prod_b0(input, *, dtype=None):
+    if dtype is None:
+        return _op_prod_default(input)
+    return _op_prod_default(input, dtype=dtype)
+
+def _prod_c1(input, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _prod_b1(input, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_prod_dim_int(input, dim, keepdim)
+    return _op_prod_dim_int(input, dim, keepdim, dtype=dtype)
+
+_prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
+_prod_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def prod(*args, **kwargs):
+    best = None
+    for c, b in _prod_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('prod', args, kwargs, _prod_sigs, False)
+
+def amax(input, dim=(), keepdim=False):
+    return _op_amax_default(input, dim, keepdim)
+
+def amin(input, dim=(), keepdim=False):
+    return _op_amin_default(input, dim, keepdim)
+
+def _max_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _max_b0(input):
+    return _op_max_default(input)
+
+def _max_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _max_b1(input, dim, keepdim=False):
+    return _rt_max(*_op_max_dim(input, dim, keepdim))
+
+_max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1),)
+_max_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+
+def max(*args, **kwargs):
+    best = None
+    for c, b in _max_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('max', args, kwargs, _max_sigs, False)
+
+def _min_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _min_b0(input):
+    return _op_min_default(input)
+
+def _min_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _min_b1(input, dim, keepdim=False):
+    return _rt_min(*_op_min_dim(input, dim, keepdim))
+
+_min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1),)
+_min_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+
+def min(*args, **kwargs):
+    best = None
+    for c, b in _min_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('min', args, kwargs, _min_sigs, False)
+
+def argmax(input, dim=None, keepdim=False):
+    return _op_argmax_default(input, dim, keepdim)
+
+def argmin(input, dim=None, keepdim=False):
+    return _op_argmin_default(input, dim, keepdim)
+
+def _all_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _all_b0(input):
+    return _op_all_default(input)
+
+def _all_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _all_b1(input, dim, keepdim=False):
+    return _op_all_dim(input, dim, keepdim)
+
+def _all_c2(input, dim=None, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _all_b2(input, dim=None, keepdim=False):
+    return _op_all_dims(input, dim, keepdim)
+
+_all_ovs = ((_all_c0, _all_b0), (_all_c1, _all_b1), (_all_c2, _all_b2),)
+_all_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)', '(Tensor input, int[]? dim = None, bool keepdim = False)')
+
+def all(*args, **kwargs):
+    best = None
+    for c, b in _all_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('all', args, kwargs, _all_sigs, False)
+
+def _any_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _any_b0(input):
+    return _op_any_default(input)
+
+def _any_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _any_b1(input, dim, keepdim=False):
+    return _op_any_dim(input, dim, keepdim)
+
+def _any_c2(input, dim=None, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _any_b2(input, dim=None, keepdim=False):
+    return _op_any_dims(input, dim, keepdim)
+
+_any_ovs = ((_any_c0, _any_b0), (_any_c1, _any_b1), (_any_c2, _any_b2),)
+_any_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)', '(Tensor input, int[]? dim = None, bool keepdim = False)')
+
+def any(*args, **kwargs):
+    best = None
+    for c, b in _any_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('any', args, kwargs, _any_sigs, False)
+
+def mm(input, mat2):
+    return _op_mm_default(input, mat2)
+
+def bmm(input, mat2):
+    return _op_bmm_default(input, mat2)
+
+def mv(input, vec):
+    return _op_mv_default(input, vec)
+
+def dot(input, tensor):
+    return _op_dot_default(input, tensor)
+
+def matmul(input, other):
+    return _op_matmul_default(input, other)
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmm_default(input, mat1, mat2)
+    return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
+
+def as_strided(input, size, stride, storage_offset=None):
+    return _op_as_strided_default(input, size, stride, storage_offset)
+
+def transpose(input, dim0, dim1):
+    return _op_transpose_int(input, dim0, dim1)
+
+def permute(input, dims):
+    return _op_permute_default(input, dims)
+
+def t(input):
+    return _op_t_default(input)
+
+def adjoint(input):
+    return _op_adjoint_default(input)
+
+def narrow(input, dim, start, length):
+    return _op_narrow_default(input, dim, start, length)
+
+def select(input, dim, index):
+    return _op_select_int(input, dim, index)
+
+def slice(input, dim=0, start=None, end=None, step=1):
+    return _op_slice_Tensor(input, dim, start, end, step)
+
+def unsqueeze(input, dim):
+    return _op_unsqueeze_default(input, dim)
+
+def _squeeze_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _squeeze_b0(input):
+    return _op_squeeze_default(input)
+
+def _squeeze_c1(input, dim):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    return s
+
+def _squeeze_b1(input, dim):
+    return _op_squeeze_dim(input, dim)
+
+def _squeeze_c2(input, dim):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    return s
+
+def _squeeze_b2(input, dim):
+    return _op_squeeze_dims(input, dim)
+
+_squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1), (_squeeze_c2, _squeeze_b2),)
+_squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, int[] dim)')
+
+def squeeze(*args, **kwargs):
+    best = None
+    for c, b in _squeeze_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return _op_flatten_using_ints(input, start_dim, end_dim)
+
+def unflatten(input, dim, sizes):
+    return _op_unflatten_int(input, dim, sizes)
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return _op_diagonal_default(input, offset, dim1, dim2)
+
+def unbind(input, dim=0):
+    return _op_unbind_int(input, dim)
+
+def split(input, split_size, dim=0):
+    return _op_split_Tensor(input, split_size, dim)
+
+def split_with_sizes(input, split_sizes, dim=0):
+    return _op_split_with_sizes_default(input, split_sizes, dim)
+
+def chunk(input, chunks, dim=0):
+    return _op_chunk_default(input, chunks, dim)
+
+def _movedim_c0(input, source, destination):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_intlist(source):
+        return None
+    if not _is_intlist(destination):
+        return None
+    return s
+
+def _movedim_b0(input, source, destination):
+    return _op_movedim_intlist(input, source, destination)
+
+def _movedim_c1(input, source, destination):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(source):
+        return None
+    if not _is_int(destination):
+        return None
+    return s
+
+def _movedim_b1(input, source, destination):
+    return _op_movedim_int(input, source, destination)
+
+_movedim_ovs = ((_movedim_c0, _movedim_b0), (_movedim_c1, _movedim_b1),)
+_movedim_sigs = ('(Tensor input, int[] source, int[] destination)', '(Tensor input, int source, int destination)')
+
+def movedim(*args, **kwargs):
+    best = None
+    for c, b in _movedim_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
+
+def alias(input):
+    return _op_alias_default(input)
+
+def detach(input):
+    return _op_detach_default(input)
+
+def reshape(input, shape):
+    return _op_reshape_default(input, shape)
+
+def clone(input, *, memory_format=None):
+    if memory_format is None:
+        return _op_clone_default(input)
+    return _op_clone_default(input, memory_format=memory_format)
+
+def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
+        return _op__to_copy_default(input)
+    return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+
+def _fill__c0(input, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _fill__b0(input, value):
+    return _op_fill__Scalar(input, value)
+
+def _fill__c1(input, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def _fill__b1(input, value):
+    return _op_fill__Tensor(input, value)
+
+_fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
+_fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
+
+def fill_(*args, **kwargs):
+    best = None
+    for c, b in _fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, _fill__sigs, False)
+
+def zero_(input):
+    return _op_zero__default(input)
+
+def cat(tensors, dim=0, *, out=None):
+    if out is not None:
+        return _op_cat_out(tensors, dim, out=out)
+    return _op_cat_default(tensors, dim)
+
+def stack(tensors, dim=0):
+    return _op_stack_default(tensors, dim)
+
+def hstack(tensors):
+    return _op_hstack_default(tensors)
+
+def vstack(tensors):
+    return _op_vstack_default(tensors)
+
+def index(input, indices):
+    return _op_index_Tensor(input, indices)
+
+def index_put_(input, indices, values, accumulate=False):
+    return _op_index_put__default(input, indices, values, accumulate)
+
+def index_put(input, indices, values, accumulate=False):
+    return _op_index_put_default(input, indices, values, accumulate)
+
+__all__ = ['_to_copy', 'abs', 'abs_', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

@@ -3,7 +3,7 @@
 from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match
-
+from .functions import _rt_max, _rt_min
 
 _ops = _opsmod.ops
 
@@ -13,6 +13,23 @@ _op_abs_out = _ops.aten.abs.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addmm_default = _ops.aten.addmm.default
+_op_adjoint_default = _ops.aten.adjoint.default
+_op_alias_default = _ops.aten.alias.default
+_op_all_default = _ops.aten.all.default
+_op_all_dim = _ops.aten.all.dim
+_op_all_dims = _ops.aten.all.dims
+_op_amax_default = _ops.aten.amax.default
+_op_amin_default = _ops.aten.amin.default
+_op_any_default = _ops.aten.any.default
+_op_any_dim = _ops.aten.any.dim
+_op_any_dims = _ops.aten.any.dims
+_op_argmax_default = _ops.aten.argmax.default
+_op_argmin_default = _ops.aten.argmin.default
+_op_as_strided_default = _ops.aten.as_strided.default
+_op_bernoulli__float = _ops.aten.bernoulli_.float
+_op_bernoulli_default = _ops.aten.bernoulli.default
+_op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
@@ -25,26 +42,40 @@ _op_bitwise_or__Tensor = _ops.aten.bitwise_or_.Tensor
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
+_op_bmm_default = _ops.aten.bmm.default
+_op_chunk_default = _ops.aten.chunk.default
+_op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_out = _ops.aten.clamp.out
+_op_clone_default = _ops.aten.clone.default
+_op_contiguous_default = _ops.aten.contiguous.default
+_op_copy__default = _ops.aten.copy_.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
+_op_detach_default = _ops.aten.detach.default
+_op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div__Tensor = _ops.aten.div_.Tensor
 _op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_dot_default = _ops.aten.dot.default
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_eq__Tensor = _ops.aten.eq_.Tensor
 _op_exp__default = _ops.aten.exp_.default
 _op_exp_default = _ops.aten.exp.default
 _op_exp_out = _ops.aten.exp.out
+_op_expand_as_default = _ops.aten.expand_as.default
+_op_expand_default = _ops.aten.expand.default
+_op_fill__Scalar = _ops.aten.fill_.Scalar
+_op_fill__Tensor = _ops.aten.fill_.Tensor
+_op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_floor_divide__default = _ops.aten.floor_divide_.default
 _op_floor_divide_default = _ops.aten.floor_divide.default
 _op_floor_divide_out = _ops.aten.floor_divide.out
@@ -54,6 +85,9 @@ _op_ge__Tensor = _ops.aten.ge_.Tensor
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_gt__Tensor = _ops.aten.gt_.Tensor
+_op_index_Tensor = _ops.aten.index.Tensor
+_op_index_put__default = _ops.aten.index_put_.default
+_op_index_put_default = _ops.aten.index_put.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_le__Tensor = _ops.aten.le_.Tensor
@@ -75,42 +109,224 @@ _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lt__Tensor = _ops.aten.lt_.Tensor
+_op_matmul_default = _ops.aten.matmul.default
+_op_max_default = _ops.aten.max.default
+_op_max_dim = _ops.aten.max.dim
+_op_mean_default = _ops.aten.mean.default
+_op_mean_dim = _ops.aten.mean.dim
+_op_min_default = _ops.aten.min.default
+_op_min_dim = _ops.aten.min.dim
+_op_mm_default = _ops.aten.mm.default
+_op_movedim_int = _ops.aten.movedim.int
+_op_movedim_intlist = _ops.aten.movedim.intlist
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_mv_default = _ops.aten.mv.default
+_op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_ne__Tensor = _ops.aten.ne_.Tensor
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_new_empty_default = _ops.aten.new_empty.default
+_op_new_empty_strided_default = _ops.aten.new_empty_strided.default
+_op_new_full_default = _ops.aten.new_full.default
+_op_new_ones_default = _ops.aten.new_ones.default
+_op_new_zeros_default = _ops.aten.new_zeros.default
+_op_normal__default = _ops.aten.normal_.default
+_op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
+_op_pow__Tensor = _ops.aten.pow_.Tensor
+_op_prod_default = _ops.aten.prod.default
+_op_prod_dim_int = _ops.aten.prod.dim_int
+_op_random__default = _ops.aten.random_.default
+_op_random__from = getattr(_ops.aten.random_, 'from')
+_op_random__to = _ops.aten.random_.to
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
 _op_remainder__Tensor = _ops.aten.remainder_.Tensor
+_op_reshape_as_default = _ops.aten.reshape_as.default
+_op_reshape_default = _ops.aten.reshape.default
+_op_resize__default = _ops.aten.resize_.default
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
+_op_select_int = _ops.aten.select.int
 _op_sigmoid__default = _ops.aten.sigmoid_.default
 _op_sigmoid_default = _ops.aten.sigmoid.default
 _op_sigmoid_out = _ops.aten.sigmoid.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_slice_Tensor = _ops.aten.slice.Tensor
+_op_split_Tensor = _ops.aten.split.Tensor
+_op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
 _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
+_op_squeeze_default = _ops.aten.squeeze.default
+_op_squeeze_dim = _ops.aten.squeeze.dim
+_op_squeeze_dims = _ops.aten.squeeze.dims
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub__Tensor = _ops.aten.sub_.Tensor
 _op_sub_out = _ops.aten.sub.out
+_op_sum_default = _ops.aten.sum.default
+_op_sum_dim_IntList = _ops.aten.sum.dim_IntList
+_op_t_default = _ops.aten.t.default
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_transpose_int = _ops.aten.transpose.int
+_op_unbind_int = _ops.aten.unbind.int
+_op_unflatten_int = _ops.aten.unflatten.int
+_op_uniform__default = _ops.aten.uniform_.default
+_op_unsqueeze_default = _ops.aten.unsqueeze.default
+_op_view_as_default = _ops.aten.view_as.default
+_op_view_default = _ops.aten.view.default
+_op_view_dtype = _ops.aten.view.dtype
 _op_where_self = _ops.aten.where.self
+_op_zero__default = _ops.aten.zero_.default
+
+def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_empty_default(self, size)
+    return _op_new_empty_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_empty_strided_default(self, size, stride)
+    return _op_new_empty_strided_default(self, size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_full_default(self, size, fill_value)
+    return _op_new_full_default(self, size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_zeros_default(self, size)
+    return _op_new_zeros_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_new_ones_default(self, size)
+    return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if generator is None:
+        return _op_normal__default(self, mean, std)
+    return _op_normal__default(self, mean, std, generator=generator)
+
+def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    if generator is None:
+        return _op_uniform__default(self, from_, to)
+    return _op_uniform__default(self, from_, to, generator=generator)
+
+def __m_random__c0(self, from_, to, *, generator=None):
+    s = 0
+    if not _is_int(from_):
+        return None
+    if to is not None and not _is_int(to):
+        return None
+    return s
+
+def __m_random__b0(self, from_, to, *, generator=None):
+    if generator is None:
+        return _op_random__from(self, from_, to)
+    return _op_random__from(self, from_, to, generator=generator)
+
+def __m_random__c1(self, to, *, generator=None):
+    s = 0
+    if not _is_int(to):
+        return None
+    return s
+
+def __m_random__b1(self, to, *, generator=None):
+    if generator is None:
+        return _op_random__to(self, to)
+    return _op_random__to(self, to, generator=generator)
+
+def __m_random__c2(self, *, generator=None):
+    s = 0
+    return s
+
+def __m_random__b2(self, *, generator=None):
+    if generator is None:
+        return _op_random__default(self)
+    return _op_random__default(self, generator=generator)
+
+__m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
+__m_random__sigs = ('(int from, int? to, *, Generator? generator = None)', '(int to, *, Generator? generator = None)', '(*, Generator? generator = None)')
+
+def _m_random_(*args, **kwargs):
+    best = None
+    for c, b in __m_random__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('random_', args, kwargs, __m_random__sigs, True)
+
+def _m_bernoulli_(self, p=0.5, *, generator=None):
+    if generator is None:
+        return _op_bernoulli__float(self, p)
+    return _op_bernoulli__float(self, p, generator=generator)
+
+def __m_bernoulli_c0(self, *, generator=None):
+    s = 0
+    return s
+
+def __m_bernoulli_b0(self, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_default(self)
+    return _op_bernoulli_default(self, generator=generator)
+
+def __m_bernoulli_c1(self, p, *, generator=None):
+    s = 0
+    if not _is_real(p):
+        return None
+    return s
+
+def __m_bernoulli_b1(self, p, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_p(self, p)
+    return _op_bernoulli_p(self, p, generator=generator)
+
+__m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
+__m_bernoulli_sigs = ('(*, Generator? generator = None)', '(float p, *, Generator? generator = None)')
+
+def _m_bernoulli(*args, **kwargs):
+    best = None
+    for c, b in __m_bernoulli_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
 
 def _m_add(self, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
@@ -253,8 +469,45 @@ def _m_pow(self, exponent, *, out=None):
         return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
     return _op_pow_Tensor_Tensor(self, exponent)
 
-def _m_pow_(self, exponent):
+def __m_pow__c0(self, exponent):
+    s = 0
+    if not _is_num(exponent):
+        if not (isinstance(exponent, Tensor) and exponent.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_pow__b0(self, exponent):
     return _op_pow__Scalar(self, exponent)
+
+def __m_pow__c1(self, exponent):
+    s = 0
+    if not isinstance(exponent, Tensor):
+        if not _is_num(exponent):
+            return None
+        s += 1
+    return s
+
+def __m_pow__b1(self, exponent):
+    return _op_pow__Tensor(self, exponent)
+
+__m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
+__m_pow__sigs = ('(Scalar exponent)', '(Tensor exponent)')
+
+def _m_pow_(*args, **kwargs):
+    best = None
+    for c, b in __m_pow__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
 def _m_eq(self, other, *, out=None):
     if out is not None:
@@ -454,10 +707,55 @@ def _m_relu(self):
 def _m_relu_(self):
     return _op_relu__default(self)
 
-def _m_clamp(self, min=None, max=None, *, out=None):
+def __m_clamp_c0(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_b0(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(self, min, max, out=out)
     return _op_clamp_default(self, min, max)
+
+def __m_clamp_c1(self, min=None, max=None):
+    s = 0
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_b1(self, min=None, max=None):
+    return _op_clamp_Tensor(self, min, max)
+
+__m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
+__m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None)')
+
+def _m_clamp(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
 
 def _m_clamp_(self, min=None, max=None):
     return _op_clamp__default(self, min, max)
@@ -471,11 +769,627 @@ def _m_clamp_max(self, max):
 def _m_where(self, condition, other):
     return _op_where_self(condition, self, other)
 
+def __m_sum_c0(self, *, dtype=None):
+    s = 0
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_sum_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_sum_default(self)
+    return _op_sum_default(self, dtype=dtype)
+
+def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_sum_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_sum_dim_IntList(self, dim, keepdim)
+    return _op_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
+
+__m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
+__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def _m_sum(*args, **kwargs):
+    best = None
+    for c, b in __m_sum_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
+
+def __m_mean_c0(self, *, dtype=None):
+    s = 0
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_mean_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_mean_default(self)
+    return _op_mean_default(self, dtype=dtype)
+
+def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_mean_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_mean_dim(self, dim, keepdim)
+    return _op_mean_dim(self, dim, keepdim, dtype=dtype)
+
+__m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
+__m_mean_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def _m_mean(*args, **kwargs):
+    best = None
+    for c, b in __m_mean_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('mean', args, kwargs, __m_mean_sigs, True)
+
+def __m_prod_c0(self, *, dtype=None):
+    s = 0
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_prod_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_prod_default(self)
+    return _op_prod_default(self, dtype=dtype)
+
+def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_prod_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_prod_dim_int(self, dim, keepdim)
+    return _op_prod_dim_int(self, dim, keepdim, dtype=dtype)
+
+__m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
+__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def _m_prod(*args, **kwargs):
+    best = None
+    for c, b in __m_prod_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
+
+def _m_amax(self, dim=(), keepdim=False):
+    return _op_amax_default(self, dim, keepdim)
+
+def _m_amin(self, dim=(), keepdim=False):
+    return _op_amin_default(self, dim, keepdim)
+
+def __m_max_c0(self):
+    s = 0
+    return s
+
+def __m_max_b0(self):
+    return _op_max_default(self)
+
+def __m_max_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_max_b1(self, dim, keepdim=False):
+    return _rt_max(*_op_max_dim(self, dim, keepdim))
+
+__m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1),)
+__m_max_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_max(*args, **kwargs):
+    best = None
+    for c, b in __m_max_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('max', args, kwargs, __m_max_sigs, True)
+
+def __m_min_c0(self):
+    s = 0
+    return s
+
+def __m_min_b0(self):
+    return _op_min_default(self)
+
+def __m_min_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_min_b1(self, dim, keepdim=False):
+    return _rt_min(*_op_min_dim(self, dim, keepdim))
+
+__m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1),)
+__m_min_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_min(*args, **kwargs):
+    best = None
+    for c, b in __m_min_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('min', args, kwargs, __m_min_sigs, True)
+
+def _m_argmax(self, dim=None, keepdim=False):
+    return _op_argmax_default(self, dim, keepdim)
+
+def _m_argmin(self, dim=None, keepdim=False):
+    return _op_argmin_default(self, dim, keepdim)
+
+def __m_all_c0(self):
+    s = 0
+    return s
+
+def __m_all_b0(self):
+    return _op_all_default(self)
+
+def __m_all_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_all_b1(self, dim, keepdim=False):
+    return _op_all_dim(self, dim, keepdim)
+
+def __m_all_c2(self, dim=None, keepdim=False):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_all_b2(self, dim=None, keepdim=False):
+    return _op_all_dims(self, dim, keepdim)
+
+__m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
+__m_all_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
+
+def _m_all(*args, **kwargs):
+    best = None
+    for c, b in __m_all_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('all', args, kwargs, __m_all_sigs, True)
+
+def __m_any_c0(self):
+    s = 0
+    return s
+
+def __m_any_b0(self):
+    return _op_any_default(self)
+
+def __m_any_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_any_b1(self, dim, keepdim=False):
+    return _op_any_dim(self, dim, keepdim)
+
+def __m_any_c2(self, dim=None, keepdim=False):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_any_b2(self, dim=None, keepdim=False):
+    return _op_any_dims(self, dim, keepdim)
+
+__m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
+__m_any_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
+
+def _m_any(*args, **kwargs):
+    best = None
+    for c, b in __m_any_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('any', args, kwargs, __m_any_sigs, True)
+
+def _m_mm(self, mat2):
+    return _op_mm_default(self, mat2)
+
+def _m_bmm(self, mat2):
+    return _op_bmm_default(self, mat2)
+
+def _m_mv(self, vec):
+    return _op_mv_default(self, vec)
+
+def _m_dot(self, tensor):
+    return _op_dot_default(self, tensor)
+
+def _m_matmul(self, other):
+    return _op_matmul_default(self, other)
+
+def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmm_default(self, mat1, mat2)
+    return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
+
+def __m_view_c0(self, *size):
+    s = 0
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if not _is_intlist(size):
+            return None
+    return s
+
+def __m_view_b0(self, *size):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    return _op_view_default(self, size)
+
+def __m_view_c1(self, dtype):
+    s = 0
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_view_b1(self, dtype):
+    return _op_view_dtype(self, dtype)
+
+__m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
+__m_view_sigs = ('(int[] size)', '(dtype dtype)')
+
+def _m_view(*args, **kwargs):
+    best = None
+    for c, b in __m_view_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('view', args, kwargs, __m_view_sigs, True)
+
+def _m_as_strided(self, size, stride, storage_offset=None):
+    return _op_as_strided_default(self, size, stride, storage_offset)
+
+def _m_expand(self, *size, implicit=False):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if implicit is False:
+        return _op_expand_default(self, size)
+    return _op_expand_default(self, size, implicit=implicit)
+
+def _m_expand_as(self, other):
+    return _op_expand_as_default(self, other)
+
+def _m_transpose(self, dim0, dim1):
+    return _op_transpose_int(self, dim0, dim1)
+
+def _m_permute(self, *dims):
+    if len(dims) == 1 and not isinstance(dims[0], (int, Tensor)):
+        dims = dims[0]
+    return _op_permute_default(self, dims)
+
+def _m_t(self):
+    return _op_t_default(self)
+
+def _m_adjoint(self):
+    return _op_adjoint_default(self)
+
+def _m_narrow(self, dim, start, length):
+    return _op_narrow_default(self, dim, start, length)
+
+def _m_select(self, dim, index):
+    return _op_select_int(self, dim, index)
+
+def _m_slice(self, dim=0, start=None, end=None, step=1):
+    return _op_slice_Tensor(self, dim, start, end, step)
+
+def _m_unsqueeze(self, dim):
+    return _op_unsqueeze_default(self, dim)
+
+def __m_squeeze_c0(self):
+    s = 0
+    return s
+
+def __m_squeeze_b0(self):
+    return _op_squeeze_default(self)
+
+def __m_squeeze_c1(self, dim):
+    s = 0
+    if not _is_int(dim):
+        return None
+    return s
+
+def __m_squeeze_b1(self, dim):
+    return _op_squeeze_dim(self, dim)
+
+def __m_squeeze_c2(self, *dim):
+    s = 0
+    if len(dim) == 1 and not isinstance(dim[0], (int, Tensor)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+            return None
+    return s
+
+def __m_squeeze_b2(self, *dim):
+    if len(dim) == 1 and not isinstance(dim[0], (int, Tensor)):
+        dim = dim[0]
+    return _op_squeeze_dims(self, dim)
+
+__m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
+__m_squeeze_sigs = ('()', '(int dim)', '(int[] dim)')
+
+def _m_squeeze(*args, **kwargs):
+    best = None
+    for c, b in __m_squeeze_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('squeeze', args, kwargs, __m_squeeze_sigs, True)
+
+def _m_flatten(self, start_dim=0, end_dim=-1):
+    return _op_flatten_using_ints(self, start_dim, end_dim)
+
+def _m_unflatten(self, dim, sizes):
+    return _op_unflatten_int(self, dim, sizes)
+
+def _m_diagonal(self, offset=0, dim1=0, dim2=1):
+    return _op_diagonal_default(self, offset, dim1, dim2)
+
+def _m_unbind(self, dim=0):
+    return _op_unbind_int(self, dim)
+
+def _m_split(self, split_size, dim=0):
+    return _op_split_Tensor(self, split_size, dim)
+
+def _m_split_with_sizes(self, split_sizes, dim=0):
+    return _op_split_with_sizes_default(self, split_sizes, dim)
+
+def _m_chunk(self, chunks, dim=0):
+    return _op_chunk_default(self, chunks, dim)
+
+def __m_movedim_c0(self, source, destination):
+    s = 0
+    if not _is_intlist(source):
+        return None
+    if not _is_intlist(destination):
+        return None
+    return s
+
+def __m_movedim_b0(self, source, destination):
+    return _op_movedim_intlist(self, source, destination)
+
+def __m_movedim_c1(self, source, destination):
+    s = 0
+    if not _is_int(source):
+        return None
+    if not _is_int(destination):
+        return None
+    return s
+
+def __m_movedim_b1(self, source, destination):
+    return _op_movedim_int(self, source, destination)
+
+__m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedim_b1),)
+__m_movedim_sigs = ('(int[] source, int[] destination)', '(int source, int destination)')
+
+def _m_movedim(*args, **kwargs):
+    best = None
+    for c, b in __m_movedim_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('movedim', args, kwargs, __m_movedim_sigs, True)
+
+def _m_alias(self):
+    return _op_alias_default(self)
+
+def _m_detach(self):
+    return _op_detach_default(self)
+
+def _m_view_as(self, other):
+    return _op_view_as_default(self, other)
+
+def _m_reshape(self, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (int, Tensor)):
+        shape = shape[0]
+    return _op_reshape_default(self, shape)
+
+def _m_reshape_as(self, other):
+    return _op_reshape_as_default(self, other)
+
+def _m_contiguous(self, *, memory_format='contiguous_format'):
+    return _op_contiguous_default(self, memory_format=memory_format)
+
+def _m_clone(self, *, memory_format=None):
+    if memory_format is None:
+        return _op_clone_default(self)
+    return _op_clone_default(self, memory_format=memory_format)
+
+def _m_copy_(self, src, non_blocking=False):
+    return _op_copy__default(self, src, non_blocking)
+
+def _m_resize_(self, *size, memory_format=None):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    if memory_format is None:
+        return _op_resize__default(self, size)
+    return _op_resize__default(self, size, memory_format=memory_format)
+
+def __m_fill__c0(self, value):
+    s = 0
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_fill__b0(self, value):
+    return _op_fill__Scalar(self, value)
+
+def __m_fill__c1(self, value):
+    s = 0
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def __m_fill__b1(self, value):
+    return _op_fill__Tensor(self, value)
+
+__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
+__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
+
+def _m_fill_(*args, **kwargs):
+    best = None
+    for c, b in __m_fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
+
+def _m_zero_(self):
+    return _op_zero__default(self)
+
+def _m_index(self, indices):
+    return _op_index_Tensor(self, indices)
+
+def _m_index_put_(self, indices, values, accumulate=False):
+    return _op_index_put__default(self, indices, values, accumulate)
+
+def _m_index_put(self, indices, values, accumulate=False):
+    return _op_index_put_default(self, indices, values, accumulate)
+
 
 Tensor.abs = _m_abs
 Tensor.abs_ = _m_abs_
 Tensor.add = _m_add
 Tensor.add_ = _m_add_
+Tensor.addmm = _m_addmm
+Tensor.adjoint = _m_adjoint
+Tensor.alias = _m_alias
+Tensor.all = _m_all
+Tensor.amax = _m_amax
+Tensor.amin = _m_amin
+Tensor.any = _m_any
+Tensor.argmax = _m_argmax
+Tensor.argmin = _m_argmin
+Tensor.as_strided = _m_as_strided
+Tensor.bernoulli = _m_bernoulli
+Tensor.bernoulli_ = _m_bernoulli_
 Tensor.bitwise_and = _m_bitwise_and
 Tensor.bitwise_and_ = _m_bitwise_and_
 Tensor.bitwise_not = _m_bitwise_not
@@ -484,24 +1398,39 @@ Tensor.bitwise_or = _m_bitwise_or
 Tensor.bitwise_or_ = _m_bitwise_or_
 Tensor.bitwise_xor = _m_bitwise_xor
 Tensor.bitwise_xor_ = _m_bitwise_xor_
+Tensor.bmm = _m_bmm
+Tensor.chunk = _m_chunk
 Tensor.clamp = _m_clamp
 Tensor.clamp_ = _m_clamp_
 Tensor.clamp_max = _m_clamp_max
 Tensor.clamp_min = _m_clamp_min
+Tensor.clone = _m_clone
+Tensor.contiguous = _m_contiguous
+Tensor.copy_ = _m_copy_
 Tensor.cos = _m_cos
 Tensor.cos_ = _m_cos_
+Tensor.detach = _m_detach
+Tensor.diagonal = _m_diagonal
 Tensor.div = _m_div
 Tensor.div_ = _m_div_
+Tensor.dot = _m_dot
 Tensor.eq = _m_eq
 Tensor.eq_ = _m_eq_
 Tensor.exp = _m_exp
 Tensor.exp_ = _m_exp_
+Tensor.expand = _m_expand
+Tensor.expand_as = _m_expand_as
+Tensor.fill_ = _m_fill_
+Tensor.flatten = _m_flatten
 Tensor.floor_divide = _m_floor_divide
 Tensor.floor_divide_ = _m_floor_divide_
 Tensor.ge = _m_ge
 Tensor.ge_ = _m_ge_
 Tensor.gt = _m_gt
 Tensor.gt_ = _m_gt_
+Tensor.index = _m_index
+Tensor.index_put = _m_index_put
+Tensor.index_put_ = _m_index_put_
 Tensor.le = _m_le
 Tensor.le_ = _m_le_
 Tensor.log = _m_log
@@ -516,28 +1445,63 @@ Tensor.logical_xor = _m_logical_xor
 Tensor.logical_xor_ = _m_logical_xor_
 Tensor.lt = _m_lt
 Tensor.lt_ = _m_lt_
+Tensor.matmul = _m_matmul
+Tensor.max = _m_max
+Tensor.mean = _m_mean
+Tensor.min = _m_min
+Tensor.mm = _m_mm
+Tensor.movedim = _m_movedim
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
+Tensor.mv = _m_mv
+Tensor.narrow = _m_narrow
 Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
 Tensor.neg = _m_neg
 Tensor.neg_ = _m_neg_
+Tensor.new_empty = _m_new_empty
+Tensor.new_empty_strided = _m_new_empty_strided
+Tensor.new_full = _m_new_full
+Tensor.new_ones = _m_new_ones
+Tensor.new_zeros = _m_new_zeros
+Tensor.normal_ = _m_normal_
+Tensor.permute = _m_permute
 Tensor.pow = _m_pow
 Tensor.pow_ = _m_pow_
+Tensor.prod = _m_prod
+Tensor.random_ = _m_random_
 Tensor.relu = _m_relu
 Tensor.relu_ = _m_relu_
 Tensor.remainder = _m_remainder
 Tensor.remainder_ = _m_remainder_
+Tensor.reshape = _m_reshape
+Tensor.reshape_as = _m_reshape_as
+Tensor.resize_ = _m_resize_
 Tensor.rsqrt = _m_rsqrt
 Tensor.rsqrt_ = _m_rsqrt_
+Tensor.select = _m_select
 Tensor.sigmoid = _m_sigmoid
 Tensor.sigmoid_ = _m_sigmoid_
 Tensor.sin = _m_sin
 Tensor.sin_ = _m_sin_
+Tensor.slice = _m_slice
+Tensor.split = _m_split
+Tensor.split_with_sizes = _m_split_with_sizes
 Tensor.sqrt = _m_sqrt
 Tensor.sqrt_ = _m_sqrt_
+Tensor.squeeze = _m_squeeze
 Tensor.sub = _m_sub
 Tensor.sub_ = _m_sub_
+Tensor.sum = _m_sum
+Tensor.t = _m_t
 Tensor.tanh = _m_tanh
 Tensor.tanh_ = _m_tanh_
+Tensor.transpose = _m_transpose
+Tensor.unbind = _m_unbind
+Tensor.unflatten = _m_unflatten
+Tensor.uniform_ = _m_uniform_
+Tensor.unsqueeze = _m_unsqueeze
+Tensor.view = _m_view
+Tensor.view_as = _m_view_as
 Tensor.where = _m_where
+Tensor.zero_ = _m_zero_

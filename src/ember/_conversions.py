@@ -1,0 +1,80 @@
+"""Tensor.to and the dtype/device shorthands (.float(), .cpu(), .type_as(), ...): torch's hand-written
+argument parsing (python_variable_methods.cpp THPVariable_to) over the aten `to` overloads."""
+from ._core import dtype as D
+from ._core.device import device as _device
+from ._bind_helpers import _is_dtype
+from ._ops import ops
+from ._tensor import Tensor
+
+_aten = ops.aten
+
+
+def _is_device(x):
+    return isinstance(x, (str, _device)) or (isinstance(x, int) and not isinstance(x, bool))
+
+
+def _to(self, *args, **kwargs):
+    non_blocking = kwargs.pop("non_blocking", False)
+    copy = kwargs.pop("copy", False)
+    memory_format = kwargs.pop("memory_format", None)
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    other = kwargs.pop("other", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    args = list(args)
+    if args and isinstance(args[0], Tensor):
+        other = args.pop(0)
+    elif args and _is_dtype(args[0]):
+        dtype = args.pop(0)
+    elif args and args[0] is not None and _is_device(args[0]):
+        device = args.pop(0)
+        if args and (_is_dtype(args[0]) or args[0] is None):
+            dtype = args.pop(0)
+    elif args and args[0] is None:
+        args.pop(0)
+    if args and isinstance(args[0], bool):
+        non_blocking = args.pop(0)
+    if args and isinstance(args[0], bool):
+        copy = args.pop(0)
+    if args:
+        raise TypeError(f"to() received an invalid combination of arguments - got {tuple(type(a).__name__ for a in args)}"
+                        ", but expected one of:\n * (torch.device device = None, torch.dtype dtype = None, bool "
+                        "non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+                        " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+                        "memory_format = None)\n * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+                        "torch.memory_format memory_format = None)")
+    if other is not None:
+        return _aten.to.other(self, other, non_blocking, copy, memory_format)
+    if isinstance(device, int):
+        raise RuntimeError("ember has no accelerator devices: use 'cpu' or 'meta'")
+    if device is None:
+        if dtype is None:
+            return _aten.to.dtype_layout(self, non_blocking=non_blocking, copy=copy, memory_format=memory_format)
+        return _aten.to.dtype(self, dtype, non_blocking, copy, memory_format)
+    return _aten.to.dtype_layout(self, dtype=dtype, device=_device(device), non_blocking=non_blocking, copy=copy,
+                                 memory_format=memory_format)
+
+
+def _caster(dt):
+    def method(self, memory_format="preserve_format"):
+        return _aten.to.dtype(self, dt, False, False, memory_format)
+    method.__name__ = dt.name
+    return method
+
+
+def _cpu(self, memory_format="preserve_format"):
+    return _aten.to.dtype_layout(self, device=_device("cpu"), memory_format=memory_format)
+
+
+def _type_as(self, other):
+    return _aten.to.dtype(self, other.dtype)
+
+
+Tensor.to = _to
+Tensor.cpu = _cpu
+Tensor.type_as = _type_as
+for _name, _dt in (("float", D.float32), ("double", D.float64), ("half", D.float16), ("bfloat16", D.bfloat16),
+                   ("int", D.int32), ("long", D.int64), ("short", D.int16), ("char", D.int8), ("byte", D.uint8),
+                   ("bool", D.bool_), ("cfloat", D.complex64), ("cdouble", D.complex128)):
+    setattr(Tensor, _name, _caster(_dt))

@@ -1,0 +1,143 @@
+"""Runtime helpers for the generated Autograd kernels (torch/csrc/autograd/functions/utils.h,
+VariableTypeUtils.h) and the boxed Autograd fallback for ops without a formula."""
+from .._core.tls import state
+from .._dispatch.keys import AUTOGRAD_BIT, DispatchKey
+from .._ops import _keyset
+from .._tensor import Tensor
+from .graph import Node, gradient_edge
+
+BELOW_AUTOGRAD = (1 << int(DispatchKey.Autograd)) - 1
+
+
+def below_ks(args, kwargs=None):
+    return _keyset(args, kwargs or {}) & BELOW_AUTOGRAD
+
+
+def rg(t):
+    """compute_requires_grad for one argument (Tensor, number, None or list)."""
+    if isinstance(t, Tensor):
+        return t._requires_grad
+    if type(t) in (list, tuple):
+        return any(isinstance(x, Tensor) and x._requires_grad for x in t)
+    return False
+
+
+def edge(t):
+    if isinstance(t, Tensor) and t._requires_grad:
+        return gradient_edge(t)
+    return None
+
+
+def differentiable(t):
+    return isinstance(t, Tensor) and (t.dtype.is_floating_point or t.dtype.is_complex)
+
+
+def set_history(result, node):
+    """Attach `node` as grad_fn of each differentiable output (a Tensor or tuple of Tensors)."""
+    if isinstance(result, Tensor):
+        if differentiable(result):
+            result._output_nr = node._add_input_meta(result)
+            result.grad_fn = node
+            result._requires_grad = True
+            result._ks |= AUTOGRAD_BIT
+        else:
+            node._add_input_meta(result)
+        return result
+    for t in result:
+        if isinstance(t, Tensor):
+            set_history(t, node)
+    return result
+
+
+def check_inplace(t):
+    if isinstance(t, Tensor) and t._requires_grad and t.grad_fn is None and state.grad_enabled:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if isinstance(t, Tensor) and getattr(t, "_is_inference", False) and not state.inference_mode:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                           "You can make a clone to get a normal tensor before doing inplace update."
+                           "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def rebase_history(t, node):
+    """In-place op on a non-leaf (or on a tensor not requiring grad): `node` becomes its grad_fn."""
+    node.input_meta = []
+    t._output_nr = node._add_input_meta(t)
+    t.grad_fn = node
+    t._requires_grad = True
+    t._ks |= AUTOGRAD_BIT
+    t.__dict__.pop("_grad_acc_ref", None)
+    t.__dict__.pop("_grad_acc_strong", None)
+
+
+def bump(t):
+    t._version_counter.bump()
+
+
+def out_error(name):
+    raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                       "but one of the arguments requires grad.")
+
+
+class NotImplementedBackward(Node):
+    """grad_fn of outputs of an op with no derivative formula: differentiating through it raises."""
+
+    def __init__(self, qualname):
+        super().__init__()
+        self._op_name = qualname
+
+    def name(self):
+        return "NotImplemented"
+
+    def apply(self, grads):
+        raise RuntimeError(f"the derivative for '{self._op_name}' is not implemented.")
+
+
+def _tensor_args(args, kwargs):
+    out = []
+    for a in list(args) + list((kwargs or {}).values()):
+        if isinstance(a, Tensor):
+            out.append(a)
+        elif type(a) in (list, tuple):
+            out.extend(x for x in a if isinstance(x, Tensor))
+    return out
+
+
+def autograd_fallback(op, below):
+    """Boxed Autograd kernel for ops without a generated kernel (torch's autogradNotImplementedFallback)."""
+    schema = op._schema
+    mutable = schema.is_mutable if hasattr(schema, "is_mutable") else "!" in op._entry.schema_str
+    qual = op._entry.qualname
+    is_out = "out" in op._entry.schema_str.split("->")[0] and qual.split(".")[-1].startswith("out") or ".out" in qual \
+        or qual.endswith("_out")
+
+    def kernel(*args, **kwargs):
+        tensors = _tensor_args(args, kwargs)
+        needs = any(t._requires_grad for t in tensors)
+        if needs and is_out:
+            out_error(qual.split("::")[1].split(".")[0])
+        if needs and mutable:
+            for t in tensors:
+                pass
+        result = op.redispatch(below_ks(args, kwargs), *args, **kwargs)
+        if not needs:
+            return result
+        outs = [result] if isinstance(result, Tensor) else [r for r in (result if isinstance(result, (tuple, list)) else ()) if isinstance(r, Tensor)]
+        if not any(differentiable(o) for o in outs):
+            return result
+        node = NotImplementedBackward(qual)
+        node.next_edges = tuple(edge(t) for t in tensors)
+        if mutable:
+            for o in outs:
+                if differentiable(o):
+                    rebase_history(o, node) if o.grad_fn is not None or not o._requires_grad else None
+            return result
+        set_history(result if isinstance(result, Tensor) else tuple(outs), node)
+        return result
+    return kernel
+
+
+def nondifferentiable_kernel(op):
+    """Ops whose outputs never carry grad (comparisons, argmax, integer results): just run below."""
+    def kernel(*args, **kwargs):
+        return op.redispatch(below_ks(args, kwargs), *args, **kwargs)
+    return kernel

@@ -1,0 +1,282 @@
+"""The backward engine (torch/csrc/autograd/engine.cpp), single-threaded.
+
+A GraphTask counts, for each Node reachable from the roots, how many edges point at it; a Node is
+ready when all its producers have run. Ready Nodes run in torch's CPU order: highest sequence number
+first (the most recently created op), AccumulateGrad as soon as it is ready.
+"""
+import heapq
+
+import numpy as np
+
+from .._core.tls import state
+from .._grad_mode import _set_enabled
+from .._tensor import Tensor
+from .graph import AccumulateGrad, gradient_edge
+
+
+class _TaskState:
+    stack = []      # running GraphTasks (reentrant backward nests)
+
+
+def _zeros(meta):
+    shape, dtype, _dev = meta
+    return Tensor._wrap_np(np.zeros(shape, dtype._np), dtype)
+
+
+def sum_to(g, shape):
+    from .formulas import sum_to as _st
+    return _st(g, shape)
+
+
+def _validate_outputs(fn, edges, grads):
+    if len(grads) != len(edges):
+        raise RuntimeError(f"function {fn.name()} returned an incorrect number of gradients "
+                           f"(expected {len(edges)}, got {len(grads)})")
+    out = list(grads)
+    for i, (e, g) in enumerate(zip(edges, grads)):
+        if e is None or g is None:
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"function {fn.name()} returned a gradient of type {type(g).__name__} at index {i}")
+        shape, dtype, _ = e[0].input_meta[e[1]]
+        if g._size != shape:
+            if not _expandable(shape, g._size):
+                raise RuntimeError(f"Function {fn.name()} returned an invalid gradient at index {i} - got "
+                                   f"{list(g._size)} but expected shape compatible with {list(shape)}")
+            g = sum_to(g, shape)
+        if g.dtype is not dtype:
+            from .formulas import to_dtype
+            g = to_dtype(g, dtype)
+        out[i] = g
+    return out
+
+
+def _expandable(shape, gshape):
+    """True if `shape` can be broadcast to `gshape` (so gshape reduces back to shape)."""
+    if len(shape) > len(gshape):
+        return False
+    for s, g in zip(reversed(shape), reversed(gshape)):
+        if s != g and s != 1:
+            return False
+    return True
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _call_tensor_hooks(fn, buf):
+    th = fn._tensor_pre_hooks
+    if th:
+        for nr, hooks in th.items():
+            for h in list(hooks.values()):
+                g = buf[nr]
+                r = h(g)
+                if r is not None:
+                    _check_hook_result(h, g, r)
+                    buf[nr] = r
+    rg = fn._retains_grad
+    if rg:
+        for nr, ref in rg.items():
+            t = ref()
+            g = buf[nr]
+            if t is None or g is None:
+                continue
+            if t._grad is None:
+                t._grad = g.detach() if not state.grad_enabled else g
+                if t._grad is g:
+                    from .graph import _clone_detached
+                    t._grad = _clone_detached(g)
+            else:
+                t._grad = t._grad + g
+    ph = fn._pre_hooks
+    if ph:
+        for h in list(ph.values()):
+            r = h(tuple(buf))
+            if r is not None:
+                buf[:] = list(r)
+
+
+def _check_hook_result(h, g, r):
+    name = getattr(h, "__name__", type(h).__name__)
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Tensor, but hook '{name}' returned {type(r).__name__}")
+    if g is not None:
+        if r._size != g._size:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        if r.dtype is not g.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.dtype} got {r.dtype})")
+
+
+def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow_unused=False,
+                 accumulate_grad=True):
+    """roots: list of edges (node, input_nr); grad_roots: matching grads. Returns captured grads for
+    `inputs` (a list of edges) when given."""
+    from . import anomaly_mode
+    # ---- dependencies (reachable graph)
+    deps = {}
+    root_nodes = [e[0] for e in roots]
+    seen = set()
+    stack = list(root_nodes)
+    order = []
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        order.append(n)
+        for e in n.next_edges:
+            if e is not None:
+                m = e[0]
+                deps[m] = deps.get(m, 0) + 1
+                if m not in seen:
+                    stack.append(m)
+    # ---- which nodes need to run, and what to capture
+    needed = None
+    captures = None
+    if inputs is not None:
+        captures = {}
+        targets = {}
+        for i, e in enumerate(inputs):
+            targets.setdefault(e[0], []).append((e[1], i))
+        needed = {}
+        # post-order: a node is needed if it leads to a target it must *execute* for
+        for n in reversed(order):
+            pass
+        needed = _compute_needed(order, targets, accumulate_grad)
+        captures = targets
+    # ---- buffers
+    buffers = {}
+    heap = []
+    for (node, nr), g in zip(roots, grad_roots):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * max(len(node.input_meta), nr + 1)
+        buf[nr] = _add(buf[nr], g)
+    queued = set()
+    for node in root_nodes:
+        if deps.get(node, 0) == 0 and node not in queued:
+            queued.add(node)
+            heapq.heappush(heap, (-node._sequence_nr, id(node), node))
+    captured = [None] * len(inputs) if inputs is not None else None
+    prev = state.grad_enabled
+    _set_enabled(create_graph)
+    anomaly = anomaly_mode._state.enabled
+    try:
+        while heap:
+            _, _, fn = heapq.heappop(heap)
+            buf = buffers.pop(fn)
+            if fn._tensor_pre_hooks or fn._retains_grad or fn._pre_hooks:
+                _call_tensor_hooks(fn, buf)
+            if captures is not None and fn in captures:
+                for nr, i in captures[fn]:
+                    captured[i] = buf[nr]
+            if needed is not None and not needed.get(fn, False):
+                continue
+            edges = fn.next_edges
+            if all(g is None for g in buf) and not isinstance(fn, AccumulateGrad):
+                outs = [None] * len(edges)
+            elif isinstance(fn, AccumulateGrad):
+                if buf[0] is not None:
+                    fn.apply(buf)
+                outs = ()
+            else:
+                if fn._released:
+                    raise RuntimeError(
+                        "Trying to backward through the graph a second time (or directly access saved tensors "
+                        "after they have already been freed). Saved intermediate values of the graph are freed "
+                        "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+                        "backward through the graph a second time or if you need to access saved tensors after "
+                        "calling backward.")
+                if getattr(fn, "_materialize", True):
+                    for j, g in enumerate(buf):
+                        if g is None and j < len(fn.input_meta):
+                            buf[j] = _zeros(fn.input_meta[j])
+                if anomaly:
+                    outs = anomaly_mode.run_checked(fn, buf)
+                else:
+                    outs = fn.apply(buf)
+                if not isinstance(outs, (tuple, list)):
+                    outs = (outs,)
+                outs = _validate_outputs(fn, edges, outs)
+                if fn._post_hooks:
+                    for h in list(fn._post_hooks.values()):
+                        r = h(tuple(outs), tuple(buf))
+                        if r is not None:
+                            outs = list(r)
+                if not keep_graph:
+                    fn.release_variables()
+            for e, g in zip(edges, outs):
+                if e is None:
+                    continue
+                nxt, nr = e
+                if needed is not None and not needed.get(nxt, False) and nxt not in captures:
+                    continue
+                b = buffers.get(nxt)
+                if b is None:
+                    b = buffers[nxt] = [None] * max(len(nxt.input_meta), nr + 1)
+                if g is not None:
+                    b[nr] = _add(b[nr], g)
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    heapq.heappush(heap, (-nxt._sequence_nr, id(nxt), nxt))
+    finally:
+        _set_enabled(prev)
+    return captured
+
+
+def _compute_needed(order, targets, accumulate_grad):
+    """A node is needed (must execute) if a target is reachable through its outputs. Target nodes
+    themselves execute only when accumulating into a leaf (AccumulateGrad)."""
+    needed = {}
+    # order is DFS pre-order from roots; iterate until fixpoint in reverse topological-ish order
+    children = {n: [e[0] for e in n.next_edges if e is not None] for n in order}
+    topo = _topo(order, children)
+    for n in reversed(topo):
+        v = any(needed.get(c, False) or c in targets for c in children[n])
+        if n in targets and accumulate_grad and isinstance(n, AccumulateGrad):
+            v = True
+        needed[n] = v
+    return needed
+
+
+def _topo(order, children):
+    indeg = {n: 0 for n in order}
+    for n in order:
+        for c in children[n]:
+            indeg[c] += 1
+    out = [n for n in order if indeg[n] == 0]
+    i = 0
+    while i < len(out):
+        for c in children[out[i]]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                out.append(c)
+        i += 1
+    return out
+
+
+def accumulate_grad(var, g):
+    """AccumulateGrad::accumulateGrad: new grad into var.grad (in place unless create_graph)."""
+    old = var._grad
+    if old is None:
+        if not state.grad_enabled:
+            g = g.detach()
+            if g._base is not None:
+                from .graph import _clone_detached
+                g = _clone_detached(g)
+        var._grad = g
+    elif not state.grad_enabled and old.grad_fn is None and old._np is not None:
+        np.add(old._np, g._np, out=old._np, casting="unsafe")
+        old._version_counter.bump()
+    else:
+        var._grad = old + g
+    hooks = var._post_acc_hooks
+    if hooks:
+        for h in list(hooks.values()):
+            h(var)

@@ -1,0 +1,99 @@
+"""cpu kernels for memory ops: clone, copy_, _to_copy, resize_, fill_, zero_, cat. Each validates and
+sizes its result with the meta functions of kernels/meta/copy.py, then makes one numpy call."""
+import warnings
+
+import numpy as np
+
+from ..._core.device import as_device
+from ..._tensor import Tensor
+from ..common import as_dtype, check_out, empty_tensor
+from ..meta import copy as M
+
+
+def _copyto(dst, src):
+    """Cast-and-broadcast copy of numpy `src` into numpy `dst` (complex->real drops the imaginary part)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.copyto(dst, src, casting="unsafe")
+
+
+def clone(self, memory_format=None):
+    out = empty_tensor(self._size, self.dtype, strides=M.format_strides(self, memory_format))
+    _copyto(out._np, self._np)
+    return out
+
+
+def copy_(self, src, non_blocking=False):
+    M.check_copy(self, src)
+    if self._np is None:
+        return self
+    if src._np is None:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    if self._np.size:
+        _copyto(self._np, src._np)
+    return self
+
+
+def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    if layout not in (None, "strided"):
+        raise RuntimeError(f"_to_copy(): layout {layout} is not supported (strided only)")
+    dtype = as_dtype(dtype) or self.dtype
+    dev = as_device(device) or self.device
+    st = M.to_copy_strides(self, memory_format)
+    out = empty_tensor(self._size, dtype, dev, st)
+    if out._np is None:
+        return out
+    if self._np is None:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data! Please consider using "
+                                  "torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving module "
+                                  "from meta to a different device.")
+    _copyto(out._np, self._np)
+    return out
+
+
+def resize_(self, size, memory_format=None):
+    M.resize_(self, size, memory_format)
+    from ..._tensor import _np_view
+    self._np = _np_view(self.untyped_storage()._data, self._offset, self._size, self._stride, self.dtype)
+    return self
+
+
+def fill_(self, value):
+    M.check_fill_value(value)
+    v = value._np if isinstance(value, Tensor) else value
+    if isinstance(value, Tensor) and value._np is None:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    if self._np.size:
+        _copyto(self._np, v)
+    return self
+
+
+def zero_(self):
+    if self._np.size:
+        self._np[...] = 0
+    return self
+
+
+def cat(tensors, dim=0):
+    shape, dtype, st, parts = M.cat_spec(tensors, dim)
+    out = empty_tensor(shape, dtype, strides=st)
+    _cat_into(out, parts, dim)
+    return out
+
+
+def cat_out(tensors, dim=0, out=None):
+    shape, dtype, st, parts = M.cat_spec(tensors, dim)
+    for t in parts:
+        M.check_no_partial_overlap(out, t)
+    check_out(out, shape, dtype, "cat")
+    _cat_into(out, parts, dim)
+    return out
+
+
+def _cat_into(out, parts, dim):
+    if not parts or out.numel() == 0:
+        return
+    d = dim % out.dim()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.concatenate([t._np for t in parts], axis=d, out=out._np, casting="unsafe")

@@ -1,0 +1,136 @@
+"""cpu kernels for factories: shape/dtype/strides come from kernels/meta/creation.py, numpy fills the data.
+
+The *_like and new_* kernels are CompositeExplicitAutograd (one kernel for every device): they
+allocate on the requested device (default: the input's) and fill only when it is cpu.
+"""
+import numpy as np
+
+from ..._core.device import CPU
+from ..._core.promotion import get_default_dtype
+from ..common import as_dtype
+from ..meta.creation import (alloc, arange_spec, check_size, check_strides, eye_spec, like_spec, linspace_spec,
+                             memory_format_strides, new_spec, scalar_dtype, _num)
+
+
+def _filled(shape, dt, device, value, strides=None):
+    t = alloc(shape, dt, device, strides)
+    if t._np is not None:
+        t._np[...] = _num(value)
+    return t
+
+
+def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    shape = check_size(size)
+    return _filled(shape, as_dtype(dtype) or get_default_dtype(), CPU, 0, memory_format_strides(shape, memory_format))
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    shape = check_size(size)
+    t = alloc(shape, as_dtype(dtype) or get_default_dtype(), CPU, check_strides(shape, stride))
+    return t
+
+
+def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _filled(check_size(size, "zeros"), as_dtype(dtype) or get_default_dtype(), CPU, 0)
+
+
+def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _filled(check_size(size), as_dtype(dtype) or get_default_dtype(), CPU, 1)
+
+
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _filled(check_size(size), as_dtype(dtype) or scalar_dtype(fill_value), CPU, fill_value)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _filled((), as_dtype(dtype) or get_default_dtype(), CPU, s)
+
+
+def arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return arange_start(0, end, 1, dtype=dtype)
+
+
+def arange_start(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
+    n, dt = arange_spec(start, end, step, dtype)
+    t = alloc((n,), dt, CPU)
+    s, st = _num(start), _num(step)
+    if dt.is_floating_point or dt.is_complex:
+        vals = float(s) + np.arange(n, dtype=np.float64) * float(st)   # accumulate in double, like torch
+    else:
+        vals = int(s) + np.arange(n, dtype=np.int64) * int(st)   # integral: start and step truncated first
+    t._np[...] = vals.astype(dt._np, copy=False) if dt._np.kind != "b" else vals != 0
+    return t
+
+
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
+    shape, dt = linspace_spec(steps, dtype)
+    t = alloc(shape, dt, CPU)
+    n = shape[0]
+    if n == 0:
+        return t
+    s, e = _num(start), _num(end)
+    if n == 1:
+        t._np[...] = s
+        return t
+    if dt.is_floating_point or dt.is_complex:
+        ct = dt._np if dt._np.itemsize >= 4 else np.float32
+        cs, ce = np.asarray(s, ct), np.asarray(e, ct)
+        step = (ce - cs) / ct.type(n - 1) if hasattr(ct, "type") else (ce - cs) / (n - 1)
+        idx = np.arange(n).astype(ct)
+        half = n // 2
+        vals = np.where(np.arange(n) < half, cs + step * idx, ce - step * (np.asarray(n - 1, ct) - idx))
+        t._np[...] = vals.astype(dt._np)
+    else:
+        step = (float(e) - float(s)) / (n - 1)
+        t._np[...] = (float(s) + step * np.arange(n, dtype=np.float64)).astype(dt._np)
+    return t
+
+
+def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
+    shape, dt = eye_spec(n, m, dtype)
+    t = _filled(shape, dt, CPU, 0)
+    np.fill_diagonal(t._np, 1)
+    return t
+
+
+# ------------------------------------------------------------------ CompositeExplicitAutograd: *_like, new_*
+def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    shape, dt, dev, st = like_spec(self, dtype, device, memory_format)
+    return _filled(shape, dt, dev, 0, st)
+
+
+zeros_like = empty_like
+
+
+def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    shape, dt, dev, st = like_spec(self, dtype, device, memory_format)
+    return _filled(shape, dt, dev, 1, st)
+
+
+def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    shape, dt, dev, st = like_spec(self, dtype, device, memory_format)
+    return _filled(shape, dt, dev, fill_value, st)
+
+
+def new_empty(self, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    dt, dev = new_spec(self, dtype, device)
+    return _filled(check_size(size), dt, dev, 0)
+
+
+new_zeros = new_empty
+
+
+def new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    dt, dev = new_spec(self, dtype, device)
+    return _filled(check_size(size), dt, dev, 1)
+
+
+def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    dt, dev = new_spec(self, dtype, device)
+    return _filled(check_size(size), dt, dev, fill_value)
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    dt, dev = new_spec(self, dtype, device)
+    shape = check_size(size)
+    return _filled(shape, dt, dev, 0, check_strides(shape, stride))

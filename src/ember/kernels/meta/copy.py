@@ -1,0 +1,207 @@
+"""Meta functions for memory ops (clone, copy_, _to_copy, resize_, fill_, cat): output geometry and
+argument checks. The cpu kernels in kernels/cpu/copy.py call these to validate and allocate."""
+from ..._core import dtype as D
+from ..._core.device import META
+from ..._core.promotion import result_type
+from ..._core.strides import (contiguous_strides, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed,
+                              wrap_dim)
+from ..._tensor import Tensor
+from ..common import broadcast_shapes, empty_tensor
+
+
+def channels_last_strides(shape):
+    if len(shape) != 4:
+        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    n, c, h, w = (max(s, 1) for s in shape)
+    return (h * w * c, 1, w * c, c)
+
+
+def infer_dense_strides(shape, strides):
+    """Dense strides keeping the memory order of (shape, strides) (ATen's infer_dense_strides)."""
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(a, b):
+        sa, sb = strides[a], strides[b]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa != sb:
+            return -1 if sa < sb else 1
+        return 1 if shape[a] > shape[b] else 0
+
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out, acc = [0] * nd, 1
+    for i in perm:
+        out[i] = acc
+        acc *= max(shape[i], 1)
+    return tuple(out)
+
+
+def format_strides(t, memory_format):
+    shape = t._size
+    if memory_format in ("channels_last",):
+        return channels_last_strides(shape)
+    if memory_format in (None, "preserve_format"):
+        st = t.stride()
+        if is_non_overlapping_and_dense(shape, st):
+            return st
+        return infer_dense_strides(shape, st)
+    if memory_format == "contiguous_format":
+        return contiguous_strides(shape)
+    raise RuntimeError(f"unsupported memory format {memory_format}")
+
+
+def to_copy_strides(t, memory_format):
+    """_to_copy: preserve keeps the strides of a dense input, else suggests a format."""
+    if memory_format in (None, "preserve_format"):
+        st = t.stride()
+        if is_non_overlapping_and_dense(t._size, st):
+            return st
+        return channels_last_strides(t._size) if is_channels_last(t._size, st) else contiguous_strides(t._size)
+    return format_strides(t, memory_format)
+
+
+def clone(self, memory_format=None):
+    return empty_tensor(self._size, self.dtype, META, format_strides(self, memory_format))
+
+
+# ---------------------------------------------------------------- copy_
+def has_internal_overlap(t):
+    return any(sz > 1 and st == 0 for sz, st in zip(t._size, t.stride())) or (
+        not is_non_overlapping_and_dense(t._size, t.stride()) and _overlaps_by_strides(t))
+
+
+def _overlaps_by_strides(t):
+    dims = sorted((st, sz) for sz, st in zip(t._size, t.stride()) if sz > 1)
+    extent = 1
+    for st, sz in dims:
+        if st < extent:
+            return True
+        extent = st * (sz - 1) + extent
+    return False
+
+
+def check_no_internal_overlap(t):
+    if has_internal_overlap(t):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_no_partial_overlap(a, b):
+    """ATen's assert_no_partial_overlap for dense tensors over the same storage."""
+    if a.untyped_storage() is not b.untyped_storage() or a.numel() == 0 or b.numel() == 0:
+        return
+    if not (a.is_non_overlapping_and_dense() and b.is_non_overlapping_and_dense()):
+        return
+    sa, ea = a._offset * a.dtype.itemsize, (a._offset + a.numel()) * a.dtype.itemsize
+    sb, eb = b._offset * b.dtype.itemsize, (b._offset + b.numel()) * b.dtype.itemsize
+    if sa == sb and ea == eb:
+        return
+    if sa < eb and sb < ea:
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                           "to a single memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_copy(self, src):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    if src._size != self._size:
+        shape = broadcast_shapes(self._size, src._size)
+        if shape != self._size:
+            raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast shape {list(shape)}")
+    check_no_internal_overlap(self)
+    check_no_partial_overlap(self, src)
+
+
+def copy_(self, src, non_blocking=False):
+    check_copy(self, src)
+    return self
+
+
+# ---------------------------------------------------------------- resize_, fill_
+def resize_geometry(self, size, memory_format=None):
+    size = tuple(int(s) for s in ([size] if isinstance(size, int) else size))
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
+    st = channels_last_strides(size) if memory_format == "channels_last" else contiguous_strides(size)
+    need = storage_nbytes_needed(size, st, self._offset, self.dtype.itemsize)
+    return size, st, need
+
+
+def resize_(self, size, memory_format=None):
+    size, st, need = resize_geometry(self, size, memory_format)
+    storage = self.untyped_storage()
+    if need > storage.nbytes():
+        storage.resize_(need)
+    self._size, self._stride = size, st
+    return self
+
+
+def check_fill_value(value):
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+
+
+def fill_(self, value):
+    check_fill_value(value)
+    return self
+
+
+def zero_(self):
+    return self
+
+
+# ---------------------------------------------------------------- cat
+def _is_legacy_empty(t):
+    return t._size == (0,)
+
+
+def cat_spec(tensors, dim):
+    """(shape, dtype, strides, tensors that take part) for cat, with torch's checks."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        if t.dim() == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    dtype = result_type(*tensors)
+    parts = [(i, t) for i, t in enumerate(tensors) if not _is_legacy_empty(t)]
+    if not parts:
+        return (0,), dtype, (1,), []
+    ref_i, ref = parts[0]
+    d = wrap_dim(dim, ref.dim())
+    total = 0
+    for i, t in parts:
+        if t.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} and {t.dim()}")
+        for k in range(ref.dim()):
+            if k != d and t._size[k] != ref._size[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref._size[k]} but got size {t._size[k]} for tensor number {i} in the list.")
+        total += t._size[d]
+    shape = ref._size[:d] + (total,) + ref._size[d + 1:]
+    cl = all(t.dim() == 4 and is_channels_last(t._size, t.stride()) for _, t in parts)
+    st = channels_last_strides(shape) if cl else contiguous_strides(shape)
+    return shape, dtype, st, [t for _, t in parts]
+
+
+def cat(tensors, dim=0):
+    shape, dtype, st, _ = cat_spec(tensors, dim)
+    return empty_tensor(shape, dtype, META, st)
+
+
+def cat_out(tensors, dim=0, out=None):
+    from ..common import check_out
+    shape, dtype, st, _ = cat_spec(tensors, dim)
+    check_out(out, shape, dtype, "cat")
+    return out

@@ -1,0 +1,130 @@
+"""Meta functions for mm, bmm, mv, dot, addmm and matmul: torch's shape/dtype checks and result shapes.
+The cpu kernels (kernels/cpu/linalg_basic.py) call the same `*_spec` functions before computing."""
+from ..._core import dtype as D
+from ..common import broadcast_shapes, empty_tensor
+
+_CNAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+          "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half",
+          "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _x(shape):
+    return "x".join(str(s) for s in shape)
+
+
+def _check_dtype(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CNAME.get(a.dtype.name, a.dtype.name)}"
+                           f" != {_CNAME.get(b.dtype.name, b.dtype.name)}")
+    if a.dtype is D.bool_ and a.numel() and b.numel():   # torch only reaches the typed kernel with work to do
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+
+
+def mm_spec(self, mat2):
+    if self.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if self._size[1] != mat2._size[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_x(self._size)} and {_x(mat2._size)})")
+    _check_dtype(self, mat2)
+    return (self._size[0], mat2._size[1]), self.dtype
+
+
+def bmm_spec(self, mat2):
+    if self.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    b, n, m = self._size
+    if mat2._size[:2] != (b, m):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] but got: "
+                           f"[{mat2._size[0]}, {mat2._size[1]}].")
+    _check_dtype(self, mat2)
+    return (b, n, mat2._size[2]), self.dtype
+
+
+def mv_spec(self, vec):
+    if self.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.dim()}, {vec.dim()}")
+    if self._size[1] != vec._size[0]:
+        raise RuntimeError(f"size mismatch, got input ({self._size[0]}), mat ({_x(self._size)}), vec ({vec._size[0]})")
+    _check_dtype(self, vec)
+    return (self._size[0],), self.dtype
+
+
+def dot_spec(self, tensor):
+    if self.dim() != 1 or tensor.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {tensor.dim()}D tensors")
+    if self.dtype is not tensor.dtype:
+        from ..common import _tname
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_tname(self.dtype)} and "
+                           f"{_tname(tensor.dtype)}")
+    n, m = self._size[0], tensor._size[0]
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number "
+                           f"of elements, but got {n} and {m} elements respectively")
+    if self.dtype is D.bool_:
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
+    return (), self.dtype
+
+
+def addmm_spec(self, mat1, mat2):
+    shape, dt = mm_spec(mat1, mat2)
+    if not all(s == 1 or s == t for s, t in zip(reversed(self._size), reversed(shape))) or self.dim() > 2:
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
+                           f"({self._size[-1]}) at non-singleton dimension 1.  Target sizes: {list(shape)}.  "
+                           f"Tensor sizes: {list(self._size)}")
+    _check_dtype(self, mat1)
+    return shape, dt
+
+
+def matmul_spec(self, other):
+    """torch.matmul's cases: dot, mv, (1-D @ 2-D as a row), mm, and broadcast batched matmul."""
+    da, db = self.dim(), other.dim()
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot_spec(self, other)
+    if da == 2 and db == 1:
+        return mv_spec(self, other)
+    if da == 1 and db == 2:
+        if self._size[0] != other._size[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{self._size[0]} and {_x(other._size)})")
+        _check_dtype(self, other)
+        return (other._size[1],), self.dtype
+    if da == 2 and db == 2:
+        return mm_spec(self, other)
+    sa = self._size if da > 1 else (1,) + self._size
+    sb = other._size if db > 1 else other._size + (1,)
+    if sa[-1] != sb[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{_numel(broadcast_shapes(sa[:-2], sb[:-2]))}, {sa[-1]}] but got: "
+                           f"[{_numel(broadcast_shapes(sa[:-2], sb[:-2]))}, {sb[-2]}].")
+    batch = broadcast_shapes(sa[:-2], sb[:-2])
+    _check_dtype(self, other)
+    shape = batch + ((sa[-2],) if da > 1 else ()) + ((sb[-1],) if db > 1 else ())
+    return shape, self.dtype
+
+
+def _numel(s):
+    n = 1
+    for x in s:
+        n *= x
+    return n
+
+
+def _meta(spec):
+    def f(self, other, *rest, **kw):
+        shape, dt = spec(self, other, *rest)
+        return empty_tensor(shape, dt, self.device)
+    f.__name__ = spec.__name__[:-5]
+    return f
+
+
+mm = _meta(mm_spec)
+bmm = _meta(bmm_spec)
+mv = _meta(mv_spec)
+dot = _meta(dot_spec)
+matmul = _meta(matmul_spec)
+addmm = _meta(addmm_spec)

@@ -1,0 +1,18 @@
+"""gradcheck and gradgradcheck for every op with a formula in derivatives.yaml."""
+import pytest
+
+from ember.autograd import gradcheck, gradgradcheck
+
+from ._util import OPS
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_gradcheck(name):
+    fn, make = OPS[name]
+    assert gradcheck(fn, make())
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_gradgradcheck(name):
+    fn, make = OPS[name]
+    assert gradgradcheck(fn, make())

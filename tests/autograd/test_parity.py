@@ -1,0 +1,64 @@
+"""Gradients match torch's for every op with a formula (first and second order)."""
+import numpy as np
+import pytest
+
+import ember
+
+from ._util import OPS
+
+torch = pytest.importorskip("torch")
+
+
+def _to_torch(x):
+    if isinstance(x, ember.Tensor):
+        return torch.tensor(x.detach().numpy(), dtype=torch.float64, requires_grad=x.requires_grad)
+    return x
+
+
+class _TorchNS:
+    """Lets the OPS lambdas (written against `ember.`) run on torch tensors."""
+
+
+def _run_torch(name, ins):
+    fn, _ = OPS[name]
+    g = fn.__globals__
+    old = g["ember"]
+    g["ember"] = torch
+    try:
+        if name == "clamp_tensor":
+            return torch.clamp(*ins)
+        return fn(*ins)
+    finally:
+        g["ember"] = old
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_grad_parity(name):
+    fn, make = OPS[name]
+    ins = make()
+    out = fn(*ins)
+    tins = [_to_torch(x) for x in ins]
+    tout = _run_torch(name, tins)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-12)
+    go = np.random.default_rng(3).standard_normal(tuple(out.shape))
+    grads = ember.autograd.grad(out, ins, ember.tensor(go.tolist(), dtype=ember.float64), create_graph=True)
+    tgrads = torch.autograd.grad(tout, tins, torch.tensor(go), create_graph=True)
+    for g, tg in zip(grads, tgrads):
+        assert g.shape == tuple(tg.shape) and g.dtype is ember.float64
+        np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-10, atol=1e-12)
+    # second order: d/d inputs of sum(grads * v)
+    v = [np.random.default_rng(4 + i).standard_normal(tuple(g.shape)) for i, g in enumerate(grads)]
+    s = sum(((g * ember.tensor(vi.tolist(), dtype=ember.float64)) for g, vi in zip(grads, v)),
+            start=ember.tensor(0.0, dtype=ember.float64))
+    ts = sum(((tg * torch.tensor(vi)) for tg, vi in zip(tgrads, v)), start=torch.tensor(0.0, dtype=torch.float64))
+    if ts.requires_grad and not s.requires_grad:   # torch's graph is connected but the derivative is zero
+        tgg = torch.autograd.grad(ts.sum(), tins, allow_unused=True, materialize_grads=True)
+        assert all(float(t.abs().sum()) == 0 for t in tgg)
+    elif ts.requires_grad:
+        tgg = torch.autograd.grad(ts.sum(), tins, allow_unused=True, materialize_grads=True)
+        gg = ember.autograd.grad(s, ins, ember.ones_like(s) if hasattr(ember, "ones_like") else
+                                 ember.tensor(np.ones(tuple(s.shape)).tolist(), dtype=ember.float64),
+                                 allow_unused=True, materialize_grads=True)
+        for a, b in zip(gg, tgg):
+            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-9, atol=1e-10)

@@ -1,0 +1,191 @@
+"""Factories: values, dtypes, shapes, strides; meta agrees with cpu; parity with torch."""
+import numpy as np
+import pytest
+
+import ember
+
+
+def same_meta(fn, *args, **kw):
+    c = fn(*args, **kw)
+    m = fn(*args, device="meta", **kw)
+    assert m.device.type == "meta"
+    assert (m.shape, m.dtype, m.stride()) == (c.shape, c.dtype, c.stride())
+    return c
+
+
+@pytest.mark.parametrize("fn", [ember.zeros, ember.ones, ember.empty, ember.rand, ember.randn])
+def test_size_forms_and_meta(fn):
+    a = same_meta(fn, 2, 3)
+    b = fn((2, 3))
+    c = fn([2, 3])
+    assert a.shape == b.shape == c.shape == (2, 3)
+    assert a.stride() == (3, 1)
+    assert fn(()).shape == () and fn(0, 4).shape == (0, 4)
+
+
+@pytest.mark.parametrize("fn", [ember.empty, ember.rand, ember.randn, lambda *s, **k: ember.full(s, 1, **k)])
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_negative_size(fn, device):
+    with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -1: \[-1, 2\]"):
+        fn(-1, 2, device=device)
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_negative_size_zeros(device):   # torch 2.13 checks zeros earlier, with another message
+    with pytest.raises(RuntimeError, match="zeros: Dimension size must be non-negative."):
+        ember.zeros(2, -1, device=device)
+    with pytest.raises(RuntimeError, match=r"negative dimension -1: \[-1\]"):
+        ember.ones(-1, device=device)
+
+
+def test_values_and_dtypes():
+    assert ember.zeros(2, 2).numpy().tolist() == [[0, 0], [0, 0]]
+    assert ember.ones(3, dtype=ember.int32).dtype is ember.int32
+    assert ember.full((2,), True).dtype is ember.bool
+    assert ember.full((2,), 3).dtype is ember.int64
+    assert ember.full((2,), 3.5).dtype is ember.float32
+    assert ember.full((2,), 3.5).numpy().tolist() == [3.5, 3.5]
+    assert ember.full((2,), 1 + 2j).dtype is ember.complex64
+    assert ember.scalar_tensor(3).dtype is ember.float32 and ember.scalar_tensor(3).shape == ()
+
+
+def test_requires_grad_kwarg():
+    assert ember.zeros(2, requires_grad=True).requires_grad
+    assert not ember.zeros(2).requires_grad
+
+
+def test_empty_strided_and_channels_last():
+    t = same_meta(ember.empty_strided, (2, 3), (1, 2))
+    assert t.stride() == (1, 2)
+    t = same_meta(ember.empty, (2, 3, 4, 5), memory_format=ember.channels_last)
+    assert t.stride() == (60, 1, 15, 3)
+
+
+def test_arange():
+    assert ember.arange(5).numpy().tolist() == [0, 1, 2, 3, 4] and ember.arange(5).dtype is ember.int64
+    assert ember.arange(1, 4).numpy().tolist() == [1, 2, 3]
+    assert ember.arange(0, 1, 0.25).dtype is ember.float32
+    assert ember.arange(10, 0, -3).numpy().tolist() == [10, 7, 4, 1]
+    same_meta(ember.arange, 0, 2.5, 0.5)
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        ember.arange(0, 5, 0)
+    with pytest.raises(RuntimeError, match="inconsistent with step sign"):
+        ember.arange(0, 5, -1)
+
+
+def test_linspace_eye():
+    assert ember.linspace(0, 1, 5).numpy().tolist() == [0, 0.25, 0.5, 0.75, 1]
+    assert ember.linspace(0, 1, 0).shape == (0,)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        ember.linspace(0, 1, -1)
+    assert ember.eye(2).numpy().tolist() == [[1, 0], [0, 1]]
+    assert same_meta(ember.eye, 2, 3).shape == (2, 3)
+    with pytest.raises(RuntimeError, match="n must be greater or equal to 0, got -1"):
+        ember.eye(-1)
+
+
+def test_like_preserves_dense_strides():
+    base = ember.zeros(3, 4)
+    t = ember.empty_strided((3, 4), (1, 3))            # transposed-dense
+    for fn in (ember.empty_like, ember.zeros_like, ember.ones_like, ember.rand_like, ember.randn_like):
+        r = fn(t)
+        assert r.stride() == (1, 3) and r.shape == (3, 4)
+        m = fn(t, device="meta")
+        assert (m.device.type, m.stride(), m.dtype) == ("meta", (1, 3), r.dtype)
+        assert fn(t, memory_format=ember.contiguous_format).stride() == (4, 1)
+    assert ember.full_like(base, 7).numpy().tolist() == [[7] * 4] * 3
+    assert ember.full_like(base, 7, dtype=ember.int64).dtype is ember.int64
+    assert ember.ones_like(base).numpy().sum() == 12
+    assert ember.randint_like(base, 5).dtype is ember.float32
+
+
+def test_new_methods():
+    x = ember.zeros(2, dtype=ember.int32)
+    assert x.new_zeros(2, 3).shape == (2, 3) and x.new_zeros((2, 3)).dtype is ember.int32
+    assert x.new_ones(2).numpy().tolist() == [1, 1]
+    assert x.new_full((2,), 5).numpy().tolist() == [5, 5]
+    assert x.new_empty(4, dtype=ember.float64).dtype is ember.float64
+    assert x.new_zeros(3, device="meta").device.type == "meta"
+
+
+# ------------------------------------------------------------------ parity with torch
+@pytest.fixture(scope="module")
+def torch():
+    return pytest.importorskip("torch")
+
+
+def _td(torch, d):
+    return None if d is None else getattr(torch, d)
+
+
+def _ed(d):
+    return None if d is None else getattr(ember, d)
+
+
+def check(e, t):
+    assert tuple(e.shape) == tuple(t.shape)
+    assert e.stride() == t.stride()
+    assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    np.testing.assert_array_equal(e.numpy(), t.numpy())
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [None, "float64", "int32", "bool", "float16"])
+@pytest.mark.parametrize("name", ["zeros", "ones"])
+def test_parity_zeros_ones(torch, name, dtype):
+    check(getattr(ember, name)(2, 3, dtype=_ed(dtype)), getattr(torch, name)(2, 3, dtype=_td(torch, dtype)))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("fill", [True, 3, -2.5, 1e10])
+@pytest.mark.parametrize("dtype", [None, "float64", "int64"])
+def test_parity_full(torch, fill, dtype):
+    check(ember.full((2, 2), fill, dtype=_ed(dtype)), torch.full((2, 2), fill, dtype=_td(torch, dtype)))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("args", [(5,), (2, 9), (0, 1, 0.1), (1, 2.5, 0.5), (-3, 7, 3), (10, 0, -3), (0.5, 3),
+                                  (0, 1, 0.3), (5, 5), (0, -1.5, -0.1)])
+@pytest.mark.parametrize("dtype", [None, "float64", "int32", "float32"])
+def test_parity_arange(torch, args, dtype):
+    check(ember.arange(*args, dtype=_ed(dtype)), torch.arange(*args, dtype=_td(torch, dtype)))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("args", [(0, 1, 5), (-3, 7, 11), (0, 1, 1), (1, 0, 7), (0, 10, 4), (2, 3, 0), (0, 1, 100)])
+@pytest.mark.parametrize("dtype", [None, "float64", "int64"])
+def test_parity_linspace(torch, args, dtype):
+    e, t = ember.linspace(*args, dtype=_ed(dtype)), torch.linspace(*args, dtype=_td(torch, dtype))
+    assert e.shape == tuple(t.shape) and str(e.dtype)[6:] == str(t.dtype)[6:]
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("nm", [(3,), (2, 4), (4, 2), (0,)])
+def test_parity_eye(torch, nm):
+    check(ember.eye(*nm), torch.eye(*nm))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("strides", [(4, 1), (1, 3), (8, 2)])
+@pytest.mark.parametrize("name", ["empty_like", "zeros_like", "ones_like", "rand_like"])
+def test_parity_like_strides(torch, strides, name):
+    e = getattr(ember, name)(ember.empty_strided((3, 4), strides))
+    t = getattr(torch, name)(torch.empty_strided((3, 4), strides))
+    assert e.stride() == t.stride() and e.dtype.name == str(t.dtype)[6:]
+
+
+@pytest.mark.parity
+def test_parity_errors(torch):
+    for fn in ("zeros", "ones", "empty", "rand"):
+        with pytest.raises(RuntimeError) as te:
+            getattr(torch, fn)(-1, 2)
+        with pytest.raises(RuntimeError) as ee:
+            getattr(ember, fn)(-1, 2)
+        assert str(ee.value) == str(te.value)
+    for args in [(0, 5, 0), (0, 5, -1)]:
+        with pytest.raises(RuntimeError) as te:
+            torch.arange(*args)
+        with pytest.raises(RuntimeError) as ee:
+            ember.arange(*args)
+        assert str(ee.value) == str(te.value)
