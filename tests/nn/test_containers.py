@@ -120,8 +120,6 @@ def test_identity_flatten_unflatten_constructor_checks():
         nn.Unflatten("x", [2])
 
 
-@pytest.mark.skipif(not hasattr(ember.Tensor, "flatten") or not hasattr(ember.Tensor, "unflatten"),
-                    reason="flatten/unflatten not on main yet")
 def test_flatten_unflatten_forward():
     x = ember.tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
     assert nn.Flatten()(x).shape == (2, 12)

@@ -412,7 +412,6 @@ def test_to_and_float_double_keep_parameter_identity():
         m.to(ember.int64)
 
 
-@pytest.mark.skipif(not hasattr(ember.Tensor, "clone"), reason="Tensor.clone not on main yet")
 def test_pickle_and_deepcopy():
     m = build(ember)
     m2 = copy.deepcopy(m)

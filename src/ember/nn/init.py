@@ -75,7 +75,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 def _erfinv(x):
     """Giles' approximation of erfinv (relative error < 4e-7), vectorised over a numpy array."""
     x = np.asarray(x, dtype=np.float64)
-    w = -np.log((1.0 - x) * (1.0 + x))
+    with np.errstate(divide="ignore"):
+        w = -np.log((1.0 - x) * (1.0 + x))
     small = w < 5.0
     ws = w - 2.5
     p1 = 2.81022636e-08
