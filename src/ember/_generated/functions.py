@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from .._tensor import Tensor
-from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match, return_type
+from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match, _bad_arg, return_type
 
 _ops = _opsmod.ops
 
@@ -380,24 +380,32 @@ def eye(*args, **kwargs):
     raise _no_match('eye', args, kwargs, _eye_sigs, False)
 
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('empty_like', 'input', 1, 'Tensor', input)
     r = _op_empty_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
     return r
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('zeros_like', 'input', 1, 'Tensor', input)
     r = _op_zeros_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
     return r
 
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('ones_like', 'input', 1, 'Tensor', input)
     r = _op_ones_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
     return r
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('full_like', 'input', 1, 'Tensor', input)
     r = _op_full_like_default(input, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
@@ -920,6 +928,8 @@ def bernoulli(*args, **kwargs):
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
 
 def add(input, other, *, alpha=1, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('add', 'input', 1, 'Tensor', input)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_add_Tensor(input, other)
     if out is not None:
@@ -927,6 +937,8 @@ def add(input, other, *, alpha=1, out=None):
     return _op_add_Tensor(input, other, alpha=alpha)
 
 def sub(input, other, *, alpha=1, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sub', 'input', 1, 'Tensor', input)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_sub_Tensor(input, other)
     if out is not None:
@@ -934,6 +946,8 @@ def sub(input, other, *, alpha=1, out=None):
     return _op_sub_Tensor(input, other, alpha=alpha)
 
 def mul(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('mul', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_mul_out(input, other, out=out)
     return _op_mul_Tensor(input, other)
@@ -993,16 +1007,22 @@ def div(*args, **kwargs):
     raise _no_match('div', args, kwargs, _div_sigs, False)
 
 def rsub(input, other, *, alpha=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('rsub', 'input', 1, 'Tensor', input)
     if alpha.__class__ is int and alpha == 1:
         return _op_rsub_Tensor(input, other)
     return _op_rsub_Tensor(input, other, alpha=alpha)
 
 def floor_divide(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('floor_divide', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_floor_divide_out(input, other, out=out)
     return _op_floor_divide_default(input, other)
 
 def remainder(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('remainder', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_remainder_Tensor_out(input, other, out=out)
     return _op_remainder_Tensor(input, other)
@@ -1013,165 +1033,241 @@ def pow(input, exponent, *, out=None):
     return _op_pow_Tensor_Tensor(input, exponent)
 
 def eq(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('eq', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_eq_Tensor_out(input, other, out=out)
     return _op_eq_Tensor(input, other)
 
 def ne(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('ne', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_ne_Tensor_out(input, other, out=out)
     return _op_ne_Tensor(input, other)
 
 def lt(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('lt', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_lt_Tensor_out(input, other, out=out)
     return _op_lt_Tensor(input, other)
 
 def le(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('le', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_le_Tensor_out(input, other, out=out)
     return _op_le_Tensor(input, other)
 
 def gt(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('gt', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_gt_Tensor_out(input, other, out=out)
     return _op_gt_Tensor(input, other)
 
 def ge(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('ge', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_ge_Tensor_out(input, other, out=out)
     return _op_ge_Tensor(input, other)
 
 def logical_and(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logical_and', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_logical_and_out(input, other, out=out)
     return _op_logical_and_default(input, other)
 
 def logical_or(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logical_or', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_logical_or_out(input, other, out=out)
     return _op_logical_or_default(input, other)
 
 def logical_xor(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logical_xor', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_logical_xor_out(input, other, out=out)
     return _op_logical_xor_default(input, other)
 
 def bitwise_and(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bitwise_and', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_bitwise_and_Tensor_out(input, other, out=out)
     return _op_bitwise_and_Tensor(input, other)
 
 def bitwise_or(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bitwise_or', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_bitwise_or_Tensor_out(input, other, out=out)
     return _op_bitwise_or_Tensor(input, other)
 
 def bitwise_xor(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bitwise_xor', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_bitwise_xor_Tensor_out(input, other, out=out)
     return _op_bitwise_xor_Tensor(input, other)
 
 def neg(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('neg', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_neg_out(input, out=out)
     return _op_neg_default(input)
 
 def neg_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
     return _op_neg__default(input)
 
 def abs(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('abs', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_abs_out(input, out=out)
     return _op_abs_default(input)
 
 def abs_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
     return _op_abs__default(input)
 
 def exp(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('exp', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_exp_out(input, out=out)
     return _op_exp_default(input)
 
 def exp_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
     return _op_exp__default(input)
 
 def log(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_log_out(input, out=out)
     return _op_log_default(input)
 
 def log_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log_', 'input', 1, 'Tensor', input)
     return _op_log__default(input)
 
 def sqrt(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sqrt', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_sqrt_out(input, out=out)
     return _op_sqrt_default(input)
 
 def sqrt_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
     return _op_sqrt__default(input)
 
 def rsqrt(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('rsqrt', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_rsqrt_out(input, out=out)
     return _op_rsqrt_default(input)
 
 def rsqrt_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
     return _op_rsqrt__default(input)
 
 def sin(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sin', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_sin_out(input, out=out)
     return _op_sin_default(input)
 
 def sin_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
     return _op_sin__default(input)
 
 def cos(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cos', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_cos_out(input, out=out)
     return _op_cos_default(input)
 
 def cos_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
     return _op_cos__default(input)
 
 def tanh(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tanh', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_tanh_out(input, out=out)
     return _op_tanh_default(input)
 
 def tanh_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
     return _op_tanh__default(input)
 
 def sigmoid(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sigmoid', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_sigmoid_out(input, out=out)
     return _op_sigmoid_default(input)
 
 def sigmoid_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
     return _op_sigmoid__default(input)
 
 def bitwise_not(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bitwise_not', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_bitwise_not_out(input, out=out)
     return _op_bitwise_not_default(input)
 
 def bitwise_not_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bitwise_not_', 'input', 1, 'Tensor', input)
     return _op_bitwise_not__default(input)
 
 def logical_not(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logical_not', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_logical_not_out(input, out=out)
     return _op_logical_not_default(input)
 
 def logical_not_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logical_not_', 'input', 1, 'Tensor', input)
     return _op_logical_not__default(input)
 
 def relu(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     return _op_relu_default(input)
 
 def relu_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     return _op_relu__default(input)
 
 def _clamp_c0(input, min=None, max=None, *, out=None):
@@ -1233,12 +1329,18 @@ def clamp(*args, **kwargs):
     raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
 
 def clamp_(input, min=None, max=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('clamp_', 'input', 1, 'Tensor', input)
     return _op_clamp__default(input, min, max)
 
 def clamp_min(input, min):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
     return _op_clamp_min_default(input, min)
 
 def clamp_max(input, max):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
     return _op_clamp_max_default(input, max)
 
 def where(condition, input, other):
@@ -1401,9 +1503,13 @@ def prod(*args, **kwargs):
     raise _no_match('prod', args, kwargs, _prod_sigs, False)
 
 def amax(input, dim=(), keepdim=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('amax', 'input', 1, 'Tensor', input)
     return _op_amax_default(input, dim, keepdim)
 
 def amin(input, dim=(), keepdim=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('amin', 'input', 1, 'Tensor', input)
     return _op_amin_default(input, dim, keepdim)
 
 def _max_c0(input):
@@ -1495,9 +1601,13 @@ def min(*args, **kwargs):
     raise _no_match('min', args, kwargs, _min_sigs, False)
 
 def argmax(input, dim=None, keepdim=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('argmax', 'input', 1, 'Tensor', input)
     return _op_argmax_default(input, dim, keepdim)
 
 def argmin(input, dim=None, keepdim=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('argmin', 'input', 1, 'Tensor', input)
     return _op_argmin_default(input, dim, keepdim)
 
 def _all_c0(input):
@@ -1619,50 +1729,80 @@ def any(*args, **kwargs):
     raise _no_match('any', args, kwargs, _any_sigs, False)
 
 def mm(input, mat2):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('mm', 'input', 1, 'Tensor', input)
     return _op_mm_default(input, mat2)
 
 def bmm(input, mat2):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
     return _op_bmm_default(input, mat2)
 
 def mv(input, vec):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('mv', 'input', 1, 'Tensor', input)
     return _op_mv_default(input, vec)
 
 def dot(input, tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('dot', 'input', 1, 'Tensor', input)
     return _op_dot_default(input, tensor)
 
 def matmul(input, other):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('matmul', 'input', 1, 'Tensor', input)
     return _op_matmul_default(input, other)
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         return _op_addmm_default(input, mat1, mat2)
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
 def as_strided(input, size, stride, storage_offset=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
     return _op_as_strided_default(input, size, stride, storage_offset)
 
 def transpose(input, dim0, dim1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('transpose', 'input', 1, 'Tensor', input)
     return _op_transpose_int(input, dim0, dim1)
 
 def permute(input, dims):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('permute', 'input', 1, 'Tensor', input)
     return _op_permute_default(input, dims)
 
 def t(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('t', 'input', 1, 'Tensor', input)
     return _op_t_default(input)
 
 def adjoint(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     return _op_adjoint_default(input)
 
 def narrow(input, dim, start, length):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('narrow', 'input', 1, 'Tensor', input)
     return _op_narrow_default(input, dim, start, length)
 
 def select(input, dim, index):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('select', 'input', 1, 'Tensor', input)
     return _op_select_int(input, dim, index)
 
 def slice(input, dim=0, start=None, end=None, step=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('slice', 'input', 1, 'Tensor', input)
     return _op_slice_Tensor(input, dim, start, end, step)
 
 def unsqueeze(input, dim):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('unsqueeze', 'input', 1, 'Tensor', input)
     return _op_unsqueeze_default(input, dim)
 
 def _squeeze_c0(input):
@@ -1721,24 +1861,38 @@ def squeeze(*args, **kwargs):
     raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
 
 def flatten(input, start_dim=0, end_dim=-1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('flatten', 'input', 1, 'Tensor', input)
     return _op_flatten_using_ints(input, start_dim, end_dim)
 
 def unflatten(input, dim, sizes):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('unflatten', 'input', 1, 'Tensor', input)
     return _op_unflatten_int(input, dim, sizes)
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('diagonal', 'input', 1, 'Tensor', input)
     return _op_diagonal_default(input, offset, dim1, dim2)
 
 def unbind(input, dim=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('unbind', 'input', 1, 'Tensor', input)
     return _op_unbind_int(input, dim)
 
 def split(input, split_size, dim=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('split', 'input', 1, 'Tensor', input)
     return _op_split_Tensor(input, split_size, dim)
 
 def split_with_sizes(input, split_sizes, dim=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('split_with_sizes', 'input', 1, 'Tensor', input)
     return _op_split_with_sizes_default(input, split_sizes, dim)
 
 def chunk(input, chunks, dim=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('chunk', 'input', 1, 'Tensor', input)
     return _op_chunk_default(input, chunks, dim)
 
 def _movedim_c0(input, source, destination):
@@ -1790,20 +1944,30 @@ def movedim(*args, **kwargs):
     raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
 
 def alias(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     return _op_alias_default(input)
 
 def detach(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     return _op_detach_default(input)
 
 def reshape(input, shape):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('reshape', 'input', 1, 'Tensor', input)
     return _op_reshape_default(input, shape)
 
 def clone(input, *, memory_format=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('clone', 'input', 1, 'Tensor', input)
     if memory_format is None:
         return _op_clone_default(input)
     return _op_clone_default(input, memory_format=memory_format)
 
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('_to_copy', 'input', 1, 'Tensor', input)
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         return _op__to_copy_default(input)
     return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
@@ -1857,6 +2021,8 @@ def fill_(*args, **kwargs):
     raise _no_match('fill_', args, kwargs, _fill__sigs, False)
 
 def zero_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     return _op_zero__default(input)
 
 def cat(tensors, dim=0, *, out=None):
@@ -1874,12 +2040,18 @@ def vstack(tensors):
     return _op_vstack_default(tensors)
 
 def index(input, indices):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index', 'input', 1, 'Tensor', input)
     return _op_index_Tensor(input, indices)
 
 def index_put_(input, indices, values, accumulate=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_put_', 'input', 1, 'Tensor', input)
     return _op_index_put__default(input, indices, values, accumulate)
 
 def index_put(input, indices, values, accumulate=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
 __all__ = ['_to_copy', 'abs', 'abs_', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

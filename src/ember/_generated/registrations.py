@@ -258,3 +258,4 @@ _d('vstack(Tensor[] tensors) -> Tensor', (('CompositeImplicitAutograd', 'views_i
 _d('index.Tensor(Tensor self, Tensor?[] indices) -> Tensor', (('CPU', 'cpu.indexing:index'), ('Meta', 'meta.indexing:index')))
 _d('index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)', (('CPU', 'cpu.indexing:index_put_'), ('Meta', 'meta.indexing:index_put_')))
 _d('index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor', (('CompositeExplicitAutograd', 'views_implicit:index_put'),))
+_d('_unsafe_view(Tensor self, SymInt[] size) -> Tensor', (('CompositeExplicitAutograd', 'meta.views:view'),))
