@@ -3,6 +3,7 @@ index.Tensor's result shape and index_put_'s checks. A `Tensor?[] indices` list 
 None keeps a dim whole, a bool/uint8 mask of k dims consumes k dims, an integer tensor one dim."""
 from ..._core import dtype as D
 from ..._core.device import META
+from ..._core.strides import iterator_strides
 from ..._tensor import Tensor
 from ..common import _tname, empty_tensor
 
@@ -116,39 +117,6 @@ def index_strides(self, entries, bshape, shape):
             full = (1,) * before + tuple(bshape) + (1,) * tail
             operands.append((full, compute_stride(tuple(bshape), ist, full)))   # reshape_indexer
     return iterator_strides(shape, operands)
-
-
-def iterator_strides(shape, operands):
-    """Strides TensorIterator gives a new output of `shape` from input (sizes, strides) operands."""
-    nd = len(shape)
-    ops = [tuple(0 if (osz[i] == 1 and shape[i] != 1) else ost[i] for i in range(nd)) for osz, ost in operands]
-
-    def should_swap(d0, d1):
-        for st in ops:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    out, acc = [0] * nd, 1
-    for i in perm:
-        out[i] = acc
-        acc *= shape[i]
-    return tuple(out)
 
 
 def index(self, indices):
