@@ -42,6 +42,16 @@ CASES = [
     ("RMSprop", dict(lr=0.01, alpha=0.3, centered=True, maximize=True)),
     ("Adagrad", dict()),
     ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5)),
+    ("Adamax", dict()),
+    ("Adamax", dict(lr=0.01, betas=(0.5, 0.9), weight_decay=0.1, maximize=True)),
+    ("NAdam", dict()),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("RAdam", dict()),
+    ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.5, weight_decay=0.1, maximize=True)),
 ]
 
 
@@ -131,6 +141,9 @@ def test_param_groups_and_errors(torch):
         (lambda lib, p: lib.optim.SGD([("a", p[0]), p[1]])),
         (lambda lib, p: lib.optim.Adagrad(p, lr_decay=-1)),
         (lambda lib, p: lib.optim.RMSprop(p, alpha=-1)),
+        (lambda lib, p: lib.optim.NAdam(p, momentum_decay=-1)),
+        (lambda lib, p: lib.optim.Adadelta(p, rho=2)),
+        (lambda lib, p: lib.optim.Adamax(p, betas=(0.9, 1.0))),
     ]
     for i, c in enumerate(cases):
         with pytest.raises(Exception) as ee:
