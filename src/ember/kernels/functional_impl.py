@@ -435,3 +435,30 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 recompute_scale_factor=None, antialias=False):
     from .interpolate_impl import interpolate as _interp
     return _interp(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    if input.dim() == 4 or input.dim() == 3:
+        return E.im2col(input, kernel_size, dilation, padding, stride)
+    raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    if input.dim() == 3 or input.dim() == 2:
+        return E.col2im(input, output_size, kernel_size, dilation, padding, stride)
+    raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+                              f"(got {input.dim()}D)")
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+    s = k if stride is None else ((stride, stride) if isinstance(stride, int) else tuple(stride))
+    p = (padding, padding) if isinstance(padding, int) else tuple(padding)
+    if output_size is None:
+        output_size = [(input.shape[-2 + i] - 1) * s[i] + k[i] - 2 * p[i] for i in range(2)]
+    else:
+        output_size = list(output_size)[-2:]
+    return E.max_unpool2d(input, indices, output_size)
+
+
+__all__ += ["unfold", "fold", "max_unpool2d"]

@@ -129,3 +129,16 @@ def adaptive_max_pool2d(self, output_size):
     rows = ih[np.arange(oh)[:, None], kh]
     cols = iw[np.arange(ow)[None, :], kw]
     return wrap(vals, self.dtype), wrap(rows * x.shape[-1] + cols, M.D.int64)
+
+
+def max_unpool2d(self, indices, output_size):
+    shape = M.max_unpool_spec(self, indices, output_size)
+    hw = shape[-2] * shape[-1]
+    x = self._np.reshape(self._np.shape[:-2] + (-1,))
+    idx = indices._np.reshape(x.shape)
+    if idx.size and (idx.min() < 0 or idx.max() >= hw):
+        bad = idx[(idx < 0) | (idx >= hw)].reshape(-1)[0]
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {shape[-2]}x{shape[-1]}")
+    out = np.zeros(x.shape[:-1] + (hw,), x.dtype)
+    np.put_along_axis(out, idx, x, axis=-1)
+    return wrap(out.reshape(shape), self.dtype)

@@ -95,3 +95,23 @@ def _adaptive_avg_pool2d(self, output_size):
 def adaptive_max_pool2d(self, output_size):
     shape = adaptive_spec(self, output_size, "adaptive_max_pool2d", ":")
     return alloc(shape, self.dtype, self.device), alloc(shape, D.int64, self.device)
+
+
+def max_unpool_spec(self, indices, output_size):
+    o = (output_size,) * 2 if isinstance(output_size, int) else tuple(int(v) for v in output_size)
+    if len(o) != 2:
+        raise RuntimeError(f"There should be exactly two elements (height, width) in output_size, but got "
+                           f"{len(o)} elements.")
+    if indices.dtype is not D.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype}")
+    if tuple(self._size) != tuple(indices._size):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({size_str(self._size)}"
+                           f") but got indices tensor with shape: {size_str(indices._size)}")
+    if self.dim() not in (3, 4):
+        raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
+                           f"{self.dim()} dimensions.")
+    return tuple(self._size[:-2]) + o
+
+
+def max_unpool2d(self, indices, output_size):
+    return alloc(max_unpool_spec(self, indices, output_size), self.dtype, self.device)
