@@ -462,3 +462,47 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 __all__ += ["unfold", "fold", "max_unpool2d"]
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    modes = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+    pads = {"zeros": 0, "border": 1, "reflection": 2}
+    if mode not in modes:
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in pads:
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    return E.grid_sampler(input, grid, modes[mode], pads[padding_mode], bool(align_corners))
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    if max_norm is not None:
+        raise NotImplementedError("embedding_bag(max_norm=...) is not supported yet")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type Tensor")
+        b, l = input.shape
+        offsets = E.arange(0, b * l, l, dtype=input.dtype)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx = weight.shape[0] + padding_idx
+    m = {"sum": 0, "mean": 1, "max": 2}[mode]
+    return E.embedding_bag(weight, input, offsets, scale_grad_by_freq, m, sparse, per_sample_weights,
+                           include_last_offset, padding_idx)[0]
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    return E.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction), zero_infinity)
+
+
+__all__ += ["grid_sample", "embedding_bag", "ctc_loss"]

@@ -169,3 +169,43 @@ def bilinear(input1, input2, weight, bias=None):
     t = A().matmul.default(A().unsqueeze.default(A().unsqueeze.default(input1, -2), -3), weight)   # ..., O, 1, J
     out = A().sum.dim_IntList(A().mul.Tensor(A().squeeze.dim(t, -2), A().unsqueeze.default(input2, -2)), [-1])
     return out if bias is None else A().add.Tensor(out, bias)
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    return A()._embedding_bag.default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                                      include_last_offset, -1 if padding_idx is None else padding_idx)
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() == 4:
+        return A().grid_sampler_2d.default(input, grid, interpolation_mode, padding_mode, align_corners)
+    raise NotImplementedError("grid_sampler: only 4-D (2d) inputs are supported")
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    def as_list(v):
+        return [int(x) for x in (v.tolist() if hasattr(v, "tolist") else v)]
+    il, tl = as_list(input_lengths), as_list(target_lengths)
+    unbatched = log_probs.dim() == 2
+    if unbatched:
+        log_probs = A().unsqueeze.default(log_probs, 1)
+        if targets.dim() == 1:
+            targets = A().unsqueeze.default(targets, 0)
+        il, tl = il[:1] if il else [log_probs._size[0]], tl[:1] if tl else [targets._size[-1]]
+    res = A()._ctc_loss.default(log_probs, targets, il, tl, blank, zero_infinity)[0]
+    if zero_infinity:
+        res = A().where.self(A().eq.Scalar(res, float("inf")), A().zeros_like.default(res), res)
+    if reduction == 1:
+        tlen = A().clamp_min.default(A().to.dtype(_as_tensor(tl, res), res.dtype), 1)
+        return A().mean.default(A().div.Tensor(res, tlen))
+    if reduction == 2:
+        return A().sum.default(res)
+    return A().squeeze.dim(res, 0) if unbatched else res
+
+
+def _as_tensor(values, like):
+    import numpy as np
+    from .._tensor import Tensor
+    t = Tensor._wrap_np(np.asarray(values, dtype=np.int64))
+    return t if like.device.type == "cpu" else A()._to_copy.default(t, device=like.device)

@@ -28,3 +28,31 @@ def one_hot(self, num_classes=-1):
         if x.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
     return wrap(x[..., None] == np.arange(num_classes), D.int64)
+
+
+def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                   per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    """Bags as segments of `indices`: one scatter-reduce (np.add.at / np.maximum.at) into the bag rows."""
+    from ..meta.embedding import embedding_bag_spec
+    b, d = embedding_bag_spec(weight, indices, offsets, mode, per_sample_weights, include_last_offset)
+    w, idx, off = weight._np, indices._np.astype(np.int64), offsets._np.astype(np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
+        raise IndexError("index out of range in self")
+    seg = np.searchsorted(off[:b], np.arange(idx.size), side="right") - 1 if b else np.zeros(0, np.int64)
+    keep = (idx != padding_idx) if padding_idx is not None and padding_idx >= 0 else np.ones(idx.size, bool)
+    rows = w[idx]
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights._np[:, None]
+    count = np.bincount(seg[keep], minlength=b)[:b] if b else np.zeros(0, np.int64)
+    if mode == 2:
+        out = np.full((b, d), -np.inf, w.dtype)
+        np.maximum.at(out, seg[keep], rows[keep])
+        out[count == 0] = 0
+        maxi = np.zeros((b, d), np.int64)
+    else:
+        out = np.zeros((b, d), w.dtype)
+        np.add.at(out, seg[keep], rows[keep])
+        if mode == 1:
+            out /= np.maximum(count, 1)[:, None].astype(w.dtype)
+        maxi = np.zeros((b,), np.int64)
+    return wrap(out, weight.dtype), wrap(seg, D.int64), wrap(count, D.int64), wrap(maxi, D.int64)
