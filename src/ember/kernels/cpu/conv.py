@@ -83,3 +83,47 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
             np.zeros(1) if b is None else b.reshape((-1,) + (1,) * d), shape[1:])[None].repeat(shape[0], 0), dt)
     y = conv_transpose(x, w, b, st, pd, dl, op, groups) if transposed else conv_forward(x, w, b, st, pd, dl, groups)
     return wrap(y, dt)
+
+
+def _weight_grad(x, go, wshape, st, pd, dl, groups):
+    """dL/dW of a forward convolution: im2col(x) contracted with grad_output in one batched matmul."""
+    d = len(wshape) - 2
+    n = x.shape[0]
+    cout, cg, kern = wshape[0], wshape[1], tuple(wshape[2:])
+    og = cout // groups
+    xl = np.moveaxis(x, 1, -1)
+    xl = pad_crop(xl, [(p, p) for p in pd] + [(0, 0)]) if any(pd) else np.ascontiguousarray(xl)
+    win = windows_last(xl, kern, st, dl)
+    o = go.shape[2:]
+    win = win[(slice(None),) + tuple(slice(0, oi) for oi in o)]
+    no, kk = n * int(np.prod(o)), int(np.prod(kern))
+    win = win.reshape((n,) + o + kern + (groups, cg))
+    perm = (1 + 2 * d,) + tuple(range(1 + 2 * d)) + (2 + 2 * d,)
+    cols = win.transpose(perm).reshape(groups, no, kk * cg)
+    gom = np.moveaxis(go, 1, -1).reshape(no, groups, og).transpose(1, 2, 0)      # G, Og, N*O
+    gw = np.matmul(gom, cols)                                                      # G, Og, K*Cg
+    gw = gw.reshape((groups, og) + kern + (cg,))
+    return np.moveaxis(gw, -1, 2).reshape(wshape)
+
+
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                         output_padding, groups, output_mask):
+    _, dt, (d, st, pd, dl, op) = conv_spec(input, weight, None, stride, padding, dilation, transposed,
+                                           output_padding, groups)
+    x, w, go = acc(input), acc(weight), acc(grad_output)
+    gi = gw = gb = None
+    if output_mask[0]:
+        if not transposed:          # the adjoint of a strided conv is a transposed conv of the same weight
+            full = [(go.shape[2 + i] - 1) * st[i] - 2 * pd[i] + dl[i] * (w.shape[2 + i] - 1) + 1 for i in range(d)]
+            extra = [x.shape[2 + i] - full[i] for i in range(d)]
+            gi = conv_transpose(go, w, None, st, pd, dl, extra, groups)
+        else:
+            gi = conv_forward(go, w, None, st, pd, dl, groups)
+        gi = wrap(gi, dt)
+    if output_mask[1]:
+        gw = _weight_grad(x, go, w.shape, st, pd, dl, groups) if not transposed else \
+            _weight_grad(go, x, w.shape, st, pd, dl, groups)
+        gw = wrap(gw, dt)
+    if output_mask[2] and bias_sizes is not None:
+        gb = wrap(go.sum(axis=(0,) + tuple(range(2, go.ndim))), dt)
+    return gi, gw, gb

@@ -16,3 +16,7 @@ def native_dropout(input, p, train):
     mask = _gen(None).random(x.shape) < (1 - p)
     scale = 0.0 if p == 1 else 1.0 / (1 - p)
     return wrap(x * mask * np.asarray(scale, x.dtype), input.dtype), wrap(mask, D.bool_)
+
+
+def native_dropout_backward(grad_output, mask, scale):
+    return wrap(grad_output._np * mask._np * np.asarray(scale, grad_output._np.dtype), grad_output.dtype)

@@ -56,3 +56,16 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
             out /= np.maximum(count, 1)[:, None].astype(w.dtype)
         maxi = np.zeros((b,), np.int64)
     return wrap(out, weight.dtype), wrap(seg, D.int64), wrap(count, D.int64), wrap(maxi, D.int64)
+
+
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    idx = indices._np.reshape(-1).astype(np.int64)
+    go = grad_output._np.reshape(idx.size, -1)
+    gw = np.zeros((num_weights, go.shape[1]), go.dtype)
+    np.add.at(gw, idx, go)
+    if scale_grad_by_freq:
+        cnt = np.bincount(idx, minlength=num_weights)
+        gw /= np.maximum(cnt, 1)[:, None].astype(go.dtype)
+    if 0 <= padding_idx < num_weights:
+        gw[padding_idx] = 0
+    return wrap(gw, grad_output.dtype)

@@ -112,3 +112,39 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     x = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
     loss, total = _nll(x, target._np.reshape(-1).astype(np.int64), weight, reduction, ignore_index, dt)
     return wrap(np.reshape(loss, out), dt), wrap(total, dt)
+
+
+def _nll_backward(go, x2, t, weight, reduction, ignore_index, total_weight):
+    valid = t != ignore_index
+    tc = np.where(valid, t, 0)
+    w = (acc(weight)[tc] if weight is not None else np.ones(t.shape, x2.dtype)) * valid
+    g = np.asarray(go, x2.dtype)
+    if reduction == 1:
+        g = g / np.asarray(total_weight, x2.dtype)
+    gi = np.zeros(x2.shape, x2.dtype)
+    gi[np.arange(t.size), tc] = -w * (g.reshape(-1) if reduction == 0 else g)
+    return gi
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    x2 = acc(self).reshape(-1, self._size[-1])
+    gi = _nll_backward(grad_output._np, x2, target._np.reshape(-1).astype(np.int64), weight, reduction,
+                       ignore_index, total_weight._np)
+    return wrap(gi.reshape(self._size), self.dtype)
+
+
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    x = acc(self)
+    x2 = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+    gi = _nll_backward(grad_output._np, x2, target._np.reshape(-1).astype(np.int64), weight, reduction,
+                       ignore_index, total_weight._np)
+    n, c, h, w = x.shape
+    return wrap(np.moveaxis(gi.reshape(n, h, w, c), -1, 1), self.dtype)
+
+
+def mse_loss_backward(grad_output, self, target, reduction):
+    x, t = acc(self), acc(target)
+    g = 2 * (x - t) * grad_output._np
+    if reduction == 1:
+        g = g / max(int(np.prod(np.broadcast_shapes(x.shape, t.shape))), 1)
+    return wrap(np.broadcast_to(g, self._size), self.dtype)

@@ -87,3 +87,52 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     y = _affine(y, weight, bias, (1, C) + (1,) * (x.ndim - 2))
     dt = input.dtype
     return wrap(y, dt), wrap(mean, dt), wrap(rstd, dt)
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    """dx = rstd/N * (N*g - sum(g) - xhat*sum(g*xhat)) over the normalised dims, g = dy*w."""
+    x, go = acc(input), acc(grad_out)
+    k = len(normalized_shape)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    n = int(np.prod(x.shape[x.ndim - k:]))
+    xhat = (x - acc(mean)) * acc(rstd)
+    g = go * acc(weight) if weight is not None else go
+    dx = dw = db = None
+    if output_mask[0]:
+        dx = acc(rstd) / n * (n * g - g.sum(axis=axes, keepdims=True) - xhat * (g * xhat).sum(axis=axes, keepdims=True))
+        dx = wrap(dx, input.dtype)
+    lead = tuple(range(x.ndim - k))
+    if output_mask[1] and weight is not None:
+        dw = wrap((go * xhat).sum(axis=lead), weight.dtype)
+    if output_mask[2] and bias is not None:
+        db = wrap(go.sum(axis=lead), bias.dtype)
+    return dx, dw, db
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train,
+                               eps, output_mask):
+    x, go = acc(input), acc(grad_out)
+    c = x.shape[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    if train:
+        mean, invstd = acc(save_mean), acc(save_invstd)
+    else:
+        mean, invstd = acc(running_mean), 1.0 / np.sqrt(acc(running_var) + eps)
+    mean, invstd = mean.reshape(bshape), invstd.reshape(bshape)
+    xhat = (x - mean) * invstd
+    w = acc(weight).reshape(bshape) if weight is not None else 1.0
+    g = go * w
+    dx = dw = db = None
+    if output_mask[0]:
+        if train:
+            m = x.size // c
+            dx = invstd / m * (m * g - g.sum(axis=axes, keepdims=True) - xhat * (g * xhat).sum(axis=axes, keepdims=True))
+        else:
+            dx = g * invstd
+        dx = wrap(dx, input.dtype)
+    if output_mask[1]:
+        dw = wrap((go * xhat).sum(axis=axes), input.dtype)
+    if output_mask[2]:
+        db = wrap(go.sum(axis=axes), input.dtype)
+    return dx, dw, db

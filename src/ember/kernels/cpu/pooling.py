@@ -142,3 +142,54 @@ def max_unpool2d(self, indices, output_size):
     out = np.zeros(x.shape[:-1] + (hw,), x.dtype)
     np.put_along_axis(out, idx, x, axis=-1)
     return wrap(out.reshape(shape), self.dtype)
+
+
+def _scatter_planes(values, flat_idx, plane_size, shape):
+    """Sum values into per-plane flat positions (duplicates accumulate): one np.bincount."""
+    planes = int(np.prod(values.shape[:-2])) if values.ndim > 2 else 1
+    v = values.reshape(planes, -1)
+    idx = flat_idx.reshape(planes, -1) + (np.arange(planes) * plane_size)[:, None]
+    out = np.bincount(idx.reshape(-1), weights=v.reshape(-1).astype(np.float64), minlength=planes * plane_size)
+    return out.reshape(shape)
+
+
+def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    h, w = self._size[-2:]
+    gi = _scatter_planes(grad_output._np, indices._np, h * w, self._size)
+    return wrap(gi, self.dtype)
+
+
+def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):
+    shape, (k, s, p, dl, o) = M.avg_spec(self, 2, kernel_size, stride, padding, ceil_mode, divisor_override,
+                                         "avg_pool2d")
+    go = acc(grad_output)
+    h, w = self._size[-2:]
+    if divisor_override is not None:
+        g = go / divisor_override
+    else:
+        div = np.outer(_divisor(h, k[0], s[0], p[0], o[0], count_include_pad),
+                       _divisor(w, k[1], s[1], p[1], o[1], count_include_pad))
+        g = go / div.astype(go.dtype)
+    need = [(o[i] - 1) * s[i] + k[i] for i in range(2)]
+    buf = np.zeros(go.shape[:-2] + (max(need[0], h + 2 * p[0]), max(need[1], w + 2 * p[1])), go.dtype)
+    for i in range(k[0]):                     # kernel offsets, each a strided slab of the whole output
+        for j in range(k[1]):
+            buf[..., i:i + s[0] * o[0]:s[0], j:j + s[1] * o[1]:s[1]] += g
+    return wrap(buf[..., p[0]:p[0] + h, p[1]:p[1] + w], self.dtype)
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self):
+    h, w = self._size[-2:]
+    oh, ow = grad_output._size[-2:]
+    ih, mh = _adaptive_index(h, oh)
+    iw, mw = _adaptive_index(w, ow)
+    mask = mh[:, None, :, None] & mw[None, :, None, :]                    # oh, ow, Lh, Lw
+    cnt = mask.sum(axis=(-2, -1))
+    flat = ih[:, None, :, None] * w + iw[None, :, None, :]
+    go = acc(grad_output) / cnt
+    vals = go[..., None, None] * mask                                      # ..., oh, ow, Lh, Lw
+    lead = go.shape[:-2]
+    idx = np.broadcast_to(flat, lead + flat.shape)
+    gi = _scatter_planes(vals.reshape(lead + (oh * ow, -1)), idx.reshape(lead + (oh * ow, -1)), h * w, self._size)
+    return wrap(gi, self.dtype)

@@ -41,3 +41,21 @@ def _softmax(self, dim, half_to_float):
 def _log_softmax(self, dim, half_to_float):
     shape, dt = softmax_spec(self, dim, half_to_float, "log_softmax")
     return wrap(_run(self, dim, True), dt)
+
+
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    g, y = grad_output._np, output._np
+    d = wrap_dim(dim, max(y.ndim, 1)) if y.ndim else None
+    if y.ndim == 0:
+        return wrap(np.zeros_like(g), grad_output.dtype)
+    gy = g * y
+    gy -= y * np.sum(gy, axis=d, keepdims=True)
+    return wrap(gy, grad_output.dtype)
+
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    g, y = grad_output._np, output._np
+    if y.ndim == 0:
+        return wrap(np.zeros_like(g), grad_output.dtype)
+    d = wrap_dim(dim, y.ndim)
+    return wrap(g - np.exp(y) * np.sum(g, axis=d, keepdims=True), grad_output.dtype)
