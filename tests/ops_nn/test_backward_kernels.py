@@ -118,3 +118,33 @@ def test_loss_embedding_dropout_backward(dtype, reduction):
     m, tm = pair(torch, RNG.random((5, 4)) > 0.5)
     close(E.native_dropout_backward.default(gm if reduction == 0 else x, m, 2.0),
           torch.ops.aten.native_dropout_backward(tgm if reduction == 0 else tx, tm, 2.0))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_group_norm_backward(dtype):
+    torch = pytest.importorskip("torch")
+    x, tx = pair(torch, arr(2, 6, 3, 2, dtype=dtype))
+    w, tw = pair(torch, arr(6, dtype=dtype))
+    g, tg = pair(torch, arr(2, 6, 3, 2, dtype=dtype))
+    _, m, r = E.native_group_norm.default(x, w, None, 2, 6, 6, 3, 1e-5)
+    _, tm, tr = torch.native_group_norm(tx, tw, None, 2, 6, 6, 3, 1e-5)
+    closeall(E.native_group_norm_backward.default(g, x, m, r, w, 2, 6, 6, 3, [True, True, True]),
+             torch.ops.aten.native_group_norm_backward(tg, tx, tm, tr, tw, 2, 6, 6, 3, [True, True, True]))
+
+
+@pytest.mark.parity
+def test_noncontiguous_inputs():
+    torch = pytest.importorskip("torch")
+    a = arr(2, 6, 7, 3)
+    x, tx = pair(torch, a)
+    xe, xt = x.permute(0, 3, 1, 2), tx.permute(0, 3, 1, 2)             # (2, 3, 6, 7), channels-last strides
+    w, tw = pair(torch, arr(4, 3, 3, 3))
+    close(ember.conv2d(xe, w, padding=1), torch.nn.functional.conv2d(xt, tw, padding=1))
+    close(ember.max_pool2d(xe, 2), torch.nn.functional.max_pool2d(xt, 2))
+    close(ember.avg_pool2d(xe, 3, 2, 1), torch.nn.functional.avg_pool2d(xt, 3, 2, 1))
+    close(ember.softmax(xe, 1), torch.softmax(xt, 1))
+    close(ember.layer_norm(xe, [7]), torch.layer_norm(xt, [7]))
+    close(ember.batch_norm(xe, None, None, None, None, True, 0.1, 1e-5, False),
+          torch.batch_norm(xt, None, None, None, None, True, 0.1, 1e-5, False))
+    close(ember.adaptive_avg_pool2d(xe, 3), torch.nn.functional.adaptive_avg_pool2d(xt, 3))

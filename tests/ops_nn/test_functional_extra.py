@@ -151,3 +151,14 @@ def test_functional_wrappers():
     ember.manual_seed(0)
     y = EF.dropout2d(ember.ones(2, 8, 3, 3), 0.5)
     assert set(np.unique(y.numpy())) <= {0.0, 2.0}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_normalize_lrn(dtype):
+    torch = pytest.importorskip("torch")
+    x, tx = pair(torch, arr(2, 5, 4, 3, dtype=dtype))
+    close(EF.normalize(x), torch.nn.functional.normalize(tx))
+    close(EF.normalize(x, p=1, dim=-1), torch.nn.functional.normalize(tx, p=1, dim=-1))
+    close(EF.local_response_norm(x, 3), torch.nn.functional.local_response_norm(tx, 3))
+    close(EF.local_response_norm(x[:, :, 0], 2), torch.nn.functional.local_response_norm(tx[:, :, 0], 2))

@@ -492,6 +492,7 @@ _d('nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? we
 _d('nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor', (('CPU', 'cpu.loss:nll_loss2d_backward'), ('Meta', 'meta.nn_backward:nll_loss2d_backward')))
 _d('mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor', (('CPU', 'cpu.loss:mse_loss_backward'), ('Meta', 'meta.nn_backward:mse_loss_backward')))
 _d('native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor', (('CPU', 'cpu.dropout:native_dropout_backward'), ('Meta', 'meta.nn_backward:native_dropout_backward')))
+_d('native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)', (('CPU', 'cpu.normalization:native_group_norm_backward'), ('Meta', 'meta.nn_backward:native_group_norm_backward')))
 _d('sum(Tensor self, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reductions:sum'), ('Meta', 'meta.reductions:sum')))
 _d('sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reductions:sum'), ('Meta', 'meta.reductions:sum')))
 _d('mean(Tensor self, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reductions:mean'), ('Meta', 'meta.reductions:mean')))

@@ -506,3 +506,35 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 __all__ += ["grid_sample", "embedding_bag", "ctc_loss"]
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = E.clamp_min(E.linalg_vector_norm(input, p, [dim], True), eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return E.div(input, denom, out=out)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = (input * input).unsqueeze(1)
+    if input.dim() == 3:
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        n, c1, cc, hh, ww = div.shape
+        div = avg_pool2d(div.reshape(n, cc, hh * ww).unsqueeze(1).transpose(1, 3).reshape(n * hh * ww, 1, cc, 1),
+                         (size, 1), stride=1)
+        div = div.reshape(n, hh * ww, 1, -1).transpose(1, 3).reshape(n, 1, -1, hh, ww).squeeze(1)
+        div = div.reshape(sizes)
+    div = (div * alpha + k) ** beta
+    return input / div
+
+
+__all__ += ["normalize", "local_response_norm"]

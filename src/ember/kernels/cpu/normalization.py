@@ -136,3 +136,22 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     if output_mask[2]:
         db = wrap(go.sum(axis=axes), input.dtype)
     return dx, dw, db
+
+
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    x, go = acc(input), acc(grad_out)
+    xs = x.reshape(N, group, -1)
+    k = xs.shape[2]
+    xhat = ((xs - acc(mean)[..., None]) * acc(rstd)[..., None]).reshape(N, C, -1)
+    go3 = go.reshape(N, C, -1)
+    g = go3 * acc(weight)[None, :, None] if weight is not None else go3
+    dx = dw = db = None
+    if output_mask[0]:
+        gg, xh = g.reshape(N, group, -1), xhat.reshape(N, group, -1)
+        d = acc(rstd)[..., None] / k * (k * gg - gg.sum(-1, keepdims=True) - xh * (gg * xh).sum(-1, keepdims=True))
+        dx = wrap(d.reshape(x.shape), input.dtype)
+    if output_mask[1]:
+        dw = wrap((go3 * xhat).sum(axis=(0, 2)), input.dtype)
+    if output_mask[2]:
+        db = wrap(go3.sum(axis=(0, 2)), input.dtype)
+    return dx, dw, db

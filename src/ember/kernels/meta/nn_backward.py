@@ -65,3 +65,9 @@ def mse_loss_backward(grad_output, self, target, reduction):
 
 def native_dropout_backward(grad_output, mask, scale):
     return _like(grad_output)
+
+
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    return (_like(input) if output_mask[0] else None,
+            alloc((C,), input.dtype, input.device) if output_mask[1] else None,
+            alloc((C,), input.dtype, input.device) if output_mask[2] else None)
