@@ -49,9 +49,9 @@ def test_grad_parity(name):
         np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-10, atol=1e-12)
     # second order: d/d inputs of sum(grads * v)
     v = [np.random.default_rng(4 + i).standard_normal(tuple(g.shape)) for i, g in enumerate(grads)]
-    s = sum(((g * ember.tensor(vi.tolist(), dtype=ember.float64)) for g, vi in zip(grads, v)),
+    s = sum(((g * ember.tensor(vi.tolist(), dtype=ember.float64)).sum() for g, vi in zip(grads, v)),
             start=ember.tensor(0.0, dtype=ember.float64))
-    ts = sum(((tg * torch.tensor(vi)) for tg, vi in zip(tgrads, v)), start=torch.tensor(0.0, dtype=torch.float64))
+    ts = sum(((tg * torch.tensor(vi)).sum() for tg, vi in zip(tgrads, v)), start=torch.tensor(0.0, dtype=torch.float64))
     if ts.requires_grad and not s.requires_grad:   # torch's graph is connected but the derivative is zero
         tgg = torch.autograd.grad(ts.sum(), tins, allow_unused=True, materialize_grads=True)
         assert all(float(t.abs().sum()) == 0 for t in tgg)

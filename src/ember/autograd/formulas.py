@@ -4,6 +4,7 @@ Everything here is written in ember ops or records its own differentiable Node, 
 formula is itself differentiable (double backward)."""
 import numpy as np
 
+from .._core import dtype as _dt
 from .._core.tls import state
 from .._tensor import Tensor
 from .graph import Node
@@ -174,3 +175,200 @@ def sum_backward(grad, shape, dim, keepdim):
         for d in sorted(x % n for x in dims):
             grad = grad.unsqueeze(d)
     return expand_to(grad, shape)
+
+
+def _aten():
+    from .._ops import ops
+    return ops.aten
+
+
+def _zeros(shape, dtype):
+    return _const(np.zeros(tuple(shape), dtype._np), dtype)
+
+
+# ------------------------------------------------------------ views: scatter the grad back
+class ViewScatterBackward0(Node):
+    """Backward of view_scatter: re-take the view of the incoming gradient."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def apply(self, grads):
+        return (self.fn(grads[0]),)
+
+
+def view_scatter(grad, sizes, fn):
+    """Gradient of a non-overlapping view `fn(self)`: zeros shaped like self with `grad` written into
+    the region `fn` selects (torch's select_backward / slice_backward / diagonal_backward)."""
+    out = _zeros(sizes, grad.dtype)
+    v = fn(out)
+    v._np[...] = grad._np
+    if _needs_history(grad):
+        _record(out, ViewScatterBackward0(fn), (grad,))
+    return out
+
+
+def _storage_index(size, stride, offset, extent):
+    idx = np.arange(extent, dtype=np.int64)
+    return np.lib.stride_tricks.as_strided(idx[offset:], shape=tuple(size),
+                                           strides=tuple(s * idx.itemsize for s in stride))
+
+
+def _extent(size, stride, offset):
+    if any(s == 0 for s in size):
+        return offset + 1
+    return offset + 1 + sum((s - 1) * st for s, st in zip(size, stride))
+
+
+class RestrideBackward0(Node):
+    def __init__(self, src, dst, extent):
+        super().__init__()
+        self.src, self.dst, self.extent = src, dst, extent
+
+    def apply(self, grads):
+        return (_restride(grads[0], self.dst, self.src, self.extent),)
+
+
+def _restride(g, src, dst, extent):
+    """Linear map: scatter-add g (laid out by storage positions `src`) into a storage of `extent`
+    elements and read it back at positions `dst`. Its adjoint swaps src and dst."""
+    buf = np.zeros(extent, g.dtype._np)
+    np.add.at(buf, src.reshape(-1), np.ascontiguousarray(g._np).reshape(-1))
+    out = _const(buf[dst], g.dtype)
+    if _needs_history(g):
+        _record(out, RestrideBackward0(src, dst, extent), (g,))
+    return out
+
+
+def as_strided_backward(grad, sizes, strides, offset, size, stride, storage_offset):
+    """Gradient of as_strided: grad lands on the storage positions the output viewed, read back
+    at the positions the input occupied (overlapping outputs accumulate)."""
+    size, stride = tuple(size), tuple(stride)
+    storage_offset = offset if storage_offset is None else storage_offset
+    ext = max(_extent(sizes, strides, offset), _extent(size, stride, storage_offset))
+    src = _storage_index(size, stride, storage_offset, ext)
+    dst = _storage_index(sizes, strides, offset, ext)
+    return _restride(grad, src, dst, ext)
+
+
+def cat_backward(grad, sizes, dim):
+    """Split grad back into the inputs' extents along dim (legacy empty 1-D inputs get empty grads)."""
+    from .._core.strides import wrap_dim
+    real = [s for s in sizes if not (len(s) == 1 and s[0] == 0)]
+    d = wrap_dim(dim, len(real[0])) if real else 0
+    out, off = [], 0
+    for s in sizes:
+        if len(s) == 1 and s[0] == 0 and (not real or len(real[0]) != 1):
+            out.append(_zeros(s, grad.dtype))
+            continue
+        n = s[d]
+        out.append(grad.narrow(d, off, n))
+        off += n
+    return out
+
+
+def index_of(t, indices):
+    return _aten().index.Tensor(t, indices)
+
+
+def index_backward(grad, sizes, indices):
+    """index.Tensor backward: zeros.index_put(indices, grad, accumulate=True)."""
+    return _aten().index_put.default(_zeros(sizes, grad.dtype), indices, grad, True)
+
+
+def index_put_backward_self(grad, indices, values, accumulate):
+    if accumulate:
+        return grad
+    return _aten().index_put.default(grad, indices, zeros_like(values), False)
+
+
+def index_put_backward_values(grad, indices, sizes):
+    return sum_to(index_of(grad, indices), sizes)
+
+
+# ------------------------------------------------------------ matrix products
+def matmul_backward(grad, self, other, which):
+    """d(self @ other) for 1-D/2-D/batched (broadcast) operands, written with matmul itself."""
+    a = self.unsqueeze(0) if self.dim() == 1 else self
+    b = other.unsqueeze(-1) if other.dim() == 1 else other
+    from ..kernels.common import broadcast_shapes
+    batch = tuple(broadcast_shapes(a._size[:-2], b._size[:-2]))
+    g = grad.reshape(batch + (a._size[-2], b._size[-1]))
+    if which == 0:
+        r = sum_to(g.matmul(b.transpose(-1, -2)), a._size)
+        return r.reshape(self._size) if r._size != self._size else r
+    r = sum_to(a.transpose(-1, -2).matmul(g), b._size)
+    return r.reshape(other._size) if r._size != other._size else r
+
+
+# ------------------------------------------------------------ reductions
+def _dims(dim, n):
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(n))
+    return [d % n if n else 0 for d in ([dim] if isinstance(dim, int) else dim)]
+
+
+def reduced_numel(sizes, dim):
+    n = 1
+    for d in _dims(dim, len(sizes)):
+        n *= sizes[d] if sizes else 1
+    return n
+
+
+def _restore(t, shape, dim, keepdim):
+    """Un-reduce t (result or grad of a reduction over dim) so it broadcasts against shape."""
+    n = len(shape)
+    if not keepdim and n:
+        for d in sorted(_dims(dim, n)):
+            t = t.unsqueeze(d)
+    return t
+
+
+def amax_backward(grad, self, result, dim, keepdim):
+    """Gradient split evenly among the elements equal to the extremum (torch's scale_grad_by_count)."""
+    n = len(self._size)
+    mask = (self == _restore(result, self._size, dim, keepdim)).to(grad.dtype)
+    count = mask.sum(_dims(dim, n), keepdim=True) if n else mask
+    return expand_to(_restore(grad, self._size, dim, keepdim), self._size) * mask / count
+
+
+def evenly_distribute_backward(grad, self, result):
+    if bool(np.isnan(result._np)):
+        mask = _const(np.isnan(self._np), self.dtype)
+    else:
+        mask = (self == result).to(grad.dtype)
+    return mask * (grad / mask.sum())
+
+
+def value_selecting_backward(grad, dim, indices, sizes, keepdim):
+    """max.dim/min.dim: grad goes to the selected index along dim (torch's value_selecting_reduction_backward)."""
+    n = len(sizes)
+    if n == 0:
+        return grad.reshape(sizes)
+    d = dim % n
+    g = grad if keepdim else grad.unsqueeze(d)
+    idx = indices if keepdim else indices.unsqueeze(d)
+    shape = [1] * n
+    shape[d] = sizes[d]
+    ar = _const(np.arange(sizes[d]).reshape(shape), indices.dtype)
+    return masked_grad(ar == idx, expand_to(g, sizes))
+
+
+def prod_backward(grad, self, result, dim, keepdim):
+    """Gradient of prod, correct when self has zeros: the product of all the other elements."""
+    if self.dim() == 0:
+        return grad
+    if dim is None:
+        return prod_backward(grad.reshape(()), self.reshape(-1), result, 0, False).reshape(self._size)
+    n = self.dim()
+    d = dim % n
+    g = _restore(grad, self._size, d, keepdim)
+    if not bool(np.any(self._np == 0)):
+        return g * _restore(result, self._size, d, keepdim) / self
+    x = self.movedim(d, -1)
+    k = x._size[-1]
+    e = x.unsqueeze(-2).expand(x._size[:-1] + (k, k))
+    eye = _const(np.eye(k, dtype=bool), _dt.bool_)
+    others = _aten().where.self(eye, ones_like(e), e).prod(-1)
+    return (g * others.movedim(-1, d))

@@ -38,6 +38,7 @@ class Node:
 
     _op_name = None        # "aten::mul.Tensor" for generated nodes
     _released = False
+    _multi_view = False    # outputs are views from unbind/split/chunk: no in-place on them
 
     def __init__(self):
         self._sequence_nr = next(_seq)
@@ -143,6 +144,9 @@ def grad_accumulator(t):
 
 
 def gradient_edge(t):
+    if t._base is not None:
+        from ._views import refresh_view
+        refresh_view(t)
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     if t._requires_grad:
