@@ -10,6 +10,7 @@ history. Ops with no entry fall to the boxed Autograd fallback (not-implemented 
 overloads refuse autograd).
 """
 import ast
+import keyword
 import os
 from collections import Counter
 
@@ -112,26 +113,40 @@ class Writer:
         return f"{camel}Backward{n}"
 
 
+def _py(name):
+    """Python spelling of a schema argument name (`from` -> `from_`)."""
+    return name + "_" if keyword.iskeyword(name) else name
+
+
 def _signature(fn):
     a = fn.func.arguments
-    parts = [x.name + _default(x) for x in a.flat_positional]
-    kw = [x.name + _default(x) for x in a.flat_kwarg_only]
+    parts = [_py(x.name) + _default(x) for x in a.flat_positional]
+    kw = [_py(x.name) + _default(x) for x in a.flat_kwarg_only]
     if kw:
         parts.append("*")
         parts.extend(kw)
+    if any(keyword.iskeyword(x.name) for x in list(a.flat_positional) + list(a.flat_kwarg_only)):
+        parts.append("**_kw")    # callers may pass a keyword-named argument by its schema name
     return ", ".join(parts)
+
+
+def _keyword_fixups(fn):
+    a = fn.func.arguments
+    return [f"    if {x.name!r} in _kw:\n        {_py(x.name)} = _kw.pop({x.name!r})"
+            for x in list(a.flat_positional) + list(a.flat_kwarg_only) if keyword.iskeyword(x.name)]
 
 
 def _argtuple(fn):
     a = fn.func.arguments
-    names = [x.name for x in list(a.flat_positional) + list(a.flat_kwarg_only)]
+    names = [_py(x.name) for x in list(a.flat_positional) + list(a.flat_kwarg_only)]
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
 def _call(fn):
     a = fn.func.arguments
-    pos = [x.name for x in a.flat_positional]
-    kw = [f"{x.name}={x.name}" for x in a.flat_kwarg_only]
+    pos = [_py(x.name) for x in a.flat_positional]
+    kw = [f"{x.name}={_py(x.name)}" if not keyword.iskeyword(x.name) else f"**{{{x.name!r}: {_py(x.name)}}}"
+          for x in a.flat_kwarg_only]
     return ", ".join(pos + kw)
 
 
@@ -215,10 +230,12 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     ident = _ident(fn)
     kinds = _saved_kinds(e)
     op = f"_OP_{ident}"
-    w.w(f"{op} = _aten.{fn.func.name.name}.{fn.func.name.overload_name or 'default'}")
+    w.w(f"{op} = getattr(_aten.{fn.func.name.name}, {(fn.func.name.overload_name or 'default')!r})")
     w.w("")
     w.w("")
     w.w(f"def {ident}({_signature(fn)}):")
+    for line in _keyword_fixups(fn):
+        w.w(line)
     args = _argtuple(fn)
     if inplace:
         w.w("    _check_inplace(self)")
@@ -263,7 +280,7 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
 
 def emit_nondiff(w, fn):
     ident = _ident(fn)
-    w.w(f"_OP_{ident} = _aten.{fn.func.name.name}.{fn.func.name.overload_name or 'default'}")
+    w.w(f"_OP_{ident} = getattr(_aten.{fn.func.name.name}, {(fn.func.name.overload_name or 'default')!r})")
     w.w("")
     w.w("")
     w.w(f"def {ident}(*args, **kwargs):")

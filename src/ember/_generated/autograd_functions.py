@@ -41,7 +41,7 @@ class AddBackward0(_Node):
         _n._released = True
 
 
-_OP_add_Tensor = _aten.add.Tensor
+_OP_add_Tensor = getattr(_aten.add, 'Tensor')
 
 
 def add_Tensor(self, other, *, alpha=1):
@@ -57,7 +57,7 @@ def add_Tensor(self, other, *, alpha=1):
     return _res
 
 
-_OP_add__Tensor = _aten.add_.Tensor
+_OP_add__Tensor = getattr(_aten.add_, 'Tensor')
 
 
 def add__Tensor(self, other, *, alpha=1):
@@ -94,7 +94,7 @@ class AddBackward1(_Node):
         _n._released = True
 
 
-_OP_add_Scalar = _aten.add.Scalar
+_OP_add_Scalar = getattr(_aten.add, 'Scalar')
 
 
 def add_Scalar(self, other, alpha=1):
@@ -108,7 +108,7 @@ def add_Scalar(self, other, alpha=1):
     return _res
 
 
-_OP_add__Scalar = _aten.add_.Scalar
+_OP_add__Scalar = getattr(_aten.add_, 'Scalar')
 
 
 def add__Scalar(self, other, alpha=1):
@@ -150,7 +150,7 @@ class SubBackward0(_Node):
         _n._released = True
 
 
-_OP_sub_Tensor = _aten.sub.Tensor
+_OP_sub_Tensor = getattr(_aten.sub, 'Tensor')
 
 
 def sub_Tensor(self, other, *, alpha=1):
@@ -166,7 +166,7 @@ def sub_Tensor(self, other, *, alpha=1):
     return _res
 
 
-_OP_sub__Tensor = _aten.sub_.Tensor
+_OP_sub__Tensor = getattr(_aten.sub_, 'Tensor')
 
 
 def sub__Tensor(self, other, *, alpha=1):
@@ -203,7 +203,7 @@ class SubBackward1(_Node):
         _n._released = True
 
 
-_OP_sub_Scalar = _aten.sub.Scalar
+_OP_sub_Scalar = getattr(_aten.sub, 'Scalar')
 
 
 def sub_Scalar(self, other, alpha=1):
@@ -217,7 +217,7 @@ def sub_Scalar(self, other, alpha=1):
     return _res
 
 
-_OP_sub__Scalar = _aten.sub_.Scalar
+_OP_sub__Scalar = getattr(_aten.sub_, 'Scalar')
 
 
 def sub__Scalar(self, other, alpha=1):
@@ -259,7 +259,7 @@ class RsubBackward0(_Node):
         _n._released = True
 
 
-_OP_rsub_Tensor = _aten.rsub.Tensor
+_OP_rsub_Tensor = getattr(_aten.rsub, 'Tensor')
 
 
 def rsub_Tensor(self, other, *, alpha=1):
@@ -309,7 +309,7 @@ class MulBackward0(_Node):
             _s.release()
 
 
-_OP_mul_Tensor = _aten.mul.Tensor
+_OP_mul_Tensor = getattr(_aten.mul, 'Tensor')
 
 
 def mul_Tensor(self, other):
@@ -327,7 +327,7 @@ def mul_Tensor(self, other):
     return _res
 
 
-_OP_mul__Tensor = _aten.mul_.Tensor
+_OP_mul__Tensor = getattr(_aten.mul_, 'Tensor')
 
 
 def mul__Tensor(self, other):
@@ -367,7 +367,7 @@ class MulBackward1(_Node):
         _n._released = True
 
 
-_OP_mul_Scalar = _aten.mul.Scalar
+_OP_mul_Scalar = getattr(_aten.mul, 'Scalar')
 
 
 def mul_Scalar(self, other):
@@ -383,7 +383,7 @@ def mul_Scalar(self, other):
     return _res
 
 
-_OP_mul__Scalar = _aten.mul_.Scalar
+_OP_mul__Scalar = getattr(_aten.mul_, 'Scalar')
 
 
 def mul__Scalar(self, other):
@@ -435,7 +435,7 @@ class DivBackward0(_Node):
             _s.release()
 
 
-_OP_div_Tensor = _aten.div.Tensor
+_OP_div_Tensor = getattr(_aten.div, 'Tensor')
 
 
 def div_Tensor(self, other):
@@ -453,7 +453,7 @@ def div_Tensor(self, other):
     return _res
 
 
-_OP_div__Tensor = _aten.div_.Tensor
+_OP_div__Tensor = getattr(_aten.div_, 'Tensor')
 
 
 def div__Tensor(self, other):
@@ -493,7 +493,7 @@ class DivBackward1(_Node):
         _n._released = True
 
 
-_OP_div_Scalar = _aten.div.Scalar
+_OP_div_Scalar = getattr(_aten.div, 'Scalar')
 
 
 def div_Scalar(self, other):
@@ -509,7 +509,7 @@ def div_Scalar(self, other):
     return _res
 
 
-_OP_div__Scalar = _aten.div_.Scalar
+_OP_div__Scalar = getattr(_aten.div_, 'Scalar')
 
 
 def div__Scalar(self, other):
@@ -563,7 +563,7 @@ class DivBackward2(_Node):
             _s.release()
 
 
-_OP_div_Tensor_mode = _aten.div.Tensor_mode
+_OP_div_Tensor_mode = getattr(_aten.div, 'Tensor_mode')
 
 
 def div_Tensor_mode(self, other, *, rounding_mode):
@@ -583,7 +583,7 @@ def div_Tensor_mode(self, other, *, rounding_mode):
     return _res
 
 
-_OP_div__Tensor_mode = _aten.div_.Tensor_mode
+_OP_div__Tensor_mode = getattr(_aten.div_, 'Tensor_mode')
 
 
 def div__Tensor_mode(self, other, *, rounding_mode):
@@ -638,7 +638,7 @@ class RemainderBackward0(_Node):
             _s.release()
 
 
-_OP_remainder_Tensor = _aten.remainder.Tensor
+_OP_remainder_Tensor = getattr(_aten.remainder, 'Tensor')
 
 
 def remainder_Tensor(self, other):
@@ -656,7 +656,7 @@ def remainder_Tensor(self, other):
     return _res
 
 
-_OP_remainder__Tensor = _aten.remainder_.Tensor
+_OP_remainder__Tensor = getattr(_aten.remainder_, 'Tensor')
 
 
 def remainder__Tensor(self, other):
@@ -715,7 +715,7 @@ class PowBackward0(_Node):
             _s.release()
 
 
-_OP_pow_Tensor_Tensor = _aten.pow.Tensor_Tensor
+_OP_pow_Tensor_Tensor = getattr(_aten.pow, 'Tensor_Tensor')
 
 
 def pow_Tensor_Tensor(self, exponent):
@@ -734,7 +734,7 @@ def pow_Tensor_Tensor(self, exponent):
     return _res
 
 
-_OP_pow__Tensor = _aten.pow_.Tensor
+_OP_pow__Tensor = getattr(_aten.pow_, 'Tensor')
 
 
 def pow__Tensor(self, exponent):
@@ -779,7 +779,7 @@ class PowBackward1(_Node):
             _s.release()
 
 
-_OP_pow_Tensor_Scalar = _aten.pow.Tensor_Scalar
+_OP_pow_Tensor_Scalar = getattr(_aten.pow, 'Tensor_Scalar')
 
 
 def pow_Tensor_Scalar(self, exponent):
@@ -797,7 +797,7 @@ def pow_Tensor_Scalar(self, exponent):
     return _res
 
 
-_OP_pow__Scalar = _aten.pow_.Scalar
+_OP_pow__Scalar = getattr(_aten.pow_, 'Scalar')
 
 
 def pow__Scalar(self, exponent):
@@ -845,7 +845,7 @@ class PowBackward2(_Node):
             _s.release()
 
 
-_OP_pow_Scalar = _aten.pow.Scalar
+_OP_pow_Scalar = getattr(_aten.pow, 'Scalar')
 
 
 def pow_Scalar(self, exponent):
@@ -884,7 +884,7 @@ class NegBackward0(_Node):
         _n._released = True
 
 
-_OP_neg = _aten.neg.default
+_OP_neg = getattr(_aten.neg, 'default')
 
 
 def neg(self):
@@ -898,7 +898,7 @@ def neg(self):
     return _res
 
 
-_OP_neg_ = _aten.neg_.default
+_OP_neg_ = getattr(_aten.neg_, 'default')
 
 
 def neg_(self):
@@ -937,7 +937,7 @@ class AbsBackward0(_Node):
             _s.release()
 
 
-_OP_abs = _aten.abs.default
+_OP_abs = getattr(_aten.abs, 'default')
 
 
 def abs(self):
@@ -953,7 +953,7 @@ def abs(self):
     return _res
 
 
-_OP_abs_ = _aten.abs_.default
+_OP_abs_ = getattr(_aten.abs_, 'default')
 
 
 def abs_(self):
@@ -994,7 +994,7 @@ class ExpBackward0(_Node):
             _s.release()
 
 
-_OP_exp = _aten.exp.default
+_OP_exp = getattr(_aten.exp, 'default')
 
 
 def exp(self):
@@ -1009,7 +1009,7 @@ def exp(self):
     return _res
 
 
-_OP_exp_ = _aten.exp_.default
+_OP_exp_ = getattr(_aten.exp_, 'default')
 
 
 def exp_(self):
@@ -1049,7 +1049,7 @@ class LogBackward0(_Node):
             _s.release()
 
 
-_OP_log = _aten.log.default
+_OP_log = getattr(_aten.log, 'default')
 
 
 def log(self):
@@ -1065,7 +1065,7 @@ def log(self):
     return _res
 
 
-_OP_log_ = _aten.log_.default
+_OP_log_ = getattr(_aten.log_, 'default')
 
 
 def log_(self):
@@ -1106,7 +1106,7 @@ class SqrtBackward0(_Node):
             _s.release()
 
 
-_OP_sqrt = _aten.sqrt.default
+_OP_sqrt = getattr(_aten.sqrt, 'default')
 
 
 def sqrt(self):
@@ -1121,7 +1121,7 @@ def sqrt(self):
     return _res
 
 
-_OP_sqrt_ = _aten.sqrt_.default
+_OP_sqrt_ = getattr(_aten.sqrt_, 'default')
 
 
 def sqrt_(self):
@@ -1161,7 +1161,7 @@ class RsqrtBackward0(_Node):
             _s.release()
 
 
-_OP_rsqrt = _aten.rsqrt.default
+_OP_rsqrt = getattr(_aten.rsqrt, 'default')
 
 
 def rsqrt(self):
@@ -1176,7 +1176,7 @@ def rsqrt(self):
     return _res
 
 
-_OP_rsqrt_ = _aten.rsqrt_.default
+_OP_rsqrt_ = getattr(_aten.rsqrt_, 'default')
 
 
 def rsqrt_(self):
@@ -1216,7 +1216,7 @@ class SinBackward0(_Node):
             _s.release()
 
 
-_OP_sin = _aten.sin.default
+_OP_sin = getattr(_aten.sin, 'default')
 
 
 def sin(self):
@@ -1232,7 +1232,7 @@ def sin(self):
     return _res
 
 
-_OP_sin_ = _aten.sin_.default
+_OP_sin_ = getattr(_aten.sin_, 'default')
 
 
 def sin_(self):
@@ -1273,7 +1273,7 @@ class CosBackward0(_Node):
             _s.release()
 
 
-_OP_cos = _aten.cos.default
+_OP_cos = getattr(_aten.cos, 'default')
 
 
 def cos(self):
@@ -1289,7 +1289,7 @@ def cos(self):
     return _res
 
 
-_OP_cos_ = _aten.cos_.default
+_OP_cos_ = getattr(_aten.cos_, 'default')
 
 
 def cos_(self):
@@ -1330,7 +1330,7 @@ class TanhBackward0(_Node):
             _s.release()
 
 
-_OP_tanh = _aten.tanh.default
+_OP_tanh = getattr(_aten.tanh, 'default')
 
 
 def tanh(self):
@@ -1345,7 +1345,7 @@ def tanh(self):
     return _res
 
 
-_OP_tanh_ = _aten.tanh_.default
+_OP_tanh_ = getattr(_aten.tanh_, 'default')
 
 
 def tanh_(self):
@@ -1385,7 +1385,7 @@ class SigmoidBackward0(_Node):
             _s.release()
 
 
-_OP_sigmoid = _aten.sigmoid.default
+_OP_sigmoid = getattr(_aten.sigmoid, 'default')
 
 
 def sigmoid(self):
@@ -1400,7 +1400,7 @@ def sigmoid(self):
     return _res
 
 
-_OP_sigmoid_ = _aten.sigmoid_.default
+_OP_sigmoid_ = getattr(_aten.sigmoid_, 'default')
 
 
 def sigmoid_(self):
@@ -1440,7 +1440,7 @@ class ReluBackward0(_Node):
             _s.release()
 
 
-_OP_relu = _aten.relu.default
+_OP_relu = getattr(_aten.relu, 'default')
 
 
 def relu(self):
@@ -1455,7 +1455,7 @@ def relu(self):
     return _res
 
 
-_OP_relu_ = _aten.relu_.default
+_OP_relu_ = getattr(_aten.relu_, 'default')
 
 
 def relu_(self):
@@ -1497,7 +1497,7 @@ class ClampBackward0(_Node):
             _s.release()
 
 
-_OP_clamp = _aten.clamp.default
+_OP_clamp = getattr(_aten.clamp, 'default')
 
 
 def clamp(self, min=None, max=None):
@@ -1517,7 +1517,7 @@ def clamp(self, min=None, max=None):
     return _res
 
 
-_OP_clamp_ = _aten.clamp_.default
+_OP_clamp_ = getattr(_aten.clamp_, 'default')
 
 
 def clamp_(self, min=None, max=None):
@@ -1588,7 +1588,7 @@ class ClampBackward1(_Node):
             _s.release()
 
 
-_OP_clamp_Tensor = _aten.clamp.Tensor
+_OP_clamp_Tensor = getattr(_aten.clamp, 'Tensor')
 
 
 def clamp_Tensor(self, min=None, max=None):
@@ -1633,7 +1633,7 @@ class ClampMinBackward0(_Node):
             _s.release()
 
 
-_OP_clamp_min = _aten.clamp_min.default
+_OP_clamp_min = getattr(_aten.clamp_min, 'default')
 
 
 def clamp_min(self, min):
@@ -1676,7 +1676,7 @@ class ClampMaxBackward0(_Node):
             _s.release()
 
 
-_OP_clamp_max = _aten.clamp_max.default
+_OP_clamp_max = getattr(_aten.clamp_max, 'default')
 
 
 def clamp_max(self, max):
@@ -1725,7 +1725,7 @@ class WhereBackward0(_Node):
             _s.release()
 
 
-_OP_where_self = _aten.where.self
+_OP_where_self = getattr(_aten.where, 'self')
 
 
 def where_self(condition, self, other):
@@ -1771,7 +1771,7 @@ class EqBackward0(_Node):
             _s.release()
 
 
-_OP_eq__Tensor = _aten.eq_.Tensor
+_OP_eq__Tensor = getattr(_aten.eq_, 'Tensor')
 
 
 def eq__Tensor(self, other):
@@ -1818,7 +1818,7 @@ class NeBackward0(_Node):
             _s.release()
 
 
-_OP_ne__Tensor = _aten.ne_.Tensor
+_OP_ne__Tensor = getattr(_aten.ne_, 'Tensor')
 
 
 def ne__Tensor(self, other):
@@ -1865,7 +1865,7 @@ class LtBackward0(_Node):
             _s.release()
 
 
-_OP_lt__Tensor = _aten.lt_.Tensor
+_OP_lt__Tensor = getattr(_aten.lt_, 'Tensor')
 
 
 def lt__Tensor(self, other):
@@ -1912,7 +1912,7 @@ class LeBackward0(_Node):
             _s.release()
 
 
-_OP_le__Tensor = _aten.le_.Tensor
+_OP_le__Tensor = getattr(_aten.le_, 'Tensor')
 
 
 def le__Tensor(self, other):
@@ -1959,7 +1959,7 @@ class GtBackward0(_Node):
             _s.release()
 
 
-_OP_gt__Tensor = _aten.gt_.Tensor
+_OP_gt__Tensor = getattr(_aten.gt_, 'Tensor')
 
 
 def gt__Tensor(self, other):
@@ -2006,7 +2006,7 @@ class GeBackward0(_Node):
             _s.release()
 
 
-_OP_ge__Tensor = _aten.ge_.Tensor
+_OP_ge__Tensor = getattr(_aten.ge_, 'Tensor')
 
 
 def ge__Tensor(self, other):
@@ -2023,119 +2023,119 @@ def ge__Tensor(self, other):
     return _res
 
 
-_OP_eq_Tensor = _aten.eq.Tensor
+_OP_eq_Tensor = getattr(_aten.eq, 'Tensor')
 
 
 def eq_Tensor(*args, **kwargs):
     return _OP_eq_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_eq_Scalar = _aten.eq.Scalar
+_OP_eq_Scalar = getattr(_aten.eq, 'Scalar')
 
 
 def eq_Scalar(*args, **kwargs):
     return _OP_eq_Scalar.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_ne_Tensor = _aten.ne.Tensor
+_OP_ne_Tensor = getattr(_aten.ne, 'Tensor')
 
 
 def ne_Tensor(*args, **kwargs):
     return _OP_ne_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_ne_Scalar = _aten.ne.Scalar
+_OP_ne_Scalar = getattr(_aten.ne, 'Scalar')
 
 
 def ne_Scalar(*args, **kwargs):
     return _OP_ne_Scalar.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_lt_Tensor = _aten.lt.Tensor
+_OP_lt_Tensor = getattr(_aten.lt, 'Tensor')
 
 
 def lt_Tensor(*args, **kwargs):
     return _OP_lt_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_lt_Scalar = _aten.lt.Scalar
+_OP_lt_Scalar = getattr(_aten.lt, 'Scalar')
 
 
 def lt_Scalar(*args, **kwargs):
     return _OP_lt_Scalar.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_le_Tensor = _aten.le.Tensor
+_OP_le_Tensor = getattr(_aten.le, 'Tensor')
 
 
 def le_Tensor(*args, **kwargs):
     return _OP_le_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_le_Scalar = _aten.le.Scalar
+_OP_le_Scalar = getattr(_aten.le, 'Scalar')
 
 
 def le_Scalar(*args, **kwargs):
     return _OP_le_Scalar.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_gt_Tensor = _aten.gt.Tensor
+_OP_gt_Tensor = getattr(_aten.gt, 'Tensor')
 
 
 def gt_Tensor(*args, **kwargs):
     return _OP_gt_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_gt_Scalar = _aten.gt.Scalar
+_OP_gt_Scalar = getattr(_aten.gt, 'Scalar')
 
 
 def gt_Scalar(*args, **kwargs):
     return _OP_gt_Scalar.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_ge_Tensor = _aten.ge.Tensor
+_OP_ge_Tensor = getattr(_aten.ge, 'Tensor')
 
 
 def ge_Tensor(*args, **kwargs):
     return _OP_ge_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_ge_Scalar = _aten.ge.Scalar
+_OP_ge_Scalar = getattr(_aten.ge, 'Scalar')
 
 
 def ge_Scalar(*args, **kwargs):
     return _OP_ge_Scalar.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_logical_and = _aten.logical_and.default
+_OP_logical_and = getattr(_aten.logical_and, 'default')
 
 
 def logical_and(*args, **kwargs):
     return _OP_logical_and.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_logical_or = _aten.logical_or.default
+_OP_logical_or = getattr(_aten.logical_or, 'default')
 
 
 def logical_or(*args, **kwargs):
     return _OP_logical_or.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_logical_xor = _aten.logical_xor.default
+_OP_logical_xor = getattr(_aten.logical_xor, 'default')
 
 
 def logical_xor(*args, **kwargs):
     return _OP_logical_xor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_logical_not = _aten.logical_not.default
+_OP_logical_not = getattr(_aten.logical_not, 'default')
 
 
 def logical_not(*args, **kwargs):
     return _OP_logical_not.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_detach = _aten.detach.default
+_OP_detach = getattr(_aten.detach, 'default')
 
 
 def detach(*args, **kwargs):
@@ -2162,7 +2162,7 @@ class AliasBackward0(_Node):
         _n._released = True
 
 
-_OP_alias = _aten.alias.default
+_OP_alias = getattr(_aten.alias, 'default')
 
 
 def alias(self):
@@ -2196,7 +2196,7 @@ class CloneBackward0(_Node):
         _n._released = True
 
 
-_OP_clone = _aten.clone.default
+_OP_clone = getattr(_aten.clone, 'default')
 
 
 def clone(self, *, memory_format=None):
@@ -2231,7 +2231,7 @@ class ViewBackward0(_Node):
         _n._released = True
 
 
-_OP_view = _aten.view.default
+_OP_view = getattr(_aten.view, 'default')
 
 
 def view(self, size):
@@ -2268,7 +2268,7 @@ class ExpandBackward0(_Node):
         _n._released = True
 
 
-_OP_expand = _aten.expand.default
+_OP_expand = getattr(_aten.expand, 'default')
 
 
 def expand(self, size, *, implicit=False):
@@ -2306,7 +2306,7 @@ class TransposeBackward0(_Node):
         _n._released = True
 
 
-_OP_transpose_int = _aten.transpose.int
+_OP_transpose_int = getattr(_aten.transpose, 'int')
 
 
 def transpose_int(self, dim0, dim1):
@@ -2345,7 +2345,7 @@ class PermuteBackward0(_Node):
         _n._released = True
 
 
-_OP_permute = _aten.permute.default
+_OP_permute = getattr(_aten.permute, 'default')
 
 
 def permute(self, dims):
@@ -2381,7 +2381,7 @@ class TBackward0(_Node):
         _n._released = True
 
 
-_OP_t = _aten.t.default
+_OP_t = getattr(_aten.t, 'default')
 
 
 def t(self):
@@ -2416,7 +2416,7 @@ class UnsqueezeBackward0(_Node):
         _n._released = True
 
 
-_OP_unsqueeze = _aten.unsqueeze.default
+_OP_unsqueeze = getattr(_aten.unsqueeze, 'default')
 
 
 def unsqueeze(self, dim):
@@ -2454,7 +2454,7 @@ class SumBackward0(_Node):
         _n._released = True
 
 
-_OP_sum = _aten.sum.default
+_OP_sum = getattr(_aten.sum, 'default')
 
 
 def sum(self, *, dtype=None):
@@ -2496,7 +2496,7 @@ class SumBackward1(_Node):
         _n._released = True
 
 
-_OP_sum_dim_IntList = _aten.sum.dim_IntList
+_OP_sum_dim_IntList = getattr(_aten.sum, 'dim_IntList')
 
 
 def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
@@ -2541,7 +2541,7 @@ class MeanBackward0(_Node):
         _n._released = True
 
 
-_OP_mean = _aten.mean.default
+_OP_mean = getattr(_aten.mean, 'default')
 
 
 def mean(self, *, dtype=None):
@@ -2582,7 +2582,7 @@ class SqueezeBackward0(_Node):
         _n._released = True
 
 
-_OP_squeeze = _aten.squeeze.default
+_OP_squeeze = getattr(_aten.squeeze, 'default')
 
 
 def squeeze(self):
@@ -2619,7 +2619,7 @@ class SqueezeBackward1(_Node):
         _n._released = True
 
 
-_OP_squeeze_dim = _aten.squeeze.dim
+_OP_squeeze_dim = getattr(_aten.squeeze, 'dim')
 
 
 def squeeze_dim(self, dim):
@@ -2656,7 +2656,7 @@ class SqueezeBackward2(_Node):
         _n._released = True
 
 
-_OP_squeeze_dims = _aten.squeeze.dims
+_OP_squeeze_dims = getattr(_aten.squeeze, 'dims')
 
 
 def squeeze_dims(self, dim):
@@ -2696,7 +2696,7 @@ class MeanBackward1(_Node):
         _n._released = True
 
 
-_OP_mean_dim = _aten.mean.dim
+_OP_mean_dim = getattr(_aten.mean, 'dim')
 
 
 def mean_dim(self, dim, keepdim=False, *, dtype=None):
@@ -2747,7 +2747,7 @@ class ProdBackward0(_Node):
             _s.release()
 
 
-_OP_prod = _aten.prod.default
+_OP_prod = getattr(_aten.prod, 'default')
 
 
 def prod(self, *, dtype=None):
@@ -2797,7 +2797,7 @@ class ProdBackward1(_Node):
             _s.release()
 
 
-_OP_prod_dim_int = _aten.prod.dim_int
+_OP_prod_dim_int = getattr(_aten.prod, 'dim_int')
 
 
 def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
@@ -2850,7 +2850,7 @@ class AmaxBackward0(_Node):
             _s.release()
 
 
-_OP_amax = _aten.amax.default
+_OP_amax = getattr(_aten.amax, 'default')
 
 
 def amax(self, dim=(), keepdim=False):
@@ -2901,7 +2901,7 @@ class AminBackward0(_Node):
             _s.release()
 
 
-_OP_amin = _aten.amin.default
+_OP_amin = getattr(_aten.amin, 'default')
 
 
 def amin(self, dim=(), keepdim=False):
@@ -2950,7 +2950,7 @@ class MaxBackward0(_Node):
             _s.release()
 
 
-_OP_max = _aten.max.default
+_OP_max = getattr(_aten.max, 'default')
 
 
 def max(self):
@@ -2995,7 +2995,7 @@ class MinBackward0(_Node):
             _s.release()
 
 
-_OP_min = _aten.min.default
+_OP_min = getattr(_aten.min, 'default')
 
 
 def min(self):
@@ -3039,7 +3039,7 @@ class MaxBackward1(_Node):
             _s.release()
 
 
-_OP_max_dim = _aten.max.dim
+_OP_max_dim = getattr(_aten.max, 'dim')
 
 
 def max_dim(self, dim, keepdim=False):
@@ -3087,7 +3087,7 @@ class MinBackward1(_Node):
             _s.release()
 
 
-_OP_min_dim = _aten.min.dim
+_OP_min_dim = getattr(_aten.min, 'dim')
 
 
 def min_dim(self, dim, keepdim=False):
@@ -3108,14 +3108,14 @@ def min_dim(self, dim, keepdim=False):
     return _res
 
 
-_OP_argmax = _aten.argmax.default
+_OP_argmax = getattr(_aten.argmax, 'default')
 
 
 def argmax(*args, **kwargs):
     return _OP_argmax.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
-_OP_argmin = _aten.argmin.default
+_OP_argmin = getattr(_aten.argmin, 'default')
 
 
 def argmin(*args, **kwargs):
@@ -3156,7 +3156,7 @@ class MmBackward0(_Node):
             _s.release()
 
 
-_OP_mm = _aten.mm.default
+_OP_mm = getattr(_aten.mm, 'default')
 
 
 def mm(self, mat2):
@@ -3208,7 +3208,7 @@ class BmmBackward0(_Node):
             _s.release()
 
 
-_OP_bmm = _aten.bmm.default
+_OP_bmm = getattr(_aten.bmm, 'default')
 
 
 def bmm(self, mat2):
@@ -3260,7 +3260,7 @@ class MvBackward0(_Node):
             _s.release()
 
 
-_OP_mv = _aten.mv.default
+_OP_mv = getattr(_aten.mv, 'default')
 
 
 def mv(self, vec):
@@ -3312,7 +3312,7 @@ class DotBackward0(_Node):
             _s.release()
 
 
-_OP_dot = _aten.dot.default
+_OP_dot = getattr(_aten.dot, 'default')
 
 
 def dot(self, tensor):
@@ -3366,7 +3366,7 @@ class MatmulBackward0(_Node):
             _s.release()
 
 
-_OP_matmul = _aten.matmul.default
+_OP_matmul = getattr(_aten.matmul, 'default')
 
 
 def matmul(self, other):
@@ -3428,7 +3428,7 @@ class AddmmBackward0(_Node):
             _s.release()
 
 
-_OP_addmm = _aten.addmm.default
+_OP_addmm = getattr(_aten.addmm, 'default')
 
 
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
@@ -3452,7 +3452,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _res
 
 
-_OP_view_dtype = _aten.view.dtype
+_OP_view_dtype = getattr(_aten.view, 'dtype')
 
 
 def view_dtype(*args, **kwargs):
@@ -3482,7 +3482,7 @@ class SelectBackward0(_Node):
         _n._released = True
 
 
-_OP_select_int = _aten.select.int
+_OP_select_int = getattr(_aten.select, 'int')
 
 
 def select_int(self, dim, index):
@@ -3527,7 +3527,7 @@ class SliceBackward0(_Node):
         _n._released = True
 
 
-_OP_slice_Tensor = _aten.slice.Tensor
+_OP_slice_Tensor = getattr(_aten.slice, 'Tensor')
 
 
 def slice_Tensor(self, dim=0, start=None, end=None, step=1):
@@ -3575,7 +3575,7 @@ class DiagonalBackward0(_Node):
         _n._released = True
 
 
-_OP_diagonal = _aten.diagonal.default
+_OP_diagonal = getattr(_aten.diagonal, 'default')
 
 
 def diagonal(self, offset=0, dim1=0, dim2=1):
@@ -3623,7 +3623,7 @@ class AsStridedBackward0(_Node):
         _n._released = True
 
 
-_OP_as_strided = _aten.as_strided.default
+_OP_as_strided = getattr(_aten.as_strided, 'default')
 
 
 def as_strided(self, size, stride, storage_offset=None):
@@ -3671,7 +3671,7 @@ class UnbindBackward0(_Node):
         _n._released = True
 
 
-_OP_unbind_int = _aten.unbind.int
+_OP_unbind_int = getattr(_aten.unbind, 'int')
 
 
 def unbind_int(self, dim=0):
@@ -3709,7 +3709,7 @@ class SplitBackward0(_Node):
         _n._released = True
 
 
-_OP_split_Tensor = _aten.split.Tensor
+_OP_split_Tensor = getattr(_aten.split, 'Tensor')
 
 
 def split_Tensor(self, split_size, dim=0):
@@ -3747,7 +3747,7 @@ class SplitWithSizesBackward0(_Node):
         _n._released = True
 
 
-_OP_split_with_sizes = _aten.split_with_sizes.default
+_OP_split_with_sizes = getattr(_aten.split_with_sizes, 'default')
 
 
 def split_with_sizes(self, split_sizes, dim=0):
@@ -3784,7 +3784,7 @@ class ToCopyBackward0(_Node):
         _n._released = True
 
 
-_OP__to_copy = _aten._to_copy.default
+_OP__to_copy = getattr(_aten._to_copy, 'default')
 
 
 def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
@@ -3828,7 +3828,7 @@ class CopyBackward0(_Node):
         _n._released = True
 
 
-_OP_copy_ = _aten.copy_.default
+_OP_copy_ = getattr(_aten.copy_, 'default')
 
 
 def copy_(self, src, non_blocking=False):
@@ -3867,7 +3867,7 @@ class FillBackward0(_Node):
         _n._released = True
 
 
-_OP_fill__Scalar = _aten.fill_.Scalar
+_OP_fill__Scalar = getattr(_aten.fill_, 'Scalar')
 
 
 def fill__Scalar(self, value):
@@ -3908,7 +3908,7 @@ class FillBackward1(_Node):
         _n._released = True
 
 
-_OP_fill__Tensor = _aten.fill_.Tensor
+_OP_fill__Tensor = getattr(_aten.fill_, 'Tensor')
 
 
 def fill__Tensor(self, value):
@@ -3943,7 +3943,7 @@ class ZeroBackward0(_Node):
         _n._released = True
 
 
-_OP_zero_ = _aten.zero_.default
+_OP_zero_ = getattr(_aten.zero_, 'default')
 
 
 def zero_(self):
@@ -3980,7 +3980,7 @@ class CatBackward0(_Node):
         _n._released = True
 
 
-_OP_cat = _aten.cat.default
+_OP_cat = getattr(_aten.cat, 'default')
 
 
 def cat(tensors, dim=0):
@@ -4021,7 +4021,7 @@ class IndexBackward0(_Node):
         _n._released = True
 
 
-_OP_index_Tensor = _aten.index.Tensor
+_OP_index_Tensor = getattr(_aten.index, 'Tensor')
 
 
 def index_Tensor(self, indices):
@@ -4073,7 +4073,7 @@ class IndexPutBackward0(_Node):
             _s.release()
 
 
-_OP_index_put = _aten.index_put.default
+_OP_index_put = getattr(_aten.index_put, 'default')
 
 
 def index_put(self, indices, values, accumulate=False):
@@ -4095,7 +4095,7 @@ def index_put(self, indices, values, accumulate=False):
     return _res
 
 
-_OP_index_put_ = _aten.index_put_.default
+_OP_index_put_ = getattr(_aten.index_put_, 'default')
 
 
 def index_put_(self, indices, values, accumulate=False):
@@ -4114,5 +4114,448 @@ def index_put_(self, indices, values, accumulate=False):
     if _rg(values):
         _n.s_values_sym_sizes = values._size
     _res = _OP_index_put_.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
+    _rebase_history(self, _n)
+    return _res
+
+
+_OP_empty_like = getattr(_aten.empty_like, 'default')
+
+
+def empty_like(*args, **kwargs):
+    return _OP_empty_like.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_zeros_like = getattr(_aten.zeros_like, 'default')
+
+
+def zeros_like(*args, **kwargs):
+    return _OP_zeros_like.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_ones_like = getattr(_aten.ones_like, 'default')
+
+
+def ones_like(*args, **kwargs):
+    return _OP_ones_like.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_full_like = getattr(_aten.full_like, 'default')
+
+
+def full_like(*args, **kwargs):
+    return _OP_full_like.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_new_empty = getattr(_aten.new_empty, 'default')
+
+
+def new_empty(*args, **kwargs):
+    return _OP_new_empty.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_new_empty_strided = getattr(_aten.new_empty_strided, 'default')
+
+
+def new_empty_strided(*args, **kwargs):
+    return _OP_new_empty_strided.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_new_full = getattr(_aten.new_full, 'default')
+
+
+def new_full(*args, **kwargs):
+    return _OP_new_full.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_new_zeros = getattr(_aten.new_zeros, 'default')
+
+
+def new_zeros(*args, **kwargs):
+    return _OP_new_zeros.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_new_ones = getattr(_aten.new_ones, 'default')
+
+
+def new_ones(*args, **kwargs):
+    return _OP_new_ones.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_rand_like = getattr(_aten.rand_like, 'default')
+
+
+def rand_like(*args, **kwargs):
+    return _OP_rand_like.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_rand_like_generator = getattr(_aten.rand_like, 'generator')
+
+
+def rand_like_generator(*args, **kwargs):
+    return _OP_rand_like_generator.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_randn_like = getattr(_aten.randn_like, 'default')
+
+
+def randn_like(*args, **kwargs):
+    return _OP_randn_like.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_randn_like_generator = getattr(_aten.randn_like, 'generator')
+
+
+def randn_like_generator(*args, **kwargs):
+    return _OP_randn_like_generator.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_randint_like = getattr(_aten.randint_like, 'default')
+
+
+def randint_like(*args, **kwargs):
+    return _OP_randint_like.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_randint_like_generator = getattr(_aten.randint_like, 'generator')
+
+
+def randint_like_generator(*args, **kwargs):
+    return _OP_randint_like_generator.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_randint_like_low_dtype = getattr(_aten.randint_like, 'low_dtype')
+
+
+def randint_like_low_dtype(*args, **kwargs):
+    return _OP_randint_like_low_dtype.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_randint_like_low_generator_dtype = getattr(_aten.randint_like, 'low_generator_dtype')
+
+
+def randint_like_low_generator_dtype(*args, **kwargs):
+    return _OP_randint_like_low_generator_dtype.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_all = getattr(_aten.all, 'default')
+
+
+def all(*args, **kwargs):
+    return _OP_all.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_all_dim = getattr(_aten.all, 'dim')
+
+
+def all_dim(*args, **kwargs):
+    return _OP_all_dim.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_all_dims = getattr(_aten.all, 'dims')
+
+
+def all_dims(*args, **kwargs):
+    return _OP_all_dims.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_any = getattr(_aten.any, 'default')
+
+
+def any(*args, **kwargs):
+    return _OP_any.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_any_dim = getattr(_aten.any, 'dim')
+
+
+def any_dim(*args, **kwargs):
+    return _OP_any_dim.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_any_dims = getattr(_aten.any, 'dims')
+
+
+def any_dims(*args, **kwargs):
+    return _OP_any_dims.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class NormalBackward0(_Node):
+    _op_name = 'aten::normal_'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_normal_ = getattr(_aten.normal_, 'default')
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
+    _n = NormalBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
+    _rebase_history(self, _n)
+    return _res
+
+
+class UniformBackward0(_Node):
+    _op_name = 'aten::uniform_'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_uniform_ = getattr(_aten.uniform_, 'default')
+
+
+def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
+    if 'from' in _kw:
+        from_ = _kw.pop('from')
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_uniform_.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
+    _n = UniformBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_uniform_.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
+    _rebase_history(self, _n)
+    return _res
+
+
+class RandomBackward0(_Node):
+    _op_name = 'aten::random_.to'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_random__to = getattr(_aten.random_, 'to')
+
+
+def random__to(self, to, *, generator=None):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_random__to.redispatch(_below_ks((self, to, generator)), self, to, generator=generator)
+    _n = RandomBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_random__to.redispatch(_below_ks((self, to, generator)), self, to, generator=generator)
+    _rebase_history(self, _n)
+    return _res
+
+
+class RandomBackward1(_Node):
+    _op_name = 'aten::random_'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_random_ = getattr(_aten.random_, 'default')
+
+
+def random_(self, *, generator=None):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_random_.redispatch(_below_ks((self, generator)), self, generator=generator)
+    _n = RandomBackward1()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_random_.redispatch(_below_ks((self, generator)), self, generator=generator)
+    _rebase_history(self, _n)
+    return _res
+
+
+class BernoulliBackward0(_Node):
+    _op_name = 'aten::bernoulli_.float'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_bernoulli__float = getattr(_aten.bernoulli_, 'float')
+
+
+def bernoulli__float(self, p=0.5, *, generator=None):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_bernoulli__float.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
+    _n = BernoulliBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_bernoulli__float.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
+    _rebase_history(self, _n)
+    return _res
+
+
+class BernoulliBackward1(_Node):
+    _op_name = 'aten::bernoulli'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_bernoulli = getattr(_aten.bernoulli, 'default')
+
+
+def bernoulli(self, *, generator=None):
+    _need = _rg(self)
+    if not _need:
+        return _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
+    _n = BernoulliBackward1()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
+    _set_history(_res, _n)
+    return _res
+
+
+class BernoulliBackward2(_Node):
+    _op_name = 'aten::bernoulli.p'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_bernoulli_p = getattr(_aten.bernoulli, 'p')
+
+
+def bernoulli_p(self, p, *, generator=None):
+    _need = _rg(self)
+    if not _need:
+        return _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
+    _n = BernoulliBackward2()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
+    _set_history(_res, _n)
+    return _res
+
+
+class RandomBackward2(_Node):
+    _op_name = 'aten::random_.from'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_random__from = getattr(_aten.random_, 'from')
+
+
+def random__from(self, from_, to, *, generator=None, **_kw):
+    if 'from' in _kw:
+        from_ = _kw.pop('from')
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_random__from.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
+    _n = RandomBackward2()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_random__from.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
