@@ -45,6 +45,10 @@ def _no_match(name, args, kwargs, sigs, method):
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{expected}")
 
 
+def _bad_arg(fname, argname, position, expected, value):
+    return TypeError(f"{fname}(): argument '{argname}' (position {position}) must be {expected}, not {_typename(value)}")
+
+
 _RT = {}
 
 

@@ -32,6 +32,10 @@ def _arg_getter(schema, name):
 
 
 def _inplace_or_view_fallback(op, below):
+    kernels = op._entry.kernels
+    if DispatchKey.CompositeImplicitAutograd in kernels and not any(
+            k in kernels for k in (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.CompositeExplicitAutograd)):
+        return None   # a decomposition: the ops it calls do their own version/view bookkeeping
     schema = op._schema
     written = [_arg_getter(schema, a.name) for a in schema.arguments.flat_all if a.is_write]
     alias_of = {}

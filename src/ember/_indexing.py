@@ -82,6 +82,9 @@ def _bool_index(value, device):
 def apply_slicing(self, index):
     """(view after basic indexing, list of Optional index tensors for the advanced part or None)."""
     items = _normalize(index, self.device)
+    if self.dim() == 0 and any(isinstance(x, int) and not isinstance(x, bool) for x in items):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     specified = sum(_consumed(x) for x in items)
     if specified > self.dim():
         raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
@@ -165,8 +168,7 @@ def getitem(self, index):
 
 def _value_tensor(self, value):
     if isinstance(value, Tensor):
-        if value.dtype is not self.dtype or value.device != self.device:
-            value = value.to(dtype=self.dtype, device=self.device)
+        # basic indexing casts through copy_; index_put_ requires equal dtypes (as in torch)
         return value
     if isinstance(value, (numbers.Number,)) or hasattr(value, "dtype") and getattr(value, "shape", None) == ():
         from .kernels.common import empty_tensor

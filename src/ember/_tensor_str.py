@@ -5,57 +5,82 @@ from ._core import dtype as D
 from ._core.promotion import get_default_dtype
 
 
-def _fmt_float(vals):
-    finite = vals[np.isfinite(vals)]
-    if finite.size == 0:
-        return lambda v: _special(v), 0
-    ints = np.all(finite == np.round(finite))
-    amax = np.max(np.abs(finite)) if finite.size else 0
-    amin = np.min(np.abs(finite[finite != 0])) if np.any(finite != 0) else 0
-    sci = amax >= 1e8 or (amin != 0 and amin < 1e-4) or (amin != 0 and amax / amin > 1e3 and not ints)
-    if ints and not sci:
-        return (lambda v: _special(v) if not np.isfinite(v) else f"{v:.0f}."), 0
-    if sci:
-        return (lambda v: _special(v) if not np.isfinite(v) else f"{v:.4e}"), 0
-    return (lambda v: _special(v) if not np.isfinite(v) else f"{v:.4f}"), 0
+LINEWIDTH = 80
+EDGEITEMS = 3
+THRESHOLD = 1000
 
 
-def _special(v):
-    if np.isnan(v):
-        return "nan"
-    return "inf" if v > 0 else "-inf"
+class _Formatter:
+    """torch's _Formatter: int mode / fixed 4 decimals / scientific, chosen from the nonzero finite values."""
+
+    def __init__(self, t, arr):
+        self.kind = "bool" if t.dtype is D.bool_ else "float" if t.dtype.is_floating_point else \
+            "complex" if t.dtype.is_complex else "int"
+        self.sci = self.int_mode = False
+        self.width = 1
+        vals = arr.reshape(-1)
+        if self.kind == "int":
+            self.width = max((len(str(int(v))) for v in vals), default=1)
+        elif self.kind == "bool":
+            self.width = max((len(str(bool(v))) for v in vals), default=1)
+        elif self.kind == "float":
+            v = vals.astype(np.float64)
+            fin = np.abs(v[np.isfinite(v) & (v != 0)])
+            self.int_mode = bool(np.all(np.ceil(v[np.isfinite(v)]) == v[np.isfinite(v)]))
+            if fin.size:
+                mx, mn = fin.max(), fin.min()
+                if self.int_mode:
+                    self.sci = mx / mn > 1000.0 or mx > 1.0e8
+                else:
+                    self.sci = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
+                self.width = max(len(self._fmt(float(x))) for x in v[np.isfinite(v) & (v != 0)])
+
+    def _fmt(self, x):
+        if self.sci:
+            return f"{x:.4e}"
+        if self.int_mode:
+            r = f"{x:.0f}"
+            return r + "." if np.isfinite(x) else r
+        return f"{x:.4f}"
+
+    def __call__(self, v):
+        if self.kind == "bool":
+            r = "True" if v else "False"
+        elif self.kind == "int":
+            r = str(int(v))
+        elif self.kind == "float":
+            r = self._fmt(float(v))
+        else:
+            re, im = float(v.real), float(v.imag)
+            r = f"{re:.4f}{'+' if im >= 0 or np.isnan(im) else '-'}{abs(im):.4f}j"
+        return " " * (self.width - len(r)) + r
 
 
-def _formatter(t, arr):
-    d = t.dtype
-    if d is D.bool_:
-        return lambda v: "True" if v else "False"
-    if d.is_floating_point:
-        f, _ = _fmt_float(arr.astype(np.float64).reshape(-1))
-        return lambda v: f(float(v))
-    if d.is_complex:
-        re = _fmt_float(arr.real.astype(np.float64).reshape(-1))[0]
-        im = _fmt_float(arr.imag.astype(np.float64).reshape(-1))[0]
-        return lambda v: f"{re(float(v.real))}{'+' if v.imag >= 0 or np.isnan(v.imag) else '-'}{im(abs(float(v.imag)))}j"
-    return lambda v: str(int(v))
+def _summary_values(arr, summarize):
+    if not summarize or arr.ndim == 0:
+        return arr
+    idx = [np.r_[0:min(EDGEITEMS, n), max(n - EDGEITEMS, EDGEITEMS):n] if n > 2 * EDGEITEMS else np.arange(n)
+           for n in arr.shape]
+    return arr[np.ix_(*idx)]
 
 
-def _summarize(arr, edge=3, threshold=1000):
-    return arr.size > threshold
-
-
-def _format(arr, fmt, indent, summarize, width):
+def _format(arr, fmt, indent, summarize):
     if arr.ndim == 0:
-        return fmt(arr[()]).rjust(width)
+        return fmt(arr[()])
     if arr.ndim == 1:
-        items = [fmt(v).rjust(width) for v in arr] if not (summarize and arr.shape[0] > 6) else \
-            [fmt(v).rjust(width) for v in arr[:3]] + ["..."] + [fmt(v).rjust(width) for v in arr[-3:]]
-        return "[" + ", ".join(items) + "]"
+        n = arr.shape[0]
+        if summarize and n > 2 * EDGEITEMS:
+            items = [fmt(v) for v in arr[:EDGEITEMS]] + [" ..."] + [fmt(v) for v in arr[-EDGEITEMS:]]
+        else:
+            items = [fmt(v) for v in arr]
+        per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     rows = list(range(arr.shape[0]))
-    if summarize and arr.shape[0] > 6:
-        rows = rows[:3] + [None] + rows[-3:]
+    if summarize and arr.shape[0] > 2 * EDGEITEMS:
+        rows = rows[:EDGEITEMS] + [None] + rows[-EDGEITEMS:]
     sep = "," + "\n" * (arr.ndim - 1) + " " * (indent + 1)
-    parts = ["..." if r is None else _format(arr[r], fmt, indent + 1, summarize, width) for r in rows]
+    parts = ["..." if r is None else _format(arr[r], fmt, indent + 1, summarize) for r in rows]
     return "[" + sep.join(parts) + "]"
 
 
@@ -76,12 +101,9 @@ def tensor_repr(t):
         if t.dim() != 1:
             suffix.append(f"size={tuple(t.shape)}")
     else:
-        summarize = _summarize(arr)
-        fmt = _formatter(t, arr)
-        flat = arr.reshape(-1)
-        sample = flat if not summarize else np.concatenate([flat[:3], flat[-3:]])
-        width = max(len(fmt(v)) for v in sample)
-        body = _format(arr, fmt, len("tensor("), summarize, width)
+        summarize = arr.size > THRESHOLD
+        fmt = _Formatter(t, _summary_values(arr, summarize))
+        body = _format(arr, fmt, len("tensor("), summarize)
     implicit = {get_default_dtype(), D.int64, D.bool_}
     if t.dtype not in implicit or (t.numel() == 0 and t.dtype is not get_default_dtype()):
         suffix.append(f"dtype={t.dtype}")
@@ -89,4 +111,18 @@ def tensor_repr(t):
         suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         suffix.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + s for s in suffix) + ")"
+    return _add_suffixes("tensor(" + body, suffix, len("tensor("))
+
+
+def _add_suffixes(text, suffixes, indent):
+    """Append `, dtype=...` etc., wrapping to a new line past the line width like torch."""
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for sfx in suffixes:
+        if last + len(sfx) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + sfx)
+            last = indent + len(sfx)
+        else:
+            parts.append(", " + sfx)
+            last += len(sfx) + 2
+    return "".join(parts) + ")"

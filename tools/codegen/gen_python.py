@@ -46,6 +46,7 @@ class Overload:
                         and (method or not self.has_tensor_input) and self.positional[0].default is None
                         and len(self.positional) == 1)
         self.out_names = [x.name for x in out_fn.func.arguments.out] if out_fn else []
+        self.scalar_ok = set()   # params a shadowed Scalar twin accepts numbers for
 
     def pyname(self, arg):
         if keyword.iskeyword(arg.name):
@@ -116,8 +117,19 @@ class Overload:
                 kws.extend(f"{n}=out[{i}]" for i, n in enumerate(self.out_names))
         return ", ".join(pos + kws)
 
-    def body(self, opvar, outvar, rtvar, indent="    "):
-        lines = []
+    def input_check(self):
+        """A TypeError like torch's when the first Tensor argument of a function is not a Tensor."""
+        if self.method or not self.positional:
+            return []
+        x = self.positional[0]
+        if x.name != "self" or not _is_tensor(x.type) or isinstance(x.type, OptionalType) or "self" in self.scalar_ok:
+            return []
+        name = self.fn.func.name.name
+        return [f"if input.__class__ is not Tensor and not isinstance(input, Tensor):",
+                f"    raise _bad_arg({str(name)!r}, 'input', 1, 'Tensor', input)"]
+
+    def body(self, opvar, outvar, rtvar, indent="    ", check=False):
+        lines = self.input_check() if check else []
         if self.varargs:
             v = self.positional[0].name
             lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, Tensor)):")
@@ -232,7 +244,9 @@ def python_groups(fns):
                 continue
             ov = Overload(f, out_fn, method=variant == "method")
             lst = groups.setdefault((name, variant == "method"), [])
-            if any(_shadows(o, ov) for o in lst):
+            shadow = next((o for o in lst if _shadows(o, ov)), None)
+            if shadow is not None:
+                shadow.scalar_ok.update(x.name for x in ov.positional if not _is_tensor(x.type))
                 continue   # a Scalar twin of an earlier Tensor overload: numbers already bind as wrapped tensors
             lst.append(ov)
     return groups
@@ -288,7 +302,7 @@ def _emit_group(pyname, defname, ovs, lines, method):
         ov = ovs[0]
         rt, _ = _rt_name(ov.fn)
         lines.append(f"def {defname}({ov.signature()}):")
-        lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt))
+        lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt, check=True))
         lines.append("")
         return
     entries = []
@@ -337,7 +351,7 @@ def emit_functions(fns):
     groups = python_groups(fns)
     lines = [HEADER, "from .. import _ops as _opsmod",
              "from .._tensor import Tensor",
-             "from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match, return_type",
+             "from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match, _bad_arg, return_type",
              "", "_ops = _opsmod.ops", ""]
     lines += _ops_imports({k: v for k, v in groups.items() if not k[1]})
     lines.append("")

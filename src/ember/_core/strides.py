@@ -82,3 +82,47 @@ def wrap_dim(dim, ndim, scalar_ok=True):
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim + n if dim < 0 else dim
+
+
+def sort_dims(nd, should_swap):
+    """Dims ordered innermost first by a 3-way comparator: torch's insertion sort in
+    TensorIterator::reorder_dimensions (starting from the reversed order, stable on ties)."""
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def strides_in_order(shape, perm, clamp_zero=True):
+    """Dense strides laying dims out in `perm` order (innermost first)."""
+    out, acc = [0] * len(shape), 1
+    for i in perm:
+        out[i] = acc
+        acc *= max(shape[i], 1) if clamp_zero else shape[i]
+    return tuple(out)
+
+
+def iterator_strides(shape, operands):
+    """Strides TensorIterator gives a new output of `shape` computed from input (sizes, strides)
+    operands: dims sorted by the operands' strides in order (broadcast dims ignored)."""
+    nd = len(shape)
+    ops = [tuple(0 if (osz[i] == 1 and shape[i] != 1) else ost[i] for i in range(nd)) for osz, ost in operands]
+
+    def should_swap(d0, d1):
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+    return strides_in_order(shape, sort_dims(nd, should_swap), clamp_zero=False)

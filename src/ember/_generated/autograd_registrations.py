@@ -55,6 +55,7 @@ _KERNELS = (
     ('clamp', '', 'clamp'),
     ('clamp_', '', 'clamp_'),
     ('clamp', 'Tensor', 'clamp_Tensor'),
+    ('clamp_', 'Tensor', 'clamp__Tensor'),
     ('clamp_min', '', 'clamp_min'),
     ('clamp_max', '', 'clamp_max'),
     ('where', 'self', 'where_self'),

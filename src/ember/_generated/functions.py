@@ -2,16 +2,27 @@
 
 from .. import _ops as _opsmod
 from .._tensor import Tensor
-from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match, return_type
+from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match, _bad_arg, return_type
 
 _ops = _opsmod.ops
 
 _op__to_copy_default = _ops.aten._to_copy.default
+_op__unique2_default = _ops.aten._unique2.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
+_op_acos__default = _ops.aten.acos_.default
+_op_acos_default = _ops.aten.acos.default
+_op_acos_out = _ops.aten.acos.out
+_op_acosh__default = _ops.aten.acosh_.default
+_op_acosh_default = _ops.aten.acosh.default
+_op_acosh_out = _ops.aten.acosh.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addcdiv_default = _ops.aten.addcdiv.default
+_op_addcdiv_out = _ops.aten.addcdiv.out
+_op_addcmul_default = _ops.aten.addcmul.default
+_op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
@@ -26,11 +37,49 @@ _op_any_dims = _ops.aten.any.dims
 _op_arange_default = _ops.aten.arange.default
 _op_arange_start = _ops.aten.arange.start
 _op_arange_start_step = _ops.aten.arange.start_step
+_op_arccos__default = _ops.aten.arccos_.default
+_op_arccos_default = _ops.aten.arccos.default
+_op_arccos_out = _ops.aten.arccos.out
+_op_arccosh__default = _ops.aten.arccosh_.default
+_op_arccosh_default = _ops.aten.arccosh.default
+_op_arccosh_out = _ops.aten.arccosh.out
+_op_arcsin__default = _ops.aten.arcsin_.default
+_op_arcsin_default = _ops.aten.arcsin.default
+_op_arcsin_out = _ops.aten.arcsin.out
+_op_arcsinh__default = _ops.aten.arcsinh_.default
+_op_arcsinh_default = _ops.aten.arcsinh.default
+_op_arcsinh_out = _ops.aten.arcsinh.out
+_op_arctan2_default = _ops.aten.arctan2.default
+_op_arctan2_out = _ops.aten.arctan2.out
+_op_arctan__default = _ops.aten.arctan_.default
+_op_arctan_default = _ops.aten.arctan.default
+_op_arctan_out = _ops.aten.arctan.out
+_op_arctanh__default = _ops.aten.arctanh_.default
+_op_arctanh_default = _ops.aten.arctanh.default
+_op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
 _op_argmin_default = _ops.aten.argmin.default
+_op_argsort_default = _ops.aten.argsort.default
+_op_argsort_stable = _ops.aten.argsort.stable
+_op_argsort_stable_out = _ops.aten.argsort.stable_out
 _op_as_strided_default = _ops.aten.as_strided.default
+_op_asin__default = _ops.aten.asin_.default
+_op_asin_default = _ops.aten.asin.default
+_op_asin_out = _ops.aten.asin.out
+_op_asinh__default = _ops.aten.asinh_.default
+_op_asinh_default = _ops.aten.asinh.default
+_op_asinh_out = _ops.aten.asinh.out
+_op_atan2_default = _ops.aten.atan2.default
+_op_atan2_out = _ops.aten.atan2.out
+_op_atan__default = _ops.aten.atan_.default
+_op_atan_default = _ops.aten.atan.default
+_op_atan_out = _ops.aten.atan.out
+_op_atanh__default = _ops.aten.atanh_.default
+_op_atanh_default = _ops.aten.atanh.default
+_op_atanh_out = _ops.aten.atanh.out
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
+_op_bincount_default = _ops.aten.bincount.default
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_not__default = _ops.aten.bitwise_not_.default
@@ -43,17 +92,40 @@ _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bmm_default = _ops.aten.bmm.default
 _op_cat_default = _ops.aten.cat.default
 _op_cat_out = _ops.aten.cat.out
+_op_ceil__default = _ops.aten.ceil_.default
+_op_ceil_default = _ops.aten.ceil.default
+_op_ceil_out = _ops.aten.ceil.out
+_op_celu__default = _ops.aten.celu_.default
+_op_celu_default = _ops.aten.celu.default
 _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
-_op_clamp__default = _ops.aten.clamp_.default
+_op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
+_op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_out = _ops.aten.clamp.out
+_op_clip_Tensor = _ops.aten.clip.Tensor
+_op_clip_Tensor_out = _ops.aten.clip.Tensor_out
+_op_clip__Tensor = _ops.aten.clip_.Tensor
+_op_clip__default = _ops.aten.clip_.default
+_op_clip_default = _ops.aten.clip.default
+_op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
+_op_cosh__default = _ops.aten.cosh_.default
+_op_cosh_default = _ops.aten.cosh.default
+_op_cosh_out = _ops.aten.cosh.out
+_op_count_nonzero_default = _ops.aten.count_nonzero.default
+_op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cummax_default = _ops.aten.cummax.default
+_op_cummin_default = _ops.aten.cummin.default
+_op_cumprod_default = _ops.aten.cumprod.default
+_op_cumprod_out = _ops.aten.cumprod.out
+_op_cumsum_default = _ops.aten.cumsum.default
+_op_cumsum_out = _ops.aten.cumsum.out
 _op_detach_default = _ops.aten.detach.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
@@ -61,37 +133,120 @@ _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_elu__default = _ops.aten.elu_.default
+_op_elu_default = _ops.aten.elu.default
+_op_elu_out = _ops.aten.elu.out
 _op_empty_like_default = _ops.aten.empty_like.default
 _op_empty_memory_format = _ops.aten.empty.memory_format
 _op_empty_strided_default = _ops.aten.empty_strided.default
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
+_op_erf__default = _ops.aten.erf_.default
+_op_erf_default = _ops.aten.erf.default
+_op_erf_out = _ops.aten.erf.out
+_op_erfc__default = _ops.aten.erfc_.default
+_op_erfc_default = _ops.aten.erfc.default
+_op_erfc_out = _ops.aten.erfc.out
+_op_erfinv_default = _ops.aten.erfinv.default
+_op_erfinv_out = _ops.aten.erfinv.out
+_op_exp2__default = _ops.aten.exp2_.default
+_op_exp2_default = _ops.aten.exp2.default
+_op_exp2_out = _ops.aten.exp2.out
 _op_exp__default = _ops.aten.exp_.default
 _op_exp_default = _ops.aten.exp.default
 _op_exp_out = _ops.aten.exp.out
+_op_expm1__default = _ops.aten.expm1_.default
+_op_expm1_default = _ops.aten.expm1.default
+_op_expm1_out = _ops.aten.expm1.out
 _op_eye_default = _ops.aten.eye.default
 _op_eye_m = _ops.aten.eye.m
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
+_op_floor__default = _ops.aten.floor_.default
+_op_floor_default = _ops.aten.floor.default
 _op_floor_divide_default = _ops.aten.floor_divide.default
 _op_floor_divide_out = _ops.aten.floor_divide.out
+_op_floor_out = _ops.aten.floor.out
+_op_fmax_default = _ops.aten.fmax.default
+_op_fmax_out = _ops.aten.fmax.out
+_op_fmin_default = _ops.aten.fmin.default
+_op_fmin_out = _ops.aten.fmin.out
+_op_fmod_Tensor = _ops.aten.fmod.Tensor
+_op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
+_op_frac__default = _ops.aten.frac_.default
+_op_frac_default = _ops.aten.frac.default
+_op_frac_out = _ops.aten.frac.out
 _op_full_default = _ops.aten.full.default
 _op_full_like_default = _ops.aten.full_like.default
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
+_op_gelu__default = _ops.aten.gelu_.default
+_op_gelu_default = _ops.aten.gelu.default
+_op_gelu_out = _ops.aten.gelu.out
+_op_glu_default = _ops.aten.glu.default
+_op_glu_out = _ops.aten.glu.out
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
+_op_hardsigmoid__default = _ops.aten.hardsigmoid_.default
+_op_hardsigmoid_default = _ops.aten.hardsigmoid.default
+_op_hardsigmoid_out = _ops.aten.hardsigmoid.out
+_op_hardswish__default = _ops.aten.hardswish_.default
+_op_hardswish_default = _ops.aten.hardswish.default
+_op_hardswish_out = _ops.aten.hardswish.out
+_op_hardtanh__default = _ops.aten.hardtanh_.default
+_op_hardtanh_default = _ops.aten.hardtanh.default
+_op_hardtanh_out = _ops.aten.hardtanh.out
+_op_histc_default = _ops.aten.histc.default
+_op_histc_out = _ops.aten.histc.out
 _op_hstack_default = _ops.aten.hstack.default
+_op_hypot_default = _ops.aten.hypot.default
+_op_hypot_out = _ops.aten.hypot.out
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_isfinite_default = _ops.aten.isfinite.default
+_op_isinf_default = _ops.aten.isinf.default
+_op_isnan_default = _ops.aten.isnan.default
+_op_isneginf_default = _ops.aten.isneginf.default
+_op_isneginf_out = _ops.aten.isneginf.out
+_op_isposinf_default = _ops.aten.isposinf.default
+_op_isposinf_out = _ops.aten.isposinf.out
+_op_kthvalue_default = _ops.aten.kthvalue.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
+_op_leaky_relu__default = _ops.aten.leaky_relu_.default
+_op_leaky_relu_default = _ops.aten.leaky_relu.default
+_op_leaky_relu_out = _ops.aten.leaky_relu.out
+_op_lerp_Scalar = _ops.aten.lerp.Scalar
+_op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
+_op_lerp_Tensor = _ops.aten.lerp.Tensor
+_op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_op_linalg_matrix_norm_default = _ops.aten.linalg_matrix_norm.default
+_op_linalg_matrix_norm_out = _ops.aten.linalg_matrix_norm.out
+_op_linalg_matrix_norm_str_ord = _ops.aten.linalg_matrix_norm.str_ord
+_op_linalg_matrix_norm_str_ord_out = _ops.aten.linalg_matrix_norm.str_ord_out
+_op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
+_op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
 _op_linspace_default = _ops.aten.linspace.default
+_op_log10__default = _ops.aten.log10_.default
+_op_log10_default = _ops.aten.log10.default
+_op_log10_out = _ops.aten.log10.out
+_op_log1p__default = _ops.aten.log1p_.default
+_op_log1p_default = _ops.aten.log1p.default
+_op_log1p_out = _ops.aten.log1p.out
+_op_log2__default = _ops.aten.log2_.default
+_op_log2_default = _ops.aten.log2.default
+_op_log2_out = _ops.aten.log2.out
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
+_op_log_sigmoid_default = _ops.aten.log_sigmoid.default
+_op_log_sigmoid_out = _ops.aten.log_sigmoid.out
+_op_logaddexp_default = _ops.aten.logaddexp.default
+_op_logaddexp_out = _ops.aten.logaddexp.out
+_op_logcumsumexp_default = _ops.aten.logcumsumexp.default
+_op_logcumsumexp_out = _ops.aten.logcumsumexp.out
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
 _op_logical_not__default = _ops.aten.logical_not_.default
@@ -101,32 +256,61 @@ _op_logical_or_default = _ops.aten.logical_or.default
 _op_logical_or_out = _ops.aten.logical_or.out
 _op_logical_xor_default = _ops.aten.logical_xor.default
 _op_logical_xor_out = _ops.aten.logical_xor.out
+_op_logit__default = _ops.aten.logit_.default
+_op_logit_default = _ops.aten.logit.default
+_op_logit_out = _ops.aten.logit.out
+_op_logsumexp_default = _ops.aten.logsumexp.default
+_op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
+_op_maximum_default = _ops.aten.maximum.default
+_op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
+_op_median_default = _ops.aten.median.default
+_op_median_dim = _ops.aten.median.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_minimum_default = _ops.aten.minimum.default
+_op_minimum_out = _ops.aten.minimum.out
+_op_mish__default = _ops.aten.mish_.default
+_op_mish_default = _ops.aten.mish.default
+_op_mish_out = _ops.aten.mish.out
 _op_mm_default = _ops.aten.mm.default
+_op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
+_op_msort_default = _ops.aten.msort.default
+_op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_mv_default = _ops.aten.mv.default
+_op_nan_to_num__default = _ops.aten.nan_to_num_.default
+_op_nan_to_num_default = _ops.aten.nan_to_num.default
+_op_nan_to_num_out = _ops.aten.nan_to_num.out
+_op_nanmedian_default = _ops.aten.nanmedian.default
+_op_nanmedian_dim = _ops.aten.nanmedian.dim
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_norm_Scalar = _ops.aten.norm.Scalar
+_op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
+_op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
+_op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
+_op_norm_dtype_out = _ops.aten.norm.dtype_out
+_op_norm_out = _ops.aten.norm.out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
 _op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
+_op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
 _op_rand_default = _ops.aten.rand.default
@@ -147,53 +331,122 @@ _op_randn_like_default = _ops.aten.randn_like.default
 _op_randn_like_generator = _ops.aten.randn_like.generator
 _op_randperm_default = _ops.aten.randperm.default
 _op_randperm_generator = _ops.aten.randperm.generator
+_op_reciprocal__default = _ops.aten.reciprocal_.default
+_op_reciprocal_default = _ops.aten.reciprocal.default
+_op_reciprocal_out = _ops.aten.reciprocal.out
+_op_relu6__default = _ops.aten.relu6_.default
+_op_relu6_default = _ops.aten.relu6.default
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
 _op_reshape_default = _ops.aten.reshape.default
+_op_round__decimals = _ops.aten.round_.decimals
+_op_round__default = _ops.aten.round_.default
+_op_round_decimals = _ops.aten.round.decimals
+_op_round_decimals_out = _ops.aten.round.decimals_out
+_op_round_default = _ops.aten.round.default
+_op_round_out = _ops.aten.round.out
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
 _op_select_int = _ops.aten.select.int
+_op_selu__default = _ops.aten.selu_.default
+_op_selu_default = _ops.aten.selu.default
+_op_sgn_default = _ops.aten.sgn.default
+_op_sgn_out = _ops.aten.sgn.out
 _op_sigmoid__default = _ops.aten.sigmoid_.default
 _op_sigmoid_default = _ops.aten.sigmoid.default
 _op_sigmoid_out = _ops.aten.sigmoid.out
+_op_sign_default = _ops.aten.sign.default
+_op_sign_out = _ops.aten.sign.out
+_op_silu__default = _ops.aten.silu_.default
+_op_silu_default = _ops.aten.silu.default
+_op_silu_out = _ops.aten.silu.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_sinh__default = _ops.aten.sinh_.default
+_op_sinh_default = _ops.aten.sinh.default
+_op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_softplus_default = _ops.aten.softplus.default
+_op_softplus_out = _ops.aten.softplus.out
+_op_sort_default = _ops.aten.sort.default
+_op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
 _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
+_op_square__default = _ops.aten.square_.default
+_op_square_default = _ops.aten.square.default
+_op_square_out = _ops.aten.square.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
 _op_squeeze_dims = _ops.aten.squeeze.dims
 _op_stack_default = _ops.aten.stack.default
+_op_std_correction = _ops.aten.std.correction
+_op_std_correction_out = _ops.aten.std.correction_out
+_op_std_default = _ops.aten.std.default
+_op_std_dim = _ops.aten.std.dim
+_op_std_mean_correction = _ops.aten.std_mean.correction
+_op_std_mean_default = _ops.aten.std_mean.default
+_op_std_mean_dim = _ops.aten.std_mean.dim
+_op_std_out = _ops.aten.std.out
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_t_default = _ops.aten.t.default
+_op_tan__default = _ops.aten.tan_.default
+_op_tan_default = _ops.aten.tan.default
+_op_tan_out = _ops.aten.tan.out
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_threshold__default = _ops.aten.threshold_.default
+_op_threshold_default = _ops.aten.threshold.default
+_op_threshold_out = _ops.aten.threshold.out
+_op_topk_default = _ops.aten.topk.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_trunc__default = _ops.aten.trunc_.default
+_op_trunc_default = _ops.aten.trunc.default
+_op_trunc_out = _ops.aten.trunc.out
 _op_unbind_int = _ops.aten.unbind.int
 _op_unflatten_int = _ops.aten.unflatten.int
+_op_unique_consecutive_default = _ops.aten.unique_consecutive.default
+_op_unique_dim_default = _ops.aten.unique_dim.default
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
+_op_var_correction = _ops.aten.var.correction
+_op_var_correction_out = _ops.aten.var.correction_out
+_op_var_default = _ops.aten.var.default
+_op_var_dim = _ops.aten.var.dim
+_op_var_mean_correction = _ops.aten.var_mean.correction
+_op_var_mean_default = _ops.aten.var_mean.default
+_op_var_mean_dim = _ops.aten.var_mean.dim
+_op_var_out = _ops.aten.var.out
 _op_vstack_default = _ops.aten.vstack.default
 _op_where_self = _ops.aten.where.self
+_op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
+_op_xlogy_Tensor = _ops.aten.xlogy.Tensor
+_op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
 
+_rt_cummax = return_type('cummax', ('values', 'indices'))
+_rt_cummin = return_type('cummin', ('values', 'indices'))
+_rt_kthvalue = return_type('kthvalue', ('values', 'indices'))
 _rt_max = return_type('max', ('values', 'indices'))
+_rt_median = return_type('median', ('values', 'indices'))
 _rt_min = return_type('min', ('values', 'indices'))
+_rt_mode = return_type('mode', ('values', 'indices'))
+_rt_nanmedian = return_type('nanmedian', ('values', 'indices'))
+_rt_sort = return_type('sort', ('values', 'indices'))
+_rt_topk = return_type('topk', ('values', 'indices'))
 
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -380,24 +633,32 @@ def eye(*args, **kwargs):
     raise _no_match('eye', args, kwargs, _eye_sigs, False)
 
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('empty_like', 'input', 1, 'Tensor', input)
     r = _op_empty_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
     return r
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('zeros_like', 'input', 1, 'Tensor', input)
     r = _op_zeros_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
     return r
 
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('ones_like', 'input', 1, 'Tensor', input)
     r = _op_ones_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
     return r
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('full_like', 'input', 1, 'Tensor', input)
     r = _op_full_like_default(input, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
@@ -919,7 +1180,943 @@ def bernoulli(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
 
+def exp2(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('exp2', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_exp2_out(input, out=out)
+    return _op_exp2_default(input)
+
+def exp2_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
+    return _op_exp2__default(input)
+
+def expm1(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('expm1', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_expm1_out(input, out=out)
+    return _op_expm1_default(input)
+
+def expm1_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
+    return _op_expm1__default(input)
+
+def log1p(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log1p', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_log1p_out(input, out=out)
+    return _op_log1p_default(input)
+
+def log1p_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
+    return _op_log1p__default(input)
+
+def log2(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log2', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_log2_out(input, out=out)
+    return _op_log2_default(input)
+
+def log2_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
+    return _op_log2__default(input)
+
+def log10(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log10', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_log10_out(input, out=out)
+    return _op_log10_default(input)
+
+def log10_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
+    return _op_log10__default(input)
+
+def sign(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sign', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_sign_out(input, out=out)
+    return _op_sign_default(input)
+
+def sgn(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sgn', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_sgn_out(input, out=out)
+    return _op_sgn_default(input)
+
+def floor(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('floor', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_floor_out(input, out=out)
+    return _op_floor_default(input)
+
+def floor_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
+    return _op_floor__default(input)
+
+def ceil(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('ceil', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_ceil_out(input, out=out)
+    return _op_ceil_default(input)
+
+def ceil_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
+    return _op_ceil__default(input)
+
+def _round_c0(input, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _round_b0(input, *, out=None):
+    if out is not None:
+        return _op_round_out(input, out=out)
+    return _op_round_default(input)
+
+def _round_c1(input, *, decimals, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(decimals):
+        return None
+    return s
+
+def _round_b1(input, *, decimals, out=None):
+    if out is not None:
+        return _op_round_decimals_out(input, decimals=decimals, out=out)
+    return _op_round_decimals(input, decimals=decimals)
+
+_round_ovs = ((_round_c0, _round_b0), (_round_c1, _round_b1),)
+_round_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, *, int decimals, Tensor out = None)')
+
+def round(*args, **kwargs):
+    best = None
+    for c, b in _round_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('round', args, kwargs, _round_sigs, False)
+
+def _round__c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _round__b0(input):
+    return _op_round__default(input)
+
+def _round__c1(input, *, decimals):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(decimals):
+        return None
+    return s
+
+def _round__b1(input, *, decimals):
+    return _op_round__decimals(input, decimals=decimals)
+
+_round__ovs = ((_round__c0, _round__b0), (_round__c1, _round__b1),)
+_round__sigs = ('(Tensor input)', '(Tensor input, *, int decimals)')
+
+def round_(*args, **kwargs):
+    best = None
+    for c, b in _round__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('round_', args, kwargs, _round__sigs, False)
+
+def trunc(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('trunc', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_trunc_out(input, out=out)
+    return _op_trunc_default(input)
+
+def trunc_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
+    return _op_trunc__default(input)
+
+def frac(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('frac', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_frac_out(input, out=out)
+    return _op_frac_default(input)
+
+def frac_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
+    return _op_frac__default(input)
+
+def reciprocal(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('reciprocal', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_reciprocal_out(input, out=out)
+    return _op_reciprocal_default(input)
+
+def reciprocal_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
+    return _op_reciprocal__default(input)
+
+def square(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('square', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_square_out(input, out=out)
+    return _op_square_default(input)
+
+def square_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('square_', 'input', 1, 'Tensor', input)
+    return _op_square__default(input)
+
+def erf(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('erf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_erf_out(input, out=out)
+    return _op_erf_default(input)
+
+def erf_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
+    return _op_erf__default(input)
+
+def erfc(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('erfc', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_erfc_out(input, out=out)
+    return _op_erfc_default(input)
+
+def erfc_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
+    return _op_erfc__default(input)
+
+def erfinv(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('erfinv', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_erfinv_out(input, out=out)
+    return _op_erfinv_default(input)
+
+def asin(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('asin', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_asin_out(input, out=out)
+    return _op_asin_default(input)
+
+def asin_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
+    return _op_asin__default(input)
+
+def acos(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('acos', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_acos_out(input, out=out)
+    return _op_acos_default(input)
+
+def acos_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
+    return _op_acos__default(input)
+
+def atan(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('atan', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_atan_out(input, out=out)
+    return _op_atan_default(input)
+
+def atan_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
+    return _op_atan__default(input)
+
+def sinh(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sinh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_sinh_out(input, out=out)
+    return _op_sinh_default(input)
+
+def sinh_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
+    return _op_sinh__default(input)
+
+def cosh(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cosh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_cosh_out(input, out=out)
+    return _op_cosh_default(input)
+
+def cosh_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
+    return _op_cosh__default(input)
+
+def tan(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tan', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_tan_out(input, out=out)
+    return _op_tan_default(input)
+
+def tan_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
+    return _op_tan__default(input)
+
+def asinh(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('asinh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_asinh_out(input, out=out)
+    return _op_asinh_default(input)
+
+def asinh_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
+    return _op_asinh__default(input)
+
+def acosh(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('acosh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_acosh_out(input, out=out)
+    return _op_acosh_default(input)
+
+def acosh_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
+    return _op_acosh__default(input)
+
+def atanh(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('atanh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_atanh_out(input, out=out)
+    return _op_atanh_default(input)
+
+def atanh_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
+    return _op_atanh__default(input)
+
+def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('nan_to_num', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_nan_to_num_out(input, nan, posinf, neginf, out=out)
+    return _op_nan_to_num_default(input, nan, posinf, neginf)
+
+def nan_to_num_(input, nan=None, posinf=None, neginf=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('nan_to_num_', 'input', 1, 'Tensor', input)
+    return _op_nan_to_num__default(input, nan, posinf, neginf)
+
+def logit(input, eps=None, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logit', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_logit_out(input, eps, out=out)
+    return _op_logit_default(input, eps)
+
+def logit_(input, eps=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logit_', 'input', 1, 'Tensor', input)
+    return _op_logit__default(input, eps)
+
+def hypot(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('hypot', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_hypot_out(input, other, out=out)
+    return _op_hypot_default(input, other)
+
+def atan2(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('atan2', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_atan2_out(input, other, out=out)
+    return _op_atan2_default(input, other)
+
+def _lerp_c0(input, end, weight, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(end, Tensor):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not _is_num(weight):
+        if not (isinstance(weight, Tensor) and weight.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _lerp_b0(input, end, weight, *, out=None):
+    if out is not None:
+        return _op_lerp_Scalar_out(input, end, weight, out=out)
+    return _op_lerp_Scalar(input, end, weight)
+
+def _lerp_c1(input, end, weight, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(end, Tensor):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    return s
+
+def _lerp_b1(input, end, weight, *, out=None):
+    if out is not None:
+        return _op_lerp_Tensor_out(input, end, weight, out=out)
+    return _op_lerp_Tensor(input, end, weight)
+
+_lerp_ovs = ((_lerp_c0, _lerp_b0), (_lerp_c1, _lerp_b1),)
+_lerp_sigs = ('(Tensor input, Tensor end, Scalar weight, *, Tensor out = None)', '(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)')
+
+def lerp(*args, **kwargs):
+    best = None
+    for c, b in _lerp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('lerp', args, kwargs, _lerp_sigs, False)
+
+def fmod(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('fmod', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_fmod_Tensor_out(input, other, out=out)
+    return _op_fmod_Tensor(input, other)
+
+def maximum(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('maximum', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_maximum_out(input, other, out=out)
+    return _op_maximum_default(input, other)
+
+def minimum(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('minimum', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_minimum_out(input, other, out=out)
+    return _op_minimum_default(input, other)
+
+def fmax(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('fmax', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_fmax_out(input, other, out=out)
+    return _op_fmax_default(input, other)
+
+def fmin(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('fmin', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_fmin_out(input, other, out=out)
+    return _op_fmin_default(input, other)
+
+def clamp_(input, min=None, max=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('clamp_', 'input', 1, 'Tensor', input)
+    return _op_clamp__Tensor(input, min, max)
+
+def isnan(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
+    return _op_isnan_default(input)
+
+def isinf(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
+    return _op_isinf_default(input)
+
+def isfinite(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
+    return _op_isfinite_default(input)
+
+def isposinf(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('isposinf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_isposinf_out(input, out=out)
+    return _op_isposinf_default(input)
+
+def isneginf(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('isneginf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_isneginf_out(input, out=out)
+    return _op_isneginf_default(input)
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('addcmul', 'input', 1, 'Tensor', input)
+    if out is None and value.__class__ is int and value == 1:
+        return _op_addcmul_default(input, tensor1, tensor2)
+    if out is not None:
+        return _op_addcmul_out(input, tensor1, tensor2, value=value, out=out)
+    return _op_addcmul_default(input, tensor1, tensor2, value=value)
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('addcdiv', 'input', 1, 'Tensor', input)
+    if out is None and value.__class__ is int and value == 1:
+        return _op_addcdiv_default(input, tensor1, tensor2)
+    if out is not None:
+        return _op_addcdiv_out(input, tensor1, tensor2, value=value, out=out)
+    return _op_addcdiv_default(input, tensor1, tensor2, value=value)
+
+def xlogy(input, other, *, out=None):
+    if out is not None:
+        return _op_xlogy_OutTensor(input, other, out=out)
+    return _op_xlogy_Tensor(input, other)
+
+def xlogy_(input, other):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('xlogy_', 'input', 1, 'Tensor', input)
+    return _op_xlogy__Tensor(input, other)
+
+def logaddexp(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logaddexp', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_logaddexp_out(input, other, out=out)
+    return _op_logaddexp_default(input, other)
+
+def arcsin(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arcsin', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_arcsin_out(input, out=out)
+    return _op_arcsin_default(input)
+
+def arcsin_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
+    return _op_arcsin__default(input)
+
+def arccos(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arccos', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_arccos_out(input, out=out)
+    return _op_arccos_default(input)
+
+def arccos_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
+    return _op_arccos__default(input)
+
+def arctan(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arctan', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_arctan_out(input, out=out)
+    return _op_arctan_default(input)
+
+def arctan_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
+    return _op_arctan__default(input)
+
+def arcsinh(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arcsinh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_arcsinh_out(input, out=out)
+    return _op_arcsinh_default(input)
+
+def arcsinh_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
+    return _op_arcsinh__default(input)
+
+def arccosh(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arccosh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_arccosh_out(input, out=out)
+    return _op_arccosh_default(input)
+
+def arccosh_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
+    return _op_arccosh__default(input)
+
+def arctanh(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arctanh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_arctanh_out(input, out=out)
+    return _op_arctanh_default(input)
+
+def arctanh_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
+    return _op_arctanh__default(input)
+
+def arctan2(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('arctan2', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_arctan2_out(input, other, out=out)
+    return _op_arctan2_default(input, other)
+
+def _clip_c0(input, min=None, max=None, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clip_b0(input, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clip_out(input, min, max, out=out)
+    return _op_clip_default(input, min, max)
+
+def _clip_c1(input, min=None, max=None, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def _clip_b1(input, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clip_Tensor_out(input, min, max, out=out)
+    return _op_clip_Tensor(input, min, max)
+
+_clip_ovs = ((_clip_c0, _clip_b0), (_clip_c1, _clip_b1),)
+_clip_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+
+def clip(*args, **kwargs):
+    best = None
+    for c, b in _clip_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clip', args, kwargs, _clip_sigs, False)
+
+def _clip__c0(input, min=None, max=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clip__b0(input, min=None, max=None):
+    return _op_clip__default(input, min, max)
+
+def _clip__c1(input, min=None, max=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def _clip__b1(input, min=None, max=None):
+    return _op_clip__Tensor(input, min, max)
+
+_clip__ovs = ((_clip__c0, _clip__b0), (_clip__c1, _clip__b1),)
+_clip__sigs = ('(Tensor input, Number? min = None, Number? max = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
+
+def clip_(*args, **kwargs):
+    best = None
+    for c, b in _clip__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clip_', args, kwargs, _clip__sigs, False)
+
+def gelu(input, *, approximate='none', out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('gelu', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_gelu_out(input, approximate=approximate, out=out)
+    return _op_gelu_default(input, approximate=approximate)
+
+def gelu_(input, *, approximate='none'):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('gelu_', 'input', 1, 'Tensor', input)
+    return _op_gelu__default(input, approximate=approximate)
+
+def silu(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('silu', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_silu_out(input, out=out)
+    return _op_silu_default(input)
+
+def silu_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('silu_', 'input', 1, 'Tensor', input)
+    return _op_silu__default(input)
+
+def mish(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('mish', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_mish_out(input, out=out)
+    return _op_mish_default(input)
+
+def mish_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('mish_', 'input', 1, 'Tensor', input)
+    return _op_mish__default(input)
+
+def softplus(input, beta=1, threshold=20, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('softplus', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_softplus_out(input, beta, threshold, out=out)
+    return _op_softplus_default(input, beta, threshold)
+
+def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('elu', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_elu_out(input, alpha, scale, input_scale, out=out)
+    return _op_elu_default(input, alpha, scale, input_scale)
+
+def elu_(input, alpha=1, scale=1, input_scale=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('elu_', 'input', 1, 'Tensor', input)
+    return _op_elu__default(input, alpha, scale, input_scale)
+
+def selu(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('selu', 'input', 1, 'Tensor', input)
+    return _op_selu_default(input)
+
+def selu_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
+    return _op_selu__default(input)
+
+def celu(input, alpha=1.0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('celu', 'input', 1, 'Tensor', input)
+    return _op_celu_default(input, alpha)
+
+def celu_(input, alpha=1.0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('celu_', 'input', 1, 'Tensor', input)
+    return _op_celu__default(input, alpha)
+
+def leaky_relu(input, negative_slope=0.01, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('leaky_relu', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_leaky_relu_out(input, negative_slope, out=out)
+    return _op_leaky_relu_default(input, negative_slope)
+
+def leaky_relu_(input, negative_slope=0.01):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('leaky_relu_', 'input', 1, 'Tensor', input)
+    return _op_leaky_relu__default(input, negative_slope)
+
+def hardtanh(input, min_val=-1, max_val=1, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('hardtanh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_hardtanh_out(input, min_val, max_val, out=out)
+    return _op_hardtanh_default(input, min_val, max_val)
+
+def hardtanh_(input, min_val=-1, max_val=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('hardtanh_', 'input', 1, 'Tensor', input)
+    return _op_hardtanh__default(input, min_val, max_val)
+
+def hardsigmoid(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('hardsigmoid', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_hardsigmoid_out(input, out=out)
+    return _op_hardsigmoid_default(input)
+
+def hardsigmoid_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('hardsigmoid_', 'input', 1, 'Tensor', input)
+    return _op_hardsigmoid__default(input)
+
+def hardswish(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('hardswish', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_hardswish_out(input, out=out)
+    return _op_hardswish_default(input)
+
+def hardswish_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('hardswish_', 'input', 1, 'Tensor', input)
+    return _op_hardswish__default(input)
+
+def log_sigmoid(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log_sigmoid', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_log_sigmoid_out(input, out=out)
+    return _op_log_sigmoid_default(input)
+
+def threshold(input, threshold, value, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('threshold', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_threshold_out(input, threshold, value, out=out)
+    return _op_threshold_default(input, threshold, value)
+
+def threshold_(input, threshold, value):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('threshold_', 'input', 1, 'Tensor', input)
+    return _op_threshold__default(input, threshold, value)
+
+def glu(input, dim=-1, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('glu', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_glu_out(input, dim, out=out)
+    return _op_glu_default(input, dim)
+
+def relu6(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('relu6', 'input', 1, 'Tensor', input)
+    return _op_relu6_default(input)
+
+def relu6_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
+    return _op_relu6__default(input)
+
+def prelu(input, weight):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('prelu', 'input', 1, 'Tensor', input)
+    return _op_prelu_default(input, weight)
+
 def add(input, other, *, alpha=1, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('add', 'input', 1, 'Tensor', input)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_add_Tensor(input, other)
     if out is not None:
@@ -927,6 +2124,8 @@ def add(input, other, *, alpha=1, out=None):
     return _op_add_Tensor(input, other, alpha=alpha)
 
 def sub(input, other, *, alpha=1, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sub', 'input', 1, 'Tensor', input)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_sub_Tensor(input, other)
     if out is not None:
@@ -934,6 +2133,8 @@ def sub(input, other, *, alpha=1, out=None):
     return _op_sub_Tensor(input, other, alpha=alpha)
 
 def mul(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('mul', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_mul_out(input, other, out=out)
     return _op_mul_Tensor(input, other)
@@ -993,16 +2194,22 @@ def div(*args, **kwargs):
     raise _no_match('div', args, kwargs, _div_sigs, False)
 
 def rsub(input, other, *, alpha=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('rsub', 'input', 1, 'Tensor', input)
     if alpha.__class__ is int and alpha == 1:
         return _op_rsub_Tensor(input, other)
     return _op_rsub_Tensor(input, other, alpha=alpha)
 
 def floor_divide(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('floor_divide', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_floor_divide_out(input, other, out=out)
     return _op_floor_divide_default(input, other)
 
 def remainder(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('remainder', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_remainder_Tensor_out(input, other, out=out)
     return _op_remainder_Tensor(input, other)
@@ -1013,165 +2220,241 @@ def pow(input, exponent, *, out=None):
     return _op_pow_Tensor_Tensor(input, exponent)
 
 def eq(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('eq', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_eq_Tensor_out(input, other, out=out)
     return _op_eq_Tensor(input, other)
 
 def ne(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('ne', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_ne_Tensor_out(input, other, out=out)
     return _op_ne_Tensor(input, other)
 
 def lt(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('lt', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_lt_Tensor_out(input, other, out=out)
     return _op_lt_Tensor(input, other)
 
 def le(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('le', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_le_Tensor_out(input, other, out=out)
     return _op_le_Tensor(input, other)
 
 def gt(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('gt', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_gt_Tensor_out(input, other, out=out)
     return _op_gt_Tensor(input, other)
 
 def ge(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('ge', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_ge_Tensor_out(input, other, out=out)
     return _op_ge_Tensor(input, other)
 
 def logical_and(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logical_and', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_logical_and_out(input, other, out=out)
     return _op_logical_and_default(input, other)
 
 def logical_or(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logical_or', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_logical_or_out(input, other, out=out)
     return _op_logical_or_default(input, other)
 
 def logical_xor(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logical_xor', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_logical_xor_out(input, other, out=out)
     return _op_logical_xor_default(input, other)
 
 def bitwise_and(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bitwise_and', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_bitwise_and_Tensor_out(input, other, out=out)
     return _op_bitwise_and_Tensor(input, other)
 
 def bitwise_or(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bitwise_or', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_bitwise_or_Tensor_out(input, other, out=out)
     return _op_bitwise_or_Tensor(input, other)
 
 def bitwise_xor(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bitwise_xor', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_bitwise_xor_Tensor_out(input, other, out=out)
     return _op_bitwise_xor_Tensor(input, other)
 
 def neg(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('neg', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_neg_out(input, out=out)
     return _op_neg_default(input)
 
 def neg_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
     return _op_neg__default(input)
 
 def abs(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('abs', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_abs_out(input, out=out)
     return _op_abs_default(input)
 
 def abs_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
     return _op_abs__default(input)
 
 def exp(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('exp', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_exp_out(input, out=out)
     return _op_exp_default(input)
 
 def exp_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
     return _op_exp__default(input)
 
 def log(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_log_out(input, out=out)
     return _op_log_default(input)
 
 def log_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log_', 'input', 1, 'Tensor', input)
     return _op_log__default(input)
 
 def sqrt(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sqrt', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_sqrt_out(input, out=out)
     return _op_sqrt_default(input)
 
 def sqrt_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
     return _op_sqrt__default(input)
 
 def rsqrt(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('rsqrt', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_rsqrt_out(input, out=out)
     return _op_rsqrt_default(input)
 
 def rsqrt_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
     return _op_rsqrt__default(input)
 
 def sin(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sin', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_sin_out(input, out=out)
     return _op_sin_default(input)
 
 def sin_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
     return _op_sin__default(input)
 
 def cos(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cos', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_cos_out(input, out=out)
     return _op_cos_default(input)
 
 def cos_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
     return _op_cos__default(input)
 
 def tanh(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tanh', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_tanh_out(input, out=out)
     return _op_tanh_default(input)
 
 def tanh_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
     return _op_tanh__default(input)
 
 def sigmoid(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sigmoid', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_sigmoid_out(input, out=out)
     return _op_sigmoid_default(input)
 
 def sigmoid_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
     return _op_sigmoid__default(input)
 
 def bitwise_not(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bitwise_not', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_bitwise_not_out(input, out=out)
     return _op_bitwise_not_default(input)
 
 def bitwise_not_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bitwise_not_', 'input', 1, 'Tensor', input)
     return _op_bitwise_not__default(input)
 
 def logical_not(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logical_not', 'input', 1, 'Tensor', input)
     if out is not None:
         return _op_logical_not_out(input, out=out)
     return _op_logical_not_default(input)
 
 def logical_not_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logical_not_', 'input', 1, 'Tensor', input)
     return _op_logical_not__default(input)
 
 def relu(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     return _op_relu_default(input)
 
 def relu_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     return _op_relu__default(input)
 
 def _clamp_c0(input, min=None, max=None, *, out=None):
@@ -1195,7 +2478,7 @@ def _clamp_b0(input, min=None, max=None, *, out=None):
         return _op_clamp_out(input, min, max, out=out)
     return _op_clamp_default(input, min, max)
 
-def _clamp_c1(input, min=None, max=None):
+def _clamp_c1(input, min=None, max=None, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
         if not _is_num(input):
@@ -1211,11 +2494,13 @@ def _clamp_c1(input, min=None, max=None):
         s += 1
     return s
 
-def _clamp_b1(input, min=None, max=None):
+def _clamp_b1(input, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clamp_Tensor_out(input, min, max, out=out)
     return _op_clamp_Tensor(input, min, max)
 
 _clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
-_clamp_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
+_clamp_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
 
 def clamp(*args, **kwargs):
     best = None
@@ -1232,13 +2517,14 @@ def clamp(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
 
-def clamp_(input, min=None, max=None):
-    return _op_clamp__default(input, min, max)
-
 def clamp_min(input, min):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
     return _op_clamp_min_default(input, min)
 
 def clamp_max(input, max):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
     return _op_clamp_max_default(input, max)
 
 def where(condition, input, other):
@@ -1401,9 +2687,13 @@ def prod(*args, **kwargs):
     raise _no_match('prod', args, kwargs, _prod_sigs, False)
 
 def amax(input, dim=(), keepdim=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('amax', 'input', 1, 'Tensor', input)
     return _op_amax_default(input, dim, keepdim)
 
 def amin(input, dim=(), keepdim=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('amin', 'input', 1, 'Tensor', input)
     return _op_amin_default(input, dim, keepdim)
 
 def _max_c0(input):
@@ -1495,9 +2785,13 @@ def min(*args, **kwargs):
     raise _no_match('min', args, kwargs, _min_sigs, False)
 
 def argmax(input, dim=None, keepdim=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('argmax', 'input', 1, 'Tensor', input)
     return _op_argmax_default(input, dim, keepdim)
 
 def argmin(input, dim=None, keepdim=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('argmin', 'input', 1, 'Tensor', input)
     return _op_argmin_default(input, dim, keepdim)
 
 def _all_c0(input):
@@ -1619,50 +2913,858 @@ def any(*args, **kwargs):
     raise _no_match('any', args, kwargs, _any_sigs, False)
 
 def mm(input, mat2):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('mm', 'input', 1, 'Tensor', input)
     return _op_mm_default(input, mat2)
 
 def bmm(input, mat2):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
     return _op_bmm_default(input, mat2)
 
 def mv(input, vec):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('mv', 'input', 1, 'Tensor', input)
     return _op_mv_default(input, vec)
 
 def dot(input, tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('dot', 'input', 1, 'Tensor', input)
     return _op_dot_default(input, tensor)
 
 def matmul(input, other):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('matmul', 'input', 1, 'Tensor', input)
     return _op_matmul_default(input, other)
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         return _op_addmm_default(input, mat1, mat2)
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
+def _var_c0(input, unbiased=True):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def _var_b0(input, unbiased=True):
+    return _op_var_default(input, unbiased)
+
+def _var_c1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _var_b1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_var_out(input, dim, unbiased, keepdim, out=out)
+    return _op_var_dim(input, dim, unbiased, keepdim)
+
+def _var_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _var_b2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if out is None and correction is None and keepdim is False:
+        return _op_var_correction(input, dim)
+    if out is not None:
+        return _op_var_correction_out(input, dim, correction=correction, keepdim=keepdim, out=out)
+    return _op_var_correction(input, dim, correction=correction, keepdim=keepdim)
+
+_var_ovs = ((_var_c0, _var_b0), (_var_c1, _var_b1), (_var_c2, _var_b2),)
+_var_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+
+def var(*args, **kwargs):
+    best = None
+    for c, b in _var_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('var', args, kwargs, _var_sigs, False)
+
+def _std_c0(input, unbiased=True):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def _std_b0(input, unbiased=True):
+    return _op_std_default(input, unbiased)
+
+def _std_c1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _std_b1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_std_out(input, dim, unbiased, keepdim, out=out)
+    return _op_std_dim(input, dim, unbiased, keepdim)
+
+def _std_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _std_b2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if out is None and correction is None and keepdim is False:
+        return _op_std_correction(input, dim)
+    if out is not None:
+        return _op_std_correction_out(input, dim, correction=correction, keepdim=keepdim, out=out)
+    return _op_std_correction(input, dim, correction=correction, keepdim=keepdim)
+
+_std_ovs = ((_std_c0, _std_b0), (_std_c1, _std_b1), (_std_c2, _std_b2),)
+_std_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+
+def std(*args, **kwargs):
+    best = None
+    for c, b in _std_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('std', args, kwargs, _std_sigs, False)
+
+def _var_mean_c0(input, unbiased=True):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def _var_mean_b0(input, unbiased=True):
+    return _op_var_mean_default(input, unbiased)
+
+def _var_mean_c1(input, dim, unbiased=True, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _var_mean_b1(input, dim, unbiased=True, keepdim=False):
+    return _op_var_mean_dim(input, dim, unbiased, keepdim)
+
+def _var_mean_c2(input, dim=None, *, correction=None, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _var_mean_b2(input, dim=None, *, correction=None, keepdim=False):
+    if correction is None and keepdim is False:
+        return _op_var_mean_correction(input, dim)
+    return _op_var_mean_correction(input, dim, correction=correction, keepdim=keepdim)
+
+_var_mean_ovs = ((_var_mean_c0, _var_mean_b0), (_var_mean_c1, _var_mean_b1), (_var_mean_c2, _var_mean_b2),)
+_var_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False)')
+
+def var_mean(*args, **kwargs):
+    best = None
+    for c, b in _var_mean_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('var_mean', args, kwargs, _var_mean_sigs, False)
+
+def _std_mean_c0(input, unbiased=True):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def _std_mean_b0(input, unbiased=True):
+    return _op_std_mean_default(input, unbiased)
+
+def _std_mean_c1(input, dim, unbiased=True, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _std_mean_b1(input, dim, unbiased=True, keepdim=False):
+    return _op_std_mean_dim(input, dim, unbiased, keepdim)
+
+def _std_mean_c2(input, dim=None, *, correction=None, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _std_mean_b2(input, dim=None, *, correction=None, keepdim=False):
+    if correction is None and keepdim is False:
+        return _op_std_mean_correction(input, dim)
+    return _op_std_mean_correction(input, dim, correction=correction, keepdim=keepdim)
+
+_std_mean_ovs = ((_std_mean_c0, _std_mean_b0), (_std_mean_c1, _std_mean_b1), (_std_mean_c2, _std_mean_b2),)
+_std_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False)')
+
+def std_mean(*args, **kwargs):
+    best = None
+    for c, b in _std_mean_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('std_mean', args, kwargs, _std_mean_sigs, False)
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logsumexp', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_logsumexp_out(input, dim, keepdim, out=out)
+    return _op_logsumexp_default(input, dim, keepdim)
+
+def _norm_c0(input, p=2):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _norm_b0(input, p=2):
+    return _op_norm_Scalar(input, p)
+
+def _norm_c1(input, p, dim, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _norm_b1(input, p, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_norm_out(input, p, dim, keepdim, out=out)
+    return _op_norm_ScalarOpt_dim(input, p, dim, keepdim)
+
+def _norm_c2(input, p, dim, keepdim, *, dtype, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def _norm_b2(input, p, dim, keepdim, *, dtype, out=None):
+    if out is not None:
+        return _op_norm_dtype_out(input, p, dim, keepdim, dtype=dtype, out=out)
+    return _op_norm_ScalarOpt_dim_dtype(input, p, dim, keepdim, dtype=dtype)
+
+def _norm_c3(input, p, *, dtype):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def _norm_b3(input, p, *, dtype):
+    return _op_norm_ScalarOpt_dtype(input, p, dtype=dtype)
+
+_norm_ovs = ((_norm_c0, _norm_b0), (_norm_c1, _norm_b1), (_norm_c2, _norm_b2), (_norm_c3, _norm_b3),)
+_norm_sigs = ('(Tensor input, Scalar p = 2)', '(Tensor input, Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Tensor input, Number? p, *, dtype dtype)')
+
+def norm(*args, **kwargs):
+    best = None
+    for c, b in _norm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('norm', args, kwargs, _norm_sigs, False)
+
+def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_vector_norm', 'input', 1, 'Tensor', input)
+    if out is None and dtype is None:
+        return _op_linalg_vector_norm_default(input, ord, dim, keepdim)
+    if out is not None:
+        return _op_linalg_vector_norm_out(input, ord, dim, keepdim, dtype=dtype, out=out)
+    return _op_linalg_vector_norm_default(input, ord, dim, keepdim, dtype=dtype)
+
+def _linalg_matrix_norm_c0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_num(ord):
+        if not (isinstance(ord, Tensor) and ord.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _linalg_matrix_norm_b0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_linalg_matrix_norm_default(input, ord, dim, keepdim)
+    if out is not None:
+        return _op_linalg_matrix_norm_out(input, ord, dim, keepdim, dtype=dtype, out=out)
+    return _op_linalg_matrix_norm_default(input, ord, dim, keepdim, dtype=dtype)
+
+def _linalg_matrix_norm_c1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(ord, str):
+        return None
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def _linalg_matrix_norm_b1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_linalg_matrix_norm_str_ord(input, ord, dim, keepdim)
+    if out is not None:
+        return _op_linalg_matrix_norm_str_ord_out(input, ord, dim, keepdim, dtype=dtype, out=out)
+    return _op_linalg_matrix_norm_str_ord(input, ord, dim, keepdim, dtype=dtype)
+
+_linalg_matrix_norm_ovs = ((_linalg_matrix_norm_c0, _linalg_matrix_norm_b0), (_linalg_matrix_norm_c1, _linalg_matrix_norm_b1),)
+_linalg_matrix_norm_sigs = ('(Tensor input, Scalar ord, int[] dim = [-2,-1], bool keepdim = False, *, dtype? dtype = None, Tensor out = None)', "(Tensor input, str ord = 'fro', int[] dim = [-2,-1], bool keepdim = False, *, dtype? dtype = None, Tensor out = None)")
+
+def linalg_matrix_norm(*args, **kwargs):
+    best = None
+    for c, b in _linalg_matrix_norm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('linalg_matrix_norm', args, kwargs, _linalg_matrix_norm_sigs, False)
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
+    if out is None and dtype is None:
+        return _op_cumsum_default(input, dim)
+    if out is not None:
+        return _op_cumsum_out(input, dim, dtype=dtype, out=out)
+    return _op_cumsum_default(input, dim, dtype=dtype)
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cumprod', 'input', 1, 'Tensor', input)
+    if out is None and dtype is None:
+        return _op_cumprod_default(input, dim)
+    if out is not None:
+        return _op_cumprod_out(input, dim, dtype=dtype, out=out)
+    return _op_cumprod_default(input, dim, dtype=dtype)
+
+def cummax(input, dim):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cummax', 'input', 1, 'Tensor', input)
+    return _rt_cummax(*_op_cummax_default(input, dim))
+
+def cummin(input, dim):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cummin', 'input', 1, 'Tensor', input)
+    return _rt_cummin(*_op_cummin_default(input, dim))
+
+def logcumsumexp(input, dim, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logcumsumexp', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_logcumsumexp_out(input, dim, out=out)
+    return _op_logcumsumexp_default(input, dim)
+
+def _count_nonzero_c0(input, dim):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    return s
+
+def _count_nonzero_b0(input, dim):
+    return _op_count_nonzero_dim_IntList(input, dim)
+
+def _count_nonzero_c1(input, dim=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if dim is not None and not _is_int(dim):
+        return None
+    return s
+
+def _count_nonzero_b1(input, dim=None):
+    return _op_count_nonzero_default(input, dim)
+
+_count_nonzero_ovs = ((_count_nonzero_c0, _count_nonzero_b0), (_count_nonzero_c1, _count_nonzero_b1),)
+_count_nonzero_sigs = ('(Tensor input, int[] dim)', '(Tensor input, int? dim = None)')
+
+def count_nonzero(*args, **kwargs):
+    best = None
+    for c, b in _count_nonzero_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('count_nonzero', args, kwargs, _count_nonzero_sigs, False)
+
+def _median_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _median_b0(input):
+    return _op_median_default(input)
+
+def _median_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _median_b1(input, dim, keepdim=False):
+    return _rt_median(*_op_median_dim(input, dim, keepdim))
+
+_median_ovs = ((_median_c0, _median_b0), (_median_c1, _median_b1),)
+_median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+
+def median(*args, **kwargs):
+    best = None
+    for c, b in _median_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('median', args, kwargs, _median_sigs, False)
+
+def _nanmedian_c0(input):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    return s
+
+def _nanmedian_b0(input):
+    return _op_nanmedian_default(input)
+
+def _nanmedian_c1(input, dim, keepdim=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _nanmedian_b1(input, dim, keepdim=False):
+    return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
+
+_nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0), (_nanmedian_c1, _nanmedian_b1),)
+_nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+
+def nanmedian(*args, **kwargs):
+    best = None
+    for c, b in _nanmedian_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
+
+def mode(input, dim=-1, keepdim=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('mode', 'input', 1, 'Tensor', input)
+    return _rt_mode(*_op_mode_default(input, dim, keepdim))
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('kthvalue', 'input', 1, 'Tensor', input)
+    return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
+
+def _sort_c0(input, dim=-1, descending=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def _sort_b0(input, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_default(input, dim, descending))
+
+def _sort_c1(input, *, stable, dim=-1, descending=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if stable is not None and not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def _sort_b1(input, *, stable, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_stable(input, stable=stable, dim=dim, descending=descending))
+
+_sort_ovs = ((_sort_c0, _sort_b0), (_sort_c1, _sort_b1),)
+_sort_sigs = ('(Tensor input, int dim = -1, bool descending = False)', '(Tensor input, *, bool? stable, int dim = -1, bool descending = False)')
+
+def sort(*args, **kwargs):
+    best = None
+    for c, b in _sort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sort', args, kwargs, _sort_sigs, False)
+
+def _argsort_c0(input, dim=-1, descending=False):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def _argsort_b0(input, dim=-1, descending=False):
+    return _op_argsort_default(input, dim, descending)
+
+def _argsort_c1(input, *, stable, dim=-1, descending=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def _argsort_b1(input, *, stable, dim=-1, descending=False, out=None):
+    if out is not None:
+        return _op_argsort_stable_out(input, stable=stable, dim=dim, descending=descending, out=out)
+    return _op_argsort_stable(input, stable=stable, dim=dim, descending=descending)
+
+_argsort_ovs = ((_argsort_c0, _argsort_b0), (_argsort_c1, _argsort_b1),)
+_argsort_sigs = ('(Tensor input, int dim = -1, bool descending = False)', '(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
+
+def argsort(*args, **kwargs):
+    best = None
+    for c, b in _argsort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('topk', 'input', 1, 'Tensor', input)
+    return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
+
+def msort(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('msort', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_msort_out(input, out=out)
+    return _op_msort_default(input)
+
+def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('_unique2', 'input', 1, 'Tensor', input)
+    return _op__unique2_default(input, sorted, return_inverse, return_counts)
+
+def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('unique_dim', 'input', 1, 'Tensor', input)
+    return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('unique_consecutive', 'input', 1, 'Tensor', input)
+    return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
+
+def bincount(input, weights=None, minlength=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('bincount', 'input', 1, 'Tensor', input)
+    return _op_bincount_default(input, weights, minlength)
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('histc', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_histc_out(input, bins, min, max, out=out)
+    return _op_histc_default(input, bins, min, max)
+
 def as_strided(input, size, stride, storage_offset=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
     return _op_as_strided_default(input, size, stride, storage_offset)
 
 def transpose(input, dim0, dim1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('transpose', 'input', 1, 'Tensor', input)
     return _op_transpose_int(input, dim0, dim1)
 
 def permute(input, dims):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('permute', 'input', 1, 'Tensor', input)
     return _op_permute_default(input, dims)
 
 def t(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('t', 'input', 1, 'Tensor', input)
     return _op_t_default(input)
 
 def adjoint(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     return _op_adjoint_default(input)
 
 def narrow(input, dim, start, length):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('narrow', 'input', 1, 'Tensor', input)
     return _op_narrow_default(input, dim, start, length)
 
 def select(input, dim, index):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('select', 'input', 1, 'Tensor', input)
     return _op_select_int(input, dim, index)
 
 def slice(input, dim=0, start=None, end=None, step=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('slice', 'input', 1, 'Tensor', input)
     return _op_slice_Tensor(input, dim, start, end, step)
 
 def unsqueeze(input, dim):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('unsqueeze', 'input', 1, 'Tensor', input)
     return _op_unsqueeze_default(input, dim)
 
 def _squeeze_c0(input):
@@ -1721,24 +3823,38 @@ def squeeze(*args, **kwargs):
     raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
 
 def flatten(input, start_dim=0, end_dim=-1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('flatten', 'input', 1, 'Tensor', input)
     return _op_flatten_using_ints(input, start_dim, end_dim)
 
 def unflatten(input, dim, sizes):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('unflatten', 'input', 1, 'Tensor', input)
     return _op_unflatten_int(input, dim, sizes)
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('diagonal', 'input', 1, 'Tensor', input)
     return _op_diagonal_default(input, offset, dim1, dim2)
 
 def unbind(input, dim=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('unbind', 'input', 1, 'Tensor', input)
     return _op_unbind_int(input, dim)
 
 def split(input, split_size, dim=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('split', 'input', 1, 'Tensor', input)
     return _op_split_Tensor(input, split_size, dim)
 
 def split_with_sizes(input, split_sizes, dim=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('split_with_sizes', 'input', 1, 'Tensor', input)
     return _op_split_with_sizes_default(input, split_sizes, dim)
 
 def chunk(input, chunks, dim=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('chunk', 'input', 1, 'Tensor', input)
     return _op_chunk_default(input, chunks, dim)
 
 def _movedim_c0(input, source, destination):
@@ -1790,20 +3906,30 @@ def movedim(*args, **kwargs):
     raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
 
 def alias(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     return _op_alias_default(input)
 
 def detach(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     return _op_detach_default(input)
 
 def reshape(input, shape):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('reshape', 'input', 1, 'Tensor', input)
     return _op_reshape_default(input, shape)
 
 def clone(input, *, memory_format=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('clone', 'input', 1, 'Tensor', input)
     if memory_format is None:
         return _op_clone_default(input)
     return _op_clone_default(input, memory_format=memory_format)
 
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('_to_copy', 'input', 1, 'Tensor', input)
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         return _op__to_copy_default(input)
     return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
@@ -1857,6 +3983,8 @@ def fill_(*args, **kwargs):
     raise _no_match('fill_', args, kwargs, _fill__sigs, False)
 
 def zero_(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     return _op_zero__default(input)
 
 def cat(tensors, dim=0, *, out=None):
@@ -1874,12 +4002,18 @@ def vstack(tensors):
     return _op_vstack_default(tensors)
 
 def index(input, indices):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index', 'input', 1, 'Tensor', input)
     return _op_index_Tensor(input, indices)
 
 def index_put_(input, indices, values, accumulate=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_put_', 'input', 1, 'Tensor', input)
     return _op_index_put__default(input, indices, values, accumulate)
 
 def index_put(input, indices, values, accumulate=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_to_copy', 'abs', 'abs_', 'add', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clone', 'cos', 'cos_', 'detach', 'diagonal', 'div', 'dot', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'floor_divide', 'full', 'full_like', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'le', 'linspace', 'log', 'log_', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'lt', 'matmul', 'max', 'mean', 'min', 'mm', 'movedim', 'mul', 'mv', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'reshape', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'slice', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diagonal', 'div', 'dot', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_put', 'index_put_', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_matrix_norm', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'matmul', 'max', 'maximum', 'mean', 'median', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'ne', 'neg', 'neg_', 'norm', 'ones', 'ones_like', 'permute', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'reshape', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'topk', 'transpose', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -3,16 +3,28 @@
 from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match
-from .functions import _rt_max, _rt_min
+from .functions import _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_sort, _rt_topk
 
 _ops = _opsmod.ops
 
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
+_op_acos__default = _ops.aten.acos_.default
+_op_acos_default = _ops.aten.acos.default
+_op_acos_out = _ops.aten.acos.out
+_op_acosh__default = _ops.aten.acosh_.default
+_op_acosh_default = _ops.aten.acosh.default
+_op_acosh_out = _ops.aten.acosh.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addcdiv__default = _ops.aten.addcdiv_.default
+_op_addcdiv_default = _ops.aten.addcdiv.default
+_op_addcdiv_out = _ops.aten.addcdiv.out
+_op_addcmul__default = _ops.aten.addcmul_.default
+_op_addcmul_default = _ops.aten.addcmul.default
+_op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
@@ -24,12 +36,52 @@ _op_amin_default = _ops.aten.amin.default
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
+_op_arccos__default = _ops.aten.arccos_.default
+_op_arccos_default = _ops.aten.arccos.default
+_op_arccos_out = _ops.aten.arccos.out
+_op_arccosh__default = _ops.aten.arccosh_.default
+_op_arccosh_default = _ops.aten.arccosh.default
+_op_arccosh_out = _ops.aten.arccosh.out
+_op_arcsin__default = _ops.aten.arcsin_.default
+_op_arcsin_default = _ops.aten.arcsin.default
+_op_arcsin_out = _ops.aten.arcsin.out
+_op_arcsinh__default = _ops.aten.arcsinh_.default
+_op_arcsinh_default = _ops.aten.arcsinh.default
+_op_arcsinh_out = _ops.aten.arcsinh.out
+_op_arctan2__default = _ops.aten.arctan2_.default
+_op_arctan2_default = _ops.aten.arctan2.default
+_op_arctan2_out = _ops.aten.arctan2.out
+_op_arctan__default = _ops.aten.arctan_.default
+_op_arctan_default = _ops.aten.arctan.default
+_op_arctan_out = _ops.aten.arctan.out
+_op_arctanh__default = _ops.aten.arctanh_.default
+_op_arctanh_default = _ops.aten.arctanh.default
+_op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
 _op_argmin_default = _ops.aten.argmin.default
+_op_argsort_default = _ops.aten.argsort.default
+_op_argsort_stable = _ops.aten.argsort.stable
+_op_argsort_stable_out = _ops.aten.argsort.stable_out
 _op_as_strided_default = _ops.aten.as_strided.default
+_op_asin__default = _ops.aten.asin_.default
+_op_asin_default = _ops.aten.asin.default
+_op_asin_out = _ops.aten.asin.out
+_op_asinh__default = _ops.aten.asinh_.default
+_op_asinh_default = _ops.aten.asinh.default
+_op_asinh_out = _ops.aten.asinh.out
+_op_atan2__default = _ops.aten.atan2_.default
+_op_atan2_default = _ops.aten.atan2.default
+_op_atan2_out = _ops.aten.atan2.out
+_op_atan__default = _ops.aten.atan_.default
+_op_atan_default = _ops.aten.atan.default
+_op_atan_out = _ops.aten.atan.out
+_op_atanh__default = _ops.aten.atanh_.default
+_op_atanh_default = _ops.aten.atanh.default
+_op_atanh_out = _ops.aten.atanh.out
 _op_bernoulli__float = _ops.aten.bernoulli_.float
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
+_op_bincount_default = _ops.aten.bincount.default
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
@@ -43,19 +95,42 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
 _op_bmm_default = _ops.aten.bmm.default
+_op_ceil__default = _ops.aten.ceil_.default
+_op_ceil_default = _ops.aten.ceil.default
+_op_ceil_out = _ops.aten.ceil.out
 _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
-_op_clamp__default = _ops.aten.clamp_.default
+_op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
+_op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_out = _ops.aten.clamp.out
+_op_clip_Tensor = _ops.aten.clip.Tensor
+_op_clip_Tensor_out = _ops.aten.clip.Tensor_out
+_op_clip__Tensor = _ops.aten.clip_.Tensor
+_op_clip__default = _ops.aten.clip_.default
+_op_clip_default = _ops.aten.clip.default
+_op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_contiguous_default = _ops.aten.contiguous.default
 _op_copy__default = _ops.aten.copy_.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
+_op_cosh__default = _ops.aten.cosh_.default
+_op_cosh_default = _ops.aten.cosh.default
+_op_cosh_out = _ops.aten.cosh.out
+_op_count_nonzero_default = _ops.aten.count_nonzero.default
+_op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cummax_default = _ops.aten.cummax.default
+_op_cummin_default = _ops.aten.cummin.default
+_op_cumprod__default = _ops.aten.cumprod_.default
+_op_cumprod_default = _ops.aten.cumprod.default
+_op_cumprod_out = _ops.aten.cumprod.out
+_op_cumsum__default = _ops.aten.cumsum_.default
+_op_cumsum_default = _ops.aten.cumsum.default
+_op_cumsum_out = _ops.aten.cumsum.out
 _op_detach_default = _ops.aten.detach.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
@@ -68,32 +143,92 @@ _op_dot_default = _ops.aten.dot.default
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_eq__Tensor = _ops.aten.eq_.Tensor
+_op_erf__default = _ops.aten.erf_.default
+_op_erf_default = _ops.aten.erf.default
+_op_erf_out = _ops.aten.erf.out
+_op_erfc__default = _ops.aten.erfc_.default
+_op_erfc_default = _ops.aten.erfc.default
+_op_erfc_out = _ops.aten.erfc.out
+_op_erfinv__default = _ops.aten.erfinv_.default
+_op_erfinv_default = _ops.aten.erfinv.default
+_op_erfinv_out = _ops.aten.erfinv.out
+_op_exp2__default = _ops.aten.exp2_.default
+_op_exp2_default = _ops.aten.exp2.default
+_op_exp2_out = _ops.aten.exp2.out
 _op_exp__default = _ops.aten.exp_.default
 _op_exp_default = _ops.aten.exp.default
 _op_exp_out = _ops.aten.exp.out
 _op_expand_as_default = _ops.aten.expand_as.default
 _op_expand_default = _ops.aten.expand.default
+_op_expm1__default = _ops.aten.expm1_.default
+_op_expm1_default = _ops.aten.expm1.default
+_op_expm1_out = _ops.aten.expm1.out
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
+_op_floor__default = _ops.aten.floor_.default
+_op_floor_default = _ops.aten.floor.default
 _op_floor_divide__default = _ops.aten.floor_divide_.default
 _op_floor_divide_default = _ops.aten.floor_divide.default
 _op_floor_divide_out = _ops.aten.floor_divide.out
+_op_floor_out = _ops.aten.floor.out
+_op_fmax_default = _ops.aten.fmax.default
+_op_fmax_out = _ops.aten.fmax.out
+_op_fmin_default = _ops.aten.fmin.default
+_op_fmin_out = _ops.aten.fmin.out
+_op_fmod_Tensor = _ops.aten.fmod.Tensor
+_op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
+_op_fmod__Tensor = _ops.aten.fmod_.Tensor
+_op_frac__default = _ops.aten.frac_.default
+_op_frac_default = _ops.aten.frac.default
+_op_frac_out = _ops.aten.frac.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_ge__Tensor = _ops.aten.ge_.Tensor
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_gt__Tensor = _ops.aten.gt_.Tensor
+_op_histc_default = _ops.aten.histc.default
+_op_histc_out = _ops.aten.histc.out
+_op_hypot__default = _ops.aten.hypot_.default
+_op_hypot_default = _ops.aten.hypot.default
+_op_hypot_out = _ops.aten.hypot.out
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_isfinite_default = _ops.aten.isfinite.default
+_op_isinf_default = _ops.aten.isinf.default
+_op_isnan_default = _ops.aten.isnan.default
+_op_isneginf_default = _ops.aten.isneginf.default
+_op_isneginf_out = _ops.aten.isneginf.out
+_op_isposinf_default = _ops.aten.isposinf.default
+_op_isposinf_out = _ops.aten.isposinf.out
+_op_kthvalue_default = _ops.aten.kthvalue.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_le__Tensor = _ops.aten.le_.Tensor
+_op_lerp_Scalar = _ops.aten.lerp.Scalar
+_op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
+_op_lerp_Tensor = _ops.aten.lerp.Tensor
+_op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_op_lerp__Scalar = _ops.aten.lerp_.Scalar
+_op_lerp__Tensor = _ops.aten.lerp_.Tensor
+_op_log10__default = _ops.aten.log10_.default
+_op_log10_default = _ops.aten.log10.default
+_op_log10_out = _ops.aten.log10.out
+_op_log1p__default = _ops.aten.log1p_.default
+_op_log1p_default = _ops.aten.log1p.default
+_op_log1p_out = _ops.aten.log1p.out
+_op_log2__default = _ops.aten.log2_.default
+_op_log2_default = _ops.aten.log2.default
+_op_log2_out = _ops.aten.log2.out
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
+_op_logaddexp_default = _ops.aten.logaddexp.default
+_op_logaddexp_out = _ops.aten.logaddexp.out
+_op_logcumsumexp_default = _ops.aten.logcumsumexp.default
+_op_logcumsumexp_out = _ops.aten.logcumsumexp.out
 _op_logical_and__default = _ops.aten.logical_and_.default
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
@@ -106,23 +241,42 @@ _op_logical_or_out = _ops.aten.logical_or.out
 _op_logical_xor__default = _ops.aten.logical_xor_.default
 _op_logical_xor_default = _ops.aten.logical_xor.default
 _op_logical_xor_out = _ops.aten.logical_xor.out
+_op_logit__default = _ops.aten.logit_.default
+_op_logit_default = _ops.aten.logit.default
+_op_logit_out = _ops.aten.logit.out
+_op_logsumexp_default = _ops.aten.logsumexp.default
+_op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lt__Tensor = _ops.aten.lt_.Tensor
 _op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
+_op_maximum_default = _ops.aten.maximum.default
+_op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
+_op_median_default = _ops.aten.median.default
+_op_median_dim = _ops.aten.median.dim
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_minimum_default = _ops.aten.minimum.default
+_op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
+_op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
+_op_msort_default = _ops.aten.msort.default
+_op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_mv_default = _ops.aten.mv.default
+_op_nan_to_num__default = _ops.aten.nan_to_num_.default
+_op_nan_to_num_default = _ops.aten.nan_to_num.default
+_op_nan_to_num_out = _ops.aten.nan_to_num.out
+_op_nanmedian_default = _ops.aten.nanmedian.default
+_op_nanmedian_dim = _ops.aten.nanmedian.dim
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
@@ -135,17 +289,27 @@ _op_new_empty_strided_default = _ops.aten.new_empty_strided.default
 _op_new_full_default = _ops.aten.new_full.default
 _op_new_ones_default = _ops.aten.new_ones.default
 _op_new_zeros_default = _ops.aten.new_zeros.default
+_op_norm_Scalar = _ops.aten.norm.Scalar
+_op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
+_op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
+_op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
+_op_norm_dtype_out = _ops.aten.norm.dtype_out
+_op_norm_out = _ops.aten.norm.out
 _op_normal__default = _ops.aten.normal_.default
 _op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
 _op_pow__Tensor = _ops.aten.pow_.Tensor
+_op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
 _op_random__default = _ops.aten.random_.default
 _op_random__from = getattr(_ops.aten.random_, 'from')
 _op_random__to = _ops.aten.random_.to
+_op_reciprocal__default = _ops.aten.reciprocal_.default
+_op_reciprocal_default = _ops.aten.reciprocal.default
+_op_reciprocal_out = _ops.aten.reciprocal.out
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
@@ -154,43 +318,83 @@ _op_remainder__Tensor = _ops.aten.remainder_.Tensor
 _op_reshape_as_default = _ops.aten.reshape_as.default
 _op_reshape_default = _ops.aten.reshape.default
 _op_resize__default = _ops.aten.resize_.default
+_op_round__decimals = _ops.aten.round_.decimals
+_op_round__default = _ops.aten.round_.default
+_op_round_decimals = _ops.aten.round.decimals
+_op_round_decimals_out = _ops.aten.round.decimals_out
+_op_round_default = _ops.aten.round.default
+_op_round_out = _ops.aten.round.out
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_select_int = _ops.aten.select.int
+_op_sgn__default = _ops.aten.sgn_.default
+_op_sgn_default = _ops.aten.sgn.default
+_op_sgn_out = _ops.aten.sgn.out
 _op_sigmoid__default = _ops.aten.sigmoid_.default
 _op_sigmoid_default = _ops.aten.sigmoid.default
 _op_sigmoid_out = _ops.aten.sigmoid.out
+_op_sign__default = _ops.aten.sign_.default
+_op_sign_default = _ops.aten.sign.default
+_op_sign_out = _ops.aten.sign.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_sinh__default = _ops.aten.sinh_.default
+_op_sinh_default = _ops.aten.sinh.default
+_op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_sort_default = _ops.aten.sort.default
+_op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
 _op_sqrt_default = _ops.aten.sqrt.default
 _op_sqrt_out = _ops.aten.sqrt.out
+_op_square__default = _ops.aten.square_.default
+_op_square_default = _ops.aten.square.default
+_op_square_out = _ops.aten.square.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
 _op_squeeze_dims = _ops.aten.squeeze.dims
+_op_std_correction = _ops.aten.std.correction
+_op_std_correction_out = _ops.aten.std.correction_out
+_op_std_default = _ops.aten.std.default
+_op_std_dim = _ops.aten.std.dim
+_op_std_out = _ops.aten.std.out
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub__Tensor = _ops.aten.sub_.Tensor
 _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_t_default = _ops.aten.t.default
+_op_tan__default = _ops.aten.tan_.default
+_op_tan_default = _ops.aten.tan.default
+_op_tan_out = _ops.aten.tan.out
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_topk_default = _ops.aten.topk.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_trunc__default = _ops.aten.trunc_.default
+_op_trunc_default = _ops.aten.trunc.default
+_op_trunc_out = _ops.aten.trunc.out
 _op_unbind_int = _ops.aten.unbind.int
 _op_unflatten_int = _ops.aten.unflatten.int
 _op_uniform__default = _ops.aten.uniform_.default
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
+_op_var_correction = _ops.aten.var.correction
+_op_var_correction_out = _ops.aten.var.correction_out
+_op_var_default = _ops.aten.var.default
+_op_var_dim = _ops.aten.var.dim
+_op_var_out = _ops.aten.var.out
 _op_view_as_default = _ops.aten.view_as.default
 _op_view_default = _ops.aten.view.default
 _op_view_dtype = _ops.aten.view.dtype
 _op_where_self = _ops.aten.where.self
+_op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
+_op_xlogy_Tensor = _ops.aten.xlogy.Tensor
+_op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 
 def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
@@ -327,6 +531,656 @@ def _m_bernoulli(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
+
+def _m_exp2(self, *, out=None):
+    if out is not None:
+        return _op_exp2_out(self, out=out)
+    return _op_exp2_default(self)
+
+def _m_exp2_(self):
+    return _op_exp2__default(self)
+
+def _m_expm1(self, *, out=None):
+    if out is not None:
+        return _op_expm1_out(self, out=out)
+    return _op_expm1_default(self)
+
+def _m_expm1_(self):
+    return _op_expm1__default(self)
+
+def _m_log1p(self, *, out=None):
+    if out is not None:
+        return _op_log1p_out(self, out=out)
+    return _op_log1p_default(self)
+
+def _m_log1p_(self):
+    return _op_log1p__default(self)
+
+def _m_log2(self, *, out=None):
+    if out is not None:
+        return _op_log2_out(self, out=out)
+    return _op_log2_default(self)
+
+def _m_log2_(self):
+    return _op_log2__default(self)
+
+def _m_log10(self, *, out=None):
+    if out is not None:
+        return _op_log10_out(self, out=out)
+    return _op_log10_default(self)
+
+def _m_log10_(self):
+    return _op_log10__default(self)
+
+def _m_sign(self, *, out=None):
+    if out is not None:
+        return _op_sign_out(self, out=out)
+    return _op_sign_default(self)
+
+def _m_sign_(self):
+    return _op_sign__default(self)
+
+def _m_sgn(self, *, out=None):
+    if out is not None:
+        return _op_sgn_out(self, out=out)
+    return _op_sgn_default(self)
+
+def _m_sgn_(self):
+    return _op_sgn__default(self)
+
+def _m_floor(self, *, out=None):
+    if out is not None:
+        return _op_floor_out(self, out=out)
+    return _op_floor_default(self)
+
+def _m_floor_(self):
+    return _op_floor__default(self)
+
+def _m_ceil(self, *, out=None):
+    if out is not None:
+        return _op_ceil_out(self, out=out)
+    return _op_ceil_default(self)
+
+def _m_ceil_(self):
+    return _op_ceil__default(self)
+
+def __m_round_c0(self, *, out=None):
+    s = 0
+    return s
+
+def __m_round_b0(self, *, out=None):
+    if out is not None:
+        return _op_round_out(self, out=out)
+    return _op_round_default(self)
+
+def __m_round_c1(self, *, decimals, out=None):
+    s = 0
+    if not _is_int(decimals):
+        return None
+    return s
+
+def __m_round_b1(self, *, decimals, out=None):
+    if out is not None:
+        return _op_round_decimals_out(self, decimals=decimals, out=out)
+    return _op_round_decimals(self, decimals=decimals)
+
+__m_round_ovs = ((__m_round_c0, __m_round_b0), (__m_round_c1, __m_round_b1),)
+__m_round_sigs = ('(*, Tensor out = None)', '(*, int decimals, Tensor out = None)')
+
+def _m_round(*args, **kwargs):
+    best = None
+    for c, b in __m_round_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('round', args, kwargs, __m_round_sigs, True)
+
+def __m_round__c0(self):
+    s = 0
+    return s
+
+def __m_round__b0(self):
+    return _op_round__default(self)
+
+def __m_round__c1(self, *, decimals):
+    s = 0
+    if not _is_int(decimals):
+        return None
+    return s
+
+def __m_round__b1(self, *, decimals):
+    return _op_round__decimals(self, decimals=decimals)
+
+__m_round__ovs = ((__m_round__c0, __m_round__b0), (__m_round__c1, __m_round__b1),)
+__m_round__sigs = ('()', '(*, int decimals)')
+
+def _m_round_(*args, **kwargs):
+    best = None
+    for c, b in __m_round__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('round_', args, kwargs, __m_round__sigs, True)
+
+def _m_trunc(self, *, out=None):
+    if out is not None:
+        return _op_trunc_out(self, out=out)
+    return _op_trunc_default(self)
+
+def _m_trunc_(self):
+    return _op_trunc__default(self)
+
+def _m_frac(self, *, out=None):
+    if out is not None:
+        return _op_frac_out(self, out=out)
+    return _op_frac_default(self)
+
+def _m_frac_(self):
+    return _op_frac__default(self)
+
+def _m_reciprocal(self, *, out=None):
+    if out is not None:
+        return _op_reciprocal_out(self, out=out)
+    return _op_reciprocal_default(self)
+
+def _m_reciprocal_(self):
+    return _op_reciprocal__default(self)
+
+def _m_square(self, *, out=None):
+    if out is not None:
+        return _op_square_out(self, out=out)
+    return _op_square_default(self)
+
+def _m_square_(self):
+    return _op_square__default(self)
+
+def _m_erf(self, *, out=None):
+    if out is not None:
+        return _op_erf_out(self, out=out)
+    return _op_erf_default(self)
+
+def _m_erf_(self):
+    return _op_erf__default(self)
+
+def _m_erfc(self, *, out=None):
+    if out is not None:
+        return _op_erfc_out(self, out=out)
+    return _op_erfc_default(self)
+
+def _m_erfc_(self):
+    return _op_erfc__default(self)
+
+def _m_erfinv(self, *, out=None):
+    if out is not None:
+        return _op_erfinv_out(self, out=out)
+    return _op_erfinv_default(self)
+
+def _m_erfinv_(self):
+    return _op_erfinv__default(self)
+
+def _m_asin(self, *, out=None):
+    if out is not None:
+        return _op_asin_out(self, out=out)
+    return _op_asin_default(self)
+
+def _m_asin_(self):
+    return _op_asin__default(self)
+
+def _m_acos(self, *, out=None):
+    if out is not None:
+        return _op_acos_out(self, out=out)
+    return _op_acos_default(self)
+
+def _m_acos_(self):
+    return _op_acos__default(self)
+
+def _m_atan(self, *, out=None):
+    if out is not None:
+        return _op_atan_out(self, out=out)
+    return _op_atan_default(self)
+
+def _m_atan_(self):
+    return _op_atan__default(self)
+
+def _m_sinh(self, *, out=None):
+    if out is not None:
+        return _op_sinh_out(self, out=out)
+    return _op_sinh_default(self)
+
+def _m_sinh_(self):
+    return _op_sinh__default(self)
+
+def _m_cosh(self, *, out=None):
+    if out is not None:
+        return _op_cosh_out(self, out=out)
+    return _op_cosh_default(self)
+
+def _m_cosh_(self):
+    return _op_cosh__default(self)
+
+def _m_tan(self, *, out=None):
+    if out is not None:
+        return _op_tan_out(self, out=out)
+    return _op_tan_default(self)
+
+def _m_tan_(self):
+    return _op_tan__default(self)
+
+def _m_asinh(self, *, out=None):
+    if out is not None:
+        return _op_asinh_out(self, out=out)
+    return _op_asinh_default(self)
+
+def _m_asinh_(self):
+    return _op_asinh__default(self)
+
+def _m_acosh(self, *, out=None):
+    if out is not None:
+        return _op_acosh_out(self, out=out)
+    return _op_acosh_default(self)
+
+def _m_acosh_(self):
+    return _op_acosh__default(self)
+
+def _m_atanh(self, *, out=None):
+    if out is not None:
+        return _op_atanh_out(self, out=out)
+    return _op_atanh_default(self)
+
+def _m_atanh_(self):
+    return _op_atanh__default(self)
+
+def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
+    if out is not None:
+        return _op_nan_to_num_out(self, nan, posinf, neginf, out=out)
+    return _op_nan_to_num_default(self, nan, posinf, neginf)
+
+def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    return _op_nan_to_num__default(self, nan, posinf, neginf)
+
+def _m_logit(self, eps=None, *, out=None):
+    if out is not None:
+        return _op_logit_out(self, eps, out=out)
+    return _op_logit_default(self, eps)
+
+def _m_logit_(self, eps=None):
+    return _op_logit__default(self, eps)
+
+def _m_hypot(self, other, *, out=None):
+    if out is not None:
+        return _op_hypot_out(self, other, out=out)
+    return _op_hypot_default(self, other)
+
+def _m_hypot_(self, other):
+    return _op_hypot__default(self, other)
+
+def _m_atan2(self, other, *, out=None):
+    if out is not None:
+        return _op_atan2_out(self, other, out=out)
+    return _op_atan2_default(self, other)
+
+def _m_atan2_(self, other):
+    return _op_atan2__default(self, other)
+
+def __m_lerp_c0(self, end, weight, *, out=None):
+    s = 0
+    if not isinstance(end, Tensor):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not _is_num(weight):
+        if not (isinstance(weight, Tensor) and weight.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_lerp_b0(self, end, weight, *, out=None):
+    if out is not None:
+        return _op_lerp_Scalar_out(self, end, weight, out=out)
+    return _op_lerp_Scalar(self, end, weight)
+
+def __m_lerp_c1(self, end, weight, *, out=None):
+    s = 0
+    if not isinstance(end, Tensor):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    return s
+
+def __m_lerp_b1(self, end, weight, *, out=None):
+    if out is not None:
+        return _op_lerp_Tensor_out(self, end, weight, out=out)
+    return _op_lerp_Tensor(self, end, weight)
+
+__m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
+__m_lerp_sigs = ('(Tensor end, Scalar weight, *, Tensor out = None)', '(Tensor end, Tensor weight, *, Tensor out = None)')
+
+def _m_lerp(*args, **kwargs):
+    best = None
+    for c, b in __m_lerp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('lerp', args, kwargs, __m_lerp_sigs, True)
+
+def __m_lerp__c0(self, end, weight):
+    s = 0
+    if not isinstance(end, Tensor):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not _is_num(weight):
+        if not (isinstance(weight, Tensor) and weight.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_lerp__b0(self, end, weight):
+    return _op_lerp__Scalar(self, end, weight)
+
+def __m_lerp__c1(self, end, weight):
+    s = 0
+    if not isinstance(end, Tensor):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    return s
+
+def __m_lerp__b1(self, end, weight):
+    return _op_lerp__Tensor(self, end, weight)
+
+__m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
+__m_lerp__sigs = ('(Tensor end, Scalar weight)', '(Tensor end, Tensor weight)')
+
+def _m_lerp_(*args, **kwargs):
+    best = None
+    for c, b in __m_lerp__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
+
+def _m_fmod(self, other, *, out=None):
+    if out is not None:
+        return _op_fmod_Tensor_out(self, other, out=out)
+    return _op_fmod_Tensor(self, other)
+
+def _m_fmod_(self, other):
+    return _op_fmod__Tensor(self, other)
+
+def _m_maximum(self, other, *, out=None):
+    if out is not None:
+        return _op_maximum_out(self, other, out=out)
+    return _op_maximum_default(self, other)
+
+def _m_minimum(self, other, *, out=None):
+    if out is not None:
+        return _op_minimum_out(self, other, out=out)
+    return _op_minimum_default(self, other)
+
+def _m_fmax(self, other, *, out=None):
+    if out is not None:
+        return _op_fmax_out(self, other, out=out)
+    return _op_fmax_default(self, other)
+
+def _m_fmin(self, other, *, out=None):
+    if out is not None:
+        return _op_fmin_out(self, other, out=out)
+    return _op_fmin_default(self, other)
+
+def _m_clamp_(self, min=None, max=None):
+    return _op_clamp__Tensor(self, min, max)
+
+def _m_isnan(self):
+    return _op_isnan_default(self)
+
+def _m_isinf(self):
+    return _op_isinf_default(self)
+
+def _m_isfinite(self):
+    return _op_isfinite_default(self)
+
+def _m_isposinf(self, *, out=None):
+    if out is not None:
+        return _op_isposinf_out(self, out=out)
+    return _op_isposinf_default(self)
+
+def _m_isneginf(self, *, out=None):
+    if out is not None:
+        return _op_isneginf_out(self, out=out)
+    return _op_isneginf_default(self)
+
+def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
+    if out is None and value.__class__ is int and value == 1:
+        return _op_addcmul_default(self, tensor1, tensor2)
+    if out is not None:
+        return _op_addcmul_out(self, tensor1, tensor2, value=value, out=out)
+    return _op_addcmul_default(self, tensor1, tensor2, value=value)
+
+def _m_addcmul_(self, tensor1, tensor2, *, value=1):
+    if value.__class__ is int and value == 1:
+        return _op_addcmul__default(self, tensor1, tensor2)
+    return _op_addcmul__default(self, tensor1, tensor2, value=value)
+
+def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
+    if out is None and value.__class__ is int and value == 1:
+        return _op_addcdiv_default(self, tensor1, tensor2)
+    if out is not None:
+        return _op_addcdiv_out(self, tensor1, tensor2, value=value, out=out)
+    return _op_addcdiv_default(self, tensor1, tensor2, value=value)
+
+def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
+    if value.__class__ is int and value == 1:
+        return _op_addcdiv__default(self, tensor1, tensor2)
+    return _op_addcdiv__default(self, tensor1, tensor2, value=value)
+
+def _m_xlogy(self, other, *, out=None):
+    if out is not None:
+        return _op_xlogy_OutTensor(self, other, out=out)
+    return _op_xlogy_Tensor(self, other)
+
+def _m_xlogy_(self, other):
+    return _op_xlogy__Tensor(self, other)
+
+def _m_logaddexp(self, other, *, out=None):
+    if out is not None:
+        return _op_logaddexp_out(self, other, out=out)
+    return _op_logaddexp_default(self, other)
+
+def _m_arcsin(self, *, out=None):
+    if out is not None:
+        return _op_arcsin_out(self, out=out)
+    return _op_arcsin_default(self)
+
+def _m_arcsin_(self):
+    return _op_arcsin__default(self)
+
+def _m_arccos(self, *, out=None):
+    if out is not None:
+        return _op_arccos_out(self, out=out)
+    return _op_arccos_default(self)
+
+def _m_arccos_(self):
+    return _op_arccos__default(self)
+
+def _m_arctan(self, *, out=None):
+    if out is not None:
+        return _op_arctan_out(self, out=out)
+    return _op_arctan_default(self)
+
+def _m_arctan_(self):
+    return _op_arctan__default(self)
+
+def _m_arcsinh(self, *, out=None):
+    if out is not None:
+        return _op_arcsinh_out(self, out=out)
+    return _op_arcsinh_default(self)
+
+def _m_arcsinh_(self):
+    return _op_arcsinh__default(self)
+
+def _m_arccosh(self, *, out=None):
+    if out is not None:
+        return _op_arccosh_out(self, out=out)
+    return _op_arccosh_default(self)
+
+def _m_arccosh_(self):
+    return _op_arccosh__default(self)
+
+def _m_arctanh(self, *, out=None):
+    if out is not None:
+        return _op_arctanh_out(self, out=out)
+    return _op_arctanh_default(self)
+
+def _m_arctanh_(self):
+    return _op_arctanh__default(self)
+
+def _m_arctan2(self, other, *, out=None):
+    if out is not None:
+        return _op_arctan2_out(self, other, out=out)
+    return _op_arctan2_default(self, other)
+
+def _m_arctan2_(self, other):
+    return _op_arctan2__default(self, other)
+
+def __m_clip_c0(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clip_b0(self, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clip_out(self, min, max, out=out)
+    return _op_clip_default(self, min, max)
+
+def __m_clip_c1(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def __m_clip_b1(self, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clip_Tensor_out(self, min, max, out=out)
+    return _op_clip_Tensor(self, min, max)
+
+__m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
+__m_clip_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+
+def _m_clip(*args, **kwargs):
+    best = None
+    for c, b in __m_clip_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clip', args, kwargs, __m_clip_sigs, True)
+
+def __m_clip__c0(self, min=None, max=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, Tensor) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, Tensor) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clip__b0(self, min=None, max=None):
+    return _op_clip__default(self, min, max)
+
+def __m_clip__c1(self, min=None, max=None):
+    s = 0
+    if min is not None and not isinstance(min, Tensor):
+        if not _is_num(min):
+            return None
+        s += 1
+    if max is not None and not isinstance(max, Tensor):
+        if not _is_num(max):
+            return None
+        s += 1
+    return s
+
+def __m_clip__b1(self, min=None, max=None):
+    return _op_clip__Tensor(self, min, max)
+
+__m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
+__m_clip__sigs = ('(Number? min = None, Number? max = None)', '(Tensor? min = None, Tensor? max = None)')
+
+def _m_clip_(*args, **kwargs):
+    best = None
+    for c, b in __m_clip__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clip_', args, kwargs, __m_clip__sigs, True)
+
+def _m_prelu(self, weight):
+    return _op_prelu_default(self, weight)
 
 def _m_add(self, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
@@ -724,7 +1578,7 @@ def __m_clamp_b0(self, min=None, max=None, *, out=None):
         return _op_clamp_out(self, min, max, out=out)
     return _op_clamp_default(self, min, max)
 
-def __m_clamp_c1(self, min=None, max=None):
+def __m_clamp_c1(self, min=None, max=None, *, out=None):
     s = 0
     if min is not None and not isinstance(min, Tensor):
         if not _is_num(min):
@@ -736,11 +1590,13 @@ def __m_clamp_c1(self, min=None, max=None):
         s += 1
     return s
 
-def __m_clamp_b1(self, min=None, max=None):
+def __m_clamp_b1(self, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clamp_Tensor_out(self, min, max, out=out)
     return _op_clamp_Tensor(self, min, max)
 
 __m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
-__m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None)')
+__m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
 
 def _m_clamp(*args, **kwargs):
     best = None
@@ -756,9 +1612,6 @@ def _m_clamp(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
-
-def _m_clamp_(self, min=None, max=None):
-    return _op_clamp__default(self, min, max)
 
 def _m_clamp_min(self, min):
     return _op_clamp_min_default(self, min)
@@ -1099,6 +1952,466 @@ def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
         return _op_addmm_default(self, mat1, mat2)
     return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
 
+def __m_var_c0(self, unbiased=True):
+    s = 0
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def __m_var_b0(self, unbiased=True):
+    return _op_var_default(self, unbiased)
+
+def __m_var_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_var_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_var_out(self, dim, unbiased, keepdim, out=out)
+    return _op_var_dim(self, dim, unbiased, keepdim)
+
+def __m_var_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_var_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    if out is None and correction is None and keepdim is False:
+        return _op_var_correction(self, dim)
+    if out is not None:
+        return _op_var_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
+    return _op_var_correction(self, dim, correction=correction, keepdim=keepdim)
+
+__m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, __m_var_b2),)
+__m_var_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+
+def _m_var(*args, **kwargs):
+    best = None
+    for c, b in __m_var_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('var', args, kwargs, __m_var_sigs, True)
+
+def __m_std_c0(self, unbiased=True):
+    s = 0
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def __m_std_b0(self, unbiased=True):
+    return _op_std_default(self, unbiased)
+
+def __m_std_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_std_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_std_out(self, dim, unbiased, keepdim, out=out)
+    return _op_std_dim(self, dim, unbiased, keepdim)
+
+def __m_std_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, Tensor) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_std_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    if out is None and correction is None and keepdim is False:
+        return _op_std_correction(self, dim)
+    if out is not None:
+        return _op_std_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
+    return _op_std_correction(self, dim, correction=correction, keepdim=keepdim)
+
+__m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, __m_std_b2),)
+__m_std_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+
+def _m_std(*args, **kwargs):
+    best = None
+    for c, b in __m_std_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('std', args, kwargs, __m_std_sigs, True)
+
+def _m_logsumexp(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_logsumexp_out(self, dim, keepdim, out=out)
+    return _op_logsumexp_default(self, dim, keepdim)
+
+def __m_norm_c0(self, p=2):
+    s = 0
+    if not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_norm_b0(self, p=2):
+    return _op_norm_Scalar(self, p)
+
+def __m_norm_c1(self, p, dim, keepdim=False, *, out=None):
+    s = 0
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_norm_b1(self, p, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_norm_out(self, p, dim, keepdim, out=out)
+    return _op_norm_ScalarOpt_dim(self, p, dim, keepdim)
+
+def __m_norm_c2(self, p, dim, keepdim, *, dtype, out=None):
+    s = 0
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_norm_b2(self, p, dim, keepdim, *, dtype, out=None):
+    if out is not None:
+        return _op_norm_dtype_out(self, p, dim, keepdim, dtype=dtype, out=out)
+    return _op_norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype=dtype)
+
+def __m_norm_c3(self, p, *, dtype):
+    s = 0
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_norm_b3(self, p, *, dtype):
+    return _op_norm_ScalarOpt_dtype(self, p, dtype=dtype)
+
+__m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_norm_c2, __m_norm_b2), (__m_norm_c3, __m_norm_b3),)
+__m_norm_sigs = ('(Scalar p = 2)', '(Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Number? p, *, dtype dtype)')
+
+def _m_norm(*args, **kwargs):
+    best = None
+    for c, b in __m_norm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
+
+def _m_cumsum(self, dim, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_cumsum_default(self, dim)
+    if out is not None:
+        return _op_cumsum_out(self, dim, dtype=dtype, out=out)
+    return _op_cumsum_default(self, dim, dtype=dtype)
+
+def _m_cumsum_(self, dim, *, dtype=None):
+    if dtype is None:
+        return _op_cumsum__default(self, dim)
+    return _op_cumsum__default(self, dim, dtype=dtype)
+
+def _m_cumprod(self, dim, *, dtype=None, out=None):
+    if out is None and dtype is None:
+        return _op_cumprod_default(self, dim)
+    if out is not None:
+        return _op_cumprod_out(self, dim, dtype=dtype, out=out)
+    return _op_cumprod_default(self, dim, dtype=dtype)
+
+def _m_cumprod_(self, dim, *, dtype=None):
+    if dtype is None:
+        return _op_cumprod__default(self, dim)
+    return _op_cumprod__default(self, dim, dtype=dtype)
+
+def _m_cummax(self, dim):
+    return _rt_cummax(*_op_cummax_default(self, dim))
+
+def _m_cummin(self, dim):
+    return _rt_cummin(*_op_cummin_default(self, dim))
+
+def _m_logcumsumexp(self, dim, *, out=None):
+    if out is not None:
+        return _op_logcumsumexp_out(self, dim, out=out)
+    return _op_logcumsumexp_default(self, dim)
+
+def __m_count_nonzero_c0(self, *dim):
+    s = 0
+    if len(dim) == 1 and not isinstance(dim[0], (int, Tensor)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+            return None
+    return s
+
+def __m_count_nonzero_b0(self, *dim):
+    if len(dim) == 1 and not isinstance(dim[0], (int, Tensor)):
+        dim = dim[0]
+    return _op_count_nonzero_dim_IntList(self, dim)
+
+def __m_count_nonzero_c1(self, dim=None):
+    s = 0
+    if dim is not None and not _is_int(dim):
+        return None
+    return s
+
+def __m_count_nonzero_b1(self, dim=None):
+    return _op_count_nonzero_default(self, dim)
+
+__m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
+__m_count_nonzero_sigs = ('(int[] dim)', '(int? dim = None)')
+
+def _m_count_nonzero(*args, **kwargs):
+    best = None
+    for c, b in __m_count_nonzero_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('count_nonzero', args, kwargs, __m_count_nonzero_sigs, True)
+
+def __m_median_c0(self):
+    s = 0
+    return s
+
+def __m_median_b0(self):
+    return _op_median_default(self)
+
+def __m_median_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_median_b1(self, dim, keepdim=False):
+    return _rt_median(*_op_median_dim(self, dim, keepdim))
+
+__m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
+__m_median_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_median(*args, **kwargs):
+    best = None
+    for c, b in __m_median_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('median', args, kwargs, __m_median_sigs, True)
+
+def __m_nanmedian_c0(self):
+    s = 0
+    return s
+
+def __m_nanmedian_b0(self):
+    return _op_nanmedian_default(self)
+
+def __m_nanmedian_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_nanmedian_b1(self, dim, keepdim=False):
+    return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
+
+__m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
+__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_nanmedian(*args, **kwargs):
+    best = None
+    for c, b in __m_nanmedian_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
+
+def _m_mode(self, dim=-1, keepdim=False):
+    return _rt_mode(*_op_mode_default(self, dim, keepdim))
+
+def _m_kthvalue(self, k, dim=-1, keepdim=False):
+    return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
+
+def __m_sort_c0(self, dim=-1, descending=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_sort_b0(self, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_default(self, dim, descending))
+
+def __m_sort_c1(self, *, stable, dim=-1, descending=False):
+    s = 0
+    if stable is not None and not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_sort_b1(self, *, stable, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_stable(self, stable=stable, dim=dim, descending=descending))
+
+__m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
+__m_sort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool? stable, int dim = -1, bool descending = False)')
+
+def _m_sort(*args, **kwargs):
+    best = None
+    for c, b in __m_sort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sort', args, kwargs, __m_sort_sigs, True)
+
+def __m_argsort_c0(self, dim=-1, descending=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_argsort_b0(self, dim=-1, descending=False):
+    return _op_argsort_default(self, dim, descending)
+
+def __m_argsort_c1(self, *, stable, dim=-1, descending=False, out=None):
+    s = 0
+    if not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_argsort_b1(self, *, stable, dim=-1, descending=False, out=None):
+    if out is not None:
+        return _op_argsort_stable_out(self, stable=stable, dim=dim, descending=descending, out=out)
+    return _op_argsort_stable(self, stable=stable, dim=dim, descending=descending)
+
+__m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
+__m_argsort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
+
+def _m_argsort(*args, **kwargs):
+    best = None
+    for c, b in __m_argsort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
+
+def _m_topk(self, k, dim=-1, largest=True, sorted=True):
+    return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
+
+def _m_msort(self, *, out=None):
+    if out is not None:
+        return _op_msort_out(self, out=out)
+    return _op_msort_default(self)
+
+def _m_bincount(self, weights=None, minlength=0):
+    return _op_bincount_default(self, weights, minlength)
+
+def _m_histc(self, bins=100, min=0, max=0, *, out=None):
+    if out is not None:
+        return _op_histc_out(self, bins, min, max, out=out)
+    return _op_histc_default(self, bins, min, max)
+
 def __m_view_c0(self, *size):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -1376,8 +2689,16 @@ def _m_index_put(self, indices, values, accumulate=False):
 
 Tensor.abs = _m_abs
 Tensor.abs_ = _m_abs_
+Tensor.acos = _m_acos
+Tensor.acos_ = _m_acos_
+Tensor.acosh = _m_acosh
+Tensor.acosh_ = _m_acosh_
 Tensor.add = _m_add
 Tensor.add_ = _m_add_
+Tensor.addcdiv = _m_addcdiv
+Tensor.addcdiv_ = _m_addcdiv_
+Tensor.addcmul = _m_addcmul
+Tensor.addcmul_ = _m_addcmul_
 Tensor.addmm = _m_addmm
 Tensor.adjoint = _m_adjoint
 Tensor.alias = _m_alias
@@ -1385,11 +2706,37 @@ Tensor.all = _m_all
 Tensor.amax = _m_amax
 Tensor.amin = _m_amin
 Tensor.any = _m_any
+Tensor.arccos = _m_arccos
+Tensor.arccos_ = _m_arccos_
+Tensor.arccosh = _m_arccosh
+Tensor.arccosh_ = _m_arccosh_
+Tensor.arcsin = _m_arcsin
+Tensor.arcsin_ = _m_arcsin_
+Tensor.arcsinh = _m_arcsinh
+Tensor.arcsinh_ = _m_arcsinh_
+Tensor.arctan = _m_arctan
+Tensor.arctan2 = _m_arctan2
+Tensor.arctan2_ = _m_arctan2_
+Tensor.arctan_ = _m_arctan_
+Tensor.arctanh = _m_arctanh
+Tensor.arctanh_ = _m_arctanh_
 Tensor.argmax = _m_argmax
 Tensor.argmin = _m_argmin
+Tensor.argsort = _m_argsort
 Tensor.as_strided = _m_as_strided
+Tensor.asin = _m_asin
+Tensor.asin_ = _m_asin_
+Tensor.asinh = _m_asinh
+Tensor.asinh_ = _m_asinh_
+Tensor.atan = _m_atan
+Tensor.atan2 = _m_atan2
+Tensor.atan2_ = _m_atan2_
+Tensor.atan_ = _m_atan_
+Tensor.atanh = _m_atanh
+Tensor.atanh_ = _m_atanh_
 Tensor.bernoulli = _m_bernoulli
 Tensor.bernoulli_ = _m_bernoulli_
+Tensor.bincount = _m_bincount
 Tensor.bitwise_and = _m_bitwise_and
 Tensor.bitwise_and_ = _m_bitwise_and_
 Tensor.bitwise_not = _m_bitwise_not
@@ -1399,16 +2746,29 @@ Tensor.bitwise_or_ = _m_bitwise_or_
 Tensor.bitwise_xor = _m_bitwise_xor
 Tensor.bitwise_xor_ = _m_bitwise_xor_
 Tensor.bmm = _m_bmm
+Tensor.ceil = _m_ceil
+Tensor.ceil_ = _m_ceil_
 Tensor.chunk = _m_chunk
 Tensor.clamp = _m_clamp
 Tensor.clamp_ = _m_clamp_
 Tensor.clamp_max = _m_clamp_max
 Tensor.clamp_min = _m_clamp_min
+Tensor.clip = _m_clip
+Tensor.clip_ = _m_clip_
 Tensor.clone = _m_clone
 Tensor.contiguous = _m_contiguous
 Tensor.copy_ = _m_copy_
 Tensor.cos = _m_cos
 Tensor.cos_ = _m_cos_
+Tensor.cosh = _m_cosh
+Tensor.cosh_ = _m_cosh_
+Tensor.count_nonzero = _m_count_nonzero
+Tensor.cummax = _m_cummax
+Tensor.cummin = _m_cummin
+Tensor.cumprod = _m_cumprod
+Tensor.cumprod_ = _m_cumprod_
+Tensor.cumsum = _m_cumsum
+Tensor.cumsum_ = _m_cumsum_
 Tensor.detach = _m_detach
 Tensor.diagonal = _m_diagonal
 Tensor.div = _m_div
@@ -1416,25 +2776,62 @@ Tensor.div_ = _m_div_
 Tensor.dot = _m_dot
 Tensor.eq = _m_eq
 Tensor.eq_ = _m_eq_
+Tensor.erf = _m_erf
+Tensor.erf_ = _m_erf_
+Tensor.erfc = _m_erfc
+Tensor.erfc_ = _m_erfc_
+Tensor.erfinv = _m_erfinv
+Tensor.erfinv_ = _m_erfinv_
 Tensor.exp = _m_exp
+Tensor.exp2 = _m_exp2
+Tensor.exp2_ = _m_exp2_
 Tensor.exp_ = _m_exp_
 Tensor.expand = _m_expand
 Tensor.expand_as = _m_expand_as
+Tensor.expm1 = _m_expm1
+Tensor.expm1_ = _m_expm1_
 Tensor.fill_ = _m_fill_
 Tensor.flatten = _m_flatten
+Tensor.floor = _m_floor
+Tensor.floor_ = _m_floor_
 Tensor.floor_divide = _m_floor_divide
 Tensor.floor_divide_ = _m_floor_divide_
+Tensor.fmax = _m_fmax
+Tensor.fmin = _m_fmin
+Tensor.fmod = _m_fmod
+Tensor.fmod_ = _m_fmod_
+Tensor.frac = _m_frac
+Tensor.frac_ = _m_frac_
 Tensor.ge = _m_ge
 Tensor.ge_ = _m_ge_
 Tensor.gt = _m_gt
 Tensor.gt_ = _m_gt_
+Tensor.histc = _m_histc
+Tensor.hypot = _m_hypot
+Tensor.hypot_ = _m_hypot_
 Tensor.index = _m_index
 Tensor.index_put = _m_index_put
 Tensor.index_put_ = _m_index_put_
+Tensor.isfinite = _m_isfinite
+Tensor.isinf = _m_isinf
+Tensor.isnan = _m_isnan
+Tensor.isneginf = _m_isneginf
+Tensor.isposinf = _m_isposinf
+Tensor.kthvalue = _m_kthvalue
 Tensor.le = _m_le
 Tensor.le_ = _m_le_
+Tensor.lerp = _m_lerp
+Tensor.lerp_ = _m_lerp_
 Tensor.log = _m_log
+Tensor.log10 = _m_log10
+Tensor.log10_ = _m_log10_
+Tensor.log1p = _m_log1p
+Tensor.log1p_ = _m_log1p_
+Tensor.log2 = _m_log2
+Tensor.log2_ = _m_log2_
 Tensor.log_ = _m_log_
+Tensor.logaddexp = _m_logaddexp
+Tensor.logcumsumexp = _m_logcumsumexp
 Tensor.logical_and = _m_logical_and
 Tensor.logical_and_ = _m_logical_and_
 Tensor.logical_not = _m_logical_not
@@ -1443,17 +2840,28 @@ Tensor.logical_or = _m_logical_or
 Tensor.logical_or_ = _m_logical_or_
 Tensor.logical_xor = _m_logical_xor
 Tensor.logical_xor_ = _m_logical_xor_
+Tensor.logit = _m_logit
+Tensor.logit_ = _m_logit_
+Tensor.logsumexp = _m_logsumexp
 Tensor.lt = _m_lt
 Tensor.lt_ = _m_lt_
 Tensor.matmul = _m_matmul
 Tensor.max = _m_max
+Tensor.maximum = _m_maximum
 Tensor.mean = _m_mean
+Tensor.median = _m_median
 Tensor.min = _m_min
+Tensor.minimum = _m_minimum
 Tensor.mm = _m_mm
+Tensor.mode = _m_mode
 Tensor.movedim = _m_movedim
+Tensor.msort = _m_msort
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
 Tensor.mv = _m_mv
+Tensor.nan_to_num = _m_nan_to_num
+Tensor.nan_to_num_ = _m_nan_to_num_
+Tensor.nanmedian = _m_nanmedian
 Tensor.narrow = _m_narrow
 Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
@@ -1464,12 +2872,16 @@ Tensor.new_empty_strided = _m_new_empty_strided
 Tensor.new_full = _m_new_full
 Tensor.new_ones = _m_new_ones
 Tensor.new_zeros = _m_new_zeros
+Tensor.norm = _m_norm
 Tensor.normal_ = _m_normal_
 Tensor.permute = _m_permute
 Tensor.pow = _m_pow
 Tensor.pow_ = _m_pow_
+Tensor.prelu = _m_prelu
 Tensor.prod = _m_prod
 Tensor.random_ = _m_random_
+Tensor.reciprocal = _m_reciprocal
+Tensor.reciprocal_ = _m_reciprocal_
 Tensor.relu = _m_relu
 Tensor.relu_ = _m_relu_
 Tensor.remainder = _m_remainder
@@ -1477,31 +2889,51 @@ Tensor.remainder_ = _m_remainder_
 Tensor.reshape = _m_reshape
 Tensor.reshape_as = _m_reshape_as
 Tensor.resize_ = _m_resize_
+Tensor.round = _m_round
+Tensor.round_ = _m_round_
 Tensor.rsqrt = _m_rsqrt
 Tensor.rsqrt_ = _m_rsqrt_
 Tensor.select = _m_select
+Tensor.sgn = _m_sgn
+Tensor.sgn_ = _m_sgn_
 Tensor.sigmoid = _m_sigmoid
 Tensor.sigmoid_ = _m_sigmoid_
+Tensor.sign = _m_sign
+Tensor.sign_ = _m_sign_
 Tensor.sin = _m_sin
 Tensor.sin_ = _m_sin_
+Tensor.sinh = _m_sinh
+Tensor.sinh_ = _m_sinh_
 Tensor.slice = _m_slice
+Tensor.sort = _m_sort
 Tensor.split = _m_split
 Tensor.split_with_sizes = _m_split_with_sizes
 Tensor.sqrt = _m_sqrt
 Tensor.sqrt_ = _m_sqrt_
+Tensor.square = _m_square
+Tensor.square_ = _m_square_
 Tensor.squeeze = _m_squeeze
+Tensor.std = _m_std
 Tensor.sub = _m_sub
 Tensor.sub_ = _m_sub_
 Tensor.sum = _m_sum
 Tensor.t = _m_t
+Tensor.tan = _m_tan
+Tensor.tan_ = _m_tan_
 Tensor.tanh = _m_tanh
 Tensor.tanh_ = _m_tanh_
+Tensor.topk = _m_topk
 Tensor.transpose = _m_transpose
+Tensor.trunc = _m_trunc
+Tensor.trunc_ = _m_trunc_
 Tensor.unbind = _m_unbind
 Tensor.unflatten = _m_unflatten
 Tensor.uniform_ = _m_uniform_
 Tensor.unsqueeze = _m_unsqueeze
+Tensor.var = _m_var
 Tensor.view = _m_view
 Tensor.view_as = _m_view_as
 Tensor.where = _m_where
+Tensor.xlogy = _m_xlogy
+Tensor.xlogy_ = _m_xlogy_
 Tensor.zero_ = _m_zero_

@@ -22,7 +22,7 @@ def reshape(self, shape):
     shape = infer_size(_intlist(shape), self.numel())
     if compute_stride(self._size, self.stride(), shape) is not None:
         return _ops().view.default(self, shape)
-    return _ops().view.default(_ops().clone.default(self, memory_format="contiguous_format"), shape)
+    return _ops()._unsafe_view.default(_ops().clone.default(self, memory_format="contiguous_format"), shape)
 
 
 def reshape_as(self, other):

@@ -3,7 +3,8 @@
 import numpy as np
 
 from ..._tensor import Tensor
-from ..meta.indexing import check_index_put, index_plan, is_mask
+from ..common import empty_tensor
+from ..meta.indexing import check_index_put, index_plan, index_strides, is_mask
 
 
 def _np_index(self, entries):
@@ -27,9 +28,12 @@ def _np_index(self, entries):
 
 
 def index(self, indices):
-    entries, _, shape = index_plan(self, indices)
-    r = self._np[_np_index(self, entries)]
-    return Tensor._wrap_np(np.ascontiguousarray(r).reshape(shape), self.dtype)
+    entries, bshape, shape = index_plan(self, indices)
+    r = self._np[_np_index(self, entries)].reshape(shape)
+    out = empty_tensor(shape, self.dtype, strides=index_strides(self, entries, bshape, shape))
+    if r.size:
+        out._np[...] = r
+    return out
 
 
 def index_put_(self, indices, values, accumulate=False):

@@ -20,9 +20,12 @@ def _acc(d):
 
 
 def sum(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is None and dtype is None and self.dtype._kind == "f" and self.dtype.itemsize >= 4:
+        # full reduction of a float32/64 tensor: the common case, one ufunc call
+        return Tensor._wrap_fresh(np.asarray(np.add.reduce(self._np, axis=None)), self.dtype)
     d = sum_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "sum")
-    return _wrap(np.sum(self._np, axis=axes, dtype=_acc(d)), d, shape)
+    return _wrap(np.add.reduce(self._np, axis=axes, dtype=_acc(d)), d, shape)
 
 
 def prod(self, dim=None, keepdim=False, *, dtype=None):

@@ -3,7 +3,7 @@ argument checks. The cpu kernels in kernels/cpu/copy.py call these to validate a
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.promotion import result_type
-from ..._core.strides import (contiguous_strides, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed,
+from ..._core.strides import (contiguous_strides, sort_dims, strides_in_order, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed,
                               wrap_dim)
 from ..._tensor import Tensor
 from ..common import broadcast_shapes, empty_tensor
@@ -19,7 +19,6 @@ def channels_last_strides(shape):
 def infer_dense_strides(shape, strides):
     """Dense strides keeping the memory order of (shape, strides) (ATen's infer_dense_strides)."""
     nd = len(shape)
-    perm = list(range(nd - 1, -1, -1))
 
     def should_swap(a, b):
         sa, sb = strides[a], strides[b]
@@ -29,20 +28,7 @@ def infer_dense_strides(shape, strides):
             return -1 if sa < sb else 1
         return 1 if shape[a] > shape[b] else 0
 
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    out, acc = [0] * nd, 1
-    for i in perm:
-        out[i] = acc
-        acc *= max(shape[i], 1)
-    return tuple(out)
+    return strides_in_order(shape, sort_dims(nd, should_swap))
 
 
 def format_strides(t, memory_format):

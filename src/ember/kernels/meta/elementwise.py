@@ -4,7 +4,7 @@ The cpu kernels call these same functions to allocate their outputs."""
 from ..._core import dtype as D
 from ..._core.promotion import binary_result_type, result_type, get_default_dtype
 from ..._core.device import META
-from ..._core.strides import contiguous_strides, dense_strides_like, is_non_overlapping_and_dense
+from ..._core.strides import contiguous_strides, iterator_strides
 from ..._tensor import Tensor
 from ..common import broadcast_shapes, empty_tensor
 
@@ -13,15 +13,18 @@ ARITH, TRUE_DIV, COMPARE, LOGICAL, BITWISE, FLOAT_OUT = range(6)
 
 
 def out_strides(shape, *operands):
+    """The output strides TensorIterator picks: contiguous when the first full-size operand is,
+    else the memory order of the operands (see _core.strides.iterator_strides)."""
+    nd = len(shape)
+    ops = []
     for t in operands:
-        if isinstance(t, Tensor) and t._size == shape:
+        if isinstance(t, Tensor):
             st = t.stride()
-            if st == contiguous_strides(shape):
+            if t._size == shape and not ops and st == contiguous_strides(shape):
                 return st
-            if is_non_overlapping_and_dense(shape, st):
-                return dense_strides_like(shape, st)
-            return contiguous_strides(shape)
-    return contiguous_strides(shape)
+            pad = nd - len(t._size)
+            ops.append(((1,) * pad + tuple(t._size), (0,) * pad + tuple(st)))
+    return iterator_strides(shape, ops) if ops else contiguous_strides(shape)
 
 
 def binary_dtypes(a, b, kind, name="op"):

@@ -3,6 +3,7 @@ index.Tensor's result shape and index_put_'s checks. A `Tensor?[] indices` list 
 None keeps a dim whole, a bool/uint8 mask of k dims consumes k dims, an integer tensor one dim."""
 from ..._core import dtype as D
 from ..._core.device import META
+from ..._core.strides import iterator_strides
 from ..._tensor import Tensor
 from ..common import _tname, empty_tensor
 
@@ -81,9 +82,46 @@ def _broadcast_index_shapes(shapes):
     return tuple(out)
 
 
+def index_strides(self, entries, bshape, shape):
+    """Output strides of index.Tensor: TensorIterator's dim order over the restrided self (indexed dims
+    replaced by the index shape with stride 0) and the broadcast index tensors (ATen's make_info)."""
+    st = self.stride()
+    adv_dims = []
+    for d, t in entries:
+        if t is not None:
+            adv_dims.extend(range(d, d + (t.dim() if is_mask(t) else 1)))
+    covered = [p for p, (d, t) in enumerate(entries) if t is not None]
+    if covered != list(range(covered[0], covered[-1] + 1)):      # transposeToFront
+        order = adv_dims + [i for i in range(self.dim()) if i not in adv_dims]
+        sizes, strides = [self._size[i] for i in order], [st[i] for i in order]
+        adv_dims = list(range(len(adv_dims)))
+    else:
+        sizes, strides = list(self._size), list(st)
+    before, after = adv_dims[0], adv_dims[-1] + 1
+    src = (sizes[:before] + list(bshape) + sizes[after:], strides[:before] + [0] * len(bshape) + strides[after:])
+    operands = [src]
+    nb = len(bshape)
+    tail = len(shape) - before - nb
+    from .views import compute_stride
+    for d, t in entries:
+        if t is None:
+            continue
+        if is_mask(t):      # one nonzero() column per mask dim: shape (count,), stride k
+            cols = [(_index_shape(t), (t.dim(),))] * t.dim()
+        else:
+            cols = [(t._size, t.stride())]
+        for ish, ist in cols:
+            pad = nb - len(ish)
+            ish, ist = (1,) * pad + tuple(ish), (0,) * pad + tuple(ist)
+            ist = tuple(0 if a == 1 and b != 1 else x for a, b, x in zip(ish, bshape, ist))   # expand
+            full = (1,) * before + tuple(bshape) + (1,) * tail
+            operands.append((full, compute_stride(tuple(bshape), ist, full)))   # reshape_indexer
+    return iterator_strides(shape, operands)
+
+
 def index(self, indices):
-    _, _, shape = index_plan(self, indices)
-    return empty_tensor(shape, self.dtype, META)
+    entries, bshape, shape = index_plan(self, indices)
+    return empty_tensor(shape, self.dtype, META, index_strides(self, entries, bshape, shape))
 
 
 def check_index_put(self, indices, values):

@@ -25,14 +25,12 @@ def infer_size(shape, n):
             raise RuntimeError(f"invalid shape dimension {s}")
         else:
             known *= s
-    if infer is not None:
-        if known == 0:
-            raise RuntimeError(f"cannot reshape tensor of {n} elements into shape {_fmt(shape)} because the "
-                               "unspecified dimension size -1 can be any value and is ambiguous")
-        if n % known == 0:
+    if known == n or (infer is not None and known > 0 and n % known == 0):
+        if infer is not None:
+            if known == 0:
+                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
+                                   "unspecified dimension size -1 can be any value and is ambiguous")
             shape[infer] = n // known
-            return tuple(shape)
-    elif known == n:
         return tuple(shape)
     raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {n}")
 

@@ -1,0 +1,103 @@
+"""cpu kernels for activation functions (nn.functional calls these ops); each is one numpy
+expression over the input, through the (functional, in-place, out) factory of kernels/cpu/math.py."""
+import numpy as np
+
+from ..._tensor import Tensor
+from ..common import check_out
+from ..meta.math import glu_shape, unary_kind_dtype
+from .math import make_unary_p
+from .special import erf
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _gelu(a, approximate="none"):
+    if approximate == "none":
+        return 0.5 * a * (1.0 + erf(a * np.sqrt(0.5)).astype(a.dtype))
+    if approximate == "tanh":
+        k = np.sqrt(2.0 / np.pi)
+        return 0.5 * a * (1.0 + np.tanh(k * (a + 0.044715 * a * a * a)))
+    raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def _softplus_np(a):
+    return np.logaddexp(0, a)
+
+
+def _softplus(a, beta=1, threshold=20):
+    return np.where(a * beta > threshold, a, np.log1p(np.exp(a * beta)) / beta)
+
+
+def _elu(a, alpha=1, scale=1, input_scale=1):
+    return np.where(a > 0, a * scale, (np.expm1(a * input_scale)) * (alpha * scale))
+
+
+def _hardtanh(a, min_val=-1, max_val=1):
+    if a.dtype.kind == "b":
+        raise RuntimeError("\"hardtanh_cpu\" not implemented for 'Bool'")
+    return np.clip(a, min_val, max_val)
+
+
+def _threshold(a, threshold, value):
+    return np.where(a <= threshold, np.asarray(value).astype(a.dtype), a)
+
+
+_TABLE = {
+    "gelu": _gelu,
+    "silu": lambda a: a / (1 + np.exp(-a)),
+    "mish": lambda a: a * np.tanh(_softplus_np(a)),
+    "softplus": _softplus,
+    "elu": _elu,
+    "selu": lambda a: _elu(a, _SELU_ALPHA, _SELU_SCALE, 1),
+    "celu": lambda a, alpha=1.0: _elu(a, alpha, 1, 1.0 / alpha),
+    "leaky_relu": lambda a, negative_slope=0.01: np.where(a > 0, a, a * negative_slope),
+    "hardtanh": _hardtanh,
+    "hardsigmoid": lambda a: np.clip(a + 3, 0, 6) / 6,
+    "hardswish": lambda a: a * np.clip(a + 3, 0, 6) / 6,
+    "log_sigmoid": lambda a: -_softplus_np(-a),
+    "threshold": _threshold,
+}
+for _n, _f in _TABLE.items():
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = make_unary_p(_f, _n)
+
+
+def relu6(self):
+    import ember
+    return ember.hardtanh(self, 0, 6)
+
+
+def relu6_(self):
+    import ember
+    return ember.hardtanh_(self, 0, 6)
+
+
+def _glu_np(self, dim):
+    unary_kind_dtype(self, "float_only", "glu")
+    d, shape = glu_shape(self, dim)
+    a, b = np.split(self._np, 2, axis=d)
+    with np.errstate(over="ignore"):
+        return a / (1 + np.exp(-b)), shape
+
+
+def glu(self, dim=-1):
+    r, _ = _glu_np(self, dim)
+    return Tensor._wrap_np(np.ascontiguousarray(r), self.dtype)
+
+
+def glu_out(self, dim=-1, out=None):
+    r, shape = _glu_np(self, dim)
+    check_out(out, shape, self.dtype, "glu")
+    np.copyto(out._np, r, casting="unsafe")
+    return out
+
+
+def prelu(self, weight):
+    import ember
+    w = weight
+    if self.dim() >= 2 and weight.numel() != 1:
+        if weight.numel() != self._size[1]:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {self._size[1]}.")
+        w = weight.reshape([-1] + [1] * (self.dim() - 2))
+    return ember.where(self > 0, self, self * w)

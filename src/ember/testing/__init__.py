@@ -1,0 +1,9 @@
+"""ember.testing: assert_close and the op database (OpInfo entries, loaded on first use)."""
+from ._comparison import assert_close, default_tolerances  # noqa: F401
+
+
+def __getattr__(name):
+    if name in ("OpInfo", "SampleInput", "op_db"):
+        from . import _opinfo, _op_db
+        return {"OpInfo": _opinfo.OpInfo, "SampleInput": _opinfo.SampleInput, "op_db": _op_db.op_db}[name]
+    raise AttributeError(f"module 'ember.testing' has no attribute '{name}'")

@@ -1,0 +1,70 @@
+"""OpInfo: one op's test description (torch.testing._internal.opinfo.core, reduced).
+
+Sample inputs hold numpy arrays, so the same sample becomes an ember tensor (contiguous or a strided,
+non-contiguous view), a meta tensor with the same strides, or a torch tensor for parity."""
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+
+@dataclass
+class SampleInput:
+    input: Any
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    name: str = ""
+
+    def __repr__(self):
+        def d(x):
+            return f"array{tuple(x.shape)}:{x.dtype}" if isinstance(x, np.ndarray) else repr(x)
+        return f"SampleInput({d(self.input)}, args=({', '.join(d(a) for a in self.args)}), kwargs={self.kwargs})"
+
+    def arrays(self):
+        return [x for x in (self.input, *self.args, *self.kwargs.values()) if isinstance(x, np.ndarray)]
+
+    def convert(self, fn):
+        """(input, args, kwargs) with every ndarray replaced by fn(ndarray)."""
+        c = lambda x: fn(x) if isinstance(x, np.ndarray) else x  # noqa: E731
+        return c(self.input), tuple(c(a) for a in self.args), {k: c(v) for k, v in self.kwargs.items()}
+
+
+def resolve(module, path):
+    obj = module
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@dataclass
+class OpInfo:
+    name: str                                    # ember function path ("exp2", "linalg.vector_norm")
+    sample_inputs_func: Callable = None          # (op, dtype_name) -> list[SampleInput]
+    ref: Optional[Callable] = None               # numpy reference on the sample's arrays and args
+    dtypes: tuple = ("float32", "float64")
+    torch_name: Optional[str] = None             # path in torch for parity (default: name)
+    supports_out: bool = False
+    inplace_variant: Optional[str] = None        # Tensor method name ("exp2_")
+    method_variant: bool = True
+    supports_meta: bool = True
+    check_strides: bool = True
+    rtol: Optional[float] = None
+    atol: Optional[float] = None
+    equal_nan: bool = True
+    skip_parity: tuple = ()                      # sample names whose parity is not defined (ties...)
+    aten_name: Optional[str] = None              # the aten op (coverage); default: name's last part
+
+    def __post_init__(self):
+        self.torch_name = self.torch_name or self.name
+        self.aten_name = self.aten_name or self.name.split(".")[-1]
+
+    @property
+    def op(self):
+        import ember
+        return resolve(ember, self.name)
+
+    def sample_inputs(self, dtype):
+        return self.sample_inputs_func(self, dtype)
+
+    def __repr__(self):
+        return f"OpInfo({self.name})"
