@@ -1608,15 +1608,14 @@ def clamp_Tensor(self, min=None, max=None):
     return _res
 
 
-_OP_clamp__Tensor = _aten.clamp_.Tensor
+_OP_clamp__Tensor = getattr(_aten.clamp_, 'Tensor')
 
 
 def clamp__Tensor(self, min=None, max=None):
     _check_inplace(self)
-    _need = _rg((self)) or _rg((min)) or _rg((max))
+    _need = _rg(self) or _rg(min) or _rg(max)
     if not _need:
-        _res = _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
-        return _res
+        return _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
     _n = ClampBackward1()
     _n.next_edges = (_edge(self), _edge(min), _edge(max), )
     if _rg(self) or _rg(min) or _rg(max):
@@ -1624,7 +1623,7 @@ def clamp__Tensor(self, min=None, max=None):
     if _rg(self) or _rg(min) or _rg(max):
         _n.s_min = _SV(min)
     if _rg(self) or _rg(min) or _rg(max):
-        _n.s_self = _SV(_clone(self))
+        _n.s_self = _SV(_saved_clone(self))
     _res = _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
     _rebase_history(self, _n)
     return _res
