@@ -170,6 +170,8 @@ def _saved_kinds(e):
     for i, r in enumerate(e.returns):
         if r:
             kinds[r] = ("output", "_res" if single else f"_res[{i}]")
+        if not single:
+            kinds[f"result{i}"] = ("output", f"_res[{i}]")
     return kinds
 
 

@@ -4580,3 +4580,5316 @@ def random__from(self, from_, to, *, generator=None, **_kw):
     _res = _OP_random__from.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
+
+
+class UnsafeViewBackward0(_Node):
+    _op_name = 'aten::_unsafe_view'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = grad.reshape(self_sym_sizes)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__unsafe_view = getattr(_aten._unsafe_view, 'default')
+
+
+def _unsafe_view(self, size):
+    _need = _rg(self)
+    if not _need:
+        return _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
+    _n = UnsafeViewBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
+    _set_history(_res, _n)
+    return _res
+
+
+class Exp2Backward0(_Node):
+    _op_name = 'aten::exp2'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            _r0 = grad * result * 0.6931471805599453
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_exp2 = getattr(_aten.exp2, 'default')
+
+
+def exp2(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_exp2.redispatch(_below_ks((self,)), self)
+    _n = Exp2Backward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_exp2.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_OP_exp2_ = getattr(_aten.exp2_, 'default')
+
+
+def exp2_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_exp2_.redispatch(_below_ks((self,)), self)
+    _n = Exp2Backward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_exp2_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class Expm1Backward0(_Node):
+    _op_name = 'aten::expm1'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            _r0 = grad * (result + 1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_expm1 = getattr(_aten.expm1, 'default')
+
+
+def expm1(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_expm1.redispatch(_below_ks((self,)), self)
+    _n = Expm1Backward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_expm1.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_OP_expm1_ = getattr(_aten.expm1_, 'default')
+
+
+def expm1_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_expm1_.redispatch(_below_ks((self,)), self)
+    _n = Expm1Backward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_expm1_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class Log1pBackward0(_Node):
+    _op_name = 'aten::log1p'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad / (self + 1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_log1p = getattr(_aten.log1p, 'default')
+
+
+def log1p(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_log1p.redispatch(_below_ks((self,)), self)
+    _n = Log1pBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_log1p.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_log1p_ = getattr(_aten.log1p_, 'default')
+
+
+def log1p_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_log1p_.redispatch(_below_ks((self,)), self)
+    _n = Log1pBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_log1p_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class Log2Backward0(_Node):
+    _op_name = 'aten::log2'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad / (self * 0.6931471805599453)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_log2 = getattr(_aten.log2, 'default')
+
+
+def log2(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_log2.redispatch(_below_ks((self,)), self)
+    _n = Log2Backward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_log2.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_log2_ = getattr(_aten.log2_, 'default')
+
+
+def log2_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_log2_.redispatch(_below_ks((self,)), self)
+    _n = Log2Backward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_log2_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class Log10Backward0(_Node):
+    _op_name = 'aten::log10'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad / (self * 2.302585092994046)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_log10 = getattr(_aten.log10, 'default')
+
+
+def log10(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_log10.redispatch(_below_ks((self,)), self)
+    _n = Log10Backward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_log10.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_log10_ = getattr(_aten.log10_, 'default')
+
+
+def log10_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_log10_.redispatch(_below_ks((self,)), self)
+    _n = Log10Backward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_log10_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class SignBackward0(_Node):
+    _op_name = 'aten::sign'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_sign = getattr(_aten.sign, 'default')
+
+
+def sign(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_sign.redispatch(_below_ks((self,)), self)
+    _n = SignBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_sign.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_sign_ = getattr(_aten.sign_, 'default')
+
+
+def sign_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_sign_.redispatch(_below_ks((self,)), self)
+    _n = SignBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_sign_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class SgnBackward0(_Node):
+    _op_name = 'aten::sgn'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_sgn = getattr(_aten.sgn, 'default')
+
+
+def sgn(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_sgn.redispatch(_below_ks((self,)), self)
+    _n = SgnBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_sgn.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_sgn_ = getattr(_aten.sgn_, 'default')
+
+
+def sgn_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_sgn_.redispatch(_below_ks((self,)), self)
+    _n = SgnBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_sgn_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class FloorBackward0(_Node):
+    _op_name = 'aten::floor'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_floor = getattr(_aten.floor, 'default')
+
+
+def floor(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_floor.redispatch(_below_ks((self,)), self)
+    _n = FloorBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_floor.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_floor_ = getattr(_aten.floor_, 'default')
+
+
+def floor_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_floor_.redispatch(_below_ks((self,)), self)
+    _n = FloorBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_floor_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class CeilBackward0(_Node):
+    _op_name = 'aten::ceil'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_ceil = getattr(_aten.ceil, 'default')
+
+
+def ceil(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_ceil.redispatch(_below_ks((self,)), self)
+    _n = CeilBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_ceil.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_ceil_ = getattr(_aten.ceil_, 'default')
+
+
+def ceil_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_ceil_.redispatch(_below_ks((self,)), self)
+    _n = CeilBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_ceil_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class RoundBackward0(_Node):
+    _op_name = 'aten::round'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_round = getattr(_aten.round, 'default')
+
+
+def round(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_round.redispatch(_below_ks((self,)), self)
+    _n = RoundBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_round.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_round_ = getattr(_aten.round_, 'default')
+
+
+def round_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_round_.redispatch(_below_ks((self,)), self)
+    _n = RoundBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_round_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class RoundBackward1(_Node):
+    _op_name = 'aten::round.decimals'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_round_decimals = getattr(_aten.round, 'decimals')
+
+
+def round_decimals(self, *, decimals):
+    _need = _rg(self)
+    if not _need:
+        return _OP_round_decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
+    _n = RoundBackward1()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_round_decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_round__decimals = getattr(_aten.round_, 'decimals')
+
+
+def round__decimals(self, *, decimals):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_round__decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
+    _n = RoundBackward1()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_round__decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
+    _rebase_history(self, _n)
+    return _res
+
+
+class TruncBackward0(_Node):
+    _op_name = 'aten::trunc'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_trunc = getattr(_aten.trunc, 'default')
+
+
+def trunc(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_trunc.redispatch(_below_ks((self,)), self)
+    _n = TruncBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_trunc.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_trunc_ = getattr(_aten.trunc_, 'default')
+
+
+def trunc_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_trunc_.redispatch(_below_ks((self,)), self)
+    _n = TruncBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_trunc_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class FracBackward0(_Node):
+    _op_name = 'aten::frac'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_frac = getattr(_aten.frac, 'default')
+
+
+def frac(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_frac.redispatch(_below_ks((self,)), self)
+    _n = FracBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_frac.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_frac_ = getattr(_aten.frac_, 'default')
+
+
+def frac_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_frac_.redispatch(_below_ks((self,)), self)
+    _n = FracBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_frac_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class ReciprocalBackward0(_Node):
+    _op_name = 'aten::reciprocal'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            _r0 = -grad * (result * result)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_reciprocal = getattr(_aten.reciprocal, 'default')
+
+
+def reciprocal(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_reciprocal.redispatch(_below_ks((self,)), self)
+    _n = ReciprocalBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_reciprocal.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_OP_reciprocal_ = getattr(_aten.reciprocal_, 'default')
+
+
+def reciprocal_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_reciprocal_.redispatch(_below_ks((self,)), self)
+    _n = ReciprocalBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_reciprocal_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class SquareBackward0(_Node):
+    _op_name = 'aten::square'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad * (self * 2)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_square = getattr(_aten.square, 'default')
+
+
+def square(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_square.redispatch(_below_ks((self,)), self)
+    _n = SquareBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_square.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_square_ = getattr(_aten.square_, 'default')
+
+
+def square_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_square_.redispatch(_below_ks((self,)), self)
+    _n = SquareBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_square_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class ErfBackward0(_Node):
+    _op_name = 'aten::erf'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad * (self * self * -1).exp() * 1.1283791670955126
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_erf = getattr(_aten.erf, 'default')
+
+
+def erf(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_erf.redispatch(_below_ks((self,)), self)
+    _n = ErfBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_erf.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_erf_ = getattr(_aten.erf_, 'default')
+
+
+def erf_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_erf_.redispatch(_below_ks((self,)), self)
+    _n = ErfBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_erf_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class ErfcBackward0(_Node):
+    _op_name = 'aten::erfc'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad * (self * self * -1).exp() * -1.1283791670955126
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_erfc = getattr(_aten.erfc, 'default')
+
+
+def erfc(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_erfc.redispatch(_below_ks((self,)), self)
+    _n = ErfcBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_erfc.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_erfc_ = getattr(_aten.erfc_, 'default')
+
+
+def erfc_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_erfc_.redispatch(_below_ks((self,)), self)
+    _n = ErfcBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_erfc_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class ErfinvBackward0(_Node):
+    _op_name = 'aten::erfinv'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            _r0 = grad * (result * result).exp() * 0.886226925452758
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_erfinv = getattr(_aten.erfinv, 'default')
+
+
+def erfinv(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_erfinv.redispatch(_below_ks((self,)), self)
+    _n = ErfinvBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_erfinv.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_OP_erfinv_ = getattr(_aten.erfinv_, 'default')
+
+
+def erfinv_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_erfinv_.redispatch(_below_ks((self,)), self)
+    _n = ErfinvBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_erfinv_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class AsinBackward0(_Node):
+    _op_name = 'aten::asin'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad / (1 - self * self).sqrt()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_asin = getattr(_aten.asin, 'default')
+
+
+def asin(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_asin.redispatch(_below_ks((self,)), self)
+    _n = AsinBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_asin.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_asin_ = getattr(_aten.asin_, 'default')
+
+
+def asin_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_asin_.redispatch(_below_ks((self,)), self)
+    _n = AsinBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_asin_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class AcosBackward0(_Node):
+    _op_name = 'aten::acos'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = -grad / (1 - self * self).sqrt()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_acos = getattr(_aten.acos, 'default')
+
+
+def acos(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_acos.redispatch(_below_ks((self,)), self)
+    _n = AcosBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_acos.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_acos_ = getattr(_aten.acos_, 'default')
+
+
+def acos_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_acos_.redispatch(_below_ks((self,)), self)
+    _n = AcosBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_acos_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class AtanBackward0(_Node):
+    _op_name = 'aten::atan'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad / (self * self + 1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_atan = getattr(_aten.atan, 'default')
+
+
+def atan(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_atan.redispatch(_below_ks((self,)), self)
+    _n = AtanBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_atan.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_atan_ = getattr(_aten.atan_, 'default')
+
+
+def atan_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_atan_.redispatch(_below_ks((self,)), self)
+    _n = AtanBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_atan_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class SinhBackward0(_Node):
+    _op_name = 'aten::sinh'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad * self.cosh()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_sinh = getattr(_aten.sinh, 'default')
+
+
+def sinh(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_sinh.redispatch(_below_ks((self,)), self)
+    _n = SinhBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_sinh.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_sinh_ = getattr(_aten.sinh_, 'default')
+
+
+def sinh_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_sinh_.redispatch(_below_ks((self,)), self)
+    _n = SinhBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_sinh_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class CoshBackward0(_Node):
+    _op_name = 'aten::cosh'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad * self.sinh()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_cosh = getattr(_aten.cosh, 'default')
+
+
+def cosh(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_cosh.redispatch(_below_ks((self,)), self)
+    _n = CoshBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_cosh.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_cosh_ = getattr(_aten.cosh_, 'default')
+
+
+def cosh_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_cosh_.redispatch(_below_ks((self,)), self)
+    _n = CoshBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_cosh_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class TanBackward0(_Node):
+    _op_name = 'aten::tan'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            _r0 = grad * (result * result + 1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_tan = getattr(_aten.tan, 'default')
+
+
+def tan(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_tan.redispatch(_below_ks((self,)), self)
+    _n = TanBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_tan.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_OP_tan_ = getattr(_aten.tan_, 'default')
+
+
+def tan_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_tan_.redispatch(_below_ks((self,)), self)
+    _n = TanBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_tan_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class AsinhBackward0(_Node):
+    _op_name = 'aten::asinh'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad / (self * self + 1).sqrt()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_asinh = getattr(_aten.asinh, 'default')
+
+
+def asinh(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_asinh.redispatch(_below_ks((self,)), self)
+    _n = AsinhBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_asinh.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_asinh_ = getattr(_aten.asinh_, 'default')
+
+
+def asinh_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_asinh_.redispatch(_below_ks((self,)), self)
+    _n = AsinhBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_asinh_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class AcoshBackward0(_Node):
+    _op_name = 'aten::acosh'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad / ((self - 1) * (self + 1)).sqrt()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_acosh = getattr(_aten.acosh, 'default')
+
+
+def acosh(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_acosh.redispatch(_below_ks((self,)), self)
+    _n = AcoshBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_acosh.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_acosh_ = getattr(_aten.acosh_, 'default')
+
+
+def acosh_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_acosh_.redispatch(_below_ks((self,)), self)
+    _n = AcoshBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_acosh_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class AtanhBackward0(_Node):
+    _op_name = 'aten::atanh'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad / (1 - self * self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_atanh = getattr(_aten.atanh, 'default')
+
+
+def atanh(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_atanh.redispatch(_below_ks((self,)), self)
+    _n = AtanhBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_atanh.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_atanh_ = getattr(_aten.atanh_, 'default')
+
+
+def atanh_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_atanh_.redispatch(_below_ks((self,)), self)
+    _n = AtanhBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_atanh_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class NanToNumBackward0(_Node):
+    _op_name = 'aten::nan_to_num'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = masked_grad(self.isfinite(), grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_nan_to_num = getattr(_aten.nan_to_num, 'default')
+
+
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    _need = _rg(self)
+    if not _need:
+        return _OP_nan_to_num.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
+    _n = NanToNumBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_nan_to_num.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_nan_to_num_ = getattr(_aten.nan_to_num_, 'default')
+
+
+def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_nan_to_num_.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
+    _n = NanToNumBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_nan_to_num_.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
+    _rebase_history(self, _n)
+    return _res
+
+
+class LogitBackward0(_Node):
+    _op_name = 'aten::logit'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            eps = _n.s_eps
+            self = _n.s_self.unpack(_n)
+            _r0 = logit_backward(grad, self, eps)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_logit = getattr(_aten.logit, 'default')
+
+
+def logit(self, eps=None):
+    _need = _rg(self)
+    if not _need:
+        return _OP_logit.redispatch(_below_ks((self, eps)), self, eps)
+    _n = LogitBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_eps = eps
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_logit.redispatch(_below_ks((self, eps)), self, eps)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_logit_ = getattr(_aten.logit_, 'default')
+
+
+def logit_(self, eps=None):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_logit_.redispatch(_below_ks((self, eps)), self, eps)
+    _n = LogitBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_eps = eps
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_logit_.redispatch(_below_ks((self, eps)), self, eps)
+    _rebase_history(self, _n)
+    return _res
+
+
+class HypotBackward0(_Node):
+    _op_name = 'aten::hypot'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = grad * self / result
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            result = _n.s_result.unpack(_n)
+            _r1 = grad * other / result
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_hypot = getattr(_aten.hypot, 'default')
+
+
+def hypot(self, other):
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_hypot.redispatch(_below_ks((self, other)), self, other)
+    _n = HypotBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_hypot.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_OP_hypot_ = getattr(_aten.hypot_, 'default')
+
+
+def hypot_(self, other):
+    _check_inplace(self)
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_hypot_.redispatch(_below_ks((self, other)), self, other)
+    _n = HypotBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_hypot_.redispatch(_below_ks((self, other)), self, other)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class Atan2Backward0(_Node):
+    _op_name = 'aten::atan2'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = grad * other / (self * self + other * other)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = -grad * self / (self * self + other * other)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_atan2 = getattr(_aten.atan2, 'default')
+
+
+def atan2(self, other):
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_atan2.redispatch(_below_ks((self, other)), self, other)
+    _n = Atan2Backward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(self) or _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self) or _rg(other):
+        _n.s_self = _SV(self)
+    _res = _OP_atan2.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_atan2_ = getattr(_aten.atan2_, 'default')
+
+
+def atan2_(self, other):
+    _check_inplace(self)
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_atan2_.redispatch(_below_ks((self, other)), self, other)
+    _n = Atan2Backward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(self) or _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self) or _rg(other):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_atan2_.redispatch(_below_ks((self, other)), self, other)
+    _rebase_history(self, _n)
+    return _res
+
+
+class LerpBackward0(_Node):
+    _op_name = 'aten::lerp.Scalar'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            weight = _n.s_weight
+            _r0 = grad * (1 - weight)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            weight = _n.s_weight
+            _r1 = grad * weight
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_lerp_Scalar = getattr(_aten.lerp, 'Scalar')
+
+
+def lerp_Scalar(self, end, weight):
+    _need = _rg(self) or _rg(end)
+    if not _need:
+        return _OP_lerp_Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _n = LerpBackward0()
+    _n.next_edges = (_edge(self), _edge(end), )
+    if _rg(self) or _rg(end):
+        _n.s_weight = weight
+    _res = _OP_lerp_Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_lerp__Scalar = getattr(_aten.lerp_, 'Scalar')
+
+
+def lerp__Scalar(self, end, weight):
+    _check_inplace(self)
+    _need = _rg(self) or _rg(end)
+    if not _need:
+        return _OP_lerp__Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _n = LerpBackward0()
+    _n.next_edges = (_edge(self), _edge(end), )
+    if _rg(self) or _rg(end):
+        _n.s_weight = weight
+    _res = _OP_lerp__Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _rebase_history(self, _n)
+    return _res
+
+
+class LerpBackward1(_Node):
+    _op_name = 'aten::lerp.Tensor'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            weight = _n.s_weight.unpack(_n)
+            _r0 = grad * (1 - weight)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            weight = _n.s_weight.unpack(_n)
+            _r1 = grad * weight
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            end = _n.s_end.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r2 = grad * (end - self)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_end', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_lerp_Tensor = getattr(_aten.lerp, 'Tensor')
+
+
+def lerp_Tensor(self, end, weight):
+    _need = _rg(self) or _rg(end) or _rg(weight)
+    if not _need:
+        return _OP_lerp_Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _n = LerpBackward1()
+    _n.next_edges = (_edge(self), _edge(end), _edge(weight), )
+    if _rg(weight):
+        _n.s_end = _SV(end)
+    if _rg(weight):
+        _n.s_self = _SV(self)
+    if _rg(self) or _rg(end):
+        _n.s_weight = _SV(weight)
+    _res = _OP_lerp_Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_lerp__Tensor = getattr(_aten.lerp_, 'Tensor')
+
+
+def lerp__Tensor(self, end, weight):
+    _check_inplace(self)
+    _need = _rg(self) or _rg(end) or _rg(weight)
+    if not _need:
+        return _OP_lerp__Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _n = LerpBackward1()
+    _n.next_edges = (_edge(self), _edge(end), _edge(weight), )
+    if _rg(weight):
+        _n.s_end = _SV(end)
+    if _rg(weight):
+        _n.s_self = _SV(_saved_clone(self))
+    if _rg(self) or _rg(end):
+        _n.s_weight = _SV(weight)
+    _res = _OP_lerp__Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _rebase_history(self, _n)
+    return _res
+
+
+class FmodBackward0(_Node):
+    _op_name = 'aten::fmod.Tensor'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = -grad * self.div(other, rounding_mode="trunc")
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_fmod_Tensor = getattr(_aten.fmod, 'Tensor')
+
+
+def fmod_Tensor(self, other):
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_fmod_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _n = FmodBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(other):
+        _n.s_self = _SV(self)
+    _res = _OP_fmod_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_fmod__Tensor = getattr(_aten.fmod_, 'Tensor')
+
+
+def fmod__Tensor(self, other):
+    _check_inplace(self)
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_fmod__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _n = FmodBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(other):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_fmod__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _rebase_history(self, _n)
+    return _res
+
+
+class FmodBackward1(_Node):
+    _op_name = 'aten::fmod.Scalar'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_fmod_Scalar = getattr(_aten.fmod, 'Scalar')
+
+
+def fmod_Scalar(self, other):
+    _need = _rg(self)
+    if not _need:
+        return _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _n = FmodBackward1()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_fmod__Scalar = getattr(_aten.fmod_, 'Scalar')
+
+
+def fmod__Scalar(self, other):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _n = FmodBackward1()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _rebase_history(self, _n)
+    return _res
+
+
+class MaximumBackward0(_Node):
+    _op_name = 'aten::maximum'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = maximum_backward(grad, self, other, 0)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = maximum_backward(grad, self, other, 1)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_maximum = getattr(_aten.maximum, 'default')
+
+
+def maximum(self, other):
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_maximum.redispatch(_below_ks((self, other)), self, other)
+    _n = MaximumBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(self) or _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self) or _rg(other):
+        _n.s_self = _SV(self)
+    _res = _OP_maximum.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+class MinimumBackward0(_Node):
+    _op_name = 'aten::minimum'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = maximum_backward(grad, other, self, 0)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = maximum_backward(grad, other, self, 1)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_minimum = getattr(_aten.minimum, 'default')
+
+
+def minimum(self, other):
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_minimum.redispatch(_below_ks((self, other)), self, other)
+    _n = MinimumBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(self) or _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self) or _rg(other):
+        _n.s_self = _SV(self)
+    _res = _OP_minimum.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+class FmaxBackward0(_Node):
+    _op_name = 'aten::fmax'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = fmax_backward(grad, self, other, 0)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = fmax_backward(grad, self, other, 1)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_fmax = getattr(_aten.fmax, 'default')
+
+
+def fmax(self, other):
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_fmax.redispatch(_below_ks((self, other)), self, other)
+    _n = FmaxBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(self) or _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self) or _rg(other):
+        _n.s_self = _SV(self)
+    _res = _OP_fmax.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+class FminBackward0(_Node):
+    _op_name = 'aten::fmin'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = fmax_backward(grad, self, other, 0, False)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = fmax_backward(grad, self, other, 1, False)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_fmin = getattr(_aten.fmin, 'default')
+
+
+def fmin(self, other):
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_fmin.redispatch(_below_ks((self, other)), self, other)
+    _n = FminBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(self) or _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self) or _rg(other):
+        _n.s_self = _SV(self)
+    _res = _OP_fmin.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_isnan = getattr(_aten.isnan, 'default')
+
+
+def isnan(*args, **kwargs):
+    return _OP_isnan.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_isinf = getattr(_aten.isinf, 'default')
+
+
+def isinf(*args, **kwargs):
+    return _OP_isinf.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_isfinite = getattr(_aten.isfinite, 'default')
+
+
+def isfinite(*args, **kwargs):
+    return _OP_isfinite.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_isposinf = getattr(_aten.isposinf, 'default')
+
+
+def isposinf(*args, **kwargs):
+    return _OP_isposinf.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_isneginf = getattr(_aten.isneginf, 'default')
+
+
+def isneginf(*args, **kwargs):
+    return _OP_isneginf.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class AddcmulBackward0(_Node):
+    _op_name = 'aten::addcmul'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            tensor2 = _n.s_tensor2.unpack(_n)
+            value = _n.s_value
+            _r1 = grad * tensor2 * value
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            tensor1 = _n.s_tensor1.unpack(_n)
+            value = _n.s_value
+            _r2 = grad * tensor1 * value
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_tensor1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_tensor2', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_addcmul = getattr(_aten.addcmul, 'default')
+
+
+def addcmul(self, tensor1, tensor2, *, value=1):
+    _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
+    if not _need:
+        return _OP_addcmul.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _n = AddcmulBackward0()
+    _n.next_edges = (_edge(self), _edge(tensor1), _edge(tensor2), )
+    if _rg(tensor2):
+        _n.s_tensor1 = _SV(tensor1)
+    if _rg(tensor1):
+        _n.s_tensor2 = _SV(tensor2)
+    if _rg(tensor1) or _rg(tensor2):
+        _n.s_value = value
+    _res = _OP_addcmul.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_addcmul_ = getattr(_aten.addcmul_, 'default')
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    _check_inplace(self)
+    _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
+    if not _need:
+        return _OP_addcmul_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _n = AddcmulBackward0()
+    _n.next_edges = (_edge(self), _edge(tensor1), _edge(tensor2), )
+    if _rg(tensor2):
+        _n.s_tensor1 = _SV(tensor1)
+    if _rg(tensor1):
+        _n.s_tensor2 = _SV(tensor2)
+    if _rg(tensor1) or _rg(tensor2):
+        _n.s_value = value
+    _res = _OP_addcmul_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _rebase_history(self, _n)
+    return _res
+
+
+class AddcdivBackward0(_Node):
+    _op_name = 'aten::addcdiv'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            tensor2 = _n.s_tensor2.unpack(_n)
+            value = _n.s_value
+            _r1 = grad * value / tensor2
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            tensor1 = _n.s_tensor1.unpack(_n)
+            tensor2 = _n.s_tensor2.unpack(_n)
+            value = _n.s_value
+            _r2 = -grad * value * tensor1 / (tensor2 * tensor2)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_tensor1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_tensor2', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_addcdiv = getattr(_aten.addcdiv, 'default')
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
+    if not _need:
+        return _OP_addcdiv.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _n = AddcdivBackward0()
+    _n.next_edges = (_edge(self), _edge(tensor1), _edge(tensor2), )
+    if _rg(tensor2):
+        _n.s_tensor1 = _SV(tensor1)
+    if _rg(tensor1) or _rg(tensor2):
+        _n.s_tensor2 = _SV(tensor2)
+    if _rg(tensor1) or _rg(tensor2):
+        _n.s_value = value
+    _res = _OP_addcdiv.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_addcdiv_ = getattr(_aten.addcdiv_, 'default')
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    _check_inplace(self)
+    _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
+    if not _need:
+        return _OP_addcdiv_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _n = AddcdivBackward0()
+    _n.next_edges = (_edge(self), _edge(tensor1), _edge(tensor2), )
+    if _rg(tensor2):
+        _n.s_tensor1 = _SV(tensor1)
+    if _rg(tensor1) or _rg(tensor2):
+        _n.s_tensor2 = _SV(tensor2)
+    if _rg(tensor1) or _rg(tensor2):
+        _n.s_value = value
+    _res = _OP_addcdiv_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _rebase_history(self, _n)
+    return _res
+
+
+class XlogyBackward0(_Node):
+    _op_name = 'aten::xlogy.Tensor'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = xlogy_self(grad, self, other)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = grad * self / other
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_xlogy_Tensor = getattr(_aten.xlogy, 'Tensor')
+
+
+def xlogy_Tensor(self, other):
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_xlogy_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _n = XlogyBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(self) or _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self) or _rg(other):
+        _n.s_self = _SV(self)
+    _res = _OP_xlogy_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_xlogy__Tensor = getattr(_aten.xlogy_, 'Tensor')
+
+
+def xlogy__Tensor(self, other):
+    _check_inplace(self)
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_xlogy__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _n = XlogyBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(self) or _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self) or _rg(other):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_xlogy__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _rebase_history(self, _n)
+    return _res
+
+
+class XlogyBackward1(_Node):
+    _op_name = 'aten::xlogy.Scalar_Self'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self
+            _r0 = grad * self / other
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_xlogy_Scalar_Self = getattr(_aten.xlogy, 'Scalar_Self')
+
+
+def xlogy_Scalar_Self(self, other):
+    _need = _rg(other)
+    if not _need:
+        return _OP_xlogy_Scalar_Self.redispatch(_below_ks((self, other)), self, other)
+    _n = XlogyBackward1()
+    _n.next_edges = (_edge(other), )
+    if _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(other):
+        _n.s_self = self
+    _res = _OP_xlogy_Scalar_Self.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+class XlogyBackward2(_Node):
+    _op_name = 'aten::xlogy.Scalar_Other'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other
+            self = _n.s_self.unpack(_n)
+            _r0 = xlogy_self(grad, self, other)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_xlogy_Scalar_Other = getattr(_aten.xlogy, 'Scalar_Other')
+
+
+def xlogy_Scalar_Other(self, other):
+    _need = _rg(self)
+    if not _need:
+        return _OP_xlogy_Scalar_Other.redispatch(_below_ks((self, other)), self, other)
+    _n = XlogyBackward2()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_other = other
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_xlogy_Scalar_Other.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_xlogy__Scalar_Other = getattr(_aten.xlogy_, 'Scalar_Other')
+
+
+def xlogy__Scalar_Other(self, other):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_xlogy__Scalar_Other.redispatch(_below_ks((self, other)), self, other)
+    _n = XlogyBackward2()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_other = other
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_xlogy__Scalar_Other.redispatch(_below_ks((self, other)), self, other)
+    _rebase_history(self, _n)
+    return _res
+
+
+class LogaddexpBackward0(_Node):
+    _op_name = 'aten::logaddexp'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = grad / ((other - self).exp() + 1)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = grad / ((self - other).exp() + 1)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_logaddexp = getattr(_aten.logaddexp, 'default')
+
+
+def logaddexp(self, other):
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_logaddexp.redispatch(_below_ks((self, other)), self, other)
+    _n = LogaddexpBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(self) or _rg(other):
+        _n.s_other = _SV(other)
+    if _rg(self) or _rg(other):
+        _n.s_self = _SV(self)
+    _res = _OP_logaddexp.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+class GeluBackward0(_Node):
+    _op_name = 'aten::gelu'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            approximate = _n.s_approximate
+            self = _n.s_self.unpack(_n)
+            _r0 = gelu_backward(grad, self, approximate)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_gelu = getattr(_aten.gelu, 'default')
+
+
+def gelu(self, *, approximate='none'):
+    _need = _rg(self)
+    if not _need:
+        return _OP_gelu.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
+    _n = GeluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_approximate = approximate
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_gelu.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_gelu_ = getattr(_aten.gelu_, 'default')
+
+
+def gelu_(self, *, approximate='none'):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_gelu_.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
+    _n = GeluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_approximate = approximate
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_gelu_.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
+    _rebase_history(self, _n)
+    return _res
+
+
+class SiluBackward0(_Node):
+    _op_name = 'aten::silu'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = silu_backward(grad, self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_silu = getattr(_aten.silu, 'default')
+
+
+def silu(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_silu.redispatch(_below_ks((self,)), self)
+    _n = SiluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_silu.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_silu_ = getattr(_aten.silu_, 'default')
+
+
+def silu_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_silu_.redispatch(_below_ks((self,)), self)
+    _n = SiluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_silu_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class MishBackward0(_Node):
+    _op_name = 'aten::mish'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = mish_backward(grad, self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_mish = getattr(_aten.mish, 'default')
+
+
+def mish(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_mish.redispatch(_below_ks((self,)), self)
+    _n = MishBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_mish.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_mish_ = getattr(_aten.mish_, 'default')
+
+
+def mish_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_mish_.redispatch(_below_ks((self,)), self)
+    _n = MishBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_mish_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class SoftplusBackward0(_Node):
+    _op_name = 'aten::softplus'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            beta = _n.s_beta
+            self = _n.s_self.unpack(_n)
+            threshold = _n.s_threshold
+            _r0 = softplus_backward(grad, self, beta, threshold)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_softplus = getattr(_aten.softplus, 'default')
+
+
+def softplus(self, beta=1, threshold=20):
+    _need = _rg(self)
+    if not _need:
+        return _OP_softplus.redispatch(_below_ks((self, beta, threshold)), self, beta, threshold)
+    _n = SoftplusBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_beta = beta
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_threshold = threshold
+    _res = _OP_softplus.redispatch(_below_ks((self, beta, threshold)), self, beta, threshold)
+    _set_history(_res, _n)
+    return _res
+
+
+class EluBackward0(_Node):
+    _op_name = 'aten::elu'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            alpha = _n.s_alpha
+            input_scale = _n.s_input_scale
+            scale = _n.s_scale
+            self = _n.s_self.unpack(_n)
+            _r0 = elu_backward(grad, self, alpha, scale, input_scale)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_elu = getattr(_aten.elu, 'default')
+
+
+def elu(self, alpha=1, scale=1, input_scale=1):
+    _need = _rg(self)
+    if not _need:
+        return _OP_elu.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
+    _n = EluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_alpha = alpha
+    if _rg(self):
+        _n.s_input_scale = input_scale
+    if _rg(self):
+        _n.s_scale = scale
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_elu.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_elu_ = getattr(_aten.elu_, 'default')
+
+
+def elu_(self, alpha=1, scale=1, input_scale=1):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_elu_.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
+    _n = EluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_alpha = alpha
+    if _rg(self):
+        _n.s_input_scale = input_scale
+    if _rg(self):
+        _n.s_scale = scale
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_elu_.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
+    _rebase_history(self, _n)
+    return _res
+
+
+class SeluBackward0(_Node):
+    _op_name = 'aten::selu'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = elu_backward(grad, self, SELU_ALPHA, SELU_SCALE, 1.0)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_selu = getattr(_aten.selu, 'default')
+
+
+def selu(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_selu.redispatch(_below_ks((self,)), self)
+    _n = SeluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_selu.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_selu_ = getattr(_aten.selu_, 'default')
+
+
+def selu_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_selu_.redispatch(_below_ks((self,)), self)
+    _n = SeluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_selu_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class CeluBackward0(_Node):
+    _op_name = 'aten::celu'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            alpha = _n.s_alpha
+            self = _n.s_self.unpack(_n)
+            _r0 = elu_backward(grad, self, alpha, 1.0, 1.0 / alpha)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_celu = getattr(_aten.celu, 'default')
+
+
+def celu(self, alpha=1.0):
+    _need = _rg(self)
+    if not _need:
+        return _OP_celu.redispatch(_below_ks((self, alpha)), self, alpha)
+    _n = CeluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_alpha = alpha
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_celu.redispatch(_below_ks((self, alpha)), self, alpha)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_celu_ = getattr(_aten.celu_, 'default')
+
+
+def celu_(self, alpha=1.0):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_celu_.redispatch(_below_ks((self, alpha)), self, alpha)
+    _n = CeluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_alpha = alpha
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_celu_.redispatch(_below_ks((self, alpha)), self, alpha)
+    _rebase_history(self, _n)
+    return _res
+
+
+class LeakyReluBackward0(_Node):
+    _op_name = 'aten::leaky_relu'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            negative_slope = _n.s_negative_slope
+            self = _n.s_self.unpack(_n)
+            _r0 = _aten.where.self(self > 0, grad, grad * negative_slope)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_leaky_relu = getattr(_aten.leaky_relu, 'default')
+
+
+def leaky_relu(self, negative_slope=0.01):
+    _need = _rg(self)
+    if not _need:
+        return _OP_leaky_relu.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
+    _n = LeakyReluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_negative_slope = negative_slope
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_leaky_relu.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_leaky_relu_ = getattr(_aten.leaky_relu_, 'default')
+
+
+def leaky_relu_(self, negative_slope=0.01):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_leaky_relu_.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
+    _n = LeakyReluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_negative_slope = negative_slope
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_leaky_relu_.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
+    _rebase_history(self, _n)
+    return _res
+
+
+class HardtanhBackward0(_Node):
+    _op_name = 'aten::hardtanh'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            max_val = _n.s_max_val
+            min_val = _n.s_min_val
+            self = _n.s_self.unpack(_n)
+            _r0 = masked_grad((self > min_val) & (self < max_val), grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_hardtanh = getattr(_aten.hardtanh, 'default')
+
+
+def hardtanh(self, min_val=-1, max_val=1):
+    _need = _rg(self)
+    if not _need:
+        return _OP_hardtanh.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
+    _n = HardtanhBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_max_val = max_val
+    if _rg(self):
+        _n.s_min_val = min_val
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_hardtanh.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_hardtanh_ = getattr(_aten.hardtanh_, 'default')
+
+
+def hardtanh_(self, min_val=-1, max_val=1):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_hardtanh_.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
+    _n = HardtanhBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_max_val = max_val
+    if _rg(self):
+        _n.s_min_val = min_val
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_hardtanh_.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
+    _rebase_history(self, _n)
+    return _res
+
+
+class HardsigmoidBackward0(_Node):
+    _op_name = 'aten::hardsigmoid'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = masked_grad((self > -3) & (self < 3), grad * HARDSIGMOID_SLOPE)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_hardsigmoid = getattr(_aten.hardsigmoid, 'default')
+
+
+def hardsigmoid(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_hardsigmoid.redispatch(_below_ks((self,)), self)
+    _n = HardsigmoidBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_hardsigmoid.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_hardsigmoid_ = getattr(_aten.hardsigmoid_, 'default')
+
+
+def hardsigmoid_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_hardsigmoid_.redispatch(_below_ks((self,)), self)
+    _n = HardsigmoidBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_hardsigmoid_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class HardswishBackward0(_Node):
+    _op_name = 'aten::hardswish'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = hardswish_backward(grad, self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_hardswish = getattr(_aten.hardswish, 'default')
+
+
+def hardswish(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_hardswish.redispatch(_below_ks((self,)), self)
+    _n = HardswishBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_hardswish.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_hardswish_ = getattr(_aten.hardswish_, 'default')
+
+
+def hardswish_(self):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_hardswish_.redispatch(_below_ks((self,)), self)
+    _n = HardswishBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_hardswish_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+class LogSigmoidBackward0(_Node):
+    _op_name = 'aten::log_sigmoid'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad * (1 - self.sigmoid())
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_log_sigmoid = getattr(_aten.log_sigmoid, 'default')
+
+
+def log_sigmoid(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_log_sigmoid.redispatch(_below_ks((self,)), self)
+    _n = LogSigmoidBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_log_sigmoid.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+class ThresholdBackward0(_Node):
+    _op_name = 'aten::threshold'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            threshold = _n.s_threshold
+            _r0 = masked_grad(self > threshold, grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_threshold = getattr(_aten.threshold, 'default')
+
+
+def threshold(self, threshold, value):
+    _need = _rg(self)
+    if not _need:
+        return _OP_threshold.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
+    _n = ThresholdBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_threshold = threshold
+    _res = _OP_threshold.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_threshold_ = getattr(_aten.threshold_, 'default')
+
+
+def threshold_(self, threshold, value):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_threshold_.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
+    _n = ThresholdBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    if _rg(self):
+        _n.s_threshold = threshold
+    _res = _OP_threshold_.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
+    _rebase_history(self, _n)
+    return _res
+
+
+class GluBackward0(_Node):
+    _op_name = 'aten::glu'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            self = _n.s_self.unpack(_n)
+            _r0 = glu_backward(grad, self, dim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_glu = getattr(_aten.glu, 'default')
+
+
+def glu(self, dim=-1):
+    _need = _rg(self)
+    if not _need:
+        return _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
+    _n = GluBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_bitwise_not = getattr(_aten.bitwise_not, 'default')
+
+
+def bitwise_not(*args, **kwargs):
+    return _OP_bitwise_not.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_bitwise_and_Tensor = getattr(_aten.bitwise_and, 'Tensor')
+
+
+def bitwise_and_Tensor(*args, **kwargs):
+    return _OP_bitwise_and_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_bitwise_or_Tensor = getattr(_aten.bitwise_or, 'Tensor')
+
+
+def bitwise_or_Tensor(*args, **kwargs):
+    return _OP_bitwise_or_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_bitwise_xor_Tensor = getattr(_aten.bitwise_xor, 'Tensor')
+
+
+def bitwise_xor_Tensor(*args, **kwargs):
+    return _OP_bitwise_xor_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class VarBackward0(_Node):
+    _op_name = 'aten::var'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            unbiased = _n.s_unbiased
+            _r0 = var_backward(grad, self, None, correction_of(unbiased), False)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_var = getattr(_aten.var, 'default')
+
+
+def var(self, unbiased=True):
+    _need = _rg(self)
+    if not _need:
+        return _OP_var.redispatch(_below_ks((self, unbiased)), self, unbiased)
+    _n = VarBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_unbiased = unbiased
+    _res = _OP_var.redispatch(_below_ks((self, unbiased)), self, unbiased)
+    _set_history(_res, _n)
+    return _res
+
+
+class VarBackward1(_Node):
+    _op_name = 'aten::var.dim'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            self = _n.s_self.unpack(_n)
+            unbiased = _n.s_unbiased
+            _r0 = var_backward(grad, self, dim, correction_of(unbiased), keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_var_dim = getattr(_aten.var, 'dim')
+
+
+def var_dim(self, dim, unbiased=True, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_var_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
+    _n = VarBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_unbiased = unbiased
+    _res = _OP_var_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
+    _set_history(_res, _n)
+    return _res
+
+
+class VarBackward2(_Node):
+    _op_name = 'aten::var.correction'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            correction = _n.s_correction
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            self = _n.s_self.unpack(_n)
+            _r0 = var_backward(grad, self, dim, correction_of(True, correction), keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_var_correction = getattr(_aten.var, 'correction')
+
+
+def var_correction(self, dim=None, *, correction=None, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
+    _n = VarBackward2()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_correction = correction
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
+    _set_history(_res, _n)
+    return _res
+
+
+class StdBackward0(_Node):
+    _op_name = 'aten::std'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            unbiased = _n.s_unbiased
+            _r0 = std_backward(grad, self, result, None, correction_of(unbiased), False)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_std = getattr(_aten.std, 'default')
+
+
+def std(self, unbiased=True):
+    _need = _rg(self)
+    if not _need:
+        return _OP_std.redispatch(_below_ks((self, unbiased)), self, unbiased)
+    _n = StdBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_unbiased = unbiased
+    _res = _OP_std.redispatch(_below_ks((self, unbiased)), self, unbiased)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class StdBackward1(_Node):
+    _op_name = 'aten::std.dim'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            unbiased = _n.s_unbiased
+            _r0 = std_backward(grad, self, result, dim, correction_of(unbiased), keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_std_dim = getattr(_aten.std, 'dim')
+
+
+def std_dim(self, dim, unbiased=True, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_std_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
+    _n = StdBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_unbiased = unbiased
+    _res = _OP_std_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class StdBackward2(_Node):
+    _op_name = 'aten::std.correction'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            correction = _n.s_correction
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = std_backward(grad, self, result, dim, correction_of(True, correction), keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_std_correction = getattr(_aten.std, 'correction')
+
+
+def std_correction(self, dim=None, *, correction=None, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_std_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
+    _n = StdBackward2()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_correction = correction
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_std_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class VarMeanBackward0(_Node):
+    _op_name = 'aten::var_mean'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            unbiased = _n.s_unbiased
+            _r0 = var_backward(grads[0], self, None, correction_of(unbiased), False) + mean_backward(grads[1], self, None, False)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_var_mean = getattr(_aten.var_mean, 'default')
+
+
+def var_mean(self, unbiased=True):
+    _need = _rg(self)
+    if not _need:
+        return _OP_var_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
+    _n = VarMeanBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_unbiased = unbiased
+    _res = _OP_var_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
+    _set_history(_res, _n)
+    return _res
+
+
+class VarMeanBackward1(_Node):
+    _op_name = 'aten::var_mean.dim'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            self = _n.s_self.unpack(_n)
+            unbiased = _n.s_unbiased
+            _r0 = var_backward(grads[0], self, dim, correction_of(unbiased), keepdim) + mean_backward(grads[1], self, dim, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_var_mean_dim = getattr(_aten.var_mean, 'dim')
+
+
+def var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_var_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
+    _n = VarMeanBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_unbiased = unbiased
+    _res = _OP_var_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
+    _set_history(_res, _n)
+    return _res
+
+
+class VarMeanBackward2(_Node):
+    _op_name = 'aten::var_mean.correction'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            correction = _n.s_correction
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            self = _n.s_self.unpack(_n)
+            _r0 = var_backward(grads[0], self, dim, correction_of(True, correction), keepdim) + mean_backward(grads[1], self, dim, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_var_mean_correction = getattr(_aten.var_mean, 'correction')
+
+
+def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_var_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
+    _n = VarMeanBackward2()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_correction = correction
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_var_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
+    _set_history(_res, _n)
+    return _res
+
+
+class StdMeanBackward0(_Node):
+    _op_name = 'aten::std_mean'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result0 = _n.s_result0.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            unbiased = _n.s_unbiased
+            _r0 = std_backward(grads[0], self, result0, None, correction_of(unbiased), False) + mean_backward(grads[1], self, None, False)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_std_mean = getattr(_aten.std_mean, 'default')
+
+
+def std_mean(self, unbiased=True):
+    _need = _rg(self)
+    if not _need:
+        return _OP_std_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
+    _n = StdMeanBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_unbiased = unbiased
+    _res = _OP_std_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    return _res
+
+
+class StdMeanBackward1(_Node):
+    _op_name = 'aten::std_mean.dim'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            result0 = _n.s_result0.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            unbiased = _n.s_unbiased
+            _r0 = std_backward(grads[0], self, result0, dim, correction_of(unbiased), keepdim) + mean_backward(grads[1], self, dim, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_std_mean_dim = getattr(_aten.std_mean, 'dim')
+
+
+def std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_std_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
+    _n = StdMeanBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_unbiased = unbiased
+    _res = _OP_std_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    return _res
+
+
+class StdMeanBackward2(_Node):
+    _op_name = 'aten::std_mean.correction'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            correction = _n.s_correction
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            result0 = _n.s_result0.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = std_backward(grads[0], self, result0, dim, correction_of(True, correction), keepdim) + mean_backward(grads[1], self, dim, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_std_mean_correction = getattr(_aten.std_mean, 'correction')
+
+
+def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_std_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
+    _n = StdMeanBackward2()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_correction = correction
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_std_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    return _res
+
+
+class LogsumexpBackward0(_Node):
+    _op_name = 'aten::logsumexp'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = logsumexp_backward(grad, self, result, dim, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_logsumexp = getattr(_aten.logsumexp, 'default')
+
+
+def logsumexp(self, dim, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_logsumexp.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _n = LogsumexpBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_logsumexp.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class NormBackward0(_Node):
+    _op_name = 'aten::norm.Scalar'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            p = _n.s_p
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = norm_backward(grad, self, p, result)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_norm_Scalar = getattr(_aten.norm, 'Scalar')
+
+
+def norm_Scalar(self, p=2):
+    _need = _rg(self)
+    if not _need:
+        return _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
+    _n = NormBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_p = p
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class NormBackward1(_Node):
+    _op_name = 'aten::norm.ScalarOpt_dim'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            p = _n.s_p
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = norm_backward(grad, self, p, result, dim, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_norm_ScalarOpt_dim = getattr(_aten.norm, 'ScalarOpt_dim')
+
+
+def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_norm_ScalarOpt_dim.redispatch(_below_ks((self, p, dim, keepdim)), self, p, dim, keepdim)
+    _n = NormBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_p = p
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_norm_ScalarOpt_dim.redispatch(_below_ks((self, p, dim, keepdim)), self, p, dim, keepdim)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class NormBackward2(_Node):
+    _op_name = 'aten::norm.ScalarOpt_dim_dtype'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            p = _n.s_p
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            self_scalar_type = _n.s_self_scalar_type
+            _r0 = norm_backward(to_dtype(grad, self_scalar_type), self, p, to_dtype(result, self_scalar_type), dim, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_norm_ScalarOpt_dim_dtype = getattr(_aten.norm, 'ScalarOpt_dim_dtype')
+
+
+def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
+    _need = _rg(self)
+    if not _need:
+        return _OP_norm_ScalarOpt_dim_dtype.redispatch(_below_ks((self, p, dim, keepdim, dtype)), self, p, dim, keepdim, dtype=dtype)
+    _n = NormBackward2()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_p = p
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP_norm_ScalarOpt_dim_dtype.redispatch(_below_ks((self, p, dim, keepdim, dtype)), self, p, dim, keepdim, dtype=dtype)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class NormBackward3(_Node):
+    _op_name = 'aten::norm.ScalarOpt_dtype'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            p = _n.s_p
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            self_scalar_type = _n.s_self_scalar_type
+            _r0 = norm_backward(to_dtype(grad, self_scalar_type), self, p, to_dtype(result, self_scalar_type))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_norm_ScalarOpt_dtype = getattr(_aten.norm, 'ScalarOpt_dtype')
+
+
+def norm_ScalarOpt_dtype(self, p, *, dtype):
+    _need = _rg(self)
+    if not _need:
+        return _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
+    _n = NormBackward3()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_p = p
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class LinalgVectorNormBackward0(_Node):
+    _op_name = 'aten::linalg_vector_norm'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            ord = _n.s_ord
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            self_scalar_type = _n.s_self_scalar_type
+            _r0 = norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_vector_norm = getattr(_aten.linalg_vector_norm, 'default')
+
+
+def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    _need = _rg(self)
+    if not _need:
+        return _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
+    _n = LinalgVectorNormBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_ord = ord
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class LinalgMatrixNormBackward0(_Node):
+    _op_name = 'aten::linalg_matrix_norm'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            ord = _n.s_ord
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            self_scalar_type = _n.s_self_scalar_type
+            _r0 = matrix_norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_matrix_norm = getattr(_aten.linalg_matrix_norm, 'default')
+
+
+def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    _need = _rg(self)
+    if not _need:
+        return _OP_linalg_matrix_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
+    _n = LinalgMatrixNormBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_ord = ord
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP_linalg_matrix_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class LinalgMatrixNormBackward1(_Node):
+    _op_name = 'aten::linalg_matrix_norm.str_ord'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            ord = _n.s_ord
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            self_scalar_type = _n.s_self_scalar_type
+            _r0 = matrix_norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_matrix_norm_str_ord = getattr(_aten.linalg_matrix_norm, 'str_ord')
+
+
+def linalg_matrix_norm_str_ord(self, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
+    _need = _rg(self)
+    if not _need:
+        return _OP_linalg_matrix_norm_str_ord.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
+    _n = LinalgMatrixNormBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_ord = ord
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP_linalg_matrix_norm_str_ord.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class CumsumBackward0(_Node):
+    _op_name = 'aten::cumsum'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            self_scalar_type = _n.s_self_scalar_type
+            _r0 = cumsum_backward(grad, dim, self_scalar_type)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_cumsum = getattr(_aten.cumsum, 'default')
+
+
+def cumsum(self, dim, *, dtype=None):
+    _need = _rg(self)
+    if not _need:
+        return _OP_cumsum.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _n = CumsumBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP_cumsum.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_cumsum_ = getattr(_aten.cumsum_, 'default')
+
+
+def cumsum_(self, dim, *, dtype=None):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_cumsum_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _n = CumsumBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP_cumsum_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _rebase_history(self, _n)
+    return _res
+
+
+class CumprodBackward0(_Node):
+    _op_name = 'aten::cumprod'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            self_scalar_type = _n.s_self_scalar_type
+            _r0 = cumprod_backward(grad, self, to_dtype(result, self_scalar_type), dim, self_scalar_type)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_cumprod = getattr(_aten.cumprod, 'default')
+
+
+def cumprod(self, dim, *, dtype=None):
+    _need = _rg(self)
+    if not _need:
+        return _OP_cumprod.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _n = CumprodBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP_cumprod.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_OP_cumprod_ = getattr(_aten.cumprod_, 'default')
+
+
+def cumprod_(self, dim, *, dtype=None):
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_cumprod_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _n = CumprodBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP_cumprod_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class CummaxBackward0(_Node):
+    _op_name = 'aten::cummax'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            indices = _n.s_indices.unpack(_n)
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_cummax = getattr(_aten.cummax, 'default')
+
+
+def cummax(self, dim):
+    _need = _rg(self)
+    if not _need:
+        return _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
+    _n = CummaxBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
+    _set_history(_res, _n)
+    _n.s_indices = _SV(_res[1], True)
+    return _res
+
+
+class CumminBackward0(_Node):
+    _op_name = 'aten::cummin'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            indices = _n.s_indices.unpack(_n)
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_cummin = getattr(_aten.cummin, 'default')
+
+
+def cummin(self, dim):
+    _need = _rg(self)
+    if not _need:
+        return _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
+    _n = CumminBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
+    _set_history(_res, _n)
+    _n.s_indices = _SV(_res[1], True)
+    return _res
+
+
+class LogcumsumexpBackward0(_Node):
+    _op_name = 'aten::logcumsumexp'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = logcumsumexp_backward(grad, self, result, dim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_logcumsumexp = getattr(_aten.logcumsumexp, 'default')
+
+
+def logcumsumexp(self, dim):
+    _need = _rg(self)
+    if not _need:
+        return _OP_logcumsumexp.redispatch(_below_ks((self, dim)), self, dim)
+    _n = LogcumsumexpBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_logcumsumexp.redispatch(_below_ks((self, dim)), self, dim)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_OP_count_nonzero_dim_IntList = getattr(_aten.count_nonzero, 'dim_IntList')
+
+
+def count_nonzero_dim_IntList(*args, **kwargs):
+    return _OP_count_nonzero_dim_IntList.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_count_nonzero = getattr(_aten.count_nonzero, 'default')
+
+
+def count_nonzero(*args, **kwargs):
+    return _OP_count_nonzero.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class MedianBackward0(_Node):
+    _op_name = 'aten::median'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = evenly_distribute_backward(grad, self, result)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_median = getattr(_aten.median, 'default')
+
+
+def median(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_median.redispatch(_below_ks((self,)), self)
+    _n = MedianBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_median.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class NanmedianBackward0(_Node):
+    _op_name = 'aten::nanmedian'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = evenly_distribute_backward(grad, self, result)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_nanmedian = getattr(_aten.nanmedian, 'default')
+
+
+def nanmedian(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_nanmedian.redispatch(_below_ks((self,)), self)
+    _n = NanmedianBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_nanmedian.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+class MedianBackward1(_Node):
+    _op_name = 'aten::median.dim'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            indices = _n.s_indices.unpack(_n)
+            keepdim = _n.s_keepdim
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_median_dim = getattr(_aten.median, 'dim')
+
+
+def median_dim(self, dim, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _n = MedianBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _set_history(_res, _n)
+    _n.s_indices = _SV(_res[1], True)
+    return _res
+
+
+class NanmedianBackward1(_Node):
+    _op_name = 'aten::nanmedian.dim'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            indices = _n.s_indices.unpack(_n)
+            keepdim = _n.s_keepdim
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_nanmedian_dim = getattr(_aten.nanmedian, 'dim')
+
+
+def nanmedian_dim(self, dim, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _n = NanmedianBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _set_history(_res, _n)
+    _n.s_indices = _SV(_res[1], True)
+    return _res
+
+
+class ModeBackward0(_Node):
+    _op_name = 'aten::mode'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            indices = _n.s_indices.unpack(_n)
+            keepdim = _n.s_keepdim
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_mode = getattr(_aten.mode, 'default')
+
+
+def mode(self, dim=-1, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _n = ModeBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _set_history(_res, _n)
+    _n.s_indices = _SV(_res[1], True)
+    return _res
+
+
+class KthvalueBackward0(_Node):
+    _op_name = 'aten::kthvalue'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            indices = _n.s_indices.unpack(_n)
+            keepdim = _n.s_keepdim
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_kthvalue = getattr(_aten.kthvalue, 'default')
+
+
+def kthvalue(self, k, dim=-1, keepdim=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
+    _n = KthvalueBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_keepdim = keepdim
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
+    _set_history(_res, _n)
+    _n.s_indices = _SV(_res[1], True)
+    return _res
+
+
+class SortBackward0(_Node):
+    _op_name = 'aten::sort'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            indices = _n.s_indices.unpack(_n)
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_sort = getattr(_aten.sort, 'default')
+
+
+def sort(self, dim=-1, descending=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
+    _n = SortBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
+    _set_history(_res, _n)
+    _n.s_indices = _SV(_res[1], True)
+    return _res
+
+
+class SortBackward1(_Node):
+    _op_name = 'aten::sort.stable'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            indices = _n.s_indices.unpack(_n)
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_sort_stable = getattr(_aten.sort, 'stable')
+
+
+def sort_stable(self, *, stable, dim=-1, descending=False):
+    _need = _rg(self)
+    if not _need:
+        return _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
+    _n = SortBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
+    _set_history(_res, _n)
+    _n.s_indices = _SV(_res[1], True)
+    return _res
+
+
+class TopkBackward0(_Node):
+    _op_name = 'aten::topk'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            indices = _n.s_indices.unpack(_n)
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_topk = getattr(_aten.topk, 'default')
+
+
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    _need = _rg(self)
+    if not _need:
+        return _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
+    _n = TopkBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
+    _set_history(_res, _n)
+    _n.s_indices = _SV(_res[1], True)
+    return _res
+
+
+class MsortBackward0(_Node):
+    _op_name = 'aten::msort'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = msort_backward(grad, self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_msort = getattr(_aten.msort, 'default')
+
+
+def msort(self):
+    _need = _rg(self)
+    if not _need:
+        return _OP_msort.redispatch(_below_ks((self,)), self)
+    _n = MsortBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_msort.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_OP_argsort = getattr(_aten.argsort, 'default')
+
+
+def argsort(*args, **kwargs):
+    return _OP_argsort.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_argsort_stable = getattr(_aten.argsort, 'stable')
+
+
+def argsort_stable(*args, **kwargs):
+    return _OP_argsort_stable.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_histc = getattr(_aten.histc, 'default')
+
+
+def histc(*args, **kwargs):
+    return _OP_histc.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_bincount = getattr(_aten.bincount, 'default')
+
+
+def bincount(*args, **kwargs):
+    return _OP_bincount.redispatch(_below_ks(args, kwargs), *args, **kwargs)

@@ -341,20 +341,6 @@ def evenly_distribute_backward(grad, self, result):
     return mask * (grad / mask.sum())
 
 
-def value_selecting_backward(grad, dim, indices, sizes, keepdim):
-    """max.dim/min.dim: grad goes to the selected index along dim (torch's value_selecting_reduction_backward)."""
-    n = len(sizes)
-    if n == 0:
-        return grad.reshape(sizes)
-    d = dim % n
-    g = grad if keepdim else grad.unsqueeze(d)
-    idx = indices if keepdim else indices.unsqueeze(d)
-    shape = [1] * n
-    shape[d] = sizes[d]
-    ar = _const(np.arange(sizes[d]).reshape(shape), indices.dtype)
-    return masked_grad(ar == idx, expand_to(g, sizes))
-
-
 def prod_backward(grad, self, result, dim, keepdim):
     """Gradient of prod, correct when self has zeros: the product of all the other elements."""
     if self.dim() == 0:
@@ -372,3 +358,228 @@ def prod_backward(grad, self, result, dim, keepdim):
     eye = _const(np.eye(k, dtype=bool), _dt.bool_)
     others = _aten().where.self(eye, ones_like(e), e).prod(-1)
     return (g * others.movedim(-1, d))
+
+
+# ------------------------------------------------------------ value-selecting reductions (sort, topk, ...)
+def _dim_index(idx, dim):
+    """The index tuple that addresses, in a tensor shaped like the input, the elements `idx` picks along dim."""
+    n = idx.dim()
+    out = []
+    for d in range(n):
+        if d == dim:
+            out.append(idx)
+        else:
+            shape = [1] * n
+            shape[d] = idx._size[d]
+            out.append(_const(np.arange(idx._size[d]).reshape(shape), idx.dtype))
+    return out
+
+
+def value_selecting_backward(grad, dim, indices, sizes, keepdim):
+    """Gradient lands on the elements the op selected along dim (torch's value_selecting_reduction_backward):
+    max.dim, min.dim, sort, topk, kthvalue, mode, median.dim, cummax, ..."""
+    n = len(sizes)
+    if n == 0:
+        return grad.reshape(sizes)
+    d = dim % n
+    if not keepdim:
+        grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
+    return _aten().index_put.default(_zeros(sizes, grad.dtype), _dim_index(indices, d), grad, True)
+
+
+def msort_backward(grad, self):
+    from .._generated.functions import sort
+    return value_selecting_backward(grad, 0, sort(self.detach(), dim=0, stable=True)[1], self._size, True)
+
+
+# ------------------------------------------------------------ scans
+def _revcumsum(g, dim):
+    return g.sum(dim, keepdim=True) - g.cumsum(dim) + g
+
+
+def cumsum_backward(grad, dim, dtype):
+    if grad.dim() == 0:
+        return to_dtype(grad, dtype)
+    return to_dtype(_revcumsum(grad, dim), dtype)
+
+
+def _pairwise(x, dim):
+    """x moved so dim is last, and its last dim length."""
+    xm = x.movedim(dim, -1)
+    return xm, xm._size[-1]
+
+
+def cumprod_backward(grad, self, result, dim, dtype):
+    grad = to_dtype(grad, dtype)
+    if self.dim() == 0:
+        return grad
+    if not bool(np.any(self._np == 0)):
+        return _revcumsum(grad * result, dim) / self
+    # with zeros: d result_i / d x_j = prod_{k <= i, k != j} x_k (j <= i), via a cumprod with x_j set to 1
+    x, n = _pairwise(self, dim)
+    e = x.unsqueeze(-2).expand(x._size[:-1] + (n, n))              # [..., j, k]
+    eye = _const(np.eye(n, dtype=bool), _dt.bool_)
+    c = _aten().where.self(eye, ones_like(e), e).cumprod(-1)         # [..., j, i]
+    upper = _const(np.triu(np.ones((n, n), dtype=bool)), _dt.bool_)  # i >= j
+    g = grad.movedim(dim, -1).unsqueeze(-2)                          # [..., 1, i]
+    return masked_grad(upper, g * c).sum(-1).movedim(-1, dim)
+
+
+def logcumsumexp_backward(grad, self, result, dim):
+    if self.dim() == 0:
+        return grad
+    x, n = _pairwise(self, dim)
+    r = result.movedim(dim, -1)
+    g = grad.movedim(dim, -1)
+    diff = x.unsqueeze(-1) - r.unsqueeze(-2)                         # [..., j, i] = x_j - r_i
+    upper = _const(np.triu(np.ones((n, n), dtype=bool)), _dt.bool_)
+    w = _aten().where.self(upper, diff, _const(np.full((), -np.inf), diff.dtype)).exp()
+    return (w * g.unsqueeze(-2)).sum(-1).movedim(-1, dim)
+
+
+# ------------------------------------------------------------ variance / norms
+def correction_of(unbiased=True, correction=None):
+    if correction is not None:
+        return correction
+    return 1 if unbiased else 0
+
+
+def var_backward(grad, self, dim, corr, keepdim):
+    n = reduced_numel(self._size, dim)
+    dims = _dims(dim, self.dim())
+    mean = self.mean(dims, keepdim=True) if self.dim() else self
+    g = _restore(grad, self._size, dim, keepdim)
+    return (g * (self - mean)) * (2.0 / max(n - corr, 0) if n - corr > 0 else float("inf"))
+
+
+def std_backward(grad, self, result, dim, corr, keepdim):
+    g = masked_grad(result != 0, grad / (result * 2))
+    return var_backward(g, self, dim, corr, keepdim)
+
+
+def mean_backward(grad, self, dim, keepdim):
+    n = reduced_numel(self._size, dim)
+    return expand_to(_restore(grad, self._size, dim, keepdim), self._size) / n
+
+
+def norm_backward(grad, self, p, result, dim=None, keepdim=False):
+    p = 2.0 if p is None else float(p)
+    g = _restore(grad, self._size, dim, keepdim)
+    r = _restore(result, self._size, dim, keepdim)
+    if p == 0.0:
+        return zeros_like(self)
+    if p == 1.0:
+        return sgn(self) * g
+    if p == 2.0:
+        return masked_grad(r != 0, self * (g / r))
+    if p == float("inf") or p == float("-inf"):
+        mask = (self.abs() == r).to(grad.dtype)
+        dims = _dims(dim, self.dim())
+        count = mask.sum(dims, keepdim=True) if self.dim() else mask
+        return sgn(self) * mask * (g / count)
+    if p < 1.0:
+        return masked_grad(self != 0, sgn(self) * self.abs().pow(p - 1) * g * r.pow(1 - p))
+    return masked_grad(r != 0, self * self.abs().pow(p - 2) * g / r.pow(p - 1))
+
+
+def matrix_norm_backward(grad, self, ord, result, dim, keepdim):
+    if ord == "fro":
+        return norm_backward(grad, self, 2.0, result, dim, keepdim)
+    if ord in (1, -1, 2, -2, float("inf"), float("-inf")) and ord not in (2, -2):
+        # max/min over one dim of abs-sums over the other (torch's decomposition)
+        d0, d1 = [d % self.dim() for d in dim]
+        if ord in (float("inf"), float("-inf")):
+            d0, d1 = d1, d0
+        s = self.abs().sum(d0, keepdim=True)
+        red = s.amax(d1, keepdim=True) if ord > 0 else s.amin(d1, keepdim=True)
+        gs = amax_backward(_restore(grad, self._size, [d0, d1], keepdim), s, red, [d1], True)
+        return sgn(self) * gs
+    raise RuntimeError(f"the derivative for 'linalg_matrix_norm' with ord={ord!r} is not implemented.")
+
+
+def logsumexp_backward(grad, self, result, dim, keepdim):
+    g = _restore(grad, self._size, dim, keepdim)
+    r = _restore(result, self._size, dim, keepdim)
+    return g * (self - r).exp()
+
+
+# ------------------------------------------------------------ elementwise math / activations
+def logit_backward(grad, self, eps):
+    if eps is None:
+        lo, hi = 0.0, 1.0
+        out = grad / (self * (1 - self))
+        bad = (self < lo) | (self > hi)
+        return _aten().where.self(bad, _const(np.full((), np.nan), grad.dtype), out)
+    out = grad / (self * (1 - self))
+    return masked_grad(((self < eps) | (self > 1 - eps)).logical_not(), out)
+
+
+def maximum_backward(grad, self, other, which):
+    half = _aten().where.self(self == other, grad / 2, grad)
+    return masked_grad((self < other).logical_not() if which == 0 else (self > other).logical_not(), half)
+
+
+def fmax_backward(grad, self, other, which, is_max=True):
+    cmp = (self >= other) if is_max else (self <= other)
+    keep_other = cmp | other.isnan()
+    return masked_grad(keep_other if which == 0 else keep_other.logical_not(), grad)
+
+
+_SQRT_2 = float(np.sqrt(2.0))
+_SQRT_2PI = float(np.sqrt(2.0 * np.pi))
+
+
+def gelu_backward(grad, self, approximate):
+    if approximate == "tanh":
+        k = float(np.sqrt(2.0 / np.pi))
+        c = 0.044715
+        inner = (self + self * self * self * c) * k
+        t = inner.tanh()
+        d = (t + 1) * 0.5 + self * 0.5 * (1 - t * t) * k * (self * self * (3 * c) + 1)
+        return grad * d
+    cdf = ((self / _SQRT_2).erf() + 1) * 0.5
+    pdf = (self * self * -0.5).exp() / _SQRT_2PI
+    return grad * (cdf + self * pdf)
+
+
+def silu_backward(grad, self):
+    s = self.sigmoid()
+    return grad * s * (1 + self * (1 - s))
+
+
+def mish_backward(grad, self):
+    from .._generated.functions import softplus
+    t = softplus(self).tanh()
+    return grad * (t + self * self.sigmoid() * (1 - t * t))
+
+
+def softplus_backward(grad, self, beta, threshold):
+    z = self * beta
+    return _aten().where.self(z > threshold, grad, grad * z.sigmoid())
+
+
+def elu_backward(grad, self, alpha, scale, input_scale):
+    neg = grad * (self * input_scale).exp() * (input_scale * alpha * scale)
+    return _aten().where.self(self > 0, grad * scale, neg)
+
+
+HARDSIGMOID_SLOPE = 0.1666666716337204   # torch's kernel multiplies by float(1/6) in every dtype
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def hardswish_backward(grad, self):
+    mid = grad * (self / 3 + 0.5)
+    return _aten().where.self(self < -3, zeros_like(grad), _aten().where.self(self <= 3, mid, grad))
+
+
+def glu_backward(grad, self, dim):
+    a, b = self.chunk(2, dim)
+    sb = b.sigmoid()
+    from .._generated.functions import cat
+    return cat([grad * sb, grad * a * sb * (1 - sb)], dim)
+
+
+def xlogy_self(grad, self, other):
+    from .._generated.functions import xlogy
+    return grad * xlogy((self != 0).to(grad.dtype), other)
