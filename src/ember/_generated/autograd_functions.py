@@ -3155,13 +3155,17 @@ class MmBackward0(_Node):
         _k += 1
         if _e[_s0] is not None:
             mat2 = _n.s_mat2.unpack(_n)
-            _r0 = grad.mm(mat2.t())
+            self_sym_sizes = _n.s_self_sym_sizes
+            self_sym_strides = _n.s_self_sym_strides
+            _r0 = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides, 1)
         _r1 = None
         _s1 = _k
         _k += 1
         if _e[_s1] is not None:
+            mat2_sym_sizes = _n.s_mat2_sym_sizes
+            mat2_sym_strides = _n.s_mat2_sym_strides
             self = _n.s_self.unpack(_n)
-            _r1 = self.t().mm(grad)
+            _r1 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides, 1)
         _out = []
         _out.append(_r0)
         _out.append(_r1)
@@ -3189,7 +3193,15 @@ def mm(self, mat2):
     if _rg(self):
         _n.s_mat2 = _SV(mat2)
     if _rg(mat2):
+        _n.s_mat2_sym_sizes = mat2._size
+    if _rg(mat2):
+        _n.s_mat2_sym_strides = mat2.stride()
+    if _rg(mat2):
         _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    if _rg(self):
+        _n.s_self_sym_strides = self.stride()
     _res = _OP_mm.redispatch(_below_ks((self, mat2)), self, mat2)
     _set_history(_res, _n)
     return _res
@@ -3424,15 +3436,19 @@ class AddmmBackward0(_Node):
         _k += 1
         if _e[_s1] is not None:
             alpha = _n.s_alpha
+            mat1_sym_sizes = _n.s_mat1_sym_sizes
+            mat1_sym_strides = _n.s_mat1_sym_strides
             mat2 = _n.s_mat2.unpack(_n)
-            _r1 = maybe_multiply(grad.mm(mat2.t()), alpha)
+            _r1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
         _r2 = None
         _s2 = _k
         _k += 1
         if _e[_s2] is not None:
             alpha = _n.s_alpha
             mat1 = _n.s_mat1.unpack(_n)
-            _r2 = maybe_multiply(mat1.t().mm(grad), alpha)
+            mat2_sym_sizes = _n.s_mat2_sym_sizes
+            mat2_sym_strides = _n.s_mat2_sym_strides
+            _r2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
         _out = []
         _out.append(_r0)
         _out.append(_r1)
@@ -3465,7 +3481,15 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     if _rg(mat2):
         _n.s_mat1 = _SV(mat1)
     if _rg(mat1):
+        _n.s_mat1_sym_sizes = mat1._size
+    if _rg(mat1):
+        _n.s_mat1_sym_strides = mat1.stride()
+    if _rg(mat1):
         _n.s_mat2 = _SV(mat2)
+    if _rg(mat2):
+        _n.s_mat2_sym_sizes = mat2._size
+    if _rg(mat2):
+        _n.s_mat2_sym_strides = mat2.stride()
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_addmm.redispatch(_below_ks((self, mat1, mat2, beta, alpha)), self, mat1, mat2, beta=beta, alpha=alpha)

@@ -266,10 +266,13 @@ def accumulate_grad(var, g):
     old = var._grad
     if old is None:
         if not state.grad_enabled:
-            g = g.detach()
-            if g._base is not None:
+            # steal the incoming gradient when it obeys the layout contract (torch's AccumulateGrad):
+            # same strides as the variable, e.g. the transposed view TBackward hands to `weight`
+            if g._base is not None and (g._np is None or g.stride() != var.stride()):
                 from .graph import _clone_detached
                 g = _clone_detached(g)
+            else:
+                g = g.detach()
         var._grad = g
     elif not state.grad_enabled and old.grad_fn is None and old._np is not None:
         np.add(old._np, g._np, out=old._np, casting="unsafe")
