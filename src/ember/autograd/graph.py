@@ -39,6 +39,8 @@ class Node:
     _op_name = None        # "aten::mul.Tensor" for generated nodes
     _released = False
     _multi_view = False    # outputs are views from unbind/split/chunk: no in-place on them
+    _is_accumulate = False
+    _materialize = True    # undefined incoming grads become zeros before apply (custom Functions may opt out)
 
     def __init__(self):
         self._sequence_nr = next(_seq)
@@ -119,6 +121,7 @@ ERR_SECOND_BACKWARD = (
 
 class AccumulateGrad(Node):
     """Sink for a leaf: adds the incoming gradient into `variable.grad`."""
+    _is_accumulate = True
 
     def __init__(self, variable):
         super().__init__()
