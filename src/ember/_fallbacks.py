@@ -11,6 +11,7 @@ A fallback returns None for ops it has nothing to do for: that is a fallthrough.
 from ._dispatch.keys import CPU_BIT, META_BIT, DispatchKey
 from ._dispatch.modes import _dispatch_to_mode
 from ._ops import register_fallback
+from ._tensor import INFERENCE_VC
 
 
 def _python_fallback(op, below):
@@ -51,6 +52,10 @@ def _inplace_or_view_fallback(op, below):
     single = len(schema.returns) == 1
 
     def kernel(*args, **kwargs):
+        for get in written:          # inference tensors refuse in-place writes outside inference_mode
+            t = get(args, kwargs)
+            if t.__class__ is not list and t is not None and t._vc is INFERENCE_VC:
+                INFERENCE_VC.check_write()
         out = op.redispatch(below, *args, **kwargs)
         for get in written:
             t = get(args, kwargs)

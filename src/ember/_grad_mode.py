@@ -77,12 +77,17 @@ class inference_mode(_DecoratorContextManager):
         self.mode = mode
 
     def __enter__(self):
+        from . import _tensor
         self.prev = (state.grad_enabled, state.inference_mode)
+        state.inference_mode = bool(self.mode)
         if self.mode:
-            state.inference_mode = True
+            _tensor._INFERENCE[0] += 1
             _set_enabled(False)
 
     def __exit__(self, *exc):
+        from . import _tensor
+        if self.mode:
+            _tensor._INFERENCE[0] -= 1
         state.inference_mode = self.prev[1]
         _set_enabled(self.prev[0])
         return False

@@ -11,10 +11,39 @@ from ._core.device import CPU, META, device as _device
 from ._core.size import Size
 from ._core.storage import UntypedStorage
 from ._core.strides import contiguous_strides, is_contiguous, is_channels_last, is_non_overlapping_and_dense
+from ._core.tls import state as _tls
 from ._core.version import VersionCounter
 from ._dispatch.keys import AUTOGRAD_BIT, CPU_BIT, INPLACE_OR_VIEW_BIT, META_BIT
 
 _CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
+_INFERENCE = [0]   # threads currently in inference_mode: constructors check the thread-local flag only then
+
+
+class _InferenceVersionCounter:
+    """Shared by every inference tensor: no version tracking; writing through it outside
+    inference_mode is torch's in-place error (the ADInplaceOrView bump is where in-place lands)."""
+    __slots__ = ()
+
+    @property
+    def value(self):
+        self.check_write()
+        return 0
+
+    def check_write(self):
+        if not _tls.inference_mode:
+            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                               "You can make a clone to get a normal tensor before doing inplace update."
+                               "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+    @value.setter
+    def value(self, v):
+        pass
+
+    def bump(self):
+        self.value += 1
+
+
+INFERENCE_VC = _InferenceVersionCounter()
 _META_KS = META_BIT | INPLACE_OR_VIEW_BIT
 
 
@@ -51,6 +80,8 @@ class Tensor:
         else:
             self._ks = _CPU_KS
             self._np = _np_view(storage._data, self._offset, self._size, self._stride, dtype)
+        if _INFERENCE[0] and _tls.inference_mode:
+            self._vc = INFERENCE_VC
         return self
 
     @classmethod
@@ -67,6 +98,8 @@ class Tensor:
         self._size = arr.shape
         self.dtype = dtype
         self._ks = _CPU_KS
+        if _INFERENCE[0] and _tls.inference_mode:
+            self._vc = INFERENCE_VC
         return self
 
     @classmethod
@@ -77,6 +110,8 @@ class Tensor:
         self._size = arr.shape
         self.dtype = dtype
         self._ks = _CPU_KS
+        if _INFERENCE[0] and _tls.inference_mode:
+            self._vc = INFERENCE_VC
         return self
 
     @property
@@ -202,12 +237,22 @@ class Tensor:
 
     @property
     def _version(self):
+        if self._vc is INFERENCE_VC:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter.value
 
     def _is_view(self):
         return self._base is not None
 
     # ------------------------------------------------------------ autograd state
+    @property
+    def _is_inference(self):
+        """Made under inference_mode (or a view of such a tensor): it shares INFERENCE_VC."""
+        return self._vc is INFERENCE_VC
+
+    def is_inference(self):
+        return self._vc is INFERENCE_VC
+
     @property
     def requires_grad(self):
         return self._requires_grad

@@ -16,14 +16,24 @@ def _to_torch(x):
 
 
 class _TorchNS:
-    """Lets the OPS lambdas (written against `ember.`) run on torch tensors."""
+    """Lets the OPS lambdas (written against `ember.`) run on torch tensors: torch, then
+    torch.nn.functional, then torch.special."""
+
+    _ALIASES = {"log_sigmoid": "logsigmoid"}
+
+    def __getattr__(self, name):
+        name = self._ALIASES.get(name, name)
+        for ns in (torch, torch.nn.functional, torch.special):
+            if hasattr(ns, name):
+                return getattr(ns, name)
+        raise AttributeError(name)
 
 
 def _run_torch(name, ins):
     fn, _ = OPS[name]
     g = fn.__globals__
     old = g["ember"]
-    g["ember"] = torch
+    g["ember"] = _TorchNS()
     try:
         if name == "clamp_tensor":
             return torch.clamp(*ins)
@@ -49,16 +59,32 @@ def test_grad_parity(name):
         np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-10, atol=1e-12)
     # second order: d/d inputs of sum(grads * v)
     v = [np.random.default_rng(4 + i).standard_normal(tuple(g.shape)) for i, g in enumerate(grads)]
-    s = sum(((g * ember.tensor(vi.tolist(), dtype=ember.float64)) for g, vi in zip(grads, v)),
+    s = sum(((g * ember.tensor(vi.tolist(), dtype=ember.float64)).sum() for g, vi in zip(grads, v)),
             start=ember.tensor(0.0, dtype=ember.float64))
-    ts = sum(((tg * torch.tensor(vi)) for tg, vi in zip(tgrads, v)), start=torch.tensor(0.0, dtype=torch.float64))
+    ts = sum(((tg * torch.tensor(vi)).sum() for tg, vi in zip(tgrads, v)), start=torch.tensor(0.0, dtype=torch.float64))
     if ts.requires_grad and not s.requires_grad:   # torch's graph is connected but the derivative is zero
-        tgg = torch.autograd.grad(ts.sum(), tins, allow_unused=True, materialize_grads=True)
-        assert all(float(t.abs().sum()) == 0 for t in tgg)
+        try:
+            tgg = torch.autograd.grad(ts.sum(), tins, allow_unused=True, materialize_grads=True)
+        except RuntimeError as e:      # torch has no double backward here (hardsigmoid)
+            assert "not implemented" in str(e)
+            return
+        assert all(float(np.abs(_tnp(t)).sum()) == 0 for t in tgg)
     elif ts.requires_grad:
-        tgg = torch.autograd.grad(ts.sum(), tins, allow_unused=True, materialize_grads=True)
+        try:
+            tgg = torch.autograd.grad(ts.sum(), tins, allow_unused=True, materialize_grads=True)
+        except RuntimeError as e:      # torch has no double backward here (hardsigmoid): ember's is checked by gradgradcheck
+            assert "not implemented" in str(e)
+            return
         gg = ember.autograd.grad(s, ins, ember.ones_like(s) if hasattr(ember, "ones_like") else
                                  ember.tensor(np.ones(tuple(s.shape)).tolist(), dtype=ember.float64),
                                  allow_unused=True, materialize_grads=True)
         for a, b in zip(gg, tgg):
-            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-9, atol=1e-10)
+            np.testing.assert_allclose(a.detach().numpy(), _tnp(b), rtol=1e-9, atol=1e-10)
+
+
+def _tnp(t):
+    """numpy value of a torch tensor, including torch's ZeroTensor (efficient zero gradients)."""
+    t = t.detach()
+    if t._is_zerotensor():
+        return np.zeros(tuple(t.shape))
+    return t.numpy()

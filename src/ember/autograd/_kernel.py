@@ -36,6 +36,8 @@ def set_history(result, node):
     """Attach `node` as grad_fn of each differentiable output (a Tensor or tuple of Tensors)."""
     if isinstance(result, Tensor):
         if differentiable(result):
+            if result._base is not None:
+                result._gfv = result._version_counter.value
             result._output_nr = node._add_input_meta(result)
             result.grad_fn = node
             result._requires_grad = True
@@ -50,8 +52,18 @@ def set_history(result, node):
 
 
 def check_inplace(t):
-    if isinstance(t, Tensor) and t._requires_grad and t.grad_fn is None and state.grad_enabled:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if isinstance(t, Tensor) and state.grad_enabled:
+        if t._requires_grad and t.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        b = t._base
+        if b is not None and b._requires_grad and b.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if b is not None and isinstance(t.grad_fn, Node) and t.grad_fn._multi_view:
+            n = t.grad_fn.name()
+            raise RuntimeError(f"Output {t._output_nr} of {n} is a view and is being modified inplace. This view is "
+                               "the output of a function that returns multiple views. Such functions do not allow "
+                               "the output views to be modified inplace. You should replace the inplace operation "
+                               "by an out-of-place one.")
     if isinstance(t, Tensor) and getattr(t, "_is_inference", False) and not state.inference_mode:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
                            "You can make a clone to get a normal tensor before doing inplace update."
@@ -59,8 +71,14 @@ def check_inplace(t):
 
 
 def rebase_history(t, node):
-    """In-place op on a non-leaf (or on a tensor not requiring grad): `node` becomes its grad_fn."""
+    """In-place op on a non-leaf (or on a tensor not requiring grad): `node` becomes its grad_fn.
+    On a view, the base's history is rebased instead (CopySlices, see _views.py)."""
     node.input_meta = []
+    if t._base is not None and differentiable(t):
+        from ._views import rebase_view
+        node._add_input_meta(t)
+        rebase_view(t, node)
+        return
     t._output_nr = node._add_input_meta(t)
     t.grad_fn = node
     t._requires_grad = True
@@ -141,3 +159,13 @@ def nondifferentiable_kernel(op):
     def kernel(*args, **kwargs):
         return op.redispatch(below_ks(args, kwargs), *args, **kwargs)
     return kernel
+
+
+def saved_clone(t):
+    """The pre-op value of `self` saved by an in-place kernel: a recorded clone when it requires grad
+    (so double backward reaches self's old history), else a plain copy."""
+    if t._requires_grad and state.grad_enabled:
+        from .._ops import ops
+        return ops.aten.clone.default(t)
+    from .graph import _clone_detached
+    return _clone_detached(t)

@@ -32,13 +32,16 @@ def _validate_outputs(fn, edges, grads):
     if len(grads) != len(edges):
         raise RuntimeError(f"function {fn.name()} returned an incorrect number of gradients "
                            f"(expected {len(edges)}, got {len(grads)})")
-    out = list(grads)
-    for i, (e, g) in enumerate(zip(edges, grads)):
+    out = None
+    for i, e in enumerate(edges):
+        g = grads[i]
         if e is None or g is None:
             continue
-        if not isinstance(g, Tensor):
+        if g.__class__ is not Tensor and not isinstance(g, Tensor):
             raise TypeError(f"function {fn.name()} returned a gradient of type {type(g).__name__} at index {i}")
         shape, dtype, _ = e[0].input_meta[e[1]]
+        if g._size == shape and g.dtype is dtype:
+            continue
         if g._size != shape:
             if not _expandable(shape, g._size):
                 raise RuntimeError(f"Function {fn.name()} returned an invalid gradient at index {i} - got "
@@ -47,8 +50,18 @@ def _validate_outputs(fn, edges, grads):
         if g.dtype is not dtype:
             from .formulas import to_dtype
             g = to_dtype(g, dtype)
+        if out is None:
+            out = list(grads)
         out[i] = g
-    return out
+    return grads if out is None else out
+
+
+ERR_RELEASED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
 
 
 def _expandable(shape, gshape):
@@ -166,41 +179,40 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     prev = state.grad_enabled
     _set_enabled(create_graph)
     anomaly = anomaly_mode._state.enabled
+    heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while heap:
-            _, _, fn = heapq.heappop(heap)
+            fn = heappop(heap)[2]
             buf = buffers.pop(fn)
             if fn._tensor_pre_hooks or fn._retains_grad or fn._pre_hooks:
                 _call_tensor_hooks(fn, buf)
-            if captures is not None and fn in captures:
-                for nr, i in captures[fn]:
-                    captured[i] = buf[nr]
-            if needed is not None and not needed.get(fn, False):
-                continue
+            if captures is not None:
+                if fn in captures:
+                    for nr, i in captures[fn]:
+                        captured[i] = buf[nr]
+                if not needed.get(fn, False):
+                    continue
             edges = fn.next_edges
-            if all(g is None for g in buf) and not isinstance(fn, AccumulateGrad):
-                outs = [None] * len(edges)
-            elif isinstance(fn, AccumulateGrad):
+            if fn._is_accumulate:
                 if buf[0] is not None:
                     fn.apply(buf)
-                outs = ()
+                continue
+            if len(buf) == 1:
+                n_none = 1 if buf[0] is None else 0
+            else:
+                n_none = sum(1 for g in buf if g is None)
+            if n_none == len(buf):
+                outs = (None,) * len(edges)
             else:
                 if fn._released:
-                    raise RuntimeError(
-                        "Trying to backward through the graph a second time (or directly access saved tensors "
-                        "after they have already been freed). Saved intermediate values of the graph are freed "
-                        "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-                        "backward through the graph a second time or if you need to access saved tensors after "
-                        "calling backward.")
-                if getattr(fn, "_materialize", True):
+                    raise RuntimeError(ERR_RELEASED)
+                if n_none and fn._materialize:
+                    meta = fn.input_meta
                     for j, g in enumerate(buf):
-                        if g is None and j < len(fn.input_meta):
-                            buf[j] = _zeros(fn.input_meta[j])
-                if anomaly:
-                    outs = anomaly_mode.run_checked(fn, buf)
-                else:
-                    outs = fn.apply(buf)
-                if not isinstance(outs, (tuple, list)):
+                        if g is None and j < len(meta):
+                            buf[j] = _zeros(meta[j])
+                outs = anomaly_mode.run_checked(fn, buf) if anomaly else fn.apply(buf)
+                if outs.__class__ is not tuple and outs.__class__ is not list:
                     outs = (outs,)
                 outs = _validate_outputs(fn, edges, outs)
                 if fn._post_hooks:
@@ -218,13 +230,15 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     continue
                 b = buffers.get(nxt)
                 if b is None:
-                    b = buffers[nxt] = [None] * max(len(nxt.input_meta), nr + 1)
+                    n_in = len(nxt.input_meta)
+                    b = buffers[nxt] = [None] * (n_in if n_in > nr else nr + 1)
                 if g is not None:
-                    b[nr] = _add(b[nr], g)
+                    old = b[nr]
+                    b[nr] = g if old is None else old + g
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
-                    heapq.heappush(heap, (-nxt._sequence_nr, id(nxt), nxt))
+                    heappush(heap, (-nxt._sequence_nr, id(nxt), nxt))
     finally:
         _set_enabled(prev)
     return captured
@@ -266,10 +280,13 @@ def accumulate_grad(var, g):
     old = var._grad
     if old is None:
         if not state.grad_enabled:
-            g = g.detach()
-            if g._base is not None:
+            # steal the incoming gradient when it obeys the layout contract (torch's AccumulateGrad):
+            # same strides as the variable, e.g. the transposed view TBackward hands to `weight`
+            if g._base is not None and (g._np is None or g.stride() != var.stride()):
                 from .graph import _clone_detached
                 g = _clone_detached(g)
+            else:
+                g = g.detach()
         var._grad = g
     elif not state.grad_enabled and old.grad_fn is None and old._np is not None:
         np.add(old._np, g._np, out=old._np, casting="unsafe")

@@ -4,6 +4,7 @@ Everything here is written in ember ops or records its own differentiable Node, 
 formula is itself differentiable (double backward)."""
 import numpy as np
 
+from .._core import dtype as _dt
 from .._core.tls import state
 from .._tensor import Tensor
 from .graph import Node
@@ -30,10 +31,26 @@ def sgn(t):
     return _const(np.sign(t._np), t.dtype)
 
 
+_INT_OF = {4: np.int32, 8: np.int64, 2: np.int16}
+
+
 def masked_grad(mask, grad):
-    """where(mask, grad, 0) — keeps nan out of masked-off elements."""
-    from .._generated.functions import where
-    return where(mask, grad, zeros_like(grad))
+    """where(mask, grad, 0) — keeps nan out of masked-off elements. Without a graph to record
+    (no create_graph) it is one bitwise AND of grad's bits with the mask (np.where is branchy and
+    several times slower)."""
+    if _needs_history(grad, mask) or grad._np is None or mask._np is None:
+        from .._generated.functions import where
+        return where(mask, grad, zeros_like(grad))
+    g, m = grad._np, mask._np
+    it = _INT_OF.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
+    if it is None:
+        return _const(np.where(m, g, g.dtype.type(0)), grad.dtype)
+    if m.shape != g.shape:
+        shape = np.broadcast_shapes(m.shape, g.shape)
+        g, m = np.broadcast_to(g, shape), np.broadcast_to(m, shape)
+    bits = np.ascontiguousarray(g).view(it)
+    keep = np.negative(m, dtype=it) if m.dtype != np.bool_ else np.negative(m.view(np.int8), dtype=it)
+    return Tensor._wrap_fresh(np.bitwise_and(bits, keep).view(g.dtype), grad.dtype)
 
 
 def _needs_history(*ts):
@@ -174,3 +191,425 @@ def sum_backward(grad, shape, dim, keepdim):
         for d in sorted(x % n for x in dims):
             grad = grad.unsqueeze(d)
     return expand_to(grad, shape)
+
+
+def _aten():
+    from .._ops import ops
+    return ops.aten
+
+
+def _zeros(shape, dtype):
+    return _const(np.zeros(tuple(shape), dtype._np), dtype)
+
+
+# ------------------------------------------------------------ views: scatter the grad back
+class ViewScatterBackward0(Node):
+    """Backward of view_scatter: re-take the view of the incoming gradient."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def apply(self, grads):
+        return (self.fn(grads[0]),)
+
+
+def view_scatter(grad, sizes, fn):
+    """Gradient of a non-overlapping view `fn(self)`: zeros shaped like self with `grad` written into
+    the region `fn` selects (torch's select_backward / slice_backward / diagonal_backward)."""
+    out = _zeros(sizes, grad.dtype)
+    v = fn(out)
+    v._np[...] = grad._np
+    if _needs_history(grad):
+        _record(out, ViewScatterBackward0(fn), (grad,))
+    return out
+
+
+def _storage_index(size, stride, offset, extent):
+    idx = np.arange(extent, dtype=np.int64)
+    return np.lib.stride_tricks.as_strided(idx[offset:], shape=tuple(size),
+                                           strides=tuple(s * idx.itemsize for s in stride))
+
+
+def _extent(size, stride, offset):
+    if any(s == 0 for s in size):
+        return offset + 1
+    return offset + 1 + sum((s - 1) * st for s, st in zip(size, stride))
+
+
+class RestrideBackward0(Node):
+    def __init__(self, src, dst, extent):
+        super().__init__()
+        self.src, self.dst, self.extent = src, dst, extent
+
+    def apply(self, grads):
+        return (_restride(grads[0], self.dst, self.src, self.extent),)
+
+
+def _restride(g, src, dst, extent):
+    """Linear map: scatter-add g (laid out by storage positions `src`) into a storage of `extent`
+    elements and read it back at positions `dst`. Its adjoint swaps src and dst."""
+    buf = np.zeros(extent, g.dtype._np)
+    np.add.at(buf, src.reshape(-1), np.ascontiguousarray(g._np).reshape(-1))
+    out = _const(buf[dst], g.dtype)
+    if _needs_history(g):
+        _record(out, RestrideBackward0(src, dst, extent), (g,))
+    return out
+
+
+def as_strided_backward(grad, sizes, strides, offset, size, stride, storage_offset):
+    """Gradient of as_strided: grad lands on the storage positions the output viewed, read back
+    at the positions the input occupied (overlapping outputs accumulate)."""
+    size, stride = tuple(size), tuple(stride)
+    storage_offset = offset if storage_offset is None else storage_offset
+    ext = max(_extent(sizes, strides, offset), _extent(size, stride, storage_offset))
+    src = _storage_index(size, stride, storage_offset, ext)
+    dst = _storage_index(sizes, strides, offset, ext)
+    return _restride(grad, src, dst, ext)
+
+
+def cat_backward(grad, sizes, dim):
+    """Split grad back into the inputs' extents along dim (legacy empty 1-D inputs get empty grads)."""
+    from .._core.strides import wrap_dim
+    real = [s for s in sizes if not (len(s) == 1 and s[0] == 0)]
+    d = wrap_dim(dim, len(real[0])) if real else 0
+    out, off = [], 0
+    for s in sizes:
+        if len(s) == 1 and s[0] == 0 and (not real or len(real[0]) != 1):
+            out.append(_zeros(s, grad.dtype))
+            continue
+        n = s[d]
+        out.append(grad.narrow(d, off, n))
+        off += n
+    return out
+
+
+def index_of(t, indices):
+    return _aten().index.Tensor(t, indices)
+
+
+def index_backward(grad, sizes, indices):
+    """index.Tensor backward: zeros.index_put(indices, grad, accumulate=True)."""
+    return _aten().index_put.default(_zeros(sizes, grad.dtype), indices, grad, True)
+
+
+def index_put_backward_self(grad, indices, values, accumulate):
+    if accumulate:
+        return grad
+    return _aten().index_put.default(grad, indices, zeros_like(values), False)
+
+
+def index_put_backward_values(grad, indices, sizes):
+    return sum_to(index_of(grad, indices), sizes)
+
+
+# ------------------------------------------------------------ matrix products
+def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
+    """Like torch: when mat1 is column-major (a transposed weight), produce its gradient in that
+    layout too, so the gradient reaching the parameter is stolen by AccumulateGrad without a copy."""
+    if len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1:
+        return maybe_multiply(mat2.mm(grad.t()).t(), alpha)
+    return maybe_multiply(grad.mm(mat2.t()), alpha)
+
+
+def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
+    if len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1:
+        return maybe_multiply(grad.t().mm(mat1).t(), alpha)
+    return maybe_multiply(mat1.t().mm(grad), alpha)
+
+
+def matmul_backward(grad, self, other, which):
+    """d(self @ other) for 1-D/2-D/batched (broadcast) operands, written with matmul itself."""
+    a = self.unsqueeze(0) if self.dim() == 1 else self
+    b = other.unsqueeze(-1) if other.dim() == 1 else other
+    from ..kernels.common import broadcast_shapes
+    batch = tuple(broadcast_shapes(a._size[:-2], b._size[:-2]))
+    g = grad.reshape(batch + (a._size[-2], b._size[-1]))
+    if which == 0:
+        r = sum_to(g.matmul(b.transpose(-1, -2)), a._size)
+        return r.reshape(self._size) if r._size != self._size else r
+    r = sum_to(a.transpose(-1, -2).matmul(g), b._size)
+    return r.reshape(other._size) if r._size != other._size else r
+
+
+# ------------------------------------------------------------ reductions
+def _dims(dim, n):
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(n))
+    return [d % n if n else 0 for d in ([dim] if isinstance(dim, int) else dim)]
+
+
+def reduced_numel(sizes, dim):
+    n = 1
+    for d in _dims(dim, len(sizes)):
+        n *= sizes[d] if sizes else 1
+    return n
+
+
+def _restore(t, shape, dim, keepdim):
+    """Un-reduce t (result or grad of a reduction over dim) so it broadcasts against shape."""
+    n = len(shape)
+    if not keepdim and n:
+        for d in sorted(_dims(dim, n)):
+            t = t.unsqueeze(d)
+    return t
+
+
+def amax_backward(grad, self, result, dim, keepdim):
+    """Gradient split evenly among the elements equal to the extremum (torch's scale_grad_by_count)."""
+    n = len(self._size)
+    mask = (self == _restore(result, self._size, dim, keepdim)).to(grad.dtype)
+    count = mask.sum(_dims(dim, n), keepdim=True) if n else mask
+    return expand_to(_restore(grad, self._size, dim, keepdim), self._size) * mask / count
+
+
+def evenly_distribute_backward(grad, self, result):
+    if bool(np.isnan(result._np)):
+        mask = _const(np.isnan(self._np), self.dtype)
+    else:
+        mask = (self == result).to(grad.dtype)
+    return mask * (grad / mask.sum())
+
+
+def prod_backward(grad, self, result, dim, keepdim):
+    """Gradient of prod, correct when self has zeros: the product of all the other elements."""
+    if self.dim() == 0:
+        return grad
+    if dim is None:
+        return prod_backward(grad.reshape(()), self.reshape(-1), result, 0, False).reshape(self._size)
+    n = self.dim()
+    d = dim % n
+    g = _restore(grad, self._size, d, keepdim)
+    if not bool(np.any(self._np == 0)):
+        return g * _restore(result, self._size, d, keepdim) / self
+    x = self.movedim(d, -1)
+    k = x._size[-1]
+    e = x.unsqueeze(-2).expand(x._size[:-1] + (k, k))
+    eye = _const(np.eye(k, dtype=bool), _dt.bool_)
+    others = _aten().where.self(eye, ones_like(e), e).prod(-1)
+    return (g * others.movedim(-1, d))
+
+
+# ------------------------------------------------------------ value-selecting reductions (sort, topk, ...)
+def _dim_index(idx, dim):
+    """The index tuple that addresses, in a tensor shaped like the input, the elements `idx` picks along dim."""
+    n = idx.dim()
+    out = []
+    for d in range(n):
+        if d == dim:
+            out.append(idx)
+        else:
+            shape = [1] * n
+            shape[d] = idx._size[d]
+            out.append(_const(np.arange(idx._size[d]).reshape(shape), idx.dtype))
+    return out
+
+
+def value_selecting_backward(grad, dim, indices, sizes, keepdim):
+    """Gradient lands on the elements the op selected along dim (torch's value_selecting_reduction_backward):
+    max.dim, min.dim, sort, topk, kthvalue, mode, median.dim, cummax, ..."""
+    n = len(sizes)
+    if n == 0:
+        return grad.reshape(sizes)
+    d = dim % n
+    if not keepdim:
+        grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
+    return _aten().index_put.default(_zeros(sizes, grad.dtype), _dim_index(indices, d), grad, True)
+
+
+def msort_backward(grad, self):
+    from .._generated.functions import sort
+    return value_selecting_backward(grad, 0, sort(self.detach(), dim=0, stable=True)[1], self._size, True)
+
+
+# ------------------------------------------------------------ scans
+def _revcumsum(g, dim):
+    return g.sum(dim, keepdim=True) - g.cumsum(dim) + g
+
+
+def cumsum_backward(grad, dim, dtype):
+    if grad.dim() == 0:
+        return to_dtype(grad, dtype)
+    return to_dtype(_revcumsum(grad, dim), dtype)
+
+
+def _pairwise(x, dim):
+    """x moved so dim is last, and its last dim length."""
+    xm = x.movedim(dim, -1)
+    return xm, xm._size[-1]
+
+
+def cumprod_backward(grad, self, result, dim, dtype):
+    grad = to_dtype(grad, dtype)
+    if self.dim() == 0:
+        return grad
+    if not bool(np.any(self._np == 0)):
+        return _revcumsum(grad * result, dim) / self
+    # with zeros: d result_i / d x_j = prod_{k <= i, k != j} x_k (j <= i), via a cumprod with x_j set to 1
+    x, n = _pairwise(self, dim)
+    e = x.unsqueeze(-2).expand(x._size[:-1] + (n, n))              # [..., j, k]
+    eye = _const(np.eye(n, dtype=bool), _dt.bool_)
+    c = _aten().where.self(eye, ones_like(e), e).cumprod(-1)         # [..., j, i]
+    upper = _const(np.triu(np.ones((n, n), dtype=bool)), _dt.bool_)  # i >= j
+    g = grad.movedim(dim, -1).unsqueeze(-2)                          # [..., 1, i]
+    return masked_grad(upper, g * c).sum(-1).movedim(-1, dim)
+
+
+def logcumsumexp_backward(grad, self, result, dim):
+    if self.dim() == 0:
+        return grad
+    x, n = _pairwise(self, dim)
+    r = result.movedim(dim, -1)
+    g = grad.movedim(dim, -1)
+    diff = x.unsqueeze(-1) - r.unsqueeze(-2)                         # [..., j, i] = x_j - r_i
+    upper = _const(np.triu(np.ones((n, n), dtype=bool)), _dt.bool_)
+    w = _aten().where.self(upper, diff, _const(np.full((), -np.inf), diff.dtype)).exp()
+    return (w * g.unsqueeze(-2)).sum(-1).movedim(-1, dim)
+
+
+# ------------------------------------------------------------ variance / norms
+def correction_of(unbiased=True, correction=None):
+    if correction is not None:
+        return correction
+    return 1 if unbiased else 0
+
+
+def var_backward(grad, self, dim, corr, keepdim):
+    n = reduced_numel(self._size, dim)
+    dims = _dims(dim, self.dim())
+    mean = self.mean(dims, keepdim=True) if self.dim() else self
+    g = _restore(grad, self._size, dim, keepdim)
+    return (g * (self - mean)) * (2.0 / max(n - corr, 0) if n - corr > 0 else float("inf"))
+
+
+def std_backward(grad, self, result, dim, corr, keepdim):
+    g = masked_grad(result != 0, grad / (result * 2))
+    return var_backward(g, self, dim, corr, keepdim)
+
+
+def mean_backward(grad, self, dim, keepdim):
+    n = reduced_numel(self._size, dim)
+    return expand_to(_restore(grad, self._size, dim, keepdim), self._size) / n
+
+
+def norm_backward(grad, self, p, result, dim=None, keepdim=False):
+    p = 2.0 if p is None else float(p)
+    g = _restore(grad, self._size, dim, keepdim)
+    r = _restore(result, self._size, dim, keepdim)
+    if p == 0.0:
+        return zeros_like(self)
+    if p == 1.0:
+        return sgn(self) * g
+    if p == 2.0:
+        return masked_grad(r != 0, self * (g / r))
+    if p == float("inf") or p == float("-inf"):
+        mask = (self.abs() == r).to(grad.dtype)
+        dims = _dims(dim, self.dim())
+        count = mask.sum(dims, keepdim=True) if self.dim() else mask
+        return sgn(self) * mask * (g / count)
+    if p < 1.0:
+        return masked_grad(self != 0, sgn(self) * self.abs().pow(p - 1) * g * r.pow(1 - p))
+    return masked_grad(r != 0, self * self.abs().pow(p - 2) * g / r.pow(p - 1))
+
+
+def matrix_norm_backward(grad, self, ord, result, dim, keepdim):
+    if ord == "fro":
+        return norm_backward(grad, self, 2.0, result, dim, keepdim)
+    if ord in (1, -1, 2, -2, float("inf"), float("-inf")) and ord not in (2, -2):
+        # max/min over one dim of abs-sums over the other (torch's decomposition)
+        d0, d1 = [d % self.dim() for d in dim]
+        if ord in (float("inf"), float("-inf")):
+            d0, d1 = d1, d0
+        s = self.abs().sum(d0, keepdim=True)
+        red = s.amax(d1, keepdim=True) if ord > 0 else s.amin(d1, keepdim=True)
+        gs = amax_backward(_restore(grad, self._size, [d0, d1], keepdim), s, red, [d1], True)
+        return sgn(self) * gs
+    raise RuntimeError(f"the derivative for 'linalg_matrix_norm' with ord={ord!r} is not implemented.")
+
+
+def logsumexp_backward(grad, self, result, dim, keepdim):
+    g = _restore(grad, self._size, dim, keepdim)
+    r = _restore(result, self._size, dim, keepdim)
+    return g * (self - r).exp()
+
+
+# ------------------------------------------------------------ elementwise math / activations
+def logit_backward(grad, self, eps):
+    if eps is None:
+        lo, hi = 0.0, 1.0
+        out = grad / (self * (1 - self))
+        bad = (self < lo) | (self > hi)
+        return _aten().where.self(bad, _const(np.full((), np.nan), grad.dtype), out)
+    out = grad / (self * (1 - self))
+    return masked_grad(((self < eps) | (self > 1 - eps)).logical_not(), out)
+
+
+def maximum_backward(grad, self, other, which):
+    half = _aten().where.self(self == other, grad / 2, grad)
+    return masked_grad((self < other).logical_not() if which == 0 else (self > other).logical_not(), half)
+
+
+def fmax_backward(grad, self, other, which, is_max=True):
+    cmp = (self >= other) if is_max else (self <= other)
+    keep_other = cmp | other.isnan()
+    return masked_grad(keep_other if which == 0 else keep_other.logical_not(), grad)
+
+
+_SQRT_2 = float(np.sqrt(2.0))
+_SQRT_2PI = float(np.sqrt(2.0 * np.pi))
+
+
+def gelu_backward(grad, self, approximate):
+    if approximate == "tanh":
+        k = float(np.sqrt(2.0 / np.pi))
+        c = 0.044715
+        inner = (self + self * self * self * c) * k
+        t = inner.tanh()
+        d = (t + 1) * 0.5 + self * 0.5 * (1 - t * t) * k * (self * self * (3 * c) + 1)
+        return grad * d
+    cdf = ((self / _SQRT_2).erf() + 1) * 0.5
+    pdf = (self * self * -0.5).exp() / _SQRT_2PI
+    return grad * (cdf + self * pdf)
+
+
+def silu_backward(grad, self):
+    s = self.sigmoid()
+    return grad * s * (1 + self * (1 - s))
+
+
+def mish_backward(grad, self):
+    from .._generated.functions import softplus
+    t = softplus(self).tanh()
+    return grad * (t + self * self.sigmoid() * (1 - t * t))
+
+
+def softplus_backward(grad, self, beta, threshold):
+    z = self * beta
+    return _aten().where.self(z > threshold, grad, grad * z.sigmoid())
+
+
+def elu_backward(grad, self, alpha, scale, input_scale):
+    neg = grad * (self * input_scale).exp() * (input_scale * alpha * scale)
+    return _aten().where.self(self > 0, grad * scale, neg)
+
+
+HARDSIGMOID_SLOPE = 0.1666666716337204   # torch's kernel multiplies by float(1/6) in every dtype
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def hardswish_backward(grad, self):
+    mid = grad * (self / 3 + 0.5)
+    return _aten().where.self(self < -3, zeros_like(grad), _aten().where.self(self <= 3, mid, grad))
+
+
+def glu_backward(grad, self, dim):
+    a, b = self.chunk(2, dim)
+    sb = b.sigmoid()
+    from .._generated.functions import cat
+    return cat([grad * sb, grad * a * sb * (1 - sb)], dim)
+
+
+def xlogy_self(grad, self, other):
+    from .._generated.functions import xlogy
+    return grad * xlogy((self != 0).to(grad.dtype), other)

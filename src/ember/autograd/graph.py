@@ -38,6 +38,9 @@ class Node:
 
     _op_name = None        # "aten::mul.Tensor" for generated nodes
     _released = False
+    _multi_view = False    # outputs are views from unbind/split/chunk: no in-place on them
+    _is_accumulate = False
+    _materialize = True    # undefined incoming grads become zeros before apply (custom Functions may opt out)
 
     def __init__(self):
         self._sequence_nr = next(_seq)
@@ -118,6 +121,7 @@ ERR_SECOND_BACKWARD = (
 
 class AccumulateGrad(Node):
     """Sink for a leaf: adds the incoming gradient into `variable.grad`."""
+    _is_accumulate = True
 
     def __init__(self, variable):
         super().__init__()
@@ -143,6 +147,9 @@ def grad_accumulator(t):
 
 
 def gradient_edge(t):
+    if t._base is not None:
+        from ._views import refresh_view
+        refresh_view(t)
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     if t._requires_grad:

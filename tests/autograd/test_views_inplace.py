@@ -1,0 +1,179 @@
+"""In-place ops through views (CopySlices), view/in-place errors, conversions, non-differentiable
+factories — compared with torch."""
+import numpy as np
+import pytest
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+def _pair(a):
+    a = np.asarray(a, dtype=np.float64)
+    return (ember.tensor(a.tolist(), dtype=ember.float64, requires_grad=True),
+            torch.tensor(a, dtype=torch.float64, requires_grad=True))
+
+
+def _check(fn, *arrays):
+    ins = [_pair(a) for a in arrays]
+    e_out = fn(ember, *[p[0] for p in ins])
+    t_out = fn(torch, *[p[1] for p in ins])
+    np.testing.assert_allclose(e_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-12)
+    e_out.sum().backward()
+    t_out.sum().backward()
+    for e, t in ins:
+        if t.grad is None:
+            assert e.grad is None
+        else:
+            np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+A = np.arange(12.0).reshape(3, 4) / 7 - 0.5
+
+
+@pytest.mark.parity
+def test_mul_on_row_view_backward_through_base():
+    def f(m, a):
+        base = a * 1
+        x = base[1]
+        x.mul_(2)
+        return base * base
+    _check(f, A)
+
+
+@pytest.mark.parity
+def test_inplace_on_column_view_with_other_input():
+    def f(m, a, b):
+        base = a.clone()
+        base[:, 2].mul_(b)
+        return base.sin()
+    _check(f, A, np.array([1.0, -2.0, 3.0]))
+
+
+@pytest.mark.parity
+def test_copy_into_view_of_buffer_that_does_not_require_grad():
+    def f(m, a):
+        buf = m.zeros(3, 4, dtype=m.float64)
+        buf[1:, ::2].copy_(a[:2, :2] * 3)
+        return buf * buf
+    _check(f, A)
+
+
+@pytest.mark.parity
+def test_view_used_after_base_modified_sees_new_history():
+    def f(m, a):
+        base = a * 1
+        v = base[0]          # taken before the in-place op
+        base[0].add_(base[1])
+        return v * 2 + base.sum(0)
+    _check(f, A)
+
+
+@pytest.mark.parity
+def test_nested_views_and_double_inplace():
+    def f(m, a):
+        base = a * 1
+        v = base.t()[1:3]
+        v.mul_(v.detach() + 1)
+        v[0].sub_(a[0, 0])
+        return base.exp()
+    _check(f, A)
+
+
+@pytest.mark.parity
+def test_view_grad_fn_after_inplace_and_create_graph():
+    e, t = _pair(A)
+    outs = []
+    for m, a in ((ember, e), (torch, t)):
+        base = a * 1
+        v = base[:, 1]
+        v.mul_(a[:, 0])
+        g, = m.autograd.grad((base * base).sum(), a, create_graph=True)
+        gg, = m.autograd.grad((g * g).sum(), a)
+        outs.append((g.detach().numpy(), gg.numpy()))
+    np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-12)
+    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-12)
+
+
+def test_inplace_on_view_of_leaf_raises():
+    a = ember.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
+        a[0].mul_(2)
+    with ember.no_grad():
+        a[0].mul_(2)          # fine without grad mode
+    assert a.tolist() == [2.0, 1.0, 1.0]
+
+
+def test_inplace_on_multi_output_view_raises():
+    a = ember.ones(4, requires_grad=True) * 1
+    x, y = a.split(2)
+    with pytest.raises(RuntimeError, match="Output 0 of SplitBackward0 is a view and is being modified inplace"):
+        x.mul_(2)
+    u = a.unbind(0)[1]
+    with pytest.raises(RuntimeError, match="UnbindBackward0"):
+        u.add_(1)
+
+
+def test_saved_view_modified_through_base_raises():
+    a = ember.ones(3, requires_grad=True)
+    b = a * 1
+    v = b[1:]
+    y = v.sin()          # saves v
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_base_grad_fn_is_copy_slices_and_view_is_as_strided():
+    a = ember.ones(3, requires_grad=True)
+    b = a * 1
+    v = b[1:]
+    v.mul_(2)
+    assert b.grad_fn.name() == "CopySlices"
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    assert b.grad_fn.next_functions[0][0].name() == "MulBackward0"
+
+
+@pytest.mark.parity
+def test_to_dtype_grad_comes_back_in_input_dtype():
+    e = ember.ones(3, dtype=ember.float64, requires_grad=True)
+    y = e.to(ember.float32) * 3
+    assert y.dtype is ember.float32 and y.grad_fn.next_functions[0][0].name() == "ToCopyBackward0"
+    y.sum().backward()
+    assert e.grad.dtype is ember.float64 and e.grad.tolist() == [3.0, 3.0, 3.0]
+    h = ember.ones(2, dtype=ember.float32, requires_grad=True)
+    (h.double() ** 2).sum().backward()
+    assert h.grad.dtype is ember.float32 and h.grad.tolist() == [2.0, 2.0]
+
+
+def test_factories_from_tensors_and_random_fills_do_not_carry_grad():
+    x = ember.ones(3, requires_grad=True)
+    for y in (ember.zeros_like(x), ember.ones_like(x), ember.rand_like(x), ember.full_like(x, 2.0),
+              x.new_zeros(2), x.new_full((2,), 1.0), x.new_empty(2), x.any(), x.argmax()):
+        assert not y.requires_grad and y.grad_fn is None
+    y = x * 1
+    y.uniform_()
+    (y * x).sum().backward()
+    assert x.grad.tolist() == y.tolist()
+
+
+@pytest.mark.parity
+def test_max_min_ties_split_like_torch():
+    data = [[1.0, 3.0, 3.0], [2.0, 2.0, -1.0]]
+    for name in ("max", "min", "amax", "amin"):
+        e = ember.tensor(data, dtype=ember.float64, requires_grad=True)
+        t = torch.tensor(data, dtype=torch.float64, requires_grad=True)
+        getattr(e, name)().backward()
+        getattr(t, name)().backward()
+        np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy())
+    e = ember.tensor(data, dtype=ember.float64, requires_grad=True)
+    t = torch.tensor(data, dtype=torch.float64, requires_grad=True)
+    e.max(1).values.sum().backward()
+    t.max(1).values.sum().backward()
+    np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy())
+
+
+@pytest.mark.parity
+def test_index_with_repeated_indices_accumulates():
+    _check(lambda m, a: a[m.tensor([0, 0, 2])] * a[m.tensor([2, 2, 1])], A)
+    _check(lambda m, a: a[:, m.tensor([1, 1])], A)
