@@ -2,6 +2,7 @@
 from .. import functional as F
 from ..functional import _legacy_reduction
 from .module import Module
+from .upsampling import PairwiseDistance
 
 __all__ = ["L1Loss", "NLLLoss", "CrossEntropyLoss", "MSELoss", "SmoothL1Loss", "HuberLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
@@ -177,7 +178,7 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
                              "instead")
-        self.distance_function = distance_function if distance_function is not None else F.pairwise_distance
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
         self.margin, self.swap = margin, swap
 
     def forward(self, anchor, positive, negative):
