@@ -85,14 +85,14 @@ def test_default_init_statistics(torch):
     ember.manual_seed(0)
     c = nn.Conv2d(16, 32, 3)
     bound = 1 / np.sqrt(16 * 9)
-    w = c.weight.numpy()
+    w = c.weight.detach().numpy()
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.95 * bound
-    assert np.abs(c.bias.numpy()).max() <= bound
+    assert np.abs(c.bias.detach().numpy()).max() <= bound
     e = nn.Embedding(100, 16, padding_idx=3)
-    assert abs(e.weight.numpy().std() - 1) < 0.1 and (e.weight.numpy()[3] == 0).all()
+    assert abs(e.weight.detach().numpy().std() - 1) < 0.1 and (e.weight.detach().numpy()[3] == 0).all()
     ct = nn.ConvTranspose2d(8, 4, 3)
     assert tuple(ct.weight.shape) == (8, 4, 3, 3)
-    assert np.abs(ct.weight.numpy()).max() <= 1 / np.sqrt(4 * 9)
+    assert np.abs(ct.weight.detach().numpy()).max() <= 1 / np.sqrt(4 * 9)
 
 
 @pytest.mark.parity
