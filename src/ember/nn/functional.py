@@ -195,7 +195,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 
 def multi_head_attention_forward(*args, **kwargs):
-    from .modules.activation import _mha_forward
+    from .modules.attention import _mha_forward
     return _mha_forward(*args, **kwargs)
 
 

@@ -11,3 +11,5 @@ from .normalization import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
+from .attention import MultiheadAttention  # noqa: F401
+from .transformer import *  # noqa: F401,F403
