@@ -13,3 +13,4 @@ from .dropout import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 from .attention import MultiheadAttention  # noqa: F401
 from .transformer import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
