@@ -45,7 +45,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     y, mean, rstd = y2.reshape(x.shape), mean.reshape(stat), rstd.reshape(stat)
     y = _affine_(y, weight, bias, x.shape[axis:])
     dt = input.dtype
-    return wrap(y, dt), wrap(mean, dt), wrap(rstd, dt)
+    return wrap(y, dt, fresh=True), wrap(mean, dt, fresh=True), wrap(rstd, dt, fresh=True)
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):

@@ -25,10 +25,11 @@ def alloc(shape, dtype, device):
     return empty_tensor(tuple(int(s) for s in shape), dtype, device)
 
 
-def wrap(arr, dtype):
-    """A fresh contiguous cpu tensor holding `arr` (cast to `dtype`)."""
+def wrap(arr, dtype, fresh=False):
+    """A fresh contiguous cpu tensor holding `arr` (cast to `dtype`). `fresh=True`: the caller knows
+    `arr` (possibly a reshaped view) aliases no input, so a contiguous one is used without a copy."""
     a = np.asarray(arr, dtype=dtype._np)
-    if not a.flags.c_contiguous or not a.flags.owndata:
+    if not a.flags.c_contiguous or not (a.flags.owndata or fresh):
         a = a.copy()
     return Tensor._wrap_np(a, dtype)
 
