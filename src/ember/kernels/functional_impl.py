@@ -305,8 +305,19 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({_torch_size(target)}) that is different to the input size "
                          f"({_torch_size(input)}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
+        _check_broadcastable(weight, input.shape, 1)
         weight = weight.expand(input.shape)
     return E.binary_cross_entropy(input, target, weight, r)
+
+
+def _check_broadcastable(t, shape, index):
+    """torch's expand check for a weight broadcast to the input shape (message names the argument index)."""
+    ts = list(t.shape)
+    for i in range(1, len(ts) + 1):
+        if i > len(shape) or ts[-i] not in (1, shape[-i]):
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {ts[-i]} at -{i}! Mismatching argument "
+                               f"at index {index} had {_torch_size(t)}; but expected shape should be broadcastable "
+                               f"to {list(shape)}")
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",

@@ -165,7 +165,7 @@ def nll_loss_nd(self, target, weight=None, reduction=1, ignore_index=-100):
     n, c = self._size[:2]
     out_size = (n,) + tuple(self._size[2:])
     if tuple(target._size[1:]) != tuple(self._size[2:]):
-        raise ValueError(f"Expected target size {size_str(out_size)}, got {size_str(target._size)}")
+        raise RuntimeError(f"Expected target size {size_str(out_size)}, got {size_str(target._size)}")
     x = A().reshape.default(self, [n, c, 1, -1])
     t = A().reshape.default(target, [n, 1, -1])
     out = A().nll_loss2d_forward.default(x, t, weight, reduction, ignore_index)[0]

@@ -32,6 +32,8 @@ def hinge_embedding_loss(self, target, margin=1.0, reduction=1):
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
     td = target.dim()
+    if td > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input1.dim() != input2.dim():
         raise RuntimeError(f"cosine_embedding_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {size_str(input1._size)}, input2: {size_str(input2._size)}")
