@@ -222,11 +222,19 @@ def _feature(name, ranks):
     def f(input, p=0.5, training=False if name == "feature_alpha_dropout" else True, inplace=False):
         _check_p(p)
         if ranks and input.dim() not in ranks:
-            raise RuntimeError(f"{name}: Expected {ranks[0]}D or {ranks[1]}D input, but received a {input.dim()}D "
-                               f"input. Note that {name} exists to provide channel-wise dropout on inputs with "
-                               f"{ranks[0] - 1} spatial dimension{'s' if ranks[0] > 2 else ''}, a channel dimension, "
-                               f"and an optional batch dimension (i.e. {ranks[0]}D or {ranks[1]}D inputs).")
-        x = input if not ranks or input.dim() == ranks[1] else input.unsqueeze(0)
+            if name == "dropout1d":
+                raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+                                   "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+                                   "spatial dimension, a channel dimension, and an optional batch dimension "
+                                   "(i.e. 2D or 3D inputs).")
+            k = ranks[0] - 1
+            warnings.warn(f"{name}: Received a {input.dim()}-D input to {name}, which is deprecated and will result "
+                          f"in an error in a future release. To retain the behavior and silence this warning, please "
+                          f"use dropout instead. Note that {name} exists to provide channel-wise dropout on inputs "
+                          f"with {k} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                          f"{ranks[0]}D or {ranks[1]}D inputs).", stacklevel=2)
+        batched = not ranks or input.dim() == ranks[1] or name == "dropout2d"   # torch: 3D -> (N, C, L)
+        x = input if batched else input.unsqueeze(0)
         op = E.feature_alpha_dropout if name == "feature_alpha_dropout" else E.feature_dropout
         out = op(x, p, training)
         out = out if x is input else out.squeeze(0)
@@ -494,7 +502,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             "fixed length sequences. However, found offsets of type Tensor")
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
         b, l = input.shape
         offsets = E.arange(0, b * l, l, dtype=input.dtype)
         input = input.reshape(-1)
