@@ -76,14 +76,17 @@ FLOAT = (D.float32, D.float64, D.float16, D.bfloat16)
 
 
 _POOL = None
+_POOL_PID = None
 
 
 def _pool():
-    global _POOL
-    if _POOL is None:
-        import os
+    """A process-local thread pool (a forked child, e.g. a DataLoader worker, gets its own)."""
+    global _POOL, _POOL_PID
+    import os
+    if _POOL is None or _POOL_PID != os.getpid():
         from concurrent.futures import ThreadPoolExecutor
         _POOL = ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, 8)))
+        _POOL_PID = os.getpid()
     return _POOL
 
 
