@@ -192,7 +192,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     else:
         padding_idx = -1
     if max_norm is not None:
-        raise NotImplementedError("embedding(max_norm=...) is not supported yet")
+        input = input.contiguous()
+        with E.no_grad():
+            E.embedding_renorm_(weight, input, max_norm, norm_type)
     return E.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
