@@ -173,15 +173,26 @@ class LRScheduler:
         if self._step_count == 1:
             self._check_call_order()
         self._step_count += 1
-        with self._computing_lr():
-            if epoch is None:
+        if epoch is None:
+            with self._computing_lr():
                 self.last_epoch += 1
                 new_lrs = self.get_lr()
-            else:
-                warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-                self.last_epoch = epoch
-                closed_form = getattr(self, "_get_closed_form_lr", None)
-                new_lrs = closed_form() if closed_form is not None else self.get_lr()
+            self._apply(new_lrs)
+        else:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            self._jump_to(epoch)
+
+    def _jump_to(self, epoch):
+        """Set ``last_epoch`` and apply that epoch's rates (closed form when the schedule has one).
+
+        No call-order bookkeeping happens here; SequentialLR uses this to restart a child at epoch 0."""
+        with self._computing_lr():
+            self.last_epoch = epoch
+            closed_form = getattr(self, "_get_closed_form_lr", None)
+            new_lrs = closed_form() if closed_form is not None else self.get_lr()
+        self._apply(new_lrs)
+
+    def _apply(self, new_lrs):
         for group, lr in zip(self.optimizer.param_groups, new_lrs):
             write_group(group, "lr", lr)
         self._last_lr = current_lrs(self.optimizer)

@@ -4,10 +4,9 @@
 * ``ChainedScheduler`` steps all of them every time, so their chainable rules compose multiplicatively.
 
 The state dict nests each child's state dict under ``_schedulers``."""
-import warnings
 from bisect import bisect_right
 
-from ._base import EPOCH_DEPRECATION_WARNING, LRScheduler
+from ._base import LRScheduler
 from ._plateau import ReduceLROnPlateau
 
 
@@ -77,10 +76,8 @@ class SequentialLR(_Composite):
         index = bisect_right(self._milestones, self.last_epoch)
         active = self._schedulers[index]
         if index > 0 and self._milestones[index - 1] == self.last_epoch:
-            # restart the incoming scheduler at its epoch 0; the epoch argument is intended here
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=EPOCH_DEPRECATION_WARNING[:40])
-                active.step(0)
+            # the incoming scheduler restarts at its own epoch 0 (not counted as one of its steps)
+            active._jump_to(0)
         else:
             active.step()
         self._last_lr = active.get_last_lr()

@@ -4,7 +4,7 @@ recursively from the group's current rate; ``CosineAnnealingWarmRestarts`` jumps
 end of each period, computed in closed form."""
 import math
 
-from ._base import LRScheduler, current_lrs, write_group
+from ._base import LRScheduler
 
 
 def _half_cosine(eta_min, eta_max, fraction):
@@ -86,6 +86,4 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.last_epoch = math.floor(epoch)
         with self._computing_lr():
             new_lrs = self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, new_lrs):
-            write_group(group, "lr", lr)
-        self._last_lr = current_lrs(self.optimizer)
+        self._apply(new_lrs)

@@ -26,7 +26,7 @@ class StepLR(LRScheduler):
     def get_lr(self):
         self._warn_if_outside_step()
         epoch = self.last_epoch
-        if self._is_initial or epoch == 0 or epoch % self.step_size != 0:
+        if epoch == 0 or epoch % self.step_size != 0:
             return _unchanged(self)
         return _scaled(self, self.gamma)
 
@@ -46,7 +46,7 @@ class MultiStepLR(LRScheduler):
     def get_lr(self):
         self._warn_if_outside_step()
         hits = self.milestones.get(self.last_epoch, 0)
-        if self._is_initial or hits == 0:
+        if hits == 0:
             return _unchanged(self)
         return _scaled(self, self.gamma ** hits)
 
