@@ -246,6 +246,7 @@ def _groups_match(oe, ot):
             assert ge["betas"] == pytest.approx(gt["betas"], rel=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)`")
 @pytest.mark.parametrize("kind", ["SGD", "Adam"])
 @pytest.mark.parametrize("name", CONFIG_NAMES)
 def test_parity_configurations(torch, name, kind):
@@ -436,6 +437,7 @@ def _state_for(lib_from_sd):
     return lib_from_sd
 
 
+@pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)`")
 @pytest.mark.parametrize("direction", ["torch->ember", "ember->torch"])
 @pytest.mark.parametrize("name", CONFIG_NAMES)
 def test_cross_load_state_dict_and_continue(torch, name, direction):
@@ -764,3 +766,200 @@ def test_onecycle_overrun_error_matches_torch(torch):
                 s.step()
         msgs.append((str(info.value), s.last_epoch))
     assert msgs[0] == msgs[1] == ("Tried to step 4 times. The specified number of total steps is 3", 4)
+
+
+# ================================================================================================
+# Corners of the chainable rules, SequentialLR restarts, tensor lrs, randomized parity
+# ================================================================================================
+EPOCH0 = {
+    "StepLR": lambda S, o: S.StepLR(o, 3, 0.5),
+    "MultiStepLR": lambda S, o: S.MultiStepLR(o, [0, 2], 0.5),
+    "ConstantLR": lambda S, o: S.ConstantLR(o, 0.5, 4),
+    "LinearLR": lambda S, o: S.LinearLR(o, 0.5, 1.0, 4),
+    "ExponentialLR": lambda S, o: S.ExponentialLR(o, 0.9),
+    "PolynomialLR": lambda S, o: S.PolynomialLR(o, 4, 2.0),
+    "CosineAnnealingLR": lambda S, o: S.CosineAnnealingLR(o, 4, 0.01),
+    "MultiplicativeLR": lambda S, o: S.MultiplicativeLR(o, mult),
+    "LambdaLR": lambda S, o: S.LambdaLR(o, lam),
+}
+
+
+@pytest.mark.parametrize("name", list(EPOCH0))
+def test_rule_at_epoch_zero_outside_initial_step(torch, name):
+    """Rewinding last_epoch to -1 and stepping reaches epoch 0 *not* as the initial step."""
+    res = []
+    for lib in (ember, torch):
+        o = make_opt(lib)
+        s = EPOCH0[name](lib.optim.lr_scheduler, o)
+        for g in o.param_groups:
+            g["lr"] = 0.05
+        out = []
+        for _ in range(3):
+            s.last_epoch = -1
+            o.step()
+            s.step()
+            out.append(s.get_last_lr())
+        res.append(out)
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("case", ["last-epoch", "warm-restarts-child", "onecycle-in-chain", "nested-second"])
+def test_sequential_and_chained_corners(torch, case):
+    build = {
+        "last-epoch": lambda S, o: S.SequentialLR(o, [S.StepLR(o, 2), S.ExponentialLR(o, 0.9)], [3], last_epoch=2),
+        "warm-restarts-child": lambda S, o: S.SequentialLR(
+            o, [S.ConstantLR(o, 0.5, 10), S.CosineAnnealingWarmRestarts(o, 4, T_mult=2)], [3]),
+        "onecycle-in-chain": lambda S, o: S.ChainedScheduler([S.OneCycleLR(o, 1.0, total_steps=30),
+                                                              S.ExponentialLR(o, 0.95)]),
+        # torch cannot restart a nested SequentialLR at a milestone (it has no rule of its own): same error
+        "nested-second": lambda S, o: S.SequentialLR(
+            o, [S.StepLR(o, 2), S.SequentialLR(o, [S.ConstantLR(o, 0.5, 2), S.ExponentialLR(o, 0.9)], [2])], [3]),
+    }[case]
+    res = []
+    for lib in (ember, torch):
+        o = make_opt(lib)
+        out = []
+        try:
+            s = build(lib.optim.lr_scheduler, o)
+            for _ in range(25):
+                o.step()
+                s.step()
+                out.append(s.get_last_lr())
+        except NotImplementedError:
+            out.append("NotImplementedError")
+        res.append(out)
+    assert len(res[0]) == len(res[1])
+    if res[1][-1] == "NotImplementedError":
+        assert res[0][-1] == "NotImplementedError"
+        res = [r[:-1] for r in res]
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12, atol=1e-15)
+
+
+def test_sequential_milestone_restart_is_not_counted_as_a_step(torch):
+    counts = []
+    for lib in (ember, torch):
+        o = make_opt(lib)
+        S = lib.optim.lr_scheduler
+        child = S.MultiplicativeLR(o, mult)
+        s = S.SequentialLR(o, [S.ExponentialLR(o, 0.5), child], [2])
+        seq = []
+        for _ in range(4):
+            o.step()
+            s.step()
+            seq.append((child._step_count, child.last_epoch, child.get_last_lr()[0]))
+        counts.append(seq)
+    assert counts[0][:2] == counts[1][:2]
+    np.testing.assert_allclose([c[2] for c in counts[0]], [c[2] for c in counts[1]], rtol=1e-12)
+
+
+def test_tensor_lr_is_updated_in_place(torch):
+    res = []
+    for lib in (ember, torch):
+        o = lib.optim.SGD([lib.ones(2, requires_grad=True)], lr=lib.tensor(0.1))
+        lr_obj = o.param_groups[0]["lr"]
+        s = lib.optim.lr_scheduler.StepLR(o, 1, 0.5)
+        for _ in range(3):
+            o.step()
+            s.step()
+        assert o.param_groups[0]["lr"] is lr_obj
+        assert o.param_groups[0]["initial_lr"] is not lr_obj
+        res.append([float(lr_obj), float(s.get_last_lr()[0]), float(s.base_lrs[0])])
+    assert res[0] == pytest.approx(res[1], rel=1e-6)
+
+
+def _random_schedule(r):
+    kind = r.choice(["Step", "MultiStep", "Const", "Lin", "Exp", "Poly", "Cos", "CAWR", "One", "Cyc", "Mult",
+                     "Seq", "Chain"])
+    if kind == "Step":
+        a = dict(step_size=r.randint(1, 6), gamma=r.uniform(0.1, 1))
+        return kind, lambda S, o: S.StepLR(o, **a)
+    if kind == "MultiStep":
+        a = dict(milestones=sorted(r.choices(range(1, 30), k=r.randint(0, 5))), gamma=r.uniform(0.1, 1))
+        return kind, lambda S, o: S.MultiStepLR(o, **a)
+    if kind == "Const":
+        a = dict(factor=r.uniform(0.05, 1), total_iters=r.randint(0, 10))
+        return kind, lambda S, o: S.ConstantLR(o, **a)
+    if kind == "Lin":
+        a = dict(start_factor=r.uniform(0.05, 1), end_factor=r.uniform(0, 1), total_iters=r.randint(1, 20))
+        return kind, lambda S, o: S.LinearLR(o, **a)
+    if kind == "Exp":
+        a = dict(gamma=r.uniform(0.5, 1.1))
+        return kind, lambda S, o: S.ExponentialLR(o, **a)
+    if kind == "Poly":
+        a = dict(total_iters=r.randint(1, 30), power=r.uniform(0.1, 4))
+        return kind, lambda S, o: S.PolynomialLR(o, **a)
+    if kind == "Cos":
+        a = dict(T_max=r.randint(1, 15), eta_min=r.choice([0.0, r.uniform(0, 0.05)]))
+        return kind, lambda S, o: S.CosineAnnealingLR(o, **a)
+    if kind == "CAWR":
+        a = dict(T_0=r.randint(1, 8), T_mult=r.randint(1, 3), eta_min=r.uniform(0, 0.05))
+        return kind, lambda S, o: S.CosineAnnealingWarmRestarts(o, **a)
+    if kind == "One":
+        a = dict(max_lr=r.uniform(0.2, 2), total_steps=r.randint(41, 60), pct_start=r.uniform(0.05, 0.9),
+                 anneal_strategy=r.choice(["cos", "linear"]), three_phase=r.random() < 0.5,
+                 div_factor=r.uniform(2, 30), final_div_factor=r.uniform(10, 1e4))
+        return kind, lambda S, o: S.OneCycleLR(o, **a)
+    if kind == "Cyc":
+        a = dict(base_lr=r.uniform(0.001, 0.05), max_lr=r.uniform(0.1, 1), step_size_up=r.randint(1, 8),
+                 step_size_down=r.choice([None, r.randint(1, 8)]),
+                 mode=r.choice(["triangular", "triangular2", "exp_range"]), gamma=r.uniform(0.8, 1))
+        return kind, lambda S, o: S.CyclicLR(o, **a)
+    if kind == "Mult":
+        g = r.uniform(0.8, 1.05)
+        return kind, lambda S, o: S.MultiplicativeLR(o, lambda e: g)
+    children = []
+    while len(children) < r.randint(1, 3):
+        k, f = _random_schedule(r)
+        if k not in ("Seq", "Chain", "One", "Cyc", "CAWR"):
+            children.append(f)
+    if kind == "Chain":
+        return kind, lambda S, o: S.ChainedScheduler([f(S, o) for f in children])
+    milestones = sorted(r.sample(range(1, 35), len(children) - 1))
+    return kind, lambda S, o: S.SequentialLR(o, [f(S, o) for f in children], milestones)
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_randomized_parity(torch, block):
+    import random
+    import warnings as W
+    for seed in range(block * 50, block * 50 + 50):
+        r = random.Random(seed)
+        _, build = _random_schedule(r)
+        kind = r.choice(["SGD", "Adam"])
+        poke = r.random() < 0.3
+        oe, ot = make_opt(ember, kind), make_opt(torch, kind)
+        with W.catch_warnings():
+            W.simplefilter("ignore")
+            se, st = build(ember.optim.lr_scheduler, oe), build(torch.optim.lr_scheduler, ot)
+            for i in range(40):
+                oe.step()
+                ot.step()
+                if poke and i == 5:
+                    for g in oe.param_groups + ot.param_groups:
+                        g["lr"] *= 1.3
+                se.step()
+                st.step()
+                np.testing.assert_allclose(se.get_last_lr(), st.get_last_lr(), rtol=1e-12, atol=1e-15,
+                                           err_msg=f"seed {seed}")
+                _groups_match(oe, ot)
+                _assert_same_state(se.state_dict(), st.state_dict())
+
+
+def test_nested_sequential_warns_like_torch(torch):
+    """Wrapping a SequentialLR in a SequentialLR re-runs the inner one's initial step, which steps its first
+    child a second time before any optimizer step: torch warns during construction, and so does ember."""
+    import warnings as W
+    got = []
+    for lib in (ember, torch):
+        o = make_opt(lib)
+        S = lib.optim.lr_scheduler
+        inner = S.SequentialLR(o, [S.LinearLR(o, 0.5, total_iters=2), S.ExponentialLR(o, 0.9)], [2])
+        with pytest.warns(UserWarning) as rec:
+            s = S.SequentialLR(o, [inner, S.StepLR(o, 2)], [4])
+        got.append([str(w.message)[:40] for w in rec])
+        with W.catch_warnings():
+            W.simplefilter("error")
+            for _ in range(6):
+                o.step()
+                s.step()
+    assert got[0] == got[1] == ["Detected call of `lr_scheduler.step()` b"]

@@ -21,7 +21,7 @@ class CosineAnnealingLR(LRScheduler):
         self._warn_if_outside_step()
         groups = self.optimizer.param_groups
         t, period, floor = self.last_epoch, self.T_max, self.eta_min
-        if self._is_initial or t == 0:
+        if self._is_initial:
             return [group["lr"] for group in groups]
         if (t - 1 - period) % (2 * period) == 0:
             # the previous epoch sat exactly at the bottom of the curve, where the ratio below is 0 / 0;

@@ -64,7 +64,7 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self):
         self._warn_if_outside_step()
-        if self._is_initial or self.last_epoch == 0:
+        if self._is_initial:
             return _unchanged(self)
         return _scaled(self, self.gamma)
 
@@ -83,7 +83,7 @@ class PolynomialLR(LRScheduler):
     def get_lr(self):
         self._warn_if_outside_step()
         t, total = self.last_epoch, self.total_iters
-        if self._is_initial or t == 0 or t > total:
+        if self._is_initial or t > total:
             return _unchanged(self)
         # ratio of the curve at t to the curve at t - 1
         ratio = ((1.0 - t / total) / (1.0 - (t - 1) / total)) ** self.power
