@@ -12,6 +12,12 @@ Two kinds of rule exist, and torch's numbers depend on which one a schedule uses
 * ``_get_closed_form_lr()`` (optional) computes the rate straight from ``base_lrs`` and ``last_epoch``.  It
   is used only when the caller passes an explicit epoch to ``step(epoch)``.
 
+During the construction step ``_is_initial`` is True.  Rules that adjust the current rate
+(exponential, polynomial, cosine, multiplicative, and linear after epoch 0) leave the rate untouched then,
+so resuming with ``last_epoch=k`` does not apply epoch k+1's factor twice; event rules (step, multi-step,
+constant) apply their plain rule.  ``SequentialLR`` restarts a child through ``_jump_to(0)``, which is not
+an initial step and is not counted in ``_step_count``.
+
 The persistent state is simply the instance ``__dict__`` minus the optimizer, which keeps the key set
 identical to torch's so a ``state_dict()`` can travel between the two libraries.
 """
