@@ -186,3 +186,15 @@ def test_sdpa(dtype, cfg):
     close(ember.scaled_dot_product_attention(q, k, v, m, **cfg),
           torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, tm, **cfg))
     meta_matches(lambda *a: ember.scaled_dot_product_attention(*a, **cfg), q, k, v, m)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("norm_type", [2.0, 1.0])
+def test_embedding_max_norm(norm_type):
+    torch = pytest.importorskip("torch")
+    from ember.kernels import functional_impl as EF
+    w, tw = pair(torch, arr(6, 3) * 3)
+    i, ti = pair(torch, np.array([[0, 2], [5, 2]]))
+    close(EF.embedding(i, w, max_norm=1.5, norm_type=norm_type),
+          torch.nn.functional.embedding(ti, tw, max_norm=1.5, norm_type=norm_type))
+    close(w, tw)          # the referenced rows were renormalised in place

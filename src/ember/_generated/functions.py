@@ -6,9 +6,7 @@ from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, 
 
 _ops = _opsmod.ops
 
-_op__adaptive_avg_pool2d_backward_default = _ops.aten._adaptive_avg_pool2d_backward.default
 _op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
-_op__cdist_forward_default = _ops.aten._cdist_forward.default
 _op__ctc_loss_default = _ops.aten._ctc_loss.default
 _op__embedding_bag_default = _ops.aten._embedding_bag.default
 _op__log_softmax_backward_data_default = _ops.aten._log_softmax_backward_data.default
@@ -94,7 +92,6 @@ _op_atanh__default = _ops.aten.atanh_.default
 _op_atanh_default = _ops.aten.atanh.default
 _op_atanh_out = _ops.aten.atanh.out
 _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
-_op_avg_pool2d_backward_default = _ops.aten.avg_pool2d_backward.default
 _op_avg_pool2d_default = _ops.aten.avg_pool2d.default
 _op_batch_norm_default = _ops.aten.batch_norm.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
@@ -146,7 +143,6 @@ _op_conv3d_default = _ops.aten.conv3d.default
 _op_conv3d_padding = _ops.aten.conv3d.padding
 _op_conv_transpose1d_default = _ops.aten.conv_transpose1d.default
 _op_conv_transpose2d_input = _ops.aten.conv_transpose2d.input
-_op_convolution_backward_default = _ops.aten.convolution_backward.default
 _op_convolution_default = _ops.aten.convolution.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
@@ -181,7 +177,7 @@ _op_elu_out = _ops.aten.elu.out
 _op_embedding_bag_default = _ops.aten.embedding_bag.default
 _op_embedding_bag_padding_idx = _ops.aten.embedding_bag.padding_idx
 _op_embedding_default = _ops.aten.embedding.default
-_op_embedding_dense_backward_default = _ops.aten.embedding_dense_backward.default
+_op_embedding_renorm__default = _ops.aten.embedding_renorm_.default
 _op_empty_like_default = _ops.aten.empty_like.default
 _op_empty_memory_format = _ops.aten.empty.memory_format
 _op_empty_strided_default = _ops.aten.empty_strided.default
@@ -330,7 +326,6 @@ _op_max_dim = _ops.aten.max.dim
 _op_max_pool1d_default = _ops.aten.max_pool1d.default
 _op_max_pool1d_with_indices_default = _ops.aten.max_pool1d_with_indices.default
 _op_max_pool2d_default = _ops.aten.max_pool2d.default
-_op_max_pool2d_with_indices_backward_default = _ops.aten.max_pool2d_with_indices_backward.default
 _op_max_pool2d_with_indices_default = _ops.aten.max_pool2d_with_indices.default
 _op_max_unpool2d_default = _ops.aten.max_unpool2d.default
 _op_maximum_default = _ops.aten.maximum.default
@@ -350,7 +345,6 @@ _op_mm_default = _ops.aten.mm.default
 _op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
-_op_mse_loss_backward_default = _ops.aten.mse_loss_backward.default
 _op_mse_loss_default = _ops.aten.mse_loss.default
 _op_msort_default = _ops.aten.msort.default
 _op_msort_out = _ops.aten.msort.out
@@ -363,24 +357,16 @@ _op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
 _op_narrow_default = _ops.aten.narrow.default
-_op_native_batch_norm_backward_default = _ops.aten.native_batch_norm_backward.default
 _op_native_batch_norm_default = _ops.aten.native_batch_norm.default
-_op_native_dropout_backward_default = _ops.aten.native_dropout_backward.default
 _op_native_dropout_default = _ops.aten.native_dropout.default
-_op_native_group_norm_backward_default = _ops.aten.native_group_norm_backward.default
 _op_native_group_norm_default = _ops.aten.native_group_norm.default
-_op_native_layer_norm_backward_default = _ops.aten.native_layer_norm_backward.default
 _op_native_layer_norm_default = _ops.aten.native_layer_norm.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
-_op_nll_loss2d_backward_default = _ops.aten.nll_loss2d_backward.default
-_op_nll_loss2d_forward_default = _ops.aten.nll_loss2d_forward.default
-_op_nll_loss_backward_default = _ops.aten.nll_loss_backward.default
 _op_nll_loss_default = _ops.aten.nll_loss.default
-_op_nll_loss_forward_default = _ops.aten.nll_loss_forward.default
 _op_nll_loss_nd_default = _ops.aten.nll_loss_nd.default
 _op_norm_Scalar = _ops.aten.norm.Scalar
 _op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
@@ -551,8 +537,6 @@ _rt_median = return_type('median', ('values', 'indices'))
 _rt_min = return_type('min', ('values', 'indices'))
 _rt_mode = return_type('mode', ('values', 'indices'))
 _rt_nanmedian = return_type('nanmedian', ('values', 'indices'))
-_rt_nll_loss2d_forward = return_type('nll_loss2d_forward', ('output', 'total_weight'))
-_rt_nll_loss_forward = return_type('nll_loss_forward', ('output', 'total_weight'))
 _rt_sort = return_type('sort', ('values', 'indices'))
 _rt_topk = return_type('topk', ('values', 'indices'))
 
@@ -2958,16 +2942,6 @@ def adaptive_max_pool2d(input, output_size):
         raise _bad_arg('adaptive_max_pool2d', 'input', 1, 'Tensor', input)
     return _op_adaptive_max_pool2d_default(input, output_size)
 
-def nll_loss_forward(input, target, weight, reduction, ignore_index):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('nll_loss_forward', 'input', 1, 'Tensor', input)
-    return _rt_nll_loss_forward(*_op_nll_loss_forward_default(input, target, weight, reduction, ignore_index))
-
-def nll_loss2d_forward(input, target, weight, reduction, ignore_index):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('nll_loss2d_forward', 'input', 1, 'Tensor', input)
-    return _rt_nll_loss2d_forward(*_op_nll_loss2d_forward_default(input, target, weight, reduction, ignore_index))
-
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('nll_loss', 'input', 1, 'Tensor', input)
@@ -3090,9 +3064,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
     return _op_cdist_default(x1, x2, p, compute_mode)
-
-def _cdist_forward(x1, x2, p, compute_mode):
-    return _op__cdist_forward_default(x1, x2, p, compute_mode)
 
 def bilinear(input1, input2, weight, bias=None):
     return _op_bilinear_default(input1, input2, weight, bias)
@@ -3352,41 +3323,10 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
-def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
-    return _op_convolution_backward_default(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
-
-def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
-    return _op_native_layer_norm_backward_default(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
-
-def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
-    return _op_native_batch_norm_backward_default(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
-
-def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    return _op_max_pool2d_with_indices_backward_default(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
-
-def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    return _op_avg_pool2d_backward_default(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-
-def _adaptive_avg_pool2d_backward(grad_output, input):
-    return _op__adaptive_avg_pool2d_backward_default(grad_output, input)
-
-def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
-    return _op_embedding_dense_backward_default(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
-
-def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight):
-    return _op_nll_loss_backward_default(grad_output, input, target, weight, reduction, ignore_index, total_weight)
-
-def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight):
-    return _op_nll_loss2d_backward_default(grad_output, input, target, weight, reduction, ignore_index, total_weight)
-
-def mse_loss_backward(grad_output, input, target, reduction):
-    return _op_mse_loss_backward_default(grad_output, input, target, reduction)
-
-def native_dropout_backward(grad_output, mask, scale):
-    return _op_native_dropout_backward_default(grad_output, mask, scale)
-
-def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
-    return _op_native_group_norm_backward_default(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('embedding_renorm_', 'input', 1, 'Tensor', input)
+    return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
 
 def _sum_c0(input, *, dtype=None):
     s = 0
@@ -4874,4 +4814,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool2d_backward', '_cdist_forward', '_ctc_loss', '_embedding_bag', '_log_softmax', '_log_softmax_backward_data', '_pad_circular', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_upsample_nearest_exact2d', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'avg_pool2d', 'avg_pool2d_backward', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'col2im', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'convolution_backward', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross_entropy_loss', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diagonal', 'div', 'dot', 'dropout', 'elu', 'elu_', 'embedding', 'embedding_bag', 'embedding_dense_backward', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'histc', 'hstack', 'huber_loss', 'hypot', 'im2col', 'index', 'index_put', 'index_put_', 'instance_norm', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kthvalue', 'l1_loss', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_matrix_norm', 'linalg_vector_norm', 'linear', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_unpool2d', 'maximum', 'mean', 'median', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'mse_loss', 'mse_loss_backward', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'native_batch_norm', 'native_batch_norm_backward', 'native_dropout', 'native_dropout_backward', 'native_group_norm', 'native_group_norm_backward', 'native_layer_norm', 'native_layer_norm_backward', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'norm', 'one_hot', 'ones', 'ones_like', 'pad', 'pairwise_distance', 'permute', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'reshape', 'rms_norm', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scaled_dot_product_attention', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'topk', 'transpose', 'triplet_margin_loss', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_ctc_loss', '_embedding_bag', '_log_softmax', '_log_softmax_backward_data', '_pad_circular', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_upsample_nearest_exact2d', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'col2im', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross_entropy_loss', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diagonal', 'div', 'dot', 'dropout', 'elu', 'elu_', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'histc', 'hstack', 'huber_loss', 'hypot', 'im2col', 'index', 'index_put', 'index_put_', 'instance_norm', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kthvalue', 'l1_loss', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_matrix_norm', 'linalg_vector_norm', 'linear', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_unpool2d', 'maximum', 'mean', 'median', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'mse_loss', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss_nd', 'norm', 'one_hot', 'ones', 'ones_like', 'pad', 'pairwise_distance', 'permute', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'reshape', 'rms_norm', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scaled_dot_product_attention', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'topk', 'transpose', 'triplet_margin_loss', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -493,6 +493,7 @@ _d('nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? 
 _d('mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor', (('CPU', 'cpu.loss:mse_loss_backward'), ('Meta', 'meta.nn_backward:mse_loss_backward')))
 _d('native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor', (('CPU', 'cpu.dropout:native_dropout_backward'), ('Meta', 'meta.nn_backward:native_dropout_backward')))
 _d('native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)', (('CPU', 'cpu.normalization:native_group_norm_backward'), ('Meta', 'meta.nn_backward:native_group_norm_backward')))
+_d('embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)', (('CPU', 'cpu.embedding:embedding_renorm_'), ('Meta', 'meta.embedding:embedding_renorm_')))
 _d('sum(Tensor self, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reductions:sum'), ('Meta', 'meta.reductions:sum')))
 _d('sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reductions:sum'), ('Meta', 'meta.reductions:sum')))
 _d('mean(Tensor self, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reductions:mean'), ('Meta', 'meta.reductions:mean')))

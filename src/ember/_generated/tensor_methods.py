@@ -3,7 +3,7 @@
 from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match
-from .functions import _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_nll_loss2d_forward, _rt_nll_loss_forward, _rt_sort, _rt_topk
+from .functions import _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_sort, _rt_topk
 
 _ops = _opsmod.ops
 

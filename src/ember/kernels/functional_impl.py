@@ -192,7 +192,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     else:
         padding_idx = -1
     if max_norm is not None:
-        raise NotImplementedError("embedding(max_norm=...) is not supported yet")
+        input = input.contiguous()
+        with E.no_grad():
+            E.embedding_renorm_(weight, input, max_norm, norm_type)
     return E.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
@@ -222,11 +224,19 @@ def _feature(name, ranks):
     def f(input, p=0.5, training=False if name == "feature_alpha_dropout" else True, inplace=False):
         _check_p(p)
         if ranks and input.dim() not in ranks:
-            raise RuntimeError(f"{name}: Expected {ranks[0]}D or {ranks[1]}D input, but received a {input.dim()}D "
-                               f"input. Note that {name} exists to provide channel-wise dropout on inputs with "
-                               f"{ranks[0] - 1} spatial dimension{'s' if ranks[0] > 2 else ''}, a channel dimension, "
-                               f"and an optional batch dimension (i.e. {ranks[0]}D or {ranks[1]}D inputs).")
-        x = input if not ranks or input.dim() == ranks[1] else input.unsqueeze(0)
+            if name == "dropout1d":
+                raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+                                   "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+                                   "spatial dimension, a channel dimension, and an optional batch dimension "
+                                   "(i.e. 2D or 3D inputs).")
+            k = ranks[0] - 1
+            warnings.warn(f"{name}: Received a {input.dim()}-D input to {name}, which is deprecated and will result "
+                          f"in an error in a future release. To retain the behavior and silence this warning, please "
+                          f"use dropout instead. Note that {name} exists to provide channel-wise dropout on inputs "
+                          f"with {k} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                          f"{ranks[0]}D or {ranks[1]}D inputs).", stacklevel=2)
+        batched = not ranks or input.dim() == ranks[1] or name == "dropout2d"   # torch: 3D -> (N, C, L)
+        x = input if batched else input.unsqueeze(0)
         op = E.feature_alpha_dropout if name == "feature_alpha_dropout" else E.feature_dropout
         out = op(x, p, training)
         out = out if x is input else out.squeeze(0)
@@ -305,8 +315,19 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({_torch_size(target)}) that is different to the input size "
                          f"({_torch_size(input)}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
+        _check_broadcastable(weight, input.shape, 1)
         weight = weight.expand(input.shape)
     return E.binary_cross_entropy(input, target, weight, r)
+
+
+def _check_broadcastable(t, shape, index):
+    """torch's expand check for a weight broadcast to the input shape (message names the argument index)."""
+    ts = list(t.shape)
+    for i in range(1, len(ts) + 1):
+        if i > len(shape) or ts[-i] not in (1, shape[-i]):
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {ts[-i]} at -{i}! Mismatching argument "
+                               f"at index {index} had {_torch_size(t)}; but expected shape should be broadcastable "
+                               f"to {list(shape)}")
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
@@ -483,7 +504,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             "fixed length sequences. However, found offsets of type Tensor")
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
         b, l = input.shape
         offsets = E.arange(0, b * l, l, dtype=input.dtype)
         input = input.reshape(-1)

@@ -61,7 +61,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return fn(input, output_size)
     if mode in ("linear", "bilinear", "trilinear", "bicubic"):
         need = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}[mode]
-        raise ValueError(f"Got {input.dim()}D input, but {mode} mode needs {need}D input")
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D input")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
                               f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
                               f"(got {mode})")

@@ -121,7 +121,8 @@ def _one(v, name, arg):
 
 def _check_1d(self, name):
     if self.dim() not in (2, 3):
-        raise RuntimeError(f"{name}(): Expected 2D or 3D tensor, but got {size_str(self._size)}")
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {self.dim()}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {name})")
 
 
 def avg_pool1d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
@@ -165,7 +166,7 @@ def nll_loss_nd(self, target, weight=None, reduction=1, ignore_index=-100):
     n, c = self._size[:2]
     out_size = (n,) + tuple(self._size[2:])
     if tuple(target._size[1:]) != tuple(self._size[2:]):
-        raise ValueError(f"Expected target size {size_str(out_size)}, got {size_str(target._size)}")
+        raise RuntimeError(f"Expected target size {size_str(out_size)}, got {size_str(target._size)}")
     x = A().reshape.default(self, [n, c, 1, -1])
     t = A().reshape.default(target, [n, 1, -1])
     out = A().nll_loss2d_forward.default(x, t, weight, reduction, ignore_index)[0]
@@ -291,6 +292,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
     n, c = input._size[0], input._size[1]
+    for nm, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{nm} should contain {n * c} elements not {n * t.numel()}")
     x = A().reshape.default(input, [1, n * c] + list(input._size[2:]))
 
     def rep(t):

@@ -32,6 +32,8 @@ def hinge_embedding_loss(self, target, margin=1.0, reduction=1):
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
     td = target.dim()
+    if td > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input1.dim() != input2.dim():
         raise RuntimeError(f"cosine_embedding_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {size_str(input1._size)}, input2: {size_str(input2._size)}")
@@ -144,15 +146,17 @@ def pixel_unshuffle(self, downscale_factor):
 # ---------------------------------------------------------------- pad
 def pad(self, pad, mode="constant", value=None):
     pad = [int(p) for p in pad]
-    if mode == "constant":
-        return A().constant_pad_nd.default(self, pad, 0 if value is None else value)
-    if value is not None and value != 0:
-        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > self.dim():
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {self.dim()}")
+    if mode == "constant":
+        return A().constant_pad_nd.default(self, pad, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     k = len(pad) // 2
     if k > 3 or self.dim() not in (k + 1, k + 2):
         raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")

@@ -69,3 +69,15 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     if 0 <= padding_idx < num_weights:
         gw[padding_idx] = 0
     return wrap(gw, grad_output.dtype)
+
+
+def embedding_renorm_(self, indices, max_norm, norm_type):
+    """Rescale (in place) the referenced rows whose norm exceeds max_norm, like torch (scale uses +1e-7)."""
+    w = self._np
+    rows = np.unique(indices._np.reshape(-1).astype(np.int64))
+    if rows.size and (rows.min() < 0 or rows.max() >= w.shape[0]):
+        raise IndexError("index out of range in self")
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(w.dtype)
+    return self

@@ -45,7 +45,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     y, mean, rstd = y2.reshape(x.shape), mean.reshape(stat), rstd.reshape(stat)
     y = _affine_(y, weight, bias, x.shape[axis:])
     dt = input.dtype
-    return wrap(y, dt), wrap(mean, dt), wrap(rstd, dt)
+    return wrap(y, dt, fresh=True), wrap(mean, dt, fresh=True), wrap(rstd, dt, fresh=True)
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -79,7 +79,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     M.group_norm_spec(input, weight, bias, N, C, HxW, group)
     x = acc(input)
-    g = x.reshape(N, group, -1)
+    g = x.reshape(N, group, (C // group) * HxW)
     mean = g.mean(axis=2) if g.size else np.zeros((N, group), x.dtype)
     var = g.var(axis=2) if g.size else np.zeros((N, group), x.dtype)
     rstd = 1.0 / np.sqrt(var + eps)

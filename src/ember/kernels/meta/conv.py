@@ -16,7 +16,7 @@ def conv_params(input, weight, stride, padding, dilation, transposed, output_pad
     if any(p < 0 for p in pd):
         raise RuntimeError("negative padding is not supported")
     if any(x <= 0 for x in dl):
-        raise RuntimeError("dilation should be greater than zero")
+        raise RuntimeError(f"dilation should be greater than zero, but got {size_str(dl)}")
     return d, st, pd, dl, op
 
 
@@ -50,9 +50,11 @@ def conv_spec(input, weight, bias, stride, padding, dilation, transposed, output
                                f"but got weight of size {size_str(ws)} instead")
         for i in range(d):
             if op[i] >= st[i] and op[i] >= dl[i]:
-                raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
-                                   f"output_padding: {size_str(op)} stride: {size_str(st)} "
-                                   f"dilation: {size_str(dl)}")
+                names = ("depth", "height", "width")[-d:]
+                raise RuntimeError("output padding must be smaller than either stride or dilation, but got " +
+                                   " ".join(f"output_padding_{n}: {v}" for n, v in zip(names, op)) + " " +
+                                   " ".join(f"stride_{n}: {v}" for n, v in zip(names, st)) + " " +
+                                   " ".join(f"dilation_{n}: {v}" for n, v in zip(names, dl)))
         cout = ws[1] * groups
         out = [(xs[2 + i] - 1) * st[i] - 2 * pd[i] + dl[i] * (ws[2 + i] - 1) + op[i] + 1 for i in range(d)]
         if any(o <= 0 for o in out):

@@ -16,8 +16,8 @@ def pointwise_spec(self, target, reduction, name="loss"):
     if name == "binary_cross_entropy_with_logits" and tuple(self._size) != tuple(target._size):
         raise ValueError(f"Target size ({_torch_size(target._size)}) must be the same as input size "
                          f"({_torch_size(self._size)})")
-    try:
-        shape = broadcast_shapes(self._size, target._size)
+    try:   # kl_div's formula starts from target, so torch names target "tensor a"
+        shape = broadcast_shapes(*((target._size, self._size) if name == "kl_div" else (self._size, target._size)))
     except RuntimeError as e:       # torch's TensorIterator message stops at the dimension
         raise RuntimeError(str(e).split(":")[0]) from None
     return (tuple(shape) if reduction == 0 else ()), self.dtype
@@ -32,13 +32,14 @@ def pointwise(name):
 
 
 def nll_spec(self, target, weight, reduction, ignore_index, spatial):
-    if target.dtype not in (D.int64, D.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tn(target.dtype)}")
     if not spatial:
         if self.dim() not in (1, 2):
             raise RuntimeError("input tensor should be 1D or 2D")
         if target.dim() > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.dtype not in (D.int64, D.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tn(target.dtype)}")
+    if not spatial:
         no_batch = self.dim() == 1 and target.dim() == 0
         if not (no_batch or self._size[0] == target._size[0]):
             raise RuntimeError(f"size mismatch (got input: {size_str(self._size)}, target: "

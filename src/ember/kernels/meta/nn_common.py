@@ -25,10 +25,11 @@ def alloc(shape, dtype, device):
     return empty_tensor(tuple(int(s) for s in shape), dtype, device)
 
 
-def wrap(arr, dtype):
-    """A fresh contiguous cpu tensor holding `arr` (cast to `dtype`)."""
+def wrap(arr, dtype, fresh=False):
+    """A fresh contiguous cpu tensor holding `arr` (cast to `dtype`). `fresh=True`: the caller knows
+    `arr` (possibly a reshaped view) aliases no input, so a contiguous one is used without a copy."""
     a = np.asarray(arr, dtype=dtype._np)
-    if not a.flags.c_contiguous or not a.flags.owndata:
+    if not a.flags.c_contiguous or not (a.flags.owndata or fresh):
         a = a.copy()
     return Tensor._wrap_np(a, dtype)
 
@@ -75,14 +76,17 @@ FLOAT = (D.float32, D.float64, D.float16, D.bfloat16)
 
 
 _POOL = None
+_POOL_PID = None
 
 
 def _pool():
-    global _POOL
-    if _POOL is None:
-        import os
+    """A process-local thread pool (a forked child, e.g. a DataLoader worker, gets its own)."""
+    global _POOL, _POOL_PID
+    import os
+    if _POOL is None or _POOL_PID != os.getpid():
         from concurrent.futures import ThreadPoolExecutor
         _POOL = ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, 8)))
+        _POOL_PID = os.getpid()
     return _POOL
 
 

@@ -35,8 +35,10 @@ def batch_norm_spec(input, weight, bias, running_mean, running_var, training):
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-    if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    if not training and running_var is None:
+        raise RuntimeError("running_var must be defined in evaluation mode")
     return input._size, ((c,) if training else (0,))
 
 

@@ -9,7 +9,8 @@ def _ints(v, d, name, what):
     if len(v) == 1:
         v = v * d
     if len(v) != d:
-        raise RuntimeError(f"{name}: {what} must either be a single int, or a tuple of {d} ints")
+        raise RuntimeError(f"{name}: {what} must either be a single int, or a tuple of "
+                           f"{ {1: 'one', 2: 'two', 3: 'three'}[d]} ints")
     return v
 
 
@@ -84,7 +85,9 @@ def adaptive_spec(self, output_size, name, colon=""):
     if len(o) != 2:
         raise RuntimeError(f"{name}(): internal error: output_size.size() must be 2")
     if any(x < 0 for x in o):
-        raise RuntimeError(f"{name}(): Expected output_size to be non-negative, but got {size_str(o)}")
+        neg = [x for x in o if x < 0][0]
+        raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
+                           f"{size_str(tuple(self._size[:-2]) + o)}")
     return tuple(self._size[:-2]) + o
 
 

@@ -8,7 +8,7 @@ def softmax_spec(self, dim, half_to_float, name="softmax"):
     wrap_dim(dim, max(self.dim(), 1))
     if not self.dtype.is_floating_point:
         from .nn_common import _tn
-        raise RuntimeError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{_tn(self.dtype)}'")
+        raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{_tn(self.dtype)}'")
     dt = self.dtype
     if half_to_float:
         if dt is not D.float16:
