@@ -62,6 +62,7 @@ _op_argmin_default = _ops.aten.argmin.default
 _op_argsort_default = _ops.aten.argsort.default
 _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
+_op_argwhere_default = _ops.aten.argwhere.default
 _op_as_strided_default = _ops.aten.as_strided.default
 _op_asin__default = _ops.aten.asin_.default
 _op_asin_default = _ops.aten.asin.default
@@ -89,7 +90,13 @@ _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
+_op_block_diag_default = _ops.aten.block_diag.default
 _op_bmm_default = _ops.aten.bmm.default
+_op_broadcast_tensors_default = _ops.aten.broadcast_tensors.default
+_op_broadcast_to_default = _ops.aten.broadcast_to.default
+_op_bucketize_Tensor = _ops.aten.bucketize.Tensor
+_op_bucketize_Tensor_out = _ops.aten.bucketize.Tensor_out
+_op_cartesian_prod_default = _ops.aten.cartesian_prod.default
 _op_cat_default = _ops.aten.cat.default
 _op_cat_out = _ops.aten.cat.out
 _op_ceil__default = _ops.aten.ceil_.default
@@ -112,6 +119,7 @@ _op_clip__default = _ops.aten.clip_.default
 _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
+_op_combinations_default = _ops.aten.combinations.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
@@ -120,6 +128,8 @@ _op_cosh_default = _ops.aten.cosh.default
 _op_cosh_out = _ops.aten.cosh.out
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cross_default = _ops.aten.cross.default
+_op_cross_out = _ops.aten.cross.out
 _op_cummax_default = _ops.aten.cummax.default
 _op_cummin_default = _ops.aten.cummin.default
 _op_cumprod_default = _ops.aten.cumprod.default
@@ -127,12 +137,17 @@ _op_cumprod_out = _ops.aten.cumprod.out
 _op_cumsum_default = _ops.aten.cumsum.default
 _op_cumsum_out = _ops.aten.cumsum.out
 _op_detach_default = _ops.aten.detach.default
+_op_diag_default = _ops.aten.diag.default
+_op_diag_embed_default = _ops.aten.diag_embed.default
+_op_diag_out = _ops.aten.diag.out
+_op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_einsum_default = _ops.aten.einsum.default
 _op_elu__default = _ops.aten.elu_.default
 _op_elu_default = _ops.aten.elu.default
 _op_elu_out = _ops.aten.elu.out
@@ -163,6 +178,9 @@ _op_eye_m = _ops.aten.eye.m
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
+_op_flip_default = _ops.aten.flip.default
+_op_fliplr_default = _ops.aten.fliplr.default
+_op_flipud_default = _ops.aten.flipud.default
 _op_floor__default = _ops.aten.floor_.default
 _op_floor_default = _ops.aten.floor.default
 _op_floor_divide_default = _ops.aten.floor_divide.default
@@ -179,11 +197,15 @@ _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
 _op_full_default = _ops.aten.full.default
 _op_full_like_default = _ops.aten.full_like.default
+_op_gather_default = _ops.aten.gather.default
+_op_gather_out = _ops.aten.gather.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_gelu__default = _ops.aten.gelu_.default
 _op_gelu_default = _ops.aten.gelu.default
 _op_gelu_out = _ops.aten.gelu.out
+_op_ger_default = _ops.aten.ger.default
+_op_ger_out = _ops.aten.ger.out
 _op_glu_default = _ops.aten.glu.default
 _op_glu_out = _ops.aten.glu.out
 _op_gt_Tensor = _ops.aten.gt.Tensor
@@ -203,8 +225,16 @@ _op_hstack_default = _ops.aten.hstack.default
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
 _op_index_Tensor = _ops.aten.index.Tensor
+_op_index_add_default = _ops.aten.index_add.default
+_op_index_add_out = _ops.aten.index_add.out
+_op_index_copy_default = _ops.aten.index_copy.default
+_op_index_copy_out = _ops.aten.index_copy.out
+_op_index_fill_int_Scalar = _ops.aten.index_fill.int_Scalar
+_op_index_fill_int_Tensor = _ops.aten.index_fill.int_Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_index_select_default = _ops.aten.index_select.default
+_op_index_select_out = _ops.aten.index_select.out
 _op_isfinite_default = _ops.aten.isfinite.default
 _op_isinf_default = _ops.aten.isinf.default
 _op_isnan_default = _ops.aten.isnan.default
@@ -212,6 +242,8 @@ _op_isneginf_default = _ops.aten.isneginf.default
 _op_isneginf_out = _ops.aten.isneginf.out
 _op_isposinf_default = _ops.aten.isposinf.default
 _op_isposinf_out = _ops.aten.isposinf.out
+_op_kron_default = _ops.aten.kron.default
+_op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
@@ -222,6 +254,8 @@ _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_op_linalg_cross_default = _ops.aten.linalg_cross.default
+_op_linalg_cross_out = _ops.aten.linalg_cross.out
 _op_linalg_matrix_norm_default = _ops.aten.linalg_matrix_norm.default
 _op_linalg_matrix_norm_out = _ops.aten.linalg_matrix_norm.out
 _op_linalg_matrix_norm_str_ord = _ops.aten.linalg_matrix_norm.str_ord
@@ -263,6 +297,11 @@ _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_op_masked_fill_Scalar = _ops.aten.masked_fill.Scalar
+_op_masked_fill_Tensor = _ops.aten.masked_fill.Tensor
+_op_masked_scatter_default = _ops.aten.masked_scatter.default
+_op_masked_select_default = _ops.aten.masked_select.default
+_op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
@@ -272,6 +311,8 @@ _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
+_op_meshgrid_default = _ops.aten.meshgrid.default
+_op_meshgrid_indexing = _ops.aten.meshgrid.indexing
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
@@ -293,12 +334,16 @@ _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_narrow_copy_default = _ops.aten.narrow_copy.default
+_op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_nonzero_default = _ops.aten.nonzero.default
+_op_nonzero_out = _ops.aten.nonzero.out
 _op_norm_Scalar = _ops.aten.norm.Scalar
 _op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
 _op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
@@ -307,6 +352,8 @@ _op_norm_dtype_out = _ops.aten.norm.dtype_out
 _op_norm_out = _ops.aten.norm.out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
+_op_outer_default = _ops.aten.outer.default
+_op_outer_out = _ops.aten.outer.out
 _op_permute_default = _ops.aten.permute.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
@@ -340,7 +387,12 @@ _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
+_op_repeat_interleave_Tensor = _ops.aten.repeat_interleave.Tensor
+_op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
+_op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
 _op_reshape_default = _ops.aten.reshape.default
+_op_roll_default = _ops.aten.roll.default
+_op_rot90_default = _ops.aten.rot90.default
 _op_round__decimals = _ops.aten.round_.decimals
 _op_round__default = _ops.aten.round_.default
 _op_round_decimals = _ops.aten.round.decimals
@@ -352,6 +404,20 @@ _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
+_op_scatter_add_default = _ops.aten.scatter_add.default
+_op_scatter_add_out = _ops.aten.scatter_add.out
+_op_scatter_reduce = _ops.aten.scatter.reduce
+_op_scatter_reduce_out = _ops.aten.scatter.reduce_out
+_op_scatter_reduce_two = _ops.aten.scatter_reduce.two
+_op_scatter_reduce_two_out = _ops.aten.scatter_reduce.two_out
+_op_scatter_src = _ops.aten.scatter.src
+_op_scatter_src_out = _ops.aten.scatter.src_out
+_op_scatter_value = _ops.aten.scatter.value
+_op_scatter_value_out = _ops.aten.scatter.value_out
+_op_scatter_value_reduce = _ops.aten.scatter.value_reduce
+_op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
+_op_searchsorted_Tensor = _ops.aten.searchsorted.Tensor
+_op_searchsorted_Tensor_out = _ops.aten.searchsorted.Tensor_out
 _op_select_int = _ops.aten.select.int
 _op_selu__default = _ops.aten.selu_.default
 _op_selu_default = _ops.aten.selu.default
@@ -401,17 +467,29 @@ _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_t_default = _ops.aten.t.default
+_op_take_along_dim_default = _ops.aten.take_along_dim.default
+_op_take_along_dim_out = _ops.aten.take_along_dim.out
+_op_take_default = _ops.aten.take.default
+_op_take_out = _ops.aten.take.out
 _op_tan__default = _ops.aten.tan_.default
 _op_tan_default = _ops.aten.tan.default
 _op_tan_out = _ops.aten.tan.out
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_tensordot_default = _ops.aten.tensordot.default
+_op_tensordot_out = _ops.aten.tensordot.out
 _op_threshold__default = _ops.aten.threshold_.default
 _op_threshold_default = _ops.aten.threshold.default
 _op_threshold_out = _ops.aten.threshold.out
+_op_tile_default = _ops.aten.tile.default
 _op_topk_default = _ops.aten.topk.default
+_op_trace_default = _ops.aten.trace.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_tril_default = _ops.aten.tril.default
+_op_tril_out = _ops.aten.tril.out
+_op_triu_default = _ops.aten.triu.default
+_op_triu_out = _ops.aten.triu.out
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
@@ -429,6 +507,7 @@ _op_var_mean_default = _ops.aten.var_mean.default
 _op_var_mean_dim = _ops.aten.var_mean.dim
 _op_var_out = _ops.aten.var.out
 _op_vstack_default = _ops.aten.vstack.default
+_op_where_default = _ops.aten.where.default
 _op_where_self = _ops.aten.where.self
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
@@ -2527,8 +2606,53 @@ def clamp_max(input, max):
         raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
     return _op_clamp_max_default(input, max)
 
-def where(condition, input, other):
+def _where_c0(condition, input, other):
+    s = 0
+    if not isinstance(condition, Tensor):
+        if not _is_num(condition):
+            return None
+        s += 1
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, Tensor):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def _where_b0(condition, input, other):
     return _op_where_self(condition, input, other)
+
+def _where_c1(condition):
+    s = 0
+    if not isinstance(condition, Tensor):
+        if not _is_num(condition):
+            return None
+        s += 1
+    return s
+
+def _where_b1(condition):
+    return _op_where_default(condition)
+
+_where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
+_where_sigs = ('(Tensor input, Tensor condition, Tensor other)', '(Tensor condition)')
+
+def where(*args, **kwargs):
+    best = None
+    for c, b in _where_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('where', args, kwargs, _where_sigs, False)
 
 def _sum_c0(input, *, dtype=None):
     s = 0
@@ -3722,6 +3846,588 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(input, bins, min, max, out=out)
     return _op_histc_default(input, bins, min, max)
 
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('gather', 'input', 1, 'Tensor', input)
+    if out is None and sparse_grad is False:
+        return _op_gather_default(input, dim, index)
+    if out is not None:
+        return _op_gather_out(input, dim, index, sparse_grad=sparse_grad, out=out)
+    return _op_gather_default(input, dim, index, sparse_grad=sparse_grad)
+
+def _scatter_c0(input, dim, index, src, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(src, Tensor):
+        if not _is_num(src):
+            return None
+        s += 1
+    return s
+
+def _scatter_b0(input, dim, index, src, *, out=None):
+    if out is not None:
+        return _op_scatter_src_out(input, dim, index, src, out=out)
+    return _op_scatter_src(input, dim, index, src)
+
+def _scatter_c1(input, dim, index, value, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _scatter_b1(input, dim, index, value, *, out=None):
+    if out is not None:
+        return _op_scatter_value_out(input, dim, index, value, out=out)
+    return _op_scatter_value(input, dim, index, value)
+
+def _scatter_c2(input, dim, index, src, *, reduce, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(src, Tensor):
+        if not _is_num(src):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def _scatter_b2(input, dim, index, src, *, reduce, out=None):
+    if out is not None:
+        return _op_scatter_reduce_out(input, dim, index, src, reduce=reduce, out=out)
+    return _op_scatter_reduce(input, dim, index, src, reduce=reduce)
+
+def _scatter_c3(input, dim, index, value, *, reduce, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def _scatter_b3(input, dim, index, value, *, reduce, out=None):
+    if out is not None:
+        return _op_scatter_value_reduce_out(input, dim, index, value, reduce=reduce, out=out)
+    return _op_scatter_value_reduce(input, dim, index, value, reduce=reduce)
+
+_scatter_ovs = ((_scatter_c0, _scatter_b0), (_scatter_c1, _scatter_b1), (_scatter_c2, _scatter_b2), (_scatter_c3, _scatter_b3),)
+_scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
+
+def scatter(*args, **kwargs):
+    best = None
+    for c, b in _scatter_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('scatter', args, kwargs, _scatter_sigs, False)
+
+def scatter_add(input, dim, index, src, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('scatter_add', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_scatter_add_out(input, dim, index, src, out=out)
+    return _op_scatter_add_default(input, dim, index, src)
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('scatter_reduce', 'input', 1, 'Tensor', input)
+    if out is None and include_self is True:
+        return _op_scatter_reduce_two(input, dim, index, src, reduce)
+    if out is not None:
+        return _op_scatter_reduce_two_out(input, dim, index, src, reduce, include_self=include_self, out=out)
+    return _op_scatter_reduce_two(input, dim, index, src, reduce, include_self=include_self)
+
+def index_select(input, dim, index, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_select', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_index_select_out(input, dim, index, out=out)
+    return _op_index_select_default(input, dim, index)
+
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_add', 'input', 1, 'Tensor', input)
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_index_add_default(input, dim, index, source)
+    if out is not None:
+        return _op_index_add_out(input, dim, index, source, alpha=alpha, out=out)
+    return _op_index_add_default(input, dim, index, source, alpha=alpha)
+
+def index_copy(input, dim, index, source, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_index_copy_out(input, dim, index, source, out=out)
+    return _op_index_copy_default(input, dim, index, source)
+
+def _index_fill_c0(input, dim, index, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _index_fill_b0(input, dim, index, value):
+    return _op_index_fill_int_Scalar(input, dim, index, value)
+
+def _index_fill_c1(input, dim, index, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def _index_fill_b1(input, dim, index, value):
+    return _op_index_fill_int_Tensor(input, dim, index, value)
+
+_index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fill_b1),)
+_index_fill_sigs = ('(Tensor input, int dim, Tensor index, Scalar value)', '(Tensor input, int dim, Tensor index, Tensor value)')
+
+def index_fill(*args, **kwargs):
+    best = None
+    for c, b in _index_fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('index_fill', args, kwargs, _index_fill_sigs, False)
+
+def _masked_fill_c0(input, mask, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(mask, Tensor):
+        if not _is_num(mask):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _masked_fill_b0(input, mask, value):
+    return _op_masked_fill_Scalar(input, mask, value)
+
+def _masked_fill_c1(input, mask, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(mask, Tensor):
+        if not _is_num(mask):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def _masked_fill_b1(input, mask, value):
+    return _op_masked_fill_Tensor(input, mask, value)
+
+_masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _masked_fill_b1),)
+_masked_fill_sigs = ('(Tensor input, Tensor mask, Scalar value)', '(Tensor input, Tensor mask, Tensor value)')
+
+def masked_fill(*args, **kwargs):
+    best = None
+    for c, b in _masked_fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('masked_fill', args, kwargs, _masked_fill_sigs, False)
+
+def masked_select(input, mask, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('masked_select', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_masked_select_out(input, mask, out=out)
+    return _op_masked_select_default(input, mask)
+
+def masked_scatter(input, mask, source):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('masked_scatter', 'input', 1, 'Tensor', input)
+    return _op_masked_scatter_default(input, mask, source)
+
+def take(input, index, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('take', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_take_out(input, index, out=out)
+    return _op_take_default(input, index)
+
+def take_along_dim(input, indices, dim=None, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('take_along_dim', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_take_along_dim_out(input, indices, dim, out=out)
+    return _op_take_along_dim_default(input, indices, dim)
+
+def nonzero(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('nonzero', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_nonzero_out(input, out=out)
+    return _op_nonzero_default(input)
+
+def argwhere(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
+    return _op_argwhere_default(input)
+
+def _repeat_interleave_c0(repeats, *, output_size=None):
+    s = 0
+    if not isinstance(repeats, Tensor):
+        if not _is_num(repeats):
+            return None
+        s += 1
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def _repeat_interleave_b0(repeats, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_Tensor(repeats)
+    return _op_repeat_interleave_Tensor(repeats, output_size=output_size)
+
+def _repeat_interleave_c1(input, repeats, dim=None, *, output_size=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(repeats, Tensor):
+        if not _is_num(repeats):
+            return None
+        s += 1
+    if dim is not None and not _is_int(dim):
+        return None
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_self_Tensor(input, repeats, dim)
+    return _op_repeat_interleave_self_Tensor(input, repeats, dim, output_size=output_size)
+
+def _repeat_interleave_c2(input, repeats, dim=None, *, output_size=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(repeats):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_self_int(input, repeats, dim)
+    return _op_repeat_interleave_self_int(input, repeats, dim, output_size=output_size)
+
+_repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0), (_repeat_interleave_c1, _repeat_interleave_b1), (_repeat_interleave_c2, _repeat_interleave_b2),)
+_repeat_interleave_sigs = ('(Tensor repeats, *, int? output_size = None)', '(Tensor input, Tensor repeats, int? dim = None, *, int? output_size = None)', '(Tensor input, int repeats, int? dim = None, *, int? output_size = None)')
+
+def repeat_interleave(*args, **kwargs):
+    best = None
+    for c, b in _repeat_interleave_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('repeat_interleave', args, kwargs, _repeat_interleave_sigs, False)
+
+def tile(input, dims):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tile', 'input', 1, 'Tensor', input)
+    return _op_tile_default(input, dims)
+
+def roll(input, shifts, dims=()):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('roll', 'input', 1, 'Tensor', input)
+    return _op_roll_default(input, shifts, dims)
+
+def flip(input, dims):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('flip', 'input', 1, 'Tensor', input)
+    return _op_flip_default(input, dims)
+
+def fliplr(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
+    return _op_fliplr_default(input)
+
+def flipud(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
+    return _op_flipud_default(input)
+
+def rot90(input, k=1, dims=(0, 1)):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('rot90', 'input', 1, 'Tensor', input)
+    return _op_rot90_default(input, k, dims)
+
+def tril(input, diagonal=0, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tril', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_tril_out(input, diagonal, out=out)
+    return _op_tril_default(input, diagonal)
+
+def triu(input, diagonal=0, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('triu', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_triu_out(input, diagonal, out=out)
+    return _op_triu_default(input, diagonal)
+
+def diag(input, diagonal=0, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('diag', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_diag_out(input, diagonal, out=out)
+    return _op_diag_default(input, diagonal)
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('diag_embed', 'input', 1, 'Tensor', input)
+    return _op_diag_embed_default(input, offset, dim1, dim2)
+
+def diagflat(input, offset=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('diagflat', 'input', 1, 'Tensor', input)
+    return _op_diagflat_default(input, offset)
+
+def trace(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('trace', 'input', 1, 'Tensor', input)
+    return _op_trace_default(input)
+
+def outer(input, vec2, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('outer', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_outer_out(input, vec2, out=out)
+    return _op_outer_default(input, vec2)
+
+def ger(input, vec2, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('ger', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_ger_out(input, vec2, out=out)
+    return _op_ger_default(input, vec2)
+
+def kron(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('kron', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_kron_out(input, other, out=out)
+    return _op_kron_default(input, other)
+
+def cross(input, other, dim=None, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cross', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_cross_out(input, other, dim, out=out)
+    return _op_cross_default(input, other, dim)
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
+    if out is None and dim.__class__ is int and dim == -1:
+        return _op_linalg_cross_default(input, other)
+    if out is not None:
+        return _op_linalg_cross_out(input, other, dim=dim, out=out)
+    return _op_linalg_cross_default(input, other, dim=dim)
+
+def einsum(equation, tensors, *, path=None):
+    if path is None:
+        return _op_einsum_default(equation, tensors)
+    return _op_einsum_default(equation, tensors, path=path)
+
+def tensordot(input, other, dims_self, dims_other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tensordot', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
+    return _op_tensordot_default(input, other, dims_self, dims_other)
+
+def broadcast_to(input, size):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
+    return _op_broadcast_to_default(input, size)
+
+def broadcast_tensors(tensors):
+    return _op_broadcast_tensors_default(tensors)
+
+def _meshgrid_c0(tensors):
+    s = 0
+    if not isinstance(tensors, (list, tuple)):
+        return None
+    return s
+
+def _meshgrid_b0(tensors):
+    return _op_meshgrid_default(tensors)
+
+def _meshgrid_c1(tensors, *, indexing):
+    s = 0
+    if not isinstance(tensors, (list, tuple)):
+        return None
+    if not isinstance(indexing, str):
+        return None
+    return s
+
+def _meshgrid_b1(tensors, *, indexing):
+    return _op_meshgrid_indexing(tensors, indexing=indexing)
+
+_meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0), (_meshgrid_c1, _meshgrid_b1),)
+_meshgrid_sigs = ('(Tensor[] tensors)', '(Tensor[] tensors, *, str indexing)')
+
+def meshgrid(*args, **kwargs):
+    best = None
+    for c, b in _meshgrid_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('meshgrid', args, kwargs, _meshgrid_sigs, False)
+
+def cartesian_prod(tensors):
+    return _op_cartesian_prod_default(tensors)
+
+def combinations(input, r=2, with_replacement=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('combinations', 'input', 1, 'Tensor', input)
+    return _op_combinations_default(input, r, with_replacement)
+
+def block_diag(tensors):
+    return _op_block_diag_default(tensors)
+
+def narrow_copy(input, dim, start, length, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('narrow_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_narrow_copy_out(input, dim, start, length, out=out)
+    return _op_narrow_copy_default(input, dim, start, length)
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if out is None and out_int32 is False and right is False and side is None and sorter is None:
+        return _op_searchsorted_Tensor(sorted_sequence, input)
+    if out is not None:
+        return _op_searchsorted_Tensor_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
+    return _op_searchsorted_Tensor(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if out is None and out_int32 is False and right is False:
+        return _op_bucketize_Tensor(input, boundaries)
+    if out is not None:
+        return _op_bucketize_Tensor_out(input, boundaries, out_int32=out_int32, right=right, out=out)
+    return _op_bucketize_Tensor(input, boundaries, out_int32=out_int32, right=right)
+
 def as_strided(input, size, stride, storage_offset=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
@@ -4016,4 +4722,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diagonal', 'div', 'dot', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_put', 'index_put_', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_matrix_norm', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'matmul', 'max', 'maximum', 'mean', 'median', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'ne', 'neg', 'neg_', 'norm', 'ones', 'ones_like', 'permute', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'reshape', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'topk', 'transpose', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'einsum', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_select', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cross', 'linalg_matrix_norm', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
