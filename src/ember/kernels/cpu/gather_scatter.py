@@ -372,7 +372,12 @@ def take_out(self, index, *, out):
 
 
 def nonzero(self):
-    return _wrap(np.argwhere(self._np), D.int64)
+    """(count, ndim) indices, column-major like torch's (each column is one dim's index vector)."""
+    r = np.argwhere(self._np)
+    out = empty_tensor(r.shape, D.int64, strides=(1, r.shape[0]))
+    if r.size:
+        out._np[...] = r
+    return out
 
 
 def nonzero_out(self, *, out):

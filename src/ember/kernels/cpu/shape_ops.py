@@ -56,7 +56,7 @@ def roll(self, shifts, dims=()):
 def flip(self, dims):
     ds = M.flip_dims(self, dims)
     r = M.flip(self, dims)
-    return _wrap(np.flip(self._np, axis=ds) if ds else self._np, self.dtype, r.stride())
+    return _wrap(np.flip(self._np, axis=ds) if ds and self.dim() else self._np, self.dtype, r.stride())
 
 
 # ------------------------------------------------------------------ tril / triu / diag_embed / trace
