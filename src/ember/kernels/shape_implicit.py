@@ -7,6 +7,7 @@ from .._core import dtype as D
 from .._core.strides import wrap_dim
 from .meta.shape_ops import ilist
 from .common import _tname, broadcast_shapes, check_out
+from .meta.gather_scatter import bshape
 
 
 def _e():
@@ -213,7 +214,7 @@ def broadcast_to(self, size):
 
 
 def broadcast_tensors(tensors):
-    shape = broadcast_shapes(*[t._size for t in tensors])
+    shape = bshape(*[t._size for t in tensors])
     return [t.expand(shape) for t in tensors]
 
 

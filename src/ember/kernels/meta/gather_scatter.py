@@ -15,6 +15,14 @@ def _fmt(xs):
     return "[" + ", ".join(str(x) for x in xs) + "]"
 
 
+def bshape(*shapes):
+    """broadcast_shapes with torch's message for expand_outplace / broadcast_tensors (no shapes suffix)."""
+    try:
+        return broadcast_shapes(*shapes)
+    except RuntimeError as e:
+        raise RuntimeError(str(e).split(": shapes")[0]) from None
+
+
 def _t(shape, dtype, strides=None):
     return empty_tensor(shape, dtype, META, strides)
 
@@ -311,11 +319,11 @@ def masked_fill_check(self, mask, value, inplace):
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.dim()} dimension(s).")
     if inplace:
-        shape = broadcast_shapes(self._size, mask._size)
+        shape = bshape(self._size, mask._size)
         if shape != tuple(self._size):
             raise RuntimeError(f"output with shape {_fmt(self._size)} doesn't match the broadcast shape {_fmt(shape)}")
         return shape
-    return broadcast_shapes(mask._size, self._size)
+    return bshape(mask._size, self._size)
 
 
 def masked_fill_Scalar(self, mask, value):
@@ -334,7 +342,7 @@ masked_fill__Tensor = masked_fill__Scalar
 def masked_select_check(self, mask):
     if mask.dtype is not D.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    return broadcast_shapes(self._size, mask._size)
+    return bshape(self._size, mask._size)
 
 
 def _data_dependent(name):
@@ -364,7 +372,7 @@ def masked_scatter_check(self, mask, source, inplace):
     if source.dtype is not self.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{_tname(self.dtype)} and {_tname(source.dtype)}")
-    shape = broadcast_shapes(self._size, mask._size)
+    shape = bshape(self._size, mask._size)
     if inplace and shape != tuple(self._size):
         raise RuntimeError(f"output with shape {_fmt(self._size)} doesn't match the broadcast shape {_fmt(shape)}")
     return shape

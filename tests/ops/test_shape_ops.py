@@ -1,0 +1,162 @@
+"""Shape and indexing ops beyond the op database: torch's exception types and messages for bad input,
+the Python-level call forms (varargs, as_tuple, sublists, dims forms) and view semantics of unfold."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+
+def _x(m):
+    return m.arange(6.).reshape(2, 3)
+
+
+def _l(m, v, **k):
+    return m.tensor(v, **k)
+
+
+ERRORS = {
+    "gather_oob": lambda m: m.gather(_x(m), 1, _l(m, [[5]])),
+    "gather_neg": lambda m: m.gather(_x(m), 1, _l(m, [[-1]])),
+    "gather_float_index": lambda m: m.gather(_x(m), 1, _l(m, [[1.]])),
+    "gather_ndim": lambda m: m.gather(_x(m), 1, _l(m, [1])),
+    "gather_size": lambda m: m.gather(_x(m), 1, m.zeros(3, 1, dtype=m.int64)),
+    "scatter_oob": lambda m: _x(m).scatter_(1, _l(m, [[5]]), 1.0),
+    "scatter_dtype": lambda m: _x(m).scatter_(1, _l(m, [[1]]), m.ones(1, 1, dtype=m.float64)),
+    "scatter_size": lambda m: _x(m).scatter_(1, m.zeros(2, 2, dtype=m.int64), m.ones(2, 1)),
+    "scatter_reduce_str": lambda m: _x(m).scatter_(1, m.zeros(2, 1, dtype=m.int64), m.ones(2, 1), reduce="mean"),
+    "scatter_reduce_two_str": lambda m: _x(m).scatter_reduce(1, m.zeros(2, 1, dtype=m.int64), m.ones(2, 1), "foo"),
+    "index_select_oob": lambda m: m.index_select(_x(m), 0, _l(m, [5])),
+    "index_select_dtype": lambda m: m.index_select(_x(m), 0, _l(m, [0.])),
+    "index_select_2d": lambda m: m.index_select(_x(m), 0, _l(m, [[0]])),
+    "index_add_oob": lambda m: _x(m).index_add_(0, _l(m, [5]), m.ones(1, 3)),
+    "index_add_count": lambda m: _x(m).index_add_(0, _l(m, [1]), m.ones(2, 3)),
+    "index_add_dtype": lambda m: _x(m).index_add_(0, _l(m, [1]), m.ones(1, 3, dtype=m.float64)),
+    "index_copy_oob": lambda m: _x(m).index_copy_(0, _l(m, [5]), m.ones(1, 3)),
+    "index_copy_int32": lambda m: _x(m).index_copy_(0, _l(m, [1], dtype=m.int32), m.ones(1, 3)),
+    "index_fill_oob": lambda m: _x(m).index_fill_(0, _l(m, [5]), 1.),
+    "index_fill_dtype": lambda m: _x(m).index_fill_(0, _l(m, [1.]), 1.),
+    "index_fill_value": lambda m: _x(m).index_fill_(0, _l(m, [1]), m.ones(2)),
+    "masked_fill_mask": lambda m: _x(m).masked_fill(m.ones(2, 3), 1.),
+    "masked_fill_value": lambda m: _x(m).masked_fill(m.ones(2, 3, dtype=m.bool), m.ones(2)),
+    "masked_fill_bcast": lambda m: _x(m).masked_fill_(m.ones(3, 3, dtype=m.bool), 1.),
+    "masked_select_mask": lambda m: _x(m).masked_select(m.ones(2, 3)),
+    "masked_scatter_few": lambda m: _x(m).masked_scatter(m.ones(2, 3, dtype=m.bool), m.ones(2)),
+    "masked_scatter_dtype": lambda m: _x(m).masked_scatter(m.ones(2, 3, dtype=m.bool), m.ones(6, dtype=m.float64)),
+    "take_oob": lambda m: m.take(_x(m), _l(m, [10])),
+    "take_dtype": lambda m: m.take(_x(m), _l(m, [1], dtype=m.int32)),
+    "take_along_dim_ndim": lambda m: m.take_along_dim(_x(m), _l(m, [1]), 1),
+    "repeat_few": lambda m: _x(m).repeat(2),
+    "repeat_neg": lambda m: _x(m).repeat(-1, 2),
+    "repeat_interleave_neg": lambda m: m.repeat_interleave(_l(m, [1, -1])),
+    "repeat_interleave_2d": lambda m: m.repeat_interleave(_l(m, [[1]])),
+    "repeat_interleave_float": lambda m: m.repeat_interleave(_l(m, [1.])),
+    "repeat_interleave_size": lambda m: m.repeat_interleave(_x(m), _l(m, [1, 2, 3]), dim=0),
+    "roll_align": lambda m: m.roll(_x(m), (1, 2), (0,)),
+    "flip_dup": lambda m: m.flip(_x(m), (0, 0)),
+    "flip_dim": lambda m: m.flip(_x(m), (2,)),
+    "fliplr_1d": lambda m: m.fliplr(m.ones(3)),
+    "flipud_0d": lambda m: m.flipud(m.tensor(1.)),
+    "rot90_dims": lambda m: m.rot90(_x(m), 1, (0,)),
+    "rot90_same": lambda m: m.rot90(_x(m), 1, (0, 0)),
+    "rot90_1d": lambda m: m.rot90(m.ones(3), 1, (0, 1)),
+    "tril_1d": lambda m: m.tril(m.ones(3)),
+    "triu_inplace_1d": lambda m: m.ones(3).triu_(),
+    "diag_3d": lambda m: m.diag(m.ones(2, 2, 2)),
+    "diag_embed_same": lambda m: m.diag_embed(m.ones(2, 2), 0, 0, 0),
+    "trace_1d": lambda m: m.trace(m.ones(3)),
+    "outer_2d": lambda m: m.outer(_x(m), m.ones(3)),
+    "outer_vec2": lambda m: m.outer(m.ones(3), _x(m)),
+    "cross_len": lambda m: m.linalg.cross(m.ones(2), m.ones(2)),
+    "cross_ndim": lambda m: m.linalg.cross(m.ones(2, 3), m.ones(3)),
+    "cross_no3": lambda m: m.cross(m.ones(2, 2), m.ones(2, 2)),
+    "einsum_size": lambda m: m.einsum("ij,jk->ik", _x(m), _x(m)),
+    "einsum_few": lambda m: m.einsum("ij,jk->ik", _x(m)),
+    "einsum_many": lambda m: m.einsum("ij->ij", _x(m), _x(m)),
+    "tensordot_size": lambda m: m.tensordot(_x(m), _x(m), ([1], [0])),
+    "broadcast_to": lambda m: m.broadcast_to(_x(m), (3, 3)),
+    "broadcast_tensors": lambda m: m.broadcast_tensors(m.ones(2), m.ones(3)),
+    "meshgrid_2d": lambda m: m.meshgrid(m.ones(2, 2), m.ones(2), indexing="ij"),
+    "meshgrid_indexing": lambda m: m.meshgrid(m.ones(2), indexing="foo"),
+    "unfold_big": lambda m: _x(m).unfold(1, 4, 1),
+    "unfold_step": lambda m: _x(m).unfold(1, 2, 0),
+    "unfold_neg": lambda m: _x(m).unfold(1, -1, 1),
+    "unfold_dim": lambda m: _x(m).unfold(2, 1, 1),
+    "narrow_copy": lambda m: m.narrow_copy(_x(m), 1, 2, 2),
+    "searchsorted_side": lambda m: m.searchsorted(m.ones(3), m.ones(2), right=True, side="left"),
+    "searchsorted_shape": lambda m: m.searchsorted(m.ones(2, 3), m.ones(3, 2)),
+    "bucketize_2d": lambda m: m.bucketize(m.ones(3), m.ones(2, 2)),
+    "block_diag_3d": lambda m: m.block_diag(m.ones(2, 2, 2)),
+    "cartesian_2d": lambda m: m.cartesian_prod(m.ones(2, 2)),
+    "combinations_neg": lambda m: m.combinations(m.ones(3), -1),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_error_matches_torch(name):
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception) as te:
+            ERRORS[name](torch)
+        with pytest.raises(Exception) as ee:
+            ERRORS[name](ember)
+    assert type(ee.value) is type(te.value) or isinstance(ee.value, type(te.value)), (ee.value, te.value)
+    cut = (lambda m: m.split("but got:")[0]) if name == "meshgrid_2d" else (lambda m: m)   # torch prints the tensor
+    assert cut(str(ee.value).splitlines()[0]) == cut(str(te.value).splitlines()[0])
+
+
+def test_failed_inplace_leaves_self_unchanged():
+    x = ember.arange(6.).reshape(2, 3)
+    for f in (lambda: x.scatter_(1, ember.tensor([[0, 7]]), 1.0), lambda: x.index_add_(0, ember.tensor([0, 5]), ember.ones(2, 3)),
+              lambda: x.index_copy_(0, ember.tensor([0, 5]), ember.ones(2, 3)), lambda: x.masked_scatter_(x > 0, ember.ones(2))):
+        with pytest.raises((RuntimeError, IndexError)):
+            f()
+        np.testing.assert_array_equal(x.numpy(), np.arange(6.).reshape(2, 3))
+
+
+def test_unfold_is_a_view():
+    x = ember.arange(8.)
+    u = x.unfold(0, 3, 2)
+    assert u.shape == (3, 3) and u.stride() == (2, 1)
+    assert u.untyped_storage() is x.untyped_storage()
+    x[4] = 100.
+    assert u[1, 2].item() == 100. and u[2, 0].item() == 100.
+
+
+def test_nonzero_as_tuple_and_where():
+    x = ember.tensor([[0., 1.], [2., 0.]])
+    r = ember.nonzero(x, as_tuple=True)
+    assert isinstance(r, tuple) and [t.tolist() for t in r] == [[0, 1], [1, 0]]
+    assert [t.tolist() for t in x.nonzero(as_tuple=True)] == [[0, 1], [1, 0]]
+    assert [t.tolist() for t in ember.where(x)] == [[0, 1], [1, 0]]
+    assert [t.tolist() for t in ember.nonzero(ember.tensor(3.), as_tuple=True)] == [[0]]
+    assert ember.where(x > 0, x, -1.).tolist() == [[-1., 1.], [2., -1.]]
+
+
+def test_call_forms():
+    a, b = ember.ones(2, 3), ember.ones(3, 4)
+    assert ember.einsum("ij,jk", a, b).tolist() == ember.einsum("ij,jk->ik", [a, b]).tolist()
+    assert ember.einsum(a, [0, 1], b, [1, 2], [0, 2]).shape == (2, 4)
+    assert ember.tensordot(a, b, dims=1).shape == (2, 4)
+    assert ember.tensordot(a, b, dims=([1], [0])).shape == (2, 4)
+    assert ember.tensordot(a, a, dims=2).shape == ()
+    g = ember.meshgrid(ember.arange(2), ember.arange(3), indexing="xy")
+    assert isinstance(g, tuple) and g[0].shape == (3, 2)
+    with pytest.warns(UserWarning):
+        assert ember.meshgrid(ember.arange(2), ember.arange(3))[0].shape == (2, 3)
+    assert ember.broadcast_tensors(ember.ones(2, 1), ember.ones(3))[1].stride() == (0, 1)
+    assert ember.block_diag(ember.ones(1), ember.ones(2, 2)).shape == (3, 3)
+    assert ember.cartesian_prod(ember.arange(2), ember.arange(2)).tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
+    assert ember.repeat_interleave(ember.tensor([2, 0, 1])).tolist() == [0, 0, 2]
+    assert ember.bucketize(3.0, ember.tensor([1., 3., 5.])).tolist() == 1
+
+
+def test_meta_of_data_dependent_ops_raises():
+    m = ember.empty(3, 4, device="meta")
+    for f in (lambda: m.nonzero(), lambda: m.masked_select(m > 0)):
+        with pytest.raises(NotImplementedError):
+            f()
+    assert ember.repeat_interleave(ember.empty(3, dtype=ember.int64, device="meta"), output_size=7).shape == (7,)
