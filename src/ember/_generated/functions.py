@@ -6,6 +6,10 @@ from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, 
 
 _ops = _opsmod.ops
 
+_op__linalg_eigh_default = _ops.aten._linalg_eigh.default
+_op__linalg_eigh_eigenvalues = _ops.aten._linalg_eigh.eigenvalues
+_op__linalg_svd_U = _ops.aten._linalg_svd.U
+_op__linalg_svd_default = _ops.aten._linalg_svd.default
 _op__to_copy_default = _ops.aten._to_copy.default
 _op__unique2_default = _ops.aten._unique2.default
 _op_abs__default = _ops.aten.abs_.default
@@ -104,6 +108,8 @@ _op_ceil_default = _ops.aten.ceil.default
 _op_ceil_out = _ops.aten.ceil.out
 _op_celu__default = _ops.aten.celu_.default
 _op_celu_default = _ops.aten.celu.default
+_op_cholesky_default = _ops.aten.cholesky.default
+_op_cholesky_out = _ops.aten.cholesky.out
 _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
@@ -136,6 +142,7 @@ _op_cumprod_default = _ops.aten.cumprod.default
 _op_cumprod_out = _ops.aten.cumprod.out
 _op_cumsum_default = _ops.aten.cumsum.default
 _op_cumsum_out = _ops.aten.cumsum.out
+_op_det_default = _ops.aten.det.default
 _op_detach_default = _ops.aten.detach.default
 _op_diag_default = _ops.aten.diag.default
 _op_diag_embed_default = _ops.aten.diag_embed.default
@@ -235,6 +242,8 @@ _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
 _op_index_select_default = _ops.aten.index_select.default
 _op_index_select_out = _ops.aten.index_select.out
+_op_inverse_default = _ops.aten.inverse.default
+_op_inverse_out = _ops.aten.inverse.out
 _op_isfinite_default = _ops.aten.isfinite.default
 _op_isinf_default = _ops.aten.isinf.default
 _op_isnan_default = _ops.aten.isnan.default
@@ -254,12 +263,58 @@ _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_op_linalg_cholesky_default = _ops.aten.linalg_cholesky.default
+_op_linalg_cholesky_ex_L = _ops.aten.linalg_cholesky_ex.L
+_op_linalg_cholesky_ex_default = _ops.aten.linalg_cholesky_ex.default
+_op_linalg_cholesky_out = _ops.aten.linalg_cholesky.out
 _op_linalg_cross_default = _ops.aten.linalg_cross.default
 _op_linalg_cross_out = _ops.aten.linalg_cross.out
+_op_linalg_det_default = _ops.aten.linalg_det.default
+_op_linalg_det_out = _ops.aten.linalg_det.out
+_op_linalg_eigh_default = _ops.aten.linalg_eigh.default
+_op_linalg_eigh_eigvals = _ops.aten.linalg_eigh.eigvals
+_op_linalg_eigvalsh_default = _ops.aten.linalg_eigvalsh.default
+_op_linalg_eigvalsh_out = _ops.aten.linalg_eigvalsh.out
+_op_linalg_inv_default = _ops.aten.linalg_inv.default
+_op_linalg_inv_ex_default = _ops.aten.linalg_inv_ex.default
+_op_linalg_inv_ex_inverse = _ops.aten.linalg_inv_ex.inverse
+_op_linalg_inv_out = _ops.aten.linalg_inv.out
+_op_linalg_lstsq_default = _ops.aten.linalg_lstsq.default
+_op_linalg_lstsq_out = _ops.aten.linalg_lstsq.out
 _op_linalg_matrix_norm_default = _ops.aten.linalg_matrix_norm.default
 _op_linalg_matrix_norm_out = _ops.aten.linalg_matrix_norm.out
 _op_linalg_matrix_norm_str_ord = _ops.aten.linalg_matrix_norm.str_ord
 _op_linalg_matrix_norm_str_ord_out = _ops.aten.linalg_matrix_norm.str_ord_out
+_op_linalg_matrix_power_default = _ops.aten.linalg_matrix_power.default
+_op_linalg_matrix_power_out = _ops.aten.linalg_matrix_power.out
+_op_linalg_matrix_rank_atol_rtol_float = _ops.aten.linalg_matrix_rank.atol_rtol_float
+_op_linalg_matrix_rank_atol_rtol_float_out = _ops.aten.linalg_matrix_rank.atol_rtol_float_out
+_op_linalg_matrix_rank_atol_rtol_tensor = _ops.aten.linalg_matrix_rank.atol_rtol_tensor
+_op_linalg_matrix_rank_atol_rtol_tensor_out = _ops.aten.linalg_matrix_rank.atol_rtol_tensor_out
+_op_linalg_matrix_rank_default = _ops.aten.linalg_matrix_rank.default
+_op_linalg_matrix_rank_out = _ops.aten.linalg_matrix_rank.out
+_op_linalg_matrix_rank_out_tol_tensor = _ops.aten.linalg_matrix_rank.out_tol_tensor
+_op_linalg_matrix_rank_tol_tensor = _ops.aten.linalg_matrix_rank.tol_tensor
+_op_linalg_pinv_atol_rtol_float = _ops.aten.linalg_pinv.atol_rtol_float
+_op_linalg_pinv_atol_rtol_float_out = _ops.aten.linalg_pinv.atol_rtol_float_out
+_op_linalg_pinv_atol_rtol_tensor = _ops.aten.linalg_pinv.atol_rtol_tensor
+_op_linalg_pinv_atol_rtol_tensor_out = _ops.aten.linalg_pinv.atol_rtol_tensor_out
+_op_linalg_pinv_default = _ops.aten.linalg_pinv.default
+_op_linalg_pinv_out = _ops.aten.linalg_pinv.out
+_op_linalg_pinv_out_rcond_tensor = _ops.aten.linalg_pinv.out_rcond_tensor
+_op_linalg_pinv_rcond_tensor = _ops.aten.linalg_pinv.rcond_tensor
+_op_linalg_qr_default = _ops.aten.linalg_qr.default
+_op_linalg_qr_out = _ops.aten.linalg_qr.out
+_op_linalg_slogdet_default = _ops.aten.linalg_slogdet.default
+_op_linalg_slogdet_out = _ops.aten.linalg_slogdet.out
+_op_linalg_solve_default = _ops.aten.linalg_solve.default
+_op_linalg_solve_ex_default = _ops.aten.linalg_solve_ex.default
+_op_linalg_solve_ex_out = _ops.aten.linalg_solve_ex.out
+_op_linalg_solve_out = _ops.aten.linalg_solve.out
+_op_linalg_svd_U = _ops.aten.linalg_svd.U
+_op_linalg_svd_default = _ops.aten.linalg_svd.default
+_op_linalg_svdvals_default = _ops.aten.linalg_svdvals.default
+_op_linalg_svdvals_out = _ops.aten.linalg_svdvals.out
 _op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
 _op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
 _op_linspace_default = _ops.aten.linspace.default
@@ -281,6 +336,7 @@ _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
 _op_logcumsumexp_out = _ops.aten.logcumsumexp.out
+_op_logdet_default = _ops.aten.logdet.default
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
 _op_logical_not__default = _ops.aten.logical_not_.default
@@ -303,6 +359,8 @@ _op_masked_scatter_default = _ops.aten.masked_scatter.default
 _op_masked_select_default = _ops.aten.masked_select.default
 _op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matrix_power_default = _ops.aten.matrix_power.default
+_op_matrix_power_out = _ops.aten.matrix_power.out
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
 _op_maximum_default = _ops.aten.maximum.default
@@ -355,11 +413,14 @@ _op_ones_like_default = _ops.aten.ones_like.default
 _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_permute_default = _ops.aten.permute.default
+_op_pinverse_default = _ops.aten.pinverse.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_qr_Q = _ops.aten.qr.Q
+_op_qr_default = _ops.aten.qr.default
 _op_rand_default = _ops.aten.rand.default
 _op_rand_generator = _ops.aten.rand.generator
 _op_rand_like_default = _ops.aten.rand_like.default
@@ -438,6 +499,8 @@ _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_slogdet_default = _ops.aten.slogdet.default
+_op_slogdet_out = _ops.aten.slogdet.out
 _op_softplus_default = _ops.aten.softplus.default
 _op_softplus_out = _ops.aten.softplus.out
 _op_sort_default = _ops.aten.sort.default
@@ -466,6 +529,8 @@ _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
+_op_svd_U = _ops.aten.svd.U
+_op_svd_default = _ops.aten.svd.default
 _op_t_default = _ops.aten.t.default
 _op_take_along_dim_default = _ops.aten.take_along_dim.default
 _op_take_along_dim_out = _ops.aten.take_along_dim.out
@@ -516,15 +581,28 @@ _op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
 
+_rt__linalg_eigh = return_type('_linalg_eigh', ('eigenvalues', 'eigenvectors'))
+_rt__linalg_svd = return_type('_linalg_svd', ('U', 'S', 'Vh'))
 _rt_cummax = return_type('cummax', ('values', 'indices'))
 _rt_cummin = return_type('cummin', ('values', 'indices'))
 _rt_kthvalue = return_type('kthvalue', ('values', 'indices'))
+_rt_linalg_cholesky_ex = return_type('linalg_cholesky_ex', ('L', 'info'))
+_rt_linalg_eigh = return_type('linalg_eigh', ('eigenvalues', 'eigenvectors'))
+_rt_linalg_inv_ex = return_type('linalg_inv_ex', ('inverse', 'info'))
+_rt_linalg_lstsq = return_type('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
+_rt_linalg_qr = return_type('linalg_qr', ('Q', 'R'))
+_rt_linalg_slogdet = return_type('linalg_slogdet', ('sign', 'logabsdet'))
+_rt_linalg_solve_ex = return_type('linalg_solve_ex', ('result', 'info'))
+_rt_linalg_svd = return_type('linalg_svd', ('U', 'S', 'Vh'))
 _rt_max = return_type('max', ('values', 'indices'))
 _rt_median = return_type('median', ('values', 'indices'))
 _rt_min = return_type('min', ('values', 'indices'))
 _rt_mode = return_type('mode', ('values', 'indices'))
 _rt_nanmedian = return_type('nanmedian', ('values', 'indices'))
+_rt_qr = return_type('qr', ('Q', 'R'))
+_rt_slogdet = return_type('slogdet', ('sign', 'logabsdet'))
 _rt_sort = return_type('sort', ('values', 'indices'))
+_rt_svd = return_type('svd', ('U', 'S', 'V'))
 _rt_topk = return_type('topk', ('values', 'indices'))
 
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -1258,6 +1336,378 @@ def bernoulli(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
+
+def linalg_inv_ex(A, *, check_errors=False, out=None):
+    if out is None and check_errors is False:
+        return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
+    if out is not None:
+        return _rt_linalg_inv_ex(*_op_linalg_inv_ex_inverse(A, check_errors=check_errors, inverse=out[0], info=out[1]))
+    return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A, check_errors=check_errors))
+
+def linalg_inv(A, *, out=None):
+    if out is not None:
+        return _op_linalg_inv_out(A, out=out)
+    return _op_linalg_inv_default(A)
+
+def inverse(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('inverse', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_inverse_out(input, out=out)
+    return _op_inverse_default(input)
+
+def linalg_det(A, *, out=None):
+    if out is not None:
+        return _op_linalg_det_out(A, out=out)
+    return _op_linalg_det_default(A)
+
+def det(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('det', 'input', 1, 'Tensor', input)
+    return _op_det_default(input)
+
+def linalg_slogdet(A, *, out=None):
+    if out is not None:
+        return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
+    return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
+
+def slogdet(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('slogdet', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
+    return _rt_slogdet(*_op_slogdet_default(input))
+
+def logdet(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
+    return _op_logdet_default(input)
+
+def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    if out is None and left is True and check_errors is False:
+        return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
+    if out is not None:
+        return _rt_linalg_solve_ex(*_op_linalg_solve_ex_out(A, B, left=left, check_errors=check_errors, result=out[0], info=out[1]))
+    return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B, left=left, check_errors=check_errors))
+
+def linalg_solve(A, B, *, left=True, out=None):
+    if out is None and left is True:
+        return _op_linalg_solve_default(A, B)
+    if out is not None:
+        return _op_linalg_solve_out(A, B, left=left, out=out)
+    return _op_linalg_solve_default(A, B, left=left)
+
+def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_cholesky_ex', 'input', 1, 'Tensor', input)
+    if out is None and upper is False and check_errors is False:
+        return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
+    if out is not None:
+        return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_L(input, upper=upper, check_errors=check_errors, L=out[0], info=out[1]))
+    return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input, upper=upper, check_errors=check_errors))
+
+def linalg_cholesky(input, *, upper=False, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_cholesky', 'input', 1, 'Tensor', input)
+    if out is None and upper is False:
+        return _op_linalg_cholesky_default(input)
+    if out is not None:
+        return _op_linalg_cholesky_out(input, upper=upper, out=out)
+    return _op_linalg_cholesky_default(input, upper=upper)
+
+def cholesky(input, upper=False, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cholesky', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_cholesky_out(input, upper, out=out)
+    return _op_cholesky_default(input, upper)
+
+def linalg_qr(A, mode='reduced', *, out=None):
+    if out is not None:
+        return _rt_linalg_qr(*_op_linalg_qr_out(A, mode, Q=out[0], R=out[1]))
+    return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
+
+def qr(input, some=True, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('qr', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
+    return _rt_qr(*_op_qr_default(input, some))
+
+def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None):
+    if out is None and driver is None:
+        return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
+    if out is not None:
+        return _rt__linalg_svd(*_op__linalg_svd_U(A, full_matrices, compute_uv, driver=driver, U=out[0], S=out[1], Vh=out[2]))
+    return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv, driver=driver))
+
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    if out is None and driver is None:
+        return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices))
+    if out is not None:
+        return _rt_linalg_svd(*_op_linalg_svd_U(A, full_matrices, driver=driver, U=out[0], S=out[1], Vh=out[2]))
+    return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices, driver=driver))
+
+def linalg_svdvals(A, *, driver=None, out=None):
+    if out is None and driver is None:
+        return _op_linalg_svdvals_default(A)
+    if out is not None:
+        return _op_linalg_svdvals_out(A, driver=driver, out=out)
+    return _op_linalg_svdvals_default(A, driver=driver)
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('svd', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+    return _rt_svd(*_op_svd_default(input, some, compute_uv))
+
+def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
+    if out is not None:
+        return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
+    return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
+
+def linalg_eigh(input, UPLO='L', *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_eigh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_linalg_eigh(*_op_linalg_eigh_eigvals(input, UPLO, eigvals=out[0], eigvecs=out[1]))
+    return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
+
+def linalg_eigvalsh(input, UPLO='L', *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_eigvalsh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_linalg_eigvalsh_out(input, UPLO, out=out)
+    return _op_linalg_eigvalsh_default(input, UPLO)
+
+def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_lstsq', 'input', 1, 'Tensor', input)
+    if out is None and driver is None:
+        return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond))
+    if out is not None:
+        return _rt_linalg_lstsq(*_op_linalg_lstsq_out(input, b, rcond, driver=driver, solution=out[0], residuals=out[1], rank=out[2], singular_values=out[3]))
+    return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond, driver=driver))
+
+def _linalg_pinv_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if atol is not None and not _is_real(atol):
+        return None
+    if rtol is not None and not _is_real(rtol):
+        return None
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_pinv_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if out is None and atol is None and rtol is None and hermitian is False:
+        return _op_linalg_pinv_atol_rtol_float(input)
+    if out is not None:
+        return _op_linalg_pinv_atol_rtol_float_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
+    return _op_linalg_pinv_atol_rtol_float(input, atol=atol, rtol=rtol, hermitian=hermitian)
+
+def _linalg_pinv_c1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if atol is not None and not isinstance(atol, Tensor):
+        if not _is_num(atol):
+            return None
+        s += 1
+    if rtol is not None and not isinstance(rtol, Tensor):
+        if not _is_num(rtol):
+            return None
+        s += 1
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_pinv_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if out is None and atol is None and rtol is None and hermitian is False:
+        return _op_linalg_pinv_atol_rtol_tensor(input)
+    if out is not None:
+        return _op_linalg_pinv_atol_rtol_tensor_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
+    return _op_linalg_pinv_atol_rtol_tensor(input, atol=atol, rtol=rtol, hermitian=hermitian)
+
+def _linalg_pinv_c2(input, rcond, hermitian=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_real(rcond):
+        return None
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_pinv_b2(input, rcond, hermitian=False, *, out=None):
+    if out is not None:
+        return _op_linalg_pinv_out(input, rcond, hermitian, out=out)
+    return _op_linalg_pinv_default(input, rcond, hermitian)
+
+def _linalg_pinv_c3(input, rcond, hermitian=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(rcond, Tensor):
+        if not _is_num(rcond):
+            return None
+        s += 1
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_pinv_b3(input, rcond, hermitian=False, *, out=None):
+    if out is not None:
+        return _op_linalg_pinv_out_rcond_tensor(input, rcond, hermitian, out=out)
+    return _op_linalg_pinv_rcond_tensor(input, rcond, hermitian)
+
+_linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0), (_linalg_pinv_c1, _linalg_pinv_b1), (_linalg_pinv_c2, _linalg_pinv_b2), (_linalg_pinv_c3, _linalg_pinv_b3),)
+_linalg_pinv_sigs = ('(Tensor input, *, float? atol = None, float? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor? atol = None, Tensor? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)')
+
+def linalg_pinv(*args, **kwargs):
+    best = None
+    for c, b in _linalg_pinv_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('linalg_pinv', args, kwargs, _linalg_pinv_sigs, False)
+
+def pinverse(input, rcond=1e-15):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
+    return _op_pinverse_default(input, rcond)
+
+def _linalg_matrix_rank_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if atol is not None and not _is_real(atol):
+        return None
+    if rtol is not None and not _is_real(rtol):
+        return None
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_matrix_rank_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if out is None and atol is None and rtol is None and hermitian is False:
+        return _op_linalg_matrix_rank_atol_rtol_float(input)
+    if out is not None:
+        return _op_linalg_matrix_rank_atol_rtol_float_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
+    return _op_linalg_matrix_rank_atol_rtol_float(input, atol=atol, rtol=rtol, hermitian=hermitian)
+
+def _linalg_matrix_rank_c1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if atol is not None and not isinstance(atol, Tensor):
+        if not _is_num(atol):
+            return None
+        s += 1
+    if rtol is not None and not isinstance(rtol, Tensor):
+        if not _is_num(rtol):
+            return None
+        s += 1
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_matrix_rank_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if out is None and atol is None and rtol is None and hermitian is False:
+        return _op_linalg_matrix_rank_atol_rtol_tensor(input)
+    if out is not None:
+        return _op_linalg_matrix_rank_atol_rtol_tensor_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
+    return _op_linalg_matrix_rank_atol_rtol_tensor(input, atol=atol, rtol=rtol, hermitian=hermitian)
+
+def _linalg_matrix_rank_c2(input, tol, hermitian=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_real(tol):
+        return None
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_matrix_rank_b2(input, tol, hermitian=False, *, out=None):
+    if out is not None:
+        return _op_linalg_matrix_rank_out(input, tol, hermitian, out=out)
+    return _op_linalg_matrix_rank_default(input, tol, hermitian)
+
+def _linalg_matrix_rank_c3(input, tol, hermitian=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(tol, Tensor):
+        if not _is_num(tol):
+            return None
+        s += 1
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_matrix_rank_b3(input, tol, hermitian=False, *, out=None):
+    if out is not None:
+        return _op_linalg_matrix_rank_out_tol_tensor(input, tol, hermitian, out=out)
+    return _op_linalg_matrix_rank_tol_tensor(input, tol, hermitian)
+
+_linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0), (_linalg_matrix_rank_c1, _linalg_matrix_rank_b1), (_linalg_matrix_rank_c2, _linalg_matrix_rank_b2), (_linalg_matrix_rank_c3, _linalg_matrix_rank_b3),)
+_linalg_matrix_rank_sigs = ('(Tensor input, *, float? atol = None, float? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor? atol = None, Tensor? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)')
+
+def linalg_matrix_rank(*args, **kwargs):
+    best = None
+    for c, b in _linalg_matrix_rank_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('linalg_matrix_rank', args, kwargs, _linalg_matrix_rank_sigs, False)
+
+def matrix_power(input, n, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('matrix_power', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_matrix_power_out(input, n, out=out)
+    return _op_matrix_power_default(input, n)
+
+def linalg_matrix_power(input, n, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_matrix_power', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_linalg_matrix_power_out(input, n, out=out)
+    return _op_linalg_matrix_power_default(input, n)
 
 def exp2(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -4722,4 +5172,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'einsum', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_select', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cross', 'linalg_matrix_norm', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_linalg_eigh', '_linalg_svd', '_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'einsum', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_select', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_eigh', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'pow', 'prelu', 'prod', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

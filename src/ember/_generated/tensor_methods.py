@@ -3,7 +3,7 @@
 from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match
-from .functions import _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_sort, _rt_topk
+from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_linalg_cholesky_ex, _rt_linalg_eigh, _rt_linalg_inv_ex, _rt_linalg_lstsq, _rt_linalg_qr, _rt_linalg_slogdet, _rt_linalg_solve_ex, _rt_linalg_svd, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk
 
 _ops = _opsmod.ops
 
@@ -100,6 +100,8 @@ _op_broadcast_to_default = _ops.aten.broadcast_to.default
 _op_ceil__default = _ops.aten.ceil_.default
 _op_ceil_default = _ops.aten.ceil.default
 _op_ceil_out = _ops.aten.ceil.out
+_op_cholesky_default = _ops.aten.cholesky.default
+_op_cholesky_out = _ops.aten.cholesky.out
 _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
@@ -135,6 +137,7 @@ _op_cumprod_out = _ops.aten.cumprod.out
 _op_cumsum__default = _ops.aten.cumsum_.default
 _op_cumsum_default = _ops.aten.cumsum.default
 _op_cumsum_out = _ops.aten.cumsum.out
+_op_det_default = _ops.aten.det.default
 _op_detach_default = _ops.aten.detach.default
 _op_diag_default = _ops.aten.diag.default
 _op_diag_embed_default = _ops.aten.diag_embed.default
@@ -223,6 +226,8 @@ _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
 _op_index_select_default = _ops.aten.index_select.default
 _op_index_select_out = _ops.aten.index_select.out
+_op_inverse_default = _ops.aten.inverse.default
+_op_inverse_out = _ops.aten.inverse.out
 _op_isfinite_default = _ops.aten.isfinite.default
 _op_isinf_default = _ops.aten.isinf.default
 _op_isnan_default = _ops.aten.isnan.default
@@ -258,6 +263,7 @@ _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
 _op_logcumsumexp_out = _ops.aten.logcumsumexp.out
+_op_logdet_default = _ops.aten.logdet.default
 _op_logical_and__default = _ops.aten.logical_and_.default
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
@@ -287,6 +293,8 @@ _op_masked_scatter_default = _ops.aten.masked_scatter.default
 _op_masked_select_default = _ops.aten.masked_select.default
 _op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matrix_power_default = _ops.aten.matrix_power.default
+_op_matrix_power_out = _ops.aten.matrix_power.out
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
 _op_maximum_default = _ops.aten.maximum.default
@@ -340,6 +348,7 @@ _op_normal__default = _ops.aten.normal_.default
 _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_permute_default = _ops.aten.permute.default
+_op_pinverse_default = _ops.aten.pinverse.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
@@ -347,6 +356,8 @@ _op_pow__Tensor = _ops.aten.pow_.Tensor
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_qr_Q = _ops.aten.qr.Q
+_op_qr_default = _ops.aten.qr.default
 _op_random__default = _ops.aten.random_.default
 _op_random__from = getattr(_ops.aten.random_, 'from')
 _op_random__to = _ops.aten.random_.to
@@ -410,6 +421,8 @@ _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_slogdet_default = _ops.aten.slogdet.default
+_op_slogdet_out = _ops.aten.slogdet.out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
@@ -433,6 +446,8 @@ _op_sub__Tensor = _ops.aten.sub_.Tensor
 _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
+_op_svd_U = _ops.aten.svd.U
+_op_svd_default = _ops.aten.svd.default
 _op_t_default = _ops.aten.t.default
 _op_take_along_dim_default = _ops.aten.take_along_dim.default
 _op_take_along_dim_out = _ops.aten.take_along_dim.out
@@ -610,6 +625,45 @@ def _m_bernoulli(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
+
+def _m_inverse(self, *, out=None):
+    if out is not None:
+        return _op_inverse_out(self, out=out)
+    return _op_inverse_default(self)
+
+def _m_det(self):
+    return _op_det_default(self)
+
+def _m_slogdet(self, *, out=None):
+    if out is not None:
+        return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
+    return _rt_slogdet(*_op_slogdet_default(self))
+
+def _m_logdet(self):
+    return _op_logdet_default(self)
+
+def _m_cholesky(self, upper=False, *, out=None):
+    if out is not None:
+        return _op_cholesky_out(self, upper, out=out)
+    return _op_cholesky_default(self, upper)
+
+def _m_qr(self, some=True, *, out=None):
+    if out is not None:
+        return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
+    return _rt_qr(*_op_qr_default(self, some))
+
+def _m_svd(self, some=True, compute_uv=True, *, out=None):
+    if out is not None:
+        return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+    return _rt_svd(*_op_svd_default(self, some, compute_uv))
+
+def _m_pinverse(self, rcond=1e-15):
+    return _op_pinverse_default(self, rcond)
+
+def _m_matrix_power(self, n, *, out=None):
+    if out is not None:
+        return _op_matrix_power_out(self, n, out=out)
+    return _op_matrix_power_default(self, n)
 
 def _m_exp2(self, *, out=None):
     if out is not None:
@@ -3438,6 +3492,7 @@ Tensor.bmm = _m_bmm
 Tensor.broadcast_to = _m_broadcast_to
 Tensor.ceil = _m_ceil
 Tensor.ceil_ = _m_ceil_
+Tensor.cholesky = _m_cholesky
 Tensor.chunk = _m_chunk
 Tensor.clamp = _m_clamp
 Tensor.clamp_ = _m_clamp_
@@ -3460,6 +3515,7 @@ Tensor.cumprod = _m_cumprod
 Tensor.cumprod_ = _m_cumprod_
 Tensor.cumsum = _m_cumsum
 Tensor.cumsum_ = _m_cumsum_
+Tensor.det = _m_det
 Tensor.detach = _m_detach
 Tensor.diag = _m_diag
 Tensor.diag_embed = _m_diag_embed
@@ -3518,6 +3574,7 @@ Tensor.index_fill_ = _m_index_fill_
 Tensor.index_put = _m_index_put
 Tensor.index_put_ = _m_index_put_
 Tensor.index_select = _m_index_select
+Tensor.inverse = _m_inverse
 Tensor.isfinite = _m_isfinite
 Tensor.isinf = _m_isinf
 Tensor.isnan = _m_isnan
@@ -3539,6 +3596,7 @@ Tensor.log2_ = _m_log2_
 Tensor.log_ = _m_log_
 Tensor.logaddexp = _m_logaddexp
 Tensor.logcumsumexp = _m_logcumsumexp
+Tensor.logdet = _m_logdet
 Tensor.logical_and = _m_logical_and
 Tensor.logical_and_ = _m_logical_and_
 Tensor.logical_not = _m_logical_not
@@ -3558,6 +3616,7 @@ Tensor.masked_scatter = _m_masked_scatter
 Tensor.masked_scatter_ = _m_masked_scatter_
 Tensor.masked_select = _m_masked_select
 Tensor.matmul = _m_matmul
+Tensor.matrix_power = _m_matrix_power
 Tensor.max = _m_max
 Tensor.maximum = _m_maximum
 Tensor.mean = _m_mean
@@ -3590,10 +3649,12 @@ Tensor.norm = _m_norm
 Tensor.normal_ = _m_normal_
 Tensor.outer = _m_outer
 Tensor.permute = _m_permute
+Tensor.pinverse = _m_pinverse
 Tensor.pow = _m_pow
 Tensor.pow_ = _m_pow_
 Tensor.prelu = _m_prelu
 Tensor.prod = _m_prod
+Tensor.qr = _m_qr
 Tensor.random_ = _m_random_
 Tensor.reciprocal = _m_reciprocal
 Tensor.reciprocal_ = _m_reciprocal_
@@ -3630,6 +3691,7 @@ Tensor.sin_ = _m_sin_
 Tensor.sinh = _m_sinh
 Tensor.sinh_ = _m_sinh_
 Tensor.slice = _m_slice
+Tensor.slogdet = _m_slogdet
 Tensor.sort = _m_sort
 Tensor.split = _m_split
 Tensor.split_with_sizes = _m_split_with_sizes
@@ -3642,6 +3704,7 @@ Tensor.std = _m_std
 Tensor.sub = _m_sub
 Tensor.sub_ = _m_sub_
 Tensor.sum = _m_sum
+Tensor.svd = _m_svd
 Tensor.t = _m_t
 Tensor.take = _m_take
 Tensor.take_along_dim = _m_take_along_dim

@@ -1,7 +1,11 @@
 """ember.linalg: torch.linalg's functions over the aten linalg_* ops."""
 import ember as _e
 
-__all__ = ["vector_norm", "matrix_norm", "norm", "cross"]
+from ..kernels.meta.linalg import LinAlgError  # noqa: F401  (torch._C._LinAlgError, a RuntimeError)
+
+__all__ = ["vector_norm", "matrix_norm", "norm", "cross", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
+           "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
+           "matrix_power", "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -28,3 +32,85 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def cross(input, other, *, dim=-1, out=None):
     return _e.linalg_cross(input, other, dim=dim, out=out)
+
+
+def inv(A, *, out=None):
+    return _e.linalg_inv(A, out=out)
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    return _e.linalg_inv_ex(A, check_errors=check_errors, out=out)
+
+
+def det(A, *, out=None):
+    return _e.linalg_det(A, out=out)
+
+
+def slogdet(A, *, out=None):
+    return _e.linalg_slogdet(A, out=out)
+
+
+def solve(A, B, *, left=True, out=None):
+    return _e.linalg_solve(A, B, left=left, out=out)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    return _e.linalg_solve_ex(A, B, left=left, check_errors=check_errors, out=out)
+
+
+def cholesky(A, *, upper=False, out=None):
+    return _e.linalg_cholesky(A, upper=upper, out=out)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    return _e.linalg_cholesky_ex(A, upper=upper, check_errors=check_errors, out=out)
+
+
+def qr(A, mode="reduced", *, out=None):
+    return _e.linalg_qr(A, mode, out=out)
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    return _e.linalg_svd(A, full_matrices, driver=driver, out=out)
+
+
+def svdvals(A, *, driver=None, out=None):
+    return _e.linalg_svdvals(A, driver=driver, out=out)
+
+
+def eigh(A, UPLO="L", *, out=None):
+    return _e.linalg_eigh(A, UPLO, out=out)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    return _e.linalg_eigvalsh(A, UPLO, out=out)
+
+
+def lstsq(A, B, rcond=None, *, driver=None, out=None):
+    return _e.linalg_lstsq(A, B, rcond, driver=driver, out=out)
+
+
+def _num(x):
+    return float(x.item()) if isinstance(x, _e.Tensor) else (None if x is None else float(x))
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    aten = _e.ops.aten.linalg_pinv
+    if rcond is not None:
+        r = aten.default(A, _num(rcond), hermitian)
+    else:
+        r = aten.atol_rtol_float(A, atol=_num(atol), rtol=_num(rtol), hermitian=hermitian)
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    aten = _e.ops.aten.linalg_matrix_rank
+    if tol is not None:
+        r = aten.default(A, _num(tol), hermitian)
+    else:
+        r = aten.atol_rtol_float(A, atol=_num(atol), rtol=_num(rtol), hermitian=hermitian)
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+def matrix_power(A, n, *, out=None):
+    return _e.linalg_matrix_power(A, n, out=out)
