@@ -340,3 +340,75 @@ op_db_shape = [
     _info("cartesian_prod", _cartesian_prod, method_variant=False),
     _info("combinations", _combinations, supports_meta=False),
 ]
+
+
+# ------------------------------------------------------------------ linalg (well-conditioned inputs; sign-free outputs)
+def _spd(shape, dt, seed=0):
+    x = make(shape, dt, seed=seed)
+    n = shape[-1]
+    return (x @ np.swapaxes(x, -1, -2) + n * np.eye(n)).astype(dt)
+
+
+def _square(dt):
+    return [S(_spd((3, 3), dt)), S(_spd((2, 4, 4), dt, 1) - 2 * np.eye(4, dtype=dt)), S(make((3, 3), dt, seed=2) + 4 * np.eye(3, dtype=dt)),
+            S(np.zeros((0, 0), dt)), S(_spd((2, 3, 3), dt, 3))]
+
+
+def _solve(dt):
+    a = make((3, 3), dt) + 4 * np.eye(3, dtype=dt)
+    return [S(a, make((3, 2), dt, seed=1)), S(a, make((3,), dt, seed=2)), S(_spd((2, 3, 3), dt), make((3, 4), dt, seed=3)),
+            S(a, make((2, 3), dt, seed=4), left=False)]
+
+
+def _rect(dt):
+    return [S(make((4, 3), dt)), S(make((3, 5), dt, seed=1)), S(make((2, 4, 3), dt, seed=2)), S(make((3, 3), dt, seed=3))]
+
+
+def _lstsq(dt):
+    a = make((5, 3), dt) + np.eye(5, 3, dtype=dt) * 3
+    return [S(a, make((5, 2), dt, seed=1)), S(a, make((5, 2), dt, seed=1), driver="gelsd"), S(a, make((5,), dt, seed=2)),
+            S(make((2, 4, 2), dt, seed=3), make((2, 4, 3), dt, seed=4))]
+
+
+def _rank(dt):
+    low = (make((4, 1), dt) @ make((1, 3), dt, seed=1)).astype(dt)
+    return [S(low), S(make((3, 4), dt)), S(_spd((2, 3, 3), dt), hermitian=True), S(make((3, 3), dt), atol=1.0)]
+
+
+def _pinv(dt):
+    return [S(make((4, 3), dt)), S(make((2, 3, 5), dt, seed=1)), S(_spd((3, 3), dt), hermitian=True), S(make((3, 3), dt), rtol=0.1)]
+
+
+def _mpow(dt):
+    a = (make((3, 3), dt) / 3 + np.eye(3, dtype=dt)).astype(dt)
+    return [S(a, 0), S(a, 1), S(a, 3), S(a, -2), S(make((2, 2, 2), dt), 5)]
+
+
+def _mpow_int(dt):
+    return [S(np.arange(9, dtype=dt).reshape(3, 3) % 3, 3), S(np.arange(4, dtype=dt).reshape(2, 2), 0)]
+
+
+_LIN = dict(dtypes=F, method_variant=False, rtol=1e-4, atol=1e-4)
+op_db_shape += [
+    _info("linalg.inv", _square, supports_out=True, ref=np.linalg.inv, aten_name="linalg_inv", **_LIN),
+    _info("inverse", _square, supports_out=True, ref=np.linalg.inv, dtypes=F, rtol=1e-4, atol=1e-4),
+    _info("linalg.det", _square, supports_out=True, ref=np.linalg.det, aten_name="linalg_det", **_LIN),
+    _info("det", _square, dtypes=F, rtol=1e-4, atol=1e-4),
+    _info("linalg.slogdet", _square, ref=np.linalg.slogdet, aten_name="linalg_slogdet", **_LIN),
+    _info("logdet", lambda dt: _square(dt)[:2], dtypes=F, rtol=1e-4, atol=1e-4),
+    _info("linalg.solve", _solve, supports_out=True, aten_name="linalg_solve", check_strides=False, **_LIN),
+    _info("linalg.cholesky", lambda dt: [S(_spd((3, 3), dt)), S(_spd((2, 4, 4), dt, 1)), S(_spd((3, 3), dt, 2), upper=True)],
+          supports_out=True, aten_name="linalg_cholesky", **_LIN),
+    _info("linalg.qr", lambda dt: [S(make((4, 3), dt)), S(make((3, 5), dt), "complete"), S(make((2, 4, 3), dt), "r")],
+          aten_name="linalg_qr", **_LIN),
+    _info("linalg.svdvals", _rect, supports_out=True, ref=lambda a: np.linalg.svd(a, compute_uv=False),
+          aten_name="linalg_svdvals", **_LIN),
+    _info("linalg.eigvalsh", lambda dt: [S(_spd((3, 3), dt)), S(_spd((2, 4, 4), dt, 1), "U")], supports_out=True,
+          ref=lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO), aten_name="linalg_eigvalsh", **_LIN),
+    _info("linalg.lstsq", _lstsq, aten_name="linalg_lstsq", check_strides=False, **_LIN),
+    _info("linalg.pinv", _pinv, aten_name="linalg_pinv", **_LIN),
+    _info("pinverse", lambda dt: [S(make((4, 3), dt)), S(make((2, 3, 5), dt), 0.1)], dtypes=F, rtol=1e-4, atol=1e-4),
+    _info("linalg.matrix_rank", _rank, aten_name="linalg_matrix_rank", **_LIN),
+    _info("linalg.matrix_power", _mpow, supports_out=True, aten_name="linalg_matrix_power", **_LIN),
+    _info("matrix_power", _mpow_int, dtypes=("int64",)),
+]
