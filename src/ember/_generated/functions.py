@@ -386,6 +386,8 @@ _op_msort_default = _ops.aten.msort.default
 _op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_multinomial_default = _ops.aten.multinomial.default
+_op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
@@ -408,12 +410,21 @@ _op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
 _op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
 _op_norm_dtype_out = _ops.aten.norm.dtype_out
 _op_norm_out = _ops.aten.norm.out
+_op_normal_Tensor_Tensor = _ops.aten.normal.Tensor_Tensor
+_op_normal_Tensor_Tensor_out = _ops.aten.normal.Tensor_Tensor_out
+_op_normal_Tensor_float = _ops.aten.normal.Tensor_float
+_op_normal_Tensor_float_out = _ops.aten.normal.Tensor_float_out
+_op_normal_float_Tensor = _ops.aten.normal.float_Tensor
+_op_normal_float_Tensor_out = _ops.aten.normal.float_Tensor_out
+_op_normal_float_float = _ops.aten.normal.float_float
+_op_normal_float_float_out = _ops.aten.normal.float_float_out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
 _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_permute_default = _ops.aten.permute.default
 _op_pinverse_default = _ops.aten.pinverse.default
+_op_poisson_default = _ops.aten.poisson.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
@@ -3104,6 +3115,113 @@ def where(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('where', args, kwargs, _where_sigs, False)
 
+def _normal_c0(mean, std=1.0, *, generator=None, out=None):
+    s = 0
+    if not isinstance(mean, Tensor):
+        if not _is_num(mean):
+            return None
+        s += 1
+    if not _is_real(std):
+        return None
+    return s
+
+def _normal_b0(mean, std=1.0, *, generator=None, out=None):
+    if out is None and generator is None:
+        return _op_normal_Tensor_float(mean, std)
+    if out is not None:
+        return _op_normal_Tensor_float_out(mean, std, generator=generator, out=out)
+    return _op_normal_Tensor_float(mean, std, generator=generator)
+
+def _normal_c1(mean, std, *, generator=None, out=None):
+    s = 0
+    if not _is_real(mean):
+        return None
+    if not isinstance(std, Tensor):
+        if not _is_num(std):
+            return None
+        s += 1
+    return s
+
+def _normal_b1(mean, std, *, generator=None, out=None):
+    if out is None and generator is None:
+        return _op_normal_float_Tensor(mean, std)
+    if out is not None:
+        return _op_normal_float_Tensor_out(mean, std, generator=generator, out=out)
+    return _op_normal_float_Tensor(mean, std, generator=generator)
+
+def _normal_c2(mean, std, *, generator=None, out=None):
+    s = 0
+    if not isinstance(mean, Tensor):
+        if not _is_num(mean):
+            return None
+        s += 1
+    if not isinstance(std, Tensor):
+        if not _is_num(std):
+            return None
+        s += 1
+    return s
+
+def _normal_b2(mean, std, *, generator=None, out=None):
+    if out is None and generator is None:
+        return _op_normal_Tensor_Tensor(mean, std)
+    if out is not None:
+        return _op_normal_Tensor_Tensor_out(mean, std, generator=generator, out=out)
+    return _op_normal_Tensor_Tensor(mean, std, generator=generator)
+
+def _normal_c3(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    s = 0
+    if not _is_real(mean):
+        return None
+    if not _is_real(std):
+        return None
+    if not _is_intlist(size):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _normal_b3(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_normal_float_float_out(mean, std, size, generator=generator, out=out)
+    r = _op_normal_float_float(mean, std, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_normal_ovs = ((_normal_c0, _normal_b0), (_normal_c1, _normal_b1), (_normal_c2, _normal_b2), (_normal_c3, _normal_b3),)
+_normal_sigs = ('(Tensor mean, float std = 1, *, Generator? generator = None, Tensor out = None)', '(float mean, Tensor std, *, Generator? generator = None, Tensor out = None)', '(Tensor mean, Tensor std, *, Generator? generator = None, Tensor out = None)', '(float mean, float std, int[] size, *, Generator? generator = None, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+
+def normal(*args, **kwargs):
+    best = None
+    for c, b in _normal_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('normal', args, kwargs, _normal_sigs, False)
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('multinomial', 'input', 1, 'Tensor', input)
+    if out is None and generator is None:
+        return _op_multinomial_default(input, num_samples, replacement)
+    if out is not None:
+        return _op_multinomial_out(input, num_samples, replacement, generator=generator, out=out)
+    return _op_multinomial_default(input, num_samples, replacement, generator=generator)
+
+def poisson(input, generator=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('poisson', 'input', 1, 'Tensor', input)
+    return _op_poisson_default(input, generator)
+
 def _sum_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
@@ -5172,4 +5290,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_linalg_eigh', '_linalg_svd', '_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'einsum', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_select', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_eigh', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'pow', 'prelu', 'prod', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_linalg_eigh', '_linalg_svd', '_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'einsum', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_select', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_eigh', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'normal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'pow', 'prelu', 'prod', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

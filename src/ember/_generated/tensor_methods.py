@@ -97,6 +97,7 @@ _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
 _op_bmm_default = _ops.aten.bmm.default
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
+_op_cauchy__default = _ops.aten.cauchy_.default
 _op_ceil__default = _ops.aten.ceil_.default
 _op_ceil_default = _ops.aten.ceil.default
 _op_ceil_out = _ops.aten.ceil.out
@@ -174,6 +175,7 @@ _op_expand_default = _ops.aten.expand.default
 _op_expm1__default = _ops.aten.expm1_.default
 _op_expm1_default = _ops.aten.expm1.default
 _op_expm1_out = _ops.aten.expm1.out
+_op_exponential__default = _ops.aten.exponential_.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
@@ -201,6 +203,7 @@ _op_gather_out = _ops.aten.gather.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_ge__Tensor = _ops.aten.ge_.Tensor
+_op_geometric__default = _ops.aten.geometric_.default
 _op_ger_default = _ops.aten.ger.default
 _op_ger_out = _ops.aten.ger.out
 _op_gt_Tensor = _ops.aten.gt.Tensor
@@ -258,6 +261,7 @@ _op_log2_default = _ops.aten.log2.default
 _op_log2_out = _ops.aten.log2.out
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
+_op_log_normal__default = _ops.aten.log_normal_.default
 _op_log_out = _ops.aten.log.out
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
@@ -316,6 +320,8 @@ _op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_multinomial_default = _ops.aten.multinomial.default
+_op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
@@ -1754,6 +1760,33 @@ def _m_clamp_max(self, max):
 
 def _m_where(self, condition, other):
     return _op_where_self(condition, self, other)
+
+def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
+    if out is None and generator is None:
+        return _op_multinomial_default(self, num_samples, replacement)
+    if out is not None:
+        return _op_multinomial_out(self, num_samples, replacement, generator=generator, out=out)
+    return _op_multinomial_default(self, num_samples, replacement, generator=generator)
+
+def _m_exponential_(self, lambd=1.0, *, generator=None):
+    if generator is None:
+        return _op_exponential__default(self, lambd)
+    return _op_exponential__default(self, lambd, generator=generator)
+
+def _m_geometric_(self, p, *, generator=None):
+    if generator is None:
+        return _op_geometric__default(self, p)
+    return _op_geometric__default(self, p, generator=generator)
+
+def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    if generator is None:
+        return _op_log_normal__default(self, mean, std)
+    return _op_log_normal__default(self, mean, std, generator=generator)
+
+def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    if generator is None:
+        return _op_cauchy__default(self, median, sigma)
+    return _op_cauchy__default(self, median, sigma, generator=generator)
 
 def __m_sum_c0(self, *, dtype=None):
     s = 0
@@ -3490,6 +3523,7 @@ Tensor.bitwise_xor = _m_bitwise_xor
 Tensor.bitwise_xor_ = _m_bitwise_xor_
 Tensor.bmm = _m_bmm
 Tensor.broadcast_to = _m_broadcast_to
+Tensor.cauchy_ = _m_cauchy_
 Tensor.ceil = _m_ceil
 Tensor.ceil_ = _m_ceil_
 Tensor.cholesky = _m_cholesky
@@ -3540,6 +3574,7 @@ Tensor.expand = _m_expand
 Tensor.expand_as = _m_expand_as
 Tensor.expm1 = _m_expm1
 Tensor.expm1_ = _m_expm1_
+Tensor.exponential_ = _m_exponential_
 Tensor.fill_ = _m_fill_
 Tensor.flatten = _m_flatten
 Tensor.flip = _m_flip
@@ -3558,6 +3593,7 @@ Tensor.frac_ = _m_frac_
 Tensor.gather = _m_gather
 Tensor.ge = _m_ge
 Tensor.ge_ = _m_ge_
+Tensor.geometric_ = _m_geometric_
 Tensor.ger = _m_ger
 Tensor.gt = _m_gt
 Tensor.gt_ = _m_gt_
@@ -3594,6 +3630,7 @@ Tensor.log1p_ = _m_log1p_
 Tensor.log2 = _m_log2
 Tensor.log2_ = _m_log2_
 Tensor.log_ = _m_log_
+Tensor.log_normal_ = _m_log_normal_
 Tensor.logaddexp = _m_logaddexp
 Tensor.logcumsumexp = _m_logcumsumexp
 Tensor.logdet = _m_logdet
@@ -3629,6 +3666,7 @@ Tensor.movedim = _m_movedim
 Tensor.msort = _m_msort
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
+Tensor.multinomial = _m_multinomial
 Tensor.mv = _m_mv
 Tensor.nan_to_num = _m_nan_to_num
 Tensor.nan_to_num_ = _m_nan_to_num_
