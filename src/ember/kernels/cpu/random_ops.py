@@ -9,7 +9,8 @@ from ..._core.device import as_device
 from ..._core.promotion import get_default_dtype, result_type
 from ..._random import _gen
 from ..._tensor import Tensor
-from ..common import _tname, as_dtype, broadcast_shapes, check_out, empty_tensor
+from ..common import _tname, as_dtype, check_out, empty_tensor
+from ..meta.gather_scatter import bshape
 
 
 def _fill(t, values):
@@ -50,7 +51,7 @@ def _draw_normal(out, mean, std, generator):
 # ------------------------------------------------------------------ normal overloads
 def _normal_spec(mean, std):
     ts = [t for t in (mean, std) if isinstance(t, Tensor)]
-    shape = broadcast_shapes(*[t._size for t in ts])
+    shape = bshape(*[t._size for t in ts])
     dt = ts[0].dtype if len(ts) == 1 else result_type(mean, std)
     _float_check(dt, "normal_kernel_cpu")
     _std_check(std)
