@@ -406,8 +406,10 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, proto):
-        from .serialization import _reduce_tensor
-        return _reduce_tensor(self, proto)
+        """Plain pickling (multiprocessing, copy): the values as a numpy array; views are not kept
+        (ember.save keeps storages and views)."""
+        arr = None if self._np is None else np.ascontiguousarray(self._np)
+        return (_rebuild_pickled, (type(self), arr, self.dtype.name, self._size, self._requires_grad))
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
@@ -482,8 +484,6 @@ class Tensor:
         from ._creation import tensor
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
-    def __setstate__(self, state):
-        raise RuntimeError("ember tensors are restored through ember.load, not plain unpickling")
 
 
 _AUTOGRAD_LOADED = False
@@ -498,6 +498,20 @@ def _ensure_autograd():
     if not _AUTOGRAD_LOADED:
         _AUTOGRAD_LOADED = True
         from ._generated import autograd_registrations  # noqa: F401
+
+
+def _rebuild_pickled(cls, arr, dtype_name, size, requires_grad):
+    dtype = _dt.dtype_from_name(dtype_name)
+    if arr is None:
+        from .kernels.common import empty_tensor
+        t = empty_tensor(size, dtype, META)
+    else:
+        t = Tensor._wrap_np(arr, dtype)
+    if cls is not Tensor:
+        return cls(t, requires_grad) if getattr(cls, "_is_param", False) else cls._wrap_np(arr, dtype)
+    if requires_grad:
+        t.requires_grad_()
+    return t
 
 
 def _np_view(buf, offset, size, stride, dtype):

@@ -247,6 +247,8 @@ floor_divide, floor_divide_, floor_divide_out = _div_floor
 
 
 def _rem(a, b, out):
+    if out.dtype == np.bool_:
+        raise RuntimeError("\"remainder_cpu\" not implemented for 'Bool'")
     if np.issubdtype(out.dtype, np.integer):
         _int_div_check(b)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -1,0 +1,2 @@
+"""DataLoader internals: collation, fetchers, worker processes."""
+from . import collate, fetch, worker  # noqa: F401

@@ -1,0 +1,146 @@
+"""Tensor metadata, storages, data interop (numpy, __array__, dlpack), scalars, meta tensors."""
+import numpy as np
+import pytest
+
+import ember
+
+
+def test_metadata():
+    t = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert t.shape == ember.Size([2, 3]) and t.size() == (2, 3) and t.size(1) == 3 and t.size(-1) == 3
+    assert t.stride() == (3, 1) and t.stride(0) == 3 and t.storage_offset() == 0
+    assert t.dim() == 2 and t.ndim == 2 and t.numel() == 6 and t.element_size() == 4
+    assert t.dtype is ember.float32 and t.device == ember.device("cpu") and t.is_contiguous()
+    assert repr(t.shape) == "ember.Size([2, 3])"
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        t.size(2)
+
+
+def test_storage_shared_by_views_and_versions():
+    t = ember.tensor([1.0, 2.0, 3.0, 4.0])
+    v = t[1:3]
+    st = t.untyped_storage()
+    assert v.untyped_storage() is st and st.nbytes() == 16 and v.storage_offset() == 1
+    assert v.data_ptr() == t.data_ptr() + 4
+    v.mul_(10)
+    assert t.tolist() == [1.0, 20.0, 30.0, 4.0]
+    assert t._version == v._version == 1 and v._base is t and v._is_view() and not t._is_view()
+
+
+def test_untyped_storage_basics():
+    s = ember.UntypedStorage(8)
+    assert s.nbytes() == 8 and s.device.type == "cpu" and s.data_ptr() != 0
+    s.resize_(16)
+    assert s.nbytes() == 16
+    with pytest.raises(RuntimeError):
+        ember.UntypedStorage(-1)
+    m = ember.UntypedStorage(8, device="meta")
+    assert m.device.type == "meta" and m.data_ptr() == 0 and m.nbytes() == 8
+
+
+def test_numpy_and_from_numpy_share_memory():
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)
+    t = ember.from_numpy(a)
+    assert t.dtype is ember.float64 and t.shape == (2, 3)
+    a[0, 0] = 100
+    assert t[0, 0].item() == 100
+    t.add_(1)
+    assert a[1, 2] == 6
+    n = t.numpy()
+    n[0, 1] = -5
+    assert t[0, 1].item() == -5
+    tt = ember.from_numpy(a.T)                      # non-contiguous arrays keep their strides
+    assert tt.stride() == (1, 3) and tt.tolist() == a.T.tolist()
+    with pytest.raises(ValueError, match="negative"):
+        ember.from_numpy(a[:, ::-1])
+    with pytest.raises(TypeError):
+        ember.from_numpy([1, 2])
+
+
+def test_array_protocol_and_dlpack():
+    t = ember.tensor([[1, 2], [3, 4]], dtype=ember.int32)
+    assert np.asarray(t).dtype == np.int32 and np.asarray(t).tolist() == [[1, 2], [3, 4]]
+    back = ember.from_dlpack(np.arange(4.0))
+    assert back.tolist() == [0.0, 1.0, 2.0, 3.0]
+    via = np.from_dlpack(t)
+    assert via.tolist() == [[1, 2], [3, 4]]
+
+
+@pytest.mark.parity
+def test_dlpack_with_torch():
+    torch = pytest.importorskip("torch")
+    tt = torch.arange(6.0).reshape(2, 3)
+    e = ember.from_dlpack(tt)
+    assert e.tolist() == tt.tolist() and e.stride() == tt.stride()
+    back = torch.from_dlpack(ember.tensor([1.0, 2.0]))
+    assert back.tolist() == [1.0, 2.0]
+
+
+def test_scalars_and_conversions():
+    assert ember.tensor(3.5).item() == 3.5 and isinstance(ember.tensor(3).item(), int)
+    assert float(ember.tensor([2.5])) == 2.5 and int(ember.tensor(7)) == 7 and bool(ember.tensor([True]))
+    assert [1, 2, 3][ember.tensor(1)] == 2
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        bool(ember.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match="cannot be converted to Scalar"):
+        ember.tensor([1, 2]).item()
+    assert len(ember.tensor([[1], [2]])) == 2
+    with pytest.raises(TypeError):
+        len(ember.tensor(1.0))
+
+
+def test_tensor_dtype_inference():
+    assert ember.tensor([1, 2]).dtype is ember.int64
+    assert ember.tensor([1, 2.0]).dtype is ember.float32
+    assert ember.tensor([True, False]).dtype is ember.bool
+    assert ember.tensor([1 + 2j]).dtype is ember.complex64
+    assert ember.tensor([]).dtype is ember.float32
+    assert ember.tensor(np.array([1, 2], dtype=np.int16)).dtype is ember.int16
+    with pytest.raises(TypeError):
+        ember.tensor("abc")
+    with pytest.raises(ValueError):
+        ember.tensor([[1, 2], [3]])
+
+
+def test_low_precision_dtypes():
+    b = ember.tensor([1.0, 2.5, 3.0], dtype=ember.bfloat16)
+    assert b.element_size() == 2 and (b * 2).tolist() == [2.0, 5.0, 6.0]
+    f8 = ember.tensor([1.0, 0.5], dtype=ember.float8_e4m3fn)
+    assert f8.element_size() == 1 and f8.tolist() == [1.0, 0.5]
+
+
+def test_meta_tensors_have_no_data():
+    m = ember.empty(2, 3, device="meta")
+    assert m.is_meta and m.device.type == "meta" and m.shape == (2, 3)
+    r = (m + 1).exp().sum(0)
+    assert r.is_meta and r.shape == (3,)
+    with pytest.raises(RuntimeError, match="meta"):
+        m.numpy()
+    t = ember.tensor([[1.0, 2.0]]).to("meta")
+    assert t.is_meta and t.stride() == (2, 1)
+    assert "device='meta'" in repr(t)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "eq", "lt", "maximum", "remainder"])
+def test_binary_dtype_grid_matches_torch(op):
+    torch = pytest.importorskip("torch")
+    dts = ["bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+    for a in dts:
+        for b in dts:
+            if op == "sub" and "bool" in (a, b):
+                continue
+            ta = torch.tensor([1, 0, 1]).to(getattr(torch, a))
+            tb = torch.tensor([1, 1, 0]).to(getattr(torch, b)) if op not in ("div", "remainder") else \
+                torch.tensor([1, 1, 1]).to(getattr(torch, b))
+            try:
+                tr = getattr(torch, op)(ta, tb)
+            except RuntimeError:
+                with pytest.raises(RuntimeError):
+                    getattr(ember, op)(ember.from_dlpack(ta.clone()), ember.from_dlpack(tb.clone()))
+                continue
+            ea = ember.tensor(ta.float().tolist(), dtype=getattr(ember, a))
+            eb = ember.tensor(tb.float().tolist(), dtype=getattr(ember, b))
+            er = getattr(ember, op)(ea, eb)
+            assert er.dtype.name == str(tr.dtype).split(".")[1], (op, a, b)
+            assert er.tolist() == tr.tolist(), (op, a, b)
