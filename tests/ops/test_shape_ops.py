@@ -90,6 +90,10 @@ ERRORS = {
     "block_diag_3d": lambda m: m.block_diag(m.ones(2, 2, 2)),
     "cartesian_2d": lambda m: m.cartesian_prod(m.ones(2, 2)),
     "combinations_neg": lambda m: m.combinations(m.ones(3), -1),
+    "put_oob": lambda m: _x(m).put_(_l(m, [10]), _l(m, [1.])),
+    "put_count": lambda m: _x(m).put_(_l(m, [1, 2]), _l(m, [1.])),
+    "put_dtype": lambda m: _x(m).put_(_l(m, [1]), _l(m, [1.], dtype=m.float64)),
+    "index_reduce_str": lambda m: _x(m).index_reduce_(0, _l(m, [1]), m.ones(1, 3), "sum"),
 }
 
 
@@ -121,7 +125,7 @@ def test_unfold_is_a_view():
     x = ember.arange(8.)
     u = x.unfold(0, 3, 2)
     assert u.shape == (3, 3) and u.stride() == (2, 1)
-    assert u.untyped_storage() is x.untyped_storage()
+    assert u.untyped_storage() is x.untyped_storage() and u._base is x
     x[4] = 100.
     assert u[1, 2].item() == 100. and u[2, 0].item() == 100.
 
@@ -160,3 +164,14 @@ def test_meta_of_data_dependent_ops_raises():
         with pytest.raises(NotImplementedError):
             f()
     assert ember.repeat_interleave(ember.empty(3, dtype=ember.int64, device="meta"), output_size=7).shape == (7,)
+
+
+@pytest.mark.parity
+def test_tri_indices_match_torch():
+    torch = pytest.importorskip("torch")
+    for r, c, o in ((3, 4, 0), (4, 3, 1), (4, 4, -2), (0, 3, 0), (3, 3, 5)):
+        for name in ("tril_indices", "triu_indices"):
+            got, want = getattr(ember, name)(r, c, o), getattr(torch, name)(r, c, o)
+            assert got.tolist() == want.tolist() and got.dtype == ember.int64 and tuple(got.shape) == tuple(want.shape)
+    assert ember.tril_indices(3, 3, dtype=ember.int32).dtype == ember.int32
+    assert ember.triu_indices(3, 3, device="meta").shape == (2, 6)

@@ -240,6 +240,8 @@ _op_index_fill_int_Scalar = _ops.aten.index_fill.int_Scalar
 _op_index_fill_int_Tensor = _ops.aten.index_fill.int_Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_index_reduce_default = _ops.aten.index_reduce.default
+_op_index_reduce_out = _ops.aten.index_reduce.out
 _op_index_select_default = _ops.aten.index_select.default
 _op_index_select_out = _ops.aten.index_select.out
 _op_inverse_default = _ops.aten.inverse.default
@@ -430,6 +432,7 @@ _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
 _op_rand_default = _ops.aten.rand.default
@@ -563,8 +566,10 @@ _op_topk_default = _ops.aten.topk.default
 _op_trace_default = _ops.aten.trace.default
 _op_transpose_int = _ops.aten.transpose.int
 _op_tril_default = _ops.aten.tril.default
+_op_tril_indices_default = _ops.aten.tril_indices.default
 _op_tril_out = _ops.aten.tril.out
 _op_triu_default = _ops.aten.triu.default
+_op_triu_indices_default = _ops.aten.triu_indices.default
 _op_triu_out = _ops.aten.triu.out
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
@@ -4996,6 +5001,32 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         return _op_bucketize_Tensor_out(input, boundaries, out_int32=out_int32, right=right, out=out)
     return _op_bucketize_Tensor(input, boundaries, out_int32=out_int32, right=right)
 
+def put(input, index, source, accumulate=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('put', 'input', 1, 'Tensor', input)
+    return _op_put_default(input, index, source, accumulate)
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_reduce', 'input', 1, 'Tensor', input)
+    if out is None and include_self is True:
+        return _op_index_reduce_default(input, dim, index, source, reduce)
+    if out is not None:
+        return _op_index_reduce_out(input, dim, index, source, reduce, include_self=include_self, out=out)
+    return _op_index_reduce_default(input, dim, index, source, reduce, include_self=include_self)
+
+def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_tril_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_triu_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
 def as_strided(input, size, stride, storage_offset=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
@@ -5290,4 +5321,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_linalg_eigh', '_linalg_svd', '_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'einsum', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_select', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_eigh', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'normal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'pow', 'prelu', 'prod', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_linalg_eigh', '_linalg_svd', '_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'einsum', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_eigh', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'normal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'tril_indices', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -227,6 +227,9 @@ _op_index_fill_int_Scalar = _ops.aten.index_fill.int_Scalar
 _op_index_fill_int_Tensor = _ops.aten.index_fill.int_Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_index_reduce__default = _ops.aten.index_reduce_.default
+_op_index_reduce_default = _ops.aten.index_reduce.default
+_op_index_reduce_out = _ops.aten.index_reduce.out
 _op_index_select_default = _ops.aten.index_select.default
 _op_index_select_out = _ops.aten.index_select.out
 _op_inverse_default = _ops.aten.inverse.default
@@ -362,6 +365,8 @@ _op_pow__Tensor = _ops.aten.pow_.Tensor
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_put__default = _ops.aten.put_.default
+_op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
 _op_random__default = _ops.aten.random_.default
@@ -3187,6 +3192,24 @@ def _m_narrow_copy(self, dim, start, length, *, out=None):
         return _op_narrow_copy_out(self, dim, start, length, out=out)
     return _op_narrow_copy_default(self, dim, start, length)
 
+def _m_put_(self, index, source, accumulate=False):
+    return _op_put__default(self, index, source, accumulate)
+
+def _m_put(self, index, source, accumulate=False):
+    return _op_put_default(self, index, source, accumulate)
+
+def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
+    if out is None and include_self is True:
+        return _op_index_reduce_default(self, dim, index, source, reduce)
+    if out is not None:
+        return _op_index_reduce_out(self, dim, index, source, reduce, include_self=include_self, out=out)
+    return _op_index_reduce_default(self, dim, index, source, reduce, include_self=include_self)
+
+def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    if include_self is True:
+        return _op_index_reduce__default(self, dim, index, source, reduce)
+    return _op_index_reduce__default(self, dim, index, source, reduce, include_self=include_self)
+
 def __m_view_c0(self, *size):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -3609,6 +3632,8 @@ Tensor.index_fill = _m_index_fill
 Tensor.index_fill_ = _m_index_fill_
 Tensor.index_put = _m_index_put
 Tensor.index_put_ = _m_index_put_
+Tensor.index_reduce = _m_index_reduce
+Tensor.index_reduce_ = _m_index_reduce_
 Tensor.index_select = _m_index_select
 Tensor.inverse = _m_inverse
 Tensor.isfinite = _m_isfinite
@@ -3692,6 +3717,8 @@ Tensor.pow = _m_pow
 Tensor.pow_ = _m_pow_
 Tensor.prelu = _m_prelu
 Tensor.prod = _m_prod
+Tensor.put = _m_put
+Tensor.put_ = _m_put_
 Tensor.qr = _m_qr
 Tensor.random_ = _m_random_
 Tensor.reciprocal = _m_reciprocal

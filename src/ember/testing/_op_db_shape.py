@@ -279,6 +279,21 @@ def _combinations(dt):
     return [S(x), S(x, 3), S(x, 2, True), S(x, 1), S(x, 0)]
 
 
+def _put(dt):
+    x = make((3, 4), dt)
+    return [S(x, np.array([0, 5, -1]), make((3,), dt, seed=1)), S(x, np.array([[1, 1], [2, 3]]), make((2, 2), dt, seed=2), True),
+            S(make((), dt), np.array([0]), make((1,), dt, seed=3))]
+
+
+def _index_reduce(dt):
+    out = []
+    for red in ("prod", "mean", "amax", "amin"):
+        for inc in (True, False):
+            out.append(S(make((3, 4), dt), 0, np.array([2, 0, 2]), make((3, 4), dt, seed=1), red, include_self=inc,
+                         name=f"{red}-{inc}"))
+    return out
+
+
 def _np_tensordot(a, b, dims=2):
     return np.tensordot(a, b, dims)
 
@@ -302,6 +317,8 @@ op_db_shape = [
     _info("masked_scatter", _masked_scatter, inplace_variant="masked_scatter_"),
     _info("take", _take, dtypes=FIB, supports_out=True, ref=lambda x, i: np.take(x.reshape(-1), i)),
     _info("take_along_dim", _take_along_dim, supports_out=True),
+    _info("put", _put, inplace_variant="put_"),
+    _info("index_reduce", _index_reduce, supports_out=True, inplace_variant="index_reduce_"),
     _info("nonzero", _unary_shapes, dtypes=FIB, supports_out=True, supports_meta=False, ref=np.argwhere),
     _info("argwhere", _unary_shapes, dtypes=FIB, supports_meta=False, ref=np.argwhere),
     OpInfo("where", lambda op, dt: [SampleInput(s.input, name=s.name) for s in _unary_shapes(dt) if s.input.ndim],

@@ -382,3 +382,61 @@ def nonzero(self):
 
 def nonzero_out(self, *, out):
     return _copy_out(nonzero(self), out, "nonzero")
+
+
+# ------------------------------------------------------------------ put / index_reduce
+def put_(self, index, source, accumulate=False):
+    M.put_check(self, index, source)
+    n = self.numel()
+    i = _bounds(index._np.reshape(-1).astype(np.intp), 0, n,
+                "out of range: tried to access index {v} on a tensor of {n} elements.", IndexError, negative=True)
+    if i.size == 0:
+        return self
+    a = _as1d(self._np)
+    where = np.unravel_index(i, a.shape)
+    s = source._np.reshape(-1)
+    if accumulate:
+        np.add.at(a, where, s)
+    else:
+        a[where] = s
+    return self
+
+
+def put(self, index, source, accumulate=False):
+    M.put_check(self, index, source)
+    return put_(_fresh(self), index, source, accumulate)
+
+
+def _index_reduce_into(target, d, index, source, reduce, include_self):
+    """index_reduce along d: like scatter_reduce with whole slices (ufunc.at over the moved-front view)."""
+    n = target._size[d] if target.dim() else 1
+    i = _bounds(index._np.reshape(-1).astype(np.intp), d, n)
+    if target.numel() == 0 or i.size == 0:
+        return target
+    v = _along(target._np, d)
+    s = _src_along(source, d).reshape((i.size,) + v.shape[1:])
+    work = v.copy()
+    if not include_self:
+        work[i] = _identity(reduce, v.dtype)
+    _AT[reduce].at(work, i, s)
+    if reduce == "mean":
+        count = np.full(v.shape[0], 1 if include_self else 0, np.int64)
+        np.add.at(count, i, 1)
+        count = np.maximum(count, 1).reshape((-1,) + (1,) * (v.ndim - 1))
+        work = work // count if v.dtype.kind in "iu" else (work / count).astype(v.dtype)
+    v[...] = work
+    return target
+
+
+def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+    d = M.index_reduce_check(self, dim, index, source, reduce)
+    return _index_reduce_into(_fresh(self), d, index, source, reduce, include_self)
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    d = M.index_reduce_check(self, dim, index, source, reduce)
+    return _index_reduce_into(self, d, index, source, reduce, include_self)
+
+
+def index_reduce_out(self, dim, index, source, reduce, *, include_self=True, out):
+    return _copy_out(index_reduce(self, dim, index, source, reduce, include_self=include_self), out, "index_reduce")

@@ -187,3 +187,27 @@ bucketize_Scalar = bucketize_Tensor
 
 def bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
     return _copy_out(bucketize_Tensor(self, boundaries, out_int32=out_int32, right=right), out, "bucketize")
+
+
+# ------------------------------------------------------------------ tril_indices / triu_indices (factories)
+def _tri_indices(fn, row, col, offset, dtype, device):
+    from ..._core.device import as_device
+    from ..common import as_dtype
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    dt = as_dtype(dtype) or D.int64
+    r = np.stack(fn(row, offset, col)) if row and col else np.zeros((2, 0), np.int64)
+    out = empty_tensor(r.shape, dt, as_device(device) or as_device("cpu"))
+    if out._np is not None and r.size:
+        out._np[...] = r
+    return out
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _tri_indices(np.tril_indices, row, col, offset, dtype, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _tri_indices(np.triu_indices, row, col, offset, dtype, device)

@@ -404,3 +404,52 @@ def take_out(self, index, *, out):
     take_check(self, index)
     check_out(out, index._size, self.dtype, "take")
     return out
+
+
+# ------------------------------------------------------------------ put / index_reduce
+def put_check(self, index, source):
+    if index.dtype is not D.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_tname(index.dtype)}")
+    if source.dtype is not self.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{_tname(self.dtype)} and source.dtype = {_tname(source.dtype)}")
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    if self.numel() == 0 and index.numel() != 0:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+
+
+def put_(self, index, source, accumulate=False):
+    put_check(self, index, source)
+    return self
+
+
+def put(self, index, source, accumulate=False):
+    put_check(self, index, source)
+    return _t(self._size, self.dtype)
+
+
+INDEX_REDUCES = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce_check(self, dim, index, source, reduce):
+    if reduce not in INDEX_REDUCES:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    return index_add_check(self, dim, index, source, "index_reduce_")
+
+
+def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+    index_reduce_check(self, dim, index, source, reduce)
+    return _t(self._size, self.dtype)
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    index_reduce_check(self, dim, index, source, reduce)
+    return self
+
+
+def index_reduce_out(self, dim, index, source, reduce, *, include_self=True, out):
+    index_reduce_check(self, dim, index, source, reduce)
+    check_out(out, self._size, self.dtype, "index_reduce")
+    return out
