@@ -175,3 +175,46 @@ def test_tri_indices_match_torch():
             assert got.tolist() == want.tolist() and got.dtype == ember.int64 and tuple(got.shape) == tuple(want.shape)
     assert ember.tril_indices(3, 3, dtype=ember.int32).dtype == ember.int32
     assert ember.triu_indices(3, 3, device="meta").shape == (2, 6)
+
+
+_STRIDE_CASES = {
+ "flip": lambda m, x, mk, i: m.flip(x, [0]),
+ "roll": lambda m, x, mk, i: m.roll(x, 1, 0),
+ "tril": lambda m, x, mk, i: m.tril(x),
+ "masked_fill": lambda m, x, mk, i: x.masked_fill(mk, 0.),
+ "masked_fill_big": lambda m, x, mk, i: x[0].masked_fill(mk, 0.),
+ "gather": lambda m, x, mk, i: m.gather(x, 0, i),
+ "scatter": lambda m, x, mk, i: x.scatter(0, i, 1.0),
+ "index_select": lambda m, x, mk, i: x.index_select(1, m.tensor([0, 2])),
+ "index_add": lambda m, x, mk, i: x.index_add(1, m.tensor([0, 2]), m.ones(4, 2)),
+ "index_fill": lambda m, x, mk, i: x.index_fill(1, m.tensor([0, 2]), 1.),
+ "repeat": lambda m, x, mk, i: x.repeat(1, 2),
+ "rot90": lambda m, x, mk, i: m.rot90(x),
+ "diag_embed": lambda m, x, mk, i: m.diag_embed(x),
+ "narrow_copy": lambda m, x, mk, i: m.narrow_copy(x, 1, 0, 2),
+ "take": lambda m, x, mk, i: m.take(x, i),
+ "cross": lambda m, x, mk, i: m.linalg.cross(x[:, :3], x[:, :3].flip(0), dim=1),
+ "kron": lambda m, x, mk, i: m.kron(x, x),
+ "tensordot": lambda m, x, mk, i: m.tensordot(x, x, ([0], [0])),
+ "masked_scatter": lambda m, x, mk, i: x.masked_scatter(mk, m.ones(12)),
+ "searchsorted": lambda m, x, mk, i: m.searchsorted(m.sort(x, 1)[0], x),
+ "index_copy": lambda m, x, mk, i: x.index_copy(1, m.tensor([0, 2]), m.ones(4, 2)),
+ "scatter_reduce": lambda m, x, mk, i: x.scatter_reduce(0, i, x, "amax"),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", list(_STRIDE_CASES))
+def test_transposed_inputs_match_torch_strides(name):
+    """Results on transposed (non-contiguous) inputs: torch's values, shapes and strides."""
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    args_e = (ember, ember.from_numpy(a.copy()).t(), ember.from_numpy((a > 0).T.copy()),
+              ember.from_numpy(np.zeros((3, 4), np.int64)).t())
+    args_t = (torch, torch.from_numpy(a.copy()).t(), torch.from_numpy((a > 0).T.copy()),
+              torch.from_numpy(np.zeros((3, 4), np.int64)).t())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e, t = _STRIDE_CASES[name](*args_e), _STRIDE_CASES[name](*args_t)
+    assert tuple(e.shape) == tuple(t.shape) and e.stride() == t.stride(), (e.stride(), t.stride())
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)

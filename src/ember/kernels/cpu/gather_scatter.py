@@ -87,6 +87,14 @@ def _fresh(self):
     return _wrap(self._np.copy(), self.dtype)
 
 
+def _clone_preserve(self):
+    """self.clone() with preserve_format (index_fill's out-of-place result keeps a dense input's layout)."""
+    out = empty_tensor(self._size, self.dtype, strides=M.preserve_strides(self))
+    if self.numel():
+        out._np[...] = self._np
+    return out
+
+
 def scatter_src(self, dim, index, src):
     d = M.scatter_check(self, dim, index, src)
     return _scatter_into(_fresh(self), d, index, src)
@@ -294,7 +302,7 @@ def _index_fill_into(target, d, index, value):
 
 def index_fill_int_Scalar(self, dim, index, value):
     d = M.index_fill_check(self, dim, index, value)
-    return _index_fill_into(_fresh(self), d, index, value)
+    return _index_fill_into(_clone_preserve(self), d, index, value)
 
 
 def index_fill__int_Scalar(self, dim, index, value):

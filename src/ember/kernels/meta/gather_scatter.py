@@ -3,7 +3,7 @@ TensorAdvancedIndexing.cpp): torch's argument checks and output shapes. Data-dep
 masked_select) cannot be known on meta and raise like torch's meta does."""
 from ..._core import dtype as D
 from ..._core.device import META
-from ..._core.strides import wrap_dim
+from ..._core.strides import dense_strides_like, wrap_dim
 from ..._tensor import Tensor
 from ..common import _tname, broadcast_shapes, check_out, empty_tensor
 
@@ -297,9 +297,13 @@ def index_fill_check(self, dim, index, value):
     return d
 
 
+def preserve_strides(self):
+    return dense_strides_like(self._size, self.stride())
+
+
 def index_fill_int_Scalar(self, dim, index, value):
     index_fill_check(self, dim, index, value)
-    return _t(self._size, self.dtype)
+    return _t(self._size, self.dtype, preserve_strides(self))
 
 
 def index_fill__int_Scalar(self, dim, index, value):
