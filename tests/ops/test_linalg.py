@@ -133,3 +133,19 @@ def test_aliases_and_methods():
     _close(sign.item() * np.exp(logabs.item()), np.linalg.det(a.numpy()))
     assert L.matrix_rank(ember.ones(3, 3), tol=0.5).item() == 1
     _close(L.pinv(a, hermitian=False).numpy(), np.linalg.pinv(a.numpy()))
+
+
+def test_eig_reconstructs_and_multi_dot():
+    a = _rand(2, 4, 4)
+    w, v = L.eig(a)
+    assert w.dtype == ember.complex128 and v.stride() == (16, 1, 4)
+    an = a.numpy()
+    np.testing.assert_allclose(v.numpy() @ (w.numpy()[..., None] * np.linalg.inv(v.numpy())), an, atol=1e-8)
+    xs = [_rand(3, seed=1), _rand(3, 4, seed=2), _rand(4, 2, seed=3), _rand(2, seed=4)]
+    want = xs[0].numpy() @ xs[1].numpy() @ xs[2].numpy() @ xs[3].numpy()
+    _close(L.multi_dot(xs).numpy(), want)
+    assert L.multi_dot([_rand(2, 3), _rand(3, 5)]).shape == (2, 5)
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        L.multi_dot([_rand(2, 3), _rand(4, 5)])
+    with pytest.raises(RuntimeError, match="expected at least 2 tensors"):
+        L.multi_dot([_rand(2, 3)])

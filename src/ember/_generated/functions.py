@@ -109,7 +109,11 @@ _op_ceil_out = _ops.aten.ceil.out
 _op_celu__default = _ops.aten.celu_.default
 _op_celu_default = _ops.aten.celu.default
 _op_cholesky_default = _ops.aten.cholesky.default
+_op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
+_op_cholesky_inverse_out = _ops.aten.cholesky_inverse.out
 _op_cholesky_out = _ops.aten.cholesky.out
+_op_cholesky_solve_default = _ops.aten.cholesky_solve.default
+_op_cholesky_solve_out = _ops.aten.cholesky_solve.out
 _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
@@ -269,12 +273,21 @@ _op_linalg_cholesky_default = _ops.aten.linalg_cholesky.default
 _op_linalg_cholesky_ex_L = _ops.aten.linalg_cholesky_ex.L
 _op_linalg_cholesky_ex_default = _ops.aten.linalg_cholesky_ex.default
 _op_linalg_cholesky_out = _ops.aten.linalg_cholesky.out
+_op_linalg_cond_default = _ops.aten.linalg_cond.default
+_op_linalg_cond_out = _ops.aten.linalg_cond.out
+_op_linalg_cond_p_str = _ops.aten.linalg_cond.p_str
+_op_linalg_cond_p_str_out = _ops.aten.linalg_cond.p_str_out
 _op_linalg_cross_default = _ops.aten.linalg_cross.default
 _op_linalg_cross_out = _ops.aten.linalg_cross.out
 _op_linalg_det_default = _ops.aten.linalg_det.default
 _op_linalg_det_out = _ops.aten.linalg_det.out
+_op_linalg_diagonal_default = _ops.aten.linalg_diagonal.default
+_op_linalg_eig_default = _ops.aten.linalg_eig.default
+_op_linalg_eig_out = _ops.aten.linalg_eig.out
 _op_linalg_eigh_default = _ops.aten.linalg_eigh.default
 _op_linalg_eigh_eigvals = _ops.aten.linalg_eigh.eigvals
+_op_linalg_eigvals_default = _ops.aten.linalg_eigvals.default
+_op_linalg_eigvals_out = _ops.aten.linalg_eigvals.out
 _op_linalg_eigvalsh_default = _ops.aten.linalg_eigvalsh.default
 _op_linalg_eigvalsh_out = _ops.aten.linalg_eigvalsh.out
 _op_linalg_inv_default = _ops.aten.linalg_inv.default
@@ -283,6 +296,9 @@ _op_linalg_inv_ex_inverse = _ops.aten.linalg_inv_ex.inverse
 _op_linalg_inv_out = _ops.aten.linalg_inv.out
 _op_linalg_lstsq_default = _ops.aten.linalg_lstsq.default
 _op_linalg_lstsq_out = _ops.aten.linalg_lstsq.out
+_op_linalg_matmul_default = _ops.aten.linalg_matmul.default
+_op_linalg_matmul_out = _ops.aten.linalg_matmul.out
+_op_linalg_matrix_exp_default = _ops.aten.linalg_matrix_exp.default
 _op_linalg_matrix_norm_default = _ops.aten.linalg_matrix_norm.default
 _op_linalg_matrix_norm_out = _ops.aten.linalg_matrix_norm.out
 _op_linalg_matrix_norm_str_ord = _ops.aten.linalg_matrix_norm.str_ord
@@ -297,6 +313,8 @@ _op_linalg_matrix_rank_default = _ops.aten.linalg_matrix_rank.default
 _op_linalg_matrix_rank_out = _ops.aten.linalg_matrix_rank.out
 _op_linalg_matrix_rank_out_tol_tensor = _ops.aten.linalg_matrix_rank.out_tol_tensor
 _op_linalg_matrix_rank_tol_tensor = _ops.aten.linalg_matrix_rank.tol_tensor
+_op_linalg_multi_dot_default = _ops.aten.linalg_multi_dot.default
+_op_linalg_multi_dot_out = _ops.aten.linalg_multi_dot.out
 _op_linalg_pinv_atol_rtol_float = _ops.aten.linalg_pinv.atol_rtol_float
 _op_linalg_pinv_atol_rtol_float_out = _ops.aten.linalg_pinv.atol_rtol_float_out
 _op_linalg_pinv_atol_rtol_tensor = _ops.aten.linalg_pinv.atol_rtol_tensor
@@ -317,6 +335,8 @@ _op_linalg_svd_U = _ops.aten.linalg_svd.U
 _op_linalg_svd_default = _ops.aten.linalg_svd.default
 _op_linalg_svdvals_default = _ops.aten.linalg_svdvals.default
 _op_linalg_svdvals_out = _ops.aten.linalg_svdvals.out
+_op_linalg_vecdot_default = _ops.aten.linalg_vecdot.default
+_op_linalg_vecdot_out = _ops.aten.linalg_vecdot.out
 _op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
 _op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
 _op_linspace_default = _ops.aten.linspace.default
@@ -361,6 +381,7 @@ _op_masked_scatter_default = _ops.aten.masked_scatter.default
 _op_masked_select_default = _ops.aten.masked_select.default
 _op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matrix_exp_default = _ops.aten.matrix_exp.default
 _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
 _op_max_default = _ops.aten.max.default
@@ -603,6 +624,7 @@ _rt_cummax = return_type('cummax', ('values', 'indices'))
 _rt_cummin = return_type('cummin', ('values', 'indices'))
 _rt_kthvalue = return_type('kthvalue', ('values', 'indices'))
 _rt_linalg_cholesky_ex = return_type('linalg_cholesky_ex', ('L', 'info'))
+_rt_linalg_eig = return_type('linalg_eig', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_eigh = return_type('linalg_eigh', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_inv_ex = return_type('linalg_inv_ex', ('inverse', 'info'))
 _rt_linalg_lstsq = return_type('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
@@ -1724,6 +1746,118 @@ def linalg_matrix_power(input, n, *, out=None):
     if out is not None:
         return _op_linalg_matrix_power_out(input, n, out=out)
     return _op_linalg_matrix_power_default(input, n)
+
+def linalg_eig(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_eig', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_linalg_eig(*_op_linalg_eig_out(input, eigenvalues=out[0], eigenvectors=out[1]))
+    return _rt_linalg_eig(*_op_linalg_eig_default(input))
+
+def linalg_eigvals(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_eigvals', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_linalg_eigvals_out(input, out=out)
+    return _op_linalg_eigvals_default(input)
+
+def linalg_matrix_exp(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_matrix_exp', 'input', 1, 'Tensor', input)
+    return _op_linalg_matrix_exp_default(input)
+
+def matrix_exp(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
+    return _op_matrix_exp_default(input)
+
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cholesky_solve', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_cholesky_solve_out(input, input2, upper, out=out)
+    return _op_cholesky_solve_default(input, input2, upper)
+
+def cholesky_inverse(input, upper=False, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cholesky_inverse', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_cholesky_inverse_out(input, upper, out=out)
+    return _op_cholesky_inverse_default(input, upper)
+
+def linalg_matmul(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_matmul', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_linalg_matmul_out(input, other, out=out)
+    return _op_linalg_matmul_default(input, other)
+
+def linalg_vecdot(x, y, *, dim=-1, out=None):
+    if out is None and dim.__class__ is int and dim == -1:
+        return _op_linalg_vecdot_default(x, y)
+    if out is not None:
+        return _op_linalg_vecdot_out(x, y, dim=dim, out=out)
+    return _op_linalg_vecdot_default(x, y, dim=dim)
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
+        return _op_linalg_diagonal_default(A)
+    return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
+
+def linalg_multi_dot(tensors, *, out=None):
+    if out is not None:
+        return _op_linalg_multi_dot_out(tensors, out=out)
+    return _op_linalg_multi_dot_default(tensors)
+
+def _linalg_cond_c0(input, p=None, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _linalg_cond_b0(input, p=None, *, out=None):
+    if out is not None:
+        return _op_linalg_cond_out(input, p, out=out)
+    return _op_linalg_cond_default(input, p)
+
+def _linalg_cond_c1(input, p, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(p, str):
+        return None
+    return s
+
+def _linalg_cond_b1(input, p, *, out=None):
+    if out is not None:
+        return _op_linalg_cond_p_str_out(input, p, out=out)
+    return _op_linalg_cond_p_str(input, p)
+
+_linalg_cond_ovs = ((_linalg_cond_c0, _linalg_cond_b0), (_linalg_cond_c1, _linalg_cond_b1),)
+_linalg_cond_sigs = ('(Tensor input, Number? p = None, *, Tensor out = None)', '(Tensor input, str p, *, Tensor out = None)')
+
+def linalg_cond(*args, **kwargs):
+    best = None
+    for c, b in _linalg_cond_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('linalg_cond', args, kwargs, _linalg_cond_sigs, False)
 
 def exp2(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -5321,4 +5455,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_linalg_eigh', '_linalg_svd', '_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'einsum', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_eigh', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'normal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'tril_indices', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_linalg_eigh', '_linalg_svd', '_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'einsum', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vecdot', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'normal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'tril_indices', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -3,7 +3,7 @@
 from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match
-from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_linalg_cholesky_ex, _rt_linalg_eigh, _rt_linalg_inv_ex, _rt_linalg_lstsq, _rt_linalg_qr, _rt_linalg_slogdet, _rt_linalg_solve_ex, _rt_linalg_svd, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk
+from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_linalg_cholesky_ex, _rt_linalg_eig, _rt_linalg_eigh, _rt_linalg_inv_ex, _rt_linalg_lstsq, _rt_linalg_qr, _rt_linalg_slogdet, _rt_linalg_solve_ex, _rt_linalg_svd, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk
 
 _ops = _opsmod.ops
 
@@ -102,7 +102,11 @@ _op_ceil__default = _ops.aten.ceil_.default
 _op_ceil_default = _ops.aten.ceil.default
 _op_ceil_out = _ops.aten.ceil.out
 _op_cholesky_default = _ops.aten.cholesky.default
+_op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
+_op_cholesky_inverse_out = _ops.aten.cholesky_inverse.out
 _op_cholesky_out = _ops.aten.cholesky.out
+_op_cholesky_solve_default = _ops.aten.cholesky_solve.default
+_op_cholesky_solve_out = _ops.aten.cholesky_solve.out
 _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
@@ -300,6 +304,7 @@ _op_masked_scatter_default = _ops.aten.masked_scatter.default
 _op_masked_select_default = _ops.aten.masked_select.default
 _op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matrix_exp_default = _ops.aten.matrix_exp.default
 _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
 _op_max_default = _ops.aten.max.default
@@ -675,6 +680,19 @@ def _m_matrix_power(self, n, *, out=None):
     if out is not None:
         return _op_matrix_power_out(self, n, out=out)
     return _op_matrix_power_default(self, n)
+
+def _m_matrix_exp(self):
+    return _op_matrix_exp_default(self)
+
+def _m_cholesky_solve(self, input2, upper=False, *, out=None):
+    if out is not None:
+        return _op_cholesky_solve_out(self, input2, upper, out=out)
+    return _op_cholesky_solve_default(self, input2, upper)
+
+def _m_cholesky_inverse(self, upper=False, *, out=None):
+    if out is not None:
+        return _op_cholesky_inverse_out(self, upper, out=out)
+    return _op_cholesky_inverse_default(self, upper)
 
 def _m_exp2(self, *, out=None):
     if out is not None:
@@ -3550,6 +3568,8 @@ Tensor.cauchy_ = _m_cauchy_
 Tensor.ceil = _m_ceil
 Tensor.ceil_ = _m_ceil_
 Tensor.cholesky = _m_cholesky
+Tensor.cholesky_inverse = _m_cholesky_inverse
+Tensor.cholesky_solve = _m_cholesky_solve
 Tensor.chunk = _m_chunk
 Tensor.clamp = _m_clamp
 Tensor.clamp_ = _m_clamp_
@@ -3678,6 +3698,7 @@ Tensor.masked_scatter = _m_masked_scatter
 Tensor.masked_scatter_ = _m_masked_scatter_
 Tensor.masked_select = _m_masked_select
 Tensor.matmul = _m_matmul
+Tensor.matrix_exp = _m_matrix_exp
 Tensor.matrix_power = _m_matrix_power
 Tensor.max = _m_max
 Tensor.maximum = _m_maximum

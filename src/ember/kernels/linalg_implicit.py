@@ -239,3 +239,90 @@ def linalg_matrix_power_out(self, n, *, out):
 
 
 matrix_power_out = linalg_matrix_power_out
+
+
+# ------------------------------------------------------------------ eigvals / matrix_exp / products / cond
+def linalg_eigvals(self):
+    return _e().linalg_eig(self)[0]
+
+
+def linalg_eigvals_out(self, *, out):
+    return _to_out(linalg_eigvals(self), out, "linalg_eigvals")
+
+
+def matrix_exp(self):
+    return _e().linalg_matrix_exp(self)
+
+
+def linalg_matmul(self, other):
+    return self.matmul(other)
+
+
+def linalg_matmul_out(self, other, *, out):
+    return _to_out(self.matmul(other), out, "linalg_matmul")
+
+
+def linalg_vecdot(x, y, *, dim=-1):
+    if x.dtype is not y.dtype:
+        from .common import _tname
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{_tname(x.dtype)} and y of type {_tname(y.dtype)} instead")
+    return ((x.conj() if x.dtype.is_complex else x) * y).sum(dim)
+
+
+def linalg_vecdot_out(x, y, *, dim=-1, out):
+    return _to_out(linalg_vecdot(x, y, dim=dim), out, "linalg_vecdot")
+
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return A.diagonal(offset, dim1, dim2)
+
+
+def linalg_multi_dot(tensors):
+    ts = list(tensors)
+    n = len(ts)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = ts[0].dim(), ts[-1].dim()
+    if first not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first}D")
+    if last not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last}D")
+    for i, t in enumerate(ts[1:-1], 1):
+        if t.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    mats = [ts[0].unsqueeze(0) if first == 1 else ts[0]] + ts[1:-1] + [ts[-1].unsqueeze(-1) if last == 1 else ts[-1]]
+    for i in range(n - 1):
+        if mats[i]._size[-1] != mats[i + 1]._size[0]:
+            a, b = list(mats[i]._size), list(mats[i + 1]._size)
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {a} and {b} cannot be multiplied")
+    r = mats[0]
+    for m in mats[1:]:
+        r = r.mm(m)
+    if first == 1:
+        r = r.squeeze(0)
+    if last == 1:
+        r = r.squeeze(-1)
+    return r
+
+
+def linalg_multi_dot_out(tensors, *, out):
+    return _to_out(linalg_multi_dot(tensors), out, "linalg_multi_dot")
+
+
+def linalg_cond(self, p=None):
+    e = _e()
+    check_matrix(self, "linalg.cond", square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        s = e.linalg_svdvals(self)
+        big, small = s.select(-1, 0), s.select(-1, -1)
+        return big / small if p != -2 else small / big
+    return e.linalg_matrix_norm(self, p) * e.linalg_matrix_norm(e.linalg_inv(self), p)
+
+
+def linalg_cond_out(self, p=None, *, out):
+    return _to_out(linalg_cond(self, p), out, "linalg_cond")
+
+
+linalg_cond_p_str = linalg_cond
+linalg_cond_p_str_out = linalg_cond_out

@@ -5,7 +5,8 @@ from ..kernels.meta.linalg import LinAlgError  # noqa: F401  (torch._C._LinAlgEr
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cross", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
            "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
-           "matrix_power", "LinAlgError"]
+           "matrix_power", "LinAlgError", "eig", "eigvals", "matrix_exp", "matmul", "vecdot", "diagonal", "multi_dot",
+           "cond"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -114,3 +115,35 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
 
 def matrix_power(A, n, *, out=None):
     return _e.linalg_matrix_power(A, n, out=out)
+
+
+def eig(A, *, out=None):
+    return _e.linalg_eig(A, out=out)
+
+
+def eigvals(A, *, out=None):
+    return _e.linalg_eigvals(A, out=out)
+
+
+def matrix_exp(A):
+    return _e.linalg_matrix_exp(A)
+
+
+def matmul(input, other, *, out=None):
+    return _e.linalg_matmul(input, other, out=out)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    return _e.linalg_vecdot(x, y, dim=dim, out=out)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return _e.linalg_diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def multi_dot(tensors, *, out=None):
+    return _e.linalg_multi_dot(list(tensors), out=out)
+
+
+def cond(A, p=None, *, out=None):
+    return _e.linalg_cond(A, p, out=out)

@@ -429,3 +429,27 @@ op_db_shape += [
     _info("linalg.matrix_power", _mpow, supports_out=True, aten_name="linalg_matrix_power", **_LIN),
     _info("matrix_power", _mpow_int, dtypes=("int64",)),
 ]
+
+
+def _chol(dt, seed=0, batch=()):
+    return np.linalg.cholesky(_spd(batch + (3, 3), dt, seed)).astype(dt)
+
+
+op_db_shape += [
+    _info("linalg.eigvals", lambda dt: [S(make((3, 3), dt)), S(make((2, 4, 4), dt, seed=1))], aten_name="linalg_eigvals",
+          **_LIN),
+    _info("linalg.matrix_exp", lambda dt: [S(make((3, 3), dt)), S(4 * make((2, 4, 4), dt, seed=1)), S(np.zeros((0, 0), dt))],
+          aten_name="linalg_matrix_exp", **_LIN),
+    _info("matrix_exp", lambda dt: [S(make((3, 3), dt)), S(make((2, 2, 2), dt, seed=1))], dtypes=F, rtol=1e-4, atol=1e-4),
+    _info("cholesky_solve", lambda dt: [S(make((3, 2), dt), _chol(dt)), S(make((2, 3, 4), dt), _chol(dt, 1)),
+                                        S(make((3, 2), dt), np.swapaxes(_chol(dt), -1, -2).copy(), True)],
+          dtypes=F, supports_out=True, rtol=1e-4, atol=1e-4),
+    _info("cholesky_inverse", lambda dt: [S(_chol(dt)), S(_chol(dt, 1, (2,))), S(np.swapaxes(_chol(dt), -1, -2).copy(), True)],
+          dtypes=F, supports_out=True, rtol=1e-4, atol=1e-4),
+    _info("linalg.vecdot", lambda dt: [S(make((3, 4), dt), make((3, 4), dt, seed=1)), S(make((2, 3), dt), make((3,), dt), dim=-1),
+                                       S(make((3, 4), dt), make((3, 4), dt, seed=2), dim=0)],
+          supports_out=True, aten_name="linalg_vecdot", **_LIN),
+    _info("linalg.cond", lambda dt: [S(_spd((3, 3), dt)), S(_spd((2, 3, 3), dt), "fro"), S(_spd((3, 3), dt), 1),
+                                     S(make((3, 4), dt)), S(_spd((3, 3), dt), -2), S(_spd((3, 3), dt), float("inf"))],
+          aten_name="linalg_cond", **_LIN),
+]

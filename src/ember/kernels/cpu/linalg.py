@@ -295,3 +295,77 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
 def linalg_lstsq_out(self, b, rcond=None, *, driver=None, solution, residuals, rank, singular_values):
     return _into(linalg_lstsq(self, b, rcond, driver=driver), (solution, residuals, rank, singular_values),
                  "linalg_lstsq")
+
+
+# ------------------------------------------------------------------ eig / matrix_exp / cholesky solves
+def linalg_eig(self):
+    mw, mv = M.linalg_eig(self)
+    if self._np.size == 0:
+        return _like(mw, np.zeros(mw._size)), _like(mv, np.zeros(mv._size))
+    w, v = np.linalg.eig(self._np)
+    return _like(mw, w), _like(mv, v)
+
+
+def linalg_eig_out(self, *, eigenvalues, eigenvectors):
+    return _into(linalg_eig(self), (eigenvalues, eigenvectors), "linalg_eig")
+
+
+_PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
+           10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.)
+
+
+def _expm(a):
+    """Batched matrix exponential: scaling and squaring with the degree-13 Pade approximant (Higham 2005)."""
+    n = a.shape[-1]
+    norm = np.abs(a).sum(-2).max(-1)
+    s = np.maximum(0, np.ceil(np.log2(np.maximum(norm, 1e-300) / 5.371920351148152))).astype(np.int64)
+    a = a / (2.0 ** s)[..., None, None]
+    b = _PADE13
+    eye = np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * eye)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    r = np.linalg.solve(v - u, v + u)
+    for k in range(int(s.max()) if s.size else 0):
+        r = np.where((k < s)[..., None, None], r @ r, r)
+    return r
+
+
+def linalg_matrix_exp(self):
+    m = M.linalg_matrix_exp(self)
+    a = self._np
+    if a.size == 0:
+        return _like(m, a)
+    return _like(m, _expm(a.astype(np.float64 if a.dtype.kind == "f" else np.complex128)))
+
+
+def _chol_factor(L, upper):
+    """A = L L^H from the lower factor (or U^H U from the upper one)."""
+    return (_mT(L).conj() @ L) if upper else (L @ _mT(L).conj())
+
+
+def cholesky_solve(self, input2, upper=False):
+    m = M.cholesky_solve(self, input2, upper)
+    if m.numel() == 0:
+        return _like(m, np.zeros(m._size))
+    a = _chol_factor(input2._np, upper)
+    batch = m._size[:-2]
+    x = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(self._np, m._size))
+    return _like(m, x)
+
+
+def cholesky_solve_out(self, input2, upper=False, *, out):
+    return _into((cholesky_solve(self, input2, upper),), (out,), "cholesky_solve")[0]
+
+
+def cholesky_inverse(self, upper=False):
+    m = M.cholesky_inverse(self, upper)
+    if m.numel() == 0:
+        return _like(m, np.zeros(m._size))
+    return _like(m, np.linalg.inv(_chol_factor(self._np, upper)))
+
+
+def cholesky_inverse_out(self, upper=False, *, out):
+    return _into((cholesky_inverse(self, upper),), (out,), "cholesky_inverse")[0]

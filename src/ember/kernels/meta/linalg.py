@@ -238,3 +238,57 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
 def linalg_matrix_rank_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
     batch = check_matrix(self, "torch.linalg.matrix_rank", square=hermitian, arg="input")
     return _t(batch, D.int64)
+
+
+# ------------------------------------------------------------------ eig / matrix_exp / cholesky solves
+def complex_dtype(dt):
+    return {D.float32: D.complex64, D.float64: D.complex128}.get(dt, dt)
+
+
+def linalg_eig(self):
+    batch = check_matrix(self, "linalg.eig")
+    cd = complex_dtype(self.dtype)
+    return _t(batch + self._size[-1:], cd), _t(self._size, cd, mstrides(self._size))
+
+
+def linalg_eig_out(self, *, eigenvalues, eigenvectors):
+    return _outs(linalg_eig(self), (eigenvalues, eigenvectors), "linalg_eig")
+
+
+def linalg_matrix_exp(self):
+    check_matrix(self, "linalg.matrix_exp")
+    return _t(self._size, self.dtype)
+
+
+def cholesky_solve_shape(self, input2):
+    if self.dim() < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {self.dim()} dimensions instead")
+    if input2.dim() < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {input2.dim()} dimensions instead")
+    if self.dtype is not input2.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_tname(self.dtype)} and "
+                           f"A of type {_tname(input2.dtype)} instead.")
+    check_matrix(input2, "cholesky_solve", arg="u")
+    if input2._size[-1] != self._size[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {input2._size[-1]} by "
+                           f"{input2._size[-1]} but each b matrix is {self._size[-2]} by {self._size[-1]}")
+    batch = broadcast_shapes(self._size[:-2], input2._size[:-2])
+    return batch + self._size[-2:]
+
+
+def cholesky_solve(self, input2, upper=False):
+    shape = cholesky_solve_shape(self, input2)
+    return _t(shape, self.dtype, mstrides(shape))
+
+
+def cholesky_solve_out(self, input2, upper=False, *, out):
+    return _outs((cholesky_solve(self, input2, upper),), (out,), "cholesky_solve")[0]
+
+
+def cholesky_inverse(self, upper=False):
+    check_matrix(self, "cholesky_inverse")
+    return _t(self._size, self.dtype, mstrides(self._size))
+
+
+def cholesky_inverse_out(self, upper=False, *, out):
+    return _outs((cholesky_inverse(self, upper),), (out,), "cholesky_inverse")[0]
