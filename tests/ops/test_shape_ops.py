@@ -218,3 +218,42 @@ def test_transposed_inputs_match_torch_strides(name):
         e, t = _STRIDE_CASES[name](*args_e), _STRIDE_CASES[name](*args_t)
     assert tuple(e.shape) == tuple(t.shape) and e.stride() == t.stride(), (e.stride(), t.stride())
     np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def _kw_calls(m):
+    x = m.arange(12.).reshape(3, 4); i = m.tensor([[0, 1], [2, 3], [1, 1]]); msk = x > 5
+    res = [
+      x.gather(dim=1, index=i), x.scatter(dim=1, index=i, src=-x), x.scatter(1, i, value=7.), m.take_along_dim(x, i, dim=1),
+      m.index_select(x, dim=0, index=m.tensor([2, 0])), x.masked_fill(mask=msk, value=0), m.searchsorted(m.tensor([1., 3.]), 2.0),
+      m.bucketize(x, boundaries=m.tensor([2., 5.])), x.unfold(dimension=1, size=2, step=2), m.einsum('ii->i', x[:, :3]),
+      m.roll(x, shifts=1, dims=0), x.repeat_interleave(repeats=2, dim=0), m.tril(x, diagonal=1), m.flip(x, dims=(1,)),
+      m.rot90(x, k=2, dims=[0, 1]), m.diag_embed(x, offset=1, dim1=0, dim2=2), x.index_add(0, m.tensor([0]), x[:1], alpha=3),
+      m.kron(x, x), m.cross(m.ones(3), m.arange(3.), dim=0), m.tensordot(x, x, dims=([1], [1])), m.block_diag(x, x),
+      m.cartesian_prod(m.arange(2.), m.arange(3.)), x.new_ones(2).repeat(3), m.searchsorted(m.tensor([1., 3.]), m.tensor([[2.]]) if False else m.tensor([2., 4.]), side='right'),
+      m.normal(mean=m.zeros(2), std=1.0).shape, m.normal(mean=0.0, std=1.0, size=(2,)).shape, m.diagflat(m.ones(2), offset=1),
+      m.trace(x), x.trace(), m.masked_select(x, mask=msk), m.linalg.solve(m.eye(3), x[:, :3], left=False), m.scatter_add(x, 1, i, x),
+      m.scatter_reduce(x, 1, i, x, reduce='amax', include_self=False), m.where(msk), m.argwhere(msk), m.nonzero(msk, as_tuple=True),
+      m.outer(m.ones(2), m.arange(3.)), m.ger(m.ones(2), m.arange(3.)), m.meshgrid(m.arange(2), m.arange(3), indexing='ij'),
+    ]
+    return res
+
+
+@pytest.mark.parity
+def test_keyword_and_overload_forms_match_torch():
+    """Keyword arguments by torch's names and every overload form give torch's values and shapes."""
+    torch = pytest.importorskip("torch")
+
+    def flat(r):
+        if isinstance(r, (torch.Size, ember.Size)):
+            return [tuple(r)]
+        return list(r) if isinstance(r, (tuple, list)) else [r]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, want = _kw_calls(ember), _kw_calls(torch)
+    for k, (x, y) in enumerate(zip(got, want)):
+        for u, v in zip(flat(x), flat(y)):
+            if isinstance(v, tuple):
+                assert tuple(u) == v, k
+            else:
+                assert tuple(u.shape) == tuple(v.shape), k
+                np.testing.assert_allclose(np.asarray(u.tolist()), np.asarray(v.tolist()), err_msg=str(k))
