@@ -149,3 +149,16 @@ def test_eig_reconstructs_and_multi_dot():
         L.multi_dot([_rand(2, 3), _rand(4, 5)])
     with pytest.raises(RuntimeError, match="expected at least 2 tensors"):
         L.multi_dot([_rand(2, 3)])
+
+
+@pytest.mark.parity
+def test_pinv_and_rank_with_per_batch_tolerances_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((2, 3, 4))
+    for f in (lambda m, x: m.linalg.pinv(x, atol=m.tensor([0.5, 2.0], dtype=m.float64)),
+              lambda m, x: m.linalg.matrix_rank(x, atol=m.tensor([0.5, 2.0], dtype=m.float64)),
+              lambda m, x: m.linalg.matrix_rank(x, rtol=m.tensor(0.5, dtype=m.float64)),
+              lambda m, x: m.linalg.pinv(x, rtol=0.3), lambda m, x: m.linalg.matrix_rank(x, hermitian=False, atol=1.0)):
+        e, t = f(ember, ember.from_numpy(a.copy())), f(torch, torch.from_numpy(a.copy()))
+        assert tuple(e.shape) == tuple(t.shape) and str(e.dtype)[6:] == str(t.dtype)[6:]
+        np.testing.assert_allclose(e.numpy(), t.numpy(), atol=1e-10)

@@ -150,12 +150,9 @@ def linalg_pinv_atol_rtol_float_out(self, *, atol=None, rtol=None, hermitian=Fal
     return _to_out(_e().linalg_pinv(self, atol=atol, rtol=rtol, hermitian=hermitian), out, "linalg_pinv")
 
 
-def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False):
-    return _e().ops.aten.linalg_pinv.atol_rtol_float(self, atol=_f(atol), rtol=_f(rtol), hermitian=hermitian)
-
-
 def linalg_pinv_atol_rtol_tensor_out(self, *, atol=None, rtol=None, hermitian=False, out):
-    return _to_out(linalg_pinv_atol_rtol_tensor(self, atol=atol, rtol=rtol, hermitian=hermitian), out, "linalg_pinv")
+    r = _e().ops.aten.linalg_pinv.atol_rtol_tensor(self, atol=atol, rtol=rtol, hermitian=hermitian)
+    return _to_out(r, out, "linalg_pinv")
 
 
 def linalg_pinv(self, rcond, hermitian=False):
@@ -184,12 +181,9 @@ def linalg_matrix_rank_atol_rtol_float_out(self, *, atol=None, rtol=None, hermit
     return _to_out(_rank(self, atol, rtol, hermitian), out, "linalg_matrix_rank")
 
 
-def linalg_matrix_rank_atol_rtol_tensor(input, *, atol=None, rtol=None, hermitian=False):
-    return _rank(input, _f(atol), _f(rtol), hermitian)
-
-
 def linalg_matrix_rank_atol_rtol_tensor_out(input, *, atol=None, rtol=None, hermitian=False, out):
-    return _to_out(_rank(input, _f(atol), _f(rtol), hermitian), out, "linalg_matrix_rank")
+    r = _e().ops.aten.linalg_matrix_rank.atol_rtol_tensor(input, atol=atol, rtol=rtol, hermitian=hermitian)
+    return _to_out(r, out, "linalg_matrix_rank")
 
 
 def linalg_matrix_rank(self, tol, hermitian=False):

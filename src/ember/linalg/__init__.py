@@ -99,6 +99,8 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     aten = _e.ops.aten.linalg_pinv
     if rcond is not None:
         r = aten.default(A, _num(rcond), hermitian)
+    elif isinstance(atol, _e.Tensor) or isinstance(rtol, _e.Tensor):
+        r = aten.atol_rtol_tensor(A, atol=atol, rtol=rtol, hermitian=hermitian)
     else:
         r = aten.atol_rtol_float(A, atol=_num(atol), rtol=_num(rtol), hermitian=hermitian)
     return r if out is None else out.resize_(r.shape).copy_(r)
@@ -108,6 +110,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     aten = _e.ops.aten.linalg_matrix_rank
     if tol is not None:
         r = aten.default(A, _num(tol), hermitian)
+    elif isinstance(atol, _e.Tensor) or isinstance(rtol, _e.Tensor):
+        r = aten.atol_rtol_tensor(A, atol=atol, rtol=rtol, hermitian=hermitian)
     else:
         r = aten.atol_rtol_float(A, atol=_num(atol), rtol=_num(rtol), hermitian=hermitian)
     return r if out is None else out.resize_(r.shape).copy_(r)

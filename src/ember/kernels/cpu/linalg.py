@@ -223,12 +223,21 @@ def _linalg_eigh_eigenvalues(A, UPLO="L", compute_v=True, *, eigenvalues, eigenv
 
 
 # ------------------------------------------------------------------ least squares / pinv / rank
+def _arr(x):
+    """A float, None, or per-batch tensor tolerance as a numpy value."""
+    return x._np if hasattr(x, "_np") else x
+
+
 def _svd_tol(s, m, n, atol, rtol, dtype):
-    """torch's pinv/matrix_rank threshold max(atol, rtol * largest singular value)."""
+    """torch's pinv/matrix_rank threshold max(atol, rtol * largest singular value); atol/rtol may be per-batch
+    arrays. Without rtol, rtol is 0 where atol > 0, else eps * max(m, n)."""
+    default = np.finfo(dtype).eps * max(m, n)
+    atol, rtol = _arr(atol), _arr(rtol)
     if rtol is None:
-        rtol = 0.0 if (atol is not None and atol > 0) else np.finfo(dtype).eps * max(m, n)
+        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
     smax = s.max(-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
-    return np.maximum(0.0 if atol is None else atol, rtol * smax)
+    a = 0.0 if atol is None else np.asarray(atol, np.float64)[..., None]
+    return np.maximum(a, np.asarray(rtol, np.float64)[..., None] * smax)
 
 
 def _pinv(a, atol, rtol, hermitian):
@@ -249,6 +258,9 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
     m = M.linalg_pinv_atol_rtol_float(self, atol=atol, rtol=rtol, hermitian=hermitian)
     a = self._np
     return _like(m, np.zeros(m._size) if a.size == 0 else _pinv(a, atol, rtol, hermitian))
+
+
+linalg_pinv_atol_rtol_tensor = linalg_pinv_atol_rtol_float
 
 
 def linalg_matrix_rank_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
@@ -369,3 +381,6 @@ def cholesky_inverse(self, upper=False):
 
 def cholesky_inverse_out(self, upper=False, *, out):
     return _into((cholesky_inverse(self, upper),), (out,), "cholesky_inverse")[0]
+
+
+linalg_matrix_rank_atol_rtol_tensor = linalg_matrix_rank_atol_rtol_float

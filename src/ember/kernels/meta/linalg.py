@@ -292,3 +292,7 @@ def cholesky_inverse(self, upper=False):
 
 def cholesky_inverse_out(self, upper=False, *, out):
     return _outs((cholesky_inverse(self, upper),), (out,), "cholesky_inverse")[0]
+
+
+linalg_pinv_atol_rtol_tensor = linalg_pinv_atol_rtol_float
+linalg_matrix_rank_atol_rtol_tensor = linalg_matrix_rank_atol_rtol_float
