@@ -154,9 +154,13 @@ def _searchsorted(seq, vals, right, sorter):
     side = "right" if right else "left"
     if seq.ndim == 1:
         return np.searchsorted(seq, vals, side=side)
-    # batched: count the boundaries below each value, row by row, in one broadcast comparison
-    cmp = np.less_equal if right else np.less
-    return cmp(seq[..., None, :], vals[..., :, None]).sum(-1)
+    # batched: count the boundaries below each value in one broadcast comparison while that stays small,
+    # else one np.searchsorted per boundary row
+    if seq.shape[-1] * vals.size <= 1 << 24:
+        cmp = np.less_equal if right else np.less
+        return cmp(seq[..., None, :], vals[..., :, None]).sum(-1)
+    s2, v2 = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
+    return np.stack([np.searchsorted(a, b, side=side) for a, b in zip(s2, v2)]).reshape(vals.shape)
 
 
 def searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
