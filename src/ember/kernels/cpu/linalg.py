@@ -3,7 +3,6 @@ svd, eigh) and pinv/rank/lstsq from one batched SVD. Singular or non-positive-de
 (which batch element, which pivot/minor) only on the error path, for torch's LinAlgError message."""
 import numpy as np
 
-from ..._core import dtype as D
 from ..common import check_out, empty_tensor
 from ..meta import linalg as M
 from ..meta.linalg import LinAlgError
