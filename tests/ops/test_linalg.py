@@ -77,6 +77,8 @@ ERRORS = {
     "mpow_nonsquare": lambda m: m.linalg.matrix_power(m.ones(2, 3), 2),
     "mpow_neg_int": lambda m: m.linalg.matrix_power(m.ones(2, 2, dtype=m.int64), -1),
     "mpow_neg_sing": lambda m: m.linalg.matrix_power(m.tensor([[1., 2.], [2., 4.]]), -1),
+    "solve_tri_1d": lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(3), upper=True),
+    "solve_tri_shape": lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(4, 4), upper=True),
 }
 
 
@@ -162,3 +164,26 @@ def test_pinv_and_rank_with_per_batch_tolerances_match_torch():
         e, t = f(ember, ember.from_numpy(a.copy())), f(torch, torch.from_numpy(a.copy()))
         assert tuple(e.shape) == tuple(t.shape) and str(e.dtype)[6:] == str(t.dtype)[6:]
         np.testing.assert_allclose(e.numpy(), t.numpy(), atol=1e-10)
+
+
+@pytest.mark.parity
+def test_solve_triangular_and_triangular_solve_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    b = np.random.default_rng(1).standard_normal((2, 3, 4))
+    cases = (lambda m, A, B: m.linalg.solve_triangular(A, B, upper=True),
+             lambda m, A, B: m.linalg.solve_triangular(A, B.mT, upper=False, left=False),
+             lambda m, A, B: m.linalg.solve_triangular(A, B, upper=True, unitriangular=True),
+             lambda m, A, B: m.linalg.solve_triangular(A[0], B, upper=False),
+             lambda m, A, B: m.triangular_solve(B, A), lambda m, A, B: m.triangular_solve(B, A, upper=False, transpose=True),
+             lambda m, A, B: B.triangular_solve(A[0], unitriangular=True))
+    for f in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            e = f(ember, ember.from_numpy(a.copy()), ember.from_numpy(b.copy()))
+            t = f(torch, torch.from_numpy(a.copy()), torch.from_numpy(b.copy()))
+        for x, y in zip(e if isinstance(e, tuple) else (e,), t if isinstance(t, tuple) else (t,)):
+            assert tuple(x.shape) == tuple(y.shape) and x.stride() == y.stride()
+            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-10, atol=1e-10)
+    m = ember.empty(2, 3, 3, device="meta")
+    assert ember.linalg.solve_triangular(m, ember.empty(3, 5, device="meta"), upper=True).stride() == (15, 1, 3)

@@ -3,7 +3,7 @@
 from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match
-from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_linalg_cholesky_ex, _rt_linalg_eig, _rt_linalg_eigh, _rt_linalg_inv_ex, _rt_linalg_lstsq, _rt_linalg_qr, _rt_linalg_slogdet, _rt_linalg_solve_ex, _rt_linalg_svd, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk
+from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_linalg_cholesky_ex, _rt_linalg_eig, _rt_linalg_eigh, _rt_linalg_inv_ex, _rt_linalg_lstsq, _rt_linalg_qr, _rt_linalg_slogdet, _rt_linalg_solve_ex, _rt_linalg_svd, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk, _rt_triangular_solve
 
 _ops = _opsmod.ops
 
@@ -479,6 +479,7 @@ _op_tile_default = _ops.aten.tile.default
 _op_topk_default = _ops.aten.topk.default
 _op_trace_default = _ops.aten.trace.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_triangular_solve_default = _ops.aten.triangular_solve.default
 _op_tril__default = _ops.aten.tril_.default
 _op_tril_default = _ops.aten.tril.default
 _op_tril_out = _ops.aten.tril.out
@@ -693,6 +694,9 @@ def _m_cholesky_inverse(self, upper=False, *, out=None):
     if out is not None:
         return _op_cholesky_inverse_out(self, upper, out=out)
     return _op_cholesky_inverse_default(self, upper)
+
+def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
 def _m_exp2(self, *, out=None):
     if out is not None:
@@ -3802,6 +3806,7 @@ Tensor.tile = _m_tile
 Tensor.topk = _m_topk
 Tensor.trace = _m_trace
 Tensor.transpose = _m_transpose
+Tensor.triangular_solve = _m_triangular_solve
 Tensor.tril = _m_tril
 Tensor.tril_ = _m_tril_
 Tensor.triu = _m_triu

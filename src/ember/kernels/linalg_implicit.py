@@ -320,3 +320,13 @@ def linalg_cond_out(self, p=None, *, out):
 
 linalg_cond_p_str = linalg_cond
 linalg_cond_p_str_out = linalg_cond_out
+
+
+def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
+                  "in a future PyTorch release.", UserWarning)
+    e = _e()
+    a = A.mT if transpose else A
+    x = e.linalg_solve_triangular(a, self, upper=upper != transpose, unitriangular=unitriangular)
+    batch = x._size[:-2]
+    return x, A.expand(tuple(batch) + tuple(A._size[-2:])).mT.clone(memory_format=e.contiguous_format).mT

@@ -6,7 +6,7 @@ from ..kernels.meta.linalg import LinAlgError  # noqa: F401  (torch._C._LinAlgEr
 __all__ = ["vector_norm", "matrix_norm", "norm", "cross", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
            "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
            "matrix_power", "LinAlgError", "eig", "eigvals", "matrix_exp", "matmul", "vecdot", "diagonal", "multi_dot",
-           "cond"]
+           "cond", "solve_triangular"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -151,3 +151,7 @@ def multi_dot(tensors, *, out=None):
 
 def cond(A, p=None, *, out=None):
     return _e.linalg_cond(A, p, out=out)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    return _e.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular, out=out)

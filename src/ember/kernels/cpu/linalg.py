@@ -383,3 +383,30 @@ def cholesky_inverse_out(self, upper=False, *, out):
 
 
 linalg_matrix_rank_atol_rtol_tensor = linalg_matrix_rank_atol_rtol_float
+
+
+# ------------------------------------------------------------------ triangular solves
+def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
+    m = M.linalg_solve_triangular(self, B, upper=upper, left=left)
+    if m.numel() == 0:
+        return _like(m, np.zeros(m._size))
+    a = np.triu(self._np) if upper else np.tril(self._np)
+    if unitriangular:
+        a = a.copy()
+        np.einsum("...ii->...i", a)[...] = 1
+    b = B._np
+    if not left:
+        a, b = _mT(a), _mT(b)
+    a = np.broadcast_to(a.astype(m.dtype._np), m._size[:-2] + a.shape[-2:])
+    b = np.broadcast_to(b.astype(m.dtype._np), m._size[:-2] + b.shape[-2:])
+    with np.errstate(all="ignore"):
+        try:
+            x = np.linalg.solve(a, b)
+        except np.linalg.LinAlgError:            # a zero on the diagonal: torch returns inf/nan, no error
+            x = np.full(b.shape, np.nan)
+    return _like(m, _mT(x) if not left else x)
+
+
+def linalg_solve_triangular_out(self, B, *, upper, left=True, unitriangular=False, out):
+    r = linalg_solve_triangular(self, B, upper=upper, left=left, unitriangular=unitriangular)
+    return _into((r,), (out,), "linalg_solve_triangular")[0]

@@ -296,3 +296,28 @@ def cholesky_inverse_out(self, upper=False, *, out):
 
 linalg_pinv_atol_rtol_tensor = linalg_pinv_atol_rtol_float
 linalg_matrix_rank_atol_rtol_tensor = linalg_matrix_rank_atol_rtol_float
+
+
+# ------------------------------------------------------------------ triangular solves
+def solve_triangular_spec(self, B, left=True):
+    name = "linalg.solve_triangular"
+    check_matrix(self, name)
+    if B.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    n = self._size[-1]
+    if (left and B._size[-2] != n) or (not left and B._size[-1] != n):
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+                           f"({n}x{n} and {B._size[-2]}x{B._size[-1]})")
+    from ..._core.promotion import result_type
+    dt = result_type(self, B)
+    shape = broadcast_shapes(self._size[:-2], B._size[:-2]) + B._size[-2:]
+    return shape, dt
+
+
+def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
+    shape, dt = solve_triangular_spec(self, B, left)
+    return _t(shape, dt, mstrides(shape))
+
+
+def linalg_solve_triangular_out(self, B, *, upper, left=True, unitriangular=False, out):
+    return _outs((linalg_solve_triangular(self, B, upper=upper, left=left),), (out,), "linalg_solve_triangular")[0]
