@@ -56,6 +56,8 @@ CASES = {
     "unfold": (lambda m, x: x.unfold(1, 2, 1), [X], []),
     "narrow_copy": (lambda m, x: m.narrow_copy(x, 1, 1, 2), [X], []),
     "take_along_dim": (lambda m, x, i: m.take_along_dim(x, i, 1), [X], [_i([0], [3], [1])]),
+    "einsum_attn": (lambda m, q, k: m.einsum("bhqd,bhkd->bhqk", q, k), [_a(2, 2, 3, 4), _a(2, 2, 5, 4)], []),
+    "einsum_trace_outer": (lambda m, a, b: m.einsum("ii,j->j", a, b), [_a(3, 3), _a(4)], []),
     "broadcast_to": (lambda m, x: m.broadcast_to(x, (2, 3, 4)), [X], []),
     "det": (lambda m, a: m.linalg.det(a), [SPD], []),
     "matrix_exp": (lambda m, a: m.linalg.matrix_exp(a), [_a(3, 3) / 2], []),

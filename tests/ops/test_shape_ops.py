@@ -257,3 +257,25 @@ def test_keyword_and_overload_forms_match_torch():
             else:
                 assert tuple(u.shape) == tuple(v.shape), k
                 np.testing.assert_allclose(np.asarray(u.tolist()), np.asarray(v.tolist()), err_msg=str(k))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("eq,shapes", [
+    ("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,jk,k->i", [(3, 4), (4, 5), (5,)]), ("ii", [(3, 3)]), ("ij->ji", [(3, 4)]),
+    ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]), ("ii->i", [(3, 3)]), ("iij->j", [(3, 3, 2)]),
+    ("...ij,...jk", [(2, 1, 3, 4), (5, 4, 2)]), ("ij,j->i", [(3, 4), (1,)]), ("i,i,i->i", [(3,), (3,), (3,)]),
+    ("ij,kl->ijkl", [(2, 3), (1, 2)]), ("abc,cd,da->b", [(2, 3, 4), (4, 5), (5, 2)]), ("ij->", [(0, 3)]),
+    ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]), ("", [()]), (",->", [(), ()]), ("ba", [(2, 3)]),
+])
+def test_einsum_decomposition_matches_torch(eq, shapes):
+    """einsum is torch's CompositeImplicit decomposition (diagonals, permutes, bmm): values and shapes on cpu and
+    meta, and torch's strides for the common contractions."""
+    torch = pytest.importorskip("torch")
+    arrs = [np.random.default_rng(0).standard_normal(s) for s in shapes]
+    t = torch.einsum(eq, *[torch.from_numpy(a) for a in arrs])
+    e = ember.einsum(eq, *[ember.from_numpy(a.copy()) for a in arrs])
+    m = ember.einsum(eq, *[ember.empty(s, dtype=ember.float64, device="meta") for s in shapes])
+    assert tuple(e.shape) == tuple(t.shape) == tuple(m.shape)
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-10, atol=1e-10)
+    if eq != "ij,kl->ijkl":
+        assert e.stride() == t.stride() or e.numel() <= 1

@@ -658,7 +658,7 @@ _d('cross(Tensor self, Tensor other, int? dim=None) -> Tensor', (('CompositeImpl
 _d('cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)', (('CompositeImplicitAutograd', 'shape_implicit:cross_out'),))
 _d('linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', (('CPU', 'cpu.shape_ops:linalg_cross'), ('Meta', 'meta.shape_ops:linalg_cross')))
 _d('linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.shape_ops:linalg_cross_out'), ('Meta', 'meta.shape_ops:linalg_cross_out')))
-_d('einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor', (('CPU', 'cpu.shape_ops:einsum'), ('Meta', 'meta.shape_ops:einsum')))
+_d('einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor', (('CompositeImplicitAutograd', 'shape_implicit:einsum'),))
 _d('tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', (('CompositeImplicitAutograd', 'shape_implicit:tensordot'),))
 _d('tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)', (('CompositeImplicitAutograd', 'shape_implicit:tensordot_out'),))
 _d('broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)', (('CompositeImplicitAutograd', 'shape_implicit:broadcast_to'),))

@@ -275,3 +275,101 @@ def combinations(self, r=2, with_replacement=False):
         mask = mask & (a <= b if with_replacement else a < b)
     grids = meshgrid_indexing([self] * r, indexing="ij")
     return e.stack([g.masked_select(mask) for g in grids], 1)
+
+
+# ------------------------------------------------------------------ einsum (ATen's Linear.cpp algorithm)
+def _prod(xs):
+    p = 1
+    for x in xs:
+        p *= x
+    return p
+
+
+def _sumproduct_pair(a, b, sum_dims):
+    """sum over sum_dims of a * b (both aligned to the same dims, size-1 where absent) as one bmm:
+    a -> (batch, left-only, summed), b -> (batch, summed, right-only)."""
+    nd = a.dim()
+    pre_a = [d for d in sum_dims if a._size[d] != 1 and b._size[d] == 1]
+    pre_b = [d for d in sum_dims if b._size[d] != 1 and a._size[d] == 1]
+    if pre_a:
+        a = a.sum(pre_a, keepdim=True)
+    if pre_b:
+        b = b.sum(pre_b, keepdim=True)
+    sums = [d for d in sum_dims if a._size[d] != 1 and b._size[d] != 1]
+    rest = [d for d in range(nd) if d not in sums]
+    lro = [d for d in rest if a._size[d] != 1 and b._size[d] != 1]
+    lo = [d for d in rest if a._size[d] != 1 and b._size[d] == 1]
+    ro = [d for d in rest if a._size[d] == 1 and b._size[d] != 1]
+    ones = [d for d in rest if a._size[d] == 1 and b._size[d] == 1]
+    bs, los, ros, ss = ([a._size[d] for d in lro], [a._size[d] for d in lo], [b._size[d] for d in ro],
+                        [a._size[d] for d in sums])
+    a2 = a.permute(lro + lo + sums + ro + ones).reshape(_prod(bs), _prod(los), _prod(ss))
+    b2 = b.permute(lro + sums + ro + lo + ones).reshape(_prod(bs), _prod(ss), _prod(ros))
+    r = a2.bmm(b2).reshape(bs + los + ros + [1] * (len(sums) + len(ones)))
+    order = lro + lo + ro + sums + ones
+    inv = [0] * nd
+    for i, d in enumerate(order):
+        inv[d] = i
+    return r.permute(inv)
+
+
+def _einsum_labels(equation, tensors):
+    """(labels per operand, output labels) with the ellipsis expanded into right-aligned placeholder labels."""
+    from collections import Counter
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    terms = lhs.split(",")
+    ell_n = max((t.dim() - len(term.replace("...", "")) for term, t in zip(terms, tensors) if "..." in term), default=0)
+    ell = [chr(0x100 + i) for i in range(ell_n)]
+
+    def expand(term, k):
+        if "..." not in term:
+            return list(term)
+        pre, post = term.split("...")
+        return list(pre) + ell[ell_n - k:] + list(post)
+    ops = [expand(term, t.dim() - len(term.replace("...", ""))) for term, t in zip(terms, tensors)]
+    if arrow:
+        pre, dots, post = rhs.partition("...")
+        out = list(pre) + (ell if dots else []) + list(post)
+    else:
+        counts = Counter(c for term in terms for c in term.replace("...", ""))
+        out = ell + sorted(c for c, n in counts.items() if n == 1)
+    return ops, out
+
+
+def einsum(equation, tensors, *, path=None):
+    """Operands are aligned to one label order (output labels first), repeated labels become diagonals,
+    and the operands are contracted left to right with bmm, summing each label once no later operand has it."""
+    from .meta.shape_ops import einsum_shape
+    tensors = list(tensors)
+    einsum_shape(equation, tensors)                  # torch's checks
+    op_labels, out_labels = _einsum_labels(equation, tensors)
+    all_labels = out_labels + [c for c in dict.fromkeys(c for ls in op_labels for c in ls) if c not in out_labels]
+    pos = {c: i for i, c in enumerate(all_labels)}
+    ops = []
+    for t, labels in zip(tensors, op_labels):
+        labels = list(labels)
+        dup = next((c for c in labels if labels.count(c) > 1), None)
+        while dup is not None:
+            i = labels.index(dup)
+            j = labels.index(dup, i + 1)
+            t = t.diagonal(0, i, j)
+            labels = [c for k, c in enumerate(labels) if k not in (i, j)] + [dup]
+            dup = next((c for c in labels if labels.count(c) > 1), None)
+        order = sorted(range(len(labels)), key=lambda k: pos[labels[k]])
+        t = t.permute(order)
+        shape = [1] * len(all_labels)
+        for k, s in zip(order, t._size):
+            shape[pos[labels[k]]] = s
+        ops.append(t.reshape(shape))
+    n_out = len(out_labels)
+    result = ops[0]
+    for k in range(1, len(ops)):
+        later = ops[k + 1:]
+        sum_dims = [d for d in range(n_out, len(all_labels)) if all(o._size[d] == 1 for o in later)]
+        result = _sumproduct_pair(result, ops[k], sum_dims)
+    rest = [d for d in range(n_out, len(all_labels)) if result._size[d] != 1]
+    if rest:
+        result = result.sum(rest, keepdim=True)
+    for _ in range(len(all_labels) - n_out):
+        result = result.squeeze(-1)
+    return result

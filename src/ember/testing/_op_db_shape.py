@@ -216,7 +216,9 @@ def _einsum(dt):
     a, b, c = make((3, 4), dt), make((4, 5), dt, seed=1), make((5,), dt, seed=2)
     return [S("ij,jk->ik", a, b), S("ij,jk,k->i", a, b, c), S("ii", make((3, 3), dt)), S("ij->ji", a),
             S("bij,bjk->bik", make((2, 3, 4), dt), make((2, 4, 2), dt, seed=4)), S("i,j", c, c), S("...ij->...ji", make((2, 3, 4), dt)),
-            S("ij,ij->", a, make((3, 4), dt, seed=7))]
+            S("ij,ij->", a, make((3, 4), dt, seed=7)),
+            S("iij->j", make((3, 3, 2), dt)), S("...ij,...jk", make((2, 1, 3, 4), dt), make((5, 4, 2), dt, seed=8)),
+            S("bn,anm,bm->ba", make((2, 3), dt), make((4, 3, 5), dt, seed=9), make((2, 5), dt, seed=10)), S("ij->", make((0, 3), dt))]
 
 
 def _tensordot(dt):

@@ -1,6 +1,6 @@
-"""cpu kernels for repeat/roll/flip, triangles and diagonals, cross, einsum, block_diag, narrow_copy and
-searchsorted/bucketize: one numpy call each (np.tile, np.roll, np.flip, np.tril, np.cross, np.einsum with
-optimize, np.searchsorted). Shapes and checks come from meta/shape_ops.py."""
+"""cpu kernels for repeat/roll/flip, triangles and diagonals, cross, block_diag, narrow_copy and
+searchsorted/bucketize: one numpy call each (np.tile, np.roll, np.flip, np.tril, np.cross,
+np.searchsorted). Shapes and checks come from meta/shape_ops.py."""
 import numpy as np
 
 from ..._core import dtype as D
@@ -106,7 +106,7 @@ def trace(self):
     return _wrap(np.trace(self._np, dtype=dt._np), dt)
 
 
-# ------------------------------------------------------------------ cross / einsum / block_diag
+# ------------------------------------------------------------------ cross / block_diag
 def linalg_cross(self, other, *, dim=-1):
     d, shape, dt = M.cross_spec(self, other, dim)
     a = np.broadcast_to(self._np.astype(dt._np, copy=False), shape)
@@ -116,15 +116,6 @@ def linalg_cross(self, other, *, dim=-1):
 
 def linalg_cross_out(self, other, *, dim=-1, out):
     return _copy_out(linalg_cross(self, other, dim=dim), out, "linalg_cross")
-
-
-def einsum(equation, tensors, *, path=None):
-    shape, dt = M.einsum_shape(equation, tensors)
-    arrays = [t._np for t in tensors]
-    r = np.einsum(equation.replace(" ", ""), *arrays, optimize=len(arrays) > 2)
-    if any(np.may_share_memory(r, a) for a in arrays):
-        r = r.copy()
-    return _wrap(np.asarray(r).reshape(shape), dt)
 
 
 def block_diag(tensors):

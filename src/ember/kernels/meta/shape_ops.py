@@ -1,4 +1,4 @@
-"""Meta functions for repeat/roll/flip, triangles and diagonals, cross, einsum, block_diag, unfold,
+"""Meta functions for repeat/roll/flip, triangles and diagonals, cross, einsum checks, block_diag, unfold,
 narrow_copy and searchsorted/bucketize (ATen's TensorShape.cpp, TensorTransformations.cpp, Bucketization.cpp):
 torch's checks and output shapes/dtypes. unfold is a view and serves cpu and meta alike."""
 from ..._core import dtype as D
@@ -225,11 +225,6 @@ def einsum_shape(equation, tensors):
         if t.dtype is not dt:
             raise RuntimeError(f"expected scalar type {_tname(dt)} but found {_tname(t.dtype)}")
     return shape, dt
-
-
-def einsum(equation, tensors, *, path=None):
-    shape, dt = einsum_shape(equation, tensors)
-    return _t(shape, dt)
 
 
 def block_diag_spec(tensors):
