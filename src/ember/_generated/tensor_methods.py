@@ -270,6 +270,7 @@ _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_normal__default = _ops.aten.log_normal_.default
 _op_log_out = _ops.aten.log.out
+_op_log_softmax_int = _ops.aten.log_softmax.int
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
@@ -439,6 +440,7 @@ _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
+_op_softmax_int = _ops.aten.softmax.int
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
@@ -1787,6 +1789,12 @@ def _m_clamp_max(self, max):
 
 def _m_where(self, condition, other):
     return _op_where_self(condition, self, other)
+
+def _m_softmax(self, dim, dtype=None):
+    return _op_softmax_int(self, dim, dtype)
+
+def _m_log_softmax(self, dim, dtype=None):
+    return _op_log_softmax_int(self, dim, dtype)
 
 def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
     if out is None and generator is None:
@@ -3680,6 +3688,7 @@ Tensor.log2 = _m_log2
 Tensor.log2_ = _m_log2_
 Tensor.log_ = _m_log_
 Tensor.log_normal_ = _m_log_normal_
+Tensor.log_softmax = _m_log_softmax
 Tensor.logaddexp = _m_logaddexp
 Tensor.logcumsumexp = _m_logcumsumexp
 Tensor.logdet = _m_logdet
@@ -3782,6 +3791,7 @@ Tensor.sinh = _m_sinh
 Tensor.sinh_ = _m_sinh_
 Tensor.slice = _m_slice
 Tensor.slogdet = _m_slogdet
+Tensor.softmax = _m_softmax
 Tensor.sort = _m_sort
 Tensor.split = _m_split
 Tensor.split_with_sizes = _m_split_with_sizes
