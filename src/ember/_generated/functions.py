@@ -9,6 +9,10 @@ _ops = _opsmod.ops
 _op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
 _op__ctc_loss_default = _ops.aten._ctc_loss.default
 _op__embedding_bag_default = _ops.aten._embedding_bag.default
+_op__linalg_eigh_default = _ops.aten._linalg_eigh.default
+_op__linalg_eigh_eigenvalues = _ops.aten._linalg_eigh.eigenvalues
+_op__linalg_svd_U = _ops.aten._linalg_svd.U
+_op__linalg_svd_default = _ops.aten._linalg_svd.default
 _op__log_softmax_backward_data_default = _ops.aten._log_softmax_backward_data.default
 _op__log_softmax_default = _ops.aten._log_softmax.default
 _op__pad_circular_default = _ops.aten._pad_circular.default
@@ -76,6 +80,7 @@ _op_argmin_default = _ops.aten.argmin.default
 _op_argsort_default = _ops.aten.argsort.default
 _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
+_op_argwhere_default = _ops.aten.argwhere.default
 _op_as_strided_default = _ops.aten.as_strided.default
 _op_asin__default = _ops.aten.asin_.default
 _op_asin_default = _ops.aten.asin.default
@@ -109,7 +114,13 @@ _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
+_op_block_diag_default = _ops.aten.block_diag.default
 _op_bmm_default = _ops.aten.bmm.default
+_op_broadcast_tensors_default = _ops.aten.broadcast_tensors.default
+_op_broadcast_to_default = _ops.aten.broadcast_to.default
+_op_bucketize_Tensor = _ops.aten.bucketize.Tensor
+_op_bucketize_Tensor_out = _ops.aten.bucketize.Tensor_out
+_op_cartesian_prod_default = _ops.aten.cartesian_prod.default
 _op_cat_default = _ops.aten.cat.default
 _op_cat_out = _ops.aten.cat.out
 _op_cdist_default = _ops.aten.cdist.default
@@ -118,6 +129,12 @@ _op_ceil_default = _ops.aten.ceil.default
 _op_ceil_out = _ops.aten.ceil.out
 _op_celu__default = _ops.aten.celu_.default
 _op_celu_default = _ops.aten.celu.default
+_op_cholesky_default = _ops.aten.cholesky.default
+_op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
+_op_cholesky_inverse_out = _ops.aten.cholesky_inverse.out
+_op_cholesky_out = _ops.aten.cholesky.out
+_op_cholesky_solve_default = _ops.aten.cholesky_solve.default
+_op_cholesky_solve_out = _ops.aten.cholesky_solve.out
 _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
@@ -134,6 +151,7 @@ _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_col2im_default = _ops.aten.col2im.default
+_op_combinations_default = _ops.aten.combinations.default
 _op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
 _op_conv1d_default = _ops.aten.conv1d.default
 _op_conv1d_padding = _ops.aten.conv1d.padding
@@ -154,7 +172,9 @@ _op_cosine_embedding_loss_default = _ops.aten.cosine_embedding_loss.default
 _op_cosine_similarity_default = _ops.aten.cosine_similarity.default
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cross_default = _ops.aten.cross.default
 _op_cross_entropy_loss_default = _ops.aten.cross_entropy_loss.default
+_op_cross_out = _ops.aten.cross.out
 _op_ctc_loss_IntList = _ops.aten.ctc_loss.IntList
 _op_ctc_loss_Tensor = _ops.aten.ctc_loss.Tensor
 _op_cummax_default = _ops.aten.cummax.default
@@ -163,7 +183,12 @@ _op_cumprod_default = _ops.aten.cumprod.default
 _op_cumprod_out = _ops.aten.cumprod.out
 _op_cumsum_default = _ops.aten.cumsum.default
 _op_cumsum_out = _ops.aten.cumsum.out
+_op_det_default = _ops.aten.det.default
 _op_detach_default = _ops.aten.detach.default
+_op_diag_default = _ops.aten.diag.default
+_op_diag_embed_default = _ops.aten.diag_embed.default
+_op_diag_out = _ops.aten.diag.out
+_op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
@@ -171,6 +196,7 @@ _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
 _op_dropout_default = _ops.aten.dropout.default
+_op_einsum_default = _ops.aten.einsum.default
 _op_elu__default = _ops.aten.elu_.default
 _op_elu_default = _ops.aten.elu.default
 _op_elu_out = _ops.aten.elu.out
@@ -207,6 +233,9 @@ _op_feature_dropout_default = _ops.aten.feature_dropout.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
+_op_flip_default = _ops.aten.flip.default
+_op_fliplr_default = _ops.aten.fliplr.default
+_op_flipud_default = _ops.aten.flipud.default
 _op_floor__default = _ops.aten.floor_.default
 _op_floor_default = _ops.aten.floor.default
 _op_floor_divide_default = _ops.aten.floor_divide.default
@@ -223,11 +252,15 @@ _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
 _op_full_default = _ops.aten.full.default
 _op_full_like_default = _ops.aten.full_like.default
+_op_gather_default = _ops.aten.gather.default
+_op_gather_out = _ops.aten.gather.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_gelu__default = _ops.aten.gelu_.default
 _op_gelu_default = _ops.aten.gelu.default
 _op_gelu_out = _ops.aten.gelu.out
+_op_ger_default = _ops.aten.ger.default
+_op_ger_out = _ops.aten.ger.out
 _op_glu_default = _ops.aten.glu.default
 _op_glu_out = _ops.aten.glu.out
 _op_grid_sampler_2d_default = _ops.aten.grid_sampler_2d.default
@@ -253,9 +286,21 @@ _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
 _op_im2col_default = _ops.aten.im2col.default
 _op_index_Tensor = _ops.aten.index.Tensor
+_op_index_add_default = _ops.aten.index_add.default
+_op_index_add_out = _ops.aten.index_add.out
+_op_index_copy_default = _ops.aten.index_copy.default
+_op_index_copy_out = _ops.aten.index_copy.out
+_op_index_fill_int_Scalar = _ops.aten.index_fill.int_Scalar
+_op_index_fill_int_Tensor = _ops.aten.index_fill.int_Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_index_reduce_default = _ops.aten.index_reduce.default
+_op_index_reduce_out = _ops.aten.index_reduce.out
+_op_index_select_default = _ops.aten.index_select.default
+_op_index_select_out = _ops.aten.index_select.out
 _op_instance_norm_default = _ops.aten.instance_norm.default
+_op_inverse_default = _ops.aten.inverse.default
+_op_inverse_out = _ops.aten.inverse.out
 _op_isfinite_default = _ops.aten.isfinite.default
 _op_isinf_default = _ops.aten.isinf.default
 _op_isnan_default = _ops.aten.isnan.default
@@ -264,6 +309,8 @@ _op_isneginf_out = _ops.aten.isneginf.out
 _op_isposinf_default = _ops.aten.isposinf.default
 _op_isposinf_out = _ops.aten.isposinf.out
 _op_kl_div_default = _ops.aten.kl_div.default
+_op_kron_default = _ops.aten.kron.default
+_op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
 _op_l1_loss_default = _ops.aten.l1_loss.default
 _op_layer_norm_default = _ops.aten.layer_norm.default
@@ -276,10 +323,76 @@ _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_op_linalg_cholesky_default = _ops.aten.linalg_cholesky.default
+_op_linalg_cholesky_ex_L = _ops.aten.linalg_cholesky_ex.L
+_op_linalg_cholesky_ex_default = _ops.aten.linalg_cholesky_ex.default
+_op_linalg_cholesky_out = _ops.aten.linalg_cholesky.out
+_op_linalg_cond_default = _ops.aten.linalg_cond.default
+_op_linalg_cond_out = _ops.aten.linalg_cond.out
+_op_linalg_cond_p_str = _ops.aten.linalg_cond.p_str
+_op_linalg_cond_p_str_out = _ops.aten.linalg_cond.p_str_out
+_op_linalg_cross_default = _ops.aten.linalg_cross.default
+_op_linalg_cross_out = _ops.aten.linalg_cross.out
+_op_linalg_det_default = _ops.aten.linalg_det.default
+_op_linalg_det_out = _ops.aten.linalg_det.out
+_op_linalg_diagonal_default = _ops.aten.linalg_diagonal.default
+_op_linalg_eig_default = _ops.aten.linalg_eig.default
+_op_linalg_eig_out = _ops.aten.linalg_eig.out
+_op_linalg_eigh_default = _ops.aten.linalg_eigh.default
+_op_linalg_eigh_eigvals = _ops.aten.linalg_eigh.eigvals
+_op_linalg_eigvals_default = _ops.aten.linalg_eigvals.default
+_op_linalg_eigvals_out = _ops.aten.linalg_eigvals.out
+_op_linalg_eigvalsh_default = _ops.aten.linalg_eigvalsh.default
+_op_linalg_eigvalsh_out = _ops.aten.linalg_eigvalsh.out
+_op_linalg_inv_default = _ops.aten.linalg_inv.default
+_op_linalg_inv_ex_default = _ops.aten.linalg_inv_ex.default
+_op_linalg_inv_ex_inverse = _ops.aten.linalg_inv_ex.inverse
+_op_linalg_inv_out = _ops.aten.linalg_inv.out
+_op_linalg_lstsq_default = _ops.aten.linalg_lstsq.default
+_op_linalg_lstsq_out = _ops.aten.linalg_lstsq.out
+_op_linalg_matmul_default = _ops.aten.linalg_matmul.default
+_op_linalg_matmul_out = _ops.aten.linalg_matmul.out
+_op_linalg_matrix_exp_default = _ops.aten.linalg_matrix_exp.default
 _op_linalg_matrix_norm_default = _ops.aten.linalg_matrix_norm.default
 _op_linalg_matrix_norm_out = _ops.aten.linalg_matrix_norm.out
 _op_linalg_matrix_norm_str_ord = _ops.aten.linalg_matrix_norm.str_ord
 _op_linalg_matrix_norm_str_ord_out = _ops.aten.linalg_matrix_norm.str_ord_out
+_op_linalg_matrix_power_default = _ops.aten.linalg_matrix_power.default
+_op_linalg_matrix_power_out = _ops.aten.linalg_matrix_power.out
+_op_linalg_matrix_rank_atol_rtol_float = _ops.aten.linalg_matrix_rank.atol_rtol_float
+_op_linalg_matrix_rank_atol_rtol_float_out = _ops.aten.linalg_matrix_rank.atol_rtol_float_out
+_op_linalg_matrix_rank_atol_rtol_tensor = _ops.aten.linalg_matrix_rank.atol_rtol_tensor
+_op_linalg_matrix_rank_atol_rtol_tensor_out = _ops.aten.linalg_matrix_rank.atol_rtol_tensor_out
+_op_linalg_matrix_rank_default = _ops.aten.linalg_matrix_rank.default
+_op_linalg_matrix_rank_out = _ops.aten.linalg_matrix_rank.out
+_op_linalg_matrix_rank_out_tol_tensor = _ops.aten.linalg_matrix_rank.out_tol_tensor
+_op_linalg_matrix_rank_tol_tensor = _ops.aten.linalg_matrix_rank.tol_tensor
+_op_linalg_multi_dot_default = _ops.aten.linalg_multi_dot.default
+_op_linalg_multi_dot_out = _ops.aten.linalg_multi_dot.out
+_op_linalg_pinv_atol_rtol_float = _ops.aten.linalg_pinv.atol_rtol_float
+_op_linalg_pinv_atol_rtol_float_out = _ops.aten.linalg_pinv.atol_rtol_float_out
+_op_linalg_pinv_atol_rtol_tensor = _ops.aten.linalg_pinv.atol_rtol_tensor
+_op_linalg_pinv_atol_rtol_tensor_out = _ops.aten.linalg_pinv.atol_rtol_tensor_out
+_op_linalg_pinv_default = _ops.aten.linalg_pinv.default
+_op_linalg_pinv_out = _ops.aten.linalg_pinv.out
+_op_linalg_pinv_out_rcond_tensor = _ops.aten.linalg_pinv.out_rcond_tensor
+_op_linalg_pinv_rcond_tensor = _ops.aten.linalg_pinv.rcond_tensor
+_op_linalg_qr_default = _ops.aten.linalg_qr.default
+_op_linalg_qr_out = _ops.aten.linalg_qr.out
+_op_linalg_slogdet_default = _ops.aten.linalg_slogdet.default
+_op_linalg_slogdet_out = _ops.aten.linalg_slogdet.out
+_op_linalg_solve_default = _ops.aten.linalg_solve.default
+_op_linalg_solve_ex_default = _ops.aten.linalg_solve_ex.default
+_op_linalg_solve_ex_out = _ops.aten.linalg_solve_ex.out
+_op_linalg_solve_out = _ops.aten.linalg_solve.out
+_op_linalg_solve_triangular_default = _ops.aten.linalg_solve_triangular.default
+_op_linalg_solve_triangular_out = _ops.aten.linalg_solve_triangular.out
+_op_linalg_svd_U = _ops.aten.linalg_svd.U
+_op_linalg_svd_default = _ops.aten.linalg_svd.default
+_op_linalg_svdvals_default = _ops.aten.linalg_svdvals.default
+_op_linalg_svdvals_out = _ops.aten.linalg_svdvals.out
+_op_linalg_vecdot_default = _ops.aten.linalg_vecdot.default
+_op_linalg_vecdot_out = _ops.aten.linalg_vecdot.out
 _op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
 _op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
 _op_linear_default = _ops.aten.linear.default
@@ -303,6 +416,7 @@ _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
 _op_logcumsumexp_out = _ops.aten.logcumsumexp.out
+_op_logdet_default = _ops.aten.logdet.default
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
 _op_logical_not__default = _ops.aten.logical_not_.default
@@ -320,7 +434,15 @@ _op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_margin_ranking_loss_default = _ops.aten.margin_ranking_loss.default
+_op_masked_fill_Scalar = _ops.aten.masked_fill.Scalar
+_op_masked_fill_Tensor = _ops.aten.masked_fill.Tensor
+_op_masked_scatter_default = _ops.aten.masked_scatter.default
+_op_masked_select_default = _ops.aten.masked_select.default
+_op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matrix_exp_default = _ops.aten.matrix_exp.default
+_op_matrix_power_default = _ops.aten.matrix_power.default
+_op_matrix_power_out = _ops.aten.matrix_power.out
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
 _op_max_pool1d_default = _ops.aten.max_pool1d.default
@@ -334,6 +456,8 @@ _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
+_op_meshgrid_default = _ops.aten.meshgrid.default
+_op_meshgrid_indexing = _ops.aten.meshgrid.indexing
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
@@ -350,12 +474,16 @@ _op_msort_default = _ops.aten.msort.default
 _op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_multinomial_default = _ops.aten.multinomial.default
+_op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_narrow_copy_default = _ops.aten.narrow_copy.default
+_op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
 _op_native_batch_norm_default = _ops.aten.native_batch_norm.default
 _op_native_dropout_default = _ops.aten.native_dropout.default
@@ -368,26 +496,43 @@ _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
 _op_nll_loss_default = _ops.aten.nll_loss.default
 _op_nll_loss_nd_default = _ops.aten.nll_loss_nd.default
+_op_nonzero_default = _ops.aten.nonzero.default
+_op_nonzero_out = _ops.aten.nonzero.out
 _op_norm_Scalar = _ops.aten.norm.Scalar
 _op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
 _op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
 _op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
 _op_norm_dtype_out = _ops.aten.norm.dtype_out
 _op_norm_out = _ops.aten.norm.out
+_op_normal_Tensor_Tensor = _ops.aten.normal.Tensor_Tensor
+_op_normal_Tensor_Tensor_out = _ops.aten.normal.Tensor_Tensor_out
+_op_normal_Tensor_float = _ops.aten.normal.Tensor_float
+_op_normal_Tensor_float_out = _ops.aten.normal.Tensor_float_out
+_op_normal_float_Tensor = _ops.aten.normal.float_Tensor
+_op_normal_float_Tensor_out = _ops.aten.normal.float_Tensor_out
+_op_normal_float_float = _ops.aten.normal.float_float
+_op_normal_float_float_out = _ops.aten.normal.float_float_out
 _op_one_hot_default = _ops.aten.one_hot.default
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
+_op_outer_default = _ops.aten.outer.default
+_op_outer_out = _ops.aten.outer.out
 _op_pad_default = _ops.aten.pad.default
 _op_pairwise_distance_default = _ops.aten.pairwise_distance.default
 _op_permute_default = _ops.aten.permute.default
+_op_pinverse_default = _ops.aten.pinverse.default
 _op_pixel_shuffle_default = _ops.aten.pixel_shuffle.default
 _op_pixel_unshuffle_default = _ops.aten.pixel_unshuffle.default
+_op_poisson_default = _ops.aten.poisson.default
 _op_poisson_nll_loss_default = _ops.aten.poisson_nll_loss.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_put_default = _ops.aten.put.default
+_op_qr_Q = _ops.aten.qr.Q
+_op_qr_default = _ops.aten.qr.default
 _op_rand_default = _ops.aten.rand.default
 _op_rand_generator = _ops.aten.rand.generator
 _op_rand_like_default = _ops.aten.rand_like.default
@@ -418,11 +563,16 @@ _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
+_op_repeat_interleave_Tensor = _ops.aten.repeat_interleave.Tensor
+_op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
+_op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
 _op_replication_pad1d_default = _ops.aten.replication_pad1d.default
 _op_replication_pad2d_default = _ops.aten.replication_pad2d.default
 _op_replication_pad3d_default = _ops.aten.replication_pad3d.default
 _op_reshape_default = _ops.aten.reshape.default
 _op_rms_norm_default = _ops.aten.rms_norm.default
+_op_roll_default = _ops.aten.roll.default
+_op_rot90_default = _ops.aten.rot90.default
 _op_round__decimals = _ops.aten.round_.decimals
 _op_round__default = _ops.aten.round_.default
 _op_round_decimals = _ops.aten.round.decimals
@@ -435,6 +585,20 @@ _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
 _op_scaled_dot_product_attention_default = _ops.aten.scaled_dot_product_attention.default
+_op_scatter_add_default = _ops.aten.scatter_add.default
+_op_scatter_add_out = _ops.aten.scatter_add.out
+_op_scatter_reduce = _ops.aten.scatter.reduce
+_op_scatter_reduce_out = _ops.aten.scatter.reduce_out
+_op_scatter_reduce_two = _ops.aten.scatter_reduce.two
+_op_scatter_reduce_two_out = _ops.aten.scatter_reduce.two_out
+_op_scatter_src = _ops.aten.scatter.src
+_op_scatter_src_out = _ops.aten.scatter.src_out
+_op_scatter_value = _ops.aten.scatter.value
+_op_scatter_value_out = _ops.aten.scatter.value_out
+_op_scatter_value_reduce = _ops.aten.scatter.value_reduce
+_op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
+_op_searchsorted_Tensor = _ops.aten.searchsorted.Tensor
+_op_searchsorted_Tensor_out = _ops.aten.searchsorted.Tensor_out
 _op_select_int = _ops.aten.select.int
 _op_selu__default = _ops.aten.selu_.default
 _op_selu_default = _ops.aten.selu.default
@@ -455,6 +619,8 @@ _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_slogdet_default = _ops.aten.slogdet.default
+_op_slogdet_out = _ops.aten.slogdet.out
 _op_smooth_l1_loss_default = _ops.aten.smooth_l1_loss.default
 _op_soft_margin_loss_default = _ops.aten.soft_margin_loss.default
 _op_softmax_int = _ops.aten.softmax.int
@@ -486,19 +652,36 @@ _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
+_op_svd_U = _ops.aten.svd.U
+_op_svd_default = _ops.aten.svd.default
 _op_t_default = _ops.aten.t.default
+_op_take_along_dim_default = _ops.aten.take_along_dim.default
+_op_take_along_dim_out = _ops.aten.take_along_dim.out
+_op_take_default = _ops.aten.take.default
+_op_take_out = _ops.aten.take.out
 _op_tan__default = _ops.aten.tan_.default
 _op_tan_default = _ops.aten.tan.default
 _op_tan_out = _ops.aten.tan.out
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_tensordot_default = _ops.aten.tensordot.default
+_op_tensordot_out = _ops.aten.tensordot.out
 _op_threshold__default = _ops.aten.threshold_.default
 _op_threshold_default = _ops.aten.threshold.default
 _op_threshold_out = _ops.aten.threshold.out
+_op_tile_default = _ops.aten.tile.default
 _op_topk_default = _ops.aten.topk.default
+_op_trace_default = _ops.aten.trace.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_triangular_solve_default = _ops.aten.triangular_solve.default
+_op_tril_default = _ops.aten.tril.default
+_op_tril_indices_default = _ops.aten.tril_indices.default
+_op_tril_out = _ops.aten.tril.out
 _op_triplet_margin_loss_default = _ops.aten.triplet_margin_loss.default
+_op_triu_default = _ops.aten.triu.default
+_op_triu_indices_default = _ops.aten.triu_indices.default
+_op_triu_out = _ops.aten.triu.out
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
@@ -521,6 +704,7 @@ _op_var_mean_default = _ops.aten.var_mean.default
 _op_var_mean_dim = _ops.aten.var_mean.dim
 _op_var_out = _ops.aten.var.out
 _op_vstack_default = _ops.aten.vstack.default
+_op_where_default = _ops.aten.where.default
 _op_where_self = _ops.aten.where.self
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
@@ -529,16 +713,31 @@ _op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
 
+_rt__linalg_eigh = return_type('_linalg_eigh', ('eigenvalues', 'eigenvectors'))
+_rt__linalg_svd = return_type('_linalg_svd', ('U', 'S', 'Vh'))
 _rt_cummax = return_type('cummax', ('values', 'indices'))
 _rt_cummin = return_type('cummin', ('values', 'indices'))
 _rt_kthvalue = return_type('kthvalue', ('values', 'indices'))
+_rt_linalg_cholesky_ex = return_type('linalg_cholesky_ex', ('L', 'info'))
+_rt_linalg_eig = return_type('linalg_eig', ('eigenvalues', 'eigenvectors'))
+_rt_linalg_eigh = return_type('linalg_eigh', ('eigenvalues', 'eigenvectors'))
+_rt_linalg_inv_ex = return_type('linalg_inv_ex', ('inverse', 'info'))
+_rt_linalg_lstsq = return_type('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
+_rt_linalg_qr = return_type('linalg_qr', ('Q', 'R'))
+_rt_linalg_slogdet = return_type('linalg_slogdet', ('sign', 'logabsdet'))
+_rt_linalg_solve_ex = return_type('linalg_solve_ex', ('result', 'info'))
+_rt_linalg_svd = return_type('linalg_svd', ('U', 'S', 'Vh'))
 _rt_max = return_type('max', ('values', 'indices'))
 _rt_median = return_type('median', ('values', 'indices'))
 _rt_min = return_type('min', ('values', 'indices'))
 _rt_mode = return_type('mode', ('values', 'indices'))
 _rt_nanmedian = return_type('nanmedian', ('values', 'indices'))
+_rt_qr = return_type('qr', ('Q', 'R'))
+_rt_slogdet = return_type('slogdet', ('sign', 'logabsdet'))
 _rt_sort = return_type('sort', ('values', 'indices'))
+_rt_svd = return_type('svd', ('U', 'S', 'V'))
 _rt_topk = return_type('topk', ('values', 'indices'))
+_rt_triangular_solve = return_type('triangular_solve', ('solution', 'cloned_coefficient'))
 
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -1271,6 +1470,502 @@ def bernoulli(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
+
+def linalg_inv_ex(A, *, check_errors=False, out=None):
+    if out is None and check_errors is False:
+        return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
+    if out is not None:
+        return _rt_linalg_inv_ex(*_op_linalg_inv_ex_inverse(A, check_errors=check_errors, inverse=out[0], info=out[1]))
+    return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A, check_errors=check_errors))
+
+def linalg_inv(A, *, out=None):
+    if out is not None:
+        return _op_linalg_inv_out(A, out=out)
+    return _op_linalg_inv_default(A)
+
+def inverse(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('inverse', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_inverse_out(input, out=out)
+    return _op_inverse_default(input)
+
+def linalg_det(A, *, out=None):
+    if out is not None:
+        return _op_linalg_det_out(A, out=out)
+    return _op_linalg_det_default(A)
+
+def det(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('det', 'input', 1, 'Tensor', input)
+    return _op_det_default(input)
+
+def linalg_slogdet(A, *, out=None):
+    if out is not None:
+        return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
+    return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
+
+def slogdet(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('slogdet', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
+    return _rt_slogdet(*_op_slogdet_default(input))
+
+def logdet(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
+    return _op_logdet_default(input)
+
+def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    if out is None and left is True and check_errors is False:
+        return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
+    if out is not None:
+        return _rt_linalg_solve_ex(*_op_linalg_solve_ex_out(A, B, left=left, check_errors=check_errors, result=out[0], info=out[1]))
+    return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B, left=left, check_errors=check_errors))
+
+def linalg_solve(A, B, *, left=True, out=None):
+    if out is None and left is True:
+        return _op_linalg_solve_default(A, B)
+    if out is not None:
+        return _op_linalg_solve_out(A, B, left=left, out=out)
+    return _op_linalg_solve_default(A, B, left=left)
+
+def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_cholesky_ex', 'input', 1, 'Tensor', input)
+    if out is None and upper is False and check_errors is False:
+        return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
+    if out is not None:
+        return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_L(input, upper=upper, check_errors=check_errors, L=out[0], info=out[1]))
+    return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input, upper=upper, check_errors=check_errors))
+
+def linalg_cholesky(input, *, upper=False, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_cholesky', 'input', 1, 'Tensor', input)
+    if out is None and upper is False:
+        return _op_linalg_cholesky_default(input)
+    if out is not None:
+        return _op_linalg_cholesky_out(input, upper=upper, out=out)
+    return _op_linalg_cholesky_default(input, upper=upper)
+
+def cholesky(input, upper=False, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cholesky', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_cholesky_out(input, upper, out=out)
+    return _op_cholesky_default(input, upper)
+
+def linalg_qr(A, mode='reduced', *, out=None):
+    if out is not None:
+        return _rt_linalg_qr(*_op_linalg_qr_out(A, mode, Q=out[0], R=out[1]))
+    return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
+
+def qr(input, some=True, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('qr', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
+    return _rt_qr(*_op_qr_default(input, some))
+
+def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None):
+    if out is None and driver is None:
+        return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
+    if out is not None:
+        return _rt__linalg_svd(*_op__linalg_svd_U(A, full_matrices, compute_uv, driver=driver, U=out[0], S=out[1], Vh=out[2]))
+    return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv, driver=driver))
+
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    if out is None and driver is None:
+        return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices))
+    if out is not None:
+        return _rt_linalg_svd(*_op_linalg_svd_U(A, full_matrices, driver=driver, U=out[0], S=out[1], Vh=out[2]))
+    return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices, driver=driver))
+
+def linalg_svdvals(A, *, driver=None, out=None):
+    if out is None and driver is None:
+        return _op_linalg_svdvals_default(A)
+    if out is not None:
+        return _op_linalg_svdvals_out(A, driver=driver, out=out)
+    return _op_linalg_svdvals_default(A, driver=driver)
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('svd', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+    return _rt_svd(*_op_svd_default(input, some, compute_uv))
+
+def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
+    if out is not None:
+        return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
+    return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
+
+def linalg_eigh(input, UPLO='L', *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_eigh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_linalg_eigh(*_op_linalg_eigh_eigvals(input, UPLO, eigvals=out[0], eigvecs=out[1]))
+    return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
+
+def linalg_eigvalsh(input, UPLO='L', *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_eigvalsh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_linalg_eigvalsh_out(input, UPLO, out=out)
+    return _op_linalg_eigvalsh_default(input, UPLO)
+
+def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_lstsq', 'input', 1, 'Tensor', input)
+    if out is None and driver is None:
+        return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond))
+    if out is not None:
+        return _rt_linalg_lstsq(*_op_linalg_lstsq_out(input, b, rcond, driver=driver, solution=out[0], residuals=out[1], rank=out[2], singular_values=out[3]))
+    return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond, driver=driver))
+
+def _linalg_pinv_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if atol is not None and not _is_real(atol):
+        return None
+    if rtol is not None and not _is_real(rtol):
+        return None
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_pinv_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if out is None and atol is None and rtol is None and hermitian is False:
+        return _op_linalg_pinv_atol_rtol_float(input)
+    if out is not None:
+        return _op_linalg_pinv_atol_rtol_float_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
+    return _op_linalg_pinv_atol_rtol_float(input, atol=atol, rtol=rtol, hermitian=hermitian)
+
+def _linalg_pinv_c1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if atol is not None and not isinstance(atol, Tensor):
+        if not _is_num(atol):
+            return None
+        s += 1
+    if rtol is not None and not isinstance(rtol, Tensor):
+        if not _is_num(rtol):
+            return None
+        s += 1
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_pinv_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if out is None and atol is None and rtol is None and hermitian is False:
+        return _op_linalg_pinv_atol_rtol_tensor(input)
+    if out is not None:
+        return _op_linalg_pinv_atol_rtol_tensor_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
+    return _op_linalg_pinv_atol_rtol_tensor(input, atol=atol, rtol=rtol, hermitian=hermitian)
+
+def _linalg_pinv_c2(input, rcond, hermitian=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_real(rcond):
+        return None
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_pinv_b2(input, rcond, hermitian=False, *, out=None):
+    if out is not None:
+        return _op_linalg_pinv_out(input, rcond, hermitian, out=out)
+    return _op_linalg_pinv_default(input, rcond, hermitian)
+
+def _linalg_pinv_c3(input, rcond, hermitian=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(rcond, Tensor):
+        if not _is_num(rcond):
+            return None
+        s += 1
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_pinv_b3(input, rcond, hermitian=False, *, out=None):
+    if out is not None:
+        return _op_linalg_pinv_out_rcond_tensor(input, rcond, hermitian, out=out)
+    return _op_linalg_pinv_rcond_tensor(input, rcond, hermitian)
+
+_linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0), (_linalg_pinv_c1, _linalg_pinv_b1), (_linalg_pinv_c2, _linalg_pinv_b2), (_linalg_pinv_c3, _linalg_pinv_b3),)
+_linalg_pinv_sigs = ('(Tensor input, *, float? atol = None, float? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor? atol = None, Tensor? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)')
+
+def linalg_pinv(*args, **kwargs):
+    best = None
+    for c, b in _linalg_pinv_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('linalg_pinv', args, kwargs, _linalg_pinv_sigs, False)
+
+def pinverse(input, rcond=1e-15):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
+    return _op_pinverse_default(input, rcond)
+
+def _linalg_matrix_rank_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if atol is not None and not _is_real(atol):
+        return None
+    if rtol is not None and not _is_real(rtol):
+        return None
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_matrix_rank_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if out is None and atol is None and rtol is None and hermitian is False:
+        return _op_linalg_matrix_rank_atol_rtol_float(input)
+    if out is not None:
+        return _op_linalg_matrix_rank_atol_rtol_float_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
+    return _op_linalg_matrix_rank_atol_rtol_float(input, atol=atol, rtol=rtol, hermitian=hermitian)
+
+def _linalg_matrix_rank_c1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if atol is not None and not isinstance(atol, Tensor):
+        if not _is_num(atol):
+            return None
+        s += 1
+    if rtol is not None and not isinstance(rtol, Tensor):
+        if not _is_num(rtol):
+            return None
+        s += 1
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_matrix_rank_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if out is None and atol is None and rtol is None and hermitian is False:
+        return _op_linalg_matrix_rank_atol_rtol_tensor(input)
+    if out is not None:
+        return _op_linalg_matrix_rank_atol_rtol_tensor_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
+    return _op_linalg_matrix_rank_atol_rtol_tensor(input, atol=atol, rtol=rtol, hermitian=hermitian)
+
+def _linalg_matrix_rank_c2(input, tol, hermitian=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_real(tol):
+        return None
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_matrix_rank_b2(input, tol, hermitian=False, *, out=None):
+    if out is not None:
+        return _op_linalg_matrix_rank_out(input, tol, hermitian, out=out)
+    return _op_linalg_matrix_rank_default(input, tol, hermitian)
+
+def _linalg_matrix_rank_c3(input, tol, hermitian=False, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(tol, Tensor):
+        if not _is_num(tol):
+            return None
+        s += 1
+    if not isinstance(hermitian, bool):
+        return None
+    return s
+
+def _linalg_matrix_rank_b3(input, tol, hermitian=False, *, out=None):
+    if out is not None:
+        return _op_linalg_matrix_rank_out_tol_tensor(input, tol, hermitian, out=out)
+    return _op_linalg_matrix_rank_tol_tensor(input, tol, hermitian)
+
+_linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0), (_linalg_matrix_rank_c1, _linalg_matrix_rank_b1), (_linalg_matrix_rank_c2, _linalg_matrix_rank_b2), (_linalg_matrix_rank_c3, _linalg_matrix_rank_b3),)
+_linalg_matrix_rank_sigs = ('(Tensor input, *, float? atol = None, float? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor? atol = None, Tensor? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)')
+
+def linalg_matrix_rank(*args, **kwargs):
+    best = None
+    for c, b in _linalg_matrix_rank_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('linalg_matrix_rank', args, kwargs, _linalg_matrix_rank_sigs, False)
+
+def matrix_power(input, n, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('matrix_power', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_matrix_power_out(input, n, out=out)
+    return _op_matrix_power_default(input, n)
+
+def linalg_matrix_power(input, n, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_matrix_power', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_linalg_matrix_power_out(input, n, out=out)
+    return _op_linalg_matrix_power_default(input, n)
+
+def linalg_eig(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_eig', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_linalg_eig(*_op_linalg_eig_out(input, eigenvalues=out[0], eigenvectors=out[1]))
+    return _rt_linalg_eig(*_op_linalg_eig_default(input))
+
+def linalg_eigvals(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_eigvals', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_linalg_eigvals_out(input, out=out)
+    return _op_linalg_eigvals_default(input)
+
+def linalg_matrix_exp(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_matrix_exp', 'input', 1, 'Tensor', input)
+    return _op_linalg_matrix_exp_default(input)
+
+def matrix_exp(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
+    return _op_matrix_exp_default(input)
+
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cholesky_solve', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_cholesky_solve_out(input, input2, upper, out=out)
+    return _op_cholesky_solve_default(input, input2, upper)
+
+def cholesky_inverse(input, upper=False, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cholesky_inverse', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_cholesky_inverse_out(input, upper, out=out)
+    return _op_cholesky_inverse_default(input, upper)
+
+def linalg_matmul(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_matmul', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_linalg_matmul_out(input, other, out=out)
+    return _op_linalg_matmul_default(input, other)
+
+def linalg_vecdot(x, y, *, dim=-1, out=None):
+    if out is None and dim.__class__ is int and dim == -1:
+        return _op_linalg_vecdot_default(x, y)
+    if out is not None:
+        return _op_linalg_vecdot_out(x, y, dim=dim, out=out)
+    return _op_linalg_vecdot_default(x, y, dim=dim)
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
+        return _op_linalg_diagonal_default(A)
+    return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
+
+def linalg_multi_dot(tensors, *, out=None):
+    if out is not None:
+        return _op_linalg_multi_dot_out(tensors, out=out)
+    return _op_linalg_multi_dot_default(tensors)
+
+def _linalg_cond_c0(input, p=None, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, Tensor) and p.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _linalg_cond_b0(input, p=None, *, out=None):
+    if out is not None:
+        return _op_linalg_cond_out(input, p, out=out)
+    return _op_linalg_cond_default(input, p)
+
+def _linalg_cond_c1(input, p, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(p, str):
+        return None
+    return s
+
+def _linalg_cond_b1(input, p, *, out=None):
+    if out is not None:
+        return _op_linalg_cond_p_str_out(input, p, out=out)
+    return _op_linalg_cond_p_str(input, p)
+
+_linalg_cond_ovs = ((_linalg_cond_c0, _linalg_cond_b0), (_linalg_cond_c1, _linalg_cond_b1),)
+_linalg_cond_sigs = ('(Tensor input, Number? p = None, *, Tensor out = None)', '(Tensor input, str p, *, Tensor out = None)')
+
+def linalg_cond(*args, **kwargs):
+    best = None
+    for c, b in _linalg_cond_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('linalg_cond', args, kwargs, _linalg_cond_sigs, False)
+
+def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_solve_triangular', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_linalg_solve_triangular_out(input, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
+    return _op_linalg_solve_triangular_default(input, B, upper=upper, left=left, unitriangular=unitriangular)
+
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
+    return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
 def exp2(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -2619,8 +3314,53 @@ def clamp_max(input, max):
         raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
     return _op_clamp_max_default(input, max)
 
-def where(condition, input, other):
+def _where_c0(condition, input, other):
+    s = 0
+    if not isinstance(condition, Tensor):
+        if not _is_num(condition):
+            return None
+        s += 1
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, Tensor):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def _where_b0(condition, input, other):
     return _op_where_self(condition, input, other)
+
+def _where_c1(condition):
+    s = 0
+    if not isinstance(condition, Tensor):
+        if not _is_num(condition):
+            return None
+        s += 1
+    return s
+
+def _where_b1(condition):
+    return _op_where_default(condition)
+
+_where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
+_where_sigs = ('(Tensor input, Tensor condition, Tensor other)', '(Tensor condition)')
+
+def where(*args, **kwargs):
+    best = None
+    for c, b in _where_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('where', args, kwargs, _where_sigs, False)
 
 def linear(input, weight, bias=None):
     return _op_linear_default(input, weight, bias)
@@ -3327,6 +4067,113 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('embedding_renorm_', 'input', 1, 'Tensor', input)
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
+
+def _normal_c0(mean, std=1.0, *, generator=None, out=None):
+    s = 0
+    if not isinstance(mean, Tensor):
+        if not _is_num(mean):
+            return None
+        s += 1
+    if not _is_real(std):
+        return None
+    return s
+
+def _normal_b0(mean, std=1.0, *, generator=None, out=None):
+    if out is None and generator is None:
+        return _op_normal_Tensor_float(mean, std)
+    if out is not None:
+        return _op_normal_Tensor_float_out(mean, std, generator=generator, out=out)
+    return _op_normal_Tensor_float(mean, std, generator=generator)
+
+def _normal_c1(mean, std, *, generator=None, out=None):
+    s = 0
+    if not _is_real(mean):
+        return None
+    if not isinstance(std, Tensor):
+        if not _is_num(std):
+            return None
+        s += 1
+    return s
+
+def _normal_b1(mean, std, *, generator=None, out=None):
+    if out is None and generator is None:
+        return _op_normal_float_Tensor(mean, std)
+    if out is not None:
+        return _op_normal_float_Tensor_out(mean, std, generator=generator, out=out)
+    return _op_normal_float_Tensor(mean, std, generator=generator)
+
+def _normal_c2(mean, std, *, generator=None, out=None):
+    s = 0
+    if not isinstance(mean, Tensor):
+        if not _is_num(mean):
+            return None
+        s += 1
+    if not isinstance(std, Tensor):
+        if not _is_num(std):
+            return None
+        s += 1
+    return s
+
+def _normal_b2(mean, std, *, generator=None, out=None):
+    if out is None and generator is None:
+        return _op_normal_Tensor_Tensor(mean, std)
+    if out is not None:
+        return _op_normal_Tensor_Tensor_out(mean, std, generator=generator, out=out)
+    return _op_normal_Tensor_Tensor(mean, std, generator=generator)
+
+def _normal_c3(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    s = 0
+    if not _is_real(mean):
+        return None
+    if not _is_real(std):
+        return None
+    if not _is_intlist(size):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _normal_b3(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_normal_float_float_out(mean, std, size, generator=generator, out=out)
+    r = _op_normal_float_float(mean, std, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_normal_ovs = ((_normal_c0, _normal_b0), (_normal_c1, _normal_b1), (_normal_c2, _normal_b2), (_normal_c3, _normal_b3),)
+_normal_sigs = ('(Tensor mean, float std = 1, *, Generator? generator = None, Tensor out = None)', '(float mean, Tensor std, *, Generator? generator = None, Tensor out = None)', '(Tensor mean, Tensor std, *, Generator? generator = None, Tensor out = None)', '(float mean, float std, int[] size, *, Generator? generator = None, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+
+def normal(*args, **kwargs):
+    best = None
+    for c, b in _normal_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('normal', args, kwargs, _normal_sigs, False)
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('multinomial', 'input', 1, 'Tensor', input)
+    if out is None and generator is None:
+        return _op_multinomial_default(input, num_samples, replacement)
+    if out is not None:
+        return _op_multinomial_out(input, num_samples, replacement, generator=generator, out=out)
+    return _op_multinomial_default(input, num_samples, replacement, generator=generator)
+
+def poisson(input, generator=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('poisson', 'input', 1, 'Tensor', input)
+    return _op_poisson_default(input, generator)
 
 def _sum_c0(input, *, dtype=None):
     s = 0
@@ -4520,6 +5367,614 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(input, bins, min, max, out=out)
     return _op_histc_default(input, bins, min, max)
 
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('gather', 'input', 1, 'Tensor', input)
+    if out is None and sparse_grad is False:
+        return _op_gather_default(input, dim, index)
+    if out is not None:
+        return _op_gather_out(input, dim, index, sparse_grad=sparse_grad, out=out)
+    return _op_gather_default(input, dim, index, sparse_grad=sparse_grad)
+
+def _scatter_c0(input, dim, index, src, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(src, Tensor):
+        if not _is_num(src):
+            return None
+        s += 1
+    return s
+
+def _scatter_b0(input, dim, index, src, *, out=None):
+    if out is not None:
+        return _op_scatter_src_out(input, dim, index, src, out=out)
+    return _op_scatter_src(input, dim, index, src)
+
+def _scatter_c1(input, dim, index, value, *, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _scatter_b1(input, dim, index, value, *, out=None):
+    if out is not None:
+        return _op_scatter_value_out(input, dim, index, value, out=out)
+    return _op_scatter_value(input, dim, index, value)
+
+def _scatter_c2(input, dim, index, src, *, reduce, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(src, Tensor):
+        if not _is_num(src):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def _scatter_b2(input, dim, index, src, *, reduce, out=None):
+    if out is not None:
+        return _op_scatter_reduce_out(input, dim, index, src, reduce=reduce, out=out)
+    return _op_scatter_reduce(input, dim, index, src, reduce=reduce)
+
+def _scatter_c3(input, dim, index, value, *, reduce, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def _scatter_b3(input, dim, index, value, *, reduce, out=None):
+    if out is not None:
+        return _op_scatter_value_reduce_out(input, dim, index, value, reduce=reduce, out=out)
+    return _op_scatter_value_reduce(input, dim, index, value, reduce=reduce)
+
+_scatter_ovs = ((_scatter_c0, _scatter_b0), (_scatter_c1, _scatter_b1), (_scatter_c2, _scatter_b2), (_scatter_c3, _scatter_b3),)
+_scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
+
+def scatter(*args, **kwargs):
+    best = None
+    for c, b in _scatter_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('scatter', args, kwargs, _scatter_sigs, False)
+
+def scatter_add(input, dim, index, src, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('scatter_add', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_scatter_add_out(input, dim, index, src, out=out)
+    return _op_scatter_add_default(input, dim, index, src)
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('scatter_reduce', 'input', 1, 'Tensor', input)
+    if out is None and include_self is True:
+        return _op_scatter_reduce_two(input, dim, index, src, reduce)
+    if out is not None:
+        return _op_scatter_reduce_two_out(input, dim, index, src, reduce, include_self=include_self, out=out)
+    return _op_scatter_reduce_two(input, dim, index, src, reduce, include_self=include_self)
+
+def index_select(input, dim, index, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_select', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_index_select_out(input, dim, index, out=out)
+    return _op_index_select_default(input, dim, index)
+
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_add', 'input', 1, 'Tensor', input)
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_index_add_default(input, dim, index, source)
+    if out is not None:
+        return _op_index_add_out(input, dim, index, source, alpha=alpha, out=out)
+    return _op_index_add_default(input, dim, index, source, alpha=alpha)
+
+def index_copy(input, dim, index, source, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_index_copy_out(input, dim, index, source, out=out)
+    return _op_index_copy_default(input, dim, index, source)
+
+def _index_fill_c0(input, dim, index, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _index_fill_b0(input, dim, index, value):
+    return _op_index_fill_int_Scalar(input, dim, index, value)
+
+def _index_fill_c1(input, dim, index, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def _index_fill_b1(input, dim, index, value):
+    return _op_index_fill_int_Tensor(input, dim, index, value)
+
+_index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fill_b1),)
+_index_fill_sigs = ('(Tensor input, int dim, Tensor index, Scalar value)', '(Tensor input, int dim, Tensor index, Tensor value)')
+
+def index_fill(*args, **kwargs):
+    best = None
+    for c, b in _index_fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('index_fill', args, kwargs, _index_fill_sigs, False)
+
+def _masked_fill_c0(input, mask, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(mask, Tensor):
+        if not _is_num(mask):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _masked_fill_b0(input, mask, value):
+    return _op_masked_fill_Scalar(input, mask, value)
+
+def _masked_fill_c1(input, mask, value):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(mask, Tensor):
+        if not _is_num(mask):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def _masked_fill_b1(input, mask, value):
+    return _op_masked_fill_Tensor(input, mask, value)
+
+_masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _masked_fill_b1),)
+_masked_fill_sigs = ('(Tensor input, Tensor mask, Scalar value)', '(Tensor input, Tensor mask, Tensor value)')
+
+def masked_fill(*args, **kwargs):
+    best = None
+    for c, b in _masked_fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('masked_fill', args, kwargs, _masked_fill_sigs, False)
+
+def masked_select(input, mask, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('masked_select', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_masked_select_out(input, mask, out=out)
+    return _op_masked_select_default(input, mask)
+
+def masked_scatter(input, mask, source):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('masked_scatter', 'input', 1, 'Tensor', input)
+    return _op_masked_scatter_default(input, mask, source)
+
+def take(input, index, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('take', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_take_out(input, index, out=out)
+    return _op_take_default(input, index)
+
+def take_along_dim(input, indices, dim=None, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('take_along_dim', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_take_along_dim_out(input, indices, dim, out=out)
+    return _op_take_along_dim_default(input, indices, dim)
+
+def nonzero(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('nonzero', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_nonzero_out(input, out=out)
+    return _op_nonzero_default(input)
+
+def argwhere(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
+    return _op_argwhere_default(input)
+
+def _repeat_interleave_c0(repeats, *, output_size=None):
+    s = 0
+    if not isinstance(repeats, Tensor):
+        if not _is_num(repeats):
+            return None
+        s += 1
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def _repeat_interleave_b0(repeats, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_Tensor(repeats)
+    return _op_repeat_interleave_Tensor(repeats, output_size=output_size)
+
+def _repeat_interleave_c1(input, repeats, dim=None, *, output_size=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(repeats, Tensor):
+        if not _is_num(repeats):
+            return None
+        s += 1
+    if dim is not None and not _is_int(dim):
+        return None
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_self_Tensor(input, repeats, dim)
+    return _op_repeat_interleave_self_Tensor(input, repeats, dim, output_size=output_size)
+
+def _repeat_interleave_c2(input, repeats, dim=None, *, output_size=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_int(repeats):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_self_int(input, repeats, dim)
+    return _op_repeat_interleave_self_int(input, repeats, dim, output_size=output_size)
+
+_repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0), (_repeat_interleave_c1, _repeat_interleave_b1), (_repeat_interleave_c2, _repeat_interleave_b2),)
+_repeat_interleave_sigs = ('(Tensor repeats, *, int? output_size = None)', '(Tensor input, Tensor repeats, int? dim = None, *, int? output_size = None)', '(Tensor input, int repeats, int? dim = None, *, int? output_size = None)')
+
+def repeat_interleave(*args, **kwargs):
+    best = None
+    for c, b in _repeat_interleave_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('repeat_interleave', args, kwargs, _repeat_interleave_sigs, False)
+
+def tile(input, dims):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tile', 'input', 1, 'Tensor', input)
+    return _op_tile_default(input, dims)
+
+def roll(input, shifts, dims=()):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('roll', 'input', 1, 'Tensor', input)
+    return _op_roll_default(input, shifts, dims)
+
+def flip(input, dims):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('flip', 'input', 1, 'Tensor', input)
+    return _op_flip_default(input, dims)
+
+def fliplr(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
+    return _op_fliplr_default(input)
+
+def flipud(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
+    return _op_flipud_default(input)
+
+def rot90(input, k=1, dims=(0, 1)):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('rot90', 'input', 1, 'Tensor', input)
+    return _op_rot90_default(input, k, dims)
+
+def tril(input, diagonal=0, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tril', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_tril_out(input, diagonal, out=out)
+    return _op_tril_default(input, diagonal)
+
+def triu(input, diagonal=0, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('triu', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_triu_out(input, diagonal, out=out)
+    return _op_triu_default(input, diagonal)
+
+def diag(input, diagonal=0, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('diag', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_diag_out(input, diagonal, out=out)
+    return _op_diag_default(input, diagonal)
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('diag_embed', 'input', 1, 'Tensor', input)
+    return _op_diag_embed_default(input, offset, dim1, dim2)
+
+def diagflat(input, offset=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('diagflat', 'input', 1, 'Tensor', input)
+    return _op_diagflat_default(input, offset)
+
+def trace(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('trace', 'input', 1, 'Tensor', input)
+    return _op_trace_default(input)
+
+def outer(input, vec2, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('outer', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_outer_out(input, vec2, out=out)
+    return _op_outer_default(input, vec2)
+
+def ger(input, vec2, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('ger', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_ger_out(input, vec2, out=out)
+    return _op_ger_default(input, vec2)
+
+def kron(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('kron', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_kron_out(input, other, out=out)
+    return _op_kron_default(input, other)
+
+def cross(input, other, dim=None, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cross', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_cross_out(input, other, dim, out=out)
+    return _op_cross_default(input, other, dim)
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
+    if out is None and dim.__class__ is int and dim == -1:
+        return _op_linalg_cross_default(input, other)
+    if out is not None:
+        return _op_linalg_cross_out(input, other, dim=dim, out=out)
+    return _op_linalg_cross_default(input, other, dim=dim)
+
+def einsum(equation, tensors, *, path=None):
+    if path is None:
+        return _op_einsum_default(equation, tensors)
+    return _op_einsum_default(equation, tensors, path=path)
+
+def tensordot(input, other, dims_self, dims_other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('tensordot', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
+    return _op_tensordot_default(input, other, dims_self, dims_other)
+
+def broadcast_to(input, size):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
+    return _op_broadcast_to_default(input, size)
+
+def broadcast_tensors(tensors):
+    return _op_broadcast_tensors_default(tensors)
+
+def _meshgrid_c0(tensors):
+    s = 0
+    if not isinstance(tensors, (list, tuple)):
+        return None
+    return s
+
+def _meshgrid_b0(tensors):
+    return _op_meshgrid_default(tensors)
+
+def _meshgrid_c1(tensors, *, indexing):
+    s = 0
+    if not isinstance(tensors, (list, tuple)):
+        return None
+    if not isinstance(indexing, str):
+        return None
+    return s
+
+def _meshgrid_b1(tensors, *, indexing):
+    return _op_meshgrid_indexing(tensors, indexing=indexing)
+
+_meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0), (_meshgrid_c1, _meshgrid_b1),)
+_meshgrid_sigs = ('(Tensor[] tensors)', '(Tensor[] tensors, *, str indexing)')
+
+def meshgrid(*args, **kwargs):
+    best = None
+    for c, b in _meshgrid_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('meshgrid', args, kwargs, _meshgrid_sigs, False)
+
+def cartesian_prod(tensors):
+    return _op_cartesian_prod_default(tensors)
+
+def combinations(input, r=2, with_replacement=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('combinations', 'input', 1, 'Tensor', input)
+    return _op_combinations_default(input, r, with_replacement)
+
+def block_diag(tensors):
+    return _op_block_diag_default(tensors)
+
+def narrow_copy(input, dim, start, length, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('narrow_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_narrow_copy_out(input, dim, start, length, out=out)
+    return _op_narrow_copy_default(input, dim, start, length)
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if out is None and out_int32 is False and right is False and side is None and sorter is None:
+        return _op_searchsorted_Tensor(sorted_sequence, input)
+    if out is not None:
+        return _op_searchsorted_Tensor_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
+    return _op_searchsorted_Tensor(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if out is None and out_int32 is False and right is False:
+        return _op_bucketize_Tensor(input, boundaries)
+    if out is not None:
+        return _op_bucketize_Tensor_out(input, boundaries, out_int32=out_int32, right=right, out=out)
+    return _op_bucketize_Tensor(input, boundaries, out_int32=out_int32, right=right)
+
+def put(input, index, source, accumulate=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('put', 'input', 1, 'Tensor', input)
+    return _op_put_default(input, index, source, accumulate)
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('index_reduce', 'input', 1, 'Tensor', input)
+    if out is None and include_self is True:
+        return _op_index_reduce_default(input, dim, index, source, reduce)
+    if out is not None:
+        return _op_index_reduce_out(input, dim, index, source, reduce, include_self=include_self, out=out)
+    return _op_index_reduce_default(input, dim, index, source, reduce, include_self=include_self)
+
+def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_tril_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_triu_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
 def as_strided(input, size, stride, storage_offset=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
@@ -4814,4 +6269,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_adaptive_avg_pool2d', '_ctc_loss', '_embedding_bag', '_log_softmax', '_log_softmax_backward_data', '_pad_circular', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_upsample_nearest_exact2d', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'col2im', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross_entropy_loss', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diagonal', 'div', 'dot', 'dropout', 'elu', 'elu_', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'histc', 'hstack', 'huber_loss', 'hypot', 'im2col', 'index', 'index_put', 'index_put_', 'instance_norm', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kthvalue', 'l1_loss', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_matrix_norm', 'linalg_vector_norm', 'linear', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_unpool2d', 'maximum', 'mean', 'median', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'mse_loss', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss_nd', 'norm', 'one_hot', 'ones', 'ones_like', 'pad', 'pairwise_distance', 'permute', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'reshape', 'rms_norm', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scaled_dot_product_attention', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'topk', 'transpose', 'triplet_margin_loss', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_pad_circular', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_upsample_nearest_exact2d', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'col2im', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'cross_entropy_loss', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'elu', 'elu_', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'histc', 'hstack', 'huber_loss', 'hypot', 'im2col', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'l1_loss', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_vecdot', 'linalg_vector_norm', 'linear', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_unpool2d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'mse_loss', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss_nd', 'nonzero', 'norm', 'normal', 'one_hot', 'ones', 'ones_like', 'outer', 'pad', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scaled_dot_product_attention', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -3,7 +3,7 @@
 from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match
-from .functions import _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_sort, _rt_topk
+from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_linalg_cholesky_ex, _rt_linalg_eig, _rt_linalg_eigh, _rt_linalg_inv_ex, _rt_linalg_lstsq, _rt_linalg_qr, _rt_linalg_slogdet, _rt_linalg_solve_ex, _rt_linalg_svd, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk, _rt_triangular_solve
 
 _ops = _opsmod.ops
 
@@ -62,6 +62,7 @@ _op_argmin_default = _ops.aten.argmin.default
 _op_argsort_default = _ops.aten.argsort.default
 _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
+_op_argwhere_default = _ops.aten.argwhere.default
 _op_as_strided_default = _ops.aten.as_strided.default
 _op_asin__default = _ops.aten.asin_.default
 _op_asin_default = _ops.aten.asin.default
@@ -95,9 +96,17 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
 _op_bmm_default = _ops.aten.bmm.default
+_op_broadcast_to_default = _ops.aten.broadcast_to.default
+_op_cauchy__default = _ops.aten.cauchy_.default
 _op_ceil__default = _ops.aten.ceil_.default
 _op_ceil_default = _ops.aten.ceil.default
 _op_ceil_out = _ops.aten.ceil.out
+_op_cholesky_default = _ops.aten.cholesky.default
+_op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
+_op_cholesky_inverse_out = _ops.aten.cholesky_inverse.out
+_op_cholesky_out = _ops.aten.cholesky.out
+_op_cholesky_solve_default = _ops.aten.cholesky_solve.default
+_op_cholesky_solve_out = _ops.aten.cholesky_solve.out
 _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
@@ -123,6 +132,8 @@ _op_cosh_default = _ops.aten.cosh.default
 _op_cosh_out = _ops.aten.cosh.out
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cross_default = _ops.aten.cross.default
+_op_cross_out = _ops.aten.cross.out
 _op_cummax_default = _ops.aten.cummax.default
 _op_cummin_default = _ops.aten.cummin.default
 _op_cumprod__default = _ops.aten.cumprod_.default
@@ -131,7 +142,12 @@ _op_cumprod_out = _ops.aten.cumprod.out
 _op_cumsum__default = _ops.aten.cumsum_.default
 _op_cumsum_default = _ops.aten.cumsum.default
 _op_cumsum_out = _ops.aten.cumsum.out
+_op_det_default = _ops.aten.det.default
 _op_detach_default = _ops.aten.detach.default
+_op_diag_default = _ops.aten.diag.default
+_op_diag_embed_default = _ops.aten.diag_embed.default
+_op_diag_out = _ops.aten.diag.out
+_op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
@@ -163,9 +179,13 @@ _op_expand_default = _ops.aten.expand.default
 _op_expm1__default = _ops.aten.expm1_.default
 _op_expm1_default = _ops.aten.expm1.default
 _op_expm1_out = _ops.aten.expm1.out
+_op_exponential__default = _ops.aten.exponential_.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
+_op_flip_default = _ops.aten.flip.default
+_op_fliplr_default = _ops.aten.fliplr.default
+_op_flipud_default = _ops.aten.flipud.default
 _op_floor__default = _ops.aten.floor_.default
 _op_floor_default = _ops.aten.floor.default
 _op_floor_divide__default = _ops.aten.floor_divide_.default
@@ -182,9 +202,14 @@ _op_fmod__Tensor = _ops.aten.fmod_.Tensor
 _op_frac__default = _ops.aten.frac_.default
 _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
+_op_gather_default = _ops.aten.gather.default
+_op_gather_out = _ops.aten.gather.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_ge__Tensor = _ops.aten.ge_.Tensor
+_op_geometric__default = _ops.aten.geometric_.default
+_op_ger_default = _ops.aten.ger.default
+_op_ger_out = _ops.aten.ger.out
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_gt__Tensor = _ops.aten.gt_.Tensor
@@ -194,8 +219,25 @@ _op_hypot__default = _ops.aten.hypot_.default
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
 _op_index_Tensor = _ops.aten.index.Tensor
+_op_index_add__default = _ops.aten.index_add_.default
+_op_index_add_default = _ops.aten.index_add.default
+_op_index_add_out = _ops.aten.index_add.out
+_op_index_copy__default = _ops.aten.index_copy_.default
+_op_index_copy_default = _ops.aten.index_copy.default
+_op_index_copy_out = _ops.aten.index_copy.out
+_op_index_fill__int_Scalar = _ops.aten.index_fill_.int_Scalar
+_op_index_fill__int_Tensor = _ops.aten.index_fill_.int_Tensor
+_op_index_fill_int_Scalar = _ops.aten.index_fill.int_Scalar
+_op_index_fill_int_Tensor = _ops.aten.index_fill.int_Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_index_reduce__default = _ops.aten.index_reduce_.default
+_op_index_reduce_default = _ops.aten.index_reduce.default
+_op_index_reduce_out = _ops.aten.index_reduce.out
+_op_index_select_default = _ops.aten.index_select.default
+_op_index_select_out = _ops.aten.index_select.out
+_op_inverse_default = _ops.aten.inverse.default
+_op_inverse_out = _ops.aten.inverse.out
 _op_isfinite_default = _ops.aten.isfinite.default
 _op_isinf_default = _ops.aten.isinf.default
 _op_isnan_default = _ops.aten.isnan.default
@@ -203,6 +245,8 @@ _op_isneginf_default = _ops.aten.isneginf.default
 _op_isneginf_out = _ops.aten.isneginf.out
 _op_isposinf_default = _ops.aten.isposinf.default
 _op_isposinf_out = _ops.aten.isposinf.out
+_op_kron_default = _ops.aten.kron.default
+_op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
@@ -224,12 +268,14 @@ _op_log2_default = _ops.aten.log2.default
 _op_log2_out = _ops.aten.log2.out
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
+_op_log_normal__default = _ops.aten.log_normal_.default
 _op_log_out = _ops.aten.log.out
 _op_log_softmax_int = _ops.aten.log_softmax.int
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
 _op_logcumsumexp_out = _ops.aten.logcumsumexp.out
+_op_logdet_default = _ops.aten.logdet.default
 _op_logical_and__default = _ops.aten.logical_and_.default
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
@@ -250,7 +296,18 @@ _op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lt__Tensor = _ops.aten.lt_.Tensor
+_op_masked_fill_Scalar = _ops.aten.masked_fill.Scalar
+_op_masked_fill_Tensor = _ops.aten.masked_fill.Tensor
+_op_masked_fill__Scalar = _ops.aten.masked_fill_.Scalar
+_op_masked_fill__Tensor = _ops.aten.masked_fill_.Tensor
+_op_masked_scatter__default = _ops.aten.masked_scatter_.default
+_op_masked_scatter_default = _ops.aten.masked_scatter.default
+_op_masked_select_default = _ops.aten.masked_select.default
+_op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matrix_exp_default = _ops.aten.matrix_exp.default
+_op_matrix_power_default = _ops.aten.matrix_power.default
+_op_matrix_power_out = _ops.aten.matrix_power.out
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
 _op_maximum_default = _ops.aten.maximum.default
@@ -272,12 +329,16 @@ _op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
+_op_multinomial_default = _ops.aten.multinomial.default
+_op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_narrow_copy_default = _ops.aten.narrow_copy.default
+_op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
@@ -290,6 +351,8 @@ _op_new_empty_strided_default = _ops.aten.new_empty_strided.default
 _op_new_full_default = _ops.aten.new_full.default
 _op_new_ones_default = _ops.aten.new_ones.default
 _op_new_zeros_default = _ops.aten.new_zeros.default
+_op_nonzero_default = _ops.aten.nonzero.default
+_op_nonzero_out = _ops.aten.nonzero.out
 _op_norm_Scalar = _ops.aten.norm.Scalar
 _op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
 _op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
@@ -297,7 +360,10 @@ _op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
 _op_norm_dtype_out = _ops.aten.norm.dtype_out
 _op_norm_out = _ops.aten.norm.out
 _op_normal__default = _ops.aten.normal_.default
+_op_outer_default = _ops.aten.outer.default
+_op_outer_out = _ops.aten.outer.out
 _op_permute_default = _ops.aten.permute.default
+_op_pinverse_default = _ops.aten.pinverse.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
@@ -305,6 +371,10 @@ _op_pow__Tensor = _ops.aten.pow_.Tensor
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_put__default = _ops.aten.put_.default
+_op_put_default = _ops.aten.put.default
+_op_qr_Q = _ops.aten.qr.Q
+_op_qr_default = _ops.aten.qr.default
 _op_random__default = _ops.aten.random_.default
 _op_random__from = getattr(_ops.aten.random_, 'from')
 _op_random__to = _ops.aten.random_.to
@@ -316,9 +386,14 @@ _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
 _op_remainder__Tensor = _ops.aten.remainder_.Tensor
+_op_repeat_default = _ops.aten.repeat.default
+_op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
+_op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
 _op_reshape_as_default = _ops.aten.reshape_as.default
 _op_reshape_default = _ops.aten.reshape.default
 _op_resize__default = _ops.aten.resize_.default
+_op_roll_default = _ops.aten.roll.default
+_op_rot90_default = _ops.aten.rot90.default
 _op_round__decimals = _ops.aten.round_.decimals
 _op_round__default = _ops.aten.round_.default
 _op_round_decimals = _ops.aten.round.decimals
@@ -328,6 +403,24 @@ _op_round_out = _ops.aten.round.out
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
+_op_scatter__reduce = _ops.aten.scatter_.reduce
+_op_scatter__src = _ops.aten.scatter_.src
+_op_scatter__value = _ops.aten.scatter_.value
+_op_scatter__value_reduce = _ops.aten.scatter_.value_reduce
+_op_scatter_add__default = _ops.aten.scatter_add_.default
+_op_scatter_add_default = _ops.aten.scatter_add.default
+_op_scatter_add_out = _ops.aten.scatter_add.out
+_op_scatter_reduce = _ops.aten.scatter.reduce
+_op_scatter_reduce__two = _ops.aten.scatter_reduce_.two
+_op_scatter_reduce_out = _ops.aten.scatter.reduce_out
+_op_scatter_reduce_two = _ops.aten.scatter_reduce.two
+_op_scatter_reduce_two_out = _ops.aten.scatter_reduce.two_out
+_op_scatter_src = _ops.aten.scatter.src
+_op_scatter_src_out = _ops.aten.scatter.src_out
+_op_scatter_value = _ops.aten.scatter.value
+_op_scatter_value_out = _ops.aten.scatter.value_out
+_op_scatter_value_reduce = _ops.aten.scatter.value_reduce
+_op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
 _op_select_int = _ops.aten.select.int
 _op_sgn__default = _ops.aten.sgn_.default
 _op_sgn_default = _ops.aten.sgn.default
@@ -345,6 +438,8 @@ _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_slogdet_default = _ops.aten.slogdet.default
+_op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
@@ -369,20 +464,36 @@ _op_sub__Tensor = _ops.aten.sub_.Tensor
 _op_sub_out = _ops.aten.sub.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
+_op_svd_U = _ops.aten.svd.U
+_op_svd_default = _ops.aten.svd.default
 _op_t_default = _ops.aten.t.default
+_op_take_along_dim_default = _ops.aten.take_along_dim.default
+_op_take_along_dim_out = _ops.aten.take_along_dim.out
+_op_take_default = _ops.aten.take.default
+_op_take_out = _ops.aten.take.out
 _op_tan__default = _ops.aten.tan_.default
 _op_tan_default = _ops.aten.tan.default
 _op_tan_out = _ops.aten.tan.out
 _op_tanh__default = _ops.aten.tanh_.default
 _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
+_op_tile_default = _ops.aten.tile.default
 _op_topk_default = _ops.aten.topk.default
+_op_trace_default = _ops.aten.trace.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_triangular_solve_default = _ops.aten.triangular_solve.default
+_op_tril__default = _ops.aten.tril_.default
+_op_tril_default = _ops.aten.tril.default
+_op_tril_out = _ops.aten.tril.out
+_op_triu__default = _ops.aten.triu_.default
+_op_triu_default = _ops.aten.triu.default
+_op_triu_out = _ops.aten.triu.out
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
 _op_unbind_int = _ops.aten.unbind.int
 _op_unflatten_int = _ops.aten.unflatten.int
+_op_unfold_default = _ops.aten.unfold.default
 _op_uniform__default = _ops.aten.uniform_.default
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
 _op_var_correction = _ops.aten.var.correction
@@ -533,6 +644,61 @@ def _m_bernoulli(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
+
+def _m_inverse(self, *, out=None):
+    if out is not None:
+        return _op_inverse_out(self, out=out)
+    return _op_inverse_default(self)
+
+def _m_det(self):
+    return _op_det_default(self)
+
+def _m_slogdet(self, *, out=None):
+    if out is not None:
+        return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
+    return _rt_slogdet(*_op_slogdet_default(self))
+
+def _m_logdet(self):
+    return _op_logdet_default(self)
+
+def _m_cholesky(self, upper=False, *, out=None):
+    if out is not None:
+        return _op_cholesky_out(self, upper, out=out)
+    return _op_cholesky_default(self, upper)
+
+def _m_qr(self, some=True, *, out=None):
+    if out is not None:
+        return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
+    return _rt_qr(*_op_qr_default(self, some))
+
+def _m_svd(self, some=True, compute_uv=True, *, out=None):
+    if out is not None:
+        return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+    return _rt_svd(*_op_svd_default(self, some, compute_uv))
+
+def _m_pinverse(self, rcond=1e-15):
+    return _op_pinverse_default(self, rcond)
+
+def _m_matrix_power(self, n, *, out=None):
+    if out is not None:
+        return _op_matrix_power_out(self, n, out=out)
+    return _op_matrix_power_default(self, n)
+
+def _m_matrix_exp(self):
+    return _op_matrix_exp_default(self)
+
+def _m_cholesky_solve(self, input2, upper=False, *, out=None):
+    if out is not None:
+        return _op_cholesky_solve_out(self, input2, upper, out=out)
+    return _op_cholesky_solve_default(self, input2, upper)
+
+def _m_cholesky_inverse(self, upper=False, *, out=None):
+    if out is not None:
+        return _op_cholesky_inverse_out(self, upper, out=out)
+    return _op_cholesky_inverse_default(self, upper)
+
+def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
 def _m_exp2(self, *, out=None):
     if out is not None:
@@ -1630,6 +1796,33 @@ def _m_softmax(self, dim, dtype=None):
 def _m_log_softmax(self, dim, dtype=None):
     return _op_log_softmax_int(self, dim, dtype)
 
+def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
+    if out is None and generator is None:
+        return _op_multinomial_default(self, num_samples, replacement)
+    if out is not None:
+        return _op_multinomial_out(self, num_samples, replacement, generator=generator, out=out)
+    return _op_multinomial_default(self, num_samples, replacement, generator=generator)
+
+def _m_exponential_(self, lambd=1.0, *, generator=None):
+    if generator is None:
+        return _op_exponential__default(self, lambd)
+    return _op_exponential__default(self, lambd, generator=generator)
+
+def _m_geometric_(self, p, *, generator=None):
+    if generator is None:
+        return _op_geometric__default(self, p)
+    return _op_geometric__default(self, p, generator=generator)
+
+def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    if generator is None:
+        return _op_log_normal__default(self, mean, std)
+    return _op_log_normal__default(self, mean, std, generator=generator)
+
+def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    if generator is None:
+        return _op_cauchy__default(self, median, sigma)
+    return _op_cauchy__default(self, median, sigma, generator=generator)
+
 def __m_sum_c0(self, *, dtype=None):
     s = 0
     if dtype is not None and not _is_dtype(dtype):
@@ -2420,6 +2613,633 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(self, bins, min, max, out=out)
     return _op_histc_default(self, bins, min, max)
 
+def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
+    if out is None and sparse_grad is False:
+        return _op_gather_default(self, dim, index)
+    if out is not None:
+        return _op_gather_out(self, dim, index, sparse_grad=sparse_grad, out=out)
+    return _op_gather_default(self, dim, index, sparse_grad=sparse_grad)
+
+def __m_scatter_c0(self, dim, index, src, *, out=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(src, Tensor):
+        if not _is_num(src):
+            return None
+        s += 1
+    return s
+
+def __m_scatter_b0(self, dim, index, src, *, out=None):
+    if out is not None:
+        return _op_scatter_src_out(self, dim, index, src, out=out)
+    return _op_scatter_src(self, dim, index, src)
+
+def __m_scatter_c1(self, dim, index, value, *, out=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_scatter_b1(self, dim, index, value, *, out=None):
+    if out is not None:
+        return _op_scatter_value_out(self, dim, index, value, out=out)
+    return _op_scatter_value(self, dim, index, value)
+
+def __m_scatter_c2(self, dim, index, src, *, reduce, out=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(src, Tensor):
+        if not _is_num(src):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def __m_scatter_b2(self, dim, index, src, *, reduce, out=None):
+    if out is not None:
+        return _op_scatter_reduce_out(self, dim, index, src, reduce=reduce, out=out)
+    return _op_scatter_reduce(self, dim, index, src, reduce=reduce)
+
+def __m_scatter_c3(self, dim, index, value, *, reduce, out=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def __m_scatter_b3(self, dim, index, value, *, reduce, out=None):
+    if out is not None:
+        return _op_scatter_value_reduce_out(self, dim, index, value, reduce=reduce, out=out)
+    return _op_scatter_value_reduce(self, dim, index, value, reduce=reduce)
+
+__m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatter_b1), (__m_scatter_c2, __m_scatter_b2), (__m_scatter_c3, __m_scatter_b3),)
+__m_scatter_sigs = ('(int dim, Tensor index, Tensor src, *, Tensor out = None)', '(int dim, Tensor index, Scalar value, *, Tensor out = None)', '(int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
+
+def _m_scatter(*args, **kwargs):
+    best = None
+    for c, b in __m_scatter_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('scatter', args, kwargs, __m_scatter_sigs, True)
+
+def __m_scatter__c0(self, dim, index, src):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(src, Tensor):
+        if not _is_num(src):
+            return None
+        s += 1
+    return s
+
+def __m_scatter__b0(self, dim, index, src):
+    return _op_scatter__src(self, dim, index, src)
+
+def __m_scatter__c1(self, dim, index, value):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_scatter__b1(self, dim, index, value):
+    return _op_scatter__value(self, dim, index, value)
+
+def __m_scatter__c2(self, dim, index, src, *, reduce):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(src, Tensor):
+        if not _is_num(src):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def __m_scatter__b2(self, dim, index, src, *, reduce):
+    return _op_scatter__reduce(self, dim, index, src, reduce=reduce)
+
+def __m_scatter__c3(self, dim, index, value, *, reduce):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def __m_scatter__b3(self, dim, index, value, *, reduce):
+    return _op_scatter__value_reduce(self, dim, index, value, reduce=reduce)
+
+__m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_scatter__b1), (__m_scatter__c2, __m_scatter__b2), (__m_scatter__c3, __m_scatter__b3),)
+__m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Scalar value, *, str reduce)')
+
+def _m_scatter_(*args, **kwargs):
+    best = None
+    for c, b in __m_scatter__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('scatter_', args, kwargs, __m_scatter__sigs, True)
+
+def _m_scatter_add(self, dim, index, src, *, out=None):
+    if out is not None:
+        return _op_scatter_add_out(self, dim, index, src, out=out)
+    return _op_scatter_add_default(self, dim, index, src)
+
+def _m_scatter_add_(self, dim, index, src):
+    return _op_scatter_add__default(self, dim, index, src)
+
+def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=None):
+    if out is None and include_self is True:
+        return _op_scatter_reduce_two(self, dim, index, src, reduce)
+    if out is not None:
+        return _op_scatter_reduce_two_out(self, dim, index, src, reduce, include_self=include_self, out=out)
+    return _op_scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self)
+
+def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    if include_self is True:
+        return _op_scatter_reduce__two(self, dim, index, src, reduce)
+    return _op_scatter_reduce__two(self, dim, index, src, reduce, include_self=include_self)
+
+def _m_index_select(self, dim, index, *, out=None):
+    if out is not None:
+        return _op_index_select_out(self, dim, index, out=out)
+    return _op_index_select_default(self, dim, index)
+
+def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_index_add_default(self, dim, index, source)
+    if out is not None:
+        return _op_index_add_out(self, dim, index, source, alpha=alpha, out=out)
+    return _op_index_add_default(self, dim, index, source, alpha=alpha)
+
+def _m_index_add_(self, dim, index, source, *, alpha=1):
+    if alpha.__class__ is int and alpha == 1:
+        return _op_index_add__default(self, dim, index, source)
+    return _op_index_add__default(self, dim, index, source, alpha=alpha)
+
+def _m_index_copy(self, dim, index, source, *, out=None):
+    if out is not None:
+        return _op_index_copy_out(self, dim, index, source, out=out)
+    return _op_index_copy_default(self, dim, index, source)
+
+def _m_index_copy_(self, dim, index, source):
+    return _op_index_copy__default(self, dim, index, source)
+
+def __m_index_fill_c0(self, dim, index, value):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_index_fill_b0(self, dim, index, value):
+    return _op_index_fill_int_Scalar(self, dim, index, value)
+
+def __m_index_fill_c1(self, dim, index, value):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def __m_index_fill_b1(self, dim, index, value):
+    return _op_index_fill_int_Tensor(self, dim, index, value)
+
+__m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1, __m_index_fill_b1),)
+__m_index_fill_sigs = ('(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor value)')
+
+def _m_index_fill(*args, **kwargs):
+    best = None
+    for c, b in __m_index_fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('index_fill', args, kwargs, __m_index_fill_sigs, True)
+
+def __m_index_fill__c0(self, dim, index, value):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_index_fill__b0(self, dim, index, value):
+    return _op_index_fill__int_Scalar(self, dim, index, value)
+
+def __m_index_fill__c1(self, dim, index, value):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, Tensor):
+        if not _is_num(index):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def __m_index_fill__b1(self, dim, index, value):
+    return _op_index_fill__int_Tensor(self, dim, index, value)
+
+__m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill__c1, __m_index_fill__b1),)
+__m_index_fill__sigs = ('(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor value)')
+
+def _m_index_fill_(*args, **kwargs):
+    best = None
+    for c, b in __m_index_fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('index_fill_', args, kwargs, __m_index_fill__sigs, True)
+
+def __m_masked_fill_c0(self, mask, value):
+    s = 0
+    if not isinstance(mask, Tensor):
+        if not _is_num(mask):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_masked_fill_b0(self, mask, value):
+    return _op_masked_fill_Scalar(self, mask, value)
+
+def __m_masked_fill_c1(self, mask, value):
+    s = 0
+    if not isinstance(mask, Tensor):
+        if not _is_num(mask):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def __m_masked_fill_b1(self, mask, value):
+    return _op_masked_fill_Tensor(self, mask, value)
+
+__m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fill_c1, __m_masked_fill_b1),)
+__m_masked_fill_sigs = ('(Tensor mask, Scalar value)', '(Tensor mask, Tensor value)')
+
+def _m_masked_fill(*args, **kwargs):
+    best = None
+    for c, b in __m_masked_fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('masked_fill', args, kwargs, __m_masked_fill_sigs, True)
+
+def __m_masked_fill__c0(self, mask, value):
+    s = 0
+    if not isinstance(mask, Tensor):
+        if not _is_num(mask):
+            return None
+        s += 1
+    if not _is_num(value):
+        if not (isinstance(value, Tensor) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_masked_fill__b0(self, mask, value):
+    return _op_masked_fill__Scalar(self, mask, value)
+
+def __m_masked_fill__c1(self, mask, value):
+    s = 0
+    if not isinstance(mask, Tensor):
+        if not _is_num(mask):
+            return None
+        s += 1
+    if not isinstance(value, Tensor):
+        if not _is_num(value):
+            return None
+        s += 1
+    return s
+
+def __m_masked_fill__b1(self, mask, value):
+    return _op_masked_fill__Tensor(self, mask, value)
+
+__m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_fill__c1, __m_masked_fill__b1),)
+__m_masked_fill__sigs = ('(Tensor mask, Scalar value)', '(Tensor mask, Tensor value)')
+
+def _m_masked_fill_(*args, **kwargs):
+    best = None
+    for c, b in __m_masked_fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('masked_fill_', args, kwargs, __m_masked_fill__sigs, True)
+
+def _m_masked_select(self, mask, *, out=None):
+    if out is not None:
+        return _op_masked_select_out(self, mask, out=out)
+    return _op_masked_select_default(self, mask)
+
+def _m_masked_scatter(self, mask, source):
+    return _op_masked_scatter_default(self, mask, source)
+
+def _m_masked_scatter_(self, mask, source):
+    return _op_masked_scatter__default(self, mask, source)
+
+def _m_take(self, index, *, out=None):
+    if out is not None:
+        return _op_take_out(self, index, out=out)
+    return _op_take_default(self, index)
+
+def _m_take_along_dim(self, indices, dim=None, *, out=None):
+    if out is not None:
+        return _op_take_along_dim_out(self, indices, dim, out=out)
+    return _op_take_along_dim_default(self, indices, dim)
+
+def _m_nonzero(self, *, out=None):
+    if out is not None:
+        return _op_nonzero_out(self, out=out)
+    return _op_nonzero_default(self)
+
+def _m_argwhere(self):
+    return _op_argwhere_default(self)
+
+def _m_repeat(self, *repeats):
+    if len(repeats) == 1 and not isinstance(repeats[0], (int, Tensor)):
+        repeats = repeats[0]
+    return _op_repeat_default(self, repeats)
+
+def __m_repeat_interleave_c0(self, repeats, dim=None, *, output_size=None):
+    s = 0
+    if not isinstance(repeats, Tensor):
+        if not _is_num(repeats):
+            return None
+        s += 1
+    if dim is not None and not _is_int(dim):
+        return None
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def __m_repeat_interleave_b0(self, repeats, dim=None, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_self_Tensor(self, repeats, dim)
+    return _op_repeat_interleave_self_Tensor(self, repeats, dim, output_size=output_size)
+
+def __m_repeat_interleave_c1(self, repeats, dim=None, *, output_size=None):
+    s = 0
+    if not _is_int(repeats):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def __m_repeat_interleave_b1(self, repeats, dim=None, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_self_int(self, repeats, dim)
+    return _op_repeat_interleave_self_int(self, repeats, dim, output_size=output_size)
+
+__m_repeat_interleave_ovs = ((__m_repeat_interleave_c0, __m_repeat_interleave_b0), (__m_repeat_interleave_c1, __m_repeat_interleave_b1),)
+__m_repeat_interleave_sigs = ('(Tensor repeats, int? dim = None, *, int? output_size = None)', '(int repeats, int? dim = None, *, int? output_size = None)')
+
+def _m_repeat_interleave(*args, **kwargs):
+    best = None
+    for c, b in __m_repeat_interleave_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('repeat_interleave', args, kwargs, __m_repeat_interleave_sigs, True)
+
+def _m_tile(self, *dims):
+    if len(dims) == 1 and not isinstance(dims[0], (int, Tensor)):
+        dims = dims[0]
+    return _op_tile_default(self, dims)
+
+def _m_roll(self, shifts, dims=()):
+    return _op_roll_default(self, shifts, dims)
+
+def _m_flip(self, *dims):
+    if len(dims) == 1 and not isinstance(dims[0], (int, Tensor)):
+        dims = dims[0]
+    return _op_flip_default(self, dims)
+
+def _m_fliplr(self):
+    return _op_fliplr_default(self)
+
+def _m_flipud(self):
+    return _op_flipud_default(self)
+
+def _m_rot90(self, k=1, dims=(0, 1)):
+    return _op_rot90_default(self, k, dims)
+
+def _m_tril(self, diagonal=0, *, out=None):
+    if out is not None:
+        return _op_tril_out(self, diagonal, out=out)
+    return _op_tril_default(self, diagonal)
+
+def _m_tril_(self, diagonal=0):
+    return _op_tril__default(self, diagonal)
+
+def _m_triu(self, diagonal=0, *, out=None):
+    if out is not None:
+        return _op_triu_out(self, diagonal, out=out)
+    return _op_triu_default(self, diagonal)
+
+def _m_triu_(self, diagonal=0):
+    return _op_triu__default(self, diagonal)
+
+def _m_diag(self, diagonal=0, *, out=None):
+    if out is not None:
+        return _op_diag_out(self, diagonal, out=out)
+    return _op_diag_default(self, diagonal)
+
+def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    return _op_diag_embed_default(self, offset, dim1, dim2)
+
+def _m_diagflat(self, offset=0):
+    return _op_diagflat_default(self, offset)
+
+def _m_trace(self):
+    return _op_trace_default(self)
+
+def _m_outer(self, vec2, *, out=None):
+    if out is not None:
+        return _op_outer_out(self, vec2, out=out)
+    return _op_outer_default(self, vec2)
+
+def _m_ger(self, vec2, *, out=None):
+    if out is not None:
+        return _op_ger_out(self, vec2, out=out)
+    return _op_ger_default(self, vec2)
+
+def _m_kron(self, other, *, out=None):
+    if out is not None:
+        return _op_kron_out(self, other, out=out)
+    return _op_kron_default(self, other)
+
+def _m_cross(self, other, dim=None, *, out=None):
+    if out is not None:
+        return _op_cross_out(self, other, dim, out=out)
+    return _op_cross_default(self, other, dim)
+
+def _m_broadcast_to(self, *size):
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
+        size = size[0]
+    return _op_broadcast_to_default(self, size)
+
+def _m_unfold(self, dimension, size, step):
+    return _op_unfold_default(self, dimension, size, step)
+
+def _m_narrow_copy(self, dim, start, length, *, out=None):
+    if out is not None:
+        return _op_narrow_copy_out(self, dim, start, length, out=out)
+    return _op_narrow_copy_default(self, dim, start, length)
+
+def _m_put_(self, index, source, accumulate=False):
+    return _op_put__default(self, index, source, accumulate)
+
+def _m_put(self, index, source, accumulate=False):
+    return _op_put_default(self, index, source, accumulate)
+
+def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
+    if out is None and include_self is True:
+        return _op_index_reduce_default(self, dim, index, source, reduce)
+    if out is not None:
+        return _op_index_reduce_out(self, dim, index, source, reduce, include_self=include_self, out=out)
+    return _op_index_reduce_default(self, dim, index, source, reduce, include_self=include_self)
+
+def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    if include_self is True:
+        return _op_index_reduce__default(self, dim, index, source, reduce)
+    return _op_index_reduce__default(self, dim, index, source, reduce, include_self=include_self)
+
 def __m_view_c0(self, *size):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -2731,6 +3551,7 @@ Tensor.arctanh_ = _m_arctanh_
 Tensor.argmax = _m_argmax
 Tensor.argmin = _m_argmin
 Tensor.argsort = _m_argsort
+Tensor.argwhere = _m_argwhere
 Tensor.as_strided = _m_as_strided
 Tensor.asin = _m_asin
 Tensor.asin_ = _m_asin_
@@ -2754,8 +3575,13 @@ Tensor.bitwise_or_ = _m_bitwise_or_
 Tensor.bitwise_xor = _m_bitwise_xor
 Tensor.bitwise_xor_ = _m_bitwise_xor_
 Tensor.bmm = _m_bmm
+Tensor.broadcast_to = _m_broadcast_to
+Tensor.cauchy_ = _m_cauchy_
 Tensor.ceil = _m_ceil
 Tensor.ceil_ = _m_ceil_
+Tensor.cholesky = _m_cholesky
+Tensor.cholesky_inverse = _m_cholesky_inverse
+Tensor.cholesky_solve = _m_cholesky_solve
 Tensor.chunk = _m_chunk
 Tensor.clamp = _m_clamp
 Tensor.clamp_ = _m_clamp_
@@ -2771,13 +3597,18 @@ Tensor.cos_ = _m_cos_
 Tensor.cosh = _m_cosh
 Tensor.cosh_ = _m_cosh_
 Tensor.count_nonzero = _m_count_nonzero
+Tensor.cross = _m_cross
 Tensor.cummax = _m_cummax
 Tensor.cummin = _m_cummin
 Tensor.cumprod = _m_cumprod
 Tensor.cumprod_ = _m_cumprod_
 Tensor.cumsum = _m_cumsum
 Tensor.cumsum_ = _m_cumsum_
+Tensor.det = _m_det
 Tensor.detach = _m_detach
+Tensor.diag = _m_diag
+Tensor.diag_embed = _m_diag_embed
+Tensor.diagflat = _m_diagflat
 Tensor.diagonal = _m_diagonal
 Tensor.div = _m_div
 Tensor.div_ = _m_div_
@@ -2798,8 +3629,12 @@ Tensor.expand = _m_expand
 Tensor.expand_as = _m_expand_as
 Tensor.expm1 = _m_expm1
 Tensor.expm1_ = _m_expm1_
+Tensor.exponential_ = _m_exponential_
 Tensor.fill_ = _m_fill_
 Tensor.flatten = _m_flatten
+Tensor.flip = _m_flip
+Tensor.fliplr = _m_fliplr
+Tensor.flipud = _m_flipud
 Tensor.floor = _m_floor
 Tensor.floor_ = _m_floor_
 Tensor.floor_divide = _m_floor_divide
@@ -2810,21 +3645,35 @@ Tensor.fmod = _m_fmod
 Tensor.fmod_ = _m_fmod_
 Tensor.frac = _m_frac
 Tensor.frac_ = _m_frac_
+Tensor.gather = _m_gather
 Tensor.ge = _m_ge
 Tensor.ge_ = _m_ge_
+Tensor.geometric_ = _m_geometric_
+Tensor.ger = _m_ger
 Tensor.gt = _m_gt
 Tensor.gt_ = _m_gt_
 Tensor.histc = _m_histc
 Tensor.hypot = _m_hypot
 Tensor.hypot_ = _m_hypot_
 Tensor.index = _m_index
+Tensor.index_add = _m_index_add
+Tensor.index_add_ = _m_index_add_
+Tensor.index_copy = _m_index_copy
+Tensor.index_copy_ = _m_index_copy_
+Tensor.index_fill = _m_index_fill
+Tensor.index_fill_ = _m_index_fill_
 Tensor.index_put = _m_index_put
 Tensor.index_put_ = _m_index_put_
+Tensor.index_reduce = _m_index_reduce
+Tensor.index_reduce_ = _m_index_reduce_
+Tensor.index_select = _m_index_select
+Tensor.inverse = _m_inverse
 Tensor.isfinite = _m_isfinite
 Tensor.isinf = _m_isinf
 Tensor.isnan = _m_isnan
 Tensor.isneginf = _m_isneginf
 Tensor.isposinf = _m_isposinf
+Tensor.kron = _m_kron
 Tensor.kthvalue = _m_kthvalue
 Tensor.le = _m_le
 Tensor.le_ = _m_le_
@@ -2838,9 +3687,11 @@ Tensor.log1p_ = _m_log1p_
 Tensor.log2 = _m_log2
 Tensor.log2_ = _m_log2_
 Tensor.log_ = _m_log_
+Tensor.log_normal_ = _m_log_normal_
 Tensor.log_softmax = _m_log_softmax
 Tensor.logaddexp = _m_logaddexp
 Tensor.logcumsumexp = _m_logcumsumexp
+Tensor.logdet = _m_logdet
 Tensor.logical_and = _m_logical_and
 Tensor.logical_and_ = _m_logical_and_
 Tensor.logical_not = _m_logical_not
@@ -2854,7 +3705,14 @@ Tensor.logit_ = _m_logit_
 Tensor.logsumexp = _m_logsumexp
 Tensor.lt = _m_lt
 Tensor.lt_ = _m_lt_
+Tensor.masked_fill = _m_masked_fill
+Tensor.masked_fill_ = _m_masked_fill_
+Tensor.masked_scatter = _m_masked_scatter
+Tensor.masked_scatter_ = _m_masked_scatter_
+Tensor.masked_select = _m_masked_select
 Tensor.matmul = _m_matmul
+Tensor.matrix_exp = _m_matrix_exp
+Tensor.matrix_power = _m_matrix_power
 Tensor.max = _m_max
 Tensor.maximum = _m_maximum
 Tensor.mean = _m_mean
@@ -2867,11 +3725,13 @@ Tensor.movedim = _m_movedim
 Tensor.msort = _m_msort
 Tensor.mul = _m_mul
 Tensor.mul_ = _m_mul_
+Tensor.multinomial = _m_multinomial
 Tensor.mv = _m_mv
 Tensor.nan_to_num = _m_nan_to_num
 Tensor.nan_to_num_ = _m_nan_to_num_
 Tensor.nanmedian = _m_nanmedian
 Tensor.narrow = _m_narrow
+Tensor.narrow_copy = _m_narrow_copy
 Tensor.ne = _m_ne
 Tensor.ne_ = _m_ne_
 Tensor.neg = _m_neg
@@ -2881,13 +3741,19 @@ Tensor.new_empty_strided = _m_new_empty_strided
 Tensor.new_full = _m_new_full
 Tensor.new_ones = _m_new_ones
 Tensor.new_zeros = _m_new_zeros
+Tensor.nonzero = _m_nonzero
 Tensor.norm = _m_norm
 Tensor.normal_ = _m_normal_
+Tensor.outer = _m_outer
 Tensor.permute = _m_permute
+Tensor.pinverse = _m_pinverse
 Tensor.pow = _m_pow
 Tensor.pow_ = _m_pow_
 Tensor.prelu = _m_prelu
 Tensor.prod = _m_prod
+Tensor.put = _m_put
+Tensor.put_ = _m_put_
+Tensor.qr = _m_qr
 Tensor.random_ = _m_random_
 Tensor.reciprocal = _m_reciprocal
 Tensor.reciprocal_ = _m_reciprocal_
@@ -2895,13 +3761,23 @@ Tensor.relu = _m_relu
 Tensor.relu_ = _m_relu_
 Tensor.remainder = _m_remainder
 Tensor.remainder_ = _m_remainder_
+Tensor.repeat = _m_repeat
+Tensor.repeat_interleave = _m_repeat_interleave
 Tensor.reshape = _m_reshape
 Tensor.reshape_as = _m_reshape_as
 Tensor.resize_ = _m_resize_
+Tensor.roll = _m_roll
+Tensor.rot90 = _m_rot90
 Tensor.round = _m_round
 Tensor.round_ = _m_round_
 Tensor.rsqrt = _m_rsqrt
 Tensor.rsqrt_ = _m_rsqrt_
+Tensor.scatter = _m_scatter
+Tensor.scatter_ = _m_scatter_
+Tensor.scatter_add = _m_scatter_add
+Tensor.scatter_add_ = _m_scatter_add_
+Tensor.scatter_reduce = _m_scatter_reduce
+Tensor.scatter_reduce_ = _m_scatter_reduce_
 Tensor.select = _m_select
 Tensor.sgn = _m_sgn
 Tensor.sgn_ = _m_sgn_
@@ -2914,6 +3790,7 @@ Tensor.sin_ = _m_sin_
 Tensor.sinh = _m_sinh
 Tensor.sinh_ = _m_sinh_
 Tensor.slice = _m_slice
+Tensor.slogdet = _m_slogdet
 Tensor.softmax = _m_softmax
 Tensor.sort = _m_sort
 Tensor.split = _m_split
@@ -2927,17 +3804,28 @@ Tensor.std = _m_std
 Tensor.sub = _m_sub
 Tensor.sub_ = _m_sub_
 Tensor.sum = _m_sum
+Tensor.svd = _m_svd
 Tensor.t = _m_t
+Tensor.take = _m_take
+Tensor.take_along_dim = _m_take_along_dim
 Tensor.tan = _m_tan
 Tensor.tan_ = _m_tan_
 Tensor.tanh = _m_tanh
 Tensor.tanh_ = _m_tanh_
+Tensor.tile = _m_tile
 Tensor.topk = _m_topk
+Tensor.trace = _m_trace
 Tensor.transpose = _m_transpose
+Tensor.triangular_solve = _m_triangular_solve
+Tensor.tril = _m_tril
+Tensor.tril_ = _m_tril_
+Tensor.triu = _m_triu
+Tensor.triu_ = _m_triu_
 Tensor.trunc = _m_trunc
 Tensor.trunc_ = _m_trunc_
 Tensor.unbind = _m_unbind
 Tensor.unflatten = _m_unflatten
+Tensor.unfold = _m_unfold
 Tensor.uniform_ = _m_uniform_
 Tensor.unsqueeze = _m_unsqueeze
 Tensor.var = _m_var

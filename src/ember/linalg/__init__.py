@@ -1,7 +1,12 @@
 """ember.linalg: torch.linalg's functions over the aten linalg_* ops."""
 import ember as _e
 
-__all__ = ["vector_norm", "matrix_norm", "norm"]
+from ..kernels.meta.linalg import LinAlgError  # noqa: F401  (torch._C._LinAlgError, a RuntimeError)
+
+__all__ = ["vector_norm", "matrix_norm", "norm", "cross", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
+           "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
+           "matrix_power", "LinAlgError", "eig", "eigvals", "matrix_exp", "matmul", "vecdot", "diagonal", "multi_dot",
+           "cond", "solve_triangular"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -24,3 +29,129 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is None and A.dim() == 2 or dim is not None and len(dim) == 2:
         return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype, out=out)
     return vector_norm(A, ord, dim, keepdim, dtype=dtype, out=out)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    return _e.linalg_cross(input, other, dim=dim, out=out)
+
+
+def inv(A, *, out=None):
+    return _e.linalg_inv(A, out=out)
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    return _e.linalg_inv_ex(A, check_errors=check_errors, out=out)
+
+
+def det(A, *, out=None):
+    return _e.linalg_det(A, out=out)
+
+
+def slogdet(A, *, out=None):
+    return _e.linalg_slogdet(A, out=out)
+
+
+def solve(A, B, *, left=True, out=None):
+    return _e.linalg_solve(A, B, left=left, out=out)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    return _e.linalg_solve_ex(A, B, left=left, check_errors=check_errors, out=out)
+
+
+def cholesky(A, *, upper=False, out=None):
+    return _e.linalg_cholesky(A, upper=upper, out=out)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    return _e.linalg_cholesky_ex(A, upper=upper, check_errors=check_errors, out=out)
+
+
+def qr(A, mode="reduced", *, out=None):
+    return _e.linalg_qr(A, mode, out=out)
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    return _e.linalg_svd(A, full_matrices, driver=driver, out=out)
+
+
+def svdvals(A, *, driver=None, out=None):
+    return _e.linalg_svdvals(A, driver=driver, out=out)
+
+
+def eigh(A, UPLO="L", *, out=None):
+    return _e.linalg_eigh(A, UPLO, out=out)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    return _e.linalg_eigvalsh(A, UPLO, out=out)
+
+
+def lstsq(A, B, rcond=None, *, driver=None, out=None):
+    return _e.linalg_lstsq(A, B, rcond, driver=driver, out=out)
+
+
+def _num(x):
+    return float(x.item()) if isinstance(x, _e.Tensor) else (None if x is None else float(x))
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    aten = _e.ops.aten.linalg_pinv
+    if rcond is not None:
+        r = aten.default(A, _num(rcond), hermitian)
+    elif isinstance(atol, _e.Tensor) or isinstance(rtol, _e.Tensor):
+        r = aten.atol_rtol_tensor(A, atol=atol, rtol=rtol, hermitian=hermitian)
+    else:
+        r = aten.atol_rtol_float(A, atol=_num(atol), rtol=_num(rtol), hermitian=hermitian)
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    aten = _e.ops.aten.linalg_matrix_rank
+    if tol is not None:
+        r = aten.default(A, _num(tol), hermitian)
+    elif isinstance(atol, _e.Tensor) or isinstance(rtol, _e.Tensor):
+        r = aten.atol_rtol_tensor(A, atol=atol, rtol=rtol, hermitian=hermitian)
+    else:
+        r = aten.atol_rtol_float(A, atol=_num(atol), rtol=_num(rtol), hermitian=hermitian)
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+def matrix_power(A, n, *, out=None):
+    return _e.linalg_matrix_power(A, n, out=out)
+
+
+def eig(A, *, out=None):
+    return _e.linalg_eig(A, out=out)
+
+
+def eigvals(A, *, out=None):
+    return _e.linalg_eigvals(A, out=out)
+
+
+def matrix_exp(A):
+    return _e.linalg_matrix_exp(A)
+
+
+def matmul(input, other, *, out=None):
+    return _e.linalg_matmul(input, other, out=out)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    return _e.linalg_vecdot(x, y, dim=dim, out=out)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return _e.linalg_diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def multi_dot(tensors, *, out=None):
+    return _e.linalg_multi_dot(list(tensors), out=out)
+
+
+def cond(A, p=None, *, out=None):
+    return _e.linalg_cond(A, p, out=out)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    return _e.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular, out=out)

@@ -164,3 +164,6 @@ op_db = [
     OpInfo("sum", reduction(), ref=_np_red(np.sum), dtypes=FI), OpInfo("mean", reduction(), ref=_np_red(np.mean), dtypes=F),
     OpInfo("amax", reduction((0, -1, (0, 1))), dtypes=FI), OpInfo("amin", reduction((0, -1, (0, 1))), dtypes=FI),
 ]
+
+from ._op_db_shape import op_db_shape  # noqa: E402  (shape/indexing ops)
+op_db += op_db_shape

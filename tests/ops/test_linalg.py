@@ -1,0 +1,189 @@
+"""ember.linalg beyond the op database: factorizations checked by reconstruction (signs are not unique),
+torch's LinAlgError for singular / non-positive-definite input, error messages, and column-major strides."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+from ember import linalg as L
+
+
+def _rand(*shape, seed=0):
+    return ember.from_numpy(np.random.default_rng(seed).standard_normal(shape))
+
+
+def _close(a, b, tol=1e-8):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
+
+
+def test_svd_reconstructs():
+    a = _rand(2, 5, 3)
+    for full in (True, False):
+        u, s, vh = L.svd(a, full_matrices=full)
+        k = 3
+        _close((u[..., :, :k] * s.unsqueeze(-2)).matmul(vh[..., :k, :]).numpy(), a.numpy())
+        assert u.stride() == ((25, 1, 5) if full else (15, 1, 5))
+    u, s, v = ember.svd(a)
+    _close((u * s.unsqueeze(-2)).matmul(v.transpose(-2, -1)).numpy(), a.numpy())
+
+
+def test_eigh_and_qr_reconstruct():
+    x = _rand(3, 4, 4)
+    a = x.matmul(x.transpose(-2, -1))
+    w, v = L.eigh(a)
+    _close((v * w.unsqueeze(-2)).matmul(v.transpose(-2, -1)).numpy(), a.numpy())
+    q, r = L.qr(_rand(2, 5, 3))
+    _close(q.matmul(r).numpy(), _rand(2, 5, 3).numpy())
+    q, r = ember.qr(_rand(5, 3), some=False)
+    assert q.shape == (5, 5) and r.shape == (5, 3)
+
+
+def test_linalg_error_is_runtime_error_with_torch_message():
+    assert issubclass(L.LinAlgError, RuntimeError)
+    sing = ember.tensor([[1., 2.], [2., 4.]])
+    with pytest.raises(L.LinAlgError, match="The diagonal element 2 is zero"):
+        L.inv(sing)
+    with pytest.raises(L.LinAlgError, match=r"\(Batch element 1\)"):
+        ember.inverse(ember.stack([ember.eye(2), sing]))
+    with pytest.raises(L.LinAlgError, match="singular"):
+        L.solve(sing, ember.ones(2))
+    with pytest.raises(L.LinAlgError, match="leading minor of order 1"):
+        L.cholesky(-ember.eye(2))
+    inv, info = L.inv_ex(sing)
+    assert info.item() == 2
+    lmat, info = L.cholesky_ex(ember.stack([ember.eye(2), -ember.eye(2)]))
+    assert info.tolist() == [0, 1]
+
+
+ERRORS = {
+    "inv_sing": lambda m: m.linalg.inv(m.tensor([[1., 2.], [2., 4.]])),
+    "inv_batch_sing": lambda m: m.linalg.inv(m.stack([m.eye(2), m.tensor([[1., 2.], [2., 4.]])])),
+    "inv_nonsquare": lambda m: m.linalg.inv(m.ones(2, 3)),
+    "inv_1d": lambda m: m.linalg.inv(m.ones(3)),
+    "inv_int": lambda m: m.linalg.inv(m.ones(2, 2, dtype=m.int64)),
+    "det_int": lambda m: m.linalg.det(m.ones(2, 2, dtype=m.int64)),
+    "det_nonsquare": lambda m: m.det(m.ones(2, 3)),
+    "solve_sing": lambda m: m.linalg.solve(m.tensor([[1., 2.], [2., 4.]]), m.ones(2)),
+    "solve_shape": lambda m: m.linalg.solve(m.eye(2), m.ones(3)),
+    "chol_npd": lambda m: m.linalg.cholesky(m.tensor([[0., 2.], [2., 3.]])),
+    "chol_batch": lambda m: m.linalg.cholesky(m.stack([m.eye(2), -m.eye(2)])),
+    "old_chol": lambda m: m.cholesky(-m.eye(2)),
+    "qr_mode": lambda m: m.linalg.qr(m.eye(2), mode="foo"),
+    "eigh_uplo": lambda m: m.linalg.eigh(m.eye(2), UPLO="X"),
+    "svd_driver": lambda m: m.linalg.svd(m.eye(2), driver="gesvd"),
+    "lstsq_rows": lambda m: m.linalg.lstsq(m.ones(4, 2), m.ones(3, 3)),
+    "lstsq_driver": lambda m: m.linalg.lstsq(m.ones(4, 2), m.ones(4, 3), driver="foo"),
+    "mpow_nonsquare": lambda m: m.linalg.matrix_power(m.ones(2, 3), 2),
+    "mpow_neg_int": lambda m: m.linalg.matrix_power(m.ones(2, 2, dtype=m.int64), -1),
+    "mpow_neg_sing": lambda m: m.linalg.matrix_power(m.tensor([[1., 2.], [2., 4.]]), -1),
+    "solve_tri_1d": lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(3), upper=True),
+    "solve_tri_shape": lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(4, 4), upper=True),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_error_matches_torch(name):
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception) as te:
+            ERRORS[name](torch)
+        with pytest.raises(Exception) as ee:
+            ERRORS[name](ember)
+    t_linalg = type(te.value).__name__ == "_LinAlgError"
+    assert isinstance(ee.value, L.LinAlgError) == t_linalg, (ee.value, te.value)
+    assert isinstance(ee.value, RuntimeError) == isinstance(te.value, RuntimeError)
+    assert str(ee.value).splitlines()[0] == str(te.value).splitlines()[0]
+
+
+@pytest.mark.parity
+def test_strides_and_meta_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(1).standard_normal((2, 4, 3))
+    s = a[:, :3, :] @ np.swapaxes(a[:, :3, :], -1, -2) + 3 * np.eye(3)
+    cases = [("linalg.qr", a, ()), ("linalg.svd", a, (False,)), ("linalg.eigh", s, ()), ("linalg.inv", s, ()),
+             ("linalg.cholesky", s, ()), ("linalg.lstsq", a, (a[..., :2],)), ("linalg.pinv", a, ()),
+             ("linalg.matrix_power", s, (3,)), ("linalg.solve", s, (a[:, :3, :2].copy(),))]
+    for name, x, args in cases:
+        fn_t, fn_e = torch, ember
+        for p in name.split("."):
+            fn_t, fn_e = getattr(fn_t, p), getattr(fn_e, p)
+        conv = lambda m, v: (m.from_numpy(v.copy()) if isinstance(v, np.ndarray) else v)  # noqa: E731
+        want = fn_t(conv(torch, x), *[conv(torch, v) for v in args])
+        got = fn_e(conv(ember, x), *[conv(ember, v) for v in args])
+        meta = fn_e(ember.empty(x.shape, dtype=ember.float64, device="meta"),
+                    *[ember.empty(v.shape, dtype=ember.float64, device="meta") if isinstance(v, np.ndarray) else v for v in args])
+        want = want if isinstance(want, tuple) else (want,)
+        got = got if isinstance(got, tuple) else (got,)
+        meta = meta if isinstance(meta, tuple) else (meta,)
+        for w, g, mm in zip(want, got, meta):
+            assert tuple(g.shape) == tuple(w.shape) == tuple(mm.shape), name
+            assert str(g.dtype)[6:] == str(w.dtype)[6:], name
+            if g.numel() > 1:
+                assert g.stride() == w.stride() == mm.stride(), (name, g.stride(), w.stride(), mm.stride())
+
+
+def test_aliases_and_methods():
+    a = _rand(3, 3) + 3 * ember.eye(3, dtype=ember.float64)
+    _close(ember.inverse(a).numpy(), np.linalg.inv(a.numpy()))
+    _close(a.inverse().numpy(), np.linalg.inv(a.numpy()))
+    _close(a.det().item(), np.linalg.det(a.numpy()))
+    _close(a.matrix_power(2).numpy(), a.numpy() @ a.numpy())
+    sign, logabs = ember.slogdet(a)
+    _close(sign.item() * np.exp(logabs.item()), np.linalg.det(a.numpy()))
+    assert L.matrix_rank(ember.ones(3, 3), tol=0.5).item() == 1
+    _close(L.pinv(a, hermitian=False).numpy(), np.linalg.pinv(a.numpy()))
+
+
+def test_eig_reconstructs_and_multi_dot():
+    a = _rand(2, 4, 4)
+    w, v = L.eig(a)
+    assert w.dtype == ember.complex128 and v.stride() == (16, 1, 4)
+    an = a.numpy()
+    np.testing.assert_allclose(v.numpy() @ (w.numpy()[..., None] * np.linalg.inv(v.numpy())), an, atol=1e-8)
+    xs = [_rand(3, seed=1), _rand(3, 4, seed=2), _rand(4, 2, seed=3), _rand(2, seed=4)]
+    want = xs[0].numpy() @ xs[1].numpy() @ xs[2].numpy() @ xs[3].numpy()
+    _close(L.multi_dot(xs).numpy(), want)
+    assert L.multi_dot([_rand(2, 3), _rand(3, 5)]).shape == (2, 5)
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        L.multi_dot([_rand(2, 3), _rand(4, 5)])
+    with pytest.raises(RuntimeError, match="expected at least 2 tensors"):
+        L.multi_dot([_rand(2, 3)])
+
+
+@pytest.mark.parity
+def test_pinv_and_rank_with_per_batch_tolerances_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((2, 3, 4))
+    for f in (lambda m, x: m.linalg.pinv(x, atol=m.tensor([0.5, 2.0], dtype=m.float64)),
+              lambda m, x: m.linalg.matrix_rank(x, atol=m.tensor([0.5, 2.0], dtype=m.float64)),
+              lambda m, x: m.linalg.matrix_rank(x, rtol=m.tensor(0.5, dtype=m.float64)),
+              lambda m, x: m.linalg.pinv(x, rtol=0.3), lambda m, x: m.linalg.matrix_rank(x, hermitian=False, atol=1.0)):
+        e, t = f(ember, ember.from_numpy(a.copy())), f(torch, torch.from_numpy(a.copy()))
+        assert tuple(e.shape) == tuple(t.shape) and str(e.dtype)[6:] == str(t.dtype)[6:]
+        np.testing.assert_allclose(e.numpy(), t.numpy(), atol=1e-10)
+
+
+@pytest.mark.parity
+def test_solve_triangular_and_triangular_solve_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    b = np.random.default_rng(1).standard_normal((2, 3, 4))
+    cases = (lambda m, A, B: m.linalg.solve_triangular(A, B, upper=True),
+             lambda m, A, B: m.linalg.solve_triangular(A, B.mT, upper=False, left=False),
+             lambda m, A, B: m.linalg.solve_triangular(A, B, upper=True, unitriangular=True),
+             lambda m, A, B: m.linalg.solve_triangular(A[0], B, upper=False),
+             lambda m, A, B: m.triangular_solve(B, A), lambda m, A, B: m.triangular_solve(B, A, upper=False, transpose=True),
+             lambda m, A, B: B.triangular_solve(A[0], unitriangular=True))
+    for f in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            e = f(ember, ember.from_numpy(a.copy()), ember.from_numpy(b.copy()))
+            t = f(torch, torch.from_numpy(a.copy()), torch.from_numpy(b.copy()))
+        for x, y in zip(e if isinstance(e, tuple) else (e,), t if isinstance(t, tuple) else (t,)):
+            assert tuple(x.shape) == tuple(y.shape) and x.stride() == y.stride()
+            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-10, atol=1e-10)
+    m = ember.empty(2, 3, 3, device="meta")
+    assert ember.linalg.solve_triangular(m, ember.empty(3, 5, device="meta"), upper=True).stride() == (15, 1, 3)
