@@ -60,8 +60,9 @@ class Entry:
         self.returns = [r.name for r in fn.func.returns]
         self.formulas = {}
         self.nondiff = set()
+        self.result = raw.get("result")   # forward-mode rule: auto_element_wise | auto_linear | multilinear | expr
         for k, v in raw.items():
-            if k in ("name", "output_differentiability"):
+            if k in ("name", "output_differentiability", "result"):
                 continue
             for a in (x.strip() for x in k.split(",")):
                 if v == "non_differentiable":
@@ -78,6 +79,9 @@ class Entry:
 
     def is_list(self, a):
         return _is_tensor_list(a.type)
+
+    def is_list_return(self):
+        return any(isinstance(r.type, ListType) for r in self.fn.func.returns)
 
 
 def load(fns):
@@ -228,6 +232,56 @@ def emit_node(w, e, cls):
     return uses, saved
 
 
+def emit_jvp(w, e, fn):
+    """Forward-mode rule for one op (torch's `result:` formulas, reduced): returns the output tangent
+    from the inputs' tangents `_ts` (None where an input has none)."""
+    ident = _ident(fn)
+    kinds = _saved_kinds(e)
+    names = [a.name for a in e.all_args]
+    w.w(f"def _jvp_{ident}(_ts, {', '.join(_py(n) for n in names)}, result):")
+    w.w("    _o = None")
+    kind = e.result
+    if kind == "auto_element_wise":
+        for i, a in enumerate(e.inputs):
+            w.w(f"    if _ts[{i}] is not None:")
+            w.w(f"        grad = _ts[{i}]")
+            for n in sorted(_names(e.formulas[a.name])):
+                if n in kinds and kinds[n][0] == "value" and n not in names:
+                    w.w(f"        {n} = {kinds[n][1]}")
+            w.w(f"        _o = _fw_acc(_o, {e.formulas[a.name]})")
+    elif kind in ("auto_linear", "multilinear"):
+        op = f"_OP_{ident}"
+        call_args = [x.name for x in fn.func.arguments.flat_positional]
+        kw = [x.name for x in fn.func.arguments.flat_kwarg_only]
+        idx = {a.name: i for i, a in enumerate(e.inputs)}
+
+        def call(sub):
+            pos = ", ".join(sub.get(n, _py(n)) for n in call_args)
+            kws = "".join(f", {n}={sub.get(n, _py(n))}" for n in kw)
+            return f"{op}({pos}{kws})"
+        if kind == "auto_linear":
+            sub = {}
+            for a in e.inputs:
+                i = idx[a.name]
+                if e.is_list(a):
+                    sub[a.name] = f"_z(_ts[{i}], {a.name})"
+                else:
+                    sub[a.name] = f"_z(_ts[{i}], {a.name})"
+            w.w(f"    _o = {call(sub)}")
+        else:
+            for a in e.inputs:
+                i = idx[a.name]
+                w.w(f"    if _ts[{i}] is not None:")
+                w.w(f"        _o = _fw_acc(_o, {call({a.name: f'_ts[{i}]'})})")
+    else:   # an expression over primals and `<input>_t` tangents (zeros where missing)
+        for i, a in enumerate(e.inputs):
+            w.w(f"    {a.name}_t = _z(_ts[{i}], {a.name})")
+        w.w(f"    _o = {kind}")
+    w.w("    return _o")
+    w.w("")
+    w.w("")
+
+
 def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     ident = _ident(fn)
     kinds = _saved_kinds(e)
@@ -235,10 +289,26 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w(f"{op} = getattr(_aten.{fn.func.name.name}, {(fn.func.name.overload_name or 'default')!r})")
     w.w("")
     w.w("")
+    fw = e.result is not None and not inplace and len(e.fn.func.returns) == 1 and not e.is_list_return()
+    if fw:
+        emit_jvp(w, e, fn)
     w.w(f"def {ident}({_signature(fn)}):")
     for line in _keyword_fixups(fn):
         w.w(line)
     args = _argtuple(fn)
+    ins = "(" + "".join(f"{_py(a.name)}, " for a in e.inputs) + ")"
+    w.w(f"    if _FW[0] and _fw_has({ins}):")
+    if fw:
+        names = ", ".join(_py(a.name) for a in e.all_args)
+        w.w(f"        _ts = _fw_take({ins})")
+        w.w("        try:")
+        w.w(f"            _res = _self_{ident}({_call(fn)})")
+        w.w(f"            _t = _jvp_{ident}(_ts, {names}, _res)")
+        w.w("        finally:")
+        w.w("            _fw_restore()")
+        w.w("        return _fw_attach(_res, _t)")
+    else:
+        w.w(f"        _fw_unsupported({str(fn.func.name)!r})")
     if inplace:
         w.w("    _check_inplace(self)")
     rgs = [f"_rg({a.name})" for a in e.inputs]
@@ -278,6 +348,10 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w("    return _res")
     w.w("")
     w.w("")
+    if fw:
+        w.w(f"_self_{ident} = {ident}   # the kernel, for its forward-AD re-entry (an argument may shadow its name)")
+        w.w("")
+        w.w("")
 
 
 def emit_nondiff(w, fn):
@@ -322,6 +396,9 @@ def emit(fns):
     w.w("from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,")
     w.w("                                    check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,")
     w.w("                                    saved_clone as _saved_clone)")
+    w.w("from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,")
+    w.w("                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,")
+    w.w("                                       fw_restore as _fw_restore, fw_attach as _fw_attach)")
     w.w("")
     w.w("_aten = _ops_ns.aten")
     w.w("")
@@ -342,7 +419,7 @@ def emit(fns):
         if not inplace:
             ip = _inplace_of(fn, fns)
             if ip is not None and str(ip.func.name) not in explicit:
-                emit_kernel(w, Entry({"name": str(ip.func), **{a: f for a, f in e.formulas.items()}}, ip),
+                emit_kernel(w, Entry({"name": str(ip.func), **{a: f for a, f in e.formulas.items()}, "result": None}, ip),
                             ip, cls, uses, saved, True)
                 registered.append(ip)
     funcs = "\n".join(w.lines).rstrip() + "\n"

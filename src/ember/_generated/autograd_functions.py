@@ -10,6 +10,9 @@ from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
                                     check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,
                                     saved_clone as _saved_clone)
+from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,
+                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,
+                                       fw_restore as _fw_restore, fw_attach as _fw_attach)
 
 _aten = _ops_ns.aten
 
@@ -44,7 +47,26 @@ class AddBackward0(_Node):
 _OP_add_Tensor = getattr(_aten.add, 'Tensor')
 
 
+def _jvp_add_Tensor(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, maybe_multiply(grad, alpha))
+    return _o
+
+
 def add_Tensor(self, other, *, alpha=1):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_add_Tensor(self, other, alpha=alpha)
+            _t = _jvp_add_Tensor(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_add_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
@@ -57,10 +79,15 @@ def add_Tensor(self, other, *, alpha=1):
     return _res
 
 
+_self_add_Tensor = add_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_add__Tensor = getattr(_aten.add_, 'Tensor')
 
 
 def add__Tensor(self, other, *, alpha=1):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('add_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -97,7 +124,23 @@ class AddBackward1(_Node):
 _OP_add_Scalar = getattr(_aten.add, 'Scalar')
 
 
+def _jvp_add_Scalar(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
 def add_Scalar(self, other, alpha=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_add_Scalar(self, other, alpha)
+            _t = _jvp_add_Scalar(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_add_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
@@ -108,10 +151,15 @@ def add_Scalar(self, other, alpha=1):
     return _res
 
 
+_self_add_Scalar = add_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_add__Scalar = getattr(_aten.add_, 'Scalar')
 
 
 def add__Scalar(self, other, alpha=1):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('add_.Scalar')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -153,7 +201,26 @@ class SubBackward0(_Node):
 _OP_sub_Tensor = getattr(_aten.sub, 'Tensor')
 
 
+def _jvp_sub_Tensor(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, maybe_multiply(-grad, alpha))
+    return _o
+
+
 def sub_Tensor(self, other, *, alpha=1):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_sub_Tensor(self, other, alpha=alpha)
+            _t = _jvp_sub_Tensor(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_sub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
@@ -166,10 +233,15 @@ def sub_Tensor(self, other, *, alpha=1):
     return _res
 
 
+_self_sub_Tensor = sub_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sub__Tensor = getattr(_aten.sub_, 'Tensor')
 
 
 def sub__Tensor(self, other, *, alpha=1):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('sub_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -206,7 +278,23 @@ class SubBackward1(_Node):
 _OP_sub_Scalar = getattr(_aten.sub, 'Scalar')
 
 
+def _jvp_sub_Scalar(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
 def sub_Scalar(self, other, alpha=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sub_Scalar(self, other, alpha)
+            _t = _jvp_sub_Scalar(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sub_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
@@ -217,10 +305,15 @@ def sub_Scalar(self, other, alpha=1):
     return _res
 
 
+_self_sub_Scalar = sub_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sub__Scalar = getattr(_aten.sub_, 'Scalar')
 
 
 def sub__Scalar(self, other, alpha=1):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('sub_.Scalar')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -262,7 +355,26 @@ class RsubBackward0(_Node):
 _OP_rsub_Tensor = getattr(_aten.rsub, 'Tensor')
 
 
+def _jvp_rsub_Tensor(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, maybe_multiply(-grad, alpha))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
 def rsub_Tensor(self, other, *, alpha=1):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_rsub_Tensor(self, other, alpha=alpha)
+            _t = _jvp_rsub_Tensor(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_rsub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
@@ -273,6 +385,9 @@ def rsub_Tensor(self, other, *, alpha=1):
     _res = _OP_rsub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _set_history(_res, _n)
     return _res
+
+
+_self_rsub_Tensor = rsub_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MulBackward0(_Node):
@@ -312,7 +427,26 @@ class MulBackward0(_Node):
 _OP_mul_Tensor = getattr(_aten.mul, 'Tensor')
 
 
+def _jvp_mul_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * other)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * self)
+    return _o
+
+
 def mul_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_mul_Tensor(self, other)
+            _t = _jvp_mul_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_mul_Tensor.redispatch(_below_ks((self, other)), self, other)
@@ -327,10 +461,15 @@ def mul_Tensor(self, other):
     return _res
 
 
+_self_mul_Tensor = mul_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_mul__Tensor = getattr(_aten.mul_, 'Tensor')
 
 
 def mul__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('mul_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -370,7 +509,23 @@ class MulBackward1(_Node):
 _OP_mul_Scalar = getattr(_aten.mul, 'Scalar')
 
 
+def _jvp_mul_Scalar(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * other)
+    return _o
+
+
 def mul_Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_mul_Scalar(self, other)
+            _t = _jvp_mul_Scalar(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_mul_Scalar.redispatch(_below_ks((self, other)), self, other)
@@ -383,10 +538,15 @@ def mul_Scalar(self, other):
     return _res
 
 
+_self_mul_Scalar = mul_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_mul__Scalar = getattr(_aten.mul_, 'Scalar')
 
 
 def mul__Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('mul_.Scalar')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -438,7 +598,26 @@ class DivBackward0(_Node):
 _OP_div_Tensor = getattr(_aten.div, 'Tensor')
 
 
+def _jvp_div_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / other)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, -grad * self / (other * other))
+    return _o
+
+
 def div_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_div_Tensor(self, other)
+            _t = _jvp_div_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_div_Tensor.redispatch(_below_ks((self, other)), self, other)
@@ -453,10 +632,15 @@ def div_Tensor(self, other):
     return _res
 
 
+_self_div_Tensor = div_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_div__Tensor = getattr(_aten.div_, 'Tensor')
 
 
 def div__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('div_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -496,7 +680,23 @@ class DivBackward1(_Node):
 _OP_div_Scalar = getattr(_aten.div, 'Scalar')
 
 
+def _jvp_div_Scalar(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / other)
+    return _o
+
+
 def div_Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_div_Scalar(self, other)
+            _t = _jvp_div_Scalar(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_div_Scalar.redispatch(_below_ks((self, other)), self, other)
@@ -509,10 +709,15 @@ def div_Scalar(self, other):
     return _res
 
 
+_self_div_Scalar = div_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_div__Scalar = getattr(_aten.div_, 'Scalar')
 
 
 def div__Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('div_.Scalar')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -567,6 +772,8 @@ _OP_div_Tensor_mode = getattr(_aten.div, 'Tensor_mode')
 
 
 def div_Tensor_mode(self, other, *, rounding_mode):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('div.Tensor_mode')
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_div_Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
@@ -587,6 +794,8 @@ _OP_div__Tensor_mode = getattr(_aten.div_, 'Tensor_mode')
 
 
 def div__Tensor_mode(self, other, *, rounding_mode):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('div_.Tensor_mode')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -641,7 +850,26 @@ class RemainderBackward0(_Node):
 _OP_remainder_Tensor = getattr(_aten.remainder, 'Tensor')
 
 
+def _jvp_remainder_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, -grad * self.div(other, rounding_mode="floor"))
+    return _o
+
+
 def remainder_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_remainder_Tensor(self, other)
+            _t = _jvp_remainder_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_remainder_Tensor.redispatch(_below_ks((self, other)), self, other)
@@ -656,10 +884,15 @@ def remainder_Tensor(self, other):
     return _res
 
 
+_self_remainder_Tensor = remainder_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_remainder__Tensor = getattr(_aten.remainder_, 'Tensor')
 
 
 def remainder__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('remainder_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -718,7 +951,26 @@ class PowBackward0(_Node):
 _OP_pow_Tensor_Tensor = getattr(_aten.pow, 'Tensor_Tensor')
 
 
+def _jvp_pow_Tensor_Tensor(_ts, self, exponent, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, pow_backward_self(grad, self, exponent))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, pow_backward_exponent(grad, self, exponent, result))
+    return _o
+
+
 def pow_Tensor_Tensor(self, exponent):
+    if _FW[0] and _fw_has((self, exponent, )):
+        _ts = _fw_take((self, exponent, ))
+        try:
+            _res = _self_pow_Tensor_Tensor(self, exponent)
+            _t = _jvp_pow_Tensor_Tensor(_ts, self, exponent, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(exponent)
     if not _need:
         return _OP_pow_Tensor_Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
@@ -734,10 +986,15 @@ def pow_Tensor_Tensor(self, exponent):
     return _res
 
 
+_self_pow_Tensor_Tensor = pow_Tensor_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_pow__Tensor = getattr(_aten.pow_, 'Tensor')
 
 
 def pow__Tensor(self, exponent):
+    if _FW[0] and _fw_has((self, exponent, )):
+        _fw_unsupported('pow_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(exponent)
     if not _need:
@@ -782,7 +1039,23 @@ class PowBackward1(_Node):
 _OP_pow_Tensor_Scalar = getattr(_aten.pow, 'Tensor_Scalar')
 
 
+def _jvp_pow_Tensor_Scalar(_ts, self, exponent, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, pow_backward_self(grad, self, exponent))
+    return _o
+
+
 def pow_Tensor_Scalar(self, exponent):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_pow_Tensor_Scalar(self, exponent)
+            _t = _jvp_pow_Tensor_Scalar(_ts, self, exponent, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_pow_Tensor_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
@@ -797,10 +1070,15 @@ def pow_Tensor_Scalar(self, exponent):
     return _res
 
 
+_self_pow_Tensor_Scalar = pow_Tensor_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_pow__Scalar = getattr(_aten.pow_, 'Scalar')
 
 
 def pow__Scalar(self, exponent):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('pow_.Scalar')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -848,7 +1126,23 @@ class PowBackward2(_Node):
 _OP_pow_Scalar = getattr(_aten.pow, 'Scalar')
 
 
+def _jvp_pow_Scalar(_ts, self, exponent, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, pow_backward_exponent(grad, self, exponent, result))
+    return _o
+
+
 def pow_Scalar(self, exponent):
+    if _FW[0] and _fw_has((exponent, )):
+        _ts = _fw_take((exponent, ))
+        try:
+            _res = _self_pow_Scalar(self, exponent)
+            _t = _jvp_pow_Scalar(_ts, self, exponent, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(exponent)
     if not _need:
         return _OP_pow_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
@@ -862,6 +1156,9 @@ def pow_Scalar(self, exponent):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_pow_Scalar = pow_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NegBackward0(_Node):
@@ -887,7 +1184,23 @@ class NegBackward0(_Node):
 _OP_neg = getattr(_aten.neg, 'default')
 
 
+def _jvp_neg(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, -grad)
+    return _o
+
+
 def neg(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_neg(self)
+            _t = _jvp_neg(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_neg.redispatch(_below_ks((self,)), self)
@@ -898,10 +1211,15 @@ def neg(self):
     return _res
 
 
+_self_neg = neg   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_neg_ = getattr(_aten.neg_, 'default')
 
 
 def neg_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('neg_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -940,7 +1258,23 @@ class AbsBackward0(_Node):
 _OP_abs = getattr(_aten.abs, 'default')
 
 
+def _jvp_abs(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * sgn(self))
+    return _o
+
+
 def abs(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_abs(self)
+            _t = _jvp_abs(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_abs.redispatch(_below_ks((self,)), self)
@@ -953,10 +1287,15 @@ def abs(self):
     return _res
 
 
+_self_abs = abs   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_abs_ = getattr(_aten.abs_, 'default')
 
 
 def abs_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('abs_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -997,7 +1336,23 @@ class ExpBackward0(_Node):
 _OP_exp = getattr(_aten.exp, 'default')
 
 
+def _jvp_exp(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * result)
+    return _o
+
+
 def exp(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_exp(self)
+            _t = _jvp_exp(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_exp.redispatch(_below_ks((self,)), self)
@@ -1009,10 +1364,15 @@ def exp(self):
     return _res
 
 
+_self_exp = exp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_exp_ = getattr(_aten.exp_, 'default')
 
 
 def exp_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('exp_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1052,7 +1412,23 @@ class LogBackward0(_Node):
 _OP_log = getattr(_aten.log, 'default')
 
 
+def _jvp_log(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / self)
+    return _o
+
+
 def log(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_log(self)
+            _t = _jvp_log(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_log.redispatch(_below_ks((self,)), self)
@@ -1065,10 +1441,15 @@ def log(self):
     return _res
 
 
+_self_log = log   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_log_ = getattr(_aten.log_, 'default')
 
 
 def log_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('log_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1109,7 +1490,23 @@ class SqrtBackward0(_Node):
 _OP_sqrt = getattr(_aten.sqrt, 'default')
 
 
+def _jvp_sqrt(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (2 * result))
+    return _o
+
+
 def sqrt(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sqrt(self)
+            _t = _jvp_sqrt(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sqrt.redispatch(_below_ks((self,)), self)
@@ -1121,10 +1518,15 @@ def sqrt(self):
     return _res
 
 
+_self_sqrt = sqrt   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sqrt_ = getattr(_aten.sqrt_, 'default')
 
 
 def sqrt_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('sqrt_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1164,7 +1566,23 @@ class RsqrtBackward0(_Node):
 _OP_rsqrt = getattr(_aten.rsqrt, 'default')
 
 
+def _jvp_rsqrt(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, -0.5 * grad * result.pow(3))
+    return _o
+
+
 def rsqrt(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_rsqrt(self)
+            _t = _jvp_rsqrt(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_rsqrt.redispatch(_below_ks((self,)), self)
@@ -1176,10 +1594,15 @@ def rsqrt(self):
     return _res
 
 
+_self_rsqrt = rsqrt   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_rsqrt_ = getattr(_aten.rsqrt_, 'default')
 
 
 def rsqrt_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('rsqrt_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1219,7 +1642,23 @@ class SinBackward0(_Node):
 _OP_sin = getattr(_aten.sin, 'default')
 
 
+def _jvp_sin(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self.cos())
+    return _o
+
+
 def sin(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sin(self)
+            _t = _jvp_sin(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sin.redispatch(_below_ks((self,)), self)
@@ -1232,10 +1671,15 @@ def sin(self):
     return _res
 
 
+_self_sin = sin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sin_ = getattr(_aten.sin_, 'default')
 
 
 def sin_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('sin_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1276,7 +1720,23 @@ class CosBackward0(_Node):
 _OP_cos = getattr(_aten.cos, 'default')
 
 
+def _jvp_cos(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * -self.sin())
+    return _o
+
+
 def cos(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cos(self)
+            _t = _jvp_cos(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_cos.redispatch(_below_ks((self,)), self)
@@ -1289,10 +1749,15 @@ def cos(self):
     return _res
 
 
+_self_cos = cos   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_cos_ = getattr(_aten.cos_, 'default')
 
 
 def cos_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('cos_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1333,7 +1798,23 @@ class TanhBackward0(_Node):
 _OP_tanh = getattr(_aten.tanh, 'default')
 
 
+def _jvp_tanh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (1 - result * result))
+    return _o
+
+
 def tanh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_tanh(self)
+            _t = _jvp_tanh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_tanh.redispatch(_below_ks((self,)), self)
@@ -1345,10 +1826,15 @@ def tanh(self):
     return _res
 
 
+_self_tanh = tanh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_tanh_ = getattr(_aten.tanh_, 'default')
 
 
 def tanh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('tanh_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1388,7 +1874,23 @@ class SigmoidBackward0(_Node):
 _OP_sigmoid = getattr(_aten.sigmoid, 'default')
 
 
+def _jvp_sigmoid(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (result * (1 - result)))
+    return _o
+
+
 def sigmoid(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sigmoid(self)
+            _t = _jvp_sigmoid(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sigmoid.redispatch(_below_ks((self,)), self)
@@ -1400,10 +1902,15 @@ def sigmoid(self):
     return _res
 
 
+_self_sigmoid = sigmoid   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sigmoid_ = getattr(_aten.sigmoid_, 'default')
 
 
 def sigmoid_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('sigmoid_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1443,7 +1950,23 @@ class ReluBackward0(_Node):
 _OP_relu = getattr(_aten.relu, 'default')
 
 
+def _jvp_relu(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(result > 0, grad))
+    return _o
+
+
 def relu(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_relu(self)
+            _t = _jvp_relu(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_relu.redispatch(_below_ks((self,)), self)
@@ -1455,10 +1978,15 @@ def relu(self):
     return _res
 
 
+_self_relu = relu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_relu_ = getattr(_aten.relu_, 'default')
 
 
 def relu_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('relu_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1500,7 +2028,23 @@ class ClampBackward0(_Node):
 _OP_clamp = getattr(_aten.clamp, 'default')
 
 
+def _jvp_clamp(_ts, self, min, max, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, clamp_backward(grad, self, min, max))
+    return _o
+
+
 def clamp(self, min=None, max=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_clamp(self, min, max)
+            _t = _jvp_clamp(_ts, self, min, max, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_clamp.redispatch(_below_ks((self, min, max)), self, min, max)
@@ -1517,10 +2061,15 @@ def clamp(self, min=None, max=None):
     return _res
 
 
+_self_clamp = clamp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_clamp_ = getattr(_aten.clamp_, 'default')
 
 
 def clamp_(self, min=None, max=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('clamp_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1591,7 +2140,29 @@ class ClampBackward1(_Node):
 _OP_clamp_Tensor = getattr(_aten.clamp, 'Tensor')
 
 
+def _jvp_clamp_Tensor(_ts, self, min, max, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, clamp_backward(grad, self, min, max))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, clamp_backward_min(grad, self, min, max))
+    if _ts[2] is not None:
+        grad = _ts[2]
+        _o = _fw_acc(_o, clamp_backward_max(grad, self, min, max))
+    return _o
+
+
 def clamp_Tensor(self, min=None, max=None):
+    if _FW[0] and _fw_has((self, min, max, )):
+        _ts = _fw_take((self, min, max, ))
+        try:
+            _res = _self_clamp_Tensor(self, min, max)
+            _t = _jvp_clamp_Tensor(_ts, self, min, max, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(min) or _rg(max)
     if not _need:
         return _OP_clamp_Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
@@ -1608,10 +2179,15 @@ def clamp_Tensor(self, min=None, max=None):
     return _res
 
 
+_self_clamp_Tensor = clamp_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_clamp__Tensor = getattr(_aten.clamp_, 'Tensor')
 
 
 def clamp__Tensor(self, min=None, max=None):
+    if _FW[0] and _fw_has((self, min, max, )):
+        _fw_unsupported('clamp_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(min) or _rg(max)
     if not _need:
@@ -1657,7 +2233,23 @@ class ClampMinBackward0(_Node):
 _OP_clamp_min = getattr(_aten.clamp_min, 'default')
 
 
+def _jvp_clamp_min(_ts, self, min, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self >= min, grad))
+    return _o
+
+
 def clamp_min(self, min):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_clamp_min(self, min)
+            _t = _jvp_clamp_min(_ts, self, min, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_clamp_min.redispatch(_below_ks((self, min)), self, min)
@@ -1670,6 +2262,9 @@ def clamp_min(self, min):
     _res = _OP_clamp_min.redispatch(_below_ks((self, min)), self, min)
     _set_history(_res, _n)
     return _res
+
+
+_self_clamp_min = clamp_min   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ClampMaxBackward0(_Node):
@@ -1700,7 +2295,23 @@ class ClampMaxBackward0(_Node):
 _OP_clamp_max = getattr(_aten.clamp_max, 'default')
 
 
+def _jvp_clamp_max(_ts, self, max, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self <= max, grad))
+    return _o
+
+
 def clamp_max(self, max):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_clamp_max(self, max)
+            _t = _jvp_clamp_max(_ts, self, max, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_clamp_max.redispatch(_below_ks((self, max)), self, max)
@@ -1713,6 +2324,9 @@ def clamp_max(self, max):
     _res = _OP_clamp_max.redispatch(_below_ks((self, max)), self, max)
     _set_history(_res, _n)
     return _res
+
+
+_self_clamp_max = clamp_max   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class WhereBackward0(_Node):
@@ -1749,7 +2363,26 @@ class WhereBackward0(_Node):
 _OP_where_self = getattr(_aten.where, 'self')
 
 
+def _jvp_where_self(_ts, condition, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(condition, grad))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, masked_grad(condition.logical_not(), grad))
+    return _o
+
+
 def where_self(condition, self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_where_self(condition, self, other)
+            _t = _jvp_where_self(_ts, condition, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_where_self.redispatch(_below_ks((condition, self, other)), condition, self, other)
@@ -1760,6 +2393,9 @@ def where_self(condition, self, other):
     _res = _OP_where_self.redispatch(_below_ks((condition, self, other)), condition, self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_where_self = where_self   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class EqBackward0(_Node):
@@ -1796,6 +2432,8 @@ _OP_eq__Tensor = getattr(_aten.eq_, 'Tensor')
 
 
 def eq__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('eq_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -1843,6 +2481,8 @@ _OP_ne__Tensor = getattr(_aten.ne_, 'Tensor')
 
 
 def ne__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('ne_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -1890,6 +2530,8 @@ _OP_lt__Tensor = getattr(_aten.lt_, 'Tensor')
 
 
 def lt__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('lt_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -1937,6 +2579,8 @@ _OP_le__Tensor = getattr(_aten.le_, 'Tensor')
 
 
 def le__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('le_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -1984,6 +2628,8 @@ _OP_gt__Tensor = getattr(_aten.gt_, 'Tensor')
 
 
 def gt__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('gt_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2031,6 +2677,8 @@ _OP_ge__Tensor = getattr(_aten.ge_, 'Tensor')
 
 
 def ge__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('ge_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2186,7 +2834,21 @@ class AliasBackward0(_Node):
 _OP_alias = getattr(_aten.alias, 'default')
 
 
+def _jvp_alias(_ts, self, result):
+    _o = None
+    _o = _OP_alias(_z(_ts[0], self))
+    return _o
+
+
 def alias(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_alias(self)
+            _t = _jvp_alias(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_alias.redispatch(_below_ks((self,)), self)
@@ -2195,6 +2857,9 @@ def alias(self):
     _res = _OP_alias.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
+
+
+_self_alias = alias   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CloneBackward0(_Node):
@@ -2220,7 +2885,21 @@ class CloneBackward0(_Node):
 _OP_clone = getattr(_aten.clone, 'default')
 
 
+def _jvp_clone(_ts, self, memory_format, result):
+    _o = None
+    _o = _OP_clone(_z(_ts[0], self), memory_format=memory_format)
+    return _o
+
+
 def clone(self, *, memory_format=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_clone(self, memory_format=memory_format)
+            _t = _jvp_clone(_ts, self, memory_format, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_clone.redispatch(_below_ks((self, memory_format)), self, memory_format=memory_format)
@@ -2229,6 +2908,9 @@ def clone(self, *, memory_format=None):
     _res = _OP_clone.redispatch(_below_ks((self, memory_format)), self, memory_format=memory_format)
     _set_history(_res, _n)
     return _res
+
+
+_self_clone = clone   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ViewBackward0(_Node):
@@ -2255,7 +2937,21 @@ class ViewBackward0(_Node):
 _OP_view = getattr(_aten.view, 'default')
 
 
+def _jvp_view(_ts, self, size, result):
+    _o = None
+    _o = _OP_view(_z(_ts[0], self), size)
+    return _o
+
+
 def view(self, size):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_view(self, size)
+            _t = _jvp_view(_ts, self, size, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_view.redispatch(_below_ks((self, size)), self, size)
@@ -2266,6 +2962,9 @@ def view(self, size):
     _res = _OP_view.redispatch(_below_ks((self, size)), self, size)
     _set_history(_res, _n)
     return _res
+
+
+_self_view = view   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ExpandBackward0(_Node):
@@ -2292,7 +2991,21 @@ class ExpandBackward0(_Node):
 _OP_expand = getattr(_aten.expand, 'default')
 
 
+def _jvp_expand(_ts, self, size, implicit, result):
+    _o = None
+    _o = _OP_expand(_z(_ts[0], self), size, implicit=implicit)
+    return _o
+
+
 def expand(self, size, *, implicit=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_expand(self, size, implicit=implicit)
+            _t = _jvp_expand(_ts, self, size, implicit, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
@@ -2303,6 +3016,9 @@ def expand(self, size, *, implicit=False):
     _res = _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
     _set_history(_res, _n)
     return _res
+
+
+_self_expand = expand   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TransposeBackward0(_Node):
@@ -2330,7 +3046,21 @@ class TransposeBackward0(_Node):
 _OP_transpose_int = getattr(_aten.transpose, 'int')
 
 
+def _jvp_transpose_int(_ts, self, dim0, dim1, result):
+    _o = None
+    _o = _OP_transpose_int(_z(_ts[0], self), dim0, dim1)
+    return _o
+
+
 def transpose_int(self, dim0, dim1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_transpose_int(self, dim0, dim1)
+            _t = _jvp_transpose_int(_ts, self, dim0, dim1, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_transpose_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
@@ -2343,6 +3073,9 @@ def transpose_int(self, dim0, dim1):
     _res = _OP_transpose_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
     _set_history(_res, _n)
     return _res
+
+
+_self_transpose_int = transpose_int   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class PermuteBackward0(_Node):
@@ -2369,7 +3102,21 @@ class PermuteBackward0(_Node):
 _OP_permute = getattr(_aten.permute, 'default')
 
 
+def _jvp_permute(_ts, self, dims, result):
+    _o = None
+    _o = _OP_permute(_z(_ts[0], self), dims)
+    return _o
+
+
 def permute(self, dims):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_permute(self, dims)
+            _t = _jvp_permute(_ts, self, dims, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
@@ -2380,6 +3127,9 @@ def permute(self, dims):
     _res = _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
     _set_history(_res, _n)
     return _res
+
+
+_self_permute = permute   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TBackward0(_Node):
@@ -2405,7 +3155,21 @@ class TBackward0(_Node):
 _OP_t = getattr(_aten.t, 'default')
 
 
+def _jvp_t(_ts, self, result):
+    _o = None
+    _o = _OP_t(_z(_ts[0], self))
+    return _o
+
+
 def t(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_t(self)
+            _t = _jvp_t(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_t.redispatch(_below_ks((self,)), self)
@@ -2414,6 +3178,9 @@ def t(self):
     _res = _OP_t.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
+
+
+_self_t = t   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class UnsqueezeBackward0(_Node):
@@ -2440,7 +3207,21 @@ class UnsqueezeBackward0(_Node):
 _OP_unsqueeze = getattr(_aten.unsqueeze, 'default')
 
 
+def _jvp_unsqueeze(_ts, self, dim, result):
+    _o = None
+    _o = _OP_unsqueeze(_z(_ts[0], self), dim)
+    return _o
+
+
 def unsqueeze(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_unsqueeze(self, dim)
+            _t = _jvp_unsqueeze(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_unsqueeze.redispatch(_below_ks((self, dim)), self, dim)
@@ -2451,6 +3232,9 @@ def unsqueeze(self, dim):
     _res = _OP_unsqueeze.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_unsqueeze = unsqueeze   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SumBackward0(_Node):
@@ -2478,7 +3262,21 @@ class SumBackward0(_Node):
 _OP_sum = getattr(_aten.sum, 'default')
 
 
+def _jvp_sum(_ts, self, dtype, result):
+    _o = None
+    _o = _OP_sum(_z(_ts[0], self), dtype=dtype)
+    return _o
+
+
 def sum(self, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sum(self, dtype=dtype)
+            _t = _jvp_sum(_ts, self, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
@@ -2491,6 +3289,9 @@ def sum(self, *, dtype=None):
     _res = _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
     _set_history(_res, _n)
     return _res
+
+
+_self_sum = sum   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SumBackward1(_Node):
@@ -2520,7 +3321,21 @@ class SumBackward1(_Node):
 _OP_sum_dim_IntList = getattr(_aten.sum, 'dim_IntList')
 
 
+def _jvp_sum_dim_IntList(_ts, self, dim, keepdim, dtype, result):
+    _o = None
+    _o = _OP_sum_dim_IntList(_z(_ts[0], self), dim, keepdim, dtype=dtype)
+    return _o
+
+
 def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
+            _t = _jvp_sum_dim_IntList(_ts, self, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sum_dim_IntList.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
@@ -2537,6 +3352,9 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
     _res = _OP_sum_dim_IntList.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
     return _res
+
+
+_self_sum_dim_IntList = sum_dim_IntList   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MeanBackward0(_Node):
@@ -2565,7 +3383,21 @@ class MeanBackward0(_Node):
 _OP_mean = getattr(_aten.mean, 'default')
 
 
+def _jvp_mean(_ts, self, dtype, result):
+    _o = None
+    _o = _OP_mean(_z(_ts[0], self), dtype=dtype)
+    return _o
+
+
 def mean(self, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_mean(self, dtype=dtype)
+            _t = _jvp_mean(_ts, self, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
@@ -2580,6 +3412,9 @@ def mean(self, *, dtype=None):
     _res = _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
     _set_history(_res, _n)
     return _res
+
+
+_self_mean = mean   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SqueezeBackward0(_Node):
@@ -2606,7 +3441,21 @@ class SqueezeBackward0(_Node):
 _OP_squeeze = getattr(_aten.squeeze, 'default')
 
 
+def _jvp_squeeze(_ts, self, result):
+    _o = None
+    _o = _OP_squeeze(_z(_ts[0], self))
+    return _o
+
+
 def squeeze(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_squeeze(self)
+            _t = _jvp_squeeze(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_squeeze.redispatch(_below_ks((self,)), self)
@@ -2617,6 +3466,9 @@ def squeeze(self):
     _res = _OP_squeeze.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
+
+
+_self_squeeze = squeeze   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SqueezeBackward1(_Node):
@@ -2643,7 +3495,21 @@ class SqueezeBackward1(_Node):
 _OP_squeeze_dim = getattr(_aten.squeeze, 'dim')
 
 
+def _jvp_squeeze_dim(_ts, self, dim, result):
+    _o = None
+    _o = _OP_squeeze_dim(_z(_ts[0], self), dim)
+    return _o
+
+
 def squeeze_dim(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_squeeze_dim(self, dim)
+            _t = _jvp_squeeze_dim(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_squeeze_dim.redispatch(_below_ks((self, dim)), self, dim)
@@ -2654,6 +3520,9 @@ def squeeze_dim(self, dim):
     _res = _OP_squeeze_dim.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_squeeze_dim = squeeze_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SqueezeBackward2(_Node):
@@ -2680,7 +3549,21 @@ class SqueezeBackward2(_Node):
 _OP_squeeze_dims = getattr(_aten.squeeze, 'dims')
 
 
+def _jvp_squeeze_dims(_ts, self, dim, result):
+    _o = None
+    _o = _OP_squeeze_dims(_z(_ts[0], self), dim)
+    return _o
+
+
 def squeeze_dims(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_squeeze_dims(self, dim)
+            _t = _jvp_squeeze_dims(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
@@ -2691,6 +3574,9 @@ def squeeze_dims(self, dim):
     _res = _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_squeeze_dims = squeeze_dims   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MeanBackward1(_Node):
@@ -2720,7 +3606,21 @@ class MeanBackward1(_Node):
 _OP_mean_dim = getattr(_aten.mean, 'dim')
 
 
+def _jvp_mean_dim(_ts, self, dim, keepdim, dtype, result):
+    _o = None
+    _o = _OP_mean_dim(_z(_ts[0], self), dim, keepdim, dtype=dtype)
+    return _o
+
+
 def mean_dim(self, dim, keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_mean_dim(self, dim, keepdim, dtype=dtype)
+            _t = _jvp_mean_dim(_ts, self, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_mean_dim.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
@@ -2737,6 +3637,9 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
     _res = _OP_mean_dim.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
     return _res
+
+
+_self_mean_dim = mean_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ProdBackward0(_Node):
@@ -2772,6 +3675,8 @@ _OP_prod = getattr(_aten.prod, 'default')
 
 
 def prod(self, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('prod')
     _need = _rg(self)
     if not _need:
         return _OP_prod.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
@@ -2822,6 +3727,8 @@ _OP_prod_dim_int = getattr(_aten.prod, 'dim_int')
 
 
 def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('prod.dim_int')
     _need = _rg(self)
     if not _need:
         return _OP_prod_dim_int.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
@@ -2875,6 +3782,8 @@ _OP_amax = getattr(_aten.amax, 'default')
 
 
 def amax(self, dim=(), keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('amax')
     _need = _rg(self)
     if not _need:
         return _OP_amax.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -2926,6 +3835,8 @@ _OP_amin = getattr(_aten.amin, 'default')
 
 
 def amin(self, dim=(), keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('amin')
     _need = _rg(self)
     if not _need:
         return _OP_amin.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -2975,6 +3886,8 @@ _OP_max = getattr(_aten.max, 'default')
 
 
 def max(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('max')
     _need = _rg(self)
     if not _need:
         return _OP_max.redispatch(_below_ks((self,)), self)
@@ -3020,6 +3933,8 @@ _OP_min = getattr(_aten.min, 'default')
 
 
 def min(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('min')
     _need = _rg(self)
     if not _need:
         return _OP_min.redispatch(_below_ks((self,)), self)
@@ -3064,6 +3979,8 @@ _OP_max_dim = getattr(_aten.max, 'dim')
 
 
 def max_dim(self, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('max.dim')
     _need = _rg(self)
     if not _need:
         return _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -3112,6 +4029,8 @@ _OP_min_dim = getattr(_aten.min, 'dim')
 
 
 def min_dim(self, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('min.dim')
     _need = _rg(self)
     if not _need:
         return _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -3184,7 +4103,24 @@ class MmBackward0(_Node):
 _OP_mm = getattr(_aten.mm, 'default')
 
 
+def _jvp_mm(_ts, self, mat2, result):
+    _o = None
+    if _ts[0] is not None:
+        _o = _fw_acc(_o, _OP_mm(_ts[0], mat2))
+    if _ts[1] is not None:
+        _o = _fw_acc(_o, _OP_mm(self, _ts[1]))
+    return _o
+
+
 def mm(self, mat2):
+    if _FW[0] and _fw_has((self, mat2, )):
+        _ts = _fw_take((self, mat2, ))
+        try:
+            _res = _self_mm(self, mat2)
+            _t = _jvp_mm(_ts, self, mat2, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(mat2)
     if not _need:
         return _OP_mm.redispatch(_below_ks((self, mat2)), self, mat2)
@@ -3205,6 +4141,9 @@ def mm(self, mat2):
     _res = _OP_mm.redispatch(_below_ks((self, mat2)), self, mat2)
     _set_history(_res, _n)
     return _res
+
+
+_self_mm = mm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class BmmBackward0(_Node):
@@ -3244,7 +4183,24 @@ class BmmBackward0(_Node):
 _OP_bmm = getattr(_aten.bmm, 'default')
 
 
+def _jvp_bmm(_ts, self, mat2, result):
+    _o = None
+    if _ts[0] is not None:
+        _o = _fw_acc(_o, _OP_bmm(_ts[0], mat2))
+    if _ts[1] is not None:
+        _o = _fw_acc(_o, _OP_bmm(self, _ts[1]))
+    return _o
+
+
 def bmm(self, mat2):
+    if _FW[0] and _fw_has((self, mat2, )):
+        _ts = _fw_take((self, mat2, ))
+        try:
+            _res = _self_bmm(self, mat2)
+            _t = _jvp_bmm(_ts, self, mat2, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(mat2)
     if not _need:
         return _OP_bmm.redispatch(_below_ks((self, mat2)), self, mat2)
@@ -3257,6 +4213,9 @@ def bmm(self, mat2):
     _res = _OP_bmm.redispatch(_below_ks((self, mat2)), self, mat2)
     _set_history(_res, _n)
     return _res
+
+
+_self_bmm = bmm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MvBackward0(_Node):
@@ -3296,7 +4255,24 @@ class MvBackward0(_Node):
 _OP_mv = getattr(_aten.mv, 'default')
 
 
+def _jvp_mv(_ts, self, vec, result):
+    _o = None
+    if _ts[0] is not None:
+        _o = _fw_acc(_o, _OP_mv(_ts[0], vec))
+    if _ts[1] is not None:
+        _o = _fw_acc(_o, _OP_mv(self, _ts[1]))
+    return _o
+
+
 def mv(self, vec):
+    if _FW[0] and _fw_has((self, vec, )):
+        _ts = _fw_take((self, vec, ))
+        try:
+            _res = _self_mv(self, vec)
+            _t = _jvp_mv(_ts, self, vec, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(vec)
     if not _need:
         return _OP_mv.redispatch(_below_ks((self, vec)), self, vec)
@@ -3309,6 +4285,9 @@ def mv(self, vec):
     _res = _OP_mv.redispatch(_below_ks((self, vec)), self, vec)
     _set_history(_res, _n)
     return _res
+
+
+_self_mv = mv   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class DotBackward0(_Node):
@@ -3348,7 +4327,24 @@ class DotBackward0(_Node):
 _OP_dot = getattr(_aten.dot, 'default')
 
 
+def _jvp_dot(_ts, self, tensor, result):
+    _o = None
+    if _ts[0] is not None:
+        _o = _fw_acc(_o, _OP_dot(_ts[0], tensor))
+    if _ts[1] is not None:
+        _o = _fw_acc(_o, _OP_dot(self, _ts[1]))
+    return _o
+
+
 def dot(self, tensor):
+    if _FW[0] and _fw_has((self, tensor, )):
+        _ts = _fw_take((self, tensor, ))
+        try:
+            _res = _self_dot(self, tensor)
+            _t = _jvp_dot(_ts, self, tensor, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(tensor)
     if not _need:
         return _OP_dot.redispatch(_below_ks((self, tensor)), self, tensor)
@@ -3361,6 +4357,9 @@ def dot(self, tensor):
     _res = _OP_dot.redispatch(_below_ks((self, tensor)), self, tensor)
     _set_history(_res, _n)
     return _res
+
+
+_self_dot = dot   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MatmulBackward0(_Node):
@@ -3402,7 +4401,24 @@ class MatmulBackward0(_Node):
 _OP_matmul = getattr(_aten.matmul, 'default')
 
 
+def _jvp_matmul(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        _o = _fw_acc(_o, _OP_matmul(_ts[0], other))
+    if _ts[1] is not None:
+        _o = _fw_acc(_o, _OP_matmul(self, _ts[1]))
+    return _o
+
+
 def matmul(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_matmul(self, other)
+            _t = _jvp_matmul(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_matmul.redispatch(_below_ks((self, other)), self, other)
@@ -3415,6 +4431,9 @@ def matmul(self, other):
     _res = _OP_matmul.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_matmul = matmul   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AddmmBackward0(_Node):
@@ -3468,7 +4487,24 @@ class AddmmBackward0(_Node):
 _OP_addmm = getattr(_aten.addmm, 'default')
 
 
+def _jvp_addmm(_ts, self, mat1, mat2, beta, alpha, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    mat1_t = _z(_ts[1], mat1)
+    mat2_t = _z(_ts[2], mat2)
+    _o = maybe_multiply(self_t, beta) + maybe_multiply(mat1_t.mm(mat2) + mat1.mm(mat2_t), alpha)
+    return _o
+
+
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    if _FW[0] and _fw_has((self, mat1, mat2, )):
+        _ts = _fw_take((self, mat1, mat2, ))
+        try:
+            _res = _self_addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+            _t = _jvp_addmm(_ts, self, mat1, mat2, beta, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(mat1) or _rg(mat2)
     if not _need:
         return _OP_addmm.redispatch(_below_ks((self, mat1, mat2, beta, alpha)), self, mat1, mat2, beta=beta, alpha=alpha)
@@ -3495,6 +4531,9 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     _res = _OP_addmm.redispatch(_below_ks((self, mat1, mat2, beta, alpha)), self, mat1, mat2, beta=beta, alpha=alpha)
     _set_history(_res, _n)
     return _res
+
+
+_self_addmm = addmm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_view_dtype = getattr(_aten.view, 'dtype')
@@ -3530,7 +4569,21 @@ class SelectBackward0(_Node):
 _OP_select_int = getattr(_aten.select, 'int')
 
 
+def _jvp_select_int(_ts, self, dim, index, result):
+    _o = None
+    _o = _OP_select_int(_z(_ts[0], self), dim, index)
+    return _o
+
+
 def select_int(self, dim, index):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_select_int(self, dim, index)
+            _t = _jvp_select_int(_ts, self, dim, index, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_select_int.redispatch(_below_ks((self, dim, index)), self, dim, index)
@@ -3545,6 +4598,9 @@ def select_int(self, dim, index):
     _res = _OP_select_int.redispatch(_below_ks((self, dim, index)), self, dim, index)
     _set_history(_res, _n)
     return _res
+
+
+_self_select_int = select_int   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SliceBackward0(_Node):
@@ -3575,7 +4631,21 @@ class SliceBackward0(_Node):
 _OP_slice_Tensor = getattr(_aten.slice, 'Tensor')
 
 
+def _jvp_slice_Tensor(_ts, self, dim, start, end, step, result):
+    _o = None
+    _o = _OP_slice_Tensor(_z(_ts[0], self), dim, start, end, step)
+    return _o
+
+
 def slice_Tensor(self, dim=0, start=None, end=None, step=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_slice_Tensor(self, dim, start, end, step)
+            _t = _jvp_slice_Tensor(_ts, self, dim, start, end, step, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_slice_Tensor.redispatch(_below_ks((self, dim, start, end, step)), self, dim, start, end, step)
@@ -3594,6 +4664,9 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     _res = _OP_slice_Tensor.redispatch(_below_ks((self, dim, start, end, step)), self, dim, start, end, step)
     _set_history(_res, _n)
     return _res
+
+
+_self_slice_Tensor = slice_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class DiagonalBackward0(_Node):
@@ -3623,7 +4696,21 @@ class DiagonalBackward0(_Node):
 _OP_diagonal = getattr(_aten.diagonal, 'default')
 
 
+def _jvp_diagonal(_ts, self, offset, dim1, dim2, result):
+    _o = None
+    _o = _OP_diagonal(_z(_ts[0], self), offset, dim1, dim2)
+    return _o
+
+
 def diagonal(self, offset=0, dim1=0, dim2=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_diagonal(self, offset, dim1, dim2)
+            _t = _jvp_diagonal(_ts, self, offset, dim1, dim2, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_diagonal.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
@@ -3640,6 +4727,9 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     _res = _OP_diagonal.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
     _set_history(_res, _n)
     return _res
+
+
+_self_diagonal = diagonal   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AsStridedBackward0(_Node):
@@ -3671,7 +4761,21 @@ class AsStridedBackward0(_Node):
 _OP_as_strided = getattr(_aten.as_strided, 'default')
 
 
+def _jvp_as_strided(_ts, self, size, stride, storage_offset, result):
+    _o = None
+    _o = _OP_as_strided(_z(_ts[0], self), size, stride, storage_offset)
+    return _o
+
+
 def as_strided(self, size, stride, storage_offset=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_as_strided(self, size, stride, storage_offset)
+            _t = _jvp_as_strided(_ts, self, size, stride, storage_offset, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
@@ -3692,6 +4796,9 @@ def as_strided(self, size, stride, storage_offset=None):
     _res = _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
     _set_history(_res, _n)
     return _res
+
+
+_self_as_strided = as_strided   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class UnbindBackward0(_Node):
@@ -3720,6 +4827,8 @@ _OP_unbind_int = getattr(_aten.unbind, 'int')
 
 
 def unbind_int(self, dim=0):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('unbind.int')
     _need = _rg(self)
     if not _need:
         return _OP_unbind_int.redispatch(_below_ks((self, dim)), self, dim)
@@ -3758,6 +4867,8 @@ _OP_split_Tensor = getattr(_aten.split, 'Tensor')
 
 
 def split_Tensor(self, split_size, dim=0):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('split.Tensor')
     _need = _rg(self)
     if not _need:
         return _OP_split_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
@@ -3796,6 +4907,8 @@ _OP_split_with_sizes = getattr(_aten.split_with_sizes, 'default')
 
 
 def split_with_sizes(self, split_sizes, dim=0):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('split_with_sizes')
     _need = _rg(self)
     if not _need:
         return _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
@@ -3832,7 +4945,21 @@ class ToCopyBackward0(_Node):
 _OP__to_copy = getattr(_aten._to_copy, 'default')
 
 
+def _jvp__to_copy(_ts, self, dtype, layout, device, pin_memory, non_blocking, memory_format, result):
+    _o = None
+    _o = _OP__to_copy(_z(_ts[0], self), dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+    return _o
+
+
 def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__to_copy(self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+            _t = _jvp__to_copy(_ts, self, dtype, layout, device, pin_memory, non_blocking, memory_format, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP__to_copy.redispatch(_below_ks((self, dtype, layout, device, pin_memory, non_blocking, memory_format)), self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
@@ -3843,6 +4970,9 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
     _res = _OP__to_copy.redispatch(_below_ks((self, dtype, layout, device, pin_memory, non_blocking, memory_format)), self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
     _set_history(_res, _n)
     return _res
+
+
+_self__to_copy = _to_copy   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CopyBackward0(_Node):
@@ -3877,6 +5007,8 @@ _OP_copy_ = getattr(_aten.copy_, 'default')
 
 
 def copy_(self, src, non_blocking=False):
+    if _FW[0] and _fw_has((self, src, )):
+        _fw_unsupported('copy_')
     _check_inplace(self)
     _need = _rg(self) or _rg(src)
     if not _need:
@@ -3916,6 +5048,8 @@ _OP_fill__Scalar = getattr(_aten.fill_, 'Scalar')
 
 
 def fill__Scalar(self, value):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('fill_.Scalar')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -3957,6 +5091,8 @@ _OP_fill__Tensor = getattr(_aten.fill_, 'Tensor')
 
 
 def fill__Tensor(self, value):
+    if _FW[0] and _fw_has((self, value, )):
+        _fw_unsupported('fill_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(value)
     if not _need:
@@ -3992,6 +5128,8 @@ _OP_zero_ = getattr(_aten.zero_, 'default')
 
 
 def zero_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('zero_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4028,7 +5166,21 @@ class CatBackward0(_Node):
 _OP_cat = getattr(_aten.cat, 'default')
 
 
+def _jvp_cat(_ts, tensors, dim, result):
+    _o = None
+    _o = _OP_cat(_z(_ts[0], tensors), dim)
+    return _o
+
+
 def cat(tensors, dim=0):
+    if _FW[0] and _fw_has((tensors, )):
+        _ts = _fw_take((tensors, ))
+        try:
+            _res = _self_cat(tensors, dim)
+            _t = _jvp_cat(_ts, tensors, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(tensors)
     if not _need:
         return _OP_cat.redispatch(_below_ks((tensors, dim)), tensors, dim)
@@ -4042,6 +5194,9 @@ def cat(tensors, dim=0):
     _res = _OP_cat.redispatch(_below_ks((tensors, dim)), tensors, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_cat = cat   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class IndexBackward0(_Node):
@@ -4069,7 +5224,21 @@ class IndexBackward0(_Node):
 _OP_index_Tensor = getattr(_aten.index, 'Tensor')
 
 
+def _jvp_index_Tensor(_ts, self, indices, result):
+    _o = None
+    _o = _OP_index_Tensor(_z(_ts[0], self), indices)
+    return _o
+
+
 def index_Tensor(self, indices):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_index_Tensor(self, indices)
+            _t = _jvp_index_Tensor(_ts, self, indices, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
@@ -4082,6 +5251,9 @@ def index_Tensor(self, indices):
     _res = _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
     _set_history(_res, _n)
     return _res
+
+
+_self_index_Tensor = index_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class IndexPutBackward0(_Node):
@@ -4122,6 +5294,8 @@ _OP_index_put = getattr(_aten.index_put, 'default')
 
 
 def index_put(self, indices, values, accumulate=False):
+    if _FW[0] and _fw_has((self, values, )):
+        _fw_unsupported('index_put')
     _need = _rg(self) or _rg(values)
     if not _need:
         return _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
@@ -4144,6 +5318,8 @@ _OP_index_put_ = getattr(_aten.index_put_, 'default')
 
 
 def index_put_(self, indices, values, accumulate=False):
+    if _FW[0] and _fw_has((self, values, )):
+        _fw_unsupported('index_put_')
     _check_inplace(self)
     _need = _rg(self) or _rg(values)
     if not _need:
@@ -4348,6 +5524,8 @@ _OP_normal_ = getattr(_aten.normal_, 'default')
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('normal_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4385,6 +5563,8 @@ _OP_uniform_ = getattr(_aten.uniform_, 'default')
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
     if 'from' in _kw:
         from_ = _kw.pop('from')
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('uniform_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4420,6 +5600,8 @@ _OP_random__to = getattr(_aten.random_, 'to')
 
 
 def random__to(self, to, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('random_.to')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4455,6 +5637,8 @@ _OP_random_ = getattr(_aten.random_, 'default')
 
 
 def random_(self, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('random_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4490,6 +5674,8 @@ _OP_bernoulli__float = getattr(_aten.bernoulli_, 'float')
 
 
 def bernoulli__float(self, p=0.5, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('bernoulli_.float')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4525,6 +5711,8 @@ _OP_bernoulli = getattr(_aten.bernoulli, 'default')
 
 
 def bernoulli(self, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('bernoulli')
     _need = _rg(self)
     if not _need:
         return _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
@@ -4559,6 +5747,8 @@ _OP_bernoulli_p = getattr(_aten.bernoulli, 'p')
 
 
 def bernoulli_p(self, p, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('bernoulli.p')
     _need = _rg(self)
     if not _need:
         return _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
@@ -4595,6 +5785,8 @@ _OP_random__from = getattr(_aten.random_, 'from')
 def random__from(self, from_, to, *, generator=None, **_kw):
     if 'from' in _kw:
         from_ = _kw.pop('from')
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('random_.from')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4630,7 +5822,21 @@ class UnsafeViewBackward0(_Node):
 _OP__unsafe_view = getattr(_aten._unsafe_view, 'default')
 
 
+def _jvp__unsafe_view(_ts, self, size, result):
+    _o = None
+    _o = _OP__unsafe_view(_z(_ts[0], self), size)
+    return _o
+
+
 def _unsafe_view(self, size):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__unsafe_view(self, size)
+            _t = _jvp__unsafe_view(_ts, self, size, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
@@ -4641,6 +5847,9 @@ def _unsafe_view(self, size):
     _res = _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
     _set_history(_res, _n)
     return _res
+
+
+_self__unsafe_view = _unsafe_view   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Exp2Backward0(_Node):
@@ -4670,7 +5879,23 @@ class Exp2Backward0(_Node):
 _OP_exp2 = getattr(_aten.exp2, 'default')
 
 
+def _jvp_exp2(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * result * 0.6931471805599453)
+    return _o
+
+
 def exp2(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_exp2(self)
+            _t = _jvp_exp2(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_exp2.redispatch(_below_ks((self,)), self)
@@ -4682,10 +5907,15 @@ def exp2(self):
     return _res
 
 
+_self_exp2 = exp2   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_exp2_ = getattr(_aten.exp2_, 'default')
 
 
 def exp2_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('exp2_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4725,7 +5955,23 @@ class Expm1Backward0(_Node):
 _OP_expm1 = getattr(_aten.expm1, 'default')
 
 
+def _jvp_expm1(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (result + 1))
+    return _o
+
+
 def expm1(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_expm1(self)
+            _t = _jvp_expm1(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_expm1.redispatch(_below_ks((self,)), self)
@@ -4737,10 +5983,15 @@ def expm1(self):
     return _res
 
 
+_self_expm1 = expm1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_expm1_ = getattr(_aten.expm1_, 'default')
 
 
 def expm1_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('expm1_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4780,7 +6031,23 @@ class Log1pBackward0(_Node):
 _OP_log1p = getattr(_aten.log1p, 'default')
 
 
+def _jvp_log1p(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (self + 1))
+    return _o
+
+
 def log1p(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_log1p(self)
+            _t = _jvp_log1p(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_log1p.redispatch(_below_ks((self,)), self)
@@ -4793,10 +6060,15 @@ def log1p(self):
     return _res
 
 
+_self_log1p = log1p   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_log1p_ = getattr(_aten.log1p_, 'default')
 
 
 def log1p_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('log1p_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4837,7 +6109,23 @@ class Log2Backward0(_Node):
 _OP_log2 = getattr(_aten.log2, 'default')
 
 
+def _jvp_log2(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (self * 0.6931471805599453))
+    return _o
+
+
 def log2(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_log2(self)
+            _t = _jvp_log2(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_log2.redispatch(_below_ks((self,)), self)
@@ -4850,10 +6138,15 @@ def log2(self):
     return _res
 
 
+_self_log2 = log2   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_log2_ = getattr(_aten.log2_, 'default')
 
 
 def log2_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('log2_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4894,7 +6187,23 @@ class Log10Backward0(_Node):
 _OP_log10 = getattr(_aten.log10, 'default')
 
 
+def _jvp_log10(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (self * 2.302585092994046))
+    return _o
+
+
 def log10(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_log10(self)
+            _t = _jvp_log10(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_log10.redispatch(_below_ks((self,)), self)
@@ -4907,10 +6216,15 @@ def log10(self):
     return _res
 
 
+_self_log10 = log10   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_log10_ = getattr(_aten.log10_, 'default')
 
 
 def log10_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('log10_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4947,7 +6261,23 @@ class SignBackward0(_Node):
 _OP_sign = getattr(_aten.sign, 'default')
 
 
+def _jvp_sign(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def sign(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sign(self)
+            _t = _jvp_sign(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sign.redispatch(_below_ks((self,)), self)
@@ -4958,10 +6288,15 @@ def sign(self):
     return _res
 
 
+_self_sign = sign   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sign_ = getattr(_aten.sign_, 'default')
 
 
 def sign_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('sign_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4996,7 +6331,23 @@ class SgnBackward0(_Node):
 _OP_sgn = getattr(_aten.sgn, 'default')
 
 
+def _jvp_sgn(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def sgn(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sgn(self)
+            _t = _jvp_sgn(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sgn.redispatch(_below_ks((self,)), self)
@@ -5007,10 +6358,15 @@ def sgn(self):
     return _res
 
 
+_self_sgn = sgn   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sgn_ = getattr(_aten.sgn_, 'default')
 
 
 def sgn_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('sgn_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5045,7 +6401,23 @@ class FloorBackward0(_Node):
 _OP_floor = getattr(_aten.floor, 'default')
 
 
+def _jvp_floor(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def floor(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_floor(self)
+            _t = _jvp_floor(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_floor.redispatch(_below_ks((self,)), self)
@@ -5056,10 +6428,15 @@ def floor(self):
     return _res
 
 
+_self_floor = floor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_floor_ = getattr(_aten.floor_, 'default')
 
 
 def floor_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('floor_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5094,7 +6471,23 @@ class CeilBackward0(_Node):
 _OP_ceil = getattr(_aten.ceil, 'default')
 
 
+def _jvp_ceil(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def ceil(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_ceil(self)
+            _t = _jvp_ceil(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_ceil.redispatch(_below_ks((self,)), self)
@@ -5105,10 +6498,15 @@ def ceil(self):
     return _res
 
 
+_self_ceil = ceil   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_ceil_ = getattr(_aten.ceil_, 'default')
 
 
 def ceil_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('ceil_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5143,7 +6541,23 @@ class RoundBackward0(_Node):
 _OP_round = getattr(_aten.round, 'default')
 
 
+def _jvp_round(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def round(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_round(self)
+            _t = _jvp_round(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_round.redispatch(_below_ks((self,)), self)
@@ -5154,10 +6568,15 @@ def round(self):
     return _res
 
 
+_self_round = round   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_round_ = getattr(_aten.round_, 'default')
 
 
 def round_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('round_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5192,7 +6611,23 @@ class RoundBackward1(_Node):
 _OP_round_decimals = getattr(_aten.round, 'decimals')
 
 
+def _jvp_round_decimals(_ts, self, decimals, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def round_decimals(self, *, decimals):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_round_decimals(self, decimals=decimals)
+            _t = _jvp_round_decimals(_ts, self, decimals, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_round_decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
@@ -5203,10 +6638,15 @@ def round_decimals(self, *, decimals):
     return _res
 
 
+_self_round_decimals = round_decimals   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_round__decimals = getattr(_aten.round_, 'decimals')
 
 
 def round__decimals(self, *, decimals):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('round_.decimals')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5241,7 +6681,23 @@ class TruncBackward0(_Node):
 _OP_trunc = getattr(_aten.trunc, 'default')
 
 
+def _jvp_trunc(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def trunc(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_trunc(self)
+            _t = _jvp_trunc(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_trunc.redispatch(_below_ks((self,)), self)
@@ -5252,10 +6708,15 @@ def trunc(self):
     return _res
 
 
+_self_trunc = trunc   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_trunc_ = getattr(_aten.trunc_, 'default')
 
 
 def trunc_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('trunc_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5290,7 +6751,23 @@ class FracBackward0(_Node):
 _OP_frac = getattr(_aten.frac, 'default')
 
 
+def _jvp_frac(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
 def frac(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_frac(self)
+            _t = _jvp_frac(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_frac.redispatch(_below_ks((self,)), self)
@@ -5301,10 +6778,15 @@ def frac(self):
     return _res
 
 
+_self_frac = frac   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_frac_ = getattr(_aten.frac_, 'default')
 
 
 def frac_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('frac_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5343,7 +6825,23 @@ class ReciprocalBackward0(_Node):
 _OP_reciprocal = getattr(_aten.reciprocal, 'default')
 
 
+def _jvp_reciprocal(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, -grad * (result * result))
+    return _o
+
+
 def reciprocal(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_reciprocal(self)
+            _t = _jvp_reciprocal(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_reciprocal.redispatch(_below_ks((self,)), self)
@@ -5355,10 +6853,15 @@ def reciprocal(self):
     return _res
 
 
+_self_reciprocal = reciprocal   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_reciprocal_ = getattr(_aten.reciprocal_, 'default')
 
 
 def reciprocal_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('reciprocal_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5398,7 +6901,23 @@ class SquareBackward0(_Node):
 _OP_square = getattr(_aten.square, 'default')
 
 
+def _jvp_square(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (self * 2))
+    return _o
+
+
 def square(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_square(self)
+            _t = _jvp_square(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_square.redispatch(_below_ks((self,)), self)
@@ -5411,10 +6930,15 @@ def square(self):
     return _res
 
 
+_self_square = square   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_square_ = getattr(_aten.square_, 'default')
 
 
 def square_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('square_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5455,7 +6979,23 @@ class ErfBackward0(_Node):
 _OP_erf = getattr(_aten.erf, 'default')
 
 
+def _jvp_erf(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (self * self * -1).exp() * 1.1283791670955126)
+    return _o
+
+
 def erf(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_erf(self)
+            _t = _jvp_erf(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_erf.redispatch(_below_ks((self,)), self)
@@ -5468,10 +7008,15 @@ def erf(self):
     return _res
 
 
+_self_erf = erf   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_erf_ = getattr(_aten.erf_, 'default')
 
 
 def erf_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('erf_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5512,7 +7057,23 @@ class ErfcBackward0(_Node):
 _OP_erfc = getattr(_aten.erfc, 'default')
 
 
+def _jvp_erfc(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (self * self * -1).exp() * -1.1283791670955126)
+    return _o
+
+
 def erfc(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_erfc(self)
+            _t = _jvp_erfc(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_erfc.redispatch(_below_ks((self,)), self)
@@ -5525,10 +7086,15 @@ def erfc(self):
     return _res
 
 
+_self_erfc = erfc   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_erfc_ = getattr(_aten.erfc_, 'default')
 
 
 def erfc_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('erfc_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5569,7 +7135,23 @@ class ErfinvBackward0(_Node):
 _OP_erfinv = getattr(_aten.erfinv, 'default')
 
 
+def _jvp_erfinv(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (result * result).exp() * 0.886226925452758)
+    return _o
+
+
 def erfinv(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_erfinv(self)
+            _t = _jvp_erfinv(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_erfinv.redispatch(_below_ks((self,)), self)
@@ -5581,10 +7163,15 @@ def erfinv(self):
     return _res
 
 
+_self_erfinv = erfinv   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_erfinv_ = getattr(_aten.erfinv_, 'default')
 
 
 def erfinv_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('erfinv_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5624,7 +7211,23 @@ class AsinBackward0(_Node):
 _OP_asin = getattr(_aten.asin, 'default')
 
 
+def _jvp_asin(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (1 - self * self).sqrt())
+    return _o
+
+
 def asin(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_asin(self)
+            _t = _jvp_asin(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_asin.redispatch(_below_ks((self,)), self)
@@ -5637,10 +7240,15 @@ def asin(self):
     return _res
 
 
+_self_asin = asin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_asin_ = getattr(_aten.asin_, 'default')
 
 
 def asin_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('asin_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5681,7 +7289,23 @@ class AcosBackward0(_Node):
 _OP_acos = getattr(_aten.acos, 'default')
 
 
+def _jvp_acos(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, -grad / (1 - self * self).sqrt())
+    return _o
+
+
 def acos(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_acos(self)
+            _t = _jvp_acos(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_acos.redispatch(_below_ks((self,)), self)
@@ -5694,10 +7318,15 @@ def acos(self):
     return _res
 
 
+_self_acos = acos   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_acos_ = getattr(_aten.acos_, 'default')
 
 
 def acos_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('acos_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5738,7 +7367,23 @@ class AtanBackward0(_Node):
 _OP_atan = getattr(_aten.atan, 'default')
 
 
+def _jvp_atan(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (self * self + 1))
+    return _o
+
+
 def atan(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_atan(self)
+            _t = _jvp_atan(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_atan.redispatch(_below_ks((self,)), self)
@@ -5751,10 +7396,15 @@ def atan(self):
     return _res
 
 
+_self_atan = atan   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_atan_ = getattr(_aten.atan_, 'default')
 
 
 def atan_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('atan_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5795,7 +7445,23 @@ class SinhBackward0(_Node):
 _OP_sinh = getattr(_aten.sinh, 'default')
 
 
+def _jvp_sinh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self.cosh())
+    return _o
+
+
 def sinh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sinh(self)
+            _t = _jvp_sinh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sinh.redispatch(_below_ks((self,)), self)
@@ -5808,10 +7474,15 @@ def sinh(self):
     return _res
 
 
+_self_sinh = sinh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sinh_ = getattr(_aten.sinh_, 'default')
 
 
 def sinh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('sinh_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5852,7 +7523,23 @@ class CoshBackward0(_Node):
 _OP_cosh = getattr(_aten.cosh, 'default')
 
 
+def _jvp_cosh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self.sinh())
+    return _o
+
+
 def cosh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cosh(self)
+            _t = _jvp_cosh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_cosh.redispatch(_below_ks((self,)), self)
@@ -5865,10 +7552,15 @@ def cosh(self):
     return _res
 
 
+_self_cosh = cosh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_cosh_ = getattr(_aten.cosh_, 'default')
 
 
 def cosh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('cosh_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5909,7 +7601,23 @@ class TanBackward0(_Node):
 _OP_tan = getattr(_aten.tan, 'default')
 
 
+def _jvp_tan(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (result * result + 1))
+    return _o
+
+
 def tan(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_tan(self)
+            _t = _jvp_tan(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_tan.redispatch(_below_ks((self,)), self)
@@ -5921,10 +7629,15 @@ def tan(self):
     return _res
 
 
+_self_tan = tan   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_tan_ = getattr(_aten.tan_, 'default')
 
 
 def tan_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('tan_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5964,7 +7677,23 @@ class AsinhBackward0(_Node):
 _OP_asinh = getattr(_aten.asinh, 'default')
 
 
+def _jvp_asinh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (self * self + 1).sqrt())
+    return _o
+
+
 def asinh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_asinh(self)
+            _t = _jvp_asinh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_asinh.redispatch(_below_ks((self,)), self)
@@ -5977,10 +7706,15 @@ def asinh(self):
     return _res
 
 
+_self_asinh = asinh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_asinh_ = getattr(_aten.asinh_, 'default')
 
 
 def asinh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('asinh_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6021,7 +7755,23 @@ class AcoshBackward0(_Node):
 _OP_acosh = getattr(_aten.acosh, 'default')
 
 
+def _jvp_acosh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / ((self - 1) * (self + 1)).sqrt())
+    return _o
+
+
 def acosh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_acosh(self)
+            _t = _jvp_acosh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_acosh.redispatch(_below_ks((self,)), self)
@@ -6034,10 +7784,15 @@ def acosh(self):
     return _res
 
 
+_self_acosh = acosh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_acosh_ = getattr(_aten.acosh_, 'default')
 
 
 def acosh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('acosh_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6078,7 +7833,23 @@ class AtanhBackward0(_Node):
 _OP_atanh = getattr(_aten.atanh, 'default')
 
 
+def _jvp_atanh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (1 - self * self))
+    return _o
+
+
 def atanh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_atanh(self)
+            _t = _jvp_atanh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_atanh.redispatch(_below_ks((self,)), self)
@@ -6091,10 +7862,15 @@ def atanh(self):
     return _res
 
 
+_self_atanh = atanh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_atanh_ = getattr(_aten.atanh_, 'default')
 
 
 def atanh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('atanh_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6135,7 +7911,23 @@ class NanToNumBackward0(_Node):
 _OP_nan_to_num = getattr(_aten.nan_to_num, 'default')
 
 
+def _jvp_nan_to_num(_ts, self, nan, posinf, neginf, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self.isfinite(), grad))
+    return _o
+
+
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_nan_to_num(self, nan, posinf, neginf)
+            _t = _jvp_nan_to_num(_ts, self, nan, posinf, neginf, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_nan_to_num.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
@@ -6148,10 +7940,15 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _res
 
 
+_self_nan_to_num = nan_to_num   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_nan_to_num_ = getattr(_aten.nan_to_num_, 'default')
 
 
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('nan_to_num_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6193,7 +7990,23 @@ class LogitBackward0(_Node):
 _OP_logit = getattr(_aten.logit, 'default')
 
 
+def _jvp_logit(_ts, self, eps, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, logit_backward(grad, self, eps))
+    return _o
+
+
 def logit(self, eps=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_logit(self, eps)
+            _t = _jvp_logit(_ts, self, eps, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_logit.redispatch(_below_ks((self, eps)), self, eps)
@@ -6208,10 +8021,15 @@ def logit(self, eps=None):
     return _res
 
 
+_self_logit = logit   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_logit_ = getattr(_aten.logit_, 'default')
 
 
 def logit_(self, eps=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('logit_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6269,7 +8087,26 @@ class HypotBackward0(_Node):
 _OP_hypot = getattr(_aten.hypot, 'default')
 
 
+def _jvp_hypot(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self / result)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * other / result)
+    return _o
+
+
 def hypot(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_hypot(self, other)
+            _t = _jvp_hypot(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_hypot.redispatch(_below_ks((self, other)), self, other)
@@ -6285,10 +8122,15 @@ def hypot(self, other):
     return _res
 
 
+_self_hypot = hypot   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_hypot_ = getattr(_aten.hypot_, 'default')
 
 
 def hypot_(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('hypot_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -6344,7 +8186,26 @@ class Atan2Backward0(_Node):
 _OP_atan2 = getattr(_aten.atan2, 'default')
 
 
+def _jvp_atan2(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * other / (self * self + other * other))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, -grad * self / (self * self + other * other))
+    return _o
+
+
 def atan2(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_atan2(self, other)
+            _t = _jvp_atan2(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_atan2.redispatch(_below_ks((self, other)), self, other)
@@ -6359,10 +8220,15 @@ def atan2(self, other):
     return _res
 
 
+_self_atan2 = atan2   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_atan2_ = getattr(_aten.atan2_, 'default')
 
 
 def atan2_(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('atan2_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -6409,7 +8275,26 @@ class LerpBackward0(_Node):
 _OP_lerp_Scalar = getattr(_aten.lerp, 'Scalar')
 
 
+def _jvp_lerp_Scalar(_ts, self, end, weight, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (1 - weight))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * weight)
+    return _o
+
+
 def lerp_Scalar(self, end, weight):
+    if _FW[0] and _fw_has((self, end, )):
+        _ts = _fw_take((self, end, ))
+        try:
+            _res = _self_lerp_Scalar(self, end, weight)
+            _t = _jvp_lerp_Scalar(_ts, self, end, weight, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(end)
     if not _need:
         return _OP_lerp_Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
@@ -6422,10 +8307,15 @@ def lerp_Scalar(self, end, weight):
     return _res
 
 
+_self_lerp_Scalar = lerp_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_lerp__Scalar = getattr(_aten.lerp_, 'Scalar')
 
 
 def lerp__Scalar(self, end, weight):
+    if _FW[0] and _fw_has((self, end, )):
+        _fw_unsupported('lerp_.Scalar')
     _check_inplace(self)
     _need = _rg(self) or _rg(end)
     if not _need:
@@ -6487,7 +8377,29 @@ class LerpBackward1(_Node):
 _OP_lerp_Tensor = getattr(_aten.lerp, 'Tensor')
 
 
+def _jvp_lerp_Tensor(_ts, self, end, weight, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (1 - weight))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * weight)
+    if _ts[2] is not None:
+        grad = _ts[2]
+        _o = _fw_acc(_o, grad * (end - self))
+    return _o
+
+
 def lerp_Tensor(self, end, weight):
+    if _FW[0] and _fw_has((self, end, weight, )):
+        _ts = _fw_take((self, end, weight, ))
+        try:
+            _res = _self_lerp_Tensor(self, end, weight)
+            _t = _jvp_lerp_Tensor(_ts, self, end, weight, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(end) or _rg(weight)
     if not _need:
         return _OP_lerp_Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
@@ -6504,10 +8416,15 @@ def lerp_Tensor(self, end, weight):
     return _res
 
 
+_self_lerp_Tensor = lerp_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_lerp__Tensor = getattr(_aten.lerp_, 'Tensor')
 
 
 def lerp__Tensor(self, end, weight):
+    if _FW[0] and _fw_has((self, end, weight, )):
+        _fw_unsupported('lerp_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(end) or _rg(weight)
     if not _need:
@@ -6562,7 +8479,26 @@ class FmodBackward0(_Node):
 _OP_fmod_Tensor = getattr(_aten.fmod, 'Tensor')
 
 
+def _jvp_fmod_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, -grad * self.div(other, rounding_mode="trunc"))
+    return _o
+
+
 def fmod_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_fmod_Tensor(self, other)
+            _t = _jvp_fmod_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_fmod_Tensor.redispatch(_below_ks((self, other)), self, other)
@@ -6577,10 +8513,15 @@ def fmod_Tensor(self, other):
     return _res
 
 
+_self_fmod_Tensor = fmod_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_fmod__Tensor = getattr(_aten.fmod_, 'Tensor')
 
 
 def fmod__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('fmod_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -6619,7 +8560,23 @@ class FmodBackward1(_Node):
 _OP_fmod_Scalar = getattr(_aten.fmod, 'Scalar')
 
 
+def _jvp_fmod_Scalar(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
 def fmod_Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_fmod_Scalar(self, other)
+            _t = _jvp_fmod_Scalar(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
@@ -6630,10 +8587,15 @@ def fmod_Scalar(self, other):
     return _res
 
 
+_self_fmod_Scalar = fmod_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_fmod__Scalar = getattr(_aten.fmod_, 'Scalar')
 
 
 def fmod__Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('fmod_.Scalar')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6684,7 +8646,26 @@ class MaximumBackward0(_Node):
 _OP_maximum = getattr(_aten.maximum, 'default')
 
 
+def _jvp_maximum(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, maximum_backward(grad, self, other, 0))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, maximum_backward(grad, self, other, 1))
+    return _o
+
+
 def maximum(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_maximum(self, other)
+            _t = _jvp_maximum(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_maximum.redispatch(_below_ks((self, other)), self, other)
@@ -6697,6 +8678,9 @@ def maximum(self, other):
     _res = _OP_maximum.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_maximum = maximum   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MinimumBackward0(_Node):
@@ -6738,7 +8722,26 @@ class MinimumBackward0(_Node):
 _OP_minimum = getattr(_aten.minimum, 'default')
 
 
+def _jvp_minimum(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, maximum_backward(grad, other, self, 0))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, maximum_backward(grad, other, self, 1))
+    return _o
+
+
 def minimum(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_minimum(self, other)
+            _t = _jvp_minimum(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_minimum.redispatch(_below_ks((self, other)), self, other)
@@ -6751,6 +8754,9 @@ def minimum(self, other):
     _res = _OP_minimum.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_minimum = minimum   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FmaxBackward0(_Node):
@@ -6792,7 +8798,26 @@ class FmaxBackward0(_Node):
 _OP_fmax = getattr(_aten.fmax, 'default')
 
 
+def _jvp_fmax(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, fmax_backward(grad, self, other, 0))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, fmax_backward(grad, self, other, 1))
+    return _o
+
+
 def fmax(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_fmax(self, other)
+            _t = _jvp_fmax(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_fmax.redispatch(_below_ks((self, other)), self, other)
@@ -6805,6 +8830,9 @@ def fmax(self, other):
     _res = _OP_fmax.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_fmax = fmax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FminBackward0(_Node):
@@ -6846,7 +8874,26 @@ class FminBackward0(_Node):
 _OP_fmin = getattr(_aten.fmin, 'default')
 
 
+def _jvp_fmin(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, fmax_backward(grad, self, other, 0, False))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, fmax_backward(grad, self, other, 1, False))
+    return _o
+
+
 def fmin(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_fmin(self, other)
+            _t = _jvp_fmin(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_fmin.redispatch(_below_ks((self, other)), self, other)
@@ -6859,6 +8906,9 @@ def fmin(self, other):
     _res = _OP_fmin.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_fmin = fmin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_isnan = getattr(_aten.isnan, 'default')
@@ -6941,7 +8991,29 @@ class AddcmulBackward0(_Node):
 _OP_addcmul = getattr(_aten.addcmul, 'default')
 
 
+def _jvp_addcmul(_ts, self, tensor1, tensor2, value, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * tensor2 * value)
+    if _ts[2] is not None:
+        grad = _ts[2]
+        _o = _fw_acc(_o, grad * tensor1 * value)
+    return _o
+
+
 def addcmul(self, tensor1, tensor2, *, value=1):
+    if _FW[0] and _fw_has((self, tensor1, tensor2, )):
+        _ts = _fw_take((self, tensor1, tensor2, ))
+        try:
+            _res = _self_addcmul(self, tensor1, tensor2, value=value)
+            _t = _jvp_addcmul(_ts, self, tensor1, tensor2, value, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
     if not _need:
         return _OP_addcmul.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
@@ -6958,10 +9030,15 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _res
 
 
+_self_addcmul = addcmul   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_addcmul_ = getattr(_aten.addcmul_, 'default')
 
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
+    if _FW[0] and _fw_has((self, tensor1, tensor2, )):
+        _fw_unsupported('addcmul_')
     _check_inplace(self)
     _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
     if not _need:
@@ -7025,7 +9102,29 @@ class AddcdivBackward0(_Node):
 _OP_addcdiv = getattr(_aten.addcdiv, 'default')
 
 
+def _jvp_addcdiv(_ts, self, tensor1, tensor2, value, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * value / tensor2)
+    if _ts[2] is not None:
+        grad = _ts[2]
+        _o = _fw_acc(_o, -grad * value * tensor1 / (tensor2 * tensor2))
+    return _o
+
+
 def addcdiv(self, tensor1, tensor2, *, value=1):
+    if _FW[0] and _fw_has((self, tensor1, tensor2, )):
+        _ts = _fw_take((self, tensor1, tensor2, ))
+        try:
+            _res = _self_addcdiv(self, tensor1, tensor2, value=value)
+            _t = _jvp_addcdiv(_ts, self, tensor1, tensor2, value, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
     if not _need:
         return _OP_addcdiv.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
@@ -7042,10 +9141,15 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _res
 
 
+_self_addcdiv = addcdiv   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_addcdiv_ = getattr(_aten.addcdiv_, 'default')
 
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
+    if _FW[0] and _fw_has((self, tensor1, tensor2, )):
+        _fw_unsupported('addcdiv_')
     _check_inplace(self)
     _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
     if not _need:
@@ -7102,7 +9206,26 @@ class XlogyBackward0(_Node):
 _OP_xlogy_Tensor = getattr(_aten.xlogy, 'Tensor')
 
 
+def _jvp_xlogy_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, xlogy_self(grad, self, other))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * self / other)
+    return _o
+
+
 def xlogy_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_xlogy_Tensor(self, other)
+            _t = _jvp_xlogy_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_xlogy_Tensor.redispatch(_below_ks((self, other)), self, other)
@@ -7117,10 +9240,15 @@ def xlogy_Tensor(self, other):
     return _res
 
 
+_self_xlogy_Tensor = xlogy_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_xlogy__Tensor = getattr(_aten.xlogy_, 'Tensor')
 
 
 def xlogy__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('xlogy_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -7164,7 +9292,23 @@ class XlogyBackward1(_Node):
 _OP_xlogy_Scalar_Self = getattr(_aten.xlogy, 'Scalar_Self')
 
 
+def _jvp_xlogy_Scalar_Self(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self / other)
+    return _o
+
+
 def xlogy_Scalar_Self(self, other):
+    if _FW[0] and _fw_has((other, )):
+        _ts = _fw_take((other, ))
+        try:
+            _res = _self_xlogy_Scalar_Self(self, other)
+            _t = _jvp_xlogy_Scalar_Self(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(other)
     if not _need:
         return _OP_xlogy_Scalar_Self.redispatch(_below_ks((self, other)), self, other)
@@ -7177,6 +9321,9 @@ def xlogy_Scalar_Self(self, other):
     _res = _OP_xlogy_Scalar_Self.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_xlogy_Scalar_Self = xlogy_Scalar_Self   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class XlogyBackward2(_Node):
@@ -7207,7 +9354,23 @@ class XlogyBackward2(_Node):
 _OP_xlogy_Scalar_Other = getattr(_aten.xlogy, 'Scalar_Other')
 
 
+def _jvp_xlogy_Scalar_Other(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, xlogy_self(grad, self, other))
+    return _o
+
+
 def xlogy_Scalar_Other(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_xlogy_Scalar_Other(self, other)
+            _t = _jvp_xlogy_Scalar_Other(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_xlogy_Scalar_Other.redispatch(_below_ks((self, other)), self, other)
@@ -7222,10 +9385,15 @@ def xlogy_Scalar_Other(self, other):
     return _res
 
 
+_self_xlogy_Scalar_Other = xlogy_Scalar_Other   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_xlogy__Scalar_Other = getattr(_aten.xlogy_, 'Scalar_Other')
 
 
 def xlogy__Scalar_Other(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('xlogy_.Scalar_Other')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7280,7 +9448,26 @@ class LogaddexpBackward0(_Node):
 _OP_logaddexp = getattr(_aten.logaddexp, 'default')
 
 
+def _jvp_logaddexp(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / ((other - self).exp() + 1))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad / ((self - other).exp() + 1))
+    return _o
+
+
 def logaddexp(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_logaddexp(self, other)
+            _t = _jvp_logaddexp(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_logaddexp.redispatch(_below_ks((self, other)), self, other)
@@ -7293,6 +9480,9 @@ def logaddexp(self, other):
     _res = _OP_logaddexp.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_logaddexp = logaddexp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class GeluBackward0(_Node):
@@ -7323,7 +9513,23 @@ class GeluBackward0(_Node):
 _OP_gelu = getattr(_aten.gelu, 'default')
 
 
+def _jvp_gelu(_ts, self, approximate, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, gelu_backward(grad, self, approximate))
+    return _o
+
+
 def gelu(self, *, approximate='none'):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_gelu(self, approximate=approximate)
+            _t = _jvp_gelu(_ts, self, approximate, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_gelu.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
@@ -7338,10 +9544,15 @@ def gelu(self, *, approximate='none'):
     return _res
 
 
+_self_gelu = gelu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_gelu_ = getattr(_aten.gelu_, 'default')
 
 
 def gelu_(self, *, approximate='none'):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('gelu_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7384,7 +9595,23 @@ class SiluBackward0(_Node):
 _OP_silu = getattr(_aten.silu, 'default')
 
 
+def _jvp_silu(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, silu_backward(grad, self))
+    return _o
+
+
 def silu(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_silu(self)
+            _t = _jvp_silu(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_silu.redispatch(_below_ks((self,)), self)
@@ -7397,10 +9624,15 @@ def silu(self):
     return _res
 
 
+_self_silu = silu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_silu_ = getattr(_aten.silu_, 'default')
 
 
 def silu_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('silu_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7441,7 +9673,23 @@ class MishBackward0(_Node):
 _OP_mish = getattr(_aten.mish, 'default')
 
 
+def _jvp_mish(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, mish_backward(grad, self))
+    return _o
+
+
 def mish(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_mish(self)
+            _t = _jvp_mish(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_mish.redispatch(_below_ks((self,)), self)
@@ -7454,10 +9702,15 @@ def mish(self):
     return _res
 
 
+_self_mish = mish   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_mish_ = getattr(_aten.mish_, 'default')
 
 
 def mish_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('mish_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7500,7 +9753,23 @@ class SoftplusBackward0(_Node):
 _OP_softplus = getattr(_aten.softplus, 'default')
 
 
+def _jvp_softplus(_ts, self, beta, threshold, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, softplus_backward(grad, self, beta, threshold))
+    return _o
+
+
 def softplus(self, beta=1, threshold=20):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_softplus(self, beta, threshold)
+            _t = _jvp_softplus(_ts, self, beta, threshold, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_softplus.redispatch(_below_ks((self, beta, threshold)), self, beta, threshold)
@@ -7515,6 +9784,9 @@ def softplus(self, beta=1, threshold=20):
     _res = _OP_softplus.redispatch(_below_ks((self, beta, threshold)), self, beta, threshold)
     _set_history(_res, _n)
     return _res
+
+
+_self_softplus = softplus   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class EluBackward0(_Node):
@@ -7547,7 +9819,23 @@ class EluBackward0(_Node):
 _OP_elu = getattr(_aten.elu, 'default')
 
 
+def _jvp_elu(_ts, self, alpha, scale, input_scale, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, elu_backward(grad, self, alpha, scale, input_scale))
+    return _o
+
+
 def elu(self, alpha=1, scale=1, input_scale=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_elu(self, alpha, scale, input_scale)
+            _t = _jvp_elu(_ts, self, alpha, scale, input_scale, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_elu.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
@@ -7566,10 +9854,15 @@ def elu(self, alpha=1, scale=1, input_scale=1):
     return _res
 
 
+_self_elu = elu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_elu_ = getattr(_aten.elu_, 'default')
 
 
 def elu_(self, alpha=1, scale=1, input_scale=1):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('elu_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7616,7 +9909,23 @@ class SeluBackward0(_Node):
 _OP_selu = getattr(_aten.selu, 'default')
 
 
+def _jvp_selu(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, elu_backward(grad, self, SELU_ALPHA, SELU_SCALE, 1.0))
+    return _o
+
+
 def selu(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_selu(self)
+            _t = _jvp_selu(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_selu.redispatch(_below_ks((self,)), self)
@@ -7629,10 +9938,15 @@ def selu(self):
     return _res
 
 
+_self_selu = selu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_selu_ = getattr(_aten.selu_, 'default')
 
 
 def selu_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('selu_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7674,7 +9988,23 @@ class CeluBackward0(_Node):
 _OP_celu = getattr(_aten.celu, 'default')
 
 
+def _jvp_celu(_ts, self, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, elu_backward(grad, self, alpha, 1.0, 1.0 / alpha))
+    return _o
+
+
 def celu(self, alpha=1.0):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_celu(self, alpha)
+            _t = _jvp_celu(_ts, self, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_celu.redispatch(_below_ks((self, alpha)), self, alpha)
@@ -7689,10 +10019,15 @@ def celu(self, alpha=1.0):
     return _res
 
 
+_self_celu = celu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_celu_ = getattr(_aten.celu_, 'default')
 
 
 def celu_(self, alpha=1.0):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('celu_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7736,7 +10071,23 @@ class LeakyReluBackward0(_Node):
 _OP_leaky_relu = getattr(_aten.leaky_relu, 'default')
 
 
+def _jvp_leaky_relu(_ts, self, negative_slope, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, _aten.where.self(self > 0, grad, grad * negative_slope))
+    return _o
+
+
 def leaky_relu(self, negative_slope=0.01):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_leaky_relu(self, negative_slope)
+            _t = _jvp_leaky_relu(_ts, self, negative_slope, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_leaky_relu.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
@@ -7751,10 +10102,15 @@ def leaky_relu(self, negative_slope=0.01):
     return _res
 
 
+_self_leaky_relu = leaky_relu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_leaky_relu_ = getattr(_aten.leaky_relu_, 'default')
 
 
 def leaky_relu_(self, negative_slope=0.01):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('leaky_relu_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7799,7 +10155,23 @@ class HardtanhBackward0(_Node):
 _OP_hardtanh = getattr(_aten.hardtanh, 'default')
 
 
+def _jvp_hardtanh(_ts, self, min_val, max_val, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad((self > min_val) & (self < max_val), grad))
+    return _o
+
+
 def hardtanh(self, min_val=-1, max_val=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_hardtanh(self, min_val, max_val)
+            _t = _jvp_hardtanh(_ts, self, min_val, max_val, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_hardtanh.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
@@ -7816,10 +10188,15 @@ def hardtanh(self, min_val=-1, max_val=1):
     return _res
 
 
+_self_hardtanh = hardtanh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_hardtanh_ = getattr(_aten.hardtanh_, 'default')
 
 
 def hardtanh_(self, min_val=-1, max_val=1):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('hardtanh_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7864,7 +10241,23 @@ class HardsigmoidBackward0(_Node):
 _OP_hardsigmoid = getattr(_aten.hardsigmoid, 'default')
 
 
+def _jvp_hardsigmoid(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad((self > -3) & (self < 3), grad * HARDSIGMOID_SLOPE))
+    return _o
+
+
 def hardsigmoid(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_hardsigmoid(self)
+            _t = _jvp_hardsigmoid(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_hardsigmoid.redispatch(_below_ks((self,)), self)
@@ -7877,10 +10270,15 @@ def hardsigmoid(self):
     return _res
 
 
+_self_hardsigmoid = hardsigmoid   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_hardsigmoid_ = getattr(_aten.hardsigmoid_, 'default')
 
 
 def hardsigmoid_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('hardsigmoid_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7921,7 +10319,23 @@ class HardswishBackward0(_Node):
 _OP_hardswish = getattr(_aten.hardswish, 'default')
 
 
+def _jvp_hardswish(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, hardswish_backward(grad, self))
+    return _o
+
+
 def hardswish(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_hardswish(self)
+            _t = _jvp_hardswish(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_hardswish.redispatch(_below_ks((self,)), self)
@@ -7934,10 +10348,15 @@ def hardswish(self):
     return _res
 
 
+_self_hardswish = hardswish   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_hardswish_ = getattr(_aten.hardswish_, 'default')
 
 
 def hardswish_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('hardswish_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7978,7 +10397,23 @@ class LogSigmoidBackward0(_Node):
 _OP_log_sigmoid = getattr(_aten.log_sigmoid, 'default')
 
 
+def _jvp_log_sigmoid(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (1 - self.sigmoid()))
+    return _o
+
+
 def log_sigmoid(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_log_sigmoid(self)
+            _t = _jvp_log_sigmoid(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_log_sigmoid.redispatch(_below_ks((self,)), self)
@@ -7989,6 +10424,9 @@ def log_sigmoid(self):
     _res = _OP_log_sigmoid.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
+
+
+_self_log_sigmoid = log_sigmoid   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ThresholdBackward0(_Node):
@@ -8019,7 +10457,23 @@ class ThresholdBackward0(_Node):
 _OP_threshold = getattr(_aten.threshold, 'default')
 
 
+def _jvp_threshold(_ts, self, threshold, value, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self > threshold, grad))
+    return _o
+
+
 def threshold(self, threshold, value):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_threshold(self, threshold, value)
+            _t = _jvp_threshold(_ts, self, threshold, value, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_threshold.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
@@ -8034,10 +10488,15 @@ def threshold(self, threshold, value):
     return _res
 
 
+_self_threshold = threshold   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_threshold_ = getattr(_aten.threshold_, 'default')
 
 
 def threshold_(self, threshold, value):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('threshold_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -8082,6 +10541,8 @@ _OP_glu = getattr(_aten.glu, 'default')
 
 
 def glu(self, dim=-1):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('glu')
     _need = _rg(self)
     if not _need:
         return _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
@@ -8153,6 +10614,8 @@ _OP_var = getattr(_aten.var, 'default')
 
 
 def var(self, unbiased=True):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('var')
     _need = _rg(self)
     if not _need:
         return _OP_var.redispatch(_below_ks((self, unbiased)), self, unbiased)
@@ -8198,6 +10661,8 @@ _OP_var_dim = getattr(_aten.var, 'dim')
 
 
 def var_dim(self, dim, unbiased=True, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('var.dim')
     _need = _rg(self)
     if not _need:
         return _OP_var_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -8247,6 +10712,8 @@ _OP_var_correction = getattr(_aten.var, 'correction')
 
 
 def var_correction(self, dim=None, *, correction=None, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('var.correction')
     _need = _rg(self)
     if not _need:
         return _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -8298,6 +10765,8 @@ _OP_std = getattr(_aten.std, 'default')
 
 
 def std(self, unbiased=True):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('std')
     _need = _rg(self)
     if not _need:
         return _OP_std.redispatch(_below_ks((self, unbiased)), self, unbiased)
@@ -8348,6 +10817,8 @@ _OP_std_dim = getattr(_aten.std, 'dim')
 
 
 def std_dim(self, dim, unbiased=True, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('std.dim')
     _need = _rg(self)
     if not _need:
         return _OP_std_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -8402,6 +10873,8 @@ _OP_std_correction = getattr(_aten.std, 'correction')
 
 
 def std_correction(self, dim=None, *, correction=None, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('std.correction')
     _need = _rg(self)
     if not _need:
         return _OP_std_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -8450,6 +10923,8 @@ _OP_var_mean = getattr(_aten.var_mean, 'default')
 
 
 def var_mean(self, unbiased=True):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('var_mean')
     _need = _rg(self)
     if not _need:
         return _OP_var_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
@@ -8495,6 +10970,8 @@ _OP_var_mean_dim = getattr(_aten.var_mean, 'dim')
 
 
 def var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('var_mean.dim')
     _need = _rg(self)
     if not _need:
         return _OP_var_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -8544,6 +11021,8 @@ _OP_var_mean_correction = getattr(_aten.var_mean, 'correction')
 
 
 def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('var_mean.correction')
     _need = _rg(self)
     if not _need:
         return _OP_var_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -8595,6 +11074,8 @@ _OP_std_mean = getattr(_aten.std_mean, 'default')
 
 
 def std_mean(self, unbiased=True):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('std_mean')
     _need = _rg(self)
     if not _need:
         return _OP_std_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
@@ -8645,6 +11126,8 @@ _OP_std_mean_dim = getattr(_aten.std_mean, 'dim')
 
 
 def std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('std_mean.dim')
     _need = _rg(self)
     if not _need:
         return _OP_std_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -8699,6 +11182,8 @@ _OP_std_mean_correction = getattr(_aten.std_mean, 'correction')
 
 
 def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('std_mean.correction')
     _need = _rg(self)
     if not _need:
         return _OP_std_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -8752,6 +11237,8 @@ _OP_logsumexp = getattr(_aten.logsumexp, 'default')
 
 
 def logsumexp(self, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('logsumexp')
     _need = _rg(self)
     if not _need:
         return _OP_logsumexp.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -8802,6 +11289,8 @@ _OP_norm_Scalar = getattr(_aten.norm, 'Scalar')
 
 
 def norm_Scalar(self, p=2):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('norm.Scalar')
     _need = _rg(self)
     if not _need:
         return _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
@@ -8852,6 +11341,8 @@ _OP_norm_ScalarOpt_dim = getattr(_aten.norm, 'ScalarOpt_dim')
 
 
 def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('norm.ScalarOpt_dim')
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dim.redispatch(_below_ks((self, p, dim, keepdim)), self, p, dim, keepdim)
@@ -8907,6 +11398,8 @@ _OP_norm_ScalarOpt_dim_dtype = getattr(_aten.norm, 'ScalarOpt_dim_dtype')
 
 
 def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('norm.ScalarOpt_dim_dtype')
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dim_dtype.redispatch(_below_ks((self, p, dim, keepdim, dtype)), self, p, dim, keepdim, dtype=dtype)
@@ -8962,6 +11455,8 @@ _OP_norm_ScalarOpt_dtype = getattr(_aten.norm, 'ScalarOpt_dtype')
 
 
 def norm_ScalarOpt_dtype(self, p, *, dtype):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('norm.ScalarOpt_dtype')
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
@@ -9015,6 +11510,8 @@ _OP_linalg_vector_norm = getattr(_aten.linalg_vector_norm, 'default')
 
 
 def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('linalg_vector_norm')
     _need = _rg(self)
     if not _need:
         return _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
@@ -9072,6 +11569,8 @@ _OP_linalg_matrix_norm = getattr(_aten.linalg_matrix_norm, 'default')
 
 
 def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('linalg_matrix_norm')
     _need = _rg(self)
     if not _need:
         return _OP_linalg_matrix_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
@@ -9129,6 +11628,8 @@ _OP_linalg_matrix_norm_str_ord = getattr(_aten.linalg_matrix_norm, 'str_ord')
 
 
 def linalg_matrix_norm_str_ord(self, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('linalg_matrix_norm.str_ord')
     _need = _rg(self)
     if not _need:
         return _OP_linalg_matrix_norm_str_ord.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
@@ -9175,7 +11676,21 @@ class CumsumBackward0(_Node):
 _OP_cumsum = getattr(_aten.cumsum, 'default')
 
 
+def _jvp_cumsum(_ts, self, dim, dtype, result):
+    _o = None
+    _o = _OP_cumsum(_z(_ts[0], self), dim, dtype=dtype)
+    return _o
+
+
 def cumsum(self, dim, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cumsum(self, dim, dtype=dtype)
+            _t = _jvp_cumsum(_ts, self, dim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_cumsum.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
@@ -9190,10 +11705,15 @@ def cumsum(self, dim, *, dtype=None):
     return _res
 
 
+_self_cumsum = cumsum   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_cumsum_ = getattr(_aten.cumsum_, 'default')
 
 
 def cumsum_(self, dim, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('cumsum_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -9243,6 +11763,8 @@ _OP_cumprod = getattr(_aten.cumprod, 'default')
 
 
 def cumprod(self, dim, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('cumprod')
     _need = _rg(self)
     if not _need:
         return _OP_cumprod.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
@@ -9264,6 +11786,8 @@ _OP_cumprod_ = getattr(_aten.cumprod_, 'default')
 
 
 def cumprod_(self, dim, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('cumprod_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -9312,6 +11836,8 @@ _OP_cummax = getattr(_aten.cummax, 'default')
 
 
 def cummax(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('cummax')
     _need = _rg(self)
     if not _need:
         return _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
@@ -9357,6 +11883,8 @@ _OP_cummin = getattr(_aten.cummin, 'default')
 
 
 def cummin(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('cummin')
     _need = _rg(self)
     if not _need:
         return _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
@@ -9405,6 +11933,8 @@ _OP_logcumsumexp = getattr(_aten.logcumsumexp, 'default')
 
 
 def logcumsumexp(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('logcumsumexp')
     _need = _rg(self)
     if not _need:
         return _OP_logcumsumexp.redispatch(_below_ks((self, dim)), self, dim)
@@ -9466,6 +11996,8 @@ _OP_median = getattr(_aten.median, 'default')
 
 
 def median(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('median')
     _need = _rg(self)
     if not _need:
         return _OP_median.redispatch(_below_ks((self,)), self)
@@ -9511,6 +12043,8 @@ _OP_nanmedian = getattr(_aten.nanmedian, 'default')
 
 
 def nanmedian(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('nanmedian')
     _need = _rg(self)
     if not _need:
         return _OP_nanmedian.redispatch(_below_ks((self,)), self)
@@ -9555,6 +12089,8 @@ _OP_median_dim = getattr(_aten.median, 'dim')
 
 
 def median_dim(self, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('median.dim')
     _need = _rg(self)
     if not _need:
         return _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -9603,6 +12139,8 @@ _OP_nanmedian_dim = getattr(_aten.nanmedian, 'dim')
 
 
 def nanmedian_dim(self, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('nanmedian.dim')
     _need = _rg(self)
     if not _need:
         return _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -9651,6 +12189,8 @@ _OP_mode = getattr(_aten.mode, 'default')
 
 
 def mode(self, dim=-1, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('mode')
     _need = _rg(self)
     if not _need:
         return _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -9699,6 +12239,8 @@ _OP_kthvalue = getattr(_aten.kthvalue, 'default')
 
 
 def kthvalue(self, k, dim=-1, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('kthvalue')
     _need = _rg(self)
     if not _need:
         return _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
@@ -9746,6 +12288,8 @@ _OP_sort = getattr(_aten.sort, 'default')
 
 
 def sort(self, dim=-1, descending=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('sort')
     _need = _rg(self)
     if not _need:
         return _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
@@ -9791,6 +12335,8 @@ _OP_sort_stable = getattr(_aten.sort, 'stable')
 
 
 def sort_stable(self, *, stable, dim=-1, descending=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('sort.stable')
     _need = _rg(self)
     if not _need:
         return _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
@@ -9836,6 +12382,8 @@ _OP_topk = getattr(_aten.topk, 'default')
 
 
 def topk(self, k, dim=-1, largest=True, sorted=True):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('topk')
     _need = _rg(self)
     if not _need:
         return _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
@@ -9879,6 +12427,8 @@ _OP_msort = getattr(_aten.msort, 'default')
 
 
 def msort(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('msort')
     _need = _rg(self)
     if not _need:
         return _OP_msort.redispatch(_below_ks((self,)), self)

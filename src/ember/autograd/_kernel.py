@@ -4,6 +4,7 @@ from .._core.tls import state
 from .._dispatch.keys import AUTOGRAD_BIT, DispatchKey
 from .._ops import _keyset
 from .._tensor import Tensor
+from .forward_ad import _FW, fw_has, fw_unsupported
 from .graph import Node, gradient_edge
 
 BELOW_AUTOGRAD = (1 << int(DispatchKey.Autograd)) - 1
@@ -130,6 +131,8 @@ def autograd_fallback(op, below):
 
     def kernel(*args, **kwargs):
         tensors = _tensor_args(args, kwargs)
+        if _FW[0] and fw_has(tensors):
+            fw_unsupported(qual.split("::")[-1])
         needs = any(t._requires_grad for t in tensors)
         if needs and is_out:
             out_error(qual.split("::")[1].split(".")[0])
