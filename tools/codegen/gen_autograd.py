@@ -241,7 +241,44 @@ def emit_jvp(w, e, fn):
     w.w(f"def _jvp_{ident}(_ts, {', '.join(_py(n) for n in names)}, result):")
     w.w("    _o = None")
     kind = e.result
-    if kind == "auto_element_wise":
+    multi = len(e.fn.func.returns) > 1
+    if multi:     # outputs by name / position; the tangent goes to output 0
+        for i, r in enumerate(e.returns):
+            if r:
+                w.w(f"    {r} = result[{i}]")
+            w.w(f"    result{i} = result[{i}]")
+        w.w("    result = result[0]")
+    if kind in ("auto_reduction", "auto_gather"):
+        # auto_reduction: every input element feeds exactly one output element, so the tangent is
+        # (backward formula at grad = 1) * self_t, summed over the reduced dims.
+        # auto_gather: the output picks input elements at `indices` along `dim` (sort, topk, ...).
+        has_dim = "dim" in names
+        has_keep = "keepdim" in names
+        w.w("    if _ts[0] is not None:")
+        if kind == "auto_gather":
+            w.w("        _o = _fw_gather(_ts[0], dim, indices)")
+        else:
+            w.w("        grad = _fw_ones(result)")
+            for n in sorted(_names(e.formulas["self"])):
+                if n in kinds and kinds[n][0] == "value" and n not in names:
+                    w.w(f"        {n} = {kinds[n][1]}")
+            w.w(f"        _o = _fw_reduce(({e.formulas['self']}) * _ts[0], {'dim' if has_dim else 'None'}, "
+                f"{'keepdim' if has_keep else 'False'}, result)")
+    elif kind == "auto_double_backward":
+        # J·t from the (linear in grad) backward formulas: differentiate <backward(u), t> w.r.t. u
+        w.w("    _u = _fw_seed(result)")
+        w.w("    _gs, _tt = [], []")
+        w.w("    with _fw_enable_grad():")
+        w.w("        grad = _u")
+        for i, a in enumerate(e.inputs):
+            w.w(f"        if _ts[{i}] is not None:")
+            for n in sorted(_names(e.formulas[a.name])):
+                if n in kinds and kinds[n][0] == "value" and n not in names:
+                    w.w(f"            {n} = {kinds[n][1]}")
+            w.w(f"            _gs.append(sum_to({e.formulas[a.name]}, {_py(a.name)}._size))")
+            w.w(f"            _tt.append(_ts[{i}])")
+        w.w("        _o = _fw_transpose(_gs, _u, _tt, result)")
+    elif kind == "auto_element_wise":
         for i, a in enumerate(e.inputs):
             w.w(f"    if _ts[{i}] is not None:")
             w.w(f"        grad = _ts[{i}]")
@@ -289,7 +326,10 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w(f"{op} = getattr(_aten.{fn.func.name.name}, {(fn.func.name.overload_name or 'default')!r})")
     w.w("")
     w.w("")
-    fw = e.result is not None and not inplace and len(e.fn.func.returns) == 1 and not e.is_list_return()
+    if e.result is None and not inplace and not e.is_list_return() and not e.nondiff_outputs and e.inputs \
+            and not any(e.is_list(a) for a in e.inputs) and not any("grads" in _names(f) for f in e.formulas.values()):
+        e.result = "auto_double_backward"
+    fw = e.result is not None and not inplace and not e.is_list_return()
     if fw:
         emit_jvp(w, e, fn)
     w.w(f"def {ident}({_signature(fn)}):")
@@ -306,7 +346,7 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w(f"            _t = _jvp_{ident}(_ts, {names}, _res)")
         w.w("        finally:")
         w.w("            _fw_restore()")
-        w.w("        return _fw_attach(_res, _t)")
+        w.w("        return _fw_attach(_res, _t)" if len(e.fn.func.returns) == 1 else "        _fw_attach(_res[0], _t)\n        return _res")
     else:
         w.w(f"        _fw_unsupported({str(fn.func.name)!r})")
     if inplace:
@@ -398,7 +438,10 @@ def emit(fns):
     w.w("                                    saved_clone as _saved_clone)")
     w.w("from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,")
     w.w("                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,")
-    w.w("                                       fw_restore as _fw_restore, fw_attach as _fw_attach)")
+    w.w("                                       fw_restore as _fw_restore, fw_attach as _fw_attach,")
+    w.w("                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,")
+    w.w("                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,")
+    w.w("                                       enable_grad as _fw_enable_grad)")
     w.w("")
     w.w("_aten = _ops_ns.aten")
     w.w("")

@@ -12,7 +12,10 @@ from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below
                                     saved_clone as _saved_clone)
 from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,
                                        zeros_if_none as _z, fw_unsupported as _fw_unsupported,
-                                       fw_restore as _fw_restore, fw_attach as _fw_attach)
+                                       fw_restore as _fw_restore, fw_attach as _fw_attach,
+                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
+                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,
+                                       enable_grad as _fw_enable_grad)
 
 _aten = _ops_ns.aten
 
@@ -771,9 +774,31 @@ class DivBackward2(_Node):
 _OP_div_Tensor_mode = getattr(_aten.div, 'Tensor_mode')
 
 
+def _jvp_div_Tensor_mode(_ts, self, other, rounding_mode, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(grad / other if rounding_mode is None else zeros_like(grad), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(-grad * self / (other * other) if rounding_mode is None else zeros_like(grad), other._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def div_Tensor_mode(self, other, *, rounding_mode):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('div.Tensor_mode')
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_div_Tensor_mode(self, other, rounding_mode=rounding_mode)
+            _t = _jvp_div_Tensor_mode(_ts, self, other, rounding_mode, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_div_Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
@@ -788,6 +813,9 @@ def div_Tensor_mode(self, other, *, rounding_mode):
     _res = _OP_div_Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
     _set_history(_res, _n)
     return _res
+
+
+_self_div_Tensor_mode = div_Tensor_mode   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_div__Tensor_mode = getattr(_aten.div_, 'Tensor_mode')
@@ -3674,9 +3702,24 @@ class ProdBackward0(_Node):
 _OP_prod = getattr(_aten.prod, 'default')
 
 
+def _jvp_prod(_ts, self, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((prod_backward(to_dtype(grad, self_scalar_type), self, to_dtype(result, self_scalar_type), None, False)) * _ts[0], None, False, result)
+    return _o
+
+
 def prod(self, *, dtype=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('prod')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_prod(self, dtype=dtype)
+            _t = _jvp_prod(_ts, self, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_prod.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
@@ -3690,6 +3733,9 @@ def prod(self, *, dtype=None):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_prod = prod   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ProdBackward1(_Node):
@@ -3726,9 +3772,24 @@ class ProdBackward1(_Node):
 _OP_prod_dim_int = getattr(_aten.prod, 'dim_int')
 
 
+def _jvp_prod_dim_int(_ts, self, dim, keepdim, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((prod_backward(to_dtype(grad, self_scalar_type), self, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('prod.dim_int')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_prod_dim_int(self, dim, keepdim, dtype=dtype)
+            _t = _jvp_prod_dim_int(_ts, self, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_prod_dim_int.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
@@ -3746,6 +3807,9 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_prod_dim_int = prod_dim_int   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AmaxBackward0(_Node):
@@ -3781,9 +3845,23 @@ class AmaxBackward0(_Node):
 _OP_amax = getattr(_aten.amax, 'default')
 
 
+def _jvp_amax(_ts, self, dim, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((amax_backward(grad, self, result, dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def amax(self, dim=(), keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('amax')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_amax(self, dim, keepdim)
+            _t = _jvp_amax(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_amax.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -3799,6 +3877,9 @@ def amax(self, dim=(), keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_amax = amax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AminBackward0(_Node):
@@ -3834,9 +3915,23 @@ class AminBackward0(_Node):
 _OP_amin = getattr(_aten.amin, 'default')
 
 
+def _jvp_amin(_ts, self, dim, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((amax_backward(grad, self, result, dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def amin(self, dim=(), keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('amin')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_amin(self, dim, keepdim)
+            _t = _jvp_amin(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_amin.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -3852,6 +3947,9 @@ def amin(self, dim=(), keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_amin = amin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MaxBackward0(_Node):
@@ -3885,9 +3983,23 @@ class MaxBackward0(_Node):
 _OP_max = getattr(_aten.max, 'default')
 
 
+def _jvp_max(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((evenly_distribute_backward(grad, self, result)) * _ts[0], None, False, result)
+    return _o
+
+
 def max(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('max')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_max(self)
+            _t = _jvp_max(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_max.redispatch(_below_ks((self,)), self)
@@ -3899,6 +4011,9 @@ def max(self):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_max = max   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MinBackward0(_Node):
@@ -3932,9 +4047,23 @@ class MinBackward0(_Node):
 _OP_min = getattr(_aten.min, 'default')
 
 
+def _jvp_min(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((evenly_distribute_backward(grad, self, result)) * _ts[0], None, False, result)
+    return _o
+
+
 def min(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('min')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_min(self)
+            _t = _jvp_min(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_min.redispatch(_below_ks((self,)), self)
@@ -3946,6 +4075,9 @@ def min(self):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_min = min   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MaxBackward1(_Node):
@@ -3978,9 +4110,30 @@ class MaxBackward1(_Node):
 _OP_max_dim = getattr(_aten.max, 'dim')
 
 
+def _jvp_max_dim(_ts, self, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def max_dim(self, dim, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('max.dim')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_max_dim(self, dim, keepdim)
+            _t = _jvp_max_dim(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -3996,6 +4149,9 @@ def max_dim(self, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_max_dim = max_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MinBackward1(_Node):
@@ -4028,9 +4184,30 @@ class MinBackward1(_Node):
 _OP_min_dim = getattr(_aten.min, 'dim')
 
 
+def _jvp_min_dim(_ts, self, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def min_dim(self, dim, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('min.dim')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_min_dim(self, dim, keepdim)
+            _t = _jvp_min_dim(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -4046,6 +4223,9 @@ def min_dim(self, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_min_dim = min_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_argmax = getattr(_aten.argmax, 'default')
@@ -5293,9 +5473,32 @@ class IndexPutBackward0(_Node):
 _OP_index_put = getattr(_aten.index_put, 'default')
 
 
+def _jvp_index_put(_ts, self, indices, values, accumulate, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(index_put_backward_self(grad, indices, values, accumulate), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            values_sym_sizes = values._size
+            _gs.append(sum_to(index_put_backward_values(grad, indices, values_sym_sizes), values._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def index_put(self, indices, values, accumulate=False):
     if _FW[0] and _fw_has((self, values, )):
-        _fw_unsupported('index_put')
+        _ts = _fw_take((self, values, ))
+        try:
+            _res = _self_index_put(self, indices, values, accumulate)
+            _t = _jvp_index_put(_ts, self, indices, values, accumulate, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(values)
     if not _need:
         return _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
@@ -5312,6 +5515,9 @@ def index_put(self, indices, values, accumulate=False):
     _res = _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     _set_history(_res, _n)
     return _res
+
+
+_self_index_put = index_put   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_index_put_ = getattr(_aten.index_put_, 'default')
@@ -5710,9 +5916,28 @@ class BernoulliBackward1(_Node):
 _OP_bernoulli = getattr(_aten.bernoulli, 'default')
 
 
+def _jvp_bernoulli(_ts, self, generator, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(zeros_like(grad), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def bernoulli(self, *, generator=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('bernoulli')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_bernoulli(self, generator=generator)
+            _t = _jvp_bernoulli(_ts, self, generator, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
@@ -5721,6 +5946,9 @@ def bernoulli(self, *, generator=None):
     _res = _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
     _set_history(_res, _n)
     return _res
+
+
+_self_bernoulli = bernoulli   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class BernoulliBackward2(_Node):
@@ -5746,9 +5974,28 @@ class BernoulliBackward2(_Node):
 _OP_bernoulli_p = getattr(_aten.bernoulli, 'p')
 
 
+def _jvp_bernoulli_p(_ts, self, p, generator, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(zeros_like(grad), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def bernoulli_p(self, p, *, generator=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('bernoulli.p')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_bernoulli_p(self, p, generator=generator)
+            _t = _jvp_bernoulli_p(_ts, self, p, generator, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
@@ -5757,6 +6004,9 @@ def bernoulli_p(self, p, *, generator=None):
     _res = _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
     _set_history(_res, _n)
     return _res
+
+
+_self_bernoulli_p = bernoulli_p   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RandomBackward2(_Node):
@@ -10540,9 +10790,28 @@ class GluBackward0(_Node):
 _OP_glu = getattr(_aten.glu, 'default')
 
 
+def _jvp_glu(_ts, self, dim, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(glu_backward(grad, self, dim), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def glu(self, dim=-1):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('glu')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_glu(self, dim)
+            _t = _jvp_glu(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
@@ -10555,6 +10824,9 @@ def glu(self, dim=-1):
     _res = _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_glu = glu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_bitwise_not = getattr(_aten.bitwise_not, 'default')
@@ -10613,9 +10885,23 @@ class VarBackward0(_Node):
 _OP_var = getattr(_aten.var, 'default')
 
 
+def _jvp_var(_ts, self, unbiased, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((var_backward(grad, self, None, correction_of(unbiased), False)) * _ts[0], None, False, result)
+    return _o
+
+
 def var(self, unbiased=True):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('var')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_var(self, unbiased)
+            _t = _jvp_var(_ts, self, unbiased, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_var.redispatch(_below_ks((self, unbiased)), self, unbiased)
@@ -10628,6 +10914,9 @@ def var(self, unbiased=True):
     _res = _OP_var.redispatch(_below_ks((self, unbiased)), self, unbiased)
     _set_history(_res, _n)
     return _res
+
+
+_self_var = var   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class VarBackward1(_Node):
@@ -10660,9 +10949,23 @@ class VarBackward1(_Node):
 _OP_var_dim = getattr(_aten.var, 'dim')
 
 
+def _jvp_var_dim(_ts, self, dim, unbiased, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((var_backward(grad, self, dim, correction_of(unbiased), keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def var_dim(self, dim, unbiased=True, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('var.dim')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_var_dim(self, dim, unbiased, keepdim)
+            _t = _jvp_var_dim(_ts, self, dim, unbiased, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_var_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -10679,6 +10982,9 @@ def var_dim(self, dim, unbiased=True, keepdim=False):
     _res = _OP_var_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
     _set_history(_res, _n)
     return _res
+
+
+_self_var_dim = var_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class VarBackward2(_Node):
@@ -10711,9 +11017,23 @@ class VarBackward2(_Node):
 _OP_var_correction = getattr(_aten.var, 'correction')
 
 
+def _jvp_var_correction(_ts, self, dim, correction, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((var_backward(grad, self, dim, correction_of(True, correction), keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def var_correction(self, dim=None, *, correction=None, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('var.correction')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_var_correction(self, dim, correction=correction, keepdim=keepdim)
+            _t = _jvp_var_correction(_ts, self, dim, correction, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -10730,6 +11050,9 @@ def var_correction(self, dim=None, *, correction=None, keepdim=False):
     _res = _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _set_history(_res, _n)
     return _res
+
+
+_self_var_correction = var_correction   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class StdBackward0(_Node):
@@ -10764,9 +11087,23 @@ class StdBackward0(_Node):
 _OP_std = getattr(_aten.std, 'default')
 
 
+def _jvp_std(_ts, self, unbiased, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((std_backward(grad, self, result, None, correction_of(unbiased), False)) * _ts[0], None, False, result)
+    return _o
+
+
 def std(self, unbiased=True):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('std')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_std(self, unbiased)
+            _t = _jvp_std(_ts, self, unbiased, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_std.redispatch(_below_ks((self, unbiased)), self, unbiased)
@@ -10780,6 +11117,9 @@ def std(self, unbiased=True):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_std = std   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class StdBackward1(_Node):
@@ -10816,9 +11156,23 @@ class StdBackward1(_Node):
 _OP_std_dim = getattr(_aten.std, 'dim')
 
 
+def _jvp_std_dim(_ts, self, dim, unbiased, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((std_backward(grad, self, result, dim, correction_of(unbiased), keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def std_dim(self, dim, unbiased=True, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('std.dim')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_std_dim(self, dim, unbiased, keepdim)
+            _t = _jvp_std_dim(_ts, self, dim, unbiased, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_std_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -10836,6 +11190,9 @@ def std_dim(self, dim, unbiased=True, keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_std_dim = std_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class StdBackward2(_Node):
@@ -10872,9 +11229,23 @@ class StdBackward2(_Node):
 _OP_std_correction = getattr(_aten.std, 'correction')
 
 
+def _jvp_std_correction(_ts, self, dim, correction, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((std_backward(grad, self, result, dim, correction_of(True, correction), keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def std_correction(self, dim=None, *, correction=None, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('std.correction')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_std_correction(self, dim, correction=correction, keepdim=keepdim)
+            _t = _jvp_std_correction(_ts, self, dim, correction, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_std_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -10892,6 +11263,9 @@ def std_correction(self, dim=None, *, correction=None, keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_std_correction = std_correction   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class VarMeanBackward0(_Node):
@@ -11236,9 +11610,23 @@ class LogsumexpBackward0(_Node):
 _OP_logsumexp = getattr(_aten.logsumexp, 'default')
 
 
+def _jvp_logsumexp(_ts, self, dim, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((logsumexp_backward(grad, self, result, dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def logsumexp(self, dim, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('logsumexp')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_logsumexp(self, dim, keepdim)
+            _t = _jvp_logsumexp(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_logsumexp.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -11254,6 +11642,9 @@ def logsumexp(self, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_logsumexp = logsumexp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NormBackward0(_Node):
@@ -11288,9 +11679,23 @@ class NormBackward0(_Node):
 _OP_norm_Scalar = getattr(_aten.norm, 'Scalar')
 
 
+def _jvp_norm_Scalar(_ts, self, p, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((norm_backward(grad, self, p, result)) * _ts[0], None, False, result)
+    return _o
+
+
 def norm_Scalar(self, p=2):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('norm.Scalar')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_norm_Scalar(self, p)
+            _t = _jvp_norm_Scalar(_ts, self, p, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
@@ -11304,6 +11709,9 @@ def norm_Scalar(self, p=2):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_norm_Scalar = norm_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NormBackward1(_Node):
@@ -11340,9 +11748,23 @@ class NormBackward1(_Node):
 _OP_norm_ScalarOpt_dim = getattr(_aten.norm, 'ScalarOpt_dim')
 
 
+def _jvp_norm_ScalarOpt_dim(_ts, self, p, dim, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((norm_backward(grad, self, p, result, dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('norm.ScalarOpt_dim')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_norm_ScalarOpt_dim(self, p, dim, keepdim)
+            _t = _jvp_norm_ScalarOpt_dim(_ts, self, p, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dim.redispatch(_below_ks((self, p, dim, keepdim)), self, p, dim, keepdim)
@@ -11360,6 +11782,9 @@ def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_norm_ScalarOpt_dim = norm_ScalarOpt_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NormBackward2(_Node):
@@ -11397,9 +11822,24 @@ class NormBackward2(_Node):
 _OP_norm_ScalarOpt_dim_dtype = getattr(_aten.norm, 'ScalarOpt_dim_dtype')
 
 
+def _jvp_norm_ScalarOpt_dim_dtype(_ts, self, p, dim, keepdim, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((norm_backward(to_dtype(grad, self_scalar_type), self, p, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('norm.ScalarOpt_dim_dtype')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype=dtype)
+            _t = _jvp_norm_ScalarOpt_dim_dtype(_ts, self, p, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dim_dtype.redispatch(_below_ks((self, p, dim, keepdim, dtype)), self, p, dim, keepdim, dtype=dtype)
@@ -11419,6 +11859,9 @@ def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_norm_ScalarOpt_dim_dtype = norm_ScalarOpt_dim_dtype   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NormBackward3(_Node):
@@ -11454,9 +11897,24 @@ class NormBackward3(_Node):
 _OP_norm_ScalarOpt_dtype = getattr(_aten.norm, 'ScalarOpt_dtype')
 
 
+def _jvp_norm_ScalarOpt_dtype(_ts, self, p, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((norm_backward(to_dtype(grad, self_scalar_type), self, p, to_dtype(result, self_scalar_type))) * _ts[0], None, False, result)
+    return _o
+
+
 def norm_ScalarOpt_dtype(self, p, *, dtype):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('norm.ScalarOpt_dtype')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_norm_ScalarOpt_dtype(self, p, dtype=dtype)
+            _t = _jvp_norm_ScalarOpt_dtype(_ts, self, p, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
@@ -11472,6 +11930,9 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_norm_ScalarOpt_dtype = norm_ScalarOpt_dtype   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LinalgVectorNormBackward0(_Node):
@@ -11509,9 +11970,24 @@ class LinalgVectorNormBackward0(_Node):
 _OP_linalg_vector_norm = getattr(_aten.linalg_vector_norm, 'default')
 
 
+def _jvp_linalg_vector_norm(_ts, self, ord, dim, keepdim, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('linalg_vector_norm')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_linalg_vector_norm(self, ord, dim, keepdim, dtype=dtype)
+            _t = _jvp_linalg_vector_norm(_ts, self, ord, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
@@ -11531,6 +12007,9 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_linalg_vector_norm = linalg_vector_norm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LinalgMatrixNormBackward0(_Node):
@@ -11568,9 +12047,24 @@ class LinalgMatrixNormBackward0(_Node):
 _OP_linalg_matrix_norm = getattr(_aten.linalg_matrix_norm, 'default')
 
 
+def _jvp_linalg_matrix_norm(_ts, self, ord, dim, keepdim, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((matrix_norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('linalg_matrix_norm')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_linalg_matrix_norm(self, ord, dim, keepdim, dtype=dtype)
+            _t = _jvp_linalg_matrix_norm(_ts, self, ord, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_linalg_matrix_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
@@ -11590,6 +12084,9 @@ def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_linalg_matrix_norm = linalg_matrix_norm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LinalgMatrixNormBackward1(_Node):
@@ -11627,9 +12124,24 @@ class LinalgMatrixNormBackward1(_Node):
 _OP_linalg_matrix_norm_str_ord = getattr(_aten.linalg_matrix_norm, 'str_ord')
 
 
+def _jvp_linalg_matrix_norm_str_ord(_ts, self, ord, dim, keepdim, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((matrix_norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def linalg_matrix_norm_str_ord(self, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('linalg_matrix_norm.str_ord')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_linalg_matrix_norm_str_ord(self, ord, dim, keepdim, dtype=dtype)
+            _t = _jvp_linalg_matrix_norm_str_ord(_ts, self, ord, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_linalg_matrix_norm_str_ord.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
@@ -11649,6 +12161,9 @@ def linalg_matrix_norm_str_ord(self, ord='fro', dim=(-2, -1), keepdim=False, *, 
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_linalg_matrix_norm_str_ord = linalg_matrix_norm_str_ord   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CumsumBackward0(_Node):
@@ -11762,9 +12277,29 @@ class CumprodBackward0(_Node):
 _OP_cumprod = getattr(_aten.cumprod, 'default')
 
 
+def _jvp_cumprod(_ts, self, dim, dtype, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            self_scalar_type = self.dtype
+            _gs.append(sum_to(cumprod_backward(grad, self, to_dtype(result, self_scalar_type), dim, self_scalar_type), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def cumprod(self, dim, *, dtype=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('cumprod')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cumprod(self, dim, dtype=dtype)
+            _t = _jvp_cumprod(_ts, self, dim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_cumprod.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
@@ -11780,6 +12315,9 @@ def cumprod(self, dim, *, dtype=None):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_cumprod = cumprod   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_cumprod_ = getattr(_aten.cumprod_, 'default')
@@ -11835,9 +12373,28 @@ class CummaxBackward0(_Node):
 _OP_cummax = getattr(_aten.cummax, 'default')
 
 
+def _jvp_cummax(_ts, self, dim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        _o = _fw_gather(_ts[0], dim, indices)
+    return _o
+
+
 def cummax(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('cummax')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cummax(self, dim)
+            _t = _jvp_cummax(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
@@ -11851,6 +12408,9 @@ def cummax(self, dim):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_cummax = cummax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CumminBackward0(_Node):
@@ -11882,9 +12442,28 @@ class CumminBackward0(_Node):
 _OP_cummin = getattr(_aten.cummin, 'default')
 
 
+def _jvp_cummin(_ts, self, dim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        _o = _fw_gather(_ts[0], dim, indices)
+    return _o
+
+
 def cummin(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('cummin')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cummin(self, dim)
+            _t = _jvp_cummin(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
@@ -11898,6 +12477,9 @@ def cummin(self, dim):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_cummin = cummin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogcumsumexpBackward0(_Node):
@@ -11932,9 +12514,28 @@ class LogcumsumexpBackward0(_Node):
 _OP_logcumsumexp = getattr(_aten.logcumsumexp, 'default')
 
 
+def _jvp_logcumsumexp(_ts, self, dim, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(logcumsumexp_backward(grad, self, result, dim), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def logcumsumexp(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('logcumsumexp')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_logcumsumexp(self, dim)
+            _t = _jvp_logcumsumexp(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_logcumsumexp.redispatch(_below_ks((self, dim)), self, dim)
@@ -11948,6 +12549,9 @@ def logcumsumexp(self, dim):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_logcumsumexp = logcumsumexp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_count_nonzero_dim_IntList = getattr(_aten.count_nonzero, 'dim_IntList')
@@ -11995,9 +12599,23 @@ class MedianBackward0(_Node):
 _OP_median = getattr(_aten.median, 'default')
 
 
+def _jvp_median(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((evenly_distribute_backward(grad, self, result)) * _ts[0], None, False, result)
+    return _o
+
+
 def median(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('median')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_median(self)
+            _t = _jvp_median(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_median.redispatch(_below_ks((self,)), self)
@@ -12009,6 +12627,9 @@ def median(self):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_median = median   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NanmedianBackward0(_Node):
@@ -12042,9 +12663,23 @@ class NanmedianBackward0(_Node):
 _OP_nanmedian = getattr(_aten.nanmedian, 'default')
 
 
+def _jvp_nanmedian(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((evenly_distribute_backward(grad, self, result)) * _ts[0], None, False, result)
+    return _o
+
+
 def nanmedian(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('nanmedian')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_nanmedian(self)
+            _t = _jvp_nanmedian(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_nanmedian.redispatch(_below_ks((self,)), self)
@@ -12056,6 +12691,9 @@ def nanmedian(self):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_nanmedian = nanmedian   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MedianBackward1(_Node):
@@ -12088,9 +12726,30 @@ class MedianBackward1(_Node):
 _OP_median_dim = getattr(_aten.median, 'dim')
 
 
+def _jvp_median_dim(_ts, self, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def median_dim(self, dim, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('median.dim')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_median_dim(self, dim, keepdim)
+            _t = _jvp_median_dim(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -12106,6 +12765,9 @@ def median_dim(self, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_median_dim = median_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NanmedianBackward1(_Node):
@@ -12138,9 +12800,30 @@ class NanmedianBackward1(_Node):
 _OP_nanmedian_dim = getattr(_aten.nanmedian, 'dim')
 
 
+def _jvp_nanmedian_dim(_ts, self, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def nanmedian_dim(self, dim, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('nanmedian.dim')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_nanmedian_dim(self, dim, keepdim)
+            _t = _jvp_nanmedian_dim(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -12156,6 +12839,9 @@ def nanmedian_dim(self, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_nanmedian_dim = nanmedian_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ModeBackward0(_Node):
@@ -12188,9 +12874,30 @@ class ModeBackward0(_Node):
 _OP_mode = getattr(_aten.mode, 'default')
 
 
+def _jvp_mode(_ts, self, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def mode(self, dim=-1, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('mode')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_mode(self, dim, keepdim)
+            _t = _jvp_mode(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -12206,6 +12913,9 @@ def mode(self, dim=-1, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_mode = mode   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class KthvalueBackward0(_Node):
@@ -12238,9 +12948,30 @@ class KthvalueBackward0(_Node):
 _OP_kthvalue = getattr(_aten.kthvalue, 'default')
 
 
+def _jvp_kthvalue(_ts, self, k, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def kthvalue(self, k, dim=-1, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('kthvalue')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_kthvalue(self, k, dim, keepdim)
+            _t = _jvp_kthvalue(_ts, self, k, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
@@ -12256,6 +12987,9 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_kthvalue = kthvalue   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SortBackward0(_Node):
@@ -12287,9 +13021,28 @@ class SortBackward0(_Node):
 _OP_sort = getattr(_aten.sort, 'default')
 
 
+def _jvp_sort(_ts, self, dim, descending, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        _o = _fw_gather(_ts[0], dim, indices)
+    return _o
+
+
 def sort(self, dim=-1, descending=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('sort')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sort(self, dim, descending)
+            _t = _jvp_sort(_ts, self, dim, descending, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
@@ -12303,6 +13056,9 @@ def sort(self, dim=-1, descending=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_sort = sort   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SortBackward1(_Node):
@@ -12334,9 +13090,28 @@ class SortBackward1(_Node):
 _OP_sort_stable = getattr(_aten.sort, 'stable')
 
 
+def _jvp_sort_stable(_ts, self, stable, dim, descending, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        _o = _fw_gather(_ts[0], dim, indices)
+    return _o
+
+
 def sort_stable(self, *, stable, dim=-1, descending=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('sort.stable')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sort_stable(self, stable=stable, dim=dim, descending=descending)
+            _t = _jvp_sort_stable(_ts, self, stable, dim, descending, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
@@ -12350,6 +13125,9 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_sort_stable = sort_stable   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TopkBackward0(_Node):
@@ -12381,9 +13159,28 @@ class TopkBackward0(_Node):
 _OP_topk = getattr(_aten.topk, 'default')
 
 
+def _jvp_topk(_ts, self, k, dim, largest, sorted, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        _o = _fw_gather(_ts[0], dim, indices)
+    return _o
+
+
 def topk(self, k, dim=-1, largest=True, sorted=True):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('topk')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_topk(self, k, dim, largest, sorted)
+            _t = _jvp_topk(_ts, self, k, dim, largest, sorted, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
@@ -12397,6 +13194,9 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_topk = topk   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MsortBackward0(_Node):
@@ -12426,9 +13226,28 @@ class MsortBackward0(_Node):
 _OP_msort = getattr(_aten.msort, 'default')
 
 
+def _jvp_msort(_ts, self, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(msort_backward(grad, self), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def msort(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('msort')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_msort(self)
+            _t = _jvp_msort(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_msort.redispatch(_below_ks((self,)), self)
@@ -12439,6 +13258,9 @@ def msort(self):
     _res = _OP_msort.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
+
+
+_self_msort = msort   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_argsort = getattr(_aten.argsort, 'default')

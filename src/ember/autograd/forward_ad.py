@@ -12,6 +12,7 @@ inference_mode; in-place ops on dual tensors are not supported.
 from collections import namedtuple
 
 from .._dispatch.keys import AUTOGRAD_BIT
+from .._grad_mode import enable_grad  # noqa: F401  (used by the generated rules)
 from .._tensor import Tensor
 
 _FW = [0]           # 1 while a dual level is active and not paused (generated kernels check it first)
@@ -138,6 +139,42 @@ def zeros_if_none(t, like):
         t = t or [None] * len(like)
         return [x if x is not None else zeros_like(y) for x, y in zip(t, like)]
     return t if t is not None else zeros_like(like)
+
+
+def fw_ones(like):
+    from .formulas import ones_like
+    return ones_like(like)
+
+
+def fw_reduce(x, dim, keepdim, out):
+    """Sum x over the dims a reduction removed, shaped like its output."""
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0) or x.dim() == 0:
+        r = x.sum()
+    else:
+        r = x.sum(dim, keepdim=keepdim)
+    return r.reshape(out._size) if r._size != out._size else r
+
+
+def fw_gather(t, dim, indices):
+    from .formulas import _dim_index, index_of
+    if t.dim() == 0:
+        return t
+    return index_of(t, _dim_index(indices, dim % t.dim()))
+
+
+def fw_seed(result):
+    from .formulas import zeros_like
+    return zeros_like(result).requires_grad_()
+
+
+def fw_transpose(gs, u, ts, result):
+    """Given input-gradients gs = J^T u (linear in u), return J t = d<gs, t>/du."""
+    from . import grad as _grad
+    from .formulas import zeros_like
+    pairs = [(g, t) for g, t in zip(gs, ts) if g is not None and g.requires_grad]
+    if not pairs:
+        return zeros_like(result)
+    return _grad([g for g, _ in pairs], [u], [t for _, t in pairs], allow_unused=True, materialize_grads=True)[0]
 
 
 def fw_unsupported(name):
