@@ -329,8 +329,13 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     if e.result is None and not inplace and not e.is_list_return() and not e.nondiff_outputs and e.inputs \
             and not any(e.is_list(a) for a in e.inputs) and not any("grads" in _names(f) for f in e.formulas.values()):
         e.result = "auto_double_backward"
-    fw = e.result is not None and not inplace and not e.is_list_return()
-    if fw:
+    # in-place ops: the tangent comes from the functional op's rule (jvp_of) evaluated at the old self,
+    # or from the entry's own `result:` expression (copy_, fill_, zero_)
+    jvp_of = getattr(e, "jvp_of", None)
+    own = e.result is not None and (not inplace or e.result not in (
+        "auto_element_wise", "auto_linear", "multilinear", "auto_reduction", "auto_gather", "auto_double_backward"))
+    fw = own or (inplace and jvp_of is not None)
+    if own:
         emit_jvp(w, e, fn)
     w.w(f"def {ident}({_signature(fn)}):")
     for line in _keyword_fixups(fn):
@@ -339,14 +344,27 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     ins = "(" + "".join(f"{_py(a.name)}, " for a in e.inputs) + ")"
     w.w(f"    if _FW[0] and _fw_has({ins}):")
     if fw:
-        names = ", ".join(_py(a.name) for a in e.all_args)
+        names = ", ".join(("_old" if (inplace and a.name == "self") else _py(a.name)) for a in e.all_args)
         w.w(f"        _ts = _fw_take({ins})")
         w.w("        try:")
+        if inplace:
+            w.w("            _old = _clone(self)")
         w.w(f"            _res = _self_{ident}({_call(fn)})")
-        w.w(f"            _t = _jvp_{ident}(_ts, {names}, _res)")
+        w.w(f"            _t = _jvp_{jvp_of if (inplace and not own) else ident}(_ts, {names}, _res)")
         w.w("        finally:")
         w.w("            _fw_restore()")
-        w.w("        return _fw_attach(_res, _t)" if len(e.fn.func.returns) == 1 else "        _fw_attach(_res[0], _t)\n        return _res")
+        if inplace:
+            w.w("        _fw_attach(self, _t, True)")
+            w.w("        return _res")
+        elif e.is_list_return():
+            w.w("        for _x, _y in zip(_res, _t):")
+            w.w("            _fw_attach(_x, _y)")
+            w.w("        return _res")
+        elif len(e.fn.func.returns) == 1:
+            w.w("        return _fw_attach(_res, _t)")
+        else:
+            w.w("        _fw_attach(_res[0], _t)")
+            w.w("        return _res")
     else:
         w.w(f"        _fw_unsupported({str(fn.func.name)!r})")
     if inplace:
@@ -388,7 +406,7 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w("    return _res")
     w.w("")
     w.w("")
-    if fw:
+    if True:
         w.w(f"_self_{ident} = {ident}   # the kernel, for its forward-AD re-entry (an argument may shadow its name)")
         w.w("")
         w.w("")
@@ -462,8 +480,9 @@ def emit(fns):
         if not inplace:
             ip = _inplace_of(fn, fns)
             if ip is not None and str(ip.func.name) not in explicit:
-                emit_kernel(w, Entry({"name": str(ip.func), **{a: f for a, f in e.formulas.items()}, "result": None}, ip),
-                            ip, cls, uses, saved, True)
+                ie = Entry({"name": str(ip.func), **{a: f for a, f in e.formulas.items()}, "result": None}, ip)
+                ie.jvp_of = _ident(fn) if e.result is not None else None
+                emit_kernel(w, ie, ip, cls, uses, saved, True)
                 registered.append(ip)
     funcs = "\n".join(w.lines).rstrip() + "\n"
 

@@ -90,7 +90,15 @@ _OP_add__Tensor = getattr(_aten.add_, 'Tensor')
 
 def add__Tensor(self, other, *, alpha=1):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('add_.Tensor')
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_add__Tensor(self, other, alpha=alpha)
+            _t = _jvp_add_Tensor(_ts, _old, other, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -102,6 +110,9 @@ def add__Tensor(self, other, *, alpha=1):
     _res = _OP_add__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _rebase_history(self, _n)
     return _res
+
+
+_self_add__Tensor = add__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AddBackward1(_Node):
@@ -162,7 +173,15 @@ _OP_add__Scalar = getattr(_aten.add_, 'Scalar')
 
 def add__Scalar(self, other, alpha=1):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('add_.Scalar')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_add__Scalar(self, other, alpha)
+            _t = _jvp_add_Scalar(_ts, _old, other, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -172,6 +191,9 @@ def add__Scalar(self, other, alpha=1):
     _res = _OP_add__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _rebase_history(self, _n)
     return _res
+
+
+_self_add__Scalar = add__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SubBackward0(_Node):
@@ -244,7 +266,15 @@ _OP_sub__Tensor = getattr(_aten.sub_, 'Tensor')
 
 def sub__Tensor(self, other, *, alpha=1):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('sub_.Tensor')
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sub__Tensor(self, other, alpha=alpha)
+            _t = _jvp_sub_Tensor(_ts, _old, other, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -256,6 +286,9 @@ def sub__Tensor(self, other, *, alpha=1):
     _res = _OP_sub__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sub__Tensor = sub__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SubBackward1(_Node):
@@ -316,7 +349,15 @@ _OP_sub__Scalar = getattr(_aten.sub_, 'Scalar')
 
 def sub__Scalar(self, other, alpha=1):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('sub_.Scalar')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sub__Scalar(self, other, alpha)
+            _t = _jvp_sub_Scalar(_ts, _old, other, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -326,6 +367,9 @@ def sub__Scalar(self, other, alpha=1):
     _res = _OP_sub__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sub__Scalar = sub__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RsubBackward0(_Node):
@@ -472,7 +516,15 @@ _OP_mul__Tensor = getattr(_aten.mul_, 'Tensor')
 
 def mul__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('mul_.Tensor')
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_mul__Tensor(self, other)
+            _t = _jvp_mul_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -486,6 +538,9 @@ def mul__Tensor(self, other):
     _res = _OP_mul__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_mul__Tensor = mul__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MulBackward1(_Node):
@@ -549,7 +604,15 @@ _OP_mul__Scalar = getattr(_aten.mul_, 'Scalar')
 
 def mul__Scalar(self, other):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('mul_.Scalar')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_mul__Scalar(self, other)
+            _t = _jvp_mul_Scalar(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -561,6 +624,9 @@ def mul__Scalar(self, other):
     _res = _OP_mul__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_mul__Scalar = mul__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class DivBackward0(_Node):
@@ -643,7 +709,15 @@ _OP_div__Tensor = getattr(_aten.div_, 'Tensor')
 
 def div__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('div_.Tensor')
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_div__Tensor(self, other)
+            _t = _jvp_div_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -657,6 +731,9 @@ def div__Tensor(self, other):
     _res = _OP_div__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_div__Tensor = div__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class DivBackward1(_Node):
@@ -720,7 +797,15 @@ _OP_div__Scalar = getattr(_aten.div_, 'Scalar')
 
 def div__Scalar(self, other):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('div_.Scalar')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_div__Scalar(self, other)
+            _t = _jvp_div_Scalar(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -732,6 +817,9 @@ def div__Scalar(self, other):
     _res = _OP_div__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_div__Scalar = div__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class DivBackward2(_Node):
@@ -823,7 +911,15 @@ _OP_div__Tensor_mode = getattr(_aten.div_, 'Tensor_mode')
 
 def div__Tensor_mode(self, other, *, rounding_mode):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('div_.Tensor_mode')
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_div__Tensor_mode(self, other, rounding_mode=rounding_mode)
+            _t = _jvp_div_Tensor_mode(_ts, _old, other, rounding_mode, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -839,6 +935,9 @@ def div__Tensor_mode(self, other, *, rounding_mode):
     _res = _OP_div__Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
     _rebase_history(self, _n)
     return _res
+
+
+_self_div__Tensor_mode = div__Tensor_mode   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RemainderBackward0(_Node):
@@ -920,7 +1019,15 @@ _OP_remainder__Tensor = getattr(_aten.remainder_, 'Tensor')
 
 def remainder__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('remainder_.Tensor')
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_remainder__Tensor(self, other)
+            _t = _jvp_remainder_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -934,6 +1041,9 @@ def remainder__Tensor(self, other):
     _res = _OP_remainder__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_remainder__Tensor = remainder__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class PowBackward0(_Node):
@@ -1022,7 +1132,15 @@ _OP_pow__Tensor = getattr(_aten.pow_, 'Tensor')
 
 def pow__Tensor(self, exponent):
     if _FW[0] and _fw_has((self, exponent, )):
-        _fw_unsupported('pow_.Tensor')
+        _ts = _fw_take((self, exponent, ))
+        try:
+            _old = _clone(self)
+            _res = _self_pow__Tensor(self, exponent)
+            _t = _jvp_pow_Tensor_Tensor(_ts, _old, exponent, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(exponent)
     if not _need:
@@ -1037,6 +1155,9 @@ def pow__Tensor(self, exponent):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_pow__Tensor = pow__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class PowBackward1(_Node):
@@ -1106,7 +1227,15 @@ _OP_pow__Scalar = getattr(_aten.pow_, 'Scalar')
 
 def pow__Scalar(self, exponent):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('pow_.Scalar')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_pow__Scalar(self, exponent)
+            _t = _jvp_pow_Tensor_Scalar(_ts, _old, exponent, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1120,6 +1249,9 @@ def pow__Scalar(self, exponent):
     _res = _OP_pow__Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
     _rebase_history(self, _n)
     return _res
+
+
+_self_pow__Scalar = pow__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class PowBackward2(_Node):
@@ -1247,7 +1379,15 @@ _OP_neg_ = getattr(_aten.neg_, 'default')
 
 def neg_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('neg_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_neg_(self)
+            _t = _jvp_neg(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1257,6 +1397,9 @@ def neg_(self):
     _res = _OP_neg_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_neg_ = neg_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AbsBackward0(_Node):
@@ -1323,7 +1466,15 @@ _OP_abs_ = getattr(_aten.abs_, 'default')
 
 def abs_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('abs_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_abs_(self)
+            _t = _jvp_abs(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1335,6 +1486,9 @@ def abs_(self):
     _res = _OP_abs_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_abs_ = abs_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ExpBackward0(_Node):
@@ -1400,7 +1554,15 @@ _OP_exp_ = getattr(_aten.exp_, 'default')
 
 def exp_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('exp_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_exp_(self)
+            _t = _jvp_exp(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1411,6 +1573,9 @@ def exp_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_exp_ = exp_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogBackward0(_Node):
@@ -1477,7 +1642,15 @@ _OP_log_ = getattr(_aten.log_, 'default')
 
 def log_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('log_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_log_(self)
+            _t = _jvp_log(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1489,6 +1662,9 @@ def log_(self):
     _res = _OP_log_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_log_ = log_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SqrtBackward0(_Node):
@@ -1554,7 +1730,15 @@ _OP_sqrt_ = getattr(_aten.sqrt_, 'default')
 
 def sqrt_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('sqrt_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sqrt_(self)
+            _t = _jvp_sqrt(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1565,6 +1749,9 @@ def sqrt_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_sqrt_ = sqrt_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RsqrtBackward0(_Node):
@@ -1630,7 +1817,15 @@ _OP_rsqrt_ = getattr(_aten.rsqrt_, 'default')
 
 def rsqrt_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('rsqrt_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_rsqrt_(self)
+            _t = _jvp_rsqrt(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1641,6 +1836,9 @@ def rsqrt_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_rsqrt_ = rsqrt_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SinBackward0(_Node):
@@ -1707,7 +1905,15 @@ _OP_sin_ = getattr(_aten.sin_, 'default')
 
 def sin_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('sin_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sin_(self)
+            _t = _jvp_sin(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1719,6 +1925,9 @@ def sin_(self):
     _res = _OP_sin_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sin_ = sin_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CosBackward0(_Node):
@@ -1785,7 +1994,15 @@ _OP_cos_ = getattr(_aten.cos_, 'default')
 
 def cos_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('cos_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_cos_(self)
+            _t = _jvp_cos(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1797,6 +2014,9 @@ def cos_(self):
     _res = _OP_cos_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_cos_ = cos_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TanhBackward0(_Node):
@@ -1862,7 +2082,15 @@ _OP_tanh_ = getattr(_aten.tanh_, 'default')
 
 def tanh_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('tanh_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_tanh_(self)
+            _t = _jvp_tanh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1873,6 +2101,9 @@ def tanh_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_tanh_ = tanh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SigmoidBackward0(_Node):
@@ -1938,7 +2169,15 @@ _OP_sigmoid_ = getattr(_aten.sigmoid_, 'default')
 
 def sigmoid_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('sigmoid_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sigmoid_(self)
+            _t = _jvp_sigmoid(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1949,6 +2188,9 @@ def sigmoid_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_sigmoid_ = sigmoid_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ReluBackward0(_Node):
@@ -2014,7 +2256,15 @@ _OP_relu_ = getattr(_aten.relu_, 'default')
 
 def relu_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('relu_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_relu_(self)
+            _t = _jvp_relu(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -2025,6 +2275,9 @@ def relu_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_relu_ = relu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ClampBackward0(_Node):
@@ -2097,7 +2350,15 @@ _OP_clamp_ = getattr(_aten.clamp_, 'default')
 
 def clamp_(self, min=None, max=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('clamp_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_clamp_(self, min, max)
+            _t = _jvp_clamp(_ts, _old, min, max, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -2113,6 +2374,9 @@ def clamp_(self, min=None, max=None):
     _res = _OP_clamp_.redispatch(_below_ks((self, min, max)), self, min, max)
     _rebase_history(self, _n)
     return _res
+
+
+_self_clamp_ = clamp_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ClampBackward1(_Node):
@@ -2215,7 +2479,15 @@ _OP_clamp__Tensor = getattr(_aten.clamp_, 'Tensor')
 
 def clamp__Tensor(self, min=None, max=None):
     if _FW[0] and _fw_has((self, min, max, )):
-        _fw_unsupported('clamp_.Tensor')
+        _ts = _fw_take((self, min, max, ))
+        try:
+            _old = _clone(self)
+            _res = _self_clamp__Tensor(self, min, max)
+            _t = _jvp_clamp_Tensor(_ts, _old, min, max, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(min) or _rg(max)
     if not _need:
@@ -2231,6 +2503,9 @@ def clamp__Tensor(self, min=None, max=None):
     _res = _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
     _rebase_history(self, _n)
     return _res
+
+
+_self_clamp__Tensor = clamp__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ClampMinBackward0(_Node):
@@ -2475,6 +2750,9 @@ def eq__Tensor(self, other):
     return _res
 
 
+_self_eq__Tensor = eq__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class NeBackward0(_Node):
     _op_name = 'aten::ne_.Tensor'
 
@@ -2522,6 +2800,9 @@ def ne__Tensor(self, other):
     _res = _OP_ne__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_ne__Tensor = ne__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LtBackward0(_Node):
@@ -2573,6 +2854,9 @@ def lt__Tensor(self, other):
     return _res
 
 
+_self_lt__Tensor = lt__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class LeBackward0(_Node):
     _op_name = 'aten::le_.Tensor'
 
@@ -2620,6 +2904,9 @@ def le__Tensor(self, other):
     _res = _OP_le__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_le__Tensor = le__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class GtBackward0(_Node):
@@ -2671,6 +2958,9 @@ def gt__Tensor(self, other):
     return _res
 
 
+_self_gt__Tensor = gt__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class GeBackward0(_Node):
     _op_name = 'aten::ge_.Tensor'
 
@@ -2718,6 +3008,9 @@ def ge__Tensor(self, other):
     _res = _OP_ge__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_ge__Tensor = ge__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_eq_Tensor = getattr(_aten.eq, 'Tensor')
@@ -5006,9 +5299,23 @@ class UnbindBackward0(_Node):
 _OP_unbind_int = getattr(_aten.unbind, 'int')
 
 
+def _jvp_unbind_int(_ts, self, dim, result):
+    _o = None
+    _o = _OP_unbind_int(_z(_ts[0], self), dim)
+    return _o
+
+
 def unbind_int(self, dim=0):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('unbind.int')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_unbind_int(self, dim)
+            _t = _jvp_unbind_int(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_unbind_int.redispatch(_below_ks((self, dim)), self, dim)
@@ -5019,6 +5326,9 @@ def unbind_int(self, dim=0):
     _res = _OP_unbind_int.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_unbind_int = unbind_int   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SplitBackward0(_Node):
@@ -5046,9 +5356,23 @@ class SplitBackward0(_Node):
 _OP_split_Tensor = getattr(_aten.split, 'Tensor')
 
 
+def _jvp_split_Tensor(_ts, self, split_size, dim, result):
+    _o = None
+    _o = _OP_split_Tensor(_z(_ts[0], self), split_size, dim)
+    return _o
+
+
 def split_Tensor(self, split_size, dim=0):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('split.Tensor')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_split_Tensor(self, split_size, dim)
+            _t = _jvp_split_Tensor(_ts, self, split_size, dim, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_split_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
@@ -5059,6 +5383,9 @@ def split_Tensor(self, split_size, dim=0):
     _res = _OP_split_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_split_Tensor = split_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SplitWithSizesBackward0(_Node):
@@ -5086,9 +5413,23 @@ class SplitWithSizesBackward0(_Node):
 _OP_split_with_sizes = getattr(_aten.split_with_sizes, 'default')
 
 
+def _jvp_split_with_sizes(_ts, self, split_sizes, dim, result):
+    _o = None
+    _o = _OP_split_with_sizes(_z(_ts[0], self), split_sizes, dim)
+    return _o
+
+
 def split_with_sizes(self, split_sizes, dim=0):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('split_with_sizes')
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_split_with_sizes(self, split_sizes, dim)
+            _t = _jvp_split_with_sizes(_ts, self, split_sizes, dim, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
@@ -5099,6 +5440,9 @@ def split_with_sizes(self, split_sizes, dim=0):
     _res = _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_split_with_sizes = split_with_sizes   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ToCopyBackward0(_Node):
@@ -5186,9 +5530,25 @@ class CopyBackward0(_Node):
 _OP_copy_ = getattr(_aten.copy_, 'default')
 
 
+def _jvp_copy_(_ts, self, src, non_blocking, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    src_t = _z(_ts[1], src)
+    _o = self_t * 0 + to_dtype(src_t, self.dtype)
+    return _o
+
+
 def copy_(self, src, non_blocking=False):
     if _FW[0] and _fw_has((self, src, )):
-        _fw_unsupported('copy_')
+        _ts = _fw_take((self, src, ))
+        try:
+            _old = _clone(self)
+            _res = _self_copy_(self, src, non_blocking)
+            _t = _jvp_copy_(_ts, _old, src, non_blocking, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(src)
     if not _need:
@@ -5202,6 +5562,9 @@ def copy_(self, src, non_blocking=False):
     _res = _OP_copy_.redispatch(_below_ks((self, src, non_blocking)), self, src, non_blocking)
     _rebase_history(self, _n)
     return _res
+
+
+_self_copy_ = copy_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FillBackward0(_Node):
@@ -5227,9 +5590,24 @@ class FillBackward0(_Node):
 _OP_fill__Scalar = getattr(_aten.fill_, 'Scalar')
 
 
+def _jvp_fill__Scalar(_ts, self, value, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = zeros_like(self)
+    return _o
+
+
 def fill__Scalar(self, value):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('fill_.Scalar')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_fill__Scalar(self, value)
+            _t = _jvp_fill__Scalar(_ts, _old, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5239,6 +5617,9 @@ def fill__Scalar(self, value):
     _res = _OP_fill__Scalar.redispatch(_below_ks((self, value)), self, value)
     _rebase_history(self, _n)
     return _res
+
+
+_self_fill__Scalar = fill__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FillBackward1(_Node):
@@ -5270,9 +5651,25 @@ class FillBackward1(_Node):
 _OP_fill__Tensor = getattr(_aten.fill_, 'Tensor')
 
 
+def _jvp_fill__Tensor(_ts, self, value, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    value_t = _z(_ts[1], value)
+    _o = self_t * 0 + value_t
+    return _o
+
+
 def fill__Tensor(self, value):
     if _FW[0] and _fw_has((self, value, )):
-        _fw_unsupported('fill_.Tensor')
+        _ts = _fw_take((self, value, ))
+        try:
+            _old = _clone(self)
+            _res = _self_fill__Tensor(self, value)
+            _t = _jvp_fill__Tensor(_ts, _old, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(value)
     if not _need:
@@ -5282,6 +5679,9 @@ def fill__Tensor(self, value):
     _res = _OP_fill__Tensor.redispatch(_below_ks((self, value)), self, value)
     _rebase_history(self, _n)
     return _res
+
+
+_self_fill__Tensor = fill__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ZeroBackward0(_Node):
@@ -5307,9 +5707,24 @@ class ZeroBackward0(_Node):
 _OP_zero_ = getattr(_aten.zero_, 'default')
 
 
+def _jvp_zero_(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = zeros_like(self)
+    return _o
+
+
 def zero_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('zero_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_zero_(self)
+            _t = _jvp_zero_(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5319,6 +5734,9 @@ def zero_(self):
     _res = _OP_zero_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_zero_ = zero_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CatBackward0(_Node):
@@ -5525,7 +5943,15 @@ _OP_index_put_ = getattr(_aten.index_put_, 'default')
 
 def index_put_(self, indices, values, accumulate=False):
     if _FW[0] and _fw_has((self, values, )):
-        _fw_unsupported('index_put_')
+        _ts = _fw_take((self, values, ))
+        try:
+            _old = _clone(self)
+            _res = _self_index_put_(self, indices, values, accumulate)
+            _t = _jvp_index_put(_ts, _old, indices, values, accumulate, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(values)
     if not _need:
@@ -5543,6 +5969,9 @@ def index_put_(self, indices, values, accumulate=False):
     _res = _OP_index_put_.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     _rebase_history(self, _n)
     return _res
+
+
+_self_index_put_ = index_put_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_empty_like = getattr(_aten.empty_like, 'default')
@@ -5743,6 +6172,9 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _res
 
 
+_self_normal_ = normal_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class UniformBackward0(_Node):
     _op_name = 'aten::uniform_'
 
@@ -5782,6 +6214,9 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
     return _res
 
 
+_self_uniform_ = uniform_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class RandomBackward0(_Node):
     _op_name = 'aten::random_.to'
 
@@ -5817,6 +6252,9 @@ def random__to(self, to, *, generator=None):
     _res = _OP_random__to.redispatch(_below_ks((self, to, generator)), self, to, generator=generator)
     _rebase_history(self, _n)
     return _res
+
+
+_self_random__to = random__to   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RandomBackward1(_Node):
@@ -5856,6 +6294,9 @@ def random_(self, *, generator=None):
     return _res
 
 
+_self_random_ = random_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class BernoulliBackward0(_Node):
     _op_name = 'aten::bernoulli_.float'
 
@@ -5891,6 +6332,9 @@ def bernoulli__float(self, p=0.5, *, generator=None):
     _res = _OP_bernoulli__float.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
+
+
+_self_bernoulli__float = bernoulli__float   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class BernoulliBackward1(_Node):
@@ -6048,6 +6492,9 @@ def random__from(self, from_, to, *, generator=None, **_kw):
     return _res
 
 
+_self_random__from = random__from   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class UnsafeViewBackward0(_Node):
     _op_name = 'aten::_unsafe_view'
 
@@ -6165,7 +6612,15 @@ _OP_exp2_ = getattr(_aten.exp2_, 'default')
 
 def exp2_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('exp2_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_exp2_(self)
+            _t = _jvp_exp2(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6176,6 +6631,9 @@ def exp2_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_exp2_ = exp2_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Expm1Backward0(_Node):
@@ -6241,7 +6699,15 @@ _OP_expm1_ = getattr(_aten.expm1_, 'default')
 
 def expm1_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('expm1_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_expm1_(self)
+            _t = _jvp_expm1(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6252,6 +6718,9 @@ def expm1_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_expm1_ = expm1_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Log1pBackward0(_Node):
@@ -6318,7 +6787,15 @@ _OP_log1p_ = getattr(_aten.log1p_, 'default')
 
 def log1p_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('log1p_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_log1p_(self)
+            _t = _jvp_log1p(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6330,6 +6807,9 @@ def log1p_(self):
     _res = _OP_log1p_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_log1p_ = log1p_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Log2Backward0(_Node):
@@ -6396,7 +6876,15 @@ _OP_log2_ = getattr(_aten.log2_, 'default')
 
 def log2_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('log2_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_log2_(self)
+            _t = _jvp_log2(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6408,6 +6896,9 @@ def log2_(self):
     _res = _OP_log2_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_log2_ = log2_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Log10Backward0(_Node):
@@ -6474,7 +6965,15 @@ _OP_log10_ = getattr(_aten.log10_, 'default')
 
 def log10_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('log10_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_log10_(self)
+            _t = _jvp_log10(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6486,6 +6985,9 @@ def log10_(self):
     _res = _OP_log10_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_log10_ = log10_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SignBackward0(_Node):
@@ -6546,7 +7048,15 @@ _OP_sign_ = getattr(_aten.sign_, 'default')
 
 def sign_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('sign_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sign_(self)
+            _t = _jvp_sign(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6556,6 +7066,9 @@ def sign_(self):
     _res = _OP_sign_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sign_ = sign_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SgnBackward0(_Node):
@@ -6616,7 +7129,15 @@ _OP_sgn_ = getattr(_aten.sgn_, 'default')
 
 def sgn_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('sgn_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sgn_(self)
+            _t = _jvp_sgn(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6626,6 +7147,9 @@ def sgn_(self):
     _res = _OP_sgn_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sgn_ = sgn_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FloorBackward0(_Node):
@@ -6686,7 +7210,15 @@ _OP_floor_ = getattr(_aten.floor_, 'default')
 
 def floor_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('floor_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_floor_(self)
+            _t = _jvp_floor(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6696,6 +7228,9 @@ def floor_(self):
     _res = _OP_floor_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_floor_ = floor_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CeilBackward0(_Node):
@@ -6756,7 +7291,15 @@ _OP_ceil_ = getattr(_aten.ceil_, 'default')
 
 def ceil_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('ceil_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_ceil_(self)
+            _t = _jvp_ceil(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6766,6 +7309,9 @@ def ceil_(self):
     _res = _OP_ceil_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_ceil_ = ceil_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RoundBackward0(_Node):
@@ -6826,7 +7372,15 @@ _OP_round_ = getattr(_aten.round_, 'default')
 
 def round_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('round_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_round_(self)
+            _t = _jvp_round(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6836,6 +7390,9 @@ def round_(self):
     _res = _OP_round_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_round_ = round_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RoundBackward1(_Node):
@@ -6896,7 +7453,15 @@ _OP_round__decimals = getattr(_aten.round_, 'decimals')
 
 def round__decimals(self, *, decimals):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('round_.decimals')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_round__decimals(self, decimals=decimals)
+            _t = _jvp_round_decimals(_ts, _old, decimals, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6906,6 +7471,9 @@ def round__decimals(self, *, decimals):
     _res = _OP_round__decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
     _rebase_history(self, _n)
     return _res
+
+
+_self_round__decimals = round__decimals   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TruncBackward0(_Node):
@@ -6966,7 +7534,15 @@ _OP_trunc_ = getattr(_aten.trunc_, 'default')
 
 def trunc_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('trunc_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_trunc_(self)
+            _t = _jvp_trunc(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6976,6 +7552,9 @@ def trunc_(self):
     _res = _OP_trunc_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_trunc_ = trunc_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FracBackward0(_Node):
@@ -7036,7 +7615,15 @@ _OP_frac_ = getattr(_aten.frac_, 'default')
 
 def frac_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('frac_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_frac_(self)
+            _t = _jvp_frac(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7046,6 +7633,9 @@ def frac_(self):
     _res = _OP_frac_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_frac_ = frac_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ReciprocalBackward0(_Node):
@@ -7111,7 +7701,15 @@ _OP_reciprocal_ = getattr(_aten.reciprocal_, 'default')
 
 def reciprocal_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('reciprocal_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_reciprocal_(self)
+            _t = _jvp_reciprocal(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7122,6 +7720,9 @@ def reciprocal_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_reciprocal_ = reciprocal_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SquareBackward0(_Node):
@@ -7188,7 +7789,15 @@ _OP_square_ = getattr(_aten.square_, 'default')
 
 def square_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('square_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_square_(self)
+            _t = _jvp_square(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7200,6 +7809,9 @@ def square_(self):
     _res = _OP_square_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_square_ = square_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ErfBackward0(_Node):
@@ -7266,7 +7878,15 @@ _OP_erf_ = getattr(_aten.erf_, 'default')
 
 def erf_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('erf_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_erf_(self)
+            _t = _jvp_erf(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7278,6 +7898,9 @@ def erf_(self):
     _res = _OP_erf_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_erf_ = erf_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ErfcBackward0(_Node):
@@ -7344,7 +7967,15 @@ _OP_erfc_ = getattr(_aten.erfc_, 'default')
 
 def erfc_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('erfc_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_erfc_(self)
+            _t = _jvp_erfc(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7356,6 +7987,9 @@ def erfc_(self):
     _res = _OP_erfc_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_erfc_ = erfc_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ErfinvBackward0(_Node):
@@ -7421,7 +8055,15 @@ _OP_erfinv_ = getattr(_aten.erfinv_, 'default')
 
 def erfinv_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('erfinv_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_erfinv_(self)
+            _t = _jvp_erfinv(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7432,6 +8074,9 @@ def erfinv_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_erfinv_ = erfinv_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AsinBackward0(_Node):
@@ -7498,7 +8143,15 @@ _OP_asin_ = getattr(_aten.asin_, 'default')
 
 def asin_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('asin_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_asin_(self)
+            _t = _jvp_asin(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7510,6 +8163,9 @@ def asin_(self):
     _res = _OP_asin_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_asin_ = asin_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AcosBackward0(_Node):
@@ -7576,7 +8232,15 @@ _OP_acos_ = getattr(_aten.acos_, 'default')
 
 def acos_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('acos_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_acos_(self)
+            _t = _jvp_acos(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7588,6 +8252,9 @@ def acos_(self):
     _res = _OP_acos_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_acos_ = acos_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AtanBackward0(_Node):
@@ -7654,7 +8321,15 @@ _OP_atan_ = getattr(_aten.atan_, 'default')
 
 def atan_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('atan_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_atan_(self)
+            _t = _jvp_atan(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7666,6 +8341,9 @@ def atan_(self):
     _res = _OP_atan_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_atan_ = atan_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SinhBackward0(_Node):
@@ -7732,7 +8410,15 @@ _OP_sinh_ = getattr(_aten.sinh_, 'default')
 
 def sinh_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('sinh_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sinh_(self)
+            _t = _jvp_sinh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7744,6 +8430,9 @@ def sinh_(self):
     _res = _OP_sinh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sinh_ = sinh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CoshBackward0(_Node):
@@ -7810,7 +8499,15 @@ _OP_cosh_ = getattr(_aten.cosh_, 'default')
 
 def cosh_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('cosh_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_cosh_(self)
+            _t = _jvp_cosh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7822,6 +8519,9 @@ def cosh_(self):
     _res = _OP_cosh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_cosh_ = cosh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TanBackward0(_Node):
@@ -7887,7 +8587,15 @@ _OP_tan_ = getattr(_aten.tan_, 'default')
 
 def tan_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('tan_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_tan_(self)
+            _t = _jvp_tan(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7898,6 +8606,9 @@ def tan_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_tan_ = tan_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AsinhBackward0(_Node):
@@ -7964,7 +8675,15 @@ _OP_asinh_ = getattr(_aten.asinh_, 'default')
 
 def asinh_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('asinh_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_asinh_(self)
+            _t = _jvp_asinh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7976,6 +8695,9 @@ def asinh_(self):
     _res = _OP_asinh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_asinh_ = asinh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AcoshBackward0(_Node):
@@ -8042,7 +8764,15 @@ _OP_acosh_ = getattr(_aten.acosh_, 'default')
 
 def acosh_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('acosh_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_acosh_(self)
+            _t = _jvp_acosh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -8054,6 +8784,9 @@ def acosh_(self):
     _res = _OP_acosh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_acosh_ = acosh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AtanhBackward0(_Node):
@@ -8120,7 +8853,15 @@ _OP_atanh_ = getattr(_aten.atanh_, 'default')
 
 def atanh_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('atanh_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_atanh_(self)
+            _t = _jvp_atanh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -8132,6 +8873,9 @@ def atanh_(self):
     _res = _OP_atanh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_atanh_ = atanh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NanToNumBackward0(_Node):
@@ -8198,7 +8942,15 @@ _OP_nan_to_num_ = getattr(_aten.nan_to_num_, 'default')
 
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('nan_to_num_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_nan_to_num_(self, nan, posinf, neginf)
+            _t = _jvp_nan_to_num(_ts, _old, nan, posinf, neginf, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -8210,6 +8962,9 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     _res = _OP_nan_to_num_.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
     _rebase_history(self, _n)
     return _res
+
+
+_self_nan_to_num_ = nan_to_num_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogitBackward0(_Node):
@@ -8279,7 +9034,15 @@ _OP_logit_ = getattr(_aten.logit_, 'default')
 
 def logit_(self, eps=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('logit_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_logit_(self, eps)
+            _t = _jvp_logit(_ts, _old, eps, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -8293,6 +9056,9 @@ def logit_(self, eps=None):
     _res = _OP_logit_.redispatch(_below_ks((self, eps)), self, eps)
     _rebase_history(self, _n)
     return _res
+
+
+_self_logit_ = logit_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class HypotBackward0(_Node):
@@ -8380,7 +9146,15 @@ _OP_hypot_ = getattr(_aten.hypot_, 'default')
 
 def hypot_(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('hypot_')
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_hypot_(self, other)
+            _t = _jvp_hypot(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -8395,6 +9169,9 @@ def hypot_(self, other):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_hypot_ = hypot_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Atan2Backward0(_Node):
@@ -8478,7 +9255,15 @@ _OP_atan2_ = getattr(_aten.atan2_, 'default')
 
 def atan2_(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('atan2_')
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_atan2_(self, other)
+            _t = _jvp_atan2(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -8492,6 +9277,9 @@ def atan2_(self, other):
     _res = _OP_atan2_.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_atan2_ = atan2_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LerpBackward0(_Node):
@@ -8565,7 +9353,15 @@ _OP_lerp__Scalar = getattr(_aten.lerp_, 'Scalar')
 
 def lerp__Scalar(self, end, weight):
     if _FW[0] and _fw_has((self, end, )):
-        _fw_unsupported('lerp_.Scalar')
+        _ts = _fw_take((self, end, ))
+        try:
+            _old = _clone(self)
+            _res = _self_lerp__Scalar(self, end, weight)
+            _t = _jvp_lerp_Scalar(_ts, _old, end, weight, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(end)
     if not _need:
@@ -8577,6 +9373,9 @@ def lerp__Scalar(self, end, weight):
     _res = _OP_lerp__Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _rebase_history(self, _n)
     return _res
+
+
+_self_lerp__Scalar = lerp__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LerpBackward1(_Node):
@@ -8674,7 +9473,15 @@ _OP_lerp__Tensor = getattr(_aten.lerp_, 'Tensor')
 
 def lerp__Tensor(self, end, weight):
     if _FW[0] and _fw_has((self, end, weight, )):
-        _fw_unsupported('lerp_.Tensor')
+        _ts = _fw_take((self, end, weight, ))
+        try:
+            _old = _clone(self)
+            _res = _self_lerp__Tensor(self, end, weight)
+            _t = _jvp_lerp_Tensor(_ts, _old, end, weight, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(end) or _rg(weight)
     if not _need:
@@ -8690,6 +9497,9 @@ def lerp__Tensor(self, end, weight):
     _res = _OP_lerp__Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _rebase_history(self, _n)
     return _res
+
+
+_self_lerp__Tensor = lerp__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FmodBackward0(_Node):
@@ -8771,7 +9581,15 @@ _OP_fmod__Tensor = getattr(_aten.fmod_, 'Tensor')
 
 def fmod__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('fmod_.Tensor')
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_fmod__Tensor(self, other)
+            _t = _jvp_fmod_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -8785,6 +9603,9 @@ def fmod__Tensor(self, other):
     _res = _OP_fmod__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_fmod__Tensor = fmod__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FmodBackward1(_Node):
@@ -8845,7 +9666,15 @@ _OP_fmod__Scalar = getattr(_aten.fmod_, 'Scalar')
 
 def fmod__Scalar(self, other):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('fmod_.Scalar')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_fmod__Scalar(self, other)
+            _t = _jvp_fmod_Scalar(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -8855,6 +9684,9 @@ def fmod__Scalar(self, other):
     _res = _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_fmod__Scalar = fmod__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MaximumBackward0(_Node):
@@ -9288,7 +10120,15 @@ _OP_addcmul_ = getattr(_aten.addcmul_, 'default')
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
     if _FW[0] and _fw_has((self, tensor1, tensor2, )):
-        _fw_unsupported('addcmul_')
+        _ts = _fw_take((self, tensor1, tensor2, ))
+        try:
+            _old = _clone(self)
+            _res = _self_addcmul_(self, tensor1, tensor2, value=value)
+            _t = _jvp_addcmul(_ts, _old, tensor1, tensor2, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
     if not _need:
@@ -9304,6 +10144,9 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     _res = _OP_addcmul_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _rebase_history(self, _n)
     return _res
+
+
+_self_addcmul_ = addcmul_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AddcdivBackward0(_Node):
@@ -9399,7 +10242,15 @@ _OP_addcdiv_ = getattr(_aten.addcdiv_, 'default')
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     if _FW[0] and _fw_has((self, tensor1, tensor2, )):
-        _fw_unsupported('addcdiv_')
+        _ts = _fw_take((self, tensor1, tensor2, ))
+        try:
+            _old = _clone(self)
+            _res = _self_addcdiv_(self, tensor1, tensor2, value=value)
+            _t = _jvp_addcdiv(_ts, _old, tensor1, tensor2, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
     if not _need:
@@ -9415,6 +10266,9 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     _res = _OP_addcdiv_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _rebase_history(self, _n)
     return _res
+
+
+_self_addcdiv_ = addcdiv_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class XlogyBackward0(_Node):
@@ -9498,7 +10352,15 @@ _OP_xlogy__Tensor = getattr(_aten.xlogy_, 'Tensor')
 
 def xlogy__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('xlogy_.Tensor')
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_xlogy__Tensor(self, other)
+            _t = _jvp_xlogy_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -9512,6 +10374,9 @@ def xlogy__Tensor(self, other):
     _res = _OP_xlogy__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_xlogy__Tensor = xlogy__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class XlogyBackward1(_Node):
@@ -9643,7 +10508,15 @@ _OP_xlogy__Scalar_Other = getattr(_aten.xlogy_, 'Scalar_Other')
 
 def xlogy__Scalar_Other(self, other):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('xlogy_.Scalar_Other')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_xlogy__Scalar_Other(self, other)
+            _t = _jvp_xlogy_Scalar_Other(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -9657,6 +10530,9 @@ def xlogy__Scalar_Other(self, other):
     _res = _OP_xlogy__Scalar_Other.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_xlogy__Scalar_Other = xlogy__Scalar_Other   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogaddexpBackward0(_Node):
@@ -9802,7 +10678,15 @@ _OP_gelu_ = getattr(_aten.gelu_, 'default')
 
 def gelu_(self, *, approximate='none'):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('gelu_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_gelu_(self, approximate=approximate)
+            _t = _jvp_gelu(_ts, _old, approximate, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -9816,6 +10700,9 @@ def gelu_(self, *, approximate='none'):
     _res = _OP_gelu_.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
     _rebase_history(self, _n)
     return _res
+
+
+_self_gelu_ = gelu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SiluBackward0(_Node):
@@ -9882,7 +10769,15 @@ _OP_silu_ = getattr(_aten.silu_, 'default')
 
 def silu_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('silu_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_silu_(self)
+            _t = _jvp_silu(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -9894,6 +10789,9 @@ def silu_(self):
     _res = _OP_silu_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_silu_ = silu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MishBackward0(_Node):
@@ -9960,7 +10858,15 @@ _OP_mish_ = getattr(_aten.mish_, 'default')
 
 def mish_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('mish_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_mish_(self)
+            _t = _jvp_mish(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -9972,6 +10878,9 @@ def mish_(self):
     _res = _OP_mish_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_mish_ = mish_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SoftplusBackward0(_Node):
@@ -10112,7 +11021,15 @@ _OP_elu_ = getattr(_aten.elu_, 'default')
 
 def elu_(self, alpha=1, scale=1, input_scale=1):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('elu_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_elu_(self, alpha, scale, input_scale)
+            _t = _jvp_elu(_ts, _old, alpha, scale, input_scale, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -10130,6 +11047,9 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
     _res = _OP_elu_.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
     _rebase_history(self, _n)
     return _res
+
+
+_self_elu_ = elu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SeluBackward0(_Node):
@@ -10196,7 +11116,15 @@ _OP_selu_ = getattr(_aten.selu_, 'default')
 
 def selu_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('selu_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_selu_(self)
+            _t = _jvp_selu(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -10208,6 +11136,9 @@ def selu_(self):
     _res = _OP_selu_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_selu_ = selu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CeluBackward0(_Node):
@@ -10277,7 +11208,15 @@ _OP_celu_ = getattr(_aten.celu_, 'default')
 
 def celu_(self, alpha=1.0):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('celu_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_celu_(self, alpha)
+            _t = _jvp_celu(_ts, _old, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -10291,6 +11230,9 @@ def celu_(self, alpha=1.0):
     _res = _OP_celu_.redispatch(_below_ks((self, alpha)), self, alpha)
     _rebase_history(self, _n)
     return _res
+
+
+_self_celu_ = celu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LeakyReluBackward0(_Node):
@@ -10360,7 +11302,15 @@ _OP_leaky_relu_ = getattr(_aten.leaky_relu_, 'default')
 
 def leaky_relu_(self, negative_slope=0.01):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('leaky_relu_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_leaky_relu_(self, negative_slope)
+            _t = _jvp_leaky_relu(_ts, _old, negative_slope, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -10374,6 +11324,9 @@ def leaky_relu_(self, negative_slope=0.01):
     _res = _OP_leaky_relu_.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
     _rebase_history(self, _n)
     return _res
+
+
+_self_leaky_relu_ = leaky_relu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class HardtanhBackward0(_Node):
@@ -10446,7 +11399,15 @@ _OP_hardtanh_ = getattr(_aten.hardtanh_, 'default')
 
 def hardtanh_(self, min_val=-1, max_val=1):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('hardtanh_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_hardtanh_(self, min_val, max_val)
+            _t = _jvp_hardtanh(_ts, _old, min_val, max_val, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -10462,6 +11423,9 @@ def hardtanh_(self, min_val=-1, max_val=1):
     _res = _OP_hardtanh_.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
     _rebase_history(self, _n)
     return _res
+
+
+_self_hardtanh_ = hardtanh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class HardsigmoidBackward0(_Node):
@@ -10528,7 +11492,15 @@ _OP_hardsigmoid_ = getattr(_aten.hardsigmoid_, 'default')
 
 def hardsigmoid_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('hardsigmoid_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_hardsigmoid_(self)
+            _t = _jvp_hardsigmoid(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -10540,6 +11512,9 @@ def hardsigmoid_(self):
     _res = _OP_hardsigmoid_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_hardsigmoid_ = hardsigmoid_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class HardswishBackward0(_Node):
@@ -10606,7 +11581,15 @@ _OP_hardswish_ = getattr(_aten.hardswish_, 'default')
 
 def hardswish_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('hardswish_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_hardswish_(self)
+            _t = _jvp_hardswish(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -10618,6 +11601,9 @@ def hardswish_(self):
     _res = _OP_hardswish_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_hardswish_ = hardswish_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogSigmoidBackward0(_Node):
@@ -10746,7 +11732,15 @@ _OP_threshold_ = getattr(_aten.threshold_, 'default')
 
 def threshold_(self, threshold, value):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('threshold_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_threshold_(self, threshold, value)
+            _t = _jvp_threshold(_ts, _old, threshold, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -10760,6 +11754,9 @@ def threshold_(self, threshold, value):
     _res = _OP_threshold_.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
     _rebase_history(self, _n)
     return _res
+
+
+_self_threshold_ = threshold_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class GluBackward0(_Node):
@@ -11313,6 +12310,9 @@ def var_mean(self, unbiased=True):
     return _res
 
 
+_self_var_mean = var_mean   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class VarMeanBackward1(_Node):
     _op_name = 'aten::var_mean.dim'
 
@@ -11362,6 +12362,9 @@ def var_mean_dim(self, dim, unbiased=True, keepdim=False):
     _res = _OP_var_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
     _set_history(_res, _n)
     return _res
+
+
+_self_var_mean_dim = var_mean_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class VarMeanBackward2(_Node):
@@ -11415,6 +12418,9 @@ def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     return _res
 
 
+_self_var_mean_correction = var_mean_correction   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class StdMeanBackward0(_Node):
     _op_name = 'aten::std_mean'
 
@@ -11463,6 +12469,9 @@ def std_mean(self, unbiased=True):
     _set_history(_res, _n)
     _n.s_result0 = _SV(_res[0], True)
     return _res
+
+
+_self_std_mean = std_mean   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class StdMeanBackward1(_Node):
@@ -11521,6 +12530,9 @@ def std_mean_dim(self, dim, unbiased=True, keepdim=False):
     return _res
 
 
+_self_std_mean_dim = std_mean_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class StdMeanBackward2(_Node):
     _op_name = 'aten::std_mean.correction'
 
@@ -11575,6 +12587,9 @@ def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     _set_history(_res, _n)
     _n.s_result0 = _SV(_res[0], True)
     return _res
+
+
+_self_std_mean_correction = std_mean_correction   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogsumexpBackward0(_Node):
@@ -12228,7 +13243,15 @@ _OP_cumsum_ = getattr(_aten.cumsum_, 'default')
 
 def cumsum_(self, dim, *, dtype=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('cumsum_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_cumsum_(self, dim, dtype=dtype)
+            _t = _jvp_cumsum(_ts, _old, dim, dtype, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -12242,6 +13265,9 @@ def cumsum_(self, dim, *, dtype=None):
     _res = _OP_cumsum_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
     _rebase_history(self, _n)
     return _res
+
+
+_self_cumsum_ = cumsum_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CumprodBackward0(_Node):
@@ -12325,7 +13351,15 @@ _OP_cumprod_ = getattr(_aten.cumprod_, 'default')
 
 def cumprod_(self, dim, *, dtype=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('cumprod_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_cumprod_(self, dim, dtype=dtype)
+            _t = _jvp_cumprod(_ts, _old, dim, dtype, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -12342,6 +13376,9 @@ def cumprod_(self, dim, *, dtype=None):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_cumprod_ = cumprod_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CummaxBackward0(_Node):

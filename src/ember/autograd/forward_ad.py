@@ -37,8 +37,10 @@ def exit_dual_level(*, level=None):
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created.")
     _level[0] = None
     _FW[0] = 0
-    for t in list(_DUALS):
-        t.__dict__.pop("_fw_tangent", None)
+    for ref in list(_DUALS.values()):
+        t = ref()
+        if t is not None:
+            t.__dict__.pop("_fw_tangent", None)
     _DUALS.clear()
 
 
@@ -55,7 +57,7 @@ class dual_level:
 
 import weakref  # noqa: E402
 
-_DUALS = weakref.WeakSet()
+_DUALS = {}     # id -> weakref of every tensor given a tangent at this level (cleared on exit)
 
 
 def make_dual(tensor, tangent, *, level=None):
@@ -86,7 +88,7 @@ def unpack_dual(tensor, *, level=None):
 def _attach(t, tangent):
     t._fw_tangent = tangent
     t._ks |= AUTOGRAD_BIT
-    _DUALS.add(t)
+    _DUALS[id(t)] = weakref.ref(t)
 
 
 # ---------------------------------------------------------------- used by the generated kernels
@@ -119,7 +121,9 @@ def fw_restore():
     _FW[0] = _paused.pop()
 
 
-def fw_attach(res, tangent):
+def fw_attach(res, tangent, inplace=False):
+    if inplace and isinstance(res, Tensor):
+        return _attach_inplace(res, tangent)
     if tangent is not None and isinstance(res, Tensor):
         if tangent._size != res._size:
             tangent = tangent.expand(res._size).clone()
@@ -127,6 +131,41 @@ def fw_attach(res, tangent):
             tangent = tangent.to(res.dtype)
         _attach(res, tangent)
     return res
+
+
+def _attach_inplace(t, tangent):
+    """After an in-place op: write the new tangent into the old one (a view's tangent is a view of its
+    base's, so the base sees it), or give the base a zero tangent and write into the view's region."""
+    import numpy as np
+    from .formulas import zeros_like
+    if tangent is None:
+        tangent = zeros_like(t)
+    if tangent._size != t._size:
+        tangent = tangent.expand(t._size)
+    old = t.__dict__.get("_fw_tangent")
+    if old is not None and old._np is not None:
+        np.copyto(old._np, tangent._np, casting="unsafe")
+        return t
+    base = t._base
+    if base is None:
+        _attach(t, tangent.clone() if tangent._base is not None else tangent)
+        return t
+    from ._views import view_positions
+    bt = base.__dict__.get("_fw_tangent")
+    if bt is None:
+        bt = zeros_like(base)
+        _attach(base, bt)
+    pos = view_positions(t, base)
+    flat = bt._np.reshape(-1) if bt._np.flags.c_contiguous else None
+    if flat is None:
+        _attach(t, tangent.clone())
+        return t
+    flat[pos] = tangent._np
+    if base.is_contiguous():
+        _attach(t, bt.as_strided(t._size, t.stride(), t._offset - base._offset))
+    else:
+        _attach(t, tangent.clone())
+    return t
 
 
 def fw_acc(a, b):
