@@ -144,3 +144,13 @@ def test_binary_dtype_grid_matches_torch(op):
             er = getattr(ember, op)(ea, eb)
             assert er.dtype.name == str(tr.dtype).split(".")[1], (op, a, b)
             assert er.tolist() == tr.tolist(), (op, a, b)
+
+
+def test_plain_pickle_round_trip():
+    import pickle
+    t = ember.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    u = pickle.loads(pickle.dumps(t))
+    assert u.tolist() == t.tolist() and u.requires_grad and u.dtype is ember.float32
+    p = ember.nn.Parameter(ember.tensor([1.5], dtype=ember.bfloat16))
+    q = pickle.loads(pickle.dumps(p))
+    assert isinstance(q, ember.nn.Parameter) and q.dtype is ember.bfloat16 and q.tolist() == [1.5]

@@ -52,10 +52,6 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
-    def __reduce_ex__(self, proto):
-        from ..serialization import _reduce_tensor
-        return _reduce_tensor(self, proto)
-
     __torch_function__ = None
 
 
