@@ -57,6 +57,12 @@ def check_inplace(t):
         if t._requires_grad and t.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         b = t._base
+        if b is not None and t.__dict__.get("_no_grad_view"):
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+                "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+                "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
         if b is not None and b._requires_grad and b.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
         if b is not None and isinstance(t.grad_fn, Node) and t.grad_fn._multi_view:
