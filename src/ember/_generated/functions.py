@@ -6,8 +6,17 @@ from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, 
 
 _ops = _opsmod.ops
 
+_op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
+_op__ctc_loss_default = _ops.aten._ctc_loss.default
+_op__embedding_bag_default = _ops.aten._embedding_bag.default
+_op__log_softmax_backward_data_default = _ops.aten._log_softmax_backward_data.default
+_op__log_softmax_default = _ops.aten._log_softmax.default
+_op__pad_circular_default = _ops.aten._pad_circular.default
+_op__softmax_backward_data_default = _ops.aten._softmax_backward_data.default
+_op__softmax_default = _ops.aten._softmax.default
 _op__to_copy_default = _ops.aten._to_copy.default
 _op__unique2_default = _ops.aten._unique2.default
+_op__upsample_nearest_exact2d_vec = _ops.aten._upsample_nearest_exact2d.vec
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
@@ -17,6 +26,10 @@ _op_acos_out = _ops.aten.acos.out
 _op_acosh__default = _ops.aten.acosh_.default
 _op_acosh_default = _ops.aten.acosh.default
 _op_acosh_out = _ops.aten.acosh.out
+_op_adaptive_avg_pool1d_default = _ops.aten.adaptive_avg_pool1d.default
+_op_adaptive_avg_pool2d_default = _ops.aten.adaptive_avg_pool2d.default
+_op_adaptive_max_pool1d_default = _ops.aten.adaptive_max_pool1d.default
+_op_adaptive_max_pool2d_default = _ops.aten.adaptive_max_pool2d.default
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
 _op_addcdiv_default = _ops.aten.addcdiv.default
@@ -29,6 +42,7 @@ _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
+_op_alpha_dropout_default = _ops.aten.alpha_dropout.default
 _op_amax_default = _ops.aten.amax.default
 _op_amin_default = _ops.aten.amin.default
 _op_any_default = _ops.aten.any.default
@@ -77,8 +91,14 @@ _op_atan_out = _ops.aten.atan.out
 _op_atanh__default = _ops.aten.atanh_.default
 _op_atanh_default = _ops.aten.atanh.default
 _op_atanh_out = _ops.aten.atanh.out
+_op_avg_pool1d_default = _ops.aten.avg_pool1d.default
+_op_avg_pool2d_default = _ops.aten.avg_pool2d.default
+_op_batch_norm_default = _ops.aten.batch_norm.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
+_op_bilinear_default = _ops.aten.bilinear.default
+_op_binary_cross_entropy_default = _ops.aten.binary_cross_entropy.default
+_op_binary_cross_entropy_with_logits_default = _ops.aten.binary_cross_entropy_with_logits.default
 _op_bincount_default = _ops.aten.bincount.default
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
@@ -92,6 +112,7 @@ _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bmm_default = _ops.aten.bmm.default
 _op_cat_default = _ops.aten.cat.default
 _op_cat_out = _ops.aten.cat.out
+_op_cdist_default = _ops.aten.cdist.default
 _op_ceil__default = _ops.aten.ceil_.default
 _op_ceil_default = _ops.aten.ceil.default
 _op_ceil_out = _ops.aten.ceil.out
@@ -112,14 +133,30 @@ _op_clip__default = _ops.aten.clip_.default
 _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
+_op_col2im_default = _ops.aten.col2im.default
+_op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
+_op_conv1d_default = _ops.aten.conv1d.default
+_op_conv1d_padding = _ops.aten.conv1d.padding
+_op_conv2d_default = _ops.aten.conv2d.default
+_op_conv2d_padding = _ops.aten.conv2d.padding
+_op_conv3d_default = _ops.aten.conv3d.default
+_op_conv3d_padding = _ops.aten.conv3d.padding
+_op_conv_transpose1d_default = _ops.aten.conv_transpose1d.default
+_op_conv_transpose2d_input = _ops.aten.conv_transpose2d.input
+_op_convolution_default = _ops.aten.convolution.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
 _op_cosh__default = _ops.aten.cosh_.default
 _op_cosh_default = _ops.aten.cosh.default
 _op_cosh_out = _ops.aten.cosh.out
+_op_cosine_embedding_loss_default = _ops.aten.cosine_embedding_loss.default
+_op_cosine_similarity_default = _ops.aten.cosine_similarity.default
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cross_entropy_loss_default = _ops.aten.cross_entropy_loss.default
+_op_ctc_loss_IntList = _ops.aten.ctc_loss.IntList
+_op_ctc_loss_Tensor = _ops.aten.ctc_loss.Tensor
 _op_cummax_default = _ops.aten.cummax.default
 _op_cummin_default = _ops.aten.cummin.default
 _op_cumprod_default = _ops.aten.cumprod.default
@@ -133,9 +170,14 @@ _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_dropout_default = _ops.aten.dropout.default
 _op_elu__default = _ops.aten.elu_.default
 _op_elu_default = _ops.aten.elu.default
 _op_elu_out = _ops.aten.elu.out
+_op_embedding_bag_default = _ops.aten.embedding_bag.default
+_op_embedding_bag_padding_idx = _ops.aten.embedding_bag.padding_idx
+_op_embedding_default = _ops.aten.embedding.default
+_op_embedding_renorm__default = _ops.aten.embedding_renorm_.default
 _op_empty_like_default = _ops.aten.empty_like.default
 _op_empty_memory_format = _ops.aten.empty.memory_format
 _op_empty_strided_default = _ops.aten.empty_strided.default
@@ -160,6 +202,8 @@ _op_expm1_default = _ops.aten.expm1.default
 _op_expm1_out = _ops.aten.expm1.out
 _op_eye_default = _ops.aten.eye.default
 _op_eye_m = _ops.aten.eye.m
+_op_feature_alpha_dropout_default = _ops.aten.feature_alpha_dropout.default
+_op_feature_dropout_default = _ops.aten.feature_dropout.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
@@ -186,6 +230,9 @@ _op_gelu_default = _ops.aten.gelu.default
 _op_gelu_out = _ops.aten.gelu.out
 _op_glu_default = _ops.aten.glu.default
 _op_glu_out = _ops.aten.glu.out
+_op_grid_sampler_2d_default = _ops.aten.grid_sampler_2d.default
+_op_grid_sampler_default = _ops.aten.grid_sampler.default
+_op_group_norm_default = _ops.aten.group_norm.default
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_hardsigmoid__default = _ops.aten.hardsigmoid_.default
@@ -197,14 +244,18 @@ _op_hardswish_out = _ops.aten.hardswish.out
 _op_hardtanh__default = _ops.aten.hardtanh_.default
 _op_hardtanh_default = _ops.aten.hardtanh.default
 _op_hardtanh_out = _ops.aten.hardtanh.out
+_op_hinge_embedding_loss_default = _ops.aten.hinge_embedding_loss.default
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
 _op_hstack_default = _ops.aten.hstack.default
+_op_huber_loss_default = _ops.aten.huber_loss.default
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
+_op_im2col_default = _ops.aten.im2col.default
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_put__default = _ops.aten.index_put_.default
 _op_index_put_default = _ops.aten.index_put.default
+_op_instance_norm_default = _ops.aten.instance_norm.default
 _op_isfinite_default = _ops.aten.isfinite.default
 _op_isinf_default = _ops.aten.isinf.default
 _op_isnan_default = _ops.aten.isnan.default
@@ -212,7 +263,10 @@ _op_isneginf_default = _ops.aten.isneginf.default
 _op_isneginf_out = _ops.aten.isneginf.out
 _op_isposinf_default = _ops.aten.isposinf.default
 _op_isposinf_out = _ops.aten.isposinf.out
+_op_kl_div_default = _ops.aten.kl_div.default
 _op_kthvalue_default = _ops.aten.kthvalue.default
+_op_l1_loss_default = _ops.aten.l1_loss.default
+_op_layer_norm_default = _ops.aten.layer_norm.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_leaky_relu__default = _ops.aten.leaky_relu_.default
@@ -228,6 +282,7 @@ _op_linalg_matrix_norm_str_ord = _ops.aten.linalg_matrix_norm.str_ord
 _op_linalg_matrix_norm_str_ord_out = _ops.aten.linalg_matrix_norm.str_ord_out
 _op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
 _op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
+_op_linear_default = _ops.aten.linear.default
 _op_linspace_default = _ops.aten.linspace.default
 _op_log10__default = _ops.aten.log10_.default
 _op_log10_default = _ops.aten.log10.default
@@ -243,6 +298,7 @@ _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
 _op_log_sigmoid_default = _ops.aten.log_sigmoid.default
 _op_log_sigmoid_out = _ops.aten.log_sigmoid.out
+_op_log_softmax_int = _ops.aten.log_softmax.int
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
@@ -263,9 +319,15 @@ _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_op_margin_ranking_loss_default = _ops.aten.margin_ranking_loss.default
 _op_matmul_default = _ops.aten.matmul.default
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
+_op_max_pool1d_default = _ops.aten.max_pool1d.default
+_op_max_pool1d_with_indices_default = _ops.aten.max_pool1d_with_indices.default
+_op_max_pool2d_default = _ops.aten.max_pool2d.default
+_op_max_pool2d_with_indices_default = _ops.aten.max_pool2d_with_indices.default
+_op_max_unpool2d_default = _ops.aten.max_unpool2d.default
 _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
@@ -283,6 +345,7 @@ _op_mm_default = _ops.aten.mm.default
 _op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
+_op_mse_loss_default = _ops.aten.mse_loss.default
 _op_msort_default = _ops.aten.msort.default
 _op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
@@ -294,20 +357,32 @@ _op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
 _op_narrow_default = _ops.aten.narrow.default
+_op_native_batch_norm_default = _ops.aten.native_batch_norm.default
+_op_native_dropout_default = _ops.aten.native_dropout.default
+_op_native_group_norm_default = _ops.aten.native_group_norm.default
+_op_native_layer_norm_default = _ops.aten.native_layer_norm.default
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_nll_loss_default = _ops.aten.nll_loss.default
+_op_nll_loss_nd_default = _ops.aten.nll_loss_nd.default
 _op_norm_Scalar = _ops.aten.norm.Scalar
 _op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
 _op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
 _op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
 _op_norm_dtype_out = _ops.aten.norm.dtype_out
 _op_norm_out = _ops.aten.norm.out
+_op_one_hot_default = _ops.aten.one_hot.default
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
+_op_pad_default = _ops.aten.pad.default
+_op_pairwise_distance_default = _ops.aten.pairwise_distance.default
 _op_permute_default = _ops.aten.permute.default
+_op_pixel_shuffle_default = _ops.aten.pixel_shuffle.default
+_op_pixel_unshuffle_default = _ops.aten.pixel_unshuffle.default
+_op_poisson_nll_loss_default = _ops.aten.poisson_nll_loss.default
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
@@ -334,13 +409,20 @@ _op_randperm_generator = _ops.aten.randperm.generator
 _op_reciprocal__default = _ops.aten.reciprocal_.default
 _op_reciprocal_default = _ops.aten.reciprocal.default
 _op_reciprocal_out = _ops.aten.reciprocal.out
+_op_reflection_pad1d_default = _ops.aten.reflection_pad1d.default
+_op_reflection_pad2d_default = _ops.aten.reflection_pad2d.default
+_op_reflection_pad3d_default = _ops.aten.reflection_pad3d.default
 _op_relu6__default = _ops.aten.relu6_.default
 _op_relu6_default = _ops.aten.relu6.default
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
+_op_replication_pad1d_default = _ops.aten.replication_pad1d.default
+_op_replication_pad2d_default = _ops.aten.replication_pad2d.default
+_op_replication_pad3d_default = _ops.aten.replication_pad3d.default
 _op_reshape_default = _ops.aten.reshape.default
+_op_rms_norm_default = _ops.aten.rms_norm.default
 _op_round__decimals = _ops.aten.round_.decimals
 _op_round__default = _ops.aten.round_.default
 _op_round_decimals = _ops.aten.round.decimals
@@ -352,6 +434,7 @@ _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
+_op_scaled_dot_product_attention_default = _ops.aten.scaled_dot_product_attention.default
 _op_select_int = _ops.aten.select.int
 _op_selu__default = _ops.aten.selu_.default
 _op_selu_default = _ops.aten.selu.default
@@ -372,6 +455,9 @@ _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_smooth_l1_loss_default = _ops.aten.smooth_l1_loss.default
+_op_soft_margin_loss_default = _ops.aten.soft_margin_loss.default
+_op_softmax_int = _ops.aten.softmax.int
 _op_softplus_default = _ops.aten.softplus.default
 _op_softplus_out = _ops.aten.softplus.out
 _op_sort_default = _ops.aten.sort.default
@@ -412,6 +498,7 @@ _op_threshold_default = _ops.aten.threshold.default
 _op_threshold_out = _ops.aten.threshold.out
 _op_topk_default = _ops.aten.topk.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_triplet_margin_loss_default = _ops.aten.triplet_margin_loss.default
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
@@ -420,6 +507,11 @@ _op_unflatten_int = _ops.aten.unflatten.int
 _op_unique_consecutive_default = _ops.aten.unique_consecutive.default
 _op_unique_dim_default = _ops.aten.unique_dim.default
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
+_op_upsample_bicubic2d_vec = _ops.aten.upsample_bicubic2d.vec
+_op_upsample_bilinear2d_vec = _ops.aten.upsample_bilinear2d.vec
+_op_upsample_linear1d_vec = _ops.aten.upsample_linear1d.vec
+_op_upsample_nearest1d_vec = _ops.aten.upsample_nearest1d.vec
+_op_upsample_nearest2d_vec = _ops.aten.upsample_nearest2d.vec
 _op_var_correction = _ops.aten.var.correction
 _op_var_correction_out = _ops.aten.var.correction_out
 _op_var_default = _ops.aten.var.default
@@ -2530,6 +2622,712 @@ def clamp_max(input, max):
 def where(condition, input, other):
     return _op_where_self(condition, input, other)
 
+def linear(input, weight, bias=None):
+    return _op_linear_default(input, weight, bias)
+
+def _softmax(input, dim, half_to_float):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('_softmax', 'input', 1, 'Tensor', input)
+    return _op__softmax_default(input, dim, half_to_float)
+
+def _log_softmax(input, dim, half_to_float):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('_log_softmax', 'input', 1, 'Tensor', input)
+    return _op__log_softmax_default(input, dim, half_to_float)
+
+def softmax(input, dim, dtype=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('softmax', 'input', 1, 'Tensor', input)
+    return _op_softmax_int(input, dim, dtype)
+
+def log_softmax(input, dim, dtype=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('log_softmax', 'input', 1, 'Tensor', input)
+    return _op_log_softmax_int(input, dim, dtype)
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return _op_layer_norm_default(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    return _op_native_layer_norm_default(input, normalized_shape, weight, bias, eps)
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    return _op_convolution_default(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+def _conv1d_c0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not _is_intlist(padding):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv1d_b0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    return _op_conv1d_default(input, weight, bias, stride, padding, dilation, groups)
+
+def _conv1d_c1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not isinstance(padding, str):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv1d_b1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    return _op_conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+_conv1d_ovs = ((_conv1d_c0, _conv1d_b0), (_conv1d_c1, _conv1d_b1),)
+_conv1d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, int[1] padding = 0, int[1] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, str padding = "valid", int[1] dilation = 1, int groups = 1)')
+
+def conv1d(*args, **kwargs):
+    best = None
+    for c, b in _conv1d_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('conv1d', args, kwargs, _conv1d_sigs, False)
+
+def _conv2d_c0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not _is_intlist(padding):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv2d_b0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    return _op_conv2d_default(input, weight, bias, stride, padding, dilation, groups)
+
+def _conv2d_c1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not isinstance(padding, str):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv2d_b1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    return _op_conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+_conv2d_ovs = ((_conv2d_c0, _conv2d_b0), (_conv2d_c1, _conv2d_b1),)
+_conv2d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, int[2] padding = 0, int[2] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, str padding = "valid", int[2] dilation = 1, int groups = 1)')
+
+def conv2d(*args, **kwargs):
+    best = None
+    for c, b in _conv2d_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('conv2d', args, kwargs, _conv2d_sigs, False)
+
+def _conv3d_c0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not _is_intlist(padding):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv3d_b0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    return _op_conv3d_default(input, weight, bias, stride, padding, dilation, groups)
+
+def _conv3d_c1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if bias is not None and not isinstance(bias, Tensor):
+        if not _is_num(bias):
+            return None
+        s += 1
+    if not _is_intlist(stride):
+        return None
+    if not isinstance(padding, str):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv3d_b1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
+    return _op_conv3d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+_conv3d_ovs = ((_conv3d_c0, _conv3d_b0), (_conv3d_c1, _conv3d_b1),)
+_conv3d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, int[3] padding = 0, int[3] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, str padding = "valid", int[3] dilation = 1, int groups = 1)')
+
+def conv3d(*args, **kwargs):
+    best = None
+    for c, b in _conv3d_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
+
+def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
+    return _op_conv_transpose1d_default(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
+    return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+def constant_pad_nd(input, pad, value=0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('constant_pad_nd', 'input', 1, 'Tensor', input)
+    return _op_constant_pad_nd_default(input, pad, value)
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('max_pool1d_with_indices', 'input', 1, 'Tensor', input)
+    return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('max_pool2d_with_indices', 'input', 1, 'Tensor', input)
+    return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('max_pool1d', 'input', 1, 'Tensor', input)
+    return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('max_pool2d', 'input', 1, 'Tensor', input)
+    return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('avg_pool1d', 'input', 1, 'Tensor', input)
+    return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('avg_pool2d', 'input', 1, 'Tensor', input)
+    return _op_avg_pool2d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+def adaptive_avg_pool1d(input, output_size):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('adaptive_avg_pool1d', 'input', 1, 'Tensor', input)
+    return _op_adaptive_avg_pool1d_default(input, output_size)
+
+def adaptive_avg_pool2d(input, output_size):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
+    return _op_adaptive_avg_pool2d_default(input, output_size)
+
+def _adaptive_avg_pool2d(input, output_size):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('_adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
+    return _op__adaptive_avg_pool2d_default(input, output_size)
+
+def adaptive_max_pool1d(input, output_size):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('adaptive_max_pool1d', 'input', 1, 'Tensor', input)
+    return _op_adaptive_max_pool1d_default(input, output_size)
+
+def adaptive_max_pool2d(input, output_size):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('adaptive_max_pool2d', 'input', 1, 'Tensor', input)
+    return _op_adaptive_max_pool2d_default(input, output_size)
+
+def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('nll_loss', 'input', 1, 'Tensor', input)
+    return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
+
+def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('nll_loss_nd', 'input', 1, 'Tensor', input)
+    return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
+
+def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('cross_entropy_loss', 'input', 1, 'Tensor', input)
+    return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
+
+def mse_loss(input, target, reduction=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('mse_loss', 'input', 1, 'Tensor', input)
+    return _op_mse_loss_default(input, target, reduction)
+
+def l1_loss(input, target, reduction=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('l1_loss', 'input', 1, 'Tensor', input)
+    return _op_l1_loss_default(input, target, reduction)
+
+def smooth_l1_loss(input, target, reduction=1, beta=1.0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('smooth_l1_loss', 'input', 1, 'Tensor', input)
+    return _op_smooth_l1_loss_default(input, target, reduction, beta)
+
+def huber_loss(input, target, reduction=1, delta=1.0):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('huber_loss', 'input', 1, 'Tensor', input)
+    return _op_huber_loss_default(input, target, reduction, delta)
+
+def soft_margin_loss(input, target, reduction=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('soft_margin_loss', 'input', 1, 'Tensor', input)
+    return _op_soft_margin_loss_default(input, target, reduction)
+
+def kl_div(input, target, reduction=1, *, log_target=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
+    if log_target is False:
+        return _op_kl_div_default(input, target, reduction)
+    return _op_kl_div_default(input, target, reduction, log_target=log_target)
+
+def binary_cross_entropy(input, target, weight=None, reduction=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('binary_cross_entropy', 'input', 1, 'Tensor', input)
+    return _op_binary_cross_entropy_default(input, target, weight, reduction)
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('binary_cross_entropy_with_logits', 'input', 1, 'Tensor', input)
+    return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+def one_hot(input, num_classes=-1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('one_hot', 'input', 1, 'Tensor', input)
+    return _op_one_hot_default(input, num_classes)
+
+def native_dropout(input, p, train):
+    return _op_native_dropout_default(input, p, train)
+
+def dropout(input, p, train):
+    return _op_dropout_default(input, p, train)
+
+def feature_dropout(input, p, train):
+    return _op_feature_dropout_default(input, p, train)
+
+def alpha_dropout(input, p, train):
+    return _op_alpha_dropout_default(input, p, train)
+
+def feature_alpha_dropout(input, p, train):
+    return _op_feature_alpha_dropout_default(input, p, train)
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _op_rms_norm_default(input, normalized_shape, weight, eps)
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    if scale is None and enable_gqa is False:
+        return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
+    return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+    return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
+    return _op_hinge_embedding_loss_default(input, target, margin, reduction)
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+    return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1):
+    return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    return _op_cosine_similarity_default(x1, x2, dim, eps)
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    return _op_cdist_default(x1, x2, p, compute_mode)
+
+def bilinear(input1, input2, weight, bias=None):
+    return _op_bilinear_default(input1, input2, weight, bias)
+
+def pixel_shuffle(input, upscale_factor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
+    return _op_pixel_shuffle_default(input, upscale_factor)
+
+def pixel_unshuffle(input, downscale_factor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('pixel_unshuffle', 'input', 1, 'Tensor', input)
+    return _op_pixel_unshuffle_default(input, downscale_factor)
+
+def pad(input, pad, mode='constant', value=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('pad', 'input', 1, 'Tensor', input)
+    return _op_pad_default(input, pad, mode, value)
+
+def _pad_circular(input, pad):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('_pad_circular', 'input', 1, 'Tensor', input)
+    return _op__pad_circular_default(input, pad)
+
+def reflection_pad1d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('reflection_pad1d', 'input', 1, 'Tensor', input)
+    return _op_reflection_pad1d_default(input, padding)
+
+def reflection_pad2d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('reflection_pad2d', 'input', 1, 'Tensor', input)
+    return _op_reflection_pad2d_default(input, padding)
+
+def reflection_pad3d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('reflection_pad3d', 'input', 1, 'Tensor', input)
+    return _op_reflection_pad3d_default(input, padding)
+
+def replication_pad1d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('replication_pad1d', 'input', 1, 'Tensor', input)
+    return _op_replication_pad1d_default(input, padding)
+
+def replication_pad2d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('replication_pad2d', 'input', 1, 'Tensor', input)
+    return _op_replication_pad2d_default(input, padding)
+
+def replication_pad3d(input, padding):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('replication_pad3d', 'input', 1, 'Tensor', input)
+    return _op_replication_pad3d_default(input, padding)
+
+def upsample_nearest1d(input, output_size, scale_factors):
+    return _op_upsample_nearest1d_vec(input, output_size, scale_factors)
+
+def upsample_nearest2d(input, output_size, scale_factors):
+    return _op_upsample_nearest2d_vec(input, output_size, scale_factors)
+
+def _upsample_nearest_exact2d(input, output_size, scale_factors):
+    return _op__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
+
+def upsample_linear1d(input, output_size, align_corners, scale_factors):
+    return _op_upsample_linear1d_vec(input, output_size, align_corners, scale_factors)
+
+def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
+    return _op_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors)
+
+def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
+    return _op_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors)
+
+def im2col(input, kernel_size, dilation, padding, stride):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('im2col', 'input', 1, 'Tensor', input)
+    return _op_im2col_default(input, kernel_size, dilation, padding, stride)
+
+def col2im(input, output_size, kernel_size, dilation, padding, stride):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('col2im', 'input', 1, 'Tensor', input)
+    return _op_col2im_default(input, output_size, kernel_size, dilation, padding, stride)
+
+def max_unpool2d(input, indices, output_size):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('max_unpool2d', 'input', 1, 'Tensor', input)
+    return _op_max_unpool2d_default(input, indices, output_size)
+
+def _embedding_bag_c0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
+    s = 0
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if not isinstance(indices, Tensor):
+        if not _is_num(indices):
+            return None
+        s += 1
+    if not isinstance(offsets, Tensor):
+        if not _is_num(offsets):
+            return None
+        s += 1
+    if not isinstance(scale_grad_by_freq, bool):
+        return None
+    if not _is_int(mode):
+        return None
+    if not isinstance(sparse, bool):
+        return None
+    if per_sample_weights is not None and not isinstance(per_sample_weights, Tensor):
+        if not _is_num(per_sample_weights):
+            return None
+        s += 1
+    if not isinstance(include_last_offset, bool):
+        return None
+    return s
+
+def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
+    return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
+
+def _embedding_bag_c1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
+    s = 0
+    if not isinstance(weight, Tensor):
+        if not _is_num(weight):
+            return None
+        s += 1
+    if not isinstance(indices, Tensor):
+        if not _is_num(indices):
+            return None
+        s += 1
+    if not isinstance(offsets, Tensor):
+        if not _is_num(offsets):
+            return None
+        s += 1
+    if not isinstance(scale_grad_by_freq, bool):
+        return None
+    if not _is_int(mode):
+        return None
+    if not isinstance(sparse, bool):
+        return None
+    if per_sample_weights is not None and not isinstance(per_sample_weights, Tensor):
+        if not _is_num(per_sample_weights):
+            return None
+        s += 1
+    if not isinstance(include_last_offset, bool):
+        return None
+    if padding_idx is not None and not _is_int(padding_idx):
+        return None
+    return s
+
+def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
+    return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+
+_embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0), (_embedding_bag_c1, _embedding_bag_b1),)
+_embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor? per_sample_weights = None, bool include_last_offset = False)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx)')
+
+def embedding_bag(*args, **kwargs):
+    best = None
+    for c, b in _embedding_bag_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('embedding_bag', args, kwargs, _embedding_bag_sigs, False)
+
+def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
+
+def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    s = 0
+    if not isinstance(log_probs, Tensor):
+        if not _is_num(log_probs):
+            return None
+        s += 1
+    if not isinstance(targets, Tensor):
+        if not _is_num(targets):
+            return None
+        s += 1
+    if not _is_intlist(input_lengths):
+        return None
+    if not _is_intlist(target_lengths):
+        return None
+    if not _is_int(blank):
+        return None
+    if not _is_int(reduction):
+        return None
+    if not isinstance(zero_infinity, bool):
+        return None
+    return s
+
+def _ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    return _op_ctc_loss_IntList(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+
+def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    s = 0
+    if not isinstance(log_probs, Tensor):
+        if not _is_num(log_probs):
+            return None
+        s += 1
+    if not isinstance(targets, Tensor):
+        if not _is_num(targets):
+            return None
+        s += 1
+    if not isinstance(input_lengths, Tensor):
+        if not _is_num(input_lengths):
+            return None
+        s += 1
+    if not isinstance(target_lengths, Tensor):
+        if not _is_num(target_lengths):
+            return None
+        s += 1
+    if not _is_int(blank):
+        return None
+    if not _is_int(reduction):
+        return None
+    if not isinstance(zero_infinity, bool):
+        return None
+    return s
+
+def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+
+_ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0), (_ctc_loss_c1, _ctc_loss_b1),)
+_ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)')
+
+def ctc_loss(*args, **kwargs):
+    best = None
+    for c, b in _ctc_loss_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
+
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    return _op__ctc_loss_default(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('embedding_renorm_', 'input', 1, 'Tensor', input)
+    return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
+
 def _sum_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
@@ -4016,4 +4814,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diagonal', 'div', 'dot', 'elu', 'elu_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'histc', 'hstack', 'hypot', 'index', 'index_put', 'index_put_', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kthvalue', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_matrix_norm', 'linalg_vector_norm', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'matmul', 'max', 'maximum', 'mean', 'median', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'ne', 'neg', 'neg_', 'norm', 'ones', 'ones_like', 'permute', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'reshape', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'topk', 'transpose', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_ctc_loss', '_embedding_bag', '_log_softmax', '_log_softmax_backward_data', '_pad_circular', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_upsample_nearest_exact2d', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'bmm', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'col2im', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross_entropy_loss', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'detach', 'diagonal', 'div', 'dot', 'dropout', 'elu', 'elu_', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'ge', 'gelu', 'gelu_', 'glu', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'histc', 'hstack', 'huber_loss', 'hypot', 'im2col', 'index', 'index_put', 'index_put_', 'instance_norm', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kthvalue', 'l1_loss', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_matrix_norm', 'linalg_vector_norm', 'linear', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'matmul', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_unpool2d', 'maximum', 'mean', 'median', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'mse_loss', 'msort', 'mul', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss_nd', 'norm', 'one_hot', 'ones', 'ones_like', 'pad', 'pairwise_distance', 'permute', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'reshape', 'rms_norm', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scaled_dot_product_attention', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 't', 'tan', 'tan_', 'tanh', 'tanh_', 'threshold', 'threshold_', 'topk', 'transpose', 'triplet_margin_loss', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

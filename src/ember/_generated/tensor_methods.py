@@ -225,6 +225,7 @@ _op_log2_out = _ops.aten.log2.out
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
+_op_log_softmax_int = _ops.aten.log_softmax.int
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
@@ -344,6 +345,7 @@ _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_softmax_int = _ops.aten.softmax.int
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
@@ -1622,6 +1624,12 @@ def _m_clamp_max(self, max):
 def _m_where(self, condition, other):
     return _op_where_self(condition, self, other)
 
+def _m_softmax(self, dim, dtype=None):
+    return _op_softmax_int(self, dim, dtype)
+
+def _m_log_softmax(self, dim, dtype=None):
+    return _op_log_softmax_int(self, dim, dtype)
+
 def __m_sum_c0(self, *, dtype=None):
     s = 0
     if dtype is not None and not _is_dtype(dtype):
@@ -2830,6 +2838,7 @@ Tensor.log1p_ = _m_log1p_
 Tensor.log2 = _m_log2
 Tensor.log2_ = _m_log2_
 Tensor.log_ = _m_log_
+Tensor.log_softmax = _m_log_softmax
 Tensor.logaddexp = _m_logaddexp
 Tensor.logcumsumexp = _m_logcumsumexp
 Tensor.logical_and = _m_logical_and
@@ -2905,6 +2914,7 @@ Tensor.sin_ = _m_sin_
 Tensor.sinh = _m_sinh
 Tensor.sinh_ = _m_sinh_
 Tensor.slice = _m_slice
+Tensor.softmax = _m_softmax
 Tensor.sort = _m_sort
 Tensor.split = _m_split
 Tensor.split_with_sizes = _m_split_with_sizes

@@ -1,14 +1,23 @@
 """nn.functional (torch/nn/functional.py): the stateless ops layers are built from.
 
-Each function composes ember ops, so autograd records the same graph torch would.
+Each function composes ember ops, so autograd records the same graph torch would. The conv / pool / norm /
+loss / attention entry points live in `ember.kernels.functional_impl` (next to the nn kernels) and are
+re-exported here; activations are thin wrappers over ember's activation ops.
 """
 import warnings
 
 import ember
 from .._tensor import Tensor
+from ..kernels import functional_impl as _impl
+from ..kernels.functional_impl import *  # noqa: F401,F403
+from ..kernels.functional_impl import __all__ as _impl_all
 
-__all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "mse_loss"]
-
+__all__ = list(_impl_all) + [
+    "relu", "relu_", "sigmoid", "tanh", "gelu", "silu", "mish", "softplus", "elu", "elu_", "selu", "selu_",
+    "celu", "celu_", "leaky_relu", "leaky_relu_", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish",
+    "logsigmoid", "softsign", "threshold", "threshold_", "glu", "prelu", "rrelu", "rrelu_", "tanhshrink",
+    "softshrink", "hardshrink", "multi_head_attention_forward",
+]
 
 def linear(input, weight, bias=None):
     if input.dim() == 2 and bias is not None:
@@ -64,3 +73,147 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if reduction == "none":
         return sq
     return sq.sum() if reduction == "sum" else sq.mean()
+
+
+# ---------------------------------------------------------------- activations
+def _act(op, op_):
+    def f(input, inplace=False):
+        return op_(input) if inplace else op(input)
+    return f
+
+
+def gelu(input, approximate="none"):
+    return ember.gelu(input, approximate=approximate)
+
+
+silu = _act(ember.silu, ember.silu_)
+mish = _act(ember.mish, ember.mish_)
+selu = _act(ember.selu, ember.selu_)
+relu6 = _act(ember.relu6, ember.relu6_)
+hardsigmoid = _act(ember.hardsigmoid, ember.hardsigmoid_)
+hardswish = _act(ember.hardswish, ember.hardswish_)
+selu_ = ember.selu_
+for _f, _n in [(silu, "silu"), (mish, "mish"), (selu, "selu"), (relu6, "relu6"), (hardsigmoid, "hardsigmoid"),
+               (hardswish, "hardswish")]:
+    _f.__name__ = _f.__qualname__ = _n
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return ember.softplus(input, beta, threshold)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return ember.elu_(input, alpha) if inplace else ember.elu(input, alpha)
+
+
+def elu_(input, alpha=1.0):
+    return ember.elu_(input, alpha)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return ember.celu_(input, alpha) if inplace else ember.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    return ember.celu_(input, alpha)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return ember.leaky_relu_(input, negative_slope) if inplace else ember.leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return ember.leaky_relu_(input, negative_slope)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return ember.hardtanh_(input, min_val, max_val) if inplace else ember.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def logsigmoid(input):
+    return ember.log_sigmoid(input)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    zero = ember.zeros((), dtype=input.dtype)
+    return ember.where(input > lambd, input - lambd, ember.where(input < -lambd, input + lambd, zero))
+
+
+def hardshrink(input, lambd=0.5):
+    zero = ember.zeros((), dtype=input.dtype)
+    return ember.where((input > lambd) | (input < -lambd), input, zero)
+
+
+def threshold(input, threshold, value, inplace=False):
+    return ember.threshold_(input, threshold, value) if inplace else ember.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return ember.threshold_(input, threshold, value)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return ember.glu(input, dim)
+
+
+def prelu(input, weight):
+    return ember.prelu(input, weight)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slopes = ember.empty(input.shape, dtype=input.dtype).uniform_(lower, upper)
+    out = ember.where(input >= 0, input, input * slopes)
+    if inplace:
+        with ember.no_grad():
+            input.copy_(out)
+        return input
+    return out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+def multi_head_attention_forward(*args, **kwargs):
+    from .modules.attention import _mha_forward
+    return _mha_forward(*args, **kwargs)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    dist = distance_function if distance_function is not None else pairwise_distance  # noqa: F405
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = ember.minimum(d_neg, dist(positive, negative))
+    loss = ember.clamp_min(margin + d_pos - d_neg, 0)
+    if reduction == "none":
+        return loss
+    return loss.mean() if reduction == "mean" else loss.sum()
+
+
+__all__.append("triplet_margin_with_distance_loss")

@@ -1,6 +1,16 @@
 from .module import Module  # noqa: F401
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
-from .linear import Identity, Linear  # noqa: F401
-from .activation import ReLU, Sigmoid, Tanh  # noqa: F401
-from .loss import MSELoss  # noqa: F401
+from .linear import Identity, Linear, Bilinear  # noqa: F401
+from .activation import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .batchnorm import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from .attention import MultiheadAttention  # noqa: F401
+from .transformer import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403

@@ -1,0 +1,79 @@
+"""nn op forward times, ember vs torch (same data, same thread count), plus matmul GFLOP/s vs
+numpy's own BLAS. Prints one JSON object: {op: {ember_ms, torch_ms, ratio}, matmul: {...}}.
+Run from the repo root: python benchmarks/nn_ops.py [--threads N]"""
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+import numpy as np  # noqa: E402
+
+import ember  # noqa: E402
+
+
+def best(fn, reps=5, inner=1):
+    fn()
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        ts.append((time.perf_counter() - t) / inner)
+    return min(ts) * 1e3
+
+
+def main():
+    import torch
+    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 2
+    torch.set_num_threads(threads)
+    F = torch.nn.functional
+    rng = np.random.default_rng(0)
+
+    def both(*shape):
+        a = rng.standard_normal(shape).astype(np.float32)
+        return ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
+
+    x, tx = both(64, 16, 28, 28)
+    w, tw = both(32, 16, 5, 5)
+    b, tb = both(32)
+    p, tp = both(64, 32, 56, 56)
+    ln, tln = both(64, 128, 512)
+    lw, tlw = both(512)
+    sm, tsm = both(256, 128, 128)
+    logits, tlogits = both(4096, 1000)
+    tgt = rng.integers(0, 1000, 4096)
+    t_e, t_t = ember.from_numpy(tgt.copy()), torch.from_numpy(tgt.copy())
+    cases = {
+        "conv2d N=64 16->32 28x28 k5": (lambda: ember.conv2d(x, w, b), lambda: F.conv2d(tx, tw, tb)),
+        "max_pool2d 64x32x56x56 k2": (lambda: ember.max_pool2d(p, 2), lambda: F.max_pool2d(tp, 2)),
+        "layer_norm 64x128x512": (lambda: ember.layer_norm(ln, [512], lw, lw), lambda: F.layer_norm(tln, [512], tlw, tlw)),
+        "softmax 256x128x128 dim=-1": (lambda: ember.softmax(sm, -1), lambda: torch.softmax(tsm, -1)),
+        "cross_entropy 4096x1000": (lambda: ember.cross_entropy_loss(logits, t_e),
+                                    lambda: F.cross_entropy(tlogits, t_t)),
+    }
+    out = {"threads": threads}
+    with torch.no_grad():
+        for name, (fe, ft) in cases.items():
+            e = t = float("inf")
+            for _ in range(3):            # interleave the two so load from other processes hits both alike
+                e, t = min(e, best(fe)), min(t, best(ft))
+            out[name] = {"ember_ms": round(e, 3), "torch_ms": round(t, 3), "ratio": round(e / t, 2)}
+    n = 1024
+    a, ta = both(n, n)
+    c, tc = both(n, n)
+    an, cn = a.numpy(), c.numpy()
+    flops = 2 * n ** 3 / 1e9
+    te = tn = tt = float("inf")
+    for _ in range(3):
+        te = min(te, best(lambda: ember.matmul(a, c), inner=3))
+        tn = min(tn, best(lambda: np.matmul(an, cn), inner=3))
+        tt = min(tt, best(lambda: torch.matmul(ta, tc), inner=3))
+    ge, gn, gt = flops / (te / 1e3), flops / (tn / 1e3), flops / (tt / 1e3)
+    out["matmul 1024x1024 f32"] = {"ember_gflops": round(ge, 1), "numpy_gflops": round(gn, 1),
+                                   "torch_gflops": round(gt, 1), "ember_vs_numpy": round(ge / gn, 3)}
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

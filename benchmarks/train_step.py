@@ -1,0 +1,134 @@
+"""Train-step benchmark (forward + backward + optimizer step), ember vs torch eager, ms/step as JSON.
+
+    python benchmarks/train_step.py [--steps 20] [--only mlp,cnn,gpt] [--out results.json]
+
+Workloads (issue 5): MLP 784-512-512-10 batch 128 SGD(momentum=0.9); LeNet-style CNN batch 64 on 28x28 with SGD;
+4-layer GPT (n_embd 128, 4 heads, block 64, batch 16, vocab 65) with AdamW. The same model code runs on both
+libraries (`lib` is ember or torch); a workload whose backward is not available yet reports its error.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+
+
+def mlp(lib):
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = lib.tensor(np.random.default_rng(0).standard_normal((128, 784)).astype(np.float32))
+    y = lib.tensor(np.random.default_rng(1).integers(0, 10, 128))
+    return model, opt, lambda: nn.functional.cross_entropy(model(x), y)
+
+
+def cnn(lib):
+    nn = lib.nn
+    model = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),      # (64, 6, 14, 14)
+                          nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),                # (64, 16, 5, 5)
+                          nn.Flatten(), nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+                          nn.Linear(84, 10))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = lib.tensor(np.random.default_rng(0).standard_normal((64, 1, 28, 28)).astype(np.float32))
+    y = lib.tensor(np.random.default_rng(1).integers(0, 10, 64))
+    return model, opt, lambda: nn.functional.cross_entropy(model(x), y)
+
+
+def gpt(lib):
+    nn, F = lib.nn, lib.nn.functional
+    C, H, T, B, V, L = 128, 4, 64, 16, 65, 4
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1, self.ln_2 = nn.LayerNorm(C), nn.LayerNorm(C)
+            self.c_attn, self.c_proj = nn.Linear(C, 3 * C), nn.Linear(C, C)
+            self.fc, self.proj = nn.Linear(C, 4 * C), nn.Linear(4 * C, C)
+
+        def forward(self, x):
+            q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
+            q, k, v = (t.view(B, T, H, C // H).transpose(1, 2) for t in (q, k, v))     # (B, H, T, hs)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).contiguous().view(B, T, C)
+            x = x + self.c_proj(y)
+            return x + self.proj(F.gelu(self.fc(self.ln_2(x))))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(V, C), nn.Embedding(T, C)
+            self.h = nn.ModuleList([Block() for _ in range(L)])
+            self.ln_f, self.head = nn.LayerNorm(C), nn.Linear(C, V, bias=False)
+
+        def forward(self, idx):
+            x = self.wte(idx) + self.wpe(lib.arange(T))
+            for b in self.h:
+                x = b(x)
+            return self.head(self.ln_f(x))
+
+    model = GPT()
+    opt = lib.optim.AdamW(model.parameters(), lr=3e-4)
+    idx = lib.tensor(np.random.default_rng(0).integers(0, V, (B, T)))
+    tgt = lib.tensor(np.random.default_rng(1).integers(0, V, (B, T)))
+    return model, opt, lambda: F.cross_entropy(model(idx).view(-1, V), tgt.view(-1))
+
+
+WORKLOADS = {"mlp": mlp, "cnn": cnn, "gpt": gpt}
+
+
+def bench(lib, make, steps, warmup=3):
+    lib.manual_seed(0)
+    model, opt, loss_fn = make(lib)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn()
+        loss.backward()
+        opt.step()
+        return loss
+
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        step()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--only", default="mlp,cnn,gpt")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    import ember
+    import torch
+    torch.set_num_threads(len(os.sched_getaffinity(0)))
+    results = {}
+    for name in args.only.split(","):
+        row = {}
+        for libname, lib in (("torch", torch), ("ember", ember)):
+            try:
+                row[f"{libname}_ms"] = round(bench(lib, WORKLOADS[name], args.steps), 3)
+            except Exception as exc:                    # noqa: BLE001 - report, keep going
+                row[f"{libname}_error"] = f"{type(exc).__name__}: {exc}"
+        if "ember_ms" in row and "torch_ms" in row:
+            row["ratio"] = round(row["ember_ms"] / row["torch_ms"], 2)
+        results[name] = row
+        print(name, json.dumps(row), file=sys.stderr)
+    text = json.dumps(results, indent=2)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    return results
+
+
+if __name__ == "__main__":
+    main()

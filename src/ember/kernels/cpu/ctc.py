@@ -1,0 +1,56 @@
+"""cpu _ctc_loss: the CTC forward (alpha) recursion in log space, vectorised over batch and
+extended-label positions; the only loop is over time steps (the recursion is sequential in t)."""
+import numpy as np
+
+from ..meta.ctc import ctc_spec
+from ..meta.nn_common import wrap
+
+
+def _lse3(a, b, c):
+    m = np.maximum(np.maximum(a, b), c)
+    ms = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore"):
+        return ms + np.log(np.exp(a - ms) + np.exp(b - ms) + np.exp(c - ms))
+
+
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    nll_shape, la_shape, dt = ctc_spec(log_probs, targets, input_lengths, target_lengths, blank)
+    lp = log_probs._np
+    T, B, _ = lp.shape
+    il = np.asarray([int(v) for v in input_lengths], np.int64)
+    tl = np.asarray([int(v) for v in target_lengths], np.int64)
+    S = la_shape[2] // 2
+    tg = targets._np.astype(np.int64)
+    if tg.ndim == 2:
+        tpad = tg[:, :S] if tg.shape[1] >= S else np.pad(tg, [(0, 0), (0, S - tg.shape[1])])
+    else:                                             # 1-D: concatenated targets
+        starts = np.concatenate([[0], np.cumsum(tl)[:-1]]).astype(np.int64)
+        pos = starts[:, None] + np.arange(S)[None, :]
+        tpad = tg[np.minimum(pos, max(tg.size - 1, 0))] if tg.size else np.zeros((B, S), np.int64)
+    tpad = np.where(np.arange(S)[None, :] < tl[:, None], tpad, blank)
+    ext = np.full((B, 2 * S + 1), blank, np.int64)
+    ext[:, 1::2] = tpad
+    lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (T, B, 2 * S + 1)), axis=2)   # T, B, 2S+1
+    skip = np.zeros((B, 2 * S + 1), bool)
+    skip[:, 3::2] = ext[:, 3::2] != ext[:, 1:-2:2]
+    ninf = np.asarray(-np.inf, lp.dtype)
+    alpha = np.full((T, B, 2 * S + 1), ninf, lp.dtype)
+    if T:
+        alpha[0, :, 0] = lpe[0, :, 0]
+        if S:
+            alpha[0, :, 1] = np.where(tl > 0, lpe[0, :, 1], ninf)
+    for t in range(1, T):
+        a = alpha[t - 1]
+        a1 = np.concatenate([np.full((B, 1), ninf), a[:, :-1]], axis=1)
+        a2 = np.where(skip, np.concatenate([np.full((B, 2), ninf), a[:, :-2]], axis=1), ninf)
+        alpha[t] = _lse3(a, a1, a2) + lpe[t]
+    bi = np.arange(B)
+    last = np.maximum(il - 1, 0)
+    end = alpha[last, bi, 2 * tl]
+    prev = np.where(tl > 0, alpha[last, bi, np.maximum(2 * tl - 1, 0)], ninf)
+    with np.errstate(divide="ignore"):
+        nll = -np.logaddexp(end, prev)
+    nll = np.where(il > 0, nll, np.where(tl == 0, 0, np.inf))
+    if zero_infinity:
+        nll = np.where(np.isinf(nll), 0, nll)
+    return wrap(nll, dt), wrap(np.moveaxis(alpha, 0, 1), dt)

@@ -1,0 +1,83 @@
+"""cpu embedding (one np.take over rows) and one_hot (one comparison against arange)."""
+import numpy as np
+
+from ..._core import dtype as D
+from ..meta.embedding import embedding_spec, one_hot_check
+from ..meta.nn_common import wrap
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    shape, dt = embedding_spec(weight, indices)
+    idx = indices._np
+    n = weight._size[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError("index out of range in self")
+    return wrap(np.take(weight._np, idx, axis=0), dt)
+
+
+def one_hot(self, num_classes=-1):
+    one_hot_check(self)
+    x = self._np
+    if num_classes == -1:
+        if x.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(x.max()) + 1
+    if x.size:
+        if x.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if x.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return wrap(x[..., None] == np.arange(num_classes), D.int64)
+
+
+def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                   per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    """Bags as segments of `indices`: one scatter-reduce (np.add.at / np.maximum.at) into the bag rows."""
+    from ..meta.embedding import embedding_bag_spec
+    b, d = embedding_bag_spec(weight, indices, offsets, mode, per_sample_weights, include_last_offset)
+    w, idx, off = weight._np, indices._np.astype(np.int64), offsets._np.astype(np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
+        raise IndexError("index out of range in self")
+    seg = np.searchsorted(off[:b], np.arange(idx.size), side="right") - 1 if b else np.zeros(0, np.int64)
+    keep = (idx != padding_idx) if padding_idx is not None and padding_idx >= 0 else np.ones(idx.size, bool)
+    rows = w[idx]
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights._np[:, None]
+    count = np.bincount(seg[keep], minlength=b)[:b] if b else np.zeros(0, np.int64)
+    if mode == 2:
+        out = np.full((b, d), -np.inf, w.dtype)
+        np.maximum.at(out, seg[keep], rows[keep])
+        out[count == 0] = 0
+        maxi = np.zeros((b, d), np.int64)
+    else:
+        out = np.zeros((b, d), w.dtype)
+        np.add.at(out, seg[keep], rows[keep])
+        if mode == 1:
+            out /= np.maximum(count, 1)[:, None].astype(w.dtype)
+        maxi = np.zeros((b,), np.int64)
+    return wrap(out, weight.dtype), wrap(seg, D.int64), wrap(count, D.int64), wrap(maxi, D.int64)
+
+
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    idx = indices._np.reshape(-1).astype(np.int64)
+    go = grad_output._np.reshape(idx.size, -1)
+    gw = np.zeros((num_weights, go.shape[1]), go.dtype)
+    np.add.at(gw, idx, go)
+    if scale_grad_by_freq:
+        cnt = np.bincount(idx, minlength=num_weights)
+        gw /= np.maximum(cnt, 1)[:, None].astype(go.dtype)
+    if 0 <= padding_idx < num_weights:
+        gw[padding_idx] = 0
+    return wrap(gw, grad_output.dtype)
+
+
+def embedding_renorm_(self, indices, max_norm, norm_type):
+    """Rescale (in place) the referenced rows whose norm exceeds max_norm, like torch (scale uses +1e-7)."""
+    w = self._np
+    rows = np.unique(indices._np.reshape(-1).astype(np.int64))
+    if rows.size and (rows.min() < 0 or rows.max() >= w.shape[0]):
+        raise IndexError("index out of range in self")
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(w.dtype)
+    return self

@@ -1,0 +1,150 @@
+"""cpu loss kernels: elementwise numpy formulas (torch's Loss.cpp) followed by the reduction."""
+import numpy as np
+
+from ..meta import loss as M
+from ..meta.nn_common import acc, reduce, wrap
+
+
+def _pair(self, target, reduction, name):
+    shape, dt = M.pointwise_spec(self, target, reduction, name)
+    return acc(self), acc(target).astype(acc(self).dtype, copy=False), dt
+
+
+def mse_loss(self, target, reduction=1):
+    x, t, dt = _pair(self, target, reduction, "mse_loss")
+    return wrap(reduce((x - t) ** 2, reduction), dt)
+
+
+def l1_loss(self, target, reduction=1):
+    x, t, dt = _pair(self, target, reduction, "l1_loss")
+    return wrap(reduce(np.abs(x - t), reduction), dt)
+
+
+def smooth_l1_loss(self, target, reduction=1, beta=1.0):
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    x, t, dt = _pair(self, target, reduction, "smooth_l1_loss")
+    d = np.abs(x - t)
+    loss = d if beta == 0 else np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return wrap(reduce(loss, reduction), dt)
+
+
+def huber_loss(self, target, reduction=1, delta=1.0):
+    if delta <= 0:
+        raise RuntimeError(f"huber_loss does not support non-positive values for delta.")
+    x, t, dt = _pair(self, target, reduction, "huber_loss")
+    d = np.abs(x - t)
+    return wrap(reduce(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction), dt)
+
+
+def soft_margin_loss(self, target, reduction=1):
+    x, t, dt = _pair(self, target, reduction, "soft_margin_loss")
+    return wrap(reduce(np.logaddexp(0, -t * x), reduction), dt)
+
+
+def kl_div(self, target, reduction=1, *, log_target=False):
+    x, t, dt = _pair(self, target, reduction, "kl_div")
+    if log_target:
+        loss = np.exp(t) * (t - x)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xlogy = np.where(t == 0, 0, t * np.log(t))
+        loss = np.where(np.isnan(t), np.nan, xlogy) - t * x
+    return wrap(reduce(loss, reduction), dt)
+
+
+def binary_cross_entropy(self, target, weight=None, reduction=1):
+    x, t, dt = _pair(self, target, reduction, "binary_cross_entropy")
+    if ((x < 0) | (x > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
+    if weight is not None:
+        loss = loss * acc(weight)
+    return wrap(reduce(loss, reduction), dt)
+
+
+def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
+    x, t, dt = _pair(self, target, reduction, "binary_cross_entropy_with_logits")
+    softplus_neg = np.logaddexp(0, -x)                      # log(1 + exp(-x)), stable
+    if pos_weight is not None:
+        lw = (acc(pos_weight) - 1) * t + 1
+        loss = (1 - t) * x + lw * softplus_neg
+    else:
+        loss = (1 - t) * x + softplus_neg
+    if weight is not None:
+        loss = loss * acc(weight)
+    return wrap(reduce(loss, reduction), dt)
+
+
+def _nll(x, t, weight, reduction, ignore_index, dt):
+    """x: (M, C) log-probabilities, t: (M,) class indices."""
+    c = x.shape[1]
+    valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad][-1])} is out of bounds.")
+    tc = np.where(valid, t, 0)
+    w = (acc(weight)[tc] if weight is not None else np.ones(t.shape, x.dtype)) * valid
+    picked = x[np.arange(x.shape[0]), tc] if x.shape[0] else np.zeros(0, x.dtype)
+    losses = -picked * w
+    losses = np.where(valid, losses, 0)
+    total = w.sum(dtype=x.dtype)
+    if reduction == 0:
+        return losses, np.zeros((), x.dtype)
+    s = losses.sum(dtype=x.dtype)
+    if reduction == 2:
+        return s, total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return s / total, total
+
+
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    out, dt = M.nll_spec(self, target, weight, reduction, ignore_index, False)
+    x = acc(self).reshape(-1, self._size[-1])
+    loss, total = _nll(x, target._np.reshape(-1).astype(np.int64), weight, reduction, ignore_index, dt)
+    return wrap(np.reshape(loss, out), dt), wrap(total, dt)
+
+
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    out, dt = M.nll_spec(self, target, weight, reduction, ignore_index, True)
+    x = acc(self)
+    x = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+    loss, total = _nll(x, target._np.reshape(-1).astype(np.int64), weight, reduction, ignore_index, dt)
+    return wrap(np.reshape(loss, out), dt), wrap(total, dt)
+
+
+def _nll_backward(go, x2, t, weight, reduction, ignore_index, total_weight):
+    valid = t != ignore_index
+    tc = np.where(valid, t, 0)
+    w = (acc(weight)[tc] if weight is not None else np.ones(t.shape, x2.dtype)) * valid
+    g = np.asarray(go, x2.dtype)
+    if reduction == 1:
+        g = g / np.asarray(total_weight, x2.dtype)
+    gi = np.zeros(x2.shape, x2.dtype)
+    gi[np.arange(t.size), tc] = -w * (g.reshape(-1) if reduction == 0 else g)
+    return gi
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    x2 = acc(self).reshape(-1, self._size[-1])
+    gi = _nll_backward(grad_output._np, x2, target._np.reshape(-1).astype(np.int64), weight, reduction,
+                       ignore_index, total_weight._np)
+    return wrap(gi.reshape(self._size), self.dtype)
+
+
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    x = acc(self)
+    x2 = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+    gi = _nll_backward(grad_output._np, x2, target._np.reshape(-1).astype(np.int64), weight, reduction,
+                       ignore_index, total_weight._np)
+    n, c, h, w = x.shape
+    return wrap(np.moveaxis(gi.reshape(n, h, w, c), -1, 1), self.dtype)
+
+
+def mse_loss_backward(grad_output, self, target, reduction):
+    x, t = acc(self), acc(target)
+    g = 2 * (x - t) * grad_output._np
+    if reduction == 1:
+        g = g / max(int(np.prod(np.broadcast_shapes(x.shape, t.shape))), 1)
+    return wrap(np.broadcast_to(g, self._size), self.dtype)

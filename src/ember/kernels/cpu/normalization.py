@@ -1,0 +1,157 @@
+"""cpu native_layer_norm / native_batch_norm / native_group_norm: vectorised mean/var over the
+normalised axes; batch_norm updates running stats in place (unbiased variance) when training."""
+import numpy as np
+
+from ..._core import dtype as D
+
+from ..meta import normalization as M
+from ..meta.nn_common import acc, np_or_none, split_run, wrap
+
+
+def _affine(y, weight, bias, shape):
+    if weight is not None:
+        y = y * acc(weight).reshape(shape)
+    if bias is not None:
+        y = y + acc(bias).reshape(shape)
+    return y
+
+
+def _affine_(y, weight, bias, shape):
+    if weight is not None:
+        y *= acc(weight).reshape(shape)
+    if bias is not None:
+        y += acc(bias).reshape(shape)
+    return y
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    shape, stat, axis = M.layer_norm_spec(input, normalized_shape, weight, bias)
+    x = acc(input)
+    axes = tuple(range(axis, x.ndim))
+    k = int(np.prod(x.shape[axis:]))
+    m_rows = x.size // k if k else int(np.prod(x.shape[:axis]))
+    x2 = x.reshape(m_rows, k)
+    y2, mean, rstd = np.empty_like(x2), np.empty((m_rows, 1), x.dtype), np.empty((m_rows, 1), x.dtype)
+
+    def chunk(xc, yc, mc, rc):
+        if xc.size == 0:
+            mc[...], rc[...] = 0, np.nan
+            return
+        mc[...] = xc.mean(axis=1, keepdims=True)
+        np.subtract(xc, mc, out=yc)                       # centred, then normalised in place
+        rc[...] = 1.0 / np.sqrt(np.einsum("ij,ij->i", yc, yc)[:, None] / k + eps)
+        yc *= rc
+    split_run(chunk, [x2, y2, mean, rstd], 0)
+    y, mean, rstd = y2.reshape(x.shape), mean.reshape(stat), rstd.reshape(stat)
+    y = _affine_(y, weight, bias, x.shape[axis:])
+    dt = input.dtype
+    return wrap(y, dt, fresh=True), wrap(mean, dt, fresh=True), wrap(rstd, dt, fresh=True)
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    shape, stat = M.batch_norm_spec(input, weight, bias, running_mean, running_var, training)
+    x = acc(input)
+    c = x.shape[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    if training:
+        mean = x.mean(axis=axes)
+        var = x.var(axis=axes)
+        n = x.size // c
+        if running_mean is not None:
+            rm = running_mean._np
+            rm[...] = (1 - momentum) * rm + momentum * mean
+        if running_var is not None:
+            rv = running_var._np
+            rv[...] = (1 - momentum) * rv + momentum * var * (n / max(n - 1, 1))
+        invstd = 1.0 / np.sqrt(var + eps)
+        y = (x - mean.reshape(bshape)) * invstd.reshape(bshape)
+        save_mean, save_invstd = mean, invstd
+    else:
+        rm, rv = acc(running_mean), acc(running_var)
+        y = (x - rm.reshape(bshape)) / np.sqrt(rv.reshape(bshape) + eps)
+        save_mean = save_invstd = np.empty((0,), x.dtype)
+    y = _affine(y, weight, bias, bshape)
+    st = D.float32 if input.dtype in (D.float16, D.bfloat16) else input.dtype
+    return wrap(y, input.dtype), wrap(save_mean, st), wrap(save_invstd, st)
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    M.group_norm_spec(input, weight, bias, N, C, HxW, group)
+    x = acc(input)
+    g = x.reshape(N, group, (C // group) * HxW)
+    mean = g.mean(axis=2) if g.size else np.zeros((N, group), x.dtype)
+    var = g.var(axis=2) if g.size else np.zeros((N, group), x.dtype)
+    rstd = 1.0 / np.sqrt(var + eps)
+    y = ((g - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+    y = _affine(y, weight, bias, (1, C) + (1,) * (x.ndim - 2))
+    dt = input.dtype
+    return wrap(y, dt), wrap(mean, dt), wrap(rstd, dt)
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    """dx = rstd/N * (N*g - sum(g) - xhat*sum(g*xhat)) over the normalised dims, g = dy*w."""
+    x, go = acc(input), acc(grad_out)
+    k = len(normalized_shape)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    n = int(np.prod(x.shape[x.ndim - k:]))
+    xhat = (x - acc(mean)) * acc(rstd)
+    g = go * acc(weight) if weight is not None else go
+    dx = dw = db = None
+    if output_mask[0]:
+        dx = acc(rstd) / n * (n * g - g.sum(axis=axes, keepdims=True) - xhat * (g * xhat).sum(axis=axes, keepdims=True))
+        dx = wrap(dx, input.dtype)
+    lead = tuple(range(x.ndim - k))
+    if output_mask[1] and weight is not None:
+        dw = wrap((go * xhat).sum(axis=lead), weight.dtype)
+    if output_mask[2] and bias is not None:
+        db = wrap(go.sum(axis=lead), bias.dtype)
+    return dx, dw, db
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train,
+                               eps, output_mask):
+    x, go = acc(input), acc(grad_out)
+    c = x.shape[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    if train:
+        mean, invstd = acc(save_mean), acc(save_invstd)
+    else:
+        mean, invstd = acc(running_mean), 1.0 / np.sqrt(acc(running_var) + eps)
+    mean, invstd = mean.reshape(bshape), invstd.reshape(bshape)
+    xhat = (x - mean) * invstd
+    w = acc(weight).reshape(bshape) if weight is not None else 1.0
+    g = go * w
+    dx = dw = db = None
+    if output_mask[0]:
+        if train:
+            m = x.size // c
+            dx = invstd / m * (m * g - g.sum(axis=axes, keepdims=True) - xhat * (g * xhat).sum(axis=axes, keepdims=True))
+        else:
+            dx = g * invstd
+        dx = wrap(dx, input.dtype)
+    if output_mask[1]:
+        dw = wrap((go * xhat).sum(axis=axes), input.dtype)
+    if output_mask[2]:
+        db = wrap(go.sum(axis=axes), input.dtype)
+    return dx, dw, db
+
+
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    x, go = acc(input), acc(grad_out)
+    xs = x.reshape(N, group, -1)
+    k = xs.shape[2]
+    xhat = ((xs - acc(mean)[..., None]) * acc(rstd)[..., None]).reshape(N, C, -1)
+    go3 = go.reshape(N, C, -1)
+    g = go3 * acc(weight)[None, :, None] if weight is not None else go3
+    dx = dw = db = None
+    if output_mask[0]:
+        gg, xh = g.reshape(N, group, -1), xhat.reshape(N, group, -1)
+        d = acc(rstd)[..., None] / k * (k * gg - gg.sum(-1, keepdims=True) - xh * (gg * xh).sum(-1, keepdims=True))
+        dx = wrap(d.reshape(x.shape), input.dtype)
+    if output_mask[1]:
+        dw = wrap((go3 * xhat).sum(axis=(0, 2)), input.dtype)
+    if output_mask[2]:
+        db = wrap(go3.sum(axis=(0, 2)), input.dtype)
+    return dx, dw, db

@@ -1,0 +1,72 @@
+"""F.interpolate (torch/nn/functional.py): picks the upsample_* op from the mode and input rank,
+resolves size / scale_factor / recompute_scale_factor the way torch does."""
+import math
+
+import ember as E
+
+_LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported yet")
+    d = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != d:
+                raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {list(input.shape[2:])} and output size of "
+                                 f"{list(size)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 f"output size in (o1, o2, ...,oK) format.")
+            output_size = [int(s) for s in size]
+        else:
+            output_size = [int(size)] * d
+        scale_factors = None
+    elif scale_factor is not None:
+        scale_factors = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * d
+        if len(scale_factors) != d:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                             f"{list(scale_factor)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                             f"and scale_factor in (s1, s2, ...,sK) format.")
+        output_size = None
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor and scale_factors is not None:
+        output_size = [math.floor(float(input.shape[i + 2]) * scale_factors[i]) for i in range(d)]
+        scale_factors = None
+    ops = {("nearest", 3): lambda: E.upsample_nearest1d(input, output_size, scale_factors),
+           ("nearest", 4): lambda: E.upsample_nearest2d(input, output_size, scale_factors),
+           ("nearest-exact", 4): lambda: _ops().aten._upsample_nearest_exact2d.vec(input, output_size, scale_factors),
+           ("linear", 3): lambda: E.upsample_linear1d(input, output_size, align_corners, scale_factors),
+           ("bilinear", 4): lambda: E.upsample_bilinear2d(input, output_size, align_corners, scale_factors),
+           ("bicubic", 4): lambda: E.upsample_bicubic2d(input, output_size, align_corners, scale_factors)}
+    if (mode, input.dim()) in ops:
+        return ops[(mode, input.dim())]()
+    if mode == "area" and input.dim() in (3, 4):
+        fn = E.adaptive_avg_pool1d if input.dim() == 3 else E.adaptive_avg_pool2d
+        if output_size is None:
+            output_size = [math.floor(float(input.shape[i + 2]) * scale_factors[i]) for i in range(d)]
+        return fn(input, output_size)
+    if mode in ("linear", "bilinear", "trilinear", "bicubic"):
+        need = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}[mode]
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+                              f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+                              f"(got {mode})")
+
+
+def _ops():
+    from .._ops import ops
+    return ops

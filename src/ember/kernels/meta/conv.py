@@ -1,0 +1,75 @@
+"""Meta function for aten::convolution (forward and transposed, any spatial rank): torch's
+argument checks (check_shape_forward) and the output-size formula."""
+from .nn_common import alloc, size_str, tup
+
+
+def conv_params(input, weight, stride, padding, dilation, transposed, output_padding, groups):
+    d = weight.dim() - 2
+    if weight.dim() < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    st, pd, dl = tup(stride, d), tup(padding, d), tup(dilation, d)
+    op = (0,) * d if output_padding is None or output_padding in ([], ()) else tup(output_padding, d)
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(s <= 0 for s in st):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in pd):
+        raise RuntimeError("negative padding is not supported")
+    if any(x <= 0 for x in dl):
+        raise RuntimeError(f"dilation should be greater than zero, but got {size_str(dl)}")
+    return d, st, pd, dl, op
+
+
+def conv_spec(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    d, st, pd, dl, op = conv_params(input, weight, stride, padding, dilation, transposed, output_padding, groups)
+    ws, xs = tuple(weight._size), tuple(input._size)
+    if input.dim() != weight.dim():
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight "
+                           f"{size_str(ws)}, but got {input.dim()}-dimensional input of size {size_str(xs)} instead")
+    if not transposed:
+        if ws[0] % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                               f"but got weight of size {size_str(ws)} instead")
+        if xs[1] != ws[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {size_str(ws)}, expected input{size_str(xs)} "
+                               f"to have {ws[1] * groups} channels, but got {xs[1]} channels instead")
+        cout = ws[0]
+        padded = [xs[2 + i] + 2 * pd[i] for i in range(d)]
+        kern = [dl[i] * (ws[2 + i] - 1) + 1 for i in range(d)]
+        if any(p < k for p, k in zip(padded, kern)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                               f"size: ({' x '.join(map(str, kern))}). Kernel size can't be greater than actual "
+                               f"input size")
+        out = [(padded[i] - kern[i]) // st[i] + 1 for i in range(d)]
+    else:
+        if xs[1] != ws[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {size_str(ws)}, expected input{size_str(xs)} "
+                               f"to have {ws[0]} channels, but got {xs[1]} channels instead")
+        if ws[0] % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                               f"but got weight of size {size_str(ws)} instead")
+        for i in range(d):
+            if op[i] >= st[i] and op[i] >= dl[i]:
+                names = ("depth", "height", "width")[-d:]
+                raise RuntimeError("output padding must be smaller than either stride or dilation, but got " +
+                                   " ".join(f"output_padding_{n}: {v}" for n, v in zip(names, op)) + " " +
+                                   " ".join(f"stride_{n}: {v}" for n, v in zip(names, st)) + " " +
+                                   " ".join(f"dilation_{n}: {v}" for n, v in zip(names, dl)))
+        cout = ws[1] * groups
+        out = [(xs[2 + i] - 1) * st[i] - 2 * pd[i] + dl[i] * (ws[2 + i] - 1) + op[i] + 1 for i in range(d)]
+        if any(o <= 0 for o in out):
+            raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, xs[2:]))}). Calculated output "
+                               f"size per channel: ({' x '.join(map(str, out))}). Output size is too small")
+    if bias is not None and (bias.dim() != 1 or bias._size[0] != cout):
+        raise RuntimeError(f"Given weight of size {size_str(ws)}, expected bias to be 1-dimensional with {cout} "
+                           f"elements, but got bias of size {size_str(bias._size)} instead")
+    if input.dtype is not weight.dtype:
+        from .nn_common import _tn
+        raise RuntimeError(f"Input type ({_tn(input.dtype)}) and weight type ({_tn(weight.dtype)}) should be the "
+                           f"same or input should be a MKLDNN tensor and weight is a dense tensor")
+    return (xs[0], cout, *out), input.dtype, (d, st, pd, dl, op)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    shape, dt, _ = conv_spec(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    return alloc(shape, dt, input.device)

@@ -1,0 +1,13 @@
+"""Meta function for native_dropout: output like input plus a bool keep-mask."""
+from ..._core import dtype as D
+from .nn_common import alloc
+
+
+def dropout_check(p, train):
+    if train is not False and not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def native_dropout(input, p, train):
+    dropout_check(p, train)
+    return alloc(input._size, input.dtype, input.device), alloc(input._size, D.bool_, input.device)

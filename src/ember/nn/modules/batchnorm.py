@@ -1,0 +1,105 @@
+"""BatchNorm1d/2d/3d (torch/nn/modules/batchnorm.py): running statistics with momentum (None = cumulative
+moving average), track_running_stats, affine; num_batches_tracked buffer (state_dict version 2)."""
+import ember
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+
+
+class _NormBase(Module):
+    _version = 2
+    __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None, *, bias=True):
+        kw = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(ember.empty(num_features, **kw))
+            if bias:
+                self.bias = Parameter(ember.empty(num_features, **kw))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", ember.zeros(num_features, **kw))
+            self.register_buffer("running_var", ember.ones(num_features, **kw))
+            self.register_buffer("num_batches_tracked", ember.tensor(0, dtype=ember.long, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def extra_repr(self):
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
+                "track_running_stats={track_running_stats}".format(**self.__dict__, use_bias=self.bias is not None))
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                                   and self.num_batches_tracked.device.type != "meta"
+                                   else ember.tensor(0, dtype=ember.long))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
+class _BatchNorm(_NormBase):
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            factor = 1.0 / float(self.num_batches_tracked.item()) if self.momentum is None else self.momentum
+        bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
+        use_stats = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_stats else None,
+                            self.running_var if use_stats else None, self.weight, self.bias, bn_training, factor,
+                            self.eps)
+
+
+def _dims(name, ok, text):
+    def check(self, input):
+        if input.dim() not in ok:
+            raise ValueError(f"expected {text} input (got {input.dim()}D input)")
+    check.__name__ = name
+    return check
+
+
+class BatchNorm1d(_BatchNorm):
+    _check_input_dim = _dims("_check_input_dim", (2, 3), "2D or 3D")
+
+
+class BatchNorm2d(_BatchNorm):
+    _check_input_dim = _dims("_check_input_dim", (4,), "4D")
+
+
+class BatchNorm3d(_BatchNorm):
+    _check_input_dim = _dims("_check_input_dim", (5,), "5D")
