@@ -14326,3 +14326,1757 @@ _OP_bincount = getattr(_aten.bincount, 'default')
 
 def bincount(*args, **kwargs):
     return _OP_bincount.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class ConvolutionBackward0(_Node):
+    _op_name = 'aten::convolution'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dilation = _n.s_dilation
+            groups = _n.s_groups
+            input = _n.s_input.unpack(_n)
+            output_padding = _n.s_output_padding
+            padding = _n.s_padding
+            stride = _n.s_stride
+            transposed = _n.s_transposed
+            weight = _n.s_weight.unpack(_n)
+            _r0 = _aten.convolution_backward.default(grad, input, weight, None, stride, padding, dilation, transposed, output_padding, groups, [True, False, False])[0]
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            dilation = _n.s_dilation
+            groups = _n.s_groups
+            input = _n.s_input.unpack(_n)
+            output_padding = _n.s_output_padding
+            padding = _n.s_padding
+            stride = _n.s_stride
+            transposed = _n.s_transposed
+            weight = _n.s_weight.unpack(_n)
+            _r1 = _aten.convolution_backward.default(grad, input, weight, None, stride, padding, dilation, transposed, output_padding, groups, [False, True, False])[1]
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            bias_sym_sizes = _n.s_bias_sym_sizes
+            _r2 = sum_to(grad.sum([0] + list(range(2, grad.dim()))), bias_sym_sizes)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_convolution = getattr(_aten.convolution, 'default')
+
+
+def _jvp_convolution(_ts, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.convolution_backward.default(grad, input, weight, None, stride, padding, dilation, transposed, output_padding, groups, [True, False, False])[0], input._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(_aten.convolution_backward.default(grad, input, weight, None, stride, padding, dilation, transposed, output_padding, groups, [False, True, False])[1], weight._size))
+            _tt.append(_ts[1])
+        if _ts[2] is not None:
+            bias_sym_sizes = bias._size
+            _gs.append(sum_to(sum_to(grad.sum([0] + list(range(2, grad.dim()))), bias_sym_sizes), bias._size))
+            _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if _FW[0] and _fw_has((input, weight, bias, )):
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            _t = _jvp_convolution(_ts, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(input) or _rg(weight) or _rg(bias)
+    if not _need:
+        return _OP_convolution.redispatch(_below_ks((input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    _n = ConvolutionBackward0()
+    _n.next_edges = (_edge(input), _edge(weight), _edge(bias), )
+    if _rg(bias):
+        _n.s_bias_sym_sizes = bias._size
+    if _rg(input) or _rg(weight):
+        _n.s_dilation = dilation
+    if _rg(input) or _rg(weight):
+        _n.s_groups = groups
+    if _rg(input) or _rg(weight):
+        _n.s_input = _SV(input)
+    if _rg(input) or _rg(weight):
+        _n.s_output_padding = output_padding
+    if _rg(input) or _rg(weight):
+        _n.s_padding = padding
+    if _rg(input) or _rg(weight):
+        _n.s_stride = stride
+    if _rg(input) or _rg(weight):
+        _n.s_transposed = transposed
+    if _rg(input) or _rg(weight):
+        _n.s_weight = _SV(weight)
+    _res = _OP_convolution.redispatch(_below_ks((input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_convolution = convolution   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SoftmaxBackward0(_Node):
+    _op_name = 'aten::_softmax'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            result = _n.s_result.unpack(_n)
+            self_scalar_type = _n.s_self_scalar_type
+            _r0 = _aten._softmax_backward_data.default(grad, result, dim, self_scalar_type)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__softmax = getattr(_aten._softmax, 'default')
+
+
+def _jvp__softmax(_ts, self, dim, half_to_float, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            self_scalar_type = self.dtype
+            _gs.append(sum_to(_aten._softmax_backward_data.default(grad, result, dim, self_scalar_type), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _softmax(self, dim, half_to_float):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__softmax(self, dim, half_to_float)
+            _t = _jvp__softmax(_ts, self, dim, half_to_float, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
+    _n = SoftmaxBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP__softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self__softmax = _softmax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LogSoftmaxBackward0(_Node):
+    _op_name = 'aten::_log_softmax'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            result = _n.s_result.unpack(_n)
+            self_scalar_type = _n.s_self_scalar_type
+            _r0 = _aten._log_softmax_backward_data.default(grad, result, dim, self_scalar_type)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__log_softmax = getattr(_aten._log_softmax, 'default')
+
+
+def _jvp__log_softmax(_ts, self, dim, half_to_float, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            self_scalar_type = self.dtype
+            _gs.append(sum_to(_aten._log_softmax_backward_data.default(grad, result, dim, self_scalar_type), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _log_softmax(self, dim, half_to_float):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__log_softmax(self, dim, half_to_float)
+            _t = _jvp__log_softmax(_ts, self, dim, half_to_float, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__log_softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
+    _n = LogSoftmaxBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_dim = dim
+    if _rg(self):
+        _n.s_self_scalar_type = self.dtype
+    _res = _OP__log_softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self__log_softmax = _log_softmax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AvgPool2dBackward0(_Node):
+    _op_name = 'aten::avg_pool2d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            ceil_mode = _n.s_ceil_mode
+            count_include_pad = _n.s_count_include_pad
+            divisor_override = _n.s_divisor_override
+            kernel_size = _n.s_kernel_size
+            padding = _n.s_padding
+            self = _n.s_self.unpack(_n)
+            stride = _n.s_stride
+            _r0 = _aten.avg_pool2d_backward.default(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_avg_pool2d = getattr(_aten.avg_pool2d, 'default')
+
+
+def _jvp_avg_pool2d(_ts, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.avg_pool2d_backward.default(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+            _t = _jvp_avg_pool2d(_ts, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_avg_pool2d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    _n = AvgPool2dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_ceil_mode = ceil_mode
+    if _rg(self):
+        _n.s_count_include_pad = count_include_pad
+    if _rg(self):
+        _n.s_divisor_override = divisor_override
+    if _rg(self):
+        _n.s_kernel_size = kernel_size
+    if _rg(self):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_stride = stride
+    _res = _OP_avg_pool2d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_avg_pool2d = avg_pool2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AdaptiveAvgPool2dBackward0(_Node):
+    _op_name = 'aten::_adaptive_avg_pool2d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = _aten._adaptive_avg_pool2d_backward.default(grad, self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__adaptive_avg_pool2d = getattr(_aten._adaptive_avg_pool2d, 'default')
+
+
+def _jvp__adaptive_avg_pool2d(_ts, self, output_size, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten._adaptive_avg_pool2d_backward.default(grad, self), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _adaptive_avg_pool2d(self, output_size):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__adaptive_avg_pool2d(self, output_size)
+            _t = _jvp__adaptive_avg_pool2d(_ts, self, output_size, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__adaptive_avg_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
+    _n = AdaptiveAvgPool2dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP__adaptive_avg_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__adaptive_avg_pool2d = _adaptive_avg_pool2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class EmbeddingBackward0(_Node):
+    _op_name = 'aten::embedding'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            indices = _n.s_indices.unpack(_n)
+            padding_idx = _n.s_padding_idx
+            scale_grad_by_freq = _n.s_scale_grad_by_freq
+            weight_sym_sizes = _n.s_weight_sym_sizes
+            _r0 = _aten.embedding_dense_backward.default(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_embedding = getattr(_aten.embedding, 'default')
+
+
+def _jvp_embedding(_ts, weight, indices, padding_idx, scale_grad_by_freq, sparse, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            weight_sym_sizes = weight._size
+            _gs.append(sum_to(_aten.embedding_dense_backward.default(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq), weight._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    if _FW[0] and _fw_has((weight, )):
+        _ts = _fw_take((weight, ))
+        try:
+            _res = _self_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+            _t = _jvp_embedding(_ts, weight, indices, padding_idx, scale_grad_by_freq, sparse, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(weight)
+    if not _need:
+        return _OP_embedding.redispatch(_below_ks((weight, indices, padding_idx, scale_grad_by_freq, sparse)), weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    _n = EmbeddingBackward0()
+    _n.next_edges = (_edge(weight), )
+    if _rg(weight):
+        _n.s_indices = _SV(indices)
+    if _rg(weight):
+        _n.s_padding_idx = padding_idx
+    if _rg(weight):
+        _n.s_scale_grad_by_freq = scale_grad_by_freq
+    if _rg(weight):
+        _n.s_weight_sym_sizes = weight._size
+    _res = _OP_embedding.redispatch(_below_ks((weight, indices, padding_idx, scale_grad_by_freq, sparse)), weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_embedding = embedding   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class MseLossBackward0(_Node):
+    _op_name = 'aten::mse_loss'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r0 = _aten.mse_loss_backward.default(grad, self, target, reduction)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r1 = _aten.mse_loss_backward.default(grad, target, self, reduction)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_mse_loss = getattr(_aten.mse_loss, 'default')
+
+
+def _jvp_mse_loss(_ts, self, target, reduction, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.mse_loss_backward.default(grad, self, target, reduction), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(_aten.mse_loss_backward.default(grad, target, self, reduction), target._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def mse_loss(self, target, reduction=1):
+    if _FW[0] and _fw_has((self, target, )):
+        _ts = _fw_take((self, target, ))
+        try:
+            _res = _self_mse_loss(self, target, reduction)
+            _t = _jvp_mse_loss(_ts, self, target, reduction, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self) or _rg(target)
+    if not _need:
+        return _OP_mse_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _n = MseLossBackward0()
+    _n.next_edges = (_edge(self), _edge(target), )
+    if _rg(self) or _rg(target):
+        _n.s_reduction = reduction
+    if _rg(self) or _rg(target):
+        _n.s_self = _SV(self)
+    if _rg(self) or _rg(target):
+        _n.s_target = _SV(target)
+    _res = _OP_mse_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_mse_loss = mse_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NativeLayerNormBackward0(_Node):
+    _op_name = 'aten::native_layer_norm'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            bias = _n.s_bias.unpack(_n)
+            input = _n.s_input.unpack(_n)
+            normalized_shape = _n.s_normalized_shape
+            result1 = _n.s_result1.unpack(_n)
+            result2 = _n.s_result2.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r0 = _aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, [True, False, False])[0]
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            bias = _n.s_bias.unpack(_n)
+            input = _n.s_input.unpack(_n)
+            normalized_shape = _n.s_normalized_shape
+            result1 = _n.s_result1.unpack(_n)
+            result2 = _n.s_result2.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r1 = _aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, [False, True, False])[1]
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            bias = _n.s_bias.unpack(_n)
+            input = _n.s_input.unpack(_n)
+            normalized_shape = _n.s_normalized_shape
+            result1 = _n.s_result1.unpack(_n)
+            result2 = _n.s_result2.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r2 = _aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, [False, False, True])[2]
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_bias', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result2', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_native_layer_norm = getattr(_aten.native_layer_norm, 'default')
+
+
+def _jvp_native_layer_norm(_ts, input, normalized_shape, weight, bias, eps, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, [True, False, False])[0], input._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(_aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, [False, True, False])[1], weight._size))
+            _tt.append(_ts[1])
+        if _ts[2] is not None:
+            _gs.append(sum_to(_aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, [False, False, True])[2], bias._size))
+            _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    if _FW[0] and _fw_has((input, weight, bias, )):
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_native_layer_norm(input, normalized_shape, weight, bias, eps)
+            _t = _jvp_native_layer_norm(_ts, input, normalized_shape, weight, bias, eps, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(input) or _rg(weight) or _rg(bias)
+    if not _need:
+        return _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
+    _n = NativeLayerNormBackward0()
+    _n.next_edges = (_edge(input), _edge(weight), _edge(bias), )
+    if _rg(input) or _rg(weight) or _rg(bias):
+        _n.s_bias = _SV(bias)
+    if _rg(input) or _rg(weight) or _rg(bias):
+        _n.s_input = _SV(input)
+    if _rg(input) or _rg(weight) or _rg(bias):
+        _n.s_normalized_shape = normalized_shape
+    if _rg(input) or _rg(weight) or _rg(bias):
+        _n.s_weight = _SV(weight)
+    _res = _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
+    _set_history(_res, _n)
+    _n.s_result1 = _SV(_res[1], True)
+    _n.s_result2 = _SV(_res[2], True)
+    return _res
+
+
+_self_native_layer_norm = native_layer_norm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NativeBatchNormBackward0(_Node):
+    _op_name = 'aten::native_batch_norm'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            eps = _n.s_eps
+            input = _n.s_input.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            result2 = _n.s_result2.unpack(_n)
+            running_mean = _n.s_running_mean.unpack(_n)
+            running_var = _n.s_running_var.unpack(_n)
+            training = _n.s_training
+            weight = _n.s_weight.unpack(_n)
+            _r0 = _aten.native_batch_norm_backward.default(grad, input, weight, running_mean, running_var, result1, result2, training, eps, [True, False, False])[0]
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            eps = _n.s_eps
+            input = _n.s_input.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            result2 = _n.s_result2.unpack(_n)
+            running_mean = _n.s_running_mean.unpack(_n)
+            running_var = _n.s_running_var.unpack(_n)
+            training = _n.s_training
+            weight = _n.s_weight.unpack(_n)
+            _r1 = _aten.native_batch_norm_backward.default(grad, input, weight, running_mean, running_var, result1, result2, training, eps, [False, True, False])[1]
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            eps = _n.s_eps
+            input = _n.s_input.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            result2 = _n.s_result2.unpack(_n)
+            running_mean = _n.s_running_mean.unpack(_n)
+            running_var = _n.s_running_var.unpack(_n)
+            training = _n.s_training
+            weight = _n.s_weight.unpack(_n)
+            _r2 = _aten.native_batch_norm_backward.default(grad, input, weight, running_mean, running_var, result1, result2, training, eps, [False, False, True])[2]
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result2', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_running_mean', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_running_var', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_native_batch_norm = getattr(_aten.native_batch_norm, 'default')
+
+
+def _jvp_native_batch_norm(_ts, input, weight, bias, running_mean, running_var, training, momentum, eps, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.native_batch_norm_backward.default(grad, input, weight, running_mean, running_var, result1, result2, training, eps, [True, False, False])[0], input._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(_aten.native_batch_norm_backward.default(grad, input, weight, running_mean, running_var, result1, result2, training, eps, [False, True, False])[1], weight._size))
+            _tt.append(_ts[1])
+        if _ts[2] is not None:
+            _gs.append(sum_to(_aten.native_batch_norm_backward.default(grad, input, weight, running_mean, running_var, result1, result2, training, eps, [False, False, True])[2], bias._size))
+            _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if _FW[0] and _fw_has((input, weight, bias, )):
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+            _t = _jvp_native_batch_norm(_ts, input, weight, bias, running_mean, running_var, training, momentum, eps, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(input) or _rg(weight) or _rg(bias)
+    if not _need:
+        return _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
+    _n = NativeBatchNormBackward0()
+    _n.next_edges = (_edge(input), _edge(weight), _edge(bias), )
+    if _rg(input) or _rg(weight) or _rg(bias):
+        _n.s_eps = eps
+    if _rg(input) or _rg(weight) or _rg(bias):
+        _n.s_input = _SV(input)
+    if _rg(input) or _rg(weight) or _rg(bias):
+        _n.s_running_mean = _SV(running_mean)
+    if _rg(input) or _rg(weight) or _rg(bias):
+        _n.s_running_var = _SV(running_var)
+    if _rg(input) or _rg(weight) or _rg(bias):
+        _n.s_training = training
+    if _rg(input) or _rg(weight) or _rg(bias):
+        _n.s_weight = _SV(weight)
+    _res = _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
+    _set_history(_res, _n)
+    _n.s_result1 = _SV(_res[1], True)
+    _n.s_result2 = _SV(_res[2], True)
+    return _res
+
+
+_self_native_batch_norm = native_batch_norm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class MaxPool2dWithIndicesBackward0(_Node):
+    _op_name = 'aten::max_pool2d_with_indices'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            ceil_mode = _n.s_ceil_mode
+            dilation = _n.s_dilation
+            kernel_size = _n.s_kernel_size
+            padding = _n.s_padding
+            result1 = _n.s_result1.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            stride = _n.s_stride
+            _r0 = _aten.max_pool2d_with_indices_backward.default(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_max_pool2d_with_indices = getattr(_aten.max_pool2d_with_indices, 'default')
+
+
+def _jvp_max_pool2d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.max_pool2d_with_indices_backward.default(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
+            _t = _jvp_max_pool2d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(self)
+    if not _need:
+        return _OP_max_pool2d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
+    _n = MaxPool2dWithIndicesBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_ceil_mode = ceil_mode
+    if _rg(self):
+        _n.s_dilation = dilation
+    if _rg(self):
+        _n.s_kernel_size = kernel_size
+    if _rg(self):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_stride = stride
+    _res = _OP_max_pool2d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
+    _set_history(_res, _n)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self_max_pool2d_with_indices = max_pool2d_with_indices   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NllLossForwardBackward0(_Node):
+    _op_name = 'aten::nll_loss_forward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            ignore_index = _n.s_ignore_index
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            total_weight = _n.s_total_weight.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r0 = _aten.nll_loss_backward.default(grad, self, target, weight, reduction, ignore_index, total_weight)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_total_weight', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_nll_loss_forward = getattr(_aten.nll_loss_forward, 'default')
+
+
+def _jvp_nll_loss_forward(_ts, self, target, weight, reduction, ignore_index, result):
+    _o = None
+    output = result[0]
+    result0 = result[0]
+    total_weight = result[1]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.nll_loss_backward.default(grad, self, target, weight, reduction, ignore_index, total_weight), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_nll_loss_forward(self, target, weight, reduction, ignore_index)
+            _t = _jvp_nll_loss_forward(_ts, self, target, weight, reduction, ignore_index, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(self)
+    if not _need:
+        return _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
+    _n = NllLossForwardBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_ignore_index = ignore_index
+    if _rg(self):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_target = _SV(target)
+    if _rg(self):
+        _n.s_weight = _SV(weight)
+    _res = _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
+    _set_history(_res, _n)
+    _n.s_total_weight = _SV(_res[1], True)
+    return _res
+
+
+_self_nll_loss_forward = nll_loss_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NllLoss2dForwardBackward0(_Node):
+    _op_name = 'aten::nll_loss2d_forward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            ignore_index = _n.s_ignore_index
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            total_weight = _n.s_total_weight.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r0 = _aten.nll_loss2d_backward.default(grad, self, target, weight, reduction, ignore_index, total_weight)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_total_weight', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_nll_loss2d_forward = getattr(_aten.nll_loss2d_forward, 'default')
+
+
+def _jvp_nll_loss2d_forward(_ts, self, target, weight, reduction, ignore_index, result):
+    _o = None
+    output = result[0]
+    result0 = result[0]
+    total_weight = result[1]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.nll_loss2d_backward.default(grad, self, target, weight, reduction, ignore_index, total_weight), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_nll_loss2d_forward(self, target, weight, reduction, ignore_index)
+            _t = _jvp_nll_loss2d_forward(_ts, self, target, weight, reduction, ignore_index, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(self)
+    if not _need:
+        return _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
+    _n = NllLoss2dForwardBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_ignore_index = ignore_index
+    if _rg(self):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_target = _SV(target)
+    if _rg(self):
+        _n.s_weight = _SV(weight)
+    _res = _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
+    _set_history(_res, _n)
+    _n.s_total_weight = _SV(_res[1], True)
+    return _res
+
+
+_self_nll_loss2d_forward = nll_loss2d_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NativeDropoutBackward0(_Node):
+    _op_name = 'aten::native_dropout'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            p = _n.s_p
+            result1 = _n.s_result1.unpack(_n)
+            train = _n.s_train
+            _r0 = _aten.native_dropout_backward.default(grad, result1, dropout_scale(p, train))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_native_dropout = getattr(_aten.native_dropout, 'default')
+
+
+def _jvp_native_dropout(_ts, input, p, train, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.native_dropout_backward.default(grad, result1, dropout_scale(p, train)), input._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def native_dropout(input, p, train):
+    if _FW[0] and _fw_has((input, )):
+        _ts = _fw_take((input, ))
+        try:
+            _res = _self_native_dropout(input, p, train)
+            _t = _jvp_native_dropout(_ts, input, p, train, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(input)
+    if not _need:
+        return _OP_native_dropout.redispatch(_below_ks((input, p, train)), input, p, train)
+    _n = NativeDropoutBackward0()
+    _n.next_edges = (_edge(input), )
+    if _rg(input):
+        _n.s_p = p
+    if _rg(input):
+        _n.s_train = train
+    _res = _OP_native_dropout.redispatch(_below_ks((input, p, train)), input, p, train)
+    _set_history(_res, _n)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self_native_dropout = native_dropout   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class L1LossBackward0(_Node):
+    _op_name = 'aten::l1_loss'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r0 = l1_loss_backward(grad, self, target, reduction)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r1 = -l1_loss_backward(grad, self, target, reduction)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_l1_loss = getattr(_aten.l1_loss, 'default')
+
+
+def _jvp_l1_loss(_ts, self, target, reduction, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(l1_loss_backward(grad, self, target, reduction), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(-l1_loss_backward(grad, self, target, reduction), target._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def l1_loss(self, target, reduction=1):
+    if _FW[0] and _fw_has((self, target, )):
+        _ts = _fw_take((self, target, ))
+        try:
+            _res = _self_l1_loss(self, target, reduction)
+            _t = _jvp_l1_loss(_ts, self, target, reduction, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self) or _rg(target)
+    if not _need:
+        return _OP_l1_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _n = L1LossBackward0()
+    _n.next_edges = (_edge(self), _edge(target), )
+    if _rg(self) or _rg(target):
+        _n.s_reduction = reduction
+    if _rg(self) or _rg(target):
+        _n.s_self = _SV(self)
+    if _rg(self) or _rg(target):
+        _n.s_target = _SV(target)
+    _res = _OP_l1_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_l1_loss = l1_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SmoothL1LossBackward0(_Node):
+    _op_name = 'aten::smooth_l1_loss'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            beta = _n.s_beta
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r0 = smooth_l1_backward(grad, self, target, reduction, beta)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            beta = _n.s_beta
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r1 = -smooth_l1_backward(grad, self, target, reduction, beta)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_smooth_l1_loss = getattr(_aten.smooth_l1_loss, 'default')
+
+
+def _jvp_smooth_l1_loss(_ts, self, target, reduction, beta, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(smooth_l1_backward(grad, self, target, reduction, beta), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(-smooth_l1_backward(grad, self, target, reduction, beta), target._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def smooth_l1_loss(self, target, reduction=1, beta=1.0):
+    if _FW[0] and _fw_has((self, target, )):
+        _ts = _fw_take((self, target, ))
+        try:
+            _res = _self_smooth_l1_loss(self, target, reduction, beta)
+            _t = _jvp_smooth_l1_loss(_ts, self, target, reduction, beta, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self) or _rg(target)
+    if not _need:
+        return _OP_smooth_l1_loss.redispatch(_below_ks((self, target, reduction, beta)), self, target, reduction, beta)
+    _n = SmoothL1LossBackward0()
+    _n.next_edges = (_edge(self), _edge(target), )
+    if _rg(self) or _rg(target):
+        _n.s_beta = beta
+    if _rg(self) or _rg(target):
+        _n.s_reduction = reduction
+    if _rg(self) or _rg(target):
+        _n.s_self = _SV(self)
+    if _rg(self) or _rg(target):
+        _n.s_target = _SV(target)
+    _res = _OP_smooth_l1_loss.redispatch(_below_ks((self, target, reduction, beta)), self, target, reduction, beta)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_smooth_l1_loss = smooth_l1_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class HuberLossBackward0(_Node):
+    _op_name = 'aten::huber_loss'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            delta = _n.s_delta
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r0 = smooth_l1_backward(grad, self, target, reduction, delta, True)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            delta = _n.s_delta
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r1 = -smooth_l1_backward(grad, self, target, reduction, delta, True)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_huber_loss = getattr(_aten.huber_loss, 'default')
+
+
+def _jvp_huber_loss(_ts, self, target, reduction, delta, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(smooth_l1_backward(grad, self, target, reduction, delta, True), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(-smooth_l1_backward(grad, self, target, reduction, delta, True), target._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def huber_loss(self, target, reduction=1, delta=1.0):
+    if _FW[0] and _fw_has((self, target, )):
+        _ts = _fw_take((self, target, ))
+        try:
+            _res = _self_huber_loss(self, target, reduction, delta)
+            _t = _jvp_huber_loss(_ts, self, target, reduction, delta, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self) or _rg(target)
+    if not _need:
+        return _OP_huber_loss.redispatch(_below_ks((self, target, reduction, delta)), self, target, reduction, delta)
+    _n = HuberLossBackward0()
+    _n.next_edges = (_edge(self), _edge(target), )
+    if _rg(self) or _rg(target):
+        _n.s_delta = delta
+    if _rg(self) or _rg(target):
+        _n.s_reduction = reduction
+    if _rg(self) or _rg(target):
+        _n.s_self = _SV(self)
+    if _rg(self) or _rg(target):
+        _n.s_target = _SV(target)
+    _res = _OP_huber_loss.redispatch(_below_ks((self, target, reduction, delta)), self, target, reduction, delta)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_huber_loss = huber_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SoftMarginLossBackward0(_Node):
+    _op_name = 'aten::soft_margin_loss'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r0 = soft_margin_backward(grad, self, target, reduction)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_soft_margin_loss = getattr(_aten.soft_margin_loss, 'default')
+
+
+def _jvp_soft_margin_loss(_ts, self, target, reduction, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(soft_margin_backward(grad, self, target, reduction), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def soft_margin_loss(self, target, reduction=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_soft_margin_loss(self, target, reduction)
+            _t = _jvp_soft_margin_loss(_ts, self, target, reduction, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_soft_margin_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _n = SoftMarginLossBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_target = _SV(target)
+    _res = _OP_soft_margin_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_soft_margin_loss = soft_margin_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class BinaryCrossEntropyBackward0(_Node):
+    _op_name = 'aten::binary_cross_entropy'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r0 = bce_backward(grad, self, target, weight, reduction)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_binary_cross_entropy = getattr(_aten.binary_cross_entropy, 'default')
+
+
+def _jvp_binary_cross_entropy(_ts, self, target, weight, reduction, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(bce_backward(grad, self, target, weight, reduction), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def binary_cross_entropy(self, target, weight=None, reduction=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_binary_cross_entropy(self, target, weight, reduction)
+            _t = _jvp_binary_cross_entropy(_ts, self, target, weight, reduction, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_binary_cross_entropy.redispatch(_below_ks((self, target, weight, reduction)), self, target, weight, reduction)
+    _n = BinaryCrossEntropyBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_target = _SV(target)
+    if _rg(self):
+        _n.s_weight = _SV(weight)
+    _res = _OP_binary_cross_entropy.redispatch(_below_ks((self, target, weight, reduction)), self, target, weight, reduction)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_binary_cross_entropy = binary_cross_entropy   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(_Node):
+    _op_name = 'aten::binary_cross_entropy_with_logits'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            pos_weight = _n.s_pos_weight.unpack(_n)
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r0 = bce_logits_backward(grad, self, target, weight, pos_weight, reduction)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_pos_weight', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_binary_cross_entropy_with_logits = getattr(_aten.binary_cross_entropy_with_logits, 'default')
+
+
+def _jvp_binary_cross_entropy_with_logits(_ts, self, target, weight, pos_weight, reduction, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(bce_logits_backward(grad, self, target, weight, pos_weight, reduction), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction)
+            _t = _jvp_binary_cross_entropy_with_logits(_ts, self, target, weight, pos_weight, reduction, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_binary_cross_entropy_with_logits.redispatch(_below_ks((self, target, weight, pos_weight, reduction)), self, target, weight, pos_weight, reduction)
+    _n = BinaryCrossEntropyWithLogitsBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_pos_weight = _SV(pos_weight)
+    if _rg(self):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_target = _SV(target)
+    if _rg(self):
+        _n.s_weight = _SV(weight)
+    _res = _OP_binary_cross_entropy_with_logits.redispatch(_below_ks((self, target, weight, pos_weight, reduction)), self, target, weight, pos_weight, reduction)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_binary_cross_entropy_with_logits = binary_cross_entropy_with_logits   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class KlDivBackward0(_Node):
+    _op_name = 'aten::kl_div'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            log_target = _n.s_log_target
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r0 = kl_div_backward(grad, self, target, reduction, log_target)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_kl_div = getattr(_aten.kl_div, 'default')
+
+
+def _jvp_kl_div(_ts, self, target, reduction, log_target, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(kl_div_backward(grad, self, target, reduction, log_target), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def kl_div(self, target, reduction=1, *, log_target=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_kl_div(self, target, reduction, log_target=log_target)
+            _t = _jvp_kl_div(_ts, self, target, reduction, log_target, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_kl_div.redispatch(_below_ks((self, target, reduction, log_target)), self, target, reduction, log_target=log_target)
+    _n = KlDivBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_log_target = log_target
+    if _rg(self):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_target = _SV(target)
+    _res = _OP_kl_div.redispatch(_below_ks((self, target, reduction, log_target)), self, target, reduction, log_target=log_target)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_kl_div = kl_div   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_one_hot = getattr(_aten.one_hot, 'default')
+
+
+def one_hot(*args, **kwargs):
+    return _OP_one_hot.redispatch(_below_ks(args, kwargs), *args, **kwargs)

@@ -639,3 +639,58 @@ def glu_backward(grad, self, dim):
 def xlogy_self(grad, self, other):
     from .._generated.functions import xlogy
     return grad * xlogy((self != 0).to(grad.dtype), other)
+
+
+# ------------------------------------------------------------ losses (nn_ops.yaml); reduction: 0 none, 1 mean, 2 sum
+def loss_scale(grad, d, reduction):
+    """grad of a pointwise loss term d (same shape as the input) under the reduction."""
+    if reduction == 0:
+        return grad
+    g = expand_to(grad, d._size)
+    return g / d.numel() if reduction == 1 else g
+
+
+def l1_loss_backward(grad, self, target, reduction):
+    d = self - target
+    return loss_scale(grad, d, reduction) * sgn(d)
+
+
+def smooth_l1_backward(grad, self, target, reduction, beta, huber=False):
+    d = self - target
+    if beta == 0:
+        return loss_scale(grad, d, reduction) * sgn(d)
+    small = d.abs() < beta
+    inner = d if huber else d / beta
+    outer = sgn(d) * (beta if huber else 1.0)
+    return loss_scale(grad, d, reduction) * _aten().where.self(small, inner, outer)
+
+
+def soft_margin_backward(grad, self, target, reduction):
+    z = -target * self
+    return loss_scale(grad, self, reduction) * (-target * z.sigmoid())
+
+
+def bce_backward(grad, self, target, weight, reduction):
+    g = loss_scale(grad, self, reduction) * (self - target) / (self * (1 - self)).clamp_min(1e-12)
+    return g * weight if weight is not None else g
+
+
+def bce_logits_backward(grad, self, target, weight, pos_weight, reduction):
+    s = self.sigmoid()
+    if pos_weight is not None:
+        d = (pos_weight * target + 1 - target) * s - pos_weight * target
+    else:
+        d = s - target
+    g = loss_scale(grad, self, reduction) * d
+    return g * weight if weight is not None else g
+
+
+def kl_div_backward(grad, self, target, reduction, log_target):
+    t = target.exp() if log_target else target
+    return loss_scale(grad, self, reduction) * -t
+
+
+def dropout_scale(p, train):
+    if train is None or not train:
+        return 1.0
+    return 0.0 if p == 1 else 1.0 / (1.0 - p)
