@@ -524,7 +524,33 @@ def matrix_norm_backward(grad, self, ord, result, dim, keepdim):
         red = s.amax(d1, keepdim=True) if ord > 0 else s.amin(d1, keepdim=True)
         gs = amax_backward(_restore(grad, self._size, [d0, d1], keepdim), s, red, [d1], True)
         return sgn(self) * gs
+    if ord in ("nuc", 2, -2):
+        return _svd_norm_backward(grad, self, ord, dim, keepdim)
     raise RuntimeError(f"the derivative for 'linalg_matrix_norm' with ord={ord!r} is not implemented.")
+
+
+def _svd_norm_backward(grad, self, ord, dim, keepdim):
+    """nuclear norm: U Vh; spectral norm (ord=±2): u_k v_kᵀ of the extreme singular value (torch's
+    svd-based formulas). Computed from numpy's SVD, so this backward is first order only: its own
+    grad_fn raises if differentiated (no silent wrong second derivatives)."""
+    d0, d1 = [d % self.dim() for d in dim]
+    a = np.moveaxis(self._np, (d0, d1), (-2, -1))
+    u, sv, vh = np.linalg.svd(a, full_matrices=False)
+    if ord == "nuc":
+        c = u @ vh
+    else:
+        k = np.argmax(sv, axis=-1) if ord == 2 else np.argmin(sv, axis=-1)
+        uk = np.take_along_axis(u, k[..., None, None], axis=-1)               # [..., m, 1]
+        vk = np.take_along_axis(vh, k[..., None, None], axis=-2)              # [..., 1, n]
+        c = uk * vk
+    c = np.moveaxis(c, (-2, -1), (d0, d1))
+    g = _restore(grad, self._size, [d0, d1], keepdim)
+    out = _const(np.asarray(g._np * c, dtype=self.dtype._np), self.dtype)
+    if _needs_history(grad, self):
+        from ._kernel import NotImplementedBackward
+        _record(out, NotImplementedBackward("aten::linalg_matrix_norm (second derivative of ord='nuc'/2/-2)"),
+                (grad, self))
+    return out
 
 
 def logsumexp_backward(grad, self, result, dim, keepdim):
@@ -613,3 +639,58 @@ def glu_backward(grad, self, dim):
 def xlogy_self(grad, self, other):
     from .._generated.functions import xlogy
     return grad * xlogy((self != 0).to(grad.dtype), other)
+
+
+# ------------------------------------------------------------ losses (nn_ops.yaml); reduction: 0 none, 1 mean, 2 sum
+def loss_scale(grad, d, reduction):
+    """grad of a pointwise loss term d (same shape as the input) under the reduction."""
+    if reduction == 0:
+        return grad
+    g = expand_to(grad, d._size)
+    return g / d.numel() if reduction == 1 else g
+
+
+def l1_loss_backward(grad, self, target, reduction):
+    d = self - target
+    return loss_scale(grad, d, reduction) * sgn(d)
+
+
+def smooth_l1_backward(grad, self, target, reduction, beta, huber=False):
+    d = self - target
+    if beta == 0:
+        return loss_scale(grad, d, reduction) * sgn(d)
+    small = d.abs() < beta
+    inner = d if huber else d / beta
+    outer = sgn(d) * (beta if huber else 1.0)
+    return loss_scale(grad, d, reduction) * _aten().where.self(small, inner, outer)
+
+
+def soft_margin_backward(grad, self, target, reduction):
+    z = -target * self
+    return loss_scale(grad, self, reduction) * (-target * z.sigmoid())
+
+
+def bce_backward(grad, self, target, weight, reduction):
+    g = loss_scale(grad, self, reduction) * (self - target) / (self * (1 - self)).clamp_min(1e-12)
+    return g * weight if weight is not None else g
+
+
+def bce_logits_backward(grad, self, target, weight, pos_weight, reduction):
+    s = self.sigmoid()
+    if pos_weight is not None:
+        d = (pos_weight * target + 1 - target) * s - pos_weight * target
+    else:
+        d = s - target
+    g = loss_scale(grad, self, reduction) * d
+    return g * weight if weight is not None else g
+
+
+def kl_div_backward(grad, self, target, reduction, log_target):
+    t = target.exp() if log_target else target
+    return loss_scale(grad, self, reduction) * -t
+
+
+def dropout_scale(p, train):
+    if train is None or not train:
+        return 1.0
+    return 0.0 if p == 1 else 1.0 / (1.0 - p)
