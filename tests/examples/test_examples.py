@@ -6,10 +6,6 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tests", "nn"))
-from _parity import NN_GRADS  # noqa: E402
-
-needs_grads = pytest.mark.skipif(not NN_GRADS, reason="nn derivative formulas (conv, nll_loss...) not merged yet")
 
 
 def _run(script, *args):
@@ -18,7 +14,6 @@ def _run(script, *args):
                           capture_output=True, text=True, timeout=600)
 
 
-@needs_grads
 def test_train_digits_quick(tmp_path):
     pytest.importorskip("sklearn")
     r = _run("train_digits.py", "--checkpoint", str(tmp_path / "ckpt.pt"))
@@ -27,7 +22,6 @@ def test_train_digits_quick(tmp_path):
     assert (tmp_path / "ckpt.pt").exists()
 
 
-@needs_grads
 def test_char_gpt_quick():
     r = _run("char_gpt.py")
     assert r.returncode == 0, r.stderr[-3000:]
