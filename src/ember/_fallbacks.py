@@ -8,9 +8,10 @@
 - BackendSelect: factories with no tensor input pick CPU or Meta from their `device` argument.
 A fallback returns None for ops it has nothing to do for: that is a fallthrough.
 """
-from ._dispatch.keys import CPU_BIT, META_BIT, DispatchKey
+from ._dispatch.keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, DispatchKey
 from ._dispatch.modes import _dispatch_to_mode
 from ._ops import register_fallback
+from ._core.tls import state as _tls
 from ._tensor import INFERENCE_VC
 
 
@@ -81,6 +82,9 @@ def _mark_view(view, base):
         return
     view._base = base._base if base._base is not None else base
     view._version_counter = base._version_counter
+    if base._requires_grad and not _tls.grad_enabled:
+        view._no_grad_view = True     # torch's CreationMeta::NO_GRAD_MODE: in-place on it with grad is an error
+        view._ks |= AUTOGRAD_BIT      # so in-place ops on it reach the Autograd kernel's check
 
 
 def _backend_select_fallback(op, below):

@@ -12,6 +12,9 @@ def pos(*shape, seed=0):
     return rand(*shape, low=0.5, high=2.0, seed=seed)
 
 
+# backward implemented to first order only (svd-based): differentiating the backward raises
+FIRST_ORDER_ONLY = {"matrix_norm_nuc", "matrix_norm_2", "matrix_norm_m2_keepdim"}
+
 # name -> (function, input factory); inputs are float64 tensors requiring grad (or numbers)
 OPS = {
     "add": (lambda a, b: a + b, lambda: (rand(2, 3), rand(3, seed=1))),
@@ -209,6 +212,9 @@ OPS = {
     "matrix_norm_fro": (lambda a: ember.linalg.matrix_norm(a), lambda: (rand(2, 3),)),
     "matrix_norm_1": (lambda a: ember.linalg.matrix_norm(a, 1), lambda: (rand(3, 3),)),
     "matrix_norm_inf": (lambda a: ember.linalg.matrix_norm(a, float("inf")), lambda: (rand(3, 3),)),
+    "matrix_norm_nuc": (lambda a: ember.linalg.matrix_norm(a, "nuc"), lambda: (rand(3, 2),)),
+    "matrix_norm_2": (lambda a: ember.linalg.matrix_norm(a, 2), lambda: (rand(2, 3, 3),)),
+    "matrix_norm_m2_keepdim": (lambda a: ember.linalg.matrix_norm(a, -2, dim=(0, 2), keepdim=True), lambda: (rand(3, 2, 2),)),
     "cumsum": (lambda a: a.cumsum(1), lambda: (rand(2, 4),)),
     "cumprod": (lambda a: a.cumprod(0), lambda: (rand(4, 2),)),
     "cumprod_zeros": (lambda a: (a * ember.tensor([1.0, 0.0, 1.0, 0.0, 1.0], dtype=ember.float64)).cumprod(0),

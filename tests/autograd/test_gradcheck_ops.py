@@ -3,7 +3,7 @@ import pytest
 
 from ember.autograd import gradcheck, gradgradcheck
 
-from ._util import OPS
+from ._util import FIRST_ORDER_ONLY, OPS
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
@@ -15,4 +15,8 @@ def test_gradcheck(name):
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_gradgradcheck(name):
     fn, make = OPS[name]
+    if name in FIRST_ORDER_ONLY:
+        with pytest.raises(RuntimeError, match="is not implemented"):
+            gradgradcheck(fn, make())
+        return
     assert gradgradcheck(fn, make())

@@ -4,7 +4,7 @@ import pytest
 
 import ember
 
-from ._util import OPS
+from ._util import FIRST_ORDER_ONLY, OPS
 
 torch = pytest.importorskip("torch")
 
@@ -52,11 +52,14 @@ def test_grad_parity(name):
     tout = _run_torch(name, tins)
     np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-12)
     go = np.random.default_rng(3).standard_normal(tuple(out.shape))
-    grads = ember.autograd.grad(out, ins, ember.tensor(go.tolist(), dtype=ember.float64), create_graph=True)
+    grads = ember.autograd.grad(out, ins, ember.tensor(go.tolist(), dtype=ember.float64),
+                                create_graph=name not in FIRST_ORDER_ONLY)
     tgrads = torch.autograd.grad(tout, tins, torch.tensor(go), create_graph=True)
     for g, tg in zip(grads, tgrads):
         assert g.shape == tuple(tg.shape) and g.dtype is ember.float64
         np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-10, atol=1e-12)
+    if name in FIRST_ORDER_ONLY:
+        return
     # second order: d/d inputs of sum(grads * v)
     v = [np.random.default_rng(4 + i).standard_normal(tuple(g.shape)) for i, g in enumerate(grads)]
     s = sum(((g * ember.tensor(vi.tolist(), dtype=ember.float64)).sum() for g, vi in zip(grads, v)),

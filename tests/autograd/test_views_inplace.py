@@ -177,3 +177,14 @@ def test_max_min_ties_split_like_torch():
 def test_index_with_repeated_indices_accumulates():
     _check(lambda m, a: a[m.tensor([0, 0, 2])] * a[m.tensor([2, 2, 1])], A)
     _check(lambda m, a: a[:, m.tensor([1, 1])], A)
+
+
+def test_inplace_on_view_created_in_no_grad_raises():
+    a = ember.ones(3, requires_grad=True) * 1
+    with ember.no_grad():
+        v = a[0:2]
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being modified inplace"):
+        v.mul_(2)
+    with ember.no_grad():
+        v.mul_(2)                # both inside no_grad: fine, untracked
+    assert a.tolist() == [2.0, 2.0, 1.0]

@@ -60,8 +60,9 @@ class Entry:
         self.returns = [r.name for r in fn.func.returns]
         self.formulas = {}
         self.nondiff = set()
+        self.result = raw.get("result")   # forward-mode rule: auto_element_wise | auto_linear | multilinear | expr
         for k, v in raw.items():
-            if k in ("name", "output_differentiability"):
+            if k in ("name", "output_differentiability", "result"):
                 continue
             for a in (x.strip() for x in k.split(",")):
                 if v == "non_differentiable":
@@ -78,6 +79,9 @@ class Entry:
 
     def is_list(self, a):
         return _is_tensor_list(a.type)
+
+    def is_list_return(self):
+        return any(isinstance(r.type, ListType) for r in self.fn.func.returns)
 
 
 def load(fns):
@@ -228,6 +232,93 @@ def emit_node(w, e, cls):
     return uses, saved
 
 
+def emit_jvp(w, e, fn):
+    """Forward-mode rule for one op (torch's `result:` formulas, reduced): returns the output tangent
+    from the inputs' tangents `_ts` (None where an input has none)."""
+    ident = _ident(fn)
+    kinds = _saved_kinds(e)
+    names = [a.name for a in e.all_args]
+    w.w(f"def _jvp_{ident}(_ts, {', '.join(_py(n) for n in names)}, result):")
+    w.w("    _o = None")
+    kind = e.result
+    multi = len(e.fn.func.returns) > 1
+    if multi:     # outputs by name / position; the tangent goes to output 0
+        for i, r in enumerate(e.returns):
+            if r:
+                w.w(f"    {r} = result[{i}]")
+            w.w(f"    result{i} = result[{i}]")
+        w.w("    result = result[0]")
+    if kind in ("auto_reduction", "auto_gather"):
+        # auto_reduction: every input element feeds exactly one output element, so the tangent is
+        # (backward formula at grad = 1) * self_t, summed over the reduced dims.
+        # auto_gather: the output picks input elements at `indices` along `dim` (sort, topk, ...).
+        has_dim = "dim" in names
+        has_keep = "keepdim" in names
+        w.w("    if _ts[0] is not None:")
+        if kind == "auto_gather":
+            w.w("        _o = _fw_gather(_ts[0], dim, indices)")
+        else:
+            w.w("        grad = _fw_ones(result)")
+            for n in sorted(_names(e.formulas["self"])):
+                if n in kinds and kinds[n][0] == "value" and n not in names:
+                    w.w(f"        {n} = {kinds[n][1]}")
+            w.w(f"        _o = _fw_reduce(({e.formulas['self']}) * _ts[0], {'dim' if has_dim else 'None'}, "
+                f"{'keepdim' if has_keep else 'False'}, result)")
+    elif kind == "auto_double_backward":
+        # J·t from the (linear in grad) backward formulas: differentiate <backward(u), t> w.r.t. u
+        w.w("    _u = _fw_seed(result)")
+        w.w("    _gs, _tt = [], []")
+        w.w("    with _fw_enable_grad():")
+        w.w("        grad = _u")
+        for i, a in enumerate(e.inputs):
+            w.w(f"        if _ts[{i}] is not None:")
+            for n in sorted(_names(e.formulas[a.name])):
+                if n in kinds and kinds[n][0] == "value" and n not in names:
+                    w.w(f"            {n} = {kinds[n][1]}")
+            w.w(f"            _gs.append(sum_to({e.formulas[a.name]}, {_py(a.name)}._size))")
+            w.w(f"            _tt.append(_ts[{i}])")
+        w.w("        _o = _fw_transpose(_gs, _u, _tt, result)")
+    elif kind == "auto_element_wise":
+        for i, a in enumerate(e.inputs):
+            w.w(f"    if _ts[{i}] is not None:")
+            w.w(f"        grad = _ts[{i}]")
+            for n in sorted(_names(e.formulas[a.name])):
+                if n in kinds and kinds[n][0] == "value" and n not in names:
+                    w.w(f"        {n} = {kinds[n][1]}")
+            w.w(f"        _o = _fw_acc(_o, {e.formulas[a.name]})")
+    elif kind in ("auto_linear", "multilinear"):
+        op = f"_OP_{ident}"
+        call_args = [x.name for x in fn.func.arguments.flat_positional]
+        kw = [x.name for x in fn.func.arguments.flat_kwarg_only]
+        idx = {a.name: i for i, a in enumerate(e.inputs)}
+
+        def call(sub):
+            pos = ", ".join(sub.get(n, _py(n)) for n in call_args)
+            kws = "".join(f", {n}={sub.get(n, _py(n))}" for n in kw)
+            return f"{op}({pos}{kws})"
+        if kind == "auto_linear":
+            sub = {}
+            for a in e.inputs:
+                i = idx[a.name]
+                if e.is_list(a):
+                    sub[a.name] = f"_z(_ts[{i}], {a.name})"
+                else:
+                    sub[a.name] = f"_z(_ts[{i}], {a.name})"
+            w.w(f"    _o = {call(sub)}")
+        else:
+            for a in e.inputs:
+                i = idx[a.name]
+                w.w(f"    if _ts[{i}] is not None:")
+                w.w(f"        _o = _fw_acc(_o, {call({a.name: f'_ts[{i}]'})})")
+    else:   # an expression over primals and `<input>_t` tangents (zeros where missing)
+        for i, a in enumerate(e.inputs):
+            w.w(f"    {a.name}_t = _z(_ts[{i}], {a.name})")
+        w.w(f"    _o = {kind}")
+    w.w("    return _o")
+    w.w("")
+    w.w("")
+
+
 def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     ident = _ident(fn)
     kinds = _saved_kinds(e)
@@ -235,10 +326,47 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w(f"{op} = getattr(_aten.{fn.func.name.name}, {(fn.func.name.overload_name or 'default')!r})")
     w.w("")
     w.w("")
+    if e.result is None and not inplace and not e.is_list_return() and not e.nondiff_outputs and e.inputs \
+            and not any(e.is_list(a) for a in e.inputs) and not any("grads" in _names(f) for f in e.formulas.values()):
+        e.result = "auto_double_backward"
+    # in-place ops: the tangent comes from the functional op's rule (jvp_of) evaluated at the old self,
+    # or from the entry's own `result:` expression (copy_, fill_, zero_)
+    jvp_of = getattr(e, "jvp_of", None)
+    own = e.result is not None and (not inplace or e.result not in (
+        "auto_element_wise", "auto_linear", "multilinear", "auto_reduction", "auto_gather", "auto_double_backward"))
+    fw = own or (inplace and jvp_of is not None)
+    if own:
+        emit_jvp(w, e, fn)
     w.w(f"def {ident}({_signature(fn)}):")
     for line in _keyword_fixups(fn):
         w.w(line)
     args = _argtuple(fn)
+    ins = "(" + "".join(f"{_py(a.name)}, " for a in e.inputs) + ")"
+    w.w(f"    if _FW[0] and _fw_has({ins}):")
+    if fw:
+        names = ", ".join(("_old" if (inplace and a.name == "self") else _py(a.name)) for a in e.all_args)
+        w.w(f"        _ts = _fw_take({ins})")
+        w.w("        try:")
+        if inplace:
+            w.w("            _old = _clone(self)")
+        w.w(f"            _res = _self_{ident}({_call(fn)})")
+        w.w(f"            _t = _jvp_{jvp_of if (inplace and not own) else ident}(_ts, {names}, _res)")
+        w.w("        finally:")
+        w.w("            _fw_restore()")
+        if inplace:
+            w.w("        _fw_attach(self, _t, True)")
+            w.w("        return _res")
+        elif e.is_list_return():
+            w.w("        for _x, _y in zip(_res, _t):")
+            w.w("            _fw_attach(_x, _y)")
+            w.w("        return _res")
+        elif len(e.fn.func.returns) == 1:
+            w.w("        return _fw_attach(_res, _t)")
+        else:
+            w.w("        _fw_attach(_res[0], _t)")
+            w.w("        return _res")
+    else:
+        w.w(f"        _fw_unsupported({str(fn.func.name)!r})")
     if inplace:
         w.w("    _check_inplace(self)")
     rgs = [f"_rg({a.name})" for a in e.inputs]
@@ -278,6 +406,10 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w("    return _res")
     w.w("")
     w.w("")
+    if True:
+        w.w(f"_self_{ident} = {ident}   # the kernel, for its forward-AD re-entry (an argument may shadow its name)")
+        w.w("")
+        w.w("")
 
 
 def emit_nondiff(w, fn):
@@ -322,6 +454,12 @@ def emit(fns):
     w.w("from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,")
     w.w("                                    check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,")
     w.w("                                    saved_clone as _saved_clone)")
+    w.w("from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,")
+    w.w("                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,")
+    w.w("                                       fw_restore as _fw_restore, fw_attach as _fw_attach,")
+    w.w("                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,")
+    w.w("                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,")
+    w.w("                                       enable_grad as _fw_enable_grad)")
     w.w("")
     w.w("_aten = _ops_ns.aten")
     w.w("")
@@ -342,8 +480,9 @@ def emit(fns):
         if not inplace:
             ip = _inplace_of(fn, fns)
             if ip is not None and str(ip.func.name) not in explicit:
-                emit_kernel(w, Entry({"name": str(ip.func), **{a: f for a, f in e.formulas.items()}}, ip),
-                            ip, cls, uses, saved, True)
+                ie = Entry({"name": str(ip.func), **{a: f for a, f in e.formulas.items()}, "result": None}, ip)
+                ie.jvp_of = _ident(fn) if e.result is not None else None
+                emit_kernel(w, ie, ip, cls, uses, saved, True)
                 registered.append(ip)
     funcs = "\n".join(w.lines).rstrip() + "\n"
 

@@ -10,6 +10,12 @@ from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
                                     check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,
                                     saved_clone as _saved_clone)
+from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,
+                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,
+                                       fw_restore as _fw_restore, fw_attach as _fw_attach,
+                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
+                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,
+                                       enable_grad as _fw_enable_grad)
 
 _aten = _ops_ns.aten
 
@@ -44,7 +50,26 @@ class AddBackward0(_Node):
 _OP_add_Tensor = getattr(_aten.add, 'Tensor')
 
 
+def _jvp_add_Tensor(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, maybe_multiply(grad, alpha))
+    return _o
+
+
 def add_Tensor(self, other, *, alpha=1):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_add_Tensor(self, other, alpha=alpha)
+            _t = _jvp_add_Tensor(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_add_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
@@ -57,10 +82,23 @@ def add_Tensor(self, other, *, alpha=1):
     return _res
 
 
+_self_add_Tensor = add_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_add__Tensor = getattr(_aten.add_, 'Tensor')
 
 
 def add__Tensor(self, other, *, alpha=1):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_add__Tensor(self, other, alpha=alpha)
+            _t = _jvp_add_Tensor(_ts, _old, other, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -72,6 +110,9 @@ def add__Tensor(self, other, *, alpha=1):
     _res = _OP_add__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _rebase_history(self, _n)
     return _res
+
+
+_self_add__Tensor = add__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AddBackward1(_Node):
@@ -97,7 +138,23 @@ class AddBackward1(_Node):
 _OP_add_Scalar = getattr(_aten.add, 'Scalar')
 
 
+def _jvp_add_Scalar(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
 def add_Scalar(self, other, alpha=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_add_Scalar(self, other, alpha)
+            _t = _jvp_add_Scalar(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_add_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
@@ -108,10 +165,23 @@ def add_Scalar(self, other, alpha=1):
     return _res
 
 
+_self_add_Scalar = add_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_add__Scalar = getattr(_aten.add_, 'Scalar')
 
 
 def add__Scalar(self, other, alpha=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_add__Scalar(self, other, alpha)
+            _t = _jvp_add_Scalar(_ts, _old, other, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -121,6 +191,9 @@ def add__Scalar(self, other, alpha=1):
     _res = _OP_add__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _rebase_history(self, _n)
     return _res
+
+
+_self_add__Scalar = add__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SubBackward0(_Node):
@@ -153,7 +226,26 @@ class SubBackward0(_Node):
 _OP_sub_Tensor = getattr(_aten.sub, 'Tensor')
 
 
+def _jvp_sub_Tensor(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, maybe_multiply(-grad, alpha))
+    return _o
+
+
 def sub_Tensor(self, other, *, alpha=1):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_sub_Tensor(self, other, alpha=alpha)
+            _t = _jvp_sub_Tensor(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_sub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
@@ -166,10 +258,23 @@ def sub_Tensor(self, other, *, alpha=1):
     return _res
 
 
+_self_sub_Tensor = sub_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sub__Tensor = getattr(_aten.sub_, 'Tensor')
 
 
 def sub__Tensor(self, other, *, alpha=1):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sub__Tensor(self, other, alpha=alpha)
+            _t = _jvp_sub_Tensor(_ts, _old, other, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -181,6 +286,9 @@ def sub__Tensor(self, other, *, alpha=1):
     _res = _OP_sub__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sub__Tensor = sub__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SubBackward1(_Node):
@@ -206,7 +314,23 @@ class SubBackward1(_Node):
 _OP_sub_Scalar = getattr(_aten.sub, 'Scalar')
 
 
+def _jvp_sub_Scalar(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
 def sub_Scalar(self, other, alpha=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sub_Scalar(self, other, alpha)
+            _t = _jvp_sub_Scalar(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sub_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
@@ -217,10 +341,23 @@ def sub_Scalar(self, other, alpha=1):
     return _res
 
 
+_self_sub_Scalar = sub_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sub__Scalar = getattr(_aten.sub_, 'Scalar')
 
 
 def sub__Scalar(self, other, alpha=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sub__Scalar(self, other, alpha)
+            _t = _jvp_sub_Scalar(_ts, _old, other, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -230,6 +367,9 @@ def sub__Scalar(self, other, alpha=1):
     _res = _OP_sub__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sub__Scalar = sub__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RsubBackward0(_Node):
@@ -262,7 +402,26 @@ class RsubBackward0(_Node):
 _OP_rsub_Tensor = getattr(_aten.rsub, 'Tensor')
 
 
+def _jvp_rsub_Tensor(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, maybe_multiply(-grad, alpha))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
 def rsub_Tensor(self, other, *, alpha=1):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_rsub_Tensor(self, other, alpha=alpha)
+            _t = _jvp_rsub_Tensor(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_rsub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
@@ -273,6 +432,9 @@ def rsub_Tensor(self, other, *, alpha=1):
     _res = _OP_rsub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _set_history(_res, _n)
     return _res
+
+
+_self_rsub_Tensor = rsub_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MulBackward0(_Node):
@@ -312,7 +474,26 @@ class MulBackward0(_Node):
 _OP_mul_Tensor = getattr(_aten.mul, 'Tensor')
 
 
+def _jvp_mul_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * other)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * self)
+    return _o
+
+
 def mul_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_mul_Tensor(self, other)
+            _t = _jvp_mul_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_mul_Tensor.redispatch(_below_ks((self, other)), self, other)
@@ -327,10 +508,23 @@ def mul_Tensor(self, other):
     return _res
 
 
+_self_mul_Tensor = mul_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_mul__Tensor = getattr(_aten.mul_, 'Tensor')
 
 
 def mul__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_mul__Tensor(self, other)
+            _t = _jvp_mul_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -344,6 +538,9 @@ def mul__Tensor(self, other):
     _res = _OP_mul__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_mul__Tensor = mul__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MulBackward1(_Node):
@@ -370,7 +567,23 @@ class MulBackward1(_Node):
 _OP_mul_Scalar = getattr(_aten.mul, 'Scalar')
 
 
+def _jvp_mul_Scalar(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * other)
+    return _o
+
+
 def mul_Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_mul_Scalar(self, other)
+            _t = _jvp_mul_Scalar(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_mul_Scalar.redispatch(_below_ks((self, other)), self, other)
@@ -383,10 +596,23 @@ def mul_Scalar(self, other):
     return _res
 
 
+_self_mul_Scalar = mul_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_mul__Scalar = getattr(_aten.mul_, 'Scalar')
 
 
 def mul__Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_mul__Scalar(self, other)
+            _t = _jvp_mul_Scalar(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -398,6 +624,9 @@ def mul__Scalar(self, other):
     _res = _OP_mul__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_mul__Scalar = mul__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class DivBackward0(_Node):
@@ -438,7 +667,26 @@ class DivBackward0(_Node):
 _OP_div_Tensor = getattr(_aten.div, 'Tensor')
 
 
+def _jvp_div_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / other)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, -grad * self / (other * other))
+    return _o
+
+
 def div_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_div_Tensor(self, other)
+            _t = _jvp_div_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_div_Tensor.redispatch(_below_ks((self, other)), self, other)
@@ -453,10 +701,23 @@ def div_Tensor(self, other):
     return _res
 
 
+_self_div_Tensor = div_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_div__Tensor = getattr(_aten.div_, 'Tensor')
 
 
 def div__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_div__Tensor(self, other)
+            _t = _jvp_div_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -470,6 +731,9 @@ def div__Tensor(self, other):
     _res = _OP_div__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_div__Tensor = div__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class DivBackward1(_Node):
@@ -496,7 +760,23 @@ class DivBackward1(_Node):
 _OP_div_Scalar = getattr(_aten.div, 'Scalar')
 
 
+def _jvp_div_Scalar(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / other)
+    return _o
+
+
 def div_Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_div_Scalar(self, other)
+            _t = _jvp_div_Scalar(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_div_Scalar.redispatch(_below_ks((self, other)), self, other)
@@ -509,10 +789,23 @@ def div_Scalar(self, other):
     return _res
 
 
+_self_div_Scalar = div_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_div__Scalar = getattr(_aten.div_, 'Scalar')
 
 
 def div__Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_div__Scalar(self, other)
+            _t = _jvp_div_Scalar(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -524,6 +817,9 @@ def div__Scalar(self, other):
     _res = _OP_div__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_div__Scalar = div__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class DivBackward2(_Node):
@@ -566,7 +862,31 @@ class DivBackward2(_Node):
 _OP_div_Tensor_mode = getattr(_aten.div, 'Tensor_mode')
 
 
+def _jvp_div_Tensor_mode(_ts, self, other, rounding_mode, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(grad / other if rounding_mode is None else zeros_like(grad), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(-grad * self / (other * other) if rounding_mode is None else zeros_like(grad), other._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def div_Tensor_mode(self, other, *, rounding_mode):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_div_Tensor_mode(self, other, rounding_mode=rounding_mode)
+            _t = _jvp_div_Tensor_mode(_ts, self, other, rounding_mode, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_div_Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
@@ -583,10 +903,23 @@ def div_Tensor_mode(self, other, *, rounding_mode):
     return _res
 
 
+_self_div_Tensor_mode = div_Tensor_mode   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_div__Tensor_mode = getattr(_aten.div_, 'Tensor_mode')
 
 
 def div__Tensor_mode(self, other, *, rounding_mode):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_div__Tensor_mode(self, other, rounding_mode=rounding_mode)
+            _t = _jvp_div_Tensor_mode(_ts, _old, other, rounding_mode, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -602,6 +935,9 @@ def div__Tensor_mode(self, other, *, rounding_mode):
     _res = _OP_div__Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
     _rebase_history(self, _n)
     return _res
+
+
+_self_div__Tensor_mode = div__Tensor_mode   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RemainderBackward0(_Node):
@@ -641,7 +977,26 @@ class RemainderBackward0(_Node):
 _OP_remainder_Tensor = getattr(_aten.remainder, 'Tensor')
 
 
+def _jvp_remainder_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, -grad * self.div(other, rounding_mode="floor"))
+    return _o
+
+
 def remainder_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_remainder_Tensor(self, other)
+            _t = _jvp_remainder_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_remainder_Tensor.redispatch(_below_ks((self, other)), self, other)
@@ -656,10 +1011,23 @@ def remainder_Tensor(self, other):
     return _res
 
 
+_self_remainder_Tensor = remainder_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_remainder__Tensor = getattr(_aten.remainder_, 'Tensor')
 
 
 def remainder__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_remainder__Tensor(self, other)
+            _t = _jvp_remainder_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -673,6 +1041,9 @@ def remainder__Tensor(self, other):
     _res = _OP_remainder__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_remainder__Tensor = remainder__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class PowBackward0(_Node):
@@ -718,7 +1089,26 @@ class PowBackward0(_Node):
 _OP_pow_Tensor_Tensor = getattr(_aten.pow, 'Tensor_Tensor')
 
 
+def _jvp_pow_Tensor_Tensor(_ts, self, exponent, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, pow_backward_self(grad, self, exponent))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, pow_backward_exponent(grad, self, exponent, result))
+    return _o
+
+
 def pow_Tensor_Tensor(self, exponent):
+    if _FW[0] and _fw_has((self, exponent, )):
+        _ts = _fw_take((self, exponent, ))
+        try:
+            _res = _self_pow_Tensor_Tensor(self, exponent)
+            _t = _jvp_pow_Tensor_Tensor(_ts, self, exponent, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(exponent)
     if not _need:
         return _OP_pow_Tensor_Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
@@ -734,10 +1124,23 @@ def pow_Tensor_Tensor(self, exponent):
     return _res
 
 
+_self_pow_Tensor_Tensor = pow_Tensor_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_pow__Tensor = getattr(_aten.pow_, 'Tensor')
 
 
 def pow__Tensor(self, exponent):
+    if _FW[0] and _fw_has((self, exponent, )):
+        _ts = _fw_take((self, exponent, ))
+        try:
+            _old = _clone(self)
+            _res = _self_pow__Tensor(self, exponent)
+            _t = _jvp_pow_Tensor_Tensor(_ts, _old, exponent, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(exponent)
     if not _need:
@@ -752,6 +1155,9 @@ def pow__Tensor(self, exponent):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_pow__Tensor = pow__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class PowBackward1(_Node):
@@ -782,7 +1188,23 @@ class PowBackward1(_Node):
 _OP_pow_Tensor_Scalar = getattr(_aten.pow, 'Tensor_Scalar')
 
 
+def _jvp_pow_Tensor_Scalar(_ts, self, exponent, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, pow_backward_self(grad, self, exponent))
+    return _o
+
+
 def pow_Tensor_Scalar(self, exponent):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_pow_Tensor_Scalar(self, exponent)
+            _t = _jvp_pow_Tensor_Scalar(_ts, self, exponent, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_pow_Tensor_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
@@ -797,10 +1219,23 @@ def pow_Tensor_Scalar(self, exponent):
     return _res
 
 
+_self_pow_Tensor_Scalar = pow_Tensor_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_pow__Scalar = getattr(_aten.pow_, 'Scalar')
 
 
 def pow__Scalar(self, exponent):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_pow__Scalar(self, exponent)
+            _t = _jvp_pow_Tensor_Scalar(_ts, _old, exponent, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -814,6 +1249,9 @@ def pow__Scalar(self, exponent):
     _res = _OP_pow__Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
     _rebase_history(self, _n)
     return _res
+
+
+_self_pow__Scalar = pow__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class PowBackward2(_Node):
@@ -848,7 +1286,23 @@ class PowBackward2(_Node):
 _OP_pow_Scalar = getattr(_aten.pow, 'Scalar')
 
 
+def _jvp_pow_Scalar(_ts, self, exponent, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, pow_backward_exponent(grad, self, exponent, result))
+    return _o
+
+
 def pow_Scalar(self, exponent):
+    if _FW[0] and _fw_has((exponent, )):
+        _ts = _fw_take((exponent, ))
+        try:
+            _res = _self_pow_Scalar(self, exponent)
+            _t = _jvp_pow_Scalar(_ts, self, exponent, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(exponent)
     if not _need:
         return _OP_pow_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
@@ -862,6 +1316,9 @@ def pow_Scalar(self, exponent):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_pow_Scalar = pow_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NegBackward0(_Node):
@@ -887,7 +1344,23 @@ class NegBackward0(_Node):
 _OP_neg = getattr(_aten.neg, 'default')
 
 
+def _jvp_neg(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, -grad)
+    return _o
+
+
 def neg(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_neg(self)
+            _t = _jvp_neg(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_neg.redispatch(_below_ks((self,)), self)
@@ -898,10 +1371,23 @@ def neg(self):
     return _res
 
 
+_self_neg = neg   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_neg_ = getattr(_aten.neg_, 'default')
 
 
 def neg_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_neg_(self)
+            _t = _jvp_neg(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -911,6 +1397,9 @@ def neg_(self):
     _res = _OP_neg_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_neg_ = neg_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AbsBackward0(_Node):
@@ -940,7 +1429,23 @@ class AbsBackward0(_Node):
 _OP_abs = getattr(_aten.abs, 'default')
 
 
+def _jvp_abs(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * sgn(self))
+    return _o
+
+
 def abs(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_abs(self)
+            _t = _jvp_abs(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_abs.redispatch(_below_ks((self,)), self)
@@ -953,10 +1458,23 @@ def abs(self):
     return _res
 
 
+_self_abs = abs   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_abs_ = getattr(_aten.abs_, 'default')
 
 
 def abs_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_abs_(self)
+            _t = _jvp_abs(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -968,6 +1486,9 @@ def abs_(self):
     _res = _OP_abs_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_abs_ = abs_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ExpBackward0(_Node):
@@ -997,7 +1518,23 @@ class ExpBackward0(_Node):
 _OP_exp = getattr(_aten.exp, 'default')
 
 
+def _jvp_exp(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * result)
+    return _o
+
+
 def exp(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_exp(self)
+            _t = _jvp_exp(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_exp.redispatch(_below_ks((self,)), self)
@@ -1009,10 +1546,23 @@ def exp(self):
     return _res
 
 
+_self_exp = exp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_exp_ = getattr(_aten.exp_, 'default')
 
 
 def exp_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_exp_(self)
+            _t = _jvp_exp(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1023,6 +1573,9 @@ def exp_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_exp_ = exp_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogBackward0(_Node):
@@ -1052,7 +1605,23 @@ class LogBackward0(_Node):
 _OP_log = getattr(_aten.log, 'default')
 
 
+def _jvp_log(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / self)
+    return _o
+
+
 def log(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_log(self)
+            _t = _jvp_log(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_log.redispatch(_below_ks((self,)), self)
@@ -1065,10 +1634,23 @@ def log(self):
     return _res
 
 
+_self_log = log   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_log_ = getattr(_aten.log_, 'default')
 
 
 def log_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_log_(self)
+            _t = _jvp_log(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1080,6 +1662,9 @@ def log_(self):
     _res = _OP_log_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_log_ = log_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SqrtBackward0(_Node):
@@ -1109,7 +1694,23 @@ class SqrtBackward0(_Node):
 _OP_sqrt = getattr(_aten.sqrt, 'default')
 
 
+def _jvp_sqrt(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (2 * result))
+    return _o
+
+
 def sqrt(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sqrt(self)
+            _t = _jvp_sqrt(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sqrt.redispatch(_below_ks((self,)), self)
@@ -1121,10 +1722,23 @@ def sqrt(self):
     return _res
 
 
+_self_sqrt = sqrt   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sqrt_ = getattr(_aten.sqrt_, 'default')
 
 
 def sqrt_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sqrt_(self)
+            _t = _jvp_sqrt(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1135,6 +1749,9 @@ def sqrt_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_sqrt_ = sqrt_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RsqrtBackward0(_Node):
@@ -1164,7 +1781,23 @@ class RsqrtBackward0(_Node):
 _OP_rsqrt = getattr(_aten.rsqrt, 'default')
 
 
+def _jvp_rsqrt(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, -0.5 * grad * result.pow(3))
+    return _o
+
+
 def rsqrt(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_rsqrt(self)
+            _t = _jvp_rsqrt(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_rsqrt.redispatch(_below_ks((self,)), self)
@@ -1176,10 +1809,23 @@ def rsqrt(self):
     return _res
 
 
+_self_rsqrt = rsqrt   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_rsqrt_ = getattr(_aten.rsqrt_, 'default')
 
 
 def rsqrt_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_rsqrt_(self)
+            _t = _jvp_rsqrt(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1190,6 +1836,9 @@ def rsqrt_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_rsqrt_ = rsqrt_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SinBackward0(_Node):
@@ -1219,7 +1868,23 @@ class SinBackward0(_Node):
 _OP_sin = getattr(_aten.sin, 'default')
 
 
+def _jvp_sin(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self.cos())
+    return _o
+
+
 def sin(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sin(self)
+            _t = _jvp_sin(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sin.redispatch(_below_ks((self,)), self)
@@ -1232,10 +1897,23 @@ def sin(self):
     return _res
 
 
+_self_sin = sin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sin_ = getattr(_aten.sin_, 'default')
 
 
 def sin_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sin_(self)
+            _t = _jvp_sin(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1247,6 +1925,9 @@ def sin_(self):
     _res = _OP_sin_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sin_ = sin_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CosBackward0(_Node):
@@ -1276,7 +1957,23 @@ class CosBackward0(_Node):
 _OP_cos = getattr(_aten.cos, 'default')
 
 
+def _jvp_cos(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * -self.sin())
+    return _o
+
+
 def cos(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cos(self)
+            _t = _jvp_cos(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_cos.redispatch(_below_ks((self,)), self)
@@ -1289,10 +1986,23 @@ def cos(self):
     return _res
 
 
+_self_cos = cos   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_cos_ = getattr(_aten.cos_, 'default')
 
 
 def cos_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_cos_(self)
+            _t = _jvp_cos(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1304,6 +2014,9 @@ def cos_(self):
     _res = _OP_cos_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_cos_ = cos_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TanhBackward0(_Node):
@@ -1333,7 +2046,23 @@ class TanhBackward0(_Node):
 _OP_tanh = getattr(_aten.tanh, 'default')
 
 
+def _jvp_tanh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (1 - result * result))
+    return _o
+
+
 def tanh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_tanh(self)
+            _t = _jvp_tanh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_tanh.redispatch(_below_ks((self,)), self)
@@ -1345,10 +2074,23 @@ def tanh(self):
     return _res
 
 
+_self_tanh = tanh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_tanh_ = getattr(_aten.tanh_, 'default')
 
 
 def tanh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_tanh_(self)
+            _t = _jvp_tanh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1359,6 +2101,9 @@ def tanh_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_tanh_ = tanh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SigmoidBackward0(_Node):
@@ -1388,7 +2133,23 @@ class SigmoidBackward0(_Node):
 _OP_sigmoid = getattr(_aten.sigmoid, 'default')
 
 
+def _jvp_sigmoid(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (result * (1 - result)))
+    return _o
+
+
 def sigmoid(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sigmoid(self)
+            _t = _jvp_sigmoid(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sigmoid.redispatch(_below_ks((self,)), self)
@@ -1400,10 +2161,23 @@ def sigmoid(self):
     return _res
 
 
+_self_sigmoid = sigmoid   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sigmoid_ = getattr(_aten.sigmoid_, 'default')
 
 
 def sigmoid_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sigmoid_(self)
+            _t = _jvp_sigmoid(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1414,6 +2188,9 @@ def sigmoid_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_sigmoid_ = sigmoid_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ReluBackward0(_Node):
@@ -1443,7 +2220,23 @@ class ReluBackward0(_Node):
 _OP_relu = getattr(_aten.relu, 'default')
 
 
+def _jvp_relu(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(result > 0, grad))
+    return _o
+
+
 def relu(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_relu(self)
+            _t = _jvp_relu(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_relu.redispatch(_below_ks((self,)), self)
@@ -1455,10 +2248,23 @@ def relu(self):
     return _res
 
 
+_self_relu = relu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_relu_ = getattr(_aten.relu_, 'default')
 
 
 def relu_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_relu_(self)
+            _t = _jvp_relu(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1469,6 +2275,9 @@ def relu_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_relu_ = relu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ClampBackward0(_Node):
@@ -1500,7 +2309,23 @@ class ClampBackward0(_Node):
 _OP_clamp = getattr(_aten.clamp, 'default')
 
 
+def _jvp_clamp(_ts, self, min, max, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, clamp_backward(grad, self, min, max))
+    return _o
+
+
 def clamp(self, min=None, max=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_clamp(self, min, max)
+            _t = _jvp_clamp(_ts, self, min, max, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_clamp.redispatch(_below_ks((self, min, max)), self, min, max)
@@ -1517,10 +2342,23 @@ def clamp(self, min=None, max=None):
     return _res
 
 
+_self_clamp = clamp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_clamp_ = getattr(_aten.clamp_, 'default')
 
 
 def clamp_(self, min=None, max=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_clamp_(self, min, max)
+            _t = _jvp_clamp(_ts, _old, min, max, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -1536,6 +2374,9 @@ def clamp_(self, min=None, max=None):
     _res = _OP_clamp_.redispatch(_below_ks((self, min, max)), self, min, max)
     _rebase_history(self, _n)
     return _res
+
+
+_self_clamp_ = clamp_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ClampBackward1(_Node):
@@ -1591,7 +2432,29 @@ class ClampBackward1(_Node):
 _OP_clamp_Tensor = getattr(_aten.clamp, 'Tensor')
 
 
+def _jvp_clamp_Tensor(_ts, self, min, max, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, clamp_backward(grad, self, min, max))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, clamp_backward_min(grad, self, min, max))
+    if _ts[2] is not None:
+        grad = _ts[2]
+        _o = _fw_acc(_o, clamp_backward_max(grad, self, min, max))
+    return _o
+
+
 def clamp_Tensor(self, min=None, max=None):
+    if _FW[0] and _fw_has((self, min, max, )):
+        _ts = _fw_take((self, min, max, ))
+        try:
+            _res = _self_clamp_Tensor(self, min, max)
+            _t = _jvp_clamp_Tensor(_ts, self, min, max, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(min) or _rg(max)
     if not _need:
         return _OP_clamp_Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
@@ -1608,10 +2471,23 @@ def clamp_Tensor(self, min=None, max=None):
     return _res
 
 
+_self_clamp_Tensor = clamp_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_clamp__Tensor = getattr(_aten.clamp_, 'Tensor')
 
 
 def clamp__Tensor(self, min=None, max=None):
+    if _FW[0] and _fw_has((self, min, max, )):
+        _ts = _fw_take((self, min, max, ))
+        try:
+            _old = _clone(self)
+            _res = _self_clamp__Tensor(self, min, max)
+            _t = _jvp_clamp_Tensor(_ts, _old, min, max, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(min) or _rg(max)
     if not _need:
@@ -1627,6 +2503,9 @@ def clamp__Tensor(self, min=None, max=None):
     _res = _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
     _rebase_history(self, _n)
     return _res
+
+
+_self_clamp__Tensor = clamp__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ClampMinBackward0(_Node):
@@ -1657,7 +2536,23 @@ class ClampMinBackward0(_Node):
 _OP_clamp_min = getattr(_aten.clamp_min, 'default')
 
 
+def _jvp_clamp_min(_ts, self, min, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self >= min, grad))
+    return _o
+
+
 def clamp_min(self, min):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_clamp_min(self, min)
+            _t = _jvp_clamp_min(_ts, self, min, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_clamp_min.redispatch(_below_ks((self, min)), self, min)
@@ -1670,6 +2565,9 @@ def clamp_min(self, min):
     _res = _OP_clamp_min.redispatch(_below_ks((self, min)), self, min)
     _set_history(_res, _n)
     return _res
+
+
+_self_clamp_min = clamp_min   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ClampMaxBackward0(_Node):
@@ -1700,7 +2598,23 @@ class ClampMaxBackward0(_Node):
 _OP_clamp_max = getattr(_aten.clamp_max, 'default')
 
 
+def _jvp_clamp_max(_ts, self, max, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self <= max, grad))
+    return _o
+
+
 def clamp_max(self, max):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_clamp_max(self, max)
+            _t = _jvp_clamp_max(_ts, self, max, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_clamp_max.redispatch(_below_ks((self, max)), self, max)
@@ -1713,6 +2627,9 @@ def clamp_max(self, max):
     _res = _OP_clamp_max.redispatch(_below_ks((self, max)), self, max)
     _set_history(_res, _n)
     return _res
+
+
+_self_clamp_max = clamp_max   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class WhereBackward0(_Node):
@@ -1749,7 +2666,26 @@ class WhereBackward0(_Node):
 _OP_where_self = getattr(_aten.where, 'self')
 
 
+def _jvp_where_self(_ts, condition, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(condition, grad))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, masked_grad(condition.logical_not(), grad))
+    return _o
+
+
 def where_self(condition, self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_where_self(condition, self, other)
+            _t = _jvp_where_self(_ts, condition, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_where_self.redispatch(_below_ks((condition, self, other)), condition, self, other)
@@ -1760,6 +2696,9 @@ def where_self(condition, self, other):
     _res = _OP_where_self.redispatch(_below_ks((condition, self, other)), condition, self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_where_self = where_self   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class EqBackward0(_Node):
@@ -1796,6 +2735,8 @@ _OP_eq__Tensor = getattr(_aten.eq_, 'Tensor')
 
 
 def eq__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('eq_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -1807,6 +2748,9 @@ def eq__Tensor(self, other):
     _res = _OP_eq__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_eq__Tensor = eq__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NeBackward0(_Node):
@@ -1843,6 +2787,8 @@ _OP_ne__Tensor = getattr(_aten.ne_, 'Tensor')
 
 
 def ne__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('ne_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -1854,6 +2800,9 @@ def ne__Tensor(self, other):
     _res = _OP_ne__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_ne__Tensor = ne__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LtBackward0(_Node):
@@ -1890,6 +2839,8 @@ _OP_lt__Tensor = getattr(_aten.lt_, 'Tensor')
 
 
 def lt__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('lt_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -1901,6 +2852,9 @@ def lt__Tensor(self, other):
     _res = _OP_lt__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_lt__Tensor = lt__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LeBackward0(_Node):
@@ -1937,6 +2891,8 @@ _OP_le__Tensor = getattr(_aten.le_, 'Tensor')
 
 
 def le__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('le_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -1948,6 +2904,9 @@ def le__Tensor(self, other):
     _res = _OP_le__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_le__Tensor = le__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class GtBackward0(_Node):
@@ -1984,6 +2943,8 @@ _OP_gt__Tensor = getattr(_aten.gt_, 'Tensor')
 
 
 def gt__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('gt_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -1995,6 +2956,9 @@ def gt__Tensor(self, other):
     _res = _OP_gt__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_gt__Tensor = gt__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class GeBackward0(_Node):
@@ -2031,6 +2995,8 @@ _OP_ge__Tensor = getattr(_aten.ge_, 'Tensor')
 
 
 def ge__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('ge_.Tensor')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2042,6 +3008,9 @@ def ge__Tensor(self, other):
     _res = _OP_ge__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_ge__Tensor = ge__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_eq_Tensor = getattr(_aten.eq, 'Tensor')
@@ -2186,7 +3155,21 @@ class AliasBackward0(_Node):
 _OP_alias = getattr(_aten.alias, 'default')
 
 
+def _jvp_alias(_ts, self, result):
+    _o = None
+    _o = _OP_alias(_z(_ts[0], self))
+    return _o
+
+
 def alias(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_alias(self)
+            _t = _jvp_alias(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_alias.redispatch(_below_ks((self,)), self)
@@ -2195,6 +3178,9 @@ def alias(self):
     _res = _OP_alias.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
+
+
+_self_alias = alias   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CloneBackward0(_Node):
@@ -2220,7 +3206,21 @@ class CloneBackward0(_Node):
 _OP_clone = getattr(_aten.clone, 'default')
 
 
+def _jvp_clone(_ts, self, memory_format, result):
+    _o = None
+    _o = _OP_clone(_z(_ts[0], self), memory_format=memory_format)
+    return _o
+
+
 def clone(self, *, memory_format=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_clone(self, memory_format=memory_format)
+            _t = _jvp_clone(_ts, self, memory_format, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_clone.redispatch(_below_ks((self, memory_format)), self, memory_format=memory_format)
@@ -2229,6 +3229,9 @@ def clone(self, *, memory_format=None):
     _res = _OP_clone.redispatch(_below_ks((self, memory_format)), self, memory_format=memory_format)
     _set_history(_res, _n)
     return _res
+
+
+_self_clone = clone   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ViewBackward0(_Node):
@@ -2255,7 +3258,21 @@ class ViewBackward0(_Node):
 _OP_view = getattr(_aten.view, 'default')
 
 
+def _jvp_view(_ts, self, size, result):
+    _o = None
+    _o = _OP_view(_z(_ts[0], self), size)
+    return _o
+
+
 def view(self, size):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_view(self, size)
+            _t = _jvp_view(_ts, self, size, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_view.redispatch(_below_ks((self, size)), self, size)
@@ -2266,6 +3283,9 @@ def view(self, size):
     _res = _OP_view.redispatch(_below_ks((self, size)), self, size)
     _set_history(_res, _n)
     return _res
+
+
+_self_view = view   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ExpandBackward0(_Node):
@@ -2292,7 +3312,21 @@ class ExpandBackward0(_Node):
 _OP_expand = getattr(_aten.expand, 'default')
 
 
+def _jvp_expand(_ts, self, size, implicit, result):
+    _o = None
+    _o = _OP_expand(_z(_ts[0], self), size, implicit=implicit)
+    return _o
+
+
 def expand(self, size, *, implicit=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_expand(self, size, implicit=implicit)
+            _t = _jvp_expand(_ts, self, size, implicit, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
@@ -2303,6 +3337,9 @@ def expand(self, size, *, implicit=False):
     _res = _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
     _set_history(_res, _n)
     return _res
+
+
+_self_expand = expand   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TransposeBackward0(_Node):
@@ -2330,7 +3367,21 @@ class TransposeBackward0(_Node):
 _OP_transpose_int = getattr(_aten.transpose, 'int')
 
 
+def _jvp_transpose_int(_ts, self, dim0, dim1, result):
+    _o = None
+    _o = _OP_transpose_int(_z(_ts[0], self), dim0, dim1)
+    return _o
+
+
 def transpose_int(self, dim0, dim1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_transpose_int(self, dim0, dim1)
+            _t = _jvp_transpose_int(_ts, self, dim0, dim1, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_transpose_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
@@ -2343,6 +3394,9 @@ def transpose_int(self, dim0, dim1):
     _res = _OP_transpose_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
     _set_history(_res, _n)
     return _res
+
+
+_self_transpose_int = transpose_int   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class PermuteBackward0(_Node):
@@ -2369,7 +3423,21 @@ class PermuteBackward0(_Node):
 _OP_permute = getattr(_aten.permute, 'default')
 
 
+def _jvp_permute(_ts, self, dims, result):
+    _o = None
+    _o = _OP_permute(_z(_ts[0], self), dims)
+    return _o
+
+
 def permute(self, dims):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_permute(self, dims)
+            _t = _jvp_permute(_ts, self, dims, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
@@ -2380,6 +3448,9 @@ def permute(self, dims):
     _res = _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
     _set_history(_res, _n)
     return _res
+
+
+_self_permute = permute   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TBackward0(_Node):
@@ -2405,7 +3476,21 @@ class TBackward0(_Node):
 _OP_t = getattr(_aten.t, 'default')
 
 
+def _jvp_t(_ts, self, result):
+    _o = None
+    _o = _OP_t(_z(_ts[0], self))
+    return _o
+
+
 def t(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_t(self)
+            _t = _jvp_t(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_t.redispatch(_below_ks((self,)), self)
@@ -2414,6 +3499,9 @@ def t(self):
     _res = _OP_t.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
+
+
+_self_t = t   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class UnsqueezeBackward0(_Node):
@@ -2440,7 +3528,21 @@ class UnsqueezeBackward0(_Node):
 _OP_unsqueeze = getattr(_aten.unsqueeze, 'default')
 
 
+def _jvp_unsqueeze(_ts, self, dim, result):
+    _o = None
+    _o = _OP_unsqueeze(_z(_ts[0], self), dim)
+    return _o
+
+
 def unsqueeze(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_unsqueeze(self, dim)
+            _t = _jvp_unsqueeze(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_unsqueeze.redispatch(_below_ks((self, dim)), self, dim)
@@ -2451,6 +3553,9 @@ def unsqueeze(self, dim):
     _res = _OP_unsqueeze.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_unsqueeze = unsqueeze   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SumBackward0(_Node):
@@ -2478,7 +3583,21 @@ class SumBackward0(_Node):
 _OP_sum = getattr(_aten.sum, 'default')
 
 
+def _jvp_sum(_ts, self, dtype, result):
+    _o = None
+    _o = _OP_sum(_z(_ts[0], self), dtype=dtype)
+    return _o
+
+
 def sum(self, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sum(self, dtype=dtype)
+            _t = _jvp_sum(_ts, self, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
@@ -2491,6 +3610,9 @@ def sum(self, *, dtype=None):
     _res = _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
     _set_history(_res, _n)
     return _res
+
+
+_self_sum = sum   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SumBackward1(_Node):
@@ -2520,7 +3642,21 @@ class SumBackward1(_Node):
 _OP_sum_dim_IntList = getattr(_aten.sum, 'dim_IntList')
 
 
+def _jvp_sum_dim_IntList(_ts, self, dim, keepdim, dtype, result):
+    _o = None
+    _o = _OP_sum_dim_IntList(_z(_ts[0], self), dim, keepdim, dtype=dtype)
+    return _o
+
+
 def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
+            _t = _jvp_sum_dim_IntList(_ts, self, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sum_dim_IntList.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
@@ -2537,6 +3673,9 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
     _res = _OP_sum_dim_IntList.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
     return _res
+
+
+_self_sum_dim_IntList = sum_dim_IntList   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MeanBackward0(_Node):
@@ -2565,7 +3704,21 @@ class MeanBackward0(_Node):
 _OP_mean = getattr(_aten.mean, 'default')
 
 
+def _jvp_mean(_ts, self, dtype, result):
+    _o = None
+    _o = _OP_mean(_z(_ts[0], self), dtype=dtype)
+    return _o
+
+
 def mean(self, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_mean(self, dtype=dtype)
+            _t = _jvp_mean(_ts, self, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
@@ -2580,6 +3733,9 @@ def mean(self, *, dtype=None):
     _res = _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
     _set_history(_res, _n)
     return _res
+
+
+_self_mean = mean   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SqueezeBackward0(_Node):
@@ -2606,7 +3762,21 @@ class SqueezeBackward0(_Node):
 _OP_squeeze = getattr(_aten.squeeze, 'default')
 
 
+def _jvp_squeeze(_ts, self, result):
+    _o = None
+    _o = _OP_squeeze(_z(_ts[0], self))
+    return _o
+
+
 def squeeze(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_squeeze(self)
+            _t = _jvp_squeeze(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_squeeze.redispatch(_below_ks((self,)), self)
@@ -2617,6 +3787,9 @@ def squeeze(self):
     _res = _OP_squeeze.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
+
+
+_self_squeeze = squeeze   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SqueezeBackward1(_Node):
@@ -2643,7 +3816,21 @@ class SqueezeBackward1(_Node):
 _OP_squeeze_dim = getattr(_aten.squeeze, 'dim')
 
 
+def _jvp_squeeze_dim(_ts, self, dim, result):
+    _o = None
+    _o = _OP_squeeze_dim(_z(_ts[0], self), dim)
+    return _o
+
+
 def squeeze_dim(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_squeeze_dim(self, dim)
+            _t = _jvp_squeeze_dim(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_squeeze_dim.redispatch(_below_ks((self, dim)), self, dim)
@@ -2654,6 +3841,9 @@ def squeeze_dim(self, dim):
     _res = _OP_squeeze_dim.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_squeeze_dim = squeeze_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SqueezeBackward2(_Node):
@@ -2680,7 +3870,21 @@ class SqueezeBackward2(_Node):
 _OP_squeeze_dims = getattr(_aten.squeeze, 'dims')
 
 
+def _jvp_squeeze_dims(_ts, self, dim, result):
+    _o = None
+    _o = _OP_squeeze_dims(_z(_ts[0], self), dim)
+    return _o
+
+
 def squeeze_dims(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_squeeze_dims(self, dim)
+            _t = _jvp_squeeze_dims(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
@@ -2691,6 +3895,9 @@ def squeeze_dims(self, dim):
     _res = _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_squeeze_dims = squeeze_dims   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MeanBackward1(_Node):
@@ -2720,7 +3927,21 @@ class MeanBackward1(_Node):
 _OP_mean_dim = getattr(_aten.mean, 'dim')
 
 
+def _jvp_mean_dim(_ts, self, dim, keepdim, dtype, result):
+    _o = None
+    _o = _OP_mean_dim(_z(_ts[0], self), dim, keepdim, dtype=dtype)
+    return _o
+
+
 def mean_dim(self, dim, keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_mean_dim(self, dim, keepdim, dtype=dtype)
+            _t = _jvp_mean_dim(_ts, self, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_mean_dim.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
@@ -2737,6 +3958,9 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
     _res = _OP_mean_dim.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
     return _res
+
+
+_self_mean_dim = mean_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ProdBackward0(_Node):
@@ -2771,7 +3995,24 @@ class ProdBackward0(_Node):
 _OP_prod = getattr(_aten.prod, 'default')
 
 
+def _jvp_prod(_ts, self, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((prod_backward(to_dtype(grad, self_scalar_type), self, to_dtype(result, self_scalar_type), None, False)) * _ts[0], None, False, result)
+    return _o
+
+
 def prod(self, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_prod(self, dtype=dtype)
+            _t = _jvp_prod(_ts, self, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_prod.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
@@ -2785,6 +4026,9 @@ def prod(self, *, dtype=None):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_prod = prod   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ProdBackward1(_Node):
@@ -2821,7 +4065,24 @@ class ProdBackward1(_Node):
 _OP_prod_dim_int = getattr(_aten.prod, 'dim_int')
 
 
+def _jvp_prod_dim_int(_ts, self, dim, keepdim, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((prod_backward(to_dtype(grad, self_scalar_type), self, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_prod_dim_int(self, dim, keepdim, dtype=dtype)
+            _t = _jvp_prod_dim_int(_ts, self, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_prod_dim_int.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
@@ -2839,6 +4100,9 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_prod_dim_int = prod_dim_int   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AmaxBackward0(_Node):
@@ -2874,7 +4138,23 @@ class AmaxBackward0(_Node):
 _OP_amax = getattr(_aten.amax, 'default')
 
 
+def _jvp_amax(_ts, self, dim, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((amax_backward(grad, self, result, dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def amax(self, dim=(), keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_amax(self, dim, keepdim)
+            _t = _jvp_amax(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_amax.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -2890,6 +4170,9 @@ def amax(self, dim=(), keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_amax = amax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AminBackward0(_Node):
@@ -2925,7 +4208,23 @@ class AminBackward0(_Node):
 _OP_amin = getattr(_aten.amin, 'default')
 
 
+def _jvp_amin(_ts, self, dim, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((amax_backward(grad, self, result, dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def amin(self, dim=(), keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_amin(self, dim, keepdim)
+            _t = _jvp_amin(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_amin.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -2941,6 +4240,9 @@ def amin(self, dim=(), keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_amin = amin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MaxBackward0(_Node):
@@ -2974,7 +4276,23 @@ class MaxBackward0(_Node):
 _OP_max = getattr(_aten.max, 'default')
 
 
+def _jvp_max(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((evenly_distribute_backward(grad, self, result)) * _ts[0], None, False, result)
+    return _o
+
+
 def max(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_max(self)
+            _t = _jvp_max(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_max.redispatch(_below_ks((self,)), self)
@@ -2986,6 +4304,9 @@ def max(self):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_max = max   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MinBackward0(_Node):
@@ -3019,7 +4340,23 @@ class MinBackward0(_Node):
 _OP_min = getattr(_aten.min, 'default')
 
 
+def _jvp_min(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((evenly_distribute_backward(grad, self, result)) * _ts[0], None, False, result)
+    return _o
+
+
 def min(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_min(self)
+            _t = _jvp_min(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_min.redispatch(_below_ks((self,)), self)
@@ -3031,6 +4368,9 @@ def min(self):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_min = min   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MaxBackward1(_Node):
@@ -3063,7 +4403,30 @@ class MaxBackward1(_Node):
 _OP_max_dim = getattr(_aten.max, 'dim')
 
 
+def _jvp_max_dim(_ts, self, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def max_dim(self, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_max_dim(self, dim, keepdim)
+            _t = _jvp_max_dim(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -3079,6 +4442,9 @@ def max_dim(self, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_max_dim = max_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MinBackward1(_Node):
@@ -3111,7 +4477,30 @@ class MinBackward1(_Node):
 _OP_min_dim = getattr(_aten.min, 'dim')
 
 
+def _jvp_min_dim(_ts, self, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def min_dim(self, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_min_dim(self, dim, keepdim)
+            _t = _jvp_min_dim(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -3127,6 +4516,9 @@ def min_dim(self, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_min_dim = min_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_argmax = getattr(_aten.argmax, 'default')
@@ -3184,7 +4576,24 @@ class MmBackward0(_Node):
 _OP_mm = getattr(_aten.mm, 'default')
 
 
+def _jvp_mm(_ts, self, mat2, result):
+    _o = None
+    if _ts[0] is not None:
+        _o = _fw_acc(_o, _OP_mm(_ts[0], mat2))
+    if _ts[1] is not None:
+        _o = _fw_acc(_o, _OP_mm(self, _ts[1]))
+    return _o
+
+
 def mm(self, mat2):
+    if _FW[0] and _fw_has((self, mat2, )):
+        _ts = _fw_take((self, mat2, ))
+        try:
+            _res = _self_mm(self, mat2)
+            _t = _jvp_mm(_ts, self, mat2, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(mat2)
     if not _need:
         return _OP_mm.redispatch(_below_ks((self, mat2)), self, mat2)
@@ -3205,6 +4614,9 @@ def mm(self, mat2):
     _res = _OP_mm.redispatch(_below_ks((self, mat2)), self, mat2)
     _set_history(_res, _n)
     return _res
+
+
+_self_mm = mm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class BmmBackward0(_Node):
@@ -3244,7 +4656,24 @@ class BmmBackward0(_Node):
 _OP_bmm = getattr(_aten.bmm, 'default')
 
 
+def _jvp_bmm(_ts, self, mat2, result):
+    _o = None
+    if _ts[0] is not None:
+        _o = _fw_acc(_o, _OP_bmm(_ts[0], mat2))
+    if _ts[1] is not None:
+        _o = _fw_acc(_o, _OP_bmm(self, _ts[1]))
+    return _o
+
+
 def bmm(self, mat2):
+    if _FW[0] and _fw_has((self, mat2, )):
+        _ts = _fw_take((self, mat2, ))
+        try:
+            _res = _self_bmm(self, mat2)
+            _t = _jvp_bmm(_ts, self, mat2, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(mat2)
     if not _need:
         return _OP_bmm.redispatch(_below_ks((self, mat2)), self, mat2)
@@ -3257,6 +4686,9 @@ def bmm(self, mat2):
     _res = _OP_bmm.redispatch(_below_ks((self, mat2)), self, mat2)
     _set_history(_res, _n)
     return _res
+
+
+_self_bmm = bmm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MvBackward0(_Node):
@@ -3296,7 +4728,24 @@ class MvBackward0(_Node):
 _OP_mv = getattr(_aten.mv, 'default')
 
 
+def _jvp_mv(_ts, self, vec, result):
+    _o = None
+    if _ts[0] is not None:
+        _o = _fw_acc(_o, _OP_mv(_ts[0], vec))
+    if _ts[1] is not None:
+        _o = _fw_acc(_o, _OP_mv(self, _ts[1]))
+    return _o
+
+
 def mv(self, vec):
+    if _FW[0] and _fw_has((self, vec, )):
+        _ts = _fw_take((self, vec, ))
+        try:
+            _res = _self_mv(self, vec)
+            _t = _jvp_mv(_ts, self, vec, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(vec)
     if not _need:
         return _OP_mv.redispatch(_below_ks((self, vec)), self, vec)
@@ -3309,6 +4758,9 @@ def mv(self, vec):
     _res = _OP_mv.redispatch(_below_ks((self, vec)), self, vec)
     _set_history(_res, _n)
     return _res
+
+
+_self_mv = mv   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class DotBackward0(_Node):
@@ -3348,7 +4800,24 @@ class DotBackward0(_Node):
 _OP_dot = getattr(_aten.dot, 'default')
 
 
+def _jvp_dot(_ts, self, tensor, result):
+    _o = None
+    if _ts[0] is not None:
+        _o = _fw_acc(_o, _OP_dot(_ts[0], tensor))
+    if _ts[1] is not None:
+        _o = _fw_acc(_o, _OP_dot(self, _ts[1]))
+    return _o
+
+
 def dot(self, tensor):
+    if _FW[0] and _fw_has((self, tensor, )):
+        _ts = _fw_take((self, tensor, ))
+        try:
+            _res = _self_dot(self, tensor)
+            _t = _jvp_dot(_ts, self, tensor, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(tensor)
     if not _need:
         return _OP_dot.redispatch(_below_ks((self, tensor)), self, tensor)
@@ -3361,6 +4830,9 @@ def dot(self, tensor):
     _res = _OP_dot.redispatch(_below_ks((self, tensor)), self, tensor)
     _set_history(_res, _n)
     return _res
+
+
+_self_dot = dot   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MatmulBackward0(_Node):
@@ -3402,7 +4874,24 @@ class MatmulBackward0(_Node):
 _OP_matmul = getattr(_aten.matmul, 'default')
 
 
+def _jvp_matmul(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        _o = _fw_acc(_o, _OP_matmul(_ts[0], other))
+    if _ts[1] is not None:
+        _o = _fw_acc(_o, _OP_matmul(self, _ts[1]))
+    return _o
+
+
 def matmul(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_matmul(self, other)
+            _t = _jvp_matmul(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_matmul.redispatch(_below_ks((self, other)), self, other)
@@ -3415,6 +4904,9 @@ def matmul(self, other):
     _res = _OP_matmul.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_matmul = matmul   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AddmmBackward0(_Node):
@@ -3468,7 +4960,24 @@ class AddmmBackward0(_Node):
 _OP_addmm = getattr(_aten.addmm, 'default')
 
 
+def _jvp_addmm(_ts, self, mat1, mat2, beta, alpha, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    mat1_t = _z(_ts[1], mat1)
+    mat2_t = _z(_ts[2], mat2)
+    _o = maybe_multiply(self_t, beta) + maybe_multiply(mat1_t.mm(mat2) + mat1.mm(mat2_t), alpha)
+    return _o
+
+
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    if _FW[0] and _fw_has((self, mat1, mat2, )):
+        _ts = _fw_take((self, mat1, mat2, ))
+        try:
+            _res = _self_addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+            _t = _jvp_addmm(_ts, self, mat1, mat2, beta, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(mat1) or _rg(mat2)
     if not _need:
         return _OP_addmm.redispatch(_below_ks((self, mat1, mat2, beta, alpha)), self, mat1, mat2, beta=beta, alpha=alpha)
@@ -3495,6 +5004,9 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     _res = _OP_addmm.redispatch(_below_ks((self, mat1, mat2, beta, alpha)), self, mat1, mat2, beta=beta, alpha=alpha)
     _set_history(_res, _n)
     return _res
+
+
+_self_addmm = addmm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_view_dtype = getattr(_aten.view, 'dtype')
@@ -3530,7 +5042,21 @@ class SelectBackward0(_Node):
 _OP_select_int = getattr(_aten.select, 'int')
 
 
+def _jvp_select_int(_ts, self, dim, index, result):
+    _o = None
+    _o = _OP_select_int(_z(_ts[0], self), dim, index)
+    return _o
+
+
 def select_int(self, dim, index):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_select_int(self, dim, index)
+            _t = _jvp_select_int(_ts, self, dim, index, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_select_int.redispatch(_below_ks((self, dim, index)), self, dim, index)
@@ -3545,6 +5071,9 @@ def select_int(self, dim, index):
     _res = _OP_select_int.redispatch(_below_ks((self, dim, index)), self, dim, index)
     _set_history(_res, _n)
     return _res
+
+
+_self_select_int = select_int   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SliceBackward0(_Node):
@@ -3575,7 +5104,21 @@ class SliceBackward0(_Node):
 _OP_slice_Tensor = getattr(_aten.slice, 'Tensor')
 
 
+def _jvp_slice_Tensor(_ts, self, dim, start, end, step, result):
+    _o = None
+    _o = _OP_slice_Tensor(_z(_ts[0], self), dim, start, end, step)
+    return _o
+
+
 def slice_Tensor(self, dim=0, start=None, end=None, step=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_slice_Tensor(self, dim, start, end, step)
+            _t = _jvp_slice_Tensor(_ts, self, dim, start, end, step, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_slice_Tensor.redispatch(_below_ks((self, dim, start, end, step)), self, dim, start, end, step)
@@ -3594,6 +5137,9 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     _res = _OP_slice_Tensor.redispatch(_below_ks((self, dim, start, end, step)), self, dim, start, end, step)
     _set_history(_res, _n)
     return _res
+
+
+_self_slice_Tensor = slice_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class DiagonalBackward0(_Node):
@@ -3623,7 +5169,21 @@ class DiagonalBackward0(_Node):
 _OP_diagonal = getattr(_aten.diagonal, 'default')
 
 
+def _jvp_diagonal(_ts, self, offset, dim1, dim2, result):
+    _o = None
+    _o = _OP_diagonal(_z(_ts[0], self), offset, dim1, dim2)
+    return _o
+
+
 def diagonal(self, offset=0, dim1=0, dim2=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_diagonal(self, offset, dim1, dim2)
+            _t = _jvp_diagonal(_ts, self, offset, dim1, dim2, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_diagonal.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
@@ -3640,6 +5200,9 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     _res = _OP_diagonal.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
     _set_history(_res, _n)
     return _res
+
+
+_self_diagonal = diagonal   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AsStridedBackward0(_Node):
@@ -3671,7 +5234,21 @@ class AsStridedBackward0(_Node):
 _OP_as_strided = getattr(_aten.as_strided, 'default')
 
 
+def _jvp_as_strided(_ts, self, size, stride, storage_offset, result):
+    _o = None
+    _o = _OP_as_strided(_z(_ts[0], self), size, stride, storage_offset)
+    return _o
+
+
 def as_strided(self, size, stride, storage_offset=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_as_strided(self, size, stride, storage_offset)
+            _t = _jvp_as_strided(_ts, self, size, stride, storage_offset, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
@@ -3692,6 +5269,9 @@ def as_strided(self, size, stride, storage_offset=None):
     _res = _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
     _set_history(_res, _n)
     return _res
+
+
+_self_as_strided = as_strided   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class UnbindBackward0(_Node):
@@ -3719,7 +5299,23 @@ class UnbindBackward0(_Node):
 _OP_unbind_int = getattr(_aten.unbind, 'int')
 
 
+def _jvp_unbind_int(_ts, self, dim, result):
+    _o = None
+    _o = _OP_unbind_int(_z(_ts[0], self), dim)
+    return _o
+
+
 def unbind_int(self, dim=0):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_unbind_int(self, dim)
+            _t = _jvp_unbind_int(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_unbind_int.redispatch(_below_ks((self, dim)), self, dim)
@@ -3730,6 +5326,9 @@ def unbind_int(self, dim=0):
     _res = _OP_unbind_int.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_unbind_int = unbind_int   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SplitBackward0(_Node):
@@ -3757,7 +5356,23 @@ class SplitBackward0(_Node):
 _OP_split_Tensor = getattr(_aten.split, 'Tensor')
 
 
+def _jvp_split_Tensor(_ts, self, split_size, dim, result):
+    _o = None
+    _o = _OP_split_Tensor(_z(_ts[0], self), split_size, dim)
+    return _o
+
+
 def split_Tensor(self, split_size, dim=0):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_split_Tensor(self, split_size, dim)
+            _t = _jvp_split_Tensor(_ts, self, split_size, dim, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_split_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
@@ -3768,6 +5383,9 @@ def split_Tensor(self, split_size, dim=0):
     _res = _OP_split_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_split_Tensor = split_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SplitWithSizesBackward0(_Node):
@@ -3795,7 +5413,23 @@ class SplitWithSizesBackward0(_Node):
 _OP_split_with_sizes = getattr(_aten.split_with_sizes, 'default')
 
 
+def _jvp_split_with_sizes(_ts, self, split_sizes, dim, result):
+    _o = None
+    _o = _OP_split_with_sizes(_z(_ts[0], self), split_sizes, dim)
+    return _o
+
+
 def split_with_sizes(self, split_sizes, dim=0):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_split_with_sizes(self, split_sizes, dim)
+            _t = _jvp_split_with_sizes(_ts, self, split_sizes, dim, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
@@ -3806,6 +5440,9 @@ def split_with_sizes(self, split_sizes, dim=0):
     _res = _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_split_with_sizes = split_with_sizes   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ToCopyBackward0(_Node):
@@ -3832,7 +5469,21 @@ class ToCopyBackward0(_Node):
 _OP__to_copy = getattr(_aten._to_copy, 'default')
 
 
+def _jvp__to_copy(_ts, self, dtype, layout, device, pin_memory, non_blocking, memory_format, result):
+    _o = None
+    _o = _OP__to_copy(_z(_ts[0], self), dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+    return _o
+
+
 def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__to_copy(self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+            _t = _jvp__to_copy(_ts, self, dtype, layout, device, pin_memory, non_blocking, memory_format, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP__to_copy.redispatch(_below_ks((self, dtype, layout, device, pin_memory, non_blocking, memory_format)), self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
@@ -3843,6 +5494,9 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
     _res = _OP__to_copy.redispatch(_below_ks((self, dtype, layout, device, pin_memory, non_blocking, memory_format)), self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
     _set_history(_res, _n)
     return _res
+
+
+_self__to_copy = _to_copy   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CopyBackward0(_Node):
@@ -3876,7 +5530,25 @@ class CopyBackward0(_Node):
 _OP_copy_ = getattr(_aten.copy_, 'default')
 
 
+def _jvp_copy_(_ts, self, src, non_blocking, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    src_t = _z(_ts[1], src)
+    _o = self_t * 0 + to_dtype(src_t, self.dtype)
+    return _o
+
+
 def copy_(self, src, non_blocking=False):
+    if _FW[0] and _fw_has((self, src, )):
+        _ts = _fw_take((self, src, ))
+        try:
+            _old = _clone(self)
+            _res = _self_copy_(self, src, non_blocking)
+            _t = _jvp_copy_(_ts, _old, src, non_blocking, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(src)
     if not _need:
@@ -3890,6 +5562,9 @@ def copy_(self, src, non_blocking=False):
     _res = _OP_copy_.redispatch(_below_ks((self, src, non_blocking)), self, src, non_blocking)
     _rebase_history(self, _n)
     return _res
+
+
+_self_copy_ = copy_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FillBackward0(_Node):
@@ -3915,7 +5590,24 @@ class FillBackward0(_Node):
 _OP_fill__Scalar = getattr(_aten.fill_, 'Scalar')
 
 
+def _jvp_fill__Scalar(_ts, self, value, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = zeros_like(self)
+    return _o
+
+
 def fill__Scalar(self, value):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_fill__Scalar(self, value)
+            _t = _jvp_fill__Scalar(_ts, _old, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -3925,6 +5617,9 @@ def fill__Scalar(self, value):
     _res = _OP_fill__Scalar.redispatch(_below_ks((self, value)), self, value)
     _rebase_history(self, _n)
     return _res
+
+
+_self_fill__Scalar = fill__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FillBackward1(_Node):
@@ -3956,7 +5651,25 @@ class FillBackward1(_Node):
 _OP_fill__Tensor = getattr(_aten.fill_, 'Tensor')
 
 
+def _jvp_fill__Tensor(_ts, self, value, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    value_t = _z(_ts[1], value)
+    _o = self_t * 0 + value_t
+    return _o
+
+
 def fill__Tensor(self, value):
+    if _FW[0] and _fw_has((self, value, )):
+        _ts = _fw_take((self, value, ))
+        try:
+            _old = _clone(self)
+            _res = _self_fill__Tensor(self, value)
+            _t = _jvp_fill__Tensor(_ts, _old, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(value)
     if not _need:
@@ -3966,6 +5679,9 @@ def fill__Tensor(self, value):
     _res = _OP_fill__Tensor.redispatch(_below_ks((self, value)), self, value)
     _rebase_history(self, _n)
     return _res
+
+
+_self_fill__Tensor = fill__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ZeroBackward0(_Node):
@@ -3991,7 +5707,24 @@ class ZeroBackward0(_Node):
 _OP_zero_ = getattr(_aten.zero_, 'default')
 
 
+def _jvp_zero_(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = zeros_like(self)
+    return _o
+
+
 def zero_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_zero_(self)
+            _t = _jvp_zero_(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4001,6 +5734,9 @@ def zero_(self):
     _res = _OP_zero_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_zero_ = zero_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CatBackward0(_Node):
@@ -4028,7 +5764,21 @@ class CatBackward0(_Node):
 _OP_cat = getattr(_aten.cat, 'default')
 
 
+def _jvp_cat(_ts, tensors, dim, result):
+    _o = None
+    _o = _OP_cat(_z(_ts[0], tensors), dim)
+    return _o
+
+
 def cat(tensors, dim=0):
+    if _FW[0] and _fw_has((tensors, )):
+        _ts = _fw_take((tensors, ))
+        try:
+            _res = _self_cat(tensors, dim)
+            _t = _jvp_cat(_ts, tensors, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(tensors)
     if not _need:
         return _OP_cat.redispatch(_below_ks((tensors, dim)), tensors, dim)
@@ -4042,6 +5792,9 @@ def cat(tensors, dim=0):
     _res = _OP_cat.redispatch(_below_ks((tensors, dim)), tensors, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_cat = cat   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class IndexBackward0(_Node):
@@ -4069,7 +5822,21 @@ class IndexBackward0(_Node):
 _OP_index_Tensor = getattr(_aten.index, 'Tensor')
 
 
+def _jvp_index_Tensor(_ts, self, indices, result):
+    _o = None
+    _o = _OP_index_Tensor(_z(_ts[0], self), indices)
+    return _o
+
+
 def index_Tensor(self, indices):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_index_Tensor(self, indices)
+            _t = _jvp_index_Tensor(_ts, self, indices, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
@@ -4082,6 +5849,9 @@ def index_Tensor(self, indices):
     _res = _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
     _set_history(_res, _n)
     return _res
+
+
+_self_index_Tensor = index_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class IndexPutBackward0(_Node):
@@ -4121,7 +5891,32 @@ class IndexPutBackward0(_Node):
 _OP_index_put = getattr(_aten.index_put, 'default')
 
 
+def _jvp_index_put(_ts, self, indices, values, accumulate, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(index_put_backward_self(grad, indices, values, accumulate), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            values_sym_sizes = values._size
+            _gs.append(sum_to(index_put_backward_values(grad, indices, values_sym_sizes), values._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def index_put(self, indices, values, accumulate=False):
+    if _FW[0] and _fw_has((self, values, )):
+        _ts = _fw_take((self, values, ))
+        try:
+            _res = _self_index_put(self, indices, values, accumulate)
+            _t = _jvp_index_put(_ts, self, indices, values, accumulate, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(values)
     if not _need:
         return _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
@@ -4140,10 +5935,23 @@ def index_put(self, indices, values, accumulate=False):
     return _res
 
 
+_self_index_put = index_put   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_index_put_ = getattr(_aten.index_put_, 'default')
 
 
 def index_put_(self, indices, values, accumulate=False):
+    if _FW[0] and _fw_has((self, values, )):
+        _ts = _fw_take((self, values, ))
+        try:
+            _old = _clone(self)
+            _res = _self_index_put_(self, indices, values, accumulate)
+            _t = _jvp_index_put(_ts, _old, indices, values, accumulate, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(values)
     if not _need:
@@ -4161,6 +5969,9 @@ def index_put_(self, indices, values, accumulate=False):
     _res = _OP_index_put_.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     _rebase_history(self, _n)
     return _res
+
+
+_self_index_put_ = index_put_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_empty_like = getattr(_aten.empty_like, 'default')
@@ -4348,6 +6159,8 @@ _OP_normal_ = getattr(_aten.normal_, 'default')
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('normal_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4357,6 +6170,9 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _res = _OP_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
+
+
+_self_normal_ = normal_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class UniformBackward0(_Node):
@@ -4385,6 +6201,8 @@ _OP_uniform_ = getattr(_aten.uniform_, 'default')
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
     if 'from' in _kw:
         from_ = _kw.pop('from')
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('uniform_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4394,6 +6212,9 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
     _res = _OP_uniform_.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
+
+
+_self_uniform_ = uniform_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RandomBackward0(_Node):
@@ -4420,6 +6241,8 @@ _OP_random__to = getattr(_aten.random_, 'to')
 
 
 def random__to(self, to, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('random_.to')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4429,6 +6252,9 @@ def random__to(self, to, *, generator=None):
     _res = _OP_random__to.redispatch(_below_ks((self, to, generator)), self, to, generator=generator)
     _rebase_history(self, _n)
     return _res
+
+
+_self_random__to = random__to   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RandomBackward1(_Node):
@@ -4455,6 +6281,8 @@ _OP_random_ = getattr(_aten.random_, 'default')
 
 
 def random_(self, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('random_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4464,6 +6292,9 @@ def random_(self, *, generator=None):
     _res = _OP_random_.redispatch(_below_ks((self, generator)), self, generator=generator)
     _rebase_history(self, _n)
     return _res
+
+
+_self_random_ = random_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class BernoulliBackward0(_Node):
@@ -4490,6 +6321,8 @@ _OP_bernoulli__float = getattr(_aten.bernoulli_, 'float')
 
 
 def bernoulli__float(self, p=0.5, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('bernoulli_.float')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4499,6 +6332,9 @@ def bernoulli__float(self, p=0.5, *, generator=None):
     _res = _OP_bernoulli__float.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
+
+
+_self_bernoulli__float = bernoulli__float   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class BernoulliBackward1(_Node):
@@ -4524,7 +6360,28 @@ class BernoulliBackward1(_Node):
 _OP_bernoulli = getattr(_aten.bernoulli, 'default')
 
 
+def _jvp_bernoulli(_ts, self, generator, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(zeros_like(grad), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def bernoulli(self, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_bernoulli(self, generator=generator)
+            _t = _jvp_bernoulli(_ts, self, generator, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
@@ -4533,6 +6390,9 @@ def bernoulli(self, *, generator=None):
     _res = _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
     _set_history(_res, _n)
     return _res
+
+
+_self_bernoulli = bernoulli   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class BernoulliBackward2(_Node):
@@ -4558,7 +6418,28 @@ class BernoulliBackward2(_Node):
 _OP_bernoulli_p = getattr(_aten.bernoulli, 'p')
 
 
+def _jvp_bernoulli_p(_ts, self, p, generator, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(zeros_like(grad), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def bernoulli_p(self, p, *, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_bernoulli_p(self, p, generator=generator)
+            _t = _jvp_bernoulli_p(_ts, self, p, generator, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
@@ -4567,6 +6448,9 @@ def bernoulli_p(self, p, *, generator=None):
     _res = _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
     _set_history(_res, _n)
     return _res
+
+
+_self_bernoulli_p = bernoulli_p   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RandomBackward2(_Node):
@@ -4595,6 +6479,8 @@ _OP_random__from = getattr(_aten.random_, 'from')
 def random__from(self, from_, to, *, generator=None, **_kw):
     if 'from' in _kw:
         from_ = _kw.pop('from')
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('random_.from')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4604,6 +6490,9 @@ def random__from(self, from_, to, *, generator=None, **_kw):
     _res = _OP_random__from.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
+
+
+_self_random__from = random__from   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class UnsafeViewBackward0(_Node):
@@ -4630,7 +6519,21 @@ class UnsafeViewBackward0(_Node):
 _OP__unsafe_view = getattr(_aten._unsafe_view, 'default')
 
 
+def _jvp__unsafe_view(_ts, self, size, result):
+    _o = None
+    _o = _OP__unsafe_view(_z(_ts[0], self), size)
+    return _o
+
+
 def _unsafe_view(self, size):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__unsafe_view(self, size)
+            _t = _jvp__unsafe_view(_ts, self, size, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
@@ -4641,6 +6544,9 @@ def _unsafe_view(self, size):
     _res = _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
     _set_history(_res, _n)
     return _res
+
+
+_self__unsafe_view = _unsafe_view   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Exp2Backward0(_Node):
@@ -4670,7 +6576,23 @@ class Exp2Backward0(_Node):
 _OP_exp2 = getattr(_aten.exp2, 'default')
 
 
+def _jvp_exp2(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * result * 0.6931471805599453)
+    return _o
+
+
 def exp2(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_exp2(self)
+            _t = _jvp_exp2(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_exp2.redispatch(_below_ks((self,)), self)
@@ -4682,10 +6604,23 @@ def exp2(self):
     return _res
 
 
+_self_exp2 = exp2   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_exp2_ = getattr(_aten.exp2_, 'default')
 
 
 def exp2_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_exp2_(self)
+            _t = _jvp_exp2(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4696,6 +6631,9 @@ def exp2_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_exp2_ = exp2_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Expm1Backward0(_Node):
@@ -4725,7 +6663,23 @@ class Expm1Backward0(_Node):
 _OP_expm1 = getattr(_aten.expm1, 'default')
 
 
+def _jvp_expm1(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (result + 1))
+    return _o
+
+
 def expm1(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_expm1(self)
+            _t = _jvp_expm1(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_expm1.redispatch(_below_ks((self,)), self)
@@ -4737,10 +6691,23 @@ def expm1(self):
     return _res
 
 
+_self_expm1 = expm1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_expm1_ = getattr(_aten.expm1_, 'default')
 
 
 def expm1_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_expm1_(self)
+            _t = _jvp_expm1(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4751,6 +6718,9 @@ def expm1_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_expm1_ = expm1_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Log1pBackward0(_Node):
@@ -4780,7 +6750,23 @@ class Log1pBackward0(_Node):
 _OP_log1p = getattr(_aten.log1p, 'default')
 
 
+def _jvp_log1p(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (self + 1))
+    return _o
+
+
 def log1p(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_log1p(self)
+            _t = _jvp_log1p(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_log1p.redispatch(_below_ks((self,)), self)
@@ -4793,10 +6779,23 @@ def log1p(self):
     return _res
 
 
+_self_log1p = log1p   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_log1p_ = getattr(_aten.log1p_, 'default')
 
 
 def log1p_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_log1p_(self)
+            _t = _jvp_log1p(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4808,6 +6807,9 @@ def log1p_(self):
     _res = _OP_log1p_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_log1p_ = log1p_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Log2Backward0(_Node):
@@ -4837,7 +6839,23 @@ class Log2Backward0(_Node):
 _OP_log2 = getattr(_aten.log2, 'default')
 
 
+def _jvp_log2(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (self * 0.6931471805599453))
+    return _o
+
+
 def log2(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_log2(self)
+            _t = _jvp_log2(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_log2.redispatch(_below_ks((self,)), self)
@@ -4850,10 +6868,23 @@ def log2(self):
     return _res
 
 
+_self_log2 = log2   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_log2_ = getattr(_aten.log2_, 'default')
 
 
 def log2_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_log2_(self)
+            _t = _jvp_log2(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4865,6 +6896,9 @@ def log2_(self):
     _res = _OP_log2_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_log2_ = log2_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Log10Backward0(_Node):
@@ -4894,7 +6928,23 @@ class Log10Backward0(_Node):
 _OP_log10 = getattr(_aten.log10, 'default')
 
 
+def _jvp_log10(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (self * 2.302585092994046))
+    return _o
+
+
 def log10(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_log10(self)
+            _t = _jvp_log10(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_log10.redispatch(_below_ks((self,)), self)
@@ -4907,10 +6957,23 @@ def log10(self):
     return _res
 
 
+_self_log10 = log10   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_log10_ = getattr(_aten.log10_, 'default')
 
 
 def log10_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_log10_(self)
+            _t = _jvp_log10(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4922,6 +6985,9 @@ def log10_(self):
     _res = _OP_log10_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_log10_ = log10_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SignBackward0(_Node):
@@ -4947,7 +7013,23 @@ class SignBackward0(_Node):
 _OP_sign = getattr(_aten.sign, 'default')
 
 
+def _jvp_sign(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def sign(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sign(self)
+            _t = _jvp_sign(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sign.redispatch(_below_ks((self,)), self)
@@ -4958,10 +7040,23 @@ def sign(self):
     return _res
 
 
+_self_sign = sign   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sign_ = getattr(_aten.sign_, 'default')
 
 
 def sign_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sign_(self)
+            _t = _jvp_sign(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -4971,6 +7066,9 @@ def sign_(self):
     _res = _OP_sign_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sign_ = sign_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SgnBackward0(_Node):
@@ -4996,7 +7094,23 @@ class SgnBackward0(_Node):
 _OP_sgn = getattr(_aten.sgn, 'default')
 
 
+def _jvp_sgn(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def sgn(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sgn(self)
+            _t = _jvp_sgn(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sgn.redispatch(_below_ks((self,)), self)
@@ -5007,10 +7121,23 @@ def sgn(self):
     return _res
 
 
+_self_sgn = sgn   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sgn_ = getattr(_aten.sgn_, 'default')
 
 
 def sgn_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sgn_(self)
+            _t = _jvp_sgn(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5020,6 +7147,9 @@ def sgn_(self):
     _res = _OP_sgn_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sgn_ = sgn_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FloorBackward0(_Node):
@@ -5045,7 +7175,23 @@ class FloorBackward0(_Node):
 _OP_floor = getattr(_aten.floor, 'default')
 
 
+def _jvp_floor(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def floor(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_floor(self)
+            _t = _jvp_floor(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_floor.redispatch(_below_ks((self,)), self)
@@ -5056,10 +7202,23 @@ def floor(self):
     return _res
 
 
+_self_floor = floor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_floor_ = getattr(_aten.floor_, 'default')
 
 
 def floor_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_floor_(self)
+            _t = _jvp_floor(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5069,6 +7228,9 @@ def floor_(self):
     _res = _OP_floor_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_floor_ = floor_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CeilBackward0(_Node):
@@ -5094,7 +7256,23 @@ class CeilBackward0(_Node):
 _OP_ceil = getattr(_aten.ceil, 'default')
 
 
+def _jvp_ceil(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def ceil(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_ceil(self)
+            _t = _jvp_ceil(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_ceil.redispatch(_below_ks((self,)), self)
@@ -5105,10 +7283,23 @@ def ceil(self):
     return _res
 
 
+_self_ceil = ceil   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_ceil_ = getattr(_aten.ceil_, 'default')
 
 
 def ceil_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_ceil_(self)
+            _t = _jvp_ceil(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5118,6 +7309,9 @@ def ceil_(self):
     _res = _OP_ceil_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_ceil_ = ceil_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RoundBackward0(_Node):
@@ -5143,7 +7337,23 @@ class RoundBackward0(_Node):
 _OP_round = getattr(_aten.round, 'default')
 
 
+def _jvp_round(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def round(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_round(self)
+            _t = _jvp_round(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_round.redispatch(_below_ks((self,)), self)
@@ -5154,10 +7364,23 @@ def round(self):
     return _res
 
 
+_self_round = round   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_round_ = getattr(_aten.round_, 'default')
 
 
 def round_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_round_(self)
+            _t = _jvp_round(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5167,6 +7390,9 @@ def round_(self):
     _res = _OP_round_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_round_ = round_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class RoundBackward1(_Node):
@@ -5192,7 +7418,23 @@ class RoundBackward1(_Node):
 _OP_round_decimals = getattr(_aten.round, 'decimals')
 
 
+def _jvp_round_decimals(_ts, self, decimals, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def round_decimals(self, *, decimals):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_round_decimals(self, decimals=decimals)
+            _t = _jvp_round_decimals(_ts, self, decimals, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_round_decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
@@ -5203,10 +7445,23 @@ def round_decimals(self, *, decimals):
     return _res
 
 
+_self_round_decimals = round_decimals   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_round__decimals = getattr(_aten.round_, 'decimals')
 
 
 def round__decimals(self, *, decimals):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_round__decimals(self, decimals=decimals)
+            _t = _jvp_round_decimals(_ts, _old, decimals, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5216,6 +7471,9 @@ def round__decimals(self, *, decimals):
     _res = _OP_round__decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
     _rebase_history(self, _n)
     return _res
+
+
+_self_round__decimals = round__decimals   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TruncBackward0(_Node):
@@ -5241,7 +7499,23 @@ class TruncBackward0(_Node):
 _OP_trunc = getattr(_aten.trunc, 'default')
 
 
+def _jvp_trunc(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, zeros_like(grad))
+    return _o
+
+
 def trunc(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_trunc(self)
+            _t = _jvp_trunc(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_trunc.redispatch(_below_ks((self,)), self)
@@ -5252,10 +7526,23 @@ def trunc(self):
     return _res
 
 
+_self_trunc = trunc   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_trunc_ = getattr(_aten.trunc_, 'default')
 
 
 def trunc_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_trunc_(self)
+            _t = _jvp_trunc(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5265,6 +7552,9 @@ def trunc_(self):
     _res = _OP_trunc_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_trunc_ = trunc_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FracBackward0(_Node):
@@ -5290,7 +7580,23 @@ class FracBackward0(_Node):
 _OP_frac = getattr(_aten.frac, 'default')
 
 
+def _jvp_frac(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
 def frac(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_frac(self)
+            _t = _jvp_frac(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_frac.redispatch(_below_ks((self,)), self)
@@ -5301,10 +7607,23 @@ def frac(self):
     return _res
 
 
+_self_frac = frac   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_frac_ = getattr(_aten.frac_, 'default')
 
 
 def frac_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_frac_(self)
+            _t = _jvp_frac(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5314,6 +7633,9 @@ def frac_(self):
     _res = _OP_frac_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_frac_ = frac_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ReciprocalBackward0(_Node):
@@ -5343,7 +7665,23 @@ class ReciprocalBackward0(_Node):
 _OP_reciprocal = getattr(_aten.reciprocal, 'default')
 
 
+def _jvp_reciprocal(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, -grad * (result * result))
+    return _o
+
+
 def reciprocal(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_reciprocal(self)
+            _t = _jvp_reciprocal(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_reciprocal.redispatch(_below_ks((self,)), self)
@@ -5355,10 +7693,23 @@ def reciprocal(self):
     return _res
 
 
+_self_reciprocal = reciprocal   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_reciprocal_ = getattr(_aten.reciprocal_, 'default')
 
 
 def reciprocal_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_reciprocal_(self)
+            _t = _jvp_reciprocal(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5369,6 +7720,9 @@ def reciprocal_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_reciprocal_ = reciprocal_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SquareBackward0(_Node):
@@ -5398,7 +7752,23 @@ class SquareBackward0(_Node):
 _OP_square = getattr(_aten.square, 'default')
 
 
+def _jvp_square(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (self * 2))
+    return _o
+
+
 def square(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_square(self)
+            _t = _jvp_square(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_square.redispatch(_below_ks((self,)), self)
@@ -5411,10 +7781,23 @@ def square(self):
     return _res
 
 
+_self_square = square   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_square_ = getattr(_aten.square_, 'default')
 
 
 def square_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_square_(self)
+            _t = _jvp_square(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5426,6 +7809,9 @@ def square_(self):
     _res = _OP_square_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_square_ = square_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ErfBackward0(_Node):
@@ -5455,7 +7841,23 @@ class ErfBackward0(_Node):
 _OP_erf = getattr(_aten.erf, 'default')
 
 
+def _jvp_erf(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (self * self * -1).exp() * 1.1283791670955126)
+    return _o
+
+
 def erf(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_erf(self)
+            _t = _jvp_erf(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_erf.redispatch(_below_ks((self,)), self)
@@ -5468,10 +7870,23 @@ def erf(self):
     return _res
 
 
+_self_erf = erf   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_erf_ = getattr(_aten.erf_, 'default')
 
 
 def erf_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_erf_(self)
+            _t = _jvp_erf(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5483,6 +7898,9 @@ def erf_(self):
     _res = _OP_erf_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_erf_ = erf_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ErfcBackward0(_Node):
@@ -5512,7 +7930,23 @@ class ErfcBackward0(_Node):
 _OP_erfc = getattr(_aten.erfc, 'default')
 
 
+def _jvp_erfc(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (self * self * -1).exp() * -1.1283791670955126)
+    return _o
+
+
 def erfc(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_erfc(self)
+            _t = _jvp_erfc(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_erfc.redispatch(_below_ks((self,)), self)
@@ -5525,10 +7959,23 @@ def erfc(self):
     return _res
 
 
+_self_erfc = erfc   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_erfc_ = getattr(_aten.erfc_, 'default')
 
 
 def erfc_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_erfc_(self)
+            _t = _jvp_erfc(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5540,6 +7987,9 @@ def erfc_(self):
     _res = _OP_erfc_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_erfc_ = erfc_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ErfinvBackward0(_Node):
@@ -5569,7 +8019,23 @@ class ErfinvBackward0(_Node):
 _OP_erfinv = getattr(_aten.erfinv, 'default')
 
 
+def _jvp_erfinv(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (result * result).exp() * 0.886226925452758)
+    return _o
+
+
 def erfinv(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_erfinv(self)
+            _t = _jvp_erfinv(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_erfinv.redispatch(_below_ks((self,)), self)
@@ -5581,10 +8047,23 @@ def erfinv(self):
     return _res
 
 
+_self_erfinv = erfinv   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_erfinv_ = getattr(_aten.erfinv_, 'default')
 
 
 def erfinv_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_erfinv_(self)
+            _t = _jvp_erfinv(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5595,6 +8074,9 @@ def erfinv_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_erfinv_ = erfinv_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AsinBackward0(_Node):
@@ -5624,7 +8106,23 @@ class AsinBackward0(_Node):
 _OP_asin = getattr(_aten.asin, 'default')
 
 
+def _jvp_asin(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (1 - self * self).sqrt())
+    return _o
+
+
 def asin(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_asin(self)
+            _t = _jvp_asin(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_asin.redispatch(_below_ks((self,)), self)
@@ -5637,10 +8135,23 @@ def asin(self):
     return _res
 
 
+_self_asin = asin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_asin_ = getattr(_aten.asin_, 'default')
 
 
 def asin_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_asin_(self)
+            _t = _jvp_asin(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5652,6 +8163,9 @@ def asin_(self):
     _res = _OP_asin_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_asin_ = asin_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AcosBackward0(_Node):
@@ -5681,7 +8195,23 @@ class AcosBackward0(_Node):
 _OP_acos = getattr(_aten.acos, 'default')
 
 
+def _jvp_acos(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, -grad / (1 - self * self).sqrt())
+    return _o
+
+
 def acos(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_acos(self)
+            _t = _jvp_acos(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_acos.redispatch(_below_ks((self,)), self)
@@ -5694,10 +8224,23 @@ def acos(self):
     return _res
 
 
+_self_acos = acos   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_acos_ = getattr(_aten.acos_, 'default')
 
 
 def acos_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_acos_(self)
+            _t = _jvp_acos(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5709,6 +8252,9 @@ def acos_(self):
     _res = _OP_acos_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_acos_ = acos_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AtanBackward0(_Node):
@@ -5738,7 +8284,23 @@ class AtanBackward0(_Node):
 _OP_atan = getattr(_aten.atan, 'default')
 
 
+def _jvp_atan(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (self * self + 1))
+    return _o
+
+
 def atan(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_atan(self)
+            _t = _jvp_atan(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_atan.redispatch(_below_ks((self,)), self)
@@ -5751,10 +8313,23 @@ def atan(self):
     return _res
 
 
+_self_atan = atan   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_atan_ = getattr(_aten.atan_, 'default')
 
 
 def atan_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_atan_(self)
+            _t = _jvp_atan(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5766,6 +8341,9 @@ def atan_(self):
     _res = _OP_atan_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_atan_ = atan_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SinhBackward0(_Node):
@@ -5795,7 +8373,23 @@ class SinhBackward0(_Node):
 _OP_sinh = getattr(_aten.sinh, 'default')
 
 
+def _jvp_sinh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self.cosh())
+    return _o
+
+
 def sinh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sinh(self)
+            _t = _jvp_sinh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_sinh.redispatch(_below_ks((self,)), self)
@@ -5808,10 +8402,23 @@ def sinh(self):
     return _res
 
 
+_self_sinh = sinh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_sinh_ = getattr(_aten.sinh_, 'default')
 
 
 def sinh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sinh_(self)
+            _t = _jvp_sinh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5823,6 +8430,9 @@ def sinh_(self):
     _res = _OP_sinh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_sinh_ = sinh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CoshBackward0(_Node):
@@ -5852,7 +8462,23 @@ class CoshBackward0(_Node):
 _OP_cosh = getattr(_aten.cosh, 'default')
 
 
+def _jvp_cosh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self.sinh())
+    return _o
+
+
 def cosh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cosh(self)
+            _t = _jvp_cosh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_cosh.redispatch(_below_ks((self,)), self)
@@ -5865,10 +8491,23 @@ def cosh(self):
     return _res
 
 
+_self_cosh = cosh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_cosh_ = getattr(_aten.cosh_, 'default')
 
 
 def cosh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_cosh_(self)
+            _t = _jvp_cosh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5880,6 +8519,9 @@ def cosh_(self):
     _res = _OP_cosh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_cosh_ = cosh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TanBackward0(_Node):
@@ -5909,7 +8551,23 @@ class TanBackward0(_Node):
 _OP_tan = getattr(_aten.tan, 'default')
 
 
+def _jvp_tan(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (result * result + 1))
+    return _o
+
+
 def tan(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_tan(self)
+            _t = _jvp_tan(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_tan.redispatch(_below_ks((self,)), self)
@@ -5921,10 +8579,23 @@ def tan(self):
     return _res
 
 
+_self_tan = tan   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_tan_ = getattr(_aten.tan_, 'default')
 
 
 def tan_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_tan_(self)
+            _t = _jvp_tan(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5935,6 +8606,9 @@ def tan_(self):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_tan_ = tan_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AsinhBackward0(_Node):
@@ -5964,7 +8638,23 @@ class AsinhBackward0(_Node):
 _OP_asinh = getattr(_aten.asinh, 'default')
 
 
+def _jvp_asinh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (self * self + 1).sqrt())
+    return _o
+
+
 def asinh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_asinh(self)
+            _t = _jvp_asinh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_asinh.redispatch(_below_ks((self,)), self)
@@ -5977,10 +8667,23 @@ def asinh(self):
     return _res
 
 
+_self_asinh = asinh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_asinh_ = getattr(_aten.asinh_, 'default')
 
 
 def asinh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_asinh_(self)
+            _t = _jvp_asinh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -5992,6 +8695,9 @@ def asinh_(self):
     _res = _OP_asinh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_asinh_ = asinh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AcoshBackward0(_Node):
@@ -6021,7 +8727,23 @@ class AcoshBackward0(_Node):
 _OP_acosh = getattr(_aten.acosh, 'default')
 
 
+def _jvp_acosh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / ((self - 1) * (self + 1)).sqrt())
+    return _o
+
+
 def acosh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_acosh(self)
+            _t = _jvp_acosh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_acosh.redispatch(_below_ks((self,)), self)
@@ -6034,10 +8756,23 @@ def acosh(self):
     return _res
 
 
+_self_acosh = acosh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_acosh_ = getattr(_aten.acosh_, 'default')
 
 
 def acosh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_acosh_(self)
+            _t = _jvp_acosh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6049,6 +8784,9 @@ def acosh_(self):
     _res = _OP_acosh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_acosh_ = acosh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AtanhBackward0(_Node):
@@ -6078,7 +8816,23 @@ class AtanhBackward0(_Node):
 _OP_atanh = getattr(_aten.atanh, 'default')
 
 
+def _jvp_atanh(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / (1 - self * self))
+    return _o
+
+
 def atanh(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_atanh(self)
+            _t = _jvp_atanh(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_atanh.redispatch(_below_ks((self,)), self)
@@ -6091,10 +8845,23 @@ def atanh(self):
     return _res
 
 
+_self_atanh = atanh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_atanh_ = getattr(_aten.atanh_, 'default')
 
 
 def atanh_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_atanh_(self)
+            _t = _jvp_atanh(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6106,6 +8873,9 @@ def atanh_(self):
     _res = _OP_atanh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_atanh_ = atanh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NanToNumBackward0(_Node):
@@ -6135,7 +8905,23 @@ class NanToNumBackward0(_Node):
 _OP_nan_to_num = getattr(_aten.nan_to_num, 'default')
 
 
+def _jvp_nan_to_num(_ts, self, nan, posinf, neginf, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self.isfinite(), grad))
+    return _o
+
+
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_nan_to_num(self, nan, posinf, neginf)
+            _t = _jvp_nan_to_num(_ts, self, nan, posinf, neginf, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_nan_to_num.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
@@ -6148,10 +8934,23 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _res
 
 
+_self_nan_to_num = nan_to_num   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_nan_to_num_ = getattr(_aten.nan_to_num_, 'default')
 
 
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_nan_to_num_(self, nan, posinf, neginf)
+            _t = _jvp_nan_to_num(_ts, _old, nan, posinf, neginf, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6163,6 +8962,9 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     _res = _OP_nan_to_num_.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
     _rebase_history(self, _n)
     return _res
+
+
+_self_nan_to_num_ = nan_to_num_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogitBackward0(_Node):
@@ -6193,7 +8995,23 @@ class LogitBackward0(_Node):
 _OP_logit = getattr(_aten.logit, 'default')
 
 
+def _jvp_logit(_ts, self, eps, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, logit_backward(grad, self, eps))
+    return _o
+
+
 def logit(self, eps=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_logit(self, eps)
+            _t = _jvp_logit(_ts, self, eps, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_logit.redispatch(_below_ks((self, eps)), self, eps)
@@ -6208,10 +9026,23 @@ def logit(self, eps=None):
     return _res
 
 
+_self_logit = logit   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_logit_ = getattr(_aten.logit_, 'default')
 
 
 def logit_(self, eps=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_logit_(self, eps)
+            _t = _jvp_logit(_ts, _old, eps, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6225,6 +9056,9 @@ def logit_(self, eps=None):
     _res = _OP_logit_.redispatch(_below_ks((self, eps)), self, eps)
     _rebase_history(self, _n)
     return _res
+
+
+_self_logit_ = logit_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class HypotBackward0(_Node):
@@ -6269,7 +9103,26 @@ class HypotBackward0(_Node):
 _OP_hypot = getattr(_aten.hypot, 'default')
 
 
+def _jvp_hypot(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self / result)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * other / result)
+    return _o
+
+
 def hypot(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_hypot(self, other)
+            _t = _jvp_hypot(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_hypot.redispatch(_below_ks((self, other)), self, other)
@@ -6285,10 +9138,23 @@ def hypot(self, other):
     return _res
 
 
+_self_hypot = hypot   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_hypot_ = getattr(_aten.hypot_, 'default')
 
 
 def hypot_(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_hypot_(self, other)
+            _t = _jvp_hypot(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -6303,6 +9169,9 @@ def hypot_(self, other):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_hypot_ = hypot_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class Atan2Backward0(_Node):
@@ -6344,7 +9213,26 @@ class Atan2Backward0(_Node):
 _OP_atan2 = getattr(_aten.atan2, 'default')
 
 
+def _jvp_atan2(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * other / (self * self + other * other))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, -grad * self / (self * self + other * other))
+    return _o
+
+
 def atan2(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_atan2(self, other)
+            _t = _jvp_atan2(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_atan2.redispatch(_below_ks((self, other)), self, other)
@@ -6359,10 +9247,23 @@ def atan2(self, other):
     return _res
 
 
+_self_atan2 = atan2   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_atan2_ = getattr(_aten.atan2_, 'default')
 
 
 def atan2_(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_atan2_(self, other)
+            _t = _jvp_atan2(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -6376,6 +9277,9 @@ def atan2_(self, other):
     _res = _OP_atan2_.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_atan2_ = atan2_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LerpBackward0(_Node):
@@ -6409,7 +9313,26 @@ class LerpBackward0(_Node):
 _OP_lerp_Scalar = getattr(_aten.lerp, 'Scalar')
 
 
+def _jvp_lerp_Scalar(_ts, self, end, weight, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (1 - weight))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * weight)
+    return _o
+
+
 def lerp_Scalar(self, end, weight):
+    if _FW[0] and _fw_has((self, end, )):
+        _ts = _fw_take((self, end, ))
+        try:
+            _res = _self_lerp_Scalar(self, end, weight)
+            _t = _jvp_lerp_Scalar(_ts, self, end, weight, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(end)
     if not _need:
         return _OP_lerp_Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
@@ -6422,10 +9345,23 @@ def lerp_Scalar(self, end, weight):
     return _res
 
 
+_self_lerp_Scalar = lerp_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_lerp__Scalar = getattr(_aten.lerp_, 'Scalar')
 
 
 def lerp__Scalar(self, end, weight):
+    if _FW[0] and _fw_has((self, end, )):
+        _ts = _fw_take((self, end, ))
+        try:
+            _old = _clone(self)
+            _res = _self_lerp__Scalar(self, end, weight)
+            _t = _jvp_lerp_Scalar(_ts, _old, end, weight, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(end)
     if not _need:
@@ -6437,6 +9373,9 @@ def lerp__Scalar(self, end, weight):
     _res = _OP_lerp__Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _rebase_history(self, _n)
     return _res
+
+
+_self_lerp__Scalar = lerp__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LerpBackward1(_Node):
@@ -6487,7 +9426,29 @@ class LerpBackward1(_Node):
 _OP_lerp_Tensor = getattr(_aten.lerp, 'Tensor')
 
 
+def _jvp_lerp_Tensor(_ts, self, end, weight, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (1 - weight))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * weight)
+    if _ts[2] is not None:
+        grad = _ts[2]
+        _o = _fw_acc(_o, grad * (end - self))
+    return _o
+
+
 def lerp_Tensor(self, end, weight):
+    if _FW[0] and _fw_has((self, end, weight, )):
+        _ts = _fw_take((self, end, weight, ))
+        try:
+            _res = _self_lerp_Tensor(self, end, weight)
+            _t = _jvp_lerp_Tensor(_ts, self, end, weight, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(end) or _rg(weight)
     if not _need:
         return _OP_lerp_Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
@@ -6504,10 +9465,23 @@ def lerp_Tensor(self, end, weight):
     return _res
 
 
+_self_lerp_Tensor = lerp_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_lerp__Tensor = getattr(_aten.lerp_, 'Tensor')
 
 
 def lerp__Tensor(self, end, weight):
+    if _FW[0] and _fw_has((self, end, weight, )):
+        _ts = _fw_take((self, end, weight, ))
+        try:
+            _old = _clone(self)
+            _res = _self_lerp__Tensor(self, end, weight)
+            _t = _jvp_lerp_Tensor(_ts, _old, end, weight, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(end) or _rg(weight)
     if not _need:
@@ -6523,6 +9497,9 @@ def lerp__Tensor(self, end, weight):
     _res = _OP_lerp__Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _rebase_history(self, _n)
     return _res
+
+
+_self_lerp__Tensor = lerp__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FmodBackward0(_Node):
@@ -6562,7 +9539,26 @@ class FmodBackward0(_Node):
 _OP_fmod_Tensor = getattr(_aten.fmod, 'Tensor')
 
 
+def _jvp_fmod_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, -grad * self.div(other, rounding_mode="trunc"))
+    return _o
+
+
 def fmod_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_fmod_Tensor(self, other)
+            _t = _jvp_fmod_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_fmod_Tensor.redispatch(_below_ks((self, other)), self, other)
@@ -6577,10 +9573,23 @@ def fmod_Tensor(self, other):
     return _res
 
 
+_self_fmod_Tensor = fmod_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_fmod__Tensor = getattr(_aten.fmod_, 'Tensor')
 
 
 def fmod__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_fmod__Tensor(self, other)
+            _t = _jvp_fmod_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -6594,6 +9603,9 @@ def fmod__Tensor(self, other):
     _res = _OP_fmod__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_fmod__Tensor = fmod__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FmodBackward1(_Node):
@@ -6619,7 +9631,23 @@ class FmodBackward1(_Node):
 _OP_fmod_Scalar = getattr(_aten.fmod, 'Scalar')
 
 
+def _jvp_fmod_Scalar(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
 def fmod_Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_fmod_Scalar(self, other)
+            _t = _jvp_fmod_Scalar(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
@@ -6630,10 +9658,23 @@ def fmod_Scalar(self, other):
     return _res
 
 
+_self_fmod_Scalar = fmod_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_fmod__Scalar = getattr(_aten.fmod_, 'Scalar')
 
 
 def fmod__Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_fmod__Scalar(self, other)
+            _t = _jvp_fmod_Scalar(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6643,6 +9684,9 @@ def fmod__Scalar(self, other):
     _res = _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_fmod__Scalar = fmod__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MaximumBackward0(_Node):
@@ -6684,7 +9728,26 @@ class MaximumBackward0(_Node):
 _OP_maximum = getattr(_aten.maximum, 'default')
 
 
+def _jvp_maximum(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, maximum_backward(grad, self, other, 0))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, maximum_backward(grad, self, other, 1))
+    return _o
+
+
 def maximum(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_maximum(self, other)
+            _t = _jvp_maximum(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_maximum.redispatch(_below_ks((self, other)), self, other)
@@ -6697,6 +9760,9 @@ def maximum(self, other):
     _res = _OP_maximum.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_maximum = maximum   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MinimumBackward0(_Node):
@@ -6738,7 +9804,26 @@ class MinimumBackward0(_Node):
 _OP_minimum = getattr(_aten.minimum, 'default')
 
 
+def _jvp_minimum(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, maximum_backward(grad, other, self, 0))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, maximum_backward(grad, other, self, 1))
+    return _o
+
+
 def minimum(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_minimum(self, other)
+            _t = _jvp_minimum(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_minimum.redispatch(_below_ks((self, other)), self, other)
@@ -6751,6 +9836,9 @@ def minimum(self, other):
     _res = _OP_minimum.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_minimum = minimum   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FmaxBackward0(_Node):
@@ -6792,7 +9880,26 @@ class FmaxBackward0(_Node):
 _OP_fmax = getattr(_aten.fmax, 'default')
 
 
+def _jvp_fmax(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, fmax_backward(grad, self, other, 0))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, fmax_backward(grad, self, other, 1))
+    return _o
+
+
 def fmax(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_fmax(self, other)
+            _t = _jvp_fmax(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_fmax.redispatch(_below_ks((self, other)), self, other)
@@ -6805,6 +9912,9 @@ def fmax(self, other):
     _res = _OP_fmax.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_fmax = fmax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class FminBackward0(_Node):
@@ -6846,7 +9956,26 @@ class FminBackward0(_Node):
 _OP_fmin = getattr(_aten.fmin, 'default')
 
 
+def _jvp_fmin(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, fmax_backward(grad, self, other, 0, False))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, fmax_backward(grad, self, other, 1, False))
+    return _o
+
+
 def fmin(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_fmin(self, other)
+            _t = _jvp_fmin(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_fmin.redispatch(_below_ks((self, other)), self, other)
@@ -6859,6 +9988,9 @@ def fmin(self, other):
     _res = _OP_fmin.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_fmin = fmin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_isnan = getattr(_aten.isnan, 'default')
@@ -6941,7 +10073,29 @@ class AddcmulBackward0(_Node):
 _OP_addcmul = getattr(_aten.addcmul, 'default')
 
 
+def _jvp_addcmul(_ts, self, tensor1, tensor2, value, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * tensor2 * value)
+    if _ts[2] is not None:
+        grad = _ts[2]
+        _o = _fw_acc(_o, grad * tensor1 * value)
+    return _o
+
+
 def addcmul(self, tensor1, tensor2, *, value=1):
+    if _FW[0] and _fw_has((self, tensor1, tensor2, )):
+        _ts = _fw_take((self, tensor1, tensor2, ))
+        try:
+            _res = _self_addcmul(self, tensor1, tensor2, value=value)
+            _t = _jvp_addcmul(_ts, self, tensor1, tensor2, value, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
     if not _need:
         return _OP_addcmul.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
@@ -6958,10 +10112,23 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _res
 
 
+_self_addcmul = addcmul   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_addcmul_ = getattr(_aten.addcmul_, 'default')
 
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
+    if _FW[0] and _fw_has((self, tensor1, tensor2, )):
+        _ts = _fw_take((self, tensor1, tensor2, ))
+        try:
+            _old = _clone(self)
+            _res = _self_addcmul_(self, tensor1, tensor2, value=value)
+            _t = _jvp_addcmul(_ts, _old, tensor1, tensor2, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
     if not _need:
@@ -6977,6 +10144,9 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     _res = _OP_addcmul_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _rebase_history(self, _n)
     return _res
+
+
+_self_addcmul_ = addcmul_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AddcdivBackward0(_Node):
@@ -7025,7 +10195,29 @@ class AddcdivBackward0(_Node):
 _OP_addcdiv = getattr(_aten.addcdiv, 'default')
 
 
+def _jvp_addcdiv(_ts, self, tensor1, tensor2, value, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * value / tensor2)
+    if _ts[2] is not None:
+        grad = _ts[2]
+        _o = _fw_acc(_o, -grad * value * tensor1 / (tensor2 * tensor2))
+    return _o
+
+
 def addcdiv(self, tensor1, tensor2, *, value=1):
+    if _FW[0] and _fw_has((self, tensor1, tensor2, )):
+        _ts = _fw_take((self, tensor1, tensor2, ))
+        try:
+            _res = _self_addcdiv(self, tensor1, tensor2, value=value)
+            _t = _jvp_addcdiv(_ts, self, tensor1, tensor2, value, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
     if not _need:
         return _OP_addcdiv.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
@@ -7042,10 +10234,23 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _res
 
 
+_self_addcdiv = addcdiv   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_addcdiv_ = getattr(_aten.addcdiv_, 'default')
 
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
+    if _FW[0] and _fw_has((self, tensor1, tensor2, )):
+        _ts = _fw_take((self, tensor1, tensor2, ))
+        try:
+            _old = _clone(self)
+            _res = _self_addcdiv_(self, tensor1, tensor2, value=value)
+            _t = _jvp_addcdiv(_ts, _old, tensor1, tensor2, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
     if not _need:
@@ -7061,6 +10266,9 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     _res = _OP_addcdiv_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _rebase_history(self, _n)
     return _res
+
+
+_self_addcdiv_ = addcdiv_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class XlogyBackward0(_Node):
@@ -7102,7 +10310,26 @@ class XlogyBackward0(_Node):
 _OP_xlogy_Tensor = getattr(_aten.xlogy, 'Tensor')
 
 
+def _jvp_xlogy_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, xlogy_self(grad, self, other))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * self / other)
+    return _o
+
+
 def xlogy_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_xlogy_Tensor(self, other)
+            _t = _jvp_xlogy_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_xlogy_Tensor.redispatch(_below_ks((self, other)), self, other)
@@ -7117,10 +10344,23 @@ def xlogy_Tensor(self, other):
     return _res
 
 
+_self_xlogy_Tensor = xlogy_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_xlogy__Tensor = getattr(_aten.xlogy_, 'Tensor')
 
 
 def xlogy__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_xlogy__Tensor(self, other)
+            _t = _jvp_xlogy_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -7134,6 +10374,9 @@ def xlogy__Tensor(self, other):
     _res = _OP_xlogy__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_xlogy__Tensor = xlogy__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class XlogyBackward1(_Node):
@@ -7164,7 +10407,23 @@ class XlogyBackward1(_Node):
 _OP_xlogy_Scalar_Self = getattr(_aten.xlogy, 'Scalar_Self')
 
 
+def _jvp_xlogy_Scalar_Self(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self / other)
+    return _o
+
+
 def xlogy_Scalar_Self(self, other):
+    if _FW[0] and _fw_has((other, )):
+        _ts = _fw_take((other, ))
+        try:
+            _res = _self_xlogy_Scalar_Self(self, other)
+            _t = _jvp_xlogy_Scalar_Self(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(other)
     if not _need:
         return _OP_xlogy_Scalar_Self.redispatch(_below_ks((self, other)), self, other)
@@ -7177,6 +10436,9 @@ def xlogy_Scalar_Self(self, other):
     _res = _OP_xlogy_Scalar_Self.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_xlogy_Scalar_Self = xlogy_Scalar_Self   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class XlogyBackward2(_Node):
@@ -7207,7 +10469,23 @@ class XlogyBackward2(_Node):
 _OP_xlogy_Scalar_Other = getattr(_aten.xlogy, 'Scalar_Other')
 
 
+def _jvp_xlogy_Scalar_Other(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, xlogy_self(grad, self, other))
+    return _o
+
+
 def xlogy_Scalar_Other(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_xlogy_Scalar_Other(self, other)
+            _t = _jvp_xlogy_Scalar_Other(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_xlogy_Scalar_Other.redispatch(_below_ks((self, other)), self, other)
@@ -7222,10 +10500,23 @@ def xlogy_Scalar_Other(self, other):
     return _res
 
 
+_self_xlogy_Scalar_Other = xlogy_Scalar_Other   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_xlogy__Scalar_Other = getattr(_aten.xlogy_, 'Scalar_Other')
 
 
 def xlogy__Scalar_Other(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_xlogy__Scalar_Other(self, other)
+            _t = _jvp_xlogy_Scalar_Other(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7239,6 +10530,9 @@ def xlogy__Scalar_Other(self, other):
     _res = _OP_xlogy__Scalar_Other.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
+
+
+_self_xlogy__Scalar_Other = xlogy__Scalar_Other   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogaddexpBackward0(_Node):
@@ -7280,7 +10574,26 @@ class LogaddexpBackward0(_Node):
 _OP_logaddexp = getattr(_aten.logaddexp, 'default')
 
 
+def _jvp_logaddexp(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad / ((other - self).exp() + 1))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad / ((self - other).exp() + 1))
+    return _o
+
+
 def logaddexp(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_logaddexp(self, other)
+            _t = _jvp_logaddexp(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_logaddexp.redispatch(_below_ks((self, other)), self, other)
@@ -7293,6 +10606,9 @@ def logaddexp(self, other):
     _res = _OP_logaddexp.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
+
+
+_self_logaddexp = logaddexp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class GeluBackward0(_Node):
@@ -7323,7 +10639,23 @@ class GeluBackward0(_Node):
 _OP_gelu = getattr(_aten.gelu, 'default')
 
 
+def _jvp_gelu(_ts, self, approximate, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, gelu_backward(grad, self, approximate))
+    return _o
+
+
 def gelu(self, *, approximate='none'):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_gelu(self, approximate=approximate)
+            _t = _jvp_gelu(_ts, self, approximate, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_gelu.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
@@ -7338,10 +10670,23 @@ def gelu(self, *, approximate='none'):
     return _res
 
 
+_self_gelu = gelu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_gelu_ = getattr(_aten.gelu_, 'default')
 
 
 def gelu_(self, *, approximate='none'):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_gelu_(self, approximate=approximate)
+            _t = _jvp_gelu(_ts, _old, approximate, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7355,6 +10700,9 @@ def gelu_(self, *, approximate='none'):
     _res = _OP_gelu_.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
     _rebase_history(self, _n)
     return _res
+
+
+_self_gelu_ = gelu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SiluBackward0(_Node):
@@ -7384,7 +10732,23 @@ class SiluBackward0(_Node):
 _OP_silu = getattr(_aten.silu, 'default')
 
 
+def _jvp_silu(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, silu_backward(grad, self))
+    return _o
+
+
 def silu(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_silu(self)
+            _t = _jvp_silu(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_silu.redispatch(_below_ks((self,)), self)
@@ -7397,10 +10761,23 @@ def silu(self):
     return _res
 
 
+_self_silu = silu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_silu_ = getattr(_aten.silu_, 'default')
 
 
 def silu_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_silu_(self)
+            _t = _jvp_silu(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7412,6 +10789,9 @@ def silu_(self):
     _res = _OP_silu_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_silu_ = silu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MishBackward0(_Node):
@@ -7441,7 +10821,23 @@ class MishBackward0(_Node):
 _OP_mish = getattr(_aten.mish, 'default')
 
 
+def _jvp_mish(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, mish_backward(grad, self))
+    return _o
+
+
 def mish(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_mish(self)
+            _t = _jvp_mish(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_mish.redispatch(_below_ks((self,)), self)
@@ -7454,10 +10850,23 @@ def mish(self):
     return _res
 
 
+_self_mish = mish   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_mish_ = getattr(_aten.mish_, 'default')
 
 
 def mish_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_mish_(self)
+            _t = _jvp_mish(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7469,6 +10878,9 @@ def mish_(self):
     _res = _OP_mish_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_mish_ = mish_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SoftplusBackward0(_Node):
@@ -7500,7 +10912,23 @@ class SoftplusBackward0(_Node):
 _OP_softplus = getattr(_aten.softplus, 'default')
 
 
+def _jvp_softplus(_ts, self, beta, threshold, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, softplus_backward(grad, self, beta, threshold))
+    return _o
+
+
 def softplus(self, beta=1, threshold=20):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_softplus(self, beta, threshold)
+            _t = _jvp_softplus(_ts, self, beta, threshold, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_softplus.redispatch(_below_ks((self, beta, threshold)), self, beta, threshold)
@@ -7515,6 +10943,9 @@ def softplus(self, beta=1, threshold=20):
     _res = _OP_softplus.redispatch(_below_ks((self, beta, threshold)), self, beta, threshold)
     _set_history(_res, _n)
     return _res
+
+
+_self_softplus = softplus   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class EluBackward0(_Node):
@@ -7547,7 +10978,23 @@ class EluBackward0(_Node):
 _OP_elu = getattr(_aten.elu, 'default')
 
 
+def _jvp_elu(_ts, self, alpha, scale, input_scale, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, elu_backward(grad, self, alpha, scale, input_scale))
+    return _o
+
+
 def elu(self, alpha=1, scale=1, input_scale=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_elu(self, alpha, scale, input_scale)
+            _t = _jvp_elu(_ts, self, alpha, scale, input_scale, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_elu.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
@@ -7566,10 +11013,23 @@ def elu(self, alpha=1, scale=1, input_scale=1):
     return _res
 
 
+_self_elu = elu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_elu_ = getattr(_aten.elu_, 'default')
 
 
 def elu_(self, alpha=1, scale=1, input_scale=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_elu_(self, alpha, scale, input_scale)
+            _t = _jvp_elu(_ts, _old, alpha, scale, input_scale, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7587,6 +11047,9 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
     _res = _OP_elu_.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
     _rebase_history(self, _n)
     return _res
+
+
+_self_elu_ = elu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SeluBackward0(_Node):
@@ -7616,7 +11079,23 @@ class SeluBackward0(_Node):
 _OP_selu = getattr(_aten.selu, 'default')
 
 
+def _jvp_selu(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, elu_backward(grad, self, SELU_ALPHA, SELU_SCALE, 1.0))
+    return _o
+
+
 def selu(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_selu(self)
+            _t = _jvp_selu(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_selu.redispatch(_below_ks((self,)), self)
@@ -7629,10 +11108,23 @@ def selu(self):
     return _res
 
 
+_self_selu = selu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_selu_ = getattr(_aten.selu_, 'default')
 
 
 def selu_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_selu_(self)
+            _t = _jvp_selu(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7644,6 +11136,9 @@ def selu_(self):
     _res = _OP_selu_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_selu_ = selu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CeluBackward0(_Node):
@@ -7674,7 +11169,23 @@ class CeluBackward0(_Node):
 _OP_celu = getattr(_aten.celu, 'default')
 
 
+def _jvp_celu(_ts, self, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, elu_backward(grad, self, alpha, 1.0, 1.0 / alpha))
+    return _o
+
+
 def celu(self, alpha=1.0):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_celu(self, alpha)
+            _t = _jvp_celu(_ts, self, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_celu.redispatch(_below_ks((self, alpha)), self, alpha)
@@ -7689,10 +11200,23 @@ def celu(self, alpha=1.0):
     return _res
 
 
+_self_celu = celu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_celu_ = getattr(_aten.celu_, 'default')
 
 
 def celu_(self, alpha=1.0):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_celu_(self, alpha)
+            _t = _jvp_celu(_ts, _old, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7706,6 +11230,9 @@ def celu_(self, alpha=1.0):
     _res = _OP_celu_.redispatch(_below_ks((self, alpha)), self, alpha)
     _rebase_history(self, _n)
     return _res
+
+
+_self_celu_ = celu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LeakyReluBackward0(_Node):
@@ -7736,7 +11263,23 @@ class LeakyReluBackward0(_Node):
 _OP_leaky_relu = getattr(_aten.leaky_relu, 'default')
 
 
+def _jvp_leaky_relu(_ts, self, negative_slope, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, _aten.where.self(self > 0, grad, grad * negative_slope))
+    return _o
+
+
 def leaky_relu(self, negative_slope=0.01):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_leaky_relu(self, negative_slope)
+            _t = _jvp_leaky_relu(_ts, self, negative_slope, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_leaky_relu.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
@@ -7751,10 +11294,23 @@ def leaky_relu(self, negative_slope=0.01):
     return _res
 
 
+_self_leaky_relu = leaky_relu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_leaky_relu_ = getattr(_aten.leaky_relu_, 'default')
 
 
 def leaky_relu_(self, negative_slope=0.01):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_leaky_relu_(self, negative_slope)
+            _t = _jvp_leaky_relu(_ts, _old, negative_slope, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7768,6 +11324,9 @@ def leaky_relu_(self, negative_slope=0.01):
     _res = _OP_leaky_relu_.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
     _rebase_history(self, _n)
     return _res
+
+
+_self_leaky_relu_ = leaky_relu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class HardtanhBackward0(_Node):
@@ -7799,7 +11358,23 @@ class HardtanhBackward0(_Node):
 _OP_hardtanh = getattr(_aten.hardtanh, 'default')
 
 
+def _jvp_hardtanh(_ts, self, min_val, max_val, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad((self > min_val) & (self < max_val), grad))
+    return _o
+
+
 def hardtanh(self, min_val=-1, max_val=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_hardtanh(self, min_val, max_val)
+            _t = _jvp_hardtanh(_ts, self, min_val, max_val, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_hardtanh.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
@@ -7816,10 +11391,23 @@ def hardtanh(self, min_val=-1, max_val=1):
     return _res
 
 
+_self_hardtanh = hardtanh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_hardtanh_ = getattr(_aten.hardtanh_, 'default')
 
 
 def hardtanh_(self, min_val=-1, max_val=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_hardtanh_(self, min_val, max_val)
+            _t = _jvp_hardtanh(_ts, _old, min_val, max_val, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7835,6 +11423,9 @@ def hardtanh_(self, min_val=-1, max_val=1):
     _res = _OP_hardtanh_.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
     _rebase_history(self, _n)
     return _res
+
+
+_self_hardtanh_ = hardtanh_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class HardsigmoidBackward0(_Node):
@@ -7864,7 +11455,23 @@ class HardsigmoidBackward0(_Node):
 _OP_hardsigmoid = getattr(_aten.hardsigmoid, 'default')
 
 
+def _jvp_hardsigmoid(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad((self > -3) & (self < 3), grad * HARDSIGMOID_SLOPE))
+    return _o
+
+
 def hardsigmoid(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_hardsigmoid(self)
+            _t = _jvp_hardsigmoid(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_hardsigmoid.redispatch(_below_ks((self,)), self)
@@ -7877,10 +11484,23 @@ def hardsigmoid(self):
     return _res
 
 
+_self_hardsigmoid = hardsigmoid   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_hardsigmoid_ = getattr(_aten.hardsigmoid_, 'default')
 
 
 def hardsigmoid_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_hardsigmoid_(self)
+            _t = _jvp_hardsigmoid(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7892,6 +11512,9 @@ def hardsigmoid_(self):
     _res = _OP_hardsigmoid_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_hardsigmoid_ = hardsigmoid_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class HardswishBackward0(_Node):
@@ -7921,7 +11544,23 @@ class HardswishBackward0(_Node):
 _OP_hardswish = getattr(_aten.hardswish, 'default')
 
 
+def _jvp_hardswish(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, hardswish_backward(grad, self))
+    return _o
+
+
 def hardswish(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_hardswish(self)
+            _t = _jvp_hardswish(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_hardswish.redispatch(_below_ks((self,)), self)
@@ -7934,10 +11573,23 @@ def hardswish(self):
     return _res
 
 
+_self_hardswish = hardswish   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_hardswish_ = getattr(_aten.hardswish_, 'default')
 
 
 def hardswish_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_hardswish_(self)
+            _t = _jvp_hardswish(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -7949,6 +11601,9 @@ def hardswish_(self):
     _res = _OP_hardswish_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
+
+
+_self_hardswish_ = hardswish_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogSigmoidBackward0(_Node):
@@ -7978,7 +11633,23 @@ class LogSigmoidBackward0(_Node):
 _OP_log_sigmoid = getattr(_aten.log_sigmoid, 'default')
 
 
+def _jvp_log_sigmoid(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * (1 - self.sigmoid()))
+    return _o
+
+
 def log_sigmoid(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_log_sigmoid(self)
+            _t = _jvp_log_sigmoid(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_log_sigmoid.redispatch(_below_ks((self,)), self)
@@ -7989,6 +11660,9 @@ def log_sigmoid(self):
     _res = _OP_log_sigmoid.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
+
+
+_self_log_sigmoid = log_sigmoid   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ThresholdBackward0(_Node):
@@ -8019,7 +11693,23 @@ class ThresholdBackward0(_Node):
 _OP_threshold = getattr(_aten.threshold, 'default')
 
 
+def _jvp_threshold(_ts, self, threshold, value, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self > threshold, grad))
+    return _o
+
+
 def threshold(self, threshold, value):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_threshold(self, threshold, value)
+            _t = _jvp_threshold(_ts, self, threshold, value, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_threshold.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
@@ -8034,10 +11724,23 @@ def threshold(self, threshold, value):
     return _res
 
 
+_self_threshold = threshold   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_threshold_ = getattr(_aten.threshold_, 'default')
 
 
 def threshold_(self, threshold, value):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_threshold_(self, threshold, value)
+            _t = _jvp_threshold(_ts, _old, threshold, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -8051,6 +11754,9 @@ def threshold_(self, threshold, value):
     _res = _OP_threshold_.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
     _rebase_history(self, _n)
     return _res
+
+
+_self_threshold_ = threshold_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class GluBackward0(_Node):
@@ -8081,7 +11787,28 @@ class GluBackward0(_Node):
 _OP_glu = getattr(_aten.glu, 'default')
 
 
+def _jvp_glu(_ts, self, dim, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(glu_backward(grad, self, dim), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def glu(self, dim=-1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_glu(self, dim)
+            _t = _jvp_glu(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
@@ -8094,6 +11821,9 @@ def glu(self, dim=-1):
     _res = _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
     return _res
+
+
+_self_glu = glu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_bitwise_not = getattr(_aten.bitwise_not, 'default')
@@ -8152,7 +11882,23 @@ class VarBackward0(_Node):
 _OP_var = getattr(_aten.var, 'default')
 
 
+def _jvp_var(_ts, self, unbiased, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((var_backward(grad, self, None, correction_of(unbiased), False)) * _ts[0], None, False, result)
+    return _o
+
+
 def var(self, unbiased=True):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_var(self, unbiased)
+            _t = _jvp_var(_ts, self, unbiased, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_var.redispatch(_below_ks((self, unbiased)), self, unbiased)
@@ -8165,6 +11911,9 @@ def var(self, unbiased=True):
     _res = _OP_var.redispatch(_below_ks((self, unbiased)), self, unbiased)
     _set_history(_res, _n)
     return _res
+
+
+_self_var = var   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class VarBackward1(_Node):
@@ -8197,7 +11946,23 @@ class VarBackward1(_Node):
 _OP_var_dim = getattr(_aten.var, 'dim')
 
 
+def _jvp_var_dim(_ts, self, dim, unbiased, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((var_backward(grad, self, dim, correction_of(unbiased), keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def var_dim(self, dim, unbiased=True, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_var_dim(self, dim, unbiased, keepdim)
+            _t = _jvp_var_dim(_ts, self, dim, unbiased, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_var_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -8214,6 +11979,9 @@ def var_dim(self, dim, unbiased=True, keepdim=False):
     _res = _OP_var_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
     _set_history(_res, _n)
     return _res
+
+
+_self_var_dim = var_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class VarBackward2(_Node):
@@ -8246,7 +12014,23 @@ class VarBackward2(_Node):
 _OP_var_correction = getattr(_aten.var, 'correction')
 
 
+def _jvp_var_correction(_ts, self, dim, correction, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((var_backward(grad, self, dim, correction_of(True, correction), keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def var_correction(self, dim=None, *, correction=None, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_var_correction(self, dim, correction=correction, keepdim=keepdim)
+            _t = _jvp_var_correction(_ts, self, dim, correction, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -8263,6 +12047,9 @@ def var_correction(self, dim=None, *, correction=None, keepdim=False):
     _res = _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _set_history(_res, _n)
     return _res
+
+
+_self_var_correction = var_correction   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class StdBackward0(_Node):
@@ -8297,7 +12084,23 @@ class StdBackward0(_Node):
 _OP_std = getattr(_aten.std, 'default')
 
 
+def _jvp_std(_ts, self, unbiased, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((std_backward(grad, self, result, None, correction_of(unbiased), False)) * _ts[0], None, False, result)
+    return _o
+
+
 def std(self, unbiased=True):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_std(self, unbiased)
+            _t = _jvp_std(_ts, self, unbiased, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_std.redispatch(_below_ks((self, unbiased)), self, unbiased)
@@ -8311,6 +12114,9 @@ def std(self, unbiased=True):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_std = std   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class StdBackward1(_Node):
@@ -8347,7 +12153,23 @@ class StdBackward1(_Node):
 _OP_std_dim = getattr(_aten.std, 'dim')
 
 
+def _jvp_std_dim(_ts, self, dim, unbiased, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((std_backward(grad, self, result, dim, correction_of(unbiased), keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def std_dim(self, dim, unbiased=True, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_std_dim(self, dim, unbiased, keepdim)
+            _t = _jvp_std_dim(_ts, self, dim, unbiased, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_std_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -8365,6 +12187,9 @@ def std_dim(self, dim, unbiased=True, keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_std_dim = std_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class StdBackward2(_Node):
@@ -8401,7 +12226,23 @@ class StdBackward2(_Node):
 _OP_std_correction = getattr(_aten.std, 'correction')
 
 
+def _jvp_std_correction(_ts, self, dim, correction, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((std_backward(grad, self, result, dim, correction_of(True, correction), keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def std_correction(self, dim=None, *, correction=None, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_std_correction(self, dim, correction=correction, keepdim=keepdim)
+            _t = _jvp_std_correction(_ts, self, dim, correction, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_std_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -8419,6 +12260,9 @@ def std_correction(self, dim=None, *, correction=None, keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_std_correction = std_correction   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class VarMeanBackward0(_Node):
@@ -8450,6 +12294,8 @@ _OP_var_mean = getattr(_aten.var_mean, 'default')
 
 
 def var_mean(self, unbiased=True):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('var_mean')
     _need = _rg(self)
     if not _need:
         return _OP_var_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
@@ -8462,6 +12308,9 @@ def var_mean(self, unbiased=True):
     _res = _OP_var_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
     _set_history(_res, _n)
     return _res
+
+
+_self_var_mean = var_mean   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class VarMeanBackward1(_Node):
@@ -8495,6 +12344,8 @@ _OP_var_mean_dim = getattr(_aten.var_mean, 'dim')
 
 
 def var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('var_mean.dim')
     _need = _rg(self)
     if not _need:
         return _OP_var_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -8511,6 +12362,9 @@ def var_mean_dim(self, dim, unbiased=True, keepdim=False):
     _res = _OP_var_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
     _set_history(_res, _n)
     return _res
+
+
+_self_var_mean_dim = var_mean_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class VarMeanBackward2(_Node):
@@ -8544,6 +12398,8 @@ _OP_var_mean_correction = getattr(_aten.var_mean, 'correction')
 
 
 def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('var_mean.correction')
     _need = _rg(self)
     if not _need:
         return _OP_var_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -8560,6 +12416,9 @@ def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     _res = _OP_var_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _set_history(_res, _n)
     return _res
+
+
+_self_var_mean_correction = var_mean_correction   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class StdMeanBackward0(_Node):
@@ -8595,6 +12454,8 @@ _OP_std_mean = getattr(_aten.std_mean, 'default')
 
 
 def std_mean(self, unbiased=True):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('std_mean')
     _need = _rg(self)
     if not _need:
         return _OP_std_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
@@ -8608,6 +12469,9 @@ def std_mean(self, unbiased=True):
     _set_history(_res, _n)
     _n.s_result0 = _SV(_res[0], True)
     return _res
+
+
+_self_std_mean = std_mean   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class StdMeanBackward1(_Node):
@@ -8645,6 +12509,8 @@ _OP_std_mean_dim = getattr(_aten.std_mean, 'dim')
 
 
 def std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('std_mean.dim')
     _need = _rg(self)
     if not _need:
         return _OP_std_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -8662,6 +12528,9 @@ def std_mean_dim(self, dim, unbiased=True, keepdim=False):
     _set_history(_res, _n)
     _n.s_result0 = _SV(_res[0], True)
     return _res
+
+
+_self_std_mean_dim = std_mean_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class StdMeanBackward2(_Node):
@@ -8699,6 +12568,8 @@ _OP_std_mean_correction = getattr(_aten.std_mean, 'correction')
 
 
 def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('std_mean.correction')
     _need = _rg(self)
     if not _need:
         return _OP_std_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -8716,6 +12587,9 @@ def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     _set_history(_res, _n)
     _n.s_result0 = _SV(_res[0], True)
     return _res
+
+
+_self_std_mean_correction = std_mean_correction   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogsumexpBackward0(_Node):
@@ -8751,7 +12625,23 @@ class LogsumexpBackward0(_Node):
 _OP_logsumexp = getattr(_aten.logsumexp, 'default')
 
 
+def _jvp_logsumexp(_ts, self, dim, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((logsumexp_backward(grad, self, result, dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def logsumexp(self, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_logsumexp(self, dim, keepdim)
+            _t = _jvp_logsumexp(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_logsumexp.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -8767,6 +12657,9 @@ def logsumexp(self, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_logsumexp = logsumexp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NormBackward0(_Node):
@@ -8801,7 +12694,23 @@ class NormBackward0(_Node):
 _OP_norm_Scalar = getattr(_aten.norm, 'Scalar')
 
 
+def _jvp_norm_Scalar(_ts, self, p, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((norm_backward(grad, self, p, result)) * _ts[0], None, False, result)
+    return _o
+
+
 def norm_Scalar(self, p=2):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_norm_Scalar(self, p)
+            _t = _jvp_norm_Scalar(_ts, self, p, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
@@ -8815,6 +12724,9 @@ def norm_Scalar(self, p=2):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_norm_Scalar = norm_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NormBackward1(_Node):
@@ -8851,7 +12763,23 @@ class NormBackward1(_Node):
 _OP_norm_ScalarOpt_dim = getattr(_aten.norm, 'ScalarOpt_dim')
 
 
+def _jvp_norm_ScalarOpt_dim(_ts, self, p, dim, keepdim, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((norm_backward(grad, self, p, result, dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_norm_ScalarOpt_dim(self, p, dim, keepdim)
+            _t = _jvp_norm_ScalarOpt_dim(_ts, self, p, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dim.redispatch(_below_ks((self, p, dim, keepdim)), self, p, dim, keepdim)
@@ -8869,6 +12797,9 @@ def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_norm_ScalarOpt_dim = norm_ScalarOpt_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NormBackward2(_Node):
@@ -8906,7 +12837,24 @@ class NormBackward2(_Node):
 _OP_norm_ScalarOpt_dim_dtype = getattr(_aten.norm, 'ScalarOpt_dim_dtype')
 
 
+def _jvp_norm_ScalarOpt_dim_dtype(_ts, self, p, dim, keepdim, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((norm_backward(to_dtype(grad, self_scalar_type), self, p, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype=dtype)
+            _t = _jvp_norm_ScalarOpt_dim_dtype(_ts, self, p, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dim_dtype.redispatch(_below_ks((self, p, dim, keepdim, dtype)), self, p, dim, keepdim, dtype=dtype)
@@ -8926,6 +12874,9 @@ def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_norm_ScalarOpt_dim_dtype = norm_ScalarOpt_dim_dtype   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NormBackward3(_Node):
@@ -8961,7 +12912,24 @@ class NormBackward3(_Node):
 _OP_norm_ScalarOpt_dtype = getattr(_aten.norm, 'ScalarOpt_dtype')
 
 
+def _jvp_norm_ScalarOpt_dtype(_ts, self, p, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((norm_backward(to_dtype(grad, self_scalar_type), self, p, to_dtype(result, self_scalar_type))) * _ts[0], None, False, result)
+    return _o
+
+
 def norm_ScalarOpt_dtype(self, p, *, dtype):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_norm_ScalarOpt_dtype(self, p, dtype=dtype)
+            _t = _jvp_norm_ScalarOpt_dtype(_ts, self, p, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
@@ -8977,6 +12945,9 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_norm_ScalarOpt_dtype = norm_ScalarOpt_dtype   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LinalgVectorNormBackward0(_Node):
@@ -9014,7 +12985,24 @@ class LinalgVectorNormBackward0(_Node):
 _OP_linalg_vector_norm = getattr(_aten.linalg_vector_norm, 'default')
 
 
+def _jvp_linalg_vector_norm(_ts, self, ord, dim, keepdim, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_linalg_vector_norm(self, ord, dim, keepdim, dtype=dtype)
+            _t = _jvp_linalg_vector_norm(_ts, self, ord, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
@@ -9034,6 +13022,9 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_linalg_vector_norm = linalg_vector_norm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LinalgMatrixNormBackward0(_Node):
@@ -9071,7 +13062,24 @@ class LinalgMatrixNormBackward0(_Node):
 _OP_linalg_matrix_norm = getattr(_aten.linalg_matrix_norm, 'default')
 
 
+def _jvp_linalg_matrix_norm(_ts, self, ord, dim, keepdim, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((matrix_norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_linalg_matrix_norm(self, ord, dim, keepdim, dtype=dtype)
+            _t = _jvp_linalg_matrix_norm(_ts, self, ord, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_linalg_matrix_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
@@ -9091,6 +13099,9 @@ def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_linalg_matrix_norm = linalg_matrix_norm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LinalgMatrixNormBackward1(_Node):
@@ -9128,7 +13139,24 @@ class LinalgMatrixNormBackward1(_Node):
 _OP_linalg_matrix_norm_str_ord = getattr(_aten.linalg_matrix_norm, 'str_ord')
 
 
+def _jvp_linalg_matrix_norm_str_ord(_ts, self, ord, dim, keepdim, dtype, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_scalar_type = self.dtype
+        _o = _fw_reduce((matrix_norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def linalg_matrix_norm_str_ord(self, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_linalg_matrix_norm_str_ord(self, ord, dim, keepdim, dtype=dtype)
+            _t = _jvp_linalg_matrix_norm_str_ord(_ts, self, ord, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_linalg_matrix_norm_str_ord.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
@@ -9148,6 +13176,9 @@ def linalg_matrix_norm_str_ord(self, ord='fro', dim=(-2, -1), keepdim=False, *, 
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_linalg_matrix_norm_str_ord = linalg_matrix_norm_str_ord   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CumsumBackward0(_Node):
@@ -9175,7 +13206,21 @@ class CumsumBackward0(_Node):
 _OP_cumsum = getattr(_aten.cumsum, 'default')
 
 
+def _jvp_cumsum(_ts, self, dim, dtype, result):
+    _o = None
+    _o = _OP_cumsum(_z(_ts[0], self), dim, dtype=dtype)
+    return _o
+
+
 def cumsum(self, dim, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cumsum(self, dim, dtype=dtype)
+            _t = _jvp_cumsum(_ts, self, dim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_cumsum.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
@@ -9190,10 +13235,23 @@ def cumsum(self, dim, *, dtype=None):
     return _res
 
 
+_self_cumsum = cumsum   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_cumsum_ = getattr(_aten.cumsum_, 'default')
 
 
 def cumsum_(self, dim, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_cumsum_(self, dim, dtype=dtype)
+            _t = _jvp_cumsum(_ts, _old, dim, dtype, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -9207,6 +13265,9 @@ def cumsum_(self, dim, *, dtype=None):
     _res = _OP_cumsum_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
     _rebase_history(self, _n)
     return _res
+
+
+_self_cumsum_ = cumsum_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CumprodBackward0(_Node):
@@ -9242,7 +13303,29 @@ class CumprodBackward0(_Node):
 _OP_cumprod = getattr(_aten.cumprod, 'default')
 
 
+def _jvp_cumprod(_ts, self, dim, dtype, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            self_scalar_type = self.dtype
+            _gs.append(sum_to(cumprod_backward(grad, self, to_dtype(result, self_scalar_type), dim, self_scalar_type), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def cumprod(self, dim, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cumprod(self, dim, dtype=dtype)
+            _t = _jvp_cumprod(_ts, self, dim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_cumprod.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
@@ -9260,10 +13343,23 @@ def cumprod(self, dim, *, dtype=None):
     return _res
 
 
+_self_cumprod = cumprod   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_cumprod_ = getattr(_aten.cumprod_, 'default')
 
 
 def cumprod_(self, dim, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_cumprod_(self, dim, dtype=dtype)
+            _t = _jvp_cumprod(_ts, _old, dim, dtype, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -9280,6 +13376,9 @@ def cumprod_(self, dim, *, dtype=None):
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_cumprod_ = cumprod_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CummaxBackward0(_Node):
@@ -9311,7 +13410,28 @@ class CummaxBackward0(_Node):
 _OP_cummax = getattr(_aten.cummax, 'default')
 
 
+def _jvp_cummax(_ts, self, dim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        _o = _fw_gather(_ts[0], dim, indices)
+    return _o
+
+
 def cummax(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cummax(self, dim)
+            _t = _jvp_cummax(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
@@ -9325,6 +13445,9 @@ def cummax(self, dim):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_cummax = cummax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CumminBackward0(_Node):
@@ -9356,7 +13479,28 @@ class CumminBackward0(_Node):
 _OP_cummin = getattr(_aten.cummin, 'default')
 
 
+def _jvp_cummin(_ts, self, dim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        _o = _fw_gather(_ts[0], dim, indices)
+    return _o
+
+
 def cummin(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cummin(self, dim)
+            _t = _jvp_cummin(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
@@ -9370,6 +13514,9 @@ def cummin(self, dim):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_cummin = cummin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LogcumsumexpBackward0(_Node):
@@ -9404,7 +13551,28 @@ class LogcumsumexpBackward0(_Node):
 _OP_logcumsumexp = getattr(_aten.logcumsumexp, 'default')
 
 
+def _jvp_logcumsumexp(_ts, self, dim, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(logcumsumexp_backward(grad, self, result, dim), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def logcumsumexp(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_logcumsumexp(self, dim)
+            _t = _jvp_logcumsumexp(_ts, self, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_logcumsumexp.redispatch(_below_ks((self, dim)), self, dim)
@@ -9418,6 +13586,9 @@ def logcumsumexp(self, dim):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_logcumsumexp = logcumsumexp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_count_nonzero_dim_IntList = getattr(_aten.count_nonzero, 'dim_IntList')
@@ -9465,7 +13636,23 @@ class MedianBackward0(_Node):
 _OP_median = getattr(_aten.median, 'default')
 
 
+def _jvp_median(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((evenly_distribute_backward(grad, self, result)) * _ts[0], None, False, result)
+    return _o
+
+
 def median(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_median(self)
+            _t = _jvp_median(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_median.redispatch(_below_ks((self,)), self)
@@ -9477,6 +13664,9 @@ def median(self):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_median = median   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NanmedianBackward0(_Node):
@@ -9510,7 +13700,23 @@ class NanmedianBackward0(_Node):
 _OP_nanmedian = getattr(_aten.nanmedian, 'default')
 
 
+def _jvp_nanmedian(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        _o = _fw_reduce((evenly_distribute_backward(grad, self, result)) * _ts[0], None, False, result)
+    return _o
+
+
 def nanmedian(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_nanmedian(self)
+            _t = _jvp_nanmedian(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_nanmedian.redispatch(_below_ks((self,)), self)
@@ -9522,6 +13728,9 @@ def nanmedian(self):
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
+
+
+_self_nanmedian = nanmedian   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MedianBackward1(_Node):
@@ -9554,7 +13763,30 @@ class MedianBackward1(_Node):
 _OP_median_dim = getattr(_aten.median, 'dim')
 
 
+def _jvp_median_dim(_ts, self, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def median_dim(self, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_median_dim(self, dim, keepdim)
+            _t = _jvp_median_dim(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -9570,6 +13802,9 @@ def median_dim(self, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_median_dim = median_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class NanmedianBackward1(_Node):
@@ -9602,7 +13837,30 @@ class NanmedianBackward1(_Node):
 _OP_nanmedian_dim = getattr(_aten.nanmedian, 'dim')
 
 
+def _jvp_nanmedian_dim(_ts, self, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def nanmedian_dim(self, dim, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_nanmedian_dim(self, dim, keepdim)
+            _t = _jvp_nanmedian_dim(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -9618,6 +13876,9 @@ def nanmedian_dim(self, dim, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_nanmedian_dim = nanmedian_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ModeBackward0(_Node):
@@ -9650,7 +13911,30 @@ class ModeBackward0(_Node):
 _OP_mode = getattr(_aten.mode, 'default')
 
 
+def _jvp_mode(_ts, self, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def mode(self, dim=-1, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_mode(self, dim, keepdim)
+            _t = _jvp_mode(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
@@ -9666,6 +13950,9 @@ def mode(self, dim=-1, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_mode = mode   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class KthvalueBackward0(_Node):
@@ -9698,7 +13985,30 @@ class KthvalueBackward0(_Node):
 _OP_kthvalue = getattr(_aten.kthvalue, 'default')
 
 
+def _jvp_kthvalue(_ts, self, k, dim, keepdim, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        grad = _fw_ones(result)
+        self_sym_sizes = self._size
+        _o = _fw_reduce((value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)) * _ts[0], dim, keepdim, result)
+    return _o
+
+
 def kthvalue(self, k, dim=-1, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_kthvalue(self, k, dim, keepdim)
+            _t = _jvp_kthvalue(_ts, self, k, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
@@ -9714,6 +14024,9 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_kthvalue = kthvalue   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SortBackward0(_Node):
@@ -9745,7 +14058,28 @@ class SortBackward0(_Node):
 _OP_sort = getattr(_aten.sort, 'default')
 
 
+def _jvp_sort(_ts, self, dim, descending, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        _o = _fw_gather(_ts[0], dim, indices)
+    return _o
+
+
 def sort(self, dim=-1, descending=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sort(self, dim, descending)
+            _t = _jvp_sort(_ts, self, dim, descending, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
@@ -9759,6 +14093,9 @@ def sort(self, dim=-1, descending=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_sort = sort   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SortBackward1(_Node):
@@ -9790,7 +14127,28 @@ class SortBackward1(_Node):
 _OP_sort_stable = getattr(_aten.sort, 'stable')
 
 
+def _jvp_sort_stable(_ts, self, stable, dim, descending, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        _o = _fw_gather(_ts[0], dim, indices)
+    return _o
+
+
 def sort_stable(self, *, stable, dim=-1, descending=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sort_stable(self, stable=stable, dim=dim, descending=descending)
+            _t = _jvp_sort_stable(_ts, self, stable, dim, descending, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
@@ -9804,6 +14162,9 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_sort_stable = sort_stable   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class TopkBackward0(_Node):
@@ -9835,7 +14196,28 @@ class TopkBackward0(_Node):
 _OP_topk = getattr(_aten.topk, 'default')
 
 
+def _jvp_topk(_ts, self, k, dim, largest, sorted, result):
+    _o = None
+    values = result[0]
+    result0 = result[0]
+    indices = result[1]
+    result1 = result[1]
+    result = result[0]
+    if _ts[0] is not None:
+        _o = _fw_gather(_ts[0], dim, indices)
+    return _o
+
+
 def topk(self, k, dim=-1, largest=True, sorted=True):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_topk(self, k, dim, largest, sorted)
+            _t = _jvp_topk(_ts, self, k, dim, largest, sorted, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(self)
     if not _need:
         return _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
@@ -9849,6 +14231,9 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     _set_history(_res, _n)
     _n.s_indices = _SV(_res[1], True)
     return _res
+
+
+_self_topk = topk   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MsortBackward0(_Node):
@@ -9878,7 +14263,28 @@ class MsortBackward0(_Node):
 _OP_msort = getattr(_aten.msort, 'default')
 
 
+def _jvp_msort(_ts, self, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(msort_backward(grad, self), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def msort(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_msort(self)
+            _t = _jvp_msort(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self)
     if not _need:
         return _OP_msort.redispatch(_below_ks((self,)), self)
@@ -9889,6 +14295,9 @@ def msort(self):
     _res = _OP_msort.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
+
+
+_self_msort = msort   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_argsort = getattr(_aten.argsort, 'default')

@@ -4,6 +4,7 @@ from .._core.tls import state
 from .._dispatch.keys import AUTOGRAD_BIT, DispatchKey
 from .._ops import _keyset
 from .._tensor import Tensor
+from .forward_ad import _FW, fw_has, fw_unsupported
 from .graph import Node, gradient_edge
 
 BELOW_AUTOGRAD = (1 << int(DispatchKey.Autograd)) - 1
@@ -56,6 +57,12 @@ def check_inplace(t):
         if t._requires_grad and t.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         b = t._base
+        if b is not None and t.__dict__.get("_no_grad_view"):
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+                "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+                "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
         if b is not None and b._requires_grad and b.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
         if b is not None and isinstance(t.grad_fn, Node) and t.grad_fn._multi_view:
@@ -130,6 +137,8 @@ def autograd_fallback(op, below):
 
     def kernel(*args, **kwargs):
         tensors = _tensor_args(args, kwargs)
+        if _FW[0] and fw_has(tensors):
+            fw_unsupported(qual.split("::")[-1])
         needs = any(t._requires_grad for t in tensors)
         if needs and is_out:
             out_error(qual.split("::")[1].split(".")[0])

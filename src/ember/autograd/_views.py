@@ -133,6 +133,8 @@ def refresh_view(t):
     base = t._base
     if base.grad_fn is None or t._vc is None or t.__dict__.get("_gfv") == t._vc.value:
         return
+    if t.__dict__.get("_no_grad_view"):
+        return
     if not (t.dtype.is_floating_point or t.dtype.is_complex):
         return
     _set_view_fn(t, base)

@@ -524,7 +524,33 @@ def matrix_norm_backward(grad, self, ord, result, dim, keepdim):
         red = s.amax(d1, keepdim=True) if ord > 0 else s.amin(d1, keepdim=True)
         gs = amax_backward(_restore(grad, self._size, [d0, d1], keepdim), s, red, [d1], True)
         return sgn(self) * gs
+    if ord in ("nuc", 2, -2):
+        return _svd_norm_backward(grad, self, ord, dim, keepdim)
     raise RuntimeError(f"the derivative for 'linalg_matrix_norm' with ord={ord!r} is not implemented.")
+
+
+def _svd_norm_backward(grad, self, ord, dim, keepdim):
+    """nuclear norm: U Vh; spectral norm (ord=±2): u_k v_kᵀ of the extreme singular value (torch's
+    svd-based formulas). Computed from numpy's SVD, so this backward is first order only: its own
+    grad_fn raises if differentiated (no silent wrong second derivatives)."""
+    d0, d1 = [d % self.dim() for d in dim]
+    a = np.moveaxis(self._np, (d0, d1), (-2, -1))
+    u, sv, vh = np.linalg.svd(a, full_matrices=False)
+    if ord == "nuc":
+        c = u @ vh
+    else:
+        k = np.argmax(sv, axis=-1) if ord == 2 else np.argmin(sv, axis=-1)
+        uk = np.take_along_axis(u, k[..., None, None], axis=-1)               # [..., m, 1]
+        vk = np.take_along_axis(vh, k[..., None, None], axis=-2)              # [..., 1, n]
+        c = uk * vk
+    c = np.moveaxis(c, (-2, -1), (d0, d1))
+    g = _restore(grad, self._size, [d0, d1], keepdim)
+    out = _const(np.asarray(g._np * c, dtype=self.dtype._np), self.dtype)
+    if _needs_history(grad, self):
+        from ._kernel import NotImplementedBackward
+        _record(out, NotImplementedBackward("aten::linalg_matrix_norm (second derivative of ord='nuc'/2/-2)"),
+                (grad, self))
+    return out
 
 
 def logsumexp_backward(grad, self, result, dim, keepdim):

@@ -1,0 +1,316 @@
+"""ember.func: function transforms (torch.func, reduced) built on ember.autograd.
+
+grad / grad_and_value / vjp / jacrev use reverse mode (the graph is built with create_graph so
+transforms nest: grad(grad(f)) works); jvp / jacfwd use forward mode (ember.autograd.forward_ad,
+one dual level, so jvp does not nest inside jvp); hessian = jacfwd(jacrev(f)) is therefore done as
+jacrev(jacrev(f)). vmap is a LOOP FALLBACK: it slices the batched inputs, calls the function once
+per sample and stacks the results (correct semantics, no batching rules, per-sample cost).
+"""
+import functools
+
+from .._grad_mode import enable_grad
+from .._tensor import Tensor
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
+
+
+# ---------------------------------------------------------------- pytrees (tuple/list/dict of tensors)
+def _flatten(x):
+    if isinstance(x, Tensor):
+        return [x], lambda leaves: leaves[0]
+    if isinstance(x, (tuple, list)):
+        parts = [_flatten(v) for v in x]
+        sizes = [len(p[0]) for p in parts]
+
+        def unflat(leaves, parts=parts, sizes=sizes, typ=type(x)):
+            out, i = [], 0
+            for (_, f), n in zip(parts, sizes):
+                out.append(f(leaves[i:i + n]))
+                i += n
+            return typ(out)
+        return [leaf for p in parts for leaf in p[0]], unflat
+    if isinstance(x, dict):
+        keys = list(x)
+        leaves, unflat = _flatten([x[k] for k in keys])
+        return leaves, lambda ls: dict(zip(keys, unflat(ls)))
+    return [], lambda leaves: x
+
+
+def _track(t):
+    """A fresh differentiable handle on t that stays connected to any outer transform's graph."""
+    return t.alias() if t.requires_grad else t.detach().requires_grad_()
+
+
+def _argnums_tuple(argnums):
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def _finish(x, keep):
+    leaves, unflat = _flatten(x)
+    return unflat([g if keep else g.detach() for g in leaves])
+
+
+# ---------------------------------------------------------------- reverse mode
+def grad_and_value(func, argnums=0, has_aux=False):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from ..autograd import grad as _grad
+        nums = _argnums_tuple(argnums)
+        args = list(args)
+        outer = False
+        trees = []
+        for n in nums:
+            leaves, unflat = _flatten(args[n])
+            outer = outer or any(t.requires_grad for t in leaves)
+            tracked = [_track(t) for t in leaves]
+            trees.append((tracked, unflat))
+            args[n] = unflat(tracked)
+        with enable_grad():
+            out = func(*args, **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(out, tuple) and len(out) == 2):
+                    raise RuntimeError("grad_and_value(f)(*args): output of function f should be a tuple: "
+                                       "(output, aux) if has_aux is True")
+                out, aux = out
+            if not isinstance(out, Tensor) or out.numel() != 1:
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
+                                   f"tensor with {out.dim() if isinstance(out, Tensor) else '?'} dims. Maybe you "
+                                   "wanted to use the vjp or jacrev APIs instead?")
+            flat = [t for tracked, _ in trees for t in tracked]
+            gs = _grad(out, flat, create_graph=True, allow_unused=True, materialize_grads=True) if out.requires_grad \
+                else [t.detach() * 0 for t in flat]
+        res, i = [], 0
+        for tracked, unflat in trees:
+            res.append(unflat(list(gs[i:i + len(tracked)])))
+            i += len(tracked)
+        g = res[0] if isinstance(argnums, int) else tuple(res)
+        g = _finish(g, outer)
+        value = out if outer else out.detach()
+        if has_aux:
+            return g, (value, _finish(aux, outer))
+        return g, value
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        g, v = gv(*args, **kwargs)
+        return (g, v[1]) if has_aux else g
+    return wrapper
+
+
+def vjp(func, *primals, has_aux=False):
+    """(func(*primals), vjp_fn): vjp_fn(cotangents) -> tuple of gradients, one per primal."""
+    from ..autograd import grad as _grad
+    outer = any(t.requires_grad for p in primals for t in _flatten(p)[0])
+    flat_trees = [_flatten(p) for p in primals]
+    tracked = [[_track(t) for t in leaves] for leaves, _ in flat_trees]
+    args = [unflat(tr) for (_, unflat), tr in zip(flat_trees, tracked)]
+    with enable_grad():
+        out = func(*args)
+        aux = None
+        if has_aux:
+            out, aux = out
+    out_leaves, out_unflat = _flatten(out)
+
+    def vjp_fn(cotangents):
+        ct_leaves, _ = _flatten(cotangents)
+        if len(ct_leaves) != len(out_leaves):
+            raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
+                               f"outputs to the function ({len(ct_leaves)} vs {len(out_leaves)} tensors)")
+        flat = [t for tr in tracked for t in tr]
+        pairs = [(o, c) for o, c in zip(out_leaves, ct_leaves) if o.requires_grad]
+        with enable_grad():
+            if pairs:
+                gs = _grad([o for o, _ in pairs], flat, [c for _, c in pairs], retain_graph=True, create_graph=True,
+                           allow_unused=True, materialize_grads=True)
+            else:
+                gs = [t.detach() * 0 for t in flat]
+        res, i = [], 0
+        for (_, unflat), tr in zip(flat_trees, tracked):
+            res.append(_finish(unflat(list(gs[i:i + len(tr)])), outer))
+            i += len(tr)
+        return tuple(res)
+    value = out_unflat([o if outer else o.detach() for o in out_leaves])
+    if has_aux:
+        return value, vjp_fn, _finish(aux, outer)
+    return value, vjp_fn
+
+
+def jacrev(func, argnums=0, has_aux=False):
+    """Jacobian by reverse mode, one vjp per output element (a loop over basis cotangents)."""
+    @functools.wraps(func)
+    def wrapper(*args):
+        from .. import stack, zeros_like
+        nums = _argnums_tuple(argnums)
+        inner = lambda *xs: func(*[xs[nums.index(i)] if i in nums else a for i, a in enumerate(args)])  # noqa: E731
+        out, fn, *aux = vjp(inner, *[args[i] for i in nums], has_aux=has_aux)
+        flat = out.reshape(-1)
+        rows = []
+        for k in range(flat.numel()):
+            e = zeros_like(flat)
+            e[k] = 1.0
+            rows.append(fn(e.reshape(out.shape)))
+        jac = []
+        for j, i in enumerate(nums):
+            x = args[i]
+            if rows:
+                jac.append(stack([r[j] for r in rows]).reshape(tuple(out.shape) + tuple(x.shape)))
+            else:
+                jac.append(zeros_like(x).reshape(tuple(out.shape) + tuple(x.shape)))
+        j = jac[0] if isinstance(argnums, int) else tuple(jac)
+        return (j, aux[0]) if has_aux else j
+    return wrapper
+
+
+# ---------------------------------------------------------------- forward mode
+def jvp(func, primals, tangents, *, has_aux=False):
+    """(func(*primals), J·tangents) by forward-mode AD."""
+    from ..autograd import forward_ad as fw
+    if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to be tuples")
+    if len(primals) != len(tangents):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same length")
+    with fw.dual_level():
+        duals = []
+        for p, t in zip(primals, tangents):
+            pl, unflat = _flatten(p)
+            tl, _ = _flatten(t)
+            duals.append(unflat([fw.make_dual(a, b) for a, b in zip(pl, tl)]))
+        out = func(*duals)
+        aux = None
+        if has_aux:
+            out, aux = out
+        leaves, unflat = _flatten(out)
+        ps, ts = [], []
+        for o in leaves:
+            p, t = fw.unpack_dual(o)
+            ps.append(p)
+            if t is None:
+                from .. import zeros_like
+                t = zeros_like(p)
+            ts.append(t)
+    res = (unflat(ps), unflat(ts))
+    return res + (aux,) if has_aux else res
+
+
+def jacfwd(func, argnums=0, has_aux=False):
+    """Jacobian by forward mode, one jvp per input element (a loop over basis tangents)."""
+    @functools.wraps(func)
+    def wrapper(*args):
+        from .. import stack, zeros_like
+        nums = _argnums_tuple(argnums)
+        jac = []
+        aux = None
+        for i in nums:
+            x = args[i]
+            cols = []
+            for k in range(x.numel()):
+                e = zeros_like(x).reshape(-1)
+                e[k] = 1.0
+                prim = tuple(args)
+                tans = tuple(e.reshape(x.shape) if j == i else zeros_like(a) if isinstance(a, Tensor) else a
+                             for j, a in enumerate(args))
+                r = jvp(func, prim, tans, has_aux=has_aux)
+                out, t = r[0], r[1]
+                if has_aux:
+                    aux = r[2]
+                cols.append(t)
+            if cols:
+                out_shape = tuple(cols[0].shape)
+                jac.append(stack(cols, -1).reshape(out_shape + tuple(x.shape)))
+            else:
+                out_shape = tuple(func(*args).shape)
+                jac.append(zeros_like(x).reshape(out_shape + tuple(x.shape)))
+        j = jac[0] if isinstance(argnums, int) else tuple(jac)
+        return (j, aux) if has_aux else j
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """Second derivatives. torch composes jacfwd(jacrev(f)); ember's forward mode has no nested levels,
+    so this is jacrev(jacrev(f)) (same values)."""
+    return jacrev(jacrev(func, argnums), argnums)
+
+
+# ---------------------------------------------------------------- vmap (loop fallback)
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """LOOP FALLBACK: calls func once per batch element (in_dims slices), stacks along out_dims."""
+    @functools.wraps(func)
+    def wrapper(*args):
+        from .. import stack
+        dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
+        if len(dims) != len(args):
+            raise ValueError(f"vmap(f, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
+                             f"structure of `inputs`. in_dims has structure {len(dims)} but inputs has {len(args)}.")
+        sizes = set()
+        for a, d in zip(args, dims):
+            if d is not None:
+                for leaf in _flatten(a)[0]:
+                    sizes.add(leaf.shape[d])
+        if not sizes:
+            raise ValueError("vmap(f, in_dims=..., ...)(<inputs>): at least one input must be batched "
+                             "(in_dims not all None)")
+        if len(sizes) != 1:
+            raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                             f"{sorted(sizes)} for the mapped dimension")
+        n = sizes.pop()
+        results = []
+        for b in range(n):
+            sample = []
+            for a, d in zip(args, dims):
+                if d is None:
+                    sample.append(a)
+                else:
+                    leaves, unflat = _flatten(a)
+                    sample.append(unflat([leaf.select(d, b) for leaf in leaves]))
+            results.append(func(*sample))
+        first, unflat = _flatten(results[0])
+        per = [_flatten(r)[0] for r in results]
+        od = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(first)
+        stacked = []
+        for k in range(len(first)):
+            vals = [p[k] if isinstance(p[k], Tensor) else _as_tensor(p[k]) for p in per]
+            stacked.append(stack(vals, od[k]))
+        return unflat(stacked)
+    return wrapper
+
+
+def _as_tensor(x):
+    from .. import tensor
+    return tensor(x)
+
+
+def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *, tie_weights=True, strict=False):
+    """Call module with some parameters/buffers replaced (restored afterwards)."""
+    dicts = parameter_and_buffer_dicts
+    if isinstance(dicts, (list, tuple)):
+        merged = {}
+        for d in dicts:
+            merged.update(d)
+        dicts = merged
+    if not isinstance(args, tuple):
+        args = (args,)
+    saved = []
+    try:
+        for name, value in dicts.items():
+            *path, leaf = name.split(".")
+            m = module
+            for p in path:
+                m = getattr(m, p)
+            store = m._parameters if leaf in getattr(m, "_parameters", {}) else m._buffers \
+                if leaf in getattr(m, "_buffers", {}) else None
+            if store is None:
+                if strict:
+                    raise RuntimeError(f"Unexpected key(s): '{name}'.")
+                continue
+            saved.append((store, leaf, store[leaf]))
+            store[leaf] = value
+        return module(*args, **(kwargs or {}))
+    finally:
+        for store, leaf, old in reversed(saved):
+            store[leaf] = old
