@@ -16410,3 +16410,901 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
 
 
 _self_col2im = col2im   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class PadCircularBackward0(_Node):
+    _op_name = 'aten::_pad_circular'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            pad = _n.s_pad
+            self = _n.s_self.unpack(_n)
+            _r0 = gather_backward(grad, self, lambda x: _aten._pad_circular.default(x, pad))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__pad_circular = getattr(_aten._pad_circular, 'default')
+
+
+def _jvp__pad_circular(_ts, self, pad, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(gather_backward(grad, self, lambda x: _aten._pad_circular.default(x, pad)), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _pad_circular(self, pad):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__pad_circular(self, pad)
+            _t = _jvp__pad_circular(_ts, self, pad, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__pad_circular.redispatch(_below_ks((self, pad)), self, pad)
+    _n = PadCircularBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_pad = pad
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP__pad_circular.redispatch(_below_ks((self, pad)), self, pad)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__pad_circular = _pad_circular   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ReflectionPad1dBackward0(_Node):
+    _op_name = 'aten::reflection_pad1d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            padding = _n.s_padding
+            self = _n.s_self.unpack(_n)
+            _r0 = gather_backward(grad, self, lambda x: _aten.reflection_pad1d.default(x, padding))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_reflection_pad1d = getattr(_aten.reflection_pad1d, 'default')
+
+
+def _jvp_reflection_pad1d(_ts, self, padding, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(gather_backward(grad, self, lambda x: _aten.reflection_pad1d.default(x, padding)), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def reflection_pad1d(self, padding):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_reflection_pad1d(self, padding)
+            _t = _jvp_reflection_pad1d(_ts, self, padding, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_reflection_pad1d.redispatch(_below_ks((self, padding)), self, padding)
+    _n = ReflectionPad1dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_reflection_pad1d.redispatch(_below_ks((self, padding)), self, padding)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_reflection_pad1d = reflection_pad1d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ReflectionPad2dBackward0(_Node):
+    _op_name = 'aten::reflection_pad2d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            padding = _n.s_padding
+            self = _n.s_self.unpack(_n)
+            _r0 = gather_backward(grad, self, lambda x: _aten.reflection_pad2d.default(x, padding))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_reflection_pad2d = getattr(_aten.reflection_pad2d, 'default')
+
+
+def _jvp_reflection_pad2d(_ts, self, padding, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(gather_backward(grad, self, lambda x: _aten.reflection_pad2d.default(x, padding)), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def reflection_pad2d(self, padding):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_reflection_pad2d(self, padding)
+            _t = _jvp_reflection_pad2d(_ts, self, padding, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_reflection_pad2d.redispatch(_below_ks((self, padding)), self, padding)
+    _n = ReflectionPad2dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_reflection_pad2d.redispatch(_below_ks((self, padding)), self, padding)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_reflection_pad2d = reflection_pad2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ReflectionPad3dBackward0(_Node):
+    _op_name = 'aten::reflection_pad3d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            padding = _n.s_padding
+            self = _n.s_self.unpack(_n)
+            _r0 = gather_backward(grad, self, lambda x: _aten.reflection_pad3d.default(x, padding))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_reflection_pad3d = getattr(_aten.reflection_pad3d, 'default')
+
+
+def _jvp_reflection_pad3d(_ts, self, padding, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(gather_backward(grad, self, lambda x: _aten.reflection_pad3d.default(x, padding)), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def reflection_pad3d(self, padding):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_reflection_pad3d(self, padding)
+            _t = _jvp_reflection_pad3d(_ts, self, padding, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_reflection_pad3d.redispatch(_below_ks((self, padding)), self, padding)
+    _n = ReflectionPad3dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_reflection_pad3d.redispatch(_below_ks((self, padding)), self, padding)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_reflection_pad3d = reflection_pad3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ReplicationPad1dBackward0(_Node):
+    _op_name = 'aten::replication_pad1d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            padding = _n.s_padding
+            self = _n.s_self.unpack(_n)
+            _r0 = gather_backward(grad, self, lambda x: _aten.replication_pad1d.default(x, padding))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_replication_pad1d = getattr(_aten.replication_pad1d, 'default')
+
+
+def _jvp_replication_pad1d(_ts, self, padding, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(gather_backward(grad, self, lambda x: _aten.replication_pad1d.default(x, padding)), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def replication_pad1d(self, padding):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_replication_pad1d(self, padding)
+            _t = _jvp_replication_pad1d(_ts, self, padding, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_replication_pad1d.redispatch(_below_ks((self, padding)), self, padding)
+    _n = ReplicationPad1dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_replication_pad1d.redispatch(_below_ks((self, padding)), self, padding)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_replication_pad1d = replication_pad1d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ReplicationPad2dBackward0(_Node):
+    _op_name = 'aten::replication_pad2d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            padding = _n.s_padding
+            self = _n.s_self.unpack(_n)
+            _r0 = gather_backward(grad, self, lambda x: _aten.replication_pad2d.default(x, padding))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_replication_pad2d = getattr(_aten.replication_pad2d, 'default')
+
+
+def _jvp_replication_pad2d(_ts, self, padding, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(gather_backward(grad, self, lambda x: _aten.replication_pad2d.default(x, padding)), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def replication_pad2d(self, padding):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_replication_pad2d(self, padding)
+            _t = _jvp_replication_pad2d(_ts, self, padding, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_replication_pad2d.redispatch(_below_ks((self, padding)), self, padding)
+    _n = ReplicationPad2dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_replication_pad2d.redispatch(_below_ks((self, padding)), self, padding)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_replication_pad2d = replication_pad2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ReplicationPad3dBackward0(_Node):
+    _op_name = 'aten::replication_pad3d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            padding = _n.s_padding
+            self = _n.s_self.unpack(_n)
+            _r0 = gather_backward(grad, self, lambda x: _aten.replication_pad3d.default(x, padding))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_replication_pad3d = getattr(_aten.replication_pad3d, 'default')
+
+
+def _jvp_replication_pad3d(_ts, self, padding, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(gather_backward(grad, self, lambda x: _aten.replication_pad3d.default(x, padding)), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def replication_pad3d(self, padding):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_replication_pad3d(self, padding)
+            _t = _jvp_replication_pad3d(_ts, self, padding, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_replication_pad3d.redispatch(_below_ks((self, padding)), self, padding)
+    _n = ReplicationPad3dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_replication_pad3d.redispatch(_below_ks((self, padding)), self, padding)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_replication_pad3d = replication_pad3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleNearest1dBackward0(_Node):
+    _op_name = 'aten::upsample_nearest1d.vec'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            input = _n.s_input.unpack(_n)
+            output_size = _n.s_output_size
+            scale_factors = _n.s_scale_factors
+            _r0 = gather_backward(grad, input, lambda x: _aten.upsample_nearest1d.vec(x, output_size, scale_factors))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_upsample_nearest1d_vec = getattr(_aten.upsample_nearest1d, 'vec')
+
+
+def _jvp_upsample_nearest1d_vec(_ts, input, output_size, scale_factors, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(gather_backward(grad, input, lambda x: _aten.upsample_nearest1d.vec(x, output_size, scale_factors)), input._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def upsample_nearest1d_vec(input, output_size, scale_factors):
+    if _FW[0] and _fw_has((input, )):
+        _ts = _fw_take((input, ))
+        try:
+            _res = _self_upsample_nearest1d_vec(input, output_size, scale_factors)
+            _t = _jvp_upsample_nearest1d_vec(_ts, input, output_size, scale_factors, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(input)
+    if not _need:
+        return _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
+    _n = UpsampleNearest1dBackward0()
+    _n.next_edges = (_edge(input), )
+    if _rg(input):
+        _n.s_input = _SV(input)
+    if _rg(input):
+        _n.s_output_size = output_size
+    if _rg(input):
+        _n.s_scale_factors = scale_factors
+    _res = _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_upsample_nearest1d_vec = upsample_nearest1d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleNearest2dBackward0(_Node):
+    _op_name = 'aten::upsample_nearest2d.vec'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            input = _n.s_input.unpack(_n)
+            output_size = _n.s_output_size
+            scale_factors = _n.s_scale_factors
+            _r0 = gather_backward(grad, input, lambda x: _aten.upsample_nearest2d.vec(x, output_size, scale_factors))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_upsample_nearest2d_vec = getattr(_aten.upsample_nearest2d, 'vec')
+
+
+def _jvp_upsample_nearest2d_vec(_ts, input, output_size, scale_factors, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(gather_backward(grad, input, lambda x: _aten.upsample_nearest2d.vec(x, output_size, scale_factors)), input._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def upsample_nearest2d_vec(input, output_size, scale_factors):
+    if _FW[0] and _fw_has((input, )):
+        _ts = _fw_take((input, ))
+        try:
+            _res = _self_upsample_nearest2d_vec(input, output_size, scale_factors)
+            _t = _jvp_upsample_nearest2d_vec(_ts, input, output_size, scale_factors, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(input)
+    if not _need:
+        return _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
+    _n = UpsampleNearest2dBackward0()
+    _n.next_edges = (_edge(input), )
+    if _rg(input):
+        _n.s_input = _SV(input)
+    if _rg(input):
+        _n.s_output_size = output_size
+    if _rg(input):
+        _n.s_scale_factors = scale_factors
+    _res = _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_upsample_nearest2d_vec = upsample_nearest2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleNearestExact2dBackward0(_Node):
+    _op_name = 'aten::_upsample_nearest_exact2d.vec'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            input = _n.s_input.unpack(_n)
+            output_size = _n.s_output_size
+            scale_factors = _n.s_scale_factors
+            _r0 = gather_backward(grad, input, lambda x: _aten._upsample_nearest_exact2d.vec(x, output_size, scale_factors))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__upsample_nearest_exact2d_vec = getattr(_aten._upsample_nearest_exact2d, 'vec')
+
+
+def _jvp__upsample_nearest_exact2d_vec(_ts, input, output_size, scale_factors, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(gather_backward(grad, input, lambda x: _aten._upsample_nearest_exact2d.vec(x, output_size, scale_factors)), input._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
+    if _FW[0] and _fw_has((input, )):
+        _ts = _fw_take((input, ))
+        try:
+            _res = _self__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
+            _t = _jvp__upsample_nearest_exact2d_vec(_ts, input, output_size, scale_factors, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(input)
+    if not _need:
+        return _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
+    _n = UpsampleNearestExact2dBackward0()
+    _n.next_edges = (_edge(input), )
+    if _rg(input):
+        _n.s_input = _SV(input)
+    if _rg(input):
+        _n.s_output_size = output_size
+    if _rg(input):
+        _n.s_scale_factors = scale_factors
+    _res = _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_nearest_exact2d_vec = _upsample_nearest_exact2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleLinear1dBackward0(_Node):
+    _op_name = 'aten::upsample_linear1d.vec'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            input = _n.s_input.unpack(_n)
+            output_size = _n.s_output_size
+            scale_factors = _n.s_scale_factors
+            _r0 = interp_backward(grad, input, lambda x: _aten.upsample_linear1d.vec(x, output_size, align_corners, scale_factors))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_upsample_linear1d_vec = getattr(_aten.upsample_linear1d, 'vec')
+
+
+def _jvp_upsample_linear1d_vec(_ts, input, output_size, align_corners, scale_factors, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(interp_backward(grad, input, lambda x: _aten.upsample_linear1d.vec(x, output_size, align_corners, scale_factors)), input._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
+    if _FW[0] and _fw_has((input, )):
+        _ts = _fw_take((input, ))
+        try:
+            _res = _self_upsample_linear1d_vec(input, output_size, align_corners, scale_factors)
+            _t = _jvp_upsample_linear1d_vec(_ts, input, output_size, align_corners, scale_factors, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(input)
+    if not _need:
+        return _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
+    _n = UpsampleLinear1dBackward0()
+    _n.next_edges = (_edge(input), )
+    if _rg(input):
+        _n.s_align_corners = align_corners
+    if _rg(input):
+        _n.s_input = _SV(input)
+    if _rg(input):
+        _n.s_output_size = output_size
+    if _rg(input):
+        _n.s_scale_factors = scale_factors
+    _res = _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_upsample_linear1d_vec = upsample_linear1d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleBilinear2dBackward0(_Node):
+    _op_name = 'aten::upsample_bilinear2d.vec'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            input = _n.s_input.unpack(_n)
+            output_size = _n.s_output_size
+            scale_factors = _n.s_scale_factors
+            _r0 = interp_backward(grad, input, lambda x: _aten.upsample_bilinear2d.vec(x, output_size, align_corners, scale_factors))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_upsample_bilinear2d_vec = getattr(_aten.upsample_bilinear2d, 'vec')
+
+
+def _jvp_upsample_bilinear2d_vec(_ts, input, output_size, align_corners, scale_factors, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(interp_backward(grad, input, lambda x: _aten.upsample_bilinear2d.vec(x, output_size, align_corners, scale_factors)), input._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
+    if _FW[0] and _fw_has((input, )):
+        _ts = _fw_take((input, ))
+        try:
+            _res = _self_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors)
+            _t = _jvp_upsample_bilinear2d_vec(_ts, input, output_size, align_corners, scale_factors, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(input)
+    if not _need:
+        return _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
+    _n = UpsampleBilinear2dBackward0()
+    _n.next_edges = (_edge(input), )
+    if _rg(input):
+        _n.s_align_corners = align_corners
+    if _rg(input):
+        _n.s_input = _SV(input)
+    if _rg(input):
+        _n.s_output_size = output_size
+    if _rg(input):
+        _n.s_scale_factors = scale_factors
+    _res = _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_upsample_bilinear2d_vec = upsample_bilinear2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleBicubic2dBackward0(_Node):
+    _op_name = 'aten::upsample_bicubic2d.vec'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            input = _n.s_input.unpack(_n)
+            output_size = _n.s_output_size
+            scale_factors = _n.s_scale_factors
+            _r0 = interp_backward(grad, input, lambda x: _aten.upsample_bicubic2d.vec(x, output_size, align_corners, scale_factors))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_upsample_bicubic2d_vec = getattr(_aten.upsample_bicubic2d, 'vec')
+
+
+def _jvp_upsample_bicubic2d_vec(_ts, input, output_size, align_corners, scale_factors, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(interp_backward(grad, input, lambda x: _aten.upsample_bicubic2d.vec(x, output_size, align_corners, scale_factors)), input._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
+    if _FW[0] and _fw_has((input, )):
+        _ts = _fw_take((input, ))
+        try:
+            _res = _self_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors)
+            _t = _jvp_upsample_bicubic2d_vec(_ts, input, output_size, align_corners, scale_factors, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(input)
+    if not _need:
+        return _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
+    _n = UpsampleBicubic2dBackward0()
+    _n.next_edges = (_edge(input), )
+    if _rg(input):
+        _n.s_align_corners = align_corners
+    if _rg(input):
+        _n.s_input = _SV(input)
+    if _rg(input):
+        _n.s_output_size = output_size
+    if _rg(input):
+        _n.s_scale_factors = scale_factors
+    _res = _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_upsample_bicubic2d_vec = upsample_bicubic2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

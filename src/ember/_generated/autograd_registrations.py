@@ -349,6 +349,19 @@ _KERNELS = (
     ('constant_pad_nd', '', 'constant_pad_nd'),
     ('im2col', '', 'im2col'),
     ('col2im', '', 'col2im'),
+    ('_pad_circular', '', '_pad_circular'),
+    ('reflection_pad1d', '', 'reflection_pad1d'),
+    ('reflection_pad2d', '', 'reflection_pad2d'),
+    ('reflection_pad3d', '', 'reflection_pad3d'),
+    ('replication_pad1d', '', 'replication_pad1d'),
+    ('replication_pad2d', '', 'replication_pad2d'),
+    ('replication_pad3d', '', 'replication_pad3d'),
+    ('upsample_nearest1d', 'vec', 'upsample_nearest1d_vec'),
+    ('upsample_nearest2d', 'vec', 'upsample_nearest2d_vec'),
+    ('_upsample_nearest_exact2d', 'vec', '_upsample_nearest_exact2d_vec'),
+    ('upsample_linear1d', 'vec', 'upsample_linear1d_vec'),
+    ('upsample_bilinear2d', 'vec', 'upsample_bilinear2d_vec'),
+    ('upsample_bicubic2d', 'vec', 'upsample_bicubic2d_vec'),
 )
 
 

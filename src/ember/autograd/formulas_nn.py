@@ -138,3 +138,61 @@ def bce_with_logits_target_backward(grad, self, target, weight, pos_weight, redu
     else:
         g = pos_weight * softplus(-self) - softplus(self) + target * 0
     return _to(_reduced(grad, _w(g, weight), reduction), target)
+
+
+# ---- ops that move or mix input elements without a backward kernel --------------------------------
+
+def _eval(fn, x):
+    from .._grad_mode import no_grad
+    with no_grad():
+        return fn(x)
+
+
+def gather_backward(grad, self, fn):
+    """Backward of an op that only copies input elements (reflection/replication/circular pad,
+    nearest upsampling): run it on the element numbers to learn where each output came from, then
+    add the gradient back there."""
+    from .formulas import _const
+    import numpy as np
+    n = self.numel()
+    idx = _eval(fn, _const(np.arange(n, dtype=np.float64).reshape(self._size), _f64()))
+    src = _const(idx._np.reshape(-1).astype(np.int64), _i64())
+    return zeros_like(self).reshape(-1).index_put((src,), grad.reshape(-1), True).reshape(self._size)
+
+
+def _f64():
+    from .._core import dtype as D
+    return D.float64
+
+
+def _i64():
+    from .._core import dtype as D
+    return D.int64
+
+
+def _interp_matrix(fn, self, axis):
+    """The (in, out) interpolation matrix of a separable resampling op along spatial `axis`: feed it
+    one-hot rows, constant along the other axes (the weights along those sum to one)."""
+    import numpy as np
+    from .formulas import _const
+    size = self._size
+    k = size[axis]
+    e = np.zeros((k, 1) + tuple(size[2:]), np.float64)
+    for i in range(k):
+        sl = [i, 0] + [slice(None)] * (len(size) - 2)
+        sl[axis] = i
+        e[tuple(sl)] = 1.0
+    out = _eval(fn, _const(e, _f64()))._np
+    take = [slice(None), 0] + [0] * (len(size) - 2)
+    take[axis] = slice(None)
+    return _const(np.ascontiguousarray(out[tuple(take)]), self.dtype)
+
+
+def interp_backward(grad, self, fn):
+    """Backward of linear/bilinear/bicubic upsampling: grad_in = A_h^T grad A_w per plane."""
+    g = grad
+    if self.dim() == 3:
+        return g.matmul(_interp_matrix(fn, self, 2).transpose(0, 1))
+    ah = _interp_matrix(fn, self, 2)          # (H, OH)
+    aw = _interp_matrix(fn, self, 3)          # (W, OW)
+    return ah.matmul(g).matmul(aw.transpose(0, 1))
