@@ -16,7 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._grad_mode import no_grad, enable_grad
-from ..nn.modules._hooks import RemovableHandle
+from ..nn.modules._hooks import RemovableHandle, add_hook
 from ..nn.modules.module import typename
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
@@ -34,15 +34,11 @@ _global_optimizer_post_hooks = OrderedDict()
 
 
 def register_optimizer_step_pre_hook(hook):
-    handle = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_optimizer_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
-    handle = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_optimizer_post_hooks, hook)
 
 
 def _hooked_step(func):
@@ -138,14 +134,10 @@ class Optimizer:
 
     # ------------------------------------------------------------------ hooks
     def register_step_pre_hook(self, hook):
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend=False):
         handle = RemovableHandle(self._optimizer_state_dict_pre_hooks)

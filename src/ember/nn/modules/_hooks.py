@@ -42,3 +42,10 @@ class RemovableHandle:
 
     def __exit__(self, type, value, tb):
         self.remove()
+
+
+def add_hook(hooks_dict, hook):
+    """Register `hook` in `hooks_dict` and return the handle that removes it."""
+    handle = RemovableHandle(hooks_dict)
+    hooks_dict[handle.id] = hook
+    return handle

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
 from .. import _tensor_util as U
-from ._hooks import RemovableHandle
+from ._hooks import RemovableHandle, add_hook
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_buffer_registration_hook", "register_module_module_registration_hook",
@@ -109,27 +109,19 @@ _global_forward_hooks_with_kwargs = OrderedDict()
 
 
 def register_module_buffer_registration_hook(hook):
-    handle = RemovableHandle(_global_buffer_registration_hooks)
-    _global_buffer_registration_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_buffer_registration_hooks, hook)
 
 
 def register_module_module_registration_hook(hook):
-    handle = RemovableHandle(_global_module_registration_hooks)
-    _global_module_registration_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_module_registration_hooks, hook)
 
 
 def register_module_parameter_registration_hook(hook):
-    handle = RemovableHandle(_global_parameter_registration_hooks)
-    _global_parameter_registration_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_parameter_registration_hooks, hook)
 
 
 def register_module_forward_pre_hook(hook):
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
@@ -144,9 +136,7 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
 
 
 def register_module_full_backward_pre_hook(hook):
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_backward_pre_hooks, hook)
 
 
 def register_module_full_backward_hook(hook):
@@ -155,9 +145,7 @@ def register_module_full_backward_hook(hook):
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
                            "Please use only one of them.")
     _global_is_full_backward_hook = True
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    return add_hook(_global_backward_hooks, hook)
 
 
 # load_state_dict defers every copy until all keys are validated, so a failed load changes nothing
@@ -462,9 +450,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
                                "Please use only one of them.")
         self._is_full_backward_hook = False
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._backward_hooks, hook)
 
     def register_full_backward_hook(self, hook, prepend=False):
         if self._is_full_backward_hook is False:
@@ -715,20 +701,14 @@ class Module:
         if getattr(hook, "_from_public_api", False):
             raise RuntimeError("Cannot register the same function as the state dict post hook that was previously "
                                "registered via register_state_dict_post_hook")
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._state_dict_hooks, hook)
 
     def register_state_dict_post_hook(self, hook):
         hook._from_public_api = True
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._state_dict_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook):
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._state_dict_pre_hooks, hook)
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, param in self._parameters.items():
@@ -786,9 +766,7 @@ class Module:
         return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_load_state_dict_post_hook(self, hook):
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._load_state_dict_post_hooks, hook)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
