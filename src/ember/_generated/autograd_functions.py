@@ -5,6 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember.autograd.formulas import *
 from ember.autograd.formulas_nn import *
+from ember.autograd.formulas_linalg import *
 from ember.autograd.graph import Node as _Node
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
@@ -14334,6 +14335,735 @@ _OP_one_hot = getattr(_aten.one_hot, 'default')
 
 def one_hot(*args, **kwargs):
     return _OP_one_hot.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class LinalgInvExBackward0(_Node):
+    _op_name = 'aten::linalg_inv_ex'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result0 = _n.s_result0.unpack(_n)
+            _r0 = inv_backward(grad, result0)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_inv_ex = getattr(_aten.linalg_inv_ex, 'default')
+
+
+def _jvp_linalg_inv_ex(_ts, A, check_errors, result):
+    _o = None
+    inverse = result[0]
+    result0 = result[0]
+    info = result[1]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(inv_backward(grad, result0), A._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def linalg_inv_ex(A, *, check_errors=False):
+    if _FW[0] and _fw_has((A, )):
+        _ts = _fw_take((A, ))
+        try:
+            _res = _self_linalg_inv_ex(A, check_errors=check_errors)
+            _t = _jvp_linalg_inv_ex(_ts, A, check_errors, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(A)
+    if not _need:
+        return _OP_linalg_inv_ex.redispatch(_below_ks((A, check_errors)), A, check_errors=check_errors)
+    _n = LinalgInvExBackward0()
+    _n.next_edges = (_edge(A), )
+    _res = _OP_linalg_inv_ex.redispatch(_below_ks((A, check_errors)), A, check_errors=check_errors)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    return _res
+
+
+_self_linalg_inv_ex = linalg_inv_ex   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgSlogdetBackward0(_Node):
+    _op_name = 'aten::linalg_slogdet'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            A = _n.s_A.unpack(_n)
+            _r0 = slogdet_backward(grads[1], A)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_A', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_slogdet = getattr(_aten.linalg_slogdet, 'default')
+
+
+def linalg_slogdet(A):
+    if _FW[0] and _fw_has((A, )):
+        _fw_unsupported('linalg_slogdet')
+    _need = _rg(A)
+    if not _need:
+        return _OP_linalg_slogdet.redispatch(_below_ks((A,)), A)
+    _n = LinalgSlogdetBackward0()
+    _n.next_edges = (_edge(A), )
+    if _rg(A):
+        _n.s_A = _SV(A)
+    _res = _OP_linalg_slogdet.redispatch(_below_ks((A,)), A)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_linalg_slogdet = linalg_slogdet   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgSolveExBackward0(_Node):
+    _op_name = 'aten::linalg_solve_ex'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            A = _n.s_A.unpack(_n)
+            B = _n.s_B.unpack(_n)
+            left = _n.s_left
+            result0 = _n.s_result0.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = solve_backward(grad, A, B, result0, left, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_A', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_B', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_solve_ex = getattr(_aten.linalg_solve_ex, 'default')
+
+
+def linalg_solve_ex(A, B, *, left=True, check_errors=False):
+    if _FW[0] and _fw_has((A, B, )):
+        _fw_unsupported('linalg_solve_ex')
+    _need = _rg(A) or _rg(B)
+    if not _need:
+        return _OP_linalg_solve_ex.redispatch(_below_ks((A, B, left, check_errors)), A, B, left=left, check_errors=check_errors)
+    _n = LinalgSolveExBackward0()
+    _n.next_edges = (_edge(A), _edge(B), )
+    if _rg(A) or _rg(B):
+        _n.s_A = _SV(A)
+    if _rg(A) or _rg(B):
+        _n.s_B = _SV(B)
+    if _rg(A) or _rg(B):
+        _n.s_left = left
+    _res = _OP_linalg_solve_ex.redispatch(_below_ks((A, B, left, check_errors)), A, B, left=left, check_errors=check_errors)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    return _res
+
+
+_self_linalg_solve_ex = linalg_solve_ex   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgCholeskyExBackward0(_Node):
+    _op_name = 'aten::linalg_cholesky_ex'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result0 = _n.s_result0.unpack(_n)
+            upper = _n.s_upper
+            _r0 = cholesky_backward(grad, upper, result0)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_cholesky_ex = getattr(_aten.linalg_cholesky_ex, 'default')
+
+
+def _jvp_linalg_cholesky_ex(_ts, self, upper, check_errors, result):
+    _o = None
+    L = result[0]
+    result0 = result[0]
+    info = result[1]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(cholesky_backward(grad, upper, result0), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_linalg_cholesky_ex(self, upper=upper, check_errors=check_errors)
+            _t = _jvp_linalg_cholesky_ex(_ts, self, upper, check_errors, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(self)
+    if not _need:
+        return _OP_linalg_cholesky_ex.redispatch(_below_ks((self, upper, check_errors)), self, upper=upper, check_errors=check_errors)
+    _n = LinalgCholeskyExBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_upper = upper
+    _res = _OP_linalg_cholesky_ex.redispatch(_below_ks((self, upper, check_errors)), self, upper=upper, check_errors=check_errors)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    return _res
+
+
+_self_linalg_cholesky_ex = linalg_cholesky_ex   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class CholeskySolveBackward0(_Node):
+    _op_name = 'aten::cholesky_solve'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            input2 = _n.s_input2.unpack(_n)
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            upper = _n.s_upper
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input2', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_cholesky_solve = getattr(_aten.cholesky_solve, 'default')
+
+
+def cholesky_solve(self, input2, upper=False):
+    if _FW[0] and _fw_has((self, input2, )):
+        _fw_unsupported('cholesky_solve')
+    _need = _rg(self) or _rg(input2)
+    if not _need:
+        return _OP_cholesky_solve.redispatch(_below_ks((self, input2, upper)), self, input2, upper)
+    _n = CholeskySolveBackward0()
+    _n.next_edges = (_edge(self), _edge(input2), )
+    if _rg(self) or _rg(input2):
+        _n.s_input2 = _SV(input2)
+    if _rg(self) or _rg(input2):
+        _n.s_self = _SV(self)
+    if _rg(self) or _rg(input2):
+        _n.s_upper = upper
+    _res = _OP_cholesky_solve.redispatch(_below_ks((self, input2, upper)), self, input2, upper)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_cholesky_solve = cholesky_solve   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgQrBackward0(_Node):
+    _op_name = 'aten::linalg_qr'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            mode = _n.s_mode
+            result0 = _n.s_result0.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            _r0 = qr_backward(grads[0], grads[1], result0, result1, mode)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_qr = getattr(_aten.linalg_qr, 'default')
+
+
+def linalg_qr(A, mode='reduced'):
+    if _FW[0] and _fw_has((A, )):
+        _fw_unsupported('linalg_qr')
+    _need = _rg(A)
+    if not _need:
+        return _OP_linalg_qr.redispatch(_below_ks((A, mode)), A, mode)
+    _n = LinalgQrBackward0()
+    _n.next_edges = (_edge(A), )
+    if _rg(A):
+        _n.s_mode = mode
+    _res = _OP_linalg_qr.redispatch(_below_ks((A, mode)), A, mode)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self_linalg_qr = linalg_qr   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgSvdBackward0(_Node):
+    _op_name = 'aten::_linalg_svd'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            A = _n.s_A.unpack(_n)
+            compute_uv = _n.s_compute_uv
+            full_matrices = _n.s_full_matrices
+            result0 = _n.s_result0.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            result2 = _n.s_result2.unpack(_n)
+            _r0 = svd_backward(grads[0], grads[1], grads[2], A, result0, result1, result2, full_matrices, compute_uv)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_A', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result2', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__linalg_svd = getattr(_aten._linalg_svd, 'default')
+
+
+def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
+    if _FW[0] and _fw_has((A, )):
+        _fw_unsupported('_linalg_svd')
+    _need = _rg(A)
+    if not _need:
+        return _OP__linalg_svd.redispatch(_below_ks((A, full_matrices, compute_uv, driver)), A, full_matrices, compute_uv, driver=driver)
+    _n = LinalgSvdBackward0()
+    _n.next_edges = (_edge(A), )
+    if _rg(A):
+        _n.s_A = _SV(A)
+    if _rg(A):
+        _n.s_compute_uv = compute_uv
+    if _rg(A):
+        _n.s_full_matrices = full_matrices
+    _res = _OP__linalg_svd.redispatch(_below_ks((A, full_matrices, compute_uv, driver)), A, full_matrices, compute_uv, driver=driver)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    _n.s_result1 = _SV(_res[1], True)
+    _n.s_result2 = _SV(_res[2], True)
+    return _res
+
+
+_self__linalg_svd = _linalg_svd   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgEighBackward0(_Node):
+    _op_name = 'aten::_linalg_eigh'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            A = _n.s_A.unpack(_n)
+            compute_v = _n.s_compute_v
+            result0 = _n.s_result0.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            _r0 = eigh_backward(grads[0], grads[1], A, result0, result1, compute_v)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_A', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__linalg_eigh = getattr(_aten._linalg_eigh, 'default')
+
+
+def _linalg_eigh(A, UPLO='L', compute_v=True):
+    if _FW[0] and _fw_has((A, )):
+        _fw_unsupported('_linalg_eigh')
+    _need = _rg(A)
+    if not _need:
+        return _OP__linalg_eigh.redispatch(_below_ks((A, UPLO, compute_v)), A, UPLO, compute_v)
+    _n = LinalgEighBackward0()
+    _n.next_edges = (_edge(A), )
+    if _rg(A):
+        _n.s_A = _SV(A)
+    if _rg(A):
+        _n.s_compute_v = compute_v
+    _res = _OP__linalg_eigh.redispatch(_below_ks((A, UPLO, compute_v)), A, UPLO, compute_v)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self__linalg_eigh = _linalg_eigh   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgLstsqBackward0(_Node):
+    _op_name = 'aten::linalg_lstsq'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            b = _n.s_b.unpack(_n)
+            result0 = _n.s_result0.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = lstsq_backward(grads[0], grads[1], self, b, result0, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_b', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_lstsq = getattr(_aten.linalg_lstsq, 'default')
+
+
+def linalg_lstsq(self, b, rcond=None, *, driver=None):
+    if _FW[0] and _fw_has((self, b, )):
+        _fw_unsupported('linalg_lstsq')
+    _need = _rg(self) or _rg(b)
+    if not _need:
+        return _OP_linalg_lstsq.redispatch(_below_ks((self, b, rcond, driver)), self, b, rcond, driver=driver)
+    _n = LinalgLstsqBackward0()
+    _n.next_edges = (_edge(self), _edge(b), )
+    if _rg(self) or _rg(b):
+        _n.s_b = _SV(b)
+    if _rg(self) or _rg(b):
+        _n.s_self = _SV(self)
+    _res = _OP_linalg_lstsq.redispatch(_below_ks((self, b, rcond, driver)), self, b, rcond, driver=driver)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    return _res
+
+
+_self_linalg_lstsq = linalg_lstsq   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgPinvBackward0(_Node):
+    _op_name = 'aten::linalg_pinv.atol_rtol_float'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = pinv_backward(grad, result, self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_pinv_atol_rtol_float = getattr(_aten.linalg_pinv, 'atol_rtol_float')
+
+
+def _jvp_linalg_pinv_atol_rtol_float(_ts, self, atol, rtol, hermitian, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(pinv_backward(grad, result, self), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_linalg_pinv_atol_rtol_float(self, atol=atol, rtol=rtol, hermitian=hermitian)
+            _t = _jvp_linalg_pinv_atol_rtol_float(_ts, self, atol, rtol, hermitian, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_linalg_pinv_atol_rtol_float.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
+    _n = LinalgPinvBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_linalg_pinv_atol_rtol_float.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_linalg_pinv_atol_rtol_float = linalg_pinv_atol_rtol_float   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgPinvBackward1(_Node):
+    _op_name = 'aten::linalg_pinv.atol_rtol_tensor'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = pinv_backward(grad, result, self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_pinv_atol_rtol_tensor = getattr(_aten.linalg_pinv, 'atol_rtol_tensor')
+
+
+def _jvp_linalg_pinv_atol_rtol_tensor(_ts, self, atol, rtol, hermitian, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(pinv_backward(grad, result, self), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_linalg_pinv_atol_rtol_tensor(self, atol=atol, rtol=rtol, hermitian=hermitian)
+            _t = _jvp_linalg_pinv_atol_rtol_tensor(_ts, self, atol, rtol, hermitian, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_linalg_pinv_atol_rtol_tensor.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
+    _n = LinalgPinvBackward1()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_linalg_pinv_atol_rtol_tensor.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_linalg_pinv_atol_rtol_tensor = linalg_pinv_atol_rtol_tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class BlockDiagBackward0(_Node):
+    _op_name = 'aten::block_diag'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += _n.n_tensors
+        if _bi.any(_x is not None for _x in _e[_s0:_k]):
+            tensors_scalar_type = _n.s_tensors_scalar_type
+            tensors_sym_sizes = _n.s_tensors_sym_sizes
+            _r0 = block_diag_backward(grad, tensors_sym_sizes, tensors_scalar_type)
+        _out = []
+        _out.extend(_r0 if _r0 is not None else [None] * _n.n_tensors)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_block_diag = getattr(_aten.block_diag, 'default')
+
+
+def block_diag(tensors):
+    if _FW[0] and _fw_has((tensors, )):
+        _fw_unsupported('block_diag')
+    _need = _rg(tensors)
+    if not _need:
+        return _OP_block_diag.redispatch(_below_ks((tensors,)), tensors)
+    _n = BlockDiagBackward0()
+    _n.n_tensors = len(tensors)
+    _n.next_edges = (*[_edge(_t) for _t in tensors], )
+    if _rg(tensors):
+        _n.s_tensors_scalar_type = [_t.dtype for _t in tensors]
+    if _rg(tensors):
+        _n.s_tensors_sym_sizes = [_t._size for _t in tensors]
+    _res = _OP_block_diag.redispatch(_below_ks((tensors,)), tensors)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_block_diag = block_diag   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ConvolutionBackward0(_Node):

@@ -1,0 +1,269 @@
+"""Helpers for the linear-algebra formulas in native/derivatives_linalg.yaml (torch's FunctionsManual.cpp,
+linalg part). Written in ember ops, so every backward is itself differentiable (double backward works)."""
+from .formulas import sum_to
+
+
+def _e():
+    import ember
+    return ember
+
+
+def _mH(x):
+    return x.mT.conj() if x.is_complex() else x.mT
+
+
+def _to(g, shape):
+    """Sum a broadcast grad back to an input's shape."""
+    return sum_to(g, tuple(shape)) if tuple(g._size) != tuple(shape) else g
+
+
+def _eye_like(x):
+    e = _e()
+    return e.eye(x._size[-1], dtype=x.dtype)
+
+
+# ---------------------------------------------------------------- inverse / slogdet / solve
+def inv_backward(grad, inverse):
+    """gA = -A^{-H} G A^{-H}."""
+    ih = _mH(inverse)
+    return -ih.matmul(grad.matmul(ih))
+
+
+def slogdet_backward(grad_logabsdet, A):
+    """gA = g_logabsdet * A^{-H} (the sign is piecewise constant)."""
+    if grad_logabsdet is None:
+        return None
+    e = _e()
+    return grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * _mH(e.linalg_inv(A))
+
+
+def _solve_is_vector(A, B):
+    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B._size) == tuple(A._size[:-1]))
+
+
+def solve_backward(grad, A, B, X, left, grad_input_mask):
+    """AX = B: gB = A^{-H} G, gA = -gB X^H (left=False: XA = B, gB = G A^{-H}, gA = -X^H gB)."""
+    e = _e()
+    if grad is None:
+        return None, None
+    vector = left and _solve_is_vector(A, B)
+    g = grad.unsqueeze(-1) if vector else grad
+    x = X.unsqueeze(-1) if vector else X
+    gB = e.linalg_solve(_mH(A), g, left=left)
+    gA = None
+    if grad_input_mask[0]:
+        gA = _to(-gB.matmul(_mH(x)) if left else -_mH(x).matmul(gB), A._size)
+    if grad_input_mask[1]:
+        gB = _to(gB.squeeze(-1) if vector else gB, B._size)
+    else:
+        gB = None
+    return gA, gB
+
+
+# ---------------------------------------------------------------- cholesky
+def cholesky_backward(grad, upper, L):
+    """gA = sym(L^{-H} Φ(L^H gL) L^{-1}), Φ = lower triangle with the diagonal halved."""
+    e = _e()
+    if upper:
+        L, grad = _mH(L), _mH(grad)
+    Linv = e.linalg_inv(L)
+    phi = _mH(L).matmul(grad).tril()
+    phi = phi - 0.5 * e.diag_embed(phi.diagonal(0, -2, -1))
+    g = _mH(Linv).matmul(phi).matmul(Linv)
+    return 0.5 * (g + _mH(g))
+
+
+def cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask):
+    """X = (L L^H)^{-1} B: gB = cholesky_solve(G, L); gL = -(gB X^H + X gB^H) L (upper: -L (...))."""
+    e = _e()
+    if grad is None:
+        return None, None
+    gB = e.cholesky_solve(grad, input2, upper)
+    gL = None
+    if grad_input_mask[1]:
+        common = gB.matmul(_mH(result))
+        common = common + _mH(common)
+        gL = _to(-input2.matmul(common) if upper else -common.matmul(input2), input2._size)
+    return (_to(gB, self._size) if grad_input_mask[0] else None), gL
+
+
+# ---------------------------------------------------------------- qr
+def _copyltu(M):
+    return M.tril() + M.tril(-1).mT
+
+
+def _qr_tall(gQ, gR, Q, R):
+    """A = QR with m >= n (reduced): gA = (gQ + Q copyltu(M)) R^{-H}, M = R gR^H - gQ^H Q."""
+    e = _e()
+    M = None
+    if gR is not None:
+        M = R.matmul(_mH(gR))
+    if gQ is not None:
+        M = -_mH(gQ).matmul(Q) if M is None else M - _mH(gQ).matmul(Q)
+    b = Q.matmul(_copyltu(M))
+    if gQ is not None:
+        b = b + gQ
+    return e.linalg_solve(_mH(R), b, left=False)
+
+
+def qr_backward(gQ, gR, Q, R, mode):
+    e = _e()
+    if gQ is None and gR is None:
+        return None
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                           "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+                           "linalg.qr.")
+    m, n = Q._size[-2], R._size[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if m >= n:
+        return _qr_tall(gQ, gR, Q, R)
+    # wide: A = [X | Y], R = [U | V], X = Q U, Y = Q V
+    U, V = R[..., :, :m], R[..., :, m:]
+    gU = gV = None
+    if gR is not None:
+        gU, gV = gR[..., :, :m], gR[..., :, m:]
+    Y = Q.matmul(V)
+    gQx = gQ
+    if gV is not None:
+        gQx = Y.matmul(_mH(gV)) if gQx is None else gQx + Y.matmul(_mH(gV))
+    gX = _qr_tall(gQx, gU, Q, U)
+    gY = Q.matmul(gV) if gV is not None else e.zeros_like(Y)
+    return e.cat([gX, gY], -1)
+
+
+# ---------------------------------------------------------------- svd
+def svd_backward(gU, gS, gVh, A, U, S, Vh, full_matrices, compute_uv):
+    """torch's svd_backward (real and complex-free subset): gauge-invariant formula with E_jk = S_k^2 - S_j^2."""
+    e = _e()
+    if gU is None and gS is None and gVh is None:
+        return None
+    if not compute_uv:
+        with e.enable_grad():
+            U, _, Vh = e._linalg_svd(A, False, True)
+        gU = gVh = None
+    k = S._size[-1]
+    if full_matrices:
+        U, Vh = U[..., :, :k], Vh[..., :k, :]
+        gU = gU[..., :, :k] if gU is not None else None
+        gVh = gVh[..., :k, :] if gVh is not None else None
+    m, n = A._size[-2], A._size[-1]
+    if gU is None and gVh is None:
+        return U.matmul(gS.unsqueeze(-1) * Vh)
+    V = _mH(Vh)
+    gV = _mH(gVh) if gVh is not None else None
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    E = E + e.diag_embed(e.ones_like(S))          # diagonal E_jj = 1 (numerators vanish there)
+    gA = None
+    if gU is not None:
+        UhgU = _mH(U).matmul(gU)
+        gA = (UhgU - _mH(UhgU)) * S.unsqueeze(-2)
+    if gV is not None:
+        VhgV = _mH(V).matmul(gV)
+        t = S.unsqueeze(-1) * (VhgV - _mH(VhgV))
+        gA = t if gA is None else gA + t
+    gA = gA / E
+    if gS is not None:
+        gA = gA + e.diag_embed(gS)
+    if m > n and gU is not None:
+        gA = U.matmul(gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - U.matmul(_mH(U).matmul(gUSinv))
+        return gA.matmul(Vh)
+    if m < n and gV is not None:
+        gVSinv = gV / S.unsqueeze(-2)
+        gA = gA.matmul(Vh) + _mH(gVSinv) - _mH(gVSinv).matmul(V).matmul(Vh)
+        return U.matmul(gA)
+    return U.matmul(gA).matmul(Vh)
+
+
+# ---------------------------------------------------------------- eigh
+def eigh_backward(gL, gV, A, L, V, compute_v):
+    """gA = V (diag(gL) + skew(V^H gV)/2 / E) V^H with E_ij = λ_j - λ_i (torch's linalg_eig_backward, hermitian)."""
+    e = _e()
+    if gL is None and gV is None:
+        return None
+    if not compute_v:
+        with e.enable_grad():
+            L, V = e._linalg_eigh(A, "L", True)
+        gV = None
+    if gV is None:
+        return V.matmul(gL.unsqueeze(-1) * _mH(V))
+    VhgV = _mH(V).matmul(gV)
+    VhgV = 0.5 * (VhgV - _mH(VhgV))
+    E = L.unsqueeze(-2) - L.unsqueeze(-1)
+    E = E + e.diag_embed(e.ones_like(L))
+    mid = VhgV / E
+    mid = mid - e.diag_embed(mid.diagonal(0, -2, -1))
+    if gL is not None:
+        mid = mid + e.diag_embed(gL)
+    return V.matmul(mid).matmul(_mH(V))
+
+
+# ---------------------------------------------------------------- pinv / lstsq
+def pinv_backward(grad, pinvA, A):
+    m, n = A._size[-2], A._size[-1]
+    pinvAh = _mH(pinvA)
+    gradh = _mH(grad)
+    if m <= n:
+        K = gradh.matmul(pinvA)
+        KpinvAh = K.matmul(pinvAh)
+        return (-_mH(pinvA.matmul(K)) + KpinvAh - A.matmul(pinvA).matmul(KpinvAh)
+                + pinvAh.matmul(pinvA).matmul(gradh - K.matmul(A)))
+    K = pinvA.matmul(gradh)
+    pinvAhK = pinvAh.matmul(K)
+    return (-_mH(K.matmul(pinvA)) + (gradh - A.matmul(K)).matmul(pinvA).matmul(pinvAh) + pinvAhK
+            - pinvAhK.matmul(pinvA).matmul(A))
+
+
+def lstsq_backward(gX, gRes, A, B, X, grad_input_mask):
+    """X = pinv(A) B: gA = pinv_backward(gX B^H), gB = pinv(A)^H gX; residuals r = Σ|AX - B|^2 (X optimal):
+    gA += 2 (AX - B) X^H gr, gB -= 2 (AX - B) gr."""
+    e = _e()
+    if gX is None and (gRes is None or gRes.numel() == 0):
+        return None, None
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1)
+    b = B.unsqueeze(-1) if vector else B
+    x = X.unsqueeze(-1) if vector else X
+    gA = gB = None
+    if gX is not None:
+        g = gX.unsqueeze(-1) if vector else gX
+        pinvA = e.linalg_pinv(A)
+        if grad_input_mask[0]:
+            gA = pinv_backward(g.matmul(_mH(b)), pinvA, A)
+        if grad_input_mask[1]:
+            gB = _mH(pinvA).matmul(g)
+    if gRes is not None and gRes.numel():
+        r = A.matmul(x) - b
+        gr = gRes.unsqueeze(-1) if vector else gRes.unsqueeze(-2)
+        if grad_input_mask[0]:
+            t = (2 * r * gr).matmul(_mH(x))
+            gA = t if gA is None else gA + t
+        if grad_input_mask[1]:
+            t = -2 * r * gr
+            gB = t if gB is None else gB + t
+    if gA is not None:
+        gA = _to(gA, A._size)
+    if gB is not None:
+        gB = _to(gB.squeeze(-1) if vector else gB, B._size)
+    return gA, gB
+
+
+# ---------------------------------------------------------------- block_diag
+def block_diag_backward(grad, sizes, dtypes):
+    out = []
+    r = c = 0
+    for s, dt in zip(sizes, dtypes):
+        s = tuple(s)
+        if len(s) == 0:
+            h, w = 1, 1
+        elif len(s) == 1:
+            h, w = 1, s[0]
+        else:
+            h, w = s
+        g = grad[r:r + h, c:c + w].reshape(s)
+        out.append(g.to(dt) if g.dtype != dt else g)
+        r, c = r + h, c + w
+    return out
