@@ -126,18 +126,9 @@ class GPT(nn.Module):
                 v, _ = torch.topk(logits, min(top_k, logits.shape[-1]))
                 logits = torch.where(logits < v[:, [-1]], torch.full((), float("-inf")), logits)
             probs = F.softmax(logits, dim=-1)
-            idx_next = _multinomial(probs)                                   # (B, 1)
+            idx_next = torch.multinomial(probs, num_samples=1)              # (B, 1)
             idx = torch.cat((idx, idx_next), dim=1)
         return idx
-
-
-def _multinomial(probs):
-    """torch.multinomial(probs, 1); a numpy inverse-CDF draw where ember has no multinomial yet."""
-    if hasattr(torch, "multinomial"):
-        return torch.multinomial(probs, num_samples=1)
-    p = probs.numpy().astype(np.float64)
-    u = np.random.default_rng(int(torch.randint(0, 2**31 - 1, ()).item())).random((p.shape[0], 1))
-    return torch.tensor((p.cumsum(1) < u * p.sum(1, keepdims=True)).sum(1, keepdims=True).clip(0, p.shape[1] - 1))
 
 
 def main(argv=None):
