@@ -21,9 +21,35 @@ def _is_int(v):
 
 
 def _is_intlist(v):
-    if _is_int(v):
+    if isinstance(v, (list, tuple)):
+        for x in v:
+            if x.__class__ is not int and not _is_int(x):
+                return False
         return True
-    return isinstance(v, (list, tuple)) and all(_is_int(x) for x in v)
+    return _is_int(v)
+
+
+def _is_double(v):
+    """What torch binds to a `float` parameter: any real number (bool included) or a 0-dim tensor."""
+    if isinstance(v, Tensor):
+        return v.dim() == 0
+    return isinstance(v, numbers.Real)
+
+
+def _is_scalar(v):
+    """What torch binds to a `Scalar` parameter: any Python/numpy number or a 0-dim tensor."""
+    if isinstance(v, Tensor):
+        return v.dim() == 0
+    return isinstance(v, numbers.Number)
+
+
+def _is_tensorlist(v):
+    if v.__class__ is not list and v.__class__ is not tuple and not isinstance(v, (list, tuple)):
+        return False
+    for x in v:
+        if x.__class__ is not Tensor and not isinstance(x, Tensor):
+            return False
+    return True
 
 
 def _is_dtype(v):
@@ -45,8 +71,25 @@ def _no_match(name, args, kwargs, sigs, method):
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{expected}")
 
 
+def _argtype(v):
+    """The type name torch's argument errors print: the class name (numpy's qualified), Tensor for tensors."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    t = type(v)
+    return f"numpy.{t.__name__}" if t.__module__ == "numpy" else t.__name__
+
+
 def _bad_arg(fname, argname, position, expected, value):
-    return TypeError(f"{fname}(): argument '{argname}' (position {position}) must be {expected}, not {_typename(value)}")
+    where = f"argument '{argname}'" if position is None else f"argument '{argname}' (position {position})"
+    return TypeError(f"{fname}(): {where} must be {expected}, not {_argtype(value)}")
+
+
+def _bad_tensorlist(fname, argname, position, value):
+    """torch's two messages: the argument is not a sequence, or one element is not a Tensor."""
+    if not isinstance(value, (list, tuple)):
+        raise _bad_arg(fname, argname, position, "tuple of Tensors", value)
+    i = next(i for i, x in enumerate(value) if not isinstance(x, Tensor))
+    raise TypeError(f"{fname}(): expected Tensor as element {i} in argument '{argname}', but got {_argtype(value[i])}")
 
 
 _RT = {}

@@ -1,6 +1,5 @@
 """Python-level view conveniences torch also writes by hand (torch/_tensor.py, torch/functional.py):
-split with a list of sizes, and squeeze with a tuple of dims (the generated binding folds
-squeeze.dims into squeeze.dim because both take an argument named `dim`)."""
+split with a list of sizes, unbind and chunk returning tuples."""
 import sys
 
 from ._bind_helpers import _is_int
@@ -16,14 +15,6 @@ def split(tensor, split_size_or_sections, dim=0):
     return tuple(_aten.split_with_sizes.default(tensor, list(split_size_or_sections), dim))
 
 
-def squeeze(input, dim=None):
-    if dim is None:
-        return _aten.squeeze.default(input)
-    if isinstance(dim, (list, tuple)):
-        return _aten.squeeze.dims(input, list(dim))
-    return _aten.squeeze.dim(input, dim)
-
-
 def _split_method(self, split_size, dim=0):
     return split(self, split_size, dim)
 
@@ -37,12 +28,10 @@ def _chunk_method(self, chunks, dim=0):
 
 
 Tensor.split = _split_method
-Tensor.squeeze = squeeze
 Tensor.unbind = _unbind_method
 Tensor.chunk = _chunk_method
 
 _ember = sys.modules["ember"]
 _ember.split = split
-_ember.squeeze = squeeze
 _ember.unbind = lambda input, dim=0: tuple(_aten.unbind.int(input, dim))
 _ember.chunk = lambda input, chunks, dim=0: tuple(_aten.chunk.default(input, chunks, dim))

@@ -92,7 +92,7 @@ def test_copy_errors_leave_self_unchanged():
     with pytest.raises(RuntimeError, match="must match the size"):
         x.copy_(ember.from_numpy(base((2,))))
     with pytest.raises(TypeError):
-        x.copy_(3)
+        x.copy_("3")
     e = ember.from_numpy(base((3, 1))).expand(3, 2)
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         e.copy_(ember.from_numpy(base((3, 2))))
@@ -101,6 +101,16 @@ def test_copy_errors_leave_self_unchanged():
         y[1:].copy_(y[:-1])
     np.testing.assert_array_equal(x.numpy(), before)
     assert y.tolist() == list(range(6))
+
+
+def test_copy_number_fills():
+    # torch's binding lets a number stand for `src` of copy_ (its allow-list of numbers-as-tensors)
+    x = ember.from_numpy(base((2, 3)))
+    assert x.copy_(3) is x
+    assert x.tolist() == [[3.0] * 3] * 2
+    i = ember.zeros(2, dtype=ember.int64)
+    i.copy_(2.7)
+    assert i.tolist() == [2, 2]
 
 
 def test_copy_meta():

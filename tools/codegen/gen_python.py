@@ -3,15 +3,29 @@
 generated python_torch_functions.cpp, as plain Python defs.
 
 Argument parsing is done by Python's own call binding: each overload becomes a `def` with the
-overload's Python signature. A name with one overload calls its op directly; a name with several
-gets a generated matcher per overload (type checks on its parameters, scored: 0 exact, +1 for each
-number passed where a Tensor is expected) and calls the best match, raising TypeError that lists
+overload's Python signature. A name with one overload type-checks every argument (raising torch's
+TypeError "f(): argument 'x' (position n) must be T, not U") and calls its op directly; a name with
+several gets a generated matcher per overload (type checks on its parameters, scored: 0 exact, +1 for
+each number passed where a Tensor is expected) and calls the best match, raising TypeError that lists
 the accepted signatures when none fits.
+
+A Python number binds to a Tensor parameter only where torch's binding lets it: for the names in
+NUMBERS_AS_TENSORS (torch's python_arg_parser allow-list), or where a Scalar overload of the same
+name takes a number in that place (where.ScalarOther, pow.Scalar ...: the Scalar "twin" is folded into
+the Tensor overload, which receives the number as a wrapped number).
 """
 import keyword
 
 from . import model as _model  # noqa: F401  (puts the schema parser on sys.path)
 from _schema import BaseTy, BaseType, ListType, OptionalType, SchemaKind, parse_default
+
+
+# torch/csrc/utils/python_arg_parser.cpp should_allow_numbers_as_tensors (torch._C._should_allow_numbers_as_tensors)
+NUMBERS_AS_TENSORS = frozenset({
+    "add", "add_", "sub", "sub_", "subtract", "subtract_", "mul", "mul_", "multiply", "multiply_",
+    "div", "div_", "divide", "divide_", "true_divide", "true_divide_", "floor_divide", "floor_divide_",
+    "copy", "copy_", "_conj", "_to_copy", "to",
+})
 
 
 def _base(t):
@@ -46,7 +60,15 @@ class Overload:
                         and (method or not self.has_tensor_input) and self.positional[0].default is None
                         and len(self.positional) == 1)
         self.out_names = [x.name for x in out_fn.func.arguments.out] if out_fn else []
-        self.scalar_ok = set()   # params a shadowed Scalar twin accepts numbers for
+        self.scalar_sets = []    # per shadowed Scalar twin: the Tensor params it takes a number for
+        self.numbers_anywhere = str(fn.func.name.name) in NUMBERS_AS_TENSORS
+
+    @property
+    def scalar_ok(self):
+        """Tensor parameters that accept a Python number."""
+        if self.numbers_anywhere:
+            return {x.name for x in self.positional + self.kwonly if _is_tensor(x.type)} | {"self"}
+        return set().union(*self.scalar_sets)
 
     def pyname(self, arg):
         if keyword.iskeyword(arg.name):
@@ -73,9 +95,10 @@ class Overload:
         return ", ".join(parts)
 
     def human(self):
-        ps = ["Tensor input"] if not self.method and any(x.name == "self" for x in self.fn.func.arguments.flat_positional) else []
+        ps = []
         for x in self.positional:
             if x.name == "self":
+                ps.append(f"{_human_type(x.type)} input")
                 continue
             ps.append(f"{_human_type(x.type)} {x.name}" + (f" = {x.default}" if x.default is not None else ""))
         kw = [f"{_human_type(x.type)} {x.name}" + (f" = {x.default}" if x.default is not None else "") for x in self.kwonly]
@@ -117,23 +140,58 @@ class Overload:
                 kws.extend(f"{n}=out[{i}]" for i, n in enumerate(self.out_names))
         return ", ".join(pos + kws)
 
-    def input_check(self):
-        """A TypeError like torch's when the first Tensor argument of a function is not a Tensor."""
-        if self.method or not self.positional:
+    def _torch_name(self, x):
+        return "input" if x.name == "self" and not self.method else x.name
+
+    def arg_checks(self, kwonly=False):
+        """Lines raising torch's TypeError for an argument of the wrong type (one overload only: with
+        several, the matchers decide). Positional parameters come first; keyword-only ones are checked
+        only off the fast path (the fast path already saw them at their defaults)."""
+        name = str(self.fn.func.name.name)
+        lines = []
+        params = self.kwonly if kwonly else self.positional
+        for i, x in enumerate(params):
+            if self.varargs and not kwonly and i == 0:
+                v = x.name
+                lines.append(f"if not _is_intlist({v}):")
+                lines.append(f"    raise _bad_arg({name!r}, {v!r}, 1, 'tuple of ints', {v})")
+                continue
+            bad = _bad_cond(self.pyname(x), x.type, x.default, x.name in self.scalar_ok)
+            if bad is None:
+                continue
+            cond, expected = bad
+            pos = None if kwonly else i + 1
+            if expected == "tuple of Tensors":
+                lines.append(f"if {cond}:")
+                lines.append(f"    _bad_tensorlist({name!r}, {self._torch_name(x)!r}, {pos}, {self.pyname(x)})")
+                continue
+            lines.append(f"if {cond}:")
+            lines.append(f"    raise _bad_arg({name!r}, {self._torch_name(x)!r}, {pos}, {expected!r}, {self.pyname(x)})")
+        if not kwonly:
+            lines += self._combination_check(name)
+        return lines
+
+    def _combination_check(self, name):
+        """Scalar twins pow.Tensor_Scalar and pow.Scalar take a number for `exponent` or for `self`,
+        never both: reject numbers for every such parameter at once when no twin takes them all."""
+        if self.numbers_anywhere or len(self.scalar_sets) < 2:
             return []
-        x = self.positional[0]
-        if x.name != "self" or not _is_tensor(x.type) or isinstance(x.type, OptionalType) or "self" in self.scalar_ok:
+        union = set().union(*self.scalar_sets)
+        if frozenset(union) in self.scalar_sets:
             return []
-        name = self.fn.func.name.name
-        return [f"if input.__class__ is not Tensor and not isinstance(input, Tensor):",
-                f"    raise _bad_arg({str(name)!r}, 'input', 1, 'Tensor', input)"]
+        vs = [self.pyname(x) for x in self.positional + self.kwonly if x.name in union]
+        cond = " and ".join(f"not isinstance({v}, Tensor)" for v in vs)
+        return [f"if {cond}:",
+                f"    raise TypeError({name + '() received an invalid combination of arguments: at most one of ' + ', '.join(vs) + ' may be a number'!r})"]
 
     def body(self, opvar, outvar, rtvar, indent="    ", check=False):
-        lines = self.input_check() if check else []
+        lines = []
         if self.varargs:
             v = self.positional[0].name
             lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, Tensor)):")
             lines.append(f"    {v} = {v}[0]")
+        if check:
+            lines += self.arg_checks()
         call = f"{opvar}({self.call_args(self.fn)})"
         wrap = (lambda c: f"{rtvar}(*{c})") if rtvar else (lambda c: c)
         fast = self.defaults_check()
@@ -142,8 +200,13 @@ class Overload:
             # positional arguments (a cheaper call, and what a mode logging the call would show)
             lines.append(f"if out is None and {fast}:" if self.out_fn else f"if {fast}:")
             lines.append(f"    return {wrap(opvar + '(' + self.call_args(self.fn, positional_only=True) + ')')}")
+        if check:
+            lines += self.arg_checks(kwonly=True)
         if self.out_fn:
             lines.append("if out is not None:")
+            if check and len(self.out_names) == 1 and not self.numbers_anywhere:
+                lines.append("    if not isinstance(out, Tensor):")
+                lines.append(f"        raise _bad_arg({str(self.fn.func.name.name)!r}, 'out', None, 'Tensor', out)")
             outcall = f"{outvar}({self.call_args(self.out_fn, out=True)})"
             lines.append(f"    return {wrap(outcall)}")
         if self.factory:
@@ -163,7 +226,7 @@ class Overload:
                 checks.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, Tensor)):\n    {v} = {v}[0]")
                 checks.append(f"if not _is_intlist({v}):\n{indent}    return None")
                 continue
-            c = _check(self.pyname(x), x.type, x.default)
+            c = _check(self.pyname(x), x.type, x.default, x.name in self.scalar_ok)
             if c:
                 checks.append(c)
         lines = ["s = 0"]
@@ -173,7 +236,7 @@ class Overload:
         return "\n".join(indent + ln for ln in lines)
 
 
-def _check(v, t, default):
+def _check(v, t, default, numbers_ok):
     """Code (possibly multi-line) that returns None from the matcher when `v` can't be type `t`."""
     opt = isinstance(t, OptionalType) or default == "None"
     b = _base(t)
@@ -181,6 +244,8 @@ def _check(v, t, default):
     if isinstance(b, BaseType):
         n = b.name
         if n == BaseTy.Tensor:
+            if not numbers_ok:
+                return f"if {pre}not isinstance({v}, Tensor):\n    return None"
             return (f"if {pre}not isinstance({v}, Tensor):\n"
                     f"    if not _is_num({v}):\n        return None\n    s += 1")
         if n in (BaseTy.int, BaseTy.SymInt):
@@ -205,6 +270,42 @@ def _check(v, t, default):
             return f"if {pre}not isinstance({v}, (list, tuple)):\n    return None"
         if isinstance(e, BaseType) and e.name in (BaseTy.int, BaseTy.SymInt):
             return f"if {pre}not _is_intlist({v}):\n    return None"
+    return None
+
+
+def _bad_cond(v, t, default, numbers_ok):
+    """(condition true when `v` is not a valid `t`, torch's name of the expected type), or None when
+    the type is not checked here (Generator, Device, Layout, MemoryFormat, float lists...).
+    Exact-class tests come first so a well-typed argument costs one comparison."""
+    opt = isinstance(t, OptionalType) or default == "None"
+    b = _base(t)
+    pre = f"{v} is not None and " if opt else ""
+    if isinstance(b, BaseType):
+        n = b.name
+        if n == BaseTy.Tensor:
+            c = f"{pre}{v}.__class__ is not Tensor and not isinstance({v}, Tensor)"
+            return (c + f" and not _is_num({v})" if numbers_ok else c), "Tensor"
+        if n in (BaseTy.int, BaseTy.SymInt):
+            return f"{pre}{v}.__class__ is not int and not _is_int({v})", "int"
+        if n == BaseTy.float:
+            return f"{pre}{v}.__class__ is not float and not _is_double({v})", "float"
+        if n == BaseTy.bool:
+            return f"{pre}{v}.__class__ is not bool", "bool"
+        if n == BaseTy.Scalar:
+            return f"{pre}{v}.__class__ is not int and {v}.__class__ is not float and not _is_scalar({v})", "Number"
+        if n == BaseTy.ScalarType:
+            if default not in (None, "None"):   # a named default (dtype=long) arrives as its name
+                pre += f"{v} != {default!r} and "
+            return f"{pre}not _is_dtype({v})", "ember.dtype"
+        if n == BaseTy.str:
+            return f"{pre}{v}.__class__ is not str", "str"
+        return None
+    if isinstance(b, ListType):
+        e = b.elem
+        if _is_tensor(e) and not isinstance(e, OptionalType):
+            return f"{pre}not _is_tensorlist({v})", "tuple of Tensors"
+        if isinstance(e, BaseType) and e.name in (BaseTy.int, BaseTy.SymInt):
+            return f"{pre}not _is_intlist({v})", "tuple of ints"
     return None
 
 
@@ -246,7 +347,9 @@ def python_groups(fns):
             lst = groups.setdefault((name, variant == "method"), [])
             shadow = next((o for o in lst if _shadows(o, ov)), None)
             if shadow is not None:
-                shadow.scalar_ok.update(x.name for x in ov.positional if not _is_tensor(x.type))
+                shadow.scalar_sets.append(frozenset(
+                    x.name for x, y in zip(shadow.positional + shadow.kwonly, ov.positional + ov.kwonly)
+                    if _is_tensor(x.type) and not _is_tensor(y.type)))
                 continue   # a Scalar twin of an earlier Tensor overload: numbers already bind as wrapped tensors
             lst.append(ov)
     return groups
@@ -351,7 +454,8 @@ def emit_functions(fns):
     groups = python_groups(fns)
     lines = [HEADER, "from .. import _ops as _opsmod",
              "from .._tensor import Tensor",
-             "from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match, _bad_arg, return_type",
+             "from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,",
+             "                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, return_type)",
              "", "_ops = _opsmod.ops", ""]
     lines += _ops_imports({k: v for k, v in groups.items() if not k[1]})
     lines.append("")
@@ -372,7 +476,8 @@ def emit_methods(fns):
     groups = python_groups(fns)
     lines = [HEADER, "from .. import _ops as _opsmod",
              "from .._tensor import Tensor",
-             "from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match",
+             "from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,",
+             "                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)",
              "from .functions import " + ", ".join(sorted(_return_types(groups))) if _return_types(groups) else "",
              "", "_ops = _opsmod.ops", ""]
     lines += _ops_imports({k: v for k, v in groups.items() if k[1]})

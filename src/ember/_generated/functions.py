@@ -2,7 +2,8 @@
 
 from .. import _ops as _opsmod
 from .._tensor import Tensor
-from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match, _bad_arg, return_type
+from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,
+                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, return_type)
 
 _ops = _opsmod.ops
 
@@ -742,12 +743,26 @@ _rt_triangular_solve = return_type('triangular_solve', ('solution', 'cloned_coef
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('empty', 'size', 1, 'tuple of ints', size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('empty', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('empty', 'pin_memory', None, 'bool', pin_memory)
     r = _op_empty_memory_format(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
     return r
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not _is_intlist(size):
+        raise _bad_arg('empty_strided', 'size', 1, 'tuple of ints', size)
+    if not _is_intlist(stride):
+        raise _bad_arg('empty_strided', 'stride', 2, 'tuple of ints', stride)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('empty_strided', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('empty_strided', 'pin_memory', None, 'bool', pin_memory)
     r = _op_empty_strided_default(size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -756,6 +771,12 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('zeros', 'size', 1, 'tuple of ints', size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('zeros', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('zeros', 'pin_memory', None, 'bool', pin_memory)
     r = _op_zeros_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -764,18 +785,38 @@ def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires
 def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('ones', 'size', 1, 'tuple of ints', size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('ones', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('ones', 'pin_memory', None, 'bool', pin_memory)
     r = _op_ones_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not _is_intlist(size):
+        raise _bad_arg('full', 'size', 1, 'tuple of ints', size)
+    if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
+        raise _bad_arg('full', 'fill_value', 2, 'Number', fill_value)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('full', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('full', 'pin_memory', None, 'bool', pin_memory)
     r = _op_full_default(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if s.__class__ is not int and s.__class__ is not float and not _is_scalar(s):
+        raise _bad_arg('scalar_tensor', 's', 1, 'Number', s)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('scalar_tensor', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('scalar_tensor', 'pin_memory', None, 'bool', pin_memory)
     r = _op_scalar_tensor_default(s, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -866,6 +907,16 @@ def arange(*args, **kwargs):
     raise _no_match('arange', args, kwargs, _arange_sigs, False)
 
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if start.__class__ is not int and start.__class__ is not float and not _is_scalar(start):
+        raise _bad_arg('linspace', 'start', 1, 'Number', start)
+    if end.__class__ is not int and end.__class__ is not float and not _is_scalar(end):
+        raise _bad_arg('linspace', 'end', 2, 'Number', end)
+    if steps.__class__ is not int and not _is_int(steps):
+        raise _bad_arg('linspace', 'steps', 3, 'int', steps)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('linspace', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('linspace', 'pin_memory', None, 'bool', pin_memory)
     r = _op_linspace_default(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -926,6 +977,10 @@ def eye(*args, **kwargs):
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('empty_like', 'input', 1, 'Tensor', input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('empty_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('empty_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_empty_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
@@ -934,6 +989,10 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('zeros_like', 'input', 1, 'Tensor', input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('zeros_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('zeros_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_zeros_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
@@ -942,6 +1001,10 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('ones_like', 'input', 1, 'Tensor', input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('ones_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('ones_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_ones_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
@@ -950,6 +1013,12 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('full_like', 'input', 1, 'Tensor', input)
+    if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
+        raise _bad_arg('full_like', 'fill_value', 2, 'Number', fill_value)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('full_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('full_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_full_like_default(input, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
@@ -1218,9 +1287,7 @@ def randperm(*args, **kwargs):
 def _rand_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dtype is not None and not _is_dtype(dtype):
         return None
     if pin_memory is not None and not isinstance(pin_memory, bool):
@@ -1236,9 +1303,7 @@ def _rand_like_b0(input, *, dtype=None, layout=None, device=None, pin_memory=Non
 def _rand_like_c1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dtype is not None and not _is_dtype(dtype):
         return None
     if pin_memory is not None and not isinstance(pin_memory, bool):
@@ -1272,9 +1337,7 @@ def rand_like(*args, **kwargs):
 def _randn_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dtype is not None and not _is_dtype(dtype):
         return None
     if pin_memory is not None and not isinstance(pin_memory, bool):
@@ -1290,9 +1353,7 @@ def _randn_like_b0(input, *, dtype=None, layout=None, device=None, pin_memory=No
 def _randn_like_c1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dtype is not None and not _is_dtype(dtype):
         return None
     if pin_memory is not None and not isinstance(pin_memory, bool):
@@ -1326,9 +1387,7 @@ def randn_like(*args, **kwargs):
 def _randint_like_c0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(high):
         return None
     if dtype is not None and not _is_dtype(dtype):
@@ -1346,9 +1405,7 @@ def _randint_like_b0(input, high, *, dtype=None, layout=None, device=None, pin_m
 def _randint_like_c1(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(high):
         return None
     if dtype is not None and not _is_dtype(dtype):
@@ -1366,9 +1423,7 @@ def _randint_like_b1(input, high, *, generator, dtype=None, layout=None, device=
 def _randint_like_c2(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(low):
         return None
     if not _is_int(high):
@@ -1388,9 +1443,7 @@ def _randint_like_b2(input, low, high, *, dtype=None, layout=None, device=None, 
 def _randint_like_c3(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(low):
         return None
     if not _is_int(high):
@@ -1428,9 +1481,7 @@ def randint_like(*args, **kwargs):
 def _bernoulli_c0(input, *, generator=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     return s
 
 def _bernoulli_b0(input, *, generator=None):
@@ -1441,9 +1492,7 @@ def _bernoulli_b0(input, *, generator=None):
 def _bernoulli_c1(input, p, *, generator=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_real(p):
         return None
     return s
@@ -1472,14 +1521,22 @@ def bernoulli(*args, **kwargs):
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
 
 def linalg_inv_ex(A, *, check_errors=False, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_inv_ex', 'A', 1, 'Tensor', A)
     if out is None and check_errors is False:
         return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
+    if check_errors.__class__ is not bool:
+        raise _bad_arg('linalg_inv_ex', 'check_errors', None, 'bool', check_errors)
     if out is not None:
         return _rt_linalg_inv_ex(*_op_linalg_inv_ex_inverse(A, check_errors=check_errors, inverse=out[0], info=out[1]))
     return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A, check_errors=check_errors))
 
 def linalg_inv(A, *, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_inv', 'A', 1, 'Tensor', A)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_inv', 'out', None, 'Tensor', out)
         return _op_linalg_inv_out(A, out=out)
     return _op_linalg_inv_default(A)
 
@@ -1487,11 +1544,17 @@ def inverse(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('inverse', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('inverse', 'out', None, 'Tensor', out)
         return _op_inverse_out(input, out=out)
     return _op_inverse_default(input)
 
 def linalg_det(A, *, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_det', 'A', 1, 'Tensor', A)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_det', 'out', None, 'Tensor', out)
         return _op_linalg_det_out(A, out=out)
     return _op_linalg_det_default(A)
 
@@ -1501,6 +1564,8 @@ def det(input):
     return _op_det_default(input)
 
 def linalg_slogdet(A, *, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_slogdet', 'A', 1, 'Tensor', A)
     if out is not None:
         return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
     return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
@@ -1518,16 +1583,32 @@ def logdet(input):
     return _op_logdet_default(input)
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_solve_ex', 'A', 1, 'Tensor', A)
+    if B.__class__ is not Tensor and not isinstance(B, Tensor):
+        raise _bad_arg('linalg_solve_ex', 'B', 2, 'Tensor', B)
     if out is None and left is True and check_errors is False:
         return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
+    if left.__class__ is not bool:
+        raise _bad_arg('linalg_solve_ex', 'left', None, 'bool', left)
+    if check_errors.__class__ is not bool:
+        raise _bad_arg('linalg_solve_ex', 'check_errors', None, 'bool', check_errors)
     if out is not None:
         return _rt_linalg_solve_ex(*_op_linalg_solve_ex_out(A, B, left=left, check_errors=check_errors, result=out[0], info=out[1]))
     return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B, left=left, check_errors=check_errors))
 
 def linalg_solve(A, B, *, left=True, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_solve', 'A', 1, 'Tensor', A)
+    if B.__class__ is not Tensor and not isinstance(B, Tensor):
+        raise _bad_arg('linalg_solve', 'B', 2, 'Tensor', B)
     if out is None and left is True:
         return _op_linalg_solve_default(A, B)
+    if left.__class__ is not bool:
+        raise _bad_arg('linalg_solve', 'left', None, 'bool', left)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_solve', 'out', None, 'Tensor', out)
         return _op_linalg_solve_out(A, B, left=left, out=out)
     return _op_linalg_solve_default(A, B, left=left)
 
@@ -1536,6 +1617,10 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
         raise _bad_arg('linalg_cholesky_ex', 'input', 1, 'Tensor', input)
     if out is None and upper is False and check_errors is False:
         return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
+    if upper.__class__ is not bool:
+        raise _bad_arg('linalg_cholesky_ex', 'upper', None, 'bool', upper)
+    if check_errors.__class__ is not bool:
+        raise _bad_arg('linalg_cholesky_ex', 'check_errors', None, 'bool', check_errors)
     if out is not None:
         return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_L(input, upper=upper, check_errors=check_errors, L=out[0], info=out[1]))
     return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input, upper=upper, check_errors=check_errors))
@@ -1545,18 +1630,30 @@ def linalg_cholesky(input, *, upper=False, out=None):
         raise _bad_arg('linalg_cholesky', 'input', 1, 'Tensor', input)
     if out is None and upper is False:
         return _op_linalg_cholesky_default(input)
+    if upper.__class__ is not bool:
+        raise _bad_arg('linalg_cholesky', 'upper', None, 'bool', upper)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_cholesky', 'out', None, 'Tensor', out)
         return _op_linalg_cholesky_out(input, upper=upper, out=out)
     return _op_linalg_cholesky_default(input, upper=upper)
 
 def cholesky(input, upper=False, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cholesky', 'input', 1, 'Tensor', input)
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky', 'upper', 2, 'bool', upper)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
         return _op_cholesky_out(input, upper, out=out)
     return _op_cholesky_default(input, upper)
 
 def linalg_qr(A, mode='reduced', *, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_qr', 'A', 1, 'Tensor', A)
+    if mode.__class__ is not str:
+        raise _bad_arg('linalg_qr', 'mode', 2, 'str', mode)
     if out is not None:
         return _rt_linalg_qr(*_op_linalg_qr_out(A, mode, Q=out[0], R=out[1]))
     return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
@@ -1564,39 +1661,71 @@ def linalg_qr(A, mode='reduced', *, out=None):
 def qr(input, some=True, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('qr', 'input', 1, 'Tensor', input)
+    if some.__class__ is not bool:
+        raise _bad_arg('qr', 'some', 2, 'bool', some)
     if out is not None:
         return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
     return _rt_qr(*_op_qr_default(input, some))
 
 def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('_linalg_svd', 'A', 1, 'Tensor', A)
+    if full_matrices.__class__ is not bool:
+        raise _bad_arg('_linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
+    if compute_uv.__class__ is not bool:
+        raise _bad_arg('_linalg_svd', 'compute_uv', 3, 'bool', compute_uv)
     if out is None and driver is None:
         return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
+    if driver is not None and driver.__class__ is not str:
+        raise _bad_arg('_linalg_svd', 'driver', None, 'str', driver)
     if out is not None:
         return _rt__linalg_svd(*_op__linalg_svd_U(A, full_matrices, compute_uv, driver=driver, U=out[0], S=out[1], Vh=out[2]))
     return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv, driver=driver))
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_svd', 'A', 1, 'Tensor', A)
+    if full_matrices.__class__ is not bool:
+        raise _bad_arg('linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
     if out is None and driver is None:
         return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices))
+    if driver is not None and driver.__class__ is not str:
+        raise _bad_arg('linalg_svd', 'driver', None, 'str', driver)
     if out is not None:
         return _rt_linalg_svd(*_op_linalg_svd_U(A, full_matrices, driver=driver, U=out[0], S=out[1], Vh=out[2]))
     return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices, driver=driver))
 
 def linalg_svdvals(A, *, driver=None, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_svdvals', 'A', 1, 'Tensor', A)
     if out is None and driver is None:
         return _op_linalg_svdvals_default(A)
+    if driver is not None and driver.__class__ is not str:
+        raise _bad_arg('linalg_svdvals', 'driver', None, 'str', driver)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_svdvals', 'out', None, 'Tensor', out)
         return _op_linalg_svdvals_out(A, driver=driver, out=out)
     return _op_linalg_svdvals_default(A, driver=driver)
 
 def svd(input, some=True, compute_uv=True, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('svd', 'input', 1, 'Tensor', input)
+    if some.__class__ is not bool:
+        raise _bad_arg('svd', 'some', 2, 'bool', some)
+    if compute_uv.__class__ is not bool:
+        raise _bad_arg('svd', 'compute_uv', 3, 'bool', compute_uv)
     if out is not None:
         return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     return _rt_svd(*_op_svd_default(input, some, compute_uv))
 
 def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('_linalg_eigh', 'A', 1, 'Tensor', A)
+    if UPLO.__class__ is not str:
+        raise _bad_arg('_linalg_eigh', 'UPLO', 2, 'str', UPLO)
+    if compute_v.__class__ is not bool:
+        raise _bad_arg('_linalg_eigh', 'compute_v', 3, 'bool', compute_v)
     if out is not None:
         return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
@@ -1604,6 +1733,8 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
 def linalg_eigh(input, UPLO='L', *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_eigh', 'input', 1, 'Tensor', input)
+    if UPLO.__class__ is not str:
+        raise _bad_arg('linalg_eigh', 'UPLO', 2, 'str', UPLO)
     if out is not None:
         return _rt_linalg_eigh(*_op_linalg_eigh_eigvals(input, UPLO, eigvals=out[0], eigvecs=out[1]))
     return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
@@ -1611,15 +1742,25 @@ def linalg_eigh(input, UPLO='L', *, out=None):
 def linalg_eigvalsh(input, UPLO='L', *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_eigvalsh', 'input', 1, 'Tensor', input)
+    if UPLO.__class__ is not str:
+        raise _bad_arg('linalg_eigvalsh', 'UPLO', 2, 'str', UPLO)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_eigvalsh', 'out', None, 'Tensor', out)
         return _op_linalg_eigvalsh_out(input, UPLO, out=out)
     return _op_linalg_eigvalsh_default(input, UPLO)
 
 def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_lstsq', 'input', 1, 'Tensor', input)
+    if b.__class__ is not Tensor and not isinstance(b, Tensor):
+        raise _bad_arg('linalg_lstsq', 'b', 2, 'Tensor', b)
+    if rcond is not None and rcond.__class__ is not float and not _is_double(rcond):
+        raise _bad_arg('linalg_lstsq', 'rcond', 3, 'float', rcond)
     if out is None and driver is None:
         return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond))
+    if driver is not None and driver.__class__ is not str:
+        raise _bad_arg('linalg_lstsq', 'driver', None, 'str', driver)
     if out is not None:
         return _rt_linalg_lstsq(*_op_linalg_lstsq_out(input, b, rcond, driver=driver, solution=out[0], residuals=out[1], rank=out[2], singular_values=out[3]))
     return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond, driver=driver))
@@ -1627,9 +1768,7 @@ def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
 def _linalg_pinv_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if atol is not None and not _is_real(atol):
         return None
     if rtol is not None and not _is_real(rtol):
@@ -1648,17 +1787,11 @@ def _linalg_pinv_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
 def _linalg_pinv_c1(input, *, atol=None, rtol=None, hermitian=False, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if atol is not None and not isinstance(atol, Tensor):
-        if not _is_num(atol):
-            return None
-        s += 1
+        return None
     if rtol is not None and not isinstance(rtol, Tensor):
-        if not _is_num(rtol):
-            return None
-        s += 1
+        return None
     if not isinstance(hermitian, bool):
         return None
     return s
@@ -1673,9 +1806,7 @@ def _linalg_pinv_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
 def _linalg_pinv_c2(input, rcond, hermitian=False, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_real(rcond):
         return None
     if not isinstance(hermitian, bool):
@@ -1690,13 +1821,9 @@ def _linalg_pinv_b2(input, rcond, hermitian=False, *, out=None):
 def _linalg_pinv_c3(input, rcond, hermitian=False, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(rcond, Tensor):
-        if not _is_num(rcond):
-            return None
-        s += 1
+        return None
     if not isinstance(hermitian, bool):
         return None
     return s
@@ -1727,14 +1854,14 @@ def linalg_pinv(*args, **kwargs):
 def pinverse(input, rcond=1e-15):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
+    if rcond.__class__ is not float and not _is_double(rcond):
+        raise _bad_arg('pinverse', 'rcond', 2, 'float', rcond)
     return _op_pinverse_default(input, rcond)
 
 def _linalg_matrix_rank_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if atol is not None and not _is_real(atol):
         return None
     if rtol is not None and not _is_real(rtol):
@@ -1753,17 +1880,11 @@ def _linalg_matrix_rank_b0(input, *, atol=None, rtol=None, hermitian=False, out=
 def _linalg_matrix_rank_c1(input, *, atol=None, rtol=None, hermitian=False, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if atol is not None and not isinstance(atol, Tensor):
-        if not _is_num(atol):
-            return None
-        s += 1
+        return None
     if rtol is not None and not isinstance(rtol, Tensor):
-        if not _is_num(rtol):
-            return None
-        s += 1
+        return None
     if not isinstance(hermitian, bool):
         return None
     return s
@@ -1778,9 +1899,7 @@ def _linalg_matrix_rank_b1(input, *, atol=None, rtol=None, hermitian=False, out=
 def _linalg_matrix_rank_c2(input, tol, hermitian=False, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_real(tol):
         return None
     if not isinstance(hermitian, bool):
@@ -1795,13 +1914,9 @@ def _linalg_matrix_rank_b2(input, tol, hermitian=False, *, out=None):
 def _linalg_matrix_rank_c3(input, tol, hermitian=False, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(tol, Tensor):
-        if not _is_num(tol):
-            return None
-        s += 1
+        return None
     if not isinstance(hermitian, bool):
         return None
     return s
@@ -1832,14 +1947,22 @@ def linalg_matrix_rank(*args, **kwargs):
 def matrix_power(input, n, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('matrix_power', 'input', 1, 'Tensor', input)
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('matrix_power', 'n', 2, 'int', n)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
         return _op_matrix_power_out(input, n, out=out)
     return _op_matrix_power_default(input, n)
 
 def linalg_matrix_power(input, n, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_matrix_power', 'input', 1, 'Tensor', input)
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('linalg_matrix_power', 'n', 2, 'int', n)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_matrix_power', 'out', None, 'Tensor', out)
         return _op_linalg_matrix_power_out(input, n, out=out)
     return _op_linalg_matrix_power_default(input, n)
 
@@ -1854,6 +1977,8 @@ def linalg_eigvals(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_eigvals', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_eigvals', 'out', None, 'Tensor', out)
         return _op_linalg_eigvals_out(input, out=out)
     return _op_linalg_eigvals_default(input)
 
@@ -1870,47 +1995,79 @@ def matrix_exp(input):
 def cholesky_solve(input, input2, upper=False, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cholesky_solve', 'input', 1, 'Tensor', input)
+    if input2.__class__ is not Tensor and not isinstance(input2, Tensor):
+        raise _bad_arg('cholesky_solve', 'input2', 2, 'Tensor', input2)
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky_solve', 'upper', 3, 'bool', upper)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
         return _op_cholesky_solve_out(input, input2, upper, out=out)
     return _op_cholesky_solve_default(input, input2, upper)
 
 def cholesky_inverse(input, upper=False, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cholesky_inverse', 'input', 1, 'Tensor', input)
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky_inverse', 'upper', 2, 'bool', upper)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
         return _op_cholesky_inverse_out(input, upper, out=out)
     return _op_cholesky_inverse_default(input, upper)
 
 def linalg_matmul(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_matmul', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('linalg_matmul', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_matmul', 'out', None, 'Tensor', out)
         return _op_linalg_matmul_out(input, other, out=out)
     return _op_linalg_matmul_default(input, other)
 
 def linalg_vecdot(x, y, *, dim=-1, out=None):
+    if x.__class__ is not Tensor and not isinstance(x, Tensor):
+        raise _bad_arg('linalg_vecdot', 'x', 1, 'Tensor', x)
+    if y.__class__ is not Tensor and not isinstance(y, Tensor):
+        raise _bad_arg('linalg_vecdot', 'y', 2, 'Tensor', y)
     if out is None and dim.__class__ is int and dim == -1:
         return _op_linalg_vecdot_default(x, y)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('linalg_vecdot', 'dim', None, 'int', dim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_vecdot', 'out', None, 'Tensor', out)
         return _op_linalg_vecdot_out(x, y, dim=dim, out=out)
     return _op_linalg_vecdot_default(x, y, dim=dim)
 
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
     if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
         return _op_linalg_diagonal_default(A)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('linalg_diagonal', 'dim1', None, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('linalg_diagonal', 'dim2', None, 'int', dim2)
     return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
 
 def linalg_multi_dot(tensors, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('linalg_multi_dot', 'tensors', 1, tensors)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_multi_dot', 'out', None, 'Tensor', out)
         return _op_linalg_multi_dot_out(tensors, out=out)
     return _op_linalg_multi_dot_default(tensors)
 
 def _linalg_cond_c0(input, p=None, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if p is not None and not _is_num(p):
         if not (isinstance(p, Tensor) and p.numel() == 1):
             return None
@@ -1925,9 +2082,7 @@ def _linalg_cond_b0(input, p=None, *, out=None):
 def _linalg_cond_c1(input, p, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(p, str):
         return None
     return s
@@ -1958,19 +2113,39 @@ def linalg_cond(*args, **kwargs):
 def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_solve_triangular', 'input', 1, 'Tensor', input)
+    if B.__class__ is not Tensor and not isinstance(B, Tensor):
+        raise _bad_arg('linalg_solve_triangular', 'B', 2, 'Tensor', B)
+    if upper.__class__ is not bool:
+        raise _bad_arg('linalg_solve_triangular', 'upper', None, 'bool', upper)
+    if left.__class__ is not bool:
+        raise _bad_arg('linalg_solve_triangular', 'left', None, 'bool', left)
+    if unitriangular.__class__ is not bool:
+        raise _bad_arg('linalg_solve_triangular', 'unitriangular', None, 'bool', unitriangular)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_solve_triangular', 'out', None, 'Tensor', out)
         return _op_linalg_solve_triangular_out(input, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
     return _op_linalg_solve_triangular_default(input, B, upper=upper, left=left, unitriangular=unitriangular)
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('triangular_solve', 'A', 2, 'Tensor', A)
+    if upper.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'upper', 3, 'bool', upper)
+    if transpose.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'transpose', 4, 'bool', transpose)
+    if unitriangular.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'unitriangular', 5, 'bool', unitriangular)
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
 def exp2(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('exp2', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('exp2', 'out', None, 'Tensor', out)
         return _op_exp2_out(input, out=out)
     return _op_exp2_default(input)
 
@@ -1983,6 +2158,8 @@ def expm1(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('expm1', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('expm1', 'out', None, 'Tensor', out)
         return _op_expm1_out(input, out=out)
     return _op_expm1_default(input)
 
@@ -1995,6 +2172,8 @@ def log1p(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('log1p', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('log1p', 'out', None, 'Tensor', out)
         return _op_log1p_out(input, out=out)
     return _op_log1p_default(input)
 
@@ -2007,6 +2186,8 @@ def log2(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('log2', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('log2', 'out', None, 'Tensor', out)
         return _op_log2_out(input, out=out)
     return _op_log2_default(input)
 
@@ -2019,6 +2200,8 @@ def log10(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('log10', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('log10', 'out', None, 'Tensor', out)
         return _op_log10_out(input, out=out)
     return _op_log10_default(input)
 
@@ -2031,6 +2214,8 @@ def sign(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('sign', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sign', 'out', None, 'Tensor', out)
         return _op_sign_out(input, out=out)
     return _op_sign_default(input)
 
@@ -2038,6 +2223,8 @@ def sgn(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('sgn', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sgn', 'out', None, 'Tensor', out)
         return _op_sgn_out(input, out=out)
     return _op_sgn_default(input)
 
@@ -2045,6 +2232,8 @@ def floor(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('floor', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('floor', 'out', None, 'Tensor', out)
         return _op_floor_out(input, out=out)
     return _op_floor_default(input)
 
@@ -2057,6 +2246,8 @@ def ceil(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('ceil', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('ceil', 'out', None, 'Tensor', out)
         return _op_ceil_out(input, out=out)
     return _op_ceil_default(input)
 
@@ -2068,9 +2259,7 @@ def ceil_(input):
 def _round_c0(input, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     return s
 
 def _round_b0(input, *, out=None):
@@ -2081,9 +2270,7 @@ def _round_b0(input, *, out=None):
 def _round_c1(input, *, decimals, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(decimals):
         return None
     return s
@@ -2114,9 +2301,7 @@ def round(*args, **kwargs):
 def _round__c0(input):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     return s
 
 def _round__b0(input):
@@ -2125,9 +2310,7 @@ def _round__b0(input):
 def _round__c1(input, *, decimals):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(decimals):
         return None
     return s
@@ -2157,6 +2340,8 @@ def trunc(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('trunc', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('trunc', 'out', None, 'Tensor', out)
         return _op_trunc_out(input, out=out)
     return _op_trunc_default(input)
 
@@ -2169,6 +2354,8 @@ def frac(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('frac', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('frac', 'out', None, 'Tensor', out)
         return _op_frac_out(input, out=out)
     return _op_frac_default(input)
 
@@ -2181,6 +2368,8 @@ def reciprocal(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('reciprocal', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('reciprocal', 'out', None, 'Tensor', out)
         return _op_reciprocal_out(input, out=out)
     return _op_reciprocal_default(input)
 
@@ -2193,6 +2382,8 @@ def square(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('square', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('square', 'out', None, 'Tensor', out)
         return _op_square_out(input, out=out)
     return _op_square_default(input)
 
@@ -2205,6 +2396,8 @@ def erf(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('erf', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('erf', 'out', None, 'Tensor', out)
         return _op_erf_out(input, out=out)
     return _op_erf_default(input)
 
@@ -2217,6 +2410,8 @@ def erfc(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('erfc', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('erfc', 'out', None, 'Tensor', out)
         return _op_erfc_out(input, out=out)
     return _op_erfc_default(input)
 
@@ -2229,6 +2424,8 @@ def erfinv(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('erfinv', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('erfinv', 'out', None, 'Tensor', out)
         return _op_erfinv_out(input, out=out)
     return _op_erfinv_default(input)
 
@@ -2236,6 +2433,8 @@ def asin(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('asin', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('asin', 'out', None, 'Tensor', out)
         return _op_asin_out(input, out=out)
     return _op_asin_default(input)
 
@@ -2248,6 +2447,8 @@ def acos(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('acos', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('acos', 'out', None, 'Tensor', out)
         return _op_acos_out(input, out=out)
     return _op_acos_default(input)
 
@@ -2260,6 +2461,8 @@ def atan(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('atan', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('atan', 'out', None, 'Tensor', out)
         return _op_atan_out(input, out=out)
     return _op_atan_default(input)
 
@@ -2272,6 +2475,8 @@ def sinh(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('sinh', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sinh', 'out', None, 'Tensor', out)
         return _op_sinh_out(input, out=out)
     return _op_sinh_default(input)
 
@@ -2284,6 +2489,8 @@ def cosh(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cosh', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cosh', 'out', None, 'Tensor', out)
         return _op_cosh_out(input, out=out)
     return _op_cosh_default(input)
 
@@ -2296,6 +2503,8 @@ def tan(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('tan', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('tan', 'out', None, 'Tensor', out)
         return _op_tan_out(input, out=out)
     return _op_tan_default(input)
 
@@ -2308,6 +2517,8 @@ def asinh(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('asinh', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('asinh', 'out', None, 'Tensor', out)
         return _op_asinh_out(input, out=out)
     return _op_asinh_default(input)
 
@@ -2320,6 +2531,8 @@ def acosh(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('acosh', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('acosh', 'out', None, 'Tensor', out)
         return _op_acosh_out(input, out=out)
     return _op_acosh_default(input)
 
@@ -2332,6 +2545,8 @@ def atanh(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('atanh', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('atanh', 'out', None, 'Tensor', out)
         return _op_atanh_out(input, out=out)
     return _op_atanh_default(input)
 
@@ -2343,51 +2558,75 @@ def atanh_(input):
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('nan_to_num', 'input', 1, 'Tensor', input)
+    if nan is not None and nan.__class__ is not float and not _is_double(nan):
+        raise _bad_arg('nan_to_num', 'nan', 2, 'float', nan)
+    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
+        raise _bad_arg('nan_to_num', 'posinf', 3, 'float', posinf)
+    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
+        raise _bad_arg('nan_to_num', 'neginf', 4, 'float', neginf)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
         return _op_nan_to_num_out(input, nan, posinf, neginf, out=out)
     return _op_nan_to_num_default(input, nan, posinf, neginf)
 
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('nan_to_num_', 'input', 1, 'Tensor', input)
+    if nan is not None and nan.__class__ is not float and not _is_double(nan):
+        raise _bad_arg('nan_to_num_', 'nan', 2, 'float', nan)
+    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
+        raise _bad_arg('nan_to_num_', 'posinf', 3, 'float', posinf)
+    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
+        raise _bad_arg('nan_to_num_', 'neginf', 4, 'float', neginf)
     return _op_nan_to_num__default(input, nan, posinf, neginf)
 
 def logit(input, eps=None, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('logit', 'input', 1, 'Tensor', input)
+    if eps is not None and eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('logit', 'eps', 2, 'float', eps)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logit', 'out', None, 'Tensor', out)
         return _op_logit_out(input, eps, out=out)
     return _op_logit_default(input, eps)
 
 def logit_(input, eps=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('logit_', 'input', 1, 'Tensor', input)
+    if eps is not None and eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('logit_', 'eps', 2, 'float', eps)
     return _op_logit__default(input, eps)
 
 def hypot(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('hypot', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('hypot', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('hypot', 'out', None, 'Tensor', out)
         return _op_hypot_out(input, other, out=out)
     return _op_hypot_default(input, other)
 
 def atan2(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('atan2', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('atan2', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('atan2', 'out', None, 'Tensor', out)
         return _op_atan2_out(input, other, out=out)
     return _op_atan2_default(input, other)
 
 def _lerp_c0(input, end, weight, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(end, Tensor):
-        if not _is_num(end):
-            return None
-        s += 1
+        return None
     if not _is_num(weight):
         if not (isinstance(weight, Tensor) and weight.numel() == 1):
             return None
@@ -2402,17 +2641,11 @@ def _lerp_b0(input, end, weight, *, out=None):
 def _lerp_c1(input, end, weight, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(end, Tensor):
-        if not _is_num(end):
-            return None
-        s += 1
+        return None
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     return s
 
 def _lerp_b1(input, end, weight, *, out=None):
@@ -2441,41 +2674,65 @@ def lerp(*args, **kwargs):
 def fmod(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('fmod', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('fmod', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('fmod', 'out', None, 'Tensor', out)
         return _op_fmod_Tensor_out(input, other, out=out)
     return _op_fmod_Tensor(input, other)
 
 def maximum(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('maximum', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('maximum', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('maximum', 'out', None, 'Tensor', out)
         return _op_maximum_out(input, other, out=out)
     return _op_maximum_default(input, other)
 
 def minimum(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('minimum', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('minimum', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('minimum', 'out', None, 'Tensor', out)
         return _op_minimum_out(input, other, out=out)
     return _op_minimum_default(input, other)
 
 def fmax(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('fmax', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('fmax', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('fmax', 'out', None, 'Tensor', out)
         return _op_fmax_out(input, other, out=out)
     return _op_fmax_default(input, other)
 
 def fmin(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('fmin', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('fmin', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('fmin', 'out', None, 'Tensor', out)
         return _op_fmin_out(input, other, out=out)
     return _op_fmin_default(input, other)
 
 def clamp_(input, min=None, max=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('clamp_', 'input', 1, 'Tensor', input)
+    if min is not None and min.__class__ is not Tensor and not isinstance(min, Tensor) and not _is_num(min):
+        raise _bad_arg('clamp_', 'min', 2, 'Tensor', min)
+    if max is not None and max.__class__ is not Tensor and not isinstance(max, Tensor) and not _is_num(max):
+        raise _bad_arg('clamp_', 'max', 3, 'Tensor', max)
     return _op_clamp__Tensor(input, min, max)
 
 def isnan(input):
@@ -2497,6 +2754,8 @@ def isposinf(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('isposinf', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('isposinf', 'out', None, 'Tensor', out)
         return _op_isposinf_out(input, out=out)
     return _op_isposinf_default(input)
 
@@ -2504,41 +2763,73 @@ def isneginf(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('isneginf', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('isneginf', 'out', None, 'Tensor', out)
         return _op_isneginf_out(input, out=out)
     return _op_isneginf_default(input)
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('addcmul', 'input', 1, 'Tensor', input)
+    if tensor1.__class__ is not Tensor and not isinstance(tensor1, Tensor):
+        raise _bad_arg('addcmul', 'tensor1', 2, 'Tensor', tensor1)
+    if tensor2.__class__ is not Tensor and not isinstance(tensor2, Tensor):
+        raise _bad_arg('addcmul', 'tensor2', 3, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcmul_default(input, tensor1, tensor2)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('addcmul', 'value', None, 'Number', value)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('addcmul', 'out', None, 'Tensor', out)
         return _op_addcmul_out(input, tensor1, tensor2, value=value, out=out)
     return _op_addcmul_default(input, tensor1, tensor2, value=value)
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('addcdiv', 'input', 1, 'Tensor', input)
+    if tensor1.__class__ is not Tensor and not isinstance(tensor1, Tensor):
+        raise _bad_arg('addcdiv', 'tensor1', 2, 'Tensor', tensor1)
+    if tensor2.__class__ is not Tensor and not isinstance(tensor2, Tensor):
+        raise _bad_arg('addcdiv', 'tensor2', 3, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcdiv_default(input, tensor1, tensor2)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('addcdiv', 'value', None, 'Number', value)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('addcdiv', 'out', None, 'Tensor', out)
         return _op_addcdiv_out(input, tensor1, tensor2, value=value, out=out)
     return _op_addcdiv_default(input, tensor1, tensor2, value=value)
 
 def xlogy(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
+        raise _bad_arg('xlogy', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('xlogy', 'other', 2, 'Tensor', other)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
         return _op_xlogy_OutTensor(input, other, out=out)
     return _op_xlogy_Tensor(input, other)
 
 def xlogy_(input, other):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('xlogy_', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('xlogy_', 'other', 2, 'Tensor', other)
     return _op_xlogy__Tensor(input, other)
 
 def logaddexp(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('logaddexp', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logaddexp', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logaddexp', 'out', None, 'Tensor', out)
         return _op_logaddexp_out(input, other, out=out)
     return _op_logaddexp_default(input, other)
 
@@ -2546,6 +2837,8 @@ def arcsin(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('arcsin', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arcsin', 'out', None, 'Tensor', out)
         return _op_arcsin_out(input, out=out)
     return _op_arcsin_default(input)
 
@@ -2558,6 +2851,8 @@ def arccos(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('arccos', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arccos', 'out', None, 'Tensor', out)
         return _op_arccos_out(input, out=out)
     return _op_arccos_default(input)
 
@@ -2570,6 +2865,8 @@ def arctan(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('arctan', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arctan', 'out', None, 'Tensor', out)
         return _op_arctan_out(input, out=out)
     return _op_arctan_default(input)
 
@@ -2582,6 +2879,8 @@ def arcsinh(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('arcsinh', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arcsinh', 'out', None, 'Tensor', out)
         return _op_arcsinh_out(input, out=out)
     return _op_arcsinh_default(input)
 
@@ -2594,6 +2893,8 @@ def arccosh(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('arccosh', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arccosh', 'out', None, 'Tensor', out)
         return _op_arccosh_out(input, out=out)
     return _op_arccosh_default(input)
 
@@ -2606,6 +2907,8 @@ def arctanh(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('arctanh', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arctanh', 'out', None, 'Tensor', out)
         return _op_arctanh_out(input, out=out)
     return _op_arctanh_default(input)
 
@@ -2617,16 +2920,18 @@ def arctanh_(input):
 def arctan2(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('arctan2', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('arctan2', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arctan2', 'out', None, 'Tensor', out)
         return _op_arctan2_out(input, other, out=out)
     return _op_arctan2_default(input, other)
 
 def _clip_c0(input, min=None, max=None, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if min is not None and not _is_num(min):
         if not (isinstance(min, Tensor) and min.numel() == 1):
             return None
@@ -2645,17 +2950,11 @@ def _clip_b0(input, min=None, max=None, *, out=None):
 def _clip_c1(input, min=None, max=None, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if min is not None and not isinstance(min, Tensor):
-        if not _is_num(min):
-            return None
-        s += 1
+        return None
     if max is not None and not isinstance(max, Tensor):
-        if not _is_num(max):
-            return None
-        s += 1
+        return None
     return s
 
 def _clip_b1(input, min=None, max=None, *, out=None):
@@ -2684,9 +2983,7 @@ def clip(*args, **kwargs):
 def _clip__c0(input, min=None, max=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if min is not None and not _is_num(min):
         if not (isinstance(min, Tensor) and min.numel() == 1):
             return None
@@ -2703,17 +3000,11 @@ def _clip__b0(input, min=None, max=None):
 def _clip__c1(input, min=None, max=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if min is not None and not isinstance(min, Tensor):
-        if not _is_num(min):
-            return None
-        s += 1
+        return None
     if max is not None and not isinstance(max, Tensor):
-        if not _is_num(max):
-            return None
-        s += 1
+        return None
     return s
 
 def _clip__b1(input, min=None, max=None):
@@ -2740,19 +3031,27 @@ def clip_(*args, **kwargs):
 def gelu(input, *, approximate='none', out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('gelu', 'input', 1, 'Tensor', input)
+    if approximate.__class__ is not str:
+        raise _bad_arg('gelu', 'approximate', None, 'str', approximate)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('gelu', 'out', None, 'Tensor', out)
         return _op_gelu_out(input, approximate=approximate, out=out)
     return _op_gelu_default(input, approximate=approximate)
 
 def gelu_(input, *, approximate='none'):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('gelu_', 'input', 1, 'Tensor', input)
+    if approximate.__class__ is not str:
+        raise _bad_arg('gelu_', 'approximate', None, 'str', approximate)
     return _op_gelu__default(input, approximate=approximate)
 
 def silu(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('silu', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('silu', 'out', None, 'Tensor', out)
         return _op_silu_out(input, out=out)
     return _op_silu_default(input)
 
@@ -2765,6 +3064,8 @@ def mish(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('mish', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('mish', 'out', None, 'Tensor', out)
         return _op_mish_out(input, out=out)
     return _op_mish_default(input)
 
@@ -2776,20 +3077,40 @@ def mish_(input):
 def softplus(input, beta=1, threshold=20, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('softplus', 'input', 1, 'Tensor', input)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('softplus', 'beta', 2, 'Number', beta)
+    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
+        raise _bad_arg('softplus', 'threshold', 3, 'Number', threshold)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('softplus', 'out', None, 'Tensor', out)
         return _op_softplus_out(input, beta, threshold, out=out)
     return _op_softplus_default(input, beta, threshold)
 
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('elu', 'input', 1, 'Tensor', input)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('elu', 'alpha', 2, 'Number', alpha)
+    if scale.__class__ is not int and scale.__class__ is not float and not _is_scalar(scale):
+        raise _bad_arg('elu', 'scale', 3, 'Number', scale)
+    if input_scale.__class__ is not int and input_scale.__class__ is not float and not _is_scalar(input_scale):
+        raise _bad_arg('elu', 'input_scale', 4, 'Number', input_scale)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('elu', 'out', None, 'Tensor', out)
         return _op_elu_out(input, alpha, scale, input_scale, out=out)
     return _op_elu_default(input, alpha, scale, input_scale)
 
 def elu_(input, alpha=1, scale=1, input_scale=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('elu_', 'input', 1, 'Tensor', input)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('elu_', 'alpha', 2, 'Number', alpha)
+    if scale.__class__ is not int and scale.__class__ is not float and not _is_scalar(scale):
+        raise _bad_arg('elu_', 'scale', 3, 'Number', scale)
+    if input_scale.__class__ is not int and input_scale.__class__ is not float and not _is_scalar(input_scale):
+        raise _bad_arg('elu_', 'input_scale', 4, 'Number', input_scale)
     return _op_elu__default(input, alpha, scale, input_scale)
 
 def selu(input):
@@ -2805,41 +3126,63 @@ def selu_(input):
 def celu(input, alpha=1.0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('celu', 'input', 1, 'Tensor', input)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('celu', 'alpha', 2, 'Number', alpha)
     return _op_celu_default(input, alpha)
 
 def celu_(input, alpha=1.0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('celu_', 'input', 1, 'Tensor', input)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
     return _op_celu__default(input, alpha)
 
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('leaky_relu', 'input', 1, 'Tensor', input)
+    if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
+        raise _bad_arg('leaky_relu', 'negative_slope', 2, 'Number', negative_slope)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('leaky_relu', 'out', None, 'Tensor', out)
         return _op_leaky_relu_out(input, negative_slope, out=out)
     return _op_leaky_relu_default(input, negative_slope)
 
 def leaky_relu_(input, negative_slope=0.01):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('leaky_relu_', 'input', 1, 'Tensor', input)
+    if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
+        raise _bad_arg('leaky_relu_', 'negative_slope', 2, 'Number', negative_slope)
     return _op_leaky_relu__default(input, negative_slope)
 
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('hardtanh', 'input', 1, 'Tensor', input)
+    if min_val.__class__ is not int and min_val.__class__ is not float and not _is_scalar(min_val):
+        raise _bad_arg('hardtanh', 'min_val', 2, 'Number', min_val)
+    if max_val.__class__ is not int and max_val.__class__ is not float and not _is_scalar(max_val):
+        raise _bad_arg('hardtanh', 'max_val', 3, 'Number', max_val)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('hardtanh', 'out', None, 'Tensor', out)
         return _op_hardtanh_out(input, min_val, max_val, out=out)
     return _op_hardtanh_default(input, min_val, max_val)
 
 def hardtanh_(input, min_val=-1, max_val=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('hardtanh_', 'input', 1, 'Tensor', input)
+    if min_val.__class__ is not int and min_val.__class__ is not float and not _is_scalar(min_val):
+        raise _bad_arg('hardtanh_', 'min_val', 2, 'Number', min_val)
+    if max_val.__class__ is not int and max_val.__class__ is not float and not _is_scalar(max_val):
+        raise _bad_arg('hardtanh_', 'max_val', 3, 'Number', max_val)
     return _op_hardtanh__default(input, min_val, max_val)
 
 def hardsigmoid(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('hardsigmoid', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('hardsigmoid', 'out', None, 'Tensor', out)
         return _op_hardsigmoid_out(input, out=out)
     return _op_hardsigmoid_default(input)
 
@@ -2852,6 +3195,8 @@ def hardswish(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('hardswish', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('hardswish', 'out', None, 'Tensor', out)
         return _op_hardswish_out(input, out=out)
     return _op_hardswish_default(input)
 
@@ -2864,25 +3209,41 @@ def log_sigmoid(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('log_sigmoid', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('log_sigmoid', 'out', None, 'Tensor', out)
         return _op_log_sigmoid_out(input, out=out)
     return _op_log_sigmoid_default(input)
 
 def threshold(input, threshold, value, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('threshold', 'input', 1, 'Tensor', input)
+    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
+        raise _bad_arg('threshold', 'threshold', 2, 'Number', threshold)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('threshold', 'value', 3, 'Number', value)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('threshold', 'out', None, 'Tensor', out)
         return _op_threshold_out(input, threshold, value, out=out)
     return _op_threshold_default(input, threshold, value)
 
 def threshold_(input, threshold, value):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('threshold_', 'input', 1, 'Tensor', input)
+    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
+        raise _bad_arg('threshold_', 'threshold', 2, 'Number', threshold)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('threshold_', 'value', 3, 'Number', value)
     return _op_threshold__default(input, threshold, value)
 
 def glu(input, dim=-1, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('glu', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('glu', 'dim', 2, 'int', dim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('glu', 'out', None, 'Tensor', out)
         return _op_glu_out(input, dim, out=out)
     return _op_glu_default(input, dim)
 
@@ -2899,29 +3260,41 @@ def relu6_(input):
 def prelu(input, weight):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('prelu', 'input', 1, 'Tensor', input)
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('prelu', 'weight', 2, 'Tensor', weight)
     return _op_prelu_default(input, weight)
 
 def add(input, other, *, alpha=1, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('add', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('add', 'other', 2, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_add_Tensor(input, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('add', 'alpha', None, 'Number', alpha)
     if out is not None:
         return _op_add_out(input, other, alpha=alpha, out=out)
     return _op_add_Tensor(input, other, alpha=alpha)
 
 def sub(input, other, *, alpha=1, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('sub', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('sub', 'other', 2, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_sub_Tensor(input, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
     if out is not None:
         return _op_sub_out(input, other, alpha=alpha, out=out)
     return _op_sub_Tensor(input, other, alpha=alpha)
 
 def mul(input, other, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('mul', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('mul', 'other', 2, 'Tensor', other)
     if out is not None:
         return _op_mul_out(input, other, out=out)
     return _op_mul_Tensor(input, other)
@@ -2983,110 +3356,184 @@ def div(*args, **kwargs):
 def rsub(input, other, *, alpha=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('rsub', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('rsub', 'other', 2, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         return _op_rsub_Tensor(input, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('rsub', 'alpha', None, 'Number', alpha)
     return _op_rsub_Tensor(input, other, alpha=alpha)
 
 def floor_divide(input, other, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('floor_divide', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('floor_divide', 'other', 2, 'Tensor', other)
     if out is not None:
         return _op_floor_divide_out(input, other, out=out)
     return _op_floor_divide_default(input, other)
 
 def remainder(input, other, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('remainder', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('remainder', 'other', 2, 'Tensor', other)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('remainder', 'out', None, 'Tensor', out)
         return _op_remainder_Tensor_out(input, other, out=out)
     return _op_remainder_Tensor(input, other)
 
 def pow(input, exponent, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
+        raise _bad_arg('pow', 'input', 1, 'Tensor', input)
+    if exponent.__class__ is not Tensor and not isinstance(exponent, Tensor) and not _is_num(exponent):
+        raise _bad_arg('pow', 'exponent', 2, 'Tensor', exponent)
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('pow', 'out', None, 'Tensor', out)
         return _op_pow_Tensor_Tensor_out(input, exponent, out=out)
     return _op_pow_Tensor_Tensor(input, exponent)
 
 def eq(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('eq', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('eq', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('eq', 'out', None, 'Tensor', out)
         return _op_eq_Tensor_out(input, other, out=out)
     return _op_eq_Tensor(input, other)
 
 def ne(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('ne', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('ne', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('ne', 'out', None, 'Tensor', out)
         return _op_ne_Tensor_out(input, other, out=out)
     return _op_ne_Tensor(input, other)
 
 def lt(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('lt', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('lt', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('lt', 'out', None, 'Tensor', out)
         return _op_lt_Tensor_out(input, other, out=out)
     return _op_lt_Tensor(input, other)
 
 def le(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('le', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('le', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('le', 'out', None, 'Tensor', out)
         return _op_le_Tensor_out(input, other, out=out)
     return _op_le_Tensor(input, other)
 
 def gt(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('gt', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('gt', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('gt', 'out', None, 'Tensor', out)
         return _op_gt_Tensor_out(input, other, out=out)
     return _op_gt_Tensor(input, other)
 
 def ge(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('ge', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('ge', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('ge', 'out', None, 'Tensor', out)
         return _op_ge_Tensor_out(input, other, out=out)
     return _op_ge_Tensor(input, other)
 
 def logical_and(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('logical_and', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logical_and', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
         return _op_logical_and_out(input, other, out=out)
     return _op_logical_and_default(input, other)
 
 def logical_or(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('logical_or', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logical_or', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
         return _op_logical_or_out(input, other, out=out)
     return _op_logical_or_default(input, other)
 
 def logical_xor(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('logical_xor', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logical_xor', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
         return _op_logical_xor_out(input, other, out=out)
     return _op_logical_xor_default(input, other)
 
 def bitwise_and(input, other, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('bitwise_and', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('bitwise_and', 'other', 2, 'Tensor', other)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
         return _op_bitwise_and_Tensor_out(input, other, out=out)
     return _op_bitwise_and_Tensor(input, other)
 
 def bitwise_or(input, other, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('bitwise_or', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('bitwise_or', 'other', 2, 'Tensor', other)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
         return _op_bitwise_or_Tensor_out(input, other, out=out)
     return _op_bitwise_or_Tensor(input, other)
 
 def bitwise_xor(input, other, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('bitwise_xor', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('bitwise_xor', 'other', 2, 'Tensor', other)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
         return _op_bitwise_xor_Tensor_out(input, other, out=out)
     return _op_bitwise_xor_Tensor(input, other)
 
@@ -3094,6 +3541,8 @@ def neg(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('neg', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('neg', 'out', None, 'Tensor', out)
         return _op_neg_out(input, out=out)
     return _op_neg_default(input)
 
@@ -3106,6 +3555,8 @@ def abs(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('abs', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('abs', 'out', None, 'Tensor', out)
         return _op_abs_out(input, out=out)
     return _op_abs_default(input)
 
@@ -3118,6 +3569,8 @@ def exp(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('exp', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('exp', 'out', None, 'Tensor', out)
         return _op_exp_out(input, out=out)
     return _op_exp_default(input)
 
@@ -3130,6 +3583,8 @@ def log(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('log', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('log', 'out', None, 'Tensor', out)
         return _op_log_out(input, out=out)
     return _op_log_default(input)
 
@@ -3142,6 +3597,8 @@ def sqrt(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('sqrt', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
         return _op_sqrt_out(input, out=out)
     return _op_sqrt_default(input)
 
@@ -3154,6 +3611,8 @@ def rsqrt(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('rsqrt', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
         return _op_rsqrt_out(input, out=out)
     return _op_rsqrt_default(input)
 
@@ -3166,6 +3625,8 @@ def sin(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('sin', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sin', 'out', None, 'Tensor', out)
         return _op_sin_out(input, out=out)
     return _op_sin_default(input)
 
@@ -3178,6 +3639,8 @@ def cos(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cos', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cos', 'out', None, 'Tensor', out)
         return _op_cos_out(input, out=out)
     return _op_cos_default(input)
 
@@ -3190,6 +3653,8 @@ def tanh(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('tanh', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('tanh', 'out', None, 'Tensor', out)
         return _op_tanh_out(input, out=out)
     return _op_tanh_default(input)
 
@@ -3202,6 +3667,8 @@ def sigmoid(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('sigmoid', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
         return _op_sigmoid_out(input, out=out)
     return _op_sigmoid_default(input)
 
@@ -3214,6 +3681,8 @@ def bitwise_not(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('bitwise_not', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
         return _op_bitwise_not_out(input, out=out)
     return _op_bitwise_not_default(input)
 
@@ -3226,6 +3695,8 @@ def logical_not(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('logical_not', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
         return _op_logical_not_out(input, out=out)
     return _op_logical_not_default(input)
 
@@ -3247,9 +3718,7 @@ def relu_(input):
 def _clamp_c0(input, min=None, max=None, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if min is not None and not _is_num(min):
         if not (isinstance(min, Tensor) and min.numel() == 1):
             return None
@@ -3268,17 +3737,11 @@ def _clamp_b0(input, min=None, max=None, *, out=None):
 def _clamp_c1(input, min=None, max=None, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if min is not None and not isinstance(min, Tensor):
-        if not _is_num(min):
-            return None
-        s += 1
+        return None
     if max is not None and not isinstance(max, Tensor):
-        if not _is_num(max):
-            return None
-        s += 1
+        return None
     return s
 
 def _clamp_b1(input, min=None, max=None, *, out=None):
@@ -3307,19 +3770,21 @@ def clamp(*args, **kwargs):
 def clamp_min(input, min):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_min', 'min', 2, 'Number', min)
     return _op_clamp_min_default(input, min)
 
 def clamp_max(input, max):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_max', 'max', 2, 'Number', max)
     return _op_clamp_max_default(input, max)
 
 def _where_c0(condition, input, other):
     s = 0
     if not isinstance(condition, Tensor):
-        if not _is_num(condition):
-            return None
-        s += 1
+        return None
     if not isinstance(input, Tensor):
         if not _is_num(input):
             return None
@@ -3336,16 +3801,14 @@ def _where_b0(condition, input, other):
 def _where_c1(condition):
     s = 0
     if not isinstance(condition, Tensor):
-        if not _is_num(condition):
-            return None
-        s += 1
+        return None
     return s
 
 def _where_b1(condition):
     return _op_where_default(condition)
 
 _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
-_where_sigs = ('(Tensor input, Tensor condition, Tensor other)', '(Tensor condition)')
+_where_sigs = ('(Tensor condition, Tensor input, Tensor other)', '(Tensor condition)')
 
 def where(*args, **kwargs):
     best = None
@@ -3363,57 +3826,145 @@ def where(*args, **kwargs):
     raise _no_match('where', args, kwargs, _where_sigs, False)
 
 def linear(input, weight, bias=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linear', 'input', 1, 'Tensor', input)
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('linear', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('linear', 'bias', 3, 'Tensor', bias)
     return _op_linear_default(input, weight, bias)
 
 def _softmax(input, dim, half_to_float):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('_softmax', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_softmax', 'dim', 2, 'int', dim)
+    if half_to_float.__class__ is not bool:
+        raise _bad_arg('_softmax', 'half_to_float', 3, 'bool', half_to_float)
     return _op__softmax_default(input, dim, half_to_float)
 
 def _log_softmax(input, dim, half_to_float):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('_log_softmax', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_log_softmax', 'dim', 2, 'int', dim)
+    if half_to_float.__class__ is not bool:
+        raise _bad_arg('_log_softmax', 'half_to_float', 3, 'bool', half_to_float)
     return _op__log_softmax_default(input, dim, half_to_float)
 
 def softmax(input, dim, dtype=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('softmax', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('softmax', 'dim', 2, 'int', dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('softmax', 'dtype', 3, 'ember.dtype', dtype)
     return _op_softmax_int(input, dim, dtype)
 
 def log_softmax(input, dim, dtype=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('log_softmax', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('log_softmax', 'dim', 2, 'int', dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('log_softmax', 'dtype', 3, 'ember.dtype', dtype)
     return _op_log_softmax_int(input, dim, dtype)
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('layer_norm', 'input', 1, 'Tensor', input)
+    if not _is_intlist(normalized_shape):
+        raise _bad_arg('layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('layer_norm', 'weight', 3, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('layer_norm', 'bias', 4, 'Tensor', bias)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('layer_norm', 'eps', 5, 'float', eps)
+    if cudnn_enable.__class__ is not bool:
+        raise _bad_arg('layer_norm', 'cudnn_enable', 6, 'bool', cudnn_enable)
     return _op_layer_norm_default(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('native_layer_norm', 'input', 1, 'Tensor', input)
+    if not _is_intlist(normalized_shape):
+        raise _bad_arg('native_layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('native_layer_norm', 'weight', 3, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('native_layer_norm', 'bias', 4, 'Tensor', bias)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('native_layer_norm', 'eps', 5, 'float', eps)
     return _op_native_layer_norm_default(input, normalized_shape, weight, bias, eps)
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('native_batch_norm', 'input', 1, 'Tensor', input)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('native_batch_norm', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('native_batch_norm', 'bias', 3, 'Tensor', bias)
+    if running_mean is not None and running_mean.__class__ is not Tensor and not isinstance(running_mean, Tensor):
+        raise _bad_arg('native_batch_norm', 'running_mean', 4, 'Tensor', running_mean)
+    if running_var is not None and running_var.__class__ is not Tensor and not isinstance(running_var, Tensor):
+        raise _bad_arg('native_batch_norm', 'running_var', 5, 'Tensor', running_var)
+    if training.__class__ is not bool:
+        raise _bad_arg('native_batch_norm', 'training', 6, 'bool', training)
+    if momentum.__class__ is not float and not _is_double(momentum):
+        raise _bad_arg('native_batch_norm', 'momentum', 7, 'float', momentum)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('native_batch_norm', 'eps', 8, 'float', eps)
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('native_group_norm', 'input', 1, 'Tensor', input)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('native_group_norm', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('native_group_norm', 'bias', 3, 'Tensor', bias)
+    if N.__class__ is not int and not _is_int(N):
+        raise _bad_arg('native_group_norm', 'N', 4, 'int', N)
+    if C.__class__ is not int and not _is_int(C):
+        raise _bad_arg('native_group_norm', 'C', 5, 'int', C)
+    if HxW.__class__ is not int and not _is_int(HxW):
+        raise _bad_arg('native_group_norm', 'HxW', 6, 'int', HxW)
+    if group.__class__ is not int and not _is_int(group):
+        raise _bad_arg('native_group_norm', 'group', 7, 'int', group)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('native_group_norm', 'eps', 8, 'float', eps)
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('convolution', 'input', 1, 'Tensor', input)
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('convolution', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('convolution', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('convolution', 'stride', 4, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('convolution', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('convolution', 'dilation', 6, 'tuple of ints', dilation)
+    if transposed.__class__ is not bool:
+        raise _bad_arg('convolution', 'transposed', 7, 'bool', transposed)
+    if not _is_intlist(output_padding):
+        raise _bad_arg('convolution', 'output_padding', 8, 'tuple of ints', output_padding)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('convolution', 'groups', 9, 'int', groups)
     return _op_convolution_default(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
 def _conv1d_c0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     if bias is not None and not isinstance(bias, Tensor):
-        if not _is_num(bias):
-            return None
-        s += 1
+        return None
     if not _is_intlist(stride):
         return None
     if not _is_intlist(padding):
@@ -3430,17 +3981,11 @@ def _conv1d_b0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,
 def _conv1d_c1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     if bias is not None and not isinstance(bias, Tensor):
-        if not _is_num(bias):
-            return None
-        s += 1
+        return None
     if not _is_intlist(stride):
         return None
     if not isinstance(padding, str):
@@ -3475,17 +4020,11 @@ def conv1d(*args, **kwargs):
 def _conv2d_c0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     if bias is not None and not isinstance(bias, Tensor):
-        if not _is_num(bias):
-            return None
-        s += 1
+        return None
     if not _is_intlist(stride):
         return None
     if not _is_intlist(padding):
@@ -3502,17 +4041,11 @@ def _conv2d_b0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation
 def _conv2d_c1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     if bias is not None and not isinstance(bias, Tensor):
-        if not _is_num(bias):
-            return None
-        s += 1
+        return None
     if not _is_intlist(stride):
         return None
     if not isinstance(padding, str):
@@ -3547,17 +4080,11 @@ def conv2d(*args, **kwargs):
 def _conv3d_c0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     if bias is not None and not isinstance(bias, Tensor):
-        if not _is_num(bias):
-            return None
-        s += 1
+        return None
     if not _is_intlist(stride):
         return None
     if not _is_intlist(padding):
@@ -3574,17 +4101,11 @@ def _conv3d_b0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), di
 def _conv3d_c1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     if bias is not None and not isinstance(bias, Tensor):
-        if not _is_num(bias):
-            return None
-        s += 1
+        return None
     if not _is_intlist(stride):
         return None
     if not isinstance(padding, str):
@@ -3617,294 +4138,744 @@ def conv3d(*args, **kwargs):
     raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
 
 def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('conv_transpose1d', 'input', 1, 'Tensor', input)
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('conv_transpose1d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('conv_transpose1d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv_transpose1d', 'stride', 4, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('conv_transpose1d', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(output_padding):
+        raise _bad_arg('conv_transpose1d', 'output_padding', 6, 'tuple of ints', output_padding)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv_transpose1d', 'groups', 7, 'int', groups)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv_transpose1d', 'dilation', 8, 'tuple of ints', dilation)
     return _op_conv_transpose1d_default(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('conv_transpose2d', 'input', 1, 'Tensor', input)
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('conv_transpose2d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('conv_transpose2d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv_transpose2d', 'stride', 4, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('conv_transpose2d', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(output_padding):
+        raise _bad_arg('conv_transpose2d', 'output_padding', 6, 'tuple of ints', output_padding)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv_transpose2d', 'groups', 7, 'int', groups)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv_transpose2d', 'dilation', 8, 'tuple of ints', dilation)
     return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 def constant_pad_nd(input, pad, value=0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('constant_pad_nd', 'input', 1, 'Tensor', input)
+    if not _is_intlist(pad):
+        raise _bad_arg('constant_pad_nd', 'pad', 2, 'tuple of ints', pad)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('constant_pad_nd', 'value', 3, 'Number', value)
     return _op_constant_pad_nd_default(input, pad, value)
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('max_pool1d_with_indices', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('max_pool1d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('max_pool1d_with_indices', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('max_pool1d_with_indices', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('max_pool1d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('max_pool1d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
     return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('max_pool2d_with_indices', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('max_pool2d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('max_pool2d_with_indices', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('max_pool2d_with_indices', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('max_pool2d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('max_pool2d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
     return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('max_pool1d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('max_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('max_pool1d', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('max_pool1d', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('max_pool1d', 'dilation', 5, 'tuple of ints', dilation)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('max_pool1d', 'ceil_mode', 6, 'bool', ceil_mode)
     return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('max_pool2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('max_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('max_pool2d', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('max_pool2d', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('max_pool2d', 'dilation', 5, 'tuple of ints', dilation)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('max_pool2d', 'ceil_mode', 6, 'bool', ceil_mode)
     return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('avg_pool1d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('avg_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('avg_pool1d', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('avg_pool1d', 'padding', 4, 'tuple of ints', padding)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('avg_pool1d', 'ceil_mode', 5, 'bool', ceil_mode)
+    if count_include_pad.__class__ is not bool:
+        raise _bad_arg('avg_pool1d', 'count_include_pad', 6, 'bool', count_include_pad)
     return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('avg_pool2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('avg_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('avg_pool2d', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('avg_pool2d', 'padding', 4, 'tuple of ints', padding)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('avg_pool2d', 'ceil_mode', 5, 'bool', ceil_mode)
+    if count_include_pad.__class__ is not bool:
+        raise _bad_arg('avg_pool2d', 'count_include_pad', 6, 'bool', count_include_pad)
+    if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
+        raise _bad_arg('avg_pool2d', 'divisor_override', 7, 'int', divisor_override)
     return _op_avg_pool2d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 def adaptive_avg_pool1d(input, output_size):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('adaptive_avg_pool1d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('adaptive_avg_pool1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_avg_pool1d_default(input, output_size)
 
 def adaptive_avg_pool2d(input, output_size):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_avg_pool2d_default(input, output_size)
 
 def _adaptive_avg_pool2d(input, output_size):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('_adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('_adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op__adaptive_avg_pool2d_default(input, output_size)
 
 def adaptive_max_pool1d(input, output_size):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('adaptive_max_pool1d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('adaptive_max_pool1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool1d_default(input, output_size)
 
 def adaptive_max_pool2d(input, output_size):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('adaptive_max_pool2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('adaptive_max_pool2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool2d_default(input, output_size)
 
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('nll_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('nll_loss', 'target', 2, 'Tensor', target)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('nll_loss', 'weight', 3, 'Tensor', weight)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('nll_loss', 'reduction', 4, 'int', reduction)
+    if ignore_index.__class__ is not int and not _is_int(ignore_index):
+        raise _bad_arg('nll_loss', 'ignore_index', 5, 'int', ignore_index)
     return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
 
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('nll_loss_nd', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('nll_loss_nd', 'target', 2, 'Tensor', target)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('nll_loss_nd', 'weight', 3, 'Tensor', weight)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('nll_loss_nd', 'reduction', 4, 'int', reduction)
+    if ignore_index.__class__ is not int and not _is_int(ignore_index):
+        raise _bad_arg('nll_loss_nd', 'ignore_index', 5, 'int', ignore_index)
     return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
 
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cross_entropy_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('cross_entropy_loss', 'target', 2, 'Tensor', target)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('cross_entropy_loss', 'weight', 3, 'Tensor', weight)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('cross_entropy_loss', 'reduction', 4, 'int', reduction)
+    if ignore_index.__class__ is not int and not _is_int(ignore_index):
+        raise _bad_arg('cross_entropy_loss', 'ignore_index', 5, 'int', ignore_index)
+    if label_smoothing.__class__ is not float and not _is_double(label_smoothing):
+        raise _bad_arg('cross_entropy_loss', 'label_smoothing', 6, 'float', label_smoothing)
     return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
 
 def mse_loss(input, target, reduction=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('mse_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('mse_loss', 'target', 2, 'Tensor', target)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('mse_loss', 'reduction', 3, 'int', reduction)
     return _op_mse_loss_default(input, target, reduction)
 
 def l1_loss(input, target, reduction=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('l1_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('l1_loss', 'target', 2, 'Tensor', target)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('l1_loss', 'reduction', 3, 'int', reduction)
     return _op_l1_loss_default(input, target, reduction)
 
 def smooth_l1_loss(input, target, reduction=1, beta=1.0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('smooth_l1_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('smooth_l1_loss', 'target', 2, 'Tensor', target)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('smooth_l1_loss', 'reduction', 3, 'int', reduction)
+    if beta.__class__ is not float and not _is_double(beta):
+        raise _bad_arg('smooth_l1_loss', 'beta', 4, 'float', beta)
     return _op_smooth_l1_loss_default(input, target, reduction, beta)
 
 def huber_loss(input, target, reduction=1, delta=1.0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('huber_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('huber_loss', 'target', 2, 'Tensor', target)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('huber_loss', 'reduction', 3, 'int', reduction)
+    if delta.__class__ is not float and not _is_double(delta):
+        raise _bad_arg('huber_loss', 'delta', 4, 'float', delta)
     return _op_huber_loss_default(input, target, reduction, delta)
 
 def soft_margin_loss(input, target, reduction=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('soft_margin_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('soft_margin_loss', 'target', 2, 'Tensor', target)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('soft_margin_loss', 'reduction', 3, 'int', reduction)
     return _op_soft_margin_loss_default(input, target, reduction)
 
 def kl_div(input, target, reduction=1, *, log_target=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('kl_div', 'target', 2, 'Tensor', target)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('kl_div', 'reduction', 3, 'int', reduction)
     if log_target is False:
         return _op_kl_div_default(input, target, reduction)
+    if log_target.__class__ is not bool:
+        raise _bad_arg('kl_div', 'log_target', None, 'bool', log_target)
     return _op_kl_div_default(input, target, reduction, log_target=log_target)
 
 def binary_cross_entropy(input, target, weight=None, reduction=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('binary_cross_entropy', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('binary_cross_entropy', 'target', 2, 'Tensor', target)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('binary_cross_entropy', 'weight', 3, 'Tensor', weight)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('binary_cross_entropy', 'reduction', 4, 'int', reduction)
     return _op_binary_cross_entropy_default(input, target, weight, reduction)
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('binary_cross_entropy_with_logits', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('binary_cross_entropy_with_logits', 'target', 2, 'Tensor', target)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('binary_cross_entropy_with_logits', 'weight', 3, 'Tensor', weight)
+    if pos_weight is not None and pos_weight.__class__ is not Tensor and not isinstance(pos_weight, Tensor):
+        raise _bad_arg('binary_cross_entropy_with_logits', 'pos_weight', 4, 'Tensor', pos_weight)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('embedding', 'weight', 1, 'Tensor', weight)
+    if indices.__class__ is not Tensor and not isinstance(indices, Tensor):
+        raise _bad_arg('embedding', 'indices', 2, 'Tensor', indices)
+    if padding_idx.__class__ is not int and not _is_int(padding_idx):
+        raise _bad_arg('embedding', 'padding_idx', 3, 'int', padding_idx)
+    if scale_grad_by_freq.__class__ is not bool:
+        raise _bad_arg('embedding', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
+    if sparse.__class__ is not bool:
+        raise _bad_arg('embedding', 'sparse', 5, 'bool', sparse)
     return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
 def one_hot(input, num_classes=-1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('one_hot', 'input', 1, 'Tensor', input)
+    if num_classes.__class__ is not int and not _is_int(num_classes):
+        raise _bad_arg('one_hot', 'num_classes', 2, 'int', num_classes)
     return _op_one_hot_default(input, num_classes)
 
 def native_dropout(input, p, train):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('native_dropout', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('native_dropout', 'p', 2, 'float', p)
+    if train is not None and train.__class__ is not bool:
+        raise _bad_arg('native_dropout', 'train', 3, 'bool', train)
     return _op_native_dropout_default(input, p, train)
 
 def dropout(input, p, train):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('dropout', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('dropout', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('dropout', 'train', 3, 'bool', train)
     return _op_dropout_default(input, p, train)
 
 def feature_dropout(input, p, train):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('feature_dropout', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('feature_dropout', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('feature_dropout', 'train', 3, 'bool', train)
     return _op_feature_dropout_default(input, p, train)
 
 def alpha_dropout(input, p, train):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('alpha_dropout', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('alpha_dropout', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('alpha_dropout', 'train', 3, 'bool', train)
     return _op_alpha_dropout_default(input, p, train)
 
 def feature_alpha_dropout(input, p, train):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('feature_alpha_dropout', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('feature_alpha_dropout', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('feature_alpha_dropout', 'train', 3, 'bool', train)
     return _op_feature_alpha_dropout_default(input, p, train)
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('batch_norm', 'input', 1, 'Tensor', input)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('batch_norm', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('batch_norm', 'bias', 3, 'Tensor', bias)
+    if running_mean is not None and running_mean.__class__ is not Tensor and not isinstance(running_mean, Tensor):
+        raise _bad_arg('batch_norm', 'running_mean', 4, 'Tensor', running_mean)
+    if running_var is not None and running_var.__class__ is not Tensor and not isinstance(running_var, Tensor):
+        raise _bad_arg('batch_norm', 'running_var', 5, 'Tensor', running_var)
+    if training.__class__ is not bool:
+        raise _bad_arg('batch_norm', 'training', 6, 'bool', training)
+    if momentum.__class__ is not float and not _is_double(momentum):
+        raise _bad_arg('batch_norm', 'momentum', 7, 'float', momentum)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('batch_norm', 'eps', 8, 'float', eps)
+    if cudnn_enabled.__class__ is not bool:
+        raise _bad_arg('batch_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('group_norm', 'input', 1, 'Tensor', input)
+    if num_groups.__class__ is not int and not _is_int(num_groups):
+        raise _bad_arg('group_norm', 'num_groups', 2, 'int', num_groups)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('group_norm', 'weight', 3, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('group_norm', 'bias', 4, 'Tensor', bias)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('group_norm', 'eps', 5, 'float', eps)
+    if cudnn_enabled.__class__ is not bool:
+        raise _bad_arg('group_norm', 'cudnn_enabled', 6, 'bool', cudnn_enabled)
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('instance_norm', 'input', 1, 'Tensor', input)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('instance_norm', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('instance_norm', 'bias', 3, 'Tensor', bias)
+    if running_mean is not None and running_mean.__class__ is not Tensor and not isinstance(running_mean, Tensor):
+        raise _bad_arg('instance_norm', 'running_mean', 4, 'Tensor', running_mean)
+    if running_var is not None and running_var.__class__ is not Tensor and not isinstance(running_var, Tensor):
+        raise _bad_arg('instance_norm', 'running_var', 5, 'Tensor', running_var)
+    if use_input_stats.__class__ is not bool:
+        raise _bad_arg('instance_norm', 'use_input_stats', 6, 'bool', use_input_stats)
+    if momentum.__class__ is not float and not _is_double(momentum):
+        raise _bad_arg('instance_norm', 'momentum', 7, 'float', momentum)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('instance_norm', 'eps', 8, 'float', eps)
+    if cudnn_enabled.__class__ is not bool:
+        raise _bad_arg('instance_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('rms_norm', 'input', 1, 'Tensor', input)
+    if not _is_intlist(normalized_shape):
+        raise _bad_arg('rms_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('rms_norm', 'weight', 3, 'Tensor', weight)
+    if eps is not None and eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('rms_norm', 'eps', 4, 'float', eps)
     return _op_rms_norm_default(input, normalized_shape, weight, eps)
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    if query.__class__ is not Tensor and not isinstance(query, Tensor):
+        raise _bad_arg('scaled_dot_product_attention', 'query', 1, 'Tensor', query)
+    if key.__class__ is not Tensor and not isinstance(key, Tensor):
+        raise _bad_arg('scaled_dot_product_attention', 'key', 2, 'Tensor', key)
+    if value.__class__ is not Tensor and not isinstance(value, Tensor):
+        raise _bad_arg('scaled_dot_product_attention', 'value', 3, 'Tensor', value)
+    if attn_mask is not None and attn_mask.__class__ is not Tensor and not isinstance(attn_mask, Tensor):
+        raise _bad_arg('scaled_dot_product_attention', 'attn_mask', 4, 'Tensor', attn_mask)
+    if dropout_p.__class__ is not float and not _is_double(dropout_p):
+        raise _bad_arg('scaled_dot_product_attention', 'dropout_p', 5, 'float', dropout_p)
+    if is_causal.__class__ is not bool:
+        raise _bad_arg('scaled_dot_product_attention', 'is_causal', 6, 'bool', is_causal)
     if scale is None and enable_gqa is False:
         return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
+    if scale is not None and scale.__class__ is not float and not _is_double(scale):
+        raise _bad_arg('scaled_dot_product_attention', 'scale', None, 'float', scale)
+    if enable_gqa.__class__ is not bool:
+        raise _bad_arg('scaled_dot_product_attention', 'enable_gqa', None, 'bool', enable_gqa)
     return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+    if input1.__class__ is not Tensor and not isinstance(input1, Tensor):
+        raise _bad_arg('margin_ranking_loss', 'input1', 1, 'Tensor', input1)
+    if input2.__class__ is not Tensor and not isinstance(input2, Tensor):
+        raise _bad_arg('margin_ranking_loss', 'input2', 2, 'Tensor', input2)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('margin_ranking_loss', 'target', 3, 'Tensor', target)
+    if margin.__class__ is not float and not _is_double(margin):
+        raise _bad_arg('margin_ranking_loss', 'margin', 4, 'float', margin)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('margin_ranking_loss', 'reduction', 5, 'int', reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('hinge_embedding_loss', 'target', 2, 'Tensor', target)
+    if margin.__class__ is not float and not _is_double(margin):
+        raise _bad_arg('hinge_embedding_loss', 'margin', 3, 'float', margin)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('hinge_embedding_loss', 'reduction', 4, 'int', reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+    if input1.__class__ is not Tensor and not isinstance(input1, Tensor):
+        raise _bad_arg('cosine_embedding_loss', 'input1', 1, 'Tensor', input1)
+    if input2.__class__ is not Tensor and not isinstance(input2, Tensor):
+        raise _bad_arg('cosine_embedding_loss', 'input2', 2, 'Tensor', input2)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('cosine_embedding_loss', 'target', 3, 'Tensor', target)
+    if margin.__class__ is not float and not _is_double(margin):
+        raise _bad_arg('cosine_embedding_loss', 'margin', 4, 'float', margin)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('cosine_embedding_loss', 'reduction', 5, 'int', reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1):
+    if anchor.__class__ is not Tensor and not isinstance(anchor, Tensor):
+        raise _bad_arg('triplet_margin_loss', 'anchor', 1, 'Tensor', anchor)
+    if positive.__class__ is not Tensor and not isinstance(positive, Tensor):
+        raise _bad_arg('triplet_margin_loss', 'positive', 2, 'Tensor', positive)
+    if negative.__class__ is not Tensor and not isinstance(negative, Tensor):
+        raise _bad_arg('triplet_margin_loss', 'negative', 3, 'Tensor', negative)
+    if margin.__class__ is not float and not _is_double(margin):
+        raise _bad_arg('triplet_margin_loss', 'margin', 4, 'float', margin)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('triplet_margin_loss', 'p', 5, 'float', p)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('triplet_margin_loss', 'eps', 6, 'float', eps)
+    if swap.__class__ is not bool:
+        raise _bad_arg('triplet_margin_loss', 'swap', 7, 'bool', swap)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('triplet_margin_loss', 'reduction', 8, 'int', reduction)
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('poisson_nll_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('poisson_nll_loss', 'target', 2, 'Tensor', target)
+    if log_input.__class__ is not bool:
+        raise _bad_arg('poisson_nll_loss', 'log_input', 3, 'bool', log_input)
+    if full.__class__ is not bool:
+        raise _bad_arg('poisson_nll_loss', 'full', 4, 'bool', full)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('poisson_nll_loss', 'eps', 5, 'float', eps)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('poisson_nll_loss', 'reduction', 6, 'int', reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    if x1.__class__ is not Tensor and not isinstance(x1, Tensor):
+        raise _bad_arg('pairwise_distance', 'x1', 1, 'Tensor', x1)
+    if x2.__class__ is not Tensor and not isinstance(x2, Tensor):
+        raise _bad_arg('pairwise_distance', 'x2', 2, 'Tensor', x2)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('pairwise_distance', 'p', 3, 'float', p)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('pairwise_distance', 'eps', 4, 'float', eps)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('pairwise_distance', 'keepdim', 5, 'bool', keepdim)
     return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    if x1.__class__ is not Tensor and not isinstance(x1, Tensor):
+        raise _bad_arg('cosine_similarity', 'x1', 1, 'Tensor', x1)
+    if x2.__class__ is not Tensor and not isinstance(x2, Tensor):
+        raise _bad_arg('cosine_similarity', 'x2', 2, 'Tensor', x2)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cosine_similarity', 'dim', 3, 'int', dim)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('cosine_similarity', 'eps', 4, 'float', eps)
     return _op_cosine_similarity_default(x1, x2, dim, eps)
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
+    if x1.__class__ is not Tensor and not isinstance(x1, Tensor):
+        raise _bad_arg('cdist', 'x1', 1, 'Tensor', x1)
+    if x2.__class__ is not Tensor and not isinstance(x2, Tensor):
+        raise _bad_arg('cdist', 'x2', 2, 'Tensor', x2)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('cdist', 'p', 3, 'float', p)
+    if compute_mode is not None and compute_mode.__class__ is not int and not _is_int(compute_mode):
+        raise _bad_arg('cdist', 'compute_mode', 4, 'int', compute_mode)
     return _op_cdist_default(x1, x2, p, compute_mode)
 
 def bilinear(input1, input2, weight, bias=None):
+    if input1.__class__ is not Tensor and not isinstance(input1, Tensor):
+        raise _bad_arg('bilinear', 'input1', 1, 'Tensor', input1)
+    if input2.__class__ is not Tensor and not isinstance(input2, Tensor):
+        raise _bad_arg('bilinear', 'input2', 2, 'Tensor', input2)
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('bilinear', 'weight', 3, 'Tensor', weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg('bilinear', 'bias', 4, 'Tensor', bias)
     return _op_bilinear_default(input1, input2, weight, bias)
 
 def pixel_shuffle(input, upscale_factor):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
+    if upscale_factor.__class__ is not int and not _is_int(upscale_factor):
+        raise _bad_arg('pixel_shuffle', 'upscale_factor', 2, 'int', upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
 
 def pixel_unshuffle(input, downscale_factor):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('pixel_unshuffle', 'input', 1, 'Tensor', input)
+    if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
+        raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
 
 def pad(input, pad, mode='constant', value=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('pad', 'input', 1, 'Tensor', input)
+    if not _is_intlist(pad):
+        raise _bad_arg('pad', 'pad', 2, 'tuple of ints', pad)
+    if mode.__class__ is not str:
+        raise _bad_arg('pad', 'mode', 3, 'str', mode)
+    if value is not None and value.__class__ is not float and not _is_double(value):
+        raise _bad_arg('pad', 'value', 4, 'float', value)
     return _op_pad_default(input, pad, mode, value)
 
 def _pad_circular(input, pad):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('_pad_circular', 'input', 1, 'Tensor', input)
+    if not _is_intlist(pad):
+        raise _bad_arg('_pad_circular', 'pad', 2, 'tuple of ints', pad)
     return _op__pad_circular_default(input, pad)
 
 def reflection_pad1d(input, padding):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('reflection_pad1d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(padding):
+        raise _bad_arg('reflection_pad1d', 'padding', 2, 'tuple of ints', padding)
     return _op_reflection_pad1d_default(input, padding)
 
 def reflection_pad2d(input, padding):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('reflection_pad2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(padding):
+        raise _bad_arg('reflection_pad2d', 'padding', 2, 'tuple of ints', padding)
     return _op_reflection_pad2d_default(input, padding)
 
 def reflection_pad3d(input, padding):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('reflection_pad3d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(padding):
+        raise _bad_arg('reflection_pad3d', 'padding', 2, 'tuple of ints', padding)
     return _op_reflection_pad3d_default(input, padding)
 
 def replication_pad1d(input, padding):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('replication_pad1d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(padding):
+        raise _bad_arg('replication_pad1d', 'padding', 2, 'tuple of ints', padding)
     return _op_replication_pad1d_default(input, padding)
 
 def replication_pad2d(input, padding):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('replication_pad2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(padding):
+        raise _bad_arg('replication_pad2d', 'padding', 2, 'tuple of ints', padding)
     return _op_replication_pad2d_default(input, padding)
 
 def replication_pad3d(input, padding):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('replication_pad3d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(padding):
+        raise _bad_arg('replication_pad3d', 'padding', 2, 'tuple of ints', padding)
     return _op_replication_pad3d_default(input, padding)
 
 def upsample_nearest1d(input, output_size, scale_factors):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('upsample_nearest1d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intlist(output_size):
+        raise _bad_arg('upsample_nearest1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_upsample_nearest1d_vec(input, output_size, scale_factors)
 
 def upsample_nearest2d(input, output_size, scale_factors):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('upsample_nearest2d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intlist(output_size):
+        raise _bad_arg('upsample_nearest2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_upsample_nearest2d_vec(input, output_size, scale_factors)
 
 def _upsample_nearest_exact2d(input, output_size, scale_factors):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('_upsample_nearest_exact2d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intlist(output_size):
+        raise _bad_arg('_upsample_nearest_exact2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
 
 def upsample_linear1d(input, output_size, align_corners, scale_factors):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('upsample_linear1d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intlist(output_size):
+        raise _bad_arg('upsample_linear1d', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('upsample_linear1d', 'align_corners', 3, 'bool', align_corners)
     return _op_upsample_linear1d_vec(input, output_size, align_corners, scale_factors)
 
 def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('upsample_bilinear2d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intlist(output_size):
+        raise _bad_arg('upsample_bilinear2d', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('upsample_bilinear2d', 'align_corners', 3, 'bool', align_corners)
     return _op_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors)
 
 def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('upsample_bicubic2d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intlist(output_size):
+        raise _bad_arg('upsample_bicubic2d', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('upsample_bicubic2d', 'align_corners', 3, 'bool', align_corners)
     return _op_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors)
 
 def im2col(input, kernel_size, dilation, padding, stride):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('im2col', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('im2col', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(dilation):
+        raise _bad_arg('im2col', 'dilation', 3, 'tuple of ints', dilation)
+    if not _is_intlist(padding):
+        raise _bad_arg('im2col', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(stride):
+        raise _bad_arg('im2col', 'stride', 5, 'tuple of ints', stride)
     return _op_im2col_default(input, kernel_size, dilation, padding, stride)
 
 def col2im(input, output_size, kernel_size, dilation, padding, stride):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('col2im', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('col2im', 'output_size', 2, 'tuple of ints', output_size)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('col2im', 'kernel_size', 3, 'tuple of ints', kernel_size)
+    if not _is_intlist(dilation):
+        raise _bad_arg('col2im', 'dilation', 4, 'tuple of ints', dilation)
+    if not _is_intlist(padding):
+        raise _bad_arg('col2im', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(stride):
+        raise _bad_arg('col2im', 'stride', 6, 'tuple of ints', stride)
     return _op_col2im_default(input, output_size, kernel_size, dilation, padding, stride)
 
 def max_unpool2d(input, indices, output_size):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('max_unpool2d', 'input', 1, 'Tensor', input)
+    if indices.__class__ is not Tensor and not isinstance(indices, Tensor):
+        raise _bad_arg('max_unpool2d', 'indices', 2, 'Tensor', indices)
+    if not _is_intlist(output_size):
+        raise _bad_arg('max_unpool2d', 'output_size', 3, 'tuple of ints', output_size)
     return _op_max_unpool2d_default(input, indices, output_size)
 
 def _embedding_bag_c0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
     s = 0
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     if not isinstance(indices, Tensor):
-        if not _is_num(indices):
-            return None
-        s += 1
+        return None
     if not isinstance(offsets, Tensor):
-        if not _is_num(offsets):
-            return None
-        s += 1
+        return None
     if not isinstance(scale_grad_by_freq, bool):
         return None
     if not _is_int(mode):
@@ -3912,9 +4883,7 @@ def _embedding_bag_c0(weight, indices, offsets, scale_grad_by_freq=False, mode=0
     if not isinstance(sparse, bool):
         return None
     if per_sample_weights is not None and not isinstance(per_sample_weights, Tensor):
-        if not _is_num(per_sample_weights):
-            return None
-        s += 1
+        return None
     if not isinstance(include_last_offset, bool):
         return None
     return s
@@ -3925,17 +4894,11 @@ def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0
 def _embedding_bag_c1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
     s = 0
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     if not isinstance(indices, Tensor):
-        if not _is_num(indices):
-            return None
-        s += 1
+        return None
     if not isinstance(offsets, Tensor):
-        if not _is_num(offsets):
-            return None
-        s += 1
+        return None
     if not isinstance(scale_grad_by_freq, bool):
         return None
     if not _is_int(mode):
@@ -3943,9 +4906,7 @@ def _embedding_bag_c1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
     if not isinstance(sparse, bool):
         return None
     if per_sample_weights is not None and not isinstance(per_sample_weights, Tensor):
-        if not _is_num(per_sample_weights):
-            return None
-        s += 1
+        return None
     if not isinstance(include_last_offset, bool):
         return None
     if padding_idx is not None and not _is_int(padding_idx):
@@ -3974,24 +4935,58 @@ def embedding_bag(*args, **kwargs):
     raise _no_match('embedding_bag', args, kwargs, _embedding_bag_sigs, False)
 
 def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('_embedding_bag', 'weight', 1, 'Tensor', weight)
+    if indices.__class__ is not Tensor and not isinstance(indices, Tensor):
+        raise _bad_arg('_embedding_bag', 'indices', 2, 'Tensor', indices)
+    if offsets.__class__ is not Tensor and not isinstance(offsets, Tensor):
+        raise _bad_arg('_embedding_bag', 'offsets', 3, 'Tensor', offsets)
+    if scale_grad_by_freq.__class__ is not bool:
+        raise _bad_arg('_embedding_bag', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
+    if mode.__class__ is not int and not _is_int(mode):
+        raise _bad_arg('_embedding_bag', 'mode', 5, 'int', mode)
+    if sparse.__class__ is not bool:
+        raise _bad_arg('_embedding_bag', 'sparse', 6, 'bool', sparse)
+    if per_sample_weights is not None and per_sample_weights.__class__ is not Tensor and not isinstance(per_sample_weights, Tensor):
+        raise _bad_arg('_embedding_bag', 'per_sample_weights', 7, 'Tensor', per_sample_weights)
+    if include_last_offset.__class__ is not bool:
+        raise _bad_arg('_embedding_bag', 'include_last_offset', 8, 'bool', include_last_offset)
+    if padding_idx.__class__ is not int and not _is_int(padding_idx):
+        raise _bad_arg('_embedding_bag', 'padding_idx', 9, 'int', padding_idx)
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('grid_sampler', 'input', 1, 'Tensor', input)
+    if grid.__class__ is not Tensor and not isinstance(grid, Tensor):
+        raise _bad_arg('grid_sampler', 'grid', 2, 'Tensor', grid)
+    if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
+        raise _bad_arg('grid_sampler', 'interpolation_mode', 3, 'int', interpolation_mode)
+    if padding_mode.__class__ is not int and not _is_int(padding_mode):
+        raise _bad_arg('grid_sampler', 'padding_mode', 4, 'int', padding_mode)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('grid_sampler', 'align_corners', 5, 'bool', align_corners)
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('grid_sampler_2d', 'input', 1, 'Tensor', input)
+    if grid.__class__ is not Tensor and not isinstance(grid, Tensor):
+        raise _bad_arg('grid_sampler_2d', 'grid', 2, 'Tensor', grid)
+    if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
+        raise _bad_arg('grid_sampler_2d', 'interpolation_mode', 3, 'int', interpolation_mode)
+    if padding_mode.__class__ is not int and not _is_int(padding_mode):
+        raise _bad_arg('grid_sampler_2d', 'padding_mode', 4, 'int', padding_mode)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('grid_sampler_2d', 'align_corners', 5, 'bool', align_corners)
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
 def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
     s = 0
     if not isinstance(log_probs, Tensor):
-        if not _is_num(log_probs):
-            return None
-        s += 1
+        return None
     if not isinstance(targets, Tensor):
-        if not _is_num(targets):
-            return None
-        s += 1
+        return None
     if not _is_intlist(input_lengths):
         return None
     if not _is_intlist(target_lengths):
@@ -4010,21 +5005,13 @@ def _ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, red
 def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
     s = 0
     if not isinstance(log_probs, Tensor):
-        if not _is_num(log_probs):
-            return None
-        s += 1
+        return None
     if not isinstance(targets, Tensor):
-        if not _is_num(targets):
-            return None
-        s += 1
+        return None
     if not isinstance(input_lengths, Tensor):
-        if not _is_num(input_lengths):
-            return None
-        s += 1
+        return None
     if not isinstance(target_lengths, Tensor):
-        if not _is_num(target_lengths):
-            return None
-        s += 1
+        return None
     if not _is_int(blank):
         return None
     if not _is_int(reduction):
@@ -4055,25 +5042,57 @@ def ctc_loss(*args, **kwargs):
     raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
 
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if log_probs.__class__ is not Tensor and not isinstance(log_probs, Tensor):
+        raise _bad_arg('_ctc_loss', 'log_probs', 1, 'Tensor', log_probs)
+    if targets.__class__ is not Tensor and not isinstance(targets, Tensor):
+        raise _bad_arg('_ctc_loss', 'targets', 2, 'Tensor', targets)
+    if not _is_intlist(input_lengths):
+        raise _bad_arg('_ctc_loss', 'input_lengths', 3, 'tuple of ints', input_lengths)
+    if not _is_intlist(target_lengths):
+        raise _bad_arg('_ctc_loss', 'target_lengths', 4, 'tuple of ints', target_lengths)
+    if blank.__class__ is not int and not _is_int(blank):
+        raise _bad_arg('_ctc_loss', 'blank', 5, 'int', blank)
+    if zero_infinity.__class__ is not bool:
+        raise _bad_arg('_ctc_loss', 'zero_infinity', 6, 'bool', zero_infinity)
     return _op__ctc_loss_default(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    if grad_output.__class__ is not Tensor and not isinstance(grad_output, Tensor):
+        raise _bad_arg('_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
+    if output.__class__ is not Tensor and not isinstance(output, Tensor):
+        raise _bad_arg('_softmax_backward_data', 'output', 2, 'Tensor', output)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_softmax_backward_data', 'dim', 3, 'int', dim)
+    if not _is_dtype(input_dtype):
+        raise _bad_arg('_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
     return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    if grad_output.__class__ is not Tensor and not isinstance(grad_output, Tensor):
+        raise _bad_arg('_log_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
+    if output.__class__ is not Tensor and not isinstance(output, Tensor):
+        raise _bad_arg('_log_softmax_backward_data', 'output', 2, 'Tensor', output)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_log_softmax_backward_data', 'dim', 3, 'int', dim)
+    if not _is_dtype(input_dtype):
+        raise _bad_arg('_log_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
 def embedding_renorm_(input, indices, max_norm, norm_type):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('embedding_renorm_', 'input', 1, 'Tensor', input)
+    if indices.__class__ is not Tensor and not isinstance(indices, Tensor):
+        raise _bad_arg('embedding_renorm_', 'indices', 2, 'Tensor', indices)
+    if max_norm.__class__ is not float and not _is_double(max_norm):
+        raise _bad_arg('embedding_renorm_', 'max_norm', 3, 'float', max_norm)
+    if norm_type.__class__ is not float and not _is_double(norm_type):
+        raise _bad_arg('embedding_renorm_', 'norm_type', 4, 'float', norm_type)
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
 
 def _normal_c0(mean, std=1.0, *, generator=None, out=None):
     s = 0
     if not isinstance(mean, Tensor):
-        if not _is_num(mean):
-            return None
-        s += 1
+        return None
     if not _is_real(std):
         return None
     return s
@@ -4090,9 +5109,7 @@ def _normal_c1(mean, std, *, generator=None, out=None):
     if not _is_real(mean):
         return None
     if not isinstance(std, Tensor):
-        if not _is_num(std):
-            return None
-        s += 1
+        return None
     return s
 
 def _normal_b1(mean, std, *, generator=None, out=None):
@@ -4105,13 +5122,9 @@ def _normal_b1(mean, std, *, generator=None, out=None):
 def _normal_c2(mean, std, *, generator=None, out=None):
     s = 0
     if not isinstance(mean, Tensor):
-        if not _is_num(mean):
-            return None
-        s += 1
+        return None
     if not isinstance(std, Tensor):
-        if not _is_num(std):
-            return None
-        s += 1
+        return None
     return s
 
 def _normal_b2(mean, std, *, generator=None, out=None):
@@ -4164,9 +5177,15 @@ def normal(*args, **kwargs):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('multinomial', 'input', 1, 'Tensor', input)
+    if num_samples.__class__ is not int and not _is_int(num_samples):
+        raise _bad_arg('multinomial', 'num_samples', 2, 'int', num_samples)
+    if replacement.__class__ is not bool:
+        raise _bad_arg('multinomial', 'replacement', 3, 'bool', replacement)
     if out is None and generator is None:
         return _op_multinomial_default(input, num_samples, replacement)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('multinomial', 'out', None, 'Tensor', out)
         return _op_multinomial_out(input, num_samples, replacement, generator=generator, out=out)
     return _op_multinomial_default(input, num_samples, replacement, generator=generator)
 
@@ -4178,9 +5197,7 @@ def poisson(input, generator=None):
 def _sum_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dtype is not None and not _is_dtype(dtype):
         return None
     return s
@@ -4193,9 +5210,7 @@ def _sum_b0(input, *, dtype=None):
 def _sum_c1(input, dim, keepdim=False, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -4230,9 +5245,7 @@ def sum(*args, **kwargs):
 def _mean_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dtype is not None and not _is_dtype(dtype):
         return None
     return s
@@ -4245,9 +5258,7 @@ def _mean_b0(input, *, dtype=None):
 def _mean_c1(input, dim, keepdim=False, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -4282,9 +5293,7 @@ def mean(*args, **kwargs):
 def _prod_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dtype is not None and not _is_dtype(dtype):
         return None
     return s
@@ -4297,9 +5306,7 @@ def _prod_b0(input, *, dtype=None):
 def _prod_c1(input, dim, keepdim=False, *, dtype=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -4334,19 +5341,25 @@ def prod(*args, **kwargs):
 def amax(input, dim=(), keepdim=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('amax', 'input', 1, 'Tensor', input)
+    if not _is_intlist(dim):
+        raise _bad_arg('amax', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('amax', 'keepdim', 3, 'bool', keepdim)
     return _op_amax_default(input, dim, keepdim)
 
 def amin(input, dim=(), keepdim=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('amin', 'input', 1, 'Tensor', input)
+    if not _is_intlist(dim):
+        raise _bad_arg('amin', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('amin', 'keepdim', 3, 'bool', keepdim)
     return _op_amin_default(input, dim, keepdim)
 
 def _max_c0(input):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     return s
 
 def _max_b0(input):
@@ -4355,9 +5368,7 @@ def _max_b0(input):
 def _max_c1(input, dim, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -4388,9 +5399,7 @@ def max(*args, **kwargs):
 def _min_c0(input):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     return s
 
 def _min_b0(input):
@@ -4399,9 +5408,7 @@ def _min_b0(input):
 def _min_c1(input, dim, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -4432,19 +5439,25 @@ def min(*args, **kwargs):
 def argmax(input, dim=None, keepdim=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('argmax', 'input', 1, 'Tensor', input)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('argmax', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('argmax', 'keepdim', 3, 'bool', keepdim)
     return _op_argmax_default(input, dim, keepdim)
 
 def argmin(input, dim=None, keepdim=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('argmin', 'input', 1, 'Tensor', input)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('argmin', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('argmin', 'keepdim', 3, 'bool', keepdim)
     return _op_argmin_default(input, dim, keepdim)
 
 def _all_c0(input):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     return s
 
 def _all_b0(input):
@@ -4453,9 +5466,7 @@ def _all_b0(input):
 def _all_c1(input, dim, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -4468,9 +5479,7 @@ def _all_b1(input, dim, keepdim=False):
 def _all_c2(input, dim=None, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -4501,9 +5510,7 @@ def all(*args, **kwargs):
 def _any_c0(input):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     return s
 
 def _any_b0(input):
@@ -4512,9 +5519,7 @@ def _any_b0(input):
 def _any_c1(input, dim, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -4527,9 +5532,7 @@ def _any_b1(input, dim, keepdim=False):
 def _any_c2(input, dim=None, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -4560,41 +5563,57 @@ def any(*args, **kwargs):
 def mm(input, mat2):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('mm', 'input', 1, 'Tensor', input)
+    if mat2.__class__ is not Tensor and not isinstance(mat2, Tensor):
+        raise _bad_arg('mm', 'mat2', 2, 'Tensor', mat2)
     return _op_mm_default(input, mat2)
 
 def bmm(input, mat2):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
+    if mat2.__class__ is not Tensor and not isinstance(mat2, Tensor):
+        raise _bad_arg('bmm', 'mat2', 2, 'Tensor', mat2)
     return _op_bmm_default(input, mat2)
 
 def mv(input, vec):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('mv', 'input', 1, 'Tensor', input)
+    if vec.__class__ is not Tensor and not isinstance(vec, Tensor):
+        raise _bad_arg('mv', 'vec', 2, 'Tensor', vec)
     return _op_mv_default(input, vec)
 
 def dot(input, tensor):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('dot', 'input', 1, 'Tensor', input)
+    if tensor.__class__ is not Tensor and not isinstance(tensor, Tensor):
+        raise _bad_arg('dot', 'tensor', 2, 'Tensor', tensor)
     return _op_dot_default(input, tensor)
 
 def matmul(input, other):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('matmul', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('matmul', 'other', 2, 'Tensor', other)
     return _op_matmul_default(input, other)
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
+    if mat1.__class__ is not Tensor and not isinstance(mat1, Tensor):
+        raise _bad_arg('addmm', 'mat1', 2, 'Tensor', mat1)
+    if mat2.__class__ is not Tensor and not isinstance(mat2, Tensor):
+        raise _bad_arg('addmm', 'mat2', 3, 'Tensor', mat2)
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         return _op_addmm_default(input, mat1, mat2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
 def _var_c0(input, unbiased=True):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(unbiased, bool):
         return None
     return s
@@ -4605,9 +5624,7 @@ def _var_b0(input, unbiased=True):
 def _var_c1(input, dim, unbiased=True, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if not isinstance(unbiased, bool):
@@ -4624,9 +5641,7 @@ def _var_b1(input, dim, unbiased=True, keepdim=False, *, out=None):
 def _var_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if correction is not None and not _is_num(correction):
@@ -4665,9 +5680,7 @@ def var(*args, **kwargs):
 def _std_c0(input, unbiased=True):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(unbiased, bool):
         return None
     return s
@@ -4678,9 +5691,7 @@ def _std_b0(input, unbiased=True):
 def _std_c1(input, dim, unbiased=True, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if not isinstance(unbiased, bool):
@@ -4697,9 +5708,7 @@ def _std_b1(input, dim, unbiased=True, keepdim=False, *, out=None):
 def _std_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if correction is not None and not _is_num(correction):
@@ -4738,9 +5747,7 @@ def std(*args, **kwargs):
 def _var_mean_c0(input, unbiased=True):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(unbiased, bool):
         return None
     return s
@@ -4751,9 +5758,7 @@ def _var_mean_b0(input, unbiased=True):
 def _var_mean_c1(input, dim, unbiased=True, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if not isinstance(unbiased, bool):
@@ -4768,9 +5773,7 @@ def _var_mean_b1(input, dim, unbiased=True, keepdim=False):
 def _var_mean_c2(input, dim=None, *, correction=None, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if correction is not None and not _is_num(correction):
@@ -4807,9 +5810,7 @@ def var_mean(*args, **kwargs):
 def _std_mean_c0(input, unbiased=True):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(unbiased, bool):
         return None
     return s
@@ -4820,9 +5821,7 @@ def _std_mean_b0(input, unbiased=True):
 def _std_mean_c1(input, dim, unbiased=True, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if not isinstance(unbiased, bool):
@@ -4837,9 +5836,7 @@ def _std_mean_b1(input, dim, unbiased=True, keepdim=False):
 def _std_mean_c2(input, dim=None, *, correction=None, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_intlist(dim):
         return None
     if correction is not None and not _is_num(correction):
@@ -4876,16 +5873,20 @@ def std_mean(*args, **kwargs):
 def logsumexp(input, dim, keepdim=False, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('logsumexp', 'input', 1, 'Tensor', input)
+    if not _is_intlist(dim):
+        raise _bad_arg('logsumexp', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('logsumexp', 'keepdim', 3, 'bool', keepdim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logsumexp', 'out', None, 'Tensor', out)
         return _op_logsumexp_out(input, dim, keepdim, out=out)
     return _op_logsumexp_default(input, dim, keepdim)
 
 def _norm_c0(input, p=2):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_num(p):
         if not (isinstance(p, Tensor) and p.numel() == 1):
             return None
@@ -4898,9 +5899,7 @@ def _norm_b0(input, p=2):
 def _norm_c1(input, p, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if p is not None and not _is_num(p):
         if not (isinstance(p, Tensor) and p.numel() == 1):
             return None
@@ -4919,9 +5918,7 @@ def _norm_b1(input, p, dim, keepdim=False, *, out=None):
 def _norm_c2(input, p, dim, keepdim, *, dtype, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if p is not None and not _is_num(p):
         if not (isinstance(p, Tensor) and p.numel() == 1):
             return None
@@ -4942,9 +5939,7 @@ def _norm_b2(input, p, dim, keepdim, *, dtype, out=None):
 def _norm_c3(input, p, *, dtype):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if p is not None and not _is_num(p):
         if not (isinstance(p, Tensor) and p.numel() == 1):
             return None
@@ -4977,18 +5972,26 @@ def norm(*args, **kwargs):
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_vector_norm', 'input', 1, 'Tensor', input)
+    if ord.__class__ is not int and ord.__class__ is not float and not _is_scalar(ord):
+        raise _bad_arg('linalg_vector_norm', 'ord', 2, 'Number', ord)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('linalg_vector_norm', 'dim', 3, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('linalg_vector_norm', 'keepdim', 4, 'bool', keepdim)
     if out is None and dtype is None:
         return _op_linalg_vector_norm_default(input, ord, dim, keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('linalg_vector_norm', 'dtype', None, 'ember.dtype', dtype)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_vector_norm', 'out', None, 'Tensor', out)
         return _op_linalg_vector_norm_out(input, ord, dim, keepdim, dtype=dtype, out=out)
     return _op_linalg_vector_norm_default(input, ord, dim, keepdim, dtype=dtype)
 
 def _linalg_matrix_norm_c0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_num(ord):
         if not (isinstance(ord, Tensor) and ord.numel() == 1):
             return None
@@ -5011,9 +6014,7 @@ def _linalg_matrix_norm_b0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=Non
 def _linalg_matrix_norm_c1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(ord, str):
         return None
     if not _is_intlist(dim):
@@ -5052,44 +6053,62 @@ def linalg_matrix_norm(*args, **kwargs):
 def cumsum(input, dim, *, dtype=None, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumsum', 'dim', 2, 'int', dim)
     if out is None and dtype is None:
         return _op_cumsum_default(input, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
         return _op_cumsum_out(input, dim, dtype=dtype, out=out)
     return _op_cumsum_default(input, dim, dtype=dtype)
 
 def cumprod(input, dim, *, dtype=None, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cumprod', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumprod', 'dim', 2, 'int', dim)
     if out is None and dtype is None:
         return _op_cumprod_default(input, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
         return _op_cumprod_out(input, dim, dtype=dtype, out=out)
     return _op_cumprod_default(input, dim, dtype=dtype)
 
 def cummax(input, dim):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cummax', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cummax', 'dim', 2, 'int', dim)
     return _rt_cummax(*_op_cummax_default(input, dim))
 
 def cummin(input, dim):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cummin', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cummin', 'dim', 2, 'int', dim)
     return _rt_cummin(*_op_cummin_default(input, dim))
 
 def logcumsumexp(input, dim, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('logcumsumexp', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('logcumsumexp', 'dim', 2, 'int', dim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
         return _op_logcumsumexp_out(input, dim, out=out)
     return _op_logcumsumexp_default(input, dim)
 
 def _count_nonzero_c0(input, dim):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_intlist(dim):
         return None
     return s
@@ -5100,9 +6119,7 @@ def _count_nonzero_b0(input, dim):
 def _count_nonzero_c1(input, dim=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_int(dim):
         return None
     return s
@@ -5131,9 +6148,7 @@ def count_nonzero(*args, **kwargs):
 def _median_c0(input):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     return s
 
 def _median_b0(input):
@@ -5142,9 +6157,7 @@ def _median_b0(input):
 def _median_c1(input, dim, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -5175,9 +6188,7 @@ def median(*args, **kwargs):
 def _nanmedian_c0(input):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     return s
 
 def _nanmedian_b0(input):
@@ -5186,9 +6197,7 @@ def _nanmedian_b0(input):
 def _nanmedian_c1(input, dim, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(keepdim, bool):
@@ -5219,19 +6228,27 @@ def nanmedian(*args, **kwargs):
 def mode(input, dim=-1, keepdim=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('mode', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('mode', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('mode', 'keepdim', 3, 'bool', keepdim)
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('kthvalue', 'input', 1, 'Tensor', input)
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('kthvalue', 'k', 2, 'int', k)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('kthvalue', 'dim', 3, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('kthvalue', 'keepdim', 4, 'bool', keepdim)
     return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
 
 def _sort_c0(input, dim=-1, descending=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(descending, bool):
@@ -5244,9 +6261,7 @@ def _sort_b0(input, dim=-1, descending=False):
 def _sort_c1(input, *, stable, dim=-1, descending=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if stable is not None and not isinstance(stable, bool):
         return None
     if not _is_int(dim):
@@ -5279,9 +6294,7 @@ def sort(*args, **kwargs):
 def _argsort_c0(input, dim=-1, descending=False):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(descending, bool):
@@ -5294,9 +6307,7 @@ def _argsort_b0(input, dim=-1, descending=False):
 def _argsort_c1(input, *, stable, dim=-1, descending=False, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(stable, bool):
         return None
     if not _is_int(dim):
@@ -5331,67 +6342,111 @@ def argsort(*args, **kwargs):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('topk', 'input', 1, 'Tensor', input)
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('topk', 'k', 2, 'int', k)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('topk', 'dim', 3, 'int', dim)
+    if largest.__class__ is not bool:
+        raise _bad_arg('topk', 'largest', 4, 'bool', largest)
+    if sorted.__class__ is not bool:
+        raise _bad_arg('topk', 'sorted', 5, 'bool', sorted)
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
 
 def msort(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('msort', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('msort', 'out', None, 'Tensor', out)
         return _op_msort_out(input, out=out)
     return _op_msort_default(input)
 
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('_unique2', 'input', 1, 'Tensor', input)
+    if sorted.__class__ is not bool:
+        raise _bad_arg('_unique2', 'sorted', 2, 'bool', sorted)
+    if return_inverse.__class__ is not bool:
+        raise _bad_arg('_unique2', 'return_inverse', 3, 'bool', return_inverse)
+    if return_counts.__class__ is not bool:
+        raise _bad_arg('_unique2', 'return_counts', 4, 'bool', return_counts)
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
 
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('unique_dim', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unique_dim', 'dim', 2, 'int', dim)
+    if sorted.__class__ is not bool:
+        raise _bad_arg('unique_dim', 'sorted', 3, 'bool', sorted)
+    if return_inverse.__class__ is not bool:
+        raise _bad_arg('unique_dim', 'return_inverse', 4, 'bool', return_inverse)
+    if return_counts.__class__ is not bool:
+        raise _bad_arg('unique_dim', 'return_counts', 5, 'bool', return_counts)
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('unique_consecutive', 'input', 1, 'Tensor', input)
+    if return_inverse.__class__ is not bool:
+        raise _bad_arg('unique_consecutive', 'return_inverse', 2, 'bool', return_inverse)
+    if return_counts.__class__ is not bool:
+        raise _bad_arg('unique_consecutive', 'return_counts', 3, 'bool', return_counts)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unique_consecutive', 'dim', 4, 'int', dim)
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
 
 def bincount(input, weights=None, minlength=0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('bincount', 'input', 1, 'Tensor', input)
+    if weights is not None and weights.__class__ is not Tensor and not isinstance(weights, Tensor):
+        raise _bad_arg('bincount', 'weights', 2, 'Tensor', weights)
+    if minlength.__class__ is not int and not _is_int(minlength):
+        raise _bad_arg('bincount', 'minlength', 3, 'int', minlength)
     return _op_bincount_default(input, weights, minlength)
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('histc', 'input', 1, 'Tensor', input)
+    if bins.__class__ is not int and not _is_int(bins):
+        raise _bad_arg('histc', 'bins', 2, 'int', bins)
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('histc', 'min', 3, 'Number', min)
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('histc', 'max', 4, 'Number', max)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('histc', 'out', None, 'Tensor', out)
         return _op_histc_out(input, bins, min, max, out=out)
     return _op_histc_default(input, bins, min, max)
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('gather', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('gather', 'dim', 2, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('gather', 'index', 3, 'Tensor', index)
     if out is None and sparse_grad is False:
         return _op_gather_default(input, dim, index)
+    if sparse_grad.__class__ is not bool:
+        raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('gather', 'out', None, 'Tensor', out)
         return _op_gather_out(input, dim, index, sparse_grad=sparse_grad, out=out)
     return _op_gather_default(input, dim, index, sparse_grad=sparse_grad)
 
 def _scatter_c0(input, dim, index, src, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not isinstance(src, Tensor):
-        if not _is_num(src):
-            return None
-        s += 1
+        return None
     return s
 
 def _scatter_b0(input, dim, index, src, *, out=None):
@@ -5402,15 +6457,11 @@ def _scatter_b0(input, dim, index, src, *, out=None):
 def _scatter_c1(input, dim, index, value, *, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -5425,19 +6476,13 @@ def _scatter_b1(input, dim, index, value, *, out=None):
 def _scatter_c2(input, dim, index, src, *, reduce, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not isinstance(src, Tensor):
-        if not _is_num(src):
-            return None
-        s += 1
+        return None
     if not isinstance(reduce, str):
         return None
     return s
@@ -5450,15 +6495,11 @@ def _scatter_b2(input, dim, index, src, *, reduce, out=None):
 def _scatter_c3(input, dim, index, value, *, reduce, out=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -5493,54 +6534,94 @@ def scatter(*args, **kwargs):
 def scatter_add(input, dim, index, src, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('scatter_add', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_add', 'dim', 2, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('scatter_add', 'index', 3, 'Tensor', index)
+    if src.__class__ is not Tensor and not isinstance(src, Tensor):
+        raise _bad_arg('scatter_add', 'src', 4, 'Tensor', src)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
         return _op_scatter_add_out(input, dim, index, src, out=out)
     return _op_scatter_add_default(input, dim, index, src)
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('scatter_reduce', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_reduce', 'dim', 2, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('scatter_reduce', 'index', 3, 'Tensor', index)
+    if src.__class__ is not Tensor and not isinstance(src, Tensor):
+        raise _bad_arg('scatter_reduce', 'src', 4, 'Tensor', src)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter_reduce', 'reduce', 5, 'str', reduce)
     if out is None and include_self is True:
         return _op_scatter_reduce_two(input, dim, index, src, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('scatter_reduce', 'out', None, 'Tensor', out)
         return _op_scatter_reduce_two_out(input, dim, index, src, reduce, include_self=include_self, out=out)
     return _op_scatter_reduce_two(input, dim, index, src, reduce, include_self=include_self)
 
 def index_select(input, dim, index, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('index_select', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_select', 'dim', 2, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_select', 'index', 3, 'Tensor', index)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('index_select', 'out', None, 'Tensor', out)
         return _op_index_select_out(input, dim, index, out=out)
     return _op_index_select_default(input, dim, index)
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('index_add', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_add', 'dim', 2, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_add', 'index', 3, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('index_add', 'source', 4, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_index_add_default(input, dim, index, source)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('index_add', 'out', None, 'Tensor', out)
         return _op_index_add_out(input, dim, index, source, alpha=alpha, out=out)
     return _op_index_add_default(input, dim, index, source, alpha=alpha)
 
 def index_copy(input, dim, index, source, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('index_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_copy', 'dim', 2, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_copy', 'index', 3, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('index_copy', 'source', 4, 'Tensor', source)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
         return _op_index_copy_out(input, dim, index, source, out=out)
     return _op_index_copy_default(input, dim, index, source)
 
 def _index_fill_c0(input, dim, index, value):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -5553,19 +6634,13 @@ def _index_fill_b0(input, dim, index, value):
 def _index_fill_c1(input, dim, index, value):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not isinstance(value, Tensor):
-        if not _is_num(value):
-            return None
-        s += 1
+        return None
     return s
 
 def _index_fill_b1(input, dim, index, value):
@@ -5592,13 +6667,9 @@ def index_fill(*args, **kwargs):
 def _masked_fill_c0(input, mask, value):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(mask, Tensor):
-        if not _is_num(mask):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -5611,17 +6682,11 @@ def _masked_fill_b0(input, mask, value):
 def _masked_fill_c1(input, mask, value):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(mask, Tensor):
-        if not _is_num(mask):
-            return None
-        s += 1
+        return None
     if not isinstance(value, Tensor):
-        if not _is_num(value):
-            return None
-        s += 1
+        return None
     return s
 
 def _masked_fill_b1(input, mask, value):
@@ -5648,26 +6713,44 @@ def masked_fill(*args, **kwargs):
 def masked_select(input, mask, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('masked_select', 'input', 1, 'Tensor', input)
+    if mask.__class__ is not Tensor and not isinstance(mask, Tensor):
+        raise _bad_arg('masked_select', 'mask', 2, 'Tensor', mask)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
         return _op_masked_select_out(input, mask, out=out)
     return _op_masked_select_default(input, mask)
 
 def masked_scatter(input, mask, source):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('masked_scatter', 'input', 1, 'Tensor', input)
+    if mask.__class__ is not Tensor and not isinstance(mask, Tensor):
+        raise _bad_arg('masked_scatter', 'mask', 2, 'Tensor', mask)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('masked_scatter', 'source', 3, 'Tensor', source)
     return _op_masked_scatter_default(input, mask, source)
 
 def take(input, index, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('take', 'input', 1, 'Tensor', input)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('take', 'index', 2, 'Tensor', index)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('take', 'out', None, 'Tensor', out)
         return _op_take_out(input, index, out=out)
     return _op_take_default(input, index)
 
 def take_along_dim(input, indices, dim=None, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('take_along_dim', 'input', 1, 'Tensor', input)
+    if indices.__class__ is not Tensor and not isinstance(indices, Tensor):
+        raise _bad_arg('take_along_dim', 'indices', 2, 'Tensor', indices)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('take_along_dim', 'dim', 3, 'int', dim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
         return _op_take_along_dim_out(input, indices, dim, out=out)
     return _op_take_along_dim_default(input, indices, dim)
 
@@ -5675,6 +6758,8 @@ def nonzero(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('nonzero', 'input', 1, 'Tensor', input)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
         return _op_nonzero_out(input, out=out)
     return _op_nonzero_default(input)
 
@@ -5686,9 +6771,7 @@ def argwhere(input):
 def _repeat_interleave_c0(repeats, *, output_size=None):
     s = 0
     if not isinstance(repeats, Tensor):
-        if not _is_num(repeats):
-            return None
-        s += 1
+        return None
     if output_size is not None and not _is_int(output_size):
         return None
     return s
@@ -5701,13 +6784,9 @@ def _repeat_interleave_b0(repeats, *, output_size=None):
 def _repeat_interleave_c1(input, repeats, dim=None, *, output_size=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(repeats, Tensor):
-        if not _is_num(repeats):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_int(dim):
         return None
     if output_size is not None and not _is_int(output_size):
@@ -5722,9 +6801,7 @@ def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
 def _repeat_interleave_c2(input, repeats, dim=None, *, output_size=None):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(repeats):
         return None
     if dim is not None and not _is_int(dim):
@@ -5759,16 +6836,24 @@ def repeat_interleave(*args, **kwargs):
 def tile(input, dims):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('tile', 'input', 1, 'Tensor', input)
+    if not _is_intlist(dims):
+        raise _bad_arg('tile', 'dims', 2, 'tuple of ints', dims)
     return _op_tile_default(input, dims)
 
 def roll(input, shifts, dims=()):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('roll', 'input', 1, 'Tensor', input)
+    if not _is_intlist(shifts):
+        raise _bad_arg('roll', 'shifts', 2, 'tuple of ints', shifts)
+    if not _is_intlist(dims):
+        raise _bad_arg('roll', 'dims', 3, 'tuple of ints', dims)
     return _op_roll_default(input, shifts, dims)
 
 def flip(input, dims):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('flip', 'input', 1, 'Tensor', input)
+    if not _is_intlist(dims):
+        raise _bad_arg('flip', 'dims', 2, 'tuple of ints', dims)
     return _op_flip_default(input, dims)
 
 def fliplr(input):
@@ -5784,37 +6869,61 @@ def flipud(input):
 def rot90(input, k=1, dims=(0, 1)):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('rot90', 'input', 1, 'Tensor', input)
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('rot90', 'k', 2, 'int', k)
+    if not _is_intlist(dims):
+        raise _bad_arg('rot90', 'dims', 3, 'tuple of ints', dims)
     return _op_rot90_default(input, k, dims)
 
 def tril(input, diagonal=0, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('tril', 'input', 1, 'Tensor', input)
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('tril', 'diagonal', 2, 'int', diagonal)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('tril', 'out', None, 'Tensor', out)
         return _op_tril_out(input, diagonal, out=out)
     return _op_tril_default(input, diagonal)
 
 def triu(input, diagonal=0, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('triu', 'input', 1, 'Tensor', input)
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('triu', 'diagonal', 2, 'int', diagonal)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('triu', 'out', None, 'Tensor', out)
         return _op_triu_out(input, diagonal, out=out)
     return _op_triu_default(input, diagonal)
 
 def diag(input, diagonal=0, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('diag', 'input', 1, 'Tensor', input)
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('diag', 'diagonal', 2, 'int', diagonal)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('diag', 'out', None, 'Tensor', out)
         return _op_diag_out(input, diagonal, out=out)
     return _op_diag_default(input, diagonal)
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('diag_embed', 'input', 1, 'Tensor', input)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diag_embed', 'offset', 2, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('diag_embed', 'dim1', 3, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('diag_embed', 'dim2', 4, 'int', dim2)
     return _op_diag_embed_default(input, offset, dim1, dim2)
 
 def diagflat(input, offset=0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('diagflat', 'input', 1, 'Tensor', input)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diagflat', 'offset', 2, 'int', offset)
     return _op_diagflat_default(input, offset)
 
 def trace(input):
@@ -5825,58 +6934,100 @@ def trace(input):
 def outer(input, vec2, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('outer', 'input', 1, 'Tensor', input)
+    if vec2.__class__ is not Tensor and not isinstance(vec2, Tensor):
+        raise _bad_arg('outer', 'vec2', 2, 'Tensor', vec2)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('outer', 'out', None, 'Tensor', out)
         return _op_outer_out(input, vec2, out=out)
     return _op_outer_default(input, vec2)
 
 def ger(input, vec2, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('ger', 'input', 1, 'Tensor', input)
+    if vec2.__class__ is not Tensor and not isinstance(vec2, Tensor):
+        raise _bad_arg('ger', 'vec2', 2, 'Tensor', vec2)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('ger', 'out', None, 'Tensor', out)
         return _op_ger_out(input, vec2, out=out)
     return _op_ger_default(input, vec2)
 
 def kron(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('kron', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('kron', 'other', 2, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('kron', 'out', None, 'Tensor', out)
         return _op_kron_out(input, other, out=out)
     return _op_kron_default(input, other)
 
 def cross(input, other, dim=None, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cross', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('cross', 'other', 2, 'Tensor', other)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cross', 'dim', 3, 'int', dim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cross', 'out', None, 'Tensor', out)
         return _op_cross_out(input, other, dim, out=out)
     return _op_cross_default(input, other, dim)
 
 def linalg_cross(input, other, *, dim=-1, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('linalg_cross', 'other', 2, 'Tensor', other)
     if out is None and dim.__class__ is int and dim == -1:
         return _op_linalg_cross_default(input, other)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('linalg_cross', 'dim', None, 'int', dim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_cross', 'out', None, 'Tensor', out)
         return _op_linalg_cross_out(input, other, dim=dim, out=out)
     return _op_linalg_cross_default(input, other, dim=dim)
 
 def einsum(equation, tensors, *, path=None):
+    if equation.__class__ is not str:
+        raise _bad_arg('einsum', 'equation', 1, 'str', equation)
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('einsum', 'tensors', 2, tensors)
     if path is None:
         return _op_einsum_default(equation, tensors)
+    if path is not None and not _is_intlist(path):
+        raise _bad_arg('einsum', 'path', None, 'tuple of ints', path)
     return _op_einsum_default(equation, tensors, path=path)
 
 def tensordot(input, other, dims_self, dims_other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('tensordot', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('tensordot', 'other', 2, 'Tensor', other)
+    if not _is_intlist(dims_self):
+        raise _bad_arg('tensordot', 'dims_self', 3, 'tuple of ints', dims_self)
+    if not _is_intlist(dims_other):
+        raise _bad_arg('tensordot', 'dims_other', 4, 'tuple of ints', dims_other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('tensordot', 'out', None, 'Tensor', out)
         return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
     return _op_tensordot_default(input, other, dims_self, dims_other)
 
 def broadcast_to(input, size):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
+    if not _is_intlist(size):
+        raise _bad_arg('broadcast_to', 'size', 2, 'tuple of ints', size)
     return _op_broadcast_to_default(input, size)
 
 def broadcast_tensors(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('broadcast_tensors', 'tensors', 1, tensors)
     return _op_broadcast_tensors_default(tensors)
 
 def _meshgrid_c0(tensors):
@@ -5918,58 +7069,136 @@ def meshgrid(*args, **kwargs):
     raise _no_match('meshgrid', args, kwargs, _meshgrid_sigs, False)
 
 def cartesian_prod(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('cartesian_prod', 'tensors', 1, tensors)
     return _op_cartesian_prod_default(tensors)
 
 def combinations(input, r=2, with_replacement=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('combinations', 'input', 1, 'Tensor', input)
+    if r.__class__ is not int and not _is_int(r):
+        raise _bad_arg('combinations', 'r', 2, 'int', r)
+    if with_replacement.__class__ is not bool:
+        raise _bad_arg('combinations', 'with_replacement', 3, 'bool', with_replacement)
     return _op_combinations_default(input, r, with_replacement)
 
 def block_diag(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('block_diag', 'tensors', 1, tensors)
     return _op_block_diag_default(tensors)
 
 def narrow_copy(input, dim, start, length, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('narrow_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('narrow_copy', 'dim', 2, 'int', dim)
+    if start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('narrow_copy', 'start', 3, 'int', start)
+    if length.__class__ is not int and not _is_int(length):
+        raise _bad_arg('narrow_copy', 'length', 4, 'int', length)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
         return _op_narrow_copy_out(input, dim, start, length, out=out)
     return _op_narrow_copy_default(input, dim, start, length)
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if sorted_sequence.__class__ is not Tensor and not isinstance(sorted_sequence, Tensor):
+        raise _bad_arg('searchsorted', 'sorted_sequence', 1, 'Tensor', sorted_sequence)
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
+        raise _bad_arg('searchsorted', 'input', 2, 'Tensor', input)
     if out is None and out_int32 is False and right is False and side is None and sorter is None:
         return _op_searchsorted_Tensor(sorted_sequence, input)
+    if out_int32.__class__ is not bool:
+        raise _bad_arg('searchsorted', 'out_int32', None, 'bool', out_int32)
+    if right.__class__ is not bool:
+        raise _bad_arg('searchsorted', 'right', None, 'bool', right)
+    if side is not None and side.__class__ is not str:
+        raise _bad_arg('searchsorted', 'side', None, 'str', side)
+    if sorter is not None and sorter.__class__ is not Tensor and not isinstance(sorter, Tensor):
+        raise _bad_arg('searchsorted', 'sorter', None, 'Tensor', sorter)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('searchsorted', 'out', None, 'Tensor', out)
         return _op_searchsorted_Tensor_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
     return _op_searchsorted_Tensor(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
+        raise _bad_arg('bucketize', 'input', 1, 'Tensor', input)
+    if boundaries.__class__ is not Tensor and not isinstance(boundaries, Tensor):
+        raise _bad_arg('bucketize', 'boundaries', 2, 'Tensor', boundaries)
     if out is None and out_int32 is False and right is False:
         return _op_bucketize_Tensor(input, boundaries)
+    if out_int32.__class__ is not bool:
+        raise _bad_arg('bucketize', 'out_int32', None, 'bool', out_int32)
+    if right.__class__ is not bool:
+        raise _bad_arg('bucketize', 'right', None, 'bool', right)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('bucketize', 'out', None, 'Tensor', out)
         return _op_bucketize_Tensor_out(input, boundaries, out_int32=out_int32, right=right, out=out)
     return _op_bucketize_Tensor(input, boundaries, out_int32=out_int32, right=right)
 
 def put(input, index, source, accumulate=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('put', 'input', 1, 'Tensor', input)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('put', 'index', 2, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('put', 'source', 3, 'Tensor', source)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('put', 'accumulate', 4, 'bool', accumulate)
     return _op_put_default(input, index, source, accumulate)
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('index_reduce', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_reduce', 'dim', 2, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_reduce', 'index', 3, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('index_reduce', 'source', 4, 'Tensor', source)
+    if reduce.__class__ is not str:
+        raise _bad_arg('index_reduce', 'reduce', 5, 'str', reduce)
     if out is None and include_self is True:
         return _op_index_reduce_default(input, dim, index, source, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
         return _op_index_reduce_out(input, dim, index, source, reduce, include_self=include_self, out=out)
     return _op_index_reduce_default(input, dim, index, source, reduce, include_self=include_self)
 
 def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    if row.__class__ is not int and not _is_int(row):
+        raise _bad_arg('tril_indices', 'row', 1, 'int', row)
+    if col.__class__ is not int and not _is_int(col):
+        raise _bad_arg('tril_indices', 'col', 2, 'int', col)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('tril_indices', 'offset', 3, 'int', offset)
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        raise _bad_arg('tril_indices', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('tril_indices', 'pin_memory', None, 'bool', pin_memory)
     r = _op_tril_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    if row.__class__ is not int and not _is_int(row):
+        raise _bad_arg('triu_indices', 'row', 1, 'int', row)
+    if col.__class__ is not int and not _is_int(col):
+        raise _bad_arg('triu_indices', 'col', 2, 'int', col)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('triu_indices', 'offset', 3, 'int', offset)
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        raise _bad_arg('triu_indices', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('triu_indices', 'pin_memory', None, 'bool', pin_memory)
     r = _op_triu_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -5978,16 +7207,28 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
 def as_strided(input, size, stride, storage_offset=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
+    if not _is_intlist(size):
+        raise _bad_arg('as_strided', 'size', 2, 'tuple of ints', size)
+    if not _is_intlist(stride):
+        raise _bad_arg('as_strided', 'stride', 3, 'tuple of ints', stride)
+    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+        raise _bad_arg('as_strided', 'storage_offset', 4, 'int', storage_offset)
     return _op_as_strided_default(input, size, stride, storage_offset)
 
 def transpose(input, dim0, dim1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('transpose', 'input', 1, 'Tensor', input)
+    if dim0.__class__ is not int and not _is_int(dim0):
+        raise _bad_arg('transpose', 'dim0', 2, 'int', dim0)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('transpose', 'dim1', 3, 'int', dim1)
     return _op_transpose_int(input, dim0, dim1)
 
 def permute(input, dims):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('permute', 'input', 1, 'Tensor', input)
+    if not _is_intlist(dims):
+        raise _bad_arg('permute', 'dims', 2, 'tuple of ints', dims)
     return _op_permute_default(input, dims)
 
 def t(input):
@@ -6003,29 +7244,47 @@ def adjoint(input):
 def narrow(input, dim, start, length):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('narrow', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('narrow', 'dim', 2, 'int', dim)
+    if start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('narrow', 'start', 3, 'int', start)
+    if length.__class__ is not int and not _is_int(length):
+        raise _bad_arg('narrow', 'length', 4, 'int', length)
     return _op_narrow_default(input, dim, start, length)
 
 def select(input, dim, index):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('select', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('select', 'dim', 2, 'int', dim)
+    if index.__class__ is not int and not _is_int(index):
+        raise _bad_arg('select', 'index', 3, 'int', index)
     return _op_select_int(input, dim, index)
 
 def slice(input, dim=0, start=None, end=None, step=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('slice', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('slice', 'dim', 2, 'int', dim)
+    if start is not None and start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('slice', 'start', 3, 'int', start)
+    if end is not None and end.__class__ is not int and not _is_int(end):
+        raise _bad_arg('slice', 'end', 4, 'int', end)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('slice', 'step', 5, 'int', step)
     return _op_slice_Tensor(input, dim, start, end, step)
 
 def unsqueeze(input, dim):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('unsqueeze', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsqueeze', 'dim', 2, 'int', dim)
     return _op_unsqueeze_default(input, dim)
 
 def _squeeze_c0(input):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     return s
 
 def _squeeze_b0(input):
@@ -6034,9 +7293,7 @@ def _squeeze_b0(input):
 def _squeeze_c1(input, dim):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(dim):
         return None
     return s
@@ -6047,9 +7304,7 @@ def _squeeze_b1(input, dim):
 def _squeeze_c2(input, dim):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_intlist(dim):
         return None
     return s
@@ -6078,44 +7333,70 @@ def squeeze(*args, **kwargs):
 def flatten(input, start_dim=0, end_dim=-1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('flatten', 'input', 1, 'Tensor', input)
+    if start_dim.__class__ is not int and not _is_int(start_dim):
+        raise _bad_arg('flatten', 'start_dim', 2, 'int', start_dim)
+    if end_dim.__class__ is not int and not _is_int(end_dim):
+        raise _bad_arg('flatten', 'end_dim', 3, 'int', end_dim)
     return _op_flatten_using_ints(input, start_dim, end_dim)
 
 def unflatten(input, dim, sizes):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('unflatten', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unflatten', 'dim', 2, 'int', dim)
+    if not _is_intlist(sizes):
+        raise _bad_arg('unflatten', 'sizes', 3, 'tuple of ints', sizes)
     return _op_unflatten_int(input, dim, sizes)
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('diagonal', 'input', 1, 'Tensor', input)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diagonal', 'offset', 2, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('diagonal', 'dim1', 3, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('diagonal', 'dim2', 4, 'int', dim2)
     return _op_diagonal_default(input, offset, dim1, dim2)
 
 def unbind(input, dim=0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('unbind', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unbind', 'dim', 2, 'int', dim)
     return _op_unbind_int(input, dim)
 
 def split(input, split_size, dim=0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('split', 'input', 1, 'Tensor', input)
+    if split_size.__class__ is not int and not _is_int(split_size):
+        raise _bad_arg('split', 'split_size', 2, 'int', split_size)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('split', 'dim', 3, 'int', dim)
     return _op_split_Tensor(input, split_size, dim)
 
 def split_with_sizes(input, split_sizes, dim=0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('split_with_sizes', 'input', 1, 'Tensor', input)
+    if not _is_intlist(split_sizes):
+        raise _bad_arg('split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('split_with_sizes', 'dim', 3, 'int', dim)
     return _op_split_with_sizes_default(input, split_sizes, dim)
 
 def chunk(input, chunks, dim=0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('chunk', 'input', 1, 'Tensor', input)
+    if chunks.__class__ is not int and not _is_int(chunks):
+        raise _bad_arg('chunk', 'chunks', 2, 'int', chunks)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('chunk', 'dim', 3, 'int', dim)
     return _op_chunk_default(input, chunks, dim)
 
 def _movedim_c0(input, source, destination):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_intlist(source):
         return None
     if not _is_intlist(destination):
@@ -6128,9 +7409,7 @@ def _movedim_b0(input, source, destination):
 def _movedim_c1(input, source, destination):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_int(source):
         return None
     if not _is_int(destination):
@@ -6171,6 +7450,8 @@ def detach(input):
 def reshape(input, shape):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('reshape', 'input', 1, 'Tensor', input)
+    if not _is_intlist(shape):
+        raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)
     return _op_reshape_default(input, shape)
 
 def clone(input, *, memory_format=None):
@@ -6181,18 +7462,22 @@ def clone(input, *, memory_format=None):
     return _op_clone_default(input, memory_format=memory_format)
 
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('_to_copy', 'input', 1, 'Tensor', input)
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         return _op__to_copy_default(input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('_to_copy', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('_to_copy', 'pin_memory', None, 'bool', pin_memory)
+    if non_blocking.__class__ is not bool:
+        raise _bad_arg('_to_copy', 'non_blocking', None, 'bool', non_blocking)
     return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
 
 def _fill__c0(input, value):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -6205,13 +7490,9 @@ def _fill__b0(input, value):
 def _fill__c1(input, value):
     s = 0
     if not isinstance(input, Tensor):
-        if not _is_num(input):
-            return None
-        s += 1
+        return None
     if not isinstance(value, Tensor):
-        if not _is_num(value):
-            return None
-        s += 1
+        return None
     return s
 
 def _fill__b1(input, value):
@@ -6241,17 +7522,31 @@ def zero_(input):
     return _op_zero__default(input)
 
 def cat(tensors, dim=0, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('cat', 'tensors', 1, tensors)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cat', 'dim', 2, 'int', dim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cat', 'out', None, 'Tensor', out)
         return _op_cat_out(tensors, dim, out=out)
     return _op_cat_default(tensors, dim)
 
 def stack(tensors, dim=0):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('stack', 'tensors', 1, tensors)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('stack', 'dim', 2, 'int', dim)
     return _op_stack_default(tensors, dim)
 
 def hstack(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('hstack', 'tensors', 1, tensors)
     return _op_hstack_default(tensors)
 
 def vstack(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('vstack', 'tensors', 1, tensors)
     return _op_vstack_default(tensors)
 
 def index(input, indices):
@@ -6262,11 +7557,19 @@ def index(input, indices):
 def index_put_(input, indices, values, accumulate=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('index_put_', 'input', 1, 'Tensor', input)
+    if values.__class__ is not Tensor and not isinstance(values, Tensor):
+        raise _bad_arg('index_put_', 'values', 3, 'Tensor', values)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('index_put_', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put__default(input, indices, values, accumulate)
 
 def index_put(input, indices, values, accumulate=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
+    if values.__class__ is not Tensor and not isinstance(values, Tensor):
+        raise _bad_arg('index_put', 'values', 3, 'Tensor', values)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put_default(input, indices, values, accumulate)
 
 __all__ = ['_adaptive_avg_pool2d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_pad_circular', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_upsample_nearest_exact2d', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'col2im', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'cross_entropy_loss', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'elu', 'elu_', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'histc', 'hstack', 'huber_loss', 'hypot', 'im2col', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'l1_loss', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_vecdot', 'linalg_vector_norm', 'linear', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_unpool2d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'mse_loss', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss_nd', 'nonzero', 'norm', 'normal', 'one_hot', 'ones', 'ones_like', 'outer', 'pad', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scaled_dot_product_attention', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

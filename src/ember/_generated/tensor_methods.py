@@ -2,7 +2,8 @@
 
 from .. import _ops as _opsmod
 from .._tensor import Tensor
-from .._bind_helpers import _is_num, _is_real, _is_int, _is_intlist, _is_dtype, _no_match
+from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,
+                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_linalg_cholesky_ex, _rt_linalg_eig, _rt_linalg_eigh, _rt_linalg_inv_ex, _rt_linalg_lstsq, _rt_linalg_qr, _rt_linalg_slogdet, _rt_linalg_solve_ex, _rt_linalg_svd, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk, _rt_triangular_solve
 
 _ops = _opsmod.ops
@@ -513,40 +514,82 @@ _op_zero__default = _ops.aten.zero_.default
 def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('new_empty', 'size', 1, 'tuple of ints', size)
     if dtype is None and layout is None and device is None and pin_memory is None:
         return _op_new_empty_default(self, size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('new_empty', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('new_empty', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_empty_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if not _is_intlist(size):
+        raise _bad_arg('new_empty_strided', 'size', 1, 'tuple of ints', size)
+    if not _is_intlist(stride):
+        raise _bad_arg('new_empty_strided', 'stride', 2, 'tuple of ints', stride)
     if dtype is None and layout is None and device is None and pin_memory is None:
         return _op_new_empty_strided_default(self, size, stride)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('new_empty_strided', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('new_empty_strided', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_empty_strided_default(self, size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if not _is_intlist(size):
+        raise _bad_arg('new_full', 'size', 1, 'tuple of ints', size)
+    if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
+        raise _bad_arg('new_full', 'fill_value', 2, 'Number', fill_value)
     if dtype is None and layout is None and device is None and pin_memory is None:
         return _op_new_full_default(self, size, fill_value)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('new_full', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('new_full', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_full_default(self, size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('new_zeros', 'size', 1, 'tuple of ints', size)
     if dtype is None and layout is None and device is None and pin_memory is None:
         return _op_new_zeros_default(self, size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('new_zeros', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('new_zeros', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_zeros_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('new_ones', 'size', 1, 'tuple of ints', size)
     if dtype is None and layout is None and device is None and pin_memory is None:
         return _op_new_ones_default(self, size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('new_ones', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('new_ones', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if mean.__class__ is not float and not _is_double(mean):
+        raise _bad_arg('normal_', 'mean', 1, 'float', mean)
+    if std.__class__ is not float and not _is_double(std):
+        raise _bad_arg('normal_', 'std', 2, 'float', std)
     if generator is None:
         return _op_normal__default(self, mean, std)
     return _op_normal__default(self, mean, std, generator=generator)
 
 def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    if from_.__class__ is not float and not _is_double(from_):
+        raise _bad_arg('uniform_', 'from', 1, 'float', from_)
+    if to.__class__ is not float and not _is_double(to):
+        raise _bad_arg('uniform_', 'to', 2, 'float', to)
     if generator is None:
         return _op_uniform__default(self, from_, to)
     return _op_uniform__default(self, from_, to, generator=generator)
@@ -603,6 +646,8 @@ def _m_random_(*args, **kwargs):
     raise _no_match('random_', args, kwargs, __m_random__sigs, True)
 
 def _m_bernoulli_(self, p=0.5, *, generator=None):
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('bernoulli_', 'p', 1, 'float', p)
     if generator is None:
         return _op_bernoulli__float(self, p)
     return _op_bernoulli__float(self, p, generator=generator)
@@ -647,6 +692,8 @@ def _m_bernoulli(*args, **kwargs):
 
 def _m_inverse(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('inverse', 'out', None, 'Tensor', out)
         return _op_inverse_out(self, out=out)
     return _op_inverse_default(self)
 
@@ -662,25 +709,41 @@ def _m_logdet(self):
     return _op_logdet_default(self)
 
 def _m_cholesky(self, upper=False, *, out=None):
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky', 'upper', 1, 'bool', upper)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
         return _op_cholesky_out(self, upper, out=out)
     return _op_cholesky_default(self, upper)
 
 def _m_qr(self, some=True, *, out=None):
+    if some.__class__ is not bool:
+        raise _bad_arg('qr', 'some', 1, 'bool', some)
     if out is not None:
         return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
     return _rt_qr(*_op_qr_default(self, some))
 
 def _m_svd(self, some=True, compute_uv=True, *, out=None):
+    if some.__class__ is not bool:
+        raise _bad_arg('svd', 'some', 1, 'bool', some)
+    if compute_uv.__class__ is not bool:
+        raise _bad_arg('svd', 'compute_uv', 2, 'bool', compute_uv)
     if out is not None:
         return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     return _rt_svd(*_op_svd_default(self, some, compute_uv))
 
 def _m_pinverse(self, rcond=1e-15):
+    if rcond.__class__ is not float and not _is_double(rcond):
+        raise _bad_arg('pinverse', 'rcond', 1, 'float', rcond)
     return _op_pinverse_default(self, rcond)
 
 def _m_matrix_power(self, n, *, out=None):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('matrix_power', 'n', 1, 'int', n)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
         return _op_matrix_power_out(self, n, out=out)
     return _op_matrix_power_default(self, n)
 
@@ -688,20 +751,40 @@ def _m_matrix_exp(self):
     return _op_matrix_exp_default(self)
 
 def _m_cholesky_solve(self, input2, upper=False, *, out=None):
+    if input2.__class__ is not Tensor and not isinstance(input2, Tensor):
+        raise _bad_arg('cholesky_solve', 'input2', 1, 'Tensor', input2)
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky_solve', 'upper', 2, 'bool', upper)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
         return _op_cholesky_solve_out(self, input2, upper, out=out)
     return _op_cholesky_solve_default(self, input2, upper)
 
 def _m_cholesky_inverse(self, upper=False, *, out=None):
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky_inverse', 'upper', 1, 'bool', upper)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
         return _op_cholesky_inverse_out(self, upper, out=out)
     return _op_cholesky_inverse_default(self, upper)
 
 def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
+    if upper.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'upper', 2, 'bool', upper)
+    if transpose.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'transpose', 3, 'bool', transpose)
+    if unitriangular.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
 def _m_exp2(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('exp2', 'out', None, 'Tensor', out)
         return _op_exp2_out(self, out=out)
     return _op_exp2_default(self)
 
@@ -710,6 +793,8 @@ def _m_exp2_(self):
 
 def _m_expm1(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('expm1', 'out', None, 'Tensor', out)
         return _op_expm1_out(self, out=out)
     return _op_expm1_default(self)
 
@@ -718,6 +803,8 @@ def _m_expm1_(self):
 
 def _m_log1p(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('log1p', 'out', None, 'Tensor', out)
         return _op_log1p_out(self, out=out)
     return _op_log1p_default(self)
 
@@ -726,6 +813,8 @@ def _m_log1p_(self):
 
 def _m_log2(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('log2', 'out', None, 'Tensor', out)
         return _op_log2_out(self, out=out)
     return _op_log2_default(self)
 
@@ -734,6 +823,8 @@ def _m_log2_(self):
 
 def _m_log10(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('log10', 'out', None, 'Tensor', out)
         return _op_log10_out(self, out=out)
     return _op_log10_default(self)
 
@@ -742,6 +833,8 @@ def _m_log10_(self):
 
 def _m_sign(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sign', 'out', None, 'Tensor', out)
         return _op_sign_out(self, out=out)
     return _op_sign_default(self)
 
@@ -750,6 +843,8 @@ def _m_sign_(self):
 
 def _m_sgn(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sgn', 'out', None, 'Tensor', out)
         return _op_sgn_out(self, out=out)
     return _op_sgn_default(self)
 
@@ -758,6 +853,8 @@ def _m_sgn_(self):
 
 def _m_floor(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('floor', 'out', None, 'Tensor', out)
         return _op_floor_out(self, out=out)
     return _op_floor_default(self)
 
@@ -766,6 +863,8 @@ def _m_floor_(self):
 
 def _m_ceil(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('ceil', 'out', None, 'Tensor', out)
         return _op_ceil_out(self, out=out)
     return _op_ceil_default(self)
 
@@ -846,6 +945,8 @@ def _m_round_(*args, **kwargs):
 
 def _m_trunc(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('trunc', 'out', None, 'Tensor', out)
         return _op_trunc_out(self, out=out)
     return _op_trunc_default(self)
 
@@ -854,6 +955,8 @@ def _m_trunc_(self):
 
 def _m_frac(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('frac', 'out', None, 'Tensor', out)
         return _op_frac_out(self, out=out)
     return _op_frac_default(self)
 
@@ -862,6 +965,8 @@ def _m_frac_(self):
 
 def _m_reciprocal(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('reciprocal', 'out', None, 'Tensor', out)
         return _op_reciprocal_out(self, out=out)
     return _op_reciprocal_default(self)
 
@@ -870,6 +975,8 @@ def _m_reciprocal_(self):
 
 def _m_square(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('square', 'out', None, 'Tensor', out)
         return _op_square_out(self, out=out)
     return _op_square_default(self)
 
@@ -878,6 +985,8 @@ def _m_square_(self):
 
 def _m_erf(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('erf', 'out', None, 'Tensor', out)
         return _op_erf_out(self, out=out)
     return _op_erf_default(self)
 
@@ -886,6 +995,8 @@ def _m_erf_(self):
 
 def _m_erfc(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('erfc', 'out', None, 'Tensor', out)
         return _op_erfc_out(self, out=out)
     return _op_erfc_default(self)
 
@@ -894,6 +1005,8 @@ def _m_erfc_(self):
 
 def _m_erfinv(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('erfinv', 'out', None, 'Tensor', out)
         return _op_erfinv_out(self, out=out)
     return _op_erfinv_default(self)
 
@@ -902,6 +1015,8 @@ def _m_erfinv_(self):
 
 def _m_asin(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('asin', 'out', None, 'Tensor', out)
         return _op_asin_out(self, out=out)
     return _op_asin_default(self)
 
@@ -910,6 +1025,8 @@ def _m_asin_(self):
 
 def _m_acos(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('acos', 'out', None, 'Tensor', out)
         return _op_acos_out(self, out=out)
     return _op_acos_default(self)
 
@@ -918,6 +1035,8 @@ def _m_acos_(self):
 
 def _m_atan(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('atan', 'out', None, 'Tensor', out)
         return _op_atan_out(self, out=out)
     return _op_atan_default(self)
 
@@ -926,6 +1045,8 @@ def _m_atan_(self):
 
 def _m_sinh(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sinh', 'out', None, 'Tensor', out)
         return _op_sinh_out(self, out=out)
     return _op_sinh_default(self)
 
@@ -934,6 +1055,8 @@ def _m_sinh_(self):
 
 def _m_cosh(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cosh', 'out', None, 'Tensor', out)
         return _op_cosh_out(self, out=out)
     return _op_cosh_default(self)
 
@@ -942,6 +1065,8 @@ def _m_cosh_(self):
 
 def _m_tan(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('tan', 'out', None, 'Tensor', out)
         return _op_tan_out(self, out=out)
     return _op_tan_default(self)
 
@@ -950,6 +1075,8 @@ def _m_tan_(self):
 
 def _m_asinh(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('asinh', 'out', None, 'Tensor', out)
         return _op_asinh_out(self, out=out)
     return _op_asinh_default(self)
 
@@ -958,6 +1085,8 @@ def _m_asinh_(self):
 
 def _m_acosh(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('acosh', 'out', None, 'Tensor', out)
         return _op_acosh_out(self, out=out)
     return _op_acosh_default(self)
 
@@ -966,6 +1095,8 @@ def _m_acosh_(self):
 
 def _m_atanh(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('atanh', 'out', None, 'Tensor', out)
         return _op_atanh_out(self, out=out)
     return _op_atanh_default(self)
 
@@ -973,43 +1104,73 @@ def _m_atanh_(self):
     return _op_atanh__default(self)
 
 def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
+    if nan is not None and nan.__class__ is not float and not _is_double(nan):
+        raise _bad_arg('nan_to_num', 'nan', 1, 'float', nan)
+    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
+        raise _bad_arg('nan_to_num', 'posinf', 2, 'float', posinf)
+    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
+        raise _bad_arg('nan_to_num', 'neginf', 3, 'float', neginf)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
         return _op_nan_to_num_out(self, nan, posinf, neginf, out=out)
     return _op_nan_to_num_default(self, nan, posinf, neginf)
 
 def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    if nan is not None and nan.__class__ is not float and not _is_double(nan):
+        raise _bad_arg('nan_to_num_', 'nan', 1, 'float', nan)
+    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
+        raise _bad_arg('nan_to_num_', 'posinf', 2, 'float', posinf)
+    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
+        raise _bad_arg('nan_to_num_', 'neginf', 3, 'float', neginf)
     return _op_nan_to_num__default(self, nan, posinf, neginf)
 
 def _m_logit(self, eps=None, *, out=None):
+    if eps is not None and eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('logit', 'eps', 1, 'float', eps)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logit', 'out', None, 'Tensor', out)
         return _op_logit_out(self, eps, out=out)
     return _op_logit_default(self, eps)
 
 def _m_logit_(self, eps=None):
+    if eps is not None and eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('logit_', 'eps', 1, 'float', eps)
     return _op_logit__default(self, eps)
 
 def _m_hypot(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('hypot', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('hypot', 'out', None, 'Tensor', out)
         return _op_hypot_out(self, other, out=out)
     return _op_hypot_default(self, other)
 
 def _m_hypot_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('hypot_', 'other', 1, 'Tensor', other)
     return _op_hypot__default(self, other)
 
 def _m_atan2(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('atan2', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('atan2', 'out', None, 'Tensor', out)
         return _op_atan2_out(self, other, out=out)
     return _op_atan2_default(self, other)
 
 def _m_atan2_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('atan2_', 'other', 1, 'Tensor', other)
     return _op_atan2__default(self, other)
 
 def __m_lerp_c0(self, end, weight, *, out=None):
     s = 0
     if not isinstance(end, Tensor):
-        if not _is_num(end):
-            return None
-        s += 1
+        return None
     if not _is_num(weight):
         if not (isinstance(weight, Tensor) and weight.numel() == 1):
             return None
@@ -1024,13 +1185,9 @@ def __m_lerp_b0(self, end, weight, *, out=None):
 def __m_lerp_c1(self, end, weight, *, out=None):
     s = 0
     if not isinstance(end, Tensor):
-        if not _is_num(end):
-            return None
-        s += 1
+        return None
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_lerp_b1(self, end, weight, *, out=None):
@@ -1059,9 +1216,7 @@ def _m_lerp(*args, **kwargs):
 def __m_lerp__c0(self, end, weight):
     s = 0
     if not isinstance(end, Tensor):
-        if not _is_num(end):
-            return None
-        s += 1
+        return None
     if not _is_num(weight):
         if not (isinstance(weight, Tensor) and weight.numel() == 1):
             return None
@@ -1074,13 +1229,9 @@ def __m_lerp__b0(self, end, weight):
 def __m_lerp__c1(self, end, weight):
     s = 0
     if not isinstance(end, Tensor):
-        if not _is_num(end):
-            return None
-        s += 1
+        return None
     if not isinstance(weight, Tensor):
-        if not _is_num(weight):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_lerp__b1(self, end, weight):
@@ -1105,34 +1256,60 @@ def _m_lerp_(*args, **kwargs):
     raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
 
 def _m_fmod(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('fmod', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('fmod', 'out', None, 'Tensor', out)
         return _op_fmod_Tensor_out(self, other, out=out)
     return _op_fmod_Tensor(self, other)
 
 def _m_fmod_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('fmod_', 'other', 1, 'Tensor', other)
     return _op_fmod__Tensor(self, other)
 
 def _m_maximum(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('maximum', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('maximum', 'out', None, 'Tensor', out)
         return _op_maximum_out(self, other, out=out)
     return _op_maximum_default(self, other)
 
 def _m_minimum(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('minimum', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('minimum', 'out', None, 'Tensor', out)
         return _op_minimum_out(self, other, out=out)
     return _op_minimum_default(self, other)
 
 def _m_fmax(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('fmax', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('fmax', 'out', None, 'Tensor', out)
         return _op_fmax_out(self, other, out=out)
     return _op_fmax_default(self, other)
 
 def _m_fmin(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('fmin', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('fmin', 'out', None, 'Tensor', out)
         return _op_fmin_out(self, other, out=out)
     return _op_fmin_default(self, other)
 
 def _m_clamp_(self, min=None, max=None):
+    if min is not None and min.__class__ is not Tensor and not isinstance(min, Tensor) and not _is_num(min):
+        raise _bad_arg('clamp_', 'min', 1, 'Tensor', min)
+    if max is not None and max.__class__ is not Tensor and not isinstance(max, Tensor) and not _is_num(max):
+        raise _bad_arg('clamp_', 'max', 2, 'Tensor', max)
     return _op_clamp__Tensor(self, min, max)
 
 def _m_isnan(self):
@@ -1146,53 +1323,97 @@ def _m_isfinite(self):
 
 def _m_isposinf(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('isposinf', 'out', None, 'Tensor', out)
         return _op_isposinf_out(self, out=out)
     return _op_isposinf_default(self)
 
 def _m_isneginf(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('isneginf', 'out', None, 'Tensor', out)
         return _op_isneginf_out(self, out=out)
     return _op_isneginf_default(self)
 
 def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
+    if tensor1.__class__ is not Tensor and not isinstance(tensor1, Tensor):
+        raise _bad_arg('addcmul', 'tensor1', 1, 'Tensor', tensor1)
+    if tensor2.__class__ is not Tensor and not isinstance(tensor2, Tensor):
+        raise _bad_arg('addcmul', 'tensor2', 2, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcmul_default(self, tensor1, tensor2)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('addcmul', 'value', None, 'Number', value)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('addcmul', 'out', None, 'Tensor', out)
         return _op_addcmul_out(self, tensor1, tensor2, value=value, out=out)
     return _op_addcmul_default(self, tensor1, tensor2, value=value)
 
 def _m_addcmul_(self, tensor1, tensor2, *, value=1):
+    if tensor1.__class__ is not Tensor and not isinstance(tensor1, Tensor):
+        raise _bad_arg('addcmul_', 'tensor1', 1, 'Tensor', tensor1)
+    if tensor2.__class__ is not Tensor and not isinstance(tensor2, Tensor):
+        raise _bad_arg('addcmul_', 'tensor2', 2, 'Tensor', tensor2)
     if value.__class__ is int and value == 1:
         return _op_addcmul__default(self, tensor1, tensor2)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('addcmul_', 'value', None, 'Number', value)
     return _op_addcmul__default(self, tensor1, tensor2, value=value)
 
 def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
+    if tensor1.__class__ is not Tensor and not isinstance(tensor1, Tensor):
+        raise _bad_arg('addcdiv', 'tensor1', 1, 'Tensor', tensor1)
+    if tensor2.__class__ is not Tensor and not isinstance(tensor2, Tensor):
+        raise _bad_arg('addcdiv', 'tensor2', 2, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcdiv_default(self, tensor1, tensor2)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('addcdiv', 'value', None, 'Number', value)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('addcdiv', 'out', None, 'Tensor', out)
         return _op_addcdiv_out(self, tensor1, tensor2, value=value, out=out)
     return _op_addcdiv_default(self, tensor1, tensor2, value=value)
 
 def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
+    if tensor1.__class__ is not Tensor and not isinstance(tensor1, Tensor):
+        raise _bad_arg('addcdiv_', 'tensor1', 1, 'Tensor', tensor1)
+    if tensor2.__class__ is not Tensor and not isinstance(tensor2, Tensor):
+        raise _bad_arg('addcdiv_', 'tensor2', 2, 'Tensor', tensor2)
     if value.__class__ is int and value == 1:
         return _op_addcdiv__default(self, tensor1, tensor2)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('addcdiv_', 'value', None, 'Number', value)
     return _op_addcdiv__default(self, tensor1, tensor2, value=value)
 
 def _m_xlogy(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('xlogy', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
         return _op_xlogy_OutTensor(self, other, out=out)
     return _op_xlogy_Tensor(self, other)
 
 def _m_xlogy_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('xlogy_', 'other', 1, 'Tensor', other)
     return _op_xlogy__Tensor(self, other)
 
 def _m_logaddexp(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logaddexp', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logaddexp', 'out', None, 'Tensor', out)
         return _op_logaddexp_out(self, other, out=out)
     return _op_logaddexp_default(self, other)
 
 def _m_arcsin(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arcsin', 'out', None, 'Tensor', out)
         return _op_arcsin_out(self, out=out)
     return _op_arcsin_default(self)
 
@@ -1201,6 +1422,8 @@ def _m_arcsin_(self):
 
 def _m_arccos(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arccos', 'out', None, 'Tensor', out)
         return _op_arccos_out(self, out=out)
     return _op_arccos_default(self)
 
@@ -1209,6 +1432,8 @@ def _m_arccos_(self):
 
 def _m_arctan(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arctan', 'out', None, 'Tensor', out)
         return _op_arctan_out(self, out=out)
     return _op_arctan_default(self)
 
@@ -1217,6 +1442,8 @@ def _m_arctan_(self):
 
 def _m_arcsinh(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arcsinh', 'out', None, 'Tensor', out)
         return _op_arcsinh_out(self, out=out)
     return _op_arcsinh_default(self)
 
@@ -1225,6 +1452,8 @@ def _m_arcsinh_(self):
 
 def _m_arccosh(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arccosh', 'out', None, 'Tensor', out)
         return _op_arccosh_out(self, out=out)
     return _op_arccosh_default(self)
 
@@ -1233,6 +1462,8 @@ def _m_arccosh_(self):
 
 def _m_arctanh(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arctanh', 'out', None, 'Tensor', out)
         return _op_arctanh_out(self, out=out)
     return _op_arctanh_default(self)
 
@@ -1240,11 +1471,17 @@ def _m_arctanh_(self):
     return _op_arctanh__default(self)
 
 def _m_arctan2(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('arctan2', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('arctan2', 'out', None, 'Tensor', out)
         return _op_arctan2_out(self, other, out=out)
     return _op_arctan2_default(self, other)
 
 def _m_arctan2_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('arctan2_', 'other', 1, 'Tensor', other)
     return _op_arctan2__default(self, other)
 
 def __m_clip_c0(self, min=None, max=None, *, out=None):
@@ -1267,13 +1504,9 @@ def __m_clip_b0(self, min=None, max=None, *, out=None):
 def __m_clip_c1(self, min=None, max=None, *, out=None):
     s = 0
     if min is not None and not isinstance(min, Tensor):
-        if not _is_num(min):
-            return None
-        s += 1
+        return None
     if max is not None and not isinstance(max, Tensor):
-        if not _is_num(max):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_clip_b1(self, min=None, max=None, *, out=None):
@@ -1317,13 +1550,9 @@ def __m_clip__b0(self, min=None, max=None):
 def __m_clip__c1(self, min=None, max=None):
     s = 0
     if min is not None and not isinstance(min, Tensor):
-        if not _is_num(min):
-            return None
-        s += 1
+        return None
     if max is not None and not isinstance(max, Tensor):
-        if not _is_num(max):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_clip__b1(self, min=None, max=None):
@@ -1348,38 +1577,60 @@ def _m_clip_(*args, **kwargs):
     raise _no_match('clip_', args, kwargs, __m_clip__sigs, True)
 
 def _m_prelu(self, weight):
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
     return _op_prelu_default(self, weight)
 
 def _m_add(self, other, *, alpha=1, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('add', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_add_Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('add', 'alpha', None, 'Number', alpha)
     if out is not None:
         return _op_add_out(self, other, alpha=alpha, out=out)
     return _op_add_Tensor(self, other, alpha=alpha)
 
 def _m_add_(self, other, *, alpha=1):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('add_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         return _op_add__Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('add_', 'alpha', None, 'Number', alpha)
     return _op_add__Tensor(self, other, alpha=alpha)
 
 def _m_sub(self, other, *, alpha=1, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('sub', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_sub_Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
     if out is not None:
         return _op_sub_out(self, other, alpha=alpha, out=out)
     return _op_sub_Tensor(self, other, alpha=alpha)
 
 def _m_sub_(self, other, *, alpha=1):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         return _op_sub__Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('sub_', 'alpha', None, 'Number', alpha)
     return _op_sub__Tensor(self, other, alpha=alpha)
 
 def _m_mul(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('mul', 'other', 1, 'Tensor', other)
     if out is not None:
         return _op_mul_out(self, other, out=out)
     return _op_mul_Tensor(self, other)
 
 def _m_mul_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
     return _op_mul__Tensor(self, other)
 
 def __m_div_c0(self, other, *, out=None):
@@ -1471,23 +1722,37 @@ def _m_div_(*args, **kwargs):
     raise _no_match('div_', args, kwargs, __m_div__sigs, True)
 
 def _m_floor_divide(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('floor_divide', 'other', 1, 'Tensor', other)
     if out is not None:
         return _op_floor_divide_out(self, other, out=out)
     return _op_floor_divide_default(self, other)
 
 def _m_floor_divide_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
     return _op_floor_divide__default(self, other)
 
 def _m_remainder(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('remainder', 'out', None, 'Tensor', out)
         return _op_remainder_Tensor_out(self, other, out=out)
     return _op_remainder_Tensor(self, other)
 
 def _m_remainder_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
     return _op_remainder__Tensor(self, other)
 
 def _m_pow(self, exponent, *, out=None):
+    if exponent.__class__ is not Tensor and not isinstance(exponent, Tensor) and not _is_num(exponent):
+        raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('pow', 'out', None, 'Tensor', out)
         return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
     return _op_pow_Tensor_Tensor(self, exponent)
 
@@ -1505,9 +1770,7 @@ def __m_pow__b0(self, exponent):
 def __m_pow__c1(self, exponent):
     s = 0
     if not isinstance(exponent, Tensor):
-        if not _is_num(exponent):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_pow__b1(self, exponent):
@@ -1532,103 +1795,177 @@ def _m_pow_(*args, **kwargs):
     raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
 def _m_eq(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('eq', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('eq', 'out', None, 'Tensor', out)
         return _op_eq_Tensor_out(self, other, out=out)
     return _op_eq_Tensor(self, other)
 
 def _m_eq_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
     return _op_eq__Tensor(self, other)
 
 def _m_ne(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('ne', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('ne', 'out', None, 'Tensor', out)
         return _op_ne_Tensor_out(self, other, out=out)
     return _op_ne_Tensor(self, other)
 
 def _m_ne_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
     return _op_ne__Tensor(self, other)
 
 def _m_lt(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('lt', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('lt', 'out', None, 'Tensor', out)
         return _op_lt_Tensor_out(self, other, out=out)
     return _op_lt_Tensor(self, other)
 
 def _m_lt_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
     return _op_lt__Tensor(self, other)
 
 def _m_le(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('le', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('le', 'out', None, 'Tensor', out)
         return _op_le_Tensor_out(self, other, out=out)
     return _op_le_Tensor(self, other)
 
 def _m_le_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('le_', 'other', 1, 'Tensor', other)
     return _op_le__Tensor(self, other)
 
 def _m_gt(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('gt', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('gt', 'out', None, 'Tensor', out)
         return _op_gt_Tensor_out(self, other, out=out)
     return _op_gt_Tensor(self, other)
 
 def _m_gt_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
     return _op_gt__Tensor(self, other)
 
 def _m_ge(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('ge', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('ge', 'out', None, 'Tensor', out)
         return _op_ge_Tensor_out(self, other, out=out)
     return _op_ge_Tensor(self, other)
 
 def _m_ge_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
     return _op_ge__Tensor(self, other)
 
 def _m_logical_and(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logical_and', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
         return _op_logical_and_out(self, other, out=out)
     return _op_logical_and_default(self, other)
 
 def _m_logical_and_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logical_and_', 'other', 1, 'Tensor', other)
     return _op_logical_and__default(self, other)
 
 def _m_logical_or(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logical_or', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
         return _op_logical_or_out(self, other, out=out)
     return _op_logical_or_default(self, other)
 
 def _m_logical_or_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logical_or_', 'other', 1, 'Tensor', other)
     return _op_logical_or__default(self, other)
 
 def _m_logical_xor(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logical_xor', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
         return _op_logical_xor_out(self, other, out=out)
     return _op_logical_xor_default(self, other)
 
 def _m_logical_xor_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('logical_xor_', 'other', 1, 'Tensor', other)
     return _op_logical_xor__default(self, other)
 
 def _m_bitwise_and(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
         return _op_bitwise_and_Tensor_out(self, other, out=out)
     return _op_bitwise_and_Tensor(self, other)
 
 def _m_bitwise_and_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
     return _op_bitwise_and__Tensor(self, other)
 
 def _m_bitwise_or(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
         return _op_bitwise_or_Tensor_out(self, other, out=out)
     return _op_bitwise_or_Tensor(self, other)
 
 def _m_bitwise_or_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
     return _op_bitwise_or__Tensor(self, other)
 
 def _m_bitwise_xor(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
         return _op_bitwise_xor_Tensor_out(self, other, out=out)
     return _op_bitwise_xor_Tensor(self, other)
 
 def _m_bitwise_xor_(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
     return _op_bitwise_xor__Tensor(self, other)
 
 def _m_neg(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('neg', 'out', None, 'Tensor', out)
         return _op_neg_out(self, out=out)
     return _op_neg_default(self)
 
@@ -1637,6 +1974,8 @@ def _m_neg_(self):
 
 def _m_abs(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('abs', 'out', None, 'Tensor', out)
         return _op_abs_out(self, out=out)
     return _op_abs_default(self)
 
@@ -1645,6 +1984,8 @@ def _m_abs_(self):
 
 def _m_exp(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('exp', 'out', None, 'Tensor', out)
         return _op_exp_out(self, out=out)
     return _op_exp_default(self)
 
@@ -1653,6 +1994,8 @@ def _m_exp_(self):
 
 def _m_log(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('log', 'out', None, 'Tensor', out)
         return _op_log_out(self, out=out)
     return _op_log_default(self)
 
@@ -1661,6 +2004,8 @@ def _m_log_(self):
 
 def _m_sqrt(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
         return _op_sqrt_out(self, out=out)
     return _op_sqrt_default(self)
 
@@ -1669,6 +2014,8 @@ def _m_sqrt_(self):
 
 def _m_rsqrt(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
         return _op_rsqrt_out(self, out=out)
     return _op_rsqrt_default(self)
 
@@ -1677,6 +2024,8 @@ def _m_rsqrt_(self):
 
 def _m_sin(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sin', 'out', None, 'Tensor', out)
         return _op_sin_out(self, out=out)
     return _op_sin_default(self)
 
@@ -1685,6 +2034,8 @@ def _m_sin_(self):
 
 def _m_cos(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cos', 'out', None, 'Tensor', out)
         return _op_cos_out(self, out=out)
     return _op_cos_default(self)
 
@@ -1693,6 +2044,8 @@ def _m_cos_(self):
 
 def _m_tanh(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('tanh', 'out', None, 'Tensor', out)
         return _op_tanh_out(self, out=out)
     return _op_tanh_default(self)
 
@@ -1701,6 +2054,8 @@ def _m_tanh_(self):
 
 def _m_sigmoid(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
         return _op_sigmoid_out(self, out=out)
     return _op_sigmoid_default(self)
 
@@ -1709,6 +2064,8 @@ def _m_sigmoid_(self):
 
 def _m_bitwise_not(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
         return _op_bitwise_not_out(self, out=out)
     return _op_bitwise_not_default(self)
 
@@ -1717,6 +2074,8 @@ def _m_bitwise_not_(self):
 
 def _m_logical_not(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
         return _op_logical_not_out(self, out=out)
     return _op_logical_not_default(self)
 
@@ -1749,13 +2108,9 @@ def __m_clamp_b0(self, min=None, max=None, *, out=None):
 def __m_clamp_c1(self, min=None, max=None, *, out=None):
     s = 0
     if min is not None and not isinstance(min, Tensor):
-        if not _is_num(min):
-            return None
-        s += 1
+        return None
     if max is not None and not isinstance(max, Tensor):
-        if not _is_num(max):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_clamp_b1(self, min=None, max=None, *, out=None):
@@ -1782,43 +2137,77 @@ def _m_clamp(*args, **kwargs):
     raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
 
 def _m_clamp_min(self, min):
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_min', 'min', 1, 'Number', min)
     return _op_clamp_min_default(self, min)
 
 def _m_clamp_max(self, max):
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_max', 'max', 1, 'Number', max)
     return _op_clamp_max_default(self, max)
 
 def _m_where(self, condition, other):
+    if condition.__class__ is not Tensor and not isinstance(condition, Tensor):
+        raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
+        raise _bad_arg('where', 'other', 2, 'Tensor', other)
     return _op_where_self(condition, self, other)
 
 def _m_softmax(self, dim, dtype=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('softmax', 'dim', 1, 'int', dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('softmax', 'dtype', 2, 'ember.dtype', dtype)
     return _op_softmax_int(self, dim, dtype)
 
 def _m_log_softmax(self, dim, dtype=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('log_softmax', 'dim', 1, 'int', dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('log_softmax', 'dtype', 2, 'ember.dtype', dtype)
     return _op_log_softmax_int(self, dim, dtype)
 
 def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
+    if num_samples.__class__ is not int and not _is_int(num_samples):
+        raise _bad_arg('multinomial', 'num_samples', 1, 'int', num_samples)
+    if replacement.__class__ is not bool:
+        raise _bad_arg('multinomial', 'replacement', 2, 'bool', replacement)
     if out is None and generator is None:
         return _op_multinomial_default(self, num_samples, replacement)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('multinomial', 'out', None, 'Tensor', out)
         return _op_multinomial_out(self, num_samples, replacement, generator=generator, out=out)
     return _op_multinomial_default(self, num_samples, replacement, generator=generator)
 
 def _m_exponential_(self, lambd=1.0, *, generator=None):
+    if lambd.__class__ is not float and not _is_double(lambd):
+        raise _bad_arg('exponential_', 'lambd', 1, 'float', lambd)
     if generator is None:
         return _op_exponential__default(self, lambd)
     return _op_exponential__default(self, lambd, generator=generator)
 
 def _m_geometric_(self, p, *, generator=None):
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('geometric_', 'p', 1, 'float', p)
     if generator is None:
         return _op_geometric__default(self, p)
     return _op_geometric__default(self, p, generator=generator)
 
 def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    if mean.__class__ is not float and not _is_double(mean):
+        raise _bad_arg('log_normal_', 'mean', 1, 'float', mean)
+    if std.__class__ is not float and not _is_double(std):
+        raise _bad_arg('log_normal_', 'std', 2, 'float', std)
     if generator is None:
         return _op_log_normal__default(self, mean, std)
     return _op_log_normal__default(self, mean, std, generator=generator)
 
 def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    if median.__class__ is not float and not _is_double(median):
+        raise _bad_arg('cauchy_', 'median', 1, 'float', median)
+    if sigma.__class__ is not float and not _is_double(sigma):
+        raise _bad_arg('cauchy_', 'sigma', 2, 'float', sigma)
     if generator is None:
         return _op_cauchy__default(self, median, sigma)
     return _op_cauchy__default(self, median, sigma, generator=generator)
@@ -1956,9 +2345,17 @@ def _m_prod(*args, **kwargs):
     raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
 
 def _m_amax(self, dim=(), keepdim=False):
+    if not _is_intlist(dim):
+        raise _bad_arg('amax', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('amax', 'keepdim', 2, 'bool', keepdim)
     return _op_amax_default(self, dim, keepdim)
 
 def _m_amin(self, dim=(), keepdim=False):
+    if not _is_intlist(dim):
+        raise _bad_arg('amin', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('amin', 'keepdim', 2, 'bool', keepdim)
     return _op_amin_default(self, dim, keepdim)
 
 def __m_max_c0(self):
@@ -2034,9 +2431,17 @@ def _m_min(*args, **kwargs):
     raise _no_match('min', args, kwargs, __m_min_sigs, True)
 
 def _m_argmax(self, dim=None, keepdim=False):
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('argmax', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('argmax', 'keepdim', 2, 'bool', keepdim)
     return _op_argmax_default(self, dim, keepdim)
 
 def _m_argmin(self, dim=None, keepdim=False):
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('argmin', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('argmin', 'keepdim', 2, 'bool', keepdim)
     return _op_argmin_default(self, dim, keepdim)
 
 def __m_all_c0(self):
@@ -2134,23 +2539,41 @@ def _m_any(*args, **kwargs):
     raise _no_match('any', args, kwargs, __m_any_sigs, True)
 
 def _m_mm(self, mat2):
+    if mat2.__class__ is not Tensor and not isinstance(mat2, Tensor):
+        raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
     return _op_mm_default(self, mat2)
 
 def _m_bmm(self, mat2):
+    if mat2.__class__ is not Tensor and not isinstance(mat2, Tensor):
+        raise _bad_arg('bmm', 'mat2', 1, 'Tensor', mat2)
     return _op_bmm_default(self, mat2)
 
 def _m_mv(self, vec):
+    if vec.__class__ is not Tensor and not isinstance(vec, Tensor):
+        raise _bad_arg('mv', 'vec', 1, 'Tensor', vec)
     return _op_mv_default(self, vec)
 
 def _m_dot(self, tensor):
+    if tensor.__class__ is not Tensor and not isinstance(tensor, Tensor):
+        raise _bad_arg('dot', 'tensor', 1, 'Tensor', tensor)
     return _op_dot_default(self, tensor)
 
 def _m_matmul(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('matmul', 'other', 1, 'Tensor', other)
     return _op_matmul_default(self, other)
 
 def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    if mat1.__class__ is not Tensor and not isinstance(mat1, Tensor):
+        raise _bad_arg('addmm', 'mat1', 1, 'Tensor', mat1)
+    if mat2.__class__ is not Tensor and not isinstance(mat2, Tensor):
+        raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         return _op_addmm_default(self, mat1, mat2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
     return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
 
 def __m_var_c0(self, unbiased=True):
@@ -2276,7 +2699,13 @@ def _m_std(*args, **kwargs):
     raise _no_match('std', args, kwargs, __m_std_sigs, True)
 
 def _m_logsumexp(self, dim, keepdim=False, *, out=None):
+    if not _is_intlist(dim):
+        raise _bad_arg('logsumexp', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('logsumexp', 'keepdim', 2, 'bool', keepdim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logsumexp', 'out', None, 'Tensor', out)
         return _op_logsumexp_out(self, dim, keepdim, out=out)
     return _op_logsumexp_default(self, dim, keepdim)
 
@@ -2359,37 +2788,65 @@ def _m_norm(*args, **kwargs):
     raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
 
 def _m_cumsum(self, dim, *, dtype=None, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
     if out is None and dtype is None:
         return _op_cumsum_default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
         return _op_cumsum_out(self, dim, dtype=dtype, out=out)
     return _op_cumsum_default(self, dim, dtype=dtype)
 
 def _m_cumsum_(self, dim, *, dtype=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumsum_', 'dim', 1, 'int', dim)
     if dtype is None:
         return _op_cumsum__default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumsum_', 'dtype', None, 'ember.dtype', dtype)
     return _op_cumsum__default(self, dim, dtype=dtype)
 
 def _m_cumprod(self, dim, *, dtype=None, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumprod', 'dim', 1, 'int', dim)
     if out is None and dtype is None:
         return _op_cumprod_default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
         return _op_cumprod_out(self, dim, dtype=dtype, out=out)
     return _op_cumprod_default(self, dim, dtype=dtype)
 
 def _m_cumprod_(self, dim, *, dtype=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumprod_', 'dim', 1, 'int', dim)
     if dtype is None:
         return _op_cumprod__default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumprod_', 'dtype', None, 'ember.dtype', dtype)
     return _op_cumprod__default(self, dim, dtype=dtype)
 
 def _m_cummax(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cummax', 'dim', 1, 'int', dim)
     return _rt_cummax(*_op_cummax_default(self, dim))
 
 def _m_cummin(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cummin', 'dim', 1, 'int', dim)
     return _rt_cummin(*_op_cummin_default(self, dim))
 
 def _m_logcumsumexp(self, dim, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('logcumsumexp', 'dim', 1, 'int', dim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
         return _op_logcumsumexp_out(self, dim, out=out)
     return _op_logcumsumexp_default(self, dim)
 
@@ -2506,9 +2963,19 @@ def _m_nanmedian(*args, **kwargs):
     raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
 
 def _m_mode(self, dim=-1, keepdim=False):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('mode', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('mode', 'keepdim', 2, 'bool', keepdim)
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
 
 def _m_kthvalue(self, k, dim=-1, keepdim=False):
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('kthvalue', 'k', 1, 'int', k)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('kthvalue', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('kthvalue', 'keepdim', 3, 'bool', keepdim)
     return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
 
 def __m_sort_c0(self, dim=-1, descending=False):
@@ -2598,25 +3065,55 @@ def _m_argsort(*args, **kwargs):
     raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
 
 def _m_topk(self, k, dim=-1, largest=True, sorted=True):
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('topk', 'k', 1, 'int', k)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('topk', 'dim', 2, 'int', dim)
+    if largest.__class__ is not bool:
+        raise _bad_arg('topk', 'largest', 3, 'bool', largest)
+    if sorted.__class__ is not bool:
+        raise _bad_arg('topk', 'sorted', 4, 'bool', sorted)
     return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
 
 def _m_msort(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('msort', 'out', None, 'Tensor', out)
         return _op_msort_out(self, out=out)
     return _op_msort_default(self)
 
 def _m_bincount(self, weights=None, minlength=0):
+    if weights is not None and weights.__class__ is not Tensor and not isinstance(weights, Tensor):
+        raise _bad_arg('bincount', 'weights', 1, 'Tensor', weights)
+    if minlength.__class__ is not int and not _is_int(minlength):
+        raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
     return _op_bincount_default(self, weights, minlength)
 
 def _m_histc(self, bins=100, min=0, max=0, *, out=None):
+    if bins.__class__ is not int and not _is_int(bins):
+        raise _bad_arg('histc', 'bins', 1, 'int', bins)
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('histc', 'min', 2, 'Number', min)
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('histc', 'max', 3, 'Number', max)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('histc', 'out', None, 'Tensor', out)
         return _op_histc_out(self, bins, min, max, out=out)
     return _op_histc_default(self, bins, min, max)
 
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('gather', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('gather', 'index', 2, 'Tensor', index)
     if out is None and sparse_grad is False:
         return _op_gather_default(self, dim, index)
+    if sparse_grad.__class__ is not bool:
+        raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('gather', 'out', None, 'Tensor', out)
         return _op_gather_out(self, dim, index, sparse_grad=sparse_grad, out=out)
     return _op_gather_default(self, dim, index, sparse_grad=sparse_grad)
 
@@ -2625,13 +3122,9 @@ def __m_scatter_c0(self, dim, index, src, *, out=None):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not isinstance(src, Tensor):
-        if not _is_num(src):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_scatter_b0(self, dim, index, src, *, out=None):
@@ -2644,9 +3137,7 @@ def __m_scatter_c1(self, dim, index, value, *, out=None):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -2663,13 +3154,9 @@ def __m_scatter_c2(self, dim, index, src, *, reduce, out=None):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not isinstance(src, Tensor):
-        if not _is_num(src):
-            return None
-        s += 1
+        return None
     if not isinstance(reduce, str):
         return None
     return s
@@ -2684,9 +3171,7 @@ def __m_scatter_c3(self, dim, index, value, *, reduce, out=None):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -2723,13 +3208,9 @@ def __m_scatter__c0(self, dim, index, src):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not isinstance(src, Tensor):
-        if not _is_num(src):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_scatter__b0(self, dim, index, src):
@@ -2740,9 +3221,7 @@ def __m_scatter__c1(self, dim, index, value):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -2757,13 +3236,9 @@ def __m_scatter__c2(self, dim, index, src, *, reduce):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not isinstance(src, Tensor):
-        if not _is_num(src):
-            return None
-        s += 1
+        return None
     if not isinstance(reduce, str):
         return None
     return s
@@ -2776,9 +3251,7 @@ def __m_scatter__c3(self, dim, index, value, *, reduce):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -2809,48 +3282,122 @@ def _m_scatter_(*args, **kwargs):
     raise _no_match('scatter_', args, kwargs, __m_scatter__sigs, True)
 
 def _m_scatter_add(self, dim, index, src, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_add', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('scatter_add', 'index', 2, 'Tensor', index)
+    if src.__class__ is not Tensor and not isinstance(src, Tensor):
+        raise _bad_arg('scatter_add', 'src', 3, 'Tensor', src)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
         return _op_scatter_add_out(self, dim, index, src, out=out)
     return _op_scatter_add_default(self, dim, index, src)
 
 def _m_scatter_add_(self, dim, index, src):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_add_', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('scatter_add_', 'index', 2, 'Tensor', index)
+    if src.__class__ is not Tensor and not isinstance(src, Tensor):
+        raise _bad_arg('scatter_add_', 'src', 3, 'Tensor', src)
     return _op_scatter_add__default(self, dim, index, src)
 
 def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_reduce', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('scatter_reduce', 'index', 2, 'Tensor', index)
+    if src.__class__ is not Tensor and not isinstance(src, Tensor):
+        raise _bad_arg('scatter_reduce', 'src', 3, 'Tensor', src)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter_reduce', 'reduce', 4, 'str', reduce)
     if out is None and include_self is True:
         return _op_scatter_reduce_two(self, dim, index, src, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('scatter_reduce', 'out', None, 'Tensor', out)
         return _op_scatter_reduce_two_out(self, dim, index, src, reduce, include_self=include_self, out=out)
     return _op_scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self)
 
 def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_reduce_', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('scatter_reduce_', 'index', 2, 'Tensor', index)
+    if src.__class__ is not Tensor and not isinstance(src, Tensor):
+        raise _bad_arg('scatter_reduce_', 'src', 3, 'Tensor', src)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter_reduce_', 'reduce', 4, 'str', reduce)
     if include_self is True:
         return _op_scatter_reduce__two(self, dim, index, src, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('scatter_reduce_', 'include_self', None, 'bool', include_self)
     return _op_scatter_reduce__two(self, dim, index, src, reduce, include_self=include_self)
 
 def _m_index_select(self, dim, index, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_select', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_select', 'index', 2, 'Tensor', index)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('index_select', 'out', None, 'Tensor', out)
         return _op_index_select_out(self, dim, index, out=out)
     return _op_index_select_default(self, dim, index)
 
 def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_add', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_add', 'index', 2, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('index_add', 'source', 3, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_index_add_default(self, dim, index, source)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('index_add', 'out', None, 'Tensor', out)
         return _op_index_add_out(self, dim, index, source, alpha=alpha, out=out)
     return _op_index_add_default(self, dim, index, source, alpha=alpha)
 
 def _m_index_add_(self, dim, index, source, *, alpha=1):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_add_', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_add_', 'index', 2, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('index_add_', 'source', 3, 'Tensor', source)
     if alpha.__class__ is int and alpha == 1:
         return _op_index_add__default(self, dim, index, source)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('index_add_', 'alpha', None, 'Number', alpha)
     return _op_index_add__default(self, dim, index, source, alpha=alpha)
 
 def _m_index_copy(self, dim, index, source, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_copy', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_copy', 'index', 2, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('index_copy', 'source', 3, 'Tensor', source)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
         return _op_index_copy_out(self, dim, index, source, out=out)
     return _op_index_copy_default(self, dim, index, source)
 
 def _m_index_copy_(self, dim, index, source):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_copy_', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_copy_', 'index', 2, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('index_copy_', 'source', 3, 'Tensor', source)
     return _op_index_copy__default(self, dim, index, source)
 
 def __m_index_fill_c0(self, dim, index, value):
@@ -2858,9 +3405,7 @@ def __m_index_fill_c0(self, dim, index, value):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -2875,13 +3420,9 @@ def __m_index_fill_c1(self, dim, index, value):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not isinstance(value, Tensor):
-        if not _is_num(value):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_index_fill_b1(self, dim, index, value):
@@ -2910,9 +3451,7 @@ def __m_index_fill__c0(self, dim, index, value):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -2927,13 +3466,9 @@ def __m_index_fill__c1(self, dim, index, value):
     if not _is_int(dim):
         return None
     if not isinstance(index, Tensor):
-        if not _is_num(index):
-            return None
-        s += 1
+        return None
     if not isinstance(value, Tensor):
-        if not _is_num(value):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_index_fill__b1(self, dim, index, value):
@@ -2960,9 +3495,7 @@ def _m_index_fill_(*args, **kwargs):
 def __m_masked_fill_c0(self, mask, value):
     s = 0
     if not isinstance(mask, Tensor):
-        if not _is_num(mask):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -2975,13 +3508,9 @@ def __m_masked_fill_b0(self, mask, value):
 def __m_masked_fill_c1(self, mask, value):
     s = 0
     if not isinstance(mask, Tensor):
-        if not _is_num(mask):
-            return None
-        s += 1
+        return None
     if not isinstance(value, Tensor):
-        if not _is_num(value):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_masked_fill_b1(self, mask, value):
@@ -3008,9 +3537,7 @@ def _m_masked_fill(*args, **kwargs):
 def __m_masked_fill__c0(self, mask, value):
     s = 0
     if not isinstance(mask, Tensor):
-        if not _is_num(mask):
-            return None
-        s += 1
+        return None
     if not _is_num(value):
         if not (isinstance(value, Tensor) and value.numel() == 1):
             return None
@@ -3023,13 +3550,9 @@ def __m_masked_fill__b0(self, mask, value):
 def __m_masked_fill__c1(self, mask, value):
     s = 0
     if not isinstance(mask, Tensor):
-        if not _is_num(mask):
-            return None
-        s += 1
+        return None
     if not isinstance(value, Tensor):
-        if not _is_num(value):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_masked_fill__b1(self, mask, value):
@@ -3054,28 +3577,52 @@ def _m_masked_fill_(*args, **kwargs):
     raise _no_match('masked_fill_', args, kwargs, __m_masked_fill__sigs, True)
 
 def _m_masked_select(self, mask, *, out=None):
+    if mask.__class__ is not Tensor and not isinstance(mask, Tensor):
+        raise _bad_arg('masked_select', 'mask', 1, 'Tensor', mask)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
         return _op_masked_select_out(self, mask, out=out)
     return _op_masked_select_default(self, mask)
 
 def _m_masked_scatter(self, mask, source):
+    if mask.__class__ is not Tensor and not isinstance(mask, Tensor):
+        raise _bad_arg('masked_scatter', 'mask', 1, 'Tensor', mask)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('masked_scatter', 'source', 2, 'Tensor', source)
     return _op_masked_scatter_default(self, mask, source)
 
 def _m_masked_scatter_(self, mask, source):
+    if mask.__class__ is not Tensor and not isinstance(mask, Tensor):
+        raise _bad_arg('masked_scatter_', 'mask', 1, 'Tensor', mask)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('masked_scatter_', 'source', 2, 'Tensor', source)
     return _op_masked_scatter__default(self, mask, source)
 
 def _m_take(self, index, *, out=None):
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('take', 'index', 1, 'Tensor', index)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('take', 'out', None, 'Tensor', out)
         return _op_take_out(self, index, out=out)
     return _op_take_default(self, index)
 
 def _m_take_along_dim(self, indices, dim=None, *, out=None):
+    if indices.__class__ is not Tensor and not isinstance(indices, Tensor):
+        raise _bad_arg('take_along_dim', 'indices', 1, 'Tensor', indices)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('take_along_dim', 'dim', 2, 'int', dim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
         return _op_take_along_dim_out(self, indices, dim, out=out)
     return _op_take_along_dim_default(self, indices, dim)
 
 def _m_nonzero(self, *, out=None):
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
         return _op_nonzero_out(self, out=out)
     return _op_nonzero_default(self)
 
@@ -3085,14 +3632,14 @@ def _m_argwhere(self):
 def _m_repeat(self, *repeats):
     if len(repeats) == 1 and not isinstance(repeats[0], (int, Tensor)):
         repeats = repeats[0]
+    if not _is_intlist(repeats):
+        raise _bad_arg('repeat', 'repeats', 1, 'tuple of ints', repeats)
     return _op_repeat_default(self, repeats)
 
 def __m_repeat_interleave_c0(self, repeats, dim=None, *, output_size=None):
     s = 0
     if not isinstance(repeats, Tensor):
-        if not _is_num(repeats):
-            return None
-        s += 1
+        return None
     if dim is not None and not _is_int(dim):
         return None
     if output_size is not None and not _is_int(output_size):
@@ -3140,14 +3687,22 @@ def _m_repeat_interleave(*args, **kwargs):
 def _m_tile(self, *dims):
     if len(dims) == 1 and not isinstance(dims[0], (int, Tensor)):
         dims = dims[0]
+    if not _is_intlist(dims):
+        raise _bad_arg('tile', 'dims', 1, 'tuple of ints', dims)
     return _op_tile_default(self, dims)
 
 def _m_roll(self, shifts, dims=()):
+    if not _is_intlist(shifts):
+        raise _bad_arg('roll', 'shifts', 1, 'tuple of ints', shifts)
+    if not _is_intlist(dims):
+        raise _bad_arg('roll', 'dims', 2, 'tuple of ints', dims)
     return _op_roll_default(self, shifts, dims)
 
 def _m_flip(self, *dims):
     if len(dims) == 1 and not isinstance(dims[0], (int, Tensor)):
         dims = dims[0]
+    if not _is_intlist(dims):
+        raise _bad_arg('flip', 'dims', 1, 'tuple of ints', dims)
     return _op_flip_default(self, dims)
 
 def _m_fliplr(self):
@@ -3157,87 +3712,183 @@ def _m_flipud(self):
     return _op_flipud_default(self)
 
 def _m_rot90(self, k=1, dims=(0, 1)):
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('rot90', 'k', 1, 'int', k)
+    if not _is_intlist(dims):
+        raise _bad_arg('rot90', 'dims', 2, 'tuple of ints', dims)
     return _op_rot90_default(self, k, dims)
 
 def _m_tril(self, diagonal=0, *, out=None):
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('tril', 'diagonal', 1, 'int', diagonal)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('tril', 'out', None, 'Tensor', out)
         return _op_tril_out(self, diagonal, out=out)
     return _op_tril_default(self, diagonal)
 
 def _m_tril_(self, diagonal=0):
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('tril_', 'diagonal', 1, 'int', diagonal)
     return _op_tril__default(self, diagonal)
 
 def _m_triu(self, diagonal=0, *, out=None):
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('triu', 'diagonal', 1, 'int', diagonal)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('triu', 'out', None, 'Tensor', out)
         return _op_triu_out(self, diagonal, out=out)
     return _op_triu_default(self, diagonal)
 
 def _m_triu_(self, diagonal=0):
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('triu_', 'diagonal', 1, 'int', diagonal)
     return _op_triu__default(self, diagonal)
 
 def _m_diag(self, diagonal=0, *, out=None):
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('diag', 'diagonal', 1, 'int', diagonal)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('diag', 'out', None, 'Tensor', out)
         return _op_diag_out(self, diagonal, out=out)
     return _op_diag_default(self, diagonal)
 
 def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diag_embed', 'offset', 1, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('diag_embed', 'dim1', 2, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('diag_embed', 'dim2', 3, 'int', dim2)
     return _op_diag_embed_default(self, offset, dim1, dim2)
 
 def _m_diagflat(self, offset=0):
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diagflat', 'offset', 1, 'int', offset)
     return _op_diagflat_default(self, offset)
 
 def _m_trace(self):
     return _op_trace_default(self)
 
 def _m_outer(self, vec2, *, out=None):
+    if vec2.__class__ is not Tensor and not isinstance(vec2, Tensor):
+        raise _bad_arg('outer', 'vec2', 1, 'Tensor', vec2)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('outer', 'out', None, 'Tensor', out)
         return _op_outer_out(self, vec2, out=out)
     return _op_outer_default(self, vec2)
 
 def _m_ger(self, vec2, *, out=None):
+    if vec2.__class__ is not Tensor and not isinstance(vec2, Tensor):
+        raise _bad_arg('ger', 'vec2', 1, 'Tensor', vec2)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('ger', 'out', None, 'Tensor', out)
         return _op_ger_out(self, vec2, out=out)
     return _op_ger_default(self, vec2)
 
 def _m_kron(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('kron', 'other', 1, 'Tensor', other)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('kron', 'out', None, 'Tensor', out)
         return _op_kron_out(self, other, out=out)
     return _op_kron_default(self, other)
 
 def _m_cross(self, other, dim=None, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('cross', 'other', 1, 'Tensor', other)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cross', 'dim', 2, 'int', dim)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('cross', 'out', None, 'Tensor', out)
         return _op_cross_out(self, other, dim, out=out)
     return _op_cross_default(self, other, dim)
 
 def _m_broadcast_to(self, *size):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('broadcast_to', 'size', 1, 'tuple of ints', size)
     return _op_broadcast_to_default(self, size)
 
 def _m_unfold(self, dimension, size, step):
+    if dimension.__class__ is not int and not _is_int(dimension):
+        raise _bad_arg('unfold', 'dimension', 1, 'int', dimension)
+    if size.__class__ is not int and not _is_int(size):
+        raise _bad_arg('unfold', 'size', 2, 'int', size)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('unfold', 'step', 3, 'int', step)
     return _op_unfold_default(self, dimension, size, step)
 
 def _m_narrow_copy(self, dim, start, length, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('narrow_copy', 'dim', 1, 'int', dim)
+    if start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('narrow_copy', 'start', 2, 'int', start)
+    if length.__class__ is not int and not _is_int(length):
+        raise _bad_arg('narrow_copy', 'length', 3, 'int', length)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
         return _op_narrow_copy_out(self, dim, start, length, out=out)
     return _op_narrow_copy_default(self, dim, start, length)
 
 def _m_put_(self, index, source, accumulate=False):
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('put_', 'index', 1, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('put_', 'source', 2, 'Tensor', source)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('put_', 'accumulate', 3, 'bool', accumulate)
     return _op_put__default(self, index, source, accumulate)
 
 def _m_put(self, index, source, accumulate=False):
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('put', 'index', 1, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('put', 'source', 2, 'Tensor', source)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('put', 'accumulate', 3, 'bool', accumulate)
     return _op_put_default(self, index, source, accumulate)
 
 def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_reduce', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_reduce', 'index', 2, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('index_reduce', 'source', 3, 'Tensor', source)
+    if reduce.__class__ is not str:
+        raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
     if out is None and include_self is True:
         return _op_index_reduce_default(self, dim, index, source, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
     if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
         return _op_index_reduce_out(self, dim, index, source, reduce, include_self=include_self, out=out)
     return _op_index_reduce_default(self, dim, index, source, reduce, include_self=include_self)
 
 def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_reduce_', 'dim', 1, 'int', dim)
+    if index.__class__ is not Tensor and not isinstance(index, Tensor):
+        raise _bad_arg('index_reduce_', 'index', 2, 'Tensor', index)
+    if source.__class__ is not Tensor and not isinstance(source, Tensor):
+        raise _bad_arg('index_reduce_', 'source', 3, 'Tensor', source)
+    if reduce.__class__ is not str:
+        raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
     if include_self is True:
         return _op_index_reduce__default(self, dim, index, source, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('index_reduce_', 'include_self', None, 'bool', include_self)
     return _op_index_reduce__default(self, dim, index, source, reduce, include_self=include_self)
 
 def __m_view_c0(self, *size):
@@ -3281,24 +3932,42 @@ def _m_view(*args, **kwargs):
     raise _no_match('view', args, kwargs, __m_view_sigs, True)
 
 def _m_as_strided(self, size, stride, storage_offset=None):
+    if not _is_intlist(size):
+        raise _bad_arg('as_strided', 'size', 1, 'tuple of ints', size)
+    if not _is_intlist(stride):
+        raise _bad_arg('as_strided', 'stride', 2, 'tuple of ints', stride)
+    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+        raise _bad_arg('as_strided', 'storage_offset', 3, 'int', storage_offset)
     return _op_as_strided_default(self, size, stride, storage_offset)
 
 def _m_expand(self, *size, implicit=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('expand', 'size', 1, 'tuple of ints', size)
     if implicit is False:
         return _op_expand_default(self, size)
+    if implicit.__class__ is not bool:
+        raise _bad_arg('expand', 'implicit', None, 'bool', implicit)
     return _op_expand_default(self, size, implicit=implicit)
 
 def _m_expand_as(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('expand_as', 'other', 1, 'Tensor', other)
     return _op_expand_as_default(self, other)
 
 def _m_transpose(self, dim0, dim1):
+    if dim0.__class__ is not int and not _is_int(dim0):
+        raise _bad_arg('transpose', 'dim0', 1, 'int', dim0)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('transpose', 'dim1', 2, 'int', dim1)
     return _op_transpose_int(self, dim0, dim1)
 
 def _m_permute(self, *dims):
     if len(dims) == 1 and not isinstance(dims[0], (int, Tensor)):
         dims = dims[0]
+    if not _is_intlist(dims):
+        raise _bad_arg('permute', 'dims', 1, 'tuple of ints', dims)
     return _op_permute_default(self, dims)
 
 def _m_t(self):
@@ -3308,15 +3977,35 @@ def _m_adjoint(self):
     return _op_adjoint_default(self)
 
 def _m_narrow(self, dim, start, length):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('narrow', 'dim', 1, 'int', dim)
+    if start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('narrow', 'start', 2, 'int', start)
+    if length.__class__ is not int and not _is_int(length):
+        raise _bad_arg('narrow', 'length', 3, 'int', length)
     return _op_narrow_default(self, dim, start, length)
 
 def _m_select(self, dim, index):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('select', 'dim', 1, 'int', dim)
+    if index.__class__ is not int and not _is_int(index):
+        raise _bad_arg('select', 'index', 2, 'int', index)
     return _op_select_int(self, dim, index)
 
 def _m_slice(self, dim=0, start=None, end=None, step=1):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('slice', 'dim', 1, 'int', dim)
+    if start is not None and start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('slice', 'start', 2, 'int', start)
+    if end is not None and end.__class__ is not int and not _is_int(end):
+        raise _bad_arg('slice', 'end', 3, 'int', end)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('slice', 'step', 4, 'int', step)
     return _op_slice_Tensor(self, dim, start, end, step)
 
 def _m_unsqueeze(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsqueeze', 'dim', 1, 'int', dim)
     return _op_unsqueeze_default(self, dim)
 
 def __m_squeeze_c0(self):
@@ -3367,24 +4056,52 @@ def _m_squeeze(*args, **kwargs):
     raise _no_match('squeeze', args, kwargs, __m_squeeze_sigs, True)
 
 def _m_flatten(self, start_dim=0, end_dim=-1):
+    if start_dim.__class__ is not int and not _is_int(start_dim):
+        raise _bad_arg('flatten', 'start_dim', 1, 'int', start_dim)
+    if end_dim.__class__ is not int and not _is_int(end_dim):
+        raise _bad_arg('flatten', 'end_dim', 2, 'int', end_dim)
     return _op_flatten_using_ints(self, start_dim, end_dim)
 
 def _m_unflatten(self, dim, sizes):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unflatten', 'dim', 1, 'int', dim)
+    if not _is_intlist(sizes):
+        raise _bad_arg('unflatten', 'sizes', 2, 'tuple of ints', sizes)
     return _op_unflatten_int(self, dim, sizes)
 
 def _m_diagonal(self, offset=0, dim1=0, dim2=1):
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diagonal', 'offset', 1, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('diagonal', 'dim1', 2, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('diagonal', 'dim2', 3, 'int', dim2)
     return _op_diagonal_default(self, offset, dim1, dim2)
 
 def _m_unbind(self, dim=0):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unbind', 'dim', 1, 'int', dim)
     return _op_unbind_int(self, dim)
 
 def _m_split(self, split_size, dim=0):
+    if split_size.__class__ is not int and not _is_int(split_size):
+        raise _bad_arg('split', 'split_size', 1, 'int', split_size)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('split', 'dim', 2, 'int', dim)
     return _op_split_Tensor(self, split_size, dim)
 
 def _m_split_with_sizes(self, split_sizes, dim=0):
+    if not _is_intlist(split_sizes):
+        raise _bad_arg('split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('split_with_sizes', 'dim', 2, 'int', dim)
     return _op_split_with_sizes_default(self, split_sizes, dim)
 
 def _m_chunk(self, chunks, dim=0):
+    if chunks.__class__ is not int and not _is_int(chunks):
+        raise _bad_arg('chunk', 'chunks', 1, 'int', chunks)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('chunk', 'dim', 2, 'int', dim)
     return _op_chunk_default(self, chunks, dim)
 
 def __m_movedim_c0(self, source, destination):
@@ -3434,14 +4151,20 @@ def _m_detach(self):
     return _op_detach_default(self)
 
 def _m_view_as(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('view_as', 'other', 1, 'Tensor', other)
     return _op_view_as_default(self, other)
 
 def _m_reshape(self, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (int, Tensor)):
         shape = shape[0]
+    if not _is_intlist(shape):
+        raise _bad_arg('reshape', 'shape', 1, 'tuple of ints', shape)
     return _op_reshape_default(self, shape)
 
 def _m_reshape_as(self, other):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
     return _op_reshape_as_default(self, other)
 
 def _m_contiguous(self, *, memory_format='contiguous_format'):
@@ -3453,11 +4176,17 @@ def _m_clone(self, *, memory_format=None):
     return _op_clone_default(self, memory_format=memory_format)
 
 def _m_copy_(self, src, non_blocking=False):
+    if src.__class__ is not Tensor and not isinstance(src, Tensor) and not _is_num(src):
+        raise _bad_arg('copy_', 'src', 1, 'Tensor', src)
+    if non_blocking.__class__ is not bool:
+        raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
     return _op_copy__default(self, src, non_blocking)
 
 def _m_resize_(self, *size, memory_format=None):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
         size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)
     if memory_format is None:
         return _op_resize__default(self, size)
     return _op_resize__default(self, size, memory_format=memory_format)
@@ -3476,9 +4205,7 @@ def __m_fill__b0(self, value):
 def __m_fill__c1(self, value):
     s = 0
     if not isinstance(value, Tensor):
-        if not _is_num(value):
-            return None
-        s += 1
+        return None
     return s
 
 def __m_fill__b1(self, value):
@@ -3509,9 +4236,17 @@ def _m_index(self, indices):
     return _op_index_Tensor(self, indices)
 
 def _m_index_put_(self, indices, values, accumulate=False):
+    if values.__class__ is not Tensor and not isinstance(values, Tensor):
+        raise _bad_arg('index_put_', 'values', 2, 'Tensor', values)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('index_put_', 'accumulate', 3, 'bool', accumulate)
     return _op_index_put__default(self, indices, values, accumulate)
 
 def _m_index_put(self, indices, values, accumulate=False):
+    if values.__class__ is not Tensor and not isinstance(values, Tensor):
+        raise _bad_arg('index_put', 'values', 2, 'Tensor', values)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('index_put', 'accumulate', 3, 'bool', accumulate)
     return _op_index_put_default(self, indices, values, accumulate)
 
 

@@ -7,6 +7,7 @@ re-exported here; activations are thin wrappers over ember's activation ops.
 import warnings
 
 import ember
+from .._bind_helpers import _bad_arg
 from .._tensor import Tensor
 from ..kernels import functional_impl as _impl
 from ..kernels.functional_impl import *  # noqa: F401,F403
@@ -20,6 +21,13 @@ __all__ = list(_impl_all) + [
 ]
 
 def linear(input, weight, bias=None):
+    # the generated binding's checks (torch's F.linear is the binding itself); this one skips a dispatch
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg("linear", "input", 1, "Tensor", input)
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg("linear", "weight", 2, "Tensor", weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg("linear", "bias", 3, "Tensor", bias)
     if input.dim() == 2 and bias is not None:
         return ember.addmm(bias, input, weight.t())
     out = ember.matmul(input, weight.t())

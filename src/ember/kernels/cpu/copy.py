@@ -27,6 +27,9 @@ def copy_(self, src, non_blocking=False):
     M.check_copy(self, src)
     if self._np is None:
         return self
+    if not isinstance(src, Tensor):
+        self._np[...] = src
+        return self
     if src._np is None:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     if self._np.size:

@@ -1,5 +1,6 @@
 """Meta functions for memory ops (clone, copy_, _to_copy, resize_, fill_, cat): output geometry and
 argument checks. The cpu kernels in kernels/cpu/copy.py call these to validate and allocate."""
+import numbers
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.promotion import result_type
@@ -98,6 +99,8 @@ def check_no_partial_overlap(a, b):
 
 def check_copy(self, src):
     if not isinstance(src, Tensor):
+        if isinstance(src, numbers.Number):   # torch's binding lets a number stand for src (a fill)
+            return
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
     if src._size != self._size:
         shape = broadcast_shapes(self._size, src._size)
