@@ -18,6 +18,8 @@ from . import _fallbacks  # noqa: F401  (Python-mode, ADInplaceOrView and Backen
 from ._generated import registrations as _registrations  # noqa: F401
 from ._generated.functions import *  # noqa: F401,F403
 from ._generated import tensor_methods as _tensor_methods  # noqa: F401
+from ._generated import nn_functions as _nn  # noqa: F401  (torch._C._nn: python_module nn ops)
+from ._generated import linalg_functions as _linalg  # noqa: F401  (torch._C._linalg)
 from . import _tensor_extras, _indexing  # noqa: F401  (dunders, hand-written methods, indexing)
 from ._creation import *  # noqa: F401,F403
 from ._functional_extras import *  # noqa: F401,F403

@@ -22,6 +22,8 @@ class _TorchNS:
     _ALIASES = {"log_sigmoid": "logsigmoid"}
 
     def __getattr__(self, name):
+        if name == "_nn":           # ember._nn is torch._C._nn (python_module: nn ops)
+            return torch._C._nn
         name = self._ALIASES.get(name, name)
         for ns in (torch, torch.nn.functional, torch.special):
             if hasattr(ns, name):

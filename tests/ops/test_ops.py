@@ -113,7 +113,7 @@ def _inplace_fn(x, op):
     m = getattr(x, op.inplace_variant, None)
     if m is not None:
         return m
-    f = getattr(ember, op.inplace_variant)
+    f = resolve(ember, op.inplace_variant)   # "_nn.gelu_": the python_module nn binding
     return lambda *a, **k: f(x, *a, **k)
 
 

@@ -60,7 +60,16 @@ class Entry:
     def __init__(self, raw, fn):
         self.fn = fn
         self.name = raw["name"]
-        self.nondiff_outputs = raw.get("output_differentiability") == [False]
+        # torch's output_differentiability: [False] makes the whole op non-differentiable; a per-output
+        # list ([True, True, False, False] for linalg_lstsq) leaves the False outputs without grad_fn
+        od = raw.get("output_differentiability")
+        self.nondiff_outputs = od == [False]
+        self.output_mask = None
+        if od is not None and not self.nondiff_outputs:
+            if len(od) != len(fn.func.returns) or not all(isinstance(x, bool) for x in od):
+                raise ValueError(f"derivatives: {self.name}: output_differentiability needs one bool per output")
+            if not all(od):
+                self.output_mask = tuple(od)
         args = fn.func.arguments
         self.all_args = list(args.flat_positional) + list(args.flat_kwarg_only)
         self.returns = [r.name for r in fn.func.returns]
@@ -439,6 +448,14 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w(f"    _res = {op}.redispatch(_below_ks({args}), {_call(fn)})")
     if inplace:
         w.w("    _rebase_history(self, _n)")
+    elif e.output_mask is not None:
+        # non-differentiable outputs keep their slot in the node's inputs (grads stay aligned by position)
+        # but get no grad_fn
+        w.w(f"    for _x, _d in zip(_res, {e.output_mask!r}):")
+        w.w("        if _d:")
+        w.w("            _set_history(_x, _n)")
+        w.w("        else:")
+        w.w("            _n._add_input_meta(_x)")
     else:
         w.w("    _set_history(_res, _n)")
     for n in saved:
@@ -489,6 +506,8 @@ def emit(fns):
     w.w("import builtins as _bi")
     w.w("from ember._ops import ops as _ops_ns")
     w.w("from ember._generated.functions import *")
+    w.w("from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module")
+    w.w("from ember._generated.linalg_functions import *")
     w.w("from ember.autograd.formulas import *")
     w.w("from ember.autograd.formulas_nn import *")
     w.w("from ember.autograd.formulas_linalg import *")

@@ -326,8 +326,9 @@ def _default(arg):
     return "=" + repr(v)
 
 
-def python_groups(fns):
-    """Map (name, is_method) -> [Overload, ...] in schema-file order."""
+def python_groups(fns, module=""):
+    """Map (name, is_method) -> [Overload, ...] in schema-file order. Functions come from the entries of
+    `module` (torch's python_module: "" for ember.<name>, "nn" for ember._nn.<name>), methods from all."""
     by_sig = {}
     for f in fns:
         if f.func.kind() == SchemaKind.out:
@@ -341,7 +342,7 @@ def python_groups(fns):
         out_fn = by_sig.get(str(f.func.signature())) if f.func.kind() == SchemaKind.functional else None
         name = str(f.func.name.name)
         for variant in ("function", "method"):
-            if variant not in f.variants:
+            if variant not in f.variants or variant == "function" and f.python_module != module:
                 continue
             ov = Overload(f, out_fn, method=variant == "method")
             lst = groups.setdefault((name, variant == "method"), [])
@@ -450,8 +451,8 @@ def _return_types(groups):
     return seen
 
 
-def emit_functions(fns):
-    groups = python_groups(fns)
+def emit_functions(fns, module=""):
+    groups = python_groups(fns, module)
     lines = [HEADER, "from .. import _ops as _opsmod",
              "from .._tensor import Tensor",
              "from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,",

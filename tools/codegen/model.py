@@ -12,6 +12,7 @@ from _schema import FunctionSchema  # noqa: E402
 
 NATIVE_DIR = os.path.join(ROOT, "src", "ember", "native")
 GENERATED_DIR = os.path.join(ROOT, "src", "ember", "_generated")
+PYTHON_MODULES = {"": "functions.py", "nn": "nn_functions.py", "linalg": "linalg_functions.py"}
 DISPATCH_KEYS = ("CPU", "Meta", "BackendSelect", "ADInplaceOrView", "Autograd", "Python",
                  "CompositeExplicitAutograd", "CompositeImplicitAutograd", "CompositeExplicitAutogradNonFunctional")
 
@@ -24,6 +25,7 @@ class NativeFunction:
     tags: tuple
     python: str              # "visible" or "hidden" (no Python binding, still an op)
     source: str              # yaml file it came from
+    python_module: str = ""  # torch's python_module: "nn" -> ember._nn (torch._C._nn), not ember.<name>
 
     @property
     def name(self):
@@ -37,7 +39,7 @@ def load_native_functions(native_dir=NATIVE_DIR):
         with open(os.path.join(native_dir, fname)) as f:
             entries = yaml.safe_load(f) or []
         for e in entries:
-            unknown = set(e) - {"func", "variants", "dispatch", "tags", "python"}
+            unknown = set(e) - {"func", "variants", "dispatch", "tags", "python", "python_module"}
             if unknown:
                 raise ValueError(f"{fname}: unknown keys {sorted(unknown)} in entry {e.get('func')!r}")
             schema = FunctionSchema.parse(e["func"])
@@ -54,5 +56,8 @@ def load_native_functions(native_dir=NATIVE_DIR):
                     raise ValueError(f"{fname}: unknown dispatch key {k!r} for {key}")
             tags = e.get("tags") or ()
             tags = tuple([tags] if isinstance(tags, str) else tags)
-            out.append(NativeFunction(schema, variants, dispatch, tags, e.get("python", "visible"), fname))
+            module = e.get("python_module", "")
+            if module not in PYTHON_MODULES:
+                raise ValueError(f"{fname}: unknown python_module {module!r} for {key}")
+            out.append(NativeFunction(schema, variants, dispatch, tags, e.get("python", "visible"), fname, module))
     return out

@@ -3,6 +3,8 @@
 import builtins as _bi
 from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
+from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
+from ember._generated.linalg_functions import *
 from ember.autograd.formulas import *
 from ember.autograd.formulas_nn import *
 from ember.autograd.formulas_linalg import *
@@ -14092,7 +14094,11 @@ def sort(self, dim=-1, descending=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
-    _set_history(_res, _n)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -14161,7 +14167,11 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
-    _set_history(_res, _n)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -14230,7 +14240,11 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
-    _set_history(_res, _n)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -14398,7 +14412,11 @@ def linalg_inv_ex(A, *, check_errors=False):
     _n = LinalgInvExBackward0()
     _n.next_edges = (_edge(A), )
     _res = _OP_linalg_inv_ex.redispatch(_below_ks((A, check_errors)), A, check_errors=check_errors)
-    _set_history(_res, _n)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
     _n.s_result0 = _SV(_res[0], True)
     return _res
 
@@ -14874,7 +14892,11 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
     if _rg(self) or _rg(b):
         _n.s_self = _SV(self)
     _res = _OP_linalg_lstsq.redispatch(_below_ks((self, b, rcond, driver)), self, b, rcond, driver=driver)
-    _set_history(_res, _n)
+    for _x, _d in zip(_res, (True, True, False, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
     _n.s_result0 = _SV(_res[0], True)
     return _res
 
@@ -15547,7 +15569,11 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
     if _rg(self):
         _n.s_stride = stride
     _res = _OP_max_pool2d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _set_history(_res, _n)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
     _n.s_result1 = _SV(_res[1], True)
     return _res
 
@@ -15693,7 +15719,11 @@ def adaptive_max_pool2d(self, output_size):
     if _rg(self):
         _n.s_self = _SV(self)
     _res = _OP_adaptive_max_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
-    _set_history(_res, _n)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
     _n.s_result1 = _SV(_res[1], True)
     return _res
 

@@ -16,12 +16,10 @@ _op__linalg_svd_U = _ops.aten._linalg_svd.U
 _op__linalg_svd_default = _ops.aten._linalg_svd.default
 _op__log_softmax_backward_data_default = _ops.aten._log_softmax_backward_data.default
 _op__log_softmax_default = _ops.aten._log_softmax.default
-_op__pad_circular_default = _ops.aten._pad_circular.default
 _op__softmax_backward_data_default = _ops.aten._softmax_backward_data.default
 _op__softmax_default = _ops.aten._softmax.default
 _op__to_copy_default = _ops.aten._to_copy.default
 _op__unique2_default = _ops.aten._unique2.default
-_op__upsample_nearest_exact2d_vec = _ops.aten._upsample_nearest_exact2d.vec
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
@@ -32,9 +30,7 @@ _op_acosh__default = _ops.aten.acosh_.default
 _op_acosh_default = _ops.aten.acosh.default
 _op_acosh_out = _ops.aten.acosh.out
 _op_adaptive_avg_pool1d_default = _ops.aten.adaptive_avg_pool1d.default
-_op_adaptive_avg_pool2d_default = _ops.aten.adaptive_avg_pool2d.default
 _op_adaptive_max_pool1d_default = _ops.aten.adaptive_max_pool1d.default
-_op_adaptive_max_pool2d_default = _ops.aten.adaptive_max_pool2d.default
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
 _op_addcdiv_default = _ops.aten.addcdiv.default
@@ -98,17 +94,14 @@ _op_atanh__default = _ops.aten.atanh_.default
 _op_atanh_default = _ops.aten.atanh.default
 _op_atanh_out = _ops.aten.atanh.out
 _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
-_op_avg_pool2d_default = _ops.aten.avg_pool2d.default
 _op_batch_norm_default = _ops.aten.batch_norm.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bilinear_default = _ops.aten.bilinear.default
-_op_binary_cross_entropy_default = _ops.aten.binary_cross_entropy.default
 _op_binary_cross_entropy_with_logits_default = _ops.aten.binary_cross_entropy_with_logits.default
 _op_bincount_default = _ops.aten.bincount.default
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
-_op_bitwise_not__default = _ops.aten.bitwise_not_.default
 _op_bitwise_not_default = _ops.aten.bitwise_not.default
 _op_bitwise_not_out = _ops.aten.bitwise_not.out
 _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
@@ -151,7 +144,6 @@ _op_clip__default = _ops.aten.clip_.default
 _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
-_op_col2im_default = _ops.aten.col2im.default
 _op_combinations_default = _ops.aten.combinations.default
 _op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
 _op_conv1d_default = _ops.aten.conv1d.default
@@ -174,7 +166,6 @@ _op_cosine_similarity_default = _ops.aten.cosine_similarity.default
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
 _op_cross_default = _ops.aten.cross.default
-_op_cross_entropy_loss_default = _ops.aten.cross_entropy_loss.default
 _op_cross_out = _ops.aten.cross.out
 _op_ctc_loss_IntList = _ops.aten.ctc_loss.IntList
 _op_ctc_loss_Tensor = _ops.aten.ctc_loss.Tensor
@@ -198,9 +189,6 @@ _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
 _op_dropout_default = _ops.aten.dropout.default
 _op_einsum_default = _ops.aten.einsum.default
-_op_elu__default = _ops.aten.elu_.default
-_op_elu_default = _ops.aten.elu.default
-_op_elu_out = _ops.aten.elu.out
 _op_embedding_bag_default = _ops.aten.embedding_bag.default
 _op_embedding_bag_padding_idx = _ops.aten.embedding_bag.padding_idx
 _op_embedding_default = _ops.aten.embedding.default
@@ -257,35 +245,19 @@ _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
-_op_gelu__default = _ops.aten.gelu_.default
-_op_gelu_default = _ops.aten.gelu.default
-_op_gelu_out = _ops.aten.gelu.out
 _op_ger_default = _ops.aten.ger.default
 _op_ger_out = _ops.aten.ger.out
-_op_glu_default = _ops.aten.glu.default
-_op_glu_out = _ops.aten.glu.out
 _op_grid_sampler_2d_default = _ops.aten.grid_sampler_2d.default
 _op_grid_sampler_default = _ops.aten.grid_sampler.default
 _op_group_norm_default = _ops.aten.group_norm.default
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
-_op_hardsigmoid__default = _ops.aten.hardsigmoid_.default
-_op_hardsigmoid_default = _ops.aten.hardsigmoid.default
-_op_hardsigmoid_out = _ops.aten.hardsigmoid.out
-_op_hardswish__default = _ops.aten.hardswish_.default
-_op_hardswish_default = _ops.aten.hardswish.default
-_op_hardswish_out = _ops.aten.hardswish.out
-_op_hardtanh__default = _ops.aten.hardtanh_.default
-_op_hardtanh_default = _ops.aten.hardtanh.default
-_op_hardtanh_out = _ops.aten.hardtanh.out
 _op_hinge_embedding_loss_default = _ops.aten.hinge_embedding_loss.default
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
 _op_hstack_default = _ops.aten.hstack.default
-_op_huber_loss_default = _ops.aten.huber_loss.default
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
-_op_im2col_default = _ops.aten.im2col.default
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_add_default = _ops.aten.index_add.default
 _op_index_add_out = _ops.aten.index_add.out
@@ -313,90 +285,13 @@ _op_kl_div_default = _ops.aten.kl_div.default
 _op_kron_default = _ops.aten.kron.default
 _op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
-_op_l1_loss_default = _ops.aten.l1_loss.default
 _op_layer_norm_default = _ops.aten.layer_norm.default
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
-_op_leaky_relu__default = _ops.aten.leaky_relu_.default
-_op_leaky_relu_default = _ops.aten.leaky_relu.default
-_op_leaky_relu_out = _ops.aten.leaky_relu.out
 _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
-_op_linalg_cholesky_default = _ops.aten.linalg_cholesky.default
-_op_linalg_cholesky_ex_L = _ops.aten.linalg_cholesky_ex.L
-_op_linalg_cholesky_ex_default = _ops.aten.linalg_cholesky_ex.default
-_op_linalg_cholesky_out = _ops.aten.linalg_cholesky.out
-_op_linalg_cond_default = _ops.aten.linalg_cond.default
-_op_linalg_cond_out = _ops.aten.linalg_cond.out
-_op_linalg_cond_p_str = _ops.aten.linalg_cond.p_str
-_op_linalg_cond_p_str_out = _ops.aten.linalg_cond.p_str_out
-_op_linalg_cross_default = _ops.aten.linalg_cross.default
-_op_linalg_cross_out = _ops.aten.linalg_cross.out
-_op_linalg_det_default = _ops.aten.linalg_det.default
-_op_linalg_det_out = _ops.aten.linalg_det.out
-_op_linalg_diagonal_default = _ops.aten.linalg_diagonal.default
-_op_linalg_eig_default = _ops.aten.linalg_eig.default
-_op_linalg_eig_out = _ops.aten.linalg_eig.out
-_op_linalg_eigh_default = _ops.aten.linalg_eigh.default
-_op_linalg_eigh_eigvals = _ops.aten.linalg_eigh.eigvals
-_op_linalg_eigvals_default = _ops.aten.linalg_eigvals.default
-_op_linalg_eigvals_out = _ops.aten.linalg_eigvals.out
-_op_linalg_eigvalsh_default = _ops.aten.linalg_eigvalsh.default
-_op_linalg_eigvalsh_out = _ops.aten.linalg_eigvalsh.out
-_op_linalg_inv_default = _ops.aten.linalg_inv.default
-_op_linalg_inv_ex_default = _ops.aten.linalg_inv_ex.default
-_op_linalg_inv_ex_inverse = _ops.aten.linalg_inv_ex.inverse
-_op_linalg_inv_out = _ops.aten.linalg_inv.out
-_op_linalg_lstsq_default = _ops.aten.linalg_lstsq.default
-_op_linalg_lstsq_out = _ops.aten.linalg_lstsq.out
-_op_linalg_matmul_default = _ops.aten.linalg_matmul.default
-_op_linalg_matmul_out = _ops.aten.linalg_matmul.out
-_op_linalg_matrix_exp_default = _ops.aten.linalg_matrix_exp.default
-_op_linalg_matrix_norm_default = _ops.aten.linalg_matrix_norm.default
-_op_linalg_matrix_norm_out = _ops.aten.linalg_matrix_norm.out
-_op_linalg_matrix_norm_str_ord = _ops.aten.linalg_matrix_norm.str_ord
-_op_linalg_matrix_norm_str_ord_out = _ops.aten.linalg_matrix_norm.str_ord_out
-_op_linalg_matrix_power_default = _ops.aten.linalg_matrix_power.default
-_op_linalg_matrix_power_out = _ops.aten.linalg_matrix_power.out
-_op_linalg_matrix_rank_atol_rtol_float = _ops.aten.linalg_matrix_rank.atol_rtol_float
-_op_linalg_matrix_rank_atol_rtol_float_out = _ops.aten.linalg_matrix_rank.atol_rtol_float_out
-_op_linalg_matrix_rank_atol_rtol_tensor = _ops.aten.linalg_matrix_rank.atol_rtol_tensor
-_op_linalg_matrix_rank_atol_rtol_tensor_out = _ops.aten.linalg_matrix_rank.atol_rtol_tensor_out
-_op_linalg_matrix_rank_default = _ops.aten.linalg_matrix_rank.default
-_op_linalg_matrix_rank_out = _ops.aten.linalg_matrix_rank.out
-_op_linalg_matrix_rank_out_tol_tensor = _ops.aten.linalg_matrix_rank.out_tol_tensor
-_op_linalg_matrix_rank_tol_tensor = _ops.aten.linalg_matrix_rank.tol_tensor
-_op_linalg_multi_dot_default = _ops.aten.linalg_multi_dot.default
-_op_linalg_multi_dot_out = _ops.aten.linalg_multi_dot.out
-_op_linalg_pinv_atol_rtol_float = _ops.aten.linalg_pinv.atol_rtol_float
-_op_linalg_pinv_atol_rtol_float_out = _ops.aten.linalg_pinv.atol_rtol_float_out
-_op_linalg_pinv_atol_rtol_tensor = _ops.aten.linalg_pinv.atol_rtol_tensor
-_op_linalg_pinv_atol_rtol_tensor_out = _ops.aten.linalg_pinv.atol_rtol_tensor_out
-_op_linalg_pinv_default = _ops.aten.linalg_pinv.default
-_op_linalg_pinv_out = _ops.aten.linalg_pinv.out
-_op_linalg_pinv_out_rcond_tensor = _ops.aten.linalg_pinv.out_rcond_tensor
-_op_linalg_pinv_rcond_tensor = _ops.aten.linalg_pinv.rcond_tensor
-_op_linalg_qr_default = _ops.aten.linalg_qr.default
-_op_linalg_qr_out = _ops.aten.linalg_qr.out
-_op_linalg_slogdet_default = _ops.aten.linalg_slogdet.default
-_op_linalg_slogdet_out = _ops.aten.linalg_slogdet.out
-_op_linalg_solve_default = _ops.aten.linalg_solve.default
-_op_linalg_solve_ex_default = _ops.aten.linalg_solve_ex.default
-_op_linalg_solve_ex_out = _ops.aten.linalg_solve_ex.out
-_op_linalg_solve_out = _ops.aten.linalg_solve.out
-_op_linalg_solve_triangular_default = _ops.aten.linalg_solve_triangular.default
-_op_linalg_solve_triangular_out = _ops.aten.linalg_solve_triangular.out
-_op_linalg_svd_U = _ops.aten.linalg_svd.U
-_op_linalg_svd_default = _ops.aten.linalg_svd.default
-_op_linalg_svdvals_default = _ops.aten.linalg_svdvals.default
-_op_linalg_svdvals_out = _ops.aten.linalg_svdvals.out
-_op_linalg_vecdot_default = _ops.aten.linalg_vecdot.default
-_op_linalg_vecdot_out = _ops.aten.linalg_vecdot.out
-_op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
-_op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
-_op_linear_default = _ops.aten.linear.default
 _op_linspace_default = _ops.aten.linspace.default
 _op_log10__default = _ops.aten.log10_.default
 _op_log10_default = _ops.aten.log10.default
@@ -410,8 +305,6 @@ _op_log2_out = _ops.aten.log2.out
 _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
-_op_log_sigmoid_default = _ops.aten.log_sigmoid.default
-_op_log_sigmoid_out = _ops.aten.log_sigmoid.out
 _op_log_softmax_int = _ops.aten.log_softmax.int
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
@@ -420,7 +313,6 @@ _op_logcumsumexp_out = _ops.aten.logcumsumexp.out
 _op_logdet_default = _ops.aten.logdet.default
 _op_logical_and_default = _ops.aten.logical_and.default
 _op_logical_and_out = _ops.aten.logical_and.out
-_op_logical_not__default = _ops.aten.logical_not_.default
 _op_logical_not_default = _ops.aten.logical_not.default
 _op_logical_not_out = _ops.aten.logical_not.out
 _op_logical_or_default = _ops.aten.logical_or.default
@@ -449,8 +341,6 @@ _op_max_dim = _ops.aten.max.dim
 _op_max_pool1d_default = _ops.aten.max_pool1d.default
 _op_max_pool1d_with_indices_default = _ops.aten.max_pool1d_with_indices.default
 _op_max_pool2d_default = _ops.aten.max_pool2d.default
-_op_max_pool2d_with_indices_default = _ops.aten.max_pool2d_with_indices.default
-_op_max_unpool2d_default = _ops.aten.max_unpool2d.default
 _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
@@ -463,14 +353,10 @@ _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
-_op_mish__default = _ops.aten.mish_.default
-_op_mish_default = _ops.aten.mish.default
-_op_mish_out = _ops.aten.mish.out
 _op_mm_default = _ops.aten.mm.default
 _op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
-_op_mse_loss_default = _ops.aten.mse_loss.default
 _op_msort_default = _ops.aten.msort.default
 _op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
@@ -495,8 +381,6 @@ _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
-_op_nll_loss_default = _ops.aten.nll_loss.default
-_op_nll_loss_nd_default = _ops.aten.nll_loss_nd.default
 _op_nonzero_default = _ops.aten.nonzero.default
 _op_nonzero_out = _ops.aten.nonzero.out
 _op_norm_Scalar = _ops.aten.norm.Scalar
@@ -513,12 +397,10 @@ _op_normal_float_Tensor = _ops.aten.normal.float_Tensor
 _op_normal_float_Tensor_out = _ops.aten.normal.float_Tensor_out
 _op_normal_float_float = _ops.aten.normal.float_float
 _op_normal_float_float_out = _ops.aten.normal.float_float_out
-_op_one_hot_default = _ops.aten.one_hot.default
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
 _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
-_op_pad_default = _ops.aten.pad.default
 _op_pairwise_distance_default = _ops.aten.pairwise_distance.default
 _op_permute_default = _ops.aten.permute.default
 _op_pinverse_default = _ops.aten.pinverse.default
@@ -555,11 +437,6 @@ _op_randperm_generator = _ops.aten.randperm.generator
 _op_reciprocal__default = _ops.aten.reciprocal_.default
 _op_reciprocal_default = _ops.aten.reciprocal.default
 _op_reciprocal_out = _ops.aten.reciprocal.out
-_op_reflection_pad1d_default = _ops.aten.reflection_pad1d.default
-_op_reflection_pad2d_default = _ops.aten.reflection_pad2d.default
-_op_reflection_pad3d_default = _ops.aten.reflection_pad3d.default
-_op_relu6__default = _ops.aten.relu6_.default
-_op_relu6_default = _ops.aten.relu6.default
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
@@ -567,9 +444,6 @@ _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
 _op_repeat_interleave_Tensor = _ops.aten.repeat_interleave.Tensor
 _op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
 _op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
-_op_replication_pad1d_default = _ops.aten.replication_pad1d.default
-_op_replication_pad2d_default = _ops.aten.replication_pad2d.default
-_op_replication_pad3d_default = _ops.aten.replication_pad3d.default
 _op_reshape_default = _ops.aten.reshape.default
 _op_rms_norm_default = _ops.aten.rms_norm.default
 _op_roll_default = _ops.aten.roll.default
@@ -585,7 +459,6 @@ _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
-_op_scaled_dot_product_attention_default = _ops.aten.scaled_dot_product_attention.default
 _op_scatter_add_default = _ops.aten.scatter_add.default
 _op_scatter_add_out = _ops.aten.scatter_add.out
 _op_scatter_reduce = _ops.aten.scatter.reduce
@@ -610,9 +483,6 @@ _op_sigmoid_default = _ops.aten.sigmoid.default
 _op_sigmoid_out = _ops.aten.sigmoid.out
 _op_sign_default = _ops.aten.sign.default
 _op_sign_out = _ops.aten.sign.out
-_op_silu__default = _ops.aten.silu_.default
-_op_silu_default = _ops.aten.silu.default
-_op_silu_out = _ops.aten.silu.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
@@ -622,11 +492,7 @@ _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
-_op_smooth_l1_loss_default = _ops.aten.smooth_l1_loss.default
-_op_soft_margin_loss_default = _ops.aten.soft_margin_loss.default
 _op_softmax_int = _ops.aten.softmax.int
-_op_softplus_default = _ops.aten.softplus.default
-_op_softplus_out = _ops.aten.softplus.out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
@@ -691,11 +557,6 @@ _op_unflatten_int = _ops.aten.unflatten.int
 _op_unique_consecutive_default = _ops.aten.unique_consecutive.default
 _op_unique_dim_default = _ops.aten.unique_dim.default
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
-_op_upsample_bicubic2d_vec = _ops.aten.upsample_bicubic2d.vec
-_op_upsample_bilinear2d_vec = _ops.aten.upsample_bilinear2d.vec
-_op_upsample_linear1d_vec = _ops.aten.upsample_linear1d.vec
-_op_upsample_nearest1d_vec = _ops.aten.upsample_nearest1d.vec
-_op_upsample_nearest2d_vec = _ops.aten.upsample_nearest2d.vec
 _op_var_correction = _ops.aten.var.correction
 _op_var_correction_out = _ops.aten.var.correction_out
 _op_var_default = _ops.aten.var.default
@@ -719,15 +580,6 @@ _rt__linalg_svd = return_type('_linalg_svd', ('U', 'S', 'Vh'))
 _rt_cummax = return_type('cummax', ('values', 'indices'))
 _rt_cummin = return_type('cummin', ('values', 'indices'))
 _rt_kthvalue = return_type('kthvalue', ('values', 'indices'))
-_rt_linalg_cholesky_ex = return_type('linalg_cholesky_ex', ('L', 'info'))
-_rt_linalg_eig = return_type('linalg_eig', ('eigenvalues', 'eigenvectors'))
-_rt_linalg_eigh = return_type('linalg_eigh', ('eigenvalues', 'eigenvectors'))
-_rt_linalg_inv_ex = return_type('linalg_inv_ex', ('inverse', 'info'))
-_rt_linalg_lstsq = return_type('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
-_rt_linalg_qr = return_type('linalg_qr', ('Q', 'R'))
-_rt_linalg_slogdet = return_type('linalg_slogdet', ('sign', 'logabsdet'))
-_rt_linalg_solve_ex = return_type('linalg_solve_ex', ('result', 'info'))
-_rt_linalg_svd = return_type('linalg_svd', ('U', 'S', 'Vh'))
 _rt_max = return_type('max', ('values', 'indices'))
 _rt_median = return_type('median', ('values', 'indices'))
 _rt_min = return_type('min', ('values', 'indices'))
@@ -1520,26 +1372,6 @@ def bernoulli(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
 
-def linalg_inv_ex(A, *, check_errors=False, out=None):
-    if A.__class__ is not Tensor and not isinstance(A, Tensor):
-        raise _bad_arg('linalg_inv_ex', 'A', 1, 'Tensor', A)
-    if out is None and check_errors is False:
-        return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('linalg_inv_ex', 'check_errors', None, 'bool', check_errors)
-    if out is not None:
-        return _rt_linalg_inv_ex(*_op_linalg_inv_ex_inverse(A, check_errors=check_errors, inverse=out[0], info=out[1]))
-    return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A, check_errors=check_errors))
-
-def linalg_inv(A, *, out=None):
-    if A.__class__ is not Tensor and not isinstance(A, Tensor):
-        raise _bad_arg('linalg_inv', 'A', 1, 'Tensor', A)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_inv', 'out', None, 'Tensor', out)
-        return _op_linalg_inv_out(A, out=out)
-    return _op_linalg_inv_default(A)
-
 def inverse(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('inverse', 'input', 1, 'Tensor', input)
@@ -1549,26 +1381,10 @@ def inverse(input, *, out=None):
         return _op_inverse_out(input, out=out)
     return _op_inverse_default(input)
 
-def linalg_det(A, *, out=None):
-    if A.__class__ is not Tensor and not isinstance(A, Tensor):
-        raise _bad_arg('linalg_det', 'A', 1, 'Tensor', A)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_det', 'out', None, 'Tensor', out)
-        return _op_linalg_det_out(A, out=out)
-    return _op_linalg_det_default(A)
-
 def det(input):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('det', 'input', 1, 'Tensor', input)
     return _op_det_default(input)
-
-def linalg_slogdet(A, *, out=None):
-    if A.__class__ is not Tensor and not isinstance(A, Tensor):
-        raise _bad_arg('linalg_slogdet', 'A', 1, 'Tensor', A)
-    if out is not None:
-        return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
-    return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
 
 def slogdet(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -1582,62 +1398,6 @@ def logdet(input):
         raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
     return _op_logdet_default(input)
 
-def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    if A.__class__ is not Tensor and not isinstance(A, Tensor):
-        raise _bad_arg('linalg_solve_ex', 'A', 1, 'Tensor', A)
-    if B.__class__ is not Tensor and not isinstance(B, Tensor):
-        raise _bad_arg('linalg_solve_ex', 'B', 2, 'Tensor', B)
-    if out is None and left is True and check_errors is False:
-        return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
-    if left.__class__ is not bool:
-        raise _bad_arg('linalg_solve_ex', 'left', None, 'bool', left)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('linalg_solve_ex', 'check_errors', None, 'bool', check_errors)
-    if out is not None:
-        return _rt_linalg_solve_ex(*_op_linalg_solve_ex_out(A, B, left=left, check_errors=check_errors, result=out[0], info=out[1]))
-    return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B, left=left, check_errors=check_errors))
-
-def linalg_solve(A, B, *, left=True, out=None):
-    if A.__class__ is not Tensor and not isinstance(A, Tensor):
-        raise _bad_arg('linalg_solve', 'A', 1, 'Tensor', A)
-    if B.__class__ is not Tensor and not isinstance(B, Tensor):
-        raise _bad_arg('linalg_solve', 'B', 2, 'Tensor', B)
-    if out is None and left is True:
-        return _op_linalg_solve_default(A, B)
-    if left.__class__ is not bool:
-        raise _bad_arg('linalg_solve', 'left', None, 'bool', left)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_solve', 'out', None, 'Tensor', out)
-        return _op_linalg_solve_out(A, B, left=left, out=out)
-    return _op_linalg_solve_default(A, B, left=left)
-
-def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_cholesky_ex', 'input', 1, 'Tensor', input)
-    if out is None and upper is False and check_errors is False:
-        return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
-    if upper.__class__ is not bool:
-        raise _bad_arg('linalg_cholesky_ex', 'upper', None, 'bool', upper)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('linalg_cholesky_ex', 'check_errors', None, 'bool', check_errors)
-    if out is not None:
-        return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_L(input, upper=upper, check_errors=check_errors, L=out[0], info=out[1]))
-    return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input, upper=upper, check_errors=check_errors))
-
-def linalg_cholesky(input, *, upper=False, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_cholesky', 'input', 1, 'Tensor', input)
-    if out is None and upper is False:
-        return _op_linalg_cholesky_default(input)
-    if upper.__class__ is not bool:
-        raise _bad_arg('linalg_cholesky', 'upper', None, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_cholesky', 'out', None, 'Tensor', out)
-        return _op_linalg_cholesky_out(input, upper=upper, out=out)
-    return _op_linalg_cholesky_default(input, upper=upper)
-
 def cholesky(input, upper=False, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cholesky', 'input', 1, 'Tensor', input)
@@ -1648,15 +1408,6 @@ def cholesky(input, upper=False, *, out=None):
             raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
         return _op_cholesky_out(input, upper, out=out)
     return _op_cholesky_default(input, upper)
-
-def linalg_qr(A, mode='reduced', *, out=None):
-    if A.__class__ is not Tensor and not isinstance(A, Tensor):
-        raise _bad_arg('linalg_qr', 'A', 1, 'Tensor', A)
-    if mode.__class__ is not str:
-        raise _bad_arg('linalg_qr', 'mode', 2, 'str', mode)
-    if out is not None:
-        return _rt_linalg_qr(*_op_linalg_qr_out(A, mode, Q=out[0], R=out[1]))
-    return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
 
 def qr(input, some=True, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -1682,32 +1433,6 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
         return _rt__linalg_svd(*_op__linalg_svd_U(A, full_matrices, compute_uv, driver=driver, U=out[0], S=out[1], Vh=out[2]))
     return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv, driver=driver))
 
-def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
-    if A.__class__ is not Tensor and not isinstance(A, Tensor):
-        raise _bad_arg('linalg_svd', 'A', 1, 'Tensor', A)
-    if full_matrices.__class__ is not bool:
-        raise _bad_arg('linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
-    if out is None and driver is None:
-        return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices))
-    if driver is not None and driver.__class__ is not str:
-        raise _bad_arg('linalg_svd', 'driver', None, 'str', driver)
-    if out is not None:
-        return _rt_linalg_svd(*_op_linalg_svd_U(A, full_matrices, driver=driver, U=out[0], S=out[1], Vh=out[2]))
-    return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices, driver=driver))
-
-def linalg_svdvals(A, *, driver=None, out=None):
-    if A.__class__ is not Tensor and not isinstance(A, Tensor):
-        raise _bad_arg('linalg_svdvals', 'A', 1, 'Tensor', A)
-    if out is None and driver is None:
-        return _op_linalg_svdvals_default(A)
-    if driver is not None and driver.__class__ is not str:
-        raise _bad_arg('linalg_svdvals', 'driver', None, 'str', driver)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_svdvals', 'out', None, 'Tensor', out)
-        return _op_linalg_svdvals_out(A, driver=driver, out=out)
-    return _op_linalg_svdvals_default(A, driver=driver)
-
 def svd(input, some=True, compute_uv=True, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('svd', 'input', 1, 'Tensor', input)
@@ -1730,219 +1455,12 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
         return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
 
-def linalg_eigh(input, UPLO='L', *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_eigh', 'input', 1, 'Tensor', input)
-    if UPLO.__class__ is not str:
-        raise _bad_arg('linalg_eigh', 'UPLO', 2, 'str', UPLO)
-    if out is not None:
-        return _rt_linalg_eigh(*_op_linalg_eigh_eigvals(input, UPLO, eigvals=out[0], eigvecs=out[1]))
-    return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
-
-def linalg_eigvalsh(input, UPLO='L', *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_eigvalsh', 'input', 1, 'Tensor', input)
-    if UPLO.__class__ is not str:
-        raise _bad_arg('linalg_eigvalsh', 'UPLO', 2, 'str', UPLO)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_eigvalsh', 'out', None, 'Tensor', out)
-        return _op_linalg_eigvalsh_out(input, UPLO, out=out)
-    return _op_linalg_eigvalsh_default(input, UPLO)
-
-def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_lstsq', 'input', 1, 'Tensor', input)
-    if b.__class__ is not Tensor and not isinstance(b, Tensor):
-        raise _bad_arg('linalg_lstsq', 'b', 2, 'Tensor', b)
-    if rcond is not None and rcond.__class__ is not float and not _is_double(rcond):
-        raise _bad_arg('linalg_lstsq', 'rcond', 3, 'float', rcond)
-    if out is None and driver is None:
-        return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond))
-    if driver is not None and driver.__class__ is not str:
-        raise _bad_arg('linalg_lstsq', 'driver', None, 'str', driver)
-    if out is not None:
-        return _rt_linalg_lstsq(*_op_linalg_lstsq_out(input, b, rcond, driver=driver, solution=out[0], residuals=out[1], rank=out[2], singular_values=out[3]))
-    return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond, driver=driver))
-
-def _linalg_pinv_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if atol is not None and not _is_real(atol):
-        return None
-    if rtol is not None and not _is_real(rtol):
-        return None
-    if not isinstance(hermitian, bool):
-        return None
-    return s
-
-def _linalg_pinv_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
-    if out is None and atol is None and rtol is None and hermitian is False:
-        return _op_linalg_pinv_atol_rtol_float(input)
-    if out is not None:
-        return _op_linalg_pinv_atol_rtol_float_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
-    return _op_linalg_pinv_atol_rtol_float(input, atol=atol, rtol=rtol, hermitian=hermitian)
-
-def _linalg_pinv_c1(input, *, atol=None, rtol=None, hermitian=False, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if atol is not None and not isinstance(atol, Tensor):
-        return None
-    if rtol is not None and not isinstance(rtol, Tensor):
-        return None
-    if not isinstance(hermitian, bool):
-        return None
-    return s
-
-def _linalg_pinv_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
-    if out is None and atol is None and rtol is None and hermitian is False:
-        return _op_linalg_pinv_atol_rtol_tensor(input)
-    if out is not None:
-        return _op_linalg_pinv_atol_rtol_tensor_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
-    return _op_linalg_pinv_atol_rtol_tensor(input, atol=atol, rtol=rtol, hermitian=hermitian)
-
-def _linalg_pinv_c2(input, rcond, hermitian=False, *, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if not _is_real(rcond):
-        return None
-    if not isinstance(hermitian, bool):
-        return None
-    return s
-
-def _linalg_pinv_b2(input, rcond, hermitian=False, *, out=None):
-    if out is not None:
-        return _op_linalg_pinv_out(input, rcond, hermitian, out=out)
-    return _op_linalg_pinv_default(input, rcond, hermitian)
-
-def _linalg_pinv_c3(input, rcond, hermitian=False, *, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if not isinstance(rcond, Tensor):
-        return None
-    if not isinstance(hermitian, bool):
-        return None
-    return s
-
-def _linalg_pinv_b3(input, rcond, hermitian=False, *, out=None):
-    if out is not None:
-        return _op_linalg_pinv_out_rcond_tensor(input, rcond, hermitian, out=out)
-    return _op_linalg_pinv_rcond_tensor(input, rcond, hermitian)
-
-_linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0), (_linalg_pinv_c1, _linalg_pinv_b1), (_linalg_pinv_c2, _linalg_pinv_b2), (_linalg_pinv_c3, _linalg_pinv_b3),)
-_linalg_pinv_sigs = ('(Tensor input, *, float? atol = None, float? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor? atol = None, Tensor? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)')
-
-def linalg_pinv(*args, **kwargs):
-    best = None
-    for c, b in _linalg_pinv_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('linalg_pinv', args, kwargs, _linalg_pinv_sigs, False)
-
 def pinverse(input, rcond=1e-15):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
     if rcond.__class__ is not float and not _is_double(rcond):
         raise _bad_arg('pinverse', 'rcond', 2, 'float', rcond)
     return _op_pinverse_default(input, rcond)
-
-def _linalg_matrix_rank_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if atol is not None and not _is_real(atol):
-        return None
-    if rtol is not None and not _is_real(rtol):
-        return None
-    if not isinstance(hermitian, bool):
-        return None
-    return s
-
-def _linalg_matrix_rank_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
-    if out is None and atol is None and rtol is None and hermitian is False:
-        return _op_linalg_matrix_rank_atol_rtol_float(input)
-    if out is not None:
-        return _op_linalg_matrix_rank_atol_rtol_float_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
-    return _op_linalg_matrix_rank_atol_rtol_float(input, atol=atol, rtol=rtol, hermitian=hermitian)
-
-def _linalg_matrix_rank_c1(input, *, atol=None, rtol=None, hermitian=False, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if atol is not None and not isinstance(atol, Tensor):
-        return None
-    if rtol is not None and not isinstance(rtol, Tensor):
-        return None
-    if not isinstance(hermitian, bool):
-        return None
-    return s
-
-def _linalg_matrix_rank_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
-    if out is None and atol is None and rtol is None and hermitian is False:
-        return _op_linalg_matrix_rank_atol_rtol_tensor(input)
-    if out is not None:
-        return _op_linalg_matrix_rank_atol_rtol_tensor_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
-    return _op_linalg_matrix_rank_atol_rtol_tensor(input, atol=atol, rtol=rtol, hermitian=hermitian)
-
-def _linalg_matrix_rank_c2(input, tol, hermitian=False, *, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if not _is_real(tol):
-        return None
-    if not isinstance(hermitian, bool):
-        return None
-    return s
-
-def _linalg_matrix_rank_b2(input, tol, hermitian=False, *, out=None):
-    if out is not None:
-        return _op_linalg_matrix_rank_out(input, tol, hermitian, out=out)
-    return _op_linalg_matrix_rank_default(input, tol, hermitian)
-
-def _linalg_matrix_rank_c3(input, tol, hermitian=False, *, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if not isinstance(tol, Tensor):
-        return None
-    if not isinstance(hermitian, bool):
-        return None
-    return s
-
-def _linalg_matrix_rank_b3(input, tol, hermitian=False, *, out=None):
-    if out is not None:
-        return _op_linalg_matrix_rank_out_tol_tensor(input, tol, hermitian, out=out)
-    return _op_linalg_matrix_rank_tol_tensor(input, tol, hermitian)
-
-_linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0), (_linalg_matrix_rank_c1, _linalg_matrix_rank_b1), (_linalg_matrix_rank_c2, _linalg_matrix_rank_b2), (_linalg_matrix_rank_c3, _linalg_matrix_rank_b3),)
-_linalg_matrix_rank_sigs = ('(Tensor input, *, float? atol = None, float? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor? atol = None, Tensor? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)')
-
-def linalg_matrix_rank(*args, **kwargs):
-    best = None
-    for c, b in _linalg_matrix_rank_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('linalg_matrix_rank', args, kwargs, _linalg_matrix_rank_sigs, False)
 
 def matrix_power(input, n, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -1954,38 +1472,6 @@ def matrix_power(input, n, *, out=None):
             raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
         return _op_matrix_power_out(input, n, out=out)
     return _op_matrix_power_default(input, n)
-
-def linalg_matrix_power(input, n, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_matrix_power', 'input', 1, 'Tensor', input)
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('linalg_matrix_power', 'n', 2, 'int', n)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_matrix_power', 'out', None, 'Tensor', out)
-        return _op_linalg_matrix_power_out(input, n, out=out)
-    return _op_linalg_matrix_power_default(input, n)
-
-def linalg_eig(input, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_eig', 'input', 1, 'Tensor', input)
-    if out is not None:
-        return _rt_linalg_eig(*_op_linalg_eig_out(input, eigenvalues=out[0], eigenvectors=out[1]))
-    return _rt_linalg_eig(*_op_linalg_eig_default(input))
-
-def linalg_eigvals(input, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_eigvals', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_eigvals', 'out', None, 'Tensor', out)
-        return _op_linalg_eigvals_out(input, out=out)
-    return _op_linalg_eigvals_default(input)
-
-def linalg_matrix_exp(input):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_matrix_exp', 'input', 1, 'Tensor', input)
-    return _op_linalg_matrix_exp_default(input)
 
 def matrix_exp(input):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -2015,117 +1501,6 @@ def cholesky_inverse(input, upper=False, *, out=None):
             raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
         return _op_cholesky_inverse_out(input, upper, out=out)
     return _op_cholesky_inverse_default(input, upper)
-
-def linalg_matmul(input, other, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_matmul', 'input', 1, 'Tensor', input)
-    if other.__class__ is not Tensor and not isinstance(other, Tensor):
-        raise _bad_arg('linalg_matmul', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_matmul', 'out', None, 'Tensor', out)
-        return _op_linalg_matmul_out(input, other, out=out)
-    return _op_linalg_matmul_default(input, other)
-
-def linalg_vecdot(x, y, *, dim=-1, out=None):
-    if x.__class__ is not Tensor and not isinstance(x, Tensor):
-        raise _bad_arg('linalg_vecdot', 'x', 1, 'Tensor', x)
-    if y.__class__ is not Tensor and not isinstance(y, Tensor):
-        raise _bad_arg('linalg_vecdot', 'y', 2, 'Tensor', y)
-    if out is None and dim.__class__ is int and dim == -1:
-        return _op_linalg_vecdot_default(x, y)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('linalg_vecdot', 'dim', None, 'int', dim)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_vecdot', 'out', None, 'Tensor', out)
-        return _op_linalg_vecdot_out(x, y, dim=dim, out=out)
-    return _op_linalg_vecdot_default(x, y, dim=dim)
-
-def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    if A.__class__ is not Tensor and not isinstance(A, Tensor):
-        raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
-    if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
-        return _op_linalg_diagonal_default(A)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('linalg_diagonal', 'dim1', None, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('linalg_diagonal', 'dim2', None, 'int', dim2)
-    return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
-
-def linalg_multi_dot(tensors, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('linalg_multi_dot', 'tensors', 1, tensors)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_multi_dot', 'out', None, 'Tensor', out)
-        return _op_linalg_multi_dot_out(tensors, out=out)
-    return _op_linalg_multi_dot_default(tensors)
-
-def _linalg_cond_c0(input, p=None, *, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if p is not None and not _is_num(p):
-        if not (isinstance(p, Tensor) and p.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _linalg_cond_b0(input, p=None, *, out=None):
-    if out is not None:
-        return _op_linalg_cond_out(input, p, out=out)
-    return _op_linalg_cond_default(input, p)
-
-def _linalg_cond_c1(input, p, *, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if not isinstance(p, str):
-        return None
-    return s
-
-def _linalg_cond_b1(input, p, *, out=None):
-    if out is not None:
-        return _op_linalg_cond_p_str_out(input, p, out=out)
-    return _op_linalg_cond_p_str(input, p)
-
-_linalg_cond_ovs = ((_linalg_cond_c0, _linalg_cond_b0), (_linalg_cond_c1, _linalg_cond_b1),)
-_linalg_cond_sigs = ('(Tensor input, Number? p = None, *, Tensor out = None)', '(Tensor input, str p, *, Tensor out = None)')
-
-def linalg_cond(*args, **kwargs):
-    best = None
-    for c, b in _linalg_cond_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('linalg_cond', args, kwargs, _linalg_cond_sigs, False)
-
-def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_solve_triangular', 'input', 1, 'Tensor', input)
-    if B.__class__ is not Tensor and not isinstance(B, Tensor):
-        raise _bad_arg('linalg_solve_triangular', 'B', 2, 'Tensor', B)
-    if upper.__class__ is not bool:
-        raise _bad_arg('linalg_solve_triangular', 'upper', None, 'bool', upper)
-    if left.__class__ is not bool:
-        raise _bad_arg('linalg_solve_triangular', 'left', None, 'bool', left)
-    if unitriangular.__class__ is not bool:
-        raise _bad_arg('linalg_solve_triangular', 'unitriangular', None, 'bool', unitriangular)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_solve_triangular', 'out', None, 'Tensor', out)
-        return _op_linalg_solve_triangular_out(input, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
-    return _op_linalg_solve_triangular_default(input, B, upper=upper, left=left, unitriangular=unitriangular)
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -3028,91 +2403,6 @@ def clip_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clip_', args, kwargs, _clip__sigs, False)
 
-def gelu(input, *, approximate='none', out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('gelu', 'input', 1, 'Tensor', input)
-    if approximate.__class__ is not str:
-        raise _bad_arg('gelu', 'approximate', None, 'str', approximate)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('gelu', 'out', None, 'Tensor', out)
-        return _op_gelu_out(input, approximate=approximate, out=out)
-    return _op_gelu_default(input, approximate=approximate)
-
-def gelu_(input, *, approximate='none'):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('gelu_', 'input', 1, 'Tensor', input)
-    if approximate.__class__ is not str:
-        raise _bad_arg('gelu_', 'approximate', None, 'str', approximate)
-    return _op_gelu__default(input, approximate=approximate)
-
-def silu(input, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('silu', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('silu', 'out', None, 'Tensor', out)
-        return _op_silu_out(input, out=out)
-    return _op_silu_default(input)
-
-def silu_(input):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('silu_', 'input', 1, 'Tensor', input)
-    return _op_silu__default(input)
-
-def mish(input, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('mish', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('mish', 'out', None, 'Tensor', out)
-        return _op_mish_out(input, out=out)
-    return _op_mish_default(input)
-
-def mish_(input):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('mish_', 'input', 1, 'Tensor', input)
-    return _op_mish__default(input)
-
-def softplus(input, beta=1, threshold=20, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('softplus', 'input', 1, 'Tensor', input)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('softplus', 'beta', 2, 'Number', beta)
-    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
-        raise _bad_arg('softplus', 'threshold', 3, 'Number', threshold)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('softplus', 'out', None, 'Tensor', out)
-        return _op_softplus_out(input, beta, threshold, out=out)
-    return _op_softplus_default(input, beta, threshold)
-
-def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('elu', 'input', 1, 'Tensor', input)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('elu', 'alpha', 2, 'Number', alpha)
-    if scale.__class__ is not int and scale.__class__ is not float and not _is_scalar(scale):
-        raise _bad_arg('elu', 'scale', 3, 'Number', scale)
-    if input_scale.__class__ is not int and input_scale.__class__ is not float and not _is_scalar(input_scale):
-        raise _bad_arg('elu', 'input_scale', 4, 'Number', input_scale)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('elu', 'out', None, 'Tensor', out)
-        return _op_elu_out(input, alpha, scale, input_scale, out=out)
-    return _op_elu_default(input, alpha, scale, input_scale)
-
-def elu_(input, alpha=1, scale=1, input_scale=1):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('elu_', 'input', 1, 'Tensor', input)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('elu_', 'alpha', 2, 'Number', alpha)
-    if scale.__class__ is not int and scale.__class__ is not float and not _is_scalar(scale):
-        raise _bad_arg('elu_', 'scale', 3, 'Number', scale)
-    if input_scale.__class__ is not int and input_scale.__class__ is not float and not _is_scalar(input_scale):
-        raise _bad_arg('elu_', 'input_scale', 4, 'Number', input_scale)
-    return _op_elu__default(input, alpha, scale, input_scale)
-
 def selu(input):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
@@ -3137,83 +2427,6 @@ def celu_(input, alpha=1.0):
         raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
     return _op_celu__default(input, alpha)
 
-def leaky_relu(input, negative_slope=0.01, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('leaky_relu', 'input', 1, 'Tensor', input)
-    if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
-        raise _bad_arg('leaky_relu', 'negative_slope', 2, 'Number', negative_slope)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('leaky_relu', 'out', None, 'Tensor', out)
-        return _op_leaky_relu_out(input, negative_slope, out=out)
-    return _op_leaky_relu_default(input, negative_slope)
-
-def leaky_relu_(input, negative_slope=0.01):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('leaky_relu_', 'input', 1, 'Tensor', input)
-    if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
-        raise _bad_arg('leaky_relu_', 'negative_slope', 2, 'Number', negative_slope)
-    return _op_leaky_relu__default(input, negative_slope)
-
-def hardtanh(input, min_val=-1, max_val=1, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('hardtanh', 'input', 1, 'Tensor', input)
-    if min_val.__class__ is not int and min_val.__class__ is not float and not _is_scalar(min_val):
-        raise _bad_arg('hardtanh', 'min_val', 2, 'Number', min_val)
-    if max_val.__class__ is not int and max_val.__class__ is not float and not _is_scalar(max_val):
-        raise _bad_arg('hardtanh', 'max_val', 3, 'Number', max_val)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('hardtanh', 'out', None, 'Tensor', out)
-        return _op_hardtanh_out(input, min_val, max_val, out=out)
-    return _op_hardtanh_default(input, min_val, max_val)
-
-def hardtanh_(input, min_val=-1, max_val=1):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('hardtanh_', 'input', 1, 'Tensor', input)
-    if min_val.__class__ is not int and min_val.__class__ is not float and not _is_scalar(min_val):
-        raise _bad_arg('hardtanh_', 'min_val', 2, 'Number', min_val)
-    if max_val.__class__ is not int and max_val.__class__ is not float and not _is_scalar(max_val):
-        raise _bad_arg('hardtanh_', 'max_val', 3, 'Number', max_val)
-    return _op_hardtanh__default(input, min_val, max_val)
-
-def hardsigmoid(input, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('hardsigmoid', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('hardsigmoid', 'out', None, 'Tensor', out)
-        return _op_hardsigmoid_out(input, out=out)
-    return _op_hardsigmoid_default(input)
-
-def hardsigmoid_(input):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('hardsigmoid_', 'input', 1, 'Tensor', input)
-    return _op_hardsigmoid__default(input)
-
-def hardswish(input, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('hardswish', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('hardswish', 'out', None, 'Tensor', out)
-        return _op_hardswish_out(input, out=out)
-    return _op_hardswish_default(input)
-
-def hardswish_(input):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('hardswish_', 'input', 1, 'Tensor', input)
-    return _op_hardswish__default(input)
-
-def log_sigmoid(input, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('log_sigmoid', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('log_sigmoid', 'out', None, 'Tensor', out)
-        return _op_log_sigmoid_out(input, out=out)
-    return _op_log_sigmoid_default(input)
-
 def threshold(input, threshold, value, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('threshold', 'input', 1, 'Tensor', input)
@@ -3235,27 +2448,6 @@ def threshold_(input, threshold, value):
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('threshold_', 'value', 3, 'Number', value)
     return _op_threshold__default(input, threshold, value)
-
-def glu(input, dim=-1, *, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('glu', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('glu', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('glu', 'out', None, 'Tensor', out)
-        return _op_glu_out(input, dim, out=out)
-    return _op_glu_default(input, dim)
-
-def relu6(input):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('relu6', 'input', 1, 'Tensor', input)
-    return _op_relu6_default(input)
-
-def relu6_(input):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
-    return _op_relu6__default(input)
 
 def prelu(input, weight):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -3686,11 +2878,6 @@ def bitwise_not(input, *, out=None):
         return _op_bitwise_not_out(input, out=out)
     return _op_bitwise_not_default(input)
 
-def bitwise_not_(input):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('bitwise_not_', 'input', 1, 'Tensor', input)
-    return _op_bitwise_not__default(input)
-
 def logical_not(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('logical_not', 'input', 1, 'Tensor', input)
@@ -3699,11 +2886,6 @@ def logical_not(input, *, out=None):
             raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
         return _op_logical_not_out(input, out=out)
     return _op_logical_not_default(input)
-
-def logical_not_(input):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('logical_not_', 'input', 1, 'Tensor', input)
-    return _op_logical_not__default(input)
 
 def relu(input):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -3824,15 +3006,6 @@ def where(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('where', args, kwargs, _where_sigs, False)
-
-def linear(input, weight, bias=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linear', 'input', 1, 'Tensor', input)
-    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
-        raise _bad_arg('linear', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
-        raise _bad_arg('linear', 'bias', 3, 'Tensor', bias)
-    return _op_linear_default(input, weight, bias)
 
 def _softmax(input, dim, half_to_float):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -4199,21 +3372,6 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilatio
         raise _bad_arg('max_pool1d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
     return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
-def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('max_pool2d_with_indices', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool2d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool2d_with_indices', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool2d_with_indices', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool2d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool2d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
-
 def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('max_pool1d', 'input', 1, 'Tensor', input)
@@ -4259,36 +3417,12 @@ def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, cou
         raise _bad_arg('avg_pool1d', 'count_include_pad', 6, 'bool', count_include_pad)
     return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
-def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('avg_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('avg_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('avg_pool2d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('avg_pool2d', 'padding', 4, 'tuple of ints', padding)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('avg_pool2d', 'ceil_mode', 5, 'bool', ceil_mode)
-    if count_include_pad.__class__ is not bool:
-        raise _bad_arg('avg_pool2d', 'count_include_pad', 6, 'bool', count_include_pad)
-    if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
-        raise _bad_arg('avg_pool2d', 'divisor_override', 7, 'int', divisor_override)
-    return _op_avg_pool2d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-
 def adaptive_avg_pool1d(input, output_size):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('adaptive_avg_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('adaptive_avg_pool1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_avg_pool1d_default(input, output_size)
-
-def adaptive_avg_pool2d(input, output_size):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_avg_pool2d_default(input, output_size)
 
 def _adaptive_avg_pool2d(input, output_size):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -4304,103 +3438,6 @@ def adaptive_max_pool1d(input, output_size):
         raise _bad_arg('adaptive_max_pool1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool1d_default(input, output_size)
 
-def adaptive_max_pool2d(input, output_size):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('adaptive_max_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_max_pool2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_max_pool2d_default(input, output_size)
-
-def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('nll_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ is not Tensor and not isinstance(target, Tensor):
-        raise _bad_arg('nll_loss', 'target', 2, 'Tensor', target)
-    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
-        raise _bad_arg('nll_loss', 'weight', 3, 'Tensor', weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('nll_loss', 'reduction', 4, 'int', reduction)
-    if ignore_index.__class__ is not int and not _is_int(ignore_index):
-        raise _bad_arg('nll_loss', 'ignore_index', 5, 'int', ignore_index)
-    return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
-
-def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('nll_loss_nd', 'input', 1, 'Tensor', input)
-    if target.__class__ is not Tensor and not isinstance(target, Tensor):
-        raise _bad_arg('nll_loss_nd', 'target', 2, 'Tensor', target)
-    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
-        raise _bad_arg('nll_loss_nd', 'weight', 3, 'Tensor', weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('nll_loss_nd', 'reduction', 4, 'int', reduction)
-    if ignore_index.__class__ is not int and not _is_int(ignore_index):
-        raise _bad_arg('nll_loss_nd', 'ignore_index', 5, 'int', ignore_index)
-    return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
-
-def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('cross_entropy_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ is not Tensor and not isinstance(target, Tensor):
-        raise _bad_arg('cross_entropy_loss', 'target', 2, 'Tensor', target)
-    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
-        raise _bad_arg('cross_entropy_loss', 'weight', 3, 'Tensor', weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('cross_entropy_loss', 'reduction', 4, 'int', reduction)
-    if ignore_index.__class__ is not int and not _is_int(ignore_index):
-        raise _bad_arg('cross_entropy_loss', 'ignore_index', 5, 'int', ignore_index)
-    if label_smoothing.__class__ is not float and not _is_double(label_smoothing):
-        raise _bad_arg('cross_entropy_loss', 'label_smoothing', 6, 'float', label_smoothing)
-    return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
-
-def mse_loss(input, target, reduction=1):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('mse_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ is not Tensor and not isinstance(target, Tensor):
-        raise _bad_arg('mse_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('mse_loss', 'reduction', 3, 'int', reduction)
-    return _op_mse_loss_default(input, target, reduction)
-
-def l1_loss(input, target, reduction=1):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('l1_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ is not Tensor and not isinstance(target, Tensor):
-        raise _bad_arg('l1_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('l1_loss', 'reduction', 3, 'int', reduction)
-    return _op_l1_loss_default(input, target, reduction)
-
-def smooth_l1_loss(input, target, reduction=1, beta=1.0):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('smooth_l1_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ is not Tensor and not isinstance(target, Tensor):
-        raise _bad_arg('smooth_l1_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('smooth_l1_loss', 'reduction', 3, 'int', reduction)
-    if beta.__class__ is not float and not _is_double(beta):
-        raise _bad_arg('smooth_l1_loss', 'beta', 4, 'float', beta)
-    return _op_smooth_l1_loss_default(input, target, reduction, beta)
-
-def huber_loss(input, target, reduction=1, delta=1.0):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('huber_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ is not Tensor and not isinstance(target, Tensor):
-        raise _bad_arg('huber_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('huber_loss', 'reduction', 3, 'int', reduction)
-    if delta.__class__ is not float and not _is_double(delta):
-        raise _bad_arg('huber_loss', 'delta', 4, 'float', delta)
-    return _op_huber_loss_default(input, target, reduction, delta)
-
-def soft_margin_loss(input, target, reduction=1):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('soft_margin_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ is not Tensor and not isinstance(target, Tensor):
-        raise _bad_arg('soft_margin_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('soft_margin_loss', 'reduction', 3, 'int', reduction)
-    return _op_soft_margin_loss_default(input, target, reduction)
-
 def kl_div(input, target, reduction=1, *, log_target=False):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
@@ -4413,17 +3450,6 @@ def kl_div(input, target, reduction=1, *, log_target=False):
     if log_target.__class__ is not bool:
         raise _bad_arg('kl_div', 'log_target', None, 'bool', log_target)
     return _op_kl_div_default(input, target, reduction, log_target=log_target)
-
-def binary_cross_entropy(input, target, weight=None, reduction=1):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('binary_cross_entropy', 'input', 1, 'Tensor', input)
-    if target.__class__ is not Tensor and not isinstance(target, Tensor):
-        raise _bad_arg('binary_cross_entropy', 'target', 2, 'Tensor', target)
-    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
-        raise _bad_arg('binary_cross_entropy', 'weight', 3, 'Tensor', weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('binary_cross_entropy', 'reduction', 4, 'int', reduction)
-    return _op_binary_cross_entropy_default(input, target, weight, reduction)
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -4450,13 +3476,6 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     if sparse.__class__ is not bool:
         raise _bad_arg('embedding', 'sparse', 5, 'bool', sparse)
     return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
-
-def one_hot(input, num_classes=-1):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('one_hot', 'input', 1, 'Tensor', input)
-    if num_classes.__class__ is not int and not _is_int(num_classes):
-        raise _bad_arg('one_hot', 'num_classes', 2, 'int', num_classes)
-    return _op_one_hot_default(input, num_classes)
 
 def native_dropout(input, p, train):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -4570,27 +3589,6 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('rms_norm', 'eps', 4, 'float', eps)
     return _op_rms_norm_default(input, normalized_shape, weight, eps)
-
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
-    if query.__class__ is not Tensor and not isinstance(query, Tensor):
-        raise _bad_arg('scaled_dot_product_attention', 'query', 1, 'Tensor', query)
-    if key.__class__ is not Tensor and not isinstance(key, Tensor):
-        raise _bad_arg('scaled_dot_product_attention', 'key', 2, 'Tensor', key)
-    if value.__class__ is not Tensor and not isinstance(value, Tensor):
-        raise _bad_arg('scaled_dot_product_attention', 'value', 3, 'Tensor', value)
-    if attn_mask is not None and attn_mask.__class__ is not Tensor and not isinstance(attn_mask, Tensor):
-        raise _bad_arg('scaled_dot_product_attention', 'attn_mask', 4, 'Tensor', attn_mask)
-    if dropout_p.__class__ is not float and not _is_double(dropout_p):
-        raise _bad_arg('scaled_dot_product_attention', 'dropout_p', 5, 'float', dropout_p)
-    if is_causal.__class__ is not bool:
-        raise _bad_arg('scaled_dot_product_attention', 'is_causal', 6, 'bool', is_causal)
-    if scale is None and enable_gqa is False:
-        return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
-    if scale is not None and scale.__class__ is not float and not _is_double(scale):
-        raise _bad_arg('scaled_dot_product_attention', 'scale', None, 'float', scale)
-    if enable_gqa.__class__ is not bool:
-        raise _bad_arg('scaled_dot_product_attention', 'enable_gqa', None, 'bool', enable_gqa)
-    return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
     if input1.__class__ is not Tensor and not isinstance(input1, Tensor):
@@ -4722,151 +3720,6 @@ def pixel_unshuffle(input, downscale_factor):
     if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
         raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
-
-def pad(input, pad, mode='constant', value=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('pad', 'input', 1, 'Tensor', input)
-    if not _is_intlist(pad):
-        raise _bad_arg('pad', 'pad', 2, 'tuple of ints', pad)
-    if mode.__class__ is not str:
-        raise _bad_arg('pad', 'mode', 3, 'str', mode)
-    if value is not None and value.__class__ is not float and not _is_double(value):
-        raise _bad_arg('pad', 'value', 4, 'float', value)
-    return _op_pad_default(input, pad, mode, value)
-
-def _pad_circular(input, pad):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('_pad_circular', 'input', 1, 'Tensor', input)
-    if not _is_intlist(pad):
-        raise _bad_arg('_pad_circular', 'pad', 2, 'tuple of ints', pad)
-    return _op__pad_circular_default(input, pad)
-
-def reflection_pad1d(input, padding):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('reflection_pad1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('reflection_pad1d', 'padding', 2, 'tuple of ints', padding)
-    return _op_reflection_pad1d_default(input, padding)
-
-def reflection_pad2d(input, padding):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('reflection_pad2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('reflection_pad2d', 'padding', 2, 'tuple of ints', padding)
-    return _op_reflection_pad2d_default(input, padding)
-
-def reflection_pad3d(input, padding):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('reflection_pad3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('reflection_pad3d', 'padding', 2, 'tuple of ints', padding)
-    return _op_reflection_pad3d_default(input, padding)
-
-def replication_pad1d(input, padding):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('replication_pad1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('replication_pad1d', 'padding', 2, 'tuple of ints', padding)
-    return _op_replication_pad1d_default(input, padding)
-
-def replication_pad2d(input, padding):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('replication_pad2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('replication_pad2d', 'padding', 2, 'tuple of ints', padding)
-    return _op_replication_pad2d_default(input, padding)
-
-def replication_pad3d(input, padding):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('replication_pad3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('replication_pad3d', 'padding', 2, 'tuple of ints', padding)
-    return _op_replication_pad3d_default(input, padding)
-
-def upsample_nearest1d(input, output_size, scale_factors):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('upsample_nearest1d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
-        raise _bad_arg('upsample_nearest1d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_upsample_nearest1d_vec(input, output_size, scale_factors)
-
-def upsample_nearest2d(input, output_size, scale_factors):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('upsample_nearest2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
-        raise _bad_arg('upsample_nearest2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_upsample_nearest2d_vec(input, output_size, scale_factors)
-
-def _upsample_nearest_exact2d(input, output_size, scale_factors):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('_upsample_nearest_exact2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
-        raise _bad_arg('_upsample_nearest_exact2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
-
-def upsample_linear1d(input, output_size, align_corners, scale_factors):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('upsample_linear1d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
-        raise _bad_arg('upsample_linear1d', 'output_size', 2, 'tuple of ints', output_size)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('upsample_linear1d', 'align_corners', 3, 'bool', align_corners)
-    return _op_upsample_linear1d_vec(input, output_size, align_corners, scale_factors)
-
-def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('upsample_bilinear2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
-        raise _bad_arg('upsample_bilinear2d', 'output_size', 2, 'tuple of ints', output_size)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('upsample_bilinear2d', 'align_corners', 3, 'bool', align_corners)
-    return _op_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors)
-
-def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('upsample_bicubic2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
-        raise _bad_arg('upsample_bicubic2d', 'output_size', 2, 'tuple of ints', output_size)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('upsample_bicubic2d', 'align_corners', 3, 'bool', align_corners)
-    return _op_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors)
-
-def im2col(input, kernel_size, dilation, padding, stride):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('im2col', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('im2col', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(dilation):
-        raise _bad_arg('im2col', 'dilation', 3, 'tuple of ints', dilation)
-    if not _is_intlist(padding):
-        raise _bad_arg('im2col', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(stride):
-        raise _bad_arg('im2col', 'stride', 5, 'tuple of ints', stride)
-    return _op_im2col_default(input, kernel_size, dilation, padding, stride)
-
-def col2im(input, output_size, kernel_size, dilation, padding, stride):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('col2im', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('col2im', 'output_size', 2, 'tuple of ints', output_size)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('col2im', 'kernel_size', 3, 'tuple of ints', kernel_size)
-    if not _is_intlist(dilation):
-        raise _bad_arg('col2im', 'dilation', 4, 'tuple of ints', dilation)
-    if not _is_intlist(padding):
-        raise _bad_arg('col2im', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intlist(stride):
-        raise _bad_arg('col2im', 'stride', 6, 'tuple of ints', stride)
-    return _op_col2im_default(input, output_size, kernel_size, dilation, padding, stride)
-
-def max_unpool2d(input, indices, output_size):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('max_unpool2d', 'input', 1, 'Tensor', input)
-    if indices.__class__ is not Tensor and not isinstance(indices, Tensor):
-        raise _bad_arg('max_unpool2d', 'indices', 2, 'Tensor', indices)
-    if not _is_intlist(output_size):
-        raise _bad_arg('max_unpool2d', 'output_size', 3, 'tuple of ints', output_size)
-    return _op_max_unpool2d_default(input, indices, output_size)
 
 def _embedding_bag_c0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
     s = 0
@@ -5969,87 +4822,6 @@ def norm(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('norm', args, kwargs, _norm_sigs, False)
 
-def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_vector_norm', 'input', 1, 'Tensor', input)
-    if ord.__class__ is not int and ord.__class__ is not float and not _is_scalar(ord):
-        raise _bad_arg('linalg_vector_norm', 'ord', 2, 'Number', ord)
-    if dim is not None and not _is_intlist(dim):
-        raise _bad_arg('linalg_vector_norm', 'dim', 3, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('linalg_vector_norm', 'keepdim', 4, 'bool', keepdim)
-    if out is None and dtype is None:
-        return _op_linalg_vector_norm_default(input, ord, dim, keepdim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('linalg_vector_norm', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_vector_norm', 'out', None, 'Tensor', out)
-        return _op_linalg_vector_norm_out(input, ord, dim, keepdim, dtype=dtype, out=out)
-    return _op_linalg_vector_norm_default(input, ord, dim, keepdim, dtype=dtype)
-
-def _linalg_matrix_norm_c0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if not _is_num(ord):
-        if not (isinstance(ord, Tensor) and ord.numel() == 1):
-            return None
-        s += 1
-    if not _is_intlist(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    if dtype is not None and not _is_dtype(dtype):
-        return None
-    return s
-
-def _linalg_matrix_norm_b0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    if out is None and dtype is None:
-        return _op_linalg_matrix_norm_default(input, ord, dim, keepdim)
-    if out is not None:
-        return _op_linalg_matrix_norm_out(input, ord, dim, keepdim, dtype=dtype, out=out)
-    return _op_linalg_matrix_norm_default(input, ord, dim, keepdim, dtype=dtype)
-
-def _linalg_matrix_norm_c1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    s = 0
-    if not isinstance(input, Tensor):
-        return None
-    if not isinstance(ord, str):
-        return None
-    if not _is_intlist(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    if dtype is not None and not _is_dtype(dtype):
-        return None
-    return s
-
-def _linalg_matrix_norm_b1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    if out is None and dtype is None:
-        return _op_linalg_matrix_norm_str_ord(input, ord, dim, keepdim)
-    if out is not None:
-        return _op_linalg_matrix_norm_str_ord_out(input, ord, dim, keepdim, dtype=dtype, out=out)
-    return _op_linalg_matrix_norm_str_ord(input, ord, dim, keepdim, dtype=dtype)
-
-_linalg_matrix_norm_ovs = ((_linalg_matrix_norm_c0, _linalg_matrix_norm_b0), (_linalg_matrix_norm_c1, _linalg_matrix_norm_b1),)
-_linalg_matrix_norm_sigs = ('(Tensor input, Scalar ord, int[] dim = [-2,-1], bool keepdim = False, *, dtype? dtype = None, Tensor out = None)', "(Tensor input, str ord = 'fro', int[] dim = [-2,-1], bool keepdim = False, *, dtype? dtype = None, Tensor out = None)")
-
-def linalg_matrix_norm(*args, **kwargs):
-    best = None
-    for c, b in _linalg_matrix_norm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('linalg_matrix_norm', args, kwargs, _linalg_matrix_norm_sigs, False)
-
 def cumsum(input, dim, *, dtype=None, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
@@ -6977,21 +5749,6 @@ def cross(input, other, dim=None, *, out=None):
         return _op_cross_out(input, other, dim, out=out)
     return _op_cross_default(input, other, dim)
 
-def linalg_cross(input, other, *, dim=-1, out=None):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
-    if other.__class__ is not Tensor and not isinstance(other, Tensor):
-        raise _bad_arg('linalg_cross', 'other', 2, 'Tensor', other)
-    if out is None and dim.__class__ is int and dim == -1:
-        return _op_linalg_cross_default(input, other)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('linalg_cross', 'dim', None, 'int', dim)
-    if out is not None:
-        if not isinstance(out, Tensor):
-            raise _bad_arg('linalg_cross', 'out', None, 'Tensor', out)
-        return _op_linalg_cross_out(input, other, dim=dim, out=out)
-    return _op_linalg_cross_default(input, other, dim=dim)
-
 def einsum(equation, tensors, *, path=None):
     if equation.__class__ is not str:
         raise _bad_arg('einsum', 'equation', 1, 'str', equation)
@@ -7572,4 +6329,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_adaptive_avg_pool2d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_pad_circular', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_upsample_nearest_exact2d', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_not_', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'col2im', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'cross_entropy_loss', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'elu', 'elu_', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'ger', 'glu', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'histc', 'hstack', 'huber_loss', 'hypot', 'im2col', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'l1_loss', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lerp', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_vecdot', 'linalg_vector_norm', 'linear', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_sigmoid', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_not_', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_unpool2d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mode', 'movedim', 'mse_loss', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nll_loss', 'nll_loss_nd', 'nonzero', 'norm', 'normal', 'one_hot', 'ones', 'ones_like', 'outer', 'pad', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu', 'relu6', 'relu6_', 'relu_', 'remainder', 'repeat_interleave', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scaled_dot_product_attention', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -604,7 +604,7 @@ def silu_backward(grad, self):
 
 
 def mish_backward(grad, self):
-    from .._generated.functions import softplus
+    from .._generated.nn_functions import softplus
     t = softplus(self).tanh()
     return grad * (t + self * self.sigmoid() * (1 - t * t))
 

@@ -34,7 +34,7 @@ def slogdet_backward(grad_logabsdet, A):
     if grad_logabsdet is None:
         return None
     e = _e()
-    return grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * _mH(e.linalg_inv(A))
+    return grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * _mH(e._linalg.linalg_inv(A))
 
 
 def _solve_is_vector(A, B):
@@ -49,7 +49,7 @@ def solve_backward(grad, A, B, X, left, grad_input_mask):
     vector = left and _solve_is_vector(A, B)
     g = grad.unsqueeze(-1) if vector else grad
     x = X.unsqueeze(-1) if vector else X
-    gB = e.linalg_solve(_mH(A), g, left=left)
+    gB = e._linalg.linalg_solve(_mH(A), g, left=left)
     gA = None
     if grad_input_mask[0]:
         gA = _to(-gB.matmul(_mH(x)) if left else -_mH(x).matmul(gB), A._size)
@@ -66,7 +66,7 @@ def cholesky_backward(grad, upper, L):
     e = _e()
     if upper:
         L, grad = _mH(L), _mH(grad)
-    Linv = e.linalg_inv(L)
+    Linv = e._linalg.linalg_inv(L)
     phi = _mH(L).matmul(grad).tril()
     phi = phi - 0.5 * e.diag_embed(phi.diagonal(0, -2, -1))
     g = _mH(Linv).matmul(phi).matmul(Linv)
@@ -103,7 +103,7 @@ def _qr_tall(gQ, gR, Q, R):
     b = Q.matmul(_copyltu(M))
     if gQ is not None:
         b = b + gQ
-    return e.linalg_solve(_mH(R), b, left=False)
+    return e._linalg.linalg_solve(_mH(R), b, left=False)
 
 
 def qr_backward(gQ, gR, Q, R, mode):
@@ -230,7 +230,7 @@ def lstsq_backward(gX, gRes, A, B, X, grad_input_mask):
     gA = gB = None
     if gX is not None:
         g = gX.unsqueeze(-1) if vector else gX
-        pinvA = e.linalg_pinv(A)
+        pinvA = e._linalg.linalg_pinv(A)
         if grad_input_mask[0]:
             gA = pinv_backward(g.matmul(_mH(b)), pinvA, A)
         if grad_input_mask[1]:

@@ -132,7 +132,7 @@ def bce_with_logits_backward(grad, self, target, weight, pos_weight, reduction):
 
 
 def bce_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction):
-    from .._generated.functions import softplus
+    from .._generated.nn_functions import softplus
     if pos_weight is None:
         g = -self + target * 0
     else:

@@ -43,7 +43,7 @@ def _torch_size(t):
 
 
 # ---------------------------------------------------------------- linear / conv
-linear = E.linear
+linear = E._nn.linear
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -144,7 +144,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if return_indices:
-        return E.max_pool2d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+        return E._nn.max_pool2d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
     return E.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
@@ -154,7 +154,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    return E.avg_pool2d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
+    return E._nn.avg_pool2d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
                         divisor_override)
 
 
@@ -168,7 +168,7 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def adaptive_avg_pool2d(input, output_size):
-    return E.adaptive_avg_pool2d(input, _adaptive_size(input, output_size, 2))
+    return E._nn.adaptive_avg_pool2d(input, _adaptive_size(input, output_size, 2))
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -177,7 +177,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    out = E.adaptive_max_pool2d(input, _adaptive_size(input, output_size, 2))
+    out = E._nn.adaptive_max_pool2d(input, _adaptive_size(input, output_size, 2))
     return out if return_indices else out[0]
 
 
@@ -199,7 +199,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 def one_hot(tensor, num_classes=-1):
-    return E.one_hot(tensor, num_classes)
+    return E._nn.one_hot(tensor, num_classes)
 
 
 # ---------------------------------------------------------------- dropout
@@ -259,12 +259,12 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 # ---------------------------------------------------------------- losses
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
-    return E.cross_entropy_loss(input, target, weight, _reduction(reduction, size_average, reduce), ignore_index,
+    return E._nn.cross_entropy_loss(input, target, weight, _reduction(reduction, size_average, reduce), ignore_index,
                                 label_smoothing)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    return E.nll_loss_nd(input, target, weight, _reduction(reduction, size_average, reduce), ignore_index)
+    return E._nn.nll_loss_nd(input, target, weight, _reduction(reduction, size_average, reduce), ignore_index)
 
 
 def _size_warning(input, target, name):
@@ -285,24 +285,24 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _size_warning(input, target, "mse_loss")
     _reduction(reduction, size_average, reduce)
     reduction = _name(_reduction(reduction, size_average, reduce))
-    return _weighted(E.mse_loss, input, target, reduction, weight)
+    return _weighted(E._nn.mse_loss, input, target, reduction, weight)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _size_warning(input, target, "l1_loss")
     reduction = _name(_reduction(reduction, size_average, reduce))
-    return _weighted(E.l1_loss, input, target, reduction, weight)
+    return _weighted(E._nn.l1_loss, input, target, reduction, weight)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     _size_warning(input, target, "smooth_l1_loss")
-    return E.smooth_l1_loss(input, target, _reduction(reduction, size_average, reduce), beta)
+    return E._nn.smooth_l1_loss(input, target, _reduction(reduction, size_average, reduce), beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _size_warning(input, target, "huber_loss")
     _reduction(reduction)
-    return _weighted(E.huber_loss, input, target, reduction, weight, delta)
+    return _weighted(E._nn.huber_loss, input, target, reduction, weight, delta)
 
 
 def _name(code):
@@ -317,7 +317,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:
         _check_broadcastable(weight, input.shape, 1)
         weight = weight.expand(input.shape)
-    return E.binary_cross_entropy(input, target, weight, r)
+    return E._nn.binary_cross_entropy(input, target, weight, r)
 
 
 def _check_broadcastable(t, shape, index):
@@ -352,7 +352,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return E.soft_margin_loss(input, target, _reduction(reduction, size_average, reduce))
+    return E._nn.soft_margin_loss(input, target, _reduction(reduction, size_average, reduce))
 
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
@@ -407,7 +407,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = _name(_reduction(reduction, size_average, reduce))
-    loss = -(target * E.log_sigmoid(input) + (1 - target) * E.log_sigmoid(-input))
+    loss = -(target * E._nn.log_sigmoid(input) + (1 - target) * E._nn.log_sigmoid(-input))
     if weight is not None:
         loss = loss * weight
     loss = loss.sum(dim=loss.dim() - 1) / input.shape[-1]
@@ -419,13 +419,13 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 # ---------------------------------------------------------------- attention
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
-    return E.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale=scale,
+    return E._nn.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale=scale,
                                           enable_gqa=enable_gqa)
 
 
 # ---------------------------------------------------------------- shape ops (priority 2; see nn_ops.yaml)
 def pad(input, pad, mode="constant", value=None):
-    return E.pad(input, list(pad), mode, value)
+    return E._nn.pad(input, list(pad), mode, value)
 
 
 def pixel_shuffle(input, upscale_factor):
@@ -460,13 +460,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() == 4 or input.dim() == 3:
-        return E.im2col(input, kernel_size, dilation, padding, stride)
+        return E._nn.im2col(input, kernel_size, dilation, padding, stride)
     raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() == 3 or input.dim() == 2:
-        return E.col2im(input, output_size, kernel_size, dilation, padding, stride)
+        return E._nn.col2im(input, output_size, kernel_size, dilation, padding, stride)
     raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                               f"(got {input.dim()}D)")
 
@@ -479,7 +479,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
         output_size = [(input.shape[-2 + i] - 1) * s[i] + k[i] - 2 * p[i] for i in range(2)]
     else:
         output_size = list(output_size)[-2:]
-    return E.max_unpool2d(input, indices, output_size)
+    return E._nn.max_unpool2d(input, indices, output_size)
 
 
 __all__ += ["unfold", "fold", "max_unpool2d"]
@@ -530,7 +530,7 @@ __all__ += ["grid_sample", "embedding_bag", "ctc_loss"]
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    denom = E.clamp_min(E.linalg_vector_norm(input, p, [dim], True), eps).expand_as(input)
+    denom = E.clamp_min(E._linalg.linalg_vector_norm(input, p, [dim], True), eps).expand_as(input)
     if out is None:
         return input / denom
     return E.div(input, denom, out=out)

@@ -46,16 +46,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if recompute_scale_factor and scale_factors is not None:
         output_size = [math.floor(float(input.shape[i + 2]) * scale_factors[i]) for i in range(d)]
         scale_factors = None
-    ops = {("nearest", 3): lambda: E.upsample_nearest1d(input, output_size, scale_factors),
-           ("nearest", 4): lambda: E.upsample_nearest2d(input, output_size, scale_factors),
+    ops = {("nearest", 3): lambda: E._nn.upsample_nearest1d(input, output_size, scale_factors),
+           ("nearest", 4): lambda: E._nn.upsample_nearest2d(input, output_size, scale_factors),
            ("nearest-exact", 4): lambda: _ops().aten._upsample_nearest_exact2d.vec(input, output_size, scale_factors),
-           ("linear", 3): lambda: E.upsample_linear1d(input, output_size, align_corners, scale_factors),
-           ("bilinear", 4): lambda: E.upsample_bilinear2d(input, output_size, align_corners, scale_factors),
-           ("bicubic", 4): lambda: E.upsample_bicubic2d(input, output_size, align_corners, scale_factors)}
+           ("linear", 3): lambda: E._nn.upsample_linear1d(input, output_size, align_corners, scale_factors),
+           ("bilinear", 4): lambda: E._nn.upsample_bilinear2d(input, output_size, align_corners, scale_factors),
+           ("bicubic", 4): lambda: E._nn.upsample_bicubic2d(input, output_size, align_corners, scale_factors)}
     if (mode, input.dim()) in ops:
         return ops[(mode, input.dim())]()
     if mode == "area" and input.dim() in (3, 4):
-        fn = E.adaptive_avg_pool1d if input.dim() == 3 else E.adaptive_avg_pool2d
+        fn = E.adaptive_avg_pool1d if input.dim() == 3 else E._nn.adaptive_avg_pool2d
         if output_size is None:
             output_size = [math.floor(float(input.shape[i + 2]) * scale_factors[i]) for i in range(d)]
         return fn(input, output_size)

@@ -25,7 +25,7 @@ def _to_outs(rs, outs, name):
 
 # ------------------------------------------------------------------ inverse / determinants / solve
 def linalg_inv(A):
-    return _e().linalg_inv_ex(A, check_errors=True)[0]
+    return _e()._linalg.linalg_inv_ex(A, check_errors=True)[0]
 
 
 def linalg_inv_out(A, *, out):
@@ -37,11 +37,11 @@ inverse_out = linalg_inv_out
 
 
 def det(self):
-    return _e().linalg_det(self)
+    return _e()._linalg.linalg_det(self)
 
 
 def slogdet(self):
-    return tuple(_e().linalg_slogdet(self))
+    return tuple(_e()._linalg.linalg_slogdet(self))
 
 
 def slogdet_out(self, *, sign, logabsdet):
@@ -49,13 +49,13 @@ def slogdet_out(self, *, sign, logabsdet):
 
 
 def logdet(self):
-    s, l = _e().linalg_slogdet(self)
+    s, l = _e()._linalg.linalg_slogdet(self)
     e = _e()
     return e.where(s == -1, float("nan"), e.where(s == 0, float("-inf"), l))
 
 
 def linalg_solve(A, B, *, left=True):
-    return _e().linalg_solve_ex(A, B, left=left, check_errors=True)[0]
+    return _e()._linalg.linalg_solve_ex(A, B, left=left, check_errors=True)[0]
 
 
 def linalg_solve_out(A, B, *, left=True, out):
@@ -64,7 +64,7 @@ def linalg_solve_out(A, B, *, left=True, out):
 
 # ------------------------------------------------------------------ factorizations
 def linalg_cholesky(self, *, upper=False):
-    return _e().linalg_cholesky_ex(self, upper=upper, check_errors=True)[0]
+    return _e()._linalg.linalg_cholesky_ex(self, upper=upper, check_errors=True)[0]
 
 
 def linalg_cholesky_out(self, *, upper=False, out):
@@ -77,9 +77,9 @@ def cholesky(self, upper=False):
     from .cpu.linalg import cholesky_ex
     check_matrix(self, "cholesky")
     if self.device.type == "meta":
-        return _e().linalg_cholesky_ex(self, upper=upper)[0]
+        return _e()._linalg.linalg_cholesky_ex(self, upper=upper)[0]
     try:
-        return _e().linalg_cholesky_ex(self, upper=upper, check_errors=True)[0]
+        return _e()._linalg.linalg_cholesky_ex(self, upper=upper, check_errors=True)[0]
     except RuntimeError as err:
         if "linalg.cholesky:" in str(err):
             return cholesky_ex(self, upper, True, "cholesky")[0]
@@ -91,7 +91,7 @@ def cholesky_out(self, upper=False, *, out):
 
 
 def qr(self, some=True):
-    return tuple(_e().linalg_qr(self, "reduced" if some else "complete"))
+    return tuple(_e()._linalg.linalg_qr(self, "reduced" if some else "complete"))
 
 
 def qr_Q(self, some=True, *, Q, R):
@@ -147,7 +147,7 @@ def _f(x):
 
 
 def linalg_pinv_atol_rtol_float_out(self, *, atol=None, rtol=None, hermitian=False, out):
-    return _to_out(_e().linalg_pinv(self, atol=atol, rtol=rtol, hermitian=hermitian), out, "linalg_pinv")
+    return _to_out(_e()._linalg.linalg_pinv(self, atol=atol, rtol=rtol, hermitian=hermitian), out, "linalg_pinv")
 
 
 def linalg_pinv_atol_rtol_tensor_out(self, *, atol=None, rtol=None, hermitian=False, out):
@@ -209,7 +209,7 @@ def linalg_matrix_power(self, n):
     if n == 0:
         return e.eye(self._size[-1], dtype=self.dtype, device=self.device).expand(self._size).clone(
             memory_format=e.contiguous_format)
-    a = e.linalg_inv(self) if n < 0 else self
+    a = e._linalg.linalg_inv(self) if n < 0 else self
     n = abs(n)
     if n == 1:
         return a.clone(memory_format=e.contiguous_format)
@@ -237,7 +237,7 @@ matrix_power_out = linalg_matrix_power_out
 
 # ------------------------------------------------------------------ eigvals / matrix_exp / products / cond
 def linalg_eigvals(self):
-    return _e().linalg_eig(self)[0]
+    return _e()._linalg.linalg_eig(self)[0]
 
 
 def linalg_eigvals_out(self, *, out):
@@ -245,7 +245,7 @@ def linalg_eigvals_out(self, *, out):
 
 
 def matrix_exp(self):
-    return _e().linalg_matrix_exp(self)
+    return _e()._linalg.linalg_matrix_exp(self)
 
 
 def linalg_matmul(self, other):
@@ -308,10 +308,10 @@ def linalg_cond(self, p=None):
     e = _e()
     check_matrix(self, "linalg.cond", square=p not in (None, 2, -2))
     if p in (None, 2, -2):
-        s = e.linalg_svdvals(self)
+        s = e._linalg.linalg_svdvals(self)
         big, small = s.select(-1, 0), s.select(-1, -1)
         return big / small if p != -2 else small / big
-    return e.linalg_matrix_norm(self, p) * e.linalg_matrix_norm(e.linalg_inv(self), p)
+    return e._linalg.linalg_matrix_norm(self, p) * e._linalg.linalg_matrix_norm(e._linalg.linalg_inv(self), p)
 
 
 def linalg_cond_out(self, p=None, *, out):
@@ -327,6 +327,6 @@ def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
                   "in a future PyTorch release.", UserWarning)
     e = _e()
     a = A.mT if transpose else A
-    x = e.linalg_solve_triangular(a, self, upper=upper != transpose, unitriangular=unitriangular)
+    x = e._linalg.linalg_solve_triangular(a, self, upper=upper != transpose, unitriangular=unitriangular)
     batch = x._size[:-2]
     return x, A.expand(tuple(batch) + tuple(A._size[-2:])).mT.clone(memory_format=e.contiguous_format).mT

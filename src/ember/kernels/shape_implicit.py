@@ -174,7 +174,7 @@ def cross(self, other, dim=None):
         dim = next((i for i, s in enumerate(sizes) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    return _e().linalg_cross(self, other, dim=dim)
+    return _e()._linalg.linalg_cross(self, other, dim=dim)
 
 
 def cross_out(self, other, dim=None, *, out):

@@ -12,11 +12,11 @@ __all__ = ["vector_norm", "matrix_norm", "norm", "cross", "inv", "inv_ex", "det"
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(dim, int):
         dim = [dim]
-    return _e.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype, out=out)
+    return _e._linalg.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype, out=out)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    return _e.linalg_matrix_norm(A, ord, list(dim), keepdim, dtype=dtype, out=out)
+    return _e._linalg.linalg_matrix_norm(A, ord, list(dim), keepdim, dtype=dtype, out=out)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -32,63 +32,63 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def cross(input, other, *, dim=-1, out=None):
-    return _e.linalg_cross(input, other, dim=dim, out=out)
+    return _e._linalg.linalg_cross(input, other, dim=dim, out=out)
 
 
 def inv(A, *, out=None):
-    return _e.linalg_inv(A, out=out)
+    return _e._linalg.linalg_inv(A, out=out)
 
 
 def inv_ex(A, *, check_errors=False, out=None):
-    return _e.linalg_inv_ex(A, check_errors=check_errors, out=out)
+    return _e._linalg.linalg_inv_ex(A, check_errors=check_errors, out=out)
 
 
 def det(A, *, out=None):
-    return _e.linalg_det(A, out=out)
+    return _e._linalg.linalg_det(A, out=out)
 
 
 def slogdet(A, *, out=None):
-    return _e.linalg_slogdet(A, out=out)
+    return _e._linalg.linalg_slogdet(A, out=out)
 
 
 def solve(A, B, *, left=True, out=None):
-    return _e.linalg_solve(A, B, left=left, out=out)
+    return _e._linalg.linalg_solve(A, B, left=left, out=out)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    return _e.linalg_solve_ex(A, B, left=left, check_errors=check_errors, out=out)
+    return _e._linalg.linalg_solve_ex(A, B, left=left, check_errors=check_errors, out=out)
 
 
 def cholesky(A, *, upper=False, out=None):
-    return _e.linalg_cholesky(A, upper=upper, out=out)
+    return _e._linalg.linalg_cholesky(A, upper=upper, out=out)
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    return _e.linalg_cholesky_ex(A, upper=upper, check_errors=check_errors, out=out)
+    return _e._linalg.linalg_cholesky_ex(A, upper=upper, check_errors=check_errors, out=out)
 
 
 def qr(A, mode="reduced", *, out=None):
-    return _e.linalg_qr(A, mode, out=out)
+    return _e._linalg.linalg_qr(A, mode, out=out)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
-    return _e.linalg_svd(A, full_matrices, driver=driver, out=out)
+    return _e._linalg.linalg_svd(A, full_matrices, driver=driver, out=out)
 
 
 def svdvals(A, *, driver=None, out=None):
-    return _e.linalg_svdvals(A, driver=driver, out=out)
+    return _e._linalg.linalg_svdvals(A, driver=driver, out=out)
 
 
 def eigh(A, UPLO="L", *, out=None):
-    return _e.linalg_eigh(A, UPLO, out=out)
+    return _e._linalg.linalg_eigh(A, UPLO, out=out)
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
-    return _e.linalg_eigvalsh(A, UPLO, out=out)
+    return _e._linalg.linalg_eigvalsh(A, UPLO, out=out)
 
 
 def lstsq(A, B, rcond=None, *, driver=None, out=None):
-    return _e.linalg_lstsq(A, B, rcond, driver=driver, out=out)
+    return _e._linalg.linalg_lstsq(A, B, rcond, driver=driver, out=out)
 
 
 def _num(x):
@@ -118,40 +118,40 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
 
 
 def matrix_power(A, n, *, out=None):
-    return _e.linalg_matrix_power(A, n, out=out)
+    return _e._linalg.linalg_matrix_power(A, n, out=out)
 
 
 def eig(A, *, out=None):
-    return _e.linalg_eig(A, out=out)
+    return _e._linalg.linalg_eig(A, out=out)
 
 
 def eigvals(A, *, out=None):
-    return _e.linalg_eigvals(A, out=out)
+    return _e._linalg.linalg_eigvals(A, out=out)
 
 
 def matrix_exp(A):
-    return _e.linalg_matrix_exp(A)
+    return _e._linalg.linalg_matrix_exp(A)
 
 
 def matmul(input, other, *, out=None):
-    return _e.linalg_matmul(input, other, out=out)
+    return _e._linalg.linalg_matmul(input, other, out=out)
 
 
 def vecdot(x, y, *, dim=-1, out=None):
-    return _e.linalg_vecdot(x, y, dim=dim, out=out)
+    return _e._linalg.linalg_vecdot(x, y, dim=dim, out=out)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    return _e.linalg_diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
+    return _e._linalg.linalg_diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
 
 
 def multi_dot(tensors, *, out=None):
-    return _e.linalg_multi_dot(list(tensors), out=out)
+    return _e._linalg.linalg_multi_dot(list(tensors), out=out)
 
 
 def cond(A, p=None, *, out=None):
-    return _e.linalg_cond(A, p, out=out)
+    return _e._linalg.linalg_cond(A, p, out=out)
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
-    return _e.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
+    return _e._linalg.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular, out=out)

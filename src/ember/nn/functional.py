@@ -91,15 +91,15 @@ def _act(op, op_):
 
 
 def gelu(input, approximate="none"):
-    return ember.gelu(input, approximate=approximate)
+    return ember._nn.gelu(input, approximate=approximate)
 
 
-silu = _act(ember.silu, ember.silu_)
-mish = _act(ember.mish, ember.mish_)
+silu = _act(ember._nn.silu, ember._nn.silu_)
+mish = _act(ember._nn.mish, ember._nn.mish_)
 selu = _act(ember.selu, ember.selu_)
-relu6 = _act(ember.relu6, ember.relu6_)
-hardsigmoid = _act(ember.hardsigmoid, ember.hardsigmoid_)
-hardswish = _act(ember.hardswish, ember.hardswish_)
+relu6 = _act(ember._nn.relu6, ember._nn.relu6_)
+hardsigmoid = _act(ember._nn.hardsigmoid, ember._nn.hardsigmoid_)
+hardswish = _act(ember._nn.hardswish, ember._nn.hardswish_)
 selu_ = ember.selu_
 for _f, _n in [(silu, "silu"), (mish, "mish"), (selu, "selu"), (relu6, "relu6"), (hardsigmoid, "hardsigmoid"),
                (hardswish, "hardswish")]:
@@ -107,15 +107,15 @@ for _f, _n in [(silu, "silu"), (mish, "mish"), (selu, "selu"), (relu6, "relu6"),
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    return ember.softplus(input, beta, threshold)
+    return ember._nn.softplus(input, beta, threshold)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return ember.elu_(input, alpha) if inplace else ember.elu(input, alpha)
+    return ember._nn.elu_(input, alpha) if inplace else ember._nn.elu(input, alpha)
 
 
 def elu_(input, alpha=1.0):
-    return ember.elu_(input, alpha)
+    return ember._nn.elu_(input, alpha)
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -127,17 +127,17 @@ def celu_(input, alpha=1.0):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return ember.leaky_relu_(input, negative_slope) if inplace else ember.leaky_relu(input, negative_slope)
+    return ember._nn.leaky_relu_(input, negative_slope) if inplace else ember._nn.leaky_relu(input, negative_slope)
 
 
 def leaky_relu_(input, negative_slope=0.01):
-    return ember.leaky_relu_(input, negative_slope)
+    return ember._nn.leaky_relu_(input, negative_slope)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return ember.hardtanh_(input, min_val, max_val) if inplace else ember.hardtanh(input, min_val, max_val)
+    return ember._nn.hardtanh_(input, min_val, max_val) if inplace else ember._nn.hardtanh(input, min_val, max_val)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -145,7 +145,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 def logsigmoid(input):
-    return ember.log_sigmoid(input)
+    return ember._nn.log_sigmoid(input)
 
 
 def softsign(input):
@@ -179,7 +179,7 @@ def threshold_(input, threshold, value):
 def glu(input, dim=-1):
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    return ember.glu(input, dim)
+    return ember._nn.glu(input, dim)
 
 
 def prelu(input, weight):

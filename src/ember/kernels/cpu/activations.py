@@ -64,12 +64,12 @@ for _n, _f in _TABLE.items():
 
 def relu6(self):
     import ember
-    return ember.hardtanh(self, 0, 6)
+    return ember._nn.hardtanh(self, 0, 6)
 
 
 def relu6_(self):
     import ember
-    return ember.hardtanh_(self, 0, 6)
+    return ember._nn.hardtanh_(self, 0, 6)
 
 
 def _glu_np(self, dim):
