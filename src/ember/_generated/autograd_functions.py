@@ -18077,6 +18077,649 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
 _self_upsample_bicubic2d_vec = upsample_bicubic2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class MaxPool3dWithIndicesBackward0(_Node):
+    _op_name = 'aten::max_pool3d_with_indices'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            ceil_mode = _n.s_ceil_mode
+            dilation = _n.s_dilation
+            kernel_size = _n.s_kernel_size
+            padding = _n.s_padding
+            result1 = _n.s_result1.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            stride = _n.s_stride
+            _r0 = _aten.max_pool3d_with_indices_backward.default(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_max_pool3d_with_indices = getattr(_aten.max_pool3d_with_indices, 'default')
+
+
+def _jvp_max_pool3d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.max_pool3d_with_indices_backward.default(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
+            _t = _jvp_max_pool3d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(self)
+    if not _need:
+        return _OP_max_pool3d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
+    _n = MaxPool3dWithIndicesBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_ceil_mode = ceil_mode
+    if _rg(self):
+        _n.s_dilation = dilation
+    if _rg(self):
+        _n.s_kernel_size = kernel_size
+    if _rg(self):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_stride = stride
+    _res = _OP_max_pool3d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self_max_pool3d_with_indices = max_pool3d_with_indices   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class MaxPool3dWithIndicesBackwardBackward0(_Node):
+    _op_name = 'aten::max_pool3d_with_indices_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            indices = _n.s_indices.unpack(_n)
+            _r0 = grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_max_pool3d_with_indices_backward = getattr(_aten.max_pool3d_with_indices_backward, 'default')
+
+
+def _jvp_max_pool3d_with_indices_backward(_ts, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+            _t = _jvp_max_pool3d_with_indices_backward(_ts, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self)
+    if not _need:
+        return _OP_max_pool3d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    _n = MaxPool3dWithIndicesBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), )
+    if _rg(grad_output):
+        _n.s_indices = _SV(indices)
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_max_pool3d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_max_pool3d_with_indices_backward = max_pool3d_with_indices_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AvgPool3dBackward0(_Node):
+    _op_name = 'aten::avg_pool3d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            ceil_mode = _n.s_ceil_mode
+            count_include_pad = _n.s_count_include_pad
+            divisor_override = _n.s_divisor_override
+            kernel_size = _n.s_kernel_size
+            padding = _n.s_padding
+            self = _n.s_self.unpack(_n)
+            stride = _n.s_stride
+            _r0 = _aten.avg_pool3d_backward.default(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_avg_pool3d = getattr(_aten.avg_pool3d, 'default')
+
+
+def _jvp_avg_pool3d(_ts, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.avg_pool3d_backward.default(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+            _t = _jvp_avg_pool3d(_ts, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_avg_pool3d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    _n = AvgPool3dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_ceil_mode = ceil_mode
+    if _rg(self):
+        _n.s_count_include_pad = count_include_pad
+    if _rg(self):
+        _n.s_divisor_override = divisor_override
+    if _rg(self):
+        _n.s_kernel_size = kernel_size
+    if _rg(self):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_stride = stride
+    _res = _OP_avg_pool3d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_avg_pool3d = avg_pool3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AvgPool3dBackwardBackward0(_Node):
+    _op_name = 'aten::avg_pool3d_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            ceil_mode = _n.s_ceil_mode
+            count_include_pad = _n.s_count_include_pad
+            divisor_override = _n.s_divisor_override
+            kernel_size = _n.s_kernel_size
+            padding = _n.s_padding
+            stride = _n.s_stride
+            _r0 = _aten.avg_pool3d.default(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_avg_pool3d_backward = getattr(_aten.avg_pool3d_backward, 'default')
+
+
+def _jvp_avg_pool3d_backward(_ts, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.avg_pool3d.default(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+            _t = _jvp_avg_pool3d_backward(_ts, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self)
+    if not _need:
+        return _OP_avg_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    _n = AvgPool3dBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), )
+    if _rg(grad_output):
+        _n.s_ceil_mode = ceil_mode
+    if _rg(grad_output):
+        _n.s_count_include_pad = count_include_pad
+    if _rg(grad_output):
+        _n.s_divisor_override = divisor_override
+    if _rg(grad_output):
+        _n.s_kernel_size = kernel_size
+    if _rg(grad_output):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(grad_output):
+        _n.s_stride = stride
+    _res = _OP_avg_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_avg_pool3d_backward = avg_pool3d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AdaptiveAvgPool3dBackward0(_Node):
+    _op_name = 'aten::_adaptive_avg_pool3d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = _aten._adaptive_avg_pool3d_backward.default(grad, self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__adaptive_avg_pool3d = getattr(_aten._adaptive_avg_pool3d, 'default')
+
+
+def _jvp__adaptive_avg_pool3d(_ts, self, output_size, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten._adaptive_avg_pool3d_backward.default(grad, self), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _adaptive_avg_pool3d(self, output_size):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__adaptive_avg_pool3d(self, output_size)
+            _t = _jvp__adaptive_avg_pool3d(_ts, self, output_size, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__adaptive_avg_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
+    _n = AdaptiveAvgPool3dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP__adaptive_avg_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__adaptive_avg_pool3d = _adaptive_avg_pool3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AdaptiveAvgPool3dBackwardBackward0(_Node):
+    _op_name = 'aten::_adaptive_avg_pool3d_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            grad_output = _n.s_grad_output.unpack(_n)
+            _r0 = _aten._adaptive_avg_pool3d.default(grad, grad_output.shape[-3:])
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_grad_output', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__adaptive_avg_pool3d_backward = getattr(_aten._adaptive_avg_pool3d_backward, 'default')
+
+
+def _jvp__adaptive_avg_pool3d_backward(_ts, grad_output, self, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten._adaptive_avg_pool3d.default(grad, grad_output.shape[-3:]), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _adaptive_avg_pool3d_backward(grad_output, self):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self__adaptive_avg_pool3d_backward(grad_output, self)
+            _t = _jvp__adaptive_avg_pool3d_backward(_ts, grad_output, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self)
+    if not _need:
+        return _OP__adaptive_avg_pool3d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
+    _n = AdaptiveAvgPool3dBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), )
+    if _rg(grad_output):
+        _n.s_grad_output = _SV(grad_output)
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP__adaptive_avg_pool3d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__adaptive_avg_pool3d_backward = _adaptive_avg_pool3d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AdaptiveMaxPool3dBackward0(_Node):
+    _op_name = 'aten::adaptive_max_pool3d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result1 = _n.s_result1.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = _aten.adaptive_max_pool3d_backward.default(grad, self, result1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_adaptive_max_pool3d = getattr(_aten.adaptive_max_pool3d, 'default')
+
+
+def _jvp_adaptive_max_pool3d(_ts, self, output_size, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.adaptive_max_pool3d_backward.default(grad, self, result1), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def adaptive_max_pool3d(self, output_size):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_adaptive_max_pool3d(self, output_size)
+            _t = _jvp_adaptive_max_pool3d(_ts, self, output_size, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(self)
+    if not _need:
+        return _OP_adaptive_max_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
+    _n = AdaptiveMaxPool3dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_adaptive_max_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self_adaptive_max_pool3d = adaptive_max_pool3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AdaptiveMaxPool3dBackwardBackward0(_Node):
+    _op_name = 'aten::adaptive_max_pool3d_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            indices = _n.s_indices.unpack(_n)
+            _r0 = grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_adaptive_max_pool3d_backward = getattr(_aten.adaptive_max_pool3d_backward, 'default')
+
+
+def _jvp_adaptive_max_pool3d_backward(_ts, grad_output, self, indices, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def adaptive_max_pool3d_backward(grad_output, self, indices):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_adaptive_max_pool3d_backward(grad_output, self, indices)
+            _t = _jvp_adaptive_max_pool3d_backward(_ts, grad_output, self, indices, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self)
+    if not _need:
+        return _OP_adaptive_max_pool3d_backward.redispatch(_below_ks((grad_output, self, indices)), grad_output, self, indices)
+    _n = AdaptiveMaxPool3dBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), )
+    if _rg(grad_output):
+        _n.s_indices = _SV(indices)
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_adaptive_max_pool3d_backward.redispatch(_below_ks((grad_output, self, indices)), grad_output, self, indices)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_adaptive_max_pool3d_backward = adaptive_max_pool3d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class GatherBackward0(_Node):
     _op_name = 'aten::gather'
 

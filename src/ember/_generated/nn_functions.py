@@ -10,8 +10,11 @@ _ops = _opsmod.ops
 _op__pad_circular_default = _ops.aten._pad_circular.default
 _op__upsample_nearest_exact2d_vec = _ops.aten._upsample_nearest_exact2d.vec
 _op_adaptive_avg_pool2d_default = _ops.aten.adaptive_avg_pool2d.default
+_op_adaptive_avg_pool3d_default = _ops.aten.adaptive_avg_pool3d.default
 _op_adaptive_max_pool2d_default = _ops.aten.adaptive_max_pool2d.default
+_op_adaptive_max_pool3d_default = _ops.aten.adaptive_max_pool3d.default
 _op_avg_pool2d_default = _ops.aten.avg_pool2d.default
+_op_avg_pool3d_default = _ops.aten.avg_pool3d.default
 _op_binary_cross_entropy_default = _ops.aten.binary_cross_entropy.default
 _op_col2im_default = _ops.aten.col2im.default
 _op_cross_entropy_loss_default = _ops.aten.cross_entropy_loss.default
@@ -42,6 +45,7 @@ _op_linear_default = _ops.aten.linear.default
 _op_log_sigmoid_default = _ops.aten.log_sigmoid.default
 _op_log_sigmoid_out = _ops.aten.log_sigmoid.out
 _op_max_pool2d_with_indices_default = _ops.aten.max_pool2d_with_indices.default
+_op_max_pool3d_with_indices_default = _ops.aten.max_pool3d_with_indices.default
 _op_max_unpool2d_default = _ops.aten.max_unpool2d.default
 _op_mish__default = _ops.aten.mish_.default
 _op_mish_default = _ops.aten.mish.default
@@ -600,4 +604,50 @@ def max_unpool2d(input, indices, output_size):
         raise _bad_arg('max_unpool2d', 'output_size', 3, 'tuple of ints', output_size)
     return _op_max_unpool2d_default(input, indices, output_size)
 
-__all__ = ['_pad_circular', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_max_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']
+def max_pool3d_with_indices(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('max_pool3d_with_indices', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('max_pool3d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('max_pool3d_with_indices', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('max_pool3d_with_indices', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('max_pool3d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('max_pool3d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
+    return _op_max_pool3d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def avg_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('avg_pool3d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('avg_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('avg_pool3d', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('avg_pool3d', 'padding', 4, 'tuple of ints', padding)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('avg_pool3d', 'ceil_mode', 5, 'bool', ceil_mode)
+    if count_include_pad.__class__ is not bool:
+        raise _bad_arg('avg_pool3d', 'count_include_pad', 6, 'bool', count_include_pad)
+    if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
+        raise _bad_arg('avg_pool3d', 'divisor_override', 7, 'int', divisor_override)
+    return _op_avg_pool3d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+def adaptive_avg_pool3d(input, output_size):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op_adaptive_avg_pool3d_default(input, output_size)
+
+def adaptive_max_pool3d(input, output_size):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('adaptive_max_pool3d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op_adaptive_max_pool3d_default(input, output_size)
+
+__all__ = ['_pad_circular', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']
