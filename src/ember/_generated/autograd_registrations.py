@@ -375,6 +375,8 @@ _KERNELS = (
     ('upsample_linear1d', 'vec', 'upsample_linear1d_vec'),
     ('upsample_bilinear2d', 'vec', 'upsample_bilinear2d_vec'),
     ('upsample_bicubic2d', 'vec', 'upsample_bicubic2d_vec'),
+    ('multi_margin_loss', '', 'multi_margin_loss'),
+    ('multilabel_margin_loss_forward', '', 'multilabel_margin_loss_forward'),
     ('gather', '', 'gather'),
     ('scatter', 'src', 'scatter_src'),
     ('scatter_', 'src', 'scatter__src'),
