@@ -481,6 +481,8 @@ _d('multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, S
 _d('multilabel_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor', (('CompositeImplicitAutograd', 'nn_extra_implicit:multilabel_margin_loss'),))
 _d('multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)', (('CPU', 'cpu.nn_extra:multilabel_margin_loss_forward'), ('Meta', 'meta.nn_extra:multilabel_margin_loss_forward')))
 _d('multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor', (('CPU', 'cpu.nn_extra:multilabel_margin_loss_backward'), ('Meta', 'meta.nn_extra:multilabel_margin_loss_backward')))
+_d('norm_except_dim(Tensor v, int pow=2, int dim=0) -> Tensor', (('CompositeImplicitAutograd', 'nn_extra_implicit:norm_except_dim'),))
+_d('_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor', (('CompositeImplicitAutograd', 'nn_extra_implicit:_weight_norm'),))
 _d('linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', (('CompositeImplicitAutograd', 'nn_implicit:linear'),))
 _d('_softmax(Tensor self, int dim, bool half_to_float) -> Tensor', (('CPU', 'cpu.softmax:_softmax'), ('Meta', 'meta.softmax:_softmax')))
 _d('_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor', (('CPU', 'cpu.softmax:_log_softmax'), ('Meta', 'meta.softmax:_log_softmax')))
