@@ -18216,6 +18216,46 @@ def multilabel_margin_loss_forward(self, target, reduction):
 _self_multilabel_margin_loss_forward = multilabel_margin_loss_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class EmbeddingRenormBackward0(_Node):
+    _op_name = 'aten::embedding_renorm_'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = not_implemented("embedding_renorm")
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_embedding_renorm_ = getattr(_aten.embedding_renorm_, 'default')
+
+
+def embedding_renorm_(self, indices, max_norm, norm_type):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('embedding_renorm_')
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_embedding_renorm_.redispatch(_below_ks((self, indices, max_norm, norm_type)), self, indices, max_norm, norm_type)
+    _n = EmbeddingRenormBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_embedding_renorm_.redispatch(_below_ks((self, indices, max_norm, norm_type)), self, indices, max_norm, norm_type)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_embedding_renorm_ = embedding_renorm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class GatherBackward0(_Node):
     _op_name = 'aten::gather'
 

@@ -377,6 +377,7 @@ _KERNELS = (
     ('upsample_bicubic2d', 'vec', 'upsample_bicubic2d_vec'),
     ('multi_margin_loss', '', 'multi_margin_loss'),
     ('multilabel_margin_loss_forward', '', 'multilabel_margin_loss_forward'),
+    ('embedding_renorm_', '', 'embedding_renorm_'),
     ('gather', '', 'gather'),
     ('scatter', 'src', 'scatter_src'),
     ('scatter_', 'src', 'scatter__src'),
