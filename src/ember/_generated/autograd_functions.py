@@ -18047,6 +18047,215 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
 _self_upsample_bicubic2d_vec = upsample_bicubic2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class MultiMarginLossBackward0(_Node):
+    _op_name = 'aten::multi_margin_loss'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            margin = _n.s_margin
+            p = _n.s_p
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r0 = _aten.multi_margin_loss_backward.default(grad, self, target, p, margin, weight, reduction)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_multi_margin_loss = getattr(_aten.multi_margin_loss, 'default')
+
+
+def _jvp_multi_margin_loss(_ts, self, target, p, margin, weight, reduction, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.multi_margin_loss_backward.default(grad, self, target, p, margin, weight, reduction), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_multi_margin_loss(self, target, p, margin, weight, reduction)
+            _t = _jvp_multi_margin_loss(_ts, self, target, p, margin, weight, reduction, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_multi_margin_loss.redispatch(_below_ks((self, target, p, margin, weight, reduction)), self, target, p, margin, weight, reduction)
+    _n = MultiMarginLossBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_margin = margin
+    if _rg(self):
+        _n.s_p = p
+    if _rg(self):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_target = _SV(target)
+    if _rg(self):
+        _n.s_weight = _SV(weight)
+    _res = _OP_multi_margin_loss.redispatch(_below_ks((self, target, p, margin, weight, reduction)), self, target, p, margin, weight, reduction)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_multi_margin_loss = multi_margin_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class MultilabelMarginLossForwardBackward0(_Node):
+    _op_name = 'aten::multilabel_margin_loss_forward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            is_target = _n.s_is_target.unpack(_n)
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r0 = _aten.multilabel_margin_loss_backward.default(grad, self, target, reduction, is_target)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_is_target', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_multilabel_margin_loss_forward = getattr(_aten.multilabel_margin_loss_forward, 'default')
+
+
+def _jvp_multilabel_margin_loss_forward(_ts, self, target, reduction, result):
+    _o = None
+    output = result[0]
+    result0 = result[0]
+    is_target = result[1]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.multilabel_margin_loss_backward.default(grad, self, target, reduction, is_target), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def multilabel_margin_loss_forward(self, target, reduction):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_multilabel_margin_loss_forward(self, target, reduction)
+            _t = _jvp_multilabel_margin_loss_forward(_ts, self, target, reduction, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(self)
+    if not _need:
+        return _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _n = MultilabelMarginLossForwardBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_target = _SV(target)
+    _res = _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _set_history(_res, _n)
+    _n.s_is_target = _SV(_res[1], True)
+    return _res
+
+
+_self_multilabel_margin_loss_forward = multilabel_margin_loss_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class EmbeddingRenormBackward0(_Node):
+    _op_name = 'aten::embedding_renorm_'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = not_implemented("embedding_renorm")
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_embedding_renorm_ = getattr(_aten.embedding_renorm_, 'default')
+
+
+def embedding_renorm_(self, indices, max_norm, norm_type):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('embedding_renorm_')
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_embedding_renorm_.redispatch(_below_ks((self, indices, max_norm, norm_type)), self, indices, max_norm, norm_type)
+    _n = EmbeddingRenormBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_embedding_renorm_.redispatch(_below_ks((self, indices, max_norm, norm_type)), self, indices, max_norm, norm_type)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_embedding_renorm_ = embedding_renorm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class GatherBackward0(_Node):
     _op_name = 'aten::gather'
 

@@ -499,8 +499,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
-    if max_norm is not None:
-        raise NotImplementedError("embedding_bag(max_norm=...) is not supported yet")
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
@@ -518,6 +516,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if padding_idx is not None and padding_idx < 0:
         padding_idx = weight.shape[0] + padding_idx
     m = {"sum": 0, "mean": 1, "max": 2}[mode]
+    if max_norm is not None:          # rows referenced by any bag are renormalised in place first
+        with E.no_grad():
+            E.embedding_renorm_(weight, input, max_norm, norm_type)
     return E.embedding_bag(weight, input, offsets, scale_grad_by_freq, m, sparse, per_sample_weights,
                            include_last_offset, padding_idx)[0]
 

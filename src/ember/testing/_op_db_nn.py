@@ -76,3 +76,12 @@ op_db_nn = [
                                                {"is_causal": True})),
            torch_name="nn.functional.scaled_dot_product_attention", rtol=1e-5, atol=1e-5, check_strides=False),
 ]
+
+# issue 5: multi-class margin losses (native/nn_extra.yaml)
+op_db_nn += [
+    OpInfo("multi_margin_loss", _s(((4, 5), (("idx", (4,), 5),), {}), ((4, 5), (("idx", (4,), 5), 2, 0.5), {}),
+                                   ((6,), (("idx", (1,), 6),), {})),
+           torch_name="nn.functional.multi_margin_loss", method_variant=False),
+    OpInfo("multilabel_margin_loss", _s(((3, 4), (("idx", (3, 4), 4),), {}), ((5,), (("idx", (5,), 5),), {})),
+           torch_name="nn.functional.multilabel_margin_loss", method_variant=False),
+]

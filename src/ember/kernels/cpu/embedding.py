@@ -3,7 +3,7 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..meta.embedding import embedding_spec, one_hot_check
-from ..meta.nn_common import wrap
+from ..meta.nn_common import size_str, wrap
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -72,11 +72,19 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
 
 
 def embedding_renorm_(self, indices, max_norm, norm_type):
-    """Rescale (in place) the referenced rows whose norm exceeds max_norm, like torch (scale uses +1e-7)."""
+    """Rescale (in place) the referenced rows whose norm exceeds max_norm, like torch (scale uses +1e-7).
+    Rows are visited as torch does (sorted unique indices, negative ones counted from the end); an index out of
+    range raises torch's select() IndexError, but only after validation, so the weight is left unchanged."""
+    from ..meta.embedding import embedding_renorm_check
+    embedding_renorm_check(self, indices)
     w = self._np
+    n = w.shape[0]
     rows = np.unique(indices._np.reshape(-1).astype(np.int64))
-    if rows.size and (rows.min() < 0 or rows.max() >= w.shape[0]):
-        raise IndexError("index out of range in self")
+    bad = rows[(rows < -n) | (rows >= n)]
+    if bad.size:
+        raise IndexError(f"select(): index {bad[0]} out of range for tensor of size {size_str(self._size)} at "
+                         f"dimension 0")
+    rows = np.unique(rows % n) if n else rows
     norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
     big = norms > max_norm
     w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(w.dtype)
