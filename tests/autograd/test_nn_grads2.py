@@ -78,7 +78,31 @@ UNPOOL = {
         x, _unpool_indices(m)[0], 2, output_size=(5, 5))), [r(3, 2, 2, seed=2)]),
 }
 
-CASES = {**GRID, **CDIST, **BAG, **UNPOOL}
+
+
+def _ctc(targets, il, tl, normalise=True, **kw):
+    """CTC on log_softmax(x) (torch's grad w.r.t. log_probs assumes normalised log-probs: exp(lp) - posterior,
+    so only through log_softmax is it the derivative finite differences see)."""
+    def f(m, x):
+        lp = m.nn.functional.log_softmax(x, -1) if normalise else x
+        return m.nn.functional.ctc_loss(lp, m.tensor(targets), il, tl, **kw)
+    return f
+
+
+_TG = [[1, 2, 2], [3, 1, 1], [1, 1, 3]]
+CTC = {
+    "ctc_none": (_ctc(_TG, [6, 5, 4], [3, 1, 2], reduction="none"), [r(6, 3, 4, seed=1, low=-2, high=2)]),
+    "ctc_mean": (_ctc(_TG, [6, 5, 6], [3, 0, 3]), [r(6, 3, 4, seed=2, low=-2, high=2)]),
+    "ctc_sum_blank2": (_ctc([[0, 1, 3], [3, 0, 0], [1, 1, 3]], [5, 6, 4], [2, 3, 1], blank=2, reduction="sum"), [r(6, 3, 4, seed=3)]),
+    "ctc_concat_targets": (_ctc([1, 2, 2, 3, 1, 3], [6, 5, 4], [3, 1, 2], reduction="sum"), [r(6, 3, 4, seed=4)]),
+    "ctc_zero_infinity": (_ctc([[1, 1], [2, 3]], [2, 4], [2, 2], zero_infinity=True, reduction="sum"),
+                          [r(4, 2, 4, seed=5)]),
+    "ctc_unbatched": (_ctc([2, 1, 2], [5], [3]), [r(5, 4, seed=6)]),
+    "ctc_raw_log_probs": (_ctc(_TG, [6, 5, 4], [3, 1, 2], normalise=False, reduction="sum"),
+                          [r(6, 3, 4, seed=7, low=-3, high=-0.5)]),
+}
+
+CASES = {**GRID, **CDIST, **BAG, **UNPOOL, **CTC}
 # scale_grad_by_freq divides each row's grad by its index's frequency on purpose: not the derivative
 # finite differences see. torch 2.13's CPU kernel divides by the wrong count when counts differ
 # (pytorch/pytorch#190063, fixed upstream by #190264), so these compare with torch's unscaled grad / count.
@@ -98,7 +122,11 @@ def _ember_inputs(arrays):
     return [ember.tensor(a.tolist(), dtype=ember.float64, requires_grad=True) for a in arrays]
 
 
-@pytest.mark.parametrize("name", sorted(set(CASES) - set(FREQ)))
+# torch's convention for CTC (exp(lp) - posterior) is the derivative only for normalised log-probs
+NO_GRADCHECK = set(FREQ) | {"ctc_raw_log_probs"}
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - NO_GRADCHECK))
 def test_gradcheck(name):
     fn, arrays = CASES[name]
     assert gradcheck(lambda *xs: fn(ember, *xs), _ember_inputs(arrays), atol=1e-6, rtol=1e-4)
@@ -147,3 +175,42 @@ def test_embedding_bag_max_mode_refusals():
 def test_gradgradcheck(name):
     fn, arrays = CASES[name]
     assert gradgradcheck(lambda *xs: fn(ember, *xs), _ember_inputs(arrays), atol=1e-5, rtol=1e-3)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_ctc_long_sequences_match_torch(dtype):
+    """Longer sequences, random lengths and labels (repeats included): the vectorised beta recursion."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    T, B, C, S = 30, 5, 6, 9
+    x = rng.standard_normal((T, B, C))
+    tl = rng.integers(0, S + 1, B)
+    il = np.maximum(rng.integers(T // 2, T + 1, B), 2 * tl + 1)
+    targets = rng.integers(1, C, (B, S))
+    tx = torch.tensor(x, dtype=getattr(torch, dtype), requires_grad=True)
+    tloss = torch.nn.functional.ctc_loss(tx.log_softmax(-1), torch.tensor(targets), il.tolist(), tl.tolist())
+    tg, = torch.autograd.grad(tloss, tx)
+    ex = ember.tensor(x.tolist(), dtype=getattr(ember, dtype), requires_grad=True)
+    loss = F.ctc_loss(F.log_softmax(ex, -1), ember.tensor(targets.tolist()), il.tolist(), tl.tolist())
+    g, = ember.autograd.grad(loss, [ex])
+    assert g.dtype == getattr(ember, dtype)
+    tol = 1e-5 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=tol, atol=tol)
+
+
+def test_ctc_backward_kernel_on_meta_and_double_backward_refused():
+    lp = ember.randn(5, 2, 4, dtype=ember.float64).log_softmax(-1)
+    t = ember.tensor([[1, 2], [3, 3]])
+    nll, alpha = ember.ops.aten._ctc_loss(lp, t, [5, 4], [2, 2])
+    aten = ember.ops.aten
+    g = aten._ctc_loss_backward(ember.ones(2, dtype=ember.float64), lp, t, [5, 4], [2, 2], nll, alpha, 0)
+    m = aten._ctc_loss_backward(ember.ones(2, dtype=ember.float64, device="meta"), lp.to("meta"), t.to("meta"),
+                                [5, 4], [2, 2], nll.to("meta"), alpha.to("meta"), 0)
+    assert (m.shape, m.dtype, m.device.type) == (g.shape, g.dtype, "meta")
+    assert np.all(g.numpy()[4, 1] == 0)            # past input length 4 of sample 1
+    x = lp.detach().requires_grad_()
+    loss = F.ctc_loss(x, t, [5, 4], [2, 2], reduction="sum")
+    gx, = ember.autograd.grad(loss, [x], create_graph=True)
+    with pytest.raises(RuntimeError, match="not implemented"):     # torch has no double backward here either
+        gx.sum().backward()

@@ -18393,6 +18393,102 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
 _self_grid_sampler_2d = grid_sampler_2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class CtcLossBackward0(_Node):
+    _op_name = 'aten::_ctc_loss'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            blank = _n.s_blank
+            input_lengths = _n.s_input_lengths
+            log_probs = _n.s_log_probs.unpack(_n)
+            result0 = _n.s_result0.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            target_lengths = _n.s_target_lengths
+            targets = _n.s_targets.unpack(_n)
+            zero_infinity = _n.s_zero_infinity
+            _r0 = _aten._ctc_loss_backward.default(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_log_probs', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_targets', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__ctc_loss = getattr(_aten._ctc_loss, 'default')
+
+
+def _jvp__ctc_loss(_ts, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten._ctc_loss_backward.default(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity), log_probs._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if _FW[0] and _fw_has((log_probs, )):
+        _ts = _fw_take((log_probs, ))
+        try:
+            _res = _self__ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+            _t = _jvp__ctc_loss(_ts, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(log_probs)
+    if not _need:
+        return _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    _n = CtcLossBackward0()
+    _n.next_edges = (_edge(log_probs), )
+    if _rg(log_probs):
+        _n.s_blank = blank
+    if _rg(log_probs):
+        _n.s_input_lengths = input_lengths
+    if _rg(log_probs):
+        _n.s_log_probs = _SV(log_probs)
+    if _rg(log_probs):
+        _n.s_target_lengths = target_lengths
+    if _rg(log_probs):
+        _n.s_targets = _SV(targets)
+    if _rg(log_probs):
+        _n.s_zero_infinity = zero_infinity
+    _res = _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self__ctc_loss = _ctc_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class GatherBackward0(_Node):
     _op_name = 'aten::gather'
 

@@ -379,6 +379,7 @@ _KERNELS = (
     ('_cdist_forward', '', '_cdist_forward'),
     ('_embedding_bag', '', '_embedding_bag'),
     ('grid_sampler_2d', '', 'grid_sampler_2d'),
+    ('_ctc_loss', '', '_ctc_loss'),
     ('gather', '', 'gather'),
     ('scatter', 'src', 'scatter_src'),
     ('scatter_', 'src', 'scatter__src'),

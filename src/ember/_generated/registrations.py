@@ -476,6 +476,8 @@ _d('clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out
 _d('clamp_min(Tensor self, Scalar min) -> Tensor', (('CPU', 'cpu.elementwise:clamp_min'), ('Meta', 'meta.elementwise_ops:clamp_min')))
 _d('clamp_max(Tensor self, Scalar max) -> Tensor', (('CPU', 'cpu.elementwise:clamp_max'), ('Meta', 'meta.elementwise_ops:clamp_max')))
 _d('where.self(Tensor condition, Tensor self, Tensor other) -> Tensor', (('CPU', 'cpu.elementwise:where'), ('Meta', 'meta.elementwise_ops:where')))
+_d('_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor', (('CPU', 'cpu.nn_backward2:_ctc_loss_backward'), ('Meta', 'meta.nn_backward2:_ctc_loss_backward')))
+_d('_ctc_loss_backward.Tensor(Tensor grad, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor', (('CPU', 'cpu.nn_backward2:_ctc_loss_backward'), ('Meta', 'meta.nn_backward2:_ctc_loss_backward')))
 _d('linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', (('CompositeImplicitAutograd', 'nn_implicit:linear'),))
 _d('_softmax(Tensor self, int dim, bool half_to_float) -> Tensor', (('CPU', 'cpu.softmax:_softmax'), ('Meta', 'meta.softmax:_softmax')))
 _d('_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor', (('CPU', 'cpu.softmax:_log_softmax'), ('Meta', 'meta.softmax:_log_softmax')))
