@@ -93,7 +93,8 @@ _TG = [[1, 2, 2], [3, 1, 1], [1, 1, 3]]
 CTC = {
     "ctc_none": (_ctc(_TG, [6, 5, 4], [3, 1, 2], reduction="none"), [r(6, 3, 4, seed=1, low=-2, high=2)]),
     "ctc_mean": (_ctc(_TG, [6, 5, 6], [3, 0, 3]), [r(6, 3, 4, seed=2, low=-2, high=2)]),
-    "ctc_sum_blank2": (_ctc([[0, 1, 3], [3, 0, 0], [1, 1, 3]], [5, 6, 4], [2, 3, 1], blank=2, reduction="sum"), [r(6, 3, 4, seed=3)]),
+    "ctc_sum_blank2": (_ctc([[0, 1, 3], [3, 0, 0], [1, 1, 3]], [5, 6, 4], [2, 3, 1], blank=2, reduction="sum"),
+                       [r(6, 3, 4, seed=3)]),
     "ctc_concat_targets": (_ctc([1, 2, 2, 3, 1, 3], [6, 5, 4], [3, 1, 2], reduction="sum"), [r(6, 3, 4, seed=4)]),
     "ctc_zero_infinity": (_ctc([[1, 1], [2, 3]], [2, 4], [2, 2], zero_infinity=True, reduction="sum"),
                           [r(4, 2, 4, seed=5)]),
@@ -214,3 +215,22 @@ def test_ctc_backward_kernel_on_meta_and_double_backward_refused():
     gx, = ember.autograd.grad(loss, [x], create_graph=True)
     with pytest.raises(RuntimeError, match="not implemented"):     # torch has no double backward here either
         gx.sum().backward()
+
+
+@pytest.mark.parametrize("name", ["cdist_p0.5", "cdist_p2.0", "cdist_pinf", "cdist_batch_broadcast", "bag_max",
+                                  "bag_mean_padding", "bag_psw", "max_unpool2d"])
+def test_forward_ad_matches_finite_differences(name):
+    """Forward mode comes from the (linear in grad) backward formulas; torch has none for cdist / embedding_bag."""
+    import ember.autograd.forward_ad as fwAD
+    fn, arrays = CASES[name]
+    tangents = [np.random.default_rng(1).standard_normal(a.shape) for a in arrays]
+    with fwAD.dual_level():
+        duals = [fwAD.make_dual(x, ember.tensor(v.tolist(), dtype=ember.float64))
+                 for x, v in zip(_ember_inputs(arrays), tangents)]
+        jvp = fwAD.unpack_dual(fn(ember, *duals))[1].numpy()
+    eps = 1e-6
+
+    def at(step):
+        return fn(ember, *[ember.tensor((a + step * v).tolist(), dtype=ember.float64)
+                           for a, v in zip(arrays, tangents)]).numpy()
+    np.testing.assert_allclose(jvp, (at(eps) - at(-eps)) / (2 * eps), rtol=1e-6, atol=1e-7)
