@@ -515,6 +515,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
     if padding_idx is not None and padding_idx < 0:
         padding_idx = weight.shape[0] + padding_idx
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
     m = {"sum": 0, "mean": 1, "max": 2}[mode]
     if max_norm is not None:          # rows referenced by any bag are renormalised in place first
         with E.no_grad():

@@ -48,7 +48,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         out = np.full((b, d), -np.inf, w.dtype)
         np.maximum.at(out, seg[keep], rows[keep])
         out[count == 0] = 0
-        maxi = np.zeros((b, d), np.int64)
+        maxi = _argmax_rows(rows[keep], idx[keep], seg[keep], out, (b, d))
     else:
         out = np.zeros((b, d), w.dtype)
         np.add.at(out, seg[keep], rows[keep])
@@ -56,6 +56,16 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
             out /= np.maximum(count, 1)[:, None].astype(w.dtype)
         maxi = np.zeros((b,), np.int64)
     return wrap(out, weight.dtype), wrap(seg, D.int64), wrap(count, D.int64), wrap(maxi, D.int64)
+
+
+def _argmax_rows(rows, idx, seg, out, shape):
+    """max mode's maximum_indices: per (bag, column) the weight row of the first element attaining the max
+    (0 for an empty bag); the backward sends each bag's grad there."""
+    k = rows.shape[0]
+    pos = np.where(rows == out[seg], np.arange(k)[:, None], k)
+    first = np.full(shape, k, np.int64)
+    np.minimum.at(first, seg, pos)
+    return np.where(first < k, np.append(idx, 0)[first], 0)
 
 
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
