@@ -492,6 +492,7 @@ def emit(fns):
     w.w("from ember.autograd.formulas import *")
     w.w("from ember.autograd.formulas_nn import *")
     w.w("from ember.autograd.formulas_linalg import *")
+    w.w("from ember.autograd.formulas_nn_double import *")
     w.w("from ember.autograd.graph import Node as _Node")
     w.w("from ember.autograd._saved import SavedVariable as _SV")
     w.w("from ember.autograd.graph import _clone_detached as _clone")
