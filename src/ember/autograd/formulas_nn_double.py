@@ -104,21 +104,20 @@ def max_pool_double_backward(grad, indices):
 # ---- embedding ---------------------------------------------------------------------------------
 
 def embedding_double_backward(grad, indices, padding_idx, scale_grad_by_freq):
-    """Transpose of the row scatter-add: gather the rows at `indices` (zero at padding_idx; divided by
-    the index's count when the first backward scaled by frequency)."""
+    """Transpose of the row scatter-add: gather the rows at `indices` (zero at padding_idx)."""
+    if scale_grad_by_freq:
+        # the frequency-scaled first derivative is not the gradient of any function (the scaling
+        # also reaches second-order paths through embedding's own backward), so no formula here
+        # gives right second derivatives: refuse rather than return wrong ones
+        raise RuntimeError("the derivative for 'embedding_dense_backward' is not implemented with "
+                           "scale_grad_by_freq=True: the frequency-scaled gradient has no second derivative; "
+                           "use scale_grad_by_freq=False for double backward")
     from .formulas import _const
     idx = indices.reshape(-1)
     rows = grad.index_select(0, idx)
-    scale = None
-    if scale_grad_by_freq:
-        ind = idx._np
-        counts = np.bincount(ind, minlength=int(grad._size[0]))[ind]
-        scale = 1.0 / counts
     if padding_idx is not None and padding_idx >= 0:
         keep = (idx._np != padding_idx).astype(np.float64)
-        scale = keep if scale is None else scale * keep
-    if scale is not None:
-        rows = rows * _const(scale.reshape(-1, 1), grad.dtype)
+        rows = rows * _const(keep.reshape(-1, 1), grad.dtype)
     return rows.reshape(list(indices._size) + [grad._size[-1]])
 
 
