@@ -156,6 +156,10 @@ NN_CASES = {
     "conv3d": (lambda L, F, T, x, w: F.conv3d(x, w, padding=1), [_r(1, 1, 3, 2, 2), _r(2, 1, 2, 2, 2, seed=1)]),
     "conv_transpose1d_bias": (lambda L, F, T, x, w, b: F.conv_transpose1d(x, w, b, stride=2, output_padding=1),
                               [_r(1, 2, 3), _r(2, 3, 2, seed=1), _r(3, seed=2)]),
+    # input without grad: convolution_backward returns (None, gW, gB), and the node's formula must
+    # still read gB's grad as output 2
+    "conv1d_weight_bias_only": (lambda L, F, T, w, b: F.conv1d(T(_r(2, 2, 5, seed=3)), w, b, padding=1).tanh(),
+                                [_r(3, 2, 3), _r(3, seed=1)]),
     "conv1d_relu_chain": (lambda L, F, T, x, w: F.conv1d(F.conv1d(x, w, padding=1).tanh(), w, padding=1),
                           [_r(1, 2, 5), _r(2, 2, 3, seed=1)]),
     "mse_loss_none": (lambda L, F, T, x, y: F.mse_loss(x, y, reduction="none"), [_r(3, 4), _r(3, 4, seed=1)]),
