@@ -14491,9 +14491,40 @@ class LinalgSolveExBackward0(_Node):
 _OP_linalg_solve_ex = getattr(_aten.linalg_solve_ex, 'default')
 
 
+def _jvp_linalg_solve_ex(_ts, A, B, left, check_errors, result):
+    _o = None
+    result = result[0]
+    result0 = result[0]
+    info = result[1]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = solve_backward(grad, A, B, result0, left, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], A._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], B._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     if _FW[0] and _fw_has((A, B, )):
-        _fw_unsupported('linalg_solve_ex')
+        _ts = _fw_take((A, B, ))
+        try:
+            _res = _self_linalg_solve_ex(A, B, left=left, check_errors=check_errors)
+            _t = _jvp_linalg_solve_ex(_ts, A, B, left, check_errors, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(A) or _rg(B)
     if not _need:
         return _OP_linalg_solve_ex.redispatch(_below_ks((A, B, left, check_errors)), A, B, left=left, check_errors=check_errors)
@@ -14625,9 +14656,34 @@ class CholeskySolveBackward0(_Node):
 _OP_cholesky_solve = getattr(_aten.cholesky_solve, 'default')
 
 
+def _jvp_cholesky_solve(_ts, self, input2, upper, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], self._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], input2._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def cholesky_solve(self, input2, upper=False):
     if _FW[0] and _fw_has((self, input2, )):
-        _fw_unsupported('cholesky_solve')
+        _ts = _fw_take((self, input2, ))
+        try:
+            _res = _self_cholesky_solve(self, input2, upper)
+            _t = _jvp_cholesky_solve(_ts, self, input2, upper, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(input2)
     if not _need:
         return _OP_cholesky_solve.redispatch(_below_ks((self, input2, upper)), self, input2, upper)
@@ -15110,9 +15166,37 @@ class ConvolutionBackward0(_Node):
 _OP_convolution = getattr(_aten.convolution, 'default')
 
 
+def _jvp_convolution(_ts, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = convolution_backward_(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], weight._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None:
+                _gs.append(sum_to(_g[2], bias._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     if _FW[0] and _fw_has((input, weight, bias, )):
-        _fw_unsupported('convolution')
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            _t = _jvp_convolution(_ts, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(input) or _rg(weight) or _rg(bias)
     if not _need:
         return _OP_convolution.redispatch(_below_ks((input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
@@ -15752,9 +15836,42 @@ class NativeLayerNormBackward0(_Node):
 _OP_native_layer_norm = getattr(_aten.native_layer_norm, 'default')
 
 
+def _jvp_native_layer_norm(_ts, input, normalized_shape, weight, bias, eps, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = _aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], weight._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None:
+                _gs.append(sum_to(_g[2], bias._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if _FW[0] and _fw_has((input, weight, bias, )):
-        _fw_unsupported('native_layer_norm')
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_native_layer_norm(input, normalized_shape, weight, bias, eps)
+            _t = _jvp_native_layer_norm(_ts, input, normalized_shape, weight, bias, eps, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(input) or _rg(weight) or _rg(bias)
     if not _need:
         return _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
@@ -15833,9 +15950,42 @@ class NativeBatchNormBackward0(_Node):
 _OP_native_batch_norm = getattr(_aten.native_batch_norm, 'default')
 
 
+def _jvp_native_batch_norm(_ts, input, weight, bias, running_mean, running_var, training, momentum, eps, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = batch_norm_backward_(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], weight._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None:
+                _gs.append(sum_to(_g[2], bias._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     if _FW[0] and _fw_has((input, weight, bias, )):
-        _fw_unsupported('native_batch_norm')
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+            _t = _jvp_native_batch_norm(_ts, input, weight, bias, running_mean, running_var, training, momentum, eps, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(input) or _rg(weight) or _rg(bias)
     if not _need:
         return _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -15912,9 +16062,42 @@ class NativeGroupNormBackward0(_Node):
 _OP_native_group_norm = getattr(_aten.native_group_norm, 'default')
 
 
+def _jvp_native_group_norm(_ts, input, weight, bias, N, C, HxW, group, eps, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = _aten.native_group_norm_backward.default(grad, input, result1, result2, weight, N, C, HxW, group, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], weight._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None:
+                _gs.append(sum_to(_g[2], bias._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if _FW[0] and _fw_has((input, weight, bias, )):
-        _fw_unsupported('native_group_norm')
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_native_group_norm(input, weight, bias, N, C, HxW, group, eps)
+            _t = _jvp_native_group_norm(_ts, input, weight, bias, N, C, HxW, group, eps, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(input) or _rg(weight) or _rg(bias)
     if not _need:
         return _OP_native_group_norm.redispatch(_below_ks((input, weight, bias, N, C, HxW, group, eps)), input, weight, bias, N, C, HxW, group, eps)
@@ -15974,15 +16157,7 @@ _OP_embedding = getattr(_aten.embedding, 'default')
 
 def _jvp_embedding(_ts, weight, indices, padding_idx, scale_grad_by_freq, sparse, result):
     _o = None
-    _u = _fw_seed(result)
-    _gs, _tt = [], []
-    with _fw_enable_grad():
-        grad = _u
-        if _ts[0] is not None:
-            weight_sym_sizes = weight._size
-            _gs.append(sum_to(_aten.embedding_dense_backward.default(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq), weight._size))
-            _tt.append(_ts[0])
-        _o = _fw_transpose(_gs, _u, _tt, result)
+    _o = _OP_embedding(_z(_ts[0], weight), indices, padding_idx, scale_grad_by_freq, sparse)
     return _o
 
 
