@@ -323,7 +323,27 @@ def emit_jvp(w, e, fn):
         w.w("    _gs, _tt = [], []")
         w.w("    with _fw_enable_grad():")
         w.w("        grad = _u")
+        pos = {a.name: i for i, a in enumerate(e.inputs)}
+        done = set()
         for i, a in enumerate(e.inputs):
+            if a.name in e.group:     # one formula for several inputs (conv, norms): a tuple of grads
+                keys = e.group[a.name][0]
+                if keys in done:
+                    continue
+                done.add(keys)
+                members = [k for k in keys if k in pos]
+                w.w(f"        if {' or '.join(f'_ts[{pos[k]}] is not None' for k in members)}:")
+                for n in sorted(_names(e.formulas[a.name])):
+                    if n in kinds and kinds[n][0] == "value" and n not in names:
+                        w.w(f"            {n} = {kinds[n][1]}")
+                mask = ", ".join((f"_ts[{pos[k]}] is not None" if k in pos else "False") for k in keys)
+                w.w(f"            grad_input_mask = [{mask}]")
+                w.w(f"            _g = {e.formulas[a.name]}")
+                for k in members:
+                    w.w(f"            if _ts[{pos[k]}] is not None:")
+                    w.w(f"                _gs.append(sum_to(_g[{keys.index(k)}], {_py(k)}._size))")
+                    w.w(f"                _tt.append(_ts[{pos[k]}])")
+                continue
             w.w(f"        if _ts[{i}] is not None:")
             for n in sorted(_names(e.formulas[a.name])):
                 if n in kinds and kinds[n][0] == "value" and n not in names:
@@ -379,8 +399,9 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w(f"{op} = getattr(_aten.{fn.func.name.name}, {(fn.func.name.overload_name or 'default')!r})")
     w.w("")
     w.w("")
+    # the backward formulas are linear in grad and differentiable (the nn backward kernels too, via
+    # derivatives_nn_double.yaml), so J·t = d<J^T u, t>/du serves every entry without a `result:`
     if e.result is None and not inplace and not e.is_list_return() and not e.nondiff_outputs and e.inputs \
-            and not e.group \
             and not any(e.is_list(a) for a in e.inputs) and not any("grads" in _names(f) for f in e.formulas.values()):
         e.result = "auto_double_backward"
     # in-place ops: the tangent comes from the functional op's rule (jvp_of) evaluated at the old self,
