@@ -31,8 +31,7 @@ ACCEPTS_NONDIFF_ARGS = {"nn.functional.batch_norm", "nn.functional.instance_norm
                         "nn.functional.cross_entropy", "nn.functional.binary_cross_entropy_with_logits",
                         "nn.functional.binary_cross_entropy"}
 # a real wrong gradient today (strict xfail: fixing it must remove the entry)
-KNOWN_GRAD_BUGS = {"nn.functional.poisson_nll_loss": "no gradient for target (torch's composite op gives -input, "
-                                                     "or 1 - target/input with log_input=False)"}
+KNOWN_GRAD_BUGS = {}
 # the differentiated output where the op's first output is not all gauge-free: like torch's
 # output_process_fn_grad, svd's U is cut to its first min(m, n) columns (full_matrices pads it with an arbitrary basis)
 GRAD_OUTPUT = {"linalg.svd": lambda r, x: r[..., :min(x.shape[-2:])]}

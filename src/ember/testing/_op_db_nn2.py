@@ -255,9 +255,11 @@ def _ctc_tuples(dt):
 
 def _poisson_nll(dt):
     counts = lambda s, seed=0: np.random.default_rng(seed).poisson(2.0, s).astype(dt)  # noqa: E731
+    # full=True adds Stirling's term where target > 1: targets kept off that kink (and off 0) for gradcheck
     return [S(A((3, 4), dt, -1.0, 1.0), counts((3, 4))),
-            S(A((3, 4), dt, 0.2, 3.0), counts((3, 4), 1), log_input=False, full=True, reduction="none"),
-            S(A((5,), dt, -1.0, 1.0), counts((5,), 2), full=True, reduction="sum")]
+            S(A((3, 4), dt, 0.2, 3.0), A((3, 4), dt, 1.5, 4.0, seed=1), log_input=False, full=True, reduction="none"),
+            S(A((5,), dt, -1.0, 1.0), A((5,), dt, 1.2, 5.0, seed=2), full=True, reduction="sum"),
+            S(A((2, 3), dt, 0.2, 3.0), counts((2, 3), 3), log_input=False)]
 
 
 def _gaussian_nll(dt):
@@ -270,6 +272,96 @@ def _gaussian_nll(dt):
 def _multilabel_soft_margin(dt):
     return [S(A((4, 5), dt), binary01((4, 5), dt)),
             S(A((3, 4), dt), binary01((3, 4), dt, 1), A((4,), dt, 0.2, 2.0, seed=2), reduction="none")]
+
+
+# ------------------------------------------------------------------ small variants of op_db_nn's ops
+# (small enough for gradcheck, and the options op_db_nn's samples leave out)
+def _linear(dt):
+    return [S(A((3,), dt), A((4, 3), dt, seed=1), A((4,), dt, seed=2)), S(A((2, 2, 3), dt), A((2, 3), dt, seed=1)),
+            S(A((0, 3), dt), A((2, 3), dt, seed=1), A((2,), dt, seed=2))]
+
+
+def _conv1d(dt):
+    return [S(A((1, 4, 6), dt), A((2, 2, 3), dt, seed=1), A((2,), dt, seed=2), groups=2, dilation=2),
+            S(A((2, 5), dt), A((3, 2, 2), dt, seed=1), padding="valid", stride=2),
+            S(A((1, 2, 5), dt), A((2, 2, 4), dt, seed=1), padding="same")]
+
+
+def _conv2d(dt):
+    return [S(A((1, 2, 4, 4), dt), A((2, 2, 2, 2), dt, seed=1), A((2,), dt, seed=2), stride=2, padding=1),
+            S(A((2, 3, 4), dt), A((4, 1, 2, 2), dt, seed=1), groups=2, padding="same", dilation=(1, 2)),
+            S(A((1, 1, 5, 4), dt), A((2, 1, 3, 2), dt, seed=1), stride=(2, 1), padding=(1, 0))]
+
+
+def _conv_t2d(dt):
+    return [S(A((1, 2, 3, 3), dt), A((2, 3, 2, 2), dt, seed=1), A((3,), dt, seed=2), stride=2, padding=1, output_padding=1),
+            S(A((2, 2, 3), dt), A((2, 1, 2, 2), dt, seed=1), groups=2, dilation=2),
+            S(A((1, 1, 2, 3), dt), A((1, 2, 3, 2), dt, seed=1), stride=(1, 2), padding=(1, 0))]
+
+
+def _max_pool2d(dt):
+    return [S(A((1, 2, 4, 4), dt), 2), S(A((2, 5, 5), dt), 3, 2, 1, ceil_mode=True),
+            S(A((1, 1, 5, 6), dt), (2, 3), dilation=(2, 1), return_indices=True)]
+
+
+def _avg_pool2d(dt):
+    return [S(A((1, 2, 4, 4), dt), 2, 1, 1, count_include_pad=False), S(A((2, 5, 5), dt), 3, 2, 1, ceil_mode=True),
+            S(A((1, 1, 4, 5), dt), (2, 3), divisor_override=4)]
+
+
+def _adaptive_avg2d(dt):
+    return [S(A((1, 2, 5, 4), dt), (2, 3)), S(A((2, 3, 5), dt), (None, 2)), S(A((1, 1, 3, 3), dt), 5)]
+
+
+def _norms(dt):
+    return [S(A((2, 3, 4), dt), [3, 4], A((3, 4), dt, seed=1), A((3, 4), dt, seed=2), eps=1e-3), S(A((4,), dt), (4,))]
+
+
+def _group_norm(dt):
+    return [S(A((2, 4, 3), dt), 2, A((4,), dt, seed=1), A((4,), dt, seed=2)), S(A((1, 6, 2, 2), dt), 6, eps=1e-3)]
+
+
+def _rms_norm(dt):
+    return [S(A((2, 3, 4), dt), [3, 4], A((3, 4), dt, seed=1)), S(A((5,), dt), (5,), eps=1e-2)]
+
+
+def _embedding(dt):
+    return [S(idx((2, 3), 5), A((5, 3), dt)), S(idx((4,), 5, 1), A((5, 2), dt), padding_idx=1), S(np.array(2), A((4, 3), dt))]
+
+
+def _softmax(dt):
+    return [S(A((3, 4), dt), 0), S(A((2, 3, 2), dt), -1, dtype=None), S(A((4,), dt), 0)]
+
+
+def _pointwise_losses(dt):
+    return [S(A((3, 4), dt), A((3, 4), dt, seed=1), reduction="none"), S(A((5,), dt), A((5,), dt, seed=1), reduction="sum"),
+            S(A((2, 3), dt), A((3,), dt, seed=1))]
+
+
+def _smooth_l1(dt):
+    return _pointwise_losses(dt) + [S(A((3, 4), dt), A((3, 4), dt, seed=1), beta=0.0)]
+
+
+def _pixel_shuffle(dt):
+    return [S(A((1, 8, 2, 2), dt), 2), S(A((9, 2, 1), dt), 3)]
+
+
+def _pairwise(dt):
+    return [S(A((4, 5), dt), A((4, 5), dt, seed=1), p=1.0, keepdim=True), S(A((5,), dt), A((5,), dt, seed=1)),
+            S(A((3, 4), dt), A((4,), dt, seed=1), p=3.0, eps=1e-3)]
+
+
+def _cosine_similarity(dt):
+    return [S(A((4, 5), dt), A((4, 5), dt, seed=1), dim=0), S(A((5,), dt), A((5,), dt, seed=1), dim=0),
+            S(A((2, 3, 4), dt), A((3, 1), dt, seed=1), eps=1e-3)]
+
+
+def _sdpa(dt):
+    q, k, v = A((1, 3, 4), dt), A((1, 5, 4), dt, seed=1), A((1, 5, 2), dt, seed=2)
+    mask = np.random.default_rng(0).random((3, 5)) < 0.7
+    mask[:, 0] = True
+    return [S(q, k, v, attn_mask=mask), S(q, k, v, attn_mask=A((3, 5), dt, seed=3), scale=0.3),
+            S(A((2, 4), dt), A((3, 4), dt, seed=1), A((3, 2), dt, seed=2))]
 
 
 # ------------------------------------------------------------------ linalg with sign-ambiguous vectors
@@ -443,6 +535,26 @@ op_db_nn2 = [
           supports_meta=False),        # like torch's, it reads var's values (any(var < 0)): no meta
 
     _info("nn.functional.multilabel_soft_margin_loss", _multilabel_soft_margin, rtol=1e-5, atol=1e-5),
+    _info("nn.functional.linear", _linear, rtol=1e-5, atol=1e-5),
+    _info("nn.functional.conv1d", _conv1d, rtol=1e-5, atol=1e-5),
+    _info("nn.functional.conv2d", _conv2d, rtol=1e-5, atol=1e-5),
+    _info("nn.functional.conv_transpose2d", _conv_t2d, rtol=1e-5, atol=1e-5),
+    _info("nn.functional.max_pool2d", _max_pool2d),
+    _info("nn.functional.avg_pool2d", _avg_pool2d),
+    _info("nn.functional.adaptive_avg_pool2d", _adaptive_avg2d),
+    _info("nn.functional.layer_norm", _norms, rtol=1e-5, atol=1e-5),
+    _info("nn.functional.group_norm", _group_norm, rtol=1e-5, atol=1e-5),
+    _info("nn.functional.rms_norm", _rms_norm, rtol=1e-5, atol=1e-5),
+    _info("nn.functional.embedding", _embedding),
+    _info("nn.functional.softmax", _softmax),
+    _info("nn.functional.log_softmax", _softmax),
+    _info("nn.functional.mse_loss", _pointwise_losses),
+    _info("nn.functional.l1_loss", _pointwise_losses),
+    _info("nn.functional.smooth_l1_loss", _smooth_l1),
+    _info("nn.functional.pixel_shuffle", _pixel_shuffle),
+    _info("nn.functional.pairwise_distance", _pairwise, rtol=1e-5, atol=1e-5),
+    _info("nn.functional.cosine_similarity", _cosine_similarity, rtol=1e-5, atol=1e-5),
+    _info("nn.functional.scaled_dot_product_attention", _sdpa, rtol=1e-5, atol=1e-5),
     _info("linalg.svd", _svd, output_func=_svd_canonical, rtol=1e-4, atol=1e-4, aten_name="linalg_svd"),
     _info("linalg.eigh", _eigh, output_func=_eigh_canonical, rtol=1e-4, atol=1e-4, aten_name="linalg_eigh"),
 ] + op_db_random
