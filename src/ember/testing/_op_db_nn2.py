@@ -470,11 +470,11 @@ _RAND = dict(randomness=True, method_variant=False, check_strides=True)
 op_db_random = [
     _info("normal", _normal, supports_out=True, supports_generator=True, stat_inputs_func=lambda op, dt: _normal_stat(dt),
           **_RAND),
-    _info("Tensor.uniform_", _fill_inplace(-1.0, 2.0), torch_name="Tensor.uniform_", aten_name="uniform",
+    _info("Tensor.uniform_", _fill_inplace(-1.0, 2.0), torch_name="Tensor.uniform_", aten_name="uniform_",
           supports_generator=True, stat_inputs_func=_fill_stat(-1.0, 2.0), **_RAND),
-    _info("Tensor.normal_", _fill_inplace(1.0, 3.0), torch_name="Tensor.normal_", aten_name="normal",
+    _info("Tensor.normal_", _fill_inplace(1.0, 3.0), torch_name="Tensor.normal_", aten_name="normal_",
           supports_generator=True, stat_inputs_func=_fill_stat(1.0, 3.0), **_RAND),
-    _info("Tensor.exponential_", _fill_inplace(2.0), torch_name="Tensor.exponential_", aten_name="exponential",
+    _info("Tensor.exponential_", _fill_inplace(2.0), torch_name="Tensor.exponential_", aten_name="exponential_",
           supports_generator=True, stat_inputs_func=_fill_stat(0.5), **_RAND),
     _info("bernoulli", _bernoulli, supports_out=True, supports_generator=True,
           stat_inputs_func=lambda op, dt: [S(_tile([0.1, 0.5, 0.9], dt))], **_RAND),
@@ -486,9 +486,11 @@ op_db_random = [
     _info("nn.functional.alpha_dropout", _dropout(training=True), stat_inputs_func=_dropout_stat(0.4, training=True),
           **_RAND),
     _info("nn.functional.dropout", _dropout_deterministic, aten_name="dropout"),
-    _info("nn.functional.dropout1d", _channel_dropout(1), stat_inputs_func=_dropout_stat(0.3, (N_STAT // 4, 2, 4)),
+    _info("nn.functional.dropout1d", _channel_dropout(1), aten_name="feature_dropout",
+          stat_inputs_func=_dropout_stat(0.3, (N_STAT // 4, 2, 4)),
           **_RAND),
-    _info("nn.functional.dropout2d", _channel_dropout(2), stat_inputs_func=_dropout_stat(0.3, (N_STAT // 4, 2, 2, 2)),
+    _info("nn.functional.dropout2d", _channel_dropout(2), aten_name="feature_dropout",
+          stat_inputs_func=_dropout_stat(0.3, (N_STAT // 4, 2, 2, 2)),
           **_RAND),
 ]
 
