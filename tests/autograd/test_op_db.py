@@ -54,7 +54,7 @@ def _samples(op):
         if any(not np.all(np.isfinite(a)) for a in arrs):
             continue
         out.append(s)
-    return out[:4]
+    return out
 
 
 def _split(s):
@@ -107,6 +107,8 @@ def test_op_db_gradcheck(op):
         pytest.skip("piecewise constant / non-smooth: zero or undefined gradient")
     ran = 0
     for s in _samples(op):
+        if ran == 4:
+            break                         # four checked samples per op (error / nan samples don't count)
         build, arrays = _split(s)
         ins = [ember.tensor(a.tolist(), dtype=ember.float64, requires_grad=True) if a.dtype.kind == "f" else
                ember.from_numpy(a.copy()) for a in arrays]

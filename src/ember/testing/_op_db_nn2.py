@@ -197,7 +197,8 @@ def _bce_logits(dt):
     t = lambda s, seed=0: A(s, dt, 0.0, 1.0, seed)  # noqa: E731
     return [S(A((3, 4), dt), t((3, 4)), pos_weight=A((4,), dt, 0.5, 2.0, seed=1)),
             S(A((3, 4), dt), t((3, 4)), A((3, 4), dt, 0.1, 1.0, seed=2), reduction="none"),
-            S(A((5,), dt), t((5,)), pos_weight=A((5,), dt, 0.5, 2.0, seed=1), reduction="sum")]
+            S(A((5,), dt), t((5,)), pos_weight=A((5,), dt, 0.5, 2.0, seed=1), reduction="sum"),
+            S(A((2, 3), dt), t((2, 3), 3), reduction="none")]
 
 
 def _huber(dt):
