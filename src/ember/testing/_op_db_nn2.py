@@ -558,6 +558,6 @@ op_db_nn2 = [
     _info("nn.functional.pairwise_distance", _pairwise, rtol=1e-5, atol=1e-5),
     _info("nn.functional.cosine_similarity", _cosine_similarity, rtol=1e-5, atol=1e-5),
     _info("nn.functional.scaled_dot_product_attention", _sdpa, rtol=1e-5, atol=1e-5),
-    _info("linalg.svd", _svd, output_func=_svd_canonical, rtol=1e-4, atol=1e-4, aten_name="linalg_svd"),
-    _info("linalg.eigh", _eigh, output_func=_eigh_canonical, rtol=1e-4, atol=1e-4, aten_name="linalg_eigh"),
+    _info("linalg.svd", _svd, output_func=_svd_canonical, supports_out=True, rtol=1e-4, atol=1e-4, aten_name="linalg_svd"),
+    _info("linalg.eigh", _eigh, output_func=_eigh_canonical, supports_out=True, rtol=1e-4, atol=1e-4, aten_name="linalg_eigh"),
 ] + op_db_random
