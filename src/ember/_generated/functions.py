@@ -101,6 +101,7 @@ _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
 _op_avg_pool2d_default = _ops.aten.avg_pool2d.default
 _op_batch_norm_default = _ops.aten.batch_norm.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
+_op_bernoulli_out = _ops.aten.bernoulli.out
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bilinear_default = _ops.aten.bilinear.default
 _op_binary_cross_entropy_default = _ops.aten.binary_cross_entropy.default
@@ -1433,7 +1434,7 @@ def randint_like(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('randint_like', args, kwargs, _randint_like_sigs, False)
 
-def _bernoulli_c0(input, *, generator=None):
+def _bernoulli_c0(input, *, generator=None, out=None):
     s = 0
     if not isinstance(input, Tensor):
         if not _is_num(input):
@@ -1441,9 +1442,11 @@ def _bernoulli_c0(input, *, generator=None):
         s += 1
     return s
 
-def _bernoulli_b0(input, *, generator=None):
-    if generator is None:
+def _bernoulli_b0(input, *, generator=None, out=None):
+    if out is None and generator is None:
         return _op_bernoulli_default(input)
+    if out is not None:
+        return _op_bernoulli_out(input, generator=generator, out=out)
     return _op_bernoulli_default(input, generator=generator)
 
 def _bernoulli_c1(input, p, *, generator=None):
@@ -1462,7 +1465,7 @@ def _bernoulli_b1(input, p, *, generator=None):
     return _op_bernoulli_p(input, p, generator=generator)
 
 _bernoulli_ovs = ((_bernoulli_c0, _bernoulli_b0), (_bernoulli_c1, _bernoulli_b1),)
-_bernoulli_sigs = ('(Tensor input, *, Generator? generator = None)', '(Tensor input, float p, *, Generator? generator = None)')
+_bernoulli_sigs = ('(Tensor input, *, Generator? generator = None, Tensor out = None)', '(Tensor input, float p, *, Generator? generator = None)')
 
 def bernoulli(*args, **kwargs):
     best = None

@@ -55,6 +55,7 @@ _d('random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(
 _d('random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)', (('CPU', 'cpu.random:random_'), ('Meta', 'meta.creation:random_')))
 _d('bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)', (('CPU', 'cpu.random:bernoulli_'), ('Meta', 'meta.creation:bernoulli_')))
 _d('bernoulli(Tensor self, *, Generator? generator=None) -> Tensor', (('CPU', 'cpu.random:bernoulli'), ('Meta', 'meta.creation:bernoulli')))
+_d('bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.random:bernoulli_out'), ('Meta', 'meta.creation:bernoulli_out')))
 _d('bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor', (('CPU', 'cpu.random:bernoulli_p'), ('Meta', 'meta.creation:bernoulli')))
 _d('linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)', (('CPU', 'cpu.linalg:linalg_inv_ex'), ('Meta', 'meta.linalg:linalg_inv_ex')))
 _d('linalg_inv_ex.inverse(Tensor A, *, bool check_errors=False, Tensor(a!) inverse, Tensor(b!) info) -> (Tensor(a!) inverse, Tensor(b!) info)', (('CPU', 'cpu.linalg:linalg_inv_ex_inverse'), ('Meta', 'meta.linalg:linalg_inv_ex_inverse')))

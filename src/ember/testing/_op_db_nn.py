@@ -1,7 +1,6 @@
 """OpInfo entries for the nn ops (branch nnops): sample inputs for the generic op test
-(meta agreement, non-contiguous inputs, parity with torch). To enable them in tests/ops/test_ops.py
-and the coverage report: `op_db += op_db_nn` in _op_db.py (tests/ops_nn/test_op_db_nn.py already
-drives them through the same checks)."""
+(meta agreement, non-contiguous inputs, parity with torch). Part of `op_db` (see _op_db.py), so
+tests/ops/test_ops.py and the gradcheck of tests/autograd/test_op_db.py run them; _op_db_nn2.py has the rest."""
 import numpy as np
 
 from ._opinfo import OpInfo, SampleInput
