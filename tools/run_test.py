@@ -31,6 +31,9 @@ Execution
   --timeout S            per-test timeout via pytest-timeout (default 300, 0 = off)
   --file-timeout S       whole-file timeout, process group killed (default 1200, 0 = off)
   --no-retry             do not re-run failed tests once
+  --batch-seconds S      short files (recorded durations) share one pytest process until the
+                         batch holds S seconds of tests (default 20; 0 = one process per file);
+                         results stay per file, a broken batch is re-run file by file
 
 Reporting
   --require-parity       exit 1 if parity tests were selected but every one was skipped
@@ -108,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--file-timeout", type=float, default=1200.0, metavar="S",
                     help="whole-file timeout, process group killed (default 1200; 0 = off)")
     ex.add_argument("--no-retry", action="store_true", help="do not re-run failed tests once")
+    ex.add_argument("--batch-seconds", type=float, default=20.0, metavar="S",
+                    help="pack short files into one pytest process up to S recorded seconds (0 = off)")
     rep = p.add_argument_group("reporting")
     rep.add_argument("--require-parity", action="store_true",
                      help="fail if parity tests were selected but all of them were skipped")
@@ -135,6 +140,8 @@ def prepare_reports_dir(path: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     root = os.path.abspath(args.root)
+    if args.batch_seconds < 0:
+        return fail_input(f"--batch-seconds must be >= 0, got {args.batch_seconds:g}")
     if args.jobs < 1:
         return fail_input(f"-j must be at least 1, got {args.jobs}")
     if args.shard:
@@ -186,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = execution.Options(
         root=root, reports_dir=reports_dir, timeout=args.timeout, file_timeout=args.file_timeout,
         marker_expr=args.marker_expr, retry=not args.no_retry, jobs=args.jobs,
+        batch_seconds=args.batch_seconds,
     )
     if args.timeout and not execution.have_pytest_timeout():
         print("run_test.py: warning: pytest-timeout is not installed; no per-test timeout",
@@ -204,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.monotonic()
     try:
-        results = execution.run_all(mine, serial, opts, on_done)
+        results = execution.run_all(mine, serial, opts, on_done, times)
     except KeyboardInterrupt:
         print("run_test.py: interrupted; running test processes killed", file=sys.stderr)
         return 130

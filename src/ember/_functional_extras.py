@@ -1,7 +1,10 @@
 """Hand-written Python-level functions of the `ember` namespace that are not single ops."""
 from ._tensor import Tensor
 
-__all__ = ["broadcast_shapes", "norm"]
+__all__ = ["broadcast_shapes", "norm", "cdist"]
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
 
 
 def broadcast_shapes(*shapes):
@@ -22,6 +25,14 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if out is not None:
         return out.resize_(r.shape).copy_(r)
     return r
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """torch.cdist (torch/functional.py): compute_mode is a name here, the op's int code below."""
+    from ._generated import functions as _F
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _F.cdist(x1, x2, p, _CDIST_MODES[compute_mode])
 
 
 def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None):

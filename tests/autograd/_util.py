@@ -12,8 +12,9 @@ def pos(*shape, seed=0):
     return rand(*shape, low=0.5, high=2.0, seed=seed)
 
 
-# backward implemented to first order only (svd-based): differentiating the backward raises
-FIRST_ORDER_ONLY = {"matrix_norm_nuc", "matrix_norm_2", "matrix_norm_m2_keepdim"}
+# backward implemented to first order only: differentiating the backward raises (none left: the
+# svd-based matrix norms now differentiate through _linalg_svd)
+FIRST_ORDER_ONLY = set()
 
 # name -> (function, input factory); inputs are float64 tensors requiring grad (or numbers)
 OPS = {

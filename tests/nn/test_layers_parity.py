@@ -128,15 +128,7 @@ def test_layer_matches_torch(torch, case):
 @pytest.mark.parity
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0] + "-" + str(len(c[2])))
 def test_layer_backward_matches_torch(torch, case):
-    if case[0] in NO_BACKWARD_YET:
-        # no derivative formula yet: backward must refuse, never return a wrong gradient
-        with pytest.raises(RuntimeError, match="not implemented"):
-            _compare(torch, *case, backward=True)
-        return
     _compare(torch, *case, backward=True)
-
-
-NO_BACKWARD_YET = {"EmbeddingBag"}   # _embedding_bag has no formula yet
 
 
 @pytest.mark.parity

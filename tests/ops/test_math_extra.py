@@ -108,6 +108,9 @@ def test_coverage_report_runs():
     buf = io.StringIO()
     have, missing = coverage.report(out=buf)
     assert "erfinv" in have and "cumsum" in have and "ember has:" in buf.getvalue()
+    assert "op_db has an OpInfo for" in buf.getvalue()
+    tested = coverage.opinfo_names()
+    assert {"conv3d", "ctc_loss", "linalg_svd", "bernoulli", "cumsum"} <= tested and "not_an_op" not in tested
 
 
 def test_numpy_erf_fallback_accuracy():

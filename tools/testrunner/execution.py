@@ -1,4 +1,5 @@
-"""Running test files: one pytest subprocess per file, timeouts, the single retry, scheduling.
+"""Running test files: one pytest subprocess per file (or per batch of short files, see
+:mod:`testrunner.batching`), timeouts, the single retry, scheduling.
 
 Each file runs as ``sys.executable -m pytest FILE -q -p no:cacheprovider
 -p testrunner.pytest_plugin --rootdir=ROOT --junitxml=REPORT [--timeout=T] [-m EXPR]`` in its own process
@@ -35,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import batching
 from .reporting import PARITY, Case, FileResult, parse_junit
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -50,6 +52,7 @@ class Options:
     marker_expr: str | None = None
     retry: bool = True
     jobs: int = 1
+    batch_seconds: float = 0.0  # pack short files into shared processes up to this much recorded time
     extra_pytest_args: list[str] = field(default_factory=list)
 
 
@@ -191,14 +194,18 @@ def run_file(path: str, opts: Options) -> FileResult:
         return result
 
     _count(result, first.cases or [])
-    failed = first.failed_ids()
+    return _retry_failed(result, first.failed_ids(), first.output, path, opts)
+
+
+def _retry_failed(result: FileResult, failed: list[str], output: str, path: str, opts: Options) -> FileResult:
+    """Re-run *failed* node ids of *path* once; those that pass are flaky, the rest stay failed."""
     if not failed:
         return result
     if not opts.retry:
         result.failures = failed
-        result.output = first.output
+        result.output = output
         return result
-    retry = run_pytest(failed, retry_xml, opts)
+    retry = run_pytest(failed, report_path(opts.reports_dir, path, ".rerun"), opts)
     again = {c.nodeid: c.outcome for c in retry.cases or []}
     for nodeid in failed:
         if retry.error is None and again.get(nodeid) == "passed":
@@ -208,8 +215,27 @@ def run_file(path: str, opts: Options) -> FileResult:
         else:
             result.failures.append(nodeid)
     if result.failures:
-        result.output = first.output + "\n[run_test] retry of the failed tests:\n" + retry.output
+        result.output = output + "\n[run_test] retry of the failed tests:\n" + retry.output
     return result
+
+
+def run_batch(paths: list[str], opts: Options) -> list[FileResult]:
+    """Run several files in one pytest process; results per file (see :mod:`testrunner.batching`)."""
+    if len(paths) == 1:
+        return [run_file(paths[0], opts)]
+    first = run_pytest(paths, report_path(opts.reports_dir, paths[0], ".batch"), opts)
+    per_file = batching.split(paths, first.cases) if first.error is None and first.cases is not None else None
+    if per_file is None:  # a crash, timeout or stray case: run every file alone for exact attribution
+        return [run_file(p, opts) for p in paths]
+    results = []
+    for path in paths:
+        cases = per_file[path]
+        # estimated duration alone, so the times file keeps one meaning whether a file was batched or not
+        result = FileResult(path, seconds=batching.STARTUP_SECONDS + sum(c.seconds for c in cases))
+        _count(result, cases)
+        failed = [c.nodeid for c in cases if c.outcome == "failed" and c.collected]
+        results.append(_retry_failed(result, failed, first.output, path, opts))
+    return results
 
 
 def run_all(
@@ -217,36 +243,41 @@ def run_all(
     serial: set[str],
     opts: Options,
     on_done: Callable[[FileResult], None],
+    times: dict[str, float] | None = None,
 ) -> list[FileResult]:
-    """Run *files* in order (see module docstring); call *on_done* as each file finishes."""
+    """Run *files* in order (see module docstring); call *on_done* as each file finishes.
+
+    With ``opts.batch_seconds`` and recorded *times*, short files share processes
+    (:func:`testrunner.batching.plan`)."""
     os.makedirs(opts.reports_dir, exist_ok=True)
     lock = threading.Lock()
     results: dict[str, FileResult] = {}
 
-    def task(path: str) -> None:
+    def task(paths: list[str]) -> None:
         if _STOPPING.is_set():
             return
         try:
-            res = run_file(path, opts)
+            done = run_batch(paths, opts)
         except KeyboardInterrupt:
             return
-        except Exception as exc:  # the runner itself broke on this file: report, go on
-            res = FileResult(path, failed=1, error=f"runner error: {exc!r}",
-                             failures=[f"{path} (runner error)"])
+        except Exception as exc:  # the runner itself broke on these files: report, go on
+            done = [FileResult(p, failed=1, error=f"runner error: {exc!r}", failures=[f"{p} (runner error)"])
+                    for p in paths]
         with lock:
-            results[path] = res
-            on_done(res)
+            for res in done:
+                results[res.path] = res
+                on_done(res)
 
     pool = ThreadPoolExecutor(max_workers=max(1, opts.jobs))
     try:
         pending = []
-        for path in files:
-            if path in serial:
+        for unit in batching.plan(files, serial, times or {}, opts.batch_seconds):
+            if unit[0] in serial:
                 wait(pending)
                 pending = []
-                pool.submit(task, path).result()
+                pool.submit(task, unit).result()
             else:
-                pending.append(pool.submit(task, path))
+                pending.append(pool.submit(task, unit))
         wait(pending)
     except BaseException:  # Ctrl-C: our children live in their own sessions, kill them
         kill_all()

@@ -27,6 +27,7 @@ class Case:
     outcome: str  # "passed" | "failed" | "skipped"
     markers: tuple[str, ...] = ()
     collected: bool = True  # False for collection errors / module-level skips (no node id)
+    seconds: float = 0.0  # the <testcase time=...> pytest recorded (setup + call + teardown)
 
 
 def parse_junit(path: str) -> list[Case] | None:
@@ -52,7 +53,11 @@ def parse_junit(path: str) -> list[Case] | None:
         else:
             outcome = "passed"
         markers = tuple(m for m in props.get(pytest_plugin.MARKERS_PROPERTY, "").split(",") if m)
-        case = Case(nodeid, outcome, markers, collected)
+        try:
+            seconds = float(tc.get("time", 0) or 0)
+        except ValueError:
+            seconds = 0.0
+        case = Case(nodeid, outcome, markers, collected, seconds)
         if nodeid not in cases:
             order.append(nodeid)
             cases[nodeid] = case

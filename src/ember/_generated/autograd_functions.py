@@ -6,8 +6,10 @@ from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
 from ember.autograd.formulas import *
-from ember.autograd.formulas_nn import *
 from ember.autograd.formulas_linalg import *
+from ember.autograd.formulas_nn import *
+from ember.autograd.formulas_nn2 import *
+from ember.autograd.formulas_nn_double import *
 from ember.autograd.graph import Node as _Node
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
@@ -14508,9 +14510,40 @@ class LinalgSolveExBackward0(_Node):
 _OP_linalg_solve_ex = getattr(_aten.linalg_solve_ex, 'default')
 
 
+def _jvp_linalg_solve_ex(_ts, A, B, left, check_errors, result):
+    _o = None
+    result = result[0]
+    result0 = result[0]
+    info = result[1]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = solve_backward(grad, A, B, result0, left, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], A._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], B._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     if _FW[0] and _fw_has((A, B, )):
-        _fw_unsupported('linalg_solve_ex')
+        _ts = _fw_take((A, B, ))
+        try:
+            _res = _self_linalg_solve_ex(A, B, left=left, check_errors=check_errors)
+            _t = _jvp_linalg_solve_ex(_ts, A, B, left, check_errors, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(A) or _rg(B)
     if not _need:
         return _OP_linalg_solve_ex.redispatch(_below_ks((A, B, left, check_errors)), A, B, left=left, check_errors=check_errors)
@@ -14642,9 +14675,34 @@ class CholeskySolveBackward0(_Node):
 _OP_cholesky_solve = getattr(_aten.cholesky_solve, 'default')
 
 
+def _jvp_cholesky_solve(_ts, self, input2, upper, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], self._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], input2._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def cholesky_solve(self, input2, upper=False):
     if _FW[0] and _fw_has((self, input2, )):
-        _fw_unsupported('cholesky_solve')
+        _ts = _fw_take((self, input2, ))
+        try:
+            _res = _self_cholesky_solve(self, input2, upper)
+            _t = _jvp_cholesky_solve(_ts, self, input2, upper, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(self) or _rg(input2)
     if not _need:
         return _OP_cholesky_solve.redispatch(_below_ks((self, input2, upper)), self, input2, upper)
@@ -15131,9 +15189,37 @@ class ConvolutionBackward0(_Node):
 _OP_convolution = getattr(_aten.convolution, 'default')
 
 
+def _jvp_convolution(_ts, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = convolution_backward_(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], weight._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None:
+                _gs.append(sum_to(_g[2], bias._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     if _FW[0] and _fw_has((input, weight, bias, )):
-        _fw_unsupported('convolution')
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            _t = _jvp_convolution(_ts, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
     _need = _rg(input) or _rg(weight) or _rg(bias)
     if not _need:
         return _OP_convolution.redispatch(_below_ks((input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
@@ -15781,9 +15867,42 @@ class NativeLayerNormBackward0(_Node):
 _OP_native_layer_norm = getattr(_aten.native_layer_norm, 'default')
 
 
+def _jvp_native_layer_norm(_ts, input, normalized_shape, weight, bias, eps, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = _aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], weight._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None:
+                _gs.append(sum_to(_g[2], bias._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if _FW[0] and _fw_has((input, weight, bias, )):
-        _fw_unsupported('native_layer_norm')
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_native_layer_norm(input, normalized_shape, weight, bias, eps)
+            _t = _jvp_native_layer_norm(_ts, input, normalized_shape, weight, bias, eps, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(input) or _rg(weight) or _rg(bias)
     if not _need:
         return _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
@@ -15862,9 +15981,42 @@ class NativeBatchNormBackward0(_Node):
 _OP_native_batch_norm = getattr(_aten.native_batch_norm, 'default')
 
 
+def _jvp_native_batch_norm(_ts, input, weight, bias, running_mean, running_var, training, momentum, eps, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = batch_norm_backward_(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], weight._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None:
+                _gs.append(sum_to(_g[2], bias._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     if _FW[0] and _fw_has((input, weight, bias, )):
-        _fw_unsupported('native_batch_norm')
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+            _t = _jvp_native_batch_norm(_ts, input, weight, bias, running_mean, running_var, training, momentum, eps, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(input) or _rg(weight) or _rg(bias)
     if not _need:
         return _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -15941,9 +16093,42 @@ class NativeGroupNormBackward0(_Node):
 _OP_native_group_norm = getattr(_aten.native_group_norm, 'default')
 
 
+def _jvp_native_group_norm(_ts, input, weight, bias, N, C, HxW, group, eps, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = _aten.native_group_norm_backward.default(grad, input, result1, result2, weight, N, C, HxW, group, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], weight._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None:
+                _gs.append(sum_to(_g[2], bias._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if _FW[0] and _fw_has((input, weight, bias, )):
-        _fw_unsupported('native_group_norm')
+        _ts = _fw_take((input, weight, bias, ))
+        try:
+            _res = _self_native_group_norm(input, weight, bias, N, C, HxW, group, eps)
+            _t = _jvp_native_group_norm(_ts, input, weight, bias, N, C, HxW, group, eps, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(input) or _rg(weight) or _rg(bias)
     if not _need:
         return _OP_native_group_norm.redispatch(_below_ks((input, weight, bias, N, C, HxW, group, eps)), input, weight, bias, N, C, HxW, group, eps)
@@ -16003,15 +16188,7 @@ _OP_embedding = getattr(_aten.embedding, 'default')
 
 def _jvp_embedding(_ts, weight, indices, padding_idx, scale_grad_by_freq, sparse, result):
     _o = None
-    _u = _fw_seed(result)
-    _gs, _tt = [], []
-    with _fw_enable_grad():
-        grad = _u
-        if _ts[0] is not None:
-            weight_sym_sizes = weight._size
-            _gs.append(sum_to(_aten.embedding_dense_backward.default(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq), weight._size))
-            _tt.append(_ts[0])
-        _o = _fw_transpose(_gs, _u, _tt, result)
+    _o = _OP_embedding(_z(_ts[0], weight), indices, padding_idx, scale_grad_by_freq, sparse)
     return _o
 
 
@@ -18075,6 +18252,1829 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
 
 
 _self_upsample_bicubic2d_vec = upsample_bicubic2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class MaxUnpool2dBackward0(_Node):
+    _op_name = 'aten::max_unpool2d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            indices = _n.s_indices.unpack(_n)
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = max_unpool2d_backward_(grad, indices, self_sym_sizes)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_max_unpool2d = getattr(_aten.max_unpool2d, 'default')
+
+
+def _jvp_max_unpool2d(_ts, self, indices, output_size, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            self_sym_sizes = self._size
+            _gs.append(sum_to(max_unpool2d_backward_(grad, indices, self_sym_sizes), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def max_unpool2d(self, indices, output_size):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_max_unpool2d(self, indices, output_size)
+            _t = _jvp_max_unpool2d(_ts, self, indices, output_size, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_max_unpool2d.redispatch(_below_ks((self, indices, output_size)), self, indices, output_size)
+    _n = MaxUnpool2dBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_indices = _SV(indices)
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_max_unpool2d.redispatch(_below_ks((self, indices, output_size)), self, indices, output_size)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_max_unpool2d = max_unpool2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class CdistForwardBackward0(_Node):
+    _op_name = 'aten::_cdist_forward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            p = _n.s_p
+            result = _n.s_result.unpack(_n)
+            x1 = _n.s_x1.unpack(_n)
+            x2 = _n.s_x2.unpack(_n)
+            _r0 = cdist_backward_(grad, x1, x2, p, result, 0)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            p = _n.s_p
+            result = _n.s_result.unpack(_n)
+            x1 = _n.s_x1.unpack(_n)
+            x2 = _n.s_x2.unpack(_n)
+            _r1 = cdist_backward_(grad, x1, x2, p, result, 1)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_x1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_x2', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__cdist_forward = getattr(_aten._cdist_forward, 'default')
+
+
+def _jvp__cdist_forward(_ts, x1, x2, p, compute_mode, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(cdist_backward_(grad, x1, x2, p, result, 0), x1._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(cdist_backward_(grad, x1, x2, p, result, 1), x2._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _cdist_forward(x1, x2, p, compute_mode):
+    if _FW[0] and _fw_has((x1, x2, )):
+        _ts = _fw_take((x1, x2, ))
+        try:
+            _res = _self__cdist_forward(x1, x2, p, compute_mode)
+            _t = _jvp__cdist_forward(_ts, x1, x2, p, compute_mode, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(x1) or _rg(x2)
+    if not _need:
+        return _OP__cdist_forward.redispatch(_below_ks((x1, x2, p, compute_mode)), x1, x2, p, compute_mode)
+    _n = CdistForwardBackward0()
+    _n.next_edges = (_edge(x1), _edge(x2), )
+    if _rg(x1) or _rg(x2):
+        _n.s_p = p
+    if _rg(x1) or _rg(x2):
+        _n.s_x1 = _SV(x1)
+    if _rg(x1) or _rg(x2):
+        _n.s_x2 = _SV(x2)
+    _res = _OP__cdist_forward.redispatch(_below_ks((x1, x2, p, compute_mode)), x1, x2, p, compute_mode)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self__cdist_forward = _cdist_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class EmbeddingBagBackward0(_Node):
+    _op_name = 'aten::_embedding_bag'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            indices = _n.s_indices.unpack(_n)
+            mode = _n.s_mode
+            padding_idx = _n.s_padding_idx
+            per_sample_weights = _n.s_per_sample_weights.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            result2 = _n.s_result2.unpack(_n)
+            result3 = _n.s_result3.unpack(_n)
+            scale_grad_by_freq = _n.s_scale_grad_by_freq
+            weight_sym_sizes = _n.s_weight_sym_sizes
+            _r0 = embedding_bag_weight_backward(grad, indices, result1, result2, result3, weight_sym_sizes[0], scale_grad_by_freq, mode, per_sample_weights, padding_idx)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            indices = _n.s_indices.unpack(_n)
+            mode = _n.s_mode
+            padding_idx = _n.s_padding_idx
+            result1 = _n.s_result1.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r1 = embedding_bag_psw_backward(grad, weight, indices, result1, mode, padding_idx)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_per_sample_weights', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result2', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result3', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__embedding_bag = getattr(_aten._embedding_bag, 'default')
+
+
+def _jvp__embedding_bag(_ts, weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result3 = result[3]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            weight_sym_sizes = weight._size
+            _gs.append(sum_to(embedding_bag_weight_backward(grad, indices, result1, result2, result3, weight_sym_sizes[0], scale_grad_by_freq, mode, per_sample_weights, padding_idx), weight._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(embedding_bag_psw_backward(grad, weight, indices, result1, mode, padding_idx), per_sample_weights._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    if _FW[0] and _fw_has((weight, per_sample_weights, )):
+        _ts = _fw_take((weight, per_sample_weights, ))
+        try:
+            _res = _self__embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+            _t = _jvp__embedding_bag(_ts, weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(weight) or _rg(per_sample_weights)
+    if not _need:
+        return _OP__embedding_bag.redispatch(_below_ks((weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+    _n = EmbeddingBagBackward0()
+    _n.next_edges = (_edge(weight), _edge(per_sample_weights), )
+    if _rg(weight) or _rg(per_sample_weights):
+        _n.s_indices = _SV(indices)
+    if _rg(weight) or _rg(per_sample_weights):
+        _n.s_mode = mode
+    if _rg(weight) or _rg(per_sample_weights):
+        _n.s_padding_idx = padding_idx
+    if _rg(weight):
+        _n.s_per_sample_weights = _SV(per_sample_weights)
+    if _rg(weight):
+        _n.s_scale_grad_by_freq = scale_grad_by_freq
+    if _rg(per_sample_weights):
+        _n.s_weight = _SV(weight)
+    if _rg(weight):
+        _n.s_weight_sym_sizes = weight._size
+    _res = _OP__embedding_bag.redispatch(_below_ks((weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+    _set_history(_res, _n)
+    _n.s_result1 = _SV(_res[1], True)
+    _n.s_result2 = _SV(_res[2], True)
+    _n.s_result3 = _SV(_res[3], True)
+    return _res
+
+
+_self__embedding_bag = _embedding_bag   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class GridSampler2dBackward0(_Node):
+    _op_name = 'aten::grid_sampler_2d'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            align_corners = _n.s_align_corners
+            grid = _n.s_grid.unpack(_n)
+            input = _n.s_input.unpack(_n)
+            interpolation_mode = _n.s_interpolation_mode
+            padding_mode = _n.s_padding_mode
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_grid', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_grid_sampler_2d = getattr(_aten.grid_sampler_2d, 'default')
+
+
+def _jvp_grid_sampler_2d(_ts, input, grid, interpolation_mode, padding_mode, align_corners, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask)
+            if _ts[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None:
+                _gs.append(sum_to(_g[1], grid._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if _FW[0] and _fw_has((input, grid, )):
+        _ts = _fw_take((input, grid, ))
+        try:
+            _res = _self_grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners)
+            _t = _jvp_grid_sampler_2d(_ts, input, grid, interpolation_mode, padding_mode, align_corners, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(input) or _rg(grid)
+    if not _need:
+        return _OP_grid_sampler_2d.redispatch(_below_ks((input, grid, interpolation_mode, padding_mode, align_corners)), input, grid, interpolation_mode, padding_mode, align_corners)
+    _n = GridSampler2dBackward0()
+    _n.next_edges = (_edge(input), _edge(grid), )
+    if _rg(input) or _rg(grid):
+        _n.s_align_corners = align_corners
+    if _rg(input) or _rg(grid):
+        _n.s_grid = _SV(grid)
+    if _rg(input) or _rg(grid):
+        _n.s_input = _SV(input)
+    if _rg(input) or _rg(grid):
+        _n.s_interpolation_mode = interpolation_mode
+    if _rg(input) or _rg(grid):
+        _n.s_padding_mode = padding_mode
+    _res = _OP_grid_sampler_2d.redispatch(_below_ks((input, grid, interpolation_mode, padding_mode, align_corners)), input, grid, interpolation_mode, padding_mode, align_corners)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_grid_sampler_2d = grid_sampler_2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class CtcLossBackward0(_Node):
+    _op_name = 'aten::_ctc_loss'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            blank = _n.s_blank
+            input_lengths = _n.s_input_lengths
+            log_probs = _n.s_log_probs.unpack(_n)
+            result0 = _n.s_result0.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            target_lengths = _n.s_target_lengths
+            targets = _n.s_targets.unpack(_n)
+            zero_infinity = _n.s_zero_infinity
+            _r0 = _aten._ctc_loss_backward.default(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_log_probs', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_targets', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__ctc_loss = getattr(_aten._ctc_loss, 'default')
+
+
+def _jvp__ctc_loss(_ts, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result):
+    _o = None
+    result0 = result[0]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten._ctc_loss_backward.default(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity), log_probs._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if _FW[0] and _fw_has((log_probs, )):
+        _ts = _fw_take((log_probs, ))
+        try:
+            _res = _self__ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+            _t = _jvp__ctc_loss(_ts, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(log_probs)
+    if not _need:
+        return _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    _n = CtcLossBackward0()
+    _n.next_edges = (_edge(log_probs), )
+    if _rg(log_probs):
+        _n.s_blank = blank
+    if _rg(log_probs):
+        _n.s_input_lengths = input_lengths
+    if _rg(log_probs):
+        _n.s_log_probs = _SV(log_probs)
+    if _rg(log_probs):
+        _n.s_target_lengths = target_lengths
+    if _rg(log_probs):
+        _n.s_targets = _SV(targets)
+    if _rg(log_probs):
+        _n.s_zero_infinity = zero_infinity
+    _res = _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self__ctc_loss = _ctc_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SoftmaxBackwardDataBackward0(_Node):
+    _op_name = 'aten::_softmax_backward_data'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            output = _n.s_output.unpack(_n)
+            _r0 = softmax_backward_data_(grad, output, dim)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            dim = _n.s_dim
+            grad_output = _n.s_grad_output.unpack(_n)
+            output = _n.s_output.unpack(_n)
+            _r1 = softmax_double_backward(grad, grad_output, output, dim)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_grad_output', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_output', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__softmax_backward_data = getattr(_aten._softmax_backward_data, 'default')
+
+
+def _jvp__softmax_backward_data(_ts, grad_output, output, dim, input_dtype, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(softmax_backward_data_(grad, output, dim), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(softmax_double_backward(grad, grad_output, output, dim), output._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    if _FW[0] and _fw_has((grad_output, output, )):
+        _ts = _fw_take((grad_output, output, ))
+        try:
+            _res = _self__softmax_backward_data(grad_output, output, dim, input_dtype)
+            _t = _jvp__softmax_backward_data(_ts, grad_output, output, dim, input_dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(output)
+    if not _need:
+        return _OP__softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
+    _n = SoftmaxBackwardDataBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(output), )
+    if _rg(grad_output) or _rg(output):
+        _n.s_dim = dim
+    if _rg(output):
+        _n.s_grad_output = _SV(grad_output)
+    if _rg(grad_output) or _rg(output):
+        _n.s_output = _SV(output)
+    _res = _OP__softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__softmax_backward_data = _softmax_backward_data   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LogSoftmaxBackwardDataBackward0(_Node):
+    _op_name = 'aten::_log_softmax_backward_data'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            output = _n.s_output.unpack(_n)
+            _r0 = log_softmax_double_backward_grad_output(grad, output, dim)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            dim = _n.s_dim
+            grad_output = _n.s_grad_output.unpack(_n)
+            output = _n.s_output.unpack(_n)
+            _r1 = log_softmax_double_backward_output(grad, grad_output, output, dim)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_grad_output', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_output', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__log_softmax_backward_data = getattr(_aten._log_softmax_backward_data, 'default')
+
+
+def _jvp__log_softmax_backward_data(_ts, grad_output, output, dim, input_dtype, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(log_softmax_double_backward_grad_output(grad, output, dim), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(log_softmax_double_backward_output(grad, grad_output, output, dim), output._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    if _FW[0] and _fw_has((grad_output, output, )):
+        _ts = _fw_take((grad_output, output, ))
+        try:
+            _res = _self__log_softmax_backward_data(grad_output, output, dim, input_dtype)
+            _t = _jvp__log_softmax_backward_data(_ts, grad_output, output, dim, input_dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(output)
+    if not _need:
+        return _OP__log_softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
+    _n = LogSoftmaxBackwardDataBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(output), )
+    if _rg(grad_output) or _rg(output):
+        _n.s_dim = dim
+    if _rg(output):
+        _n.s_grad_output = _SV(grad_output)
+    if _rg(grad_output) or _rg(output):
+        _n.s_output = _SV(output)
+    _res = _OP__log_softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__log_softmax_backward_data = _log_softmax_backward_data   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ConvolutionBackwardBackward0(_Node):
+    _op_name = 'aten::convolution_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        _r2 = None
+        if _e[0] is not None or _e[1] is not None or _e[2] is not None:
+            dilation = _n.s_dilation
+            grad_output = _n.s_grad_output.unpack(_n)
+            groups = _n.s_groups
+            input = _n.s_input.unpack(_n)
+            output_padding = _n.s_output_padding
+            padding = _n.s_padding
+            stride = _n.s_stride
+            transposed = _n.s_transposed
+            weight = _n.s_weight.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
+            _g = convolution_double_backward(grads, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+            _r2 = _g[2] if _e[2] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_grad_output', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_convolution_backward = getattr(_aten.convolution_backward, 'default')
+
+
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    if _FW[0] and _fw_has((grad_output, input, weight, )):
+        _fw_unsupported('convolution_backward')
+    _need = _rg(grad_output) or _rg(input) or _rg(weight)
+    if not _need:
+        return _OP_convolution_backward.redispatch(_below_ks((grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)), grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    _n = ConvolutionBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(input), _edge(weight), )
+    if _rg(grad_output) or _rg(input) or _rg(weight):
+        _n.s_dilation = dilation
+    if _rg(grad_output) or _rg(input) or _rg(weight):
+        _n.s_grad_output = _SV(grad_output)
+    if _rg(grad_output) or _rg(input) or _rg(weight):
+        _n.s_groups = groups
+    if _rg(grad_output) or _rg(input) or _rg(weight):
+        _n.s_input = _SV(input)
+    if _rg(grad_output) or _rg(input) or _rg(weight):
+        _n.s_output_padding = output_padding
+    if _rg(grad_output) or _rg(input) or _rg(weight):
+        _n.s_padding = padding
+    if _rg(grad_output) or _rg(input) or _rg(weight):
+        _n.s_stride = stride
+    if _rg(grad_output) or _rg(input) or _rg(weight):
+        _n.s_transposed = transposed
+    if _rg(grad_output) or _rg(input) or _rg(weight):
+        _n.s_weight = _SV(weight)
+    _res = _OP_convolution_backward.redispatch(_below_ks((grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)), grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_convolution_backward = convolution_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NativeLayerNormBackwardBackward0(_Node):
+    _op_name = 'aten::native_layer_norm_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        _r2 = None
+        if _e[0] is not None or _e[1] is not None or _e[2] is not None:
+            grad_out = _n.s_grad_out.unpack(_n)
+            input = _n.s_input.unpack(_n)
+            normalized_shape = _n.s_normalized_shape
+            rstd = _n.s_rstd.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
+            _g = layer_norm_double_backward(grads, grad_out, input, normalized_shape, rstd, weight, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+            _r2 = _g[2] if _e[2] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_grad_out', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_rstd', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_native_layer_norm_backward = getattr(_aten.native_layer_norm_backward, 'default')
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    if _FW[0] and _fw_has((grad_out, input, weight, )):
+        _fw_unsupported('native_layer_norm_backward')
+    _need = _rg(grad_out) or _rg(input) or _rg(weight)
+    if not _need:
+        return _OP_native_layer_norm_backward.redispatch(_below_ks((grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    _n = NativeLayerNormBackwardBackward0()
+    _n.next_edges = (_edge(grad_out), _edge(input), _edge(weight), )
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_grad_out = _SV(grad_out)
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_input = _SV(input)
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_normalized_shape = normalized_shape
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_rstd = _SV(rstd)
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_weight = _SV(weight)
+    _res = _OP_native_layer_norm_backward.redispatch(_below_ks((grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_native_layer_norm_backward = native_layer_norm_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NativeBatchNormBackwardBackward0(_Node):
+    _op_name = 'aten::native_batch_norm_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        _r2 = None
+        if _e[0] is not None or _e[1] is not None or _e[2] is not None:
+            eps = _n.s_eps
+            grad_out = _n.s_grad_out.unpack(_n)
+            input = _n.s_input.unpack(_n)
+            running_mean = _n.s_running_mean.unpack(_n)
+            running_var = _n.s_running_var.unpack(_n)
+            train = _n.s_train
+            weight = _n.s_weight.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
+            _g = batch_norm_double_backward(grads, grad_out, input, weight, running_mean, running_var, train, eps, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+            _r2 = _g[2] if _e[2] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_grad_out', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_running_mean', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_running_var', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_native_batch_norm_backward = getattr(_aten.native_batch_norm_backward, 'default')
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    if _FW[0] and _fw_has((grad_out, input, weight, )):
+        _fw_unsupported('native_batch_norm_backward')
+    _need = _rg(grad_out) or _rg(input) or _rg(weight)
+    if not _need:
+        return _OP_native_batch_norm_backward.redispatch(_below_ks((grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)), grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    _n = NativeBatchNormBackwardBackward0()
+    _n.next_edges = (_edge(grad_out), _edge(input), _edge(weight), )
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_eps = eps
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_grad_out = _SV(grad_out)
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_input = _SV(input)
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_running_mean = _SV(running_mean)
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_running_var = _SV(running_var)
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_train = train
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_weight = _SV(weight)
+    _res = _OP_native_batch_norm_backward.redispatch(_below_ks((grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)), grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_native_batch_norm_backward = native_batch_norm_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NativeGroupNormBackwardBackward0(_Node):
+    _op_name = 'aten::native_group_norm_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        _r2 = None
+        if _e[0] is not None or _e[1] is not None or _e[2] is not None:
+            C = _n.s_C
+            N = _n.s_N
+            grad_out = _n.s_grad_out.unpack(_n)
+            group = _n.s_group
+            input = _n.s_input.unpack(_n)
+            rstd = _n.s_rstd.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
+            _g = group_norm_double_backward(grads, grad_out, input, rstd, weight, N, C, group, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+            _r2 = _g[2] if _e[2] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_grad_out', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_rstd', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_native_group_norm_backward = getattr(_aten.native_group_norm_backward, 'default')
+
+
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    if _FW[0] and _fw_has((grad_out, input, weight, )):
+        _fw_unsupported('native_group_norm_backward')
+    _need = _rg(grad_out) or _rg(input) or _rg(weight)
+    if not _need:
+        return _OP_native_group_norm_backward.redispatch(_below_ks((grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+    _n = NativeGroupNormBackwardBackward0()
+    _n.next_edges = (_edge(grad_out), _edge(input), _edge(weight), )
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_C = C
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_N = N
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_grad_out = _SV(grad_out)
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_group = group
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_input = _SV(input)
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_rstd = _SV(rstd)
+    if _rg(grad_out) or _rg(input) or _rg(weight):
+        _n.s_weight = _SV(weight)
+    _res = _OP_native_group_norm_backward.redispatch(_below_ks((grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_native_group_norm_backward = native_group_norm_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class MaxPool2dWithIndicesBackwardBackward0(_Node):
+    _op_name = 'aten::max_pool2d_with_indices_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            indices = _n.s_indices.unpack(_n)
+            _r0 = max_pool_double_backward(grad, indices)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_max_pool2d_with_indices_backward = getattr(_aten.max_pool2d_with_indices_backward, 'default')
+
+
+def _jvp_max_pool2d_with_indices_backward(_ts, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(max_pool_double_backward(grad, indices), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+            _t = _jvp_max_pool2d_with_indices_backward(_ts, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self)
+    if not _need:
+        return _OP_max_pool2d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    _n = MaxPool2dWithIndicesBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), )
+    if _rg(grad_output):
+        _n.s_indices = _SV(indices)
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_max_pool2d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AvgPool2dBackwardBackward0(_Node):
+    _op_name = 'aten::avg_pool2d_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            ceil_mode = _n.s_ceil_mode
+            count_include_pad = _n.s_count_include_pad
+            divisor_override = _n.s_divisor_override
+            kernel_size = _n.s_kernel_size
+            padding = _n.s_padding
+            stride = _n.s_stride
+            _r0 = _aten.avg_pool2d.default(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_avg_pool2d_backward = getattr(_aten.avg_pool2d_backward, 'default')
+
+
+def _jvp_avg_pool2d_backward(_ts, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.avg_pool2d.default(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+            _t = _jvp_avg_pool2d_backward(_ts, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self)
+    if not _need:
+        return _OP_avg_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    _n = AvgPool2dBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), )
+    if _rg(grad_output):
+        _n.s_ceil_mode = ceil_mode
+    if _rg(grad_output):
+        _n.s_count_include_pad = count_include_pad
+    if _rg(grad_output):
+        _n.s_divisor_override = divisor_override
+    if _rg(grad_output):
+        _n.s_kernel_size = kernel_size
+    if _rg(grad_output):
+        _n.s_padding = padding
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(grad_output):
+        _n.s_stride = stride
+    _res = _OP_avg_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_avg_pool2d_backward = avg_pool2d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AdaptiveAvgPool2dBackwardBackward0(_Node):
+    _op_name = 'aten::_adaptive_avg_pool2d_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            grad_output_sym_sizes = _n.s_grad_output_sym_sizes
+            _r0 = _aten._adaptive_avg_pool2d.default(grad, grad_output_sym_sizes[-2:])
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__adaptive_avg_pool2d_backward = getattr(_aten._adaptive_avg_pool2d_backward, 'default')
+
+
+def _jvp__adaptive_avg_pool2d_backward(_ts, grad_output, self, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            grad_output_sym_sizes = grad_output._size
+            _gs.append(sum_to(_aten._adaptive_avg_pool2d.default(grad, grad_output_sym_sizes[-2:]), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self__adaptive_avg_pool2d_backward(grad_output, self)
+            _t = _jvp__adaptive_avg_pool2d_backward(_ts, grad_output, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self)
+    if not _need:
+        return _OP__adaptive_avg_pool2d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
+    _n = AdaptiveAvgPool2dBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), )
+    if _rg(grad_output):
+        _n.s_grad_output_sym_sizes = grad_output._size
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP__adaptive_avg_pool2d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__adaptive_avg_pool2d_backward = _adaptive_avg_pool2d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class EmbeddingDenseBackwardBackward0(_Node):
+    _op_name = 'aten::embedding_dense_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            indices = _n.s_indices.unpack(_n)
+            padding_idx = _n.s_padding_idx
+            scale_grad_by_freq = _n.s_scale_grad_by_freq
+            _r0 = embedding_double_backward(grad, indices, padding_idx, scale_grad_by_freq)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_embedding_dense_backward = getattr(_aten.embedding_dense_backward, 'default')
+
+
+def _jvp_embedding_dense_backward(_ts, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(embedding_double_backward(grad, indices, padding_idx, scale_grad_by_freq), grad_output._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    if _FW[0] and _fw_has((grad_output, )):
+        _ts = _fw_take((grad_output, ))
+        try:
+            _res = _self_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+            _t = _jvp_embedding_dense_backward(_ts, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output)
+    if not _need:
+        return _OP_embedding_dense_backward.redispatch(_below_ks((grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)), grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    _n = EmbeddingDenseBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), )
+    if _rg(grad_output):
+        _n.s_indices = _SV(indices)
+    if _rg(grad_output):
+        _n.s_padding_idx = padding_idx
+    if _rg(grad_output):
+        _n.s_scale_grad_by_freq = scale_grad_by_freq
+    _res = _OP_embedding_dense_backward.redispatch(_below_ks((grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)), grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_embedding_dense_backward = embedding_dense_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NllLossBackwardBackward0(_Node):
+    _op_name = 'aten::nll_loss_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            ignore_index = _n.s_ignore_index
+            reduction = _n.s_reduction
+            target = _n.s_target.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r0 = nll_loss_double_backward_grad_output(grad, target, weight, reduction, ignore_index)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_nll_loss_backward = getattr(_aten.nll_loss_backward, 'default')
+
+
+def _jvp_nll_loss_backward(_ts, grad_output, self, target, weight, reduction, ignore_index, total_weight, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(nll_loss_double_backward_grad_output(grad, target, weight, reduction, ignore_index), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+            _t = _jvp_nll_loss_backward(_ts, grad_output, self, target, weight, reduction, ignore_index, total_weight, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self)
+    if not _need:
+        return _OP_nll_loss_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    _n = NllLossBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), )
+    if _rg(grad_output):
+        _n.s_ignore_index = ignore_index
+    if _rg(grad_output):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(grad_output):
+        _n.s_target = _SV(target)
+    if _rg(grad_output):
+        _n.s_weight = _SV(weight)
+    _res = _OP_nll_loss_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_nll_loss_backward = nll_loss_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NllLoss2dBackwardBackward0(_Node):
+    _op_name = 'aten::nll_loss2d_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            ignore_index = _n.s_ignore_index
+            reduction = _n.s_reduction
+            target = _n.s_target.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r0 = nll_loss_double_backward_grad_output(grad, target, weight, reduction, ignore_index, True)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_nll_loss2d_backward = getattr(_aten.nll_loss2d_backward, 'default')
+
+
+def _jvp_nll_loss2d_backward(_ts, grad_output, self, target, weight, reduction, ignore_index, total_weight, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(nll_loss_double_backward_grad_output(grad, target, weight, reduction, ignore_index, True), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+            _t = _jvp_nll_loss2d_backward(_ts, grad_output, self, target, weight, reduction, ignore_index, total_weight, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self)
+    if not _need:
+        return _OP_nll_loss2d_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    _n = NllLoss2dBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), )
+    if _rg(grad_output):
+        _n.s_ignore_index = ignore_index
+    if _rg(grad_output):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(grad_output):
+        _n.s_target = _SV(target)
+    if _rg(grad_output):
+        _n.s_weight = _SV(weight)
+    _res = _OP_nll_loss2d_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_nll_loss2d_backward = nll_loss2d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class MseLossBackwardBackward0(_Node):
+    _op_name = 'aten::mse_loss_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r0 = mse_loss_double_backward_grad_output(grad, self, target, reduction)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            grad_output = _n.s_grad_output.unpack(_n)
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            _r1 = mse_loss_double_backward_self(grad, grad_output, self, reduction)
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            grad_output = _n.s_grad_output.unpack(_n)
+            reduction = _n.s_reduction
+            target = _n.s_target.unpack(_n)
+            _r2 = -mse_loss_double_backward_self(grad, grad_output, target, reduction)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_grad_output', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_mse_loss_backward = getattr(_aten.mse_loss_backward, 'default')
+
+
+def _jvp_mse_loss_backward(_ts, grad_output, self, target, reduction, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(mse_loss_double_backward_grad_output(grad, self, target, reduction), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(mse_loss_double_backward_self(grad, grad_output, self, reduction), self._size))
+            _tt.append(_ts[1])
+        if _ts[2] is not None:
+            _gs.append(sum_to(-mse_loss_double_backward_self(grad, grad_output, target, reduction), target._size))
+            _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def mse_loss_backward(grad_output, self, target, reduction):
+    if _FW[0] and _fw_has((grad_output, self, target, )):
+        _ts = _fw_take((grad_output, self, target, ))
+        try:
+            _res = _self_mse_loss_backward(grad_output, self, target, reduction)
+            _t = _jvp_mse_loss_backward(_ts, grad_output, self, target, reduction, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self) or _rg(target)
+    if not _need:
+        return _OP_mse_loss_backward.redispatch(_below_ks((grad_output, self, target, reduction)), grad_output, self, target, reduction)
+    _n = MseLossBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), _edge(target), )
+    if _rg(self) or _rg(target):
+        _n.s_grad_output = _SV(grad_output)
+    if _rg(grad_output) or _rg(self) or _rg(target):
+        _n.s_reduction = reduction
+    if _rg(grad_output) or _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(grad_output) or _rg(target):
+        _n.s_target = _SV(target)
+    _res = _OP_mse_loss_backward.redispatch(_below_ks((grad_output, self, target, reduction)), grad_output, self, target, reduction)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_mse_loss_backward = mse_loss_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NativeDropoutBackwardBackward0(_Node):
+    _op_name = 'aten::native_dropout_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            mask = _n.s_mask.unpack(_n)
+            scale = _n.s_scale
+            _r0 = _aten.native_dropout_backward.default(grad, mask, scale)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_mask', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_native_dropout_backward = getattr(_aten.native_dropout_backward, 'default')
+
+
+def _jvp_native_dropout_backward(_ts, grad_output, mask, scale, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.native_dropout_backward.default(grad, mask, scale), grad_output._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def native_dropout_backward(grad_output, mask, scale):
+    if _FW[0] and _fw_has((grad_output, )):
+        _ts = _fw_take((grad_output, ))
+        try:
+            _res = _self_native_dropout_backward(grad_output, mask, scale)
+            _t = _jvp_native_dropout_backward(_ts, grad_output, mask, scale, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output)
+    if not _need:
+        return _OP_native_dropout_backward.redispatch(_below_ks((grad_output, mask, scale)), grad_output, mask, scale)
+    _n = NativeDropoutBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), )
+    if _rg(grad_output):
+        _n.s_mask = _SV(mask)
+    if _rg(grad_output):
+        _n.s_scale = scale
+    _res = _OP_native_dropout_backward.redispatch(_below_ks((grad_output, mask, scale)), grad_output, mask, scale)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_native_dropout_backward = native_dropout_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class MultiMarginLossBackward0(_Node):
+    _op_name = 'aten::multi_margin_loss'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            margin = _n.s_margin
+            p = _n.s_p
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            weight = _n.s_weight.unpack(_n)
+            _r0 = _aten.multi_margin_loss_backward.default(grad, self, target, p, margin, weight, reduction)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_multi_margin_loss = getattr(_aten.multi_margin_loss, 'default')
+
+
+def _jvp_multi_margin_loss(_ts, self, target, p, margin, weight, reduction, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.multi_margin_loss_backward.default(grad, self, target, p, margin, weight, reduction), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_multi_margin_loss(self, target, p, margin, weight, reduction)
+            _t = _jvp_multi_margin_loss(_ts, self, target, p, margin, weight, reduction, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_multi_margin_loss.redispatch(_below_ks((self, target, p, margin, weight, reduction)), self, target, p, margin, weight, reduction)
+    _n = MultiMarginLossBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_margin = margin
+    if _rg(self):
+        _n.s_p = p
+    if _rg(self):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_target = _SV(target)
+    if _rg(self):
+        _n.s_weight = _SV(weight)
+    _res = _OP_multi_margin_loss.redispatch(_below_ks((self, target, p, margin, weight, reduction)), self, target, p, margin, weight, reduction)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_multi_margin_loss = multi_margin_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class MultilabelMarginLossForwardBackward0(_Node):
+    _op_name = 'aten::multilabel_margin_loss_forward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            is_target = _n.s_is_target.unpack(_n)
+            reduction = _n.s_reduction
+            self = _n.s_self.unpack(_n)
+            target = _n.s_target.unpack(_n)
+            _r0 = _aten.multilabel_margin_loss_backward.default(grad, self, target, reduction, is_target)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_is_target', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_multilabel_margin_loss_forward = getattr(_aten.multilabel_margin_loss_forward, 'default')
+
+
+def _jvp_multilabel_margin_loss_forward(_ts, self, target, reduction, result):
+    _o = None
+    output = result[0]
+    result0 = result[0]
+    is_target = result[1]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.multilabel_margin_loss_backward.default(grad, self, target, reduction, is_target), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def multilabel_margin_loss_forward(self, target, reduction):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_multilabel_margin_loss_forward(self, target, reduction)
+            _t = _jvp_multilabel_margin_loss_forward(_ts, self, target, reduction, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(self)
+    if not _need:
+        return _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _n = MultilabelMarginLossForwardBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_reduction = reduction
+    if _rg(self):
+        _n.s_self = _SV(self)
+    if _rg(self):
+        _n.s_target = _SV(target)
+    _res = _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _set_history(_res, _n)
+    _n.s_is_target = _SV(_res[1], True)
+    return _res
+
+
+_self_multilabel_margin_loss_forward = multilabel_margin_loss_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class EmbeddingRenormBackward0(_Node):
+    _op_name = 'aten::embedding_renorm_'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = not_implemented("embedding_renorm")
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_embedding_renorm_ = getattr(_aten.embedding_renorm_, 'default')
+
+
+def embedding_renorm_(self, indices, max_norm, norm_type):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('embedding_renorm_')
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_embedding_renorm_.redispatch(_below_ks((self, indices, max_norm, norm_type)), self, indices, max_norm, norm_type)
+    _n = EmbeddingRenormBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_embedding_renorm_.redispatch(_below_ks((self, indices, max_norm, norm_type)), self, indices, max_norm, norm_type)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_embedding_renorm_ = embedding_renorm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MaxPool3dWithIndicesBackward0(_Node):

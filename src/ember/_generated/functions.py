@@ -21,6 +21,7 @@ _op__softmax_backward_data_default = _ops.aten._softmax_backward_data.default
 _op__softmax_default = _ops.aten._softmax.default
 _op__to_copy_default = _ops.aten._to_copy.default
 _op__unique2_default = _ops.aten._unique2.default
+_op__weight_norm_default = _ops.aten._weight_norm.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
@@ -97,6 +98,7 @@ _op_atanh_out = _ops.aten.atanh.out
 _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
 _op_batch_norm_default = _ops.aten.batch_norm.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
+_op_bernoulli_out = _ops.aten.bernoulli.out
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bilinear_default = _ops.aten.bilinear.default
 _op_binary_cross_entropy_with_logits_default = _ops.aten.binary_cross_entropy_with_logits.default
@@ -390,6 +392,7 @@ _op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
 _op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
 _op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
 _op_norm_dtype_out = _ops.aten.norm.dtype_out
+_op_norm_except_dim_default = _ops.aten.norm_except_dim.default
 _op_norm_out = _ops.aten.norm.out
 _op_normal_Tensor_Tensor = _ops.aten.normal.Tensor_Tensor
 _op_normal_Tensor_Tensor_out = _ops.aten.normal.Tensor_Tensor_out
@@ -1332,15 +1335,17 @@ def randint_like(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('randint_like', args, kwargs, _randint_like_sigs, False)
 
-def _bernoulli_c0(input, *, generator=None):
+def _bernoulli_c0(input, *, generator=None, out=None):
     s = 0
     if not isinstance(input, Tensor):
         return None
     return s
 
-def _bernoulli_b0(input, *, generator=None):
-    if generator is None:
+def _bernoulli_b0(input, *, generator=None, out=None):
+    if out is None and generator is None:
         return _op_bernoulli_default(input)
+    if out is not None:
+        return _op_bernoulli_out(input, generator=generator, out=out)
     return _op_bernoulli_default(input, generator=generator)
 
 def _bernoulli_c1(input, p, *, generator=None):
@@ -1357,7 +1362,7 @@ def _bernoulli_b1(input, p, *, generator=None):
     return _op_bernoulli_p(input, p, generator=generator)
 
 _bernoulli_ovs = ((_bernoulli_c0, _bernoulli_b0), (_bernoulli_c1, _bernoulli_b1),)
-_bernoulli_sigs = ('(Tensor input, *, Generator? generator = None)', '(Tensor input, float p, *, Generator? generator = None)')
+_bernoulli_sigs = ('(Tensor input, *, Generator? generator = None, Tensor out = None)', '(Tensor input, float p, *, Generator? generator = None)')
 
 def bernoulli(*args, **kwargs):
     best = None
@@ -3008,6 +3013,24 @@ def where(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('where', args, kwargs, _where_sigs, False)
+
+def norm_except_dim(v, pow=2, dim=0):
+    if v.__class__ is not Tensor and not isinstance(v, Tensor):
+        raise _bad_arg('norm_except_dim', 'v', 1, 'Tensor', v)
+    if pow.__class__ is not int and not _is_int(pow):
+        raise _bad_arg('norm_except_dim', 'pow', 2, 'int', pow)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('norm_except_dim', 'dim', 3, 'int', dim)
+    return _op_norm_except_dim_default(v, pow, dim)
+
+def _weight_norm(v, g, dim=0):
+    if v.__class__ is not Tensor and not isinstance(v, Tensor):
+        raise _bad_arg('_weight_norm', 'v', 1, 'Tensor', v)
+    if g.__class__ is not Tensor and not isinstance(g, Tensor):
+        raise _bad_arg('_weight_norm', 'g', 2, 'Tensor', g)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_weight_norm', 'dim', 3, 'int', dim)
+    return _op__weight_norm_default(v, g, dim)
 
 def _softmax(input, dim, half_to_float):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -6353,4 +6376,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -51,6 +51,8 @@ _op_mish__default = _ops.aten.mish_.default
 _op_mish_default = _ops.aten.mish.default
 _op_mish_out = _ops.aten.mish.out
 _op_mse_loss_default = _ops.aten.mse_loss.default
+_op_multi_margin_loss_default = _ops.aten.multi_margin_loss.default
+_op_multilabel_margin_loss_default = _ops.aten.multilabel_margin_loss.default
 _op_nll_loss_default = _ops.aten.nll_loss.default
 _op_nll_loss_nd_default = _ops.aten.nll_loss_nd.default
 _op_one_hot_default = _ops.aten.one_hot.default
@@ -274,6 +276,30 @@ def relu6_(input):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
     return _op_relu6__default(input)
+
+def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('multi_margin_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('multi_margin_loss', 'target', 2, 'Tensor', target)
+    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('multi_margin_loss', 'p', 3, 'Number', p)
+    if margin.__class__ is not int and margin.__class__ is not float and not _is_scalar(margin):
+        raise _bad_arg('multi_margin_loss', 'margin', 4, 'Number', margin)
+    if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg('multi_margin_loss', 'weight', 5, 'Tensor', weight)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('multi_margin_loss', 'reduction', 6, 'int', reduction)
+    return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
+
+def multilabel_margin_loss(input, target, reduction=1):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('multilabel_margin_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ is not Tensor and not isinstance(target, Tensor):
+        raise _bad_arg('multilabel_margin_loss', 'target', 2, 'Tensor', target)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('multilabel_margin_loss', 'reduction', 3, 'int', reduction)
+    return _op_multilabel_margin_loss_default(input, target, reduction)
 
 def linear(input, weight, bias=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -650,4 +676,4 @@ def adaptive_max_pool3d(input, output_size):
         raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool3d_default(input, output_size)
 
-__all__ = ['_pad_circular', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']
+__all__ = ['_pad_circular', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']

@@ -82,6 +82,7 @@ _op_atanh_default = _ops.aten.atanh.default
 _op_atanh_out = _ops.aten.atanh.out
 _op_bernoulli__float = _ops.aten.bernoulli_.float
 _op_bernoulli_default = _ops.aten.bernoulli.default
+_op_bernoulli_out = _ops.aten.bernoulli.out
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bincount_default = _ops.aten.bincount.default
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
@@ -652,13 +653,15 @@ def _m_bernoulli_(self, p=0.5, *, generator=None):
         return _op_bernoulli__float(self, p)
     return _op_bernoulli__float(self, p, generator=generator)
 
-def __m_bernoulli_c0(self, *, generator=None):
+def __m_bernoulli_c0(self, *, generator=None, out=None):
     s = 0
     return s
 
-def __m_bernoulli_b0(self, *, generator=None):
-    if generator is None:
+def __m_bernoulli_b0(self, *, generator=None, out=None):
+    if out is None and generator is None:
         return _op_bernoulli_default(self)
+    if out is not None:
+        return _op_bernoulli_out(self, generator=generator, out=out)
     return _op_bernoulli_default(self, generator=generator)
 
 def __m_bernoulli_c1(self, p, *, generator=None):
@@ -673,7 +676,7 @@ def __m_bernoulli_b1(self, p, *, generator=None):
     return _op_bernoulli_p(self, p, generator=generator)
 
 __m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
-__m_bernoulli_sigs = ('(*, Generator? generator = None)', '(float p, *, Generator? generator = None)')
+__m_bernoulli_sigs = ('(*, Generator? generator = None, Tensor out = None)', '(float p, *, Generator? generator = None)')
 
 def _m_bernoulli(*args, **kwargs):
     best = None

@@ -49,6 +49,8 @@ def set_history(result, node):
     for t in result:
         if isinstance(t, Tensor):
             set_history(t, node)
+        elif t is None:     # an undefined output (convolution_backward's unrequested grads) keeps its
+            node.input_meta.append(None)    # slot, so grads[i] in the node's formula is output i
     return result
 
 

@@ -209,7 +209,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                 if n_none and fn._materialize:
                     meta = fn.input_meta
                     for j, g in enumerate(buf):
-                        if g is None and j < len(meta):
+                        if g is None and j < len(meta) and meta[j] is not None:
                             buf[j] = _zeros(meta[j])
                 outs = anomaly_mode.run_checked(fn, buf) if anomaly else fn.apply(buf)
                 if outs.__class__ is not tuple and outs.__class__ is not list:

@@ -530,27 +530,22 @@ def matrix_norm_backward(grad, self, ord, result, dim, keepdim):
 
 
 def _svd_norm_backward(grad, self, ord, dim, keepdim):
-    """nuclear norm: U Vh; spectral norm (ord=±2): u_k v_kᵀ of the extreme singular value (torch's
-    svd-based formulas). Computed from numpy's SVD, so this backward is first order only: its own
-    grad_fn raises if differentiated (no silent wrong second derivatives)."""
+    """nuclear norm: U Vh; spectral norm (ord=±2): u_k v_kᵀ of the extreme singular value, split
+    evenly among ties (torch's svdvals-based decomposition). Written over the differentiable
+    _linalg_svd, so this backward is itself differentiable."""
     d0, d1 = [d % self.dim() for d in dim]
-    a = np.moveaxis(self._np, (d0, d1), (-2, -1))
-    u, sv, vh = np.linalg.svd(a, full_matrices=False)
+    a = self.movedim((d0, d1), (-2, -1))
+    u, sv, vh = _aten()._linalg_svd.default(a, False, True)
     if ord == "nuc":
-        c = u @ vh
+        c = u.matmul(vh)
     else:
-        k = np.argmax(sv, axis=-1) if ord == 2 else np.argmin(sv, axis=-1)
-        uk = np.take_along_axis(u, k[..., None, None], axis=-1)               # [..., m, 1]
-        vk = np.take_along_axis(vh, k[..., None, None], axis=-2)              # [..., 1, n]
-        c = uk * vk
-    c = np.moveaxis(c, (-2, -1), (d0, d1))
-    g = _restore(grad, self._size, [d0, d1], keepdim)
-    out = _const(np.asarray(g._np * c, dtype=self.dtype._np), self.dtype)
-    if _needs_history(grad, self):
-        from ._kernel import NotImplementedBackward
-        _record(out, NotImplementedBackward("aten::linalg_matrix_norm (second derivative of ord='nuc'/2/-2)"),
-                (grad, self))
-    return out
+        s = sv._np
+        ext = s.max(-1, keepdims=True) if ord == 2 else s.min(-1, keepdims=True)
+        m = (s == ext).astype(s.dtype)
+        m = _const(m / m.sum(-1, keepdims=True), sv.dtype)
+        c = (u * m.unsqueeze(-2)).matmul(vh)
+    c = c.movedim((-2, -1), (d0, d1))
+    return _restore(grad, self._size, [d0, d1], keepdim) * c
 
 
 def logsumexp_backward(grad, self, result, dim, keepdim):

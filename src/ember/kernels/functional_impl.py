@@ -449,7 +449,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
              "donot_use_mm_for_euclid_dist": 2}
     if compute_mode not in modes:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
-    return E.cdist(x1, x2, p, modes[compute_mode])
+    return E.ops.aten.cdist.default(x1, x2, p, modes[compute_mode])
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -499,8 +499,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
-    if max_norm is not None:
-        raise NotImplementedError("embedding_bag(max_norm=...) is not supported yet")
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
@@ -517,7 +515,16 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
     if padding_idx is not None and padding_idx < 0:
         padding_idx = weight.shape[0] + padding_idx
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
     m = {"sum": 0, "mean": 1, "max": 2}[mode]
+    if max_norm is not None:          # rows referenced by any bag are renormalised in place first
+        with E.no_grad():
+            E.embedding_renorm_(weight, input, max_norm, norm_type)
     return E.embedding_bag(weight, input, offsets, scale_grad_by_freq, m, sparse, per_sample_weights,
                            include_last_offset, padding_idx)[0]
 

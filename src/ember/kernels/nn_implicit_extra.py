@@ -188,8 +188,9 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
-    def as_list(v):
-        return [int(x) for x in (v.tolist() if hasattr(v, "tolist") else v)]
+    def as_list(v):                    # a tensor (0-d for unbatched input), an int, or a sequence of ints
+        v = v.tolist() if hasattr(v, "tolist") else v
+        return [int(x) for x in v] if isinstance(v, (list, tuple)) else [int(v)]
     il, tl = as_list(input_lengths), as_list(target_lengths)
     unbatched = log_probs.dim() == 2
     if unbatched:

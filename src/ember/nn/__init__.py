@@ -5,4 +5,7 @@ from .modules import (Module, Sequential, ModuleList, ModuleDict, ParameterList,
                       Unflatten, Identity, Linear, ReLU, Sigmoid, Tanh, MSELoss)
 from . import init  # noqa: F401
 from . import functional  # noqa: F401
-from . import utils  # noqa: F401
+# `from .modules import *` already bound the name `utils` to nn.modules.utils, which makes `from . import utils`
+# a no-op; import the nn.utils package explicitly so `ember.nn.utils.<x>` works without a prior import.
+import importlib as _importlib
+utils = _importlib.import_module(__name__ + ".utils")

@@ -12,10 +12,11 @@ from .._tensor import Tensor
 from ..kernels import functional_impl as _impl
 from ..kernels.functional_impl import *  # noqa: F401,F403
 from ..kernels.functional_impl import __all__ as _impl_all
+from ..kernels.functional_margin import multi_margin_loss, multilabel_margin_loss  # noqa: F401
 from ..kernels.functional_pool3d import *  # noqa: F401,F403
 from ..kernels.functional_pool3d import __all__ as _pool3d_all
 
-__all__ = list(_impl_all) + list(_pool3d_all) + [
+__all__ = list(_impl_all) + list(_pool3d_all) + ["multi_margin_loss", "multilabel_margin_loss"] + [
     "relu", "relu_", "sigmoid", "tanh", "gelu", "silu", "mish", "softplus", "elu", "elu_", "selu", "selu_",
     "celu", "celu_", "leaky_relu", "leaky_relu_", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish",
     "logsigmoid", "softsign", "threshold", "threshold_", "glu", "prelu", "rrelu", "rrelu_", "tanhshrink",

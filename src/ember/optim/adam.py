@@ -1,8 +1,10 @@
-"""Adam / AdamW (torch/optim/adam.py, adamw.py; single-tensor rule, torch's op order in float32)."""
+"""Adam / AdamW (torch/optim/adam.py, adamw.py; single-tensor rule, torch's op order;
+one rounding per torch op, so float16/bfloat16 params match torch bit for bit)."""
 import math
 
 import numpy as np
 
+from ._opmath import Ops
 from .optimizer import (Optimizer, _check_lr, _closure_loss, _scalar_step, _set, _use_grad, _value, _zeros_like)
 
 __all__ = ["Adam", "AdamW"]
@@ -66,20 +68,20 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = _zeros_like(p)
                     if amsgrad:
                         state["max_exp_avg_sq"] = _zeros_like(p)
-                f = p._np.dtype.type
+                o = Ops(p._np.dtype)
                 grad = p.grad._np
                 if maximize:
-                    grad = -grad
+                    grad = o.neg(grad)
                 step_t = state["step"]
                 _set(step_t, step_t._np + 1)
                 if wd != 0:
                     if decoupled:
-                        _set(p, p._np * f(1 - lr * wd))
+                        _set(p, o.mul(p._np, 1 - lr * wd))
                     else:
-                        grad = grad + f(wd) * p._np
+                        grad = o.add(grad, p._np, wd)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                _set(exp_avg, _lerp(exp_avg._np, grad, 1 - beta1, f))
-                _set(exp_avg_sq, exp_avg_sq._np * f(beta2) + f(1 - beta2) * grad * grad)
+                _set(exp_avg, o.lerp(exp_avg._np, grad, 1 - beta1))
+                _set(exp_avg_sq, o.addcmul(o.mul(exp_avg_sq._np, beta2), grad, grad, 1 - beta2))
                 step = step_t.item()
                 bias_correction1 = 1 - beta1 ** step
                 bias_correction2 = 1 - beta2 ** step
@@ -87,11 +89,12 @@ class Adam(Optimizer):
                 bias_correction2_sqrt = math.sqrt(bias_correction2)
                 if amsgrad:
                     mx = state["max_exp_avg_sq"]
-                    _set(mx, np.maximum(mx._np, exp_avg_sq._np))
-                    denom = np.sqrt(mx._np) / f(bias_correction2_sqrt) + f(eps)
+                    _set(mx, o.maximum(mx._np, exp_avg_sq._np))
+                    sq = mx._np
                 else:
-                    denom = np.sqrt(exp_avg_sq._np) / f(bias_correction2_sqrt) + f(eps)
-                _set(p, p._np + f(-step_size) * (exp_avg._np / denom))
+                    sq = exp_avg_sq._np
+                denom = o.add_scalar(o.div(o.sqrt(sq), bias_correction2_sqrt), eps)
+                _set(p, o.addcdiv(p._np, exp_avg._np, denom, -step_size))
         return loss
 
 

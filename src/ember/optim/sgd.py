@@ -1,6 +1,8 @@
-"""SGD with momentum, dampening, nesterov, weight decay, maximize (torch/optim/sgd.py, single-tensor rule)."""
+"""SGD with momentum, dampening, nesterov, weight decay, maximize (torch/optim/sgd.py, single-tensor rule;
+one rounding per torch op, so float16/bfloat16 params match torch bit for bit)."""
 import numpy as np
 
+from ._opmath import Ops
 from .optimizer import Optimizer, _check_lr, _closure_loss, _set, _use_grad, _value
 from .._tensor import Tensor
 
@@ -39,20 +41,20 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                f = p._np.dtype.type
+                o = Ops(p._np.dtype)
                 grad = p.grad._np
                 if maximize:
-                    grad = -grad
+                    grad = o.neg(grad)
                 if weight_decay != 0:
-                    grad = grad + f(weight_decay) * p._np
+                    grad = o.add(grad, p._np, weight_decay)
                 if momentum != 0:
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
                     if buf is None:
                         buf = Tensor._wrap_np(np.array(grad, copy=True), p.dtype)
                     else:
-                        _set(buf, buf._np * f(momentum) + f(1 - dampening) * grad)
+                        _set(buf, o.add(o.mul(buf._np, momentum), grad, 1 - dampening))
                     state["momentum_buffer"] = buf
-                    grad = grad + f(momentum) * buf._np if nesterov else buf._np
-                _set(p, p._np + f(-lr) * grad)
+                    grad = o.add(grad, buf._np, momentum) if nesterov else buf._np
+                _set(p, o.add(p._np, grad, -lr))
         return loss

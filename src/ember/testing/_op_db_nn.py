@@ -1,7 +1,6 @@
 """OpInfo entries for the nn ops (branch nnops): sample inputs for the generic op test
-(meta agreement, non-contiguous inputs, parity with torch). To enable them in tests/ops/test_ops.py
-and the coverage report: `op_db += op_db_nn` in _op_db.py (tests/ops_nn/test_op_db_nn.py already
-drives them through the same checks)."""
+(meta agreement, non-contiguous inputs, parity with torch). Part of `op_db` (see _op_db.py), so
+tests/ops/test_ops.py and the gradcheck of tests/autograd/test_op_db.py run them; _op_db_nn2.py has the rest."""
 import numpy as np
 
 from ._opinfo import OpInfo, SampleInput
@@ -82,8 +81,42 @@ op_db_nn = [
            check_strides=False),
     OpInfo("pairwise_distance", _s(((4, 5), (("arr", (4, 5)),), {})), torch_name="nn.functional.pairwise_distance"),
     OpInfo("cosine_similarity", _s(((4, 5), (("arr", (4, 5)),), {})), torch_name="nn.functional.cosine_similarity"),
+    # second tier (backward formulas in derivatives_nn2.yaml); grids and indices kept off the kinks
+    OpInfo("nn.functional.grid_sample", _s(((1, 2, 3, 4), (("arr", (1, 2, 3, 2), -1.2, 1.2),), {}),
+                                           ((1, 2, 3, 4), (("arr", (1, 3, 2, 2), -1.5, 1.5),),
+                                            {"mode": "bicubic", "padding_mode": "border", "align_corners": True}),
+                                           ((1, 1, 4, 3), (("arr", (1, 2, 2, 2), -2.0, 2.0),),
+                                            {"padding_mode": "reflection", "align_corners": False})),
+           method_variant=False, aten_name="grid_sampler_2d", rtol=1e-5, atol=1e-6),
+    OpInfo("cdist", _s(((3, 2), (("arr", (4, 2)),), {}), ((3, 2), (("arr", (4, 2)),), {"p": 1.0}),
+                       ((2, 3, 2), (("arr", (2, 4, 2)),), {"p": 3.0}),
+                       ((3, 2), (("arr", (4, 2)),), {"p": float("inf")})),
+           method_variant=False, aten_name="_cdist_forward", rtol=1e-5, atol=1e-6),
+    OpInfo("nn.functional.embedding_bag",
+           _s((("idx", (9,), 6), (("arr", (6, 3)), np.array([0, 2, 2, 5])), {"mode": "sum"}),
+              (("idx", (9,), 6), (("arr", (6, 3)), np.array([0, 4])), {"mode": "mean", "padding_idx": 2}),
+              (("idx", (9,), 6), (("arr", (6, 3)), np.array([0, 3, 7])), {"mode": "max"}),
+              (("idx", (9,), 6), (("arr", (6, 3)), np.array([0, 3])), {"mode": "sum",
+                                                                        "per_sample_weights": ("arr", (9,))})),
+           method_variant=False, aten_name="_embedding_bag", check_strides=False),
+    OpInfo("nn.functional.max_unpool2d", _s(((1, 2, 2, 2), (np.array([[[[0, 3], [9, 14]], [[5, 2], [8, 15]]]]), 2), {}),
+                                            ((2, 2, 2), (np.array([[[1, 7], [13, 19]], [[0, 2], [10, 22]]]), 2),
+                                             {"output_size": (5, 5)})),
+           method_variant=False, aten_name="max_unpool2d"),
+    OpInfo("nn.functional.ctc_loss", _s(((5, 2, 4), (np.array([[1, 2], [3, 3]]), [5, 4], [2, 2]), {}),
+                                        ((6, 2, 4), (np.array([1, 2, 2, 3]), [6, 5], [3, 1]), {"reduction": "sum"})),
+           method_variant=False, aten_name="_ctc_loss", rtol=1e-5, atol=1e-6),
     OpInfo("_nn.scaled_dot_product_attention", _s(((2, 3, 4, 8), (("arr", (2, 3, 5, 8)), ("arr", (2, 3, 5, 8))), {}),
                                               ((2, 4, 8), (("arr", (2, 4, 8)), ("arr", (2, 4, 8))),
                                                {"is_causal": True})),
            torch_name="nn.functional.scaled_dot_product_attention", rtol=1e-5, atol=1e-5, check_strides=False),
+]
+
+# issue 5: multi-class margin losses (native/nn_extra.yaml)
+op_db_nn += [
+    OpInfo("_nn.multi_margin_loss", _s(((4, 5), (("idx", (4,), 5),), {}), ((4, 5), (("idx", (4,), 5), 2, 0.5), {}),
+                                   ((6,), (("idx", (1,), 6),), {})),
+           torch_name="nn.functional.multi_margin_loss", method_variant=False),
+    OpInfo("_nn.multilabel_margin_loss", _s(((3, 4), (("idx", (3, 4), 4),), {}), ((5,), (("idx", (5,), 5),), {})),
+           torch_name="nn.functional.multilabel_margin_loss", method_variant=False),
 ]

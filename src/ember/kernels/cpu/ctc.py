@@ -13,13 +13,10 @@ def _lse3(a, b, c):
         return ms + np.log(np.exp(a - ms) + np.exp(b - ms) + np.exp(c - ms))
 
 
-def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    nll_shape, la_shape, dt = ctc_spec(log_probs, targets, input_lengths, target_lengths, blank)
-    lp = log_probs._np
-    T, B, _ = lp.shape
-    il = np.asarray([int(v) for v in input_lengths], np.int64)
-    tl = np.asarray([int(v) for v in target_lengths], np.int64)
-    S = la_shape[2] // 2
+def extended_labels(targets, tl, S, blank):
+    """(B, 2S+1) label sequences with a blank before, between and after the targets (blank-padded past
+    each target length); targets are (B, >=S) padded or 1-D concatenated."""
+    B = tl.shape[0]
     tg = targets._np.astype(np.int64)
     if tg.ndim == 2:
         tpad = tg[:, :S] if tg.shape[1] >= S else np.pad(tg, [(0, 0), (0, S - tg.shape[1])])
@@ -30,6 +27,17 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     tpad = np.where(np.arange(S)[None, :] < tl[:, None], tpad, blank)
     ext = np.full((B, 2 * S + 1), blank, np.int64)
     ext[:, 1::2] = tpad
+    return ext
+
+
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    nll_shape, la_shape, dt = ctc_spec(log_probs, targets, input_lengths, target_lengths, blank)
+    lp = log_probs._np
+    T, B, _ = lp.shape
+    il = np.asarray([int(v) for v in input_lengths], np.int64)
+    tl = np.asarray([int(v) for v in target_lengths], np.int64)
+    S = la_shape[2] // 2
+    ext = extended_labels(targets, tl, S, blank)
     lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (T, B, 2 * S + 1)), axis=2)   # T, B, 2S+1
     skip = np.zeros((B, 2 * S + 1), bool)
     skip[:, 3::2] = ext[:, 3::2] != ext[:, 1:-2:2]

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..meta.embedding import embedding_spec, one_hot_check
-from ..meta.nn_common import wrap
+from ..meta.nn_common import size_str, wrap
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -48,7 +48,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         out = np.full((b, d), -np.inf, w.dtype)
         np.maximum.at(out, seg[keep], rows[keep])
         out[count == 0] = 0
-        maxi = np.zeros((b, d), np.int64)
+        maxi = _argmax_rows(rows[keep], idx[keep], seg[keep], out, (b, d))
     else:
         out = np.zeros((b, d), w.dtype)
         np.add.at(out, seg[keep], rows[keep])
@@ -56,6 +56,16 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
             out /= np.maximum(count, 1)[:, None].astype(w.dtype)
         maxi = np.zeros((b,), np.int64)
     return wrap(out, weight.dtype), wrap(seg, D.int64), wrap(count, D.int64), wrap(maxi, D.int64)
+
+
+def _argmax_rows(rows, idx, seg, out, shape):
+    """max mode's maximum_indices: per (bag, column) the weight row of the first element attaining the max
+    (0 for an empty bag); the backward sends each bag's grad there."""
+    k = rows.shape[0]
+    pos = np.where(rows == out[seg], np.arange(k)[:, None], k)
+    first = np.full(shape, k, np.int64)
+    np.minimum.at(first, seg, pos)
+    return np.where(first < k, np.append(idx, 0)[first], 0)
 
 
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -72,11 +82,19 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
 
 
 def embedding_renorm_(self, indices, max_norm, norm_type):
-    """Rescale (in place) the referenced rows whose norm exceeds max_norm, like torch (scale uses +1e-7)."""
+    """Rescale (in place) the referenced rows whose norm exceeds max_norm, like torch (scale uses +1e-7).
+    Rows are visited as torch does (sorted unique indices, negative ones counted from the end); an index out of
+    range raises torch's select() IndexError, but only after validation, so the weight is left unchanged."""
+    from ..meta.embedding import embedding_renorm_check
+    embedding_renorm_check(self, indices)
     w = self._np
+    n = w.shape[0]
     rows = np.unique(indices._np.reshape(-1).astype(np.int64))
-    if rows.size and (rows.min() < 0 or rows.max() >= w.shape[0]):
-        raise IndexError("index out of range in self")
+    bad = rows[(rows < -n) | (rows >= n)]
+    if bad.size:
+        raise IndexError(f"select(): index {bad[0]} out of range for tensor of size {size_str(self._size)} at "
+                         f"dimension 0")
+    rows = np.unique(rows % n) if n else rows
     norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
     big = norms > max_norm
     w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(w.dtype)

@@ -102,11 +102,27 @@ def bernoulli_(self, p=0.5, *, generator=None):
     return _fill(self, _gen(generator).random(self._size) < p)
 
 
+def _check_probs(self):
+    if self.numel() and not ((self._np >= 0) & (self._np <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+
+
 def bernoulli(self, p=None, *, generator=None):
     out = M.bernoulli(self)
     out = M.alloc(out._size, out.dtype, CPU, out.stride())
+    if p is None:
+        _check_probs(self)
     probs = self._np if p is None else p
     return _fill(out, _gen(generator).random(self._size) < probs)
+
+
+def bernoulli_out(self, *, generator=None, out):
+    """out may have any dtype (torch writes the 0/1 draws cast to it); a wrongly sized out is resized."""
+    _check_probs(self)
+    M.bernoulli_out(self, out=out)
+    if out.numel():
+        _fill(out, _gen(generator).random(self._size) < self._np)
+    return out
 
 
 def bernoulli_p(self, p, *, generator=None):

@@ -38,6 +38,13 @@ def _last(a, d):
     return np.moveaxis(a, d, -1)
 
 
+def _wrap_along(arr, d, dtype):
+    """A result of unique/unique_consecutive along dim d, laid out like torch's: contiguous with d first,
+    then moved back to d (a permuted dense tensor, not a contiguous one)."""
+    first = np.ascontiguousarray(np.moveaxis(np.asarray(arr, dtype=dtype._np), d, 0))
+    return Tensor._wrap_np(np.moveaxis(first, 0, d), dtype)
+
+
 # ------------------------------------------------------------------ sort family
 def sort(self, dim=-1, descending=False):
     d = wrap_dim(dim, self.dim())
@@ -185,7 +192,7 @@ def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False
     d = wrap_dim(dim, self.dim())
     u, inv, cnt = np.unique(self._np, return_inverse=True, return_counts=True, axis=d)
     empty = np.zeros(0, np.int64)
-    return (_wrap(u, self.dtype), _wrap(inv.reshape(-1) if return_inverse else empty, D.int64),
+    return (_wrap_along(u, d, self.dtype), _wrap(inv.reshape(-1) if return_inverse else empty, D.int64),
             _wrap(cnt if return_counts else empty, D.int64))
 
 
@@ -207,8 +214,8 @@ def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None
     starts = np.flatnonzero(change)
     counts = np.diff(np.append(starts, change.size))
     empty = np.zeros(0, np.int64)
-    return (_wrap(vals, self.dtype), _wrap(inv if return_inverse else empty, D.int64),
-            _wrap(counts if return_counts else empty, D.int64))
+    vals = _wrap(vals, self.dtype) if dim is None else _wrap_along(vals, d, self.dtype)
+    return (vals, _wrap(inv if return_inverse else empty, D.int64), _wrap(counts if return_counts else empty, D.int64))
 
 
 def bincount(self, weights=None, minlength=0):

@@ -279,3 +279,9 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 def bernoulli(self, p=None, *, generator=None):
     return alloc(self._size, self.dtype, META, dense_strides_like(self._size, self.stride()))
+
+
+def bernoulli_out(self, *, generator=None, out):
+    from ..common import check_out
+    check_out(out, self._size, out.dtype, "bernoulli")
+    return out

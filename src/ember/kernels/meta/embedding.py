@@ -51,5 +51,19 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
             alloc((b, d) if mode == 2 else (b,), D.int64, dev))
 
 
+def embedding_renorm_check(self, indices):
+    if indices.dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got torch.{_tn(indices.dtype)}Tensor instead (while checking arguments "
+                           f"for embedding_renorm_)")
+    if self.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {self.dim()}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for embedding_renorm_)")
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{_tn(self.dtype)} instead.")
+
+
 def embedding_renorm_(self, indices, max_norm, norm_type):
+    embedding_renorm_check(self, indices)
     return self

@@ -7,7 +7,7 @@ from .upsampling import PairwiseDistance
 __all__ = ["L1Loss", "NLLLoss", "CrossEntropyLoss", "MSELoss", "SmoothL1Loss", "HuberLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
            "CosineEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PoissonNLLLoss",
-           "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "CTCLoss"]
+           "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "CTCLoss", "MultiMarginLoss", "MultiLabelMarginLoss"]
 
 
 class _Loss(Module):
@@ -227,3 +227,26 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                           self.zero_infinity)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    __constants__ = ["p", "margin", "reduction"]
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    __constants__ = ["reduction"]
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
