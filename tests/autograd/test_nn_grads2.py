@@ -234,3 +234,37 @@ def test_forward_ad_matches_finite_differences(name):
         return fn(ember, *[ember.tensor((a + step * v).tolist(), dtype=ember.float64)
                            for a, v in zip(arrays, tangents)]).numpy()
     np.testing.assert_allclose(jvp, (at(eps) - at(-eps)) / (2 * eps), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parity
+def test_only_the_first_output_of_a_single_grad_op_requires_grad():
+    """Like torch's codegen: formulas reading only `grad` make only the first float output differentiable
+    (CTC's log_alpha, the norms' mean / rstd, nll_loss's total_weight)."""
+    torch = pytest.importorskip("torch")
+    x = r(5, 2, 4, seed=1)
+    t = [[1, 2], [3, 3]]
+    cases = [
+        (lambda m, a: m.ops.aten._ctc_loss(a.log_softmax(-1), m.tensor(t), [5, 4], [2, 2]), x),
+        (lambda m, a: m.ops.aten.native_layer_norm(a, [4], None, None, 1e-5), x),
+        (lambda m, a: m.ops.aten.native_batch_norm(a, None, None, None, None, True, 0.1, 1e-5), x),
+        (lambda m, a: m.ops.aten.nll_loss_forward(a[0], m.tensor([1, 3]), None, 1, -100), x),
+    ]
+    for f, arr in cases:
+        got = [o.requires_grad for o in f(ember, ember.tensor(arr.tolist(), dtype=ember.float64, requires_grad=True))]
+        want = [o.requires_grad for o in f(torch, torch.tensor(arr, requires_grad=True))]
+        assert got == want == [True] + [False] * (len(want) - 1)
+
+
+@pytest.mark.parity
+def test_cdist_grad_near_coincident_points_matches_torch():
+    """Rows 1e-12 apart (p=2, no matmul path): the elementwise form keeps each unit direction exact, as torch's
+    _cdist_backward does; the matmul form (used past 25 rows, like torch) would cancel here."""
+    torch = pytest.importorskip("torch")
+    a = r(6, 3, seed=4)
+    b = a + 1e-12 * r(6, 3, seed=5)
+    ins = _ember_inputs([a, b])
+    tins = [torch.tensor(x, requires_grad=True) for x in (a, b)]
+    gs = ember.autograd.grad(ember.cdist(*ins).sum(), ins)
+    tgs = torch.autograd.grad(torch.cdist(*tins).sum(), tins)
+    for g, tg in zip(gs, tgs):
+        np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-6, atol=1e-6)

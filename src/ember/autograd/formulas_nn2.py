@@ -27,14 +27,20 @@ def max_unpool2d_backward_(grad, indices, self_sizes):
 
 
 # ---------------------------------------------------------------- cdist
-def _cdist_grad(grad, x1, x2, p, dist):
-    """d/dx1 of sum(grad * cdist(x1, x2)) before summing over broadcast batch dims (torch's _cdist_backward).
-    Where a distance is 0 the grad is 0 (the p-norm is not differentiable there)."""
+def _uses_mm(p, compute_mode, P, R):
+    """The same test as the forward kernel (kernels/cpu/distance.py): p=2 through one matmul."""
+    return p == 2 and (compute_mode == 1 or (compute_mode is None and (P > 25 or R > 25)))
+
+
+def _cdist_grad(grad, x1, x2, p, dist, mm):
+    """d/dx1 of sum(grad * cdist(x1, x2)) before summing over broadcast batch dims (torch's _cdist_backward;
+    with `mm`, its _euclidean_dist_backward). Where a distance is 0 the grad is 0 (the p-norm is not
+    differentiable there)."""
     e = _e()
     if p == 0:                                  # piecewise constant: the count of unequal coordinates
         return e.zeros(tuple(grad._size[:-2]) + tuple(x1._size[-2:]), dtype=x1.dtype)
     zero = dist == 0
-    if p == 2:                                  # sum_j g_ij / d_ij * (x1_i - x2_j), no (P, R, M) tensor
+    if mm:                                      # sum_j g_ij / d_ij * (x1_i - x2_j), no (P, R, M) tensor
         ratio = e.where(zero, e.zeros_like(grad), grad / e.where(zero, e.ones_like(dist), dist))
         return ratio.sum(-1, keepdim=True) * x1 - ratio.matmul(x2)
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)                                   # ..., P, R, M
@@ -52,12 +58,13 @@ def _cdist_grad(grad, x1, x2, p, dist):
     return e.where(bad, e.zeros_like(term), term).sum(-2)
 
 
-def cdist_backward_(grad, x1, x2, p, result, which):
+def cdist_backward_(grad, x1, x2, p, compute_mode, result, which):
     """Grad of _cdist_forward for x1 (which=0) or x2 (which=1); x2's is x1's with the roles swapped."""
+    mm = _uses_mm(p, compute_mode, x1._size[-2], x2._size[-2])
     if which == 0:
-        g = _cdist_grad(grad, x1, x2, p, result)
+        g = _cdist_grad(grad, x1, x2, p, result, mm)
         return sum_to(g, x1._size) if g._size != x1._size else g
-    g = _cdist_grad(grad.mT, x2, x1, p, result.mT)
+    g = _cdist_grad(grad.mT, x2, x1, p, result.mT, mm)
     return sum_to(g, x2._size) if g._size != x2._size else g
 
 
