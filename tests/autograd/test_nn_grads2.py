@@ -268,3 +268,24 @@ def test_cdist_grad_near_coincident_points_matches_torch():
     tgs = torch.autograd.grad(torch.cdist(*tins).sum(), tins)
     for g, tg in zip(gs, tgs):
         np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_backward_on_meta_gives_shapes():
+    meta = dict(device="meta", dtype=ember.float32)
+    x, g = ember.empty(2, 3, 4, 5, **meta).requires_grad_(), ember.empty(2, 3, 2, 2, **meta).requires_grad_()
+    gx, gg = ember.autograd.grad(F.grid_sample(x, g, align_corners=False).sum(), [x, g])
+    assert (gx.shape, gg.shape, gx.device.type, gg.dtype) == (x.shape, g.shape, "meta", ember.float32)
+    w, ps = ember.empty(6, 3, **meta).requires_grad_(), ember.empty(4, **meta).requires_grad_()
+    i, o = ember.tensor([0, 2, 5, 1]).to("meta"), ember.tensor([0, 2]).to("meta")
+    for mode, psw in (("sum", ps), ("max", None)):
+        out = F.embedding_bag(i, w, o, mode=mode, per_sample_weights=psw)
+        grads = ember.autograd.grad(out.sum(), [w] + ([psw] if psw is not None else []))
+        assert [tuple(t.shape) for t in grads] == [(6, 3)] + ([(4,)] if psw is not None else [])
+        assert all(t.device.type == "meta" for t in grads)
+    lp = ember.empty(5, 2, 4, **meta).requires_grad_()
+    glp, = ember.autograd.grad(F.ctc_loss(lp, ember.tensor([[1, 2], [3, 3]]).to("meta"), [5, 4], [2, 2]), [lp])
+    assert (glp.shape, glp.device.type) == (lp.shape, "meta")
+    v = ember.empty(1, 2, 2, 2, **meta).requires_grad_()
+    gv, = ember.autograd.grad(F.max_unpool2d(v, ember.tensor([[[[0, 3], [9, 14]], [[5, 2], [8, 15]]]]).to("meta"), 2)
+                              .sum(), [v])
+    assert (gv.shape, gv.device.type) == (v.shape, "meta")

@@ -14,6 +14,11 @@ def _e():
     return ember
 
 
+def _meta(*ts):
+    """On the meta device there are no values to build index constants from: the grads are shapes only."""
+    return any(t is not None and t.device.type == "meta" for t in ts)
+
+
 def _ints(arr):
     from .._core import dtype as D
     return _const(arr, D.int64)
@@ -83,8 +88,10 @@ def embedding_bag_weight_backward(grad, indices, offset2bag, bag_size, max_indic
     mode only the row that won each (bag, column) did. Padding indices and empty bags give nothing."""
     e = _e()
     d = grad._size[-1]
+    zeros = e.zeros((int(num_weights), d), dtype=grad.dtype, device=indices.device)
+    if _meta(grad, indices):
+        return zeros
     idx = indices._np.astype(np.int64).reshape(-1)
-    zeros = e.zeros((int(num_weights), d), dtype=grad.dtype)
     if mode == MAX:
         full = _const((bag_size._np > 0)[:, None], grad.dtype)
         g = grad * full
@@ -108,6 +115,8 @@ def embedding_bag_psw_backward(grad, weight, indices, offset2bag, mode, padding_
     """d out[bag] / d psw[i] = weight[indices[i]] (sum mode); 0 for padding indices."""
     if mode != SUM:
         raise NotImplementedError("embedding_bag_backward: per_sample_weights only supported for mode='sum'")
+    if _meta(grad, indices):
+        return _e().empty(tuple(indices._size), dtype=grad.dtype, device=indices.device)
     keep = _const(_kept(indices, padding_idx), grad.dtype)
     return (grad.index_select(0, offset2bag) * weight.index_select(0, indices)).sum(-1) * keep
 
@@ -215,6 +224,8 @@ def grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mod
     """grad_input: grad * tap weight scattered to every in-bounds tap; grad_grid: sum over channels of
     grad * tap value * d(tap weight)/d(grid). Nearest sampling has a zero grid grad (torch)."""
     e = _e()
+    if _meta(grad, input, grid):
+        return (e.empty_like(input) if mask[0] else None), (e.empty_like(grid) if mask[1] else None)
     n, c, h, w = input._size
     ho, wo = grid._size[1:3]
     L = ho * wo
