@@ -289,3 +289,31 @@ def test_backward_on_meta_gives_shapes():
     gv, = ember.autograd.grad(F.max_unpool2d(v, ember.tensor([[[[0, 3], [9, 14]], [[5, 2], [8, 15]]]]).to("meta"), 2)
                               .sum(), [v])
     assert (gv.shape, gv.device.type) == (v.shape, "meta")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", ["grid_bilinear_zeros_nac", "grid_bilinear_reflection_ac", "grid_bicubic_border_nac",
+                                  "grid_nearest"])
+def test_grid_sample_double_backward_matches_torch(name):
+    """torch differentiates grid_sampler_2d_backward (grid_sampler_2d_double_backward); ember's formula is
+    ember ops, so create_graph gives the same second derivatives."""
+    torch = pytest.importorskip("torch")
+    fn, arrays = CASES[name]
+    em, tm = _mods(torch)
+    ins = _ember_inputs(arrays)
+    tins = [torch.tensor(a, requires_grad=True) for a in arrays]
+    rng = np.random.default_rng(2)
+    out, tout = fn(em, *ins), fn(tm, *tins)
+    go = rng.standard_normal(tuple(out.shape))
+    gs = ember.autograd.grad(out, ins, ember.tensor(go.tolist(), dtype=ember.float64), create_graph=True)
+    tgs = torch.autograd.grad(tout, tins, torch.tensor(go), create_graph=True)
+    vs = [rng.standard_normal(a.shape) for a in arrays]
+    s = sum((g * ember.tensor(v.tolist(), dtype=ember.float64)).sum() for g, v in zip(gs, vs))
+    ts = sum((g * torch.tensor(v)).sum() for g, v in zip(tgs, vs))
+    # nearest: both grads are constant in (input, grid), so there is no graph left (torch's is all zeros)
+    gg = ember.autograd.grad(s, ins, allow_unused=True) if s.requires_grad else [None] * len(ins)
+    tgg = torch.autograd.grad(ts, tins, allow_unused=True)
+    for a, b, arr in zip(gg, tgg, arrays):
+        a = np.zeros(arr.shape) if a is None else a.numpy()
+        b = np.zeros(arr.shape) if b is None else b.numpy()
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
