@@ -473,7 +473,9 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     if inplace:
         w.w("    _rebase_history(self, _n)")
     else:
-        w.w("    _set_history(_res, _n)")
+        single = len(e.returns) > 1 and not e.is_list_return() and \
+            not any("grads" in _names(f) for f in e.formulas.values())
+        w.w(f"    _set_history(_res, _n{', True' if single else ''})")
     for n in saved:
         kind, expr = kinds[n]
         if kind == "output":

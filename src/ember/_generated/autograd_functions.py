@@ -4443,7 +4443,7 @@ def max_dim(self, dim, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -4517,7 +4517,7 @@ def min_dim(self, dim, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13446,7 +13446,7 @@ def cummax(self, dim):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13515,7 +13515,7 @@ def cummin(self, dim):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13803,7 +13803,7 @@ def median_dim(self, dim, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13877,7 +13877,7 @@ def nanmedian_dim(self, dim, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13951,7 +13951,7 @@ def mode(self, dim=-1, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -14025,7 +14025,7 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -14094,7 +14094,7 @@ def sort(self, dim=-1, descending=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -14163,7 +14163,7 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -14232,7 +14232,7 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -14400,7 +14400,7 @@ def linalg_inv_ex(A, *, check_errors=False):
     _n = LinalgInvExBackward0()
     _n.next_edges = (_edge(A), )
     _res = _OP_linalg_inv_ex.redispatch(_below_ks((A, check_errors)), A, check_errors=check_errors)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result0 = _SV(_res[0], True)
     return _res
 
@@ -14538,7 +14538,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     if _rg(A) or _rg(B):
         _n.s_left = left
     _res = _OP_linalg_solve_ex.redispatch(_below_ks((A, B, left, check_errors)), A, B, left=left, check_errors=check_errors)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result0 = _SV(_res[0], True)
     return _res
 
@@ -14610,7 +14610,7 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
     if _rg(self):
         _n.s_upper = upper
     _res = _OP_linalg_cholesky_ex.redispatch(_below_ks((self, upper, check_errors)), self, upper=upper, check_errors=check_errors)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result0 = _SV(_res[0], True)
     return _res
 
@@ -15452,7 +15452,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     if _rg(self):
         _n.s_weight = _SV(weight)
     _res = _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_total_weight = _SV(_res[1], True)
     return _res
 
@@ -15545,7 +15545,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     if _rg(self):
         _n.s_weight = _SV(weight)
     _res = _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_total_weight = _SV(_res[1], True)
     return _res
 
@@ -15633,7 +15633,7 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
     if _rg(self):
         _n.s_stride = stride
     _res = _OP_max_pool2d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     return _res
 
@@ -15706,7 +15706,7 @@ def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation
     if _rg(self):
         _n.s_self = _SV(self)
     _res = _OP_max_pool1d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     return _res
 
@@ -15779,7 +15779,7 @@ def adaptive_max_pool2d(self, output_size):
     if _rg(self):
         _n.s_self = _SV(self)
     _res = _OP_adaptive_max_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     return _res
 
@@ -15887,7 +15887,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if _rg(input) or _rg(weight) or _rg(bias):
         _n.s_weight = _SV(weight)
     _res = _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
     return _res
@@ -16005,7 +16005,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if _rg(input) or _rg(weight) or _rg(bias):
         _n.s_weight = _SV(weight)
     _res = _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
     return _res
@@ -16117,7 +16117,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if _rg(input) or _rg(weight) or _rg(bias):
         _n.s_weight = _SV(weight)
     _res = _OP_native_group_norm.redispatch(_below_ks((input, weight, bias, N, C, HxW, group, eps)), input, weight, bias, N, C, HxW, group, eps)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
     return _res
@@ -16257,7 +16257,7 @@ def native_dropout(input, p, train):
     if _rg(input):
         _n.s_train = train
     _res = _OP_native_dropout.redispatch(_below_ks((input, p, train)), input, p, train)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     return _res
 
@@ -18303,20 +18303,22 @@ class CdistForwardBackward0(_Node):
         _s0 = _k
         _k += 1
         if _e[_s0] is not None:
+            compute_mode = _n.s_compute_mode
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             x1 = _n.s_x1.unpack(_n)
             x2 = _n.s_x2.unpack(_n)
-            _r0 = cdist_backward_(grad, x1, x2, p, result, 0)
+            _r0 = cdist_backward_(grad, x1, x2, p, compute_mode, result, 0)
         _r1 = None
         _s1 = _k
         _k += 1
         if _e[_s1] is not None:
+            compute_mode = _n.s_compute_mode
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             x1 = _n.s_x1.unpack(_n)
             x2 = _n.s_x2.unpack(_n)
-            _r1 = cdist_backward_(grad, x1, x2, p, result, 1)
+            _r1 = cdist_backward_(grad, x1, x2, p, compute_mode, result, 1)
         _out = []
         _out.append(_r0)
         _out.append(_r1)
@@ -18345,10 +18347,10 @@ def _jvp__cdist_forward(_ts, x1, x2, p, compute_mode, result):
     with _fw_enable_grad():
         grad = _u
         if _ts[0] is not None:
-            _gs.append(sum_to(cdist_backward_(grad, x1, x2, p, result, 0), x1._size))
+            _gs.append(sum_to(cdist_backward_(grad, x1, x2, p, compute_mode, result, 0), x1._size))
             _tt.append(_ts[0])
         if _ts[1] is not None:
-            _gs.append(sum_to(cdist_backward_(grad, x1, x2, p, result, 1), x2._size))
+            _gs.append(sum_to(cdist_backward_(grad, x1, x2, p, compute_mode, result, 1), x2._size))
             _tt.append(_ts[1])
         _o = _fw_transpose(_gs, _u, _tt, result)
     return _o
@@ -18368,6 +18370,8 @@ def _cdist_forward(x1, x2, p, compute_mode):
         return _OP__cdist_forward.redispatch(_below_ks((x1, x2, p, compute_mode)), x1, x2, p, compute_mode)
     _n = CdistForwardBackward0()
     _n.next_edges = (_edge(x1), _edge(x2), )
+    if _rg(x1) or _rg(x2):
+        _n.s_compute_mode = compute_mode
     if _rg(x1) or _rg(x2):
         _n.s_p = p
     if _rg(x1) or _rg(x2):
@@ -18496,7 +18500,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     if _rg(weight):
         _n.s_weight_sym_sizes = weight._size
     _res = _OP__embedding_bag.redispatch(_below_ks((weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
     _n.s_result3 = _SV(_res[3], True)
@@ -18681,7 +18685,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     if _rg(log_probs):
         _n.s_zero_infinity = zero_infinity
     _res = _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result0 = _SV(_res[0], True)
     _n.s_result1 = _SV(_res[1], True)
     return _res
@@ -19999,7 +20003,7 @@ def multilabel_margin_loss_forward(self, target, reduction):
     if _rg(self):
         _n.s_target = _SV(target)
     _res = _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_is_target = _SV(_res[1], True)
     return _res
 
