@@ -19,6 +19,10 @@ NO_DOUBLE_BACKWARD = {
     "embedding_scale_grad_by_freq": "scale_grad_by_freq=True has no second derivative",
     # torch's derivatives.yaml has no formula for _ctc_loss_backward either
     "ctc_loss": "CTC loss has a first derivative only (as in torch)",
+    "nn.functional.ctc_loss": "CTC loss has a first derivative only (as in torch)",
+    # torch's derivatives.yaml has no formula for multi_margin_loss_backward / multilabel_margin_loss_backward
+    "multi_margin_loss": "torch has no double backward for it either",
+    "multilabel_margin_loss": "torch has no double backward for it either",
 }
 
 

@@ -444,6 +444,12 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w(f"        _fw_unsupported({str(fn.func.name)!r})")
     if inplace:
         w.w("    _check_inplace(self)")
+    # torch's check_no_requires_grad: a tensor input without a formula (and not declared non_differentiable)
+    # must not require grad; `output` is exempt, as in torch (double-backward entries take it as a constant)
+    for a in e.all_args:
+        if (_is_tensor(a.type) and a.name not in e.formulas and a.name not in e.nondiff and a.name != "output"
+                and not (a.annotation is not None and a.annotation.is_write)):
+            w.w(f"    _no_rg({a.name}, {a.name!r}, {str(fn.func.name.name)!r})")
     rgs = [f"_rg({a.name})" for a in e.inputs]
     w.w(f"    _need = {' or '.join(rgs) if rgs else 'False'}")
     w.w("    if not _need:")
@@ -531,7 +537,7 @@ def emit(fns):
     w.w("from ember.autograd.graph import _clone_detached as _clone")
     w.w("from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,")
     w.w("                                    check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,")
-    w.w("                                    saved_clone as _saved_clone)")
+    w.w("                                    saved_clone as _saved_clone, no_requires_grad as _no_rg)")
     w.w("from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,")
     w.w("                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,")
     w.w("                                       fw_restore as _fw_restore, fw_attach as _fw_attach,")

@@ -13,7 +13,7 @@ from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
                                     check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,
-                                    saved_clone as _saved_clone)
+                                    saved_clone as _saved_clone, no_requires_grad as _no_rg)
 from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,
                                        zeros_if_none as _z, fw_unsupported as _fw_unsupported,
                                        fw_restore as _fw_restore, fw_attach as _fw_attach,
@@ -15062,6 +15062,8 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(atol, 'atol', 'linalg_pinv')
+    _no_rg(rtol, 'rtol', 'linalg_pinv')
     _need = _rg(self)
     if not _need:
         return _OP_linalg_pinv_atol_rtol_tensor.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
@@ -15436,6 +15438,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
+    _no_rg(weight, 'weight', 'nll_loss_forward')
     _need = _rg(self)
     if not _need:
         return _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
@@ -15529,6 +15532,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
+    _no_rg(weight, 'weight', 'nll_loss2d_forward')
     _need = _rg(self)
     if not _need:
         return _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
@@ -15987,6 +15991,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
+    _no_rg(running_mean, 'running_mean', 'native_batch_norm')
+    _no_rg(running_var, 'running_var', 'native_batch_norm')
     _need = _rg(input) or _rg(weight) or _rg(bias)
     if not _need:
         return _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -17001,6 +17007,7 @@ def binary_cross_entropy(self, target, weight=None, reduction=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(weight, 'weight', 'binary_cross_entropy')
     _need = _rg(self) or _rg(target)
     if not _need:
         return _OP_binary_cross_entropy.redispatch(_below_ks((self, target, weight, reduction)), self, target, weight, reduction)
@@ -17098,6 +17105,8 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(weight, 'weight', 'binary_cross_entropy_with_logits')
+    _no_rg(pos_weight, 'pos_weight', 'binary_cross_entropy_with_logits')
     _need = _rg(self) or _rg(target)
     if not _need:
         return _OP_binary_cross_entropy_with_logits.redispatch(_below_ks((self, target, weight, pos_weight, reduction)), self, target, weight, pos_weight, reduction)
@@ -19902,6 +19911,7 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(weight, 'weight', 'multi_margin_loss')
     _need = _rg(self)
     if not _need:
         return _OP_multi_margin_loss.redispatch(_below_ks((self, target, p, margin, weight, reduction)), self, target, p, margin, weight, reduction)
@@ -20103,6 +20113,7 @@ def gather(self, dim, index, *, sparse_grad=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'gather')
     _need = _rg(self)
     if not _need:
         return _OP_gather.redispatch(_below_ks((self, dim, index, sparse_grad)), self, dim, index, sparse_grad=sparse_grad)
@@ -20183,6 +20194,7 @@ def scatter_src(self, dim, index, src):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'scatter')
     _need = _rg(self) or _rg(src)
     if not _need:
         return _OP_scatter_src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
@@ -20215,6 +20227,7 @@ def scatter__src(self, dim, index, src):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'scatter_')
     _need = _rg(self) or _rg(src)
     if not _need:
         return _OP_scatter__src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
@@ -20282,6 +20295,7 @@ def scatter_value(self, dim, index, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'scatter')
     _need = _rg(self)
     if not _need:
         return _OP_scatter_value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
@@ -20314,6 +20328,7 @@ def scatter__value(self, dim, index, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'scatter_')
     _need = _rg(self)
     if not _need:
         return _OP_scatter__value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
@@ -20390,6 +20405,7 @@ def scatter_add(self, dim, index, src):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'scatter_add')
     _need = _rg(self) or _rg(src)
     if not _need:
         return _OP_scatter_add.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
@@ -20422,6 +20438,7 @@ def scatter_add_(self, dim, index, src):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'scatter_add_')
     _need = _rg(self) or _rg(src)
     if not _need:
         return _OP_scatter_add_.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
@@ -20495,6 +20512,7 @@ def index_select(self, dim, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'index_select')
     _need = _rg(self)
     if not _need:
         return _OP_index_select.redispatch(_below_ks((self, dim, index)), self, dim, index)
@@ -20580,6 +20598,7 @@ def index_add(self, dim, index, source, *, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'index_add')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_index_add.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
@@ -20616,6 +20635,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'index_add_')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_index_add_.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
@@ -20702,6 +20722,7 @@ def index_copy(self, dim, index, source):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'index_copy')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_index_copy.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
@@ -20736,6 +20757,7 @@ def index_copy_(self, dim, index, source):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'index_copy_')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_index_copy_.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
@@ -20805,6 +20827,7 @@ def index_fill_int_Scalar(self, dim, index, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'index_fill')
     _need = _rg(self)
     if not _need:
         return _OP_index_fill_int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
@@ -20837,6 +20860,7 @@ def index_fill__int_Scalar(self, dim, index, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'index_fill_')
     _need = _rg(self)
     if not _need:
         return _OP_index_fill__int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
@@ -20905,6 +20929,7 @@ def masked_fill_Scalar(self, mask, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(mask, 'mask', 'masked_fill')
     _need = _rg(self)
     if not _need:
         return _OP_masked_fill_Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
@@ -20937,6 +20962,7 @@ def masked_fill__Scalar(self, mask, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(mask, 'mask', 'masked_fill_')
     _need = _rg(self)
     if not _need:
         return _OP_masked_fill__Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
@@ -21015,6 +21041,7 @@ def masked_fill_Tensor(self, mask, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(mask, 'mask', 'masked_fill')
     _need = _rg(self) or _rg(value)
     if not _need:
         return _OP_masked_fill_Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
@@ -21047,6 +21074,7 @@ def masked_fill__Tensor(self, mask, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(mask, 'mask', 'masked_fill_')
     _need = _rg(self) or _rg(value)
     if not _need:
         return _OP_masked_fill__Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
@@ -21119,6 +21147,7 @@ def masked_select(self, mask):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(mask, 'mask', 'masked_select')
     _need = _rg(self)
     if not _need:
         return _OP_masked_select.redispatch(_below_ks((self, mask)), self, mask)
@@ -21201,6 +21230,7 @@ def masked_scatter(self, mask, source):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(mask, 'mask', 'masked_scatter')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_masked_scatter.redispatch(_below_ks((self, mask, source)), self, mask, source)
@@ -21233,6 +21263,7 @@ def masked_scatter_(self, mask, source):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(mask, 'mask', 'masked_scatter_')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_masked_scatter_.redispatch(_below_ks((self, mask, source)), self, mask, source)
@@ -21301,6 +21332,7 @@ def take(self, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'take')
     _need = _rg(self)
     if not _need:
         return _OP_take.redispatch(_below_ks((self, index)), self, index)
@@ -21383,6 +21415,7 @@ def put(self, index, source, accumulate=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'put')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_put.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)
@@ -21417,6 +21450,7 @@ def put_(self, index, source, accumulate=False):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'put_')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_put_.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)

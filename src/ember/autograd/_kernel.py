@@ -29,6 +29,14 @@ def edge(t):
     return None
 
 
+def no_requires_grad(t, arg, fn):
+    """torch's check_no_requires_grad: an input the op has no derivative for must not require grad (rather
+    than silently getting no gradient)."""
+    if isinstance(t, Tensor) and t._requires_grad and state.grad_enabled:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
+                           "This input cannot have requires_grad True.")
+
+
 def differentiable(t):
     return isinstance(t, Tensor) and (t.dtype.is_floating_point or t.dtype.is_complex)
 
