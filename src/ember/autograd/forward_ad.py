@@ -216,6 +216,19 @@ def fw_transpose(gs, u, ts, result):
     return _grad([g for g, _ in pairs], [u], [t for _, t in pairs], allow_unused=True, materialize_grads=True)[0]
 
 
+def fw_transpose_multi(gs, us, ts, results):
+    """fw_transpose for an op whose every output has a seed in `us` (None for undefined outputs):
+    the tangent of each output."""
+    from . import grad as _grad
+    from .formulas import zeros_like
+    pairs = [(g, t) for g, t in zip(gs, ts) if g is not None and g.requires_grad]
+    seeds = [u for u in us if u is not None]
+    if not pairs:
+        return [zeros_like(r) if r is not None else None for r in results]
+    got = iter(_grad([g for g, _ in pairs], seeds, [t for _, t in pairs], allow_unused=True, materialize_grads=True))
+    return [next(got) if u is not None else None for u in us]
+
+
 def fw_unsupported(name):
     raise NotImplementedError(f"Trying to use forward AD with {name} that does not support it because it has not "
                               "been implemented yet.")
