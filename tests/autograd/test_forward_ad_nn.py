@@ -53,7 +53,8 @@ def test_nn_jvp_matches_finite_differences(name):
 
 
 @pytest.mark.parity
-@pytest.mark.parametrize("name", [_case(n) for n in NN_CASES if n not in NO_TORCH_PARITY or n == "embedding_scale_grad_by_freq"])
+# forward mode never meets embedding's refused double backward, so only dropout's random masks differ
+@pytest.mark.parametrize("name", [_case(n) for n in NN_CASES if n not in NO_TORCH_PARITY or n.startswith("embedding")])
 def test_nn_jvp_matches_torch(name):
     torch = pytest.importorskip("torch")
     fn, arrays = NN_CASES[name]
