@@ -308,3 +308,44 @@ def test_nn_second_order_parity(name):
     fn, arrays = NN_CASES[name]
     _compare(lambda *xs: fn(ember, ember.nn.functional, _ember_T, *xs),
              lambda *xs: fn(torch, torch.nn.functional, torch.from_numpy, *xs), arrays, name)
+
+
+# ---- multi-output linalg (derivatives_linalg.yaml) through gauge-invariant uses -----------------
+# name -> (fn(L, *xs) returning a tensor, input arrays); L is ember or torch
+
+def _svd_use(L, a):
+    u, s, vh = L.linalg.svd(a, full_matrices=False)
+    return ((u * s.unsqueeze(-2)) @ vh).sum() + (u @ u.mT * 1.5).square().sum() + (vh.mT @ vh).exp().sum() + s.sum()
+
+
+def _eye(L, n):
+    return L.eye(n, dtype=L.float64)
+
+
+LINALG_CASES = {
+    "svd": (_svd_use, [_r(3, 2)]),
+    "svd_wide": (_svd_use, [_r(2, 4, seed=3)]),
+    "eigh": (lambda L, a: (lambda w, v: v @ L.diag_embed(w.exp()) @ v.mT)(*L.linalg.eigh(a + a.mT)), [_r(3, 3)]),
+    "cholesky_ex": (lambda L, a: L.linalg.cholesky_ex(a @ a.mT + _eye(L, 3))[0], [_r(3, 3)]),
+    "inv_ex": (lambda L, a: L.linalg.inv_ex(a + 3 * _eye(L, 3))[0], [_r(3, 3)]),
+    "solve_ex": (lambda L, a, b: L.linalg.solve_ex(a + 3 * _eye(L, 3), b)[0], [_r(3, 3), _r(3, 2, seed=1)]),
+    "slogdet": (lambda L, a: L.linalg.slogdet(a + 3 * _eye(L, 3))[1], [_r(3, 3)]),
+    "qr": (lambda L, a: (lambda q, r: q.sum() + (r * r).sum())(*L.linalg.qr(a)), [_r(4, 3)]),
+    "lstsq": (lambda L, a, b: L.linalg.lstsq(a, b).solution, [_r(4, 3), _r(4, 2, seed=1)]),
+    "matrix_norm_nuc_spectral": (lambda L, a: L.linalg.matrix_norm(a, "nuc") * L.linalg.matrix_norm(a, 2)
+                                 + L.linalg.matrix_norm(a, -2), [_r(2, 3, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG_CASES))
+def test_linalg_gradgradcheck(name):
+    fn, arrays = LINALG_CASES[name]
+    assert gradgradcheck(lambda *xs: fn(ember, *xs), [_f64(a) for a in arrays], atol=1e-5, rtol=1e-3)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", sorted(LINALG_CASES))
+def test_linalg_second_order_parity(name):
+    torch = pytest.importorskip("torch")
+    fn, arrays = LINALG_CASES[name]
+    _compare(lambda *xs: fn(ember, *xs), lambda *xs: fn(torch, *xs), arrays, name)

@@ -285,6 +285,10 @@ def emit_node(w, e, cls):
     return uses, saved
 
 
+def _reads_grads(e):
+    return any("grads" in _names(f) for f in e.formulas.values())
+
+
 def emit_jvp(w, e, fn):
     """Forward-mode rule for one op (torch's `result:` formulas, reduced): returns the output tangent
     from the inputs' tangents `_ts` (None where an input has none)."""
@@ -295,7 +299,11 @@ def emit_jvp(w, e, fn):
     w.w("    _o = None")
     kind = e.result
     multi = len(e.fn.func.returns) > 1
-    if multi:     # outputs by name / position; the tangent goes to output 0
+    # a multi-output entry whose formulas read `grads` and that asks for auto_double_backward
+    # explicitly (the nn backward kernels) gives every output a tangent; others give output 0 one
+    seed_all = multi and kind == "auto_double_backward" and _reads_grads(e)
+    if multi:     # outputs by name / position
+        w.w("    _all = result")
         for i, r in enumerate(e.returns):
             if r:
                 w.w(f"    {r} = result[{i}]")
@@ -319,7 +327,12 @@ def emit_jvp(w, e, fn):
                 f"{'keepdim' if has_keep else 'False'}, result)")
     elif kind == "auto_double_backward":
         # J·t from the (linear in grad) backward formulas: differentiate <backward(u), t> w.r.t. u
-        w.w("    _u = _fw_seed(result)")
+        if seed_all:
+            w.w("    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]")
+            w.w("    grads = _us")
+            w.w("    _u = _us[0]")
+        else:
+            w.w("    _u = _fw_seed(result)")
         w.w("    _gs, _tt = [], []")
         w.w("    with _fw_enable_grad():")
         w.w("        grad = _u")
@@ -340,7 +353,7 @@ def emit_jvp(w, e, fn):
                 w.w(f"            grad_input_mask = [{mask}]")
                 w.w(f"            _g = {e.formulas[a.name]}")
                 for k in members:
-                    w.w(f"            if _ts[{pos[k]}] is not None:")
+                    w.w(f"            if _ts[{pos[k]}] is not None and _g[{keys.index(k)}] is not None:")
                     w.w(f"                _gs.append(sum_to(_g[{keys.index(k)}], {_py(k)}._size))")
                     w.w(f"                _tt.append(_ts[{pos[k]}])")
                 continue
@@ -350,7 +363,10 @@ def emit_jvp(w, e, fn):
                     w.w(f"            {n} = {kinds[n][1]}")
             w.w(f"            _gs.append(sum_to({e.formulas[a.name]}, {_py(a.name)}._size))")
             w.w(f"            _tt.append(_ts[{i}])")
-        w.w("        _o = _fw_transpose(_gs, _u, _tt, result)")
+        if seed_all:
+            w.w("        _o = _fw_transpose_multi(_gs, _us, _tt, _all)")
+        else:
+            w.w("        _o = _fw_transpose(_gs, _u, _tt, result)")
     elif kind == "auto_element_wise":
         for i, a in enumerate(e.inputs):
             w.w(f"    if _ts[{i}] is not None:")
@@ -437,6 +453,10 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             w.w("        return _res")
         elif len(e.fn.func.returns) == 1:
             w.w("        return _fw_attach(_res, _t)")
+        elif e.result == "auto_double_backward" and _reads_grads(e):
+            w.w("        for _x, _y in zip(_res, _t):")
+            w.w("            _fw_attach(_x, _y)")
+            w.w("        return _res")
         else:
             w.w("        _fw_attach(_res[0], _t)")
             w.w("        return _res")
@@ -543,6 +563,7 @@ def emit(fns):
     w.w("                                       fw_restore as _fw_restore, fw_attach as _fw_attach,")
     w.w("                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,")
     w.w("                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,")
+    w.w("                                       fw_transpose_multi as _fw_transpose_multi,")
     w.w("                                       enable_grad as _fw_enable_grad)")
     w.w("")
     w.w("_aten = _ops_ns.aten")

@@ -19,6 +19,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_restore as _fw_restore, fw_attach as _fw_attach,
                                        fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
+                                       fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
 
 _aten = _ops_ns.aten
@@ -4409,6 +4410,7 @@ _OP_max_dim = getattr(_aten.max, 'dim')
 
 def _jvp_max_dim(_ts, self, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -4483,6 +4485,7 @@ _OP_min_dim = getattr(_aten.min, 'dim')
 
 def _jvp_min_dim(_ts, self, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13416,6 +13419,7 @@ _OP_cummax = getattr(_aten.cummax, 'default')
 
 def _jvp_cummax(_ts, self, dim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13485,6 +13489,7 @@ _OP_cummin = getattr(_aten.cummin, 'default')
 
 def _jvp_cummin(_ts, self, dim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13769,6 +13774,7 @@ _OP_median_dim = getattr(_aten.median, 'dim')
 
 def _jvp_median_dim(_ts, self, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13843,6 +13849,7 @@ _OP_nanmedian_dim = getattr(_aten.nanmedian, 'dim')
 
 def _jvp_nanmedian_dim(_ts, self, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13917,6 +13924,7 @@ _OP_mode = getattr(_aten.mode, 'default')
 
 def _jvp_mode(_ts, self, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13991,6 +13999,7 @@ _OP_kthvalue = getattr(_aten.kthvalue, 'default')
 
 def _jvp_kthvalue(_ts, self, k, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -14064,6 +14073,7 @@ _OP_sort = getattr(_aten.sort, 'default')
 
 def _jvp_sort(_ts, self, dim, descending, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -14133,6 +14143,7 @@ _OP_sort_stable = getattr(_aten.sort, 'stable')
 
 def _jvp_sort_stable(_ts, self, stable, dim, descending, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -14202,6 +14213,7 @@ _OP_topk = getattr(_aten.topk, 'default')
 
 def _jvp_topk(_ts, self, k, dim, largest, sorted, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -14368,6 +14380,7 @@ _OP_linalg_inv_ex = getattr(_aten.linalg_inv_ex, 'default')
 
 def _jvp_linalg_inv_ex(_ts, A, check_errors, result):
     _o = None
+    _all = result
     inverse = result[0]
     result0 = result[0]
     info = result[1]
@@ -14494,6 +14507,7 @@ _OP_linalg_solve_ex = getattr(_aten.linalg_solve_ex, 'default')
 
 def _jvp_linalg_solve_ex(_ts, A, B, left, check_errors, result):
     _o = None
+    _all = result
     result = result[0]
     result0 = result[0]
     info = result[1]
@@ -14506,10 +14520,10 @@ def _jvp_linalg_solve_ex(_ts, A, B, left, check_errors, result):
         if _ts[0] is not None or _ts[1] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
             _g = solve_backward(grad, A, B, result0, left, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], A._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], B._size))
                 _tt.append(_ts[1])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -14576,6 +14590,7 @@ _OP_linalg_cholesky_ex = getattr(_aten.linalg_cholesky_ex, 'default')
 
 def _jvp_linalg_cholesky_ex(_ts, self, upper, check_errors, result):
     _o = None
+    _all = result
     L = result[0]
     result0 = result[0]
     info = result[1]
@@ -14666,10 +14681,10 @@ def _jvp_cholesky_solve(_ts, self, input2, upper, result):
         if _ts[0] is not None or _ts[1] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
             _g = cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], self._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], input2._size))
                 _tt.append(_ts[1])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -15178,13 +15193,13 @@ def _jvp_convolution(_ts, input, weight, bias, stride, padding, dilation, transp
         if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
             _g = convolution_backward_(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], input._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], weight._size))
                 _tt.append(_ts[1])
-            if _ts[2] is not None:
+            if _ts[2] is not None and _g[2] is not None:
                 _gs.append(sum_to(_g[2], bias._size))
                 _tt.append(_ts[2])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -15412,6 +15427,7 @@ _OP_nll_loss_forward = getattr(_aten.nll_loss_forward, 'default')
 
 def _jvp_nll_loss_forward(_ts, self, target, weight, reduction, ignore_index, result):
     _o = None
+    _all = result
     output = result[0]
     result0 = result[0]
     total_weight = result[1]
@@ -15506,6 +15522,7 @@ _OP_nll_loss2d_forward = getattr(_aten.nll_loss2d_forward, 'default')
 
 def _jvp_nll_loss2d_forward(_ts, self, target, weight, reduction, ignore_index, result):
     _o = None
+    _all = result
     output = result[0]
     result0 = result[0]
     total_weight = result[1]
@@ -15595,6 +15612,7 @@ _OP_max_pool2d_with_indices = getattr(_aten.max_pool2d_with_indices, 'default')
 
 def _jvp_max_pool2d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -15678,6 +15696,7 @@ _OP_max_pool1d_with_indices = getattr(_aten.max_pool1d_with_indices, 'default')
 
 def _jvp_max_pool1d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -15751,6 +15770,7 @@ _OP_adaptive_max_pool2d = getattr(_aten.adaptive_max_pool2d, 'default')
 
 def _jvp_adaptive_max_pool2d(_ts, self, output_size, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -15843,6 +15863,7 @@ _OP_native_layer_norm = getattr(_aten.native_layer_norm, 'default')
 
 def _jvp_native_layer_norm(_ts, input, normalized_shape, weight, bias, eps, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result2 = result[2]
@@ -15854,13 +15875,13 @@ def _jvp_native_layer_norm(_ts, input, normalized_shape, weight, bias, eps, resu
         if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
             _g = _aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], input._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], weight._size))
                 _tt.append(_ts[1])
-            if _ts[2] is not None:
+            if _ts[2] is not None and _g[2] is not None:
                 _gs.append(sum_to(_g[2], bias._size))
                 _tt.append(_ts[2])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -15957,6 +15978,7 @@ _OP_native_batch_norm = getattr(_aten.native_batch_norm, 'default')
 
 def _jvp_native_batch_norm(_ts, input, weight, bias, running_mean, running_var, training, momentum, eps, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result2 = result[2]
@@ -15968,13 +15990,13 @@ def _jvp_native_batch_norm(_ts, input, weight, bias, running_mean, running_var, 
         if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
             _g = batch_norm_backward_(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], input._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], weight._size))
                 _tt.append(_ts[1])
-            if _ts[2] is not None:
+            if _ts[2] is not None and _g[2] is not None:
                 _gs.append(sum_to(_g[2], bias._size))
                 _tt.append(_ts[2])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -16071,6 +16093,7 @@ _OP_native_group_norm = getattr(_aten.native_group_norm, 'default')
 
 def _jvp_native_group_norm(_ts, input, weight, bias, N, C, HxW, group, eps, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result2 = result[2]
@@ -16082,13 +16105,13 @@ def _jvp_native_group_norm(_ts, input, weight, bias, N, C, HxW, group, eps, resu
         if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
             _g = _aten.native_group_norm_backward.default(grad, input, result1, result2, weight, N, C, HxW, group, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], input._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], weight._size))
                 _tt.append(_ts[1])
-            if _ts[2] is not None:
+            if _ts[2] is not None and _g[2] is not None:
                 _gs.append(sum_to(_g[2], bias._size))
                 _tt.append(_ts[2])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -16229,6 +16252,7 @@ _OP_native_dropout = getattr(_aten.native_dropout, 'default')
 
 def _jvp_native_dropout(_ts, input, p, train, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -18918,9 +18942,46 @@ class ConvolutionBackwardBackward0(_Node):
 _OP_convolution_backward = getattr(_aten.convolution_backward, 'default')
 
 
+def _jvp_convolution_backward(_ts, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = convolution_double_backward(grads, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], grad_output._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], input._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], weight._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     if _FW[0] and _fw_has((grad_output, input, weight, )):
-        _fw_unsupported('convolution_backward')
+        _ts = _fw_take((grad_output, input, weight, ))
+        try:
+            _res = _self_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+            _t = _jvp_convolution_backward(_ts, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(grad_output) or _rg(input) or _rg(weight)
     if not _need:
         return _OP_convolution_backward.redispatch(_below_ks((grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)), grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
@@ -18998,9 +19059,46 @@ class NativeLayerNormBackwardBackward0(_Node):
 _OP_native_layer_norm_backward = getattr(_aten.native_layer_norm_backward, 'default')
 
 
+def _jvp_native_layer_norm_backward(_ts, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = layer_norm_double_backward(grads, grad_out, input, normalized_shape, rstd, weight, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], grad_out._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], input._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], weight._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     if _FW[0] and _fw_has((grad_out, input, weight, )):
-        _fw_unsupported('native_layer_norm_backward')
+        _ts = _fw_take((grad_out, input, weight, ))
+        try:
+            _res = _self_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+            _t = _jvp_native_layer_norm_backward(_ts, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(grad_out) or _rg(input) or _rg(weight)
     if not _need:
         return _OP_native_layer_norm_backward.redispatch(_below_ks((grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
@@ -19075,9 +19173,46 @@ class NativeBatchNormBackwardBackward0(_Node):
 _OP_native_batch_norm_backward = getattr(_aten.native_batch_norm_backward, 'default')
 
 
+def _jvp_native_batch_norm_backward(_ts, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = batch_norm_double_backward(grads, grad_out, input, weight, running_mean, running_var, train, eps, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], grad_out._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], input._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], weight._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
     if _FW[0] and _fw_has((grad_out, input, weight, )):
-        _fw_unsupported('native_batch_norm_backward')
+        _ts = _fw_take((grad_out, input, weight, ))
+        try:
+            _res = _self_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+            _t = _jvp_native_batch_norm_backward(_ts, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(grad_out) or _rg(input) or _rg(weight)
     if not _need:
         return _OP_native_batch_norm_backward.redispatch(_below_ks((grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)), grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
@@ -19153,9 +19288,46 @@ class NativeGroupNormBackwardBackward0(_Node):
 _OP_native_group_norm_backward = getattr(_aten.native_group_norm_backward, 'default')
 
 
+def _jvp_native_group_norm_backward(_ts, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = group_norm_double_backward(grads, grad_out, input, rstd, weight, N, C, group, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], grad_out._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], input._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], weight._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
     if _FW[0] and _fw_has((grad_out, input, weight, )):
-        _fw_unsupported('native_group_norm_backward')
+        _ts = _fw_take((grad_out, input, weight, ))
+        try:
+            _res = _self_native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+            _t = _jvp_native_group_norm_backward(_ts, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(grad_out) or _rg(input) or _rg(weight)
     if not _need:
         return _OP_native_group_norm_backward.redispatch(_below_ks((grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
