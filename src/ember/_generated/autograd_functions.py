@@ -18483,6 +18483,7 @@ _OP__embedding_bag = getattr(_aten._embedding_bag, 'default')
 
 def _jvp__embedding_bag(_ts, weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result2 = result[2]
@@ -18589,10 +18590,10 @@ def _jvp_grid_sampler_2d(_ts, input, grid, interpolation_mode, padding_mode, ali
         if _ts[0] is not None or _ts[1] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
             _g = grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], input._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], grid._size))
                 _tt.append(_ts[1])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -18676,6 +18677,7 @@ _OP__ctc_loss = getattr(_aten._ctc_loss, 'default')
 
 def _jvp__ctc_loss(_ts, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -20147,6 +20149,7 @@ _OP_multilabel_margin_loss_forward = getattr(_aten.multilabel_margin_loss_forwar
 
 def _jvp_multilabel_margin_loss_forward(_ts, self, target, reduction, result):
     _o = None
+    _all = result
     output = result[0]
     result0 = result[0]
     is_target = result[1]
