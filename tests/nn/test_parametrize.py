@@ -302,3 +302,67 @@ def test_norm_except_dim_and_weight_norm_ops(torch, dim):
     ge = ember.tensor(np.ascontiguousarray(g[tuple(slice(0, s) for s in ne.shape)][:2, :3, :2]) if dim != -1
                       else g, requires_grad=True)
     assert gradcheck(lambda a, b: ember._weight_norm(a, b, dim), (ve, ge))
+
+
+# -------------------------------------------------------------------------------------------- spectral_norm
+def _convt(lib, seed=0):
+    m = lib.nn.ConvTranspose2d(3, 2, 2)
+    rng = np.random.default_rng(seed)
+    m.load_state_dict({"weight": lib.tensor(rng.standard_normal((3, 2, 2, 2)).astype(np.float32)),
+                       "bias": lib.tensor(rng.standard_normal(2).astype(np.float32))})
+    return m
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("make,kw", [(_linear, {}), (_conv, dict(n_power_iterations=3)), (_convt, {}),
+                                     (_linear, dict(dim=1, eps=1e-6))])
+def test_spectral_norm_matches_torch(torch, make, kw):
+    """The random start vectors differ (the generators are not torch's), so torch's module takes ember's state
+    dict; from there both must run the same power iterations, forwards and backwards."""
+    me = nn.utils.parametrizations.spectral_norm(make(ember), **kw)
+    mt = torch.nn.utils.parametrizations.spectral_norm(make(torch), **kw)
+    se = _sd_np(me)
+    assert list(se) == list(mt.state_dict()) == ["bias", "parametrizations.weight.original",
+                                                 "parametrizations.weight.0._u", "parametrizations.weight.0._v"]
+    assert me.parametrizations.weight[0].dim == mt.parametrizations.weight[0].dim
+    mt.load_state_dict({k: torch.tensor(v) for k, v in se.items()})
+    shape = {_linear: (4, 3), _conv: (2, 2, 4, 4), _convt: (2, 3, 3, 3)}[make]
+    oe, ot = ember.optim.SGD(me.parameters(), lr=0.1), torch.optim.SGD(mt.parameters(), lr=0.1)
+    for step in range(3):
+        x = np.random.default_rng(step).standard_normal(shape).astype(np.float32)
+        ye, yt = me(ember.tensor(x)), mt(torch.tensor(x))
+        np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-4, atol=1e-5)
+        oe.zero_grad()
+        ot.zero_grad()
+        ye.pow(2).sum().backward()
+        yt.pow(2).sum().backward()
+        np.testing.assert_allclose(me.parametrizations.weight.original.grad.numpy(),
+                                   mt.parametrizations.weight.original.grad.numpy(), rtol=1e-4, atol=1e-5)
+        oe.step()
+        ot.step()
+    for k, v in mt.state_dict().items():
+        np.testing.assert_allclose(me.state_dict()[k].numpy(), v.numpy(), rtol=1e-4, atol=1e-5)
+    # eval mode: no power iteration, weight / sigma with the stored vectors
+    me.eval()
+    mt.eval()
+    u = me.parametrizations.weight[0]._u.numpy().copy()
+    np.testing.assert_allclose(me.weight.detach().numpy(), mt.weight.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(me.parametrizations.weight[0]._u.numpy(), u)
+
+
+def test_spectral_norm_bounds_the_largest_singular_value():
+    m = nn.utils.parametrizations.spectral_norm(_linear(ember, 5, 6), n_power_iterations=5)
+    for _ in range(5):
+        m.weight
+    s = np.linalg.svd(m.weight.detach().numpy(), compute_uv=False)
+    np.testing.assert_allclose(s[0], 1.0, rtol=1e-3)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("kw", [dict(name="nope"), dict(n_power_iterations=0), dict(dim=2)])
+def test_spectral_norm_errors_match_torch(torch, kw):
+    with pytest.raises(Exception) as et:
+        torch.nn.utils.parametrizations.spectral_norm(torch.nn.Linear(3, 4), **kw)
+    with pytest.raises(type(et.value)) as ee:
+        nn.utils.parametrizations.spectral_norm(nn.Linear(3, 4), **kw)
+    assert str(ee.value) == str(et.value)
