@@ -400,3 +400,90 @@ def test_weight_norm_interface_ops_match_torch(torch, shape, dim):
     me, mn = ember._weight_norm_interface(ember.empty(shape, device="meta", dtype=ember.float64),
                                           ember.empty(gshape, device="meta", dtype=ember.float64), dim)
     assert tuple(me.shape) == shape and tuple(mn.shape) == tuple(nt.shape) and me.device.type == "meta"
+
+
+# ------------------------------------------------------------------------------------------------ orthogonal
+ORTH = [((4, 4), {}), ((3, 5), {}), ((5, 3), {}), ((4, 4), dict(orthogonal_map="cayley")),
+        ((3, 5), dict(orthogonal_map="matrix_exp")), ((5, 3), dict(orthogonal_map="cayley")),
+        ((4, 4), dict(orthogonal_map="householder"))]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,kw", ORTH, ids=[f"{s}-{k.get('orthogonal_map', 'default')}" for s, k in ORTH])
+def test_orthogonal_matches_torch_over_training_steps(torch, shape, kw):
+    """Non-square weights are completed with random columns, so torch's module takes ember's state dict;
+    then both must give the same orthogonal weights, grads and updates."""
+    me = nn.utils.parametrizations.orthogonal(_linear(ember, shape[1], shape[0]), **kw)
+    mt = torch.nn.utils.parametrizations.orthogonal(_linear(torch, shape[1], shape[0]), **kw)
+    se = _sd_np(me)
+    assert list(se) == list(mt.state_dict()) == ["bias", "parametrizations.weight.original",
+                                                 "parametrizations.weight.0.base"]
+    if shape[0] == shape[1]:      # deterministic: the QR of the initial weight
+        for k, v in mt.state_dict().items():
+            np.testing.assert_allclose(se[k], v.numpy(), rtol=1e-4, atol=1e-5)
+    mt.load_state_dict({k: torch.tensor(v) for k, v in se.items()})
+    oe, ot = ember.optim.SGD(me.parameters(), lr=0.2), torch.optim.SGD(mt.parameters(), lr=0.2)
+    for step in range(3):
+        x = np.random.default_rng(step).standard_normal((6, shape[1])).astype(np.float32)
+        ye, yt = me(ember.tensor(x)), mt(torch.tensor(x))
+        np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-4, atol=1e-5)
+        oe.zero_grad()
+        ot.zero_grad()
+        c = np.random.default_rng(10 + step).standard_normal(ye.shape).astype(np.float32)
+        (ye * ember.tensor(c)).mean().backward()       # ||W x|| is invariant: use a linear loss
+        (yt * torch.tensor(c)).mean().backward()
+        ge = me.parametrizations.weight.original.grad.numpy()
+        assert np.abs(ge).max() > 1e-3
+        np.testing.assert_allclose(ge, mt.parametrizations.weight.original.grad.numpy(), rtol=1e-4, atol=1e-4)
+        oe.step()
+        ot.step()
+    w = me.weight.detach().numpy().astype(np.float64)
+    gram = w @ w.T if shape[0] <= shape[1] else w.T @ w
+    np.testing.assert_allclose(gram, np.eye(min(shape)), atol=1e-5)
+    np.testing.assert_allclose(w, mt.weight.detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parity
+def test_orthogonal_assignment_and_errors(torch):
+    me = nn.utils.parametrizations.orthogonal(_linear(ember, 4, 4))
+    mt = torch.nn.utils.parametrizations.orthogonal(_linear(torch, 4, 4))
+    q = np.linalg.qr(np.random.default_rng(7).standard_normal((4, 4)))[0].astype(np.float32)
+    me.weight = ember.tensor(q)
+    mt.weight = torch.tensor(q)
+    np.testing.assert_allclose(me.weight.detach().numpy(), mt.weight.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(me.weight.detach().numpy(), q, atol=1e-5)
+    for kw in (dict(name="bias"), dict(orthogonal_map="nope"), dict(name="nope")):
+        with pytest.raises(Exception) as et:
+            torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(3, 3), **kw)
+        with pytest.raises(type(et.value)) as ee:
+            nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), **kw)
+        if kw.get("name") != "nope":
+            assert str(ee.value) == str(et.value)
+    m = nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), use_trivialization=False)
+    with pytest.raises(NotImplementedError, match="use_trivialization=False"):
+        m.weight = ember.eye(3)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,k", [((5, 3), 3), ((5, 3), 2), ((2, 4, 4), 3), ((3, 3), 0)])
+def test_householder_product_matches_torch_and_gradchecks(torch, shape, k):
+    rng = np.random.default_rng(0)
+    A, tau = rng.standard_normal(shape), rng.standard_normal(shape[:-2] + (k,))
+    qe = ember.linalg.householder_product(ember.tensor(A), ember.tensor(tau))
+    qt = torch.linalg.householder_product(torch.tensor(A), torch.tensor(tau))
+    assert tuple(qe.shape) == tuple(qt.shape)
+    np.testing.assert_allclose(qe.numpy(), qt.numpy(), rtol=1e-10, atol=1e-12)
+    if k:
+        ae = ember.tensor(A * 0.5, requires_grad=True)
+        te = ember.tensor(tau * 0.5, requires_grad=True)
+        assert gradcheck(lambda a, t: ember.linalg.householder_product(a, t), (ae, te))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("A,tau", [((3,), (1,)), ((2, 3), (1,)), ((4, 3), (4,)), ((4, 3), (2, 2)), ((2, 4, 3), (3, 2))])
+def test_householder_product_errors_match_torch(torch, A, tau):
+    with pytest.raises(RuntimeError) as et:
+        torch.linalg.householder_product(torch.ones(A), torch.ones(tau))
+    with pytest.raises(RuntimeError) as ee:
+        ember.linalg.householder_product(ember.ones(A), ember.ones(tau))
+    assert str(ee.value) == str(et.value)

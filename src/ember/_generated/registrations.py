@@ -486,6 +486,7 @@ _d('_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor', (('CompositeImplicit
 _d('_weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)', (('CPU', 'cpu.nn_extra:_weight_norm_interface'), ('Meta', 'meta.nn_extra:_weight_norm_interface')))
 _d('_weight_norm_interface_backward(Tensor grad_w, Tensor saved_v, Tensor saved_g, Tensor saved_norms, int dim) -> (Tensor, Tensor)', (('CPU', 'cpu.nn_extra:_weight_norm_interface_backward'), ('Meta', 'meta.nn_extra:_weight_norm_interface_backward')))
 _d('_weight_norm_differentiable_backward(Tensor grad_w, Tensor saved_v, Tensor saved_g, Tensor saved_norms, int dim) -> (Tensor, Tensor)', (('CompositeImplicitAutograd', 'nn_extra_implicit:_weight_norm_differentiable_backward'),))
+_d('linalg_householder_product(Tensor input, Tensor tau) -> Tensor', (('CompositeImplicitAutograd', 'nn_extra_implicit:linalg_householder_product'),))
 _d('linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', (('CompositeImplicitAutograd', 'nn_implicit:linear'),))
 _d('_softmax(Tensor self, int dim, bool half_to_float) -> Tensor', (('CPU', 'cpu.softmax:_softmax'), ('Meta', 'meta.softmax:_softmax')))
 _d('_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor', (('CPU', 'cpu.softmax:_log_softmax'), ('Meta', 'meta.softmax:_log_softmax')))
