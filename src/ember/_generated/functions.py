@@ -478,7 +478,9 @@ _op_msort_out = _ops.aten.msort.out
 _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_multi_margin_loss_default = _ops.aten.multi_margin_loss.default
+_op_multi_margin_loss_out = _ops.aten.multi_margin_loss.out
 _op_multilabel_margin_loss_default = _ops.aten.multilabel_margin_loss.default
+_op_multilabel_margin_loss_out = _ops.aten.multilabel_margin_loss.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
@@ -3368,14 +3370,18 @@ def where(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('where', args, kwargs, _where_sigs, False)
 
-def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1):
+def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('multi_margin_loss', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_multi_margin_loss_out(input, target, p, margin, weight, reduction, out=out)
     return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
 
-def multilabel_margin_loss(input, target, reduction=1):
+def multilabel_margin_loss(input, target, reduction=1, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('multilabel_margin_loss', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _op_multilabel_margin_loss_out(input, target, reduction, out=out)
     return _op_multilabel_margin_loss_default(input, target, reduction)
 
 def norm_except_dim(v, pow=2, dim=0):

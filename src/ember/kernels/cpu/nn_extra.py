@@ -109,3 +109,21 @@ def _weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim):
     grad_g = np.sum(gw * v, axis=_wn_axes(v, dim), keepdims=True) / n
     grad_v = (g / n) * (gw - v * (grad_g / n))
     return wrap(grad_v, saved_v.dtype), wrap(grad_g.reshape(saved_g._size), saved_g.dtype)
+
+
+def _into(res, out):
+    """Write a computed result into out= (validated and resized by the meta function first)."""
+    out._np[...] = res._np
+    return out
+
+
+def multi_margin_loss_out(self, target, p=1, margin=1, weight=None, reduction=1, *, out):
+    from ..meta.nn_extra import multi_margin_loss_out as check
+    res = multi_margin_loss(self, target, p, margin, weight, reduction)
+    return _into(res, check(self, target, p, margin, weight, reduction, out=out))
+
+
+def multilabel_margin_loss_out(self, target, reduction=1, *, out):
+    from ..meta.nn_extra import multilabel_margin_loss_out as check
+    res = multilabel_margin_loss_forward(self, target, reduction)[0]
+    return _into(res, check(self, target, reduction, out=out))
