@@ -487,3 +487,20 @@ def test_householder_product_errors_match_torch(torch, A, tau):
     with pytest.raises(RuntimeError) as ee:
         ember.linalg.householder_product(ember.ones(A), ember.ones(tau))
     assert str(ee.value) == str(et.value)
+
+
+@pytest.mark.parity
+def test_transfer_parametrizations_and_params_matches_torch(torch):
+    res = {}
+    for lib, P_ in ((ember, P), (torch, torch.nn.utils.parametrize)):
+        src = P_.register_parametrization(_linear(lib, seed=1), "weight", _sym_cls(lib)())
+        dst = _linear(lib, seed=2)
+        out = P_.transfer_parametrizations_and_params(src, dst)
+        assert out is dst and P_.is_parametrized(dst, "weight") and type(dst).__name__ == "ParametrizedLinear"
+        assert dst.parametrizations.weight.original is src.parametrizations.weight.original
+        res[lib.__name__] = {k: v.detach().numpy() for k, v in dst.state_dict().items()}, dst.weight.detach().numpy()
+    (se, we), (st, wt) = res["ember"], res["torch"]
+    assert list(se) == list(st)
+    for k in st:
+        np.testing.assert_allclose(se[k], st[k])
+    np.testing.assert_allclose(we, wt)

@@ -1,7 +1,5 @@
 """Adamax, NAdam, RAdam, Adadelta (torch/optim/{adamax,nadam,radam,adadelta}.py; single-tensor rules, one
 rounding per torch op so float16/bfloat16 params match torch)."""
-import math
-
 import numpy as np
 
 from ._opmath import Ops
