@@ -20236,6 +20236,68 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
 _self_embedding_renorm_ = embedding_renorm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class WeightNormInterfaceBackward0(_Node):
+    _op_name = 'aten::_weight_norm_interface'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            dim = _n.s_dim
+            g = _n.s_g.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            v = _n.s_v.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = _aten._weight_norm_differentiable_backward.default(grad.contiguous(), v, g, result1, dim)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_g', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_v', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__weight_norm_interface = getattr(_aten._weight_norm_interface, 'default')
+
+
+def _weight_norm_interface(v, g, dim=0):
+    if _FW[0] and _fw_has((v, g, )):
+        _fw_unsupported('_weight_norm_interface')
+    _need = _rg(v) or _rg(g)
+    if not _need:
+        return _OP__weight_norm_interface.redispatch(_below_ks((v, g, dim)), v, g, dim)
+    _n = WeightNormInterfaceBackward0()
+    _n.next_edges = (_edge(v), _edge(g), )
+    if _rg(v) or _rg(g):
+        _n.s_dim = dim
+    if _rg(v) or _rg(g):
+        _n.s_g = _SV(g)
+    if _rg(v) or _rg(g):
+        _n.s_v = _SV(v)
+    _res = _OP__weight_norm_interface.redispatch(_below_ks((v, g, dim)), v, g, dim)
+    _set_history(_res, _n)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self__weight_norm_interface = _weight_norm_interface   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class GatherBackward0(_Node):
     _op_name = 'aten::gather'
 
