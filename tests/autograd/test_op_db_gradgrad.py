@@ -77,6 +77,13 @@ DB = [pytest.param(op, id=op.name) for op in op_db if "float64" in op.dtypes and
 MAX_SAMPLES = 3                 # checked samples per op (error and nan samples don't count)
 
 
+def _nn_samples(op):
+    """Samples whose arrays are all float64 and small (the forward-AD test uses them)."""
+    out = [s for s in op.sample_inputs("float64")
+           if s.arrays() and all(a.dtype == np.float64 and 0 < a.size <= 256 for a in s.arrays())]
+    return out[:2]
+
+
 def _run_db(op, samples):
     if op.name in NON_SMOOTH:
         pytest.skip("piecewise constant / non-smooth: zero or undefined gradient")

@@ -20275,9 +20275,39 @@ class WeightNormInterfaceBackward0(_Node):
 _OP__weight_norm_interface = getattr(_aten._weight_norm_interface, 'default')
 
 
+def _jvp__weight_norm_interface(_ts, v, g, dim, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = _aten._weight_norm_differentiable_backward.default(grad.contiguous(), v, g, result1, dim)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], v._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], g._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
 def _weight_norm_interface(v, g, dim=0):
     if _FW[0] and _fw_has((v, g, )):
-        _fw_unsupported('_weight_norm_interface')
+        _ts = _fw_take((v, g, ))
+        try:
+            _res = _self__weight_norm_interface(v, g, dim)
+            _t = _jvp__weight_norm_interface(_ts, v, g, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
     _need = _rg(v) or _rg(g)
     if not _need:
         return _OP__weight_norm_interface.redispatch(_below_ks((v, g, dim)), v, g, dim)
@@ -20290,7 +20320,7 @@ def _weight_norm_interface(v, g, dim=0):
     if _rg(v) or _rg(g):
         _n.s_v = _SV(v)
     _res = _OP__weight_norm_interface.redispatch(_below_ks((v, g, dim)), v, g, dim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     return _res
 
