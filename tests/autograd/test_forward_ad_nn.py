@@ -53,7 +53,8 @@ def test_nn_jvp_matches_finite_differences(name):
 
 
 @pytest.mark.parity
-@pytest.mark.parametrize("name", [_case(n) for n in NN_CASES if n not in NO_TORCH_PARITY or n == "embedding_scale_grad_by_freq"])
+# forward mode never meets embedding's refused double backward, so only dropout's random masks differ
+@pytest.mark.parametrize("name", [_case(n) for n in NN_CASES if n not in NO_TORCH_PARITY or n.startswith("embedding")])
 def test_nn_jvp_matches_torch(name):
     torch = pytest.importorskip("torch")
     fn, arrays = NN_CASES[name]
@@ -102,3 +103,68 @@ def test_op_db_nn_jvp(op):
         ran += 1
     if not ran:
         pytest.skip("no float64 sample")
+
+
+# ---- forward-over-reverse: jvp(grad(f)) (Hessian-vector products) ------------------------------
+_W = np.random.default_rng(0).standard_normal((2, 3, 3))
+_X = np.random.default_rng(1).standard_normal((2, 2, 5, 4))
+
+
+def _c(L, a):
+    return L.tensor(a.tolist(), dtype=L.float64)
+
+
+FWD_OVER_REV = {   # f(L, F, x) with x of shape (2, 3, 4)
+    "cube": lambda L, F, x: (x ** 3).sum(),
+    "exp_sin": lambda L, F, x: (x.exp() * x.sin()).sum(),
+    "softmax_log_softmax": lambda L, F, x: F.log_softmax(x, 1).square().sum() + F.softmax(x, 1).pow(3).sum(),
+    "max_pool1d": lambda L, F, x: F.max_pool1d(x, 2).pow(3).sum(),
+    "avg_pool1d": lambda L, F, x: F.avg_pool1d(x, 2).pow(3).sum(),
+    "nll_loss": lambda L, F, x: F.nll_loss(F.log_softmax(x.flatten(1), 1), L.tensor([3, 7])),
+    "conv1d_input": lambda L, F, x: F.conv1d(x, _c(L, _W)).tanh().sum(),
+    "conv2d_weight_bias": lambda L, F, x: F.conv2d(_c(L, _X), x[:, :2].reshape(2, 2, 2, 2), x[1, 2, :2],
+                                                   padding=1).sin().sum(),
+    "layer_norm": lambda L, F, x: F.layer_norm(x, [4], x[0, 0] + 1).pow(3).sum(),
+    "batch_norm": lambda L, F, x: F.batch_norm(x, None, None, x[0, :, 0] + 1, None, training=True).pow(3).sum(),
+    "group_norm": lambda L, F, x: F.group_norm(x.reshape(1, 6, 4), 3, x[0].reshape(12)[:6] + 1).pow(3).sum(),
+}
+# scale_grad_by_freq has no second derivative: refused, never a wrong tangent
+FWD_OVER_REV_REFUSED = {
+    "embedding_scale_grad_by_freq": lambda L, F, x: F.embedding(L.tensor([[0, 1, 1]]), x.reshape(6, 4),
+                                                                scale_grad_by_freq=True).pow(2).sum(),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", sorted(FWD_OVER_REV))
+def test_forward_over_reverse_matches_torch(name):
+    torch = pytest.importorskip("torch")
+    f = FWD_OVER_REV[name]
+    rng = np.random.default_rng(3)
+    x, t = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4))
+    e = ember.func.jvp(ember.func.grad(lambda x: f(ember, ember.nn.functional, x)), (_t(x),), (_t(t),))[1]
+    assert not e.requires_grad
+    tt = torch.func.jvp(torch.func.grad(lambda x: f(torch, torch.nn.functional, x)), (torch.tensor(x),),
+                        (torch.tensor(t),))[1]
+    np.testing.assert_allclose(e.numpy(), tt.numpy(), rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", sorted(FWD_OVER_REV))
+def test_forward_over_reverse_matches_reverse_over_reverse(name):
+    """H t by forward-over-reverse equals the reverse-over-reverse Hessian-vector product."""
+    f = FWD_OVER_REV[name]
+    rng = np.random.default_rng(3)
+    x, t = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4))
+    e = ember.func.jvp(ember.func.grad(lambda x: f(ember, ember.nn.functional, x)), (_t(x),), (_t(t),))[1]
+    xs = ember.tensor(x.tolist(), dtype=ember.float64, requires_grad=True)
+    g, = ember.autograd.grad(f(ember, ember.nn.functional, xs), xs, create_graph=True)
+    h, = ember.autograd.grad((g * _t(t)).sum(), xs)
+    np.testing.assert_allclose(e.numpy(), h.numpy(), rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", sorted(FWD_OVER_REV_REFUSED))
+def test_forward_over_reverse_refused(name):
+    f = FWD_OVER_REV_REFUSED[name]
+    x = _t(np.random.default_rng(3).standard_normal((2, 3, 4)))
+    with pytest.raises(RuntimeError, match="not implemented"):
+        ember.func.jvp(ember.func.grad(lambda x: f(ember, ember.nn.functional, x)), (x,), (ember.ones_like(x),))

@@ -234,3 +234,86 @@ def test_forward_ad_matches_finite_differences(name):
         return fn(ember, *[ember.tensor((a + step * v).tolist(), dtype=ember.float64)
                            for a, v in zip(arrays, tangents)]).numpy()
     np.testing.assert_allclose(jvp, (at(eps) - at(-eps)) / (2 * eps), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parity
+def test_only_the_first_output_of_a_single_grad_op_requires_grad():
+    """Like torch's codegen: formulas reading only `grad` make only the first float output differentiable
+    (CTC's log_alpha, the norms' mean / rstd, nll_loss's total_weight)."""
+    torch = pytest.importorskip("torch")
+    x = r(5, 2, 4, seed=1)
+    t = [[1, 2], [3, 3]]
+    cases = [
+        (lambda m, a: m.ops.aten._ctc_loss(a.log_softmax(-1), m.tensor(t), [5, 4], [2, 2]), x),
+        (lambda m, a: m.ops.aten.native_layer_norm(a, [4], None, None, 1e-5), x),
+        (lambda m, a: m.ops.aten.native_batch_norm(a, None, None, None, None, True, 0.1, 1e-5), x),
+        (lambda m, a: m.ops.aten.nll_loss_forward(a[0], m.tensor([1, 3]), None, 1, -100), x),
+    ]
+    for f, arr in cases:
+        got = [o.requires_grad for o in f(ember, ember.tensor(arr.tolist(), dtype=ember.float64, requires_grad=True))]
+        want = [o.requires_grad for o in f(torch, torch.tensor(arr, requires_grad=True))]
+        assert got == want == [True] + [False] * (len(want) - 1)
+
+
+@pytest.mark.parity
+def test_cdist_grad_near_coincident_points_matches_torch():
+    """Rows 1e-12 apart (p=2, no matmul path): the elementwise form keeps each unit direction exact, as torch's
+    _cdist_backward does; the matmul form (used past 25 rows, like torch) would cancel here."""
+    torch = pytest.importorskip("torch")
+    a = r(6, 3, seed=4)
+    b = a + 1e-12 * r(6, 3, seed=5)
+    ins = _ember_inputs([a, b])
+    tins = [torch.tensor(x, requires_grad=True) for x in (a, b)]
+    gs = ember.autograd.grad(ember.cdist(*ins).sum(), ins)
+    tgs = torch.autograd.grad(torch.cdist(*tins).sum(), tins)
+    for g, tg in zip(gs, tgs):
+        np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_backward_on_meta_gives_shapes():
+    meta = dict(device="meta", dtype=ember.float32)
+    x, g = ember.empty(2, 3, 4, 5, **meta).requires_grad_(), ember.empty(2, 3, 2, 2, **meta).requires_grad_()
+    gx, gg = ember.autograd.grad(F.grid_sample(x, g, align_corners=False).sum(), [x, g])
+    assert (gx.shape, gg.shape, gx.device.type, gg.dtype) == (x.shape, g.shape, "meta", ember.float32)
+    w, ps = ember.empty(6, 3, **meta).requires_grad_(), ember.empty(4, **meta).requires_grad_()
+    i, o = ember.tensor([0, 2, 5, 1]).to("meta"), ember.tensor([0, 2]).to("meta")
+    for mode, psw in (("sum", ps), ("max", None)):
+        out = F.embedding_bag(i, w, o, mode=mode, per_sample_weights=psw)
+        grads = ember.autograd.grad(out.sum(), [w] + ([psw] if psw is not None else []))
+        assert [tuple(t.shape) for t in grads] == [(6, 3)] + ([(4,)] if psw is not None else [])
+        assert all(t.device.type == "meta" for t in grads)
+    lp = ember.empty(5, 2, 4, **meta).requires_grad_()
+    glp, = ember.autograd.grad(F.ctc_loss(lp, ember.tensor([[1, 2], [3, 3]]).to("meta"), [5, 4], [2, 2]), [lp])
+    assert (glp.shape, glp.device.type) == (lp.shape, "meta")
+    v = ember.empty(1, 2, 2, 2, **meta).requires_grad_()
+    gv, = ember.autograd.grad(F.max_unpool2d(v, ember.tensor([[[[0, 3], [9, 14]], [[5, 2], [8, 15]]]]).to("meta"), 2)
+                              .sum(), [v])
+    assert (gv.shape, gv.device.type) == (v.shape, "meta")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", ["grid_bilinear_zeros_nac", "grid_bilinear_reflection_ac", "grid_bicubic_border_nac",
+                                  "grid_nearest"])
+def test_grid_sample_double_backward_matches_torch(name):
+    """torch differentiates grid_sampler_2d_backward (grid_sampler_2d_double_backward); ember's formula is
+    ember ops, so create_graph gives the same second derivatives."""
+    torch = pytest.importorskip("torch")
+    fn, arrays = CASES[name]
+    em, tm = _mods(torch)
+    ins = _ember_inputs(arrays)
+    tins = [torch.tensor(a, requires_grad=True) for a in arrays]
+    rng = np.random.default_rng(2)
+    out, tout = fn(em, *ins), fn(tm, *tins)
+    go = rng.standard_normal(tuple(out.shape))
+    gs = ember.autograd.grad(out, ins, ember.tensor(go.tolist(), dtype=ember.float64), create_graph=True)
+    tgs = torch.autograd.grad(tout, tins, torch.tensor(go), create_graph=True)
+    vs = [rng.standard_normal(a.shape) for a in arrays]
+    s = sum((g * ember.tensor(v.tolist(), dtype=ember.float64)).sum() for g, v in zip(gs, vs))
+    ts = sum((g * torch.tensor(v)).sum() for g, v in zip(tgs, vs))
+    # nearest: both grads are constant in (input, grid), so there is no graph left (torch's is all zeros)
+    gg = ember.autograd.grad(s, ins, allow_unused=True) if s.requires_grad else [None] * len(ins)
+    tgg = torch.autograd.grad(ts, tins, allow_unused=True)
+    for a, b, arr in zip(gg, tgg, arrays):
+        a = np.zeros(arr.shape) if a is None else a.numpy()
+        b = np.zeros(arr.shape) if b is None else b.numpy()
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)

@@ -26,12 +26,6 @@ LOG_PROB_INPUT = {"nn.functional.ctc_loss"}
 
 # the scatter/index ops whose formulas ember lacks (torch has them), seen since integer index arrays ride along
 NO_FORMULA_YET |= {"scatter_reduce", "index_fill", "index_reduce"}
-# ops that accept requires_grad on an argument torch declares non-differentiable (weights of the losses, running
-# stats): torch raises "is not differentiable with respect to argument ...", ember silently returns no gradient
-# for it. Samples where torch refuses are skipped for these; for every other op ember must refuse too.
-ACCEPTS_NONDIFF_ARGS = {"nn.functional.batch_norm", "nn.functional.instance_norm", "nn.functional.nll_loss",
-                        "nn.functional.cross_entropy", "nn.functional.binary_cross_entropy_with_logits",
-                        "nn.functional.binary_cross_entropy"}
 # a real wrong gradient today (strict xfail: fixing it must remove the entry)
 KNOWN_GRAD_BUGS = {}
 # the differentiated output where the op's first output is not all gauge-free: like torch's
@@ -149,8 +143,6 @@ def test_op_db_gradcheck(op):
             # this sample took a differentiable path (e.g. matrix_power with n > 0): check it for real
         refusal = _torch_refusal(op, s)
         if refusal is not None and "not differentiable with respect to argument" in refusal:
-            if op.name in ACCEPTS_NONDIFF_ARGS:
-                continue
             assert _ember_refuses(f, ins), (s, f"torch refuses ({refusal}); ember must too")
             ran += 1
             continue

@@ -19,6 +19,10 @@ NO_DOUBLE_BACKWARD = {
     "embedding_scale_grad_by_freq": "scale_grad_by_freq=True has no second derivative",
     # torch's derivatives.yaml has no formula for _ctc_loss_backward either
     "ctc_loss": "CTC loss has a first derivative only (as in torch)",
+    "nn.functional.ctc_loss": "CTC loss has a first derivative only (as in torch)",
+    # torch's derivatives.yaml has no formula for multi_margin_loss_backward / multilabel_margin_loss_backward
+    "multi_margin_loss": "torch has no double backward for it either",
+    "multilabel_margin_loss": "torch has no double backward for it either",
 }
 
 
@@ -71,6 +75,13 @@ def _check(name, f, ins):
 # op_db holds the nn OpInfos too; random ops have no deterministic derivative to check
 DB = [pytest.param(op, id=op.name) for op in op_db if "float64" in op.dtypes and not op.randomness]
 MAX_SAMPLES = 3                 # checked samples per op (error and nan samples don't count)
+
+
+def _nn_samples(op):
+    """Samples whose arrays are all float64 and small (the forward-AD test uses them)."""
+    out = [s for s in op.sample_inputs("float64")
+           if s.arrays() and all(a.dtype == np.float64 and 0 < a.size <= 256 for a in s.arrays())]
+    return out[:2]
 
 
 def _run_db(op, samples):
@@ -304,3 +315,44 @@ def test_nn_second_order_parity(name):
     fn, arrays = NN_CASES[name]
     _compare(lambda *xs: fn(ember, ember.nn.functional, _ember_T, *xs),
              lambda *xs: fn(torch, torch.nn.functional, torch.from_numpy, *xs), arrays, name)
+
+
+# ---- multi-output linalg (derivatives_linalg.yaml) through gauge-invariant uses -----------------
+# name -> (fn(L, *xs) returning a tensor, input arrays); L is ember or torch
+
+def _svd_use(L, a):
+    u, s, vh = L.linalg.svd(a, full_matrices=False)
+    return ((u * s.unsqueeze(-2)) @ vh).sum() + (u @ u.mT * 1.5).square().sum() + (vh.mT @ vh).exp().sum() + s.sum()
+
+
+def _eye(L, n):
+    return L.eye(n, dtype=L.float64)
+
+
+LINALG_CASES = {
+    "svd": (_svd_use, [_r(3, 2)]),
+    "svd_wide": (_svd_use, [_r(2, 4, seed=3)]),
+    "eigh": (lambda L, a: (lambda w, v: v @ L.diag_embed(w.exp()) @ v.mT)(*L.linalg.eigh(a + a.mT)), [_r(3, 3)]),
+    "cholesky_ex": (lambda L, a: L.linalg.cholesky_ex(a @ a.mT + _eye(L, 3))[0], [_r(3, 3)]),
+    "inv_ex": (lambda L, a: L.linalg.inv_ex(a + 3 * _eye(L, 3))[0], [_r(3, 3)]),
+    "solve_ex": (lambda L, a, b: L.linalg.solve_ex(a + 3 * _eye(L, 3), b)[0], [_r(3, 3), _r(3, 2, seed=1)]),
+    "slogdet": (lambda L, a: L.linalg.slogdet(a + 3 * _eye(L, 3))[1], [_r(3, 3)]),
+    "qr": (lambda L, a: (lambda q, r: q.sum() + (r * r).sum())(*L.linalg.qr(a)), [_r(4, 3)]),
+    "lstsq": (lambda L, a, b: L.linalg.lstsq(a, b).solution, [_r(4, 3), _r(4, 2, seed=1)]),
+    "matrix_norm_nuc_spectral": (lambda L, a: L.linalg.matrix_norm(a, "nuc") * L.linalg.matrix_norm(a, 2)
+                                 + L.linalg.matrix_norm(a, -2), [_r(2, 3, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG_CASES))
+def test_linalg_gradgradcheck(name):
+    fn, arrays = LINALG_CASES[name]
+    assert gradgradcheck(lambda *xs: fn(ember, *xs), [_f64(a) for a in arrays], atol=1e-5, rtol=1e-3)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", sorted(LINALG_CASES))
+def test_linalg_second_order_parity(name):
+    torch = pytest.importorskip("torch")
+    fn, arrays = LINALG_CASES[name]
+    _compare(lambda *xs: fn(ember, *xs), lambda *xs: fn(torch, *xs), arrays, name)

@@ -121,3 +121,38 @@ def test_hessian_vector_product_through_modules_matches_torch():
     assert len(eh) == len(th)
     for a, b in zip(eh, th):
         np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-10)
+
+
+def _mk(*shape, seed=0):
+    return ember.tensor(np.random.default_rng(seed).standard_normal(shape).tolist(), dtype=ember.float64,
+                        requires_grad=True)
+
+
+F3 = ember.nn.functional
+THIRD_ORDER = {
+    "conv1d": (lambda x, w: F3.conv1d(x, w, padding=1).tanh(), lambda: [_mk(1, 2, 4), _mk(2, 2, 3, seed=1)]),
+    "layer_norm": (lambda x, w: F3.layer_norm(x, [3], w), lambda: [_mk(2, 3), _mk(3, seed=1)]),
+    "batch_norm": (lambda x, w: F3.batch_norm(x, None, None, w, None, training=True), lambda: [_mk(3, 2), _mk(2, seed=1)]),
+    "group_norm": (lambda x, w: F3.group_norm(x, 2, w), lambda: [_mk(2, 4, 2), _mk(4, seed=1)]),
+    "softmax": (lambda x: F3.softmax(x, 1), lambda: [_mk(2, 3)]),
+    "log_softmax": (lambda x: F3.log_softmax(x, 1), lambda: [_mk(2, 3)]),
+    "max_pool1d": (lambda x: F3.max_pool1d(x, 2) ** 3, lambda: [_mk(1, 2, 4)]),
+    "mse_loss": (lambda x, y: F3.mse_loss(x, y) ** 2, lambda: [_mk(2, 3), _mk(2, 3, seed=1)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THIRD_ORDER))
+def test_third_order_through_nn_kernels(name):
+    """The double backwards are written in differentiable ember ops: gradgradcheck of the first-order
+    gradient checks third derivatives."""
+    f, make = THIRD_ORDER[name]
+    ins = make()
+    v = None
+
+    def first(*xs):
+        out = f(*xs)
+        nonlocal v
+        if v is None:
+            v = ember.tensor(np.random.default_rng(9).standard_normal(tuple(out.shape)).tolist(), dtype=ember.float64)
+        return tuple(ember.autograd.grad(out, xs, v, create_graph=True))
+    assert gradgradcheck(first, ins, atol=1e-5, rtol=1e-3)

@@ -176,3 +176,25 @@ def test_meta_matches_cpu(fn, args):
     cpu, meta = getattr(ember._nn, fn)(*args("cpu")), getattr(ember._nn, fn)(*args("meta"))
     assert meta.device.type == "meta"
     assert tuple(meta.shape) == tuple(cpu.shape) and meta.dtype is cpu.dtype and meta.stride() == cpu.stride()
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+@pytest.mark.parametrize("out_shape", [(0,), (5,), (3,)])
+def test_out_variants_match_torch(torch, reduction, out_shape):
+    x, t = _x((3, 4), 0, np.float32), np.array([0, 3, 1])
+    tl = np.array(ML_TARGETS[(3, 4)])
+    for name, tgt, args in (("multi_margin_loss", t, (1, 1.0, None, reduction)),
+                            ("multilabel_margin_loss", tl, (reduction,))):
+        oe, ot = ember.zeros(out_shape), torch.zeros(out_shape)
+        v = oe._version
+        re = getattr(ember, name)(ember.tensor(x), ember.tensor(tgt), *args, out=oe)
+        getattr(torch._C._nn, name)(torch.tensor(x), torch.tensor(tgt), *args, out=ot)
+        assert re is oe and oe._version > v
+        assert tuple(oe.shape) == tuple(ot.shape)
+        np.testing.assert_allclose(oe.numpy(), ot.numpy(), rtol=1e-6)
+        with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
+            getattr(ember, name)(ember.tensor(x), ember.tensor(tgt), *args, out=ember.zeros(3, dtype=ember.float64))
+        mo = ember.empty(0, device="meta")
+        getattr(ember, name)(ember.empty(3, 4, device="meta"), ember.tensor(tgt, device="meta"), *args, out=mo)
+        assert tuple(mo.shape) == tuple(ot.shape)

@@ -9,7 +9,7 @@ import pytest
 
 import ember
 import ember.nn as nn
-from ember.autograd import gradcheck
+from ember.autograd import gradcheck, gradgradcheck
 from ember.nn.utils import parametrize as P
 
 
@@ -302,3 +302,205 @@ def test_norm_except_dim_and_weight_norm_ops(torch, dim):
     ge = ember.tensor(np.ascontiguousarray(g[tuple(slice(0, s) for s in ne.shape)][:2, :3, :2]) if dim != -1
                       else g, requires_grad=True)
     assert gradcheck(lambda a, b: ember._weight_norm(a, b, dim), (ve, ge))
+
+
+# -------------------------------------------------------------------------------------------- spectral_norm
+def _convt(lib, seed=0):
+    m = lib.nn.ConvTranspose2d(3, 2, 2)
+    rng = np.random.default_rng(seed)
+    m.load_state_dict({"weight": lib.tensor(rng.standard_normal((3, 2, 2, 2)).astype(np.float32)),
+                       "bias": lib.tensor(rng.standard_normal(2).astype(np.float32))})
+    return m
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("make,kw", [(_linear, {}), (_conv, dict(n_power_iterations=3)), (_convt, {}),
+                                     (_linear, dict(dim=1, eps=1e-6))])
+def test_spectral_norm_matches_torch(torch, make, kw):
+    """The random start vectors differ (the generators are not torch's), so torch's module takes ember's state
+    dict; from there both must run the same power iterations, forwards and backwards."""
+    me = nn.utils.parametrizations.spectral_norm(make(ember), **kw)
+    mt = torch.nn.utils.parametrizations.spectral_norm(make(torch), **kw)
+    se = _sd_np(me)
+    assert list(se) == list(mt.state_dict()) == ["bias", "parametrizations.weight.original",
+                                                 "parametrizations.weight.0._u", "parametrizations.weight.0._v"]
+    assert me.parametrizations.weight[0].dim == mt.parametrizations.weight[0].dim
+    mt.load_state_dict({k: torch.tensor(v) for k, v in se.items()})
+    shape = {_linear: (4, 3), _conv: (2, 2, 4, 4), _convt: (2, 3, 3, 3)}[make]
+    oe, ot = ember.optim.SGD(me.parameters(), lr=0.1), torch.optim.SGD(mt.parameters(), lr=0.1)
+    for step in range(3):
+        x = np.random.default_rng(step).standard_normal(shape).astype(np.float32)
+        ye, yt = me(ember.tensor(x)), mt(torch.tensor(x))
+        np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-4, atol=1e-5)
+        oe.zero_grad()
+        ot.zero_grad()
+        ye.pow(2).sum().backward()
+        yt.pow(2).sum().backward()
+        np.testing.assert_allclose(me.parametrizations.weight.original.grad.numpy(),
+                                   mt.parametrizations.weight.original.grad.numpy(), rtol=1e-4, atol=1e-5)
+        oe.step()
+        ot.step()
+    for k, v in mt.state_dict().items():
+        np.testing.assert_allclose(me.state_dict()[k].numpy(), v.numpy(), rtol=1e-4, atol=1e-5)
+    # eval mode: no power iteration, weight / sigma with the stored vectors
+    me.eval()
+    mt.eval()
+    u = me.parametrizations.weight[0]._u.numpy().copy()
+    np.testing.assert_allclose(me.weight.detach().numpy(), mt.weight.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(me.parametrizations.weight[0]._u.numpy(), u)
+
+
+def test_spectral_norm_bounds_the_largest_singular_value():
+    m = nn.utils.parametrizations.spectral_norm(_linear(ember, 5, 6), n_power_iterations=5)
+    for _ in range(5):
+        m.weight
+    s = np.linalg.svd(m.weight.detach().numpy(), compute_uv=False)
+    np.testing.assert_allclose(s[0], 1.0, rtol=1e-3)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("kw", [dict(name="nope"), dict(n_power_iterations=0), dict(dim=2)])
+def test_spectral_norm_errors_match_torch(torch, kw):
+    with pytest.raises(Exception) as et:
+        torch.nn.utils.parametrizations.spectral_norm(torch.nn.Linear(3, 4), **kw)
+    with pytest.raises(type(et.value)) as ee:
+        nn.utils.parametrizations.spectral_norm(nn.Linear(3, 4), **kw)
+    assert str(ee.value) == str(et.value)
+
+
+# ------------------------------------------------------------------------------ the fused weight-norm ops
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,dim", [((3, 4), 0), ((3, 4), 1), ((2, 3, 4), 0), ((2, 3, 4), 2)])
+def test_weight_norm_interface_ops_match_torch(torch, shape, dim):
+    rng = np.random.default_rng(0)
+    v = rng.standard_normal(shape)
+    gshape = tuple(s if d == dim else 1 for d, s in enumerate(shape))
+    g = rng.standard_normal(gshape)
+    we, ne = ember._weight_norm_interface(ember.tensor(v), ember.tensor(g), dim)
+    wt, nt = torch._weight_norm_interface(torch.tensor(v), torch.tensor(g), dim)
+    for a, b in ((we, wt), (ne, nt)):
+        assert tuple(a.shape) == tuple(b.shape) and a.dtype is ember.float64
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+    gw = rng.standard_normal(shape)
+    be = ember.ops.aten._weight_norm_interface_backward.default(ember.tensor(gw), ember.tensor(v), ember.tensor(g), ne, dim)
+    bt = torch.ops.aten._weight_norm_interface_backward.default(torch.tensor(gw), torch.tensor(v), torch.tensor(g), nt, dim)
+    de = ember.ops.aten._weight_norm_differentiable_backward.default(ember.tensor(gw), ember.tensor(v), ember.tensor(g), ne, dim)
+    for a, b, c in zip(be, bt, de):
+        assert tuple(a.shape) == tuple(b.shape) == tuple(c.shape)
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10)
+        np.testing.assert_allclose(c.numpy(), b.numpy(), rtol=1e-10)
+    # the fused path records torch's node, and it differentiates twice (torch's own gradgradcheck fails here, see
+    # _weight_norm_differentiable_backward)
+    ve = ember.tensor(v, requires_grad=True)
+    ge = ember.tensor(g, requires_grad=True)
+    assert type(ember._weight_norm(ve, ge, dim).grad_fn).__name__ == "WeightNormInterfaceBackward0"
+    assert gradcheck(lambda a, b: ember._weight_norm(a, b, dim), (ve, ge))
+    assert gradgradcheck(lambda a, b: ember._weight_norm(a, b, dim), (ve, ge))
+    # meta
+    me, mn = ember._weight_norm_interface(ember.empty(shape, device="meta", dtype=ember.float64),
+                                          ember.empty(gshape, device="meta", dtype=ember.float64), dim)
+    assert tuple(me.shape) == shape and tuple(mn.shape) == tuple(nt.shape) and me.device.type == "meta"
+
+
+# ------------------------------------------------------------------------------------------------ orthogonal
+ORTH = [((4, 4), {}), ((3, 5), {}), ((5, 3), {}), ((4, 4), dict(orthogonal_map="cayley")),
+        ((3, 5), dict(orthogonal_map="matrix_exp")), ((5, 3), dict(orthogonal_map="cayley")),
+        ((4, 4), dict(orthogonal_map="householder"))]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,kw", ORTH, ids=[f"{s}-{k.get('orthogonal_map', 'default')}" for s, k in ORTH])
+def test_orthogonal_matches_torch_over_training_steps(torch, shape, kw):
+    """Non-square weights are completed with random columns, so torch's module takes ember's state dict;
+    then both must give the same orthogonal weights, grads and updates."""
+    me = nn.utils.parametrizations.orthogonal(_linear(ember, shape[1], shape[0]), **kw)
+    mt = torch.nn.utils.parametrizations.orthogonal(_linear(torch, shape[1], shape[0]), **kw)
+    se = _sd_np(me)
+    assert list(se) == list(mt.state_dict()) == ["bias", "parametrizations.weight.original",
+                                                 "parametrizations.weight.0.base"]
+    if shape[0] == shape[1]:      # deterministic: the QR of the initial weight
+        for k, v in mt.state_dict().items():
+            np.testing.assert_allclose(se[k], v.numpy(), rtol=1e-4, atol=1e-5)
+    mt.load_state_dict({k: torch.tensor(v) for k, v in se.items()})
+    oe, ot = ember.optim.SGD(me.parameters(), lr=0.2), torch.optim.SGD(mt.parameters(), lr=0.2)
+    for step in range(3):
+        x = np.random.default_rng(step).standard_normal((6, shape[1])).astype(np.float32)
+        ye, yt = me(ember.tensor(x)), mt(torch.tensor(x))
+        np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-4, atol=1e-5)
+        oe.zero_grad()
+        ot.zero_grad()
+        c = np.random.default_rng(10 + step).standard_normal(ye.shape).astype(np.float32)
+        (ye * ember.tensor(c)).mean().backward()       # ||W x|| is invariant: use a linear loss
+        (yt * torch.tensor(c)).mean().backward()
+        ge = me.parametrizations.weight.original.grad.numpy()
+        assert np.abs(ge).max() > 1e-3
+        np.testing.assert_allclose(ge, mt.parametrizations.weight.original.grad.numpy(), rtol=1e-4, atol=1e-4)
+        oe.step()
+        ot.step()
+    w = me.weight.detach().numpy().astype(np.float64)
+    gram = w @ w.T if shape[0] <= shape[1] else w.T @ w
+    np.testing.assert_allclose(gram, np.eye(min(shape)), atol=1e-5)
+    np.testing.assert_allclose(w, mt.weight.detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parity
+def test_orthogonal_assignment_and_errors(torch):
+    me = nn.utils.parametrizations.orthogonal(_linear(ember, 4, 4))
+    mt = torch.nn.utils.parametrizations.orthogonal(_linear(torch, 4, 4))
+    q = np.linalg.qr(np.random.default_rng(7).standard_normal((4, 4)))[0].astype(np.float32)
+    me.weight = ember.tensor(q)
+    mt.weight = torch.tensor(q)
+    np.testing.assert_allclose(me.weight.detach().numpy(), mt.weight.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(me.weight.detach().numpy(), q, atol=1e-5)
+    for kw in (dict(name="bias"), dict(orthogonal_map="nope"), dict(name="nope")):
+        with pytest.raises(Exception) as et:
+            torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(3, 3), **kw)
+        with pytest.raises(type(et.value)) as ee:
+            nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), **kw)
+        if kw.get("name") != "nope":
+            assert str(ee.value) == str(et.value)
+    m = nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), use_trivialization=False)
+    with pytest.raises(NotImplementedError, match="use_trivialization=False"):
+        m.weight = ember.eye(3)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,k", [((5, 3), 3), ((5, 3), 2), ((2, 4, 4), 3), ((3, 3), 0)])
+def test_householder_product_matches_torch_and_gradchecks(torch, shape, k):
+    rng = np.random.default_rng(0)
+    A, tau = rng.standard_normal(shape), rng.standard_normal(shape[:-2] + (k,))
+    qe = ember.linalg.householder_product(ember.tensor(A), ember.tensor(tau))
+    qt = torch.linalg.householder_product(torch.tensor(A), torch.tensor(tau))
+    assert tuple(qe.shape) == tuple(qt.shape)
+    np.testing.assert_allclose(qe.numpy(), qt.numpy(), rtol=1e-10, atol=1e-12)
+    if k:
+        ae = ember.tensor(A * 0.5, requires_grad=True)
+        te = ember.tensor(tau * 0.5, requires_grad=True)
+        assert gradcheck(lambda a, t: ember.linalg.householder_product(a, t), (ae, te))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("A,tau", [((3,), (1,)), ((2, 3), (1,)), ((4, 3), (4,)), ((4, 3), (2, 2)), ((2, 4, 3), (3, 2))])
+def test_householder_product_errors_match_torch(torch, A, tau):
+    with pytest.raises(RuntimeError) as et:
+        torch.linalg.householder_product(torch.ones(A), torch.ones(tau))
+    with pytest.raises(RuntimeError) as ee:
+        ember.linalg.householder_product(ember.ones(A), ember.ones(tau))
+    assert str(ee.value) == str(et.value)
+
+
+@pytest.mark.parity
+def test_transfer_parametrizations_and_params_matches_torch(torch):
+    res = {}
+    for lib, P_ in ((ember, P), (torch, torch.nn.utils.parametrize)):
+        src = P_.register_parametrization(_linear(lib, seed=1), "weight", _sym_cls(lib)())
+        dst = _linear(lib, seed=2)
+        out = P_.transfer_parametrizations_and_params(src, dst)
+        assert out is dst and P_.is_parametrized(dst, "weight") and type(dst).__name__ == "ParametrizedLinear"
+        assert dst.parametrizations.weight.original is src.parametrizations.weight.original
+        res[lib.__name__] = {k: v.detach().numpy() for k, v in dst.state_dict().items()}, dst.weight.detach().numpy()
+    (se, we), (st, wt) = res["ember"], res["torch"]
+    assert list(se) == list(st)
+    for k in st:
+        np.testing.assert_allclose(se[k], st[k])
+    np.testing.assert_allclose(we, wt)

@@ -294,6 +294,10 @@ def emit_node(w, e, cls):
     return uses, saved
 
 
+def _reads_grads(e):
+    return any("grads" in _names(f) for f in e.formulas.values())
+
+
 def emit_jvp(w, e, fn):
     """Forward-mode rule for one op (torch's `result:` formulas, reduced): returns the output tangent
     from the inputs' tangents `_ts` (None where an input has none)."""
@@ -304,7 +308,11 @@ def emit_jvp(w, e, fn):
     w.w("    _o = None")
     kind = e.result
     multi = len(e.fn.func.returns) > 1
-    if multi:     # outputs by name / position; the tangent goes to output 0
+    # a multi-output entry whose formulas read `grads` and that asks for auto_double_backward
+    # explicitly (the nn backward kernels) gives every output a tangent; others give output 0 one
+    seed_all = multi and kind == "auto_double_backward" and _reads_grads(e)
+    if multi:     # outputs by name / position
+        w.w("    _all = result")
         for i, r in enumerate(e.returns):
             if r:
                 w.w(f"    {r} = result[{i}]")
@@ -328,7 +336,12 @@ def emit_jvp(w, e, fn):
                 f"{'keepdim' if has_keep else 'False'}, result)")
     elif kind == "auto_double_backward":
         # J·t from the (linear in grad) backward formulas: differentiate <backward(u), t> w.r.t. u
-        w.w("    _u = _fw_seed(result)")
+        if seed_all:
+            w.w("    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]")
+            w.w("    grads = _us")
+            w.w("    _u = _us[0]")
+        else:
+            w.w("    _u = _fw_seed(result)")
         w.w("    _gs, _tt = [], []")
         w.w("    with _fw_enable_grad():")
         w.w("        grad = _u")
@@ -349,7 +362,7 @@ def emit_jvp(w, e, fn):
                 w.w(f"            grad_input_mask = [{mask}]")
                 w.w(f"            _g = {e.formulas[a.name]}")
                 for k in members:
-                    w.w(f"            if _ts[{pos[k]}] is not None:")
+                    w.w(f"            if _ts[{pos[k]}] is not None and _g[{keys.index(k)}] is not None:")
                     w.w(f"                _gs.append(sum_to(_g[{keys.index(k)}], {_py(k)}._size))")
                     w.w(f"                _tt.append(_ts[{pos[k]}])")
                 continue
@@ -359,7 +372,10 @@ def emit_jvp(w, e, fn):
                     w.w(f"            {n} = {kinds[n][1]}")
             w.w(f"            _gs.append(sum_to({e.formulas[a.name]}, {_py(a.name)}._size))")
             w.w(f"            _tt.append(_ts[{i}])")
-        w.w("        _o = _fw_transpose(_gs, _u, _tt, result)")
+        if seed_all:
+            w.w("        _o = _fw_transpose_multi(_gs, _us, _tt, _all)")
+        else:
+            w.w("        _o = _fw_transpose(_gs, _u, _tt, result)")
     elif kind == "auto_element_wise":
         for i, a in enumerate(e.inputs):
             w.w(f"    if _ts[{i}] is not None:")
@@ -446,6 +462,10 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             w.w("        return _res")
         elif len(e.fn.func.returns) == 1:
             w.w("        return _fw_attach(_res, _t)")
+        elif e.result == "auto_double_backward" and _reads_grads(e):
+            w.w("        for _x, _y in zip(_res, _t):")
+            w.w("            _fw_attach(_x, _y)")
+            w.w("        return _res")
         else:
             w.w("        _fw_attach(_res[0], _t)")
             w.w("        return _res")
@@ -453,6 +473,12 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w(f"        _fw_unsupported({str(fn.func.name)!r})")
     if inplace:
         w.w("    _check_inplace(self)")
+    # torch's check_no_requires_grad: a tensor input without a formula (and not declared non_differentiable)
+    # must not require grad; `output` is exempt, as in torch (double-backward entries take it as a constant)
+    for a in e.all_args:
+        if (_is_tensor(a.type) and a.name not in e.formulas and a.name not in e.nondiff and a.name != "output"
+                and not (a.annotation is not None and a.annotation.is_write)):
+            w.w(f"    _no_rg({a.name}, {a.name!r}, {str(fn.func.name.name)!r})")
     rgs = [f"_rg({a.name})" for a in e.inputs]
     w.w(f"    _need = {' or '.join(rgs) if rgs else 'False'}")
     w.w("    if not _need:")
@@ -490,7 +516,9 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w("        else:")
         w.w("            _n._add_input_meta(_x)")
     else:
-        w.w("    _set_history(_res, _n)")
+        single = len(e.returns) > 1 and not e.is_list_return() and \
+            not any("grads" in _names(f) for f in e.formulas.values())
+        w.w(f"    _set_history(_res, _n{', True' if single else ''})")
     for n in saved:
         kind, expr = kinds[n]
         if kind == "output":
@@ -548,12 +576,13 @@ def emit(fns):
     w.w("from ember.autograd.graph import _clone_detached as _clone")
     w.w("from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,")
     w.w("                                    check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,")
-    w.w("                                    saved_clone as _saved_clone)")
+    w.w("                                    saved_clone as _saved_clone, no_requires_grad as _no_rg)")
     w.w("from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,")
     w.w("                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,")
     w.w("                                       fw_restore as _fw_restore, fw_attach as _fw_attach,")
     w.w("                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,")
     w.w("                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,")
+    w.w("                                       fw_transpose_multi as _fw_transpose_multi,")
     w.w("                                       enable_grad as _fw_enable_grad)")
     w.w("")
     w.w("_aten = _ops_ns.aten")

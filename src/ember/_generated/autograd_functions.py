@@ -15,12 +15,13 @@ from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
                                     check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,
-                                    saved_clone as _saved_clone)
+                                    saved_clone as _saved_clone, no_requires_grad as _no_rg)
 from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,
                                        zeros_if_none as _z, fw_unsupported as _fw_unsupported,
                                        fw_restore as _fw_restore, fw_attach as _fw_attach,
                                        fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
+                                       fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
 
 _aten = _ops_ns.aten
@@ -4411,6 +4412,7 @@ _OP_max_dim = getattr(_aten.max, 'dim')
 
 def _jvp_max_dim(_ts, self, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -4445,7 +4447,7 @@ def max_dim(self, dim, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -4485,6 +4487,7 @@ _OP_min_dim = getattr(_aten.min, 'dim')
 
 def _jvp_min_dim(_ts, self, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -4519,7 +4522,7 @@ def min_dim(self, dim, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13418,6 +13421,7 @@ _OP_cummax = getattr(_aten.cummax, 'default')
 
 def _jvp_cummax(_ts, self, dim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13448,7 +13452,7 @@ def cummax(self, dim):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13487,6 +13491,7 @@ _OP_cummin = getattr(_aten.cummin, 'default')
 
 def _jvp_cummin(_ts, self, dim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13517,7 +13522,7 @@ def cummin(self, dim):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13771,6 +13776,7 @@ _OP_median_dim = getattr(_aten.median, 'dim')
 
 def _jvp_median_dim(_ts, self, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13805,7 +13811,7 @@ def median_dim(self, dim, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13845,6 +13851,7 @@ _OP_nanmedian_dim = getattr(_aten.nanmedian, 'dim')
 
 def _jvp_nanmedian_dim(_ts, self, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13879,7 +13886,7 @@ def nanmedian_dim(self, dim, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13919,6 +13926,7 @@ _OP_mode = getattr(_aten.mode, 'default')
 
 def _jvp_mode(_ts, self, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -13953,7 +13961,7 @@ def mode(self, dim=-1, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -13993,6 +14001,7 @@ _OP_kthvalue = getattr(_aten.kthvalue, 'default')
 
 def _jvp_kthvalue(_ts, self, k, dim, keepdim, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -14027,7 +14036,7 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     if _rg(self):
         _n.s_self_sym_sizes = self._size
     _res = _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
 
@@ -14066,6 +14075,7 @@ _OP_sort = getattr(_aten.sort, 'default')
 
 def _jvp_sort(_ts, self, dim, descending, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -14139,6 +14149,7 @@ _OP_sort_stable = getattr(_aten.sort, 'stable')
 
 def _jvp_sort_stable(_ts, self, stable, dim, descending, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -14212,6 +14223,7 @@ _OP_topk = getattr(_aten.topk, 'default')
 
 def _jvp_topk(_ts, self, k, dim, largest, sorted, result):
     _o = None
+    _all = result
     values = result[0]
     result0 = result[0]
     indices = result[1]
@@ -14382,6 +14394,7 @@ _OP_linalg_inv_ex = getattr(_aten.linalg_inv_ex, 'default')
 
 def _jvp_linalg_inv_ex(_ts, A, check_errors, result):
     _o = None
+    _all = result
     inverse = result[0]
     result0 = result[0]
     info = result[1]
@@ -14512,6 +14525,7 @@ _OP_linalg_solve_ex = getattr(_aten.linalg_solve_ex, 'default')
 
 def _jvp_linalg_solve_ex(_ts, A, B, left, check_errors, result):
     _o = None
+    _all = result
     result = result[0]
     result0 = result[0]
     info = result[1]
@@ -14524,10 +14538,10 @@ def _jvp_linalg_solve_ex(_ts, A, B, left, check_errors, result):
         if _ts[0] is not None or _ts[1] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
             _g = solve_backward(grad, A, B, result0, left, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], A._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], B._size))
                 _tt.append(_ts[1])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -14556,7 +14570,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     if _rg(A) or _rg(B):
         _n.s_left = left
     _res = _OP_linalg_solve_ex.redispatch(_below_ks((A, B, left, check_errors)), A, B, left=left, check_errors=check_errors)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result0 = _SV(_res[0], True)
     return _res
 
@@ -14594,6 +14608,7 @@ _OP_linalg_cholesky_ex = getattr(_aten.linalg_cholesky_ex, 'default')
 
 def _jvp_linalg_cholesky_ex(_ts, self, upper, check_errors, result):
     _o = None
+    _all = result
     L = result[0]
     result0 = result[0]
     info = result[1]
@@ -14628,7 +14643,7 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
     if _rg(self):
         _n.s_upper = upper
     _res = _OP_linalg_cholesky_ex.redispatch(_below_ks((self, upper, check_errors)), self, upper=upper, check_errors=check_errors)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result0 = _SV(_res[0], True)
     return _res
 
@@ -14684,10 +14699,10 @@ def _jvp_cholesky_solve(_ts, self, input2, upper, result):
         if _ts[0] is not None or _ts[1] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
             _g = cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], self._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], input2._size))
                 _tt.append(_ts[1])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -15084,6 +15099,8 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(atol, 'atol', 'linalg_pinv')
+    _no_rg(rtol, 'rtol', 'linalg_pinv')
     _need = _rg(self)
     if not _need:
         return _OP_linalg_pinv_atol_rtol_tensor.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
@@ -15198,13 +15215,13 @@ def _jvp_convolution(_ts, input, weight, bias, stride, padding, dilation, transp
         if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
             _g = convolution_backward_(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], input._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], weight._size))
                 _tt.append(_ts[1])
-            if _ts[2] is not None:
+            if _ts[2] is not None and _g[2] is not None:
                 _gs.append(sum_to(_g[2], bias._size))
                 _tt.append(_ts[2])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -15432,6 +15449,7 @@ _OP_nll_loss_forward = getattr(_aten.nll_loss_forward, 'default')
 
 def _jvp_nll_loss_forward(_ts, self, target, weight, reduction, ignore_index, result):
     _o = None
+    _all = result
     output = result[0]
     result0 = result[0]
     total_weight = result[1]
@@ -15458,6 +15476,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
+    _no_rg(weight, 'weight', 'nll_loss_forward')
     _need = _rg(self)
     if not _need:
         return _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
@@ -15474,7 +15493,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     if _rg(self):
         _n.s_weight = _SV(weight)
     _res = _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_total_weight = _SV(_res[1], True)
     return _res
 
@@ -15525,6 +15544,7 @@ _OP_nll_loss2d_forward = getattr(_aten.nll_loss2d_forward, 'default')
 
 def _jvp_nll_loss2d_forward(_ts, self, target, weight, reduction, ignore_index, result):
     _o = None
+    _all = result
     output = result[0]
     result0 = result[0]
     total_weight = result[1]
@@ -15551,6 +15571,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
+    _no_rg(weight, 'weight', 'nll_loss2d_forward')
     _need = _rg(self)
     if not _need:
         return _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
@@ -15567,7 +15588,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     if _rg(self):
         _n.s_weight = _SV(weight)
     _res = _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_total_weight = _SV(_res[1], True)
     return _res
 
@@ -15613,6 +15634,7 @@ _OP_max_pool2d_with_indices = getattr(_aten.max_pool2d_with_indices, 'default')
 
 def _jvp_max_pool2d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -15700,6 +15722,7 @@ _OP_max_pool1d_with_indices = getattr(_aten.max_pool1d_with_indices, 'default')
 
 def _jvp_max_pool1d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -15732,7 +15755,7 @@ def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation
     if _rg(self):
         _n.s_self = _SV(self)
     _res = _OP_max_pool1d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     return _res
 
@@ -15773,6 +15796,7 @@ _OP_adaptive_max_pool2d = getattr(_aten.adaptive_max_pool2d, 'default')
 
 def _jvp_adaptive_max_pool2d(_ts, self, output_size, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -15869,6 +15893,7 @@ _OP_native_layer_norm = getattr(_aten.native_layer_norm, 'default')
 
 def _jvp_native_layer_norm(_ts, input, normalized_shape, weight, bias, eps, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result2 = result[2]
@@ -15880,13 +15905,13 @@ def _jvp_native_layer_norm(_ts, input, normalized_shape, weight, bias, eps, resu
         if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
             _g = _aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], input._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], weight._size))
                 _tt.append(_ts[1])
-            if _ts[2] is not None:
+            if _ts[2] is not None and _g[2] is not None:
                 _gs.append(sum_to(_g[2], bias._size))
                 _tt.append(_ts[2])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -15917,7 +15942,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if _rg(input) or _rg(weight) or _rg(bias):
         _n.s_weight = _SV(weight)
     _res = _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
     return _res
@@ -15983,6 +16008,7 @@ _OP_native_batch_norm = getattr(_aten.native_batch_norm, 'default')
 
 def _jvp_native_batch_norm(_ts, input, weight, bias, running_mean, running_var, training, momentum, eps, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result2 = result[2]
@@ -15994,13 +16020,13 @@ def _jvp_native_batch_norm(_ts, input, weight, bias, running_mean, running_var, 
         if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
             _g = batch_norm_backward_(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], input._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], weight._size))
                 _tt.append(_ts[1])
-            if _ts[2] is not None:
+            if _ts[2] is not None and _g[2] is not None:
                 _gs.append(sum_to(_g[2], bias._size))
                 _tt.append(_ts[2])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -16017,6 +16043,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
+    _no_rg(running_mean, 'running_mean', 'native_batch_norm')
+    _no_rg(running_var, 'running_var', 'native_batch_norm')
     _need = _rg(input) or _rg(weight) or _rg(bias)
     if not _need:
         return _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -16035,7 +16063,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if _rg(input) or _rg(weight) or _rg(bias):
         _n.s_weight = _SV(weight)
     _res = _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
     return _res
@@ -16095,6 +16123,7 @@ _OP_native_group_norm = getattr(_aten.native_group_norm, 'default')
 
 def _jvp_native_group_norm(_ts, input, weight, bias, N, C, HxW, group, eps, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result2 = result[2]
@@ -16106,13 +16135,13 @@ def _jvp_native_group_norm(_ts, input, weight, bias, N, C, HxW, group, eps, resu
         if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
             _g = _aten.native_group_norm_backward.default(grad, input, result1, result2, weight, N, C, HxW, group, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], input._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], weight._size))
                 _tt.append(_ts[1])
-            if _ts[2] is not None:
+            if _ts[2] is not None and _g[2] is not None:
                 _gs.append(sum_to(_g[2], bias._size))
                 _tt.append(_ts[2])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -16147,7 +16176,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if _rg(input) or _rg(weight) or _rg(bias):
         _n.s_weight = _SV(weight)
     _res = _OP_native_group_norm.redispatch(_below_ks((input, weight, bias, N, C, HxW, group, eps)), input, weight, bias, N, C, HxW, group, eps)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
     return _res
@@ -16253,6 +16282,7 @@ _OP_native_dropout = getattr(_aten.native_dropout, 'default')
 
 def _jvp_native_dropout(_ts, input, p, train, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -16287,7 +16317,7 @@ def native_dropout(input, p, train):
     if _rg(input):
         _n.s_train = train
     _res = _OP_native_dropout.redispatch(_below_ks((input, p, train)), input, p, train)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     return _res
 
@@ -17031,6 +17061,7 @@ def binary_cross_entropy(self, target, weight=None, reduction=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(weight, 'weight', 'binary_cross_entropy')
     _need = _rg(self) or _rg(target)
     if not _need:
         return _OP_binary_cross_entropy.redispatch(_below_ks((self, target, weight, reduction)), self, target, weight, reduction)
@@ -17128,6 +17159,8 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(weight, 'weight', 'binary_cross_entropy_with_logits')
+    _no_rg(pos_weight, 'pos_weight', 'binary_cross_entropy_with_logits')
     _need = _rg(self) or _rg(target)
     if not _need:
         return _OP_binary_cross_entropy_with_logits.redispatch(_below_ks((self, target, weight, pos_weight, reduction)), self, target, weight, pos_weight, reduction)
@@ -18333,20 +18366,22 @@ class CdistForwardBackward0(_Node):
         _s0 = _k
         _k += 1
         if _e[_s0] is not None:
+            compute_mode = _n.s_compute_mode
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             x1 = _n.s_x1.unpack(_n)
             x2 = _n.s_x2.unpack(_n)
-            _r0 = cdist_backward_(grad, x1, x2, p, result, 0)
+            _r0 = cdist_backward_(grad, x1, x2, p, compute_mode, result, 0)
         _r1 = None
         _s1 = _k
         _k += 1
         if _e[_s1] is not None:
+            compute_mode = _n.s_compute_mode
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             x1 = _n.s_x1.unpack(_n)
             x2 = _n.s_x2.unpack(_n)
-            _r1 = cdist_backward_(grad, x1, x2, p, result, 1)
+            _r1 = cdist_backward_(grad, x1, x2, p, compute_mode, result, 1)
         _out = []
         _out.append(_r0)
         _out.append(_r1)
@@ -18375,10 +18410,10 @@ def _jvp__cdist_forward(_ts, x1, x2, p, compute_mode, result):
     with _fw_enable_grad():
         grad = _u
         if _ts[0] is not None:
-            _gs.append(sum_to(cdist_backward_(grad, x1, x2, p, result, 0), x1._size))
+            _gs.append(sum_to(cdist_backward_(grad, x1, x2, p, compute_mode, result, 0), x1._size))
             _tt.append(_ts[0])
         if _ts[1] is not None:
-            _gs.append(sum_to(cdist_backward_(grad, x1, x2, p, result, 1), x2._size))
+            _gs.append(sum_to(cdist_backward_(grad, x1, x2, p, compute_mode, result, 1), x2._size))
             _tt.append(_ts[1])
         _o = _fw_transpose(_gs, _u, _tt, result)
     return _o
@@ -18398,6 +18433,8 @@ def _cdist_forward(x1, x2, p, compute_mode):
         return _OP__cdist_forward.redispatch(_below_ks((x1, x2, p, compute_mode)), x1, x2, p, compute_mode)
     _n = CdistForwardBackward0()
     _n.next_edges = (_edge(x1), _edge(x2), )
+    if _rg(x1) or _rg(x2):
+        _n.s_compute_mode = compute_mode
     if _rg(x1) or _rg(x2):
         _n.s_p = p
     if _rg(x1) or _rg(x2):
@@ -18476,6 +18513,7 @@ _OP__embedding_bag = getattr(_aten._embedding_bag, 'default')
 
 def _jvp__embedding_bag(_ts, weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result2 = result[2]
@@ -18526,7 +18564,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     if _rg(weight):
         _n.s_weight_sym_sizes = weight._size
     _res = _OP__embedding_bag.redispatch(_below_ks((weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
     _n.s_result3 = _SV(_res[3], True)
@@ -18582,10 +18620,10 @@ def _jvp_grid_sampler_2d(_ts, input, grid, interpolation_mode, padding_mode, ali
         if _ts[0] is not None or _ts[1] is not None:
             grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
             _g = grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask)
-            if _ts[0] is not None:
+            if _ts[0] is not None and _g[0] is not None:
                 _gs.append(sum_to(_g[0], input._size))
                 _tt.append(_ts[0])
-            if _ts[1] is not None:
+            if _ts[1] is not None and _g[1] is not None:
                 _gs.append(sum_to(_g[1], grid._size))
                 _tt.append(_ts[1])
         _o = _fw_transpose(_gs, _u, _tt, result)
@@ -18669,6 +18707,7 @@ _OP__ctc_loss = getattr(_aten._ctc_loss, 'default')
 
 def _jvp__ctc_loss(_ts, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -18711,7 +18750,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     if _rg(log_probs):
         _n.s_zero_infinity = zero_infinity
     _res = _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_result0 = _SV(_res[0], True)
     _n.s_result1 = _SV(_res[1], True)
     return _res
@@ -18935,9 +18974,46 @@ class ConvolutionBackwardBackward0(_Node):
 _OP_convolution_backward = getattr(_aten.convolution_backward, 'default')
 
 
+def _jvp_convolution_backward(_ts, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = convolution_double_backward(grads, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], grad_output._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], input._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], weight._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     if _FW[0] and _fw_has((grad_output, input, weight, )):
-        _fw_unsupported('convolution_backward')
+        _ts = _fw_take((grad_output, input, weight, ))
+        try:
+            _res = _self_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+            _t = _jvp_convolution_backward(_ts, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(grad_output) or _rg(input) or _rg(weight)
     if not _need:
         return _OP_convolution_backward.redispatch(_below_ks((grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)), grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
@@ -19015,9 +19091,46 @@ class NativeLayerNormBackwardBackward0(_Node):
 _OP_native_layer_norm_backward = getattr(_aten.native_layer_norm_backward, 'default')
 
 
+def _jvp_native_layer_norm_backward(_ts, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = layer_norm_double_backward(grads, grad_out, input, normalized_shape, rstd, weight, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], grad_out._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], input._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], weight._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     if _FW[0] and _fw_has((grad_out, input, weight, )):
-        _fw_unsupported('native_layer_norm_backward')
+        _ts = _fw_take((grad_out, input, weight, ))
+        try:
+            _res = _self_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+            _t = _jvp_native_layer_norm_backward(_ts, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(grad_out) or _rg(input) or _rg(weight)
     if not _need:
         return _OP_native_layer_norm_backward.redispatch(_below_ks((grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
@@ -19092,9 +19205,46 @@ class NativeBatchNormBackwardBackward0(_Node):
 _OP_native_batch_norm_backward = getattr(_aten.native_batch_norm_backward, 'default')
 
 
+def _jvp_native_batch_norm_backward(_ts, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = batch_norm_double_backward(grads, grad_out, input, weight, running_mean, running_var, train, eps, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], grad_out._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], input._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], weight._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
     if _FW[0] and _fw_has((grad_out, input, weight, )):
-        _fw_unsupported('native_batch_norm_backward')
+        _ts = _fw_take((grad_out, input, weight, ))
+        try:
+            _res = _self_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+            _t = _jvp_native_batch_norm_backward(_ts, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(grad_out) or _rg(input) or _rg(weight)
     if not _need:
         return _OP_native_batch_norm_backward.redispatch(_below_ks((grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)), grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
@@ -19170,9 +19320,46 @@ class NativeGroupNormBackwardBackward0(_Node):
 _OP_native_group_norm_backward = getattr(_aten.native_group_norm_backward, 'default')
 
 
+def _jvp_native_group_norm_backward(_ts, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = group_norm_double_backward(grads, grad_out, input, rstd, weight, N, C, group, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], grad_out._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], input._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], weight._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
     if _FW[0] and _fw_has((grad_out, input, weight, )):
-        _fw_unsupported('native_group_norm_backward')
+        _ts = _fw_take((grad_out, input, weight, ))
+        try:
+            _res = _self_native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+            _t = _jvp_native_group_norm_backward(_ts, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(grad_out) or _rg(input) or _rg(weight)
     if not _need:
         return _OP_native_group_norm_backward.redispatch(_below_ks((grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
@@ -19928,6 +20115,7 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(weight, 'weight', 'multi_margin_loss')
     _need = _rg(self)
     if not _need:
         return _OP_multi_margin_loss.redispatch(_below_ks((self, target, p, margin, weight, reduction)), self, target, p, margin, weight, reduction)
@@ -19991,6 +20179,7 @@ _OP_multilabel_margin_loss_forward = getattr(_aten.multilabel_margin_loss_forwar
 
 def _jvp_multilabel_margin_loss_forward(_ts, self, target, reduction, result):
     _o = None
+    _all = result
     output = result[0]
     result0 = result[0]
     is_target = result[1]
@@ -20029,7 +20218,7 @@ def multilabel_margin_loss_forward(self, target, reduction):
     if _rg(self):
         _n.s_target = _SV(target)
     _res = _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
-    _set_history(_res, _n)
+    _set_history(_res, _n, True)
     _n.s_is_target = _SV(_res[1], True)
     return _res
 
@@ -20077,6 +20266,98 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
 _self_embedding_renorm_ = embedding_renorm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class WeightNormInterfaceBackward0(_Node):
+    _op_name = 'aten::_weight_norm_interface'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            dim = _n.s_dim
+            g = _n.s_g.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            v = _n.s_v.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = _aten._weight_norm_differentiable_backward.default(grad.contiguous(), v, g, result1, dim)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_g', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_v', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__weight_norm_interface = getattr(_aten._weight_norm_interface, 'default')
+
+
+def _jvp__weight_norm_interface(_ts, v, g, dim, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = _aten._weight_norm_differentiable_backward.default(grad.contiguous(), v, g, result1, dim)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], v._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], g._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _weight_norm_interface(v, g, dim=0):
+    if _FW[0] and _fw_has((v, g, )):
+        _ts = _fw_take((v, g, ))
+        try:
+            _res = _self__weight_norm_interface(v, g, dim)
+            _t = _jvp__weight_norm_interface(_ts, v, g, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(v) or _rg(g)
+    if not _need:
+        return _OP__weight_norm_interface.redispatch(_below_ks((v, g, dim)), v, g, dim)
+    _n = WeightNormInterfaceBackward0()
+    _n.next_edges = (_edge(v), _edge(g), )
+    if _rg(v) or _rg(g):
+        _n.s_dim = dim
+    if _rg(v) or _rg(g):
+        _n.s_g = _SV(g)
+    if _rg(v) or _rg(g):
+        _n.s_v = _SV(v)
+    _res = _OP__weight_norm_interface.redispatch(_below_ks((v, g, dim)), v, g, dim)
+    _set_history(_res, _n, True)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self__weight_norm_interface = _weight_norm_interface   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class MaxPool3dWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices'
 
@@ -20115,6 +20396,7 @@ _OP_max_pool3d_with_indices = getattr(_aten.max_pool3d_with_indices, 'default')
 
 def _jvp_max_pool3d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -20231,6 +20513,7 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(indices, 'indices', 'max_pool3d_with_indices_backward')
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_max_pool3d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
@@ -20597,6 +20880,7 @@ _OP_adaptive_max_pool3d = getattr(_aten.adaptive_max_pool3d, 'default')
 
 def _jvp_adaptive_max_pool3d(_ts, self, output_size, result):
     _o = None
+    _all = result
     result0 = result[0]
     result1 = result[1]
     result = result[0]
@@ -20703,6 +20987,7 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(indices, 'indices', 'adaptive_max_pool3d_backward')
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_adaptive_max_pool3d_backward.redispatch(_below_ks((grad_output, self, indices)), grad_output, self, indices)
@@ -20772,6 +21057,7 @@ def gather(self, dim, index, *, sparse_grad=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'gather')
     _need = _rg(self)
     if not _need:
         return _OP_gather.redispatch(_below_ks((self, dim, index, sparse_grad)), self, dim, index, sparse_grad=sparse_grad)
@@ -20852,6 +21138,7 @@ def scatter_src(self, dim, index, src):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'scatter')
     _need = _rg(self) or _rg(src)
     if not _need:
         return _OP_scatter_src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
@@ -20884,6 +21171,7 @@ def scatter__src(self, dim, index, src):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'scatter_')
     _need = _rg(self) or _rg(src)
     if not _need:
         return _OP_scatter__src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
@@ -20951,6 +21239,7 @@ def scatter_value(self, dim, index, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'scatter')
     _need = _rg(self)
     if not _need:
         return _OP_scatter_value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
@@ -20983,6 +21272,7 @@ def scatter__value(self, dim, index, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'scatter_')
     _need = _rg(self)
     if not _need:
         return _OP_scatter__value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
@@ -21059,6 +21349,7 @@ def scatter_add(self, dim, index, src):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'scatter_add')
     _need = _rg(self) or _rg(src)
     if not _need:
         return _OP_scatter_add.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
@@ -21091,6 +21382,7 @@ def scatter_add_(self, dim, index, src):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'scatter_add_')
     _need = _rg(self) or _rg(src)
     if not _need:
         return _OP_scatter_add_.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
@@ -21164,6 +21456,7 @@ def index_select(self, dim, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'index_select')
     _need = _rg(self)
     if not _need:
         return _OP_index_select.redispatch(_below_ks((self, dim, index)), self, dim, index)
@@ -21249,6 +21542,7 @@ def index_add(self, dim, index, source, *, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'index_add')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_index_add.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
@@ -21285,6 +21579,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'index_add_')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_index_add_.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
@@ -21371,6 +21666,7 @@ def index_copy(self, dim, index, source):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'index_copy')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_index_copy.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
@@ -21405,6 +21701,7 @@ def index_copy_(self, dim, index, source):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'index_copy_')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_index_copy_.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
@@ -21474,6 +21771,7 @@ def index_fill_int_Scalar(self, dim, index, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'index_fill')
     _need = _rg(self)
     if not _need:
         return _OP_index_fill_int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
@@ -21506,6 +21804,7 @@ def index_fill__int_Scalar(self, dim, index, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'index_fill_')
     _need = _rg(self)
     if not _need:
         return _OP_index_fill__int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
@@ -21574,6 +21873,7 @@ def masked_fill_Scalar(self, mask, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(mask, 'mask', 'masked_fill')
     _need = _rg(self)
     if not _need:
         return _OP_masked_fill_Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
@@ -21606,6 +21906,7 @@ def masked_fill__Scalar(self, mask, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(mask, 'mask', 'masked_fill_')
     _need = _rg(self)
     if not _need:
         return _OP_masked_fill__Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
@@ -21684,6 +21985,7 @@ def masked_fill_Tensor(self, mask, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(mask, 'mask', 'masked_fill')
     _need = _rg(self) or _rg(value)
     if not _need:
         return _OP_masked_fill_Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
@@ -21716,6 +22018,7 @@ def masked_fill__Tensor(self, mask, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(mask, 'mask', 'masked_fill_')
     _need = _rg(self) or _rg(value)
     if not _need:
         return _OP_masked_fill__Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
@@ -21788,6 +22091,7 @@ def masked_select(self, mask):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(mask, 'mask', 'masked_select')
     _need = _rg(self)
     if not _need:
         return _OP_masked_select.redispatch(_below_ks((self, mask)), self, mask)
@@ -21870,6 +22174,7 @@ def masked_scatter(self, mask, source):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(mask, 'mask', 'masked_scatter')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_masked_scatter.redispatch(_below_ks((self, mask, source)), self, mask, source)
@@ -21902,6 +22207,7 @@ def masked_scatter_(self, mask, source):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(mask, 'mask', 'masked_scatter_')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_masked_scatter_.redispatch(_below_ks((self, mask, source)), self, mask, source)
@@ -21970,6 +22276,7 @@ def take(self, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'take')
     _need = _rg(self)
     if not _need:
         return _OP_take.redispatch(_below_ks((self, index)), self, index)
@@ -22052,6 +22359,7 @@ def put(self, index, source, accumulate=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
+    _no_rg(index, 'index', 'put')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_put.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)
@@ -22086,6 +22394,7 @@ def put_(self, index, source, accumulate=False):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
+    _no_rg(index, 'index', 'put_')
     _need = _rg(self) or _rg(source)
     if not _need:
         return _OP_put_.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)

@@ -397,6 +397,7 @@ _KERNELS = (
     ('multi_margin_loss', '', 'multi_margin_loss'),
     ('multilabel_margin_loss_forward', '', 'multilabel_margin_loss_forward'),
     ('embedding_renorm_', '', 'embedding_renorm_'),
+    ('_weight_norm_interface', '', '_weight_norm_interface'),
     ('max_pool3d_with_indices', '', 'max_pool3d_with_indices'),
     ('max_pool3d_with_indices_backward', '', 'max_pool3d_with_indices_backward'),
     ('avg_pool3d', '', 'avg_pool3d'),

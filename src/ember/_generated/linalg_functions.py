@@ -28,6 +28,7 @@ _op_linalg_eigvals_default = _ops.aten.linalg_eigvals.default
 _op_linalg_eigvals_out = _ops.aten.linalg_eigvals.out
 _op_linalg_eigvalsh_default = _ops.aten.linalg_eigvalsh.default
 _op_linalg_eigvalsh_out = _ops.aten.linalg_eigvalsh.out
+_op_linalg_householder_product_default = _ops.aten.linalg_householder_product.default
 _op_linalg_inv_default = _ops.aten.linalg_inv.default
 _op_linalg_inv_ex_default = _ops.aten.linalg_inv_ex.default
 _op_linalg_inv_ex_inverse = _ops.aten.linalg_inv_ex.inverse
@@ -581,6 +582,13 @@ def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, 
         return _op_linalg_solve_triangular_out(input, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
     return _op_linalg_solve_triangular_default(input, B, upper=upper, left=left, unitriangular=unitriangular)
 
+def linalg_householder_product(input, tau):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_householder_product', 'input', 1, 'Tensor', input)
+    if tau.__class__ is not Tensor and not isinstance(tau, Tensor):
+        raise _bad_arg('linalg_householder_product', 'tau', 2, 'Tensor', tau)
+    return _op_linalg_householder_product_default(input, tau)
+
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_vector_norm', 'input', 1, 'Tensor', input)
@@ -677,4 +685,4 @@ def linalg_cross(input, other, *, dim=-1, out=None):
         return _op_linalg_cross_out(input, other, dim=dim, out=out)
     return _op_linalg_cross_default(input, other, dim=dim)
 
-__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_vecdot', 'linalg_vector_norm']
+__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_vecdot', 'linalg_vector_norm']

@@ -52,7 +52,9 @@ _op_mish_default = _ops.aten.mish.default
 _op_mish_out = _ops.aten.mish.out
 _op_mse_loss_default = _ops.aten.mse_loss.default
 _op_multi_margin_loss_default = _ops.aten.multi_margin_loss.default
+_op_multi_margin_loss_out = _ops.aten.multi_margin_loss.out
 _op_multilabel_margin_loss_default = _ops.aten.multilabel_margin_loss.default
+_op_multilabel_margin_loss_out = _ops.aten.multilabel_margin_loss.out
 _op_nll_loss_default = _ops.aten.nll_loss.default
 _op_nll_loss_nd_default = _ops.aten.nll_loss_nd.default
 _op_one_hot_default = _ops.aten.one_hot.default
@@ -277,7 +279,7 @@ def relu6_(input):
         raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
     return _op_relu6__default(input)
 
-def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1):
+def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('multi_margin_loss', 'input', 1, 'Tensor', input)
     if target.__class__ is not Tensor and not isinstance(target, Tensor):
@@ -290,15 +292,23 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1):
         raise _bad_arg('multi_margin_loss', 'weight', 5, 'Tensor', weight)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('multi_margin_loss', 'reduction', 6, 'int', reduction)
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('multi_margin_loss', 'out', None, 'Tensor', out)
+        return _op_multi_margin_loss_out(input, target, p, margin, weight, reduction, out=out)
     return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
 
-def multilabel_margin_loss(input, target, reduction=1):
+def multilabel_margin_loss(input, target, reduction=1, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('multilabel_margin_loss', 'input', 1, 'Tensor', input)
     if target.__class__ is not Tensor and not isinstance(target, Tensor):
         raise _bad_arg('multilabel_margin_loss', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('multilabel_margin_loss', 'reduction', 3, 'int', reduction)
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('multilabel_margin_loss', 'out', None, 'Tensor', out)
+        return _op_multilabel_margin_loss_out(input, target, reduction, out=out)
     return _op_multilabel_margin_loss_default(input, target, reduction)
 
 def linear(input, weight, bias=None):

@@ -29,12 +29,22 @@ def edge(t):
     return None
 
 
+def no_requires_grad(t, arg, fn):
+    """torch's check_no_requires_grad: an input the op has no derivative for must not require grad (rather
+    than silently getting no gradient)."""
+    if isinstance(t, Tensor) and t._requires_grad and state.grad_enabled:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
+                           "This input cannot have requires_grad True.")
+
+
 def differentiable(t):
     return isinstance(t, Tensor) and (t.dtype.is_floating_point or t.dtype.is_complex)
 
 
-def set_history(result, node):
-    """Attach `node` as grad_fn of each differentiable output (a Tensor or tuple of Tensors)."""
+def set_history(result, node, single_grad=False):
+    """Attach `node` as grad_fn of each differentiable output (a Tensor or tuple of Tensors).
+    single_grad: the formulas read only `grad`, so (as in torch's codegen) only the first differentiable
+    output gets a history; the others (mean/rstd of a norm, CTC's log_alpha ...) do not require grad."""
     if isinstance(result, Tensor):
         if differentiable(result):
             if result._base is not None:
@@ -46,9 +56,14 @@ def set_history(result, node):
         else:
             node._add_input_meta(result)
         return result
+    done = False
     for t in result:
         if isinstance(t, Tensor):
+            if done:
+                node._add_input_meta(t)
+                continue
             set_history(t, node)
+            done = single_grad and differentiable(t)
         elif t is None:     # an undefined output (convolution_backward's unrequested grads) keeps its
             node.input_meta.append(None)    # slot, so grads[i] in the node's formula is output i
     return result

@@ -38,7 +38,7 @@ def masked_grad(mask, grad):
     """where(mask, grad, 0) — keeps nan out of masked-off elements. Without a graph to record
     (no create_graph) it is one bitwise AND of grad's bits with the mask (np.where is branchy and
     several times slower)."""
-    if _needs_history(grad, mask) or grad._np is None or mask._np is None:
+    if _needs_history(grad, mask) or grad._np is None or mask._np is None or "_fw_tangent" in grad.__dict__:
         from .._generated.functions import where
         return where(mask, grad, zeros_like(grad))
     g, m = grad._np, mask._np
@@ -61,6 +61,18 @@ def _record(out, node, inputs):
     from ._kernel import edge, set_history
     node.next_edges = tuple(edge(t) for t in inputs)
     set_history(out, node)
+    return out
+
+
+def _fw_linear(out, g, fn):
+    """Forward-mode tangent for a helper that is a linear map of g computed in numpy (sum_to,
+    view_scatter, ...): the same map applied to g's tangent. Without it forward-over-reverse
+    (jvp of a gradient) would silently lose the tangent."""
+    t = g.__dict__.get("_fw_tangent")
+    if t is not None:
+        from .forward_ad import _FW, _attach
+        if _FW[0]:
+            _attach(out, fn(t))
     return out
 
 
@@ -93,7 +105,7 @@ def sum_to(g, shape):
     out = _const(arr.reshape(shape), g.dtype)
     if _needs_history(g):
         _record(out, SumToSizeBackward0(g._size), (g,))
-    return out
+    return _fw_linear(out, g, lambda t: sum_to(t, shape))
 
 
 def expand_to(g, shape):
@@ -103,7 +115,7 @@ def expand_to(g, shape):
     out = _const(np.broadcast_to(g._np, shape).copy(), g.dtype)
     if _needs_history(g):
         _record(out, ExpandBackward0(g._size), (g,))
-    return out
+    return _fw_linear(out, g, lambda t: expand_to(t, shape))
 
 
 class ToCopyBackward0(Node):
@@ -121,7 +133,7 @@ def to_dtype(g, dtype):
     out = _const(g._np.astype(dtype._np), dtype)
     if _needs_history(g) and (dtype.is_floating_point or dtype.is_complex):
         _record(out, ToCopyBackward0(g.dtype), (g,))
-    return out
+    return _fw_linear(out, g, lambda t: to_dtype(t, dtype))
 
 
 # ------------------------------------------------------------ op-specific helpers
@@ -222,7 +234,7 @@ def view_scatter(grad, sizes, fn):
     v._np[...] = grad._np
     if _needs_history(grad):
         _record(out, ViewScatterBackward0(fn), (grad,))
-    return out
+    return _fw_linear(out, grad, lambda t: view_scatter(t, sizes, fn))
 
 
 def _storage_index(size, stride, offset, extent):
@@ -254,7 +266,7 @@ def _restride(g, src, dst, extent):
     out = _const(buf[dst], g.dtype)
     if _needs_history(g):
         _record(out, RestrideBackward0(src, dst, extent), (g,))
-    return out
+    return _fw_linear(out, g, lambda t: _restride(t, src, dst, extent))
 
 
 def as_strided_backward(grad, sizes, strides, offset, size, stride, storage_offset):

@@ -14,6 +14,11 @@ def _e():
     return ember
 
 
+def _meta(*ts):
+    """On the meta device there are no values to build index constants from: the grads are shapes only."""
+    return any(t is not None and t.device.type == "meta" for t in ts)
+
+
 def _ints(arr):
     from .._core import dtype as D
     return _const(arr, D.int64)
@@ -27,14 +32,20 @@ def max_unpool2d_backward_(grad, indices, self_sizes):
 
 
 # ---------------------------------------------------------------- cdist
-def _cdist_grad(grad, x1, x2, p, dist):
-    """d/dx1 of sum(grad * cdist(x1, x2)) before summing over broadcast batch dims (torch's _cdist_backward).
-    Where a distance is 0 the grad is 0 (the p-norm is not differentiable there)."""
+def _uses_mm(p, compute_mode, P, R):
+    """The same test as the forward kernel (kernels/cpu/distance.py): p=2 through one matmul."""
+    return p == 2 and (compute_mode == 1 or (compute_mode is None and (P > 25 or R > 25)))
+
+
+def _cdist_grad(grad, x1, x2, p, dist, mm):
+    """d/dx1 of sum(grad * cdist(x1, x2)) before summing over broadcast batch dims (torch's _cdist_backward;
+    with `mm`, its _euclidean_dist_backward). Where a distance is 0 the grad is 0 (the p-norm is not
+    differentiable there)."""
     e = _e()
     if p == 0:                                  # piecewise constant: the count of unequal coordinates
         return e.zeros(tuple(grad._size[:-2]) + tuple(x1._size[-2:]), dtype=x1.dtype)
     zero = dist == 0
-    if p == 2:                                  # sum_j g_ij / d_ij * (x1_i - x2_j), no (P, R, M) tensor
+    if mm:                                      # sum_j g_ij / d_ij * (x1_i - x2_j), no (P, R, M) tensor
         ratio = e.where(zero, e.zeros_like(grad), grad / e.where(zero, e.ones_like(dist), dist))
         return ratio.sum(-1, keepdim=True) * x1 - ratio.matmul(x2)
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)                                   # ..., P, R, M
@@ -52,12 +63,13 @@ def _cdist_grad(grad, x1, x2, p, dist):
     return e.where(bad, e.zeros_like(term), term).sum(-2)
 
 
-def cdist_backward_(grad, x1, x2, p, result, which):
+def cdist_backward_(grad, x1, x2, p, compute_mode, result, which):
     """Grad of _cdist_forward for x1 (which=0) or x2 (which=1); x2's is x1's with the roles swapped."""
+    mm = _uses_mm(p, compute_mode, x1._size[-2], x2._size[-2])
     if which == 0:
-        g = _cdist_grad(grad, x1, x2, p, result)
+        g = _cdist_grad(grad, x1, x2, p, result, mm)
         return sum_to(g, x1._size) if g._size != x1._size else g
-    g = _cdist_grad(grad.mT, x2, x1, p, result.mT)
+    g = _cdist_grad(grad.mT, x2, x1, p, result.mT, mm)
     return sum_to(g, x2._size) if g._size != x2._size else g
 
 
@@ -76,8 +88,10 @@ def embedding_bag_weight_backward(grad, indices, offset2bag, bag_size, max_indic
     mode only the row that won each (bag, column) did. Padding indices and empty bags give nothing."""
     e = _e()
     d = grad._size[-1]
+    zeros = e.zeros((int(num_weights), d), dtype=grad.dtype, device=indices.device)
+    if _meta(grad, indices):
+        return zeros
     idx = indices._np.astype(np.int64).reshape(-1)
-    zeros = e.zeros((int(num_weights), d), dtype=grad.dtype)
     if mode == MAX:
         full = _const((bag_size._np > 0)[:, None], grad.dtype)
         g = grad * full
@@ -101,6 +115,8 @@ def embedding_bag_psw_backward(grad, weight, indices, offset2bag, mode, padding_
     """d out[bag] / d psw[i] = weight[indices[i]] (sum mode); 0 for padding indices."""
     if mode != SUM:
         raise NotImplementedError("embedding_bag_backward: per_sample_weights only supported for mode='sum'")
+    if _meta(grad, indices):
+        return _e().empty(tuple(indices._size), dtype=grad.dtype, device=indices.device)
     keep = _const(_kept(indices, padding_idx), grad.dtype)
     return (grad.index_select(0, offset2bag) * weight.index_select(0, indices)).sum(-1) * keep
 
@@ -208,6 +224,8 @@ def grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mod
     """grad_input: grad * tap weight scattered to every in-bounds tap; grad_grid: sum over channels of
     grad * tap value * d(tap weight)/d(grid). Nearest sampling has a zero grid grad (torch)."""
     e = _e()
+    if _meta(grad, input, grid):
+        return (e.empty_like(input) if mask[0] else None), (e.empty_like(grid) if mask[1] else None)
     n, c, h, w = input._size
     ho, wo = grid._size[1:3]
     L = ho * wo

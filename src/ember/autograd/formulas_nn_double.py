@@ -123,7 +123,7 @@ def embedding_double_backward(grad, indices, padding_idx, scale_grad_by_freq):
 
 # ---- losses with a backward kernel -------------------------------------------------------------
 
-MEAN, SUM = 1, 2
+MEAN = 1     # reduction enum: none 0, mean 1, sum 2
 
 
 def mse_loss_double_backward_grad_output(grad, self, target, reduction):

@@ -4,7 +4,10 @@ forward rule (`result:` in native/derivatives.yaml) computes its output tangent 
 Rules: `auto_element_wise` (the backward formula applied to the tangent: exact for ops whose
 Jacobian is diagonal), `auto_linear` (the op applied to the tangents), `multilinear` (sum over
 inputs of the op with one input replaced by its tangent), or an expression over primals and
-`<input>_t` tangents. One dual level at a time (torch's limit too). Ops without a rule raise.
+`<input>_t` tangents. Entries without `result:` get `auto_double_backward`: their backward formulas
+are linear in grad and differentiable, so J·t = d<J^T u, t>/du (fw_transpose; for multi-output
+backward kernels such as convolution_backward, every output gets a seed: fw_transpose_multi).
+One dual level at a time (torch's limit too). Ops without a rule raise.
 
 Limitations (ember): forward AD rides the Autograd dispatch key, so it does not run under no_grad /
 inference_mode; in-place ops on dual tensors are not supported.
@@ -214,6 +217,19 @@ def fw_transpose(gs, u, ts, result):
     if not pairs:
         return zeros_like(result)
     return _grad([g for g, _ in pairs], [u], [t for _, t in pairs], allow_unused=True, materialize_grads=True)[0]
+
+
+def fw_transpose_multi(gs, us, ts, results):
+    """fw_transpose for an op whose every output has a seed in `us` (None for undefined outputs):
+    the tangent of each output."""
+    from . import grad as _grad
+    from .formulas import zeros_like
+    pairs = [(g, t) for g, t in zip(gs, ts) if g is not None and g.requires_grad]
+    seeds = [u for u in us if u is not None]
+    if not pairs:
+        return [zeros_like(r) if r is not None else None for r in results]
+    got = iter(_grad([g for g, _ in pairs], seeds, [t for _, t in pairs], allow_unused=True, materialize_grads=True))
+    return [next(got) if u is not None else None for u in us]
 
 
 def fw_unsupported(name):

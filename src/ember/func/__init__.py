@@ -37,17 +37,30 @@ def _flatten(x):
 
 
 def _track(t):
-    """A fresh differentiable handle on t that stays connected to any outer transform's graph."""
-    return t.alias() if t.requires_grad else t.detach().requires_grad_()
+    """A fresh differentiable handle on t that stays connected to any outer transform's graph, and
+    keeps t's forward-mode tangent (jvp(grad(f)): forward-over-reverse)."""
+    if t.requires_grad:
+        return t.alias()
+    return _detach_keep_tangent(t).requires_grad_()
 
 
 def _argnums_tuple(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
+def _detach_keep_tangent(g, detach_tangent=False):
+    """g.detach() that keeps g's forward-mode tangent (detach drops it), so jvp(grad(f)) works."""
+    d = g.detach()
+    tangent = g.__dict__.get("_fw_tangent")
+    if tangent is not None:
+        from ..autograd.forward_ad import _attach
+        _attach(d, tangent.detach() if detach_tangent else tangent)
+    return d
+
+
 def _finish(x, keep):
     leaves, unflat = _flatten(x)
-    return unflat([g if keep else g.detach() for g in leaves])
+    return unflat([g if keep else _detach_keep_tangent(g, True) for g in leaves])
 
 
 # ---------------------------------------------------------------- reverse mode

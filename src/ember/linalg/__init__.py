@@ -155,3 +155,11 @@ def cond(A, p=None, *, out=None):
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return _e._linalg.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
+
+
+def householder_product(A, tau, *, out=None):
+    r = _e._linalg.linalg_householder_product(A, tau)
+    return r if out is None else out.copy_(r)
+
+
+__all__ += ["householder_product"]

@@ -2,19 +2,10 @@
 one rounding per torch op, so float16/bfloat16 params match torch bit for bit)."""
 import math
 
-import numpy as np
-
 from ._opmath import Ops
 from .optimizer import (Optimizer, _check_lr, _closure_loss, _scalar_step, _set, _use_grad, _value, _zeros_like)
 
 __all__ = ["Adam", "AdamW"]
-
-
-def _lerp(a, b, w, f):
-    """torch's lerp: a + w*(b-a) for w < 0.5, else b - (b-a)*(1-w)."""
-    if w < 0.5:
-        return a + f(w) * (b - a)
-    return b - (b - a) * f(1 - w)
 
 
 def _check_adam_args(lr, eps, betas, weight_decay):

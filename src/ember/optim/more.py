@@ -1,9 +1,9 @@
-"""Adamax, NAdam, RAdam, Adadelta (torch/optim/{adamax,nadam,radam,adadelta}.py; single-tensor rules)."""
-import math
-
+"""Adamax, NAdam, RAdam, Adadelta (torch/optim/{adamax,nadam,radam,adadelta}.py; single-tensor rules, one
+rounding per torch op so float16/bfloat16 params match torch)."""
 import numpy as np
 
-from .adam import _check_adam_args, _lerp
+from ._opmath import Ops
+from .adam import _check_adam_args
 from .optimizer import Optimizer, _check_lr, _closure_loss, _scalar_step, _set, _use_grad, _value, _zeros_like
 
 __all__ = ["Adamax", "NAdam", "RAdam", "Adadelta"]
@@ -44,13 +44,14 @@ class Adamax(_Base):
             beta1, beta2 = group["betas"]
             lr, eps, wd = _value(group["lr"]), group["eps"], group["weight_decay"]
             for p, state, f, grad, step in self._each(group, self._init):
+                o = Ops(p._np.dtype)
                 if wd != 0:
-                    grad = grad + f(wd) * p._np
+                    grad = o.add(grad, p._np, wd)
                 ea, ei = state["exp_avg"], state["exp_inf"]
-                _set(ea, _lerp(ea._np, grad, 1 - beta1, f))
-                _set(ei, np.maximum(ei._np * f(beta2), np.abs(grad) + f(eps)))
+                _set(ea, o.lerp(ea._np, grad, 1 - beta1))
+                _set(ei, o.maximum(o.mul(ei._np, beta2), o.add_scalar(o.abs(grad), eps)))
                 clr = lr / (1 - beta1 ** step)
-                _set(p, p._np + f(-clr) * (ea._np / ei._np))
+                _set(p, o.addcdiv(p._np, ea._np, ei._np, -clr))
         return loss
 
 
@@ -81,25 +82,25 @@ class NAdam(_Base):
             lr, eps, wd = _value(group["lr"]), group["eps"], group["weight_decay"]
             md = group["momentum_decay"]
             for p, state, f, grad, step in self._each(group, self._init):
+                o = Ops(p._np.dtype)
                 bias_correction2 = 1 - beta2 ** step
                 if wd != 0:
                     if group["decoupled_weight_decay"]:
-                        _set(p, p._np * f(1 - lr * wd))
+                        _set(p, o.mul(p._np, 1 - lr * wd))
                     else:
-                        grad = grad + f(wd) * p._np
+                        grad = o.add(grad, p._np, wd)
                 mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * md))
                 mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * md))
                 mp = state["mu_product"]
                 _set(mp, mp._np * np.float32(mu))
                 ea, eas = state["exp_avg"], state["exp_avg_sq"]
-                _set(ea, _lerp(ea._np, grad, 1 - beta1, f))
-                _set(eas, eas._np * f(beta2) + f(1 - beta2) * grad * grad)
-                denom = np.sqrt(eas._np / f(bias_correction2)) + f(eps)
+                _set(ea, o.lerp(ea._np, grad, 1 - beta1))
+                _set(eas, o.addcmul(o.mul(eas._np, beta2), grad, grad, 1 - beta2))
+                denom = o.add_scalar(o.sqrt(o.div(eas._np, bias_correction2)), eps)
                 mu_product = mp.item()
                 mu_product_next = mu_product * mu_next
-                new = p._np + f(-lr * (1.0 - mu) / (1.0 - mu_product)) * (grad / denom)
-                new = new + f(-lr * mu_next / (1.0 - mu_product_next)) * (ea._np / denom)
-                _set(p, new)
+                new = o.addcdiv(p._np, grad, denom, -lr * (1.0 - mu) / (1.0 - mu_product))
+                _set(p, o.addcdiv(new, ea._np, denom, (-lr * mu_next) / (1.0 - mu_product_next)))
         return loss
 
 
@@ -125,26 +126,27 @@ class RAdam(_Base):
             beta1, beta2 = group["betas"]
             lr, eps, wd = _value(group["lr"]), group["eps"], group["weight_decay"]
             for p, state, f, grad, step in self._each(group, self._init):
+                o = Ops(p._np.dtype)
                 if wd != 0:
                     if group["decoupled_weight_decay"]:
-                        _set(p, p._np * f(1 - lr * wd))
+                        _set(p, o.mul(p._np, 1 - lr * wd))
                     else:
-                        grad = grad + f(wd) * p._np
+                        grad = o.add(grad, p._np, wd)
                 ea, eas = state["exp_avg"], state["exp_avg_sq"]
-                _set(ea, _lerp(ea._np, grad, 1 - beta1, f))
-                _set(eas, eas._np * f(beta2) + f(1 - beta2) * grad * grad)
+                _set(ea, o.lerp(ea._np, grad, 1 - beta1))
+                _set(eas, o.addcmul(o.mul(eas._np, beta2), grad, grad, 1 - beta2))
                 bias_correction1 = 1 - beta1 ** step
                 bias_correction2 = 1 - beta2 ** step
-                bcea = ea._np / f(bias_correction1)
+                bcea = o.div(ea._np, bias_correction1)
                 rho_inf = 2 / (1 - beta2) - 1
                 rho_t = rho_inf - 2 * step * beta2 ** step / bias_correction2
                 if rho_t > 5.0:
                     rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                    adaptive = f(bias_correction2 ** 0.5) / (np.sqrt(eas._np) + f(eps))
-                    upd = bcea * f(lr) * adaptive * f(rect)
+                    adaptive = o.rdiv(bias_correction2 ** 0.5, o.add_scalar(o.sqrt(eas._np), eps))
+                    upd = o.mul(o.tmul(o.mul(bcea, lr), adaptive), rect)
                 else:
-                    upd = bcea * f(lr)
-                _set(p, p._np + f(-1.0) * upd)
+                    upd = o.mul(bcea, lr)
+                _set(p, o.add(p._np, upd, -1.0))
         return loss
 
 
@@ -174,12 +176,13 @@ class Adadelta(_Base):
         for group in self.param_groups:
             lr, rho, eps, wd = _value(group["lr"]), group["rho"], group["eps"], group["weight_decay"]
             for p, state, f, grad, step in self._each(group, self._init):
+                o = Ops(p._np.dtype)
                 if wd != 0:
-                    grad = grad + f(wd) * p._np
+                    grad = o.add(grad, p._np, wd)
                 sq, acc = state["square_avg"], state["acc_delta"]
-                _set(sq, sq._np * f(rho) + f(1 - rho) * grad * grad)
-                std = np.sqrt(sq._np + f(eps))
-                delta = np.sqrt(acc._np + f(eps)) / std * grad
-                _set(acc, acc._np * f(rho) + f(1 - rho) * delta * delta)
-                _set(p, p._np + f(-lr) * delta)
+                _set(sq, o.addcmul(o.mul(sq._np, rho), grad, grad, 1 - rho))
+                std = o.sqrt(o.add_scalar(sq._np, eps))
+                delta = o.tmul(o.tdiv(o.sqrt(o.add_scalar(acc._np, eps)), std), grad)
+                _set(acc, o.addcmul(o.mul(acc._np, rho), delta, delta, 1 - rho))
+                _set(p, o.add(p._np, delta, -lr))
         return loss

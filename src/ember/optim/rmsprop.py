@@ -1,6 +1,8 @@
-"""RMSprop and Adagrad (torch/optim/rmsprop.py, adagrad.py; single-tensor rules)."""
+"""RMSprop and Adagrad (torch/optim/rmsprop.py, adagrad.py; single-tensor rules, one rounding per torch op
+so float16/bfloat16 params match torch)."""
 import numpy as np
 
+from ._opmath import Ops
 from .optimizer import (Optimizer, _check_lr, _closure_loss, _scalar_step, _set, _use_grad, _value, _zeros_like)
 from .._tensor import Tensor
 
@@ -40,27 +42,26 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = _zeros_like(p)
                     if centered:
                         state["grad_avg"] = _zeros_like(p)
-                f = p._np.dtype.type
+                o = Ops(p._np.dtype)
                 grad = -p.grad._np if maximize else p.grad._np
                 _set(state["step"], state["step"]._np + 1)
                 if wd != 0:
-                    grad = grad + f(wd) * p._np
+                    grad = o.add(grad, p._np, wd)
                 sq = state["square_avg"]
-                _set(sq, sq._np * f(alpha) + f(1 - alpha) * grad * grad)
+                _set(sq, o.addcmul(o.mul(sq._np, alpha), grad, grad, 1 - alpha))
                 if centered:
                     ga = state["grad_avg"]
-                    w = 1 - alpha
-                    _set(ga, ga._np + f(w) * (grad - ga._np) if w < 0.5 else grad - (grad - ga._np) * f(1 - w))
-                    avg = np.sqrt(sq._np + f(-1) * ga._np * ga._np)
+                    _set(ga, o.lerp(ga._np, grad, 1 - alpha))
+                    avg = o.sqrt(o.addcmul(sq._np, ga._np, ga._np, -1))
                 else:
-                    avg = np.sqrt(sq._np)
-                avg = avg + f(eps)
+                    avg = o.sqrt(sq._np)
+                avg = o.add_scalar(avg, eps)
                 if momentum > 0:
                     buf = state["momentum_buffer"]
-                    _set(buf, buf._np * f(momentum) + grad / avg)
-                    _set(p, p._np + f(-lr) * buf._np)
+                    _set(buf, o.addcdiv(o.mul(buf._np, momentum), grad, avg))
+                    _set(p, o.add(p._np, buf._np, -lr))
                 else:
-                    _set(p, p._np + f(-lr) * (grad / avg))
+                    _set(p, o.addcdiv(p._np, grad, avg, -lr))
         return loss
 
 
@@ -96,15 +97,15 @@ class Adagrad(Optimizer):
                 if p.grad is None:
                     continue
                 state = self.state[p]
-                f = p._np.dtype.type
+                o = Ops(p._np.dtype)
                 grad = -p.grad._np if group["maximize"] else p.grad._np
                 _set(state["step"], state["step"]._np + 1)
                 step = state["step"].item()
                 if wd != 0:
-                    grad = grad + f(wd) * p._np
+                    grad = o.add(grad, p._np, wd)
                 clr = lr / (1 + (step - 1) * lr_decay)
                 s = state["sum"]
-                _set(s, s._np + f(1) * grad * grad)
-                std = np.sqrt(s._np) + f(eps)
-                _set(p, p._np + f(-clr) * (grad / std))
+                _set(s, o.addcmul(s._np, grad, grad, 1))
+                std = o.add_scalar(o.sqrt(s._np), eps)
+                _set(p, o.addcdiv(p._np, grad, std, -clr))
         return loss

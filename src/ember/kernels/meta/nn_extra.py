@@ -75,3 +75,38 @@ def multilabel_margin_loss_forward(self, target, reduction):
 def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target):
     multilabel_margin_spec(self, target, reduction)
     return alloc(self._size, self.dtype, self.device)
+
+
+def weight_norm_spec(v, g, dim):
+    """The norms' shape: v's with every dim but `dim` set to 1 (the fused kernel takes dim 0 or the last)."""
+    last = v.dim() - 1
+    if dim not in (0, last):
+        raise RuntimeError("Dim must be either 0 or last dim for the weight norm kernel")
+    return tuple(s if d == dim else 1 for d, s in enumerate(v._size))
+
+
+def _weight_norm_interface(v, g, dim=0):
+    shape = weight_norm_spec(v, g, dim)
+    return alloc(v._size, v.dtype, v.device), alloc(shape, g.dtype, v.device)
+
+
+def _weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim):
+    weight_norm_spec(saved_v, saved_g, dim)
+    return alloc(saved_v._size, saved_v.dtype, saved_v.device), alloc(saved_g._size, saved_g.dtype, saved_v.device)
+
+
+def _check_out(out, shape, self):
+    """These kernels write out= in the input's dtype and resize it silently (torch's resize_, no warning)."""
+    if out.dtype is not self.dtype:
+        raise RuntimeError(f"expected scalar type {_tn(self.dtype)} but found {_tn(out.dtype)}")
+    if tuple(out._size) != tuple(shape):
+        out.resize_(shape)
+    return out
+
+
+def multi_margin_loss_out(self, target, p=1, margin=1, weight=None, reduction=1, *, out):
+    return _check_out(out, multi_margin_spec(self, target, p, margin, weight, reduction)[2], self)
+
+
+def multilabel_margin_loss_out(self, target, reduction=1, *, out):
+    return _check_out(out, multilabel_margin_spec(self, target, reduction)[2], self)

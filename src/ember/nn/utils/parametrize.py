@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from ..._tensor import Tensor
 from ..._grad_mode import no_grad
 from ..modules.container import ModuleDict, ModuleList
-from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
@@ -296,12 +295,9 @@ def type_before_parametrizations(module):
 
 
 def transfer_parametrizations_and_params(from_module, to_module, tensor_name=None):
-    """Copy the parametrizations (and their originals) of from_module onto to_module."""
+    """Register from_module's parametrizations on to_module, sharing their original tensors."""
     if not is_parametrized(from_module):
         return to_module
-    if not is_parametrized(to_module):
-        _inject_new_class(to_module)
-        to_module.parametrizations = ModuleDict()
     names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
     for name in names:
         if not hasattr(to_module, name):
@@ -309,10 +305,10 @@ def transfer_parametrizations_and_params(from_module, to_module, tensor_name=Non
         for param_func in from_module.parametrizations[name]:
             register_parametrization(to_module, name, param_func)
         to_list, from_list = to_module.parametrizations[name], from_module.parametrizations[name]
-        with no_grad():
-            if from_list.is_tensor:
-                to_list.original.data = from_list.original.detach().clone()
-            else:
-                for i in range(from_list.ntensors):
-                    getattr(to_list, f"original{i}").data = getattr(from_list, f"original{i}").detach().clone()
+        # the originals are shared with from_module (the same tensors, as torch does)
+        if hasattr(from_list, "original"):
+            to_list.original = from_list.original
+        else:
+            for i in range(from_list.ntensors):
+                setattr(to_list, f"original{i}", getattr(from_list, f"original{i}"))
     return to_module
