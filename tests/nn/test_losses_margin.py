@@ -188,13 +188,13 @@ def test_out_variants_match_torch(torch, reduction, out_shape):
                             ("multilabel_margin_loss", tl, (reduction,))):
         oe, ot = ember.zeros(out_shape), torch.zeros(out_shape)
         v = oe._version
-        re = getattr(ember, name)(ember.tensor(x), ember.tensor(tgt), *args, out=oe)
+        re = getattr(ember._nn, name)(ember.tensor(x), ember.tensor(tgt), *args, out=oe)
         getattr(torch._C._nn, name)(torch.tensor(x), torch.tensor(tgt), *args, out=ot)
         assert re is oe and oe._version > v
         assert tuple(oe.shape) == tuple(ot.shape)
         np.testing.assert_allclose(oe.numpy(), ot.numpy(), rtol=1e-6)
         with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
-            getattr(ember, name)(ember.tensor(x), ember.tensor(tgt), *args, out=ember.zeros(3, dtype=ember.float64))
+            getattr(ember._nn, name)(ember.tensor(x), ember.tensor(tgt), *args, out=ember.zeros(3, dtype=ember.float64))
         mo = ember.empty(0, device="meta")
-        getattr(ember, name)(ember.empty(3, 4, device="meta"), ember.tensor(tgt, device="meta"), *args, out=mo)
+        getattr(ember._nn, name)(ember.empty(3, 4, device="meta"), ember.tensor(tgt, device="meta"), *args, out=mo)
         assert tuple(mo.shape) == tuple(ot.shape)
