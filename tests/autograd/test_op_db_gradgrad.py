@@ -23,6 +23,8 @@ NO_DOUBLE_BACKWARD = {
     # torch's derivatives.yaml has no formula for multi_margin_loss_backward / multilabel_margin_loss_backward
     "multi_margin_loss": "torch has no double backward for it either",
     "multilabel_margin_loss": "torch has no double backward for it either",
+    "_nn.multi_margin_loss": "torch has no double backward for it either",        # the OpInfos' names (ember._nn)
+    "_nn.multilabel_margin_loss": "torch has no double backward for it either",
 }
 
 
