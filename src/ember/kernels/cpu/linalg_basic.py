@@ -31,7 +31,14 @@ mm = _make(mm_spec)
 bmm = _make(bmm_spec)
 mv = _make(mv_spec)
 dot = _make(dot_spec)
-matmul = _make(matmul_spec)
+
+
+def matmul(self, other):
+    shape, dt = matmul_spec(self, other)
+    a, b = _acc(self), _acc(other)
+    if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
+        return _result(np.matmul(a.reshape(-1, a.shape[-1]), b), shape, dt)   # one gemm, not one per batch
+    return _result(np.matmul(a, b), shape, dt)
 
 
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
