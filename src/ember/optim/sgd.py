@@ -1,10 +1,34 @@
 """SGD with momentum, dampening, nesterov, weight decay, maximize (torch/optim/sgd.py, single-tensor rule)."""
 import numpy as np
 
-from .optimizer import Optimizer, _check_lr, _closure_loss, _set, _use_grad, _value
+from .optimizer import Optimizer, _check_lr, _closure_loss, _use_grad, _value
 from .._tensor import Tensor
 
 __all__ = ["SGD"]
+
+
+def _sgd_update(p, state, grad, lr, momentum, dampening, weight_decay, nesterov, maximize):
+    """One parameter's update in place (torch's single-tensor rounding: buf = buf*momentum +
+    (1-dampening)*grad; p += -lr*grad), with one scratch array instead of a fresh array per operation."""
+    f = p._np.dtype.type
+    pn = p._np
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad + f(weight_decay) * pn
+    if momentum != 0:
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = Tensor._wrap_np(np.array(grad, copy=True), p.dtype)
+        else:
+            bn = buf._np
+            bn *= f(momentum)
+            bn += grad if dampening == 0 else grad * f(1 - dampening)
+            buf._version_counter.bump()
+        grad = grad + f(momentum) * buf._np if nesterov else buf._np
+    tmp = np.multiply(grad, f(-lr))
+    pn += tmp
+    p._version_counter.bump()
 
 
 class SGD(Optimizer):
@@ -39,20 +63,6 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                f = p._np.dtype.type
-                grad = p.grad._np
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad + f(weight_decay) * p._np
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = Tensor._wrap_np(np.array(grad, copy=True), p.dtype)
-                    else:
-                        _set(buf, buf._np * f(momentum) + f(1 - dampening) * grad)
-                    state["momentum_buffer"] = buf
-                    grad = grad + f(momentum) * buf._np if nesterov else buf._np
-                _set(p, p._np + f(-lr) * grad)
+                _sgd_update(p, self.state[p] if momentum != 0 else None, p.grad._np, lr, momentum, dampening,
+                            weight_decay, nesterov, maximize)
         return loss
