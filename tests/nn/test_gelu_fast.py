@@ -91,3 +91,16 @@ def test_gelu_backward_forward_ad_matches_torch():
     ref = torch.func.jvp(lambda a: torch.ops.aten.gelu_backward(torch.tensor(g), a), (torch.tensor(x),),
                          (torch.tensor(xt),))[1]
     np.testing.assert_allclose(tan.numpy(), ref.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_chunked_matches_whole_array():
+    """gelu / gelu_grad work in L2-sized chunks; the chunk seams must not change any value."""
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((3, normal_cdf._BLOCK + 7)) * 3).astype(np.float32)
+    g = rng.standard_normal(x.shape[-1]).astype(np.float32)          # broadcast against x
+    cdf, gauss = normal_cdf.cdf_and_gauss(x)
+    np.testing.assert_array_equal(normal_cdf.gelu(x), cdf * x)
+    ref = (cdf + gauss * normal_cdf._INV_SQRT_2PI * x) * g
+    np.testing.assert_allclose(normal_cdf.gelu_grad(g, x), ref, rtol=1e-6, atol=1e-7)
+    assert normal_cdf.gelu(x.T).shape == x.T.shape                   # non-contiguous input
+    np.testing.assert_array_equal(normal_cdf.gelu(x.T), (cdf * x).T)

@@ -14,6 +14,9 @@ Evaluated in float32, Phi is within a few float32 ulps (relative) for |x| < 5 an
 accuracy deep into the lower tail where 1 + erf(x / sqrt(2)) would cancel (tested in
 tests/nn/test_gelu_fast.py against float64). exp(-z^2) is exp(-x^2 / 2), which the PDF reuses.
 float64 inputs keep the exact erf path of kernels/cpu/special.py.
+
+The ~30 elementwise passes run over chunks of _BLOCK elements so their work arrays stay in cache: done
+over whole activations, the passes are bound by memory bandwidth instead of arithmetic.
 """
 import numpy as np
 
@@ -26,44 +29,79 @@ _INV_SQRT2 = _F(1.0 / np.sqrt(2.0))
 _INV_SQRT_2PI = _F(1.0 / np.sqrt(2.0 * np.pi))
 
 
+_BLOCK = 16384        # elements per chunk: the few float32 work arrays stay in L2 across the ~30 passes
+
+
 def single(a):
     """True when a (an ndarray) should take the float32 path here (float32 and narrower floats)."""
     return a.dtype.itemsize <= 4 and a.dtype.kind in "fV"
 
 
-def cdf_and_gauss(x):
-    """(Phi(x), exp(-x^2/2)) for a float32 ndarray x, both float32."""
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        t = np.abs(x, out=np.empty(x.shape, np.float32))      # out=: 0-d inputs stay arrays
-        t *= _F(0.4) * _INV_SQRT2
-        t += _F(1.0)
-        np.reciprocal(t, out=t)
-        q = np.full_like(t, _Q32[0])
-        for c in _Q32[1:]:
-            q *= t
-            q += c
-        gauss = np.square(x, out=np.empty(x.shape, np.float32))
-        gauss *= _F(-0.5)
-        np.exp(gauss, out=gauss)
+def _cdf_gauss(x, t, q, g, m):
+    """Phi(x) into q and exp(-x^2/2) into g for a 1-D float32 chunk x (t, m: scratch)."""
+    np.abs(x, out=t)
+    t *= _F(0.4) * _INV_SQRT2
+    t += _F(1.0)
+    np.reciprocal(t, out=t)
+    np.multiply(t, _Q32[0], out=q)
+    q += _Q32[1]
+    for c in _Q32[2:]:
         q *= t
-        q *= gauss
-        q *= _F(0.5)                          # q = erfc(|x| / sqrt(2)) / 2 = Phi(-|x|)
-        cdf = np.where(x >= 0, _F(1.0) - q, q)
-    return cdf, gauss
+        q += c
+    np.square(x, out=g)
+    g *= _F(-0.5)
+    np.exp(g, out=g)
+    q *= t
+    q *= g
+    q *= _F(0.5)                          # q = erfc(|x| / sqrt(2)) / 2 = Phi(-|x|)
+    np.greater_equal(x, 0, out=m)
+    np.subtract(_F(1.0), q, out=q, where=m)
+
+
+def _chunked(x, grad, finish):
+    """Run _cdf_gauss over x in L2-sized chunks; finish(xs, gs, q, g, out) writes each chunk's result."""
+    shape = x.shape
+    x = np.ascontiguousarray(x).reshape(-1)
+    if grad is not None:
+        grad = np.ascontiguousarray(np.broadcast_to(grad, shape)).reshape(-1)
+    out = np.empty(x.size, np.float32)
+    n = min(_BLOCK, x.size)
+    t, q, g = np.empty(n, np.float32), np.empty(n, np.float32), np.empty(n, np.float32)
+    m = np.empty(n, np.bool_)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for i in range(0, x.size, _BLOCK):
+            xs = x[i:i + _BLOCK]
+            k = xs.size
+            _cdf_gauss(xs, t[:k], q[:k], g[:k], m[:k])
+            finish(xs, None if grad is None else grad[i:i + k], q[:k], g[:k], out[i:i + k])
+    return out.reshape(shape)
+
+
+def cdf_and_gauss(x):
+    """(Phi(x), exp(-x^2/2)) for a float32 ndarray x, both float32 (one chunk: the whole array)."""
+    x1 = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
+    t, q, g, m = (np.empty(x1.size, d) for d in (np.float32, np.float32, np.float32, np.bool_))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        _cdf_gauss(x1, t, q, g, m)
+    return q.reshape(x.shape), g.reshape(x.shape)
+
+
+def _finish_gelu(xs, gs, q, g, out):
+    np.multiply(q, xs, out=out)
+
+
+def _finish_grad(xs, gs, q, g, out):
+    g *= _INV_SQRT_2PI
+    g *= xs
+    q += g
+    np.multiply(q, gs, out=out)
 
 
 def gelu(x):
     """x * Phi(x) in float32."""
-    cdf, _ = cdf_and_gauss(x)
-    cdf *= x
-    return cdf
+    return _chunked(x, None, _finish_gelu)
 
 
 def gelu_grad(grad, x):
     """grad * (Phi(x) + x * phi(x)) in float32: the derivative of GELU times the incoming gradient."""
-    cdf, gauss = cdf_and_gauss(x)
-    gauss *= _INV_SQRT_2PI
-    gauss *= x
-    cdf += gauss
-    cdf *= grad
-    return cdf
+    return _chunked(x, grad, _finish_grad)
