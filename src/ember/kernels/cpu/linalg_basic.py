@@ -47,5 +47,9 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     if alpha != 1:
         r = r * alpha
     if beta != 0:   # beta == 0 ignores self entirely (nan/inf in self do not propagate), like torch
-        r = r + (beta * _acc(self) if beta != 1 else _acc(self))
+        b = beta * _acc(self) if beta != 1 else _acc(self)
+        if r.shape == shape and np.can_cast(b.dtype, r.dtype, "same_kind") and np.result_type(r, b) == r.dtype:
+            np.add(r, b, out=r)         # r is fresh: add the (broadcast) bias in place, no second array
+        else:
+            r = r + b
     return _result(np.broadcast_to(r, shape), shape, dt)

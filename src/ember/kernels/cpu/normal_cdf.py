@@ -4,25 +4,28 @@ GELU(x) = x * Phi(x) with Phi(x) = erfc(-x / sqrt(2)) / 2. scipy's erf works in 
 ~30 ns per element; GELU runs on every hidden activation of a transformer, twice per train step. For
 float32 (and the half types, computed in float32) this module instead evaluates
 
-    erfc(z) = t * exp(-z^2) * Q(t),   t = 1 / (1 + 0.4 z),   z = |x| / sqrt(2) >= 0,
+    erfc(z) = t * exp(-z^2) * Q(t),   t = 1 / (1 + 0.3 z),   z = |x| / sqrt(2) >= 0,
 
-where Q is a degree-10 polynomial in t on (0, 1]. Q(t) = erfcx(z) / t is smooth and bounded there
-(erfcx(z) ~ 1 / (z sqrt(pi)) as z -> inf, so Q(0) = 0.4 / sqrt(pi)), so no range splitting is needed.
+where Q is a degree-8 polynomial in t on (0, 1]. Q(t) = erfcx(z) / t is smooth and bounded there
+(erfcx(z) ~ 1 / (z sqrt(pi)) as z -> inf, so Q(0) = 0.3 / sqrt(pi)), so no range splitting is needed.
 The coefficients are a weighted least-squares fit (weights 1/Q, i.e. relative error) of erfcx(z)/t on
-400001 points z in [0, 10] against scipy.special.erfcx in float64; the fit's relative error is < 1e-8.
+400001 points z in [0, 10] against scipy.special.erfcx in float64; the fit's relative error is < 7e-8
+(0.3 and the degree came from a scan; degree 10 reaches 1e-8 but float32 evaluation error dominates).
+The constant term is then nudged by 1e-7 so that float32 evaluation gives Q(1) = 1, i.e. Phi(0) = 1/2.
 Evaluated in float32, Phi is within a few float32 ulps (relative) for |x| < 5 and keeps full relative
 accuracy deep into the lower tail where 1 + erf(x / sqrt(2)) would cancel (tested in
 tests/nn/test_gelu_fast.py against float64). exp(-z^2) is exp(-x^2 / 2), which the PDF reuses.
 float64 inputs keep the exact erf path of kernels/cpu/special.py.
 
-The ~30 elementwise passes run over chunks of _BLOCK elements so their work arrays stay in cache: done
+The ~25 elementwise passes run over chunks of _BLOCK elements so their work arrays stay in cache: done
 over whole activations, the passes are bound by memory bandwidth instead of arithmetic.
 """
 import numpy as np
 
-_Q = (0.22568296324671144, 0.22550591139395257, 0.20936397027569781, 0.16149764193254112,
-      0.15672365957740944, -0.0075277665779382719, 0.10122941720024232, -0.021095837084532248,
-      -0.1277140826766299, 0.098370077400363812, -0.022035964387981801)
+_A = 0.3
+_Q = (0.16916832327842712, 0.17103568122008364, 0.14614114142461815, 0.22326760945486232,
+      -0.11382712398670984, 0.57510250626789927, -0.53603178333123958, 0.49702726737793551,
+      -0.13188359249949533)
 _Q32 = tuple(np.float32(c) for c in reversed(_Q))       # Horner order, highest degree first
 _F = np.float32
 _INV_SQRT2 = _F(1.0 / np.sqrt(2.0))
@@ -40,7 +43,7 @@ def single(a):
 def _cdf_gauss(x, t, q, g, m):
     """Phi(x) into q and exp(-x^2/2) into g for a 1-D float32 chunk x (t, m: scratch)."""
     np.abs(x, out=t)
-    t *= _F(0.4) * _INV_SQRT2
+    t *= _F(_A) * _INV_SQRT2
     t += _F(1.0)
     np.reciprocal(t, out=t)
     np.multiply(t, _Q32[0], out=q)
