@@ -27,7 +27,10 @@ def linear(input, weight, bias=None):
             # like torch: fold the leading dims into one addmm (one gemm with the bias fused, and
             # a 2-D backward) instead of a batched matmul plus a broadcast add
             lead = input._size[:-1]
-            return ember.addmm(bias, input.view(-1, input._size[-1]), weight.t()).view(*lead, weight._size[0])
+            rows = 1
+            for n in lead:
+                rows *= n           # not view(-1, k): k may be 0
+            return ember.addmm(bias, input.view(rows, input._size[-1]), weight.t()).view(*lead, weight._size[0])
     out = ember.matmul(input, weight.t())
     return out + bias if bias is not None else out
 
