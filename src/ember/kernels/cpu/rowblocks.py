@@ -1,0 +1,25 @@
+"""Row-blocked loops for the memory-bound nn kernels (layer_norm, softmax, cross_entropy): a kernel
+that makes several numpy passes over a (rows, k) matrix runs them on blocks of rows small enough to
+stay in the CPU cache, so the data comes from memory once instead of once per pass, and block-sized
+scratch buffers are reused instead of allocating full-size temporaries. Blocks are shared out over
+the nn thread pool (split_run)."""
+from ..meta.nn_common import split_run
+
+BLOCK_BYTES = 1 << 18
+
+
+def block_rows(k, itemsize):
+    """How many rows of length k make one cache-sized block."""
+    return max(1, BLOCK_BYTES // max(1, k * itemsize))
+
+
+def run_rows(fn, arrays):
+    """fn(*blocks) for consecutive row blocks of the 2-D arrays in `arrays` (all with the same number
+    of rows; a (rows, 1) statistics column is split alongside its data)."""
+    a0 = arrays[0]
+    step = block_rows(a0.shape[1] if a0.ndim > 1 else 1, a0.itemsize)
+
+    def chunk(*arrs):
+        for i in range(0, arrs[0].shape[0], step):
+            fn(*(a[i:i + step] for a in arrs))
+    split_run(chunk, arrays, 0)
