@@ -152,3 +152,9 @@ def test_layer_norm_errors():
         with pytest.raises(RuntimeError) as ee:
             ember.layer_norm(ember.randn(2, 3, 4), ns)
         assert str(ee.value) == str(te.value)
+    for edt, tdt in ((ember.int64, torch.int64), (ember.complex64, torch.complex64)):
+        with pytest.raises(NotImplementedError) as te:
+            torch.layer_norm(torch.ones(2, 3, dtype=tdt), [3])
+        with pytest.raises(NotImplementedError) as ee:
+            ember.layer_norm(ember.ones(2, 3, dtype=edt), [3])
+        assert str(ee.value) == str(te.value)

@@ -5,8 +5,8 @@ import numpy as np
 from ..._core import dtype as D
 
 from ..meta import normalization as M
-from ..meta.nn_common import acc, np_or_none, wrap
-from .rowblocks import run_rows
+from ..meta.nn_common import _tn, acc, np_or_none, wrap
+from .rowblocks import row_dot, row_sum, run_rows
 
 
 def _affine(y, weight, bias, shape):
@@ -26,9 +26,12 @@ def _affine_(y, weight, bias, shape):
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
-    """Per cache-sized block of rows: mean, centre in the output buffer, variance as a row-wise dot
-    product of the centred rows, scale by rstd, then the affine weight and bias in place."""
+    """Per cache-sized block of rows: mean (row sums as BLAS dots), centre in the output buffer,
+    variance as the row-wise dot product of the centred rows, scale by rstd, then the affine weight
+    and bias in place."""
     shape, stat, axis = M.layer_norm_spec(input, normalized_shape, weight, bias)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for '{_tn(input.dtype)}'")
     x = acc(input)
     k = int(np.prod(x.shape[axis:]))
     m_rows = int(np.prod(x.shape[:axis]))
@@ -40,11 +43,9 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         mean[...], rstd[...] = 0, np.nan
     else:
         def block(xc, yc, mc, rc):
-            np.add.reduce(xc, axis=1, keepdims=True, out=mc)
-            mc /= k
+            np.divide(row_sum(xc), k, out=mc)
             np.subtract(xc, mc, out=yc)                       # centred, then normalised in place
-            np.einsum("ij,ij->i", yc, yc, out=rc[:, 0])
-            rc /= k
+            np.divide(row_dot(yc, yc), k, out=rc)
             rc += eps
             np.sqrt(rc, out=rc)
             np.reciprocal(rc, out=rc)
@@ -130,9 +131,9 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
         parts.append((dwp, dbp))
         if want_dx:
             g = gc if w is None else np.multiply(gc, w, out=tmp)
-            a = np.add.reduce(g, axis=1, keepdims=True)
+            a = row_sum(g)
             a /= k
-            c = np.einsum("ij,ij->i", g, xhat)[:, None]
+            c = row_dot(g, xhat)
             c /= k
             out = dxc[0]
             np.subtract(g, a, out=out)

@@ -7,7 +7,7 @@ import numpy as np
 from ..._core.strides import wrap_dim
 from ..meta.nn_common import acc, split_run, wrap
 from ..meta.softmax import softmax_spec
-from .rowblocks import run_rows
+from .rowblocks import row_dot, row_sum, run_rows
 
 
 def _forward(xc, oc, d, log):
@@ -17,17 +17,21 @@ def _forward(xc, oc, d, log):
         _forward_rows(xc, oc, d, log)
 
 
+def _sum(a, d):
+    """Sums along d, keepdims; a real (rows, k) block summed along its rows uses BLAS dots."""
+    return row_sum(a) if a.ndim == 2 and d == 1 and a.dtype.kind == "f" else np.add.reduce(a, axis=d, keepdims=True)
+
+
 def _forward_rows(xc, oc, d, log):
     m = np.maximum.reduce(xc, axis=d, keepdims=True)
     np.subtract(xc, m, out=oc)              # as torch: a row holding +inf or only -inf gives NaN
     if log:
-        e = np.exp(oc)
-        s = np.add.reduce(e, axis=d, keepdims=True)
+        s = _sum(np.exp(oc), d)
         oc -= np.log(s, out=s)
     else:
         np.exp(oc, out=oc)
-        s = np.add.reduce(oc, axis=d, keepdims=True)
-        oc /= s
+        s = _sum(oc, d)
+        oc *= np.reciprocal(s, out=s)
 
 
 def _rows(a):
@@ -68,13 +72,16 @@ def _backward(gc, yc, oc, d, log):
     if gc.size == 0:
         return
     if log:
-        s = np.add.reduce(gc, axis=d, keepdims=True)
+        s = _sum(gc, d)
         np.exp(yc, out=oc)
         oc *= s
         np.subtract(gc, oc, out=oc)
     else:
-        np.multiply(gc, yc, out=oc)
-        s = np.add.reduce(oc, axis=d, keepdims=True)
+        if gc.ndim == 2 and d == 1 and gc.dtype.kind == "f":
+            s = row_dot(gc, yc)
+        else:
+            np.multiply(gc, yc, out=oc)
+            s = np.add.reduce(oc, axis=d, keepdims=True)
         np.subtract(gc, s, out=oc)
         oc *= yc
 
