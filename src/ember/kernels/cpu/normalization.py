@@ -118,7 +118,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     dx2 = np.empty_like(x2) if want_dx else None
     parts = []
 
-    def block(xc, gc, mc, rc, *dxc):
+    def block(xc, gc, mc, rc, *rest):                 # rest: (dx block,) + (row indices,)
         xhat = np.subtract(xc, mc)
         xhat *= rc
         tmp = np.empty_like(xhat)
@@ -128,29 +128,30 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             dwp = np.add.reduce(tmp, axis=0)
         if want_db:
             dbp = np.add.reduce(gc, axis=0)
-        parts.append((dwp, dbp))
+        parts.append((int(rest[-1][0]), dwp, dbp))
         if want_dx:
             g = gc if w is None else np.multiply(gc, w, out=tmp)
             a = row_sum(g)
             a /= k
             c = row_dot(g, xhat)
             c /= k
-            out = dxc[0]
+            out = rest[0]
             np.subtract(g, a, out=out)
             xhat *= c
             out -= xhat
             out *= rc
 
     if x2.size:
-        run_rows(block, [x2, go2, mu2, rs2] + ([dx2] if want_dx else []))
+        run_rows(block, [x2, go2, mu2, rs2] + ([dx2] if want_dx else []) + [np.arange(m_rows)])
+    parts.sort(key=lambda p: p[0])          # add the partial sums in row order: deterministic results
     dx = dw = db = None
     if want_dx:
         dx = wrap(dx2.reshape(x.shape), input.dtype, fresh=True)
     if want_dw:
-        dw = sum(p[0] for p in parts) if parts else np.zeros(k, x.dtype)
+        dw = sum(p[1] for p in parts) if parts else np.zeros(k, x.dtype)
         dw = wrap(np.reshape(dw, weight._size), weight.dtype)
     if want_db:
-        db = sum(p[1] for p in parts) if parts else np.zeros(k, x.dtype)
+        db = sum(p[2] for p in parts) if parts else np.zeros(k, x.dtype)
         db = wrap(np.reshape(db, bias._size), bias.dtype)
     return dx, dw, db
 

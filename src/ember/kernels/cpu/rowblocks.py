@@ -16,9 +16,9 @@ def block_rows(k, itemsize):
 
 
 def run_rows(fn, arrays):
-    """fn(*blocks) for consecutive row blocks of the 2-D arrays in `arrays` (all with the same number
-    of rows; a (rows, 1) statistics column is split alongside its data)."""
-    a0 = arrays[0]
+    """fn(*blocks) for consecutive row blocks of the arrays in `arrays` (all with the same number of
+    rows; a (rows, 1) statistics column or a 1-D row-index array is split alongside the data)."""
+    a0 = max(arrays, key=lambda a: a.shape[1] if a.ndim > 1 else 1)     # the widest sets the block size
     step = block_rows(a0.shape[1] if a0.ndim > 1 else 1, a0.itemsize)
 
     def chunk(*arrs):
