@@ -84,11 +84,12 @@ def conv_forward(x, w, b, st, pd, dl, groups, out=None):
     transposed convolution whose output_padding left extra rows that no input position reached)."""
     d = w.ndim - 2
     kern = w.shape[2:]
-    out = tuple(out) if out is not None else tuple((x.shape[2 + i] + 2 * pd[i] - dl[i] * (kern[i] - 1) - 1) // st[i] + 1 for i in range(d))
-    cols = _im2col(x, kern, st, pd, dl, out, groups)
-    wm = _weight_matrix(w, groups)
-    rows = np.stack([cols[g] @ np.ascontiguousarray(wm[g].T) for g in range(groups)]) if groups > 1 else \
-        (cols[0] @ np.ascontiguousarray(wm[0].T))[None]
+    if out is None:
+        out = [(x.shape[2 + i] + 2 * pd[i] - dl[i] * (kern[i] - 1) - 1) // st[i] + 1 for i in range(d)]
+    out = tuple(out)
+    cols = _im2col(x, kern, st, pd, dl, out, groups)                     # G, N*O, K*Cg
+    wmt = np.ascontiguousarray(_weight_matrix(w, groups).transpose(0, 2, 1))   # G, K*Cg, Og
+    rows = (cols[0] @ wmt[0])[None] if groups == 1 else np.matmul(cols, wmt)    # contiguous: BLAS per group
     return _from_rows(rows, x.shape[0], out, b)
 
 
@@ -102,16 +103,16 @@ def conv_input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
     cg, og = w.shape[1], w.shape[0] // groups
     gcn = np.ascontiguousarray(np.moveaxis(go.reshape((n, groups, og) + out), 0, 2))   # G, Og, N, *O
     gcn = gcn.reshape(groups, og, -1)
-    wm = _weight_matrix(w, groups)                                       # G, Og, K*Cg
+    wmt = np.ascontiguousarray(_weight_matrix(w, groups).transpose(0, 2, 1))   # G, K*Cg, Og
     need = [(out[i] - 1) * st[i] + dl[i] * (kern[i] - 1) + 1 for i in range(d)]
     size = tuple(max(in_spatial[i] + 2 * pd[i], need[i]) for i in range(d))
     buf = np.zeros((groups, cg, n) + size, go.dtype)                    # channel-first, padded
-    for g in range(groups):
-        gcols = (wm[g].T @ gcn[g]).reshape(kern + (cg, n) + out)        # every window's gradient
-        for k in np.ndindex(*kern):                                      # col2im: one add per kernel offset
-            dst = (g, slice(None), slice(None)) + tuple(
-                slice(k[i] * dl[i], k[i] * dl[i] + (out[i] - 1) * st[i] + 1, st[i]) for i in range(d))
-            buf[dst] += gcols[k]
+    gcols = (wmt[0] @ gcn[0])[None] if groups == 1 else np.matmul(wmt, gcn)     # every window's gradient
+    gcols = np.moveaxis(gcols.reshape((groups,) + kern + (cg, n) + out), 0, d)  # *K, G, Cg, N, *O
+    for k in np.ndindex(*kern):                                          # col2im: one add per kernel offset
+        dst = (slice(None),) * 3 + tuple(
+            slice(k[i] * dl[i], k[i] * dl[i] + (out[i] - 1) * st[i] + 1, st[i]) for i in range(d))
+        buf[dst] += gcols[k]
     crop = buf[(slice(None),) * 3 + tuple(slice(pd[i], pd[i] + in_spatial[i]) for i in range(d))]
     src = np.moveaxis(crop.reshape((groups * cg, n) + tuple(in_spatial)), 1, 0)
     y = np.empty((n, groups * cg) + tuple(in_spatial), go.dtype)
