@@ -1,6 +1,12 @@
 """Train-step benchmark (forward + backward + optimizer step), ember vs torch eager, ms/step as JSON.
 
     python benchmarks/train_step.py [--steps 20] [--only mlp,cnn,gpt] [--out results.json]
+                                    [--threads N] [--cpu-time]
+
+--threads sets torch's intra-op threads (default: every core); numpy's BLAS threads follow the environment, so
+for a one-thread comparison run `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ... --threads 1`. --cpu-time reports
+process CPU time per step instead of wall time: on a machine shared with other jobs, wall time mostly measures
+waiting for a core (and multi-threaded runs spin), while one-thread CPU time stays comparable between runs.
 
 Workloads (issue 5): MLP 784-512-512-10 batch 128 SGD(momentum=0.9); LeNet-style CNN batch 64 on 28x28 with SGD;
 4-layer GPT (n_embd 128, 4 heads, block 64, batch 16, vocab 65) with AdamW. The same model code runs on both
@@ -80,7 +86,7 @@ def gpt(lib):
 WORKLOADS = {"mlp": mlp, "cnn": cnn, "gpt": gpt}
 
 
-def bench(lib, make, steps, warmup=3):
+def bench(lib, make, steps, warmup=3, clock=time.perf_counter):
     lib.manual_seed(0)
     model, opt, loss_fn = make(lib)
 
@@ -95,9 +101,9 @@ def bench(lib, make, steps, warmup=3):
         step()
     times = []
     for _ in range(steps):
-        t0 = time.perf_counter()
+        t0 = clock()
         step()
-        times.append((time.perf_counter() - t0) * 1e3)
+        times.append((clock() - t0) * 1e3)
     return float(np.median(times))
 
 
@@ -106,16 +112,19 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--only", default="mlp,cnn,gpt")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--cpu-time", action="store_true")
     args = ap.parse_args(argv)
     import ember
     import torch
-    torch.set_num_threads(len(os.sched_getaffinity(0)))
+    torch.set_num_threads(args.threads or len(os.sched_getaffinity(0)))
+    clock = time.process_time if args.cpu_time else time.perf_counter
     results = {}
     for name in args.only.split(","):
         row = {}
         for libname, lib in (("torch", torch), ("ember", ember)):
             try:
-                row[f"{libname}_ms"] = round(bench(lib, WORKLOADS[name], args.steps), 3)
+                row[f"{libname}_ms"] = round(bench(lib, WORKLOADS[name], args.steps, clock=clock), 3)
             except Exception as exc:                    # noqa: BLE001 - report, keep going
                 row[f"{libname}_error"] = f"{type(exc).__name__}: {exc}"
         if "ember_ms" in row and "torch_ms" in row:

@@ -71,8 +71,8 @@ class Tensor:
         self = object.__new__(cls)
         self._storage = storage
         self._offset = int(storage_offset)
-        self._size = tuple(int(s) for s in size)
-        self._stride = tuple(int(s) for s in stride)
+        self._size = tuple(map(int, size))
+        self._stride = tuple(map(int, stride))
         self.dtype = dtype
         if storage.device.type == "meta":
             self._np = None
@@ -563,9 +563,9 @@ def _np_view(buf, offset, size, stride, dtype):
     isz = dtype.itemsize
     if not size:
         return np.ndarray((), dtype._np, buffer=buf, offset=offset * isz)
-    if any(s == 0 for s in size):
+    if 0 in size:
         return np.empty(size, dtype._np)
-    return np.ndarray(size, dtype._np, buffer=buf, offset=offset * isz, strides=tuple(s * isz for s in stride))
+    return np.ndarray(size, dtype._np, buffer=buf, offset=offset * isz, strides=[s * isz for s in stride])
 
 
 def _np_strides(arr, dtype):

@@ -44,10 +44,18 @@ def _ember_case(name):
     return (lambda *xs: fn(ember, ember.nn.functional, _ember_T, *xs)), arrays
 
 
+# ops without forward-mode AD, as in torch: the jvp raises a clear error
+NO_FORWARD_AD = {"ctc_loss": "CTC loss has no forward-mode formula (nor has torch)"}
+
+
 @pytest.mark.parametrize("name", [_case(n) for n in NN_CASES])
 def test_nn_jvp_matches_finite_differences(name):
     f, arrays = _ember_case(name)
     ts = _tangents(arrays)
+    if name in NO_FORWARD_AD:
+        with pytest.raises(RuntimeError, match="not implemented|forward"):
+            _jvp(f, arrays, ts)
+        return
     _, t = _jvp(f, arrays, ts)
     np.testing.assert_allclose(t, _finite_difference(f, arrays, ts), rtol=1e-5, atol=1e-6)
 
@@ -57,12 +65,17 @@ def test_nn_jvp_matches_finite_differences(name):
 @pytest.mark.parametrize("name", [_case(n) for n in NN_CASES if n not in NO_TORCH_PARITY or n.startswith("embedding")])
 def test_nn_jvp_matches_torch(name):
     torch = pytest.importorskip("torch")
+    if name in NO_FORWARD_AD:
+        pytest.skip(NO_FORWARD_AD[name])
     fn, arrays = NN_CASES[name]
     f, _ = _ember_case(name)
     ts = _tangents(arrays)
     p, t = _jvp(f, arrays, ts)
-    tp, tt = torch.func.jvp(lambda *xs: fn(torch, torch.nn.functional, torch.from_numpy, *xs),
-                            tuple(torch.tensor(a) for a in arrays), tuple(torch.tensor(v) for v in ts))
+    try:
+        tp, tt = torch.func.jvp(lambda *xs: fn(torch, torch.nn.functional, torch.from_numpy, *xs),
+                                tuple(torch.tensor(a) for a in arrays), tuple(torch.tensor(v) for v in ts))
+    except NotImplementedError:     # grid_sampler_2d, _cdist_forward, _embedding_bag: ember has a rule, torch not
+        pytest.skip("torch has no forward-mode AD for this op (checked against finite differences above)")
     np.testing.assert_allclose(p, tp.detach().numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(t, tt.detach().numpy(), rtol=1e-8, atol=1e-10)
 

@@ -288,10 +288,17 @@ def _compare(ef, tf, arrays, what):
         np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9, err_msg=f"{what}: second order")
 
 
+# ops whose derivatives depend on a gauge the two LAPACK builds choose differently
+NO_SECOND_ORDER_PARITY = {"linalg.svd": "signs of singular vectors differ between numpy's and torch's LAPACK; "
+                                        "gradgradcheck above checks ember's second derivative"}
+
+
 def _parity_db(op, samples):
     torch = pytest.importorskip("torch")
     if op.name in NON_SMOOTH:
         pytest.skip("non-smooth")
+    if op.name in NO_SECOND_ORDER_PARITY:
+        pytest.skip(NO_SECOND_ORDER_PARITY[op.name])
     ran = 0
     for s in samples[:2]:
         arrays = _differentiable(s, op)

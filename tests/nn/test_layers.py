@@ -44,6 +44,30 @@ def test_linear_forward_matches_torch(torch, bias, shape):
     assert [n for n, _ in e.named_parameters()] == [n for n, _ in t.named_parameters()]
 
 
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,k", [((2, 3, 4), 4), ((2, 2, 3, 4), 4), ((0, 3, 4), 4), ((2, 3, 0), 0)])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_linear_nd_grads_match_torch(torch, shape, k, contiguous):
+    """N-d input: torch folds a contiguous input into one addmm (grad_fn ViewBackward0), else matmul + add."""
+    e, t = nn.Linear(k, 3), torch.nn.Linear(k, 3)
+    copy_linear(e, t, torch)
+    x = arr(*shape)
+    if not contiguous:
+        x = np.ascontiguousarray(np.swapaxes(x, 0, 1)).swapaxes(0, 1)
+    xe, xt = ember.tensor(x), torch.tensor(x)
+    if not contiguous:
+        xe, xt = xe.transpose(0, 1).contiguous().transpose(0, 1), xt.transpose(0, 1).contiguous().transpose(0, 1)
+    xe.requires_grad_(), xt.requires_grad_()
+    ye, yt = e(xe), t(xt)
+    assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__
+    g = arr(*ye.shape)
+    ye.backward(ember.tensor(g))
+    yt.backward(torch.tensor(g))
+    for a, b in ((ye, yt), (xe.grad, xt.grad), (e.weight.grad, t.weight.grad), (e.bias.grad, t.bias.grad)):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(a.numpy(force=True), b.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_linear_default_init_bounds():
     ember.manual_seed(0)
     m = nn.Linear(400, 300)

@@ -24,6 +24,8 @@ def closeall(es, ts):
     dict(x=(2, 4, 9, 8), w=(6, 2, 3, 2), st=[2, 2], pd=[1, 1], dl=[2, 1], g=2, tr=False, op=[0, 0]),
     dict(x=(2, 3, 10), w=(4, 3, 3), st=[3], pd=[1], dl=[1], g=1, tr=False, op=[0]),
     dict(x=(2, 4, 5, 4), w=(4, 2, 3, 2), st=[2, 2], pd=[1, 1], dl=[1, 1], g=2, tr=True, op=[1, 1]),
+    # output_padding under dilation: grad_output has a row no input position reached
+    dict(x=(2, 4, 9), w=(4, 3, 3), st=[1], pd=[0], dl=[2], g=1, tr=True, op=[1]),
 ])
 def test_convolution_backward(dtype, cfg):
     torch = pytest.importorskip("torch")

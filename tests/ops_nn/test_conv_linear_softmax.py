@@ -118,6 +118,18 @@ def test_softmax_stable_and_inf():
 
 
 @pytest.mark.parity
+@pytest.mark.parametrize("dim", [0, 1])
+def test_softmax_rows_with_pos_inf_or_all_neg_inf_are_nan(dim):
+    torch = pytest.importorskip("torch")
+    a = np.array([[1., np.inf, 2., 0.], [-np.inf] * 4, [3., 1., 2., 0.], [np.inf, np.inf, 0., 1.]], np.float32)
+    x, tx = pair(torch, a if dim == 1 else a.T.copy())
+    for f in ("softmax", "log_softmax"):
+        e, t = getattr(ember, f)(x, dim), getattr(torch, f)(tx, dim)
+        assert np.isnan(t.numpy()).any()
+        close(e, t)
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape,ns,affine", [((2, 3, 4), [4], True), ((2, 3, 4), [3, 4], False), ((5, 6), [6], True)])
 def test_layer_norm(dtype, shape, ns, affine):
@@ -139,4 +151,10 @@ def test_layer_norm_errors():
             torch.layer_norm(torch.randn(2, 3, 4), ns)
         with pytest.raises(RuntimeError) as ee:
             ember.layer_norm(ember.randn(2, 3, 4), ns)
+        assert str(ee.value) == str(te.value)
+    for edt, tdt in ((ember.int64, torch.int64), (ember.complex64, torch.complex64)):
+        with pytest.raises(NotImplementedError) as te:
+            torch.layer_norm(torch.ones(2, 3, dtype=tdt), [3])
+        with pytest.raises(NotImplementedError) as ee:
+            ember.layer_norm(ember.ones(2, 3, dtype=edt), [3])
         assert str(ee.value) == str(te.value)

@@ -10633,7 +10633,7 @@ class GeluBackward0(_Node):
         if _e[_s0] is not None:
             approximate = _n.s_approximate
             self = _n.s_self.unpack(_n)
-            _r0 = gelu_backward(grad, self, approximate)
+            _r0 = _aten.gelu_backward.default(grad, self, approximate=approximate)
         _out = []
         _out.append(_r0)
         return _out
@@ -10652,7 +10652,7 @@ def _jvp_gelu(_ts, self, approximate, result):
     _o = None
     if _ts[0] is not None:
         grad = _ts[0]
-        _o = _fw_acc(_o, gelu_backward(grad, self, approximate))
+        _o = _fw_acc(_o, _aten.gelu_backward.default(grad, self, approximate=approximate))
     return _o
 
 
@@ -10712,6 +10712,82 @@ def gelu_(self, *, approximate='none'):
 
 
 _self_gelu_ = gelu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class GeluBackwardBackward0(_Node):
+    _op_name = 'aten::gelu_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            approximate = _n.s_approximate
+            self = _n.s_self.unpack(_n)
+            _r0 = _aten.gelu_backward.default(grad, self, approximate=approximate)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            approximate = _n.s_approximate
+            grad_output = _n.s_grad_output.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = gelu_double_backward(grad, grad_output, self, approximate)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_grad_output', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_gelu_backward = getattr(_aten.gelu_backward, 'default')
+
+
+def _jvp_gelu_backward(_ts, grad_output, self, approximate, result):
+    _o = None
+    grad_output_t = _z(_ts[0], grad_output)
+    self_t = _z(_ts[1], self)
+    _o = _aten.gelu_backward.default(grad_output_t, self, approximate=approximate) + gelu_double_backward(self_t, grad_output, self, approximate)
+    return _o
+
+
+def gelu_backward(grad_output, self, *, approximate='none'):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_gelu_backward(grad_output, self, approximate=approximate)
+            _t = _jvp_gelu_backward(_ts, grad_output, self, approximate, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output) or _rg(self)
+    if not _need:
+        return _OP_gelu_backward.redispatch(_below_ks((grad_output, self, approximate)), grad_output, self, approximate=approximate)
+    _n = GeluBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), _edge(self), )
+    if _rg(grad_output) or _rg(self):
+        _n.s_approximate = approximate
+    if _rg(self):
+        _n.s_grad_output = _SV(grad_output)
+    if _rg(grad_output) or _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_gelu_backward.redispatch(_below_ks((grad_output, self, approximate)), grad_output, self, approximate=approximate)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_gelu_backward = gelu_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SiluBackward0(_Node):

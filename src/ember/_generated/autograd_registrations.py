@@ -253,6 +253,7 @@ _KERNELS = (
     ('logaddexp', '', 'logaddexp'),
     ('gelu', '', 'gelu'),
     ('gelu_', '', 'gelu_'),
+    ('gelu_backward', '', 'gelu_backward'),
     ('silu', '', 'silu'),
     ('silu_', '', 'silu_'),
     ('mish', '', 'mish'),

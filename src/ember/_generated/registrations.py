@@ -314,6 +314,7 @@ _d('clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a
 _d("gelu(Tensor self, *, str approximate='none') -> Tensor", (('CPU', 'cpu.activations:gelu'), ('Meta', 'meta.math:gelu')))
 _d("gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)", (('CPU', 'cpu.activations:gelu_'), ('Meta', 'meta.math:gelu_')))
 _d("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)", (('CPU', 'cpu.activations:gelu_out'), ('Meta', 'meta.math:gelu_out')))
+_d("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", (('CPU', 'cpu.activations:gelu_backward'), ('Meta', 'meta.math:gelu_backward')))
 _d('silu(Tensor self) -> Tensor', (('CPU', 'cpu.activations:silu'), ('Meta', 'meta.math:silu')))
 _d('silu_(Tensor(a!) self) -> Tensor(a!)', (('CPU', 'cpu.activations:silu_'), ('Meta', 'meta.math:silu_')))
 _d('silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.activations:silu_out'), ('Meta', 'meta.math:silu_out')))

@@ -337,6 +337,14 @@ def matmul_backward(grad, self, other, which):
     from ..kernels.common import broadcast_shapes
     batch = tuple(broadcast_shapes(a._size[:-2], b._size[:-2]))
     g = grad.reshape(batch + (a._size[-2], b._size[-1]))
+    if b.dim() == 2 and a.dim() > 2:
+        # (..., n, k) @ (k, m): the batch folds into the rows, so each gradient is one 2-D product
+        # instead of a batched product (and, for `other`, a sum over the batch afterwards)
+        g2 = g.reshape(-1, b._size[-1])
+        if which == 0:
+            return g2.mm(b.t()).reshape(self._size)
+        r = a.reshape(-1, a._size[-1]).t().mm(g2)
+        return r.reshape(other._size) if r._size != other._size else r
     if which == 0:
         r = sum_to(g.matmul(b.transpose(-1, -2)), a._size)
         return r.reshape(self._size) if r._size != self._size else r
@@ -592,17 +600,18 @@ _SQRT_2 = float(np.sqrt(2.0))
 _SQRT_2PI = float(np.sqrt(2.0 * np.pi))
 
 
-def gelu_backward(grad, self, approximate):
+def gelu_double_backward(ggI, grad_output, self, approximate):
+    """gelu_backward's derivative for self: d/dself of grad_output * GELU'(self), times ggI (the gradient
+    reaching gelu_backward's output). gelu_backward itself is a fused op (kernels/cpu/activations.py)."""
     if approximate == "tanh":
         k = float(np.sqrt(2.0 / np.pi))
         c = 0.044715
-        inner = (self + self * self * self * c) * k
-        t = inner.tanh()
-        d = (t + 1) * 0.5 + self * 0.5 * (1 - t * t) * k * (self * self * (3 * c) + 1)
-        return grad * d
-    cdf = ((self / _SQRT_2).erf() + 1) * 0.5
+        du = (self * self * (3 * c) + 1) * k                        # d/dx of u = k (x + c x^3)
+        t = ((self + self * self * self * c) * k).tanh()
+        d2 = (1 - t * t) * (du - self * t * du * du + self * self * (3 * c * k))
+        return ggI * grad_output * d2
     pdf = (self * self * -0.5).exp() / _SQRT_2PI
-    return grad * (cdf + self * pdf)
+    return ggI * grad_output * pdf * (2 - self * self)
 
 
 def silu_backward(grad, self):

@@ -339,16 +339,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
         key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hk)
     sc = 1.0 / math.sqrt(E) if scale is None else scale
-    attn = A().mul.Scalar(A().matmul.default(query, A().transpose.int(key, -2, -1)), sc)
+    # scale the (.., L, E) query rather than the (.., L, S) scores, and mask by adding a 0/-inf bias of
+    # the mask's own (broadcast) shape, as torch's math path does: the add's backward is the identity
+    # for the scores, where a `where` would materialise a -inf tensor and mask the gradient again
+    q = query if sc == 1 else A().mul.Scalar(query, sc)
+    attn = A().matmul.default(q, A().transpose.int(key, -2, -1))
     if is_causal:
-        i = A().unsqueeze.default(A().arange.default(L, device=query.device), -1)
-        j = A().unsqueeze.default(A().arange.default(S, device=query.device), 0)
-        attn_mask = A().ge.Tensor(i, j)
+        attn_mask = A().triu.default(A().full.default([L, S], float("-inf"), dtype=attn.dtype, device=query.device), 1)
+    elif attn_mask is not None and attn_mask.dtype.name == "bool":
+        bias = A().zeros.default(list(attn_mask._size), dtype=attn.dtype, device=query.device)
+        attn_mask = A().masked_fill.Scalar(bias, A().logical_not.default(attn_mask), float("-inf"))
     if attn_mask is not None:
-        if attn_mask.dtype.name == "bool":
-            attn = A().where.self(attn_mask, attn, A().full_like.default(attn, float("-inf")))
-        else:
-            attn = A().add.Tensor(attn, attn_mask)
+        attn = A().add.Tensor(attn, attn_mask)
     attn = A()._softmax.default(attn, -1, False)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)

@@ -31,8 +31,17 @@ def linear(input, weight, bias=None):
         raise _bad_arg("linear", "weight", 2, "Tensor", weight)
     if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
         raise _bad_arg("linear", "bias", 3, "Tensor", bias)
-    if input.dim() == 2 and bias is not None:
-        return ember.addmm(bias, input, weight.t())
+    if bias is not None:
+        if input.dim() == 2:
+            return ember.addmm(bias, input, weight.t())
+        if input.dim() > 2 and input.is_contiguous():
+            # like torch: fold the leading dims into one addmm (one gemm with the bias fused, and
+            # a 2-D backward) instead of a batched matmul plus a broadcast add
+            lead = input._size[:-1]
+            rows = 1
+            for n in lead:
+                rows *= n           # not view(-1, k): k may be 0
+            return ember.addmm(bias, input.view(rows, input._size[-1]), weight.t()).view(*lead, weight._size[0])
     out = ember.matmul(input, weight.t())
     return out + bias if bias is not None else out
 

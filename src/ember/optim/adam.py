@@ -2,6 +2,8 @@
 one rounding per torch op, so float16/bfloat16 params match torch bit for bit)."""
 import math
 
+import numpy as np
+
 from ._opmath import Ops
 from .optimizer import (Optimizer, _check_lr, _closure_loss, _scalar_step, _set, _use_grad, _value, _zeros_like)
 
@@ -18,6 +20,55 @@ def _check_adam_args(lr, eps, betas, weight_decay):
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
     if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _adam_update(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled):
+    """One parameter's update, in place on its buffers with two scratch arrays (no per-op dispatch, no
+    fresh arrays per operation), each numpy op rounding exactly like torch's single-tensor step:
+    p *= 1 - lr*wd | grad += wd*p;  m.lerp_(grad, 1-beta1);  v = v*beta2 + (1-beta2)*grad*grad;
+    p += -step_size * (m / (sqrt(v) / sqrt(bc2) + eps))."""
+    f = p._np.dtype.type
+    pn = p._np
+    if maximize:
+        grad = -grad
+    step_t = state["step"]
+    step_t._np[...] += 1
+    step_t._version_counter.bump()
+    if wd != 0:
+        if decoupled:
+            pn *= f(1 - lr * wd)
+        else:
+            grad = grad + f(wd) * pn
+    m, v = state["exp_avg"], state["exp_avg_sq"]
+    mn, vn = m._np, v._np
+    tmp = np.subtract(grad, mn)                         # lerp(m, grad, w) as torch rounds it
+    w = 1 - beta1
+    if w < 0.5:
+        tmp *= f(w)
+        mn += tmp
+    else:
+        tmp *= f(1 - w)
+        np.subtract(grad, tmp, out=mn)
+    np.multiply(grad, f(1 - beta2), out=tmp)
+    tmp *= grad
+    vn *= f(beta2)
+    vn += tmp
+    step = float(step_t._np)
+    step_size = lr / (1 - beta1 ** step)
+    bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
+    if amsgrad:
+        mx = state["max_exp_avg_sq"]
+        np.maximum(mx._np, vn, out=mx._np)
+        mx._version_counter.bump()
+        vn = mx._np
+    np.sqrt(vn, out=tmp)
+    tmp /= f(bias_correction2_sqrt)
+    tmp += f(eps)
+    np.divide(mn, tmp, out=tmp)
+    tmp *= f(-step_size)
+    pn += tmp
+    for t in (p, m, v):
+        t._version_counter.bump()
 
 
 class Adam(Optimizer):
@@ -59,33 +110,36 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = _zeros_like(p)
                     if amsgrad:
                         state["max_exp_avg_sq"] = _zeros_like(p)
-                o = Ops(p._np.dtype)
-                grad = p.grad._np
-                if maximize:
-                    grad = o.neg(grad)
-                step_t = state["step"]
-                _set(step_t, step_t._np + 1)
-                if wd != 0:
-                    if decoupled:
-                        _set(p, o.mul(p._np, 1 - lr * wd))
+                if p._np.dtype.itemsize == 2:   # float16/bfloat16: torch's one rounding per op (see _opmath)
+                    o = Ops(p._np.dtype)
+                    grad = p.grad._np
+                    if maximize:
+                        grad = o.neg(grad)
+                    step_t = state["step"]
+                    _set(step_t, step_t._np + 1)
+                    if wd != 0:
+                        if decoupled:
+                            _set(p, o.mul(p._np, 1 - lr * wd))
+                        else:
+                            grad = o.add(grad, p._np, wd)
+                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                    _set(exp_avg, o.lerp(exp_avg._np, grad, 1 - beta1))
+                    _set(exp_avg_sq, o.addcmul(o.mul(exp_avg_sq._np, beta2), grad, grad, 1 - beta2))
+                    step = step_t.item()
+                    bias_correction1 = 1 - beta1 ** step
+                    bias_correction2 = 1 - beta2 ** step
+                    step_size = lr / bias_correction1
+                    bias_correction2_sqrt = math.sqrt(bias_correction2)
+                    if amsgrad:
+                        mx = state["max_exp_avg_sq"]
+                        _set(mx, o.maximum(mx._np, exp_avg_sq._np))
+                        sq = mx._np
                     else:
-                        grad = o.add(grad, p._np, wd)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                _set(exp_avg, o.lerp(exp_avg._np, grad, 1 - beta1))
-                _set(exp_avg_sq, o.addcmul(o.mul(exp_avg_sq._np, beta2), grad, grad, 1 - beta2))
-                step = step_t.item()
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = math.sqrt(bias_correction2)
-                if amsgrad:
-                    mx = state["max_exp_avg_sq"]
-                    _set(mx, o.maximum(mx._np, exp_avg_sq._np))
-                    sq = mx._np
-                else:
-                    sq = exp_avg_sq._np
-                denom = o.add_scalar(o.div(o.sqrt(sq), bias_correction2_sqrt), eps)
-                _set(p, o.addcdiv(p._np, exp_avg._np, denom, -step_size))
+                        sq = exp_avg_sq._np
+                    denom = o.add_scalar(o.div(o.sqrt(sq), bias_correction2_sqrt), eps)
+                    _set(p, o.addcdiv(p._np, exp_avg._np, denom, -step_size))
+                else:                            # float32/float64: in place, few scratch arrays
+                    _adam_update(p, state, p.grad._np, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled)
         return loss
 
 

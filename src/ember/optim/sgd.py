@@ -9,6 +9,30 @@ from .._tensor import Tensor
 __all__ = ["SGD"]
 
 
+def _sgd_update(p, state, grad, lr, momentum, dampening, weight_decay, nesterov, maximize):
+    """One parameter's update in place (torch's single-tensor rounding: buf = buf*momentum +
+    (1-dampening)*grad; p += -lr*grad), with one scratch array instead of a fresh array per operation."""
+    f = p._np.dtype.type
+    pn = p._np
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad + f(weight_decay) * pn
+    if momentum != 0:
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = Tensor._wrap_np(np.array(grad, copy=True), p.dtype)
+        else:
+            bn = buf._np
+            bn *= f(momentum)
+            bn += grad if dampening == 0 else grad * f(1 - dampening)
+            buf._version_counter.bump()
+        grad = grad + f(momentum) * buf._np if nesterov else buf._np
+    tmp = np.multiply(grad, f(-lr))
+    pn += tmp
+    p._version_counter.bump()
+
+
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False,
                  foreach=None, differentiable=False, fused=None):
@@ -41,20 +65,24 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                o = Ops(p._np.dtype)
-                grad = p.grad._np
-                if maximize:
-                    grad = o.neg(grad)
-                if weight_decay != 0:
-                    grad = o.add(grad, p._np, weight_decay)
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = Tensor._wrap_np(np.array(grad, copy=True), p.dtype)
-                    else:
-                        _set(buf, o.add(o.mul(buf._np, momentum), grad, 1 - dampening))
-                    state["momentum_buffer"] = buf
-                    grad = o.add(grad, buf._np, momentum) if nesterov else buf._np
-                _set(p, o.add(p._np, grad, -lr))
+                if p._np.dtype.itemsize == 2:   # float16/bfloat16: torch's one rounding per op (see _opmath)
+                    o = Ops(p._np.dtype)
+                    grad = p.grad._np
+                    if maximize:
+                        grad = o.neg(grad)
+                    if weight_decay != 0:
+                        grad = o.add(grad, p._np, weight_decay)
+                    if momentum != 0:
+                        state = self.state[p]
+                        buf = state.get("momentum_buffer")
+                        if buf is None:
+                            buf = Tensor._wrap_np(np.array(grad, copy=True), p.dtype)
+                        else:
+                            _set(buf, o.add(o.mul(buf._np, momentum), grad, 1 - dampening))
+                        state["momentum_buffer"] = buf
+                        grad = o.add(grad, buf._np, momentum) if nesterov else buf._np
+                    _set(p, o.add(p._np, grad, -lr))
+                else:                            # float32/float64: in place, few scratch arrays
+                    _sgd_update(p, self.state[p] if momentum != 0 else None, p.grad._np, lr, momentum, dampening,
+                                weight_decay, nesterov, maximize)
         return loss

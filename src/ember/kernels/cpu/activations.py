@@ -4,7 +4,8 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..common import check_out
-from ..meta.math import glu_shape, unary_kind_dtype
+from ..meta.math import gelu_backward_spec, glu_shape, unary_kind_dtype
+from . import normal_cdf
 from .math import make_unary_p
 from .special import erf
 
@@ -12,13 +13,47 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+def _check_approximate(approximate):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+
 def _gelu(a, approximate="none"):
+    _check_approximate(approximate)
     if approximate == "none":
+        if normal_cdf.single(a):
+            return normal_cdf.gelu(a if a.dtype == np.float32 else a.astype(np.float32))
         return 0.5 * a * (1.0 + erf(a * np.sqrt(0.5)).astype(a.dtype))
-    if approximate == "tanh":
-        k = np.sqrt(2.0 / np.pi)
-        return 0.5 * a * (1.0 + np.tanh(k * (a + 0.044715 * a * a * a)))
-    raise RuntimeError("approximate argument must be either none or tanh.")
+    k = np.sqrt(2.0 / np.pi)
+    return 0.5 * a * (1.0 + np.tanh(k * (a + 0.044715 * a * a * a)))
+
+
+def _gelu_backward_np(g, a, approximate):
+    """grad * GELU'(x) as one numpy expression (float32 path of normal_cdf.py for single precision)."""
+    if approximate == "none":
+        if normal_cdf.single(a):
+            f32 = np.float32
+            return normal_cdf.gelu_grad(g if g.dtype == f32 else g.astype(f32), a if a.dtype == f32 else a.astype(f32))
+        cdf = 0.5 * (1.0 + erf(a * np.sqrt(0.5)))
+        return g * (cdf + a * np.exp(-0.5 * a * a) / np.sqrt(2.0 * np.pi))
+    k, c = np.sqrt(2.0 / np.pi), 0.044715
+    t = np.tanh(k * (a + c * a * a * a))
+    return g * (0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * k * (1.0 + 3.0 * c * a * a))
+
+
+def gelu_backward(grad_output, self, approximate="none"):
+    _check_approximate(approximate)
+    shape, rdt = gelu_backward_spec(grad_output, self)
+    g, a = grad_output._np, self._np
+    if g.dtype != rdt._np:
+        g = g.astype(rdt._np)
+    if a.dtype != rdt._np:
+        a = a.astype(rdt._np)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        r = _gelu_backward_np(g, a, approximate)
+    if r.shape == shape and r.dtype == rdt._np and r.flags.c_contiguous:
+        return Tensor._wrap_np(r, rdt)
+    return Tensor._wrap_np(np.ascontiguousarray(np.broadcast_to(r, shape), dtype=rdt._np), rdt)
 
 
 def _softplus_np(a):

@@ -1,6 +1,16 @@
-"""cpu aten::convolution: im2col as a strided window view of the padded input, then ONE batched
-matmul (groups as the batch dim). Transposed convolution is the same kernel applied to the
-stride-dilated input with the flipped, channel-swapped weight."""
+"""cpu aten::convolution and its backward, any spatial rank, channels-last inside:
+
+- forward: im2col (a strided window view of the padded channels-last input, copied once into a
+  (N*O, K*Cg) matrix per group) times the reordered weight: one matmul per group;
+- grad_weight: the same im2col matrix contracted with grad_output: one matmul per group;
+- grad_input: the weight times grad_output gives every window's gradient (one matmul per group),
+  then col2im adds the windows back, one strided add per kernel offset (never per position).
+
+A transposed convolution is the grad_input computation of the forward convolution it transposes,
+and its grad_input is that forward convolution (no zero-stuffed input is ever built).
+Matmul operand orders are the ones OpenBLAS measured fastest for these tall-skinny shapes (numpy's
+matmul of a (32, 36864) by (36864, 400) pair is several times slower than the (400, 36864) by
+(36864, 32) one, so the long N*O dimension is never the shared inner dimension of a short result)."""
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -8,69 +18,121 @@ from ..meta.conv import conv_spec
 from ..meta.nn_common import acc, wrap
 
 
-def pad_crop(x, pads):
-    """Pad the trailing len(pads) dims by (left, right) zeros; negative amounts crop."""
-    lead = x.ndim - len(pads)
-    if any(l > 0 or r > 0 for l, r in pads):
-        x = np.pad(x, [(0, 0)] * lead + [(max(l, 0), max(r, 0)) for l, r in pads])
-    if any(l < 0 or r < 0 for l, r in pads):
-        x = x[(slice(None),) * lead + tuple(slice(max(-l, 0), x.shape[lead + i] - max(-r, 0))
-                                            for i, (l, r) in enumerate(pads))]
-    return x
+def _channels_last(x, pd):
+    """(N, C, *S) -> contiguous (N, *S', C), each spatial dim zero-padded by pd on both sides."""
+    d = x.ndim - 2
+    if not any(pd):
+        return np.ascontiguousarray(np.moveaxis(x, 1, -1))
+    xl = np.zeros((x.shape[0],) + tuple(x.shape[2 + i] + 2 * pd[i] for i in range(d)) + (x.shape[1],), x.dtype)
+    inner = (slice(None),) + tuple(slice(pd[i], pd[i] + x.shape[2 + i]) for i in range(d))
+    np.copyto(np.moveaxis(xl[inner], -1, 1), x)
+    return xl
 
 
-def windows_last(x, kernel, stride, dilation):
-    """Channels-last (N, *S, C) -> (N, *O, *K, C) view of every window (no copy)."""
-    d = len(kernel)
-    sp, ss = x.shape[1:1 + d], x.strides[1:1 + d]
-    out = tuple((sp[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(d))
-    return as_strided(x, (x.shape[0],) + out + tuple(kernel) + (x.shape[-1],),
-                      (x.strides[0],) + tuple(ss[i] * stride[i] for i in range(d)) +
-                      tuple(ss[i] * dilation[i] for i in range(d)) + (x.strides[-1],), writeable=False)
+def _windows(xl, kern, stride, dilation, out):
+    """Channels-last (N, *S, C) -> (N, *out, *K, C) view of every window (no copy)."""
+    d = len(kern)
+    ss = xl.strides[1:1 + d]
+    return as_strided(xl, (xl.shape[0],) + tuple(out) + tuple(kern) + (xl.shape[-1],),
+                      (xl.strides[0],) + tuple(ss[i] * stride[i] for i in range(d)) +
+                      tuple(ss[i] * dilation[i] for i in range(d)) + (xl.strides[-1],), writeable=False)
 
 
-def conv_forward(x, w, b, st, pd, dl, groups):
-    """im2col in channels-last order (each window row is Kw*C contiguous floats), then one
-    (batched over groups) matmul against the weight reordered to (G, K*Cg, Og)."""
-    d = w.ndim - 2
-    n = x.shape[0]
-    cout, cg, kern = w.shape[0], w.shape[1], w.shape[2:]
-    og = cout // groups
-    xl = np.moveaxis(x, 1, -1)
-    xl = pad_crop(xl, [(p, p) for p in pd] + [(0, 0)]) if any(pd) else np.ascontiguousarray(xl)
-    win = windows_last(xl, kern, st, dl)                          # N, *O, *K, C
-    o = win.shape[1:1 + d]
-    no, kk = n * int(np.prod(o)), int(np.prod(kern))
-    wl = np.moveaxis(w.reshape((groups, og, cg) + kern), 2, -1).reshape(groups, og, kk * cg)
+def _im2col(x, kern, st, pd, dl, out, groups):
+    """(G, N*O, K*Cg) contiguous matrix of every window of x (N, C, *S) (the one big copy)."""
+    win = _windows(_channels_last(x, pd), kern, st, dl, out)
+    n, d, cg = x.shape[0], len(kern), x.shape[1] // groups
+    no, kk = n * int(np.prod(out)), int(np.prod(kern))
     if groups == 1:
-        cols = win.reshape(no, kk * cg)                           # the im2col copy
-        y = np.matmul(cols, wl[0].T)                              # N*O, Cout: one BLAS call
-        y = y.reshape((n,) + o + (cout,))
+        return win.reshape(1, no, kk * cg)
+    win = win.reshape((n,) + tuple(out) + tuple(kern) + (groups, cg))
+    perm = (1 + 2 * d,) + tuple(range(1 + 2 * d)) + (2 + 2 * d,)
+    return np.ascontiguousarray(win.transpose(perm)).reshape(groups, no, kk * cg)
+
+
+def _weight_matrix(w, groups):
+    """(Cout, Cg, *K) -> (G, Og, K*Cg), the column order of _im2col."""
+    og, cg, kern = w.shape[0] // groups, w.shape[1], w.shape[2:]
+    return np.moveaxis(w.reshape((groups, og, cg) + kern), 2, -1).reshape(groups, og, -1)
+
+
+def _rows_of(t, groups):
+    """(N, G*Og, *O) -> contiguous (G, N*O, Og)."""
+    n, c, o = t.shape[0], t.shape[1], t.shape[2:]
+    v = t.reshape((n, groups, c // groups) + o)
+    v = np.moveaxis(np.moveaxis(v, 1, 0), 2, -1)                       # G, N, *O, Og
+    return np.ascontiguousarray(v).reshape(groups, -1, c // groups)
+
+
+def _from_rows(rows, n, out, bias):
+    """(G, N*O, Og) -> contiguous (N, G*Og, *O) (+ bias), one strided copy."""
+    groups, _, og = rows.shape
+    d = len(out)
+    y = np.empty((n, groups * og) + tuple(out), rows.dtype)
+    src = rows.reshape((groups, n) + tuple(out) + (og,))
+    src = np.moveaxis(np.moveaxis(src, 0, 1), -1, 2)                     # N, G, Og, *O
+    dst = y.reshape((n, groups, og) + tuple(out))
+    if bias is None:
+        np.copyto(dst, src)
     else:
-        win = win.reshape((n,) + o + kern + (groups, cg))
-        perm = (1 + 2 * d,) + tuple(range(1 + 2 * d)) + (2 + 2 * d,)
-        cols = win.transpose(perm).reshape(groups, no, kk * cg)
-        y = np.matmul(cols, wl.transpose(0, 2, 1))                # G, N*O, Og: one batched BLAS call
-        y = np.moveaxis(y.reshape((groups, n) + o + (og,)), 0, -2).reshape((n,) + o + (cout,))
-    y = np.ascontiguousarray(np.moveaxis(y, -1, 1))
-    if b is not None:
-        y += b.reshape((1, cout) + (1,) * d)
+        np.add(src, bias.reshape((1, groups, og) + (1,) * d), out=dst)
     return y
 
 
-def conv_transpose(x, w, b, st, pd, dl, op, groups):
+def conv_forward(x, w, b, st, pd, dl, groups, out=None):
+    """`out`: the output spatial size when fewer windows than fit are wanted (the grad_input of a
+    transposed convolution whose output_padding left extra rows that no input position reached)."""
     d = w.ndim - 2
-    n, cin = x.shape[:2]
     kern = w.shape[2:]
-    if any(s > 1 for s in st):
-        dil = np.zeros((n, cin) + tuple((x.shape[2 + i] - 1) * st[i] + 1 for i in range(d)), x.dtype)
-        dil[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in st)] = x
-        x = dil
-    x = pad_crop(x, [(dl[i] * (kern[i] - 1) - pd[i], dl[i] * (kern[i] - 1) - pd[i] + op[i]) for i in range(d)])
-    cg, og = cin // groups, w.shape[1]
-    wf = w.reshape((groups, cg, og) + kern).swapaxes(1, 2)[(Ellipsis,) + (slice(None, None, -1),) * d]
-    wf = wf.reshape((groups * og, cg) + kern)
-    return conv_forward(x, wf, b, (1,) * d, (0,) * d, dl, groups)
+    if out is None:
+        out = [(x.shape[2 + i] + 2 * pd[i] - dl[i] * (kern[i] - 1) - 1) // st[i] + 1 for i in range(d)]
+    out = tuple(out)
+    cols = _im2col(x, kern, st, pd, dl, out, groups)                     # G, N*O, K*Cg
+    wmt = np.ascontiguousarray(_weight_matrix(w, groups).transpose(0, 2, 1))   # G, K*Cg, Og
+    rows = (cols[0] @ wmt[0])[None] if groups == 1 else np.matmul(cols, wmt)    # contiguous: BLAS per group
+    return _from_rows(rows, x.shape[0], out, b)
+
+
+def conv_input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
+    """Adjoint of conv_forward in x: (N, Cout, *O) -> (N, G*Cg, *in_spatial) (+ bias, for use as a
+    transposed convolution). Each window's gradient comes out of one matmul per group as a
+    (K, Cg, N, *O) block, so col2im adds whole contiguous (Cg, N, *O) slabs into a channel-first
+    padded buffer; windows that fall in the padding are cropped away."""
+    d = w.ndim - 2
+    n, out, kern = go.shape[0], tuple(go.shape[2:]), tuple(w.shape[2:])
+    cg, og = w.shape[1], w.shape[0] // groups
+    gcn = np.ascontiguousarray(np.moveaxis(go.reshape((n, groups, og) + out), 0, 2))   # G, Og, N, *O
+    gcn = gcn.reshape(groups, og, -1)
+    wmt = np.ascontiguousarray(_weight_matrix(w, groups).transpose(0, 2, 1))   # G, K*Cg, Og
+    need = [(out[i] - 1) * st[i] + dl[i] * (kern[i] - 1) + 1 for i in range(d)]
+    size = tuple(max(in_spatial[i] + 2 * pd[i], need[i]) for i in range(d))
+    buf = np.zeros((groups, cg, n) + size, go.dtype)                    # channel-first, padded
+    gcols = (wmt[0] @ gcn[0])[None] if groups == 1 else np.matmul(wmt, gcn)     # every window's gradient
+    gcols = np.moveaxis(gcols.reshape((groups,) + kern + (cg, n) + out), 0, d)  # *K, G, Cg, N, *O
+    for k in np.ndindex(*kern):                                          # col2im: one add per kernel offset
+        dst = (slice(None),) * 3 + tuple(
+            slice(k[i] * dl[i], k[i] * dl[i] + (out[i] - 1) * st[i] + 1, st[i]) for i in range(d))
+        buf[dst] += gcols[k]
+    crop = buf[(slice(None),) * 3 + tuple(slice(pd[i], pd[i] + in_spatial[i]) for i in range(d))]
+    src = np.moveaxis(crop.reshape((groups * cg, n) + tuple(in_spatial)), 1, 0)
+    y = np.empty((n, groups * cg) + tuple(in_spatial), go.dtype)
+    if b is None:
+        np.copyto(y, src)
+    else:
+        np.add(src, b.reshape((1, -1) + (1,) * d), out=y)
+    return y
+
+
+def conv_weight_grad(x, go, wshape, st, pd, dl, groups):
+    """dL/dW of a forward convolution of x giving grad_output go: im2col(x)^T @ rows(go) per group."""
+    cout, cg, kern = wshape[0], wshape[1], tuple(wshape[2:])
+    og = cout // groups
+    cols = _im2col(x, kern, st, pd, dl, go.shape[2:], groups)           # G, N*O, K*Cg
+    rows = _rows_of(go, groups)                                          # G, N*O, Og
+    gw = np.stack([cols[g].T @ rows[g] for g in range(groups)])         # G, K*Cg, Og
+    gw = gw.reshape((groups,) + kern + (cg, og))
+    gw = np.moveaxis(np.moveaxis(gw, -1, 1), -1, 2)                      # G, Og, Cg, *K
+    return np.ascontiguousarray(gw).reshape(wshape)
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -81,29 +143,11 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if 0 in shape or 0 in x.shape:
         return wrap(np.zeros(shape), dt) if 0 in shape else wrap(np.broadcast_to(
             np.zeros(1) if b is None else b.reshape((-1,) + (1,) * d), shape[1:])[None].repeat(shape[0], 0), dt)
-    y = conv_transpose(x, w, b, st, pd, dl, op, groups) if transposed else conv_forward(x, w, b, st, pd, dl, groups)
-    return wrap(y, dt)
-
-
-def _weight_grad(x, go, wshape, st, pd, dl, groups):
-    """dL/dW of a forward convolution: im2col(x) contracted with grad_output in one batched matmul."""
-    d = len(wshape) - 2
-    n = x.shape[0]
-    cout, cg, kern = wshape[0], wshape[1], tuple(wshape[2:])
-    og = cout // groups
-    xl = np.moveaxis(x, 1, -1)
-    xl = pad_crop(xl, [(p, p) for p in pd] + [(0, 0)]) if any(pd) else np.ascontiguousarray(xl)
-    win = windows_last(xl, kern, st, dl)
-    o = go.shape[2:]
-    win = win[(slice(None),) + tuple(slice(0, oi) for oi in o)]
-    no, kk = n * int(np.prod(o)), int(np.prod(kern))
-    win = win.reshape((n,) + o + kern + (groups, cg))
-    perm = (1 + 2 * d,) + tuple(range(1 + 2 * d)) + (2 + 2 * d,)
-    cols = win.transpose(perm).reshape(groups, no, kk * cg)
-    gom = np.moveaxis(go, 1, -1).reshape(no, groups, og).transpose(1, 2, 0)      # G, Og, N*O
-    gw = np.matmul(gom, cols)                                                      # G, Og, K*Cg
-    gw = gw.reshape((groups, og) + kern + (cg,))
-    return np.moveaxis(gw, -1, 2).reshape(wshape)
+    if transposed:
+        y = conv_input_grad(x, w, shape[2:], st, pd, dl, groups, b)
+    else:
+        y = conv_forward(x, w, b, st, pd, dl, groups)
+    return wrap(y, dt, fresh=True)
 
 
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
@@ -113,17 +157,13 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     x, w, go = acc(input), acc(weight), acc(grad_output)
     gi = gw = gb = None
     if output_mask[0]:
-        if not transposed:          # the adjoint of a strided conv is a transposed conv of the same weight
-            full = [(go.shape[2 + i] - 1) * st[i] - 2 * pd[i] + dl[i] * (w.shape[2 + i] - 1) + 1 for i in range(d)]
-            extra = [x.shape[2 + i] - full[i] for i in range(d)]
-            gi = conv_transpose(go, w, None, st, pd, dl, extra, groups)
-        else:
-            gi = conv_forward(go, w, None, st, pd, dl, groups)
-        gi = wrap(gi, dt)
+        gi = conv_forward(go, w, None, st, pd, dl, groups, x.shape[2:]) if transposed else \
+            conv_input_grad(go, w, x.shape[2:], st, pd, dl, groups)
+        gi = wrap(gi, dt, fresh=True)
     if output_mask[1]:
-        gw = _weight_grad(x, go, w.shape, st, pd, dl, groups) if not transposed else \
-            _weight_grad(go, x, w.shape, st, pd, dl, groups)
-        gw = wrap(gw, dt)
+        gw = conv_weight_grad(go, x, w.shape, st, pd, dl, groups) if transposed else \
+            conv_weight_grad(x, go, w.shape, st, pd, dl, groups)
+        gw = wrap(gw, dt, fresh=True)
     if output_mask[2] and bias_sizes is not None:
         gb = wrap(go.sum(axis=(0,) + tuple(range(2, go.ndim))), dt)
     return gi, gw, gb

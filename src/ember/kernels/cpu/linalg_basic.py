@@ -31,7 +31,14 @@ mm = _make(mm_spec)
 bmm = _make(bmm_spec)
 mv = _make(mv_spec)
 dot = _make(dot_spec)
-matmul = _make(matmul_spec)
+
+
+def matmul(self, other):
+    shape, dt = matmul_spec(self, other)
+    a, b = _acc(self), _acc(other)
+    if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
+        return _result(np.matmul(a.reshape(-1, a.shape[-1]), b), shape, dt)   # one gemm, not one per batch
+    return _result(np.matmul(a, b), shape, dt)
 
 
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
@@ -40,5 +47,9 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     if alpha != 1:
         r = r * alpha
     if beta != 0:   # beta == 0 ignores self entirely (nan/inf in self do not propagate), like torch
-        r = r + (beta * _acc(self) if beta != 1 else _acc(self))
+        b = beta * _acc(self) if beta != 1 else _acc(self)
+        if r.shape == shape and np.can_cast(b.dtype, r.dtype, "same_kind") and np.result_type(r, b) == r.dtype:
+            np.add(r, b, out=r)         # r is fresh: add the (broadcast) bias in place, no second array
+        else:
+            r = r + b
     return _result(np.broadcast_to(r, shape), shape, dt)

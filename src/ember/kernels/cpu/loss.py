@@ -130,7 +130,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     x2 = acc(self).reshape(-1, self._size[-1])
     gi = _nll_backward(grad_output._np, x2, target._np.reshape(-1).astype(np.int64), weight, reduction,
                        ignore_index, total_weight._np)
-    return wrap(gi.reshape(self._size), self.dtype)
+    return wrap(gi.reshape(self._size), self.dtype, fresh=True)
 
 
 def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):

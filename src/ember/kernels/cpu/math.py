@@ -35,6 +35,9 @@ def make_unary_p(fn, name, kind=None):
     def functional(self, *args, **kw):
         rdt = unary_kind_dtype(self, kind, name)
         r = _compute(self, args, kw, rdt)
+        if (type(r) is np.ndarray and r.dtype == rdt._np and r.shape == self._size and r.flags.c_contiguous
+                and self.is_contiguous() and not np.may_share_memory(r, self._np)):
+            return _wrap_fresh(r, rdt)          # a fresh result in the layout _alloc would give: no copy
         out = _alloc(self._size, rdt, self)
         np.copyto(out._np, r, casting="unsafe")
         return out

@@ -5,7 +5,8 @@ import numpy as np
 from ..._core import dtype as D
 
 from ..meta import normalization as M
-from ..meta.nn_common import acc, np_or_none, split_run, wrap
+from ..meta.nn_common import _tn, acc, np_or_none, wrap
+from .rowblocks import row_dot, row_sum, run_rows
 
 
 def _affine(y, weight, bias, shape):
@@ -25,27 +26,38 @@ def _affine_(y, weight, bias, shape):
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """Per cache-sized block of rows: mean (row sums as BLAS dots), centre in the output buffer,
+    variance as the row-wise dot product of the centred rows, scale by rstd, then the affine weight
+    and bias in place."""
     shape, stat, axis = M.layer_norm_spec(input, normalized_shape, weight, bias)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for '{_tn(input.dtype)}'")
     x = acc(input)
-    axes = tuple(range(axis, x.ndim))
     k = int(np.prod(x.shape[axis:]))
-    m_rows = x.size // k if k else int(np.prod(x.shape[:axis]))
+    m_rows = int(np.prod(x.shape[:axis]))
     x2 = x.reshape(m_rows, k)
     y2, mean, rstd = np.empty_like(x2), np.empty((m_rows, 1), x.dtype), np.empty((m_rows, 1), x.dtype)
-
-    def chunk(xc, yc, mc, rc):
-        if xc.size == 0:
-            mc[...], rc[...] = 0, np.nan
-            return
-        mc[...] = xc.mean(axis=1, keepdims=True)
-        np.subtract(xc, mc, out=yc)                       # centred, then normalised in place
-        rc[...] = 1.0 / np.sqrt(np.einsum("ij,ij->i", yc, yc)[:, None] / k + eps)
-        yc *= rc
-    split_run(chunk, [x2, y2, mean, rstd], 0)
-    y, mean, rstd = y2.reshape(x.shape), mean.reshape(stat), rstd.reshape(stat)
-    y = _affine_(y, weight, bias, x.shape[axis:])
+    w = None if weight is None else acc(weight).reshape(k).astype(x.dtype, copy=False)
+    b = None if bias is None else acc(bias).reshape(k).astype(x.dtype, copy=False)
+    if x2.size == 0:
+        mean[...], rstd[...] = 0, np.nan
+    else:
+        def block(xc, yc, mc, rc):
+            np.divide(row_sum(xc), k, out=mc)
+            np.subtract(xc, mc, out=yc)                       # centred, then normalised in place
+            np.divide(row_dot(yc, yc), k, out=rc)
+            rc += eps
+            np.sqrt(rc, out=rc)
+            np.reciprocal(rc, out=rc)
+            yc *= rc
+            if w is not None:
+                yc *= w
+            if b is not None:
+                yc += b
+        run_rows(block, [x2, y2, mean, rstd])
     dt = input.dtype
-    return wrap(y, dt, fresh=True), wrap(mean, dt, fresh=True), wrap(rstd, dt, fresh=True)
+    return wrap(y2.reshape(x.shape), dt, fresh=True), wrap(mean.reshape(stat), dt, fresh=True), \
+        wrap(rstd.reshape(stat), dt, fresh=True)
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -90,22 +102,57 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
 
 
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
-    """dx = rstd/N * (N*g - sum(g) - xhat*sum(g*xhat)) over the normalised dims, g = dy*w."""
-    x, go = acc(input), acc(grad_out)
-    k = len(normalized_shape)
-    axes = tuple(range(x.ndim - k, x.ndim))
-    n = int(np.prod(x.shape[x.ndim - k:]))
-    xhat = (x - acc(mean)) * acc(rstd)
-    g = go * acc(weight) if weight is not None else go
+    """dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) over the normalised dims, g = dy * w;
+    dw = sum(dy * xhat), db = sum(dy) over the rows. One pass per cache-sized block of rows, with
+    block-sized scratch buffers; the per-block dw/db partial sums are added at the end."""
+    x = acc(input)
+    nk = len(normalized_shape)
+    k = int(np.prod(x.shape[x.ndim - nk:]))
+    m_rows = int(np.prod(x.shape[:x.ndim - nk]))
+    x2 = x.reshape(m_rows, k)
+    go2 = acc(grad_out).astype(x.dtype, copy=False).reshape(m_rows, k)
+    mu2 = acc(mean).astype(x.dtype, copy=False).reshape(m_rows, 1)
+    rs2 = acc(rstd).astype(x.dtype, copy=False).reshape(m_rows, 1)
+    w = None if weight is None else acc(weight).reshape(k).astype(x.dtype, copy=False)
+    want_dx, want_dw, want_db = output_mask[0], output_mask[1] and weight is not None, output_mask[2] and bias is not None
+    dx2 = np.empty_like(x2) if want_dx else None
+    parts = []
+
+    def block(xc, gc, mc, rc, *rest):                 # rest: (dx block,) + (row indices,)
+        xhat = np.subtract(xc, mc)
+        xhat *= rc
+        tmp = np.empty_like(xhat)
+        dwp = dbp = None
+        if want_dw:
+            np.multiply(gc, xhat, out=tmp)
+            dwp = np.add.reduce(tmp, axis=0)
+        if want_db:
+            dbp = np.add.reduce(gc, axis=0)
+        parts.append((int(rest[-1][0]), dwp, dbp))
+        if want_dx:
+            g = gc if w is None else np.multiply(gc, w, out=tmp)
+            a = row_sum(g)
+            a /= k
+            c = row_dot(g, xhat)
+            c /= k
+            out = rest[0]
+            np.subtract(g, a, out=out)
+            xhat *= c
+            out -= xhat
+            out *= rc
+
+    if x2.size:
+        run_rows(block, [x2, go2, mu2, rs2] + ([dx2] if want_dx else []) + [np.arange(m_rows)])
+    parts.sort(key=lambda p: p[0])          # add the partial sums in row order: deterministic results
     dx = dw = db = None
-    if output_mask[0]:
-        dx = acc(rstd) / n * (n * g - g.sum(axis=axes, keepdims=True) - xhat * (g * xhat).sum(axis=axes, keepdims=True))
-        dx = wrap(dx, input.dtype)
-    lead = tuple(range(x.ndim - k))
-    if output_mask[1] and weight is not None:
-        dw = wrap((go * xhat).sum(axis=lead), weight.dtype)
-    if output_mask[2] and bias is not None:
-        db = wrap(go.sum(axis=lead), bias.dtype)
+    if want_dx:
+        dx = wrap(dx2.reshape(x.shape), input.dtype, fresh=True)
+    if want_dw:
+        dw = sum(p[1] for p in parts) if parts else np.zeros(k, x.dtype)
+        dw = wrap(np.reshape(dw, weight._size), weight.dtype)
+    if want_db:
+        db = sum(p[2] for p in parts) if parts else np.zeros(k, x.dtype)
+        db = wrap(np.reshape(db, bias._size), bias.dtype)
     return dx, dw, db
 
 

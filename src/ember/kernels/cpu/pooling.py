@@ -6,7 +6,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..meta import pooling as M
-from ..meta.nn_common import acc, wrap
+from ..meta.nn_common import acc, split_run, wrap
 
 
 def _lowest(dt):
@@ -26,32 +26,43 @@ def _windows(x, d, k, s, p, dl, o, fill):
 
 
 def _max_pool(self, d, kernel_size, stride, padding, dilation, ceil_mode, name):
-    """Running max over the k window offsets (each a strided view of the whole output: the loop is
-    over kernel offsets, never positions). Ties keep the first offset, NaN wins (the last NaN), as in torch."""
+    """Running max and argmax over the K window offsets of the strided window view (each offset a
+    strided view of the whole output: the loop is over kernel offsets, never positions). A strictly
+    greater value moves the argmax to the later offset, so it is max(which, i * greater): ties keep
+    the first offset, as in torch. NaN wins (the last NaN); its rare positions are fixed up after.
+    The flat input index is a per-offset table lookup plus a per-position base."""
     shape, (k, s, p, dl, o) = M.pool_spec(self, d, kernel_size, stride, padding, dilation, ceil_mode, name)
     x = self._np
     win = _windows(x, d, k, s, p, dl, o, _lowest(x.dtype))
     offs = list(itertools.product(*(range(n) for n in k)))
-    best = win[(Ellipsis,) + offs[0]].copy()
-    for off in offs[1:]:
-        np.maximum(best, win[(Ellipsis,) + off], out=best)      # propagates NaN like torch
+    best = np.empty(win.shape[:-d], x.dtype)
     which = np.zeros(best.shape, np.int16 if len(offs) > 255 else np.uint8)
-    for i in range(len(offs) - 1, 0, -1):                       # descending: the first max wins
-        np.copyto(which, i, where=win[(Ellipsis,) + offs[i]] == best)
+
+    def chunk(wc, bc, ic):
+        np.copyto(bc, wc[(Ellipsis,) + offs[0]])
+        greater, step = np.empty(bc.shape, np.bool_), np.empty(bc.shape, ic.dtype)
+        for i, off in enumerate(offs[1:], 1):
+            v = wc[(Ellipsis,) + off]
+            np.greater(v, bc, out=greater)
+            np.maximum(bc, v, out=bc)                            # propagates NaN like torch
+            np.multiply(greater, i, out=step, casting="unsafe")
+            np.maximum(ic, step, out=ic)
+    split_run(chunk, [win, best, which], 0)                      # planes shared out over threads
     if x.dtype.kind == "f":
         nan = np.isnan(best)
         if nan.any():
             which[nan] = 0
             for i in range(1, len(offs)):                       # ascending: the last NaN wins
                 np.copyto(which, i, where=nan & np.isnan(win[(Ellipsis,) + offs[i]]))
-    kc = np.unravel_index(which, k) if d > 1 else (which,)
-    idx = np.zeros(best.shape, np.int64)
     sp = x.shape[-d:]
+    flat = [int(np.prod(sp[i + 1:])) for i in range(d)]         # row-major strides of one plane
+    table = np.array([sum(off[i] * dl[i] * flat[i] for i in range(d)) for off in offs], np.int64)
+    base = np.zeros(o, np.int64)
     for i in range(d):                                          # the (1 or 2) spatial dims only
-        oi = np.arange(o[i]).reshape((-1,) + (1,) * (d - 1 - i))
-        idx *= sp[i]
-        idx += oi * s[i] - p[i] + kc[i].astype(np.int64) * dl[i]
-    return wrap(best, self.dtype), wrap(idx, M.D.int64)
+        base += ((np.arange(o[i]) * s[i] - p[i]) * flat[i]).reshape((-1,) + (1,) * (d - 1 - i))
+    idx = table.take(which)
+    idx += base
+    return wrap(best, self.dtype, fresh=True), wrap(idx, M.D.int64, fresh=True)
 
 
 def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -154,9 +165,16 @@ def _scatter_planes(values, flat_idx, plane_size, shape):
 
 
 def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """Scatter-add grad_output to the argmax positions in grad_output's dtype (np.add.at: repeated
+    positions, from overlapping windows or the 1-d and adaptive pools that reuse this kernel with
+    their own indices, accumulate)."""
     h, w = self._size[-2:]
-    gi = _scatter_planes(grad_output._np, indices._np, h * w, self._size)
-    return wrap(gi, self.dtype)
+    go = acc(grad_output)
+    planes = int(np.prod(self._size[:-2]))
+    gi = np.zeros(planes * h * w, go.dtype)
+    flat = indices._np.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * (h * w))[:, None]
+    np.add.at(gi, flat.reshape(-1), go.reshape(-1))
+    return wrap(gi.reshape(self._size), self.dtype, fresh=True)
 
 
 def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,

@@ -1,10 +1,42 @@
-"""cpu _softmax/_log_softmax: numerically stable (subtract the max along dim first), computed in
-place in the output, split across threads along another dim for large inputs."""
+"""cpu _softmax/_log_softmax and their backward: numerically stable (subtract the max along dim
+first), computed in place in the output. Softmax over the last dim of a contiguous input (the
+common case) runs over cache-sized row blocks (rowblocks.run_rows); any other dim is computed on
+the whole array, split across threads along another dim for large inputs."""
 import numpy as np
 
 from ..._core.strides import wrap_dim
 from ..meta.nn_common import acc, split_run, wrap
 from ..meta.softmax import softmax_spec
+from .rowblocks import row_dot, row_sum, run_rows
+
+
+def _forward(xc, oc, d, log):
+    if xc.size == 0:
+        return
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        _forward_rows(xc, oc, d, log)
+
+
+def _sum(a, d):
+    """Sums along d, keepdims; a real (rows, k) block summed along its rows uses BLAS dots."""
+    return row_sum(a) if a.ndim == 2 and d == 1 and a.dtype.kind == "f" else np.add.reduce(a, axis=d, keepdims=True)
+
+
+def _forward_rows(xc, oc, d, log):
+    m = np.maximum.reduce(xc, axis=d, keepdims=True)
+    np.subtract(xc, m, out=oc)              # as torch: a row holding +inf or only -inf gives NaN
+    if log:
+        s = _sum(np.exp(oc), d)
+        oc -= np.log(s, out=s)
+    else:
+        np.exp(oc, out=oc)
+        s = _sum(oc, d)
+        oc *= np.reciprocal(s, out=s)
+
+
+def _rows(a):
+    """The (rows, n) matrix view of a contiguous array reduced over its last dim, else None."""
+    return a.reshape(-1, a.shape[-1]) if a.flags.c_contiguous and a.ndim >= 1 and a.shape[-1] else None
 
 
 def _run(self, dim, log):
@@ -16,46 +48,66 @@ def _run(self, dim, log):
             out[...] = np.nan
         return out
     d = wrap_dim(dim, x.ndim)
-
-    def chunk(xc, oc):
-        if xc.size == 0:
-            return
-        m = np.max(xc, axis=d, keepdims=True)
-        m[~np.isfinite(m)] = 0
-        np.subtract(xc, m, out=oc)
-        if log:
-            oc -= np.log(np.sum(np.exp(oc), axis=d, keepdims=True))
-        else:
-            np.exp(oc, out=oc)
-            oc /= np.sum(oc, axis=d, keepdims=True)
+    x2 = _rows(x) if d == x.ndim - 1 else None
+    if x2 is not None:
+        run_rows(lambda xc, oc: _forward(xc, oc, 1, log), [x2, out.reshape(x2.shape)])
+        return out
     axes = [a for a in range(x.ndim) if a != d and x.shape[a] > 1]
-    split_run(chunk, [x, out], axes[0]) if axes else chunk(x, out)
+    split_run(lambda xc, oc: _forward(xc, oc, d, log), [x, out], axes[0]) if axes else _forward(x, out, d, log)
     return out
 
 
 def _softmax(self, dim, half_to_float):
     shape, dt = softmax_spec(self, dim, half_to_float)
-    return wrap(_run(self, dim, False), dt)
+    return wrap(_run(self, dim, False), dt, fresh=True)
 
 
 def _log_softmax(self, dim, half_to_float):
     shape, dt = softmax_spec(self, dim, half_to_float, "log_softmax")
-    return wrap(_run(self, dim, True), dt)
+    return wrap(_run(self, dim, True), dt, fresh=True)
+
+
+def _backward(gc, yc, oc, d, log):
+    """softmax: dx = y * (g - sum(g * y)); log_softmax: dx = g - exp(y) * sum(g)."""
+    if gc.size == 0:
+        return
+    if log:
+        s = _sum(gc, d)
+        np.exp(yc, out=oc)
+        oc *= s
+        np.subtract(gc, oc, out=oc)
+    else:
+        if gc.ndim == 2 and d == 1 and gc.dtype.kind == "f":
+            s = row_dot(gc, yc)
+        else:
+            np.multiply(gc, yc, out=oc)
+            s = np.add.reduce(oc, axis=d, keepdims=True)
+        np.subtract(gc, s, out=oc)
+        oc *= yc
+
+
+def _run_backward(grad_output, output, dim, log):
+    y = acc(output)
+    g = acc(grad_output).astype(y.dtype, copy=False)
+    out = np.empty(np.broadcast_shapes(g.shape, y.shape), y.dtype)
+    if y.ndim == 0:
+        out[...] = 0
+        return out
+    d = wrap_dim(dim, y.ndim)
+    g = np.broadcast_to(g, out.shape)
+    g2, y2 = (_rows(g), _rows(y)) if d == y.ndim - 1 else (None, None)
+    if g2 is not None and y2 is not None:
+        run_rows(lambda gc, yc, oc: _backward(gc, yc, oc, 1, log), [g2, y2, out.reshape(y2.shape)])
+        return out
+    axes = [a for a in range(y.ndim) if a != d and y.shape[a] > 1]
+    fn = lambda gc, yc, oc: _backward(gc, yc, oc, d, log)  # noqa: E731
+    split_run(fn, [g, np.broadcast_to(y, out.shape), out], axes[0]) if axes else fn(g, y, out)
+    return out
 
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
-    g, y = grad_output._np, output._np
-    d = wrap_dim(dim, max(y.ndim, 1)) if y.ndim else None
-    if y.ndim == 0:
-        return wrap(np.zeros_like(g), grad_output.dtype)
-    gy = g * y
-    gy -= y * np.sum(gy, axis=d, keepdims=True)
-    return wrap(gy, grad_output.dtype)
+    return wrap(_run_backward(grad_output, output, dim, False), grad_output.dtype, fresh=True)
 
 
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
-    g, y = grad_output._np, output._np
-    if y.ndim == 0:
-        return wrap(np.zeros_like(g), grad_output.dtype)
-    d = wrap_dim(dim, y.ndim)
-    return wrap(g - np.exp(y) * np.sum(g, axis=d, keepdims=True), grad_output.dtype)
+    return wrap(_run_backward(grad_output, output, dim, True), grad_output.dtype, fresh=True)

@@ -57,7 +57,22 @@ def ternary_spec(self, a, b, name, **kw):
     return shape, rdt
 
 
+def gelu_backward_spec(grad_output, self):
+    """(shape, dtype) of gelu_backward: the broadcast shape, the promoted floating dtype."""
+    rdt = result_type(grad_output, self)
+    if not rdt.is_floating_point:
+        raise NotImplementedError(f"\"GeluBackwardKernelImpl\" not implemented for '{_tname(rdt)}'")
+    return broadcast_shapes(grad_output._size, self._size), rdt
+
+
 # ------------------------------------------------------------------ meta kernels
+def gelu_backward(grad_output, self, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    shape, rdt = gelu_backward_spec(grad_output, self)
+    return empty_tensor(shape, rdt, META, out_strides(shape, grad_output, self))
+
+
 def _unary(name):
     kind = UNARY_KINDS[name]
 
