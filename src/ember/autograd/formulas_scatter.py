@@ -11,7 +11,8 @@ with every src element whose index points at p:
 - mean: each gets grad[p] / count[p];
 - prod: each gets grad[p] times the product of the other contributions (out / x when x != 0; when x is the
   group's only zero, the product of the group's nonzero values; with two zeros or more, 0);
-- amax / amin: the contributions equal to out[p] share grad[p] equally, the others get 0.
+- amax / amin: the contributions equal to out[p] share grad[p] equally, the others get 0 (torch's convention:
+  without include_self, a self equal to out[p] still takes a share, which is then dropped).
 Without include_self, a position that something was scattered to does not read self: self's grad is 0 there."""
 
 
@@ -69,13 +70,12 @@ def scatter_reduce_backward_(grad, self, dim, index, src, reduce, include_self, 
         gs, gsrc = _prod_backward(grad, self, dim, index, src_used, include_self, result, hit)
         return _pair(self_grad(gs), _fit(gsrc, src.shape), *mask)
     if reduce in ("amax", "amin"):
-        self_is = (self == result)
-        if not include_self:
-            self_is = self_is & hit.logical_not()
+        # like torch, an excluded self that ties with the extremum still counts in the share (it gets 0)
+        self_is = self == result
         src_is = src_used == result.gather(dim, index)
         count = self_is.to(grad.dtype).scatter_add(dim, index, src_is.to(grad.dtype))
         g = grad / count.masked_fill(count == 0, 1.0)
-        gs = g.masked_fill(self_is.logical_not(), 0.0)
+        gs = self_grad(g.masked_fill(self_is.logical_not(), 0.0))
         gsrc = g.gather(dim, index).masked_fill(src_is.logical_not(), 0.0)
         return _pair(gs, _fit(gsrc, src.shape), *mask)
     raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
