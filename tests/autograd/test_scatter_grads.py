@@ -176,3 +176,35 @@ def test_prod_single_zero_second_order():
     f = _scatter(0, index, "prod", True)
     assert gradcheck(f, [_leaf(x), _leaf(src)])
     assert gradgradcheck(f, [_leaf(x), _leaf(src)])
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("reduce", SCATTER_MODES)
+def test_scatter_reduce_inplace_parity(reduce):
+    """The in-place variant's node uses the same formula, reading the old self."""
+    th = lambda t, x, s: x.clone().scatter_reduce_(0, t.from_numpy(INDEX), s, reduce, include_self=False).pow(2)  # noqa
+    em = lambda x, s: x.clone().scatter_reduce_(0, _idx(INDEX), s, reduce, include_self=False).pow(2)  # noqa: E731
+    _check_parity(em, th, [X, SRC], X.shape)
+
+
+@pytest.mark.parity
+def test_index_fill_inplace_tensor_value_parity():
+    th = lambda t, x, v: x.clone().index_fill_(1, t.from_numpy(np.array([0, 2])), v).pow(2)  # noqa: E731
+    em = lambda x, v: x.clone().index_fill_(1, _idx([0, 2]), v).pow(2)  # noqa: E731
+    _check_parity(em, th, [X, np.array(-0.5)], X.shape)
+
+
+@pytest.mark.parametrize("reduce", SCATTER_MODES)
+def test_scatter_reduce_forward_ad(reduce):
+    """Forward mode (the transpose of the differentiable backward) against central differences."""
+    import ember.autograd.forward_ad as fwAD
+    tx, ts = R.standard_normal(X.shape), R.standard_normal(SRC.shape)
+
+    def f(h):
+        return ember.scatter_reduce(ember.from_numpy(X + h * tx), 0, _idx(INDEX), ember.from_numpy(SRC + h * ts),
+                                    reduce, include_self=True).numpy()
+    with fwAD.dual_level():
+        x = fwAD.make_dual(ember.from_numpy(X.copy()), ember.from_numpy(tx.copy()))
+        s = fwAD.make_dual(ember.from_numpy(SRC.copy()), ember.from_numpy(ts.copy()))
+        tangent = fwAD.unpack_dual(ember.scatter_reduce(x, 0, _idx(INDEX), s, reduce)).tangent.numpy()
+    np.testing.assert_allclose(tangent, (f(1e-6) - f(-1e-6)) / 2e-6, rtol=1e-5, atol=1e-7)
