@@ -24,8 +24,6 @@ HERMITIAN_INPUT = {"linalg.cholesky", "cholesky", "linalg.eigh", "linalg.eigvals
 # gradchecked through log_softmax, the only place where that convention is the derivative
 LOG_PROB_INPUT = {"nn.functional.ctc_loss"}
 
-# the scatter/index ops whose formulas ember lacks (torch has them), seen since integer index arrays ride along
-NO_FORMULA_YET |= {"scatter_reduce", "index_fill", "index_reduce"}
 # a real wrong gradient today (strict xfail: fixing it must remove the entry)
 KNOWN_GRAD_BUGS = {}
 # the differentiated output where the op's first output is not all gauge-free: like torch's

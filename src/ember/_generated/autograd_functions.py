@@ -10,6 +10,7 @@ from ember.autograd.formulas_linalg import *
 from ember.autograd.formulas_nn import *
 from ember.autograd.formulas_nn2 import *
 from ember.autograd.formulas_nn_double import *
+from ember.autograd.formulas_scatter import *
 from ember.autograd.graph import Node as _Node
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
@@ -21081,6 +21082,399 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
 _self_adaptive_max_pool3d_backward = adaptive_max_pool3d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class IndexFillBackward0(_Node):
+    _op_name = 'aten::index_fill.int_Tensor'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            index = _n.s_index.unpack(_n)
+            _r0 = grad.index_fill(dim, index, 0)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            dim = _n.s_dim
+            index = _n.s_index.unpack(_n)
+            _r1 = index_fill_value_backward(grad, dim, index)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_index', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_index_fill_int_Tensor = getattr(_aten.index_fill, 'int_Tensor')
+
+
+def _jvp_index_fill_int_Tensor(_ts, self, dim, index, value, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(grad.index_fill(dim, index, 0), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(index_fill_value_backward(grad, dim, index), value._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def index_fill_int_Tensor(self, dim, index, value):
+    if _FW[0] and _fw_has((self, value, )):
+        _ts = _fw_take((self, value, ))
+        try:
+            _res = _self_index_fill_int_Tensor(self, dim, index, value)
+            _t = _jvp_index_fill_int_Tensor(_ts, self, dim, index, value, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self) or _rg(value)
+    if not _need:
+        return _OP_index_fill_int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+    _n = IndexFillBackward0()
+    _n.next_edges = (_edge(self), _edge(value), )
+    if _rg(self) or _rg(value):
+        _n.s_dim = dim
+    if _rg(self) or _rg(value):
+        _n.s_index = _SV(index)
+    _res = _OP_index_fill_int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_index_fill_int_Tensor = index_fill_int_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_index_fill__int_Tensor = getattr(_aten.index_fill_, 'int_Tensor')
+
+
+def index_fill__int_Tensor(self, dim, index, value):
+    if _FW[0] and _fw_has((self, value, )):
+        _ts = _fw_take((self, value, ))
+        try:
+            _old = _clone(self)
+            _res = _self_index_fill__int_Tensor(self, dim, index, value)
+            _t = _jvp_index_fill_int_Tensor(_ts, _old, dim, index, value, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _no_rg(index, 'index', 'index_fill_')
+    _need = _rg(self) or _rg(value)
+    if not _need:
+        return _OP_index_fill__int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+    _n = IndexFillBackward0()
+    _n.next_edges = (_edge(self), _edge(value), )
+    if _rg(self) or _rg(value):
+        _n.s_dim = dim
+    if _rg(self) or _rg(value):
+        _n.s_index = _SV(index)
+    _res = _OP_index_fill__int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_index_fill__int_Tensor = index_fill__int_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ScatterReduceBackward0(_Node):
+    _op_name = 'aten::scatter_reduce.two'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            dim = _n.s_dim
+            include_self = _n.s_include_self
+            index = _n.s_index.unpack(_n)
+            reduce = _n.s_reduce
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            src = _n.s_src.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = scatter_reduce_backward_(grad, self, dim, index, src, reduce, include_self, result, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_index', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_src', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_scatter_reduce_two = getattr(_aten.scatter_reduce, 'two')
+
+
+def _jvp_scatter_reduce_two(_ts, self, dim, index, src, reduce, include_self, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = scatter_reduce_backward_(grad, self, dim, index, src, reduce, include_self, result, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], self._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], src._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
+    if _FW[0] and _fw_has((self, src, )):
+        _ts = _fw_take((self, src, ))
+        try:
+            _res = _self_scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self)
+            _t = _jvp_scatter_reduce_two(_ts, self, dim, index, src, reduce, include_self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self) or _rg(src)
+    if not _need:
+        return _OP_scatter_reduce_two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
+    _n = ScatterReduceBackward0()
+    _n.next_edges = (_edge(self), _edge(src), )
+    if _rg(self) or _rg(src):
+        _n.s_dim = dim
+    if _rg(self) or _rg(src):
+        _n.s_include_self = include_self
+    if _rg(self) or _rg(src):
+        _n.s_index = _SV(index)
+    if _rg(self) or _rg(src):
+        _n.s_reduce = reduce
+    if _rg(self) or _rg(src):
+        _n.s_self = _SV(self)
+    if _rg(self) or _rg(src):
+        _n.s_src = _SV(src)
+    _res = _OP_scatter_reduce_two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_scatter_reduce_two = scatter_reduce_two   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_scatter_reduce__two = getattr(_aten.scatter_reduce_, 'two')
+
+
+def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
+    if _FW[0] and _fw_has((self, src, )):
+        _ts = _fw_take((self, src, ))
+        try:
+            _old = _clone(self)
+            _res = _self_scatter_reduce__two(self, dim, index, src, reduce, include_self=include_self)
+            _t = _jvp_scatter_reduce_two(_ts, _old, dim, index, src, reduce, include_self, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _no_rg(index, 'index', 'scatter_reduce_')
+    _need = _rg(self) or _rg(src)
+    if not _need:
+        return _OP_scatter_reduce__two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
+    _n = ScatterReduceBackward0()
+    _n.next_edges = (_edge(self), _edge(src), )
+    if _rg(self) or _rg(src):
+        _n.s_dim = dim
+    if _rg(self) or _rg(src):
+        _n.s_include_self = include_self
+    if _rg(self) or _rg(src):
+        _n.s_index = _SV(index)
+    if _rg(self) or _rg(src):
+        _n.s_reduce = reduce
+    if _rg(self) or _rg(src):
+        _n.s_self = _SV(_saved_clone(self))
+    if _rg(self) or _rg(src):
+        _n.s_src = _SV(src)
+    _res = _OP_scatter_reduce__two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_scatter_reduce__two = scatter_reduce__two   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class IndexReduceBackward0(_Node):
+    _op_name = 'aten::index_reduce'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            dim = _n.s_dim
+            include_self = _n.s_include_self
+            index = _n.s_index.unpack(_n)
+            reduce = _n.s_reduce
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            source = _n.s_source.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = index_reduce_backward_(grad, self, dim, index, source, reduce, include_self, result, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_index', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_source', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_index_reduce = getattr(_aten.index_reduce, 'default')
+
+
+def _jvp_index_reduce(_ts, self, dim, index, source, reduce, include_self, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = index_reduce_backward_(grad, self, dim, index, source, reduce, include_self, result, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], self._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], source._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+    if _FW[0] and _fw_has((self, source, )):
+        _ts = _fw_take((self, source, ))
+        try:
+            _res = _self_index_reduce(self, dim, index, source, reduce, include_self=include_self)
+            _t = _jvp_index_reduce(_ts, self, dim, index, source, reduce, include_self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self) or _rg(source)
+    if not _need:
+        return _OP_index_reduce.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
+    _n = IndexReduceBackward0()
+    _n.next_edges = (_edge(self), _edge(source), )
+    if _rg(self) or _rg(source):
+        _n.s_dim = dim
+    if _rg(self) or _rg(source):
+        _n.s_include_self = include_self
+    if _rg(self) or _rg(source):
+        _n.s_index = _SV(index)
+    if _rg(self) or _rg(source):
+        _n.s_reduce = reduce
+    if _rg(self) or _rg(source):
+        _n.s_self = _SV(self)
+    if _rg(self) or _rg(source):
+        _n.s_source = _SV(source)
+    _res = _OP_index_reduce.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_index_reduce = index_reduce   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_index_reduce_ = getattr(_aten.index_reduce_, 'default')
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    if _FW[0] and _fw_has((self, source, )):
+        _ts = _fw_take((self, source, ))
+        try:
+            _old = _clone(self)
+            _res = _self_index_reduce_(self, dim, index, source, reduce, include_self=include_self)
+            _t = _jvp_index_reduce(_ts, _old, dim, index, source, reduce, include_self, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _no_rg(index, 'index', 'index_reduce_')
+    _need = _rg(self) or _rg(source)
+    if not _need:
+        return _OP_index_reduce_.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
+    _n = IndexReduceBackward0()
+    _n.next_edges = (_edge(self), _edge(source), )
+    if _rg(self) or _rg(source):
+        _n.s_dim = dim
+    if _rg(self) or _rg(source):
+        _n.s_include_self = include_self
+    if _rg(self) or _rg(source):
+        _n.s_index = _SV(index)
+    if _rg(self) or _rg(source):
+        _n.s_reduce = reduce
+    if _rg(self) or _rg(source):
+        _n.s_self = _SV(_saved_clone(self))
+    if _rg(self) or _rg(source):
+        _n.s_source = _SV(source)
+    _res = _OP_index_reduce_.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_index_reduce_ = index_reduce_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class GatherBackward0(_Node):
     _op_name = 'aten::gather'
 
@@ -21797,7 +22191,7 @@ def index_copy_(self, dim, index, source):
 _self_index_copy_ = index_copy_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class IndexFillBackward0(_Node):
+class IndexFillBackward1(_Node):
     _op_name = 'aten::index_fill.int_Scalar'
 
     def apply(_n, grads):
@@ -21851,7 +22245,7 @@ def index_fill_int_Scalar(self, dim, index, value):
     _need = _rg(self)
     if not _need:
         return _OP_index_fill_int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
-    _n = IndexFillBackward0()
+    _n = IndexFillBackward1()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_dim = dim
@@ -21884,7 +22278,7 @@ def index_fill__int_Scalar(self, dim, index, value):
     _need = _rg(self)
     if not _need:
         return _OP_index_fill__int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
-    _n = IndexFillBackward0()
+    _n = IndexFillBackward1()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_dim = dim
