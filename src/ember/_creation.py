@@ -12,8 +12,11 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "asarray"]
 
 
 def _infer_dtype(data):
-    """torch's inference for Python data: bool < int64 < default float < default complex."""
-    kind = 0
+    """torch's inference for Python data: every leaf has a type (bool -> bool, int -> int64, float -> the
+    default dtype, complex -> the default complex, a numpy scalar -> its own dtype) and the result is their
+    promotion (so [np.int32(1), 2] is int64, [np.float32(1), 2.0] float32). None: the data holds tensors or
+    arrays (probed by numpy instead)."""
+    out = None
     stack = [data]
     while stack:
         x = stack.pop()
@@ -21,21 +24,23 @@ def _infer_dtype(data):
             return None
         if isinstance(x, (list, tuple)):
             stack.extend(x)
-        elif isinstance(x, bool):
-            kind = max(kind, 0)
-        elif isinstance(x, numbers.Integral):
-            kind = max(kind, 1)
-        elif isinstance(x, numbers.Real):
-            kind = max(kind, 2)
-        elif isinstance(x, numbers.Complex):
-            kind = max(kind, 3)
-        elif isinstance(x, np.ndarray):
+            continue
+        if isinstance(x, np.ndarray):
             return None
+        if isinstance(x, np.generic) and not isinstance(x, (np.str_, np.bytes_, np.void, np.object_)):
+            leaf = D.from_numpy_dtype(x.dtype)
+        elif isinstance(x, bool):
+            leaf = D.bool_
+        elif isinstance(x, numbers.Integral):
+            leaf = D.int64
+        elif isinstance(x, numbers.Real):
+            leaf = get_default_dtype()
+        elif isinstance(x, numbers.Complex):
+            leaf = D.complex128 if get_default_dtype() is D.float64 else D.complex64
         else:
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-    if kind == 3:
-        return D.complex128 if get_default_dtype() is D.float64 else D.complex64
-    return (D.bool_, D.int64, get_default_dtype())[kind] if _has_any(data) or kind else get_default_dtype()
+        out = leaf if out is None else D.promote_types(out, leaf)
+    return get_default_dtype() if out is None else out
 
 
 def _has_any(data):
