@@ -33,7 +33,11 @@ def _make_grads(outputs, grads):
                 if not o.dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                        f"{o.dtype}")
-                g = Tensor._wrap_np(np.ones(o._size, o.dtype._np), o.dtype)
+                if o._np is None:       # a meta output: the seed is a meta tensor too (torch: ones_like)
+                    from ..kernels.common import empty_tensor
+                    g = empty_tensor(o._size, o.dtype, o.device)
+                else:
+                    g = Tensor._wrap_np(np.ones(o._size, o.dtype._np), o.dtype)
         elif isinstance(g, Tensor):
             if g._size != o._size:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "

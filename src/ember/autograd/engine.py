@@ -19,7 +19,10 @@ class _TaskState:
 
 
 def _zeros(meta):
-    shape, dtype, _dev = meta
+    shape, dtype, dev = meta
+    if getattr(dev, "type", "cpu") == "meta":
+        from ..kernels.common import empty_tensor
+        return empty_tensor(tuple(shape), dtype, dev)
     return Tensor._wrap_np(np.zeros(shape, dtype._np), dtype)
 
 

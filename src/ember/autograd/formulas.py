@@ -14,11 +14,22 @@ def _const(arr, dtype):
     return Tensor._wrap_np(np.asarray(arr, dtype=dtype._np), dtype)
 
 
+def _meta(shape, dtype):
+    """A meta tensor of that shape: what the numpy helpers below return for a meta grad (no data)."""
+    from .._core.device import META
+    from ..kernels.common import empty_tensor
+    return empty_tensor(tuple(shape), dtype, META)
+
+
 def zeros_like(t):
+    if t._np is None:
+        return _meta(t._size, t.dtype)
     return _const(np.zeros(t._size, t.dtype._np), t.dtype)
 
 
 def ones_like(t):
+    if t._np is None:
+        return _meta(t._size, t.dtype)
     return _const(np.ones(t._size, t.dtype._np), t.dtype)
 
 
@@ -101,8 +112,11 @@ def sum_to(g, shape):
         return g
     lead = len(g._size) - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g._size[i + lead] != 1)
-    arr = g._np.sum(axis=axes, keepdims=True) if axes else g._np
-    out = _const(arr.reshape(shape), g.dtype)
+    if g._np is None:
+        out = _meta(shape, g.dtype)
+    else:
+        arr = g._np.sum(axis=axes, keepdims=True) if axes else g._np
+        out = _const(arr.reshape(shape), g.dtype)
     if _needs_history(g):
         _record(out, SumToSizeBackward0(g._size), (g,))
     return _fw_linear(out, g, lambda t: sum_to(t, shape))
@@ -112,7 +126,7 @@ def expand_to(g, shape):
     shape = tuple(shape)
     if g._size == shape:
         return g
-    out = _const(np.broadcast_to(g._np, shape).copy(), g.dtype)
+    out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._np, shape).copy(), g.dtype)
     if _needs_history(g):
         _record(out, ExpandBackward0(g._size), (g,))
     return _fw_linear(out, g, lambda t: expand_to(t, shape))
@@ -130,7 +144,7 @@ class ToCopyBackward0(Node):
 def to_dtype(g, dtype):
     if g.dtype is dtype:
         return g
-    out = _const(g._np.astype(dtype._np), dtype)
+    out = _meta(g._size, dtype) if g._np is None else _const(g._np.astype(dtype._np), dtype)
     if _needs_history(g) and (dtype.is_floating_point or dtype.is_complex):
         _record(out, ToCopyBackward0(g.dtype), (g,))
     return _fw_linear(out, g, lambda t: to_dtype(t, dtype))
