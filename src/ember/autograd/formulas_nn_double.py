@@ -11,6 +11,7 @@ create_graph still reaches the original tensors: the double backward is itself d
 import numpy as np
 
 from .._core.tls import state
+from .engine import _add    # None-tolerant sum of grads, as the engine accumulates them
 from .formulas import _aten, zeros_like
 
 
@@ -19,14 +20,6 @@ def _numel(shape):
     for s in shape:
         n *= int(s)
     return n
-
-
-def _add(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a + b
 
 
 # ---- softmax / log_softmax ---------------------------------------------------------------------
