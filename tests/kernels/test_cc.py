@@ -1,0 +1,79 @@
+"""ember._cc builds C at run time: compile once into the cache, reuse it, fail cleanly."""
+import ctypes
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ember import _cc
+from ember.kernels.cpu import clib
+
+pytestmark = pytest.mark.skipif(_cc.compiler() is None, reason="no C compiler on this machine")
+
+SRC = """
+#include <stdint.h>
+void axpy(double a, const double *x, double *y, int64_t n) {
+    #pragma omp simd
+    for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
+}
+"""
+
+
+def test_load_compiles_and_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    lib = _cc.load(SRC, "axpy_test")
+    f = _cc.function(lib, "axpy", "dppl")
+    x = np.arange(5.0)
+    y = np.ones(5)
+    f(2.0, x.ctypes.data, y.ctypes.data, 5)
+    np.testing.assert_array_equal(y, 1 + 2 * np.arange(5.0))
+    files = os.listdir(os.path.join(tmp_path, "c"))
+    assert len(files) == 1 and files[0].startswith("axpy_test-") and files[0].endswith(".so")
+
+
+def test_cache_is_reused_by_a_new_process(tmp_path):
+    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path))
+    code = ("import sys; from ember import _cc; lib = _cc.load(sys.argv[1], 'reuse'); "
+            "print(_cc.function(lib, 'axpy', 'dppl') is not None)")
+    r1 = subprocess.run([sys.executable, "-c", code, SRC], env=env, capture_output=True, text=True)
+    assert r1.returncode == 0, r1.stderr
+    # the second process loads the cached library instead of rebuilding it: the file is untouched
+    so = [os.path.join(tmp_path, "c", f) for f in os.listdir(os.path.join(tmp_path, "c"))]
+    assert len(so) == 1
+    before = os.stat(so[0]).st_mtime_ns
+    r2 = subprocess.run([sys.executable, "-c", code, SRC], env=env, capture_output=True, text=True)
+    assert r2.returncode == 0, r2.stderr
+    assert os.stat(so[0]).st_mtime_ns == before
+    assert len(os.listdir(os.path.join(tmp_path, "c"))) == 1
+
+
+def test_compile_error_names_the_problem_and_leaves_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    with pytest.raises(_cc.CompileError, match="undeclared|error"):
+        _cc.load("void f(void) { return undeclared_name; }", "broken")
+    d = os.path.join(tmp_path, "c")
+    assert os.listdir(d) == []
+
+
+def test_disabled_by_environment(monkeypatch):
+    monkeypatch.setenv("EMBER_DISABLE_C", "1")
+    assert not _cc.available()
+    with pytest.raises(RuntimeError, match="disabled"):
+        _cc.load(SRC, "x")
+
+
+def test_source_inlines_local_headers(tmp_path, monkeypatch):
+    monkeypatch.setattr(clib, "_DIR", str(tmp_path))
+    (tmp_path / "h.h").write_text("#define TWO 2\n")
+    (tmp_path / "k.c").write_text('#include "h.h"\nint two(void) { return TWO; }\n')
+    src = clib.source("k")
+    assert "#define TWO 2" in src and '#include "h.h"' not in src
+
+
+def test_use_c_switches_kernels_off_and_back():
+    with clib.use_c(False):
+        assert clib.kernel("anything", "f", "p") is None
+        assert not clib.enabled()
+    assert clib.enabled() == _cc.available()
