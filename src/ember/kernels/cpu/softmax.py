@@ -1,13 +1,15 @@
 """cpu _softmax/_log_softmax and their backward: numerically stable (subtract the max along dim
-first), computed in place in the output. Softmax over the last dim of a contiguous input (the
-common case) runs over cache-sized row blocks (rowblocks.run_rows); any other dim is computed on
-the whole array, split across threads along another dim for large inputs."""
+first), computed in place in the output. Softmax over the last dim of a contiguous float32/float64
+input (the common case) runs the C row kernels of csrc/softmax.c, rows split over threads; without
+C it runs numpy over cache-sized row blocks (rowblocks.run_rows). Any other dim is computed on the
+whole array, split across threads along another dim for large inputs."""
 import numpy as np
 
 from ..._core.strides import wrap_dim
 from ..meta.nn_common import acc, split_run, wrap
 from ..meta.softmax import softmax_spec
-from .rowblocks import row_dot, row_sum, run_rows
+from . import clib
+from .rowblocks import c_rows, c_suffix, row_dot, row_sum, run_rows
 
 
 def _forward(xc, oc, d, log):
@@ -50,11 +52,24 @@ def _run(self, dim, log):
     d = wrap_dim(dim, x.ndim)
     x2 = _rows(x) if d == x.ndim - 1 else None
     if x2 is not None:
+        if _c_rows("softmax_fwd", [x2, out.reshape(x2.shape)], log):
+            return out
         run_rows(lambda xc, oc: _forward(xc, oc, 1, log), [x2, out.reshape(x2.shape)])
         return out
     axes = [a for a in range(x.ndim) if a != d and x.shape[a] > 1]
     split_run(lambda xc, oc: _forward(xc, oc, d, log), [x, out], axes[0]) if axes else _forward(x, out, d, log)
     return out
+
+
+def _c_rows(name, arrays, log):
+    """Runs the C kernel `name` over the (rows, k) matrices; False when C cannot take them."""
+    suf = c_suffix(*arrays)
+    fn = clib.kernel("softmax", f"{name}_{suf}", "p" * len(arrays) + "lli") if suf else None
+    if fn is None:
+        return False
+    if arrays[0].size:
+        c_rows(fn, arrays, arrays[0].shape[1], int(log))
+    return True
 
 
 def _softmax(self, dim, half_to_float):
@@ -97,6 +112,8 @@ def _run_backward(grad_output, output, dim, log):
     g = np.broadcast_to(g, out.shape)
     g2, y2 = (_rows(g), _rows(y)) if d == y.ndim - 1 else (None, None)
     if g2 is not None and y2 is not None:
+        if _c_rows("softmax_bwd", [g2, y2, out.reshape(y2.shape)], log):
+            return out
         run_rows(lambda gc, yc, oc: _backward(gc, yc, oc, 1, log), [g2, y2, out.reshape(y2.shape)])
         return out
     axes = [a for a in range(y.ndim) if a != d and y.shape[a] > 1]
