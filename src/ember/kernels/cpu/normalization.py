@@ -1,12 +1,15 @@
 """cpu native_layer_norm / native_batch_norm / native_group_norm: vectorised mean/var over the
-normalised axes; batch_norm updates running stats in place (unbiased variance) when training."""
+normalised axes; batch_norm updates running stats in place (unbiased variance) when training.
+layer_norm (forward and backward) on float32/float64 runs the C row kernels of csrc/norm.c when C
+is available (rows split over threads), else numpy over cache-sized row blocks."""
 import numpy as np
 
 from ..._core import dtype as D
 
 from ..meta import normalization as M
-from ..meta.nn_common import _tn, acc, np_or_none, wrap
-from .rowblocks import row_dot, row_sum, run_rows
+from ..meta.nn_common import _tn, acc, np_or_none, split_run, wrap
+from . import clib
+from .rowblocks import c_rows, c_suffix, row_dot, row_sum, run_rows
 
 
 def _affine(y, weight, bias, shape):
@@ -41,6 +44,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     b = None if bias is None else acc(bias).reshape(k).astype(x.dtype, copy=False)
     if x2.size == 0:
         mean[...], rstd[...] = 0, np.nan
+    elif _c_layer_norm(x2, y2, mean, rstd, w, b, eps):
+        pass
     else:
         def block(xc, yc, mc, rc):
             np.divide(row_sum(xc), k, out=mc)
@@ -58,6 +63,44 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     dt = input.dtype
     return wrap(y2.reshape(x.shape), dt, fresh=True), wrap(mean.reshape(stat), dt, fresh=True), \
         wrap(rstd.reshape(stat), dt, fresh=True)
+
+
+def _ptr(a):
+    return None if a is None else a.ctypes.data
+
+
+def _c_layer_norm(x2, y2, mean, rstd, w, b, eps):
+    """The C forward over the (rows, k) matrix; False when C cannot take it."""
+    w = None if w is None else np.ascontiguousarray(w)
+    b = None if b is None else np.ascontiguousarray(b)
+    suf = c_suffix(x2, y2, mean, rstd, *(a for a in (w, b) if a is not None))
+    fn = clib.kernel("norm", f"layer_norm_fwd_{suf}", "ppppllppd") if suf else None
+    if fn is None:
+        return False
+    c_rows(fn, [x2, y2, mean, rstd], x2.shape[1], _ptr(w), _ptr(b), float(eps))
+    return True
+
+
+def _c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db):
+    """The C backward: fills dx2 (when not None) and returns the per-chunk (first row, dw, db)
+    double partial sums, or None when C cannot take these arrays."""
+    w = None if w is None else np.ascontiguousarray(w)
+    x2, go2, mu2, rs2 = (np.ascontiguousarray(a) for a in (x2, go2, mu2, rs2))   # e.g. a broadcast grad
+    suf = c_suffix(x2, go2, mu2, rs2, *(a for a in (w, dx2) if a is not None))
+    fn = clib.kernel("norm", f"layer_norm_bwd_{suf}", "ppppllpppp") if suf else None
+    if fn is None:
+        return None
+    k, parts = x2.shape[1], []
+
+    def chunk(gc, xc, mc, rc, idx, *dxc):
+        dwp = np.zeros(k) if want_dw else None
+        dbp = np.zeros(k) if want_db else None
+        fn(gc.ctypes.data, xc.ctypes.data, mc.ctypes.data, rc.ctypes.data, gc.shape[0], k, _ptr(w),
+           _ptr(dxc[0]) if dxc else None, _ptr(dwp), _ptr(dbp))
+        parts.append((int(idx[0]), dwp, dbp))
+    split_run(chunk, [go2, x2, mu2, rs2, np.arange(x2.shape[0])] + ([dx2] if dx2 is not None else []), 0,
+              1 << 16)
+    return parts
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -116,7 +159,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     w = None if weight is None else acc(weight).reshape(k).astype(x.dtype, copy=False)
     want_dx, want_dw, want_db = output_mask[0], output_mask[1] and weight is not None, output_mask[2] and bias is not None
     dx2 = np.empty_like(x2) if want_dx else None
-    parts = []
+    parts, cparts = [], None
 
     def block(xc, gc, mc, rc, *rest):                 # rest: (dx block,) + (row indices,)
         xhat = np.subtract(xc, mc)
@@ -142,6 +185,10 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             out *= rc
 
     if x2.size:
+        cparts = _c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db)
+        if cparts is not None:
+            parts = cparts
+    if x2.size and cparts is None:
         run_rows(block, [x2, go2, mu2, rs2] + ([dx2] if want_dx else []) + [np.arange(m_rows)])
     parts.sort(key=lambda p: p[0])          # add the partial sums in row order: deterministic results
     dx = dw = db = None
