@@ -3,6 +3,8 @@ import numpy as np
 
 from ..meta import loss as M
 from ..meta.nn_common import acc, reduce, wrap
+from . import clib
+from .rowblocks import c_rows, c_suffix
 
 
 def _pair(self, target, reduction, name):
@@ -99,10 +101,43 @@ def _nll(x, t, weight, reduction, ignore_index, dt):
         return s / total, total
 
 
+def _nll_c_args(x, weight, name, sig):
+    """The C nll kernel `name` for the (M, C) matrix x and the weight cast to x's dtype, or (None, None)
+    when C cannot take them (no compiler, a dtype other than float32/float64, an empty x)."""
+    if x.size == 0:
+        return None, None
+    w = None if weight is None else np.ascontiguousarray(acc(weight).reshape(-1), x.dtype)
+    suf = c_suffix(x, *([] if w is None else [w]))
+    fn = clib.kernel("nll", f"{name}_{suf}", sig, "l" if name == "nll_fwd" else None) if suf else None
+    return fn, w
+
+
+def _nll_c(x, t, weight, reduction, ignore_index):
+    """_nll's results from the C kernel (one pass over the targets), or None to use numpy."""
+    fn, w = _nll_c_args(x, weight, "nll_fwd", "ppllplpp")
+    if fn is None:
+        return None
+    losses = np.empty(x.shape[0], x.dtype) if reduction == 0 else None
+    sums = np.zeros(2)
+    bad = fn(x.ctypes.data, t.ctypes.data, x.shape[0], x.shape[1], None if w is None else w.ctypes.data,
+             ignore_index, None if losses is None else losses.ctypes.data, sums.ctypes.data)
+    if bad >= 0:
+        raise IndexError(f"Target {int(t[bad])} is out of bounds.")
+    if reduction == 0:
+        return losses, np.zeros((), x.dtype)
+    s, total = x.dtype.type(sums[0]), x.dtype.type(sums[1])
+    if reduction == 2:
+        return s, total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return s / total, total
+
+
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
     out, dt = M.nll_spec(self, target, weight, reduction, ignore_index, False)
     x = acc(self).reshape(-1, self._size[-1])
-    loss, total = _nll(x, target._np.reshape(-1).astype(np.int64), weight, reduction, ignore_index, dt)
+    t = target._np.reshape(-1).astype(np.int64)
+    r = _nll_c(x, t, weight, reduction, ignore_index) if t.size == x.shape[0] else None
+    loss, total = r if r is not None else _nll(x, t, weight, reduction, ignore_index, dt)
     return wrap(np.reshape(loss, out), dt), wrap(total, dt)
 
 
@@ -126,10 +161,27 @@ def _nll_backward(go, x2, t, weight, reduction, ignore_index, total_weight):
     return gi
 
 
+def _nll_backward_c(go, x2, t, weight, reduction, ignore_index, total_weight):
+    """The gradient matrix written by the C kernel (rows split over threads), or None to use numpy."""
+    fn, w = _nll_c_args(x2, weight, "nll_bwd", "pppllpl")
+    if fn is None or t.size != x2.shape[0]:
+        return None
+    g = np.asarray(go, x2.dtype)
+    if reduction == 1:
+        g = g / np.asarray(total_weight, x2.dtype)
+    g = np.ascontiguousarray(g.reshape(-1)) if reduction == 0 else np.full(t.size, g, x2.dtype)
+    gi = np.empty(x2.shape, x2.dtype)
+    c_rows(fn, [gi, t, g], x2.shape[1], None if w is None else w.ctypes.data, ignore_index)
+    return gi
+
+
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     x2 = acc(self).reshape(-1, self._size[-1])
-    gi = _nll_backward(grad_output._np, x2, target._np.reshape(-1).astype(np.int64), weight, reduction,
-                       ignore_index, total_weight._np)
+    t = target._np.reshape(-1).astype(np.int64)
+    gi = _nll_backward_c(grad_output._np, x2, t, weight, reduction, ignore_index, total_weight._np)
+    if gi is not None:
+        return wrap(gi.reshape(self._size), self.dtype, fresh=True)
+    gi = _nll_backward(grad_output._np, x2, t, weight, reduction, ignore_index, total_weight._np)
     return wrap(gi.reshape(self._size), self.dtype, fresh=True)
 
 
