@@ -1,0 +1,313 @@
+"""The C row kernels of softmax/log_softmax, layer_norm and nll_loss (csrc/softmax.c, norm.c, nll.c,
+vmath.h): each op runs with C on and off (clib.use_c) on odd sizes and special values, and both
+paths must match torch (parity) and each other; the C path must really be taken when a compiler
+exists."""
+import numpy as np
+import pytest
+
+import ember
+import ember.nn.functional as F
+from ember import _cc
+from ember.kernels.cpu import clib
+
+needs_cc = pytest.mark.skipif(not _cc.available(), reason="no C compiler (or EMBER_DISABLE_C set)")
+RNG = np.random.default_rng(7)
+DTYPES = [np.float32, np.float64]
+TOL = {np.float32: 2e-5, np.float64: 1e-10}
+# (rows, k): no rows, one row, k=1, lengths that are not multiples of the vector width, and sizes
+# large enough to be split over threads
+SHAPES = [(0, 5), (1, 1), (1, 7), (3, 1), (5, 13), (4, 3, 37), (2, 1000), (300, 257)]
+
+
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
+
+
+def both_paths(fn):
+    """fn() with the C kernels on, then off."""
+    with clib.use_c(True):
+        on = fn()
+    with clib.use_c(False):
+        off = fn()
+    return on, off
+
+
+def assert_same(a, b, dt):
+    np.testing.assert_allclose(a, b, rtol=TOL[dt], atol=TOL[dt], equal_nan=True)
+
+
+class Spy:
+    """Records which C functions the kernels asked clib for, and whether they got one."""
+
+    def __init__(self, monkeypatch):
+        self.got = {}
+        real = clib.kernel
+
+        def kernel(name, fname, *a, **k):
+            fn = real(name, fname, *a, **k)
+            self.got[fname] = fn is not None
+            return fn
+        monkeypatch.setattr(clib, "kernel", kernel)
+
+
+# ---------------------------------------------------------------- vmath.h exp
+
+@needs_cc
+@pytest.mark.parametrize("dt", DTYPES)
+def test_vmath_exp_within_one_ulp_and_specials(dt):
+    ctype = "float" if dt == np.float32 else "double"
+    fname = "vm_expf" if dt == np.float32 else "vm_exp"
+    src = clib.source("softmax") + (f"\nvoid test_exp(const {ctype} *x, {ctype} *y, int64_t n) {{\n"
+                                    f"  _Pragma(\"omp simd\") for (int64_t i = 0; i < n; i++) y[i] = {fname}(x[i]);\n}}\n")
+    fn = _cc.function(_cc.load(src, "vmath_test"), "test_exp", "ppl")
+    lo, hi = (-104.0, 88.7) if dt == np.float32 else (-745.0, 709.7)
+    x = np.concatenate([RNG.uniform(lo, hi, 200_000), RNG.uniform(-1, 1, 100_000),
+                        np.linspace(-0.4, 0.4, 1001)]).astype(dt)
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1000.0, -1000.0, hi + 1, lo - 1], dt)
+    x = np.concatenate([x, specials])
+    y = np.empty_like(x)
+    fn(x.ctypes.data, y.ctypes.data, x.size)
+    ref_t = np.float64 if dt == np.float32 else np.longdouble
+    with np.errstate(over="ignore", under="ignore"):
+        ref = np.exp(x.astype(ref_t))
+        expect = np.exp(x)
+    normal = np.isfinite(expect) & (np.abs(expect) >= np.finfo(dt).tiny)
+    ulps = np.abs(y[normal].astype(ref_t) - ref[normal]) / np.spacing(expect[normal]).astype(ref_t)
+    assert ulps.max() <= 1.0, float(ulps.max())
+    n = specials.size
+    np.testing.assert_array_equal(y[-n:], expect[-n:])              # NaN, inf, 0 where numpy gives them
+    sub = ~normal & np.isfinite(expect)             # subnormal results: within 1 subnormal step of the true value
+    assert np.all(np.abs(y[sub].astype(ref_t) - ref[sub]) <= np.finfo(dt).smallest_subnormal)
+
+
+# ---------------------------------------------------------------- the C path is taken
+
+@needs_cc
+def test_kernels_build_and_are_used(monkeypatch):
+    for lib, fname, sig, res in [("softmax", "softmax_fwd_f32", "pplli", None),
+                                 ("softmax", "softmax_bwd_f64", "ppplli", None),
+                                 ("norm", "layer_norm_fwd_f32", "ppppllppd", None),
+                                 ("norm", "layer_norm_bwd_f64", "ppppllpppp", None),
+                                 ("nll", "nll_fwd_f32", "ppllplpp", "l"), ("nll", "nll_bwd_f64", "pppllpl", None)]:
+        assert clib.kernel(lib, fname, sig, res) is not None, fname
+    spy = Spy(monkeypatch)
+    x = ember.from_numpy(RNG.standard_normal((6, 10)).astype(np.float32)).requires_grad_()
+    F.softmax(x, -1).sum().backward()
+    F.log_softmax(x, -1).sum().backward()
+    F.layer_norm(x, [10], ember.ones(10, requires_grad=True), ember.zeros(10, requires_grad=True)).sum().backward()
+    F.cross_entropy(x, ember.from_numpy(np.arange(6) % 10)).backward()
+    for fname in ["softmax_fwd_f32", "softmax_bwd_f32", "layer_norm_fwd_f32", "layer_norm_bwd_f32",
+                  "nll_fwd_f32", "nll_bwd_f32"]:
+        assert spy.got.get(fname) is True, (fname, spy.got)
+
+
+def test_use_c_false_gives_no_kernel():
+    with clib.use_c(False):
+        assert clib.kernel("softmax", "softmax_fwd_f32", "pplli") is None
+
+
+# ---------------------------------------------------------------- softmax / log_softmax
+
+def _special_rows(dt, k=11):
+    """Rows with huge values, -inf entries, only -inf, +inf, NaN, and values far below the max."""
+    rows = RNG.standard_normal((7, k)).astype(dt) * 3
+    big = np.finfo(dt).max / 4
+    rows[0, :] = big
+    rows[0, 3] = -big
+    rows[1, ::2] = -np.inf
+    rows[2, :] = -np.inf
+    rows[3, 5] = np.inf
+    rows[4, 1] = np.nan
+    rows[5, :] = -1e4
+    rows[5, 0] = 0.0
+    rows[6, :4] = 90.0
+    return rows
+
+
+def _softmax_case(x, g, log, dim):
+    def run():
+        xe = ember.from_numpy(x.copy()).requires_grad_()
+        y = (F.log_softmax if log else F.softmax)(xe, dim)
+        y.backward(ember.from_numpy(g.copy()))
+        return y.detach().numpy(), xe.grad.numpy()
+    return run
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape", SHAPES + ["special"])
+def test_softmax_c_and_numpy_match_torch(torch, dt, log, shape):
+    x = _special_rows(dt) if shape == "special" else RNG.standard_normal(shape).astype(dt) * 4
+    g = RNG.standard_normal(x.shape).astype(dt)
+    (y_c, d_c), (y_n, d_n) = both_paths(_softmax_case(x, g, log, -1))
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    yt = (torch.log_softmax if log else torch.softmax)(xt, -1)
+    yt.backward(torch.from_numpy(g.copy()))
+    for mine in (y_c, y_n):
+        assert_same(mine, yt.detach().numpy(), dt)
+        assert mine.dtype == dt
+    for mine in (d_c, d_n):
+        assert_same(mine, xt.grad.numpy(), dt)
+    assert_same(y_c, y_n, dt)
+    assert_same(d_c, d_n, dt)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_softmax_other_dim_and_strided_input_fall_back(dt):
+    x = RNG.standard_normal((5, 6, 7)).astype(dt)
+    g = RNG.standard_normal(x.shape).astype(dt)
+    for dim in (0, 1):
+        (y_c, d_c), (y_n, d_n) = both_paths(_softmax_case(x, g, False, dim))
+        assert_same(y_c, y_n, dt)
+        assert_same(d_c, d_n, dt)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    assert_same(y_c, e / e.sum(axis=1, keepdims=True), dt)
+    xt = ember.from_numpy(x.copy()).transpose(0, 2)          # last dim not contiguous
+    with clib.use_c(True):
+        y = F.softmax(xt, -1).numpy()
+    xs = np.swapaxes(x, 0, 2)
+    e = np.exp(xs - xs.max(axis=-1, keepdims=True))
+    assert_same(y, e / e.sum(axis=-1, keepdims=True), dt)
+
+
+def test_softmax_float16_runs_in_float32():
+    x = RNG.standard_normal((4, 9)).astype(np.float16)
+    on, off = both_paths(lambda: F.softmax(ember.from_numpy(x.copy()), -1))
+    assert on.dtype == ember.float16
+    np.testing.assert_array_equal(on.numpy(), off.numpy())
+
+
+# ---------------------------------------------------------------- layer_norm
+
+def _ln_case(x, g, k_dims, affine, mask=None):
+    def run():
+        xe = ember.from_numpy(x.copy()).requires_grad_()
+        ns = list(x.shape[-k_dims:])
+        w = b = None
+        if affine in ("w", "wb"):
+            w = ember.from_numpy(np.linspace(0.5, 1.5, int(np.prod(ns))).reshape(ns).astype(x.dtype)).requires_grad_()
+        if affine in ("b", "wb"):
+            b = ember.from_numpy(np.linspace(-1, 1, int(np.prod(ns))).reshape(ns).astype(x.dtype)).requires_grad_()
+        y = F.layer_norm(xe, ns, w, b, 1e-5)
+        y.backward(ember.from_numpy(g.copy()))
+        return [y.detach().numpy(), xe.grad.numpy()] + [None if t is None else t.grad.numpy() for t in (w, b)]
+    return run
+
+
+def _ln_torch(torch, x, g, k_dims, affine):
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    ns = list(x.shape[-k_dims:])
+    n = int(np.prod(ns))
+    w = torch.linspace(0.5, 1.5, n, dtype=xt.dtype).reshape(ns).requires_grad_() if "w" in affine else None
+    b = torch.linspace(-1, 1, n, dtype=xt.dtype).reshape(ns).requires_grad_() if "b" in affine else None
+    y = torch.nn.functional.layer_norm(xt, ns, w, b, 1e-5)
+    y.backward(torch.from_numpy(g.copy()))
+    return [y.detach().numpy(), xt.grad.numpy()] + [None if t is None else t.grad.numpy() for t in (w, b)]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("affine", ["", "w", "b", "wb"])
+@pytest.mark.parametrize("shape,k_dims", [((1, 1), 1), ((3, 1), 1), ((1, 7), 1), ((5, 13), 1), ((2, 3, 37), 1),
+                                          ((4, 5, 6), 2), ((0, 8), 1), ((300, 257), 1)])
+def test_layer_norm_c_and_numpy_match_torch(torch, dt, affine, shape, k_dims):
+    x = (RNG.standard_normal(shape) * 3 + 5).astype(dt)
+    g = RNG.standard_normal(shape).astype(dt)
+    on, off = both_paths(_ln_case(x, g, k_dims, affine))
+    ref = _ln_torch(torch, x, g, k_dims, affine)
+    tol = 1e-4 if dt == np.float32 else 1e-9
+    one = x.shape[-1] == 1 and k_dims == 1
+    for mine in (on, off):
+        for i, (a, r) in enumerate(zip(mine, ref)):
+            assert (a is None) == (r is None)
+            if a is None:
+                continue
+            assert a.dtype == dt
+            if one and i == 2:
+                # one element per row: xhat is exactly 0, so dw is 0; torch's sum(dy*x) - mean*sum(dy)
+                # form leaves rounding noise amplified by rstd = 1/sqrt(eps) there
+                np.testing.assert_array_equal(a, 0)
+                continue
+            np.testing.assert_allclose(a, r, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_layer_norm_stats_and_masks_match_numpy_path(dt):
+    x = np.concatenate([RNG.standard_normal((6, 33)), np.full((1, 33), 1e4), np.zeros((1, 33))]).astype(dt)
+    x[2, 4] = np.nan
+    w = ember.from_numpy(RNG.standard_normal(33).astype(dt))
+    b = ember.from_numpy(RNG.standard_normal(33).astype(dt))
+    g = ember.from_numpy(RNG.standard_normal(x.shape).astype(dt))
+    aten = ember.ops.aten
+
+    def run():
+        xe = ember.from_numpy(x.copy())
+        y, mean, rstd = aten.native_layer_norm.default(xe, [33], w, b, 1e-5)
+        grads = [aten.native_layer_norm_backward.default(g, xe, [33], mean, rstd, w, b, list(mask))
+                 for mask in [(True, True, True), (False, True, False), (True, False, False), (False, False, True)]]
+        return [y.numpy(), mean.numpy(), rstd.numpy()] + [[None if t is None else t.numpy() for t in gr] for gr in grads]
+    on, off = both_paths(run)
+    for a, b_ in zip(on[:3], off[:3]):
+        assert_same(a, b_, dt)
+    assert np.isnan(on[0][2]).all() and np.isnan(on[1][2]) and np.isfinite(on[0][[0, 1, 3, 4, 5, 6]]).all()
+    assert on[2][-1, 0] == pytest.approx(1 / np.sqrt(1e-5), rel=1e-5)     # constant row: rstd = 1/sqrt(eps)
+    for ga, gb in zip(on[3:], off[3:]):
+        for a, b_ in zip(ga, gb):
+            assert (a is None) == (b_ is None)
+            if a is not None:
+                assert_same(a, b_, dt)
+
+
+# ---------------------------------------------------------------- nll_loss / cross_entropy
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("rows,c", [(1, 1), (1, 7), (9, 13), (400, 300)])
+def test_cross_entropy_c_and_numpy_match_torch(torch, dt, reduction, weighted, rows, c):
+    x = (RNG.standard_normal((rows, c)) * 3).astype(dt)
+    t = RNG.integers(0, c, rows)
+    t[::3] = -100 if rows > 1 else t[::3]           # ignored rows
+    wt = RNG.uniform(0.1, 2, c).astype(dt) if weighted else None
+
+    def run():
+        xe = ember.from_numpy(x.copy()).requires_grad_()
+        w = None if wt is None else ember.from_numpy(wt.copy())
+        loss = F.cross_entropy(xe, ember.from_numpy(t.copy()), weight=w, reduction=reduction)
+        loss.backward(ember.from_numpy(np.linspace(0.5, 2, rows).astype(dt)) if reduction == "none" else None)
+        return loss.detach().numpy(), xe.grad.numpy()
+    on, off = both_paths(run)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    lt = torch.nn.functional.cross_entropy(xt, torch.from_numpy(t.copy()), weight=None if wt is None else
+                                           torch.from_numpy(wt.copy()), reduction=reduction)
+    lt.backward(torch.from_numpy(np.linspace(0.5, 2, rows).astype(dt)) if reduction == "none" else None)
+    for loss, grad in (on, off):
+        assert_same(loss, lt.detach().numpy(), dt)
+        assert loss.dtype == dt and loss.shape == tuple(lt.shape)
+        assert_same(grad, xt.grad.numpy(), dt)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_nll_bad_target_raises_and_all_ignored_mean_is_nan(on):
+    x = ember.from_numpy(RNG.standard_normal((4, 5)).astype(np.float32))
+    with clib.use_c(on):
+        with pytest.raises(IndexError, match="Target 5 is out of bounds"):
+            F.nll_loss(x, ember.from_numpy(np.array([0, 5, 1, -100])))
+        with pytest.raises(IndexError, match="Target -2 is out of bounds"):
+            F.nll_loss(x, ember.from_numpy(np.array([0, 1, -2, 3])))
+        assert np.isnan(F.nll_loss(x, ember.from_numpy(np.full(4, -100))).item())
+        assert F.nll_loss(x, ember.from_numpy(np.full(4, 7)), ignore_index=7, reduction="sum").item() == 0.0
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_nll_1d_input_and_uint8_target(on):
+    x = RNG.standard_normal(6)
+    with clib.use_c(on):
+        loss = F.nll_loss(ember.from_numpy(x.copy()), ember.tensor(4))
+        l8 = F.nll_loss(ember.from_numpy(np.stack([x, x])), ember.from_numpy(np.array([4, 2], np.uint8)),
+                        reduction="none")
+    assert loss.item() == -x[4]
+    np.testing.assert_array_equal(l8.numpy(), [-x[4], -x[2]])
