@@ -97,8 +97,9 @@ def test_kernels_build_and_are_used(monkeypatch):
     F.log_softmax(x, -1).sum().backward()
     F.layer_norm(x, [10], ember.ones(10, requires_grad=True), ember.zeros(10, requires_grad=True)).sum().backward()
     F.cross_entropy(x, ember.from_numpy(np.arange(6) % 10)).backward()
+    F.group_norm(x.reshape(3, 4, 5), 2, ember.ones(4, requires_grad=True), ember.zeros(4)).sum().backward()
     for fname in ["softmax_fwd_f32", "softmax_bwd_f32", "layer_norm_fwd_f32", "layer_norm_bwd_f32",
-                  "nll_fwd_f32", "nll_bwd_f32"]:
+                  "nll_fwd_f32", "nll_bwd_f32", "group_norm_fwd_f32", "group_norm_bwd_f32"]:
         assert spy.got.get(fname) is True, (fname, spy.got)
 
 
@@ -311,3 +312,66 @@ def test_nll_1d_input_and_uint8_target(on):
                         reduction="none")
     assert loss.item() == -x[4]
     np.testing.assert_array_equal(l8.numpy(), [-x[4], -x[2]])
+
+
+# ---------------------------------------------------------------- group_norm
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("affine", [False, True])
+@pytest.mark.parametrize("shape,groups", [((1, 4, 1, 1), 2), ((2, 6, 5), 3), ((3, 6, 7, 5), 6), ((2, 4, 3, 3), 1),
+                                          ((4, 32, 24, 24), 8)])
+def test_group_norm_c_and_numpy_match_torch(torch, dt, affine, shape, groups):
+    x = (RNG.standard_normal(shape) * 2 + 3).astype(dt)
+    g = RNG.standard_normal(shape).astype(dt)
+    c = shape[1]
+    wn, bn = RNG.uniform(0.5, 1.5, c).astype(dt), RNG.standard_normal(c).astype(dt)
+
+    def run():
+        xe = ember.from_numpy(x.copy()).requires_grad_()
+        w = ember.from_numpy(wn.copy()).requires_grad_() if affine else None
+        b = ember.from_numpy(bn.copy()).requires_grad_() if affine else None
+        y = F.group_norm(xe, groups, w, b)
+        y.backward(ember.from_numpy(g.copy()))
+        return [y.detach().numpy(), xe.grad.numpy()] + ([w.grad.numpy(), b.grad.numpy()] if affine else [])
+    on, off = both_paths(run)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    wt = torch.from_numpy(wn.copy()).requires_grad_() if affine else None
+    bt = torch.from_numpy(bn.copy()).requires_grad_() if affine else None
+    yt = torch.nn.functional.group_norm(xt, groups, wt, bt)
+    yt.backward(torch.from_numpy(g.copy()))
+    ref = [yt.detach().numpy(), xt.grad.numpy()] + ([wt.grad.numpy(), bt.grad.numpy()] if affine else [])
+    tol = 2e-4 if dt == np.float32 else 1e-9
+    for mine in (on, off):
+        for a, r in zip(mine, ref):
+            assert a.dtype == dt
+            np.testing.assert_allclose(a, r, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_group_norm_stats_and_masks_match_numpy_path(dt):
+    x = RNG.standard_normal((3, 6, 4, 4)).astype(dt)
+    x[1, 2, 0, 0] = np.nan
+    w = ember.from_numpy(RNG.standard_normal(6).astype(dt))
+    b = ember.from_numpy(RNG.standard_normal(6).astype(dt))
+    g = ember.from_numpy(RNG.standard_normal(x.shape).astype(dt))
+    aten = ember.ops.aten
+
+    def run():
+        xe = ember.from_numpy(x.copy())
+        y, mean, rstd = aten.native_group_norm.default(xe, w, b, 3, 6, 16, 3, 1e-5)
+        out = [y.numpy(), mean.numpy(), rstd.numpy()]
+        for wt in (w, None):
+            for mask in [(True, True, True), (False, True, False), (True, False, False), (False, False, True)]:
+                gr = aten.native_group_norm_backward.default(g, xe, mean, rstd, wt, 3, 6, 16, 3, list(mask))
+                out.append([None if t is None else t.numpy() for t in gr])
+        return out
+    on, off = both_paths(run)
+    for a, b_ in zip(on[:3], off[:3]):
+        assert_same(a, b_, dt)
+    assert np.isnan(on[0][1, 2:4]).all() and np.isfinite(on[0][[0, 2]]).all() and np.isfinite(on[0][1, :2]).all()
+    for ga, gb in zip(on[3:], off[3:]):
+        for a, b_ in zip(ga, gb):
+            assert (a is None) == (b_ is None)
+            if a is not None:
+                assert_same(a, b_, dt)

@@ -131,9 +131,39 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return wrap(y, input.dtype), wrap(save_mean, st), wrap(save_invstd, st)
 
 
+def _row_chunks(fn, arrays, rows):
+    """fn(first_row, *chunks) over row chunks of `arrays` shared out over the thread pool (kernels
+    whose rows map to channels need the chunk's global first row)."""
+    split_run(lambda idx, *arrs: fn(int(idx[0]), *arrs), [np.arange(rows)] + arrays, 0,
+              0 if arrays[0].size >= 1 << 16 else 1 << 62)
+
+
+def _c_group_norm(x, weight, bias, N, C, HxW, group, eps):
+    """(y, mean, rstd) from the C kernel, or None when C cannot take x."""
+    if x.size == 0 or not x.flags.c_contiguous:
+        return None
+    w = None if weight is None else np.ascontiguousarray(acc(weight).reshape(-1), x.dtype)
+    b = None if bias is None else np.ascontiguousarray(acc(bias).reshape(-1), x.dtype)
+    suf = c_suffix(x, *(a for a in (w, b) if a is not None))
+    fn = clib.kernel("norm", f"group_norm_fwd_{suf}", "pppplllllppd") if suf else None
+    if fn is None:
+        return None
+    rows, cg = N * group, C // group
+    x2 = x.reshape(rows, cg * HxW)
+    y2, mean, rstd = np.empty_like(x2), np.empty(rows, x.dtype), np.empty(rows, x.dtype)
+    _row_chunks(lambda r0, xc, yc, mc, rc: fn(xc.ctypes.data, yc.ctypes.data, mc.ctypes.data, rc.ctypes.data,
+                                              xc.shape[0], r0, group, cg, HxW, _ptr(w), _ptr(b), float(eps)),
+                [x2, y2, mean, rstd], rows)
+    return y2.reshape(x.shape), mean.reshape(N, group), rstd.reshape(N, group)
+
+
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     M.group_norm_spec(input, weight, bias, N, C, HxW, group)
     x = acc(input)
+    r = _c_group_norm(x, weight, bias, N, C, HxW, group, eps)
+    if r is not None:
+        dt = input.dtype
+        return tuple(wrap(a, dt, fresh=True) for a in r)
     g = x.reshape(N, group, (C // group) * HxW)
     mean = g.mean(axis=2) if g.size else np.zeros((N, group), x.dtype)
     var = g.var(axis=2) if g.size else np.zeros((N, group), x.dtype)
@@ -232,8 +262,43 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     return dx, dw, db
 
 
+def _c_group_norm_backward(go, x, mean, rstd, weight, N, C, HxW, group, output_mask):
+    """(dx, dw, db) numpy arrays (None where not wanted) from the C kernel, or None to use numpy."""
+    if x.size == 0:
+        return None
+    x, go = np.ascontiguousarray(x), np.ascontiguousarray(go, x.dtype)
+    mean, rstd = (np.ascontiguousarray(acc(t).reshape(-1), x.dtype) for t in (mean, rstd))
+    w = None if weight is None else np.ascontiguousarray(acc(weight).reshape(-1), x.dtype)
+    suf = c_suffix(x, go, mean, rstd, *([] if w is None else [w]))
+    fn = clib.kernel("norm", f"group_norm_bwd_{suf}", "pppplllllpppp") if suf else None
+    if fn is None:
+        return None
+    want_dx, want_dw, want_db = output_mask[0], output_mask[1], output_mask[2]
+    rows, cg = N * group, C // group
+    x2, g2 = x.reshape(rows, cg * HxW), go.reshape(rows, cg * HxW)
+    dx2 = np.empty_like(x2) if want_dx else None
+    parts = []
+
+    def chunk(r0, gc, xc, mc, rc, *dxc):
+        dwp = np.zeros(C) if want_dw else None
+        dbp = np.zeros(C) if want_db else None
+        fn(gc.ctypes.data, xc.ctypes.data, mc.ctypes.data, rc.ctypes.data, gc.shape[0], r0, group, cg, HxW,
+           _ptr(w), _ptr(dxc[0]) if dxc else None, _ptr(dwp), _ptr(dbp))
+        parts.append((r0, dwp, dbp))
+    _row_chunks(chunk, [g2, x2, mean, rstd] + ([dx2] if want_dx else []), rows)
+    parts.sort(key=lambda p: p[0])          # partial sums added in row order: deterministic
+    dw = sum(p[1] for p in parts) if want_dw else None
+    db = sum(p[2] for p in parts) if want_db else None
+    return (None if dx2 is None else dx2.reshape(x.shape)), dw, db
+
+
 def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
     x, go = acc(input), acc(grad_out)
+    r = _c_group_norm_backward(go, x, mean, rstd, weight, N, C, HxW, group, output_mask)
+    if r is not None:
+        dx, dw, db = r
+        return (None if dx is None else wrap(dx, input.dtype, fresh=True),
+                None if dw is None else wrap(dw, input.dtype), None if db is None else wrap(db, input.dtype))
     xs = x.reshape(N, group, -1)
     k = xs.shape[2]
     xhat = ((xs - acc(mean)[..., None]) * acc(rstd)[..., None]).reshape(N, C, -1)
