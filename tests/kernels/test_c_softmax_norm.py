@@ -375,3 +375,80 @@ def test_group_norm_stats_and_masks_match_numpy_path(dt):
             assert (a is None) == (b_ is None)
             if a is not None:
                 assert_same(a, b_, dt)
+
+
+# ---------------------------------------------------------------- batch_norm
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", [False, True])
+@pytest.mark.parametrize("shape", [(1, 3, 16), (2, 3, 4, 5), (3, 5, 17), (8, 16, 12, 12), (4, 6)])
+def test_batch_norm_c_and_numpy_match_torch(torch, dt, training, affine, shape):
+    x = (RNG.standard_normal(shape) * 2 + 300).astype(dt)       # far from 0: one-pass stats must not cancel
+    g = RNG.standard_normal(shape).astype(dt)
+    c = shape[1]
+    wn, bn = RNG.uniform(0.5, 1.5, c).astype(dt), RNG.standard_normal(c).astype(dt)
+    rm0, rv0 = RNG.standard_normal(c).astype(dt) + 300, RNG.uniform(1, 5, c).astype(dt)
+
+    def run():
+        xe = ember.from_numpy(x.copy()).requires_grad_()
+        w = ember.from_numpy(wn.copy()).requires_grad_() if affine else None
+        b = ember.from_numpy(bn.copy()).requires_grad_() if affine else None
+        rm, rv = ember.from_numpy(rm0.copy()), ember.from_numpy(rv0.copy())
+        y = F.batch_norm(xe, rm, rv, w, b, training=training, momentum=0.2)
+        y.backward(ember.from_numpy(g.copy()))
+        out = [y.detach().numpy(), xe.grad.numpy(), rm.numpy(), rv.numpy()]
+        return out + ([w.grad.numpy(), b.grad.numpy()] if affine else [])
+    on, off = both_paths(run)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    wt = torch.from_numpy(wn.copy()).requires_grad_() if affine else None
+    bt = torch.from_numpy(bn.copy()).requires_grad_() if affine else None
+    rmt, rvt = torch.from_numpy(rm0.copy()), torch.from_numpy(rv0.copy())
+    yt = torch.nn.functional.batch_norm(xt, rmt, rvt, wt, bt, training=training, momentum=0.2)
+    yt.backward(torch.from_numpy(g.copy()))
+    ref = [yt.detach().numpy(), xt.grad.numpy(), rmt.numpy(), rvt.numpy()]
+    ref += [wt.grad.numpy(), bt.grad.numpy()] if affine else []
+    tol = 2e-4 if dt == np.float32 else 1e-9
+    for mine in (on, off):
+        for a, r in zip(mine, ref):
+            assert a.dtype == dt
+            np.testing.assert_allclose(a, r, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("train", [True, False])
+def test_batch_norm_backward_masks_match_numpy_path(dt, train):
+    x = ember.from_numpy(RNG.standard_normal((3, 4, 20)).astype(dt))
+    g = ember.from_numpy(RNG.standard_normal((3, 4, 20)).astype(dt))
+    w = ember.from_numpy(RNG.standard_normal(4).astype(dt))
+    rm, rv = ember.from_numpy(RNG.standard_normal(4).astype(dt)), ember.from_numpy(RNG.uniform(1, 2, 4).astype(dt))
+    aten = ember.ops.aten
+
+    def run():
+        _, sm, si = aten.native_batch_norm.default(x, w, None, rm.clone(), rv.clone(), train, 0.1, 1e-5)
+        out = [sm.numpy(), si.numpy()]
+        for wt in (w, None):
+            for mask in [(True, True, True), (False, True, False), (True, False, False), (False, False, True)]:
+                gr = aten.native_batch_norm_backward.default(g, x, wt, rm, rv, sm, si, train, 1e-5, list(mask))
+                out.append([None if t is None else t.numpy() for t in gr])
+        return out
+    on, off = both_paths(run)
+    for a, b_ in zip(on[:2], off[:2]):
+        assert_same(a, b_, dt)
+    for ga, gb in zip(on[2:], off[2:]):
+        for a, b_ in zip(ga, gb):
+            assert (a is None) == (b_ is None)
+            if a is not None:
+                assert_same(a, b_, dt)
+
+
+@needs_cc
+def test_batch_norm_uses_c_for_images_and_numpy_for_features(monkeypatch):
+    spy = Spy(monkeypatch)
+    F.batch_norm(ember.randn(4, 6), None, None, training=True)
+    assert "batch_norm_stats_f32" not in spy.got
+    x = ember.randn(2, 3, 4, 4, requires_grad=True)
+    F.batch_norm(x, None, None, training=True).sum().backward()
+    assert spy.got.get("batch_norm_stats_f32") and spy.got.get("channel_affine_f32")
+    assert spy.got.get("batch_norm_bwd_stats_f32") and spy.got.get("channel_bwd_f32")

@@ -103,22 +103,83 @@ def _c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db):
     return parts
 
 
+def _update_running(running_mean, running_var, mean, var, n, momentum):
+    if running_mean is not None:
+        rm = running_mean._np
+        rm[...] = (1 - momentum) * rm + momentum * mean
+    if running_var is not None:
+        rv = running_var._np
+        rv[...] = (1 - momentum) * rv + momentum * var * (n / max(n - 1, 1))
+
+
+def _bn_view(x):
+    """x as the contiguous float32/float64 (N, C, HW) array the C batch_norm kernels take, or None
+    (numpy path; also for HW < 16, e.g. (N, C) input, where per-row calls would not pay)."""
+    if x.ndim < 2 or x.size == 0 or not x.flags.c_contiguous or c_suffix(x) is None:
+        return None
+    hw = x.size // (x.shape[0] * x.shape[1])
+    return x.reshape(x.shape[0], x.shape[1], hw) if hw >= 16 else None
+
+
+def _channels(fn, c, big):
+    """fn(c0, c1) over ranges of the c channels shared out over the thread pool when `big`."""
+    split_run(lambda idx: fn(int(idx[0]), int(idx[-1]) + 1), [np.arange(c)], 0, 0 if big else 1 << 62)
+
+
+def _vec(t, x, default):
+    """A per-channel tensor (or `default` when None) as a contiguous array of x's dtype."""
+    return np.ascontiguousarray(default if t is None else acc(t).reshape(-1), x.dtype)
+
+
+def _c_batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(y, save_mean, save_invstd) from the C kernels (running stats updated), or None to use numpy."""
+    x3 = _bn_view(x)
+    suf = None if x3 is None else c_suffix(x3)
+    aff = clib.kernel("norm", f"channel_affine_{suf}", "ppllllppp") if suf else None
+    stats = clib.kernel("norm", f"batch_norm_stats_{suf}", "plllllpp") if aff else None
+    if aff is None or stats is None:
+        return None
+    n, c, hw = x3.shape
+    if training:
+        mean64, var64 = np.empty(c), np.empty(c)
+        _channels(lambda c0, c1: stats(x3.ctypes.data, n, c, hw, c0, c1, mean64.ctypes.data, var64.ctypes.data),
+                  c, x.size >= 1 << 16)
+        mean, var = mean64.astype(x.dtype), var64.astype(x.dtype)
+        _update_running(running_mean, running_var, mean, var, n * hw, momentum)
+        m = mean
+        q = save_invstd = 1.0 / np.sqrt(var + eps)
+        save_mean = mean
+    else:
+        m = _vec(running_mean, x, None)
+        q = 1.0 / np.sqrt(_vec(running_var, x, None) + eps)
+        save_mean = save_invstd = np.empty((0,), x.dtype)
+    scale = np.ascontiguousarray(q * _vec(weight, x, 1.0) if weight is not None else q, x.dtype)
+    shift = _vec(bias, x, np.zeros(c))
+    m = np.ascontiguousarray(m, x.dtype)
+    x2 = x3.reshape(n * c, hw)
+    y2 = np.empty_like(x2)
+    _row_chunks(lambda r0, xc, yc: aff(xc.ctypes.data, yc.ctypes.data, xc.shape[0], r0, c, hw, m.ctypes.data,
+                                       scale.ctypes.data, shift.ctypes.data), [x2, y2], n * c)
+    return y2.reshape(x.shape), save_mean, save_invstd
+
+
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Training: per-channel mean and biased variance (running stats updated with the unbiased one);
+    eval: the running stats. float32/float64 inputs with HW >= 16 run the C kernels of csrc/norm.c
+    (stats split over channels, the affine over rows)."""
     shape, stat = M.batch_norm_spec(input, weight, bias, running_mean, running_var, training)
     x = acc(input)
+    st = D.float32 if input.dtype in (D.float16, D.bfloat16) else input.dtype
+    r = _c_batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps)
+    if r is not None:
+        return wrap(r[0], input.dtype, fresh=True), wrap(r[1], st), wrap(r[2], st)
     c = x.shape[1]
     axes = (0,) + tuple(range(2, x.ndim))
     bshape = (1, c) + (1,) * (x.ndim - 2)
     if training:
         mean = x.mean(axis=axes)
         var = x.var(axis=axes)
-        n = x.size // c
-        if running_mean is not None:
-            rm = running_mean._np
-            rm[...] = (1 - momentum) * rm + momentum * mean
-        if running_var is not None:
-            rv = running_var._np
-            rv[...] = (1 - momentum) * rv + momentum * var * (n / max(n - 1, 1))
+        _update_running(running_mean, running_var, mean, var, x.size // c, momentum)
         invstd = 1.0 / np.sqrt(var + eps)
         y = (x - mean.reshape(bshape)) * invstd.reshape(bshape)
         save_mean, save_invstd = mean, invstd
@@ -127,7 +188,6 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         y = (x - rm.reshape(bshape)) / np.sqrt(rv.reshape(bshape) + eps)
         save_mean = save_invstd = np.empty((0,), x.dtype)
     y = _affine(y, weight, bias, bshape)
-    st = D.float32 if input.dtype in (D.float16, D.bfloat16) else input.dtype
     return wrap(y, input.dtype), wrap(save_mean, st), wrap(save_invstd, st)
 
 
@@ -233,9 +293,48 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     return dx, dw, db
 
 
+def _c_batch_norm_backward(go, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps, mask):
+    """(dx, dw, db) numpy arrays (None where not wanted) from the C kernels, or None to use numpy."""
+    x3 = _bn_view(x)
+    suf = None if x3 is None else c_suffix(x3)
+    sums = clib.kernel("norm", f"batch_norm_bwd_stats_{suf}", "pplllllpppp") if suf else None
+    dxk = clib.kernel("norm", f"channel_bwd_{suf}", "pppllllpppp") if sums else None
+    if dxk is None:
+        return None
+    n, c, hw = x3.shape
+    g3 = np.ascontiguousarray(go, x.dtype).reshape(x3.shape)
+    if train:
+        m, q = _vec(save_mean, x, None), _vec(save_invstd, x, None)
+    else:
+        m = _vec(running_mean, x, None)
+        q = np.ascontiguousarray(1.0 / np.sqrt(_vec(running_var, x, None) + eps), x.dtype)
+    sg, sgx = np.zeros(c), np.zeros(c)
+    if mask[1] or mask[2] or (mask[0] and train):
+        _channels(lambda c0, c1: sums(g3.ctypes.data, x3.ctypes.data, n, c, hw, c0, c1, m.ctypes.data, q.ctypes.data,
+                                      sg.ctypes.data, sgx.ctypes.data), c, x.size >= 1 << 16)
+    dx = None
+    if mask[0]:
+        cnt = n * hw
+        a = np.ascontiguousarray(q * _vec(weight, x, 1.0) if weight is not None else q, x.dtype)
+        d = np.ascontiguousarray(sg / cnt if train else np.zeros(c), x.dtype)
+        e = np.ascontiguousarray(q * (sgx / cnt).astype(x.dtype) if train else np.zeros(c), x.dtype)
+        g2, x2 = g3.reshape(n * c, hw), x3.reshape(n * c, hw)
+        dx2 = np.empty_like(x2)
+        _row_chunks(lambda r0, gc, xc, oc: dxk(gc.ctypes.data, xc.ctypes.data, oc.ctypes.data, gc.shape[0], r0, c,
+                                               hw, m.ctypes.data, a.ctypes.data, d.ctypes.data, e.ctypes.data),
+                    [g2, x2, dx2], n * c)
+        dx = dx2.reshape(x.shape)
+    return dx, (sgx if mask[1] else None), (sg if mask[2] else None)
+
+
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train,
                                eps, output_mask):
     x, go = acc(input), acc(grad_out)
+    r = _c_batch_norm_backward(go, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps,
+                               output_mask)
+    if r is not None:
+        return (None if r[0] is None else wrap(r[0], input.dtype, fresh=True),
+                None if r[1] is None else wrap(r[1], input.dtype), None if r[2] is None else wrap(r[2], input.dtype))
     c = x.shape[1]
     axes = (0,) + tuple(range(2, x.ndim))
     bshape = (1, c) + (1,) * (x.ndim - 2)

@@ -167,3 +167,79 @@ GN_FWD(float, f32)
 GN_FWD(double, f64)
 GN_BWD(float, f32)
 GN_BWD(double, f64)
+
+/* batch_norm: x is (N, C, HW) contiguous. Per channel c in [c0, c1): mean and biased variance over its
+ * N*HW values, summed in double after shifting by the channel's first value (one pass, no
+ * cancellation for data far from 0). */
+#define BN_STATS(T, SUF)                                                                \
+void batch_norm_stats_##SUF(const T *x, int64_t N, int64_t C, int64_t HW, int64_t c0, int64_t c1, \
+                            double *mean, double *var) {                                \
+    const double n = (double)(N * HW);                                                  \
+    for (int64_t c = c0; c < c1; c++) {                                                 \
+        const double x0 = (double)x[c * HW];                                            \
+        double s = 0, s2 = 0;                                                           \
+        for (int64_t i = 0; i < N; i++) {                                               \
+            const T *xc = x + (i * C + c) * HW;                                         \
+            _Pragma("omp simd reduction(+:s,s2)")                                       \
+            for (int64_t j = 0; j < HW; j++) { double d = (double)xc[j] - x0; s += d; s2 += d * d; } \
+        }                                                                               \
+        const double dm = s / n;                                                        \
+        const double v = s2 / n - dm * dm;                                              \
+        mean[c] = x0 + dm;                                                              \
+        var[c] = v > 0 ? v : 0;                                                         \
+    }                                                                                   \
+}
+
+/* y = (x - m[c]) * s[c] + b[c] for `rows` rows of HW values from global row r0 (c = row % C). */
+#define CH_AFFINE(T, SUF)                                                               \
+void channel_affine_##SUF(const T *x, T *y, int64_t rows, int64_t r0, int64_t C, int64_t HW, \
+                          const T *m, const T *s, const T *b) {                         \
+    for (int64_t r = 0; r < rows; r++) {                                                \
+        const int64_t c = (r0 + r) % C;                                                 \
+        const T mc = m[c], sc = s[c], bc = b[c];                                        \
+        const T *xr = x + r * HW;                                                       \
+        T *yr = y + r * HW;                                                             \
+        _Pragma("omp simd")                                                             \
+        for (int64_t j = 0; j < HW; j++) yr[j] = (xr[j] - mc) * sc + bc;                \
+    }                                                                                   \
+}
+
+/* batch_norm backward sums per channel c in [c0, c1): sg[c] = sum g, sgx[c] = sum g * (x - m[c]) * q[c]. */
+#define BN_BWD_STATS(T, SUF)                                                            \
+void batch_norm_bwd_stats_##SUF(const T *g, const T *x, int64_t N, int64_t C, int64_t HW, int64_t c0, \
+                                int64_t c1, const T *m, const T *q, double *sg, double *sgx) { \
+    for (int64_t c = c0; c < c1; c++) {                                                 \
+        const T mc = m[c], qc = q[c];                                                   \
+        double a = 0, b = 0;                                                            \
+        for (int64_t i = 0; i < N; i++) {                                               \
+            const T *gc = g + (i * C + c) * HW, *xc = x + (i * C + c) * HW;             \
+            _Pragma("omp simd reduction(+:a,b)")                                        \
+            for (int64_t j = 0; j < HW; j++) { a += (double)gc[j]; b += (double)(gc[j] * ((xc[j] - mc) * qc)); } \
+        }                                                                               \
+        sg[c] = a;                                                                      \
+        sgx[c] = b;                                                                     \
+    }                                                                                   \
+}
+
+/* dx = (g - d[c] - (x - m[c]) * e[c]) * a[c] for `rows` rows of HW values from global row r0. */
+#define CH_BWD(T, SUF)                                                                  \
+void channel_bwd_##SUF(const T *g, const T *x, T *dx, int64_t rows, int64_t r0, int64_t C, int64_t HW, \
+                       const T *m, const T *a, const T *d, const T *e) {                \
+    for (int64_t r = 0; r < rows; r++) {                                                \
+        const int64_t c = (r0 + r) % C;                                                 \
+        const T mc = m[c], ac = a[c], dc = d[c], ec = e[c];                             \
+        const T *gr = g + r * HW, *xr = x + r * HW;                                     \
+        T *o = dx + r * HW;                                                             \
+        _Pragma("omp simd")                                                             \
+        for (int64_t j = 0; j < HW; j++) o[j] = ((gr[j] - dc) - (xr[j] - mc) * ec) * ac; \
+    }                                                                                   \
+}
+
+BN_STATS(float, f32)
+BN_STATS(double, f64)
+CH_AFFINE(float, f32)
+CH_AFFINE(double, f64)
+BN_BWD_STATS(float, f32)
+BN_BWD_STATS(double, f64)
+CH_BWD(float, f32)
+CH_BWD(double, f64)
