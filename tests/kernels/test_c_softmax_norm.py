@@ -155,22 +155,46 @@ def test_softmax_c_and_numpy_match_torch(torch, dt, log, shape):
     assert_same(d_c, d_n, dt)
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize("dt", DTYPES)
-def test_softmax_other_dim_and_strided_input_fall_back(dt):
-    x = RNG.standard_normal((5, 6, 7)).astype(dt)
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape,dim", [((5, 6, 7), 0), ((5, 6, 7), 1), ((1, 3, 1), 1), ((2, 1, 9), 1),
+                                       ((300, 260), 0), ((4, 9, 33, 10), 1), ((3, 200, 130), 1), ((0, 3, 4), 1),
+                                       ("special", 0)])
+def test_softmax_inner_dim_c_and_numpy_match_torch(torch, dt, log, shape, dim):
+    """A dim that is not the last: the (outer, k, inner) C kernels, split over outer slabs or (one
+    slab) over the inner columns."""
+    x = _special_rows(dt).T.copy() if shape == "special" else RNG.standard_normal(shape).astype(dt) * 4
     g = RNG.standard_normal(x.shape).astype(dt)
-    for dim in (0, 1):
-        (y_c, d_c), (y_n, d_n) = both_paths(_softmax_case(x, g, False, dim))
-        assert_same(y_c, y_n, dt)
-        assert_same(d_c, d_n, dt)
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    assert_same(y_c, e / e.sum(axis=1, keepdims=True), dt)
-    xt = ember.from_numpy(x.copy()).transpose(0, 2)          # last dim not contiguous
-    with clib.use_c(True):
-        y = F.softmax(xt, -1).numpy()
-    xs = np.swapaxes(x, 0, 2)
-    e = np.exp(xs - xs.max(axis=-1, keepdims=True))
-    assert_same(y, e / e.sum(axis=-1, keepdims=True), dt)
+    (y_c, d_c), (y_n, d_n) = both_paths(_softmax_case(x, g, log, dim))
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    yt = (torch.log_softmax if log else torch.softmax)(xt, dim)
+    yt.backward(torch.from_numpy(g.copy()))
+    for y, d in ((y_c, d_c), (y_n, d_n)):
+        assert_same(y, yt.detach().numpy(), dt)
+        assert_same(d, xt.grad.numpy(), dt)
+    assert_same(y_c, y_n, dt)
+    assert_same(d_c, d_n, dt)
+
+
+@needs_cc
+def test_softmax_inner_dim_uses_c(monkeypatch):
+    spy = Spy(monkeypatch)
+    x = ember.randn(3, 5, 4, requires_grad=True)
+    F.log_softmax(x, 1).sum().backward()
+    assert spy.got.get("softmax_fwd_inner_f32") and spy.got.get("softmax_bwd_inner_f32")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_softmax_strided_input_falls_back(dt):
+    x = RNG.standard_normal((5, 6, 7)).astype(dt)
+    xt = ember.from_numpy(x.copy()).transpose(0, 2)          # not contiguous
+    for dim in (-1, 1):
+        on, off = both_paths(lambda: F.softmax(xt, dim).numpy())
+        xs = np.swapaxes(x, 0, 2)
+        e = np.exp(xs - xs.max(axis=dim, keepdims=True))
+        assert_same(on, e / e.sum(axis=dim, keepdims=True), dt)
+        assert_same(on, off, dt)
 
 
 def test_softmax_float16_runs_in_float32():

@@ -1,8 +1,9 @@
 """cpu _softmax/_log_softmax and their backward: numerically stable (subtract the max along dim
 first), computed in place in the output. Softmax over the last dim of a contiguous float32/float64
 input (the common case) runs the C row kernels of csrc/softmax.c, rows split over threads; without
-C it runs numpy over cache-sized row blocks (rowblocks.run_rows). Any other dim is computed on the
-whole array, split across threads along another dim for large inputs."""
+C it runs numpy over cache-sized row blocks (rowblocks.run_rows). Any other dim of a contiguous
+float input runs the C kernels over (outer, k, inner) column blocks; else numpy on the whole array,
+split across threads along another dim for large inputs."""
 import numpy as np
 
 from ..._core.strides import wrap_dim
@@ -56,6 +57,8 @@ def _run(self, dim, log):
             return out
         run_rows(lambda xc, oc: _forward(xc, oc, 1, log), [x2, out.reshape(x2.shape)])
         return out
+    if _c_inner("softmax_fwd", [x, out], d, log):
+        return out
     axes = [a for a in range(x.ndim) if a != d and x.shape[a] > 1]
     split_run(lambda xc, oc: _forward(xc, oc, d, log), [x, out], axes[0]) if axes else _forward(x, out, d, log)
     return out
@@ -69,6 +72,27 @@ def _c_rows(name, arrays, log):
         return False
     if arrays[0].size:
         c_rows(fn, arrays, arrays[0].shape[1], int(log))
+    return True
+
+
+def _c_inner(name, arrays, d, log):
+    """Runs the C kernel for a dim d that is not the last over the arrays seen as (outer, k, inner):
+    split over `outer` when it has 2 or more slabs, else over the inner columns. False when C cannot
+    take the arrays."""
+    suf = c_suffix(*arrays)
+    fn = clib.kernel("softmax", f"{name}_inner_{suf}", "p" * len(arrays) + "llllli") if suf else None
+    if fn is None:
+        return False
+    shape = arrays[0].shape
+    outer, k, inner = int(np.prod(shape[:d])), shape[d], int(np.prod(shape[d + 1:]))
+    if arrays[0].size == 0:
+        return True
+    if outer >= 2:
+        c_rows(fn, [a.reshape(outer, k * inner) for a in arrays], k, inner, 0, inner, int(log))
+    else:
+        ptrs = [a.ctypes.data for a in arrays]
+        split_run(lambda idx: fn(*ptrs, 1, k, inner, int(idx[0]), int(idx[-1]) + 1, int(log)), [np.arange(inner)],
+                  0, 0 if arrays[0].size >= 1 << 16 else 1 << 62)
     return True
 
 
@@ -115,6 +139,8 @@ def _run_backward(grad_output, output, dim, log):
         if _c_rows("softmax_bwd", [g2, y2, out.reshape(y2.shape)], log):
             return out
         run_rows(lambda gc, yc, oc: _backward(gc, yc, oc, 1, log), [g2, y2, out.reshape(y2.shape)])
+        return out
+    if _c_inner("softmax_bwd", [g, y, out], d, log):
         return out
     axes = [a for a in range(y.ndim) if a != d and y.shape[a] > 1]
     fn = lambda gc, yc, oc: _backward(gc, yc, oc, d, log)  # noqa: E731
