@@ -89,7 +89,7 @@ def test_kernels_build_and_are_used(monkeypatch):
                                  ("softmax", "softmax_bwd_f64", "ppplli", None),
                                  ("norm", "layer_norm_fwd_f32", "ppppllppd", None),
                                  ("norm", "layer_norm_bwd_f64", "ppppllpppp", None),
-                                 ("nll", "nll_fwd_f32", "ppllplpp", "l"), ("nll", "nll_bwd_f64", "pppllpl", None)]:
+                                 ("nll", "nll_fwd_f32", "pplllplpp", "l"), ("nll", "nll_bwd_f64", "ppplllpl", None)]:
         assert clib.kernel(lib, fname, sig, res) is not None, fname
     spy = Spy(monkeypatch)
     x = ember.from_numpy(RNG.standard_normal((6, 10)).astype(np.float32)).requires_grad_()
@@ -476,3 +476,53 @@ def test_batch_norm_uses_c_for_images_and_numpy_for_features(monkeypatch):
     F.batch_norm(x, None, None, training=True).sum().backward()
     assert spy.got.get("batch_norm_stats_f32") and spy.got.get("channel_affine_f32")
     assert spy.got.get("batch_norm_bwd_stats_f32") and spy.got.get("channel_bwd_f32")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("shape", [(2, 5, 3, 4), (1, 1, 2, 2), (3, 4, 7), (2, 3, 2, 3, 4), (4, 21, 30, 30)])
+def test_spatial_cross_entropy_c_and_numpy_match_torch(torch, dt, reduction, weighted, shape):
+    """nll_loss2d (and the >2-D inputs reshaped onto it): classes along dim 1, C kernel with inner = H*W."""
+    x = (RNG.standard_normal(shape) * 3).astype(dt)
+    c = shape[1]
+    t = RNG.integers(0, c, (shape[0],) + shape[2:])
+    t.reshape(-1)[::5] = 255
+    wt = RNG.uniform(0.1, 2, c).astype(dt) if weighted else None
+    go = RNG.uniform(0.5, 2, t.shape).astype(dt)
+
+    def run():
+        xe = ember.from_numpy(x.copy()).requires_grad_()
+        w = None if wt is None else ember.from_numpy(wt.copy())
+        loss = F.cross_entropy(xe, ember.from_numpy(t.copy()), weight=w, reduction=reduction, ignore_index=255)
+        loss.backward(ember.from_numpy(go.copy()) if reduction == "none" else None)
+        return loss.detach().numpy(), xe.grad.numpy()
+    on, off = both_paths(run)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    lt = torch.nn.functional.cross_entropy(xt, torch.from_numpy(t.copy()), weight=None if wt is None else
+                                           torch.from_numpy(wt.copy()), reduction=reduction, ignore_index=255)
+    lt.backward(torch.from_numpy(go.copy()) if reduction == "none" else None)
+    tol = 1e-4 if dt == np.float32 else 1e-10
+    for loss, grad in (on, off):
+        np.testing.assert_allclose(loss, lt.detach().numpy(), rtol=tol, atol=tol)
+        assert loss.dtype == dt and loss.shape == tuple(lt.shape)
+        np.testing.assert_allclose(grad, xt.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_nll2d_bad_target_raises(on):
+    x = ember.from_numpy(RNG.standard_normal((2, 3, 2, 2)).astype(np.float32))
+    t = np.zeros((2, 2, 2), np.int64)
+    t[1, 0, 1] = 3
+    with clib.use_c(on):
+        with pytest.raises(IndexError, match="Target 3 is out of bounds"):
+            F.nll_loss(x, ember.from_numpy(t))
+
+
+@needs_cc
+def test_spatial_nll_uses_c(monkeypatch):
+    spy = Spy(monkeypatch)
+    x = ember.randn(2, 3, 4, 4, requires_grad=True)
+    F.cross_entropy(x, ember.from_numpy(np.ones((2, 4, 4), np.int64))).backward()
+    assert spy.got.get("nll_fwd_f32") and spy.got.get("nll_bwd_f32") and spy.got.get("softmax_fwd_inner_f32")

@@ -102,7 +102,7 @@ def _nll(x, t, weight, reduction, ignore_index, dt):
 
 
 def _nll_c_args(x, weight, name, sig):
-    """The C nll kernel `name` for the (M, C) matrix x and the weight cast to x's dtype, or (None, None)
+    """The C nll kernel `name` for log-probabilities x and the weight cast to x's dtype, or (None, None)
     when C cannot take them (no compiler, a dtype other than float32/float64, an empty x)."""
     if x.size == 0:
         return None, None
@@ -112,20 +112,21 @@ def _nll_c_args(x, weight, name, sig):
     return fn, w
 
 
-def _nll_c(x, t, weight, reduction, ignore_index):
-    """_nll's results from the C kernel (one pass over the targets), or None to use numpy."""
-    fn, w = _nll_c_args(x, weight, "nll_fwd", "ppllplpp")
-    if fn is None:
+def _nll_c(x3, t, weight, reduction, ignore_index):
+    """_nll's results from the C kernel for x3 (outer, C, inner) and t (outer*inner,) class indices
+    (one pass over the targets), or None to use numpy."""
+    fn, w = _nll_c_args(x3, weight, "nll_fwd", "pplllplpp")
+    if fn is None or t.size * x3.shape[1] != x3.size:
         return None
-    losses = np.empty(x.shape[0], x.dtype) if reduction == 0 else None
+    losses = np.empty(t.size, x3.dtype) if reduction == 0 else None
     sums = np.zeros(2)
-    bad = fn(x.ctypes.data, t.ctypes.data, x.shape[0], x.shape[1], None if w is None else w.ctypes.data,
+    bad = fn(x3.ctypes.data, t.ctypes.data, t.size, x3.shape[1], x3.shape[2], None if w is None else w.ctypes.data,
              ignore_index, None if losses is None else losses.ctypes.data, sums.ctypes.data)
     if bad >= 0:
         raise IndexError(f"Target {int(t[bad])} is out of bounds.")
     if reduction == 0:
-        return losses, np.zeros((), x.dtype)
-    s, total = x.dtype.type(sums[0]), x.dtype.type(sums[1])
+        return losses, np.zeros((), x3.dtype)
+    s, total = x3.dtype.type(sums[0]), x3.dtype.type(sums[1])
     if reduction == 2:
         return s, total
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -136,7 +137,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     out, dt = M.nll_spec(self, target, weight, reduction, ignore_index, False)
     x = acc(self).reshape(-1, self._size[-1])
     t = target._np.reshape(-1).astype(np.int64)
-    r = _nll_c(x, t, weight, reduction, ignore_index) if t.size == x.shape[0] else None
+    r = _nll_c(x.reshape(x.shape + (1,)), t, weight, reduction, ignore_index)
     loss, total = r if r is not None else _nll(x, t, weight, reduction, ignore_index, dt)
     return wrap(np.reshape(loss, out), dt), wrap(total, dt)
 
@@ -144,8 +145,11 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     out, dt = M.nll_spec(self, target, weight, reduction, ignore_index, True)
     x = acc(self)
-    x = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
-    loss, total = _nll(x, target._np.reshape(-1).astype(np.int64), weight, reduction, ignore_index, dt)
+    t = target._np.reshape(-1).astype(np.int64)
+    r = _nll_c(x.reshape(x.shape[0], x.shape[1], -1), t, weight, reduction, ignore_index)
+    if r is None:
+        r = _nll(np.moveaxis(x, 1, -1).reshape(-1, x.shape[1]), t, weight, reduction, ignore_index, dt)
+    loss, total = r
     return wrap(np.reshape(loss, out), dt), wrap(total, dt)
 
 
@@ -161,36 +165,43 @@ def _nll_backward(go, x2, t, weight, reduction, ignore_index, total_weight):
     return gi
 
 
-def _nll_backward_c(go, x2, t, weight, reduction, ignore_index, total_weight):
-    """The gradient matrix written by the C kernel (rows split over threads), or None to use numpy."""
-    fn, w = _nll_c_args(x2, weight, "nll_bwd", "pppllpl")
-    if fn is None or t.size != x2.shape[0]:
+def _nll_backward_c(go, x3, t, weight, reduction, ignore_index, total_weight):
+    """The (outer, C, inner) gradient written by the C kernel (slabs split over threads), or None to
+    use numpy."""
+    fn, w = _nll_c_args(x3, weight, "nll_bwd", "ppplllpl")
+    if fn is None or t.size * x3.shape[1] != x3.size:
         return None
-    g = np.asarray(go, x2.dtype)
+    g = np.asarray(go, x3.dtype)
     if reduction == 1:
-        g = g / np.asarray(total_weight, x2.dtype)
-    g = np.ascontiguousarray(g.reshape(-1)) if reduction == 0 else np.full(t.size, g, x2.dtype)
-    gi = np.empty(x2.shape, x2.dtype)
-    c_rows(fn, [gi, t, g], x2.shape[1], None if w is None else w.ctypes.data, ignore_index)
+        g = g / np.asarray(total_weight, x3.dtype)
+    g = np.ascontiguousarray(g.reshape(-1)) if reduction == 0 else np.full(t.size, g, x3.dtype)
+    outer, c, inner = x3.shape
+    gi = np.empty(x3.shape, x3.dtype)
+    c_rows(fn, [gi.reshape(outer, c * inner), t.reshape(outer, inner), g.reshape(outer, inner)], c, inner,
+           None if w is None else w.ctypes.data, ignore_index)
     return gi
 
 
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     x2 = acc(self).reshape(-1, self._size[-1])
     t = target._np.reshape(-1).astype(np.int64)
-    gi = _nll_backward_c(grad_output._np, x2, t, weight, reduction, ignore_index, total_weight._np)
-    if gi is not None:
-        return wrap(gi.reshape(self._size), self.dtype, fresh=True)
-    gi = _nll_backward(grad_output._np, x2, t, weight, reduction, ignore_index, total_weight._np)
+    gi = _nll_backward_c(grad_output._np, x2.reshape(x2.shape + (1,)), t, weight, reduction, ignore_index,
+                         total_weight._np)
+    if gi is None:
+        gi = _nll_backward(grad_output._np, x2, t, weight, reduction, ignore_index, total_weight._np)
     return wrap(gi.reshape(self._size), self.dtype, fresh=True)
 
 
 def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     x = acc(self)
-    x2 = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
-    gi = _nll_backward(grad_output._np, x2, target._np.reshape(-1).astype(np.int64), weight, reduction,
-                       ignore_index, total_weight._np)
+    t = target._np.reshape(-1).astype(np.int64)
     n, c, h, w = x.shape
+    gi = _nll_backward_c(grad_output._np, x.reshape(n, c, h * w), t, weight, reduction, ignore_index,
+                         total_weight._np)
+    if gi is not None:
+        return wrap(gi.reshape(x.shape), self.dtype, fresh=True)
+    x2 = np.moveaxis(x, 1, -1).reshape(-1, c)
+    gi = _nll_backward(grad_output._np, x2, t, weight, reduction, ignore_index, total_weight._np)
     return wrap(np.moveaxis(gi.reshape(n, h, w, c), -1, 1), self.dtype)
 
 
