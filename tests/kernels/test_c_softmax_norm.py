@@ -526,3 +526,16 @@ def test_spatial_nll_uses_c(monkeypatch):
     x = ember.randn(2, 3, 4, 4, requires_grad=True)
     F.cross_entropy(x, ember.from_numpy(np.ones((2, 4, 4), np.int64))).backward()
     assert spy.got.get("nll_fwd_f32") and spy.got.get("nll_bwd_f32") and spy.got.get("softmax_fwd_inner_f32")
+
+
+@needs_cc
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_long_float32_row_keeps_float32_accuracy(log):
+    """Row sums add float-lane block sums in double: a 2M-element float32 row stays accurate."""
+    x = RNG.uniform(-1, 1, (1, 1 << 21)).astype(np.float32)
+    with clib.use_c(True):
+        y = (F.log_softmax if log else F.softmax)(ember.from_numpy(x.copy()), -1).numpy()
+    xd = x.astype(np.float64)
+    e = np.exp(xd - xd.max())
+    ref = np.log(e / e.sum()) if log else e / e.sum()
+    np.testing.assert_allclose(y, ref, rtol=2e-6, atol=0)
