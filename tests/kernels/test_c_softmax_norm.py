@@ -159,7 +159,7 @@ def test_softmax_c_and_numpy_match_torch(torch, dt, log, shape):
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("log", [False, True])
 @pytest.mark.parametrize("shape,dim", [((5, 6, 7), 0), ((5, 6, 7), 1), ((1, 3, 1), 1), ((2, 1, 9), 1),
-                                       ((300, 260), 0), ((4, 9, 33, 10), 1), ((3, 200, 130), 1), ((0, 3, 4), 1),
+                                       ((300, 260), 0), ((4, 9, 33, 10), 1), ((3, 200, 130), 1), ((0, 3, 4), 1), ((50, 7, 1), 1),
                                        ("special", 0)])
 def test_softmax_inner_dim_c_and_numpy_match_torch(torch, dt, log, shape, dim):
     """A dim that is not the last: the (outer, k, inner) C kernels, split over outer slabs or (one
@@ -369,7 +369,7 @@ def test_group_norm_c_and_numpy_match_torch(torch, dt, affine, shape, groups):
     for mine in (on, off):
         for a, r in zip(mine, ref):
             assert a.dtype == dt
-            np.testing.assert_allclose(a, r, rtol=tol, atol=tol)
+            np.testing.assert_allclose(a, r, rtol=tol, atol=tol * max(1.0, float(np.abs(r).max())))  # error scales with the size of sums
 
 
 @pytest.mark.parametrize("dt", DTYPES)
@@ -437,7 +437,7 @@ def test_batch_norm_c_and_numpy_match_torch(torch, dt, training, affine, shape):
     for mine in (on, off):
         for a, r in zip(mine, ref):
             assert a.dtype == dt
-            np.testing.assert_allclose(a, r, rtol=tol, atol=tol)
+            np.testing.assert_allclose(a, r, rtol=tol, atol=tol * max(1.0, float(np.abs(r).max())))  # error scales with the size of sums
 
 
 @pytest.mark.parametrize("dt", DTYPES)

@@ -87,6 +87,8 @@ def _c_inner(name, arrays, d, log):
     outer, k, inner = int(np.prod(shape[:d])), shape[d], int(np.prod(shape[d + 1:]))
     if arrays[0].size == 0:
         return True
+    if inner == 1:                  # only size-1 dims after d: the rows kernel
+        return _c_rows(name, [a.reshape(outer, k) for a in arrays], log)
     if outer >= 2:
         c_rows(fn, [a.reshape(outer, k * inner) for a in arrays], k, inner, 0, inner, int(log))
     else:

@@ -71,13 +71,14 @@ SOFTMAX_BWD(double, f64, vm_exp)
 
 /* The same over dim 1 of a contiguous (outer, k, inner) array (softmax over a dim that is not the
  * last): columns [i0, i1) of every outer slab, in blocks of IB columns so the running max and sum
- * stay in registers / on the stack while the k rows of the block are swept (each row segment is
+ * stay on the stack (sums in double) while the k rows of the block are swept (each row segment is
  * contiguous). */
 #define IB 128
-#define SOFTMAX_FWD_INNER(T, SUF, EXP, LOG)                                             \
+#define SOFTMAX_FWD_INNER(T, SUF, EXP)                                             \
 void softmax_fwd_inner_##SUF(const T *x, T *y, int64_t outer, int64_t k, int64_t inner,  \
                              int64_t i0, int64_t i1, int logm) {                        \
-    T m[IB], s[IB];                                                                     \
+    T m[IB];                                                                            \
+    double s[IB];                                                                     \
     for (int64_t o = 0; o < outer; o++) {                                               \
         const T *xo = x + o * k * inner;                                                \
         T *yo = y + o * k * inner;                                                      \
@@ -94,22 +95,22 @@ void softmax_fwd_inner_##SUF(const T *x, T *y, int64_t outer, int64_t k, int64_t
                 T *yr = yo + j * inner + b0;                                            \
                 if (logm) {                                                             \
                     _Pragma("omp simd")                                                 \
-                    for (int64_t i = 0; i < nb; i++) s[i] += EXP(xr[i] - m[i]);         \
+                    for (int64_t i = 0; i < nb; i++) s[i] += (double)EXP(xr[i] - m[i]);         \
                 } else {                                                                \
                     _Pragma("omp simd")                                                 \
-                    for (int64_t i = 0; i < nb; i++) { T e = EXP(xr[i] - m[i]); yr[i] = e; s[i] += e; } \
+                    for (int64_t i = 0; i < nb; i++) { T e = EXP(xr[i] - m[i]); yr[i] = e; s[i] += (double)e; } \
                 }                                                                       \
             }                                                                           \
-            for (int64_t i = 0; i < nb; i++) s[i] = logm ? (T)LOG(s[i]) : (T)1 / s[i];  \
+            for (int64_t i = 0; i < nb; i++) s[i] = logm ? log(s[i]) : 1.0 / s[i];  \
             for (int64_t j = 0; j < k; j++) {                                           \
                 const T *xr = xo + j * inner + b0;                                      \
                 T *yr = yo + j * inner + b0;                                            \
                 if (logm) {                                                             \
                     _Pragma("omp simd")                                                 \
-                    for (int64_t i = 0; i < nb; i++) yr[i] = (xr[i] - m[i]) - s[i];     \
+                    for (int64_t i = 0; i < nb; i++) yr[i] = (xr[i] - m[i]) - (T)s[i];     \
                 } else {                                                                \
                     _Pragma("omp simd")                                                 \
-                    for (int64_t i = 0; i < nb; i++) yr[i] *= s[i];                     \
+                    for (int64_t i = 0; i < nb; i++) yr[i] *= (T)s[i];                     \
                 }                                                                       \
             }                                                                           \
         }                                                                               \
@@ -119,7 +120,7 @@ void softmax_fwd_inner_##SUF(const T *x, T *y, int64_t outer, int64_t k, int64_t
 #define SOFTMAX_BWD_INNER(T, SUF, EXP)                                                  \
 void softmax_bwd_inner_##SUF(const T *g, const T *y, T *dx, int64_t outer, int64_t k, int64_t inner, \
                              int64_t i0, int64_t i1, int logm) {                        \
-    T s[IB];                                                                            \
+    double s[IB];                                                                            \
     for (int64_t o = 0; o < outer; o++) {                                               \
         const int64_t base = o * k * inner;                                             \
         for (int64_t b0 = i0; b0 < i1; b0 += IB) {                                      \
@@ -129,10 +130,10 @@ void softmax_bwd_inner_##SUF(const T *g, const T *y, T *dx, int64_t outer, int64
                 const T *gr = g + base + j * inner + b0, *yr = y + base + j * inner + b0; \
                 if (logm) {                                                             \
                     _Pragma("omp simd")                                                 \
-                    for (int64_t i = 0; i < nb; i++) s[i] += gr[i];                     \
+                    for (int64_t i = 0; i < nb; i++) s[i] += (double)gr[i];                     \
                 } else {                                                                \
                     _Pragma("omp simd")                                                 \
-                    for (int64_t i = 0; i < nb; i++) s[i] += gr[i] * yr[i];             \
+                    for (int64_t i = 0; i < nb; i++) s[i] += (double)(gr[i] * yr[i]);             \
                 }                                                                       \
             }                                                                           \
             for (int64_t j = 0; j < k; j++) {                                           \
@@ -140,17 +141,17 @@ void softmax_bwd_inner_##SUF(const T *g, const T *y, T *dx, int64_t outer, int64
                 T *dr = dx + base + j * inner + b0;                                     \
                 if (logm) {                                                             \
                     _Pragma("omp simd")                                                 \
-                    for (int64_t i = 0; i < nb; i++) dr[i] = gr[i] - EXP(yr[i]) * s[i]; \
+                    for (int64_t i = 0; i < nb; i++) dr[i] = gr[i] - EXP(yr[i]) * (T)s[i]; \
                 } else {                                                                \
                     _Pragma("omp simd")                                                 \
-                    for (int64_t i = 0; i < nb; i++) dr[i] = (gr[i] - s[i]) * yr[i];    \
+                    for (int64_t i = 0; i < nb; i++) dr[i] = (gr[i] - (T)s[i]) * yr[i];    \
                 }                                                                       \
             }                                                                           \
         }                                                                               \
     }                                                                                   \
 }
 
-SOFTMAX_FWD_INNER(float, f32, vm_expf, logf)
-SOFTMAX_FWD_INNER(double, f64, vm_exp, log)
+SOFTMAX_FWD_INNER(float, f32, vm_expf)
+SOFTMAX_FWD_INNER(double, f64, vm_exp)
 SOFTMAX_BWD_INNER(float, f32, vm_expf)
 SOFTMAX_BWD_INNER(double, f64, vm_exp)
