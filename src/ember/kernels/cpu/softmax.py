@@ -66,7 +66,7 @@ def _run(self, dim, log):
 
 def _c_rows(name, arrays, log):
     """Runs the C kernel `name` over the (rows, k) matrices; False when C cannot take them."""
-    suf = c_suffix(*arrays)
+    suf = c_suffix(*arrays) if all(a.shape == arrays[0].shape for a in arrays) else None
     fn = clib.kernel("softmax", f"{name}_{suf}", "p" * len(arrays) + "lli") if suf else None
     if fn is None:
         return False
@@ -79,7 +79,7 @@ def _c_inner(name, arrays, d, log):
     """Runs the C kernel for a dim d that is not the last over the arrays seen as (outer, k, inner):
     split over `outer` when it has 2 or more slabs, else over the inner columns. False when C cannot
     take the arrays."""
-    suf = c_suffix(*arrays)
+    suf = c_suffix(*arrays) if all(a.shape == arrays[0].shape for a in arrays) else None
     fn = clib.kernel("softmax", f"{name}_inner_{suf}", "p" * len(arrays) + "llllli") if suf else None
     if fn is None:
         return False
