@@ -1,0 +1,145 @@
+"""The C path of cpu convolution (csrc/im2col.c): one image at a time, channels-first throughout.
+
+Each image's column matrix (G, Cg*K, O) is built by C straight from the NC(D)HW input into a small
+per-thread buffer that stays in cache, and one matmul per image writes its output (G, Og, O) in
+place, already in NC(D)HW order: no padded copy of the input, no big (N*O, K*C) matrix, no output
+transpose. Images are shared out over ember's thread pool (ctypes and numpy's matmul release the
+GIL). Every function returns None when C is unavailable or the dtype is not float32/float64; the
+caller then takes the numpy path of conv.py.
+"""
+import numpy as np
+
+from ..meta.nn_common import _pool
+from . import blas_local, clib
+
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+_MIN_WORK = 1 << 17         # multiply-adds below which one thread does the whole batch
+
+
+def _fn(name, dtype, sig):
+    sfx = _SUFFIX.get(np.dtype(dtype))
+    return None if sfx is None else clib.kernel("im2col", f"{name}_{sfx}", sig)
+
+
+def geometry(in_sp, kern, out, st, pd, dl):
+    """The int64 geometry of csrc/im2col.c, 1-d and 2-d padded to 3-d with unit dims in front."""
+    e = 3 - len(kern)
+    one, zero = (1,) * e, (0,) * e
+    g = (one + tuple(in_sp) + one + tuple(kern) + one + tuple(out) + one + tuple(st) + zero + tuple(pd) +
+         one + tuple(dl))
+    return np.array(g, np.int64)
+
+
+def over_images(fn, n, work):
+    """fn(lo, hi, j) over chunks of the n images: chunk j of the thread pool's workers, each running
+    its matmuls on one BLAS thread (inline, with BLAS's own threads, for small work or when BLAS
+    threads cannot be pinned per thread). Returns the number of chunks used."""
+    k = min(workers(), n) if work >= _MIN_WORK and blas_local.available() else 1
+    if k <= 1:
+        fn(0, n, 0)
+        return 1
+    bounds = [n * i // k for i in range(k + 1)]
+    with blas_local.single_blas():
+        list(_pool().map(lambda j: fn(bounds[j], bounds[j + 1], j), range(k)))
+    return k
+
+
+def workers():
+    return _pool()._max_workers
+
+
+def _ok(*arrays):
+    dt = arrays[0].dtype
+    return dt in _SUFFIX and all(a is None or a.dtype == dt for a in arrays)
+
+
+def forward(x, w, b, st, pd, dl, groups, out):
+    """(N, C, *S) conv (Cout, Cg, *K) -> (N, Cout, *out) (+ bias), or None."""
+    if not _ok(x, w, b):
+        return None
+    im, addb = _fn("im2col", x.dtype, "pppl"), _fn("add_bias", x.dtype, "ppll")
+    if im is None or addb is None:
+        return None
+    n, c = x.shape[:2]
+    cout, kern = w.shape[0], tuple(w.shape[2:])
+    og, ck, o = cout // groups, w[0].size, int(np.prod(out))
+    x = np.ascontiguousarray(x)
+    wm = np.ascontiguousarray(w).reshape(groups, og, ck)
+    bb = None if b is None else np.ascontiguousarray(b)
+    y = np.empty((n, cout) + tuple(out), x.dtype)
+    yv = y.reshape(n, groups, og, o)
+    geo = geometry(x.shape[2:], kern, out, st, pd, dl)
+    xs, ys = x[0].nbytes, y[0].nbytes
+
+    def run(lo, hi, _):
+        buf = np.empty((groups, ck, o), x.dtype)
+        for i in range(lo, hi):
+            im(x.ctypes.data + i * xs, buf.ctypes.data, geo.ctypes.data, c)
+            if groups == 1:
+                np.matmul(wm[0], buf[0], out=yv[i, 0])
+            else:
+                np.matmul(wm, buf, out=yv[i])
+            if bb is not None:
+                addb(y.ctypes.data + i * ys, bb.ctypes.data, cout, o)
+    over_images(run, n, n * o * cout * ck)
+    return y
+
+
+def input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
+    """Adjoint of forward in x: (N, Cout, *O) -> (N, G*Cg, *in_spatial) (+ bias), or None."""
+    if not _ok(go, w, b):
+        return None
+    c2i, addb = _fn("col2im", go.dtype, "pppl"), _fn("add_bias", go.dtype, "ppll")
+    if c2i is None or addb is None:
+        return None
+    n, cout, out = go.shape[0], go.shape[1], tuple(go.shape[2:])
+    kern, cg = tuple(w.shape[2:]), w.shape[1]
+    og, ck, o, c = cout // groups, w[0].size, int(np.prod(out)), groups * w.shape[1]
+    wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
+    gov = np.ascontiguousarray(go).reshape(n, groups, og, o)
+    bb = None if b is None else np.ascontiguousarray(b)
+    gi = np.zeros((n, c) + tuple(in_spatial), go.dtype)
+    geo = geometry(in_spatial, kern, out, st, pd, dl)
+    gs = gi[0].nbytes
+
+    def run(lo, hi, _):
+        buf = np.empty((groups, ck, o), go.dtype)
+        for i in range(lo, hi):
+            if groups == 1:
+                np.matmul(wt[0], gov[i, 0], out=buf[0])
+            else:
+                np.matmul(wt, gov[i], out=buf)
+            c2i(buf.ctypes.data, gi.ctypes.data + i * gs, geo.ctypes.data, c)
+            if bb is not None:
+                addb(gi.ctypes.data + i * gs, bb.ctypes.data, c, gi[0, 0].size)
+    over_images(run, n, n * o * cout * ck)
+    return gi
+
+
+def weight_grad(x, go, wshape, st, pd, dl, groups):
+    """dL/dW of a forward convolution of x giving grad_output go: sum over images of
+    go_i (G, Og, O) @ cols_i^T (G, O, Cg*K), already the (Cout, Cg, *K) layout; or None."""
+    if not _ok(x, go):
+        return None
+    im = _fn("im2col", x.dtype, "pppl")
+    if im is None:
+        return None
+    n, c, out = x.shape[0], x.shape[1], tuple(go.shape[2:])
+    cout, kern = wshape[0], tuple(wshape[2:])
+    og, ck, o = cout // groups, int(np.prod(wshape[1:])), int(np.prod(out))
+    x = np.ascontiguousarray(x)
+    gov = np.ascontiguousarray(go).reshape(n, groups, og, o)
+    geo = geometry(x.shape[2:], kern, out, st, pd, dl)
+    xs = x[0].nbytes
+    parts = np.zeros((min(workers(), max(n, 1)), groups, og, ck), x.dtype)
+
+    def run(lo, hi, j):
+        buf = np.empty((groups, ck, o), x.dtype)
+        tmp = np.empty((groups, og, ck), x.dtype)
+        for i in range(lo, hi):
+            im(x.ctypes.data + i * xs, buf.ctypes.data, geo.ctypes.data, c)
+            np.matmul(gov[i], buf.transpose(0, 2, 1), out=tmp)
+            parts[j] += tmp
+    k = over_images(run, n, n * o * cout * ck)
+    gw = parts[0] if k == 1 else parts[:k].sum(0)
+    return gw.reshape(wshape)

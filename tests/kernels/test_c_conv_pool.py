@@ -1,0 +1,126 @@
+"""csrc/im2col.c (convolution per image: im2col, col2im, bias) and csrc/pool.c (max/avg pool 2-d)
+against the numpy fallback and torch: every rank, groups, stride, padding, dilation, transposed,
+odd sizes, empty batches, NaN/inf; and the C path must actually be used."""
+import itertools
+
+import numpy as np
+import pytest
+
+import ember
+from ember import _cc
+from ember.kernels.cpu import blas_local, clib, conv_c
+
+F = ember.nn.functional
+needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+
+
+def _conv_fn(lib, d, transposed):
+    name = ("conv_transpose" if transposed else "conv") + f"{d}d"
+    return getattr(lib.nn.functional, name)
+
+
+def _run(d, transposed, x, w, b, kw, go):
+    """ember output and grads (x, w, b) as numpy."""
+    ex, ew = ember.tensor(x, requires_grad=True), ember.tensor(w, requires_grad=True)
+    eb = None if b is None else ember.tensor(b, requires_grad=True)
+    y = _conv_fn(ember, d, transposed)(ex, ew, eb, **kw)
+    y.backward(ember.tensor(go))
+    out = [y.detach().numpy(), ex.grad.numpy(), ew.grad.numpy()]
+    return out + ([] if b is None else [eb.grad.numpy()])
+
+
+def _cases():
+    """(d, transposed, x shape, w shape, kwargs) over ranks, groups, strides, paddings, dilations."""
+    sp = {1: (9,), 2: (7, 6), 3: (5, 6, 6)}
+    ks = {1: (3,), 2: (3, 2), 3: (2, 3, 1)}
+    for d, groups, st, pd, dl, tr in itertools.product((1, 2, 3), (1, 2), (1, 2), (0, 1), (1, 2), (False, True)):
+        if tr and d == 3:
+            continue                          # no conv_transpose3d in ember.nn.functional
+        if tr:
+            kw = dict(stride=st, padding=pd, groups=groups, dilation=dl, output_padding=1 if st > 1 else 0)
+            yield d, tr, (2, 4) + sp[d], (4, 6 // groups) + ks[d], kw
+        else:
+            yield d, tr, (3, 4) + sp[d], (6, 4 // groups) + ks[d], dict(stride=st, padding=pd, dilation=dl,
+                                                                           groups=groups)
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv_c_matches_numpy_path_and_torch(dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    tol = dict(rtol=2e-4, atol=2e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
+    for d, tr, xs, ws, kw in _cases():
+        x, w = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
+        b = rng.standard_normal(ws[1] * kw["groups"] if tr else ws[0]).astype(dtype)
+        tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+        ty = _conv_fn(torch, d, tr)(tx, tw, tb, **kw)
+        go = rng.standard_normal(tuple(ty.shape)).astype(dtype)
+        ty.backward(torch.tensor(go))
+        ref = [ty.detach().numpy(), tx.grad.numpy(), tw.grad.numpy(), tb.grad.numpy()]
+        with clib.use_c(True):
+            c = _run(d, tr, x, w, b, kw, go)
+        with clib.use_c(False):
+            n = _run(d, tr, x, w, b, kw, go)
+        for a, e, r in zip(c, n, ref):
+            np.testing.assert_allclose(a, r, **tol, err_msg=f"C path, {d}-d {kw} transposed={tr}")
+            np.testing.assert_allclose(e, r, **tol, err_msg=f"numpy path, {d}-d {kw} transposed={tr}")
+            assert a.dtype == r.dtype and a.shape == r.shape
+
+
+@needs_c
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_conv_c_batch_sizes_big_enough_to_thread(n):
+    """Batches big enough to be shared over the pool (and odd counts of images) give the same as
+    the numpy path; BLAS gets its thread count back afterwards."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((n, 8, 33, 31)).astype(np.float32)
+    w = rng.standard_normal((16, 8, 5, 3)).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32)
+    go = rng.standard_normal((n, 16, 31, 15)).astype(np.float32)
+    kw = dict(stride=(1, 2), padding=(1, 0))
+    with clib.use_c(True):
+        c = _run(2, False, x, w, b, kw, go)
+    with clib.use_c(False):
+        e = _run(2, False, x, w, b, kw, go)
+    for a, r in zip(c, e):
+        np.testing.assert_allclose(a, r, rtol=1e-4, atol=1e-3)
+    if blas_local.available():
+        assert blas_local._STATE[0] == 0
+
+
+@needs_c
+def test_conv_c_special_values_and_empty():
+    torch = pytest.importorskip("torch")
+    x = np.ones((2, 2, 5, 5), np.float32)
+    x[0, 0, 1, 1], x[1, 1, 3, 2], x[1, 0, 0, 0] = np.nan, np.inf, -np.inf
+    w = np.full((3, 2, 2, 2), 0.5, np.float32)
+    with clib.use_c(True):
+        y = F.conv2d(ember.tensor(x), ember.tensor(w), padding=1).numpy()
+    t = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=1).numpy()
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(t))
+    np.testing.assert_allclose(y[~np.isnan(t)], t[~np.isnan(t)])
+    with clib.use_c(True):                    # empty batch, 1x1 kernel, 1 channel
+        e = F.conv2d(ember.zeros(0, 2, 5, 5), ember.tensor(w))
+        assert tuple(e.shape) == (0, 3, 4, 4)
+        one = F.conv2d(ember.tensor(x[:1, :1]), ember.ones(1, 1, 1, 1)).numpy()
+    np.testing.assert_array_equal(one, x[:1, :1])
+
+
+@needs_c
+def test_conv_kernels_are_used(monkeypatch):
+    for name in ("im2col_f32", "im2col_f64", "col2im_f32", "col2im_f64"):
+        assert clib.kernel("im2col", name, "pppl") is not None
+    assert clib.kernel("im2col", "add_bias_f32", "ppll") is not None
+    calls = []
+    real = conv_c._fn
+    monkeypatch.setattr(conv_c, "_fn", lambda *a: calls.append(a[0]) or real(*a))
+    x = ember.randn(2, 3, 6, 6, requires_grad=True)
+    w = ember.randn(4, 3, 3, 3, requires_grad=True)
+    F.conv2d(x, w).sum().backward()
+    assert {"im2col", "col2im"} <= set(calls)
+
+
+def test_geometry_pads_low_ranks_with_unit_dims():
+    g = conv_c.geometry((9,), (3,), (4,), (2,), (1,), (1,))
+    assert g.tolist() == [1, 1, 9, 1, 1, 3, 1, 1, 4, 1, 1, 2, 0, 0, 1, 1, 1, 1]
