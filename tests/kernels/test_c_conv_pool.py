@@ -124,3 +124,143 @@ def test_conv_kernels_are_used(monkeypatch):
 def test_geometry_pads_low_ranks_with_unit_dims():
     g = conv_c.geometry((9,), (3,), (4,), (2,), (1,), (1,))
     assert g.tolist() == [1, 1, 9, 1, 1, 3, 1, 1, 4, 1, 1, 2, 0, 0, 1, 1, 1, 1]
+
+
+def _pool_input(rng, shape, dtype):
+    """Random values with ties, NaN, +-inf and an all -inf region."""
+    x = rng.integers(-3, 4, shape).astype(dtype)            # many ties
+    flat = x.reshape(-1)
+    pos = rng.choice(flat.size, size=max(1, flat.size // 15), replace=False)
+    flat[pos[0::3]] = np.nan
+    flat[pos[1::3]] = np.inf
+    flat[pos[2::3]] = -np.inf
+    x[..., :2, :3] = -np.inf
+    return x
+
+
+def _max_cases():
+    for k, s, p, dl, ceil in itertools.product((1, 2, 3), (1, 2, 3), (0, 1), (1, 2), (False, True)):
+        if p <= k // 2:
+            yield dict(kernel_size=k, stride=s, padding=p, dilation=dl, ceil_mode=ceil)
+    yield dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0), dilation=(1, 3), ceil_mode=True)
+
+
+def _max_both(x, kw, go_rng, d=2):
+    """(C path, numpy path) of max pool values, indices and grad_input."""
+    fn = F.max_pool2d if d == 2 else F.max_pool1d
+    out = []
+    for on in (True, False):
+        with clib.use_c(on):
+            ex = ember.tensor(x, requires_grad=True)
+            y, i = fn(ex, return_indices=True, **kw)
+            go = np.random.default_rng(go_rng).standard_normal(tuple(y.shape)).astype(x.dtype)
+            y.backward(ember.tensor(go))
+            out.append((y.detach().numpy(), i.numpy(), ex.grad.numpy(), go))
+    return out
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_c_matches_numpy_and_torch(dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    for shape in ((2, 3, 9, 8), (3, 7, 5), (1, 1, 1, 1)):
+        x = _pool_input(rng, shape, dtype) if shape[-1] > 3 else rng.standard_normal(shape).astype(dtype)
+        for kw in _max_cases():
+            try:
+                tx = torch.tensor(x, requires_grad=True)
+                ty, ti = torch.nn.functional.max_pool2d(tx, return_indices=True, **kw)
+            except RuntimeError:
+                continue
+            if ti.numel() and (ti.max() >= x.shape[-1] * x.shape[-2]):
+                continue                                   # a window wholly in the padding
+            (cy, ci, cg, go), (ny, ni, ng, _) = _max_both(x, kw, 3)
+            ty.backward(torch.tensor(go))
+            msg = f"{shape} {kw}"
+            np.testing.assert_array_equal(cy, ty.detach().numpy(), err_msg=msg)
+            np.testing.assert_array_equal(ci, ti.numpy(), err_msg=msg)
+            np.testing.assert_allclose(cg, tx.grad.numpy(), rtol=1e-6, atol=1e-6, err_msg=msg)
+            np.testing.assert_array_equal(cy, ny, err_msg=msg)
+            fin = np.isfinite(ny).all() and not np.isinf(x).any()
+            if fin:                                        # the numpy path agrees where no -inf ties pad
+                np.testing.assert_array_equal(ci, ni, err_msg=msg)
+
+
+@needs_c
+def test_max_pool1d_c_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    x = rng.integers(-3, 4, (2, 3, 13)).astype(np.float32)
+    x[0, 1, 4] = np.nan
+    for kw in (dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=2, dilation=3, ceil_mode=True)):
+        (cy, ci, cg, go), (ny, ni, ng, _) = _max_both(x, kw, 5, d=1)
+        tx = torch.tensor(x, requires_grad=True)
+        ty, ti = torch.nn.functional.max_pool1d(tx, return_indices=True, **kw)
+        ty.backward(torch.tensor(go))
+        np.testing.assert_array_equal(cy, ty.detach().numpy())
+        np.testing.assert_array_equal(ci, ti.numpy())
+        np.testing.assert_allclose(cg, tx.grad.numpy(), rtol=1e-6)
+        np.testing.assert_array_equal(cg, ng)
+
+
+@needs_c
+def test_max_pool_c_big_threaded_and_empty():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((4, 16, 40, 41)).astype(np.float32)
+    (cy, ci, cg, _), (ny, ni, ng, _) = _max_both(x, dict(kernel_size=3, stride=2, padding=1), 7)
+    np.testing.assert_array_equal(cy, ny)
+    np.testing.assert_array_equal(ci, ni)
+    np.testing.assert_array_equal(cg, ng)
+    with clib.use_c(True):
+        y, i = F.max_pool2d(ember.zeros(0, 3, 4, 4), 2, return_indices=True)
+        assert tuple(y.shape) == (0, 3, 2, 2) and tuple(i.shape) == (0, 3, 2, 2)
+
+
+@needs_c
+def test_max_pool_backward_c_bad_index_falls_back_to_numpy_error():
+    from ember.kernels.cpu import pool_c
+    go = np.ones((1, 1, 2, 2), np.float32)
+    bad = np.array([0, 1, 99, 2], np.int64).reshape(1, 1, 2, 2)
+    assert pool_c.max_pool_backward(go, bad, (1, 1, 3, 3)) is None
+    ok = pool_c.max_pool_backward(go, np.array([0, 0, 8, 2], np.int64).reshape(1, 1, 2, 2), (1, 1, 3, 3))
+    np.testing.assert_array_equal(ok.reshape(-1), [2, 0, 1, 0, 0, 0, 0, 0, 1])
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_avg_pool_c_matches_numpy_and_torch(dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 3, 9, 8)).astype(dtype)
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    for k, s, p, ceil, inc, div in itertools.product((1, 2, 3), (1, 2), (0, 1), (False, True), (False, True),
+                                                   (None, 3)):
+        if p > k // 2:
+            continue
+        kw = dict(kernel_size=k, stride=s, padding=p, ceil_mode=ceil, count_include_pad=inc, divisor_override=div)
+        tx = torch.tensor(x, requires_grad=True)
+        ty = torch.nn.functional.avg_pool2d(tx, **kw)
+        go = rng.standard_normal(tuple(ty.shape)).astype(dtype)
+        ty.backward(torch.tensor(go))
+        for on in (True, False):
+            with clib.use_c(on):
+                ex = ember.tensor(x, requires_grad=True)
+                y = F.avg_pool2d(ex, **kw)
+                y.backward(ember.tensor(go))
+            np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), **tol, err_msg=f"{on} {kw}")
+            np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), **tol, err_msg=f"{on} {kw}")
+
+
+@needs_c
+def test_pool_kernels_are_used(monkeypatch):
+    from ember.kernels.cpu import pool_c
+    for name in ("max_pool2d", "avg_pool2d", "avg_pool2d_backward"):
+        for sfx in ("f32", "f64"):
+            assert clib.kernel("pool", f"{name}_{sfx}", "pppl" if name == "max_pool2d" else "ppplil") is not None
+    assert clib.kernel("pool", "max_pool2d_backward_f32", "pppll" + "l", "l") is not None
+    calls = []
+    real = pool_c._fn
+    monkeypatch.setattr(pool_c, "_fn", lambda *a: calls.append(a[0]) or real(*a))
+    x = ember.randn(2, 3, 6, 6, requires_grad=True)
+    (F.max_pool2d(x, 2).sum() + F.avg_pool2d(x, 2).sum()).backward()
+    assert {"max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward"} <= set(calls)
