@@ -110,7 +110,7 @@ def test_conv_c_special_values_and_empty():
 @needs_c
 def test_conv_kernels_are_used(monkeypatch):
     for name in ("im2col_f32", "im2col_f64", "col2im_f32", "col2im_f64"):
-        assert clib.kernel("im2col", name, "pppl") is not None
+        assert clib.kernel("im2col", name, "pppll") is not None
     assert clib.kernel("im2col", "add_bias_f32", "ppll") is not None
     calls = []
     real = conv_c._fn

@@ -53,15 +53,44 @@ def _ok(*arrays):
     return dt in _SUFFIX and all(a is None or a.dtype == dt for a in arrays)
 
 
+def chunk(n, o, ck, itemsize):
+    """Images per gemm: enough output positions (columns) for an efficient gemm, a column buffer
+    that stays cache sized."""
+    b = max(1, -(-COLS // o), 1)
+    b = min(b, max(1, BUF // (ck * o * itemsize)))
+    return max(1, min(b, n))
+
+
+COLS = 1024                 # target gemm columns (images x output positions) per chunk
+BUF = 1 << 20               # cap of a column buffer in bytes (about a core's L2)
+
+
+def _packed(gov, s, m, o):
+    """(G, Og, m*O) contiguous: images s..s+m of gov (N, G, Og, O) side by side along columns."""
+    if m == 1:
+        return gov[s]
+    n, groups, og, _ = gov.shape
+    p = np.empty((groups, og, m, o), gov.dtype)
+    np.copyto(p, gov[s:s + m].transpose(1, 2, 0, 3))
+    return p.reshape(groups, og, m * o)
+
+
+def _mm(a, b, out=None):
+    """matmul of (G, M, K) by (G, K, N); one plain 2-d gemm when G = 1."""
+    if a.shape[0] == 1:
+        return np.matmul(a[0], b[0], out=None if out is None else out[0])[None]
+    return np.matmul(a, b, out=out)
+
+
 def forward(x, w, b, st, pd, dl, groups, out):
     """(N, C, *S) conv (Cout, Cg, *K) -> (N, Cout, *out) (+ bias), or None."""
     if not _ok(x, w, b):
         return None
-    im, addb = _fn("im2col", x.dtype, "pppl"), _fn("add_bias", x.dtype, "ppll")
+    im, addb = _fn("im2col", x.dtype, "pppll"), _fn("add_bias", x.dtype, "ppll")
     if im is None or addb is None:
         return None
     n, c = x.shape[:2]
-    cout, kern = w.shape[0], tuple(w.shape[2:])
+    cout, kern, isz = w.shape[0], tuple(w.shape[2:]), x.itemsize
     og, ck, o = cout // groups, w[0].size, int(np.prod(out))
     x = np.ascontiguousarray(x)
     wm = np.ascontiguousarray(w).reshape(groups, og, ck)
@@ -70,17 +99,23 @@ def forward(x, w, b, st, pd, dl, groups, out):
     yv = y.reshape(n, groups, og, o)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
     xs, ys = x[0].nbytes, y[0].nbytes
+    bsz = chunk(n, o, groups * ck, isz)
 
     def run(lo, hi, _):
-        buf = np.empty((groups, ck, o), x.dtype)
-        for i in range(lo, hi):
-            im(x.ctypes.data + i * xs, buf.ctypes.data, geo.ctypes.data, c)
-            if groups == 1:
-                np.matmul(wm[0], buf[0], out=yv[i, 0])
+        buf = np.empty(groups * ck * min(bsz, hi - lo) * o, x.dtype)
+        for s in range(lo, hi, bsz):
+            m = min(bsz, hi - s)
+            cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
+            for i in range(m):
+                im(x.ctypes.data + (s + i) * xs, cols.ctypes.data + i * o * isz, geo.ctypes.data, c, m * o)
+            if m == 1:
+                _mm(wm, cols, out=yv[s])
             else:
-                np.matmul(wm, buf, out=yv[i])
+                res = _mm(wm, cols).reshape(cout, m, o).transpose(1, 0, 2)
+                np.copyto(y[s:s + m].reshape(m, cout, o), res)
             if bb is not None:
-                addb(y.ctypes.data + i * ys, bb.ctypes.data, cout, o)
+                for i in range(s, s + m):
+                    addb(y.ctypes.data + i * ys, bb.ctypes.data, cout, o)
     over_images(run, n, n * o * cout * ck)
     return y
 
@@ -89,56 +124,59 @@ def input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
     """Adjoint of forward in x: (N, Cout, *O) -> (N, G*Cg, *in_spatial) (+ bias), or None."""
     if not _ok(go, w, b):
         return None
-    c2i, addb = _fn("col2im", go.dtype, "pppl"), _fn("add_bias", go.dtype, "ppll")
+    c2i, addb = _fn("col2im", go.dtype, "pppll"), _fn("add_bias", go.dtype, "ppll")
     if c2i is None or addb is None:
         return None
     n, cout, out = go.shape[0], go.shape[1], tuple(go.shape[2:])
-    kern, cg = tuple(w.shape[2:]), w.shape[1]
+    kern, isz = tuple(w.shape[2:]), go.itemsize
     og, ck, o, c = cout // groups, w[0].size, int(np.prod(out)), groups * w.shape[1]
     wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
     gov = np.ascontiguousarray(go).reshape(n, groups, og, o)
     bb = None if b is None else np.ascontiguousarray(b)
     gi = np.zeros((n, c) + tuple(in_spatial), go.dtype)
     geo = geometry(in_spatial, kern, out, st, pd, dl)
-    gs = gi[0].nbytes
+    gs, isp = gi[0].nbytes, int(np.prod(in_spatial))
+    bsz = chunk(n, o, groups * ck, isz)
 
     def run(lo, hi, _):
-        buf = np.empty((groups, ck, o), go.dtype)
-        for i in range(lo, hi):
-            if groups == 1:
-                np.matmul(wt[0], gov[i, 0], out=buf[0])
-            else:
-                np.matmul(wt, gov[i], out=buf)
-            c2i(buf.ctypes.data, gi.ctypes.data + i * gs, geo.ctypes.data, c)
-            if bb is not None:
-                addb(gi.ctypes.data + i * gs, bb.ctypes.data, c, gi[0, 0].size)
+        for s in range(lo, hi, bsz):
+            m = min(bsz, hi - s)
+            gcols = np.ascontiguousarray(_mm(wt, _packed(gov, s, m, o)))       # G, Cg*K, m*O
+            for i in range(m):
+                c2i(gcols.ctypes.data + i * o * isz, gi.ctypes.data + (s + i) * gs, geo.ctypes.data, c, m * o)
+                if bb is not None:
+                    addb(gi.ctypes.data + (s + i) * gs, bb.ctypes.data, c, isp)
     over_images(run, n, n * o * cout * ck)
     return gi
 
 
 def weight_grad(x, go, wshape, st, pd, dl, groups):
-    """dL/dW of a forward convolution of x giving grad_output go: sum over images of
-    go_i (G, Og, O) @ cols_i^T (G, O, Cg*K), already the (Cout, Cg, *K) layout; or None."""
+    """dL/dW of a forward convolution of x giving grad_output go: the sum over image chunks of
+    go (G, Og, m*O) @ cols^T (G, m*O, Cg*K), already the (Cout, Cg, *K) layout; or None."""
     if not _ok(x, go):
         return None
-    im = _fn("im2col", x.dtype, "pppl")
+    im = _fn("im2col", x.dtype, "pppll")
     if im is None:
         return None
     n, c, out = x.shape[0], x.shape[1], tuple(go.shape[2:])
-    cout, kern = wshape[0], tuple(wshape[2:])
+    cout, kern, isz = wshape[0], tuple(wshape[2:]), x.itemsize
     og, ck, o = cout // groups, int(np.prod(wshape[1:])), int(np.prod(out))
     x = np.ascontiguousarray(x)
     gov = np.ascontiguousarray(go).reshape(n, groups, og, o)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
     xs = x[0].nbytes
     parts = np.zeros((min(workers(), max(n, 1)), groups, og, ck), x.dtype)
+    bsz = chunk(n, o, groups * ck, isz)
 
     def run(lo, hi, j):
-        buf = np.empty((groups, ck, o), x.dtype)
+        buf = np.empty(groups * ck * min(bsz, hi - lo) * o, x.dtype)
         tmp = np.empty((groups, og, ck), x.dtype)
-        for i in range(lo, hi):
-            im(x.ctypes.data + i * xs, buf.ctypes.data, geo.ctypes.data, c)
-            np.matmul(gov[i], buf.transpose(0, 2, 1), out=tmp)
+        for s in range(lo, hi, bsz):
+            m = min(bsz, hi - s)
+            cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
+            for i in range(m):
+                im(x.ctypes.data + (s + i) * xs, cols.ctypes.data + i * o * isz, geo.ctypes.data, c, m * o)
+            _mm(_packed(gov, s, m, o), cols.transpose(0, 2, 1), out=tmp)
             parts[j] += tmp
     k = over_images(run, n, n * o * cout * ck)
     gw = parts[0] if k == 1 else parts[:k].sum(0)

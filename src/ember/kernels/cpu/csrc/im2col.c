@@ -2,9 +2,10 @@
 
    An image is x (C, D, H, W) contiguous; 1-d and 2-d convolutions pass D = 1 (and H = 1) with a
    kernel, stride and dilation of 1 and no padding in the missing dims. Its column matrix is
-   cols (C, KD, KH, KW, OD, OH, OW) contiguous: row (c, kd, kh, kw) holds input channel c at that
-   kernel offset for every output position, so weight (Cout, C*K) @ cols (C*K, O) is the output
-   (Cout, O) of that image already in NC(D)HW order, and the rows of one group are contiguous.
+   cols (C, KD, KH, KW, OD, OH, OW): row (c, kd, kh, kw) holds input channel c at that kernel
+   offset for every output position, rows `ld` elements apart. With ld = O, weight (Cout, C*K) @
+   cols (C*K, O) is the output (Cout, O) of that image in NC(D)HW order; with ld = B*O and image i
+   written at column i*O, one gemm covers B images (the rows of one group stay contiguous).
 
    geometry g[18]: D H W  KD KH KW  OD OH OW  SD SH SW  PD PH PW  DD DH DW (stride s, padding p,
    dilation dd). Positions outside the input (padding) read as zero; col2im adds each column entry
@@ -23,16 +24,17 @@ static inline void span(int64_t n, int64_t s, int64_t off, int64_t on, int64_t *
 }
 
 #define IM2COL(T, NAME)                                                                          \
-void NAME(const T *x, T *cols, const int64_t *g, int64_t C) {                                    \
+void NAME(const T *x, T *cols, const int64_t *g, int64_t C, int64_t ld) {                                    \
     const int64_t D = g[0], H = g[1], W = g[2], KD = g[3], KH = g[4], KW = g[5];               \
     const int64_t OD = g[6], OH = g[7], OW = g[8], SD = g[9], SH = g[10], SW = g[11];          \
     const int64_t PD = g[12], PH = g[13], PW = g[14], DD = g[15], DH = g[16], DW = g[17];      \
-    T *dst = cols;                                                                               \
+    T *row = cols;                                                                               \
     for (int64_t c = 0; c < C; c++) {                                                            \
         const T *xc = x + c * D * H * W;                                                         \
         for (int64_t a = 0; a < KD; a++)                                                         \
         for (int64_t b = 0; b < KH; b++)                                                         \
-        for (int64_t e = 0; e < KW; e++) {                                                       \
+        for (int64_t e = 0; e < KW; e++, row += ld) {                                            \
+            T *dst = row;                                                                        \
             int64_t dlo, dhi, hlo, hhi, wlo, whi;                                                \
             span(D, SD, a * DD - PD, OD, &dlo, &dhi);                                            \
             span(H, SH, b * DH - PH, OH, &hlo, &hhi);                                            \
@@ -66,16 +68,17 @@ void NAME(const T *x, T *cols, const int64_t *g, int64_t C) {                   
 
 /* x += col2im(cols): x must hold zeros (or what to add to) on entry */
 #define COL2IM(T, NAME)                                                                          \
-void NAME(const T *cols, T *x, const int64_t *g, int64_t C) {                                    \
+void NAME(const T *cols, T *x, const int64_t *g, int64_t C, int64_t ld) {                                    \
     const int64_t D = g[0], H = g[1], W = g[2], KD = g[3], KH = g[4], KW = g[5];               \
     const int64_t OD = g[6], OH = g[7], OW = g[8], SD = g[9], SH = g[10], SW = g[11];          \
     const int64_t PD = g[12], PH = g[13], PW = g[14], DD = g[15], DH = g[16], DW = g[17];      \
-    const T *src = cols;                                                                         \
+    const T *row = cols;                                                                         \
     for (int64_t c = 0; c < C; c++) {                                                            \
         T *xc = x + c * D * H * W;                                                               \
         for (int64_t a = 0; a < KD; a++)                                                         \
         for (int64_t b = 0; b < KH; b++)                                                         \
-        for (int64_t e = 0; e < KW; e++) {                                                       \
+        for (int64_t e = 0; e < KW; e++, row += ld) {                                            \
+            const T *src = row;                                                                  \
             int64_t dlo, dhi, hlo, hhi, wlo, whi;                                                \
             span(D, SD, a * DD - PD, OD, &dlo, &dhi);                                            \
             span(H, SH, b * DH - PH, OH, &hlo, &hhi);                                            \
