@@ -109,16 +109,20 @@ def test_conv_c_special_values_and_empty():
 
 @needs_c
 def test_conv_kernels_are_used(monkeypatch):
-    for name in ("im2col_f32", "im2col_f64", "col2im_f32", "col2im_f64"):
-        assert clib.kernel("im2col", name, "pppll") is not None
-    assert clib.kernel("im2col", "add_bias_f32", "ppll") is not None
+    for sfx in ("f32", "f64"):
+        for name in ("im2col_batch", "col2im_batch"):
+            assert clib.kernel("im2col", f"{name}_{sfx}", "pppll") is not None
+        assert clib.kernel("im2col", f"unpack_{sfx}", "pppl" + "ll") is not None
+        assert clib.kernel("im2col", f"pack_{sfx}", "ppl" + "ll") is not None
+        assert clib.kernel("im2col", f"add_bias_{sfx}", "ppll") is not None
     calls = []
     real = conv_c._fn
     monkeypatch.setattr(conv_c, "_fn", lambda *a: calls.append(a[0]) or real(*a))
     x = ember.randn(2, 3, 6, 6, requires_grad=True)
     w = ember.randn(4, 3, 3, 3, requires_grad=True)
+    F.conv2d(ember.randn(3, 3, 6, 6), w, ember.randn(4))             # several images per gemm
     F.conv2d(x, w).sum().backward()
-    assert {"im2col", "col2im"} <= set(calls)
+    assert {"im2col_batch", "col2im_batch", "unpack", "pack"} <= set(calls)
 
 
 def test_geometry_pads_low_ranks_with_unit_dims():

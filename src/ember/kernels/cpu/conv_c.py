@@ -65,14 +65,13 @@ COLS = 1024                 # target gemm columns (images x output positions) pe
 BUF = 1 << 20               # cap of a column buffer in bytes (about a core's L2)
 
 
-def _packed(gov, s, m, o):
-    """(G, Og, m*O) contiguous: images s..s+m of gov (N, G, Og, O) side by side along columns."""
+def _packed(pack, go, s, m, groups, og, o):
+    """(G, Og, m*O) contiguous: images s..s+m of go (N, G*Og, *O) side by side along columns."""
     if m == 1:
-        return gov[s]
-    n, groups, og, _ = gov.shape
-    p = np.empty((groups, og, m, o), gov.dtype)
-    np.copyto(p, gov[s:s + m].transpose(1, 2, 0, 3))
-    return p.reshape(groups, og, m * o)
+        return go[s].reshape(groups, og, o)
+    p = np.empty((groups, og, m * o), go.dtype)
+    pack(go.ctypes.data + s * go[0].nbytes, p.ctypes.data, groups * og, m, o)
+    return p
 
 
 def _mm(a, b, out=None):
@@ -86,8 +85,8 @@ def forward(x, w, b, st, pd, dl, groups, out):
     """(N, C, *S) conv (Cout, Cg, *K) -> (N, Cout, *out) (+ bias), or None."""
     if not _ok(x, w, b):
         return None
-    im, addb = _fn("im2col", x.dtype, "pppll"), _fn("add_bias", x.dtype, "ppll")
-    if im is None or addb is None:
+    im, unpack = _fn("im2col_batch", x.dtype, "pppll"), _fn("unpack", x.dtype, "pppl" + "ll")
+    if im is None or unpack is None:
         return None
     n, c = x.shape[:2]
     cout, kern, isz = w.shape[0], tuple(w.shape[2:]), x.itemsize
@@ -95,6 +94,7 @@ def forward(x, w, b, st, pd, dl, groups, out):
     x = np.ascontiguousarray(x)
     wm = np.ascontiguousarray(w).reshape(groups, og, ck)
     bb = None if b is None else np.ascontiguousarray(b)
+    bp = None if bb is None else bb.ctypes.data
     y = np.empty((n, cout) + tuple(out), x.dtype)
     yv = y.reshape(n, groups, og, o)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
@@ -106,16 +106,12 @@ def forward(x, w, b, st, pd, dl, groups, out):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
             cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
-            for i in range(m):
-                im(x.ctypes.data + (s + i) * xs, cols.ctypes.data + i * o * isz, geo.ctypes.data, c, m * o)
-            if m == 1:
+            im(x.ctypes.data + s * xs, cols.ctypes.data, geo.ctypes.data, c, m)
+            if m == 1 and bb is None:
                 _mm(wm, cols, out=yv[s])
             else:
-                res = _mm(wm, cols).reshape(cout, m, o).transpose(1, 0, 2)
-                np.copyto(y[s:s + m].reshape(m, cout, o), res)
-            if bb is not None:
-                for i in range(s, s + m):
-                    addb(y.ctypes.data + i * ys, bb.ctypes.data, cout, o)
+                res = _mm(wm, cols)
+                unpack(res.ctypes.data, y.ctypes.data + s * ys, bp, cout, m, o)
     over_images(run, n, n * o * cout * ck)
     return y
 
@@ -124,14 +120,15 @@ def input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
     """Adjoint of forward in x: (N, Cout, *O) -> (N, G*Cg, *in_spatial) (+ bias), or None."""
     if not _ok(go, w, b):
         return None
-    c2i, addb = _fn("col2im", go.dtype, "pppll"), _fn("add_bias", go.dtype, "ppll")
-    if c2i is None or addb is None:
+    c2i, addb = _fn("col2im_batch", go.dtype, "pppll"), _fn("add_bias", go.dtype, "ppll")
+    pack = _fn("pack", go.dtype, "ppl" + "ll")
+    if c2i is None or addb is None or pack is None:
         return None
     n, cout, out = go.shape[0], go.shape[1], tuple(go.shape[2:])
     kern, isz = tuple(w.shape[2:]), go.itemsize
     og, ck, o, c = cout // groups, w[0].size, int(np.prod(out)), groups * w.shape[1]
     wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
-    gov = np.ascontiguousarray(go).reshape(n, groups, og, o)
+    go = np.ascontiguousarray(go)
     bb = None if b is None else np.ascontiguousarray(b)
     gi = np.zeros((n, c) + tuple(in_spatial), go.dtype)
     geo = geometry(in_spatial, kern, out, st, pd, dl)
@@ -141,11 +138,11 @@ def input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
     def run(lo, hi, _):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
-            gcols = np.ascontiguousarray(_mm(wt, _packed(gov, s, m, o)))       # G, Cg*K, m*O
-            for i in range(m):
-                c2i(gcols.ctypes.data + i * o * isz, gi.ctypes.data + (s + i) * gs, geo.ctypes.data, c, m * o)
-                if bb is not None:
-                    addb(gi.ctypes.data + (s + i) * gs, bb.ctypes.data, c, isp)
+            gcols = np.ascontiguousarray(_mm(wt, _packed(pack, go, s, m, groups, og, o)))   # G, Cg*K, m*O
+            c2i(gcols.ctypes.data, gi.ctypes.data + s * gs, geo.ctypes.data, c, m)
+            if bb is not None:
+                for i in range(s, s + m):
+                    addb(gi.ctypes.data + i * gs, bb.ctypes.data, c, isp)
     over_images(run, n, n * o * cout * ck)
     return gi
 
@@ -155,14 +152,14 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
     go (G, Og, m*O) @ cols^T (G, m*O, Cg*K), already the (Cout, Cg, *K) layout; or None."""
     if not _ok(x, go):
         return None
-    im = _fn("im2col", x.dtype, "pppll")
-    if im is None:
+    im, pack = _fn("im2col_batch", x.dtype, "pppll"), _fn("pack", x.dtype, "ppl" + "ll")
+    if im is None or pack is None:
         return None
     n, c, out = x.shape[0], x.shape[1], tuple(go.shape[2:])
     cout, kern, isz = wshape[0], tuple(wshape[2:]), x.itemsize
     og, ck, o = cout // groups, int(np.prod(wshape[1:])), int(np.prod(out))
     x = np.ascontiguousarray(x)
-    gov = np.ascontiguousarray(go).reshape(n, groups, og, o)
+    go = np.ascontiguousarray(go)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
     xs = x[0].nbytes
     parts = np.zeros((min(workers(), max(n, 1)), groups, og, ck), x.dtype)
@@ -174,9 +171,8 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
             cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
-            for i in range(m):
-                im(x.ctypes.data + (s + i) * xs, cols.ctypes.data + i * o * isz, geo.ctypes.data, c, m * o)
-            _mm(_packed(gov, s, m, o), cols.transpose(0, 2, 1), out=tmp)
+            im(x.ctypes.data + s * xs, cols.ctypes.data, geo.ctypes.data, c, m)
+            _mm(_packed(pack, go, s, m, groups, og, o), cols.transpose(0, 2, 1), out=tmp)
             parts[j] += tmp
     k = over_images(run, n, n * o * cout * ck)
     gw = parts[0] if k == 1 else parts[:k].sum(0)

@@ -55,7 +55,8 @@ void NAME(const T *x, T *cols, const int64_t *g, int64_t C, int64_t ld) {       
                     const T *xr = xd + (oh * SH + b * DH - PH) * W + woff;                       \
                     for (int64_t ow = 0; ow < wlo; ow++) dst[ow] = 0;                            \
                     if (SW == 1) {                                                               \
-                        memcpy(dst + wlo, xr + wlo, sizeof(T) * (whi - wlo));                    \
+                        _Pragma("omp simd")                                                      \
+                        for (int64_t ow = wlo; ow < whi; ow++) dst[ow] = xr[ow];                 \
                     } else {                                                                     \
                         for (int64_t ow = wlo; ow < whi; ow++) dst[ow] = xr[ow * SW];            \
                     }                                                                            \
@@ -123,3 +124,53 @@ void NAME(T *y, const T *bias, int64_t cout, int64_t o) {                       
 
 ADD_BIAS(float, add_bias_f32)
 ADD_BIAS(double, add_bias_f64)
+
+
+/* im2col of images x[0..m) (each C*D*H*W) side by side: image i at column i*o of rows ld apart */
+#define IM2COL_BATCH(T, NAME, ONE)                                                               \
+void NAME(const T *x, T *cols, const int64_t *g, int64_t C, int64_t m) {                         \
+    const int64_t s = C * g[0] * g[1] * g[2], o = g[6] * g[7] * g[8];                            \
+    for (int64_t i = 0; i < m; i++) ONE(x + i * s, cols + i * o, g, C, m * o);                  \
+}
+
+/* col2im of images gi[0..m) (each C*D*H*W, added to) from columns side by side as above */
+#define COL2IM_BATCH(T, NAME, ONE)                                                               \
+void NAME(const T *cols, T *x, const int64_t *g, int64_t C, int64_t m) {                         \
+    const int64_t s = C * g[0] * g[1] * g[2], o = g[6] * g[7] * g[8];                            \
+    for (int64_t i = 0; i < m; i++) ONE(cols + i * o, x + i * s, g, C, m * o);                  \
+}
+
+IM2COL_BATCH(float, im2col_batch_f32, im2col_f32)
+IM2COL_BATCH(double, im2col_batch_f64, im2col_f64)
+COL2IM_BATCH(float, col2im_batch_f32, col2im_f32)
+COL2IM_BATCH(double, col2im_batch_f64, col2im_f64)
+
+/* y (m, cout, o) = res (cout, m*o) regrouped by image, + bias (cout) unless NULL */
+#define UNPACK(T, NAME)                                                                          \
+void NAME(const T *res, T *y, const T *bias, int64_t cout, int64_t m, int64_t o) {               \
+    for (int64_t i = 0; i < m; i++)                                                              \
+        for (int64_t c = 0; c < cout; c++) {                                                     \
+            const T *src = res + c * m * o + i * o;                                              \
+            T *dst = y + (i * cout + c) * o;                                                     \
+            if (!bias) {                                                                         \
+                memcpy(dst, src, sizeof(T) * o);                                                 \
+                continue;                                                                        \
+            }                                                                                    \
+            const T v = bias[c];                                                                 \
+            _Pragma("omp simd")                                                                  \
+            for (int64_t j = 0; j < o; j++) dst[j] = src[j] + v;                                 \
+        }                                                                                        \
+}
+
+/* res (cout, m*o) = y (m, cout, o) side by side by image (the inverse regrouping) */
+#define PACK(T, NAME)                                                                            \
+void NAME(const T *y, T *res, int64_t cout, int64_t m, int64_t o) {                              \
+    for (int64_t i = 0; i < m; i++)                                                              \
+        for (int64_t c = 0; c < cout; c++)                                                       \
+            memcpy(res + c * m * o + i * o, y + (i * cout + c) * o, sizeof(T) * o);              \
+}
+
+UNPACK(float, unpack_f32)
+UNPACK(double, unpack_f64)
+PACK(float, pack_f32)
+PACK(double, pack_f64)
