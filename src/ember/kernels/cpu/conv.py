@@ -1,4 +1,8 @@
-"""cpu aten::convolution and its backward, any spatial rank, channels-last inside:
+"""cpu aten::convolution and its backward, any spatial rank.
+
+float32/float64 take the C path of conv_c.py (csrc/im2col.c: per-image columns in the layout the
+gemm wants, images over the thread pool); other dtypes, or no C compiler, take the numpy path
+below, channels-last inside:
 
 - forward: im2col (a strided window view of the padded channels-last input, copied once into a
   (N*O, K*Cg) matrix per group) times the reordered weight: one matmul per group;
