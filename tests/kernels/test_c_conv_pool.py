@@ -282,3 +282,24 @@ def test_pool_kernels_are_used(monkeypatch):
     x = ember.randn(2, 3, 6, 6, requires_grad=True)
     (F.max_pool2d(x, 2).sum() + F.avg_pool2d(x, 2).sum()).backward()
     assert {"max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward"} <= set(calls)
+
+
+@needs_c
+@pytest.mark.parametrize("which", ["input", "weight", "both"])
+def test_conv_c_backward_one_or_both_grads(which):
+    """grad_input alone, grad_weight alone (a first layer) and both (the fused pass) agree with
+    the numpy path."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((5, 4, 11, 9)).astype(np.float32)
+    w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
+    go = rng.standard_normal((5, 6, 5, 5)).astype(np.float32)
+    res = []
+    for on in (True, False):
+        with clib.use_c(on):
+            ex = ember.tensor(x, requires_grad=which != "weight")
+            ew = ember.tensor(w, requires_grad=which != "input")
+            F.conv2d(ex, ew, stride=2, padding=(0, 1), groups=2).backward(ember.tensor(go))
+            res.append([t.grad.numpy() for t in (ex, ew) if t.requires_grad])
+    assert len(res[0]) == (2 if which == "both" else 1)
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)

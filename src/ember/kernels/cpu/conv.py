@@ -170,6 +170,11 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
                                            output_padding, groups)
     x, w, go = acc(input), acc(weight), acc(grad_output)
     gi = gw = gb = None
+    both = None if transposed or not (output_mask[0] and output_mask[1]) else \
+        conv_c.backward(x, go, w, st, pd, dl, groups)
+    if both is not None:
+        gi, gw = wrap(both[0], dt, fresh=True), wrap(both[1], dt, fresh=True)
+        output_mask = (False, False, output_mask[2])
     if output_mask[0]:
         gi = conv_forward(go, w, None, st, pd, dl, groups, x.shape[2:]) if transposed else \
             conv_input_grad(go, w, x.shape[2:], st, pd, dl, groups)

@@ -177,3 +177,41 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
     k = over_images(run, n, n * o * cout * ck)
     gw = parts[0] if k == 1 else parts[:k].sum(0)
     return gw.reshape(wshape)
+
+
+def backward(x, go, w, st, pd, dl, groups):
+    """(grad_input, grad_weight) of a forward convolution in one pass over image chunks: each
+    chunk's grad_output is regrouped into gemm columns once and used for both, with one thread
+    pool dispatch; or None."""
+    if not _ok(x, go, w):
+        return None
+    im, c2i = _fn("im2col_batch", x.dtype, "pppll"), _fn("col2im_batch", x.dtype, "pppll")
+    pack = _fn("pack", x.dtype, "ppl" + "ll")
+    if im is None or c2i is None or pack is None:
+        return None
+    n, c, out = x.shape[0], x.shape[1], tuple(go.shape[2:])
+    cout, kern, isz = w.shape[0], tuple(w.shape[2:]), x.itemsize
+    og, ck, o = cout // groups, w[0].size, int(np.prod(out))
+    x, go = np.ascontiguousarray(x), np.ascontiguousarray(go)
+    wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
+    gi = np.zeros(x.shape, x.dtype)
+    geo = geometry(x.shape[2:], kern, out, st, pd, dl)
+    xs = x[0].nbytes
+    parts = np.zeros((min(workers(), max(n, 1)), groups, og, ck), x.dtype)
+    bsz = chunk(n, o, groups * ck, isz)
+
+    def run(lo, hi, j):
+        buf = np.empty(groups * ck * min(bsz, hi - lo) * o, x.dtype)
+        tmp = np.empty((groups, og, ck), x.dtype)
+        for s in range(lo, hi, bsz):
+            m = min(bsz, hi - s)
+            cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
+            im(x.ctypes.data + s * xs, cols.ctypes.data, geo.ctypes.data, c, m)
+            g = _packed(pack, go, s, m, groups, og, o)
+            _mm(g, cols.transpose(0, 2, 1), out=tmp)
+            parts[j] += tmp
+            _mm(wt, g, out=cols)                                   # the columns' buffer is free again
+            c2i(cols.ctypes.data, gi.ctypes.data + s * xs, geo.ctypes.data, c, m)
+    k = over_images(run, n, 2 * n * o * cout * ck)
+    gw = parts[0] if k == 1 else parts[:k].sum(0)
+    return gi, gw.reshape(w.shape)
