@@ -303,3 +303,25 @@ def test_conv_c_backward_one_or_both_grads(which):
     assert len(res[0]) == (2 if which == "both" else 1)
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_empty_batch_backward(on):
+    """Empty batches (or zero channels) go through forward and backward on both paths."""
+    torch = pytest.importorskip("torch")
+    with clib.use_c(on):
+        for tr in (False, True):
+            x = ember.zeros(0, 3, 8, 8, requires_grad=True)
+            w = ember.randn(3, 3, 3, 3, requires_grad=True)
+            f = F.conv_transpose2d if tr else F.conv2d
+            y = f(x, w)
+            y.sum().backward()
+            assert tuple(x.grad.shape) == (0, 3, 8, 8) and float(w.grad.abs().sum()) == 0.0
+        for shape in ((2, 0, 4, 4), (0, 3, 4, 4)):
+            for name in ("max_pool2d", "avg_pool2d"):
+                x = ember.zeros(*shape, requires_grad=True)
+                tx = torch.zeros(*shape, requires_grad=True)
+                y, ty = getattr(F, name)(x, 2), getattr(torch.nn.functional, name)(tx, 2)
+                y.sum().backward()
+                ty.sum().backward()
+                assert tuple(y.shape) == tuple(ty.shape) and tuple(x.grad.shape) == tuple(tx.grad.shape)

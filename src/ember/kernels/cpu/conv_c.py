@@ -70,7 +70,7 @@ def _packed(pack, go, s, m, groups, og, o):
     if m == 1:
         return go[s].reshape(groups, og, o)
     p = np.empty((groups, og, m * o), go.dtype)
-    pack(go.ctypes.data + s * go[0].nbytes, p.ctypes.data, groups * og, m, o)
+    pack(go.ctypes.data + s * go.strides[0], p.ctypes.data, groups * og, m, o)
     return p
 
 
@@ -98,7 +98,7 @@ def forward(x, w, b, st, pd, dl, groups, out):
     y = np.empty((n, cout) + tuple(out), x.dtype)
     yv = y.reshape(n, groups, og, o)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
-    xs, ys = x[0].nbytes, y[0].nbytes
+    xs, ys = x.strides[0], y.strides[0]
     bsz = chunk(n, o, groups * ck, isz)
 
     def run(lo, hi, _):
@@ -132,7 +132,7 @@ def input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
     bb = None if b is None else np.ascontiguousarray(b)
     gi = np.zeros((n, c) + tuple(in_spatial), go.dtype)
     geo = geometry(in_spatial, kern, out, st, pd, dl)
-    gs, isp = gi[0].nbytes, int(np.prod(in_spatial))
+    gs, isp = gi.strides[0], int(np.prod(in_spatial))
     bsz = chunk(n, o, groups * ck, isz)
 
     def run(lo, hi, _):
@@ -161,7 +161,7 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
     x = np.ascontiguousarray(x)
     go = np.ascontiguousarray(go)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
-    xs = x[0].nbytes
+    xs = x.strides[0]
     parts = np.zeros((min(workers(), max(n, 1)), groups, og, ck), x.dtype)
     bsz = chunk(n, o, groups * ck, isz)
 
@@ -196,7 +196,7 @@ def backward(x, go, w, st, pd, dl, groups):
     wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
     gi = np.zeros(x.shape, x.dtype)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
-    xs = x[0].nbytes
+    xs = x.strides[0]
     parts = np.zeros((min(workers(), max(n, 1)), groups, og, ck), x.dtype)
     bsz = chunk(n, o, groups * ck, isz)
 

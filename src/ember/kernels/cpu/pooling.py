@@ -177,10 +177,12 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     their own indices, accumulate)."""
     h, w = self._size[-2:]
     go = acc(grad_output)
+    planes = int(np.prod(self._size[:-2]))
+    if planes * h * w == 0 or go.size == 0:                   # nothing to scatter (empty input or output)
+        return wrap(np.zeros(self._size, go.dtype), self.dtype, fresh=True)
     gi = pool_c.max_pool_backward(go, indices._np, self._size)
     if gi is not None:
         return wrap(gi, self.dtype, fresh=True)
-    planes = int(np.prod(self._size[:-2]))
     gi = np.zeros(planes * h * w, go.dtype)
     flat = indices._np.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * (h * w))[:, None]
     np.add.at(gi, flat.reshape(-1), go.reshape(-1))
