@@ -1,4 +1,8 @@
-"""cpu aten::convolution and its backward, any spatial rank, channels-last inside:
+"""cpu aten::convolution and its backward, any spatial rank.
+
+float32/float64 take the C path of conv_c.py (csrc/im2col.c: per-image columns in the layout the
+gemm wants, images over the thread pool); other dtypes, or no C compiler, take the numpy path
+below, channels-last inside:
 
 - forward: im2col (a strided window view of the padded channels-last input, copied once into a
   (N*O, K*Cg) matrix per group) times the reordered weight: one matmul per group;
@@ -16,6 +20,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..meta.conv import conv_spec
 from ..meta.nn_common import acc, wrap
+from . import conv_c
 
 
 def _channels_last(x, pd):
@@ -87,6 +92,9 @@ def conv_forward(x, w, b, st, pd, dl, groups, out=None):
     if out is None:
         out = [(x.shape[2 + i] + 2 * pd[i] - dl[i] * (kern[i] - 1) - 1) // st[i] + 1 for i in range(d)]
     out = tuple(out)
+    y = conv_c.forward(x, w, b, st, pd, dl, groups, out)
+    if y is not None:
+        return y
     cols = _im2col(x, kern, st, pd, dl, out, groups)                     # G, N*O, K*Cg
     wmt = np.ascontiguousarray(_weight_matrix(w, groups).transpose(0, 2, 1))   # G, K*Cg, Og
     rows = (cols[0] @ wmt[0])[None] if groups == 1 else np.matmul(cols, wmt)    # contiguous: BLAS per group
@@ -98,6 +106,9 @@ def conv_input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
     transposed convolution). Each window's gradient comes out of one matmul per group as a
     (K, Cg, N, *O) block, so col2im adds whole contiguous (Cg, N, *O) slabs into a channel-first
     padded buffer; windows that fall in the padding are cropped away."""
+    y = conv_c.input_grad(go, w, in_spatial, st, pd, dl, groups, b)
+    if y is not None:
+        return y
     d = w.ndim - 2
     n, out, kern = go.shape[0], tuple(go.shape[2:]), tuple(w.shape[2:])
     cg, og = w.shape[1], w.shape[0] // groups
@@ -125,6 +136,9 @@ def conv_input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
 
 def conv_weight_grad(x, go, wshape, st, pd, dl, groups):
     """dL/dW of a forward convolution of x giving grad_output go: im2col(x)^T @ rows(go) per group."""
+    gw = conv_c.weight_grad(x, go, wshape, st, pd, dl, groups)
+    if gw is not None:
+        return gw
     cout, cg, kern = wshape[0], wshape[1], tuple(wshape[2:])
     og = cout // groups
     cols = _im2col(x, kern, st, pd, dl, go.shape[2:], groups)           # G, N*O, K*Cg
@@ -156,6 +170,11 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
                                            output_padding, groups)
     x, w, go = acc(input), acc(weight), acc(grad_output)
     gi = gw = gb = None
+    both = None if transposed or not (output_mask[0] and output_mask[1]) else \
+        conv_c.backward(x, go, w, st, pd, dl, groups)
+    if both is not None:
+        gi, gw = wrap(both[0], dt, fresh=True), wrap(both[1], dt, fresh=True)
+        output_mask = (False, False, output_mask[2])
     if output_mask[0]:
         gi = conv_forward(go, w, None, st, pd, dl, groups, x.shape[2:]) if transposed else \
             conv_input_grad(go, w, x.shape[2:], st, pd, dl, groups)

@@ -7,6 +7,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..meta import pooling as M
 from ..meta.nn_common import acc, split_run, wrap
+from . import pool_c
 
 
 def _lowest(dt):
@@ -33,6 +34,9 @@ def _max_pool(self, d, kernel_size, stride, padding, dilation, ceil_mode, name):
     The flat input index is a per-offset table lookup plus a per-position base."""
     shape, (k, s, p, dl, o) = M.pool_spec(self, d, kernel_size, stride, padding, dilation, ceil_mode, name)
     x = self._np
+    r = pool_c.max_pool(x, d, k, s, p, dl, o)
+    if r is not None:
+        return wrap(r[0], self.dtype, fresh=True), wrap(r[1], M.D.int64, fresh=True)
     win = _windows(x, d, k, s, p, dl, o, _lowest(x.dtype))
     offs = list(itertools.product(*(range(n) for n in k)))
     best = np.empty(win.shape[:-d], x.dtype)
@@ -86,6 +90,9 @@ def avg_pool2d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_i
     shape, (k, s, p, dl, o) = M.avg_spec(self, 2, kernel_size, stride, padding, ceil_mode, divisor_override,
                                          "avg_pool2d")
     x = acc(self)
+    y = pool_c.avg_pool(x, k, s, p, o, count_include_pad, divisor_override)
+    if y is not None:
+        return wrap(y, self.dtype, fresh=True)
     win = _windows(x, 2, k, s, p, dl, o, 0)
     tot = win.sum(axis=(-2, -1))
     if divisor_override is not None:
@@ -171,6 +178,11 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     h, w = self._size[-2:]
     go = acc(grad_output)
     planes = int(np.prod(self._size[:-2]))
+    if planes * h * w == 0 or go.size == 0:                   # nothing to scatter (empty input or output)
+        return wrap(np.zeros(self._size, go.dtype), self.dtype, fresh=True)
+    gi = pool_c.max_pool_backward(go, indices._np, self._size)
+    if gi is not None:
+        return wrap(gi, self.dtype, fresh=True)
     gi = np.zeros(planes * h * w, go.dtype)
     flat = indices._np.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * (h * w))[:, None]
     np.add.at(gi, flat.reshape(-1), go.reshape(-1))
@@ -182,6 +194,9 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     shape, (k, s, p, dl, o) = M.avg_spec(self, 2, kernel_size, stride, padding, ceil_mode, divisor_override,
                                          "avg_pool2d")
     go = acc(grad_output)
+    gi = pool_c.avg_pool_backward(go, self._size, k, s, p, count_include_pad, divisor_override)
+    if gi is not None:
+        return wrap(gi, self.dtype, fresh=True)
     h, w = self._size[-2:]
     if divisor_override is not None:
         g = go / divisor_override

@@ -1,0 +1,185 @@
+/* 2-d max and average pooling, forward and backward, over `planes` contiguous (H, W) planes
+   (1-d pools pass H = 1 with a unit kernel, stride and dilation in that dim).
+
+   geometry g[12]: H W  KH KW  SH SW  PH PW  DH DW  OH OW. A window is the kernel offsets whose
+   input position lies inside the plane (padding positions never win a max and only count for an
+   average with count_include_pad).
+
+   Max: the first of equal maxima wins; NaN wins over everything and a later NaN over an earlier
+   one (each NaN replaces the running max), as torch's cpu kernel does. The index is the flat
+   position in the plane (ih * W + iw); an all -inf window keeps its first inside position. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* first kernel offset k with 0 <= start + k*dil, and one past the last with start + k*dil < n */
+static inline void krange(int64_t start, int64_t n, int64_t k, int64_t dil, int64_t *lo, int64_t *hi) {
+    int64_t a = start >= 0 ? 0 : (-start + dil - 1) / dil;
+    int64_t b = n - start <= 0 ? 0 : (n - start + dil - 1) / dil;
+    if (b > k) b = k;
+    if (a > b) a = b;
+    *lo = a;
+    *hi = b;
+}
+
+#define GEOM                                                                                     \
+    const int64_t H = g[0], W = g[1], KH = g[2], KW = g[3], SH = g[4], SW = g[5];              \
+    const int64_t PH = g[6], PW = g[7], DH = g[8], DW = g[9], OH = g[10], OW = g[11];
+
+/* one output position by the general rule (any clipping at the plane's edges) */
+#define MAX_ONE(T)                                                                               \
+    {                                                                                            \
+        const int64_t w0 = ow * SW - PW;                                                         \
+        int64_t blo, bhi;                                                                        \
+        krange(w0, W, KW, DW, &blo, &bhi);                                                       \
+        T best = -INFINITY;                                                                      \
+        int64_t bi = (h0 + alo * DH) * W + w0 + blo * DW;                                        \
+        for (int64_t a = alo; a < ahi; a++) {                                                    \
+            const int64_t r = (h0 + a * DH) * W + w0;                                            \
+            for (int64_t b = blo; b < bhi; b++) {                                                \
+                const T v = xp[r + b * DW];                                                      \
+                if (v > best || v != v) {                                                        \
+                    best = v;                                                                    \
+                    bi = r + b * DW;                                                             \
+                }                                                                                \
+            }                                                                                    \
+        }                                                                                        \
+        yr[ow] = best;                                                                           \
+        ir[ow] = bi;                                                                             \
+    }
+
+/* A row whose windows lie inside the plane in h: its inner outputs (whole window inside in w too)
+   go kernel offset by kernel offset over the whole run of outputs (a loop gcc vectorises), in the
+   same offset order as the general rule, so ties and NaNs resolve the same way. */
+#define MAX_FWD(T, NAME)                                                                         \
+void NAME(const T *x, T *y, int64_t *idx, const int64_t *g, int64_t planes) {                    \
+    GEOM                                                                                         \
+    int64_t olo = PW <= 0 ? 0 : (PW + SW - 1) / SW;                                              \
+    int64_t ohi = W - (KW - 1) * DW + PW <= 0 ? 0 : (W - (KW - 1) * DW + PW + SW - 1) / SW;      \
+    if (ohi > OW) ohi = OW;                                                                      \
+    if (olo > ohi) olo = ohi;                                                                    \
+    for (int64_t p = 0; p < planes; p++) {                                                       \
+        const T *xp = x + p * H * W;                                                             \
+        for (int64_t oh = 0; oh < OH; oh++) {                                                    \
+            T *yr = y + (p * OH + oh) * OW;                                                      \
+            int64_t *ir = idx + (p * OH + oh) * OW;                                              \
+            const int64_t h0 = oh * SH - PH;                                                     \
+            int64_t alo, ahi;                                                                    \
+            krange(h0, H, KH, DH, &alo, &ahi);                                                   \
+            if (alo != 0 || ahi != KH || olo >= ohi) {                                           \
+                for (int64_t ow = 0; ow < OW; ow++) MAX_ONE(T)                                   \
+                continue;                                                                        \
+            }                                                                                    \
+            for (int64_t ow = 0; ow < olo; ow++) MAX_ONE(T)                                      \
+            for (int64_t ow = ohi; ow < OW; ow++) MAX_ONE(T)                                     \
+            const int64_t base = h0 * W - PW;                                                    \
+            for (int64_t ow = olo; ow < ohi; ow++) {                                             \
+                yr[ow] = xp[base + ow * SW];                                                     \
+                ir[ow] = base + ow * SW;                                                         \
+            }                                                                                    \
+            for (int64_t a = 0; a < KH; a++)                                                     \
+            for (int64_t b = 0; b < KW; b++) {                                                   \
+                if (a == 0 && b == 0) continue;                                                  \
+                const int64_t off = base + a * DH * W + b * DW;                                  \
+                const T *xo = xp + off;                                                          \
+                _Pragma("omp simd")                                                              \
+                for (int64_t ow = olo; ow < ohi; ow++) {                                         \
+                    const T v = xo[ow * SW], m = yr[ow];                                         \
+                    const int c = (v > m) | (v != v);                                            \
+                    yr[ow] = c ? v : m;                                                          \
+                    ir[ow] = c ? off + ow * SW : ir[ow];                                         \
+                }                                                                                \
+            }                                                                                    \
+        }                                                                                        \
+    }                                                                                            \
+}
+
+/* gi (planes, hw) = 0, then gi[p, idx[p, j]] += go[p, j] for j < o. Returns -1, or the flat
+   position in idx of the first index outside [0, hw) (gi is then incomplete). */
+#define MAX_BWD(T, NAME)                                                                         \
+int64_t NAME(const T *go, const int64_t *idx, T *gi, int64_t planes, int64_t o, int64_t hw) {   \
+    memset(gi, 0, sizeof(T) * planes * hw);                                                      \
+    for (int64_t p = 0; p < planes; p++) {                                                       \
+        const T *gp = go + p * o;                                                                \
+        const int64_t *ip = idx + p * o;                                                         \
+        T *dst = gi + p * hw;                                                                    \
+        for (int64_t j = 0; j < o; j++) {                                                        \
+            const int64_t k = ip[j];                                                             \
+            if (k < 0 || k >= hw) return p * o + j;                                              \
+            dst[k] += gp[j];                                                                     \
+        }                                                                                        \
+    }                                                                                            \
+    return -1;                                                                                   \
+}
+
+/* the divisor of window (h0, w0): divisor_override if not 0, else the window clipped to the padded
+   plane (count_include_pad) or to the plane */
+static inline int64_t avg_div(int64_t h0, int64_t w0, const int64_t *g, int include_pad, int64_t override) {
+    if (override != 0) return override;
+    const int64_t H = g[0], W = g[1], KH = g[2], KW = g[3], PH = g[6], PW = g[7];
+    int64_t h1 = h0 + KH < H + PH ? h0 + KH : H + PH, w1 = w0 + KW < W + PW ? w0 + KW : W + PW;
+    if (include_pad) return (h1 - h0) * (w1 - w0);
+    int64_t a = h0 > 0 ? h0 : 0, b = w0 > 0 ? w0 : 0;
+    h1 = h1 < H ? h1 : H;
+    w1 = w1 < W ? w1 : W;
+    return (h1 - a) * (w1 - b);
+}
+
+#define AVG_FWD(T, NAME)                                                                         \
+void NAME(const T *x, T *y, const int64_t *g, int64_t planes, int include_pad, int64_t override) { \
+    GEOM                                                                                         \
+    (void)DH; (void)DW;                                                                          \
+    for (int64_t p = 0; p < planes; p++) {                                                       \
+        const T *xp = x + p * H * W;                                                             \
+        T *yp = y + p * OH * OW;                                                                 \
+        for (int64_t oh = 0; oh < OH; oh++) {                                                    \
+            const int64_t h0 = oh * SH - PH;                                                     \
+            int64_t alo, ahi;                                                                    \
+            krange(h0, H, KH, 1, &alo, &ahi);                                                    \
+            for (int64_t ow = 0; ow < OW; ow++) {                                                \
+                const int64_t w0 = ow * SW - PW;                                                 \
+                int64_t blo, bhi;                                                                \
+                krange(w0, W, KW, 1, &blo, &bhi);                                                \
+                T s = 0;                                                                         \
+                for (int64_t a = alo; a < ahi; a++)                                              \
+                    for (int64_t b = blo; b < bhi; b++) s += xp[(h0 + a) * W + w0 + b];          \
+                yp[oh * OW + ow] = alo < ahi && blo < bhi ?                                      \
+                    s / (T)avg_div(h0, w0, g, include_pad, override) : (T)0;                     \
+            }                                                                                    \
+        }                                                                                        \
+    }                                                                                            \
+}
+
+#define AVG_BWD(T, NAME)                                                                         \
+void NAME(const T *go, T *gi, const int64_t *g, int64_t planes, int include_pad, int64_t override) { \
+    GEOM                                                                                         \
+    (void)DH; (void)DW;                                                                          \
+    memset(gi, 0, sizeof(T) * planes * H * W);                                                   \
+    for (int64_t p = 0; p < planes; p++) {                                                       \
+        const T *gp = go + p * OH * OW;                                                          \
+        T *ip = gi + p * H * W;                                                                  \
+        for (int64_t oh = 0; oh < OH; oh++) {                                                    \
+            const int64_t h0 = oh * SH - PH;                                                     \
+            int64_t alo, ahi;                                                                    \
+            krange(h0, H, KH, 1, &alo, &ahi);                                                    \
+            for (int64_t ow = 0; ow < OW; ow++) {                                                \
+                const int64_t w0 = ow * SW - PW;                                                 \
+                int64_t blo, bhi;                                                                \
+                krange(w0, W, KW, 1, &blo, &bhi);                                                \
+                if (alo >= ahi || blo >= bhi) continue;                                          \
+                const T v = gp[oh * OW + ow] / (T)avg_div(h0, w0, g, include_pad, override);    \
+                for (int64_t a = alo; a < ahi; a++)                                              \
+                    for (int64_t b = blo; b < bhi; b++) ip[(h0 + a) * W + w0 + b] += v;          \
+            }                                                                                    \
+        }                                                                                        \
+    }                                                                                            \
+}
+
+MAX_FWD(float, max_pool2d_f32)
+MAX_FWD(double, max_pool2d_f64)
+MAX_BWD(float, max_pool2d_backward_f32)
+MAX_BWD(double, max_pool2d_backward_f64)
+AVG_FWD(float, avg_pool2d_f32)
+AVG_FWD(double, avg_pool2d_f64)
+AVG_BWD(float, avg_pool2d_backward_f32)
+AVG_BWD(double, avg_pool2d_backward_f64)
