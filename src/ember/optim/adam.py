@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from ..kernels.cpu import clib
 from ._opmath import Ops
 from .optimizer import (Optimizer, _check_lr, _closure_loss, _scalar_step, _set, _use_grad, _value, _zeros_like)
 
@@ -29,11 +30,13 @@ def _adam_update(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, d
     p += -step_size * (m / (sqrt(v) / sqrt(bc2) + eps))."""
     f = p._np.dtype.type
     pn = p._np
-    if maximize:
-        grad = -grad
     step_t = state["step"]
     step_t._np[...] += 1
     step_t._version_counter.bump()
+    if _adam_c(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled, float(step_t._np)):
+        return
+    if maximize:
+        grad = -grad
     if wd != 0:
         if decoupled:
             pn *= f(1 - lr * wd)
@@ -69,6 +72,35 @@ def _adam_update(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, d
     pn += tmp
     for t in (p, m, v):
         t._version_counter.bump()
+
+
+def _adam_c(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled, step):
+    """The same update as _adam_update's numpy ops, in one pass of kernels/cpu/csrc/adam.c (bit-identical);
+    False when C is off or the buffers are not contiguous arrays of one float32/float64 dtype."""
+    pn = p._np
+    fn = _ADAM_C.get(pn.dtype)
+    if fn is None:
+        return False
+    m, v = state["exp_avg"], state["exp_avg_sq"]
+    mx = state["max_exp_avg_sq"] if amsgrad else None
+    arrays = (pn, grad, m._np, v._np) + ((mx._np,) if amsgrad else ())
+    for a in arrays:
+        if a.dtype != pn.dtype or a.shape != pn.shape or not a.flags.c_contiguous:
+            return False
+    fn = clib.kernel("adam", fn, "pppppliiddidddddd")
+    if fn is None:
+        return False
+    w = 1 - beta1
+    bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
+    fn(pn.ctypes.data, grad.ctypes.data, m._np.ctypes.data, v._np.ctypes.data, mx._np.ctypes.data if amsgrad else None,
+       pn.size, bool(maximize), 0 if wd == 0 else 2 if decoupled else 1, wd, 1 - lr * wd, w < 0.5,
+       w if w < 0.5 else 1 - w, beta2, 1 - beta2, bias_correction2_sqrt, eps, -(lr / (1 - beta1 ** step)))
+    for t in (p, m, v) + ((mx,) if amsgrad else ()):
+        t._version_counter.bump()
+    return True
+
+
+_ADAM_C = {np.dtype(np.float32): "adam_f32", np.dtype(np.float64): "adam_f64"}
 
 
 class Adam(Optimizer):
