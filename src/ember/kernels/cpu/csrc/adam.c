@@ -5,46 +5,64 @@
  * paths agree bit for bit:
  *   g = maximize ? -grad : grad
  *   wd_mode 1 (L2):        g = g + wd * p          wd_mode 2 (decoupled): p = p * decay
- *   d = g - m;  lerp_small ? (m = m + d * w) : (m = g - d * (1 - w))      (torch's lerp, w = 1 - beta1)
+ *   d = g - m;  lerp_small ? (m = m + d * w) : (m = g - d * w)      (torch's lerp; w is the weight used)
  *   v = v * beta2 + (g * (1 - beta2)) * g
  *   amsgrad: mx = max(mx, v) (NaN wins, like np.maximum), and mx replaces v below
  *   p = p + (m / (sqrt(v) / bc2_sqrt + eps)) * neg_step_size
  * Scalars arrive as double and are rounded to the parameter's dtype once, as the numpy path's f(...) does.
+ * The four flags are compile-time constants in each of the 24 specialised loops the dispatcher below
+ * picks (a flag tested inside the loop keeps gcc from vectorising it well: 20x slower).
+ * no-trapping-math only lets gcc vectorise the selects (see gelu.c); values are unchanged.
  */
+#pragma GCC optimize ("no-trapping-math")
 #include <math.h>
 #include <stdint.h>
 
-#define ADAM_BODY(T, SQRT)                                                                          \
-    const T wd_ = (T)wd, decay_ = (T)decay, w_ = (T)w, b2_ = (T)beta2, omb2_ = (T)one_minus_beta2; \
-    const T bc2_ = (T)bc2_sqrt, eps_ = (T)eps, ss_ = (T)neg_step_size;                             \
-    for (int64_t i = 0; i < n; i++) {                                                               \
-        T g = maximize ? -grad[i] : grad[i];                                                        \
-        T pi = p[i];                                                                                \
-        if (wd_mode == 1) g = g + wd_ * pi;                                                         \
-        else if (wd_mode == 2) pi = pi * decay_;                                                    \
-        T d = g - m[i];                                                                             \
-        T mi = lerp_small ? m[i] + d * w_ : g - d * w_;                                             \
-        m[i] = mi;                                                                                  \
-        T vi = v[i] * b2_ + (g * omb2_) * g;                                                        \
-        v[i] = vi;                                                                                  \
-        if (mx) {                                                                                   \
-            T a = mx[i];                                                                            \
-            vi = (a > vi || a != a) ? a : vi;                                                       \
-            mx[i] = vi;                                                                             \
-        }                                                                                           \
-        T den = SQRT(vi) / bc2_ + eps_;                                                             \
-        p[i] = pi + (mi / den) * ss_;                                                               \
-    }
+/* the four (amsgrad, lerp_small) cases of dispatch index block J = maximize * 3 + wd_mode */
+#define CASES4(NAME, J, MZ, WM)                                                                         \
+    case 4 * J + 0: NAME##_body(p, grad, m, v, mx, n, MZ, WM, 0, 0, s); break;                          \
+    case 4 * J + 1: NAME##_body(p, grad, m, v, mx, n, MZ, WM, 0, 1, s); break;                          \
+    case 4 * J + 2: NAME##_body(p, grad, m, v, mx, n, MZ, WM, 1, 0, s); break;                          \
+    case 4 * J + 3: NAME##_body(p, grad, m, v, mx, n, MZ, WM, 1, 1, s); break;
 
-/* w is the lerp weight applied: (1 - beta1) when lerp_small, else beta1 (= 1 - (1 - beta1)). */
-void adam_f32(float *p, const float *grad, float *m, float *v, float *mx, int64_t n, int maximize,
-              int wd_mode, double wd, double decay, int lerp_small, double w, double beta2,
-              double one_minus_beta2, double bc2_sqrt, double eps, double neg_step_size) {
-    ADAM_BODY(float, sqrtf)
+#define ADAM_DEF(T, SQRT, NAME)                                                                         \
+static inline __attribute__((always_inline)) void NAME##_body(                                          \
+        T *restrict p, const T *restrict grad, T *restrict m, T *restrict v, T *restrict mx, int64_t n, \
+        const int maximize, const int wd_mode, const int amsgrad, const int lerp_small, const T *s) {  \
+    const T wd_ = s[0], decay_ = s[1], w_ = s[2], b2_ = s[3], omb2_ = s[4], bc2_ = s[5], eps_ = s[6];    \
+    const T ss_ = s[7];                                                                                 \
+    _Pragma("omp simd")                                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                                                   \
+        T g = maximize ? -grad[i] : grad[i];                                                            \
+        T pi = p[i];                                                                                    \
+        if (wd_mode == 1) g = g + wd_ * pi;                                                             \
+        if (wd_mode == 2) pi = pi * decay_;                                                             \
+        T mo = m[i];                                                                                    \
+        T d = g - mo;                                                                                   \
+        T mi = lerp_small ? mo + d * w_ : g - d * w_;                                                   \
+        m[i] = mi;                                                                                      \
+        T vi = v[i] * b2_ + (g * omb2_) * g;                                                            \
+        v[i] = vi;                                                                                      \
+        if (amsgrad) {                                                                                  \
+            T a = mx[i];                                                                                \
+            vi = (a > vi || a != a) ? a : vi;                                                           \
+            mx[i] = vi;                                                                                 \
+        }                                                                                               \
+        T den = SQRT(vi) / bc2_ + eps_;                                                                 \
+        p[i] = pi + (mi / den) * ss_;                                                                   \
+    }                                                                                                   \
+}                                                                                                       \
+void NAME(T *p, const T *grad, T *m, T *v, T *mx, int64_t n, int maximize, int wd_mode, double wd,      \
+          double decay, int lerp_small, double w, double beta2, double one_minus_beta2, double bc2_sqrt, \
+          double eps, double neg_step_size) {                                                           \
+    const T s[8] = {(T)wd, (T)decay, (T)w, (T)beta2, (T)one_minus_beta2, (T)bc2_sqrt, (T)eps,           \
+                    (T)neg_step_size};                                                                  \
+    int k = (((maximize != 0) * 3 + wd_mode) * 2 + (mx != 0)) * 2 + (lerp_small != 0);                  \
+    switch (k) {                                                                                        \
+    CASES4(NAME, 0, 0, 0)  CASES4(NAME, 1, 0, 1)  CASES4(NAME, 2, 0, 2)                                  \
+    CASES4(NAME, 3, 1, 0)  CASES4(NAME, 4, 1, 1)  CASES4(NAME, 5, 1, 2)                                  \
+    }                                                                                                   \
 }
 
-void adam_f64(double *p, const double *grad, double *m, double *v, double *mx, int64_t n, int maximize,
-              int wd_mode, double wd, double decay, int lerp_small, double w, double beta2,
-              double one_minus_beta2, double bc2_sqrt, double eps, double neg_step_size) {
-    ADAM_BODY(double, sqrt)
-}
+ADAM_DEF(float, sqrtf, adam_f32)
+ADAM_DEF(double, sqrt, adam_f64)
