@@ -56,9 +56,10 @@ def _gelu(a, approximate="none"):
         if normal_cdf.single(a):
             return normal_cdf.gelu(a if a.dtype == np.float32 else a.astype(np.float32))
         return 0.5 * a * (1.0 + erf(a * np.sqrt(0.5)).astype(a.dtype))
-    f = a.dtype.type                    # constants in a's dtype: float32 stays float32 like torch's kernel
-    k, c = f(np.sqrt(2.0 / np.pi)), f(0.044715)
-    return f(0.5) * a * (f(1.0) + np.tanh(k * (a + c * (a * a * a))))
+    # float64 constants: float32 input computes in float64 here (more accurate than float32's 1 + tanh, which
+    # cancels); so unlike torch and the C kernel, |x| > 1.8e19 does not overflow x^2 into a NaN gradient
+    k = np.sqrt(2.0 / np.pi)
+    return 0.5 * a * (1.0 + np.tanh(k * (a + 0.044715 * (a * a * a))))
 
 
 def _gelu_backward_np(g, a, approximate):
@@ -75,10 +76,9 @@ def _gelu_backward_np(g, a, approximate):
             return normal_cdf.gelu_grad(g if g.dtype == f32 else g.astype(f32), a if a.dtype == f32 else a.astype(f32))
         cdf = 0.5 * (1.0 + erf(a * np.sqrt(0.5)))
         return g * (cdf + a * np.exp(-0.5 * a * a) / np.sqrt(2.0 * np.pi))
-    f = a.dtype.type
-    k, c, h, one = f(np.sqrt(2.0 / np.pi)), f(0.044715), f(0.5), f(1.0)
+    k, c = np.sqrt(2.0 / np.pi), 0.044715
     t = np.tanh(k * (a + c * (a * a * a)))
-    return g * (h * (one + t) + h * a * (one - t * t) * k * (one + f(3.0) * c * (a * a)))
+    return g * (0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * k * (1.0 + 3.0 * c * (a * a)))
 
 
 def gelu_backward(grad_output, self, approximate="none"):
