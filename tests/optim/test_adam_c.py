@@ -52,3 +52,49 @@ def test_kernel_is_used():
     st = opt.state[p]
     assert adam._adam_c(p, st, p.grad._np, 1e-3, 0.9, 0.999, 1e-8, 0.01, False, False, True, 2.0)
     assert st["step"].item() == 1           # _adam_c itself does not count steps
+
+
+def _run_group(dtypes, steps, use_c, **kw):
+    rng = np.random.default_rng(7)
+    ps = [ember.nn.Parameter(ember.tensor(rng.standard_normal(n).astype(dt))) for n, dt in dtypes]
+    opt = ember.optim.AdamW([{"params": ps[:2]}, {"params": ps[2:], "weight_decay": 0.0}], lr=1e-2, **kw)
+    with clib.use_c(use_c):
+        for s in range(steps):
+            for p in ps:
+                p.grad = ember.tensor(rng.standard_normal(p.shape).astype(p.detach().numpy().dtype))
+            if s == 1:
+                ps[0].grad = None                  # a param without grad skips a step: its own step count
+            opt.step()
+    return [p.detach().numpy().copy() for p in ps], opt
+
+
+@pytest.mark.parametrize("amsgrad", [False, True])
+@pytest.mark.parametrize("dtypes", [[(5, np.float32), (1000, np.float32), (0, np.float32), (33, np.float32)],
+                                    [(5, np.float32), (7, np.float64), (9, np.float64), (4, np.float32)]])
+def test_grouped_call_is_bit_identical(dtypes, amsgrad):
+    c, opt = _run_group(dtypes, 4, True, amsgrad=amsgrad)
+    ref, ref_opt = _run_group(dtypes, 4, False, amsgrad=amsgrad)
+    for a, b in zip(c, ref):
+        np.testing.assert_array_equal(a, b)
+    steps = [opt.state[p]["step"].item() for g in opt.param_groups for p in g["params"]]
+    assert steps == [ref_opt.state[p]["step"].item() for g in ref_opt.param_groups for p in g["params"]]
+    assert steps[0] == 3 and steps[1] == 4
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+def test_group_kernel_is_used_and_follows_replaced_buffers():
+    from ember.optim import adam
+    p = ember.nn.Parameter(ember.ones(6))
+    opt = ember.optim.Adam([p], lr=0.1)
+    p.grad = ember.ones(6)
+    opt.step()
+    assert id(p) in opt._adam_c_ptrs                    # the grouped C call ran
+    before = p.detach().numpy().copy()
+    p.data = ember.full((6,), 2.0)                      # new storage: the cached address must not be used
+    p.grad = ember.ones(6)
+    opt.step()
+    assert opt._adam_c_ptrs[id(p)][0] is p._np
+    assert (p.detach().numpy() < 2.0).all() and (before < 1.0).all()
+    assert adam._adam_group_c(opt, [(p, opt.state[p], np.ones(3, np.float32))], 0.1, 0.9, 0.999, 1e-8, 0, False,
+                              False, False) is False                                     # shape mismatch: no change
+    assert opt.state[p]["step"].item() == 2

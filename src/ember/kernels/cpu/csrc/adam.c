@@ -66,3 +66,20 @@ void NAME(T *p, const T *grad, T *m, T *v, T *mx, int64_t n, int maximize, int w
 
 ADAM_DEF(float, sqrtf, adam_f32)
 ADAM_DEF(double, sqrt, adam_f64)
+
+/* The step for `count` parameters in one call (optim/adam.py calls this once per param group and dtype):
+ * ptrs holds count rows of (p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq or 0) addresses, sizes their
+ * lengths; the bias corrections can differ per parameter (each has its own step count). */
+#define ADAM_MULTI_DEF(T, NAME)                                                                         \
+void NAME##_multi(int64_t count, const int64_t *ptrs, const int64_t *sizes, const double *neg_step_size,  \
+                  const double *bc2_sqrt, int maximize, int wd_mode, double wd, double decay,           \
+                  int lerp_small, double w, double beta2, double one_minus_beta2, double eps) {         \
+    for (int64_t i = 0; i < count; i++) {                                                               \
+        const int64_t *r = ptrs + 5 * i;                                                                \
+        NAME((T *)r[0], (const T *)r[1], (T *)r[2], (T *)r[3], (T *)r[4], sizes[i], maximize, wd_mode,  \
+             wd, decay, lerp_small, w, beta2, one_minus_beta2, bc2_sqrt[i], eps, neg_step_size[i]);     \
+    }                                                                                                   \
+}
+
+ADAM_MULTI_DEF(float, adam_f32)
+ADAM_MULTI_DEF(double, adam_f64)
