@@ -345,7 +345,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     q = query if sc == 1 else A().mul.Scalar(query, sc)
     attn = A().matmul.default(q, A().transpose.int(key, -2, -1))
     if is_causal:
-        attn_mask = A().triu.default(A().full.default([L, S], float("-inf"), dtype=attn.dtype, device=query.device), 1)
+        attn_mask = _causal_bias(L, S, attn.dtype, query.device)
     elif attn_mask is not None and attn_mask.dtype.name == "bool":
         bias = A().zeros.default(list(attn_mask._size), dtype=attn.dtype, device=query.device)
         attn_mask = A().masked_fill.Scalar(bias, A().logical_not.default(attn_mask), float("-inf"))
@@ -355,6 +355,26 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return A().matmul.default(attn, value)
+
+
+_CAUSAL = {}
+
+
+def _causal_bias(L, S, dtype, device):
+    """The (L, S) 0 / -inf upper-triangle bias of is_causal. Plain cpu calls reuse one cached tensor per
+    (L, S, dtype): it is only ever read (an add's `other`, which saves nothing for backward). Under a
+    dispatch mode, in inference mode or on other devices it is built each time, so modes see the ops."""
+    from .._core.tls import state
+    cache = device.type == "cpu" and not state.mode_stack and not state.inference_mode
+    key = (L, S, dtype)
+    t = _CAUSAL.get(key) if cache else None
+    if t is None:
+        t = A().triu.default(A().full.default([L, S], float("-inf"), dtype=dtype, device=device), 1)
+        if cache:
+            if len(_CAUSAL) >= 16:
+                _CAUSAL.clear()
+            _CAUSAL[key] = t
+    return t
 
 
 def _repeat_heads(t, r):

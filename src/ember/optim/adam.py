@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from ..kernels.cpu import clib
 from ._opmath import Ops
 from .optimizer import (Optimizer, _check_lr, _closure_loss, _scalar_step, _set, _use_grad, _value, _zeros_like)
 
@@ -29,11 +30,13 @@ def _adam_update(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, d
     p += -step_size * (m / (sqrt(v) / sqrt(bc2) + eps))."""
     f = p._np.dtype.type
     pn = p._np
-    if maximize:
-        grad = -grad
     step_t = state["step"]
     step_t._np[...] += 1
     step_t._version_counter.bump()
+    if _adam_c(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled, float(step_t._np)):
+        return
+    if maximize:
+        grad = -grad
     if wd != 0:
         if decoupled:
             pn *= f(1 - lr * wd)
@@ -71,6 +74,87 @@ def _adam_update(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, d
         t._version_counter.bump()
 
 
+def _adam_c(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled, step):
+    """The same update as _adam_update's numpy ops, in one pass of kernels/cpu/csrc/adam.c (bit-identical);
+    False when C is off or the buffers are not contiguous arrays of one float32/float64 dtype."""
+    pn = p._np
+    fn = _ADAM_C.get(pn.dtype)
+    if fn is None:
+        return False
+    m, v = state["exp_avg"], state["exp_avg_sq"]
+    mx = state["max_exp_avg_sq"] if amsgrad else None
+    arrays = (pn, grad, m._np, v._np) + ((mx._np,) if amsgrad else ())
+    for a in arrays:
+        if a.dtype != pn.dtype or a.shape != pn.shape or not a.flags.c_contiguous:
+            return False
+    fn = clib.kernel("adam", fn, "pppppliiddidddddd")
+    if fn is None:
+        return False
+    w = 1 - beta1
+    bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
+    fn(pn.ctypes.data, grad.ctypes.data, m._np.ctypes.data, v._np.ctypes.data, mx._np.ctypes.data if amsgrad else None,
+       pn.size, bool(maximize), 0 if wd == 0 else 2 if decoupled else 1, wd, 1 - lr * wd, w < 0.5,
+       w if w < 0.5 else 1 - w, beta2, 1 - beta2, bias_correction2_sqrt, eps, -(lr / (1 - beta1 ** step)))
+    for t in (p, m, v) + ((mx,) if amsgrad else ()):
+        t._version_counter.bump()
+    return True
+
+
+_ADAM_C = {np.dtype(np.float32): "adam_f32", np.dtype(np.float64): "adam_f64"}
+
+
+def _adam_group_c(opt, items, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled):
+    """Every (param, state, grad) of a group in one call of csrc/adam.c's adam_<dtype>_multi (the same
+    per-parameter update as _adam_c, without ~30 us of Python and ctypes per parameter). False, having
+    changed nothing, when C is off or any buffer does not fit (one dtype, contiguous, same shapes); the
+    caller then updates each parameter on its own. The buffers' addresses are cached on the optimizer,
+    checked by array identity each step (a grad is a fresh array every backward, so it is read anew)."""
+    dt = items[0][0]._np.dtype
+    name = _ADAM_C.get(dt)
+    fn = clib.kernel("adam", name + "_multi", "lppppiiddidddd") if name is not None else None
+    if fn is None:
+        return False
+    cache = opt.__dict__.setdefault("_adam_c_ptrs", {})
+    n = len(items)
+    ptrs = np.empty((n, 5), np.int64)
+    sizes = np.empty(n, np.int64)
+    bufs = []
+    for i, (p, state, grad) in enumerate(items):
+        pn, mn, vn = p._np, state["exp_avg"]._np, state["exp_avg_sq"]._np
+        mxn = state["max_exp_avg_sq"]._np if amsgrad else None
+        c = cache.get(id(p))
+        if c is None or c[0] is not pn or c[1] is not mn or c[2] is not vn or c[3] is not mxn:
+            for a in (pn, mn, vn) + ((mxn,) if amsgrad else ()):
+                if a.dtype != dt or a.shape != pn.shape or not a.flags.c_contiguous:
+                    return False
+            c = cache[id(p)] = (pn, mn, vn, mxn, [a.ctypes.data if a is not None else 0 for a in (pn, mn, vn, mxn)])
+        if grad.dtype != dt or grad.shape != pn.shape or not grad.flags.c_contiguous:
+            return False
+        row = c[4]
+        ptrs[i] = (row[0], grad.ctypes.data, row[1], row[2], row[3])
+        sizes[i] = pn.size
+        bufs.append(grad)                   # alive until the call returns
+    steps = []
+    for p, state, _ in items:
+        step_t = state["step"]
+        step_t._np[...] += 1
+        step_t._version_counter.bump()
+        steps.append(float(step_t._np))
+    neg_ss = np.array([-(lr / (1 - beta1 ** st)) for st in steps])
+    bc2 = np.array([math.sqrt(1 - beta2 ** st) for st in steps])
+    w = 1 - beta1
+    fn(n, ptrs.ctypes.data, sizes.ctypes.data, neg_ss.ctypes.data, bc2.ctypes.data, bool(maximize),
+       0 if wd == 0 else 2 if decoupled else 1, wd, 1 - lr * wd, w < 0.5, w if w < 0.5 else 1 - w, beta2, 1 - beta2,
+       eps)
+    for p, state, _ in items:
+        p._version_counter.bump()
+        state["exp_avg"]._version_counter.bump()
+        state["exp_avg_sq"]._version_counter.bump()
+        if amsgrad:
+            state["max_exp_avg_sq"]._version_counter.bump()
+    return True
+
+
 class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
@@ -100,6 +184,7 @@ class Adam(Optimizer):
             beta1, beta2 = _value(beta1), _value(beta2)
             lr, eps, wd = _value(group["lr"]), group["eps"], group["weight_decay"]
             amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
+            full = []
             for p in group["params"]:
                 if p.grad is None:
                     continue
@@ -138,8 +223,11 @@ class Adam(Optimizer):
                         sq = exp_avg_sq._np
                     denom = o.add_scalar(o.div(o.sqrt(sq), bias_correction2_sqrt), eps)
                     _set(p, o.addcdiv(p._np, exp_avg._np, denom, -step_size))
-                else:                            # float32/float64: in place, few scratch arrays
-                    _adam_update(p, state, p.grad._np, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled)
+                else:                            # float32/float64: one C call per group below, or numpy
+                    full.append((p, state, p.grad._np))
+            if full and not _adam_group_c(self, full, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled):
+                for p, state, grad in full:
+                    _adam_update(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled)
         return loss
 
 

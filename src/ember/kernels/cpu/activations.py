@@ -5,7 +5,8 @@ import numpy as np
 from ..._tensor import Tensor
 from ..common import check_out
 from ..meta.math import gelu_backward_spec, glu_shape, unary_kind_dtype
-from . import normal_cdf
+from ..meta.nn_common import split_run
+from . import clib, normal_cdf
 from .math import make_unary_p
 from .special import erf
 
@@ -18,18 +19,57 @@ def _check_approximate(approximate):
         raise RuntimeError("approximate argument must be either none or tanh.")
 
 
+_C_NAMES = {np.dtype(np.float32): ("gelu_f32", "gelu_backward_f32"),
+            np.dtype(np.float64): ("gelu_f64", "gelu_backward_f64")}
+_C_MIN_SPLIT = 1 << 16      # elements: below this one thread beats the pool's hand-off
+
+
+def _gelu_c(arrays, approximate, backward):
+    """GELU (or grad * GELU') by csrc/gelu.c over same-shape float32/float64 arrays, split over the
+    thread pool; None when C is off or the dtypes/shapes do not fit (the numpy path runs then)."""
+    x = arrays[-1]
+    names = _C_NAMES.get(x.dtype)
+    if names is None or any(a.dtype != x.dtype or a.shape != x.shape for a in arrays):
+        return None
+    fn = clib.kernel("gelu", names[backward], "pppli" if backward else "ppli")
+    if fn is None:
+        return None
+    ins = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
+    out = np.empty(x.size, x.dtype)
+    approx = 0 if approximate == "none" else 1
+
+    def run(*chunks):
+        if chunks[0].size:
+            fn(*(c.ctypes.data for c in chunks), chunks[0].size, approx)
+    split_run(run, ins + [out], 0, _C_MIN_SPLIT)
+    return out.reshape(x.shape)
+
+
 def _gelu(a, approximate="none"):
     _check_approximate(approximate)
+    if normal_cdf.single(a) and a.dtype != np.float32:
+        a = a.astype(np.float32)        # the half types compute in float32
+    r = _gelu_c((a,), approximate, False)
+    if r is not None:
+        return r
     if approximate == "none":
         if normal_cdf.single(a):
             return normal_cdf.gelu(a if a.dtype == np.float32 else a.astype(np.float32))
         return 0.5 * a * (1.0 + erf(a * np.sqrt(0.5)).astype(a.dtype))
+    # float64 constants: float32 input computes in float64 here (more accurate than float32's 1 + tanh, which
+    # cancels); so unlike torch and the C kernel, |x| > 1.8e19 does not overflow x^2 into a NaN gradient
     k = np.sqrt(2.0 / np.pi)
-    return 0.5 * a * (1.0 + np.tanh(k * (a + 0.044715 * a * a * a)))
+    return 0.5 * a * (1.0 + np.tanh(k * (a + 0.044715 * (a * a * a))))
 
 
 def _gelu_backward_np(g, a, approximate):
-    """grad * GELU'(x) as one numpy expression (float32 path of normal_cdf.py for single precision)."""
+    """grad * GELU'(x): csrc/gelu.c, else one numpy expression (float32 path of normal_cdf.py for
+    single precision)."""
+    if normal_cdf.single(a):
+        g, a = g.astype(np.float32, copy=False), a.astype(np.float32, copy=False)
+    r = _gelu_c((g, a), approximate, True)
+    if r is not None:
+        return r
     if approximate == "none":
         if normal_cdf.single(a):
             f32 = np.float32
@@ -37,8 +77,8 @@ def _gelu_backward_np(g, a, approximate):
         cdf = 0.5 * (1.0 + erf(a * np.sqrt(0.5)))
         return g * (cdf + a * np.exp(-0.5 * a * a) / np.sqrt(2.0 * np.pi))
     k, c = np.sqrt(2.0 / np.pi), 0.044715
-    t = np.tanh(k * (a + c * a * a * a))
-    return g * (0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * k * (1.0 + 3.0 * c * a * a))
+    t = np.tanh(k * (a + c * (a * a * a)))
+    return g * (0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * k * (1.0 + 3.0 * c * (a * a)))
 
 
 def gelu_backward(grad_output, self, approximate="none"):

@@ -1,0 +1,92 @@
+/* GELU forward and backward over contiguous float32 / float64 arrays (kernels/cpu/activations.py).
+ *
+ * approx 0 ("none"): gelu(x) = x Phi(x), gelu'(x) = Phi(x) + x phi(x).
+ *   float32: Phi and exp(-x^2/2) from gelu_math.h (vectorised, float32 accuracy in both tails).
+ *   float64: torch's formula 0.5 x (1 + erf(x / sqrt 2)) with libm erf/exp (not vectorised).
+ * approx 1 ("tanh"): with u = sqrt(2/pi) (x + 0.044715 x^3), 0.5 (1 + tanh u) = s = 1 / (1 + exp(-2u)),
+ *   so gelu(x) = x s and gelu'(x) = s + 2 x s (1 - s) sqrt(2/pi) (1 + 3 * 0.044715 x^2); this form has
+ *   no cancellation near 0 where 1 - tanh^2 or 1 + tanh would lose digits, and 1 - s = e s with
+ *   e = exp(-2u) keeps the small s (1 - s) term accurate for large x.
+ *   float64 uses libm tanh in torch's own form.
+ * Callers split n over threads (ctypes releases the GIL); every element is independent.
+ *
+ * no-trapping-math: gcc keeps the selects of gelu_math.h (clamps, sign choice) as branches when it
+ * must preserve floating-point exception flags, which blocks vectorisation; nothing in ember reads
+ * those flags, and results (values, NaN, inf, signed zeros) are unchanged: it is not fast-math.
+ */
+#pragma GCC optimize ("no-trapping-math")
+#include <stdint.h>
+#include <float.h>
+#include <math.h>
+#include "gelu_math.h"
+
+#define GK 0.7978845608028654f          /* sqrt(2 / pi) */
+#define GC 0.044715f
+#define INV_SQRT_2PI_F 0.3989422804014327f
+
+static inline float sig2u_f(float x) {   /* 0.5 (1 + tanh(u(x))) */
+    float u = GK * (x + GC * (x * x * x));
+    return 1.0f / (1.0f + gm_expf(-2.0f * u));
+}
+
+void gelu_f32(const float *x, float *out, int64_t n, int approx) {
+    if (approx == 0) {
+#pragma omp simd
+        for (int64_t i = 0; i < n; i++) {
+            float a = x[i];
+            out[i] = a * gm_phi(a, gm_gauss(a));
+        }
+    } else {
+#pragma omp simd
+        for (int64_t i = 0; i < n; i++) {
+            float a = x[i];
+            out[i] = a * sig2u_f(a);
+        }
+    }
+}
+
+void gelu_backward_f32(const float *g, const float *x, float *out, int64_t n, int approx) {
+    if (approx == 0) {
+#pragma omp simd
+        for (int64_t i = 0; i < n; i++) {
+            float a = x[i];
+            float e = gm_gauss(a);
+            out[i] = g[i] * (gm_phi(a, e) + a * (e * INV_SQRT_2PI_F));
+        }
+    } else {
+#pragma omp simd
+        for (int64_t i = 0; i < n; i++) {
+            float a = x[i];
+            float u = GK * (a + GC * (a * a * a));
+            float e = gm_expf(-2.0f * u);
+            float s = 1.0f / (1.0f + e);
+            float sm = e > FLT_MAX ? 1.0f : e * s;     /* 1 - s; e = inf gives s = 0, 1 - s = 1 */
+            float d = s + ((2.0f * GK) * a * s) * sm * (1.0f + (3.0f * GC) * (a * a));
+            out[i] = g[i] * d;
+        }
+    }
+}
+
+void gelu_f64(const double *x, double *out, int64_t n, int approx) {
+    const double k = 0.79788456080286535588, c = 0.044715;
+    for (int64_t i = 0; i < n; i++) {
+        double a = x[i];
+        out[i] = approx == 0 ? 0.5 * a * (1.0 + erf(a * 0.70710678118654752440))
+                             : 0.5 * a * (1.0 + tanh(k * (a + c * a * a * a)));
+    }
+}
+
+void gelu_backward_f64(const double *g, const double *x, double *out, int64_t n, int approx) {
+    const double k = 0.79788456080286535588, c = 0.044715;
+    for (int64_t i = 0; i < n; i++) {
+        double a = x[i], d;
+        if (approx == 0) {
+            double cdf = 0.5 * (1.0 + erf(a * 0.70710678118654752440));
+            d = cdf + a * exp(-0.5 * a * a) * 0.39894228040143267794;
+        } else {
+            double t = tanh(k * (a + c * a * a * a));
+            d = 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * k * (1.0 + 3.0 * c * a * a);
+        }
+        out[i] = g[i] * d;
+    }
+}

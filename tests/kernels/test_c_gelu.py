@@ -1,0 +1,144 @@
+"""csrc/gelu.c (GELU forward/backward, both approximations) against its numpy fallback, a float64
+reference and torch, on odd sizes and special values; the C path must actually be used."""
+import numpy as np
+import pytest
+
+import ember
+from ember import _cc
+from ember.kernels.cpu import activations, clib
+
+F = ember.nn.functional
+APPROX = ["none", "tanh"]
+SPECIAL = [0.0, -0.0, 1e-45, -1e-45, 3e-39, 1e13, -1e13, 2e19, -2e19, np.inf, -np.inf, np.nan,
+           -50.0, 50.0, -9.0, -13.0, -20.0, 5.0, -5.0, 0.7, -0.75]
+
+
+def _ref(x, approximate, grad=None):
+    """float64 values through the numpy formulas (C off), the reference for the float32 paths."""
+    with clib.use_c(False):
+        x64 = np.asarray(x, np.float64)
+        if grad is None:
+            return activations._gelu(x64, approximate)
+        return activations._gelu_backward_np(np.asarray(grad, np.float64), x64, approximate)
+
+
+def _both(fn):
+    with clib.use_c(True):
+        c = fn()
+    with clib.use_c(False):
+        n = fn()
+    return c, n
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+def test_kernel_is_used():
+    for name in ("gelu_f32", "gelu_backward_f32", "gelu_f64", "gelu_backward_f64"):
+        assert clib.kernel("gelu", name, "pppli" if "backward" in name else "ppli") is not None
+    calls = []
+    real = clib.kernel
+
+    def spy(*a, **k):
+        calls.append(a[:2])
+        return real(*a, **k)
+    clib.kernel = spy
+    try:
+        F.gelu(ember.randn(5))
+    finally:
+        clib.kernel = real
+    assert ("gelu", "gelu_f32") in calls
+
+
+@pytest.mark.parametrize("approximate", APPROX)
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 33, 1000, 70001])     # 70001: split over threads
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_c_matches_numpy_and_reference(approximate, n, dtype):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * 4).astype(dtype)
+    g = rng.standard_normal(n).astype(dtype)
+    (fc, bc), (fn, bn) = _both(lambda: (activations._gelu(x, approximate),
+                                        activations._gelu_backward_np(g, x, approximate)))
+    for r in (fc, bc) if _cc.available() else ():
+        assert r.dtype == dtype and r.shape == (n,)     # (numpy's tanh path computes float32 in float64)
+    tol = dict(rtol=2e-6, atol=2e-6) if dtype == np.float32 else dict(rtol=1e-13, atol=1e-13)   # (tanh form: 1 + tanh cancels, as in torch)
+    np.testing.assert_allclose(fc, _ref(x, approximate), **tol)
+    np.testing.assert_allclose(bc, _ref(x, approximate, g), **tol)
+    # the numpy fallback computes float32 in torch's form, whose 1 + tanh / 1 - tanh^2 cancel near the tails
+    loose = dict(rtol=2e-6, atol=1e-5) if dtype == np.float32 else tol
+    np.testing.assert_allclose(fn, _ref(x, approximate), **loose)
+    np.testing.assert_allclose(bn, _ref(x, approximate, g), **loose)
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+@pytest.mark.parametrize("approximate", APPROX)
+def test_float32_accuracy_dense(approximate):
+    x = np.linspace(-12, 12, 240001).astype(np.float32)
+    with clib.use_c(True):
+        f = activations._gelu(x, approximate)
+        b = activations._gelu_backward_np(np.ones_like(x), x, approximate)
+    # absolute error within a couple of float32 ulps of the value's scale (|gelu| <= |x|, |gelu'| < 1.13)
+    scale = np.maximum(np.abs(x), 1).astype(np.float64)
+    assert (np.abs(f - _ref(x, approximate)) / scale).max() < 2.5e-7
+    assert np.abs(b - _ref(x, approximate, np.ones_like(x))).max() < 4e-7
+
+
+def test_float32_lower_tail_keeps_relative_accuracy():
+    x = np.linspace(-12, -3, 9001).astype(np.float32)
+    with clib.use_c(True):
+        f = activations._gelu(x, "none")
+    from ember.kernels.cpu.special import erfc
+    ref = x.astype(np.float64) * 0.5 * erfc(-x.astype(np.float64) / np.sqrt(2.0))
+    assert (np.abs(f - ref) / np.abs(ref)).max() < 5e-5
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("approximate", APPROX)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_special_values_match_torch(approximate, dtype):
+    torch = pytest.importorskip("torch")
+    x = np.array(SPECIAL, dtype=dtype)
+    tx = torch.tensor(x, requires_grad=True)
+    ty = torch.nn.functional.gelu(tx, approximate=approximate)
+    ty.backward(torch.ones_like(tx))
+    for on in (True, False):
+        keep = np.ones(x.shape, bool)
+        if approximate == "tanh" and not (on and _cc.available()):
+            keep = ~(np.abs(x) > 1e19)      # the numpy fallback computes in float64: x^2 does not overflow there
+        tx_grad, ty_val = tx.grad.numpy()[keep], ty.detach().numpy()[keep]
+        with clib.use_c(on):
+            ex = ember.tensor(x[keep], requires_grad=True)
+            ey = F.gelu(ex, approximate=approximate)
+            ey.backward(ember.ones_like(ex))
+        # torch's float32 erf form cancels in the lower tail (1 + erf -> 0: about 6e-8 |x| absolute error),
+        # ours keeps the tail's relative accuracy, so float32 compares with an absolute floor
+        atol = 1e-6 if dtype == "float32" else 1e-15
+        np.testing.assert_allclose(ey.detach().numpy(), ty_val, rtol=1e-6, atol=atol)
+        np.testing.assert_allclose(ex.grad.numpy(), tx_grad, rtol=1e-6, atol=atol)
+        assert (np.isnan(ey.detach().numpy()) == np.isnan(ty_val)).all()
+        assert (np.isnan(ex.grad.numpy()) == np.isnan(tx_grad)).all()
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("approximate", APPROX)
+def test_layout_and_halves_match_torch(approximate):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((6, 9)) * 3).astype(np.float32)
+    g = rng.standard_normal((6, 9)).astype(np.float32)
+    for on in (True, False):
+        with clib.use_c(on):
+            ex = ember.tensor(x).t()                            # non-contiguous input
+            assert F.gelu(ex, approximate=approximate).stride() == torch.nn.functional.gelu(
+                torch.tensor(x).t(), approximate=approximate).stride()
+            np.testing.assert_allclose(F.gelu(ex, approximate=approximate).numpy(),
+                                       torch.nn.functional.gelu(torch.tensor(x).t(), approximate=approximate).numpy(),
+                                       rtol=1e-6, atol=1e-6)
+            eb = ember.ops.aten.gelu_backward.default(ember.tensor(g), ember.tensor(x).t().contiguous().t(),
+                                                      approximate=approximate)
+            tb = torch.ops.aten.gelu_backward.default(torch.tensor(g), torch.tensor(x).t().contiguous().t(),
+                                                      approximate=approximate)
+            np.testing.assert_allclose(eb.numpy(), tb.numpy(), rtol=1e-6, atol=1e-6)
+            for et, tt in ((ember.float16, torch.float16), (ember.bfloat16, torch.bfloat16)):
+                eh = F.gelu(ember.tensor(x).to(et), approximate=approximate)
+                th = torch.nn.functional.gelu(torch.tensor(x).to(tt), approximate=approximate)
+                assert eh.dtype == et
+                np.testing.assert_allclose(eh.float().numpy(), th.float().numpy(), rtol=1e-2, atol=1e-2)
