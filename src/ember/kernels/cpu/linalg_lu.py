@@ -1,0 +1,494 @@
+"""cpu kernels for the LU / LDL family, geqrf and vdot.
+
+LU is LAPACK's getrf (partial pivoting, first largest |.| wins, |re| + |im| for complex like izamax), LDL is
+LAPACK's sytrf/hetrf with uplo='L' (Bunch-Kaufman), both as numpy loops over the columns, vectorised over the
+batch (LU) or the trailing block (LDL). When scipy is installed and a matrix is large, its LAPACK wrappers
+(imported lazily) do the factorisation instead; `use_scipy(False)` forces the numpy path (tests compare both).
+Pivots are LAPACK's: int32, 1-based; LDL's 2x2 blocks have negative pivots on both rows."""
+import numpy as np
+
+from ..common import check_out, empty_tensor
+from ..meta import linalg_lu as M
+from ..meta.linalg import _outs, check_matrix  # noqa: F401  (_outs: shared out= checks)
+from .linalg import _like, _mT
+
+_SCIPY = {"enabled": True, "mod": None}
+SCIPY_MIN_N = 32          # below this the numpy loop is as fast as the per-matrix LAPACK calls
+
+
+def use_scipy(flag):
+    """Enable/disable the optional scipy LAPACK path; returns the previous setting."""
+    prev = _SCIPY["enabled"]
+    _SCIPY["enabled"] = bool(flag)
+    return prev
+
+
+def _lapack(n):
+    if not _SCIPY["enabled"] or n < SCIPY_MIN_N:
+        return None
+    if _SCIPY["mod"] is None:
+        try:
+            from scipy.linalg import lapack
+        except ImportError:
+            lapack = False
+        _SCIPY["mod"] = lapack
+    return _SCIPY["mod"] or None
+
+
+def _into(results, outs, name):
+    for r, o in zip(results, outs):
+        check_out(o, r._size, r.dtype, name)
+        np.copyto(o._np, r._np, casting="unsafe")
+    return tuple(outs)
+
+
+def _mag(x):
+    """LAPACK's pivot magnitude: |x| for reals, |re| + |im| (cabs1) for complex."""
+    return np.abs(x.real) + np.abs(x.imag) if x.dtype.kind == "c" else np.abs(x)
+
+
+def _batched(a):
+    """(flat copy (B, m, n) in a's dtype, batch shape)."""
+    m, n = a.shape[-2:]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    return np.array(a.reshape((nb, m, n)), copy=True), a.shape[:-2]
+
+
+# ------------------------------------------------------------------ LU (getrf)
+def _getrf_numpy(a):
+    """In-place partial-pivoting LU of a (B, m, n) array; returns (pivots (B, k) 1-based, info (B,))."""
+    nb, m, n = a.shape
+    k = min(m, n)
+    piv = np.zeros((nb, k), np.int32)
+    info = np.zeros(nb, np.int32)
+    rows = np.arange(nb)
+    for j in range(k):
+        p = np.argmax(_mag(a[:, j:, j]), axis=1) + j
+        piv[:, j] = p + 1
+        swap = p != j
+        if swap.any():
+            r, pr = rows[swap], p[swap]
+            tmp = a[r, j].copy()
+            a[r, j] = a[r, pr]
+            a[r, pr] = tmp
+        d = a[:, j, j]
+        zero = d == 0
+        info[(info == 0) & zero] = j + 1
+        if j + 1 < m:
+            a[:, j + 1:, j] /= np.where(zero, 1, d)[:, None]        # a zero pivot has a zero column below it
+            if j + 1 < n:
+                a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
+    return piv, info
+
+
+def _getrf(a):
+    nb, m, n = a.shape
+    lapack = _lapack(min(m, n))
+    if lapack is None:
+        return _getrf_numpy(a)
+    getrf, = lapack.get_lapack_funcs(("getrf",), (a,))
+    piv = np.zeros((nb, min(m, n)), np.int32)
+    info = np.zeros(nb, np.int32)
+    for i in range(nb):
+        lu, p, inf = getrf(a[i])
+        a[i], piv[i], info[i] = lu, p + 1, max(inf, 0)
+    return piv, info
+
+
+def lu_factor(A):
+    """(LU, pivots, info) numpy arrays of A's batch."""
+    a, batch = _batched(A._np)
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        k = min(m, n)
+        return a.reshape(A._size), np.broadcast_to(np.arange(1, k + 1, dtype=np.int32), batch + (k,)), \
+            np.zeros(batch, np.int32)
+    piv, info = _getrf(a)
+    return a.reshape(A._size), piv.reshape(batch + piv.shape[-1:]), info.reshape(batch)
+
+
+def _batch_prefix(batched, i):
+    return f"(Batch element {i}): " if batched else ""
+
+
+def check_lu_info(info, batched, api):
+    """torch's error for a zero pivot of U (info > 0) when check_errors is set."""
+    flat = np.asarray(info).reshape(-1)
+    bad = np.flatnonzero(flat)
+    if bad.size:
+        i, k = int(bad[0]), int(flat[bad[0]])
+        raise RuntimeError(f"{api}: {_batch_prefix(batched, i)}U[{k},{k}] is zero and using it on lu_solve would "
+                           "result in a division by zero. If you still want to perform the factorization, consider "
+                           "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    m_lu, m_piv, m_info = M.linalg_lu_factor_ex(A, pivot=pivot)
+    lu, piv, info = lu_factor(A)
+    if check_errors:
+        check_lu_info(info, A.dim() > 2, "torch.linalg.lu_factor_ex")
+    return _like(m_lu, lu), _like(m_piv, piv), _like(m_info, info)
+
+
+def linalg_lu_factor_ex_out(A, *, pivot=True, check_errors=False, LU, pivots, info):
+    return _into(linalg_lu_factor_ex(A, pivot=pivot, check_errors=check_errors), (LU, pivots, info),
+                 "linalg_lu_factor_ex")
+
+
+def permutation(piv, m):
+    """Row order perm (batch, m) with P^T A = A[perm] from LAPACK's sequential 1-based interchanges."""
+    batch, k = piv.shape[:-1], piv.shape[-1]
+    flat = piv.reshape((int(np.prod(batch, dtype=np.int64)), k)).astype(np.int64) - 1
+    perm = np.broadcast_to(np.arange(m), (flat.shape[0], m)).copy()
+    rows = np.arange(flat.shape[0])
+    for j in range(k):
+        p = flat[:, j]
+        tmp = perm[rows, j].copy()
+        perm[rows, j] = perm[rows, p]
+        perm[rows, p] = tmp
+    return perm.reshape(batch + (m,))
+
+
+def perm_matrix(perm, dtype):
+    """P with A = P (P^T A): P[perm[i], i] = 1."""
+    m = perm.shape[-1]
+    P = np.zeros(perm.shape + (m,), dtype)
+    np.put_along_axis(P, perm[..., :, None], 1, axis=-1)    # row i of P^T has its 1 at column perm[i]
+    return _mT(P)
+
+
+def unpack_lu(lu):
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    L = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=lu.dtype)
+    U = np.triu(lu[..., :k, :])
+    return L, U
+
+
+def linalg_lu(A, *, pivot=True):
+    mP, mL, mU = M.linalg_lu(A, pivot=pivot)
+    lu, piv, _ = lu_factor(A)
+    L, U = unpack_lu(lu)
+    P = perm_matrix(permutation(piv, lu.shape[-2]), lu.dtype)
+    return _like(mP, P), _like(mL, L), _like(mU, U)
+
+
+def linalg_lu_out(A, *, pivot=True, P, L, U):
+    return _into(linalg_lu(A, pivot=pivot), (P, L, U), "linalg_lu")
+
+
+def _check_pivots(piv, m):
+    if piv.size and (piv.min() < 1 or piv.max() > m):
+        raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+                           "Did you properly pass the result of lu_factor?")
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    mP, mL, mU = M.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    lu = LU_data._np
+    P = L = U = np.zeros(0, lu.dtype)
+    if unpack_pivots:
+        piv = LU_pivots._np
+        _check_pivots(piv, lu.shape[-2])
+        P = perm_matrix(permutation(piv, lu.shape[-2]), lu.dtype)
+    if unpack_data:
+        L, U = unpack_lu(lu)
+    return _like(mP, P), _like(mL, L), _like(mU, U)
+
+
+def lu_unpack_out(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, P, L, U):
+    return _into(lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots), (P, L, U), "lu_unpack")
+
+
+# ------------------------------------------------------------------ triangular substitution (trsm)
+def _forward(T, b, unit, conj=False):
+    """Solve op(T) x = b, op(T) lower triangular; T is lower (conj=False) or T^H of an upper one is passed
+    as its lower transpose already. Row by row, vectorised over batch and right-hand sides; a zero on the
+    diagonal gives inf/nan like LAPACK's trsm (no error)."""
+    x = b.copy()
+    n = T.shape[-1]
+    for i in range(n):
+        if i:
+            x[..., i, :] -= (T[..., i:i + 1, :i] @ x[..., :i, :])[..., 0, :]
+        if not unit:
+            x[..., i, :] /= T[..., i, i, None]
+    return x
+
+
+def _backward(T, b, unit):
+    x = b.copy()
+    n = T.shape[-1]
+    for i in reversed(range(n)):
+        if i < n - 1:
+            x[..., i, :] -= (T[..., i:i + 1, i + 1:] @ x[..., i + 1:, :])[..., 0, :]
+        if not unit:
+            x[..., i, :] /= T[..., i, i, None]
+    return x
+
+
+def _lu_solve_left(lu, perm, b, adjoint):
+    """A X = B (or A^H X = B) with A = P L U given as packed LU and the row order perm."""
+    L = np.tril(lu, -1)
+    U = np.triu(lu)
+    with np.errstate(all="ignore"):
+        if not adjoint:
+            pb = np.take_along_axis(b, perm[..., :, None], axis=-2)             # P^T B
+            return _backward(U, _forward(L, pb, True), False)
+        y = _backward(_mT(L).conj(), _forward(_mT(U).conj(), b, False), True)   # (L^H)^{-1} (U^H)^{-1} B
+        x = np.empty_like(y)
+        np.put_along_axis(x, perm[..., :, None], y, axis=-2)                   # P Y
+        return x
+
+
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    m = M.linalg_lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
+    if m.numel() == 0:
+        return _like(m, np.zeros(m._size))
+    batch = m._size[:-2]
+    n = LU._size[-1]
+    lu = np.broadcast_to(LU._np, batch + (n, n))
+    perm = permutation(np.broadcast_to(pivots._np, batch + (n,)), n)
+    b = np.broadcast_to(B._np, m._size).astype(m.dtype._np)
+    if left:
+        x = _lu_solve_left(lu, perm, b, adjoint)
+    else:       # X A = B  <=>  A^H X^H = B^H;  X A^H = B  <=>  A X^H = B^H
+        x = _mT(_lu_solve_left(lu, perm, _mT(b).conj(), not adjoint)).conj()
+    return _like(m, x)
+
+
+def linalg_lu_solve_out(LU, pivots, B, *, left=True, adjoint=False, out):
+    return _into((linalg_lu_solve(LU, pivots, B, left=left, adjoint=adjoint),), (out,), "linalg_lu_solve")[0]
+
+
+# ------------------------------------------------------------------ LDL (sytrf / hetrf, lower)
+_ALPHA = (1 + np.sqrt(17.0)) / 8
+
+
+def _sytf2(a, herm):
+    """LAPACK's unblocked Bunch-Kaufman factorisation (xSYTF2 / xHETF2, uplo='L') of one matrix, in place.
+    Only the lower triangle is read and written. Returns (1-based pivots, info)."""
+    n = a.shape[0]
+    piv = np.zeros(n, np.int32)
+    info = 0
+    cj = np.conj if herm else (lambda x: x)
+    diag = (lambda x: abs(x.real)) if herm else (lambda x: _mag(np.asarray(x)))
+    if herm:
+        a[np.diag_indices(n)] = a.diagonal().real
+    k = 0
+    while k < n:
+        kstep = 1
+        absakk = float(diag(a[k, k]))
+        if k < n - 1:
+            imax = k + 1 + int(np.argmax(_mag(a[k + 1:, k])))
+            colmax = float(_mag(a[imax, k]))
+        else:
+            imax, colmax = k, 0.0
+        if max(absakk, colmax) == 0 or np.isnan(absakk):
+            info = info or k + 1
+            kp = k
+            if herm:
+                a[k, k] = a[k, k].real
+        else:
+            if absakk >= _ALPHA * colmax:
+                kp = k
+            else:
+                jmax = k + int(np.argmax(_mag(a[imax, k:imax])))
+                rowmax = float(_mag(a[imax, jmax]))
+                if imax < n - 1:
+                    rowmax = max(rowmax, float(_mag(a[imax + 1:, imax]).max()))
+                if absakk >= _ALPHA * colmax * (colmax / rowmax):
+                    kp = k
+                elif float(diag(a[imax, imax])) >= _ALPHA * rowmax:
+                    kp = imax
+                else:
+                    kp, kstep = imax, 2
+            kk = k + kstep - 1
+            if kp != kk:                      # interchange rows and columns kk and kp of the trailing block
+                if kp < n - 1:
+                    t = a[kp + 1:, kk].copy()
+                    a[kp + 1:, kk] = a[kp + 1:, kp]
+                    a[kp + 1:, kp] = t
+                t = cj(a[kk + 1:kp, kk]).copy()
+                a[kk + 1:kp, kk] = cj(a[kp, kk + 1:kp])
+                a[kp, kk + 1:kp] = t
+                if herm:
+                    a[kp, kk] = np.conj(a[kp, kk])
+                a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
+                if kstep == 2:
+                    a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
+            elif herm:
+                a[k, k] = a[k, k].real
+                if kstep == 2:
+                    a[k + 1, k + 1] = a[k + 1, k + 1].real
+            if kstep == 1:
+                if k < n - 1:
+                    d11 = 1 / (a[k, k].real if herm else a[k, k])
+                    v = a[k + 1:, k]
+                    a[k + 1:, k + 1:] -= d11 * np.outer(v, cj(v))
+                    a[k + 1:, k] *= d11
+            elif k < n - 2:
+                d21 = a[k + 1, k]
+                if herm:
+                    dabs = abs(d21)
+                    d11 = a[k + 1, k + 1].real / dabs
+                    d22 = a[k, k].real / dabs
+                    tt = 1 / (d11 * d22 - 1)
+                    d21 = d21 / dabs
+                    dd = tt / dabs
+                    wk = dd * (d11 * a[k + 2:, k] - d21 * a[k + 2:, k + 1])
+                    wkp1 = dd * (d22 * a[k + 2:, k + 1] - np.conj(d21) * a[k + 2:, k])
+                else:
+                    d11 = a[k + 1, k + 1] / d21
+                    d22 = a[k, k] / d21
+                    tt = 1 / (d11 * d22 - 1)
+                    d21 = tt / d21
+                    wk = d21 * (d11 * a[k + 2:, k] - a[k + 2:, k + 1])
+                    wkp1 = d21 * (d22 * a[k + 2:, k + 1] - a[k + 2:, k])
+                a[k + 2:, k + 2:] -= np.outer(a[k + 2:, k], cj(wk)) + np.outer(a[k + 2:, k + 1], cj(wkp1))
+                a[k + 2:, k] = wk
+                a[k + 2:, k + 1] = wkp1
+                if herm:
+                    idx = np.arange(k + 2, n)
+                    a[idx, idx] = a[idx, idx].real
+        if kstep == 1:
+            piv[k] = kp + 1
+        else:
+            piv[k] = piv[k + 1] = -(kp + 1)
+        k += kstep
+    return piv, info
+
+
+def _sytrf(a, herm):
+    n = a.shape[-1]
+    lapack = _lapack(n)
+    if lapack is None:
+        return _sytf2(a, herm)
+    name = "hetrf" if herm and a.dtype.kind == "c" else "sytrf"
+    f, = lapack.get_lapack_funcs((name,), (a,))
+    ld, piv, info = f(a, lower=1)
+    a[...] = ld
+    return piv, max(info, 0)
+
+
+def ldl_factor(A, hermitian):
+    a, batch = _batched(A._np)
+    n = a.shape[-1]
+    piv = np.zeros((a.shape[0], n), np.int32)
+    info = np.zeros(a.shape[0], np.int32)
+    for i in range(a.shape[0]):
+        piv[i], info[i] = _sytrf(a[i], hermitian)
+    return np.tril(a).reshape(A._size), piv.reshape(batch + (n,)), info.reshape(batch)
+
+
+def check_ldl_info(info, batched, api):
+    flat = np.asarray(info).reshape(-1)
+    bad = np.flatnonzero(flat)
+    if bad.size:
+        i, k = int(bad[0]), int(flat[bad[0]])
+        raise RuntimeError(f"{api}: {_batch_prefix(batched, i)}The factorization could not be completed because "
+                           f"the block diagonal matrix D is exactly singular (D[{k},{k}] is zero).")
+
+
+def linalg_ldl_factor_ex(self, *, hermitian=False, check_errors=False):
+    m_ld, m_piv, m_info = M.linalg_ldl_factor_ex(self, hermitian=hermitian)
+    if self.numel() == 0:
+        return _like(m_ld, self._np), _like(m_piv, np.zeros(m_piv._size)), _like(m_info, np.zeros(m_info._size))
+    ld, piv, info = ldl_factor(self, hermitian and self.dtype.is_complex)
+    if check_errors:
+        check_ldl_info(info, self.dim() > 2, "torch.linalg.ldl_factor_ex")
+    return _like(m_ld, ld), _like(m_piv, piv), _like(m_info, info)
+
+
+def linalg_ldl_factor_ex_out(self, *, hermitian=False, check_errors=False, LD, pivots, info):
+    return _into(linalg_ldl_factor_ex(self, hermitian=hermitian, check_errors=check_errors), (LD, pivots, info),
+                 "linalg_ldl_factor_ex")
+
+
+def _sytrs(a, piv, b, herm):
+    """LAPACK's xSYTRS / xHETRS (uplo='L'): solve A X = B with A = L D L^T (L D L^H) from sytrf's output."""
+    n = a.shape[0]
+    cj = np.conj if herm else (lambda x: x)
+    b = b.copy()
+    k = 0
+    while k < n:                                  # L D Y = B
+        if piv[k] > 0:
+            kp = piv[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            if k < n - 1:
+                b[k + 1:] -= np.outer(a[k + 1:, k], b[k])
+            b[k] /= a[k, k].real if herm else a[k, k]
+            k += 1
+        else:
+            kp = -piv[k] - 1
+            b[[k + 1, kp]] = b[[kp, k + 1]]
+            if k < n - 2:
+                b[k + 2:] -= np.outer(a[k + 2:, k], b[k]) + np.outer(a[k + 2:, k + 1], b[k + 1])
+            akm1k = a[k + 1, k]
+            akm1 = a[k, k] / cj(akm1k)
+            ak = a[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1
+            bkm1 = b[k] / cj(akm1k)
+            bk = b[k + 1] / akm1k
+            b[k] = (ak * bkm1 - bk) / denom
+            b[k + 1] = (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:                                 # L^T X = Y (L^H)
+        if piv[k] > 0:
+            if k < n - 1:
+                b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
+            kp = piv[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            k -= 1
+        else:
+            if k < n - 1:
+                b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
+                b[k - 1] -= cj(a[k + 1:, k - 1]) @ b[k + 1:]
+            kp = -piv[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            k -= 2
+    return b
+
+
+def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
+    m = M.linalg_ldl_solve(LD, pivots, B, hermitian=hermitian)
+    if m.numel() == 0:
+        return _like(m, np.zeros(m._size))
+    batch, n = m._size[:-2], LD._size[-1]
+    ld = np.broadcast_to(LD._np, batch + (n, n)).reshape((-1, n, n))
+    piv = np.broadcast_to(pivots._np, batch + (n,)).reshape((-1, n))
+    b = np.broadcast_to(B._np, m._size).reshape((-1,) + m._size[-2:])
+    herm = hermitian and LD.dtype.is_complex
+    with np.errstate(all="ignore"):
+        x = np.stack([_sytrs(ld[i], piv[i], b[i], herm) for i in range(ld.shape[0])])
+    return _like(m, x.reshape(m._size))
+
+
+def linalg_ldl_solve_out(LD, pivots, B, *, hermitian=False, out):
+    return _into((linalg_ldl_solve(LD, pivots, B, hermitian=hermitian),), (out,), "linalg_ldl_solve")[0]
+
+
+# ------------------------------------------------------------------ geqrf / vdot
+def geqrf(self):
+    ma, mtau = M.geqrf(self)
+    a = self._np
+    if a.size == 0:
+        return _like(ma, a), _like(mtau, np.zeros(mtau._size))
+    h, tau = np.linalg.qr(a, mode="raw")        # LAPACK geqrf; h is the transposed (Fortran-order) result
+    return _like(ma, _mT(h)), _like(mtau, tau)
+
+
+def geqrf_a(self, *, a, tau):
+    return _into(geqrf(self), (a, tau), "geqrf")
+
+
+def vdot(self, other):
+    m = M.vdot(self, other)
+    a, b = self._np, other._np
+    if a.dtype.kind == "f" and a.dtype.itemsize < 4 or a.dtype.kind == "V":
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    return _like(m, np.vdot(a, b))
+
+
+def vdot_out(self, other, *, out):
+    return _into((vdot(self, other),), (out,), "vdot")[0]
