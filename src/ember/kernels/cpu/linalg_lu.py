@@ -9,7 +9,6 @@ import numpy as np
 
 from ..common import check_out, empty_tensor
 from ..meta import linalg_lu as M
-from ..meta.linalg import _outs, check_matrix  # noqa: F401  (_outs: shared out= checks)
 from .linalg import _like, _mT
 
 _SCIPY = {"enabled": True, "mod": None}
@@ -35,7 +34,10 @@ def _lapack(n):
     return _SCIPY["mod"] or None
 
 
-def _into(results, outs, name):
+def _into(results, outs, name, exact=True):
+    """Copy results into out= tensors; linalg outs must have exactly the result dtype (torch), checked first."""
+    if exact:
+        M.check_outs_exact(results, outs)
     for r, o in zip(results, outs):
         check_out(o, r._size, r.dtype, name)
         np.copyto(o._np, r._np, casting="unsafe")
@@ -479,7 +481,8 @@ def geqrf(self):
 
 
 def geqrf_a(self, *, a, tau):
-    return _into(geqrf(self), (a, tau), "geqrf")
+    M.check_geqrf_out(self, a, tau)
+    return _into(geqrf(self), (a, tau), "geqrf", exact=False)
 
 
 def vdot(self, other):
@@ -491,4 +494,6 @@ def vdot(self, other):
 
 
 def vdot_out(self, other, *, out):
-    return _into((vdot(self, other),), (out,), "vdot")[0]
+    r = vdot(self, other)
+    M.check_vdot_out(r, out)
+    return _into((r,), (out,), "vdot", exact=False)[0]

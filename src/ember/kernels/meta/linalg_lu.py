@@ -4,8 +4,29 @@ unpacked P, L, U of linalg.lu / lu_unpack and the solves' right-hand sides follo
 from ..._core import dtype as D
 from ..._core.strides import contiguous_strides
 from ..common import _tname, broadcast_shapes
-from .linalg import _outs, _t, check_matrix, mstrides
+from .linalg import _outs as _outs_castable, _t, check_matrix, mstrides
 from .linalg_basic import dot_spec
+
+_C_NAMES = {D.float32: "float", D.float64: "double", D.int32: "int", D.int64: "long int", D.float16: "c10::Half",
+            D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>", D.bool_: "bool"}
+
+
+def check_outs_exact(results, outs):
+    """torch's linalg out= rule: every out tensor has exactly its result's dtype (checked before any write)."""
+    for r, o in zip(results, outs):
+        if o.dtype is not r.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {_C_NAMES.get(r.dtype, r.dtype.name)}, but got "
+                               f"{_C_NAMES.get(o.dtype, o.dtype.name)} instead")
+
+
+def _outs(results, outs, name):
+    check_outs_exact(results, outs)
+    return _outs_castable(results, outs, name)
+
+
+def check_vdot_out(result, out):
+    if out.dtype is not result.dtype:
+        raise RuntimeError(f"result dtype {_tname(out.dtype)} does not match input dtype {_tname(result.dtype)}")
 
 
 def _floating(A, name):
@@ -170,8 +191,17 @@ def geqrf(self):
     return _t(self._size, self.dtype, mstrides(self._size)), _t(self._size[:-2] + (min(m, n),), self.dtype)
 
 
+def check_geqrf_out(self, a, tau):
+    from ..._core.promotion import can_cast
+    for name, o in (("a", a), ("tau", tau)):
+        if not can_cast(self.dtype, o.dtype):
+            raise RuntimeError(f"torch.geqrf: Expected {name} to be safely castable from {_tname(self.dtype)} dtype, "
+                               f"but got {name} with dtype {_tname(o.dtype)}")
+
+
 def geqrf_a(self, *, a, tau):
-    return _outs(geqrf(self), (a, tau), "geqrf")
+    check_geqrf_out(self, a, tau)
+    return _outs_castable(geqrf(self), (a, tau), "geqrf")
 
 
 def vdot(self, other):
@@ -180,4 +210,5 @@ def vdot(self, other):
 
 
 def vdot_out(self, other, *, out):
-    return _outs((vdot(self, other),), (out,), "vdot")[0]
+    check_vdot_out(vdot(self, other), out)
+    return _outs_castable((vdot(self, other),), (out,), "vdot")[0]
