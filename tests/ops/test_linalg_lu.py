@@ -601,3 +601,32 @@ def test_import_ember_does_not_import_scipy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": ember.__path__[0].rsplit("/", 1)[0]})
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4)], ids=str)
+def test_forward_ad_matches_torch(shape):
+    """Tangents of lu's / lu_unpack's L and U, lu_factor's LU and lu_solve's X equal torch's (jvp); ember gives
+    P a zero tangent where torch leaves it without one."""
+    torch = _torch()
+    import ember.autograd.forward_ad as fe
+    import torch.autograd.forward_ad as ft
+    a, t = rnd(shape, 38), rnd(shape, 39)
+    b = rnd((shape[-2], 2), 40)
+    calls = [lambda m, x: tuple(m.linalg.lu(x)[1:]), lambda m, x: tuple(m.lu_unpack(*m.linalg.lu_factor(x))[1:]),
+             lambda m, x: m.linalg.lu_factor(x)[0]]
+    if shape[0] == shape[1]:
+        calls.append(lambda m, x: m.linalg.lu_solve(*m.linalg.lu_factor(x), m.from_numpy(b.copy()), adjoint=True))
+    for call in calls:
+        with fe.dual_level():
+            ge = call(ember, fe.make_dual(E(a), E(t)))
+            ge = [fe.unpack_dual(o).tangent.numpy() for o in (ge if isinstance(ge, tuple) else (ge,))]
+        with ft.dual_level():
+            gt = call(torch, ft.make_dual(T(a), T(t)))
+            gt = [ft.unpack_dual(o).tangent.numpy() for o in (gt if isinstance(gt, tuple) else (gt,))]
+        for g, w in zip(ge, gt):
+            np.testing.assert_allclose(g, w, atol=1e-12)
+    with fe.dual_level():
+        P = ember.linalg.lu(fe.make_dual(E(a), E(t)))[0]
+        tp = fe.unpack_dual(P).tangent
+        assert tp is None or not tp.numpy().any()

@@ -15361,9 +15361,40 @@ class LinalgLuBackward0(_Node):
 _OP_linalg_lu = getattr(_aten.linalg_lu, 'default')
 
 
+def _jvp_linalg_lu(_ts, A, pivot, result):
+    _o = None
+    _all = result
+    P = result[0]
+    result0 = result[0]
+    L = result[1]
+    result1 = result[1]
+    U = result[2]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(linalg_lu_backward(grads[1], grads[2], P, L, U, pivot), A._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def linalg_lu(A, *, pivot=True):
     if _FW[0] and _fw_has((A, )):
-        _fw_unsupported('linalg_lu')
+        _ts = _fw_take((A, ))
+        try:
+            _res = _self_linalg_lu(A, pivot=pivot)
+            _t = _jvp_linalg_lu(_ts, A, pivot, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(A)
     if not _need:
         return _OP_linalg_lu.redispatch(_below_ks((A, pivot)), A, pivot=pivot)
@@ -15410,9 +15441,41 @@ class LuUnpackBackward0(_Node):
 _OP_lu_unpack = getattr(_aten.lu_unpack, 'default')
 
 
+def _jvp_lu_unpack(_ts, LU_data, LU_pivots, unpack_data, unpack_pivots, result):
+    _o = None
+    _all = result
+    P = result[0]
+    result0 = result[0]
+    L = result[1]
+    result1 = result[1]
+    U = result[2]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            LU_data_sym_sizes = LU_data._size
+            _gs.append(sum_to(lu_unpack_backward(grads[1], grads[2], LU_data_sym_sizes), LU_data._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     if _FW[0] and _fw_has((LU_data, )):
-        _fw_unsupported('lu_unpack')
+        _ts = _fw_take((LU_data, ))
+        try:
+            _res = _self_lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+            _t = _jvp_lu_unpack(_ts, LU_data, LU_pivots, unpack_data, unpack_pivots, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(LU_data)
     if not _need:
         return _OP_lu_unpack.redispatch(_below_ks((LU_data, LU_pivots, unpack_data, unpack_pivots)), LU_data, LU_pivots, unpack_data, unpack_pivots)
