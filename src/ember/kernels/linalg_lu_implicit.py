@@ -61,7 +61,7 @@ def lu_solve_out(self, LU_data, LU_pivots, *, out):
 
 
 def linalg_ldl_factor(self, *, hermitian=False):
-    from .cpu.linalg_lu import check_ldl_info
+    from .cpu.linalg_ldl import check_ldl_info
     LD, piv, info = _e()._linalg.linalg_ldl_factor_ex(self, hermitian=hermitian)
     if _has_data(info):
         check_ldl_info(info._np, self.dim() > 2, "torch.linalg.ldl_factor")

@@ -44,7 +44,7 @@ def _symmetric(shape, dt, seed=0, shift=0.0):
 
 def _ldl_inputs(shape, dt, seed=0):
     """(LD, pivots) of an indefinite symmetric matrix batch from ember's sytf2 loop (LAPACK's layout)."""
-    from ..kernels.cpu.linalg_lu import _sytf2
+    from ..kernels.cpu.linalg_ldl import _sytf2
     a = _symmetric(shape, "float64", seed)
     flat = a.reshape((-1,) + shape[-2:]).copy()
     piv = np.stack([_sytf2(m, False)[0] for m in flat])

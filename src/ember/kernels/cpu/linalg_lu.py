@@ -1,13 +1,12 @@
-"""cpu kernels for the LU / LDL family, geqrf and vdot.
+"""cpu kernels for the LU family, geqrf and vdot (LDL: cpu/linalg_ldl.py, which shares the helpers here).
 
-LU is LAPACK's getrf (partial pivoting, first largest |.| wins, |re| + |im| for complex like izamax), LDL is
-LAPACK's sytrf/hetrf with uplo='L' (Bunch-Kaufman), both as numpy loops over the columns, vectorised over the
-batch (LU) or the trailing block (LDL). When scipy is installed and a matrix is large, its LAPACK wrappers
-(imported lazily) do the factorisation instead; `use_scipy(False)` forces the numpy path (tests compare both).
-Pivots are LAPACK's: int32, 1-based; LDL's 2x2 blocks have negative pivots on both rows."""
+LU is LAPACK's getrf (partial pivoting, first largest |.| wins, |re| + |im| for complex like izamax) as a numpy
+loop over the columns, vectorised over the batch. When scipy is installed and a matrix is large, its LAPACK
+wrappers (imported lazily) do the factorisation instead; `use_scipy(False)` forces the numpy path (tests compare
+both). Pivots are LAPACK's: int32, 1-based row interchanges applied in order."""
 import numpy as np
 
-from ..common import check_out, empty_tensor
+from ..common import check_out
 from ..meta import linalg_lu as M
 from .linalg import _like, _mT
 
@@ -77,7 +76,8 @@ def _getrf_numpy(a):
         zero = d == 0
         info[(info == 0) & zero] = j + 1
         if j + 1 < m:
-            a[:, j + 1:, j] /= np.where(zero, 1, d)[:, None]        # a zero pivot has a zero column below it
+            a[:, j + 1:, j] *= 1 / np.where(zero, 1, d)[:, None]    # LAPACK scales by the reciprocal; a zero
+                                                                    # pivot has a zero column below it
             if j + 1 < n:
                 a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
     return piv, info
@@ -260,214 +260,6 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 
 def linalg_lu_solve_out(LU, pivots, B, *, left=True, adjoint=False, out):
     return _into((linalg_lu_solve(LU, pivots, B, left=left, adjoint=adjoint),), (out,), "linalg_lu_solve")[0]
-
-
-# ------------------------------------------------------------------ LDL (sytrf / hetrf, lower)
-_ALPHA = (1 + np.sqrt(17.0)) / 8
-
-
-def _sytf2(a, herm):
-    """LAPACK's unblocked Bunch-Kaufman factorisation (xSYTF2 / xHETF2, uplo='L') of one matrix, in place.
-    Only the lower triangle is read and written. Returns (1-based pivots, info)."""
-    n = a.shape[0]
-    piv = np.zeros(n, np.int32)
-    info = 0
-    cj = np.conj if herm else (lambda x: x)
-    diag = (lambda x: abs(x.real)) if herm else (lambda x: _mag(np.asarray(x)))
-    if herm:
-        a[np.diag_indices(n)] = a.diagonal().real
-    k = 0
-    while k < n:
-        kstep = 1
-        absakk = float(diag(a[k, k]))
-        if k < n - 1:
-            imax = k + 1 + int(np.argmax(_mag(a[k + 1:, k])))
-            colmax = float(_mag(a[imax, k]))
-        else:
-            imax, colmax = k, 0.0
-        if max(absakk, colmax) == 0 or np.isnan(absakk):
-            info = info or k + 1
-            kp = k
-            if herm:
-                a[k, k] = a[k, k].real
-        else:
-            if absakk >= _ALPHA * colmax:
-                kp = k
-            else:
-                jmax = k + int(np.argmax(_mag(a[imax, k:imax])))
-                rowmax = float(_mag(a[imax, jmax]))
-                if imax < n - 1:
-                    rowmax = max(rowmax, float(_mag(a[imax + 1:, imax]).max()))
-                if absakk >= _ALPHA * colmax * (colmax / rowmax):
-                    kp = k
-                elif float(diag(a[imax, imax])) >= _ALPHA * rowmax:
-                    kp = imax
-                else:
-                    kp, kstep = imax, 2
-            kk = k + kstep - 1
-            if kp != kk:                      # interchange rows and columns kk and kp of the trailing block
-                if kp < n - 1:
-                    t = a[kp + 1:, kk].copy()
-                    a[kp + 1:, kk] = a[kp + 1:, kp]
-                    a[kp + 1:, kp] = t
-                t = cj(a[kk + 1:kp, kk]).copy()
-                a[kk + 1:kp, kk] = cj(a[kp, kk + 1:kp])
-                a[kp, kk + 1:kp] = t
-                if herm:
-                    a[kp, kk] = np.conj(a[kp, kk])
-                a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
-                if kstep == 2:
-                    a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
-            elif herm:
-                a[k, k] = a[k, k].real
-                if kstep == 2:
-                    a[k + 1, k + 1] = a[k + 1, k + 1].real
-            if kstep == 1:
-                if k < n - 1:
-                    d11 = 1 / (a[k, k].real if herm else a[k, k])
-                    v = a[k + 1:, k]
-                    a[k + 1:, k + 1:] -= d11 * np.outer(v, cj(v))
-                    a[k + 1:, k] *= d11
-            elif k < n - 2:
-                d21 = a[k + 1, k]
-                if herm:
-                    dabs = abs(d21)
-                    d11 = a[k + 1, k + 1].real / dabs
-                    d22 = a[k, k].real / dabs
-                    tt = 1 / (d11 * d22 - 1)
-                    d21 = d21 / dabs
-                    dd = tt / dabs
-                    wk = dd * (d11 * a[k + 2:, k] - d21 * a[k + 2:, k + 1])
-                    wkp1 = dd * (d22 * a[k + 2:, k + 1] - np.conj(d21) * a[k + 2:, k])
-                else:
-                    d11 = a[k + 1, k + 1] / d21
-                    d22 = a[k, k] / d21
-                    tt = 1 / (d11 * d22 - 1)
-                    d21 = tt / d21
-                    wk = d21 * (d11 * a[k + 2:, k] - a[k + 2:, k + 1])
-                    wkp1 = d21 * (d22 * a[k + 2:, k + 1] - a[k + 2:, k])
-                a[k + 2:, k + 2:] -= np.outer(a[k + 2:, k], cj(wk)) + np.outer(a[k + 2:, k + 1], cj(wkp1))
-                a[k + 2:, k] = wk
-                a[k + 2:, k + 1] = wkp1
-                if herm:
-                    idx = np.arange(k + 2, n)
-                    a[idx, idx] = a[idx, idx].real
-        if kstep == 1:
-            piv[k] = kp + 1
-        else:
-            piv[k] = piv[k + 1] = -(kp + 1)
-        k += kstep
-    return piv, info
-
-
-def _sytrf(a, herm):
-    n = a.shape[-1]
-    lapack = _lapack(n)
-    if lapack is None:
-        return _sytf2(a, herm)
-    name = "hetrf" if herm and a.dtype.kind == "c" else "sytrf"
-    f, = lapack.get_lapack_funcs((name,), (a,))
-    ld, piv, info = f(a, lower=1)
-    a[...] = ld
-    return piv, max(info, 0)
-
-
-def ldl_factor(A, hermitian):
-    a, batch = _batched(A._np)
-    n = a.shape[-1]
-    piv = np.zeros((a.shape[0], n), np.int32)
-    info = np.zeros(a.shape[0], np.int32)
-    for i in range(a.shape[0]):
-        piv[i], info[i] = _sytrf(a[i], hermitian)
-    return np.tril(a).reshape(A._size), piv.reshape(batch + (n,)), info.reshape(batch)
-
-
-def check_ldl_info(info, batched, api):
-    flat = np.asarray(info).reshape(-1)
-    bad = np.flatnonzero(flat)
-    if bad.size:
-        i, k = int(bad[0]), int(flat[bad[0]])
-        raise RuntimeError(f"{api}: {_batch_prefix(batched, i)}The factorization could not be completed because "
-                           f"the block diagonal matrix D is exactly singular (D[{k},{k}] is zero).")
-
-
-def linalg_ldl_factor_ex(self, *, hermitian=False, check_errors=False):
-    m_ld, m_piv, m_info = M.linalg_ldl_factor_ex(self, hermitian=hermitian)
-    if self.numel() == 0:
-        return _like(m_ld, self._np), _like(m_piv, np.zeros(m_piv._size)), _like(m_info, np.zeros(m_info._size))
-    ld, piv, info = ldl_factor(self, hermitian and self.dtype.is_complex)
-    if check_errors:
-        check_ldl_info(info, self.dim() > 2, "torch.linalg.ldl_factor_ex")
-    return _like(m_ld, ld), _like(m_piv, piv), _like(m_info, info)
-
-
-def linalg_ldl_factor_ex_out(self, *, hermitian=False, check_errors=False, LD, pivots, info):
-    return _into(linalg_ldl_factor_ex(self, hermitian=hermitian, check_errors=check_errors), (LD, pivots, info),
-                 "linalg_ldl_factor_ex")
-
-
-def _sytrs(a, piv, b, herm):
-    """LAPACK's xSYTRS / xHETRS (uplo='L'): solve A X = B with A = L D L^T (L D L^H) from sytrf's output."""
-    n = a.shape[0]
-    cj = np.conj if herm else (lambda x: x)
-    b = b.copy()
-    k = 0
-    while k < n:                                  # L D Y = B
-        if piv[k] > 0:
-            kp = piv[k] - 1
-            b[[k, kp]] = b[[kp, k]]
-            if k < n - 1:
-                b[k + 1:] -= np.outer(a[k + 1:, k], b[k])
-            b[k] /= a[k, k].real if herm else a[k, k]
-            k += 1
-        else:
-            kp = -piv[k] - 1
-            b[[k + 1, kp]] = b[[kp, k + 1]]
-            if k < n - 2:
-                b[k + 2:] -= np.outer(a[k + 2:, k], b[k]) + np.outer(a[k + 2:, k + 1], b[k + 1])
-            akm1k = a[k + 1, k]
-            akm1 = a[k, k] / cj(akm1k)
-            ak = a[k + 1, k + 1] / akm1k
-            denom = akm1 * ak - 1
-            bkm1 = b[k] / cj(akm1k)
-            bk = b[k + 1] / akm1k
-            b[k] = (ak * bkm1 - bk) / denom
-            b[k + 1] = (akm1 * bk - bkm1) / denom
-            k += 2
-    k = n - 1
-    while k >= 0:                                 # L^T X = Y (L^H)
-        if piv[k] > 0:
-            if k < n - 1:
-                b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
-            kp = piv[k] - 1
-            b[[k, kp]] = b[[kp, k]]
-            k -= 1
-        else:
-            if k < n - 1:
-                b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
-                b[k - 1] -= cj(a[k + 1:, k - 1]) @ b[k + 1:]
-            kp = -piv[k] - 1
-            b[[k, kp]] = b[[kp, k]]
-            k -= 2
-    return b
-
-
-def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
-    m = M.linalg_ldl_solve(LD, pivots, B, hermitian=hermitian)
-    if m.numel() == 0:
-        return _like(m, np.zeros(m._size))
-    batch, n = m._size[:-2], LD._size[-1]
-    ld = np.broadcast_to(LD._np, batch + (n, n)).reshape((-1, n, n))
-    piv = np.broadcast_to(pivots._np, batch + (n,)).reshape((-1, n))
-    b = np.broadcast_to(B._np, m._size).reshape((-1,) + m._size[-2:])
-    herm = hermitian and LD.dtype.is_complex
-    with np.errstate(all="ignore"):
-        x = np.stack([_sytrs(ld[i], piv[i], b[i], herm) for i in range(ld.shape[0])])
-    return _like(m, x.reshape(m._size))
-
-
-def linalg_ldl_solve_out(LD, pivots, B, *, hermitian=False, out):
-    return _into((linalg_ldl_solve(LD, pivots, B, hermitian=hermitian),), (out,), "linalg_ldl_solve")[0]
 
 
 # ------------------------------------------------------------------ geqrf / vdot
