@@ -109,12 +109,13 @@ def _sytf2(a, herm):
 
 def _sytrf(a, herm):
     n = a.shape[-1]
-    lapack = _lapack(n)
+    lapack = _lapack(n, min_n=0)       # always: the numpy loop goes one matrix at a time
     if lapack is None:
         return _sytf2(a, herm)
     name = "hetrf" if herm and a.dtype.kind == "c" else "sytrf"
     f, = lapack.get_lapack_funcs((name,), (a,))
-    ld, piv, info = f(a, lower=1)
+    ld, piv, info = f(a, lower=1, lwork=max(1, 64 * n))   # a blocked workspace, like torch's query (the
+                                                          # default one runs level-2 BLAS column by column)
     a[...] = ld
     return piv, max(info, 0)
 
@@ -153,49 +154,60 @@ def linalg_ldl_factor_ex_out(self, *, hermitian=False, check_errors=False, LD, p
                  "linalg_ldl_factor_ex")
 
 
+def _swap(b, idx, r1, r2):
+    """Swap rows r1 and r2 (scalars or per-batch arrays) of the batch entries idx."""
+    t = b[idx, r1].copy()
+    b[idx, r1] = b[idx, r2]
+    b[idx, r2] = t
+
+
 def _sytrs(a, piv, b, herm):
-    """LAPACK's xSYTRS / xHETRS (uplo='L'): solve A X = B with A = L D L^T (L D L^H) from sytrf's output."""
-    n = a.shape[0]
+    """LAPACK's xSYTRS / xHETRS (uplo='L') over a batch: solve A X = B with A = L D L^T (L D L^H) from sytrf's
+    output. Each step runs on every matrix at once: those with a 1x1 block at row k, those whose 2x2 block
+    starts there, and none of those whose 2x2 block started one row before (LAPACK's order of operations)."""
+    nb, n = piv.shape
     cj = np.conj if herm else (lambda x: x)
     b = b.copy()
-    k = 0
-    while k < n:                                  # L D Y = B
-        if piv[k] > 0:
-            kp = piv[k] - 1
-            b[[k, kp]] = b[[kp, k]]
+    skip = np.zeros(nb, bool)
+    for k in range(n):                                    # L D Y = B
+        p = piv[:, k]
+        one, two = np.flatnonzero((p > 0) & ~skip), np.flatnonzero((p < 0) & ~skip)
+        if one.size:
+            _swap(b, one, k, p[one] - 1)
             if k < n - 1:
-                b[k + 1:] -= np.outer(a[k + 1:, k], b[k])
-            b[k] /= a[k, k].real if herm else a[k, k]
-            k += 1
-        else:
-            kp = -piv[k] - 1
-            b[[k + 1, kp]] = b[[kp, k + 1]]
+                b[one, k + 1:] -= a[one, k + 1:, k, None] * b[one, k, None, :]
+            d = a[one, k, k]
+            b[one, k] *= (1 / (d.real if herm else d))[:, None]
+        if two.size:
+            _swap(b, two, k + 1, -p[two] - 1)
             if k < n - 2:
-                b[k + 2:] -= np.outer(a[k + 2:, k], b[k]) + np.outer(a[k + 2:, k + 1], b[k + 1])
-            akm1k = a[k + 1, k]
-            akm1 = a[k, k] / cj(akm1k)
-            ak = a[k + 1, k + 1] / akm1k
+                b[two, k + 2:] -= a[two, k + 2:, k, None] * b[two, k, None, :]
+                b[two, k + 2:] -= a[two, k + 2:, k + 1, None] * b[two, k + 1, None, :]
+            akm1k = a[two, k + 1, k][:, None]
+            akm1 = a[two, k, k][:, None] / cj(akm1k)
+            ak = a[two, k + 1, k + 1][:, None] / akm1k
             denom = akm1 * ak - 1
-            bkm1 = b[k] / cj(akm1k)
-            bk = b[k + 1] / akm1k
-            b[k] = (ak * bkm1 - bk) / denom
-            b[k + 1] = (akm1 * bk - bkm1) / denom
-            k += 2
-    k = n - 1
-    while k >= 0:                                 # L^T X = Y (L^H)
-        if piv[k] > 0:
+            bkm1 = b[two, k] / cj(akm1k)
+            bk = b[two, k + 1] / akm1k
+            b[two, k] = (ak * bkm1 - bk) / denom
+            b[two, k + 1] = (akm1 * bk - bkm1) / denom
+        skip = np.zeros(nb, bool)
+        skip[two] = True
+    skip = np.zeros(nb, bool)
+    for k in reversed(range(n)):                          # L^T X = Y (L^H)
+        p = piv[:, k]
+        one, two = np.flatnonzero((p > 0) & ~skip), np.flatnonzero((p < 0) & ~skip)
+        if one.size:
             if k < n - 1:
-                b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
-            kp = piv[k] - 1
-            b[[k, kp]] = b[[kp, k]]
-            k -= 1
-        else:
+                b[one, k] -= (cj(a[one, None, k + 1:, k]) @ b[one, k + 1:])[:, 0]
+            _swap(b, one, k, p[one] - 1)
+        if two.size:                                      # rows k - 1 and k form the block
             if k < n - 1:
-                b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
-                b[k - 1] -= cj(a[k + 1:, k - 1]) @ b[k + 1:]
-            kp = -piv[k] - 1
-            b[[k, kp]] = b[[kp, k]]
-            k -= 2
+                b[two, k] -= (cj(a[two, None, k + 1:, k]) @ b[two, k + 1:])[:, 0]
+                b[two, k - 1] -= (cj(a[two, None, k + 1:, k - 1]) @ b[two, k + 1:])[:, 0]
+            _swap(b, two, k, -p[two] - 1)
+        skip = np.zeros(nb, bool)
+        skip[two] = True
     return b
 
 
@@ -209,7 +221,7 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
     b = np.broadcast_to(B._np, m._size).reshape((-1,) + m._size[-2:])
     herm = hermitian and LD.dtype.is_complex
     with np.errstate(all="ignore"):
-        x = np.stack([_sytrs(ld[i], piv[i], b[i], herm) for i in range(ld.shape[0])])
+        x = _sytrs(ld, piv.astype(np.int64), b.astype(m.dtype._np), herm)
     return _like(m, x.reshape(m._size))
 
 

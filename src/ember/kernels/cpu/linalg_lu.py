@@ -21,8 +21,9 @@ def use_scipy(flag):
     return prev
 
 
-def _lapack(n):
-    if not _SCIPY["enabled"] or n < SCIPY_MIN_N:
+def _lapack(n, min_n=None):
+    """scipy.linalg.lapack when enabled, installed and n >= min_n (default SCIPY_MIN_N), else None."""
+    if not _SCIPY["enabled"] or n < (SCIPY_MIN_N if min_n is None else min_n):
         return None
     if _SCIPY["mod"] is None:
         try:
@@ -242,20 +243,38 @@ def _lu_solve_left(lu, perm, b, adjoint):
         return x
 
 
+def _getrs(lu, piv, b, adjoint, lapack):
+    """scipy's LAPACK getrs, one matrix of the (flattened) batch at a time."""
+    n, k = b.shape[-2:]
+    lu, piv = lu.reshape((-1, n, n)), piv.reshape((-1, n)) - 1
+    bf = b.reshape((-1, n, k))
+    getrs, = lapack.get_lapack_funcs(("getrs",), (lu[:1], bf[:1]))
+    x = np.empty_like(bf)
+    for i in range(bf.shape[0]):
+        x[i] = getrs(lu[i], piv[i], bf[i], trans=2 if adjoint else 0)[0]
+    return x.reshape(b.shape)
+
+
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     m = M.linalg_lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
     if m.numel() == 0:
         return _like(m, np.zeros(m._size))
     batch = m._size[:-2]
     n = LU._size[-1]
+    if pivots._np.size and (pivots._np.min() < 1 or pivots._np.max() > n):
+        raise RuntimeError(f"linalg.lu_solve: pivots must be between 1 and LU.size(-1) = {n} inclusive (the "
+                           "pivots returned by linalg.lu_factor)")
     lu = np.broadcast_to(LU._np, batch + (n, n))
-    perm = permutation(np.broadcast_to(pivots._np, batch + (n,)), n)
+    piv = np.broadcast_to(pivots._np, batch + (n,))
     b = np.broadcast_to(B._np, m._size).astype(m.dtype._np)
-    if left:
-        x = _lu_solve_left(lu, perm, b, adjoint)
-    else:       # X A = B  <=>  A^H X^H = B^H;  X A^H = B  <=>  A X^H = B^H
-        x = _mT(_lu_solve_left(lu, perm, _mT(b).conj(), not adjoint)).conj()
-    return _like(m, x)
+    if not left:        # X A = B  <=>  A^H X^H = B^H;  X A^H = B  <=>  A X^H = B^H
+        b, adjoint = _mT(b).conj(), not adjoint
+    lapack = _lapack(n)
+    if lapack is not None:
+        x = _getrs(lu, piv, b, adjoint, lapack)
+    else:
+        x = _lu_solve_left(lu, permutation(piv, n), b, adjoint)
+    return _like(m, x if left else _mT(x).conj())
 
 
 def linalg_lu_solve_out(LU, pivots, B, *, left=True, adjoint=False, out):
