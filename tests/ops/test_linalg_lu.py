@@ -648,3 +648,19 @@ def test_lu_solve_rejects_out_of_range_pivots():
     LU, piv = ember.linalg.lu_factor(E(rnd((3, 3), 43)))
     with pytest.raises(RuntimeError, match="pivots must be between 1 and"):
         ember.linalg.lu_solve(LU, piv * 0, E(rnd((3, 1))))
+
+
+@pytest.mark.parity
+def test_lu_nonfinite_inputs_pivot_like_torch():
+    """LAPACK's i?amax: a nan below the diagonal is never the pivot unless it comes first; infs are ordinary."""
+    torch = _torch()
+    cases = [[[1.0, 2, 3], [np.nan, 1, 2], [5, 1, 1]], [[np.nan, 2, 3], [4, 1, 2], [5, 1, 1]],
+             [[1.0, 2, 3], [4, np.inf, 2], [5, 1, 1]], [[np.inf, 2, 3], [4, 1, 2], [5, 1, 1]], np.full((3, 3), np.nan)]
+    prev = K.use_scipy(False)
+    try:
+        for a in map(np.array, cases):
+            e, t = ember.linalg.lu_factor_ex(E(a)), torch.linalg.lu_factor_ex(T(a))
+            assert e.pivots.tolist() == t.pivots.tolist() and e.info.item() == t.info.item()
+            np.testing.assert_allclose(e.LU.numpy(), t.LU.numpy(), equal_nan=True)
+    finally:
+        K.use_scipy(prev)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..meta import linalg_lu as M
 from .linalg import _like
-from .linalg_lu import _batch_prefix, _batched, _into, _lapack, _mag
+from .linalg_lu import _batch_prefix, _batched, _into, _lapack, _mag, iamax
 
 _ALPHA = (1 + np.sqrt(17.0)) / 8
 
@@ -27,11 +27,12 @@ def _sytf2(a, herm):
         kstep = 1
         absakk = float(diag(a[k, k]))
         if k < n - 1:
-            imax = k + 1 + int(np.argmax(_mag(a[k + 1:, k])))
+            imax = k + 1 + int(iamax(a[k + 1:, k]))
             colmax = float(_mag(a[imax, k]))
         else:
             imax, colmax = k, 0.0
-        if max(absakk, colmax) == 0 or np.isnan(absakk):
+        # torch's LAPACK (MKL) has no isnan(absakk) test here, and its MAX ignores a nan operand (fmax)
+        if np.fmax(absakk, colmax) == 0:
             info = info or k + 1
             kp = k
             if herm:
@@ -40,10 +41,11 @@ def _sytf2(a, herm):
             if absakk >= _ALPHA * colmax:
                 kp = k
             else:
-                jmax = k + int(np.argmax(_mag(a[imax, k:imax])))
+                jmax = k + int(iamax(a[imax, k:imax]))
                 rowmax = float(_mag(a[imax, jmax]))
                 if imax < n - 1:
-                    rowmax = max(rowmax, float(_mag(a[imax + 1:, imax]).max()))
+                    jmax = imax + 1 + int(iamax(a[imax + 1:, imax]))
+                    rowmax = float(np.fmax(rowmax, _mag(a[jmax, imax])))
                 if absakk >= _ALPHA * colmax * (colmax / rowmax):
                     kp = k
                 elif float(diag(a[imax, imax])) >= _ALPHA * rowmax:
@@ -125,8 +127,9 @@ def ldl_factor(A, hermitian):
     n = a.shape[-1]
     piv = np.zeros((a.shape[0], n), np.int32)
     info = np.zeros(a.shape[0], np.int32)
-    for i in range(a.shape[0]):
-        piv[i], info[i] = _sytrf(a[i], hermitian)
+    with np.errstate(all="ignore"):             # nan/inf inputs propagate silently, as in LAPACK
+        for i in range(a.shape[0]):
+            piv[i], info[i] = _sytrf(a[i], hermitian)
     return np.tril(a).reshape(A._size), piv.reshape(batch + (n,)), info.reshape(batch)
 
 

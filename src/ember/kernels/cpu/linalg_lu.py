@@ -49,6 +49,15 @@ def _mag(x):
     return np.abs(x.real) + np.abs(x.imag) if x.dtype.kind == "c" else np.abs(x)
 
 
+def iamax(x):
+    """LAPACK's i?amax along the last axis: the first largest magnitude (cabs1 for complex); a nan is never
+    chosen, except that a nan first element wins (nothing compares greater than it)."""
+    mag = _mag(x)
+    nan = np.isnan(mag)
+    p = np.argmax(np.where(nan, -np.inf, mag), axis=-1)
+    return np.where(nan[..., 0], 0, p)
+
+
 def _batched(a):
     """(flat copy (B, m, n) in a's dtype, batch shape)."""
     m, n = a.shape[-2:]
@@ -65,7 +74,7 @@ def _getrf_numpy(a):
     info = np.zeros(nb, np.int32)
     rows = np.arange(nb)
     for j in range(k):
-        p = np.argmax(_mag(a[:, j:, j]), axis=1) + j
+        p = iamax(a[:, j:, j]) + j
         piv[:, j] = p + 1
         swap = p != j
         if swap.any():
@@ -106,7 +115,8 @@ def lu_factor(A):
         k = min(m, n)
         return a.reshape(A._size), np.broadcast_to(np.arange(1, k + 1, dtype=np.int32), batch + (k,)), \
             np.zeros(batch, np.int32)
-    piv, info = _getrf(a)
+    with np.errstate(all="ignore"):             # nan/inf inputs propagate silently, as in LAPACK
+        piv, info = _getrf(a)
     return a.reshape(A._size), piv.reshape(batch + piv.shape[-1:]), info.reshape(batch)
 
 
