@@ -106,7 +106,7 @@ def lu_unpack_out(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, P
 def lu_solve_spec(LU, pivots, B, left=True):
     """Checks of linalg.lu_solve; returns the result's shape (batch broadcast of LU and B)."""
     name = "linalg.lu_solve"
-    check_matrix(LU, "torch.linalg.lu_solve", arg="LU")
+    check_matrix(LU, "torch.linalg.lu_solve", arg="A")
     if B.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     n = LU._size[-1]
@@ -118,7 +118,9 @@ def lu_solve_spec(LU, pivots, B, left=True):
                            f"{_tname(LU.dtype)} and B of type {_tname(B.dtype)} instead")
     if pivots.dtype is not D.int32:
         raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
-    if pivots.dim() == 0 or pivots._size[-1] != n:
+    if pivots.dim() == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if pivots._size[-1] != n:
         raise RuntimeError(f"{name}: Number of pivots per batch should be same as the dimension of the matrix")
     if tuple(pivots._size) != LU._size[:-1]:
         raise RuntimeError(f"{name}: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with "
@@ -143,6 +145,7 @@ def linalg_lu_solve_out(LU, pivots, B, *, left=True, adjoint=False, out):
 # ------------------------------------------------------------------ LDL
 def linalg_ldl_factor_ex(self, *, hermitian=False, check_errors=False):
     batch = check_matrix(self, "torch.linalg.ldl_factor_ex")
+    _floating(self, "ldl_factor_kernel_cpu")
     n = self._size[-1]
     return _t(self._size, self.dtype, mstrides(self._size)), _t(batch + (n,), D.int32), _t(batch, D.int32)
 
