@@ -667,3 +667,22 @@ def test_lu_nonfinite_inputs_pivot_like_torch():
             np.testing.assert_allclose(e.LU.numpy(), t.LU.numpy(), equal_nan=True)
     finally:
         K.use_scipy(prev)
+
+
+@pytest.mark.parametrize("complex_", [False, True], ids=["real", "complex"])
+def test_ldl_solve_paths_agree(complex_, lapack_path):
+    """scipy's sytrs/hetrs (large matrices) and the batched numpy substitution solve the same systems."""
+    for herm in (False, True):
+        a = sym((2, 40, 40), 44, herm=herm, complex_=complex_)
+        a[:, 0, 0] = 1e-3                                     # 2x2 pivots
+        LD, piv = ember.linalg.ldl_factor(E(a), hermitian=herm)
+        b = rnd((2, 40, 3), 45, complex_=complex_)
+        x = ember.linalg.ldl_solve(LD, piv, E(b), hermitian=herm).numpy()
+        np.testing.assert_allclose(a @ x, b, atol=1e-8)
+
+
+@pytest.mark.parametrize("bad", [[0, 2, 3], [4, 2, 3], [1, 2, -3], [-2, 2, 3], [1, -3, -2]])
+def test_ldl_solve_rejects_invalid_pivots(bad):
+    LD, _ = ember.linalg.ldl_factor(E(sym((3, 3), 46)))
+    with pytest.raises(RuntimeError, match="not a valid output of linalg.ldl_factor"):
+        ember.linalg.ldl_solve(LD, E(np.array(bad, np.int32)), E(rnd((3, 1))))

@@ -214,17 +214,51 @@ def _sytrs(a, piv, b, herm):
     return b
 
 
+def check_ldl_pivots(piv):
+    """pivots (batch, n) must be what sytrf writes: |p| in [1, n], and a negative pivot opens a 2x2 block whose
+    second row repeats it (LAPACK would read past the matrix otherwise)."""
+    nb, n = piv.shape
+    ok = (np.abs(piv) >= 1).all() and (np.abs(piv) <= n).all()
+    skip = np.zeros(nb, bool)
+    for k in range(n if ok else 0):
+        opens = (piv[:, k] < 0) & ~skip
+        if k == n - 1:
+            ok = not opens.any()
+        else:
+            ok = bool((piv[opens, k + 1] == piv[opens, k]).all())
+        if not ok:
+            break
+        skip = opens
+    if not ok:
+        raise RuntimeError("torch.linalg.ldl_solve: pivots are not a valid output of linalg.ldl_factor (each entry "
+                           "in [-n, -1] or [1, n], negative ones in equal pairs marking 2x2 blocks)")
+
+
+def _sytrs_lapack(ld, piv, b, herm, lapack):
+    name = "hetrs" if herm else "sytrs"
+    f, = lapack.get_lapack_funcs((name,), (ld[:1], b[:1]))
+    x = np.empty_like(b)
+    for i in range(b.shape[0]):
+        x[i] = f(ld[i], piv[i], b[i], lower=1)[0]
+    return x
+
+
 def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
     m = M.linalg_ldl_solve(LD, pivots, B, hermitian=hermitian)
     if m.numel() == 0:
         return _like(m, np.zeros(m._size))
     batch, n = m._size[:-2], LD._size[-1]
+    check_ldl_pivots(pivots._np.reshape((-1, n)))
     ld = np.broadcast_to(LD._np, batch + (n, n)).reshape((-1, n, n))
     piv = np.broadcast_to(pivots._np, batch + (n,)).reshape((-1, n))
-    b = np.broadcast_to(B._np, m._size).reshape((-1,) + m._size[-2:])
+    b = np.broadcast_to(B._np, m._size).reshape((-1,) + m._size[-2:]).astype(m.dtype._np)
     herm = hermitian and LD.dtype.is_complex
+    lapack = _lapack(n)
     with np.errstate(all="ignore"):
-        x = _sytrs(ld, piv.astype(np.int64), b.astype(m.dtype._np), herm)
+        if lapack is not None:
+            x = _sytrs_lapack(ld, piv.astype(np.int32), b, herm, lapack)
+        else:
+            x = _sytrs(ld, piv.astype(np.int64), b, herm)
     return _like(m, x.reshape(m._size))
 
 
