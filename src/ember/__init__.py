@@ -40,7 +40,7 @@ _LAZY = {"nn": "ember.nn", "optim": "ember.optim", "autograd": "ember.autograd",
          "linalg": "ember.linalg", "func": "ember.func", "fx": "ember.fx", "return_types": "ember.return_types",
          "overrides": "ember.overrides", "distributions": "ember.distributions"}
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
-               "from_dlpack": ("ember._creation", "from_dlpack")}
+               "from_dlpack": ("ember._creation", "from_dlpack"), "lu": ("ember.linalg._lu", "legacy_lu")}
 
 
 def __getattr__(name):

@@ -7,6 +7,7 @@ from ember._generated.nn_functions import *   # formulas call at:: ops whatever 
 from ember._generated.linalg_functions import *
 from ember.autograd.formulas import *
 from ember.autograd.formulas_linalg import *
+from ember.autograd.formulas_lu import *
 from ember.autograd.formulas_nn import *
 from ember.autograd.formulas_nn2 import *
 from ember.autograd.formulas_nn_double import *
@@ -15238,6 +15239,435 @@ def block_diag(tensors):
 
 
 _self_block_diag = block_diag   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgLuFactorExBackward0(_Node):
+    _op_name = 'aten::linalg_lu_factor_ex'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            LU = _n.s_LU.unpack(_n)
+            pivot = _n.s_pivot
+            pivots = _n.s_pivots.unpack(_n)
+            _r0 = lu_factor_ex_backward(grad, LU, pivots, pivot)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_LU', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_pivots', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_lu_factor_ex = getattr(_aten.linalg_lu_factor_ex, 'default')
+
+
+def _jvp_linalg_lu_factor_ex(_ts, A, pivot, check_errors, result):
+    _o = None
+    _all = result
+    LU = result[0]
+    result0 = result[0]
+    pivots = result[1]
+    result1 = result[1]
+    info = result[2]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(lu_factor_ex_backward(grad, LU, pivots, pivot), A._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    if _FW[0] and _fw_has((A, )):
+        _ts = _fw_take((A, ))
+        try:
+            _res = _self_linalg_lu_factor_ex(A, pivot=pivot, check_errors=check_errors)
+            _t = _jvp_linalg_lu_factor_ex(_ts, A, pivot, check_errors, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(A)
+    if not _need:
+        return _OP_linalg_lu_factor_ex.redispatch(_below_ks((A, pivot, check_errors)), A, pivot=pivot, check_errors=check_errors)
+    _n = LinalgLuFactorExBackward0()
+    _n.next_edges = (_edge(A), )
+    if _rg(A):
+        _n.s_pivot = pivot
+    _res = _OP_linalg_lu_factor_ex.redispatch(_below_ks((A, pivot, check_errors)), A, pivot=pivot, check_errors=check_errors)
+    for _x, _d in zip(_res, (True, False, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    _n.s_LU = _SV(_res[0], True)
+    _n.s_pivots = _SV(_res[1], True)
+    return _res
+
+
+_self_linalg_lu_factor_ex = linalg_lu_factor_ex   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgLuBackward0(_Node):
+    _op_name = 'aten::linalg_lu'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            L = _n.s_L.unpack(_n)
+            P = _n.s_P.unpack(_n)
+            U = _n.s_U.unpack(_n)
+            pivot = _n.s_pivot
+            _r0 = linalg_lu_backward(grads[1], grads[2], P, L, U, pivot)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_L', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_P', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_U', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_lu = getattr(_aten.linalg_lu, 'default')
+
+
+def _jvp_linalg_lu(_ts, A, pivot, result):
+    _o = None
+    _all = result
+    P = result[0]
+    result0 = result[0]
+    L = result[1]
+    result1 = result[1]
+    U = result[2]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(linalg_lu_backward(grads[1], grads[2], P, L, U, pivot), A._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
+def linalg_lu(A, *, pivot=True):
+    if _FW[0] and _fw_has((A, )):
+        _ts = _fw_take((A, ))
+        try:
+            _res = _self_linalg_lu(A, pivot=pivot)
+            _t = _jvp_linalg_lu(_ts, A, pivot, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
+    _need = _rg(A)
+    if not _need:
+        return _OP_linalg_lu.redispatch(_below_ks((A, pivot)), A, pivot=pivot)
+    _n = LinalgLuBackward0()
+    _n.next_edges = (_edge(A), )
+    if _rg(A):
+        _n.s_pivot = pivot
+    _res = _OP_linalg_lu.redispatch(_below_ks((A, pivot)), A, pivot=pivot)
+    for _x, _d in zip(_res, (False, True, True)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    _n.s_L = _SV(_res[1], True)
+    _n.s_P = _SV(_res[0], True)
+    _n.s_U = _SV(_res[2], True)
+    return _res
+
+
+_self_linalg_lu = linalg_lu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LuUnpackBackward0(_Node):
+    _op_name = 'aten::lu_unpack'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            LU_data_sym_sizes = _n.s_LU_data_sym_sizes
+            _r0 = lu_unpack_backward(grads[1], grads[2], LU_data_sym_sizes)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_lu_unpack = getattr(_aten.lu_unpack, 'default')
+
+
+def _jvp_lu_unpack(_ts, LU_data, LU_pivots, unpack_data, unpack_pivots, result):
+    _o = None
+    _all = result
+    P = result[0]
+    result0 = result[0]
+    L = result[1]
+    result1 = result[1]
+    U = result[2]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            LU_data_sym_sizes = LU_data._size
+            _gs.append(sum_to(lu_unpack_backward(grads[1], grads[2], LU_data_sym_sizes), LU_data._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    if _FW[0] and _fw_has((LU_data, )):
+        _ts = _fw_take((LU_data, ))
+        try:
+            _res = _self_lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+            _t = _jvp_lu_unpack(_ts, LU_data, LU_pivots, unpack_data, unpack_pivots, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
+    _need = _rg(LU_data)
+    if not _need:
+        return _OP_lu_unpack.redispatch(_below_ks((LU_data, LU_pivots, unpack_data, unpack_pivots)), LU_data, LU_pivots, unpack_data, unpack_pivots)
+    _n = LuUnpackBackward0()
+    _n.next_edges = (_edge(LU_data), )
+    if _rg(LU_data):
+        _n.s_LU_data_sym_sizes = LU_data._size
+    _res = _OP_lu_unpack.redispatch(_below_ks((LU_data, LU_pivots, unpack_data, unpack_pivots)), LU_data, LU_pivots, unpack_data, unpack_pivots)
+    for _x, _d in zip(_res, (False, True, True)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    return _res
+
+
+_self_lu_unpack = lu_unpack   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgLuSolveBackward0(_Node):
+    _op_name = 'aten::linalg_lu_solve'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            B = _n.s_B.unpack(_n)
+            LU = _n.s_LU.unpack(_n)
+            adjoint = _n.s_adjoint
+            left = _n.s_left
+            pivots = _n.s_pivots.unpack(_n)
+            result = _n.s_result.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = linalg_lu_solve_backward(grad, LU, pivots, result, B, left, adjoint, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_B', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_LU', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_pivots', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_lu_solve = getattr(_aten.linalg_lu_solve, 'default')
+
+
+def _jvp_linalg_lu_solve(_ts, LU, pivots, B, left, adjoint, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = linalg_lu_solve_backward(grad, LU, pivots, result, B, left, adjoint, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], LU._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], B._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    if _FW[0] and _fw_has((LU, B, )):
+        _ts = _fw_take((LU, B, ))
+        try:
+            _res = _self_linalg_lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
+            _t = _jvp_linalg_lu_solve(_ts, LU, pivots, B, left, adjoint, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(LU) or _rg(B)
+    if not _need:
+        return _OP_linalg_lu_solve.redispatch(_below_ks((LU, pivots, B, left, adjoint)), LU, pivots, B, left=left, adjoint=adjoint)
+    _n = LinalgLuSolveBackward0()
+    _n.next_edges = (_edge(LU), _edge(B), )
+    if _rg(LU) or _rg(B):
+        _n.s_B = _SV(B)
+    if _rg(LU) or _rg(B):
+        _n.s_LU = _SV(LU)
+    if _rg(LU) or _rg(B):
+        _n.s_adjoint = adjoint
+    if _rg(LU) or _rg(B):
+        _n.s_left = left
+    if _rg(LU) or _rg(B):
+        _n.s_pivots = _SV(pivots)
+    _res = _OP_linalg_lu_solve.redispatch(_below_ks((LU, pivots, B, left, adjoint)), LU, pivots, B, left=left, adjoint=adjoint)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_linalg_lu_solve = linalg_lu_solve   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class VdotBackward0(_Node):
+    _op_name = 'aten::vdot'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            _r0 = vdot_self_backward(grad, other)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = grad * self
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_vdot = getattr(_aten.vdot, 'default')
+
+
+def _jvp_vdot(_ts, self, other, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(vdot_self_backward(grad, other), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(grad * self, other._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def vdot(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_vdot(self, other)
+            _t = _jvp_vdot(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self) or _rg(other)
+    if not _need:
+        return _OP_vdot.redispatch(_below_ks((self, other)), self, other)
+    _n = VdotBackward0()
+    _n.next_edges = (_edge(self), _edge(other), )
+    if _rg(self):
+        _n.s_other = _SV(other)
+    if _rg(other):
+        _n.s_self = _SV(self)
+    _res = _OP_vdot.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_vdot = vdot   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ConvolutionBackward0(_Node):

@@ -17,6 +17,7 @@ _op__linalg_svd_U = _ops.aten._linalg_svd.U
 _op__linalg_svd_default = _ops.aten._linalg_svd.default
 _op__log_softmax_backward_data_default = _ops.aten._log_softmax_backward_data.default
 _op__log_softmax_default = _ops.aten._log_softmax.default
+_op__lu_with_info_default = _ops.aten._lu_with_info.default
 _op__softmax_backward_data_default = _ops.aten._softmax_backward_data.default
 _op__softmax_default = _ops.aten._softmax.default
 _op__to_copy_default = _ops.aten._to_copy.default
@@ -46,6 +47,7 @@ _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
+_op_allclose_default = _ops.aten.allclose.default
 _op_alpha_dropout_default = _ops.aten.alpha_dropout.default
 _op_amax_default = _ops.aten.amax.default
 _op_amin_default = _ops.aten.amin.default
@@ -249,6 +251,8 @@ _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
+_op_geqrf_a = _ops.aten.geqrf.a
+_op_geqrf_default = _ops.aten.geqrf.default
 _op_ger_default = _ops.aten.ger.default
 _op_ger_out = _ops.aten.ger.out
 _op_grid_sampler_2d_default = _ops.aten.grid_sampler_2d.default
@@ -278,6 +282,7 @@ _op_index_select_out = _ops.aten.index_select.out
 _op_instance_norm_default = _ops.aten.instance_norm.default
 _op_inverse_default = _ops.aten.inverse.default
 _op_inverse_out = _ops.aten.inverse.out
+_op_isclose_default = _ops.aten.isclose.default
 _op_isfinite_default = _ops.aten.isfinite.default
 _op_isinf_default = _ops.aten.isinf.default
 _op_isnan_default = _ops.aten.isnan.default
@@ -330,6 +335,10 @@ _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_op_lu_solve_default = _ops.aten.lu_solve.default
+_op_lu_solve_out = _ops.aten.lu_solve.out
+_op_lu_unpack_default = _ops.aten.lu_unpack.default
+_op_lu_unpack_out = _ops.aten.lu_unpack.out
 _op_margin_ranking_loss_default = _ops.aten.margin_ranking_loss.default
 _op_masked_fill_Scalar = _ops.aten.masked_fill.Scalar
 _op_masked_fill_Tensor = _ops.aten.masked_fill.Tensor
@@ -571,6 +580,8 @@ _op_var_mean_correction = _ops.aten.var_mean.correction
 _op_var_mean_default = _ops.aten.var_mean.default
 _op_var_mean_dim = _ops.aten.var_mean.dim
 _op_var_out = _ops.aten.var.out
+_op_vdot_default = _ops.aten.vdot.default
+_op_vdot_out = _ops.aten.vdot.out
 _op_vstack_default = _ops.aten.vstack.default
 _op_where_default = _ops.aten.where.default
 _op_where_self = _ops.aten.where.self
@@ -583,9 +594,12 @@ _op_zeros_like_default = _ops.aten.zeros_like.default
 
 _rt__linalg_eigh = return_type('_linalg_eigh', ('eigenvalues', 'eigenvectors'))
 _rt__linalg_svd = return_type('_linalg_svd', ('U', 'S', 'Vh'))
+_rt__lu_with_info = return_type('_lu_with_info', ('LU', 'pivots', 'info'))
 _rt_cummax = return_type('cummax', ('values', 'indices'))
 _rt_cummin = return_type('cummin', ('values', 'indices'))
+_rt_geqrf = return_type('geqrf', ('a', 'tau'))
 _rt_kthvalue = return_type('kthvalue', ('values', 'indices'))
+_rt_lu_unpack = return_type('lu_unpack', ('P', 'L', 'U'))
 _rt_max = return_type('max', ('values', 'indices'))
 _rt_median = return_type('median', ('values', 'indices'))
 _rt_min = return_type('min', ('values', 'indices'))
@@ -1522,6 +1536,85 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     if unitriangular.__class__ is not bool:
         raise _bad_arg('triangular_solve', 'unitriangular', 5, 'bool', unitriangular)
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    if LU_data.__class__ is not Tensor and not isinstance(LU_data, Tensor):
+        raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ is not Tensor and not isinstance(LU_pivots, Tensor):
+        raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if unpack_data.__class__ is not bool:
+        raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
+    if unpack_pivots.__class__ is not bool:
+        raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
+    if out is not None:
+        return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
+    return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
+
+def _lu_with_info(input, pivot=True, check_errors=True):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
+    if pivot.__class__ is not bool:
+        raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
+    if check_errors.__class__ is not bool:
+        raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
+    return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
+
+def lu_solve(input, LU_data, LU_pivots, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
+    if LU_data.__class__ is not Tensor and not isinstance(LU_data, Tensor):
+        raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
+    if LU_pivots.__class__ is not Tensor and not isinstance(LU_pivots, Tensor):
+        raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(input, LU_data, LU_pivots)
+
+def geqrf(input, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(input))
+
+def vdot(input, other, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(input, other, out=out)
+    return _op_vdot_default(input, other)
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('isclose', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('isclose', 'other', 2, 'Tensor', other)
+    if rtol.__class__ is not float and not _is_double(rtol):
+        raise _bad_arg('isclose', 'rtol', 3, 'float', rtol)
+    if atol.__class__ is not float and not _is_double(atol):
+        raise _bad_arg('isclose', 'atol', 4, 'float', atol)
+    if equal_nan.__class__ is not bool:
+        raise _bad_arg('isclose', 'equal_nan', 5, 'bool', equal_nan)
+    return _op_isclose_default(input, other, rtol, atol, equal_nan)
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('allclose', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('allclose', 'other', 2, 'Tensor', other)
+    if rtol.__class__ is not float and not _is_double(rtol):
+        raise _bad_arg('allclose', 'rtol', 3, 'float', rtol)
+    if atol.__class__ is not float and not _is_double(atol):
+        raise _bad_arg('allclose', 'atol', 4, 'float', atol)
+    if equal_nan.__class__ is not bool:
+        raise _bad_arg('allclose', 'equal_nan', 5, 'bool', equal_nan)
+    return _op_allclose_default(input, other, rtol, atol, equal_nan)
 
 def exp2(input, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -6386,4 +6479,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

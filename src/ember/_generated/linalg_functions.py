@@ -33,8 +33,22 @@ _op_linalg_inv_default = _ops.aten.linalg_inv.default
 _op_linalg_inv_ex_default = _ops.aten.linalg_inv_ex.default
 _op_linalg_inv_ex_inverse = _ops.aten.linalg_inv_ex.inverse
 _op_linalg_inv_out = _ops.aten.linalg_inv.out
+_op_linalg_ldl_factor_default = _ops.aten.linalg_ldl_factor.default
+_op_linalg_ldl_factor_ex_default = _ops.aten.linalg_ldl_factor_ex.default
+_op_linalg_ldl_factor_ex_out = _ops.aten.linalg_ldl_factor_ex.out
+_op_linalg_ldl_factor_out = _ops.aten.linalg_ldl_factor.out
+_op_linalg_ldl_solve_default = _ops.aten.linalg_ldl_solve.default
+_op_linalg_ldl_solve_out = _ops.aten.linalg_ldl_solve.out
 _op_linalg_lstsq_default = _ops.aten.linalg_lstsq.default
 _op_linalg_lstsq_out = _ops.aten.linalg_lstsq.out
+_op_linalg_lu_default = _ops.aten.linalg_lu.default
+_op_linalg_lu_factor_default = _ops.aten.linalg_lu_factor.default
+_op_linalg_lu_factor_ex_default = _ops.aten.linalg_lu_factor_ex.default
+_op_linalg_lu_factor_ex_out = _ops.aten.linalg_lu_factor_ex.out
+_op_linalg_lu_factor_out = _ops.aten.linalg_lu_factor.out
+_op_linalg_lu_out = _ops.aten.linalg_lu.out
+_op_linalg_lu_solve_default = _ops.aten.linalg_lu_solve.default
+_op_linalg_lu_solve_out = _ops.aten.linalg_lu_solve.out
 _op_linalg_matmul_default = _ops.aten.linalg_matmul.default
 _op_linalg_matmul_out = _ops.aten.linalg_matmul.out
 _op_linalg_matrix_exp_default = _ops.aten.linalg_matrix_exp.default
@@ -76,6 +90,10 @@ _op_linalg_svd_U = _ops.aten.linalg_svd.U
 _op_linalg_svd_default = _ops.aten.linalg_svd.default
 _op_linalg_svdvals_default = _ops.aten.linalg_svdvals.default
 _op_linalg_svdvals_out = _ops.aten.linalg_svdvals.out
+_op_linalg_tensorinv_default = _ops.aten.linalg_tensorinv.default
+_op_linalg_tensorinv_out = _ops.aten.linalg_tensorinv.out
+_op_linalg_tensorsolve_default = _ops.aten.linalg_tensorsolve.default
+_op_linalg_tensorsolve_out = _ops.aten.linalg_tensorsolve.out
 _op_linalg_vecdot_default = _ops.aten.linalg_vecdot.default
 _op_linalg_vecdot_out = _ops.aten.linalg_vecdot.out
 _op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
@@ -83,12 +101,18 @@ _op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
 
 _rt_cummax = return_type('cummax', ('values', 'indices'))
 _rt_cummin = return_type('cummin', ('values', 'indices'))
+_rt_geqrf = return_type('geqrf', ('a', 'tau'))
 _rt_kthvalue = return_type('kthvalue', ('values', 'indices'))
 _rt_linalg_cholesky_ex = return_type('linalg_cholesky_ex', ('L', 'info'))
 _rt_linalg_eig = return_type('linalg_eig', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_eigh = return_type('linalg_eigh', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_inv_ex = return_type('linalg_inv_ex', ('inverse', 'info'))
+_rt_linalg_ldl_factor = return_type('linalg_ldl_factor', ('LD', 'pivots'))
+_rt_linalg_ldl_factor_ex = return_type('linalg_ldl_factor_ex', ('LD', 'pivots', 'info'))
 _rt_linalg_lstsq = return_type('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
+_rt_linalg_lu = return_type('linalg_lu', ('P', 'L', 'U'))
+_rt_linalg_lu_factor = return_type('linalg_lu_factor', ('LU', 'pivots'))
+_rt_linalg_lu_factor_ex = return_type('linalg_lu_factor_ex', ('LU', 'pivots', 'info'))
 _rt_linalg_qr = return_type('linalg_qr', ('Q', 'R'))
 _rt_linalg_slogdet = return_type('linalg_slogdet', ('sign', 'logabsdet'))
 _rt_linalg_solve_ex = return_type('linalg_solve_ex', ('result', 'info'))
@@ -582,6 +606,125 @@ def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, 
         return _op_linalg_solve_triangular_out(input, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
     return _op_linalg_solve_triangular_default(input, B, upper=upper, left=left, unitriangular=unitriangular)
 
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_lu_factor_ex', 'A', 1, 'Tensor', A)
+    if out is None and pivot is True and check_errors is False:
+        return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A))
+    if pivot.__class__ is not bool:
+        raise _bad_arg('linalg_lu_factor_ex', 'pivot', None, 'bool', pivot)
+    if check_errors.__class__ is not bool:
+        raise _bad_arg('linalg_lu_factor_ex', 'check_errors', None, 'bool', check_errors)
+    if out is not None:
+        return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_out(A, pivot=pivot, check_errors=check_errors, LU=out[0], pivots=out[1], info=out[2]))
+    return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A, pivot=pivot, check_errors=check_errors))
+
+def linalg_lu_factor(A, *, pivot=True, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_lu_factor', 'A', 1, 'Tensor', A)
+    if out is None and pivot is True:
+        return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A))
+    if pivot.__class__ is not bool:
+        raise _bad_arg('linalg_lu_factor', 'pivot', None, 'bool', pivot)
+    if out is not None:
+        return _rt_linalg_lu_factor(*_op_linalg_lu_factor_out(A, pivot=pivot, LU=out[0], pivots=out[1]))
+    return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A, pivot=pivot))
+
+def linalg_lu(A, *, pivot=True, out=None):
+    if A.__class__ is not Tensor and not isinstance(A, Tensor):
+        raise _bad_arg('linalg_lu', 'A', 1, 'Tensor', A)
+    if out is None and pivot is True:
+        return _rt_linalg_lu(*_op_linalg_lu_default(A))
+    if pivot.__class__ is not bool:
+        raise _bad_arg('linalg_lu', 'pivot', None, 'bool', pivot)
+    if out is not None:
+        return _rt_linalg_lu(*_op_linalg_lu_out(A, pivot=pivot, P=out[0], L=out[1], U=out[2]))
+    return _rt_linalg_lu(*_op_linalg_lu_default(A, pivot=pivot))
+
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    if LU.__class__ is not Tensor and not isinstance(LU, Tensor):
+        raise _bad_arg('linalg_lu_solve', 'LU', 1, 'Tensor', LU)
+    if pivots.__class__ is not Tensor and not isinstance(pivots, Tensor):
+        raise _bad_arg('linalg_lu_solve', 'pivots', 2, 'Tensor', pivots)
+    if B.__class__ is not Tensor and not isinstance(B, Tensor):
+        raise _bad_arg('linalg_lu_solve', 'B', 3, 'Tensor', B)
+    if out is None and left is True and adjoint is False:
+        return _op_linalg_lu_solve_default(LU, pivots, B)
+    if left.__class__ is not bool:
+        raise _bad_arg('linalg_lu_solve', 'left', None, 'bool', left)
+    if adjoint.__class__ is not bool:
+        raise _bad_arg('linalg_lu_solve', 'adjoint', None, 'bool', adjoint)
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_lu_solve', 'out', None, 'Tensor', out)
+        return _op_linalg_lu_solve_out(LU, pivots, B, left=left, adjoint=adjoint, out=out)
+    return _op_linalg_lu_solve_default(LU, pivots, B, left=left, adjoint=adjoint)
+
+def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_ldl_factor_ex', 'input', 1, 'Tensor', input)
+    if out is None and hermitian is False and check_errors is False:
+        return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input))
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_ldl_factor_ex', 'hermitian', None, 'bool', hermitian)
+    if check_errors.__class__ is not bool:
+        raise _bad_arg('linalg_ldl_factor_ex', 'check_errors', None, 'bool', check_errors)
+    if out is not None:
+        return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_out(input, hermitian=hermitian, check_errors=check_errors, LD=out[0], pivots=out[1], info=out[2]))
+    return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input, hermitian=hermitian, check_errors=check_errors))
+
+def linalg_ldl_factor(input, *, hermitian=False, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_ldl_factor', 'input', 1, 'Tensor', input)
+    if out is None and hermitian is False:
+        return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input))
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_ldl_factor', 'hermitian', None, 'bool', hermitian)
+    if out is not None:
+        return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_out(input, hermitian=hermitian, LD=out[0], pivots=out[1]))
+    return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input, hermitian=hermitian))
+
+def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    if LD.__class__ is not Tensor and not isinstance(LD, Tensor):
+        raise _bad_arg('linalg_ldl_solve', 'LD', 1, 'Tensor', LD)
+    if pivots.__class__ is not Tensor and not isinstance(pivots, Tensor):
+        raise _bad_arg('linalg_ldl_solve', 'pivots', 2, 'Tensor', pivots)
+    if B.__class__ is not Tensor and not isinstance(B, Tensor):
+        raise _bad_arg('linalg_ldl_solve', 'B', 3, 'Tensor', B)
+    if out is None and hermitian is False:
+        return _op_linalg_ldl_solve_default(LD, pivots, B)
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_ldl_solve', 'hermitian', None, 'bool', hermitian)
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_ldl_solve', 'out', None, 'Tensor', out)
+        return _op_linalg_ldl_solve_out(LD, pivots, B, hermitian=hermitian, out=out)
+    return _op_linalg_ldl_solve_default(LD, pivots, B, hermitian=hermitian)
+
+def linalg_tensorinv(input, ind=2, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_tensorinv', 'input', 1, 'Tensor', input)
+    if ind.__class__ is not int and not _is_int(ind):
+        raise _bad_arg('linalg_tensorinv', 'ind', 2, 'int', ind)
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_tensorinv', 'out', None, 'Tensor', out)
+        return _op_linalg_tensorinv_out(input, ind, out=out)
+    return _op_linalg_tensorinv_default(input, ind)
+
+def linalg_tensorsolve(input, other, dims=None, *, out=None):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('linalg_tensorsolve', 'input', 1, 'Tensor', input)
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('linalg_tensorsolve', 'other', 2, 'Tensor', other)
+    if dims is not None and not _is_intlist(dims):
+        raise _bad_arg('linalg_tensorsolve', 'dims', 3, 'tuple of ints', dims)
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('linalg_tensorsolve', 'out', None, 'Tensor', out)
+        return _op_linalg_tensorsolve_out(input, other, dims, out=out)
+    return _op_linalg_tensorsolve_default(input, other, dims)
+
 def linalg_householder_product(input, tau):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('linalg_householder_product', 'input', 1, 'Tensor', input)
@@ -685,4 +828,4 @@ def linalg_cross(input, other, *, dim=-1, out=None):
         return _op_linalg_cross_out(input, other, dim=dim, out=out)
     return _op_linalg_cross_default(input, other, dim=dim)
 
-__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_vecdot', 'linalg_vector_norm']
+__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vecdot', 'linalg_vector_norm']

@@ -83,6 +83,7 @@ _op_upsample_nearest2d_vec = _ops.aten.upsample_nearest2d.vec
 
 _rt_cummax = return_type('cummax', ('values', 'indices'))
 _rt_cummin = return_type('cummin', ('values', 'indices'))
+_rt_geqrf = return_type('geqrf', ('a', 'tau'))
 _rt_kthvalue = return_type('kthvalue', ('values', 'indices'))
 _rt_max = return_type('max', ('values', 'indices'))
 _rt_median = return_type('median', ('values', 'indices'))

@@ -4,7 +4,7 @@ from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,
                             _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
-from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt_cummax, _rt_cummin, _rt_kthvalue, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk, _rt_triangular_solve
+from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt__lu_with_info, _rt_cummax, _rt_cummin, _rt_geqrf, _rt_kthvalue, _rt_lu_unpack, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk, _rt_triangular_solve
 
 _ops = _opsmod.ops
 
@@ -32,6 +32,7 @@ _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
+_op_allclose_default = _ops.aten.allclose.default
 _op_amax_default = _ops.aten.amax.default
 _op_amin_default = _ops.aten.amin.default
 _op_any_default = _ops.aten.any.default
@@ -210,6 +211,8 @@ _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_ge__Tensor = _ops.aten.ge_.Tensor
 _op_geometric__default = _ops.aten.geometric_.default
+_op_geqrf_a = _ops.aten.geqrf.a
+_op_geqrf_default = _ops.aten.geqrf.default
 _op_ger_default = _ops.aten.ger.default
 _op_ger_out = _ops.aten.ger.out
 _op_gt_Tensor = _ops.aten.gt.Tensor
@@ -240,6 +243,7 @@ _op_index_select_default = _ops.aten.index_select.default
 _op_index_select_out = _ops.aten.index_select.out
 _op_inverse_default = _ops.aten.inverse.default
 _op_inverse_out = _ops.aten.inverse.out
+_op_isclose_default = _ops.aten.isclose.default
 _op_isfinite_default = _ops.aten.isfinite.default
 _op_isinf_default = _ops.aten.isinf.default
 _op_isnan_default = _ops.aten.isnan.default
@@ -298,6 +302,8 @@ _op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lt__Tensor = _ops.aten.lt_.Tensor
+_op_lu_solve_default = _ops.aten.lu_solve.default
+_op_lu_solve_out = _ops.aten.lu_solve.out
 _op_masked_fill_Scalar = _ops.aten.masked_fill.Scalar
 _op_masked_fill_Tensor = _ops.aten.masked_fill.Tensor
 _op_masked_fill__Scalar = _ops.aten.masked_fill_.Scalar
@@ -503,6 +509,8 @@ _op_var_correction_out = _ops.aten.var.correction_out
 _op_var_default = _ops.aten.var.default
 _op_var_dim = _ops.aten.var.dim
 _op_var_out = _ops.aten.var.out
+_op_vdot_default = _ops.aten.vdot.default
+_op_vdot_out = _ops.aten.vdot.out
 _op_view_as_default = _ops.aten.view_as.default
 _op_view_default = _ops.aten.view.default
 _op_view_dtype = _ops.aten.view.dtype
@@ -783,6 +791,53 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
     if unitriangular.__class__ is not bool:
         raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
+
+def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
+    if LU_data.__class__ is not Tensor and not isinstance(LU_data, Tensor):
+        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ is not Tensor and not isinstance(LU_pivots, Tensor):
+        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(self, LU_data, LU_pivots)
+
+def _m_geqrf(self, *, out=None):
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(self))
+
+def _m_vdot(self, other, *, out=None):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(self, other, out=out)
+    return _op_vdot_default(self, other)
+
+def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('isclose', 'other', 1, 'Tensor', other)
+    if rtol.__class__ is not float and not _is_double(rtol):
+        raise _bad_arg('isclose', 'rtol', 2, 'float', rtol)
+    if atol.__class__ is not float and not _is_double(atol):
+        raise _bad_arg('isclose', 'atol', 3, 'float', atol)
+    if equal_nan.__class__ is not bool:
+        raise _bad_arg('isclose', 'equal_nan', 4, 'bool', equal_nan)
+    return _op_isclose_default(self, other, rtol, atol, equal_nan)
+
+def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if other.__class__ is not Tensor and not isinstance(other, Tensor):
+        raise _bad_arg('allclose', 'other', 1, 'Tensor', other)
+    if rtol.__class__ is not float and not _is_double(rtol):
+        raise _bad_arg('allclose', 'rtol', 2, 'float', rtol)
+    if atol.__class__ is not float and not _is_double(atol):
+        raise _bad_arg('allclose', 'atol', 3, 'float', atol)
+    if equal_nan.__class__ is not bool:
+        raise _bad_arg('allclose', 'equal_nan', 4, 'bool', equal_nan)
+    return _op_allclose_default(self, other, rtol, atol, equal_nan)
 
 def _m_exp2(self, *, out=None):
     if out is not None:
@@ -4269,6 +4324,7 @@ Tensor.addmm = _m_addmm
 Tensor.adjoint = _m_adjoint
 Tensor.alias = _m_alias
 Tensor.all = _m_all
+Tensor.allclose = _m_allclose
 Tensor.amax = _m_amax
 Tensor.amin = _m_amin
 Tensor.any = _m_any
@@ -4387,6 +4443,7 @@ Tensor.gather = _m_gather
 Tensor.ge = _m_ge
 Tensor.ge_ = _m_ge_
 Tensor.geometric_ = _m_geometric_
+Tensor.geqrf = _m_geqrf
 Tensor.ger = _m_ger
 Tensor.gt = _m_gt
 Tensor.gt_ = _m_gt_
@@ -4406,6 +4463,7 @@ Tensor.index_reduce = _m_index_reduce
 Tensor.index_reduce_ = _m_index_reduce_
 Tensor.index_select = _m_index_select
 Tensor.inverse = _m_inverse
+Tensor.isclose = _m_isclose
 Tensor.isfinite = _m_isfinite
 Tensor.isinf = _m_isinf
 Tensor.isnan = _m_isnan
@@ -4443,6 +4501,7 @@ Tensor.logit_ = _m_logit_
 Tensor.logsumexp = _m_logsumexp
 Tensor.lt = _m_lt
 Tensor.lt_ = _m_lt_
+Tensor.lu_solve = _m_lu_solve
 Tensor.masked_fill = _m_masked_fill
 Tensor.masked_fill_ = _m_masked_fill_
 Tensor.masked_scatter = _m_masked_scatter
@@ -4567,6 +4626,7 @@ Tensor.unfold = _m_unfold
 Tensor.uniform_ = _m_uniform_
 Tensor.unsqueeze = _m_unsqueeze
 Tensor.var = _m_var
+Tensor.vdot = _m_vdot
 Tensor.view = _m_view
 Tensor.view_as = _m_view_as
 Tensor.where = _m_where

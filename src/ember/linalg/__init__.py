@@ -163,3 +163,9 @@ def householder_product(A, tau, *, out=None):
 
 
 __all__ += ["householder_product"]
+
+
+from ._lu import *  # noqa: E402,F401,F403  (lu_factor, lu, lu_solve, ldl_*, tensorinv, tensorsolve)
+from ._lu import __all__ as _lu_all  # noqa: E402
+
+__all__ += _lu_all
