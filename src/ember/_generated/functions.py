@@ -463,6 +463,7 @@ _op_round_out = _ops.aten.round.out
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
+_op_rsub_Scalar = _ops.aten.rsub.Scalar
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
 _op_scatter_add_default = _ops.aten.scatter_add.default
@@ -2553,16 +2554,57 @@ def div(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('div', args, kwargs, _div_sigs, False)
 
-def rsub(input, other, *, alpha=1):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('rsub', 'input', 1, 'Tensor', input)
-    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
-        raise _bad_arg('rsub', 'other', 2, 'Tensor', other)
+def _rsub_c0(input, other, *, alpha=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        return None
+    if not isinstance(other, Tensor):
+        return None
+    if not _is_num(alpha):
+        if not (isinstance(alpha, Tensor) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _rsub_b0(input, other, *, alpha=1):
     if alpha.__class__ is int and alpha == 1:
         return _op_rsub_Tensor(input, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('rsub', 'alpha', None, 'Number', alpha)
     return _op_rsub_Tensor(input, other, alpha=alpha)
+
+def _rsub_c1(input, other, alpha=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        return None
+    if not _is_num(other):
+        if not (isinstance(other, Tensor) and other.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, Tensor) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _rsub_b1(input, other, alpha=1):
+    return _op_rsub_Scalar(input, other, alpha)
+
+_rsub_ovs = ((_rsub_c0, _rsub_b0), (_rsub_c1, _rsub_b1),)
+_rsub_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1)', '(Tensor input, Scalar other, Scalar alpha = 1)')
+
+def rsub(*args, **kwargs):
+    best = None
+    for c, b in _rsub_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
 
 def floor_divide(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
