@@ -71,3 +71,86 @@ def test_rsub_scalar_alpha_grad_parity():
     torch.rsub(tx, 2.0, 3.0).sum().backward()
     np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy())
     assert ember.autograd.gradcheck(lambda a: ember.rsub(a, 1.5, 0.5), (ember.tensor(x, requires_grad=True),))
+
+
+# ---------------------------------------------------------------- _ctc_loss.Tensor and forward AD
+
+def _ctc_case(lib, dtype_name="float64"):
+    rng = np.random.default_rng(0)
+    lp = rng.standard_normal((6, 3, 5))
+    x = lib.tensor(lp, dtype=getattr(lib, dtype_name))
+    tg = lib.tensor([[1, 2, 2], [3, 1, 0], [4, 4, 4]])
+    return x, tg, lib.tensor([6, 5, 6]), lib.tensor([3, 2, 1])
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_tensor_overload_parity(zero_infinity):
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (ember, torch):
+        x, tg, il, tl = _ctc_case(lib)
+        x.requires_grad_()
+        nll, la = lib._ctc_loss(x.log_softmax(2), tg, il, tl, 0, zero_infinity)
+        assert type(nll.grad_fn).__name__ == "CtcLossBackward1"
+        (nll * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum().backward()
+        # log_alpha past each sample's lengths is scratch space in torch: compare its shape only
+        res.append((nll.detach().numpy(), np.array(la.shape), x.grad.numpy()))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_ctc_loss_tensor_overload_matches_int_list_overload():
+    x, tg, il, tl = _ctc_case(ember)
+    a = ember._ctc_loss(x, tg, il, tl)
+    b = ember._ctc_loss(x, tg, il.tolist(), tl.tolist())
+    assert type(a[0].grad_fn) is type(b[0].grad_fn)   # neither requires grad: no node
+    np.testing.assert_array_equal(a[0].numpy(), b[0].numpy())
+    np.testing.assert_array_equal(a[1].numpy(), b[1].numpy())
+    # lengths tensors are read flat, as torch does
+    c = ember._ctc_loss(x, tg, il.view(3, 1), tl.view(1, 3))
+    np.testing.assert_array_equal(a[0].numpy(), c[0].numpy())
+
+
+def test_ctc_loss_tensor_gradcheck():
+    x, tg, il, tl = _ctc_case(ember)
+    x.requires_grad_()
+    assert ember.autograd.gradcheck(lambda v: ember._ctc_loss(v.log_softmax(2), tg, il, tl)[0], (x,))
+
+
+@pytest.mark.parametrize("which", ["input_lengths", "target_lengths"])
+def test_ctc_loss_tensor_lengths_must_be_integral(which):
+    x, tg, il, tl = _ctc_case(ember)
+    args = {"input_lengths": il, "target_lengths": tl}
+    args[which] = args[which].double()
+    with pytest.raises(RuntimeError, match=f"{which} must be integral"):
+        ember.ops.aten._ctc_loss.Tensor(x, tg, args["input_lengths"], args["target_lengths"])
+
+
+def test_ctc_loss_tensor_has_no_meta_kernel_like_torch():
+    x, tg, il, tl = _ctc_case(ember)
+    with pytest.raises(NotImplementedError):
+        ember.ops.aten._ctc_loss.Tensor(x.to("meta"), tg.to("meta"), il.to("meta"), tl.to("meta"))
+
+
+@pytest.mark.parametrize("call", ["F.ctc_loss(d, tg, il, tl)", "F.ctc_loss(d, tg, il.tolist(), tl.tolist())",
+                                  "lib._ctc_loss(d, tg, il, tl)", "lib._ctc_loss(d, tg, [6, 5, 6], [3, 2, 1])"])
+def test_ctc_forward_ad_not_implemented(call):
+    import ember.autograd.forward_ad as fwAD
+    import ember.nn.functional as F
+    x, tg, il, tl = _ctc_case(ember)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x.log_softmax(2), ember.randn(x.shape, dtype=ember.float64))
+        with pytest.raises(NotImplementedError, match="forward AD with _ctc_loss"):
+            eval(call, dict(F=F, lib=ember, d=d, tg=tg, il=il, tl=tl))
+
+
+@pytest.mark.parity
+def test_ctc_forward_ad_error_parity():
+    torch = pytest.importorskip("torch")
+    import torch.autograd.forward_ad as tfw
+    x, tg, il, tl = _ctc_case(torch)
+    with tfw.dual_level():
+        d = tfw.make_dual(x.log_softmax(2), torch.randn(x.shape, dtype=torch.float64))
+        with pytest.raises(NotImplementedError, match="forward AD with _ctc_loss"):
+            torch._ctc_loss(d, tg, il, tl)

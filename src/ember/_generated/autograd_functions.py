@@ -2744,7 +2744,7 @@ _OP_eq__Tensor = getattr(_aten.eq_, 'Tensor')
 
 def eq__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('eq_.Tensor')
+        _fw_unsupported('eq_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2796,7 +2796,7 @@ _OP_ne__Tensor = getattr(_aten.ne_, 'Tensor')
 
 def ne__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('ne_.Tensor')
+        _fw_unsupported('ne_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2848,7 +2848,7 @@ _OP_lt__Tensor = getattr(_aten.lt_, 'Tensor')
 
 def lt__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('lt_.Tensor')
+        _fw_unsupported('lt_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2900,7 +2900,7 @@ _OP_le__Tensor = getattr(_aten.le_, 'Tensor')
 
 def le__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('le_.Tensor')
+        _fw_unsupported('le_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2952,7 +2952,7 @@ _OP_gt__Tensor = getattr(_aten.gt_, 'Tensor')
 
 def gt__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('gt_.Tensor')
+        _fw_unsupported('gt_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -3004,7 +3004,7 @@ _OP_ge__Tensor = getattr(_aten.ge_, 'Tensor')
 
 def ge__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('ge_.Tensor')
+        _fw_unsupported('ge_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -6252,7 +6252,7 @@ _OP_random__to = getattr(_aten.random_, 'to')
 
 def random__to(self, to, *, generator=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('random_.to')
+        _fw_unsupported('random_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6332,7 +6332,7 @@ _OP_bernoulli__float = getattr(_aten.bernoulli_, 'float')
 
 def bernoulli__float(self, p=0.5, *, generator=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('bernoulli_.float')
+        _fw_unsupported('bernoulli_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6490,7 +6490,7 @@ def random__from(self, from_, to, *, generator=None, **_kw):
     if 'from' in _kw:
         from_ = _kw.pop('from')
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('random_.from')
+        _fw_unsupported('random_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -12431,7 +12431,7 @@ _OP_var_mean_dim = getattr(_aten.var_mean, 'dim')
 
 def var_mean_dim(self, dim, unbiased=True, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('var_mean.dim')
+        _fw_unsupported('var_mean')
     _need = _rg(self)
     if not _need:
         return _OP_var_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -12485,7 +12485,7 @@ _OP_var_mean_correction = getattr(_aten.var_mean, 'correction')
 
 def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('var_mean.correction')
+        _fw_unsupported('var_mean')
     _need = _rg(self)
     if not _need:
         return _OP_var_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -12596,7 +12596,7 @@ _OP_std_mean_dim = getattr(_aten.std_mean, 'dim')
 
 def std_mean_dim(self, dim, unbiased=True, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('std_mean.dim')
+        _fw_unsupported('std_mean')
     _need = _rg(self)
     if not _need:
         return _OP_std_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -12655,7 +12655,7 @@ _OP_std_mean_correction = getattr(_aten.std_mean, 'correction')
 
 def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('std_mean.correction')
+        _fw_unsupported('std_mean')
     _need = _rg(self)
     if not _need:
         return _OP_std_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -18782,33 +18782,9 @@ class CtcLossBackward0(_Node):
 _OP__ctc_loss = getattr(_aten._ctc_loss, 'default')
 
 
-def _jvp__ctc_loss(_ts, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result):
-    _o = None
-    _all = result
-    result0 = result[0]
-    result1 = result[1]
-    result = result[0]
-    _u = _fw_seed(result)
-    _gs, _tt = [], []
-    with _fw_enable_grad():
-        grad = _u
-        if _ts[0] is not None:
-            _gs.append(sum_to(_aten._ctc_loss_backward.default(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity), log_probs._size))
-            _tt.append(_ts[0])
-        _o = _fw_transpose(_gs, _u, _tt, result)
-    return _o
-
-
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     if _FW[0] and _fw_has((log_probs, )):
-        _ts = _fw_take((log_probs, ))
-        try:
-            _res = _self__ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
-            _t = _jvp__ctc_loss(_ts, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, _res)
-        finally:
-            _fw_restore()
-        _fw_attach(_res[0], _t)
-        return _res
+        _fw_unsupported('_ctc_loss')
     _need = _rg(log_probs)
     if not _need:
         return _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
@@ -18834,6 +18810,87 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
 
 
 _self__ctc_loss = _ctc_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class CtcLossBackward1(_Node):
+    _op_name = 'aten::_ctc_loss.Tensor'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            blank = _n.s_blank
+            input_lengths = _n.s_input_lengths.unpack(_n)
+            log_probs = _n.s_log_probs.unpack(_n)
+            result0 = _n.s_result0.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            target_lengths = _n.s_target_lengths.unpack(_n)
+            targets = _n.s_targets.unpack(_n)
+            zero_infinity = _n.s_zero_infinity
+            _r0 = _aten._ctc_loss_backward.Tensor(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input_lengths', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_log_probs', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target_lengths', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_targets', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__ctc_loss_Tensor = getattr(_aten._ctc_loss, 'Tensor')
+
+
+def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if _FW[0] and _fw_has((log_probs, )):
+        _fw_unsupported('_ctc_loss')
+    _no_rg(input_lengths, 'input_lengths', '_ctc_loss')
+    _no_rg(target_lengths, 'target_lengths', '_ctc_loss')
+    _need = _rg(log_probs)
+    if not _need:
+        return _OP__ctc_loss_Tensor.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    _n = CtcLossBackward1()
+    _n.next_edges = (_edge(log_probs), )
+    if _rg(log_probs):
+        _n.s_blank = blank
+    if _rg(log_probs):
+        _n.s_input_lengths = _SV(input_lengths)
+    if _rg(log_probs):
+        _n.s_log_probs = _SV(log_probs)
+    if _rg(log_probs):
+        _n.s_target_lengths = _SV(target_lengths)
+    if _rg(log_probs):
+        _n.s_targets = _SV(targets)
+    if _rg(log_probs):
+        _n.s_zero_infinity = zero_infinity
+    _res = _OP__ctc_loss_Tensor.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    _set_history(_res, _n, True)
+    _n.s_result0 = _SV(_res[0], True)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self__ctc_loss_Tensor = _ctc_loss_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SoftmaxBackwardDataBackward0(_Node):

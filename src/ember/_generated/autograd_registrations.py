@@ -381,6 +381,7 @@ _KERNELS = (
     ('_embedding_bag', '', '_embedding_bag'),
     ('grid_sampler_2d', '', 'grid_sampler_2d'),
     ('_ctc_loss', '', '_ctc_loss'),
+    ('_ctc_loss', 'Tensor', '_ctc_loss_Tensor'),
     ('_softmax_backward_data', '', '_softmax_backward_data'),
     ('_log_softmax_backward_data', '', '_log_softmax_backward_data'),
     ('convolution_backward', '', 'convolution_backward'),

@@ -9,6 +9,7 @@ _ops = _opsmod.ops
 
 _op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
 _op__adaptive_avg_pool3d_default = _ops.aten._adaptive_avg_pool3d.default
+_op__ctc_loss_Tensor = _ops.aten._ctc_loss.Tensor
 _op__ctc_loss_default = _ops.aten._ctc_loss.default
 _op__embedding_bag_default = _ops.aten._embedding_bag.default
 _op__linalg_eigh_default = _ops.aten._linalg_eigh.default
@@ -2465,6 +2466,62 @@ def prelu(input, weight):
         raise _bad_arg('prelu', 'weight', 2, 'Tensor', weight)
     return _op_prelu_default(input, weight)
 
+def __ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    s = 0
+    if not isinstance(log_probs, Tensor):
+        return None
+    if not isinstance(targets, Tensor):
+        return None
+    if not isinstance(input_lengths, Tensor):
+        return None
+    if not isinstance(target_lengths, Tensor):
+        return None
+    if not _is_int(blank):
+        return None
+    if not isinstance(zero_infinity, bool):
+        return None
+    return s
+
+def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+def __ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    s = 0
+    if not isinstance(log_probs, Tensor):
+        return None
+    if not isinstance(targets, Tensor):
+        return None
+    if not _is_intlist(input_lengths):
+        return None
+    if not _is_intlist(target_lengths):
+        return None
+    if not _is_int(blank):
+        return None
+    if not isinstance(zero_infinity, bool):
+        return None
+    return s
+
+def __ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    return _op__ctc_loss_default(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+__ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0), (__ctc_loss_c1, __ctc_loss_b1),)
+__ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, bool zero_infinity = False)')
+
+def _ctc_loss(*args, **kwargs):
+    best = None
+    for c, b in __ctc_loss_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
+
 def add(input, other, *, alpha=1, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('add', 'input', 1, 'Tensor', input)
@@ -3970,21 +4027,6 @@ def ctc_loss(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
-
-def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    if log_probs.__class__ is not Tensor and not isinstance(log_probs, Tensor):
-        raise _bad_arg('_ctc_loss', 'log_probs', 1, 'Tensor', log_probs)
-    if targets.__class__ is not Tensor and not isinstance(targets, Tensor):
-        raise _bad_arg('_ctc_loss', 'targets', 2, 'Tensor', targets)
-    if not _is_intlist(input_lengths):
-        raise _bad_arg('_ctc_loss', 'input_lengths', 3, 'tuple of ints', input_lengths)
-    if not _is_intlist(target_lengths):
-        raise _bad_arg('_ctc_loss', 'target_lengths', 4, 'tuple of ints', target_lengths)
-    if blank.__class__ is not int and not _is_int(blank):
-        raise _bad_arg('_ctc_loss', 'blank', 5, 'int', blank)
-    if zero_infinity.__class__ is not bool:
-        raise _bad_arg('_ctc_loss', 'zero_infinity', 6, 'bool', zero_infinity)
-    return _op__ctc_loss_default(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
     if grad_output.__class__ is not Tensor and not isinstance(grad_output, Tensor):

@@ -352,6 +352,7 @@ _d('glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)', (('CPU',
 _d('relu6(Tensor self) -> Tensor', (('CompositeImplicitAutograd', 'cpu.activations:relu6'),))
 _d('relu6_(Tensor(a!) self) -> Tensor(a!)', (('CompositeImplicitAutograd', 'cpu.activations:relu6_'),))
 _d('prelu(Tensor self, Tensor weight) -> Tensor', (('CompositeImplicitAutograd', 'cpu.activations:prelu'),))
+_d('_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)', (('CPU', 'cpu.ctc:_ctc_loss_tensor'),))
 _d('add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', (('CPU', 'cpu.elementwise:add'), ('Meta', 'meta.elementwise_ops:add')))
 _d('add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)', (('CPU', 'cpu.elementwise:add_'), ('Meta', 'meta.elementwise_ops:add_')))
 _d('add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.elementwise:add_out'), ('Meta', 'meta.elementwise_ops:add_out')))
