@@ -154,7 +154,9 @@ class Writer:
         self.lines.append(s)
 
     def class_name(self, base):
-        camel = "".join(p[:1].upper() + p[1:] for p in base.strip("_").split("_"))
+        # str.title() per word, as torch's codegen does: a letter after a digit is capitalised too
+        # (upsample_bilinear2d -> UpsampleBilinear2D, max_pool2d_with_indices -> MaxPool2DWithIndices)
+        camel = "".join(p.title() for p in base.strip("_").split("_"))
         n = self.class_names[camel]
         self.class_names[camel] += 1
         return f"{camel}Backward{n}"

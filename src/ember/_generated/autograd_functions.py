@@ -6733,7 +6733,7 @@ def expm1_(self):
 _self_expm1_ = expm1_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class Log1pBackward0(_Node):
+class Log1PBackward0(_Node):
     _op_name = 'aten::log1p'
 
     def apply(_n, grads):
@@ -6780,7 +6780,7 @@ def log1p(self):
     _need = _rg(self)
     if not _need:
         return _OP_log1p.redispatch(_below_ks((self,)), self)
-    _n = Log1pBackward0()
+    _n = Log1PBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -6810,7 +6810,7 @@ def log1p_(self):
     _need = _rg(self)
     if not _need:
         return _OP_log1p_.redispatch(_below_ks((self,)), self)
-    _n = Log1pBackward0()
+    _n = Log1PBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(_saved_clone(self))
@@ -15240,6 +15240,393 @@ def block_diag(tensors):
 _self_block_diag = block_diag   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class UpsampleBilinear2DAaBackward0(_Node):
+    _op_name = 'aten::_upsample_bilinear2d_aa'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = _aten._upsample_bilinear2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_bilinear2d_aa = getattr(_aten._upsample_bilinear2d_aa, 'default')
+
+
+def _jvp__upsample_bilinear2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_bilinear2d_aa(_z(_ts[0], self), output_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__upsample_bilinear2d_aa(self, output_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_bilinear2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _n = UpsampleBilinear2DAaBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_align_corners = align_corners
+    if _rg(self):
+        _n.s_output_size = output_size
+    if _rg(self):
+        _n.s_scales_h = scales_h
+    if _rg(self):
+        _n.s_scales_w = scales_w
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_bilinear2d_aa = _upsample_bilinear2d_aa   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleBicubic2DAaBackward0(_Node):
+    _op_name = 'aten::_upsample_bicubic2d_aa'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = _aten._upsample_bicubic2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_bicubic2d_aa = getattr(_aten._upsample_bicubic2d_aa, 'default')
+
+
+def _jvp__upsample_bicubic2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_bicubic2d_aa(_z(_ts[0], self), output_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__upsample_bicubic2d_aa(self, output_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_bicubic2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _n = UpsampleBicubic2DAaBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_align_corners = align_corners
+    if _rg(self):
+        _n.s_output_size = output_size
+    if _rg(self):
+        _n.s_scales_h = scales_h
+    if _rg(self):
+        _n.s_scales_w = scales_w
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_bicubic2d_aa = _upsample_bicubic2d_aa   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleLanczos2DAaBackward0(_Node):
+    _op_name = 'aten::_upsample_lanczos2d_aa'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = _aten._upsample_lanczos2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_lanczos2d_aa = getattr(_aten._upsample_lanczos2d_aa, 'default')
+
+
+def _jvp__upsample_lanczos2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_lanczos2d_aa(_z(_ts[0], self), output_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__upsample_lanczos2d_aa(self, output_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_lanczos2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _n = UpsampleLanczos2DAaBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_align_corners = align_corners
+    if _rg(self):
+        _n.s_output_size = output_size
+    if _rg(self):
+        _n.s_scales_h = scales_h
+    if _rg(self):
+        _n.s_scales_w = scales_w
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_lanczos2d_aa = _upsample_lanczos2d_aa   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleBilinear2DAaBackwardBackward0(_Node):
+    _op_name = 'aten::_upsample_bilinear2d_aa_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            _r0 = _aten._upsample_bilinear2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_bilinear2d_aa_backward = getattr(_aten._upsample_bilinear2d_aa_backward, 'default')
+
+
+def _jvp__upsample_bilinear2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_bilinear2d_aa_backward(_z(_ts[0], grad_output), output_size, input_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((grad_output, )):
+        _ts = _fw_take((grad_output, ))
+        try:
+            _res = _self__upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_bilinear2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output)
+    if not _need:
+        return _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _n = UpsampleBilinear2DAaBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), )
+    if _rg(grad_output):
+        _n.s_align_corners = align_corners
+    if _rg(grad_output):
+        _n.s_output_size = output_size
+    if _rg(grad_output):
+        _n.s_scales_h = scales_h
+    if _rg(grad_output):
+        _n.s_scales_w = scales_w
+    _res = _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_bilinear2d_aa_backward = _upsample_bilinear2d_aa_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleBicubic2DAaBackwardBackward0(_Node):
+    _op_name = 'aten::_upsample_bicubic2d_aa_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            _r0 = _aten._upsample_bicubic2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_bicubic2d_aa_backward = getattr(_aten._upsample_bicubic2d_aa_backward, 'default')
+
+
+def _jvp__upsample_bicubic2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_bicubic2d_aa_backward(_z(_ts[0], grad_output), output_size, input_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((grad_output, )):
+        _ts = _fw_take((grad_output, ))
+        try:
+            _res = _self__upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_bicubic2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output)
+    if not _need:
+        return _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _n = UpsampleBicubic2DAaBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), )
+    if _rg(grad_output):
+        _n.s_align_corners = align_corners
+    if _rg(grad_output):
+        _n.s_output_size = output_size
+    if _rg(grad_output):
+        _n.s_scales_h = scales_h
+    if _rg(grad_output):
+        _n.s_scales_w = scales_w
+    _res = _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_bicubic2d_aa_backward = _upsample_bicubic2d_aa_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleLanczos2DAaBackwardBackward0(_Node):
+    _op_name = 'aten::_upsample_lanczos2d_aa_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            _r0 = _aten._upsample_lanczos2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_lanczos2d_aa_backward = getattr(_aten._upsample_lanczos2d_aa_backward, 'default')
+
+
+def _jvp__upsample_lanczos2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_lanczos2d_aa_backward(_z(_ts[0], grad_output), output_size, input_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((grad_output, )):
+        _ts = _fw_take((grad_output, ))
+        try:
+            _res = _self__upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_lanczos2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output)
+    if not _need:
+        return _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _n = UpsampleLanczos2DAaBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), )
+    if _rg(grad_output):
+        _n.s_align_corners = align_corners
+    if _rg(grad_output):
+        _n.s_output_size = output_size
+    if _rg(grad_output):
+        _n.s_scales_h = scales_h
+    if _rg(grad_output):
+        _n.s_scales_w = scales_w
+    _res = _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_lanczos2d_aa_backward = _upsample_lanczos2d_aa_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class ConvolutionBackward0(_Node):
     _op_name = 'aten::convolution'
 
@@ -15578,7 +15965,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
 _self_nll_loss_forward = nll_loss_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class NllLoss2dForwardBackward0(_Node):
+class NllLoss2DForwardBackward0(_Node):
     _op_name = 'aten::nll_loss2d_forward'
 
     def apply(_n, grads):
@@ -15652,7 +16039,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     _need = _rg(self)
     if not _need:
         return _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
-    _n = NllLoss2dForwardBackward0()
+    _n = NllLoss2DForwardBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ignore_index = ignore_index
@@ -15673,7 +16060,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
 _self_nll_loss2d_forward = nll_loss2d_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxPool2dWithIndicesBackward0(_Node):
+class MaxPool2DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices'
 
     def apply(_n, grads):
@@ -15739,7 +16126,7 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
     _need = _rg(self)
     if not _need:
         return _OP_max_pool2d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _n = MaxPool2dWithIndicesBackward0()
+    _n = MaxPool2DWithIndicesBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ceil_mode = ceil_mode
@@ -15766,7 +16153,7 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
 _self_max_pool2d_with_indices = max_pool2d_with_indices   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxPool1dWithIndicesBackward0(_Node):
+class MaxPool1DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool1d_with_indices'
 
     def apply(_n, grads):
@@ -15827,7 +16214,7 @@ def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation
     _need = _rg(self)
     if not _need:
         return _OP_max_pool1d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _n = MaxPool1dWithIndicesBackward0()
+    _n = MaxPool1DWithIndicesBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -15840,7 +16227,7 @@ def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation
 _self_max_pool1d_with_indices = max_pool1d_with_indices   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveMaxPool2dBackward0(_Node):
+class AdaptiveMaxPool2DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool2d'
 
     def apply(_n, grads):
@@ -15901,7 +16288,7 @@ def adaptive_max_pool2d(self, output_size):
     _need = _rg(self)
     if not _need:
         return _OP_adaptive_max_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
-    _n = AdaptiveMaxPool2dBackward0()
+    _n = AdaptiveMaxPool2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -16402,7 +16789,7 @@ def native_dropout(input, p, train):
 _self_native_dropout = native_dropout   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AvgPool2dBackward0(_Node):
+class AvgPool2DBackward0(_Node):
     _op_name = 'aten::avg_pool2d'
 
     def apply(_n, grads):
@@ -16460,7 +16847,7 @@ def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, co
     _need = _rg(self)
     if not _need:
         return _OP_avg_pool2d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    _n = AvgPool2dBackward0()
+    _n = AvgPool2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ceil_mode = ceil_mode
@@ -16484,7 +16871,7 @@ def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, co
 _self_avg_pool2d = avg_pool2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveAvgPool2dBackward0(_Node):
+class AdaptiveAvgPool2DBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool2d'
 
     def apply(_n, grads):
@@ -16536,7 +16923,7 @@ def _adaptive_avg_pool2d(self, output_size):
     _need = _rg(self)
     if not _need:
         return _OP__adaptive_avg_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
-    _n = AdaptiveAvgPool2dBackward0()
+    _n = AdaptiveAvgPool2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -17322,7 +17709,7 @@ def constant_pad_nd(self, pad, value=0):
 _self_constant_pad_nd = constant_pad_nd   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class Im2colBackward0(_Node):
+class Im2ColBackward0(_Node):
     _op_name = 'aten::im2col'
 
     def apply(_n, grads):
@@ -17376,7 +17763,7 @@ def im2col(self, kernel_size, dilation, padding, stride):
     _need = _rg(self)
     if not _need:
         return _OP_im2col.redispatch(_below_ks((self, kernel_size, dilation, padding, stride)), self, kernel_size, dilation, padding, stride)
-    _n = Im2colBackward0()
+    _n = Im2ColBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_dilation = dilation
@@ -17396,7 +17783,7 @@ def im2col(self, kernel_size, dilation, padding, stride):
 _self_im2col = im2col   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class Col2imBackward0(_Node):
+class Col2ImBackward0(_Node):
     _op_name = 'aten::col2im'
 
     def apply(_n, grads):
@@ -17448,7 +17835,7 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
     _need = _rg(self)
     if not _need:
         return _OP_col2im.redispatch(_below_ks((self, output_size, kernel_size, dilation, padding, stride)), self, output_size, kernel_size, dilation, padding, stride)
-    _n = Col2imBackward0()
+    _n = Col2ImBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_dilation = dilation
@@ -17533,7 +17920,7 @@ def _pad_circular(self, pad):
 _self__pad_circular = _pad_circular   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReflectionPad1dBackward0(_Node):
+class ReflectionPad1DBackward0(_Node):
     _op_name = 'aten::reflection_pad1d'
 
     def apply(_n, grads):
@@ -17586,7 +17973,7 @@ def reflection_pad1d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_reflection_pad1d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReflectionPad1dBackward0()
+    _n = ReflectionPad1DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -17600,7 +17987,7 @@ def reflection_pad1d(self, padding):
 _self_reflection_pad1d = reflection_pad1d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReflectionPad2dBackward0(_Node):
+class ReflectionPad2DBackward0(_Node):
     _op_name = 'aten::reflection_pad2d'
 
     def apply(_n, grads):
@@ -17653,7 +18040,7 @@ def reflection_pad2d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_reflection_pad2d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReflectionPad2dBackward0()
+    _n = ReflectionPad2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -17667,7 +18054,7 @@ def reflection_pad2d(self, padding):
 _self_reflection_pad2d = reflection_pad2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReflectionPad3dBackward0(_Node):
+class ReflectionPad3DBackward0(_Node):
     _op_name = 'aten::reflection_pad3d'
 
     def apply(_n, grads):
@@ -17720,7 +18107,7 @@ def reflection_pad3d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_reflection_pad3d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReflectionPad3dBackward0()
+    _n = ReflectionPad3DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -17734,7 +18121,7 @@ def reflection_pad3d(self, padding):
 _self_reflection_pad3d = reflection_pad3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReplicationPad1dBackward0(_Node):
+class ReplicationPad1DBackward0(_Node):
     _op_name = 'aten::replication_pad1d'
 
     def apply(_n, grads):
@@ -17787,7 +18174,7 @@ def replication_pad1d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_replication_pad1d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReplicationPad1dBackward0()
+    _n = ReplicationPad1DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -17801,7 +18188,7 @@ def replication_pad1d(self, padding):
 _self_replication_pad1d = replication_pad1d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReplicationPad2dBackward0(_Node):
+class ReplicationPad2DBackward0(_Node):
     _op_name = 'aten::replication_pad2d'
 
     def apply(_n, grads):
@@ -17854,7 +18241,7 @@ def replication_pad2d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_replication_pad2d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReplicationPad2dBackward0()
+    _n = ReplicationPad2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -17868,7 +18255,7 @@ def replication_pad2d(self, padding):
 _self_replication_pad2d = replication_pad2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReplicationPad3dBackward0(_Node):
+class ReplicationPad3DBackward0(_Node):
     _op_name = 'aten::replication_pad3d'
 
     def apply(_n, grads):
@@ -17921,7 +18308,7 @@ def replication_pad3d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_replication_pad3d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReplicationPad3dBackward0()
+    _n = ReplicationPad3DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -17935,7 +18322,7 @@ def replication_pad3d(self, padding):
 _self_replication_pad3d = replication_pad3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleNearest1dBackward0(_Node):
+class UpsampleNearest1DBackward0(_Node):
     _op_name = 'aten::upsample_nearest1d.vec'
 
     def apply(_n, grads):
@@ -17989,7 +18376,7 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _n = UpsampleNearest1dBackward0()
+    _n = UpsampleNearest1DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_input = _SV(input)
@@ -18005,7 +18392,7 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
 _self_upsample_nearest1d_vec = upsample_nearest1d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleNearest2dBackward0(_Node):
+class UpsampleNearest2DBackward0(_Node):
     _op_name = 'aten::upsample_nearest2d.vec'
 
     def apply(_n, grads):
@@ -18059,7 +18446,7 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _n = UpsampleNearest2dBackward0()
+    _n = UpsampleNearest2DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_input = _SV(input)
@@ -18075,7 +18462,7 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
 _self_upsample_nearest2d_vec = upsample_nearest2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleNearestExact2dBackward0(_Node):
+class UpsampleNearestExact2DBackward0(_Node):
     _op_name = 'aten::_upsample_nearest_exact2d.vec'
 
     def apply(_n, grads):
@@ -18129,7 +18516,7 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _n = UpsampleNearestExact2dBackward0()
+    _n = UpsampleNearestExact2DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_input = _SV(input)
@@ -18145,7 +18532,7 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
 _self__upsample_nearest_exact2d_vec = _upsample_nearest_exact2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleLinear1dBackward0(_Node):
+class UpsampleLinear1DBackward0(_Node):
     _op_name = 'aten::upsample_linear1d.vec'
 
     def apply(_n, grads):
@@ -18200,7 +18587,7 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _n = UpsampleLinear1dBackward0()
+    _n = UpsampleLinear1DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_align_corners = align_corners
@@ -18218,7 +18605,7 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
 _self_upsample_linear1d_vec = upsample_linear1d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleBilinear2dBackward0(_Node):
+class UpsampleBilinear2DBackward0(_Node):
     _op_name = 'aten::upsample_bilinear2d.vec'
 
     def apply(_n, grads):
@@ -18273,7 +18660,7 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _n = UpsampleBilinear2dBackward0()
+    _n = UpsampleBilinear2DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_align_corners = align_corners
@@ -18291,7 +18678,7 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
 _self_upsample_bilinear2d_vec = upsample_bilinear2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleBicubic2dBackward0(_Node):
+class UpsampleBicubic2DBackward0(_Node):
     _op_name = 'aten::upsample_bicubic2d.vec'
 
     def apply(_n, grads):
@@ -18346,7 +18733,7 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _n = UpsampleBicubic2dBackward0()
+    _n = UpsampleBicubic2DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_align_corners = align_corners
@@ -18364,7 +18751,7 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
 _self_upsample_bicubic2d_vec = upsample_bicubic2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxUnpool2dBackward0(_Node):
+class MaxUnpool2DBackward0(_Node):
     _op_name = 'aten::max_unpool2d'
 
     def apply(_n, grads):
@@ -18418,7 +18805,7 @@ def max_unpool2d(self, indices, output_size):
     _need = _rg(self)
     if not _need:
         return _OP_max_unpool2d.redispatch(_below_ks((self, indices, output_size)), self, indices, output_size)
-    _n = MaxUnpool2dBackward0()
+    _n = MaxUnpool2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_indices = _SV(indices)
@@ -18651,7 +19038,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
 _self__embedding_bag = _embedding_bag   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class GridSampler2dBackward0(_Node):
+class GridSampler2DBackward0(_Node):
     _op_name = 'aten::grid_sampler_2d'
 
     def apply(_n, grads):
@@ -18719,7 +19106,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     _need = _rg(input) or _rg(grid)
     if not _need:
         return _OP_grid_sampler_2d.redispatch(_below_ks((input, grid, interpolation_mode, padding_mode, align_corners)), input, grid, interpolation_mode, padding_mode, align_corners)
-    _n = GridSampler2dBackward0()
+    _n = GridSampler2DBackward0()
     _n.next_edges = (_edge(input), _edge(grid), )
     if _rg(input) or _rg(grid):
         _n.s_align_corners = align_corners
@@ -19521,7 +19908,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
 _self_native_group_norm_backward = native_group_norm_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxPool2dWithIndicesBackwardBackward0(_Node):
+class MaxPool2DWithIndicesBackwardBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices_backward'
 
     def apply(_n, grads):
@@ -19586,7 +19973,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_max_pool2d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
-    _n = MaxPool2dWithIndicesBackwardBackward0()
+    _n = MaxPool2DWithIndicesBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_indices = _SV(indices)
@@ -19600,7 +19987,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
 _self_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AvgPool2dBackwardBackward0(_Node):
+class AvgPool2DBackwardBackward0(_Node):
     _op_name = 'aten::avg_pool2d_backward'
 
     def apply(_n, grads):
@@ -19667,7 +20054,7 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_avg_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    _n = AvgPool2dBackwardBackward0()
+    _n = AvgPool2DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_ceil_mode = ceil_mode
@@ -19691,7 +20078,7 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
 _self_avg_pool2d_backward = avg_pool2d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveAvgPool2dBackwardBackward0(_Node):
+class AdaptiveAvgPool2DBackwardBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool2d_backward'
 
     def apply(_n, grads):
@@ -19754,7 +20141,7 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP__adaptive_avg_pool2d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
-    _n = AdaptiveAvgPool2dBackwardBackward0()
+    _n = AdaptiveAvgPool2DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_grad_output_sym_sizes = grad_output._size
@@ -19929,7 +20316,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
 _self_nll_loss_backward = nll_loss_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class NllLoss2dBackwardBackward0(_Node):
+class NllLoss2DBackwardBackward0(_Node):
     _op_name = 'aten::nll_loss2d_backward'
 
     def apply(_n, grads):
@@ -20000,7 +20387,7 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_nll_loss2d_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
-    _n = NllLoss2dBackwardBackward0()
+    _n = NllLoss2DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_ignore_index = ignore_index
@@ -20492,7 +20879,7 @@ def _weight_norm_interface(v, g, dim=0):
 _self__weight_norm_interface = _weight_norm_interface   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxPool3dWithIndicesBackward0(_Node):
+class MaxPool3DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices'
 
     def apply(_n, grads):
@@ -20558,7 +20945,7 @@ def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0, 0, 0), dil
     _need = _rg(self)
     if not _need:
         return _OP_max_pool3d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _n = MaxPool3dWithIndicesBackward0()
+    _n = MaxPool3DWithIndicesBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ceil_mode = ceil_mode
@@ -20585,7 +20972,7 @@ def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0, 0, 0), dil
 _self_max_pool3d_with_indices = max_pool3d_with_indices   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxPool3dWithIndicesBackwardBackward0(_Node):
+class MaxPool3DWithIndicesBackwardBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices_backward'
 
     def apply(_n, grads):
@@ -20651,7 +21038,7 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_max_pool3d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
-    _n = MaxPool3dWithIndicesBackwardBackward0()
+    _n = MaxPool3DWithIndicesBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_indices = _SV(indices)
@@ -20665,7 +21052,7 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
 _self_max_pool3d_with_indices_backward = max_pool3d_with_indices_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AvgPool3dBackward0(_Node):
+class AvgPool3DBackward0(_Node):
     _op_name = 'aten::avg_pool3d'
 
     def apply(_n, grads):
@@ -20723,7 +21110,7 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False,
     _need = _rg(self)
     if not _need:
         return _OP_avg_pool3d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    _n = AvgPool3dBackward0()
+    _n = AvgPool3DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ceil_mode = ceil_mode
@@ -20747,7 +21134,7 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False,
 _self_avg_pool3d = avg_pool3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AvgPool3dBackwardBackward0(_Node):
+class AvgPool3DBackwardBackward0(_Node):
     _op_name = 'aten::avg_pool3d_backward'
 
     def apply(_n, grads):
@@ -20814,7 +21201,7 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_avg_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    _n = AvgPool3dBackwardBackward0()
+    _n = AvgPool3DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_ceil_mode = ceil_mode
@@ -20838,7 +21225,7 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
 _self_avg_pool3d_backward = avg_pool3d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveAvgPool3dBackward0(_Node):
+class AdaptiveAvgPool3DBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool3d'
 
     def apply(_n, grads):
@@ -20890,7 +21277,7 @@ def _adaptive_avg_pool3d(self, output_size):
     _need = _rg(self)
     if not _need:
         return _OP__adaptive_avg_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
-    _n = AdaptiveAvgPool3dBackward0()
+    _n = AdaptiveAvgPool3DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -20902,7 +21289,7 @@ def _adaptive_avg_pool3d(self, output_size):
 _self__adaptive_avg_pool3d = _adaptive_avg_pool3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveAvgPool3dBackwardBackward0(_Node):
+class AdaptiveAvgPool3DBackwardBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool3d_backward'
 
     def apply(_n, grads):
@@ -20967,7 +21354,7 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP__adaptive_avg_pool3d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
-    _n = AdaptiveAvgPool3dBackwardBackward0()
+    _n = AdaptiveAvgPool3DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_grad_output = _SV(grad_output)
@@ -20981,7 +21368,7 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
 _self__adaptive_avg_pool3d_backward = _adaptive_avg_pool3d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveMaxPool3dBackward0(_Node):
+class AdaptiveMaxPool3DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d'
 
     def apply(_n, grads):
@@ -21042,7 +21429,7 @@ def adaptive_max_pool3d(self, output_size):
     _need = _rg(self)
     if not _need:
         return _OP_adaptive_max_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
-    _n = AdaptiveMaxPool3dBackward0()
+    _n = AdaptiveMaxPool3DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -21059,7 +21446,7 @@ def adaptive_max_pool3d(self, output_size):
 _self_adaptive_max_pool3d = adaptive_max_pool3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveMaxPool3dBackwardBackward0(_Node):
+class AdaptiveMaxPool3DBackwardBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d_backward'
 
     def apply(_n, grads):
@@ -21125,7 +21512,7 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_adaptive_max_pool3d_backward.redispatch(_below_ks((grad_output, self, indices)), grad_output, self, indices)
-    _n = AdaptiveMaxPool3dBackwardBackward0()
+    _n = AdaptiveMaxPool3DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_indices = _SV(indices)

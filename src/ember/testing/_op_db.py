@@ -171,3 +171,6 @@ op_db += op_db_shape
 from ._op_db_nn import op_db_nn  # noqa: E402  (nn ops: convs, pools, norms, losses, attention)
 from ._op_db_nn2 import op_db_nn2  # noqa: E402  (the rest of issue 3's nn ops, svd/eigh, random ops)
 op_db += op_db_nn + op_db_nn2
+
+from ._op_db_misc3 import op_db_misc3  # noqa: E402  (antialiased interpolate, rsub.Scalar)
+op_db += op_db_misc3
