@@ -535,6 +535,8 @@ class Tensor:
             dtype = _dt.dtype_from_name({"Float": "float32", "Double": "float64", "Half": "float16",
                                          "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8",
                                          "Byte": "uint8", "Bool": "bool", "BFloat16": "bfloat16"}.get(name, name))
+        elif not isinstance(dtype, _dt.dtype) and dtype not in (float, int, bool, complex):
+            raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):

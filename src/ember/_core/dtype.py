@@ -138,6 +138,10 @@ _promote_cache = {}
 
 def promote_types(a, b):
     """torch.promote_types: the smallest dtype both a and b can be cast to without losing category."""
+    for i, (name, v) in enumerate((("type1", a), ("type2", b))):
+        if not isinstance(v, dtype):
+            raise TypeError(f"promote_types(): argument '{name}' (position {i + 1}) must be ember.dtype, "
+                            f"not {type(v).__name__}")
     key = (a, b)
     r = _promote_cache.get(key)
     if r is None:
