@@ -21,6 +21,8 @@ ALPHA_CALLS = [
     "sub(f, i, 2)", "rsub(h, f, alpha=3)", "add(h, 2, alpha=3)", "rsub(i, 1, alpha=1.5)",
     "add(i, i, alpha=np.int64(2))", "add(f, f, alpha=np.float32(2))", "rsub(f, 2, alpha=3)",
     "rsub(c, 1, 2j)", "rsub(2, f)", "add(f, i, alpha='x')",
+    "subtract(f, 2, 3)", "subtract(f, i, alpha=0.5)", "subtract(f, i, 2)", "subtract(i, i, alpha=True)",
+    "subtract(b, b)", "subtract(c, f, alpha=2j)",
 ]
 
 
@@ -49,6 +51,17 @@ def test_rsub_positional_alpha_only_for_a_number_other():
         ember.rsub(x, x, 2)
     with pytest.raises(TypeError):
         ember.add(x, x, 2)
+
+
+def test_subtract_is_sub():
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    assert x.subtract(2, 3).tolist() == [-5.0, -4.0]
+    y = x.detach().clone()
+    assert y.subtract_(ember.ones(2), alpha=2) is y and y.tolist() == [-1.0, 0.0]
+    out = ember.zeros(2)
+    assert ember.subtract(x.detach(), 1, out=out) is out and out.tolist() == [0.0, 1.0]
+    ember.subtract(x, x.detach(), alpha=2).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
 
 
 def test_alpha_checks_leave_inplace_target_unchanged():
