@@ -127,3 +127,15 @@ def test_out_resize_keeps_views_parity():
         res.append((out.tolist(), head.data_ptr() == out.data_ptr()))
     assert res[0] == res[1]
     np.testing.assert_array_equal(res[0][0], [-3.0, 2.0, 2.0, 2.0])
+
+
+def test_storage_pickles_and_copies_without_its_views():
+    import copy
+    import pickle
+    x = ember.arange(4.0)
+    v = x[1:]
+    s = x.untyped_storage()
+    for s2 in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s)):
+        assert bytes(s2) == bytes(s) and s2._views == []
+        s2.resize_(64)                       # growing the copy must not move the original's views
+        assert v.data_ptr() == x.data_ptr() + 4 and x.untyped_storage() is s

@@ -14,7 +14,7 @@ from .device import CPU, META, as_device
 
 
 class UntypedStorage:
-    __slots__ = ("_data", "_nbytes", "device", "_resizable", "_views", "__weakref__")
+    __slots__ = ("_data", "_nbytes", "device", "_resizable", "_views", "_views_cap", "__weakref__")
 
     def __init__(self, nbytes=0, device=None):
         dev = as_device(device) or CPU
@@ -30,6 +30,7 @@ class UntypedStorage:
         self.device = dev
         self._resizable = True
         self._views = []
+        self._views_cap = 64
 
     @classmethod
     def _from_numpy(cls, buf):
@@ -40,6 +41,7 @@ class UntypedStorage:
         self.device = CPU
         self._resizable = False
         self._views = []
+        self._views_cap = 64
         return self
 
     @classmethod
@@ -50,15 +52,27 @@ class UntypedStorage:
         self.device = META
         self._resizable = True
         self._views = []
+        self._views_cap = 64
         return self
 
     def _track(self, tensor):
         """Remember (weakly) a cpu tensor whose cached numpy view points into these bytes. Dead
-        references are dropped whenever the list has doubled since the last sweep."""
+        references are swept when the list reaches twice its size after the last sweep (amortised O(1))."""
         v = self._views
         v.append(weakref.ref(tensor))
-        if len(v) >= 64 and len(v) & (len(v) - 1) == 0:     # at 64, 128, 256, ...: sweep
+        if len(v) >= self._views_cap:
             v[:] = [r for r in v if r() is not None]
+            self._views_cap = max(64, 2 * len(v))
+
+    def __getstate__(self):
+        """Pickle/copy the bytes, not the (process-local, weak) list of views."""
+        return {"_data": self._data, "_nbytes": self._nbytes, "device": self.device, "_resizable": self._resizable}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            setattr(self, k, v)
+        self._views = []
+        self._views_cap = 64
 
     def _rebind_views(self, old):
         """After the bytes moved from `old` to `self._data`: re-point every live tensor view."""
