@@ -25,6 +25,8 @@ from ._creation import *  # noqa: F401,F403
 from ._functional_extras import *  # noqa: F401,F403
 from ._shape_extras import *  # noqa: F401,F403  (varargs and as_tuple forms of shape ops)
 from ._unique import unique, unique_consecutive  # noqa: F401
+from ._dtype_info import finfo, iinfo  # noqa: F401
+from . import _argcheck
 from ._random import manual_seed, seed, initial_seed, Generator, default_generator, get_rng_state, set_rng_state  # noqa: F401
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode, is_inference_mode_enabled  # noqa: F401
 
@@ -65,13 +67,16 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-def is_floating_point(t):
-    return t.dtype.is_floating_point
+def is_floating_point(input):
+    _argcheck.tensor("is_floating_point", "input", 1, input)
+    return input.dtype.is_floating_point
 
 
-def is_complex(t):
-    return t.dtype.is_complex
+def is_complex(input):
+    _argcheck.tensor("is_complex", "input", 1, input)
+    return input.dtype.is_complex
 
 
-def numel(t):
-    return t.numel()
+def numel(input):
+    _argcheck.tensor("numel", "input", 1, input)
+    return input.numel()

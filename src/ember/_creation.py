@@ -62,6 +62,9 @@ def _to_numpy(data, dt):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     from .kernels.common import as_dtype
+    if requires_grad is not False and requires_grad is not True:
+        from . import _argcheck
+        _argcheck.boolean("tensor", "requires_grad", None, requires_grad)
     dt = as_dtype(dtype)
     if isinstance(data, Tensor):
         t = data.detach().clone()
@@ -89,6 +92,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 def as_tensor(data, dtype=None, device=None):
     from .kernels.common import as_dtype
+    from . import _argcheck
+    _argcheck.dtype("as_tensor", "dtype", None, dtype)
     dt = as_dtype(dtype)
     dev = as_device(device)
     if isinstance(data, Tensor):

@@ -10,12 +10,31 @@ _CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_
 def broadcast_shapes(*shapes):
     from .kernels.common import broadcast_shapes as _bs
     from ._core.size import Size
-    return Size(_bs(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes]))
+    from ._bind_helpers import _is_int
+    norm_shapes = []
+    for s in shapes:
+        if _is_int(s):
+            s = (s,)
+        elif not hasattr(s, "__iter__"):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+        for v in s:
+            if not _is_int(v):
+                raise TypeError(f"broadcast_shapes(): a shape holds {type(v).__name__} {v!r}, expected int")
+        norm_shapes.append(tuple(int(v) for v in s))
+    return Size(_bs(*norm_shapes))
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """torch.norm: p may be a number, 'fro' or 'nuc' (torch/functional.py); built on ember.linalg."""
-    from . import linalg
+    from . import linalg, _argcheck
+    _argcheck.tensor("norm", "input", 1, input)
+    if dim is not None and not isinstance(dim, int):
+        _argcheck.int_list("norm", "dim", 3, dim)
+    _argcheck.boolean("norm", "keepdim", 4, keepdim)
+    _argcheck.tensor("norm", "out", None, out, optional=True)
+    _argcheck.dtype("norm", "dtype", None, dtype)
+    if isinstance(p, str) and p not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if isinstance(dim, int):
         dim = (dim,)
     if p == "nuc":

@@ -67,4 +67,7 @@ def get_rng_state():
 
 
 def set_rng_state(new_state):
+    from ._tensor import Tensor
+    if not isinstance(new_state, Tensor):
+        raise TypeError(f"expected a ember.ByteTensor, but got {type(new_state).__name__}")
     default_generator.set_state(new_state)

@@ -1,17 +1,22 @@
 """Python-level signatures torch gives some shape ops on top of their aten schemas (torch/functional.py):
 varargs tensor lists (einsum, meshgrid, broadcast_tensors, block_diag, cartesian_prod), tensordot's
 dims forms, nonzero(as_tuple=True), where(condition) as a tuple, and unfold's Tensor method."""
+from . import _argcheck as _chk
 from ._generated import functions as _F
 from ._tensor import Tensor
 
 __all__ = ["nonzero", "einsum", "tensordot", "meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "where"]
 
 
-def _tensors(args):
-    return list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+def _tensors(args, fname=None):
+    ts = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+    if fname is not None:
+        _chk.tensors(fname, "tensors", 1, ts)
+    return ts
 
 
 def nonzero(input, *, out=None, as_tuple=False):
+    _chk.boolean("nonzero", "as_tuple", None, as_tuple)
     if not as_tuple:
         return _F.nonzero(input, out=out)
     x = input.unsqueeze(0) if input.dim() == 0 else input
@@ -49,7 +54,10 @@ def einsum(*args):
         raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
                          "operand and its subscripts list")
     if isinstance(args[0], str):
-        return _F.einsum(args[0], _tensors(args[1:]))
+        if len(args) == 1:
+            raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
+                             "one operand and its subscripts list")
+        return _F.einsum(args[0], _tensors(args[1:], "einsum"))
     eq, ops = _sublist_equation(args)
     return _F.einsum(eq, ops)
 
@@ -57,6 +65,11 @@ def einsum(*args):
 def tensordot(a, b, dims=2, out=None):
     if isinstance(dims, Tensor):
         dims = dims.tolist()
+    _chk.tensor("tensordot", "a", 1, a)
+    _chk.tensor("tensordot", "b", 2, b)
+    if not (isinstance(dims, int) or isinstance(dims, (list, tuple)) and len(dims) == 2):
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
@@ -69,21 +82,25 @@ def tensordot(a, b, dims=2, out=None):
 
 
 def meshgrid(*tensors, indexing=None):
-    ts = _tensors(tensors)
+    ts = _tensors(tensors, "meshgrid")
+    if indexing is not None:
+        _chk.string("meshgrid", "indexing", None, indexing)
     if indexing is None:
         return tuple(_F.meshgrid(ts))
     return tuple(_F.meshgrid(ts, indexing=indexing))
 
 
 def broadcast_tensors(*tensors):
-    return tuple(_F.broadcast_tensors(_tensors(tensors)))
+    return tuple(_F.broadcast_tensors(_tensors(tensors, "broadcast_tensors")))
 
 
 def block_diag(*tensors):
+    _chk.tensors("block_diag", "tensors", 1, tensors)
     return _F.block_diag(list(tensors))
 
 
 def cartesian_prod(*tensors):
+    _chk.tensors("cartesian_prod", "tensors", 1, tensors)
     return _F.cartesian_prod(list(tensors))
 
 

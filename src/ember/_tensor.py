@@ -80,6 +80,7 @@ class Tensor:
         else:
             self._ks = _CPU_KS
             self._np = _np_view(storage._data, self._offset, self._size, self._stride, dtype)
+            storage._track(self)
         if _INFERENCE[0] and _tls.inference_mode:
             self._vc = INFERENCE_VC
         return self
@@ -220,6 +221,14 @@ class Tensor:
     def is_non_overlapping_and_dense(self):
         return is_non_overlapping_and_dense(self._size, self.stride())
 
+    def _rebind_np(self, buf):
+        """Re-point the cached numpy view at `buf`, the storage's bytes after they moved (resize_).
+        A view the (shrunk) storage no longer holds keeps the old bytes."""
+        try:
+            self._np = _np_view(buf, self.storage_offset(), self._size, self.stride(), self.dtype)
+        except (TypeError, ValueError):
+            pass
+
     def untyped_storage(self):
         st = self._storage
         if st is None:
@@ -228,6 +237,7 @@ class Tensor:
             st = self._storage = UntypedStorage._from_numpy(flat.view(np.uint8) if flat.size else
                                                             np.zeros(0, np.uint8))
             st._resizable = True
+            st._track(self)
         return st
 
     def data_ptr(self):
@@ -485,6 +495,8 @@ class Tensor:
             raise TypeError("data must be a Tensor")
         self._storage = other.untyped_storage() if other._np is not None else other._storage
         self._np = other._np
+        if self._np is not None:
+            self._storage._track(self)
         self._size, self._stride, self._offset = other._size, other.stride(), other._offset
         self.dtype = other.dtype
         self._ks = (other._ks & ~AUTOGRAD_BIT) | (self._ks & AUTOGRAD_BIT)
@@ -523,6 +535,8 @@ class Tensor:
             dtype = _dt.dtype_from_name({"Float": "float32", "Double": "float64", "Half": "float16",
                                          "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8",
                                          "Byte": "uint8", "Bool": "bool", "BFloat16": "bfloat16"}.get(name, name))
+        elif not isinstance(dtype, _dt.dtype) and dtype not in (float, int, bool, complex):
+            raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):

@@ -89,6 +89,11 @@ class Entry:
         self.group = {}      # input -> (names, position) when one formula gives several inputs' grads
         self.nondiff = set()
         self.result = raw.get("result")   # forward-mode rule: auto_element_wise | auto_linear | multilinear | expr
+        # `result: not_implemented`: no forward-mode rule (torch has none: _ctc_loss), so a dual input
+        # raises NotImplementedError instead of getting the auto_double_backward default
+        self.no_forward = self.result == "not_implemented"
+        if self.no_forward:
+            self.result = None
         for k, v in raw.items():
             if k in ("name", "output_differentiability", "result"):
                 continue
@@ -149,7 +154,9 @@ class Writer:
         self.lines.append(s)
 
     def class_name(self, base):
-        camel = "".join(p[:1].upper() + p[1:] for p in base.strip("_").split("_"))
+        # str.title() per word, as torch's codegen does: a letter after a digit is capitalised too
+        # (upsample_bilinear2d -> UpsampleBilinear2D, max_pool2d_with_indices -> MaxPool2DWithIndices)
+        camel = "".join(p.title() for p in base.strip("_").split("_"))
         n = self.class_names[camel]
         self.class_names[camel] += 1
         return f"{camel}Backward{n}"
@@ -426,7 +433,7 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w("")
     # the backward formulas are linear in grad and differentiable (the nn backward kernels too, via
     # derivatives_nn_double.yaml), so J·t = d<J^T u, t>/du serves every entry without a `result:`
-    if e.result is None and not inplace and not e.is_list_return() and not e.nondiff_outputs and e.inputs \
+    if e.result is None and not e.no_forward and not inplace and not e.is_list_return() and not e.nondiff_outputs and e.inputs \
             and not any(e.is_list(a) for a in e.inputs) and not any("grads" in _names(f) for f in e.formulas.values()):
         e.result = "auto_double_backward"
     # in-place ops: the tangent comes from the functional op's rule (jvp_of) evaluated at the old self,
@@ -470,7 +477,7 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             w.w("        _fw_attach(_res[0], _t)")
             w.w("        return _res")
     else:
-        w.w(f"        _fw_unsupported({str(fn.func.name)!r})")
+        w.w(f"        _fw_unsupported({str(fn.func.name.name)!r})")
     if inplace:
         w.w("    _check_inplace(self)")
     # torch's check_no_requires_grad: a tensor input without a formula (and not declared non_differentiable)

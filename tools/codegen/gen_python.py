@@ -363,6 +363,8 @@ def _shadows(earlier, later):
     b = later.positional + later.kwonly
     if [(x.name, x.default) for x in a] != [(x.name, x.default) for x in b]:
         return False
+    if len(earlier.positional) != len(later.positional):
+        return False   # rsub.Scalar takes alpha positionally where rsub.Tensor has it keyword-only
     for x, y in zip(a, b):
         if str(x.type) != str(y.type) and not (_is_tensor(x.type) and str(_base(y.type)) == "Scalar"):
             return False

@@ -38,6 +38,21 @@ class dtype:
     def __reduce__(self):
         return (dtype_from_name, (self.name,))
 
+    @property
+    def abbr(self):
+        """torch's short name: f32, bf16, f8e4m3fn, i64, u8, b8, c64 ..."""
+        n = self.name
+        if n == "bool":
+            return "b8"
+        if n == "bfloat16":
+            return "bf16"
+        if n.startswith("float8_"):
+            return "f8" + n[7:]
+        for long, short in (("uint", "u"), ("int", "i"), ("float", "f"), ("complex", "c")):
+            if n.startswith(long):
+                return short + n[len(long):]
+        return n
+
     def to_real(self):
         return {complex64: float32, complex128: float64}.get(self, self)
 
@@ -123,6 +138,10 @@ _promote_cache = {}
 
 def promote_types(a, b):
     """torch.promote_types: the smallest dtype both a and b can be cast to without losing category."""
+    for i, (name, v) in enumerate((("type1", a), ("type2", b))):
+        if not isinstance(v, dtype):
+            raise TypeError(f"promote_types(): argument '{name}' (position {i + 1}) must be ember.dtype, "
+                            f"not {type(v).__name__}")
     key = (a, b)
     r = _promote_cache.get(key)
     if r is None:

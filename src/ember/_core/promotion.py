@@ -98,4 +98,8 @@ def binary_result_type(a, b):
 
 def can_cast(from_, to):
     """torch.can_cast: casting may not lower the category (complex->float, float->int, int->bool)."""
+    for i, (name, v) in enumerate((("from_", from_), ("to", to))):
+        if not isinstance(v, D.dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {i + 1}) must be ember.dtype, "
+                            f"not {type(v).__name__}")
     return _CATEGORY[from_._kind] <= _CATEGORY[to._kind]

@@ -1,15 +1,20 @@
 """UntypedStorage: a flat, resizable byte buffer on a device (c10/core/StorageImpl.h).
 
 On cpu the bytes live in a 1-D numpy uint8 array (`_data`); on meta there are no bytes, only a size.
-Every view of a tensor holds the same storage object.
+Every view of a tensor holds the same storage object. Each cpu tensor caches a numpy view of the
+bytes, so the storage also keeps weak references to the tensors viewing it (`_track`): when
+`resize_` has to move the bytes to a bigger buffer, every live view is re-pointed at the new buffer,
+so views keep sharing memory as they do in torch, where the storage is resized in place.
 """
+import weakref
+
 import numpy as np
 
 from .device import CPU, META, as_device
 
 
 class UntypedStorage:
-    __slots__ = ("_data", "_nbytes", "device", "_resizable", "__weakref__")
+    __slots__ = ("_data", "_nbytes", "device", "_resizable", "_views", "_views_cap", "__weakref__")
 
     def __init__(self, nbytes=0, device=None):
         dev = as_device(device) or CPU
@@ -24,6 +29,8 @@ class UntypedStorage:
             self._data = None if dev.type == "meta" else np.zeros(nbytes, dtype=np.uint8)
         self.device = dev
         self._resizable = True
+        self._views = []
+        self._views_cap = 64
 
     @classmethod
     def _from_numpy(cls, buf):
@@ -33,6 +40,8 @@ class UntypedStorage:
         self._nbytes = buf.shape[0]
         self.device = CPU
         self._resizable = False
+        self._views = []
+        self._views_cap = 64
         return self
 
     @classmethod
@@ -42,7 +51,40 @@ class UntypedStorage:
         self._nbytes = int(nbytes)
         self.device = META
         self._resizable = True
+        self._views = []
+        self._views_cap = 64
         return self
+
+    def _track(self, tensor):
+        """Remember (weakly) a cpu tensor whose cached numpy view points into these bytes. Dead
+        references are swept when the list reaches twice its size after the last sweep (amortised O(1))."""
+        v = self._views
+        v.append(weakref.ref(tensor))
+        if len(v) >= self._views_cap:
+            v[:] = [r for r in v if r() is not None]
+            self._views_cap = max(64, 2 * len(v))
+
+    def __getstate__(self):
+        """Pickle/copy the bytes, not the (process-local, weak) list of views."""
+        return {"_data": self._data, "_nbytes": self._nbytes, "device": self.device, "_resizable": self._resizable}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            setattr(self, k, v)
+        self._views = []
+        self._views_cap = 64
+
+    def _rebind_views(self, old):
+        """After the bytes moved from `old` to `self._data`: re-point every live tensor view."""
+        live = []
+        for r in self._views:
+            t = r()
+            if t is None:
+                continue
+            live.append(r)
+            if t._np is not None and getattr(t, "_storage", None) is self:
+                t._rebind_np(self._data)
+        self._views = live
 
     def nbytes(self):
         return self._nbytes
@@ -71,11 +113,14 @@ class UntypedStorage:
             raise RuntimeError(f"Storage size must be non-negative, got {nbytes}")
         if not self._resizable:
             raise RuntimeError("Trying to resize storage that is not resizable")
-        if self._data is not None:
+        if self._data is not None and nbytes != self._nbytes:
+            old = self._data
             new = np.zeros(nbytes, dtype=np.uint8)
             n = min(nbytes, self._nbytes)
-            new[:n] = self._data[:n]
+            new[:n] = old[:n]
             self._data = new
+            self._nbytes = nbytes
+            self._rebind_views(old)
         self._nbytes = nbytes
         return self
 

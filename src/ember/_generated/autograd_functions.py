@@ -2745,7 +2745,7 @@ _OP_eq__Tensor = getattr(_aten.eq_, 'Tensor')
 
 def eq__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('eq_.Tensor')
+        _fw_unsupported('eq_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2797,7 +2797,7 @@ _OP_ne__Tensor = getattr(_aten.ne_, 'Tensor')
 
 def ne__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('ne_.Tensor')
+        _fw_unsupported('ne_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2849,7 +2849,7 @@ _OP_lt__Tensor = getattr(_aten.lt_, 'Tensor')
 
 def lt__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('lt_.Tensor')
+        _fw_unsupported('lt_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2901,7 +2901,7 @@ _OP_le__Tensor = getattr(_aten.le_, 'Tensor')
 
 def le__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('le_.Tensor')
+        _fw_unsupported('le_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -2953,7 +2953,7 @@ _OP_gt__Tensor = getattr(_aten.gt_, 'Tensor')
 
 def gt__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('gt_.Tensor')
+        _fw_unsupported('gt_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -3005,7 +3005,7 @@ _OP_ge__Tensor = getattr(_aten.ge_, 'Tensor')
 
 def ge__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
-        _fw_unsupported('ge_.Tensor')
+        _fw_unsupported('ge_')
     _check_inplace(self)
     _need = _rg(self) or _rg(other)
     if not _need:
@@ -6253,7 +6253,7 @@ _OP_random__to = getattr(_aten.random_, 'to')
 
 def random__to(self, to, *, generator=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('random_.to')
+        _fw_unsupported('random_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6333,7 +6333,7 @@ _OP_bernoulli__float = getattr(_aten.bernoulli_, 'float')
 
 def bernoulli__float(self, p=0.5, *, generator=None):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('bernoulli_.float')
+        _fw_unsupported('bernoulli_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6491,7 +6491,7 @@ def random__from(self, from_, to, *, generator=None, **_kw):
     if 'from' in _kw:
         from_ = _kw.pop('from')
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('random_.from')
+        _fw_unsupported('random_')
     _check_inplace(self)
     _need = _rg(self)
     if not _need:
@@ -6734,7 +6734,7 @@ def expm1_(self):
 _self_expm1_ = expm1_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class Log1pBackward0(_Node):
+class Log1PBackward0(_Node):
     _op_name = 'aten::log1p'
 
     def apply(_n, grads):
@@ -6781,7 +6781,7 @@ def log1p(self):
     _need = _rg(self)
     if not _need:
         return _OP_log1p.redispatch(_below_ks((self,)), self)
-    _n = Log1pBackward0()
+    _n = Log1PBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -6811,7 +6811,7 @@ def log1p_(self):
     _need = _rg(self)
     if not _need:
         return _OP_log1p_.redispatch(_below_ks((self,)), self)
-    _n = Log1pBackward0()
+    _n = Log1PBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(_saved_clone(self))
@@ -12432,7 +12432,7 @@ _OP_var_mean_dim = getattr(_aten.var_mean, 'dim')
 
 def var_mean_dim(self, dim, unbiased=True, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('var_mean.dim')
+        _fw_unsupported('var_mean')
     _need = _rg(self)
     if not _need:
         return _OP_var_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -12486,7 +12486,7 @@ _OP_var_mean_correction = getattr(_aten.var_mean, 'correction')
 
 def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('var_mean.correction')
+        _fw_unsupported('var_mean')
     _need = _rg(self)
     if not _need:
         return _OP_var_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -12597,7 +12597,7 @@ _OP_std_mean_dim = getattr(_aten.std_mean, 'dim')
 
 def std_mean_dim(self, dim, unbiased=True, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('std_mean.dim')
+        _fw_unsupported('std_mean')
     _need = _rg(self)
     if not _need:
         return _OP_std_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
@@ -12656,7 +12656,7 @@ _OP_std_mean_correction = getattr(_aten.std_mean, 'correction')
 
 def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('std_mean.correction')
+        _fw_unsupported('std_mean')
     _need = _rg(self)
     if not _need:
         return _OP_std_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
@@ -15670,6 +15670,393 @@ def vdot(self, other):
 _self_vdot = vdot   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class UpsampleBilinear2DAaBackward0(_Node):
+    _op_name = 'aten::_upsample_bilinear2d_aa'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = _aten._upsample_bilinear2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_bilinear2d_aa = getattr(_aten._upsample_bilinear2d_aa, 'default')
+
+
+def _jvp__upsample_bilinear2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_bilinear2d_aa(_z(_ts[0], self), output_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__upsample_bilinear2d_aa(self, output_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_bilinear2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _n = UpsampleBilinear2DAaBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_align_corners = align_corners
+    if _rg(self):
+        _n.s_output_size = output_size
+    if _rg(self):
+        _n.s_scales_h = scales_h
+    if _rg(self):
+        _n.s_scales_w = scales_w
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_bilinear2d_aa = _upsample_bilinear2d_aa   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleBicubic2DAaBackward0(_Node):
+    _op_name = 'aten::_upsample_bicubic2d_aa'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = _aten._upsample_bicubic2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_bicubic2d_aa = getattr(_aten._upsample_bicubic2d_aa, 'default')
+
+
+def _jvp__upsample_bicubic2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_bicubic2d_aa(_z(_ts[0], self), output_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__upsample_bicubic2d_aa(self, output_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_bicubic2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _n = UpsampleBicubic2DAaBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_align_corners = align_corners
+    if _rg(self):
+        _n.s_output_size = output_size
+    if _rg(self):
+        _n.s_scales_h = scales_h
+    if _rg(self):
+        _n.s_scales_w = scales_w
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_bicubic2d_aa = _upsample_bicubic2d_aa   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleLanczos2DAaBackward0(_Node):
+    _op_name = 'aten::_upsample_lanczos2d_aa'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = _aten._upsample_lanczos2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_lanczos2d_aa = getattr(_aten._upsample_lanczos2d_aa, 'default')
+
+
+def _jvp__upsample_lanczos2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_lanczos2d_aa(_z(_ts[0], self), output_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__upsample_lanczos2d_aa(self, output_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_lanczos2d_aa(_ts, self, output_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _n = UpsampleLanczos2DAaBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_align_corners = align_corners
+    if _rg(self):
+        _n.s_output_size = output_size
+    if _rg(self):
+        _n.s_scales_h = scales_h
+    if _rg(self):
+        _n.s_scales_w = scales_w
+    if _rg(self):
+        _n.s_self_sym_sizes = self._size
+    _res = _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_lanczos2d_aa = _upsample_lanczos2d_aa   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleBilinear2DAaBackwardBackward0(_Node):
+    _op_name = 'aten::_upsample_bilinear2d_aa_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            _r0 = _aten._upsample_bilinear2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_bilinear2d_aa_backward = getattr(_aten._upsample_bilinear2d_aa_backward, 'default')
+
+
+def _jvp__upsample_bilinear2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_bilinear2d_aa_backward(_z(_ts[0], grad_output), output_size, input_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((grad_output, )):
+        _ts = _fw_take((grad_output, ))
+        try:
+            _res = _self__upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_bilinear2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output)
+    if not _need:
+        return _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _n = UpsampleBilinear2DAaBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), )
+    if _rg(grad_output):
+        _n.s_align_corners = align_corners
+    if _rg(grad_output):
+        _n.s_output_size = output_size
+    if _rg(grad_output):
+        _n.s_scales_h = scales_h
+    if _rg(grad_output):
+        _n.s_scales_w = scales_w
+    _res = _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_bilinear2d_aa_backward = _upsample_bilinear2d_aa_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleBicubic2DAaBackwardBackward0(_Node):
+    _op_name = 'aten::_upsample_bicubic2d_aa_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            _r0 = _aten._upsample_bicubic2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_bicubic2d_aa_backward = getattr(_aten._upsample_bicubic2d_aa_backward, 'default')
+
+
+def _jvp__upsample_bicubic2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_bicubic2d_aa_backward(_z(_ts[0], grad_output), output_size, input_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((grad_output, )):
+        _ts = _fw_take((grad_output, ))
+        try:
+            _res = _self__upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_bicubic2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output)
+    if not _need:
+        return _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _n = UpsampleBicubic2DAaBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), )
+    if _rg(grad_output):
+        _n.s_align_corners = align_corners
+    if _rg(grad_output):
+        _n.s_output_size = output_size
+    if _rg(grad_output):
+        _n.s_scales_h = scales_h
+    if _rg(grad_output):
+        _n.s_scales_w = scales_w
+    _res = _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_bicubic2d_aa_backward = _upsample_bicubic2d_aa_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UpsampleLanczos2DAaBackwardBackward0(_Node):
+    _op_name = 'aten::_upsample_lanczos2d_aa_backward'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            align_corners = _n.s_align_corners
+            output_size = _n.s_output_size
+            scales_h = _n.s_scales_h
+            scales_w = _n.s_scales_w
+            _r0 = _aten._upsample_lanczos2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__upsample_lanczos2d_aa_backward = getattr(_aten._upsample_lanczos2d_aa_backward, 'default')
+
+
+def _jvp__upsample_lanczos2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, result):
+    _o = None
+    _o = _OP__upsample_lanczos2d_aa_backward(_z(_ts[0], grad_output), output_size, input_size, align_corners, scales_h, scales_w)
+    return _o
+
+
+def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _FW[0] and _fw_has((grad_output, )):
+        _ts = _fw_take((grad_output, ))
+        try:
+            _res = _self__upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+            _t = _jvp__upsample_lanczos2d_aa_backward(_ts, grad_output, output_size, input_size, align_corners, scales_h, scales_w, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(grad_output)
+    if not _need:
+        return _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _n = UpsampleLanczos2DAaBackwardBackward0()
+    _n.next_edges = (_edge(grad_output), )
+    if _rg(grad_output):
+        _n.s_align_corners = align_corners
+    if _rg(grad_output):
+        _n.s_output_size = output_size
+    if _rg(grad_output):
+        _n.s_scales_h = scales_h
+    if _rg(grad_output):
+        _n.s_scales_w = scales_w
+    _res = _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__upsample_lanczos2d_aa_backward = _upsample_lanczos2d_aa_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class ConvolutionBackward0(_Node):
     _op_name = 'aten::convolution'
 
@@ -16008,7 +16395,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
 _self_nll_loss_forward = nll_loss_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class NllLoss2dForwardBackward0(_Node):
+class NllLoss2DForwardBackward0(_Node):
     _op_name = 'aten::nll_loss2d_forward'
 
     def apply(_n, grads):
@@ -16082,7 +16469,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     _need = _rg(self)
     if not _need:
         return _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
-    _n = NllLoss2dForwardBackward0()
+    _n = NllLoss2DForwardBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ignore_index = ignore_index
@@ -16103,7 +16490,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
 _self_nll_loss2d_forward = nll_loss2d_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxPool2dWithIndicesBackward0(_Node):
+class MaxPool2DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices'
 
     def apply(_n, grads):
@@ -16169,7 +16556,7 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
     _need = _rg(self)
     if not _need:
         return _OP_max_pool2d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _n = MaxPool2dWithIndicesBackward0()
+    _n = MaxPool2DWithIndicesBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ceil_mode = ceil_mode
@@ -16196,7 +16583,7 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
 _self_max_pool2d_with_indices = max_pool2d_with_indices   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxPool1dWithIndicesBackward0(_Node):
+class MaxPool1DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool1d_with_indices'
 
     def apply(_n, grads):
@@ -16257,7 +16644,7 @@ def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation
     _need = _rg(self)
     if not _need:
         return _OP_max_pool1d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _n = MaxPool1dWithIndicesBackward0()
+    _n = MaxPool1DWithIndicesBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -16270,7 +16657,7 @@ def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation
 _self_max_pool1d_with_indices = max_pool1d_with_indices   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveMaxPool2dBackward0(_Node):
+class AdaptiveMaxPool2DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool2d'
 
     def apply(_n, grads):
@@ -16331,7 +16718,7 @@ def adaptive_max_pool2d(self, output_size):
     _need = _rg(self)
     if not _need:
         return _OP_adaptive_max_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
-    _n = AdaptiveMaxPool2dBackward0()
+    _n = AdaptiveMaxPool2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -16832,7 +17219,7 @@ def native_dropout(input, p, train):
 _self_native_dropout = native_dropout   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AvgPool2dBackward0(_Node):
+class AvgPool2DBackward0(_Node):
     _op_name = 'aten::avg_pool2d'
 
     def apply(_n, grads):
@@ -16890,7 +17277,7 @@ def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, co
     _need = _rg(self)
     if not _need:
         return _OP_avg_pool2d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    _n = AvgPool2dBackward0()
+    _n = AvgPool2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ceil_mode = ceil_mode
@@ -16914,7 +17301,7 @@ def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, co
 _self_avg_pool2d = avg_pool2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveAvgPool2dBackward0(_Node):
+class AdaptiveAvgPool2DBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool2d'
 
     def apply(_n, grads):
@@ -16966,7 +17353,7 @@ def _adaptive_avg_pool2d(self, output_size):
     _need = _rg(self)
     if not _need:
         return _OP__adaptive_avg_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
-    _n = AdaptiveAvgPool2dBackward0()
+    _n = AdaptiveAvgPool2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -17752,7 +18139,7 @@ def constant_pad_nd(self, pad, value=0):
 _self_constant_pad_nd = constant_pad_nd   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class Im2colBackward0(_Node):
+class Im2ColBackward0(_Node):
     _op_name = 'aten::im2col'
 
     def apply(_n, grads):
@@ -17806,7 +18193,7 @@ def im2col(self, kernel_size, dilation, padding, stride):
     _need = _rg(self)
     if not _need:
         return _OP_im2col.redispatch(_below_ks((self, kernel_size, dilation, padding, stride)), self, kernel_size, dilation, padding, stride)
-    _n = Im2colBackward0()
+    _n = Im2ColBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_dilation = dilation
@@ -17826,7 +18213,7 @@ def im2col(self, kernel_size, dilation, padding, stride):
 _self_im2col = im2col   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class Col2imBackward0(_Node):
+class Col2ImBackward0(_Node):
     _op_name = 'aten::col2im'
 
     def apply(_n, grads):
@@ -17878,7 +18265,7 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
     _need = _rg(self)
     if not _need:
         return _OP_col2im.redispatch(_below_ks((self, output_size, kernel_size, dilation, padding, stride)), self, output_size, kernel_size, dilation, padding, stride)
-    _n = Col2imBackward0()
+    _n = Col2ImBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_dilation = dilation
@@ -17963,7 +18350,7 @@ def _pad_circular(self, pad):
 _self__pad_circular = _pad_circular   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReflectionPad1dBackward0(_Node):
+class ReflectionPad1DBackward0(_Node):
     _op_name = 'aten::reflection_pad1d'
 
     def apply(_n, grads):
@@ -18016,7 +18403,7 @@ def reflection_pad1d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_reflection_pad1d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReflectionPad1dBackward0()
+    _n = ReflectionPad1DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -18030,7 +18417,7 @@ def reflection_pad1d(self, padding):
 _self_reflection_pad1d = reflection_pad1d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReflectionPad2dBackward0(_Node):
+class ReflectionPad2DBackward0(_Node):
     _op_name = 'aten::reflection_pad2d'
 
     def apply(_n, grads):
@@ -18083,7 +18470,7 @@ def reflection_pad2d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_reflection_pad2d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReflectionPad2dBackward0()
+    _n = ReflectionPad2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -18097,7 +18484,7 @@ def reflection_pad2d(self, padding):
 _self_reflection_pad2d = reflection_pad2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReflectionPad3dBackward0(_Node):
+class ReflectionPad3DBackward0(_Node):
     _op_name = 'aten::reflection_pad3d'
 
     def apply(_n, grads):
@@ -18150,7 +18537,7 @@ def reflection_pad3d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_reflection_pad3d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReflectionPad3dBackward0()
+    _n = ReflectionPad3DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -18164,7 +18551,7 @@ def reflection_pad3d(self, padding):
 _self_reflection_pad3d = reflection_pad3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReplicationPad1dBackward0(_Node):
+class ReplicationPad1DBackward0(_Node):
     _op_name = 'aten::replication_pad1d'
 
     def apply(_n, grads):
@@ -18217,7 +18604,7 @@ def replication_pad1d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_replication_pad1d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReplicationPad1dBackward0()
+    _n = ReplicationPad1DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -18231,7 +18618,7 @@ def replication_pad1d(self, padding):
 _self_replication_pad1d = replication_pad1d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReplicationPad2dBackward0(_Node):
+class ReplicationPad2DBackward0(_Node):
     _op_name = 'aten::replication_pad2d'
 
     def apply(_n, grads):
@@ -18284,7 +18671,7 @@ def replication_pad2d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_replication_pad2d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReplicationPad2dBackward0()
+    _n = ReplicationPad2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -18298,7 +18685,7 @@ def replication_pad2d(self, padding):
 _self_replication_pad2d = replication_pad2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ReplicationPad3dBackward0(_Node):
+class ReplicationPad3DBackward0(_Node):
     _op_name = 'aten::replication_pad3d'
 
     def apply(_n, grads):
@@ -18351,7 +18738,7 @@ def replication_pad3d(self, padding):
     _need = _rg(self)
     if not _need:
         return _OP_replication_pad3d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReplicationPad3dBackward0()
+    _n = ReplicationPad3DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_padding = padding
@@ -18365,7 +18752,7 @@ def replication_pad3d(self, padding):
 _self_replication_pad3d = replication_pad3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleNearest1dBackward0(_Node):
+class UpsampleNearest1DBackward0(_Node):
     _op_name = 'aten::upsample_nearest1d.vec'
 
     def apply(_n, grads):
@@ -18419,7 +18806,7 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _n = UpsampleNearest1dBackward0()
+    _n = UpsampleNearest1DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_input = _SV(input)
@@ -18435,7 +18822,7 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
 _self_upsample_nearest1d_vec = upsample_nearest1d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleNearest2dBackward0(_Node):
+class UpsampleNearest2DBackward0(_Node):
     _op_name = 'aten::upsample_nearest2d.vec'
 
     def apply(_n, grads):
@@ -18489,7 +18876,7 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _n = UpsampleNearest2dBackward0()
+    _n = UpsampleNearest2DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_input = _SV(input)
@@ -18505,7 +18892,7 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
 _self_upsample_nearest2d_vec = upsample_nearest2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleNearestExact2dBackward0(_Node):
+class UpsampleNearestExact2DBackward0(_Node):
     _op_name = 'aten::_upsample_nearest_exact2d.vec'
 
     def apply(_n, grads):
@@ -18559,7 +18946,7 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _n = UpsampleNearestExact2dBackward0()
+    _n = UpsampleNearestExact2DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_input = _SV(input)
@@ -18575,7 +18962,7 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
 _self__upsample_nearest_exact2d_vec = _upsample_nearest_exact2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleLinear1dBackward0(_Node):
+class UpsampleLinear1DBackward0(_Node):
     _op_name = 'aten::upsample_linear1d.vec'
 
     def apply(_n, grads):
@@ -18630,7 +19017,7 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _n = UpsampleLinear1dBackward0()
+    _n = UpsampleLinear1DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_align_corners = align_corners
@@ -18648,7 +19035,7 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
 _self_upsample_linear1d_vec = upsample_linear1d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleBilinear2dBackward0(_Node):
+class UpsampleBilinear2DBackward0(_Node):
     _op_name = 'aten::upsample_bilinear2d.vec'
 
     def apply(_n, grads):
@@ -18703,7 +19090,7 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _n = UpsampleBilinear2dBackward0()
+    _n = UpsampleBilinear2DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_align_corners = align_corners
@@ -18721,7 +19108,7 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
 _self_upsample_bilinear2d_vec = upsample_bilinear2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class UpsampleBicubic2dBackward0(_Node):
+class UpsampleBicubic2DBackward0(_Node):
     _op_name = 'aten::upsample_bicubic2d.vec'
 
     def apply(_n, grads):
@@ -18776,7 +19163,7 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
     _need = _rg(input)
     if not _need:
         return _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _n = UpsampleBicubic2dBackward0()
+    _n = UpsampleBicubic2DBackward0()
     _n.next_edges = (_edge(input), )
     if _rg(input):
         _n.s_align_corners = align_corners
@@ -18794,7 +19181,7 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
 _self_upsample_bicubic2d_vec = upsample_bicubic2d_vec   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxUnpool2dBackward0(_Node):
+class MaxUnpool2DBackward0(_Node):
     _op_name = 'aten::max_unpool2d'
 
     def apply(_n, grads):
@@ -18848,7 +19235,7 @@ def max_unpool2d(self, indices, output_size):
     _need = _rg(self)
     if not _need:
         return _OP_max_unpool2d.redispatch(_below_ks((self, indices, output_size)), self, indices, output_size)
-    _n = MaxUnpool2dBackward0()
+    _n = MaxUnpool2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_indices = _SV(indices)
@@ -19081,7 +19468,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
 _self__embedding_bag = _embedding_bag   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class GridSampler2dBackward0(_Node):
+class GridSampler2DBackward0(_Node):
     _op_name = 'aten::grid_sampler_2d'
 
     def apply(_n, grads):
@@ -19149,7 +19536,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     _need = _rg(input) or _rg(grid)
     if not _need:
         return _OP_grid_sampler_2d.redispatch(_below_ks((input, grid, interpolation_mode, padding_mode, align_corners)), input, grid, interpolation_mode, padding_mode, align_corners)
-    _n = GridSampler2dBackward0()
+    _n = GridSampler2DBackward0()
     _n.next_edges = (_edge(input), _edge(grid), )
     if _rg(input) or _rg(grid):
         _n.s_align_corners = align_corners
@@ -19212,33 +19599,9 @@ class CtcLossBackward0(_Node):
 _OP__ctc_loss = getattr(_aten._ctc_loss, 'default')
 
 
-def _jvp__ctc_loss(_ts, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result):
-    _o = None
-    _all = result
-    result0 = result[0]
-    result1 = result[1]
-    result = result[0]
-    _u = _fw_seed(result)
-    _gs, _tt = [], []
-    with _fw_enable_grad():
-        grad = _u
-        if _ts[0] is not None:
-            _gs.append(sum_to(_aten._ctc_loss_backward.default(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity), log_probs._size))
-            _tt.append(_ts[0])
-        _o = _fw_transpose(_gs, _u, _tt, result)
-    return _o
-
-
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     if _FW[0] and _fw_has((log_probs, )):
-        _ts = _fw_take((log_probs, ))
-        try:
-            _res = _self__ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
-            _t = _jvp__ctc_loss(_ts, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, _res)
-        finally:
-            _fw_restore()
-        _fw_attach(_res[0], _t)
-        return _res
+        _fw_unsupported('_ctc_loss')
     _need = _rg(log_probs)
     if not _need:
         return _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
@@ -19264,6 +19627,87 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
 
 
 _self__ctc_loss = _ctc_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class CtcLossBackward1(_Node):
+    _op_name = 'aten::_ctc_loss.Tensor'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            blank = _n.s_blank
+            input_lengths = _n.s_input_lengths.unpack(_n)
+            log_probs = _n.s_log_probs.unpack(_n)
+            result0 = _n.s_result0.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            target_lengths = _n.s_target_lengths.unpack(_n)
+            targets = _n.s_targets.unpack(_n)
+            zero_infinity = _n.s_zero_infinity
+            _r0 = _aten._ctc_loss_backward.Tensor(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input_lengths', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_log_probs', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_target_lengths', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_targets', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__ctc_loss_Tensor = getattr(_aten._ctc_loss, 'Tensor')
+
+
+def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if _FW[0] and _fw_has((log_probs, )):
+        _fw_unsupported('_ctc_loss')
+    _no_rg(input_lengths, 'input_lengths', '_ctc_loss')
+    _no_rg(target_lengths, 'target_lengths', '_ctc_loss')
+    _need = _rg(log_probs)
+    if not _need:
+        return _OP__ctc_loss_Tensor.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    _n = CtcLossBackward1()
+    _n.next_edges = (_edge(log_probs), )
+    if _rg(log_probs):
+        _n.s_blank = blank
+    if _rg(log_probs):
+        _n.s_input_lengths = _SV(input_lengths)
+    if _rg(log_probs):
+        _n.s_log_probs = _SV(log_probs)
+    if _rg(log_probs):
+        _n.s_target_lengths = _SV(target_lengths)
+    if _rg(log_probs):
+        _n.s_targets = _SV(targets)
+    if _rg(log_probs):
+        _n.s_zero_infinity = zero_infinity
+    _res = _OP__ctc_loss_Tensor.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    _set_history(_res, _n, True)
+    _n.s_result0 = _SV(_res[0], True)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self__ctc_loss_Tensor = _ctc_loss_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SoftmaxBackwardDataBackward0(_Node):
@@ -19894,7 +20338,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
 _self_native_group_norm_backward = native_group_norm_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxPool2dWithIndicesBackwardBackward0(_Node):
+class MaxPool2DWithIndicesBackwardBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices_backward'
 
     def apply(_n, grads):
@@ -19959,7 +20403,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_max_pool2d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
-    _n = MaxPool2dWithIndicesBackwardBackward0()
+    _n = MaxPool2DWithIndicesBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_indices = _SV(indices)
@@ -19973,7 +20417,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
 _self_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AvgPool2dBackwardBackward0(_Node):
+class AvgPool2DBackwardBackward0(_Node):
     _op_name = 'aten::avg_pool2d_backward'
 
     def apply(_n, grads):
@@ -20040,7 +20484,7 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_avg_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    _n = AvgPool2dBackwardBackward0()
+    _n = AvgPool2DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_ceil_mode = ceil_mode
@@ -20064,7 +20508,7 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
 _self_avg_pool2d_backward = avg_pool2d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveAvgPool2dBackwardBackward0(_Node):
+class AdaptiveAvgPool2DBackwardBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool2d_backward'
 
     def apply(_n, grads):
@@ -20127,7 +20571,7 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP__adaptive_avg_pool2d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
-    _n = AdaptiveAvgPool2dBackwardBackward0()
+    _n = AdaptiveAvgPool2DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_grad_output_sym_sizes = grad_output._size
@@ -20302,7 +20746,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
 _self_nll_loss_backward = nll_loss_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class NllLoss2dBackwardBackward0(_Node):
+class NllLoss2DBackwardBackward0(_Node):
     _op_name = 'aten::nll_loss2d_backward'
 
     def apply(_n, grads):
@@ -20373,7 +20817,7 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_nll_loss2d_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
-    _n = NllLoss2dBackwardBackward0()
+    _n = NllLoss2DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_ignore_index = ignore_index
@@ -20865,7 +21309,7 @@ def _weight_norm_interface(v, g, dim=0):
 _self__weight_norm_interface = _weight_norm_interface   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxPool3dWithIndicesBackward0(_Node):
+class MaxPool3DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices'
 
     def apply(_n, grads):
@@ -20931,7 +21375,7 @@ def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0, 0, 0), dil
     _need = _rg(self)
     if not _need:
         return _OP_max_pool3d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _n = MaxPool3dWithIndicesBackward0()
+    _n = MaxPool3DWithIndicesBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ceil_mode = ceil_mode
@@ -20958,7 +21402,7 @@ def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0, 0, 0), dil
 _self_max_pool3d_with_indices = max_pool3d_with_indices   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxPool3dWithIndicesBackwardBackward0(_Node):
+class MaxPool3DWithIndicesBackwardBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices_backward'
 
     def apply(_n, grads):
@@ -21024,7 +21468,7 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_max_pool3d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
-    _n = MaxPool3dWithIndicesBackwardBackward0()
+    _n = MaxPool3DWithIndicesBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_indices = _SV(indices)
@@ -21038,7 +21482,7 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
 _self_max_pool3d_with_indices_backward = max_pool3d_with_indices_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AvgPool3dBackward0(_Node):
+class AvgPool3DBackward0(_Node):
     _op_name = 'aten::avg_pool3d'
 
     def apply(_n, grads):
@@ -21096,7 +21540,7 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False,
     _need = _rg(self)
     if not _need:
         return _OP_avg_pool3d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    _n = AvgPool3dBackward0()
+    _n = AvgPool3DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ceil_mode = ceil_mode
@@ -21120,7 +21564,7 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False,
 _self_avg_pool3d = avg_pool3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AvgPool3dBackwardBackward0(_Node):
+class AvgPool3DBackwardBackward0(_Node):
     _op_name = 'aten::avg_pool3d_backward'
 
     def apply(_n, grads):
@@ -21187,7 +21631,7 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_avg_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    _n = AvgPool3dBackwardBackward0()
+    _n = AvgPool3DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_ceil_mode = ceil_mode
@@ -21211,7 +21655,7 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
 _self_avg_pool3d_backward = avg_pool3d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveAvgPool3dBackward0(_Node):
+class AdaptiveAvgPool3DBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool3d'
 
     def apply(_n, grads):
@@ -21263,7 +21707,7 @@ def _adaptive_avg_pool3d(self, output_size):
     _need = _rg(self)
     if not _need:
         return _OP__adaptive_avg_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
-    _n = AdaptiveAvgPool3dBackward0()
+    _n = AdaptiveAvgPool3DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -21275,7 +21719,7 @@ def _adaptive_avg_pool3d(self, output_size):
 _self__adaptive_avg_pool3d = _adaptive_avg_pool3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveAvgPool3dBackwardBackward0(_Node):
+class AdaptiveAvgPool3DBackwardBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool3d_backward'
 
     def apply(_n, grads):
@@ -21340,7 +21784,7 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP__adaptive_avg_pool3d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
-    _n = AdaptiveAvgPool3dBackwardBackward0()
+    _n = AdaptiveAvgPool3DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_grad_output = _SV(grad_output)
@@ -21354,7 +21798,7 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
 _self__adaptive_avg_pool3d_backward = _adaptive_avg_pool3d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveMaxPool3dBackward0(_Node):
+class AdaptiveMaxPool3DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d'
 
     def apply(_n, grads):
@@ -21415,7 +21859,7 @@ def adaptive_max_pool3d(self, output_size):
     _need = _rg(self)
     if not _need:
         return _OP_adaptive_max_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
-    _n = AdaptiveMaxPool3dBackward0()
+    _n = AdaptiveMaxPool3DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_self = _SV(self)
@@ -21432,7 +21876,7 @@ def adaptive_max_pool3d(self, output_size):
 _self_adaptive_max_pool3d = adaptive_max_pool3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class AdaptiveMaxPool3dBackwardBackward0(_Node):
+class AdaptiveMaxPool3DBackwardBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d_backward'
 
     def apply(_n, grads):
@@ -21498,7 +21942,7 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
     _need = _rg(grad_output) or _rg(self)
     if not _need:
         return _OP_adaptive_max_pool3d_backward.redispatch(_below_ks((grad_output, self, indices)), grad_output, self, indices)
-    _n = AdaptiveMaxPool3dBackwardBackward0()
+    _n = AdaptiveMaxPool3DBackwardBackward0()
     _n.next_edges = (_edge(grad_output), _edge(self), )
     if _rg(grad_output):
         _n.s_indices = _SV(indices)

@@ -9,6 +9,7 @@ _ops = _opsmod.ops
 
 _op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
 _op__adaptive_avg_pool3d_default = _ops.aten._adaptive_avg_pool3d.default
+_op__ctc_loss_Tensor = _ops.aten._ctc_loss.Tensor
 _op__ctc_loss_default = _ops.aten._ctc_loss.default
 _op__embedding_bag_default = _ops.aten._embedding_bag.default
 _op__linalg_eigh_default = _ops.aten._linalg_eigh.default
@@ -472,6 +473,7 @@ _op_round_out = _ops.aten.round.out
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
+_op_rsub_Scalar = _ops.aten.rsub.Scalar
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
 _op_scatter_add_default = _ops.aten.scatter_add.default
@@ -532,6 +534,9 @@ _op_std_mean_dim = _ops.aten.std_mean.dim
 _op_std_out = _ops.aten.std.out
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub_out = _ops.aten.sub.out
+_op_subtract_Scalar = _ops.aten.subtract.Scalar
+_op_subtract_Tensor = _ops.aten.subtract.Tensor
+_op_subtract_out = _ops.aten.subtract.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_svd_U = _ops.aten.svd.U
@@ -2557,6 +2562,122 @@ def prelu(input, weight):
         raise _bad_arg('prelu', 'weight', 2, 'Tensor', weight)
     return _op_prelu_default(input, weight)
 
+def __ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    s = 0
+    if not isinstance(log_probs, Tensor):
+        return None
+    if not isinstance(targets, Tensor):
+        return None
+    if not isinstance(input_lengths, Tensor):
+        return None
+    if not isinstance(target_lengths, Tensor):
+        return None
+    if not _is_int(blank):
+        return None
+    if not isinstance(zero_infinity, bool):
+        return None
+    return s
+
+def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+def __ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    s = 0
+    if not isinstance(log_probs, Tensor):
+        return None
+    if not isinstance(targets, Tensor):
+        return None
+    if not _is_intlist(input_lengths):
+        return None
+    if not _is_intlist(target_lengths):
+        return None
+    if not _is_int(blank):
+        return None
+    if not isinstance(zero_infinity, bool):
+        return None
+    return s
+
+def __ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    return _op__ctc_loss_default(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+__ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0), (__ctc_loss_c1, __ctc_loss_b1),)
+__ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, bool zero_infinity = False)')
+
+def _ctc_loss(*args, **kwargs):
+    best = None
+    for c, b in __ctc_loss_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
+
+def _subtract_c0(input, other, *, alpha=1, out=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, Tensor):
+        if not _is_num(other):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, Tensor) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _subtract_b0(input, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_subtract_Tensor(input, other)
+    if out is not None:
+        return _op_subtract_out(input, other, alpha=alpha, out=out)
+    return _op_subtract_Tensor(input, other, alpha=alpha)
+
+def _subtract_c1(input, other, alpha=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_num(other):
+        if not (isinstance(other, Tensor) and other.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, Tensor) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _subtract_b1(input, other, alpha=1):
+    return _op_subtract_Scalar(input, other, alpha)
+
+_subtract_ovs = ((_subtract_c0, _subtract_b0), (_subtract_c1, _subtract_b1),)
+_subtract_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Scalar other, Scalar alpha = 1)')
+
+def subtract(*args, **kwargs):
+    best = None
+    for c, b in _subtract_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
+
 def add(input, other, *, alpha=1, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
         raise _bad_arg('add', 'input', 1, 'Tensor', input)
@@ -2646,16 +2767,57 @@ def div(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('div', args, kwargs, _div_sigs, False)
 
-def rsub(input, other, *, alpha=1):
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        raise _bad_arg('rsub', 'input', 1, 'Tensor', input)
-    if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
-        raise _bad_arg('rsub', 'other', 2, 'Tensor', other)
+def _rsub_c0(input, other, *, alpha=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        return None
+    if not isinstance(other, Tensor):
+        return None
+    if not _is_num(alpha):
+        if not (isinstance(alpha, Tensor) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _rsub_b0(input, other, *, alpha=1):
     if alpha.__class__ is int and alpha == 1:
         return _op_rsub_Tensor(input, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('rsub', 'alpha', None, 'Number', alpha)
     return _op_rsub_Tensor(input, other, alpha=alpha)
+
+def _rsub_c1(input, other, alpha=1):
+    s = 0
+    if not isinstance(input, Tensor):
+        return None
+    if not _is_num(other):
+        if not (isinstance(other, Tensor) and other.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, Tensor) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _rsub_b1(input, other, alpha=1):
+    return _op_rsub_Scalar(input, other, alpha)
+
+_rsub_ovs = ((_rsub_c0, _rsub_b0), (_rsub_c1, _rsub_b1),)
+_rsub_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1)', '(Tensor input, Scalar other, Scalar alpha = 1)')
+
+def rsub(*args, **kwargs):
+    best = None
+    for c, b in _rsub_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
 
 def floor_divide(input, other, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor) and not _is_num(input):
@@ -4021,21 +4183,6 @@ def ctc_loss(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
-
-def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    if log_probs.__class__ is not Tensor and not isinstance(log_probs, Tensor):
-        raise _bad_arg('_ctc_loss', 'log_probs', 1, 'Tensor', log_probs)
-    if targets.__class__ is not Tensor and not isinstance(targets, Tensor):
-        raise _bad_arg('_ctc_loss', 'targets', 2, 'Tensor', targets)
-    if not _is_intlist(input_lengths):
-        raise _bad_arg('_ctc_loss', 'input_lengths', 3, 'tuple of ints', input_lengths)
-    if not _is_intlist(target_lengths):
-        raise _bad_arg('_ctc_loss', 'target_lengths', 4, 'tuple of ints', target_lengths)
-    if blank.__class__ is not int and not _is_int(blank):
-        raise _bad_arg('_ctc_loss', 'blank', 5, 'int', blank)
-    if zero_infinity.__class__ is not bool:
-        raise _bad_arg('_ctc_loss', 'zero_infinity', 6, 'bool', zero_infinity)
-    return _op__ctc_loss_default(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
     if grad_output.__class__ is not Tensor and not isinstance(grad_output, Tensor):
@@ -6479,4 +6626,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

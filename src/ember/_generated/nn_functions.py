@@ -8,6 +8,12 @@ from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype,
 _ops = _opsmod.ops
 
 _op__pad_circular_default = _ops.aten._pad_circular.default
+_op__upsample_bicubic2d_aa_default = _ops.aten._upsample_bicubic2d_aa.default
+_op__upsample_bicubic2d_aa_vec = _ops.aten._upsample_bicubic2d_aa.vec
+_op__upsample_bilinear2d_aa_default = _ops.aten._upsample_bilinear2d_aa.default
+_op__upsample_bilinear2d_aa_vec = _ops.aten._upsample_bilinear2d_aa.vec
+_op__upsample_lanczos2d_aa_default = _ops.aten._upsample_lanczos2d_aa.default
+_op__upsample_lanczos2d_aa_vec = _ops.aten._upsample_lanczos2d_aa.vec
 _op__upsample_nearest_exact2d_vec = _ops.aten._upsample_nearest_exact2d.vec
 _op_adaptive_avg_pool2d_default = _ops.aten.adaptive_avg_pool2d.default
 _op_adaptive_avg_pool3d_default = _ops.aten.adaptive_avg_pool3d.default
@@ -279,6 +285,150 @@ def relu6_(input):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
     return _op_relu6__default(input)
+
+def __upsample_bilinear2d_aa_c0(input, output_size, align_corners, scale_factors):
+    s = 0
+    if not isinstance(input, Tensor):
+        return None
+    if output_size is not None and not _is_intlist(output_size):
+        return None
+    if not isinstance(align_corners, bool):
+        return None
+    return s
+
+def __upsample_bilinear2d_aa_b0(input, output_size, align_corners, scale_factors):
+    return _op__upsample_bilinear2d_aa_vec(input, output_size, align_corners, scale_factors)
+
+def __upsample_bilinear2d_aa_c1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        return None
+    if not _is_intlist(output_size):
+        return None
+    if not isinstance(align_corners, bool):
+        return None
+    if scales_h is not None and not _is_real(scales_h):
+        return None
+    if scales_w is not None and not _is_real(scales_w):
+        return None
+    return s
+
+def __upsample_bilinear2d_aa_b1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    return _op__upsample_bilinear2d_aa_default(input, output_size, align_corners, scales_h, scales_w)
+
+__upsample_bilinear2d_aa_ovs = ((__upsample_bilinear2d_aa_c0, __upsample_bilinear2d_aa_b0), (__upsample_bilinear2d_aa_c1, __upsample_bilinear2d_aa_b1),)
+__upsample_bilinear2d_aa_sigs = ('(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)', '(Tensor input, int[2] output_size, bool align_corners, float? scales_h = None, float? scales_w = None)')
+
+def _upsample_bilinear2d_aa(*args, **kwargs):
+    best = None
+    for c, b in __upsample_bilinear2d_aa_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('_upsample_bilinear2d_aa', args, kwargs, __upsample_bilinear2d_aa_sigs, False)
+
+def __upsample_bicubic2d_aa_c0(input, output_size, align_corners, scale_factors):
+    s = 0
+    if not isinstance(input, Tensor):
+        return None
+    if output_size is not None and not _is_intlist(output_size):
+        return None
+    if not isinstance(align_corners, bool):
+        return None
+    return s
+
+def __upsample_bicubic2d_aa_b0(input, output_size, align_corners, scale_factors):
+    return _op__upsample_bicubic2d_aa_vec(input, output_size, align_corners, scale_factors)
+
+def __upsample_bicubic2d_aa_c1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        return None
+    if not _is_intlist(output_size):
+        return None
+    if not isinstance(align_corners, bool):
+        return None
+    if scales_h is not None and not _is_real(scales_h):
+        return None
+    if scales_w is not None and not _is_real(scales_w):
+        return None
+    return s
+
+def __upsample_bicubic2d_aa_b1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    return _op__upsample_bicubic2d_aa_default(input, output_size, align_corners, scales_h, scales_w)
+
+__upsample_bicubic2d_aa_ovs = ((__upsample_bicubic2d_aa_c0, __upsample_bicubic2d_aa_b0), (__upsample_bicubic2d_aa_c1, __upsample_bicubic2d_aa_b1),)
+__upsample_bicubic2d_aa_sigs = ('(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)', '(Tensor input, int[2] output_size, bool align_corners, float? scales_h = None, float? scales_w = None)')
+
+def _upsample_bicubic2d_aa(*args, **kwargs):
+    best = None
+    for c, b in __upsample_bicubic2d_aa_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('_upsample_bicubic2d_aa', args, kwargs, __upsample_bicubic2d_aa_sigs, False)
+
+def __upsample_lanczos2d_aa_c0(input, output_size, align_corners, scale_factors):
+    s = 0
+    if not isinstance(input, Tensor):
+        return None
+    if output_size is not None and not _is_intlist(output_size):
+        return None
+    if not isinstance(align_corners, bool):
+        return None
+    return s
+
+def __upsample_lanczos2d_aa_b0(input, output_size, align_corners, scale_factors):
+    return _op__upsample_lanczos2d_aa_vec(input, output_size, align_corners, scale_factors)
+
+def __upsample_lanczos2d_aa_c1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    s = 0
+    if not isinstance(input, Tensor):
+        return None
+    if not _is_intlist(output_size):
+        return None
+    if not isinstance(align_corners, bool):
+        return None
+    if scales_h is not None and not _is_real(scales_h):
+        return None
+    if scales_w is not None and not _is_real(scales_w):
+        return None
+    return s
+
+def __upsample_lanczos2d_aa_b1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    return _op__upsample_lanczos2d_aa_default(input, output_size, align_corners, scales_h, scales_w)
+
+__upsample_lanczos2d_aa_ovs = ((__upsample_lanczos2d_aa_c0, __upsample_lanczos2d_aa_b0), (__upsample_lanczos2d_aa_c1, __upsample_lanczos2d_aa_b1),)
+__upsample_lanczos2d_aa_sigs = ('(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)', '(Tensor input, int[2] output_size, bool align_corners, float? scales_h = None, float? scales_w = None)')
+
+def _upsample_lanczos2d_aa(*args, **kwargs):
+    best = None
+    for c, b in __upsample_lanczos2d_aa_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('_upsample_lanczos2d_aa', args, kwargs, __upsample_lanczos2d_aa_sigs, False)
 
 def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1, *, out=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
@@ -687,4 +837,4 @@ def adaptive_max_pool3d(input, output_size):
         raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool3d_default(input, output_size)
 
-__all__ = ['_pad_circular', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']
+__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']

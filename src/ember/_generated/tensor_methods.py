@@ -470,6 +470,11 @@ _op_std_out = _ops.aten.std.out
 _op_sub_Tensor = _ops.aten.sub.Tensor
 _op_sub__Tensor = _ops.aten.sub_.Tensor
 _op_sub_out = _ops.aten.sub.out
+_op_subtract_Scalar = _ops.aten.subtract.Scalar
+_op_subtract_Tensor = _ops.aten.subtract.Tensor
+_op_subtract__Scalar = _ops.aten.subtract_.Scalar
+_op_subtract__Tensor = _ops.aten.subtract_.Tensor
+_op_subtract_out = _ops.aten.subtract.out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_svd_U = _ops.aten.svd.U
@@ -1638,6 +1643,108 @@ def _m_prelu(self, weight):
     if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
         raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
     return _op_prelu_default(self, weight)
+
+def __m_subtract_c0(self, other, *, alpha=1, out=None):
+    s = 0
+    if not isinstance(other, Tensor):
+        if not _is_num(other):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, Tensor) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_subtract_b0(self, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_subtract_Tensor(self, other)
+    if out is not None:
+        return _op_subtract_out(self, other, alpha=alpha, out=out)
+    return _op_subtract_Tensor(self, other, alpha=alpha)
+
+def __m_subtract_c1(self, other, alpha=1):
+    s = 0
+    if not _is_num(other):
+        if not (isinstance(other, Tensor) and other.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, Tensor) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_subtract_b1(self, other, alpha=1):
+    return _op_subtract_Scalar(self, other, alpha)
+
+__m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0), (__m_subtract_c1, __m_subtract_b1),)
+__m_subtract_sigs = ('(Tensor other, *, Scalar alpha = 1, Tensor out = None)', '(Scalar other, Scalar alpha = 1)')
+
+def _m_subtract(*args, **kwargs):
+    best = None
+    for c, b in __m_subtract_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('subtract', args, kwargs, __m_subtract_sigs, True)
+
+def __m_subtract__c0(self, other, *, alpha=1):
+    s = 0
+    if not isinstance(other, Tensor):
+        if not _is_num(other):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, Tensor) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_subtract__b0(self, other, *, alpha=1):
+    if alpha.__class__ is int and alpha == 1:
+        return _op_subtract__Tensor(self, other)
+    return _op_subtract__Tensor(self, other, alpha=alpha)
+
+def __m_subtract__c1(self, other, alpha=1):
+    s = 0
+    if not _is_num(other):
+        if not (isinstance(other, Tensor) and other.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, Tensor) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_subtract__b1(self, other, alpha=1):
+    return _op_subtract__Scalar(self, other, alpha)
+
+__m_subtract__ovs = ((__m_subtract__c0, __m_subtract__b0), (__m_subtract__c1, __m_subtract__b1),)
+__m_subtract__sigs = ('(Tensor other, *, Scalar alpha = 1)', '(Scalar other, Scalar alpha = 1)')
+
+def _m_subtract_(*args, **kwargs):
+    best = None
+    for c, b in __m_subtract__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
 
 def _m_add(self, other, *, alpha=1, out=None):
     if other.__class__ is not Tensor and not isinstance(other, Tensor) and not _is_num(other):
@@ -4600,6 +4707,8 @@ Tensor.squeeze = _m_squeeze
 Tensor.std = _m_std
 Tensor.sub = _m_sub
 Tensor.sub_ = _m_sub_
+Tensor.subtract = _m_subtract
+Tensor.subtract_ = _m_subtract_
 Tensor.sum = _m_sum
 Tensor.svd = _m_svd
 Tensor.t = _m_t

@@ -459,12 +459,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    _chk().tensor("im2col", "input", 1, input)
     if input.dim() == 4 or input.dim() == 3:
         return E._nn.im2col(input, kernel_size, dilation, padding, stride)
     raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    _chk().tensor("col2im", "input", 1, input)
     if input.dim() == 3 or input.dim() == 2:
         return E._nn.col2im(input, output_size, kernel_size, dilation, padding, stride)
     raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
@@ -499,6 +501,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    _chk().tensor("embedding_bag", "input", 1, input)
+    _chk().tensor("embedding_bag", "weight", 2, weight)
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
@@ -537,6 +541,8 @@ __all__ += ["grid_sample", "embedding_bag", "ctc_loss"]
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    if isinstance(p, str):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     denom = E.clamp_min(E._linalg.linalg_vector_norm(input, p, [dim], True), eps).expand_as(input)
     if out is None:
         return input / denom
@@ -566,3 +572,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 
 __all__ += ["normalize", "local_response_norm"]
+
+
+def _chk():
+    from .. import _argcheck
+    return _argcheck

@@ -9,14 +9,18 @@ _LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
+    from .. import _argcheck as chk
+    chk.tensor("interpolate", "input", 1, input)
+    chk.int_list("interpolate", "size", 2, size, optional=True)
+    if scale_factor is not None and not (isinstance(scale_factor, (list, tuple)) and all(
+            chk._is_double(s) for s in scale_factor)):
+        chk.number("interpolate", "scale_factor", 3, scale_factor)
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
                              "linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported yet")
     d = input.dim() - 2
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
@@ -46,6 +50,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if recompute_scale_factor and scale_factors is not None:
         output_size = [math.floor(float(input.shape[i + 2]) * scale_factors[i]) for i in range(d)]
         scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    if antialias:
+        return getattr(E._nn, f"_upsample_{mode}2d_aa")(input, output_size, align_corners, scale_factors)
     ops = {("nearest", 3): lambda: E._nn.upsample_nearest1d(input, output_size, scale_factors),
            ("nearest", 4): lambda: E._nn.upsample_nearest2d(input, output_size, scale_factors),
            ("nearest-exact", 4): lambda: _ops().aten._upsample_nearest_exact2d.vec(input, output_size, scale_factors),
@@ -63,10 +77,26 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         need = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}[mode]
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D input")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
-                              f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
-                              f"(got {mode})")
+                              f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+                              f"nearest-exact (got {mode})")
 
 
 def _ops():
     from .._ops import ops
     return ops
+
+
+def _aa_vec(name):
+    """The .vec overload of an antialiased op (CompositeImplicitAutograd, as in torch): output size
+    from output_size or floor(in * scale), then the op with per-axis scales."""
+    def f(input, output_size, align_corners, scale_factors):
+        from .meta.interpolate import upsample_spec
+        _, o, scales = upsample_spec(input, output_size, scale_factors, 2, name)
+        return getattr(_ops().aten, name).default(input, list(o), align_corners, scales[0], scales[1])
+    f.__name__ = name
+    return f
+
+
+_upsample_bilinear2d_aa = _aa_vec("_upsample_bilinear2d_aa")
+_upsample_bicubic2d_aa = _aa_vec("_upsample_bicubic2d_aa")
+_upsample_lanczos2d_aa = _aa_vec("_upsample_lanczos2d_aa")

@@ -21,6 +21,8 @@ def alias(t, cls=Tensor):
     new.dtype = t.dtype
     new._ks = t._ks & ~_autograd_bit()
     new._vc = t._version_counter
+    if new._np is not None:
+        new._storage._track(new)
     return new
 
 

@@ -174,3 +174,5 @@ op_db += op_db_nn + op_db_nn2
 
 from ._op_db_lu import op_db_lu  # noqa: E402  (LU / LDL family, geqrf, vdot, isclose, tensorinv/tensorsolve)
 op_db += op_db_lu
+from ._op_db_misc3 import op_db_misc3  # noqa: E402  (antialiased interpolate, rsub.Scalar)
+op_db += op_db_misc3

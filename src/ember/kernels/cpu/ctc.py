@@ -62,3 +62,16 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     if zero_infinity:
         nll = np.where(np.isinf(nll), 0, nll)
     return wrap(nll, dt), wrap(np.moveaxis(alpha, 0, 1), dt)
+
+
+def _lengths_list(t, name):
+    """The values of a lengths tensor (any shape, read flat like torch) as Python ints."""
+    if t.dtype.is_floating_point or t.dtype.is_complex:
+        raise RuntimeError(f"{name} must be integral")
+    return [int(v) for v in t._np.reshape(-1)]
+
+
+def _ctc_loss_tensor(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    """_ctc_loss.Tensor: lengths given as integer tensors (torch's ctc_loss_tensor reads them on the cpu)."""
+    return _ctc_loss(log_probs, targets, _lengths_list(input_lengths, "input_lengths"),
+                     _lengths_list(target_lengths, "target_lengths"), blank, zero_infinity)

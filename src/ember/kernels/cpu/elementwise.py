@@ -92,21 +92,35 @@ def _ufunc2(uf):
 
 # ---------------------------------------------------------------- arithmetic
 def _check_alpha(self, other, alpha, name):
-    if alpha is not None and alpha != 1:
-        from ..._core.promotion import binary_result_type
-        d = binary_result_type(self, other)
-        if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
-            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-        if isinstance(alpha, bool) is False and d is D.bool_ and alpha not in (0, 1):
+    """torch's alpha_check: a bool alpha only for a bool result, a float alpha only for a floating
+    or complex result, a complex alpha only for a complex result."""
+    if alpha is None or alpha.__class__ is int:
+        return
+    from ..._core.promotion import binary_result_type
+    d = binary_result_type(self, other)
+    if isinstance(alpha, (bool, np.bool_)):
+        if d is not D.bool_:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
+        return
+    if isinstance(alpha, (int, np.integer)):
+        return
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, (complex, np.complexfloating)) and not d.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
 
 
-def _scaled(other, alpha):
-    if alpha == 1:
+def _scaled(other, alpha, self=None):
+    """alpha * other, computed in the op's result dtype (torch scales inside the kernel, so an int
+    `other` times 0.5 added to a float `self` is not truncated first)."""
+    if alpha == 1 and not isinstance(alpha, complex):
         return other
     if isinstance(other, Tensor):
-        return Tensor._wrap_np(np.multiply(other._np, alpha).astype(other._np.dtype, copy=False), other.dtype) \
-            if other._np is not None else other
+        if other._np is None:
+            return other
+        from ..._core.promotion import binary_result_type
+        d = other.dtype if self is None else binary_result_type(self, other)
+        return Tensor._wrap_np(np.multiply(other._np.astype(d._np, copy=False), alpha).astype(d._np, copy=False), d)
     return other * alpha
 
 
@@ -125,46 +139,47 @@ _sub_f, _sub_i, _sub_o = make_binary(_ufunc2(np.subtract), ARITH, "sub", np.subt
 
 
 def add(self, other, alpha=1):
-    if alpha != 1:
+    if alpha.__class__ is not int or alpha != 1:
         _check_alpha(self, other, alpha, "add")
-        other = _scaled(other, alpha)
+        other = _scaled(other, alpha, self)
     return _add_f(self, other)
 
 
 def add_(self, other, alpha=1):
-    if alpha != 1:
+    if alpha.__class__ is not int or alpha != 1:
         _check_alpha(self, other, alpha, "add")
-        other = _scaled(other, alpha)
+        other = _scaled(other, alpha, self)
     return _add_i(self, other)
 
 
 def add_out(self, other, alpha=1, out=None):
-    if alpha != 1:
+    if alpha.__class__ is not int or alpha != 1:
         _check_alpha(self, other, alpha, "add")
-        other = _scaled(other, alpha)
+        other = _scaled(other, alpha, self)
     return _add_o(self, other, out)
 
 
 def sub(self, other, alpha=1):
     _bool_sub_check(self, other)
-    if alpha != 1:
+    if alpha.__class__ is not int or alpha != 1:
         _check_alpha(self, other, alpha, "sub")
-        other = _scaled(other, alpha)
+        other = _scaled(other, alpha, self)
     return _sub_f(self, other)
 
 
 def sub_(self, other, alpha=1):
     _bool_sub_check(self, other)
-    if alpha != 1:
+    if alpha.__class__ is not int or alpha != 1:
         _check_alpha(self, other, alpha, "sub")
-        other = _scaled(other, alpha)
+        other = _scaled(other, alpha, self)
     return _sub_i(self, other)
 
 
 def sub_out(self, other, alpha=1, out=None):
     _bool_sub_check(self, other)
-    if alpha != 1:
-        other = _scaled(other, alpha)
+    if alpha.__class__ is not int or alpha != 1:
+        _check_alpha(self, other, alpha, "sub")
+        other = _scaled(other, alpha, self)
     return _sub_o(self, other, out)
 
 
