@@ -329,3 +329,26 @@ def test_empty_batch_backward(on):
                 y.sum().backward()
                 ty.sum().backward()
                 assert tuple(y.shape) == tuple(ty.shape) and tuple(x.grad.shape) == tuple(tx.grad.shape)
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unfold_fold_c_match_numpy_and_torch(dtype, monkeypatch):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(10)
+    calls = []
+    real = conv_c._fn
+    monkeypatch.setattr(conv_c, "_fn", lambda *a: calls.append(a[0]) or real(*a))
+    for shape, k, dl, p, s in itertools.product([(2, 3, 7, 6), (3, 5, 6)], [(2, 3), 1], [1, (2, 1)], [0, 1],
+                                                [1, (2, 1)]):
+        x = rng.standard_normal(shape).astype(dtype)
+        x.reshape(-1)[::7] = np.nan
+        t = torch.nn.functional.unfold(torch.tensor(x), k, dl, p, s)
+        tf = torch.nn.functional.fold(t, shape[-2:], k, dl, p, s)
+        for on in (True, False):
+            with clib.use_c(on):
+                e = F.unfold(ember.tensor(x), k, dl, p, s).numpy()
+                ef = F.fold(ember.tensor(t.numpy()), shape[-2:], k, dl, p, s).numpy()
+            np.testing.assert_array_equal(e, t.numpy())
+            np.testing.assert_allclose(ef, tf.numpy(), rtol=1e-6, atol=1e-6)
+    assert {"im2col_batch", "col2im_batch"} <= set(calls)

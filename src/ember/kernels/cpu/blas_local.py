@@ -20,9 +20,10 @@ def _find():
     """(set, get) num_threads functions of the OpenBLAS mapped into this process, or None."""
     try:
         with open("/proc/self/maps") as f:
-            paths = sorted({ln.split()[-1] for ln in f if len(ln.split()) >= 6})
+            paths = {ln.split()[-1] for ln in f if len(ln.split()) >= 6}
     except OSError:
         return None
+    paths = sorted(paths, key=lambda p: ("numpy" not in p, p))     # numpy's own OpenBLAS first
     for p in paths:
         if "openblas" not in p.rsplit("/", 1)[-1].lower() or ".so" not in p:
             continue
