@@ -49,7 +49,7 @@ def test_kernel_is_used():
 
 
 @pytest.mark.parametrize("approximate", APPROX)
-@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 33, 1000, 70001])     # 70001: split over threads
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 33, 1000, 70001])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_c_matches_numpy_and_reference(approximate, n, dtype):
     rng = np.random.default_rng(n)
@@ -66,6 +66,20 @@ def test_c_matches_numpy_and_reference(approximate, n, dtype):
     loose = dict(rtol=2e-6, atol=1e-5) if dtype == np.float32 else tol
     np.testing.assert_allclose(fn, _ref(x, approximate), **loose)
     np.testing.assert_allclose(bn, _ref(x, approximate, g), **loose)
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+@pytest.mark.parametrize("approximate", APPROX)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_split_over_threads_is_identical(monkeypatch, approximate, dtype):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(10007) * 3).astype(dtype)
+    g = rng.standard_normal(10007).astype(dtype)
+    whole = activations._gelu(x, approximate), activations._gelu_backward_np(g, x, approximate)
+    monkeypatch.setattr(activations, "_C_MIN_SPLIT", 100)
+    split = activations._gelu(x, approximate), activations._gelu_backward_np(g, x, approximate)
+    for a, b in zip(whole, split):
+        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.skipif(not _cc.available(), reason="no C compiler")

@@ -21,7 +21,11 @@ def _check_approximate(approximate):
 
 _C_NAMES = {np.dtype(np.float32): ("gelu_f32", "gelu_backward_f32"),
             np.dtype(np.float64): ("gelu_f64", "gelu_backward_f64")}
-_C_MIN_SPLIT = 1 << 16      # elements: below this one thread beats the pool's hand-off
+# elements: below this GELU runs on the calling thread. Measured in the GPT train step (benchmarks/train_step.py,
+# 16x64x512 activations): splitting over the pool made each GELU slower (~2.0 vs ~1.5 ms) and the step 10-20 ms
+# slower, although alone (input hot in this core's cache, workers idle) a split call is faster (0.9 vs 1.3 ms):
+# in a real step the input was just written by this core and the other core is busy (BLAS, other processes).
+_C_MIN_SPLIT = 1 << 22
 
 
 def _gelu_c(arrays, approximate, backward):

@@ -19,6 +19,14 @@
 #include <stdint.h>
 #include <string.h>
 
+/* a * b + c with one rounding where the cpu has FMA (one instruction; -std=c11 never contracts on its own),
+ * else two roundings: without hardware FMA, fmaf would be a slow library call. */
+#ifdef __FMA__
+#define GM_FMA(a, b, c) fmaf((a), (b), (c))
+#else
+#define GM_FMA(a, b, c) ((a) * (b) + (c))
+#endif
+
 static inline float gm_bits_to_f(int32_t i) { float f; memcpy(&f, &i, 4); return f; }
 static inline int32_t gm_f_to_bits(float f) { int32_t i; memcpy(&i, &f, 4); return i; }
 
@@ -32,14 +40,14 @@ static inline float gm_expf(float x) {
     float r = xc - nf * 0.693145751953125f;
     r = r - nf * 1.428606765330187045e-06f;
     float p = 1.0f / 40320.0f;
-    p = p * r + 1.0f / 5040.0f;
-    p = p * r + 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
+    p = GM_FMA(p, r, 1.0f / 5040.0f);
+    p = GM_FMA(p, r, 1.0f / 720.0f);
+    p = GM_FMA(p, r, 1.0f / 120.0f);
+    p = GM_FMA(p, r, 1.0f / 24.0f);
+    p = GM_FMA(p, r, 1.0f / 6.0f);
+    p = GM_FMA(p, r, 0.5f);
+    p = GM_FMA(p, r, 1.0f);
+    p = GM_FMA(p, r, 1.0f);
     int32_t n1 = n >> 1;
     int32_t n2 = n - n1;
     float s1 = gm_bits_to_f((n1 + 127) << 23);
@@ -52,7 +60,7 @@ static inline float gm_expf(float x) {
  * first-order correction is exact to float32). */
 static inline float gm_gauss(float x) {
     float h = x * x;
-    float e = fmaf(x, x, -h);
+    float e = GM_FMA(x, x, -h);                      /* the rounding error of h (0 without FMA) */
     e = h <= 3.40282347e+38f ? e : 0.0f;            /* x^2 = inf: exp gives 0, no inf correction */
     return gm_expf(-0.5f * h) * (1.0f - 0.5f * e);
 }
@@ -62,14 +70,14 @@ static inline float gm_phi_neg_abs(float x, float g) {
     float t = 1.0f + fabsf(x) * (0.3f * 0.70710678118654752f);
     t = 1.0f / t;
     float q = -0.13188359249949533f;
-    q = q * t + 0.49702726737793551f;
-    q = q * t + -0.53603178333123958f;
-    q = q * t + 0.57510250626789927f;
-    q = q * t + -0.11382712398670984f;
-    q = q * t + 0.22326760945486232f;
-    q = q * t + 0.14614114142461815f;
-    q = q * t + 0.17103568122008364f;
-    q = q * t + 0.16916832327842712f;
+    q = GM_FMA(q, t, 0.49702726737793551f);
+    q = GM_FMA(q, t, -0.53603178333123958f);
+    q = GM_FMA(q, t, 0.57510250626789927f);
+    q = GM_FMA(q, t, -0.11382712398670984f);
+    q = GM_FMA(q, t, 0.22326760945486232f);
+    q = GM_FMA(q, t, 0.14614114142461815f);
+    q = GM_FMA(q, t, 0.17103568122008364f);
+    q = GM_FMA(q, t, 0.16916832327842712f);
     return ((q * t) * g) * 0.5f;
 }
 
