@@ -133,7 +133,7 @@ _CTYPES = {"p": ctypes.c_void_p, "l": ctypes.c_int64, "i": ctypes.c_int, "d": ct
 def function(lib, fname, sig, restype=None):
     """lib.fname with its argument types from a signature string: p pointer, l int64, i int,
     d double, f float (e.g. "ppll" for (void*, void*, int64, int64))."""
-    fn = getattr(lib, fname)
+    fn = lib[fname]          # a fresh function object: getattr(lib, ...) is shared by every caller
     fn.argtypes = [_CTYPES[c] for c in sig]
     fn.restype = _CTYPES[restype] if restype else None
     return fn

@@ -12,6 +12,12 @@ from ember.kernels.cpu import clib
 
 pytestmark = pytest.mark.skipif(_cc.compiler() is None, reason="no C compiler on this machine")
 
+
+@pytest.fixture(autouse=True)
+def _c_enabled(monkeypatch):
+    """These tests exercise the build itself, so they run even when the suite runs with EMBER_DISABLE_C=1."""
+    monkeypatch.delenv("EMBER_DISABLE_C", raising=False)
+
 SRC = """
 #include <stdint.h>
 void axpy(double a, const double *x, double *y, int64_t n) {
@@ -73,7 +79,16 @@ def test_source_inlines_local_headers(tmp_path, monkeypatch):
 
 
 def test_use_c_switches_kernels_off_and_back():
+    before = clib.enabled()
     with clib.use_c(False):
         assert clib.kernel("anything", "f", "p") is None
         assert not clib.enabled()
-    assert clib.enabled() == _cc.available()
+    assert clib.enabled() == before
+
+
+def test_same_function_with_two_signatures_stays_distinct(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    lib = _cc.load("long long ident(long long x) { return x; }", "ident")
+    as_int = _cc.function(lib, "ident", "l", "l")
+    as_void = _cc.function(lib, "ident", "l")
+    assert as_int(7) == 7 and as_void(7) is None

@@ -76,7 +76,7 @@ def source(name):
 def kernel(name, fname, sig, restype=None):
     """The C function fname of csrc/<name>.c with argument types `sig` (see ember._cc.function), or
     None when C kernels are off or unavailable."""
-    key = (name, fname)
+    key = (name, fname, sig, restype)
     fn = _FUNCS.get(key)
     if fn is None:
         if not enabled():
