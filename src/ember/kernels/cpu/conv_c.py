@@ -61,7 +61,7 @@ def chunk(n, o, ck, itemsize):
     return max(1, min(b, n))
 
 
-COLS = 1024                 # target gemm columns (images x output positions) per chunk
+COLS = 16384                # target gemm columns (images x output positions) per chunk
 BUF = 1 << 20               # cap of a column buffer in bytes (about a core's L2)
 
 
