@@ -5,8 +5,8 @@ import numpy as np
 from ..._core import dtype as D
 from ..._tensor import Tensor
 from ..common import empty_tensor, check_out, np_of
-from ..meta.elementwise import (ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace,
-                                out_strides, unary_dtype)
+from ..meta.elementwise import (ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace,
+                                check_unary_inplace, out_strides, unary_dtype)
 
 
 def _operand(x, cdt):
@@ -308,7 +308,7 @@ bitwise_xor, bitwise_xor_, bitwise_xor_out = make_binary(_ufunc2(np.bitwise_xor)
 def make_unary(fn_np, kind, name):
     def functional(self):
         rdt = unary_dtype(self, kind)
-        a = self._np if self.dtype is rdt else self._np.astype(rdt._np)
+        a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
         if a.flags.c_contiguous:
             r = np.empty(self._size, rdt._np)
             fn_np(a, r)
@@ -318,15 +318,14 @@ def make_unary(fn_np, kind, name):
         return out
 
     def inplace(self):
-        rdt = unary_dtype(self, kind)
-        check_inplace(self, self._size, rdt, name)
+        check_unary_inplace(self, kind, name)
         fn_np(self._np, self._np)
         return self
 
     def out_variant(self, out):
         rdt = unary_dtype(self, kind)
         check_out(out, self._size, rdt, name)
-        a = self._np if self.dtype is rdt else self._np.astype(rdt._np)
+        a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
         if out._np.dtype == rdt._np:
             fn_np(a, out._np)
         else:
@@ -387,7 +386,7 @@ def _logical_not(a, out):
 
 
 neg, neg_, neg_out = make_unary(_neg, ARITH, "neg")
-abs, abs_, abs_out = make_unary(_abs, ARITH, "abs")
+abs, abs_, abs_out = make_unary(_abs, ABS, "abs")
 exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp")
 log, log_, log_out = make_unary(_u(np.log), FLOAT_OUT, "log")
 sqrt, sqrt_, sqrt_out = make_unary(_u(np.sqrt), FLOAT_OUT, "sqrt")

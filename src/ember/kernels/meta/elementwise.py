@@ -10,6 +10,7 @@ from ..common import broadcast_shapes, empty_tensor
 
 # kinds of result dtype
 ARITH, TRUE_DIV, COMPARE, LOGICAL, BITWISE, FLOAT_OUT = range(6)
+ABS = 6          # like ARITH, but a complex input gives its real dtype (abs)
 
 
 def out_strides(shape, *operands):
@@ -64,7 +65,16 @@ def unary_dtype(x, kind):
         return get_default_dtype()
     if kind == LOGICAL:
         return D.bool_
+    if kind == ABS and d.is_complex:
+        return d.to_real()
     return d
+
+
+def check_unary_inplace(self, kind, name):
+    """What an in-place unary op refuses before writing: abs_ of a complex tensor (its result is real)."""
+    if kind == ABS and self.dtype.is_complex:
+        raise RuntimeError(f"In-place {name} is not supported for complex tensors.")
+    check_inplace(self, self._size, unary_dtype(self, kind), name)
 
 
 def meta_binary(kind, name):
@@ -117,7 +127,7 @@ def meta_binary_out(kind, name):
 
 def meta_unary_inplace(kind, name):
     def fn(self, *args, **kwargs):
-        check_inplace(self, self._size, unary_dtype(self, kind), name)
+        check_unary_inplace(self, kind, name)
         return self
     return fn
 

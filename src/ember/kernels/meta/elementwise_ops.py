@@ -1,12 +1,12 @@
 """Meta kernels for every elementwise op, built from the shared meta functions."""
-from .elementwise import (ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, meta_binary, meta_binary_inplace,
+from .elementwise import (ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, meta_binary, meta_binary_inplace,
                           meta_binary_out, meta_unary, meta_unary_inplace, meta_unary_out, where_spec, out_strides)
 
 BINARY = {"add": ARITH, "sub": ARITH, "mul": ARITH, "div": TRUE_DIV, "floor_divide": ARITH, "remainder": ARITH,
           "pow": ARITH, "eq": COMPARE, "ne": COMPARE, "lt": COMPARE, "le": COMPARE, "gt": COMPARE, "ge": COMPARE,
           "logical_and": LOGICAL, "logical_or": LOGICAL, "logical_xor": LOGICAL, "bitwise_and": BITWISE,
           "bitwise_or": BITWISE, "bitwise_xor": BITWISE, "rsub": ARITH, "div_mode": ARITH}
-UNARY = {"neg": ARITH, "abs": ARITH, "exp": FLOAT_OUT, "log": FLOAT_OUT, "sqrt": FLOAT_OUT, "rsqrt": FLOAT_OUT,
+UNARY = {"neg": ARITH, "abs": ABS, "exp": FLOAT_OUT, "log": FLOAT_OUT, "sqrt": FLOAT_OUT, "rsqrt": FLOAT_OUT,
          "sin": FLOAT_OUT, "cos": FLOAT_OUT, "tanh": FLOAT_OUT, "sigmoid": FLOAT_OUT, "relu": ARITH,
          "bitwise_not": ARITH, "logical_not": LOGICAL}
 
