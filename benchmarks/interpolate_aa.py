@@ -2,29 +2,21 @@
 downsampling / upsampling shapes. Prints one JSON object {case: {ember_ms, torch_ms, ratio}} (best of 5).
 Run from the repo root: python benchmarks/interpolate_aa.py [--threads N]"""
 import json
-import os
 import sys
-import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+from _harness import best as _best, threads_arg  # noqa: E402  (also puts src/ on sys.path)
 import numpy as np  # noqa: E402
 
 import ember  # noqa: E402
 
 
 def best(fn, reps=5):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return min(ts) * 1e3
+    return _best(fn, reps)
 
 
 def main():
     import torch
-    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 2
+    threads = threads_arg()
     torch.set_num_threads(threads)
     rng = np.random.default_rng(0)
     cases = [("bilinear", (4, 3, 512, 512), (128, 128)), ("bicubic", (4, 3, 512, 512), (128, 128)),
