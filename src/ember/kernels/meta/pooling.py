@@ -30,10 +30,16 @@ def pool_spec(self, d, kernel_size, stride, padding, dilation, ceil_mode, name):
         raise RuntimeError("stride should not be zero")
     if any(x <= 0 for x in k):
         raise RuntimeError(f"kernel size should be greater than zero, but got {size_str(k)}")
-    if self.dim() not in (d + 1, d + 2) or any(self._size[-i - 1] == 0 for i in range(d)):
-        raise RuntimeError(f"non-empty {d + 1}D or {d + 2}D (batch mode) tensor expected for input" if d == 2 else
+    nd, sz = self.dim(), self._size
+    if not ((nd == d + 1 and all(sz)) or (nd == d + 2 and all(sz[1:]))):     # only a batch dim may be empty
+        if d == 2 and name == "avg_pool2d" and 0 < nd < 3:        # torch reads size(-3) before its check
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got -3)")
+        if d == 2 and name != "avg_pool2d" and nd not in (3, 4):
+            raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{size_str(sz)}" if d == 2 else
                            f"{name}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
-                           f"input, but got:{size_str(self._size)}")
+                           f"input, but got:{size_str(sz)}")
     for i in range(d):
         if p[i] > (dl[i] * (k[i] - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
@@ -78,7 +84,8 @@ def adaptive_spec(self, output_size, name, colon=""):
         o = o * 2
     if self.dim() not in (3, 4):
         raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got{colon} {size_str(self._size)}")
-    for i in range(1, self.dim()):
+    # torch's adaptive_avg_pool2d checks only the two pooled dims; adaptive_max_pool2d every non-batch dim
+    for i in range(self.dim() - 2 if name == "adaptive_avg_pool2d" else 1, self.dim()):
         if self._size[i] == 0:
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {size_str(self._size)} with dimension {i} being empty")
