@@ -39,23 +39,12 @@ def _batch_prefix(A, i):
 
 def lu_info(a):
     """LAPACK getrf's info per matrix of a batch: the 1-based index of the first exactly-zero pivot of partial
-    pivoting LU, 0 when none (used on the error path only)."""
+    pivoting LU, 0 when none (used on the error path only); the LU loop of linalg_lu, run in double."""
+    from .linalg_lu import _getrf_numpy          # linalg_lu imports this module
     n = a.shape[-1]
     a = np.array(a.reshape((-1, n, n)), dtype=np.float64 if a.dtype.kind != "c" else np.complex128)
-    info = np.zeros(a.shape[0], np.int64)
-    rows = np.arange(a.shape[0])
-    for k in range(n):
-        p = np.argmax(np.abs(a[:, k:, k]), axis=1) + k
-        tmp = a[rows, k].copy()
-        a[rows, k] = a[rows, p]
-        a[rows, p] = tmp
-        piv = a[:, k, k]
-        zero = piv == 0
-        info[(info == 0) & zero] = k + 1
-        lcol = a[:, k + 1:, k] / np.where(zero, 1, piv)[:, None]
-        lcol[zero] = 0
-        a[:, k + 1:, k + 1:] -= lcol[:, :, None] * a[:, k, None, k + 1:]
-    return info
+    with np.errstate(all="ignore"):
+        return _getrf_numpy(a)[1].astype(np.int64)
 
 
 def _raise_first(A, info, msg):
