@@ -5,11 +5,9 @@ ember side runs its numpy fallback (C kernels off) for comparison. Prints one JS
 {case: {ember_ms, torch_ms, ratio}} (wall-clock best of 3 rounds of best-of-7).
 Run from the repo root: python benchmarks/norm_softmax_ops.py [--threads N] [--only SUBSTRING] [--numpy]"""
 import json
-import os
 import sys
-import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+from _harness import best as _best, threads_arg  # noqa: E402  (also puts src/ on sys.path)
 import numpy as np  # noqa: E402
 
 import ember  # noqa: E402
@@ -18,18 +16,12 @@ from ember.kernels.cpu import clib  # noqa: E402
 
 
 def best(fn, reps=7):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return min(ts) * 1e3
+    return _best(fn, reps)
 
 
 def main():
     import torch
-    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 2
+    threads = threads_arg()
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
     torch.set_num_threads(threads)
     TF = torch.nn.functional
