@@ -8,7 +8,7 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import blas_local, clib, conv_c
+from ember.kernels.cpu import blas_local, clib, conv_c, dconv_c
 
 F = ember.nn.functional
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")
@@ -46,8 +46,11 @@ def _cases():
 
 @needs_c
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_conv_c_matches_numpy_path_and_torch(dtype):
+@pytest.mark.parametrize("direct", [True, False], ids=["dconv-for-stride-1", "im2col-only"])
+def test_conv_c_matches_numpy_path_and_torch(dtype, direct, monkeypatch):
     torch = pytest.importorskip("torch")
+    if not direct:
+        monkeypatch.setattr(dconv_c, "usable", lambda *a, **k: False)
     rng = np.random.default_rng(0)
     tol = dict(rtol=2e-4, atol=2e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
     for d, tr, xs, ws, kw in _cases():
@@ -134,8 +137,8 @@ def test_conv_kernels_are_used(monkeypatch):
     monkeypatch.setattr(conv_c, "_fn", lambda *a: calls.append(a[0]) or real(*a))
     x = ember.randn(2, 3, 6, 6, requires_grad=True)
     w = ember.randn(4, 3, 3, 3, requires_grad=True)
-    F.conv2d(ember.randn(3, 3, 6, 6), w, ember.randn(4))             # several images per gemm
-    F.conv2d(x, w).sum().backward()
+    F.conv2d(ember.randn(3, 3, 6, 6), w, ember.randn(4), stride=2)   # several images per gemm
+    F.conv2d(x, w, stride=2).sum().backward()                        # (stride 1 takes dconv.c)
     assert {"im2col_batch", "col2im_batch", "unpack", "pack"} <= set(calls)
 
 

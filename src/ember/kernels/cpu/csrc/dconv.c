@@ -1,0 +1,214 @@
+/* Direct convolution for stride 1: no column matrix, no BLAS.
+
+   Each image is first copied into a zero-padded buffer xp (C, Dp, Hp, Wp). Number the output
+   positions by where their window starts in that buffer, p = od*Hp*Wp + oh*Wp + ow; then the input
+   under kernel tap k = (c, a, b, e) is xp[off[k] + p] with the constant offset
+   off[k] = c*Dp*Hp*Wp + a*dd*Hp*Wp + b*dh*Wp + e*dw. So every tap reads a contiguous run of xp and
+   a convolution becomes y[m, p] = sum_k w[m, k] * xp[off[k] + p]: a gemm whose right operand is
+   never built. The grid is Wp wide, not OW, so the Wp - OW positions past each output row (and the
+   rows past OH in 3-d) are computed and thrown away: that waste is the price of contiguous loads,
+   and the caller only takes this path when it is small.
+
+   The inner loops keep a block of MB output channels x 2 vectors of positions in registers (GCC
+   vector extensions; gcc lowers them to whatever SIMD -march gives). Weights come transposed,
+   (K, Mpad) per group, Mpad a multiple of MB with zero rows, so one tap's weights for a block sit
+   side by side. Each output row is computed to a multiple of 2 vectors (Lpad); the padded buffer
+   has that much zero slack at its end, so the last loads stay inside it.
+
+   The weight gradient uses the same grid: gw[m, k] = sum_p g[m, p] * xp[off[k] + p], where g is the
+   output gradient laid out on the grid with zeros at the thrown-away positions. The input gradient
+   is a forward convolution of the output gradient padded by d*(K-1) - pad with the kernel flipped
+   and its channel axes swapped; the caller passes that geometry and weight to dconv_fwd.
+
+   geometry g[18] as in im2col.c: D H W  KD KH KW  OD OH OW  SD SH SW  PD PH PW  DD DH DW; the
+   strides must be 1 and O = input + 2*pad - dilation*(K-1) in every dim (the caller checks). */
+#pragma GCC optimize("fp-contract=fast")      /* a*b + c as one fma: -std=c11 turns contraction off */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef float vf32 __attribute__((vector_size(32)));
+typedef double vf64 __attribute__((vector_size(32)));
+
+typedef struct {
+    int64_t D, H, W, KD, KH, KW, OD, OH, OW, PD, PH, PW, DD, DH, DW;
+    int64_t Hp, Wp, S, Sp, L;      /* padded plane sizes, input / padded image sizes, grid length */
+} geo_t;
+
+static void geo_read(const int64_t *g, geo_t *q) {
+    q->D = g[0]; q->H = g[1]; q->W = g[2]; q->KD = g[3]; q->KH = g[4]; q->KW = g[5];
+    q->OD = g[6]; q->OH = g[7]; q->OW = g[8]; q->PD = g[12]; q->PH = g[13]; q->PW = g[14];
+    q->DD = g[15]; q->DH = g[16]; q->DW = g[17];
+    q->Hp = q->H + 2 * q->PH;
+    q->Wp = q->W + 2 * q->PW;
+    q->S = q->D * q->H * q->W;
+    q->Sp = (q->D + 2 * q->PD) * q->Hp * q->Wp;
+    q->L = (q->OD - 1) * q->Hp * q->Wp + (q->OH - 1) * q->Wp + q->OW;
+}
+
+/* the offsets of the K = cg*KD*KH*KW taps, in the weight's (c, a, b, e) order; pads to kpad with 0 */
+static void taps(const geo_t *q, int64_t cg, int64_t *off, int64_t kpad) {
+    int64_t k = 0;
+    for (int64_t c = 0; c < cg; c++)
+        for (int64_t a = 0; a < q->KD; a++)
+            for (int64_t b = 0; b < q->KH; b++)
+                for (int64_t e = 0; e < q->KW; e++)
+                    off[k++] = c * q->Sp + a * q->DD * q->Hp * q->Wp + b * q->DH * q->Wp + e * q->DW;
+    while (k < kpad) off[k++] = 0;
+}
+
+#define LOADU(V, p) ({ V v_; __builtin_memcpy(&v_, (p), sizeof v_); v_; })
+#define STOREU(V, p, v) do { V v_ = (v); __builtin_memcpy((p), &v_, sizeof v_); } while (0)
+
+#define DCONV(T, V, SFX)                                                                         \
+enum { VL_##SFX = sizeof(V) / sizeof(T) };                                                       \
+                                                                                                 \
+/* copy the interior of every channel of image x into xp (its zero borders stay zero) */         \
+static void pad_##SFX(const T *x, T *xp, const geo_t *q, int64_t c) {                            \
+    for (int64_t i = 0; i < c; i++)                                                              \
+        for (int64_t d = 0; d < q->D; d++)                                                       \
+            for (int64_t h = 0; h < q->H; h++)                                                   \
+                memcpy(xp + i * q->Sp + ((d + q->PD) * q->Hp + h + q->PH) * q->Wp + q->PW,       \
+                       x + i * q->S + (d * q->H + h) * q->W, sizeof(T) * q->W);                  \
+}                                                                                                \
+                                                                                                 \
+/* y (mpad, lpad) = bias + wt^T (mpad, K) @ taps of xp, MB output channels at a time */          \
+DCONV_BLOCK(T, V, SFX, 4)                                                                        \
+DCONV_BLOCK(T, V, SFX, 6)                                                                        \
+                                                                                                 \
+int dconv_fwd_##SFX(const T *x, T *y, const T *wt, const T *bias, const int64_t *g, int64_t c,   \
+                    int64_t groups, int64_t m, int64_t mpad, int64_t n, int64_t mb) {            \
+    geo_t q;                                                                                     \
+    geo_read(g, &q);                                                                             \
+    const int64_t cg = c / groups, k = cg * q.KD * q.KH * q.KW, o = q.OD * q.OH * q.OW;          \
+    const int64_t lpad = (q.L + 2 * VL_##SFX - 1) / (2 * VL_##SFX) * (2 * VL_##SFX);             \
+    T *xp = calloc((size_t)(c * q.Sp + 2 * VL_##SFX), sizeof(T));                                \
+    T *yb = malloc(sizeof(T) * (size_t)(mpad * lpad));                                           \
+    int64_t *off = malloc(sizeof(int64_t) * (size_t)k);                                          \
+    if (!xp || !yb || !off) { free(xp); free(yb); free(off); return -1; }                        \
+    taps(&q, cg, off, k);                                                                        \
+    for (int64_t i = 0; i < n; i++) {                                                            \
+        pad_##SFX(x + i * c * q.S, xp, &q, c);                                                   \
+        for (int64_t gi = 0; gi < groups; gi++) {                                                \
+            const T *w = wt + gi * k * mpad, *b = bias ? bias + gi * mpad : NULL;                \
+            if (mb == 6) dconv_block6_##SFX(xp + gi * cg * q.Sp, w, b, off, k, mpad, lpad, yb);  \
+            else dconv_block4_##SFX(xp + gi * cg * q.Sp, w, b, off, k, mpad, lpad, yb);         \
+            T *dst = y + (i * groups + gi) * m * o;                                              \
+            for (int64_t j = 0; j < m; j++)                                                      \
+                for (int64_t d = 0; d < q.OD; d++)                                               \
+                    for (int64_t h = 0; h < q.OH; h++, dst += q.OW)                              \
+                        memcpy(dst, yb + j * lpad + (d * q.Hp + h) * q.Wp, sizeof(T) * q.OW);    \
+        }                                                                                        \
+    }                                                                                            \
+    free(xp); free(yb); free(off);                                                               \
+    return 0;                                                                                    \
+}                                                                                                \
+                                                                                                 \
+/* gw (groups, mpad, kpad) += the weight gradient of images x[0..n) with output gradient go;      \
+   mpad and kpad multiples of WM and WK (extra rows and taps come out as garbage the caller drops). \
+   The thrown-away grid positions multiply a zero gradient by real inputs of other taps, so an inf \
+   or NaN input would leak into taps that never see it: returns 1, computing nothing, when x is  \
+   not all finite (the caller then takes the im2col path). */                                   \
+int dconv_wgrad_##SFX(const T *x, const T *go, T *gw, const int64_t *g, int64_t c,               \
+                      int64_t groups, int64_t m, int64_t mpad, int64_t kpad, int64_t n) {        \
+    geo_t q;                                                                                     \
+    geo_read(g, &q);                                                                             \
+    int bad = 0;                                                                                 \
+    _Pragma("omp simd reduction(|:bad)")                                                         \
+    for (int64_t i = 0; i < n * c * q.S; i++) bad |= !(x[i] - x[i] == 0);                       \
+    if (bad) return 1;                                                                           \
+    const int64_t cg = c / groups, k = cg * q.KD * q.KH * q.KW, o = q.OD * q.OH * q.OW;          \
+    const int64_t lpad = (q.L + VL_##SFX - 1) / VL_##SFX * VL_##SFX;                             \
+    T *xp = calloc((size_t)(c * q.Sp + VL_##SFX), sizeof(T));                                    \
+    T *gb = calloc((size_t)(mpad * lpad), sizeof(T));                                            \
+    int64_t *off = malloc(sizeof(int64_t) * (size_t)kpad);                                       \
+    V *acc = aligned_alloc(sizeof(V), sizeof(V) * (size_t)(groups * mpad * kpad));  /* V: aligned */ \
+    if (!xp || !gb || !off || !acc) { free(xp); free(gb); free(off); free(acc); return -1; }     \
+    memset(acc, 0, sizeof(V) * (size_t)(groups * mpad * kpad));                                  \
+    taps(&q, cg, off, kpad);                                                                     \
+    (void)k;                                                                                     \
+    for (int64_t i = 0; i < n; i++) {                                                            \
+        pad_##SFX(x + i * c * q.S, xp, &q, c);                                                   \
+        for (int64_t gi = 0; gi < groups; gi++) {                                                \
+            const T *src = go + (i * groups + gi) * m * o;                                       \
+            for (int64_t j = 0; j < m; j++)                                                      \
+                for (int64_t d = 0; d < q.OD; d++)                                               \
+                    for (int64_t h = 0; h < q.OH; h++, src += q.OW)                              \
+                        memcpy(gb + j * lpad + (d * q.Hp + h) * q.Wp, src, sizeof(T) * q.OW);    \
+            wgrad_block_##SFX(xp + gi * cg * q.Sp, gb, off, kpad, mpad, lpad,                    \
+                              acc + gi * mpad * kpad);                                           \
+        }                                                                                        \
+    }                                                                                            \
+    for (int64_t e = 0; e < groups * mpad * kpad; e++) {                                         \
+        T s = 0;                                                                                 \
+        for (int l = 0; l < VL_##SFX; l++) s += acc[e][l];                                       \
+        gw[e] += s;                                                                              \
+    }                                                                                            \
+    free(xp); free(gb); free(off); free(acc);                                                    \
+    return 0;                                                                                    \
+}
+
+#define DCONV_BLOCK(T, V, SFX, MB)                                                               \
+static void dconv_block##MB##_##SFX(const T *xp, const T *wt, const T *bias, const int64_t *off, \
+                                     int64_t k, int64_t mpad, int64_t lpad, T *y) {              \
+    enum { VL = sizeof(V) / sizeof(T) };                                                         \
+    for (int64_t p = 0; p < lpad; p += 2 * VL) {                                                 \
+        const T *xq = xp + p;                                                                    \
+        for (int64_t m0 = 0; m0 < mpad; m0 += MB) {                                              \
+            V a[MB][2];                                                                          \
+            for (int r = 0; r < MB; r++) {                                                       \
+                const T b = bias ? bias[m0 + r] : (T)0;                                          \
+                a[r][0] = (V){0} + b;                                                            \
+                a[r][1] = a[r][0];                                                               \
+            }                                                                                    \
+            const T *w = wt + m0;                                                                \
+            for (int64_t t = 0; t < k; t++, w += mpad) {                                         \
+                const V x0 = LOADU(V, xq + off[t]), x1 = LOADU(V, xq + off[t] + VL);             \
+                for (int r = 0; r < MB; r++) {                                                   \
+                    a[r][0] += w[r] * x0;                                                        \
+                    a[r][1] += w[r] * x1;                                                        \
+                }                                                                                \
+            }                                                                                    \
+            for (int r = 0; r < MB; r++) {                                                       \
+                STOREU(V, y + (m0 + r) * lpad + p, a[r][0]);                                     \
+                STOREU(V, y + (m0 + r) * lpad + p + VL, a[r][1]);                                \
+            }                                                                                    \
+        }                                                                                        \
+    }                                                                                            \
+}
+
+/* gw (mpad, kpad) += g (mpad, lpad) @ taps(xp)^T, WM channels x WK taps at a time (mpad, kpad
+   multiples of them); gw holds one vector of partial sums per entry, summed across its lanes once,
+   after the last image. 3 x 3 leaves gcc registers for the loaded operands (4 x 3 made it reload
+   every tap from memory for each channel). */
+enum { WM = 3, WK = 3 };
+#define WGRAD_BLOCK(T, V, SFX)                                                                   \
+static void wgrad_block_##SFX(const T *xp, const T *g, const int64_t *off, int64_t kpad,         \
+                              int64_t mpad, int64_t lpad, V *gw) {                               \
+    enum { VL = sizeof(V) / sizeof(T) };                                                         \
+    for (int64_t m0 = 0; m0 < mpad; m0 += WM)                                                    \
+        for (int64_t k0 = 0; k0 < kpad; k0 += WK) {                                              \
+            V a[WM][WK];                                                                         \
+            const T *xs[WK], *gs[WM];                                                            \
+            for (int r = 0; r < WM; r++) {                                                       \
+                gs[r] = g + (m0 + r) * lpad;                                                     \
+                for (int j = 0; j < WK; j++) a[r][j] = (V){0};                                   \
+            }                                                                                    \
+            for (int j = 0; j < WK; j++) xs[j] = xp + off[k0 + j];                               \
+            for (int64_t p = 0; p < lpad; p += VL) {                                             \
+                V u[WK];                                                                         \
+                for (int j = 0; j < WK; j++) u[j] = LOADU(V, xs[j] + p);                         \
+                for (int r = 0; r < WM; r++) {                                                   \
+                    const V gv = LOADU(V, gs[r] + p);                                            \
+                    for (int j = 0; j < WK; j++) a[r][j] += gv * u[j];                           \
+                }                                                                                \
+            }                                                                                    \
+            for (int r = 0; r < WM; r++)                                                         \
+                for (int j = 0; j < WK; j++) gw[(m0 + r) * kpad + k0 + j] += a[r][j];            \
+        }                                                                                        \
+}
+
+WGRAD_BLOCK(float, vf32, f32)
+WGRAD_BLOCK(double, vf64, f64)
+DCONV(float, vf32, f32)
+DCONV(double, vf64, f64)
