@@ -9,7 +9,7 @@ caller then takes the numpy path of conv.py.
 """
 import numpy as np
 
-from ..meta.nn_common import _pool
+from ..meta.nn_common import _pool, run_parts
 from . import blas_local, clib
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -40,7 +40,7 @@ def over_images(fn, n, work):
         return 1
     bounds = [n * i // k for i in range(k + 1)]
     with blas_local.single_blas():
-        list(_pool().map(lambda j: fn(bounds[j], bounds[j + 1], j), range(k)))
+        run_parts(lambda j: fn(bounds[j], bounds[j + 1], j), k)
     return k
 
 

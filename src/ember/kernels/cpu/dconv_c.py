@@ -9,7 +9,7 @@ does not apply; the caller then takes conv_c's im2col path.
 """
 import numpy as np
 
-from ..meta.nn_common import _pool
+from ..meta.nn_common import run_parts
 from . import clib
 from .conv_c import geometry, workers
 
@@ -69,7 +69,7 @@ def _split(fn, n, work):
         fn(0, n, 0)
         return 1
     bounds = [n * i // k for i in range(k + 1)]
-    list(_pool().map(lambda j: fn(bounds[j], bounds[j + 1], j), range(k)))
+    run_parts(lambda j: fn(bounds[j], bounds[j + 1], j), k)
     return k
 
 

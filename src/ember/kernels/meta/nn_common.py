@@ -90,6 +90,25 @@ def _pool():
     return _POOL
 
 
+def run_parts(fn, k):
+    """fn(0), ..., fn(k-1) in parallel: part 0 on the calling thread, the others on the pool (one
+    thread hand-off fewer than sending every part to the pool, and the caller's core is not left
+    idle). Waits for every part, even when one raises, then re-raises the first error."""
+    if k <= 1:
+        fn(0)
+        return
+    futures = [_pool().submit(fn, j) for j in range(1, k)]
+    err = None
+    try:
+        fn(0)
+    except BaseException as e:      # noqa: BLE001  (re-raised below, after the other parts finish)
+        err = e
+    errs = [f.exception() for f in futures]
+    err = err or next((e for e in errs if e is not None), None)
+    if err is not None:
+        raise err
+
+
 def split_run(fn, arrays, axis, min_elems=1 << 18):
     """Run fn(*chunks) over slices of every array along `axis`, in parallel threads (numpy ufuncs
     and reductions release the GIL). Small inputs run inline."""
@@ -101,4 +120,4 @@ def split_run(fn, arrays, axis, min_elems=1 << 18):
     k = min(workers, n)
     bounds = [n * i // k for i in range(k + 1)]
     sl = [(slice(None),) * axis + (slice(bounds[i], bounds[i + 1]),) for i in range(k)]
-    list(_pool().map(lambda s: fn(*(a[s] for a in arrays)), sl))
+    run_parts(lambda j: fn(*(a[sl[j]] for a in arrays)), k)
