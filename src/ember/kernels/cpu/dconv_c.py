@@ -7,6 +7,8 @@ loop, so the work stays in L1. `usable` decides when that beats im2col + BLAS: s
 counts small enough that BLAS's packing does not pay. Every function returns None when the C path
 does not apply; the caller then takes conv_c's im2col path.
 """
+import math
+
 import numpy as np
 
 from ..meta.nn_common import run_parts
@@ -31,15 +33,14 @@ def _fn(name, dtype, sig):
     return None if sfx is None else clib.kernel("dconv", f"{name}_{sfx}", sig, "i")
 
 
-def _grid(in_sp, kern, pd, dl):
-    """(positions computed on the padded grid, real output positions), 3-d padded."""
-    e = 3 - len(kern)
-    in_sp, kern = (1,) * e + tuple(in_sp), (1,) * e + tuple(kern)
-    pd, dl = (0,) * e + tuple(pd), (1,) * e + tuple(dl)
-    padded = [in_sp[i] + 2 * pd[i] for i in range(3)]
-    out = [padded[i] - dl[i] * (kern[i] - 1) for i in range(3)]
-    grid = (out[0] - 1) * padded[1] * padded[2] + (out[1] - 1) * padded[2] + out[2]
-    return grid, out[0] * out[1] * out[2]
+def _grid(padded, out):
+    """(positions computed on the padded grid, real output positions) for the padded input and
+    output sizes: the grid is as wide (and, in 3-d, as tall) as the padded input."""
+    grid, stride = 0, 1
+    for i in reversed(range(len(out))):
+        grid += (out[i] - 1) * stride
+        stride *= padded[i]
+    return grid + 1, math.prod(out)
 
 
 def usable(x, wshape, st, pd, dl, groups, out=None, limit=FWD_LIMIT):
@@ -48,17 +49,16 @@ def usable(x, wshape, st, pd, dl, groups, out=None, limit=FWD_LIMIT):
     `limit`, and little grid waste. The input gradient asks with GRAD_INPUT_LIMIT and the weight
     of the convolution it runs (channel axes swapped); the weight gradient with GRAD_WEIGHT_LIMIT
     and the forward's."""
-    if x.dtype not in _SUFFIX or any(s != 1 for s in st) or not 1 <= len(wshape) - 2 <= 3 or not clib.enabled():
+    d = len(wshape) - 2
+    if x.dtype not in _SUFFIX or not 1 <= d <= 3 or any(s != 1 for s in st) or not clib.enabled():
         return False
-    if 0 in x.shape or 0 in wshape:
+    if 0 in x.shape or 0 in wshape or wshape[0] // groups * math.prod(wshape[1:]) > limit:
         return False
-    kern = tuple(wshape[2:])
-    nat = tuple(x.shape[2 + i] + 2 * pd[i] - dl[i] * (kern[i] - 1) for i in range(len(kern)))
+    padded = [x.shape[2 + i] + 2 * pd[i] for i in range(d)]
+    nat = tuple(padded[i] - dl[i] * (wshape[2 + i] - 1) for i in range(d))
     if min(nat) < 1 or (out is not None and tuple(out) != nat):
         return False
-    if wshape[0] // groups * int(np.prod(wshape[1:])) > limit:
-        return False
-    grid, real = _grid(x.shape[2:], kern, pd, dl)
+    grid, real = _grid(padded, nat)
     return grid <= MAX_WASTE * real
 
 
