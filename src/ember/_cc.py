@@ -25,6 +25,8 @@ import sys
 import tempfile
 import threading
 
+from . import _cc_protos
+
 FLAGS = ("-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-fopenmp-simd", "-fno-math-errno")
 
 _LOCK = threading.Lock()
@@ -100,7 +102,9 @@ def load(source, name="kernel", flags=()):
         path = os.path.join(d, f"{name}-{key}.so")
         if not os.path.exists(path):
             _build(cc, source, allflags, d, path)
-        lib = _LOADED[key] = ctypes.CDLL(path)
+        lib = ctypes.CDLL(path)
+        lib._ember_protos = _cc_protos.cached(cc, source, path[:-3] + ".protos.json")
+        _LOADED[key] = lib
         return lib
 
 
@@ -132,7 +136,13 @@ _CTYPES = {"p": ctypes.c_void_p, "l": ctypes.c_int64, "i": ctypes.c_int, "d": ct
 
 def function(lib, fname, sig, restype=None):
     """lib.fname with its argument types from a signature string: p pointer, l int64, i int,
-    d double, f float (e.g. "ppll" for (void*, void*, int64, int64))."""
+    d double, f float (e.g. "ppll" for (void*, void*, int64, int64)). When the C definition of
+    fname was read from the source (see _cc_protos), a `sig` or `restype` that does not match it
+    raises TypeError instead of crashing at the call; restype None may ignore a returned value."""
+    proto = getattr(lib, "_ember_protos", {}).get(fname)
+    if proto is not None and (proto[1] != sig or (restype or "") not in ("", proto[0])):
+        raise TypeError(f"C function {fname} is defined as ({proto[1] or 'void'}) -> {proto[0] or 'void'}, "
+                        f"but was asked for with signature '{sig}' -> {restype or 'void'}")
     fn = lib[fname]          # a fresh function object: getattr(lib, ...) is shared by every caller
     fn.argtypes = [_CTYPES[c] for c in sig]
     fn.restype = _CTYPES[restype] if restype else None

@@ -277,7 +277,7 @@ def test_pool_kernels_are_used(monkeypatch):
     from ember.kernels.cpu import pool_c
     for name in ("max_pool2d", "avg_pool2d", "avg_pool2d_backward"):
         for sfx in ("f32", "f64"):
-            assert clib.kernel("pool", f"{name}_{sfx}", "pppl" if name == "max_pool2d" else "ppplil") is not None
+            assert clib.kernel("pool", f"{name}_{sfx}", "ppppl" if name == "max_pool2d" else "ppplil") is not None
     assert clib.kernel("pool", "max_pool2d_backward_f32", "pppll" + "l", "l") is not None
     calls = []
     real = pool_c._fn

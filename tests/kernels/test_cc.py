@@ -35,24 +35,26 @@ def test_load_compiles_and_runs(tmp_path, monkeypatch):
     y = np.ones(5)
     f(2.0, x.ctypes.data, y.ctypes.data, 5)
     np.testing.assert_array_equal(y, 1 + 2 * np.arange(5.0))
-    files = os.listdir(os.path.join(tmp_path, "c"))
-    assert len(files) == 1 and files[0].startswith("axpy_test-") and files[0].endswith(".so")
+    files = sorted(os.listdir(os.path.join(tmp_path, "c")))
+    key = files[1][len("axpy_test-"):-len(".so")]
+    assert files == [f"axpy_test-{key}.protos.json", f"axpy_test-{key}.so"]
 
 
 def test_cache_is_reused_by_a_new_process(tmp_path):
-    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path))
+    src = os.path.dirname(os.path.dirname(_cc.__file__))              # the ember under test
+    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path), PYTHONPATH=src)
     code = ("import sys; from ember import _cc; lib = _cc.load(sys.argv[1], 'reuse'); "
             "print(_cc.function(lib, 'axpy', 'dppl') is not None)")
     r1 = subprocess.run([sys.executable, "-c", code, SRC], env=env, capture_output=True, text=True)
     assert r1.returncode == 0, r1.stderr
     # the second process loads the cached library instead of rebuilding it: the file is untouched
-    so = [os.path.join(tmp_path, "c", f) for f in os.listdir(os.path.join(tmp_path, "c"))]
+    so = [os.path.join(tmp_path, "c", f) for f in os.listdir(os.path.join(tmp_path, "c")) if f.endswith(".so")]
     assert len(so) == 1
     before = os.stat(so[0]).st_mtime_ns
     r2 = subprocess.run([sys.executable, "-c", code, SRC], env=env, capture_output=True, text=True)
     assert r2.returncode == 0, r2.stderr
     assert os.stat(so[0]).st_mtime_ns == before
-    assert len(os.listdir(os.path.join(tmp_path, "c"))) == 1
+    assert len(os.listdir(os.path.join(tmp_path, "c"))) == 2         # the library and its prototypes
 
 
 def test_compile_error_names_the_problem_and_leaves_nothing(tmp_path, monkeypatch):
@@ -92,3 +94,49 @@ def test_same_function_with_two_signatures_stays_distinct(tmp_path, monkeypatch)
     as_int = _cc.function(lib, "ident", "l", "l")
     as_void = _cc.function(lib, "ident", "l")
     assert as_int(7) == 7 and as_void(7) is None
+
+
+PROTO_SRC = """
+#include <stdint.h>
+#include <stddef.h>
+#define TWICE(T, NAME) int64_t NAME(const T *x, T *restrict y, int64_t n, int flag) { return n + flag; }
+TWICE(float, twice_f32)
+TWICE(double, twice_f64)
+static void hidden(double *x) { x[0] = 1; }
+void scale(double a, float b, size_t n, double *out) { hidden(out); out[0] = a * b * (double)n; }
+void nothing(void) { }
+"""
+
+
+def test_prototypes_are_read_after_the_preprocessor():
+    from ember import _cc_protos
+    protos = _cc_protos.parse(_cc_protos.preprocess(_cc.compiler(), PROTO_SRC))
+    assert protos == {"twice_f32": ("l", "ppli"), "twice_f64": ("l", "ppli"), "scale": ("", "dflp"),
+                      "nothing": ("", "")}
+
+
+def test_a_signature_that_does_not_match_the_c_definition_raises(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    lib = _cc.load(PROTO_SRC, "protos_test")
+    f = _cc.function(lib, "twice_f64", "ppli", "l")
+    assert f(0, 0, 40, 2) == 42
+    assert _cc.function(lib, "twice_f64", "ppli") is not None        # the result may be ignored
+    for sig, res in (("ppl", "l"), ("pplil", "l"), ("ppll", "l"), ("ppli", "i"), ("pppi", "l")):
+        with pytest.raises(TypeError, match="twice_f64 is defined as \\(ppli\\) -> l"):
+            _cc.function(lib, "twice_f64", sig, res)
+    with pytest.raises(TypeError, match="scale"):
+        _cc.function(lib, "scale", "ddlp")
+
+
+def test_every_kernel_signature_matches_its_c_definition():
+    """Each exported function of csrc/ has a known prototype, so clib's signature check covers it."""
+    import subprocess as sp
+    for f in sorted(os.listdir(clib._DIR)):
+        if f.endswith(".c"):
+            lib = clib.library(f[:-2])
+            if lib is None:
+                continue
+            out = sp.run(["nm", "-D", "--defined-only", lib._name], capture_output=True, text=True).stdout
+            exported = {ln.split()[-1] for ln in out.splitlines() if " T " in ln}
+            if out:
+                assert exported == set(lib._ember_protos), f

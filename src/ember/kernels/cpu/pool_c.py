@@ -28,7 +28,7 @@ def _planes(shape, d):
 
 def max_pool(x, d, k, s, p, dl, o):
     """(values, int64 flat indices) of a max pool over the last d (1 or 2) dims, or None."""
-    f = _fn("max_pool2d", x.dtype, "pppl")
+    f = _fn("max_pool2d", x.dtype, "ppppl")
     if f is None or d not in (1, 2):
         return None
     x = np.ascontiguousarray(x)
