@@ -143,4 +143,5 @@ def test_usable_rules():
     assert not dconv_c.usable(x[:0], small, (1, 1), (0, 0), (1, 1), 1)               # empty batch
     x32 = np.zeros((2, 32, 16, 16), np.float32)
     assert dconv_c.usable(x32, (32, 32, 3, 3), (1, 1), (1, 1), (1, 1), 1, limit=dconv_c.GRAD_INPUT_LIMIT)
-    assert not dconv_c.usable(x32, (32, 32, 3, 3), (1, 1), (1, 1), (1, 1), 1, limit=dconv_c.GRAD_WEIGHT_LIMIT)
+    assert dconv_c.usable(x32, (32, 32, 3, 3), (1, 1), (1, 1), (1, 1), 1, limit=dconv_c.GRAD_WEIGHT_LIMIT)
+    assert not dconv_c.usable(x32, (64, 32, 5, 5), (1, 1), (1, 1), (1, 1), 1, limit=dconv_c.GRAD_WEIGHT_LIMIT)

@@ -18,13 +18,13 @@ from .conv_c import geometry, workers
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _MIN_WORK = 1 << 16         # multiply-adds below which one thread does the whole batch
 # Up to how many multiply-adds per output position (rows x taps of the implicit gemm) the direct
-# loop beats im2col + OpenBLAS, measured on one core (benchmarks/conv_direct.py): the forward loop
-# wins up to 64 channels of 3x3 (36864) and more; the input gradient wins at 32 channels of 3x3
-# (9216) and loses at 16 x 32*5*5 (12800); the weight gradient, whose blocks are the least
-# register-efficient, wins at 16 x 6*5*5 (2400) and loses a little at 32 channels of 3x3.
+# loop beats im2col + OpenBLAS, measured on one core (benchmarks/conv_direct.py): the forward and
+# weight-gradient loops win at every case measured, up to 64 channels of 3x3 (36864); the input
+# gradient (the forward loop over the padded output gradient, more waste) wins at 32 channels of
+# 3x3 (9216) and loses a little at 16 x 32*5*5 (12800).
 FWD_LIMIT = 40000
 GRAD_INPUT_LIMIT = 10000
-GRAD_WEIGHT_LIMIT = 5000
+GRAD_WEIGHT_LIMIT = 40000
 MAX_WASTE = 1.6             # computed grid positions per real output position
 
 

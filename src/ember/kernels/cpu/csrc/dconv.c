@@ -57,6 +57,13 @@ static void taps(const geo_t *q, int64_t cg, int64_t *off, int64_t kpad) {
     while (k < kpad) off[k++] = 0;
 }
 
+/* Keeps a loaded vector in a register: without it gcc folds the load into every fma that uses the
+   value, turning one load per tap into one per channel and making the loop load-bound. */
+#if defined(__x86_64__) || defined(__i386__)
+#define IN_REGISTER(v) __asm__("" : "+x"(v))
+#else
+#define IN_REGISTER(v) ((void)0)
+#endif
 #define LOADU(V, p) ({ V v_; __builtin_memcpy(&v_, (p), sizeof v_); v_; })
 #define STOREU(V, p, v) do { V v_ = (v); __builtin_memcpy((p), &v_, sizeof v_); } while (0)
 
@@ -197,9 +204,13 @@ static void wgrad_block_##SFX(const T *xp, const T *g, const int64_t *off, int64
             for (int j = 0; j < WK; j++) xs[j] = xp + off[k0 + j];                               \
             for (int64_t p = 0; p < lpad; p += VL) {                                             \
                 V u[WK];                                                                         \
-                for (int j = 0; j < WK; j++) u[j] = LOADU(V, xs[j] + p);                         \
+                for (int j = 0; j < WK; j++) {                                                   \
+                    u[j] = LOADU(V, xs[j] + p);                                                  \
+                    IN_REGISTER(u[j]);                                                           \
+                }                                                                                \
                 for (int r = 0; r < WM; r++) {                                                   \
-                    const V gv = LOADU(V, gs[r] + p);                                            \
+                    V gv = LOADU(V, gs[r] + p);                                                  \
+                    IN_REGISTER(gv);                                                             \
                     for (int j = 0; j < WK; j++) a[r][j] += gv * u[j];                           \
                 }                                                                                \
             }                                                                                    \
