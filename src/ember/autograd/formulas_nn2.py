@@ -184,7 +184,8 @@ def _cubic(t):
 def _taps(g, h, w, mode, padding_mode, align, gx_t, gy_t):
     """The taps of every output point: flat plane index (N, L) and in-bounds mask (numpy), weight and its
     derivatives in the x / y grid coordinates (ember tensors of grid_t, (N, L))."""
-    gx, gy = g[..., 0].reshape(g.shape[0], -1), g[..., 1].reshape(g.shape[0], -1)
+    L = int(np.prod(g.shape[1:-1]))
+    gx, gy = g[..., 0].reshape(g.shape[0], L), g[..., 1].reshape(g.shape[0], L)
     ux, sx = _unnorm(gx, w, align)
     uy, sy = _unnorm(gy, h, align)
     taps = []
@@ -220,6 +221,34 @@ def _taps(g, h, w, mode, padding_mode, align, gx_t, gy_t):
     return taps
 
 
+def _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask):
+    """The first-order grads by csrc/taps.c (no graph is recorded, so the channel loops need not be
+    ember ops), or None when C does not apply."""
+    from ..kernels.cpu import taps_c
+    e = _e()
+    dt = input._np.dtype
+    if e.is_grad_enabled() or input.device.type != "cpu" or grad._np.dtype != dt or grid._np.dtype != dt \
+            or taps_c.kernel("scatter", dt) is None:
+        return None
+    n, c, h, w = input._size
+    ho, wo = grid._size[1:3]
+    idx = np.stack([np.where(t[1], t[0], -1) for t in taps], 1)                       # N, k, L
+    go = np.ascontiguousarray(grad._np).reshape(n, c, ho * wo)
+    gi = gg = None
+    if mask[0]:
+        wt = np.ones(idx.shape, dt) if taps[0][2] is None else np.stack([t[2]._np for t in taps], 1).astype(dt)
+        gi = e.from_numpy(taps_c.scatter(go, idx, np.ascontiguousarray(wt), h * w).reshape(n, c, h, w))
+    if mask[1]:
+        if taps[0][2] is None:
+            gg = e.zeros_like(grid)
+        else:
+            prod = taps_c.dot(go, np.ascontiguousarray(input._np).reshape(n, c, h * w), idx)   # N, k, L
+            gx = (prod * np.stack([t[3]._np for t in taps], 1)).sum(1)
+            gy = (prod * np.stack([t[4]._np for t in taps], 1)).sum(1)
+            gg = e.from_numpy(np.stack([gx, gy], -1).astype(dt).reshape(n, ho, wo, 2))
+    return gi, gg
+
+
 def grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mode, align_corners, mask):
     """grad_input: grad * tap weight scattered to every in-bounds tap; grad_grid: sum over channels of
     grad * tap value * d(tap weight)/d(grid). Nearest sampling has a zero grid grad (torch)."""
@@ -231,20 +260,25 @@ def grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mod
     L = ho * wo
     gflat = grid.reshape(n, L, 2)
     taps = _taps(grid._np, h, w, interpolation_mode, padding_mode, align_corners, gflat[..., 0], gflat[..., 1])
+    fast = _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask)
+    if fast is not None:
+        return fast
     go = grad.reshape(n, c, L)
     gi = gg = None
     k = len(taps)
     idx = _ints(np.concatenate([t[0] for t in taps], axis=1)[:, None, :]).expand(n, c, k * L)
-    ok = _const(np.concatenate([t[1] for t in taps], axis=1)[:, None, :], grad.dtype)   # N, 1, kL
+    from .._core import dtype as D
+    okb = np.concatenate([t[1] for t in taps], axis=1)[:, None, :]                    # N, 1, kL
+    ok = _const(okb, D.bool_)           # outside taps are left out (where, not * 0: an inf must not leak)
     if mask[0]:
-        wts = ok if taps[0][2] is None else e.cat([t[2] for t in taps], 1).unsqueeze(1) * ok
-        vals = go.repeat(1, 1, k) * wts
+        wts = e.ones((), dtype=grad.dtype) if taps[0][2] is None else e.cat([t[2] for t in taps], 1).unsqueeze(1)
+        vals = e.where(ok, go.repeat(1, 1, k) * wts, 0)
         gi = e.zeros((n, c, h * w), dtype=grad.dtype).scatter_add(2, idx, vals).reshape(n, c, h, w)
     if mask[1]:
         if taps[0][2] is None:
             gg = e.zeros_like(grid)
         else:
-            v = input.reshape(n, c, h * w).gather(2, idx) * ok                           # N, C, kL
+            v = e.where(ok, input.reshape(n, c, h * w).gather(2, idx), 0)               # N, C, kL
             prod = (go.repeat(1, 1, k) * v).sum(1)                                      # N, kL
             dx = e.cat([t[3] for t in taps], 1)
             dy = e.cat([t[4] for t in taps], 1)

@@ -1,0 +1,67 @@
+"""The channel loops of grid_sample in C (csrc/taps.c): gather, scatter and per-tap dot products of
+weighted taps that the caller computed once per image in numpy. Images are split over the thread
+pool. Each function returns None when C is unavailable or the dtype is not float32/float64; the
+caller then keeps its numpy path."""
+import numpy as np
+
+from ..meta.nn_common import split_run
+from . import clib
+
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+
+
+def kernel(name, dtype):
+    """taps_<name>_<f32|f64> (4 pointers, then n, c, plane, k, L), or None."""
+    sfx = _SUFFIX.get(np.dtype(dtype))
+    return None if sfx is None else clib.kernel("taps", f"taps_{name}_{sfx}", "pppplllll")
+
+
+def gather(x, idx, wt):
+    """x (n, c, plane), idx/wt (n, k, L) -> out (n, c, L) = sum over taps of wt * x[idx] (idx < 0 skipped)."""
+    f = kernel("gather", x.dtype)
+    if f is None:
+        return None
+    x = np.ascontiguousarray(x)
+    n, c, plane = x.shape
+    k, L = idx.shape[1:]
+    out = np.empty((n, c, L), x.dtype)
+
+    def run(xc, ic, wc, oc):
+        f(xc.ctypes.data, ic.ctypes.data, wc.ctypes.data, oc.ctypes.data, len(xc), c, plane, k, L)
+    if n:
+        split_run(run, [x, idx, wt, out], 0, min_elems=1 << 15)
+    return out
+
+
+def scatter(go, idx, wt, plane):
+    """go (n, c, L), idx/wt (n, k, L) -> gi (n, c, plane): go * wt added at every tap (idx < 0 skipped)."""
+    f = kernel("scatter", go.dtype)
+    if f is None:
+        return None
+    go = np.ascontiguousarray(go)
+    n, c, L = go.shape
+    k = idx.shape[1]
+    gi = np.zeros((n, c, plane), go.dtype)
+
+    def run(gc, ic, wc, oc):
+        f(gc.ctypes.data, ic.ctypes.data, wc.ctypes.data, oc.ctypes.data, len(gc), c, plane, k, L)
+    if n:
+        split_run(run, [go, idx, wt, gi], 0, min_elems=1 << 15)
+    return gi
+
+
+def dot(go, x, idx):
+    """go (n, c, L), x (n, c, plane), idx (n, k, L) -> prod (n, k, L) = sum over channels of go * x[idx]."""
+    f = kernel("dot", go.dtype)
+    if f is None or x.dtype != go.dtype:
+        return None
+    go, x = np.ascontiguousarray(go), np.ascontiguousarray(x)
+    n, c, L = go.shape
+    plane, k = x.shape[2], idx.shape[1]
+    prod = np.empty((n, k, L), go.dtype)
+
+    def run(gc, xc, ic, pc):
+        f(gc.ctypes.data, xc.ctypes.data, ic.ctypes.data, pc.ctypes.data, len(gc), c, plane, k, L)
+    if n:
+        split_run(run, [go, x, idx, prod], 0, min_elems=1 << 15)
+    return prod
