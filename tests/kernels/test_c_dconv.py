@@ -138,7 +138,7 @@ def test_usable_rules():
     assert not dconv_c.usable(x.astype(np.float16), small, (1, 1), (0, 0), (1, 1), 1)
     assert not dconv_c.usable(x, small, (1, 1), (0, 0), (1, 1), 1, out=(23, 24))    # cropped output
     assert not dconv_c.usable(x, (128, 16, 5, 5), (1, 1), (0, 0), (1, 1), 1)        # BLAS wins
-    assert not dconv_c.usable(x, (32, 16, 5, 5), (1, 1), (0, 0), (1, 1), 1, limit=dconv_c.GRAD_INPUT_LIMIT)
+    assert dconv_c.usable(x, (32, 16, 5, 5), (1, 1), (0, 0), (1, 1), 1, limit=dconv_c.GRAD_INPUT_LIMIT)
     assert not dconv_c.usable(np.zeros((2, 16, 4, 40), np.float32), (4, 16, 1, 30), (1, 1), (0, 0), (1, 1), 1)
     assert not dconv_c.usable(x[:0], small, (1, 1), (0, 0), (1, 1), 1)               # empty batch
     x32 = np.zeros((2, 32, 16, 16), np.float32)

@@ -18,12 +18,11 @@ from .conv_c import geometry, workers
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _MIN_WORK = 1 << 16         # multiply-adds below which one thread does the whole batch
 # Up to how many multiply-adds per output position (rows x taps of the implicit gemm) the direct
-# loop beats im2col + OpenBLAS, measured on one core (benchmarks/conv_direct.py): the forward and
-# weight-gradient loops win at every case measured, up to 64 channels of 3x3 (36864); the input
-# gradient (the forward loop over the padded output gradient, more waste) wins at 32 channels of
-# 3x3 (9216) and loses a little at 16 x 32*5*5 (12800).
+# loops beat im2col + OpenBLAS, measured on one core (benchmarks/conv_direct.py): forward, input and
+# weight gradient win (or tie, for the input gradient of 16 x 32*5*5) at every case measured, up to
+# 64 channels of 3x3 (36864); beyond that BLAS's packing should pay and nothing was measured.
 FWD_LIMIT = 40000
-GRAD_INPUT_LIMIT = 10000
+GRAD_INPUT_LIMIT = 40000
 GRAD_WEIGHT_LIMIT = 40000
 MAX_WASTE = 1.6             # computed grid positions per real output position
 
@@ -98,7 +97,8 @@ def _run_fwd(x, wt, bias, geo, c, groups, m, mpad, mb, y):
 
 
 def _block(m):
-    """Rows per register block (4 or 6, whichever pads m less; 6 on a tie) and the padded m."""
+    """Rows per register block (4 or 6, whichever pads m less; 6 on a tie) and the padded m (dconv.c
+    runs 4 rows x 3 vectors or 6 rows x 2 vectors of positions)."""
     p4, p6 = -(-m // 4) * 4, -(-m // 6) * 6
     return (6, p6) if p6 <= p4 else (4, p4)
 

@@ -9,11 +9,12 @@
    rows past OH in 3-d) are computed and thrown away: that waste is the price of contiguous loads,
    and the caller only takes this path when it is small.
 
-   The inner loops keep a block of MB output channels x 2 vectors of positions in registers (GCC
-   vector extensions; gcc lowers them to whatever SIMD -march gives). Weights come transposed,
-   (K, Mpad) per group, Mpad a multiple of MB with zero rows, so one tap's weights for a block sit
-   side by side. Each output row is computed to a multiple of 2 vectors (Lpad); the padded buffer
-   has that much zero slack at its end, so the last loads stay inside it.
+   The inner loops keep a block of MB output channels x NV vectors of positions in registers (GCC
+   vector extensions; gcc lowers them to whatever SIMD -march gives): 4 x 3 or 6 x 2, twelve
+   accumulators, enough independent fmas to hide their latency. Weights come transposed, (K, Mpad)
+   per group, Mpad a multiple of MB with zero rows, so one tap's weights for a block sit side by
+   side. Each output row is computed to a multiple of NV vectors (Lpad); the padded buffer has that
+   much zero slack at its end, so the last loads stay inside it.
 
    The weight gradient uses the same grid: gw[m, k] = sum_p g[m, p] * xp[off[k] + p], where g is the
    output gradient laid out on the grid with zeros at the thrown-away positions. The input gradient
@@ -80,16 +81,17 @@ static void pad_##SFX(const T *x, T *xp, const geo_t *q, int64_t c) {           
 }                                                                                                \
                                                                                                  \
 /* y (mpad, lpad) = bias + wt^T (mpad, K) @ taps of xp, MB output channels at a time */          \
-DCONV_BLOCK(T, V, SFX, 4)                                                                        \
-DCONV_BLOCK(T, V, SFX, 6)                                                                        \
+DCONV_BLOCK(T, V, SFX, 4, 3)                                                                     \
+DCONV_BLOCK(T, V, SFX, 6, 2)                                                                     \
                                                                                                  \
 int dconv_fwd_##SFX(const T *x, T *y, const T *wt, const T *bias, const int64_t *g, int64_t c,   \
                     int64_t groups, int64_t m, int64_t mpad, int64_t n, int64_t mb) {            \
     geo_t q;                                                                                     \
     geo_read(g, &q);                                                                             \
     const int64_t cg = c / groups, k = cg * q.KD * q.KH * q.KW, o = q.OD * q.OH * q.OW;          \
-    const int64_t lpad = (q.L + 2 * VL_##SFX - 1) / (2 * VL_##SFX) * (2 * VL_##SFX);             \
-    T *xp = calloc((size_t)(c * q.Sp + 2 * VL_##SFX), sizeof(T));                                \
+    const int64_t pb = (mb == 6 ? 2 : 3) * VL_##SFX;           /* positions per block */          \
+    const int64_t lpad = (q.L + pb - 1) / pb * pb;                                               \
+    T *xp = calloc((size_t)(c * q.Sp + pb), sizeof(T));                                          \
     T *yb = malloc(sizeof(T) * (size_t)(mpad * lpad));                                           \
     int64_t *off = malloc(sizeof(int64_t) * (size_t)k);                                          \
     if (!xp || !yb || !off) { free(xp); free(yb); free(off); return -1; }                        \
@@ -155,31 +157,30 @@ int dconv_wgrad_##SFX(const T *x, const T *go, T *gw, const int64_t *g, int64_t 
     return 0;                                                                                    \
 }
 
-#define DCONV_BLOCK(T, V, SFX, MB)                                                               \
+#define DCONV_BLOCK(T, V, SFX, MB, NV)                                                           \
 static void dconv_block##MB##_##SFX(const T *xp, const T *wt, const T *bias, const int64_t *off, \
                                      int64_t k, int64_t mpad, int64_t lpad, T *y) {              \
     enum { VL = sizeof(V) / sizeof(T) };                                                         \
-    for (int64_t p = 0; p < lpad; p += 2 * VL) {                                                 \
+    for (int64_t p = 0; p < lpad; p += NV * VL) {                                                \
         const T *xq = xp + p;                                                                    \
         for (int64_t m0 = 0; m0 < mpad; m0 += MB) {                                              \
-            V a[MB][2];                                                                          \
+            V a[MB][NV];                                                                         \
             for (int r = 0; r < MB; r++) {                                                       \
                 const T b = bias ? bias[m0 + r] : (T)0;                                          \
-                a[r][0] = (V){0} + b;                                                            \
-                a[r][1] = a[r][0];                                                               \
+                for (int v = 0; v < NV; v++) a[r][v] = (V){0} + b;                               \
             }                                                                                    \
             const T *w = wt + m0;                                                                \
             for (int64_t t = 0; t < k; t++, w += mpad) {                                         \
-                const V x0 = LOADU(V, xq + off[t]), x1 = LOADU(V, xq + off[t] + VL);             \
-                for (int r = 0; r < MB; r++) {                                                   \
-                    a[r][0] += w[r] * x0;                                                        \
-                    a[r][1] += w[r] * x1;                                                        \
+                V u[NV];                                                                         \
+                for (int v = 0; v < NV; v++) {                                                   \
+                    u[v] = LOADU(V, xq + off[t] + v * VL);                                       \
+                    IN_REGISTER(u[v]);                                                           \
                 }                                                                                \
+                for (int r = 0; r < MB; r++)                                                     \
+                    for (int v = 0; v < NV; v++) a[r][v] += w[r] * u[v];                         \
             }                                                                                    \
-            for (int r = 0; r < MB; r++) {                                                       \
-                STOREU(V, y + (m0 + r) * lpad + p, a[r][0]);                                     \
-                STOREU(V, y + (m0 + r) * lpad + p + VL, a[r][1]);                                \
-            }                                                                                    \
+            for (int r = 0; r < MB; r++)                                                         \
+                for (int v = 0; v < NV; v++) STOREU(V, y + (m0 + r) * lpad + p + v * VL, a[r][v]); \
         }                                                                                        \
     }                                                                                            \
 }
