@@ -521,7 +521,15 @@ class Tensor:
     def real(self):
         if not self.is_complex():
             return self
-        return self.view_as_real_().select(-1, 0)
+        from ._ops import ops
+        return ops.aten.view_as_real(self).select(-1, 0)
+
+    @property
+    def imag(self):
+        if not self.is_complex():
+            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+        from ._ops import ops
+        return ops.aten.view_as_real(self).select(-1, 1)
 
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:

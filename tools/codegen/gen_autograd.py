@@ -94,8 +94,17 @@ class Entry:
         self.no_forward = self.result == "not_implemented"
         if self.no_forward:
             self.result = None
+        # `complex:` how the formulas treat complex tensors. By default they are written for real
+        # numbers (grad * f'(z)), which is right for complex inputs too once the engine conjugates the
+        # incoming grads and the results (torch's convention is grad * conj(f'(z))). `exact`: the
+        # formulas already follow torch's convention (abs, the complex views). `not_implemented`: a
+        # complex grad raises NotImplementedError (sgn: its complex backward is not written).
+        cx = raw.get("complex", "conj")
+        if cx not in ("conj", "exact", "not_implemented"):
+            raise ValueError(f"derivatives: {self.name}: complex must be exact or not_implemented, not {cx!r}")
+        self.complex_mode = {"conj": "conj", "exact": None, "not_implemented": "raise"}[cx]
         for k, v in raw.items():
-            if k in ("name", "output_differentiability", "result"):
+            if k in ("name", "output_differentiability", "result", "complex"):
                 continue
             keys = tuple(x.strip() for x in k.split(","))
             for j, a in enumerate(keys):
@@ -232,6 +241,8 @@ def emit_node(w, e, cls):
     saved = sorted({n for v in uses.values() for n in v})
     w.w(f"class {cls}(_Node):")
     w.w(f"    _op_name = {('aten::' + str(e.fn.func.name))!r}")
+    if e.complex_mode is not None:
+        w.w(f"    _complex = {e.complex_mode!r}")
     r0 = e.fn.func.returns[0] if e.fn.func.returns else None
     if r0 is not None and isinstance(r0.type, ListType) and r0.annotation is not None:
         w.w("    _multi_view = True")

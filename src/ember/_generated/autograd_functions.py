@@ -6,6 +6,7 @@ from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
 from ember.autograd.formulas import *
+from ember.autograd.formulas_complex import *
 from ember.autograd.formulas_linalg import *
 from ember.autograd.formulas_lu import *
 from ember.autograd.formulas_nn import *
@@ -31,6 +32,7 @@ _aten = _ops_ns.aten
 
 class AddBackward0(_Node):
     _op_name = 'aten::add.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -126,6 +128,7 @@ _self_add__Tensor = add__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class AddBackward1(_Node):
     _op_name = 'aten::add.Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -207,6 +210,7 @@ _self_add__Scalar = add__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class SubBackward0(_Node):
     _op_name = 'aten::sub.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -302,6 +306,7 @@ _self_sub__Tensor = sub__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class SubBackward1(_Node):
     _op_name = 'aten::sub.Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -383,6 +388,7 @@ _self_sub__Scalar = sub__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class RsubBackward0(_Node):
     _op_name = 'aten::rsub.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -448,6 +454,7 @@ _self_rsub_Tensor = rsub_Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class MulBackward0(_Node):
     _op_name = 'aten::mul.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -554,6 +561,7 @@ _self_mul__Tensor = mul__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class MulBackward1(_Node):
     _op_name = 'aten::mul.Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -640,6 +648,7 @@ _self_mul__Scalar = mul__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class DivBackward0(_Node):
     _op_name = 'aten::div.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -747,6 +756,7 @@ _self_div__Tensor = div__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class DivBackward1(_Node):
     _op_name = 'aten::div.Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -833,6 +843,7 @@ _self_div__Scalar = div__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class DivBackward2(_Node):
     _op_name = 'aten::div.Tensor_mode'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -951,6 +962,7 @@ _self_div__Tensor_mode = div__Tensor_mode   # the kernel, for its forward-AD re-
 
 class RemainderBackward0(_Node):
     _op_name = 'aten::remainder.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1057,6 +1069,7 @@ _self_remainder__Tensor = remainder__Tensor   # the kernel, for its forward-AD r
 
 class PowBackward0(_Node):
     _op_name = 'aten::pow.Tensor_Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1171,6 +1184,7 @@ _self_pow__Tensor = pow__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class PowBackward1(_Node):
     _op_name = 'aten::pow.Tensor_Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1265,6 +1279,7 @@ _self_pow__Scalar = pow__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class PowBackward2(_Node):
     _op_name = 'aten::pow.Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1332,6 +1347,7 @@ _self_pow_Scalar = pow_Scalar   # the kernel, for its forward-AD re-entry (an ar
 
 class NegBackward0(_Node):
     _op_name = 'aten::neg'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1502,6 +1518,7 @@ _self_abs_ = abs_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ExpBackward0(_Node):
     _op_name = 'aten::exp'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1589,6 +1606,7 @@ _self_exp_ = exp_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class LogBackward0(_Node):
     _op_name = 'aten::log'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1678,6 +1696,7 @@ _self_log_ = log_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class SqrtBackward0(_Node):
     _op_name = 'aten::sqrt'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1765,6 +1784,7 @@ _self_sqrt_ = sqrt_   # the kernel, for its forward-AD re-entry (an argument may
 
 class RsqrtBackward0(_Node):
     _op_name = 'aten::rsqrt'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1852,6 +1872,7 @@ _self_rsqrt_ = rsqrt_   # the kernel, for its forward-AD re-entry (an argument m
 
 class SinBackward0(_Node):
     _op_name = 'aten::sin'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1941,6 +1962,7 @@ _self_sin_ = sin_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class CosBackward0(_Node):
     _op_name = 'aten::cos'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2030,6 +2052,7 @@ _self_cos_ = cos_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class TanhBackward0(_Node):
     _op_name = 'aten::tanh'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2117,6 +2140,7 @@ _self_tanh_ = tanh_   # the kernel, for its forward-AD re-entry (an argument may
 
 class SigmoidBackward0(_Node):
     _op_name = 'aten::sigmoid'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2204,6 +2228,7 @@ _self_sigmoid_ = sigmoid_   # the kernel, for its forward-AD re-entry (an argume
 
 class ReluBackward0(_Node):
     _op_name = 'aten::relu'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2291,6 +2316,7 @@ _self_relu_ = relu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class ClampBackward0(_Node):
     _op_name = 'aten::clamp'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2390,6 +2416,7 @@ _self_clamp_ = clamp_   # the kernel, for its forward-AD re-entry (an argument m
 
 class ClampBackward1(_Node):
     _op_name = 'aten::clamp.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2519,6 +2546,7 @@ _self_clamp__Tensor = clamp__Tensor   # the kernel, for its forward-AD re-entry 
 
 class ClampMinBackward0(_Node):
     _op_name = 'aten::clamp_min'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2581,6 +2609,7 @@ _self_clamp_min = clamp_min   # the kernel, for its forward-AD re-entry (an argu
 
 class ClampMaxBackward0(_Node):
     _op_name = 'aten::clamp_max'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2643,6 +2672,7 @@ _self_clamp_max = clamp_max   # the kernel, for its forward-AD re-entry (an argu
 
 class WhereBackward0(_Node):
     _op_name = 'aten::where.self'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2712,6 +2742,7 @@ _self_where_self = where_self   # the kernel, for its forward-AD re-entry (an ar
 
 class EqBackward0(_Node):
     _op_name = 'aten::eq_.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2764,6 +2795,7 @@ _self_eq__Tensor = eq__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class NeBackward0(_Node):
     _op_name = 'aten::ne_.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2816,6 +2848,7 @@ _self_ne__Tensor = ne__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class LtBackward0(_Node):
     _op_name = 'aten::lt_.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2868,6 +2901,7 @@ _self_lt__Tensor = lt__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class LeBackward0(_Node):
     _op_name = 'aten::le_.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2920,6 +2954,7 @@ _self_le__Tensor = le__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class GtBackward0(_Node):
     _op_name = 'aten::gt_.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2972,6 +3007,7 @@ _self_gt__Tensor = gt__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class GeBackward0(_Node):
     _op_name = 'aten::ge_.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3143,6 +3179,7 @@ def detach(*args, **kwargs):
 
 class AliasBackward0(_Node):
     _op_name = 'aten::alias'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3194,6 +3231,7 @@ _self_alias = alias   # the kernel, for its forward-AD re-entry (an argument may
 
 class CloneBackward0(_Node):
     _op_name = 'aten::clone'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3245,6 +3283,7 @@ _self_clone = clone   # the kernel, for its forward-AD re-entry (an argument may
 
 class ViewBackward0(_Node):
     _op_name = 'aten::view'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3299,6 +3338,7 @@ _self_view = view   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ExpandBackward0(_Node):
     _op_name = 'aten::expand'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3353,6 +3393,7 @@ _self_expand = expand   # the kernel, for its forward-AD re-entry (an argument m
 
 class TransposeBackward0(_Node):
     _op_name = 'aten::transpose.int'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3410,6 +3451,7 @@ _self_transpose_int = transpose_int   # the kernel, for its forward-AD re-entry 
 
 class PermuteBackward0(_Node):
     _op_name = 'aten::permute'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3464,6 +3506,7 @@ _self_permute = permute   # the kernel, for its forward-AD re-entry (an argument
 
 class TBackward0(_Node):
     _op_name = 'aten::t'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3515,6 +3558,7 @@ _self_t = t   # the kernel, for its forward-AD re-entry (an argument may shadow 
 
 class UnsqueezeBackward0(_Node):
     _op_name = 'aten::unsqueeze'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3569,6 +3613,7 @@ _self_unsqueeze = unsqueeze   # the kernel, for its forward-AD re-entry (an argu
 
 class SumBackward0(_Node):
     _op_name = 'aten::sum'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3626,6 +3671,7 @@ _self_sum = sum   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class SumBackward1(_Node):
     _op_name = 'aten::sum.dim_IntList'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3689,6 +3735,7 @@ _self_sum_dim_IntList = sum_dim_IntList   # the kernel, for its forward-AD re-en
 
 class MeanBackward0(_Node):
     _op_name = 'aten::mean'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3749,6 +3796,7 @@ _self_mean = mean   # the kernel, for its forward-AD re-entry (an argument may s
 
 class SqueezeBackward0(_Node):
     _op_name = 'aten::squeeze'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3803,6 +3851,7 @@ _self_squeeze = squeeze   # the kernel, for its forward-AD re-entry (an argument
 
 class SqueezeBackward1(_Node):
     _op_name = 'aten::squeeze.dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3857,6 +3906,7 @@ _self_squeeze_dim = squeeze_dim   # the kernel, for its forward-AD re-entry (an 
 
 class SqueezeBackward2(_Node):
     _op_name = 'aten::squeeze.dims'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3911,6 +3961,7 @@ _self_squeeze_dims = squeeze_dims   # the kernel, for its forward-AD re-entry (a
 
 class MeanBackward1(_Node):
     _op_name = 'aten::mean.dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3974,6 +4025,7 @@ _self_mean_dim = mean_dim   # the kernel, for its forward-AD re-entry (an argume
 
 class ProdBackward0(_Node):
     _op_name = 'aten::prod'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4042,6 +4094,7 @@ _self_prod = prod   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ProdBackward1(_Node):
     _op_name = 'aten::prod.dim_int'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4116,6 +4169,7 @@ _self_prod_dim_int = prod_dim_int   # the kernel, for its forward-AD re-entry (a
 
 class AmaxBackward0(_Node):
     _op_name = 'aten::amax'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4186,6 +4240,7 @@ _self_amax = amax   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AminBackward0(_Node):
     _op_name = 'aten::amin'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4256,6 +4311,7 @@ _self_amin = amin   # the kernel, for its forward-AD re-entry (an argument may s
 
 class MaxBackward0(_Node):
     _op_name = 'aten::max'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4320,6 +4376,7 @@ _self_max = max   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class MinBackward0(_Node):
     _op_name = 'aten::min'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4384,6 +4441,7 @@ _self_min = min   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class MaxBackward1(_Node):
     _op_name = 'aten::max.dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4459,6 +4517,7 @@ _self_max_dim = max_dim   # the kernel, for its forward-AD re-entry (an argument
 
 class MinBackward1(_Node):
     _op_name = 'aten::min.dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4548,6 +4607,7 @@ def argmin(*args, **kwargs):
 
 class MmBackward0(_Node):
     _op_name = 'aten::mm'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4632,6 +4692,7 @@ _self_mm = mm   # the kernel, for its forward-AD re-entry (an argument may shado
 
 class BmmBackward0(_Node):
     _op_name = 'aten::bmm'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4704,6 +4765,7 @@ _self_bmm = bmm   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class MvBackward0(_Node):
     _op_name = 'aten::mv'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4776,6 +4838,7 @@ _self_mv = mv   # the kernel, for its forward-AD re-entry (an argument may shado
 
 class DotBackward0(_Node):
     _op_name = 'aten::dot'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4848,6 +4911,7 @@ _self_dot = dot   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class MatmulBackward0(_Node):
     _op_name = 'aten::matmul'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4922,6 +4986,7 @@ _self_matmul = matmul   # the kernel, for its forward-AD re-entry (an argument m
 
 class AddmmBackward0(_Node):
     _op_name = 'aten::addmm'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5029,6 +5094,7 @@ def view_dtype(*args, **kwargs):
 
 class SelectBackward0(_Node):
     _op_name = 'aten::select.int'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5089,6 +5155,7 @@ _self_select_int = select_int   # the kernel, for its forward-AD re-entry (an ar
 
 class SliceBackward0(_Node):
     _op_name = 'aten::slice.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5155,6 +5222,7 @@ _self_slice_Tensor = slice_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class DiagonalBackward0(_Node):
     _op_name = 'aten::diagonal'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5218,6 +5286,7 @@ _self_diagonal = diagonal   # the kernel, for its forward-AD re-entry (an argume
 
 class AsStridedBackward0(_Node):
     _op_name = 'aten::as_strided'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5287,6 +5356,7 @@ _self_as_strided = as_strided   # the kernel, for its forward-AD re-entry (an ar
 
 class UnbindBackward0(_Node):
     _op_name = 'aten::unbind.int'
+    _complex = 'conj'
     _multi_view = True
 
     def apply(_n, grads):
@@ -5344,6 +5414,7 @@ _self_unbind_int = unbind_int   # the kernel, for its forward-AD re-entry (an ar
 
 class SplitBackward0(_Node):
     _op_name = 'aten::split.Tensor'
+    _complex = 'conj'
     _multi_view = True
 
     def apply(_n, grads):
@@ -5401,6 +5472,7 @@ _self_split_Tensor = split_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class SplitWithSizesBackward0(_Node):
     _op_name = 'aten::split_with_sizes'
+    _complex = 'conj'
     _multi_view = True
 
     def apply(_n, grads):
@@ -5458,6 +5530,7 @@ _self_split_with_sizes = split_with_sizes   # the kernel, for its forward-AD re-
 
 class ToCopyBackward0(_Node):
     _op_name = 'aten::_to_copy'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5512,6 +5585,7 @@ _self__to_copy = _to_copy   # the kernel, for its forward-AD re-entry (an argume
 
 class CopyBackward0(_Node):
     _op_name = 'aten::copy_'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5580,6 +5654,7 @@ _self_copy_ = copy_   # the kernel, for its forward-AD re-entry (an argument may
 
 class FillBackward0(_Node):
     _op_name = 'aten::fill_.Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5635,6 +5710,7 @@ _self_fill__Scalar = fill__Scalar   # the kernel, for its forward-AD re-entry (a
 
 class FillBackward1(_Node):
     _op_name = 'aten::fill_.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5697,6 +5773,7 @@ _self_fill__Tensor = fill__Tensor   # the kernel, for its forward-AD re-entry (a
 
 class ZeroBackward0(_Node):
     _op_name = 'aten::zero_'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5752,6 +5829,7 @@ _self_zero_ = zero_   # the kernel, for its forward-AD re-entry (an argument may
 
 class CatBackward0(_Node):
     _op_name = 'aten::cat'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5810,6 +5888,7 @@ _self_cat = cat   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class IndexBackward0(_Node):
     _op_name = 'aten::index.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -5867,6 +5946,7 @@ _self_index_Tensor = index_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class IndexPutBackward0(_Node):
     _op_name = 'aten::index_put'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6148,6 +6228,7 @@ def any_dims(*args, **kwargs):
 
 class NormalBackward0(_Node):
     _op_name = 'aten::normal_'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6188,6 +6269,7 @@ _self_normal_ = normal_   # the kernel, for its forward-AD re-entry (an argument
 
 class UniformBackward0(_Node):
     _op_name = 'aten::uniform_'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6230,6 +6312,7 @@ _self_uniform_ = uniform_   # the kernel, for its forward-AD re-entry (an argume
 
 class RandomBackward0(_Node):
     _op_name = 'aten::random_.to'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6270,6 +6353,7 @@ _self_random__to = random__to   # the kernel, for its forward-AD re-entry (an ar
 
 class RandomBackward1(_Node):
     _op_name = 'aten::random_'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6310,6 +6394,7 @@ _self_random_ = random_   # the kernel, for its forward-AD re-entry (an argument
 
 class BernoulliBackward0(_Node):
     _op_name = 'aten::bernoulli_.float'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6350,6 +6435,7 @@ _self_bernoulli__float = bernoulli__float   # the kernel, for its forward-AD re-
 
 class BernoulliBackward1(_Node):
     _op_name = 'aten::bernoulli'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6408,6 +6494,7 @@ _self_bernoulli = bernoulli   # the kernel, for its forward-AD re-entry (an argu
 
 class BernoulliBackward2(_Node):
     _op_name = 'aten::bernoulli.p'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6466,6 +6553,7 @@ _self_bernoulli_p = bernoulli_p   # the kernel, for its forward-AD re-entry (an 
 
 class RandomBackward2(_Node):
     _op_name = 'aten::random_.from'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6508,6 +6596,7 @@ _self_random__from = random__from   # the kernel, for its forward-AD re-entry (a
 
 class UnsafeViewBackward0(_Node):
     _op_name = 'aten::_unsafe_view'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6562,6 +6651,7 @@ _self__unsafe_view = _unsafe_view   # the kernel, for its forward-AD re-entry (a
 
 class Exp2Backward0(_Node):
     _op_name = 'aten::exp2'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6649,6 +6739,7 @@ _self_exp2_ = exp2_   # the kernel, for its forward-AD re-entry (an argument may
 
 class Expm1Backward0(_Node):
     _op_name = 'aten::expm1'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6736,6 +6827,7 @@ _self_expm1_ = expm1_   # the kernel, for its forward-AD re-entry (an argument m
 
 class Log1PBackward0(_Node):
     _op_name = 'aten::log1p'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6825,6 +6917,7 @@ _self_log1p_ = log1p_   # the kernel, for its forward-AD re-entry (an argument m
 
 class Log2Backward0(_Node):
     _op_name = 'aten::log2'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -6914,6 +7007,7 @@ _self_log2_ = log2_   # the kernel, for its forward-AD re-entry (an argument may
 
 class Log10Backward0(_Node):
     _op_name = 'aten::log10'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7003,6 +7097,7 @@ _self_log10_ = log10_   # the kernel, for its forward-AD re-entry (an argument m
 
 class SignBackward0(_Node):
     _op_name = 'aten::sign'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7082,89 +7177,9 @@ def sign_(self):
 _self_sign_ = sign_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class SgnBackward0(_Node):
-    _op_name = 'aten::sgn'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-
-
-_OP_sgn = getattr(_aten.sgn, 'default')
-
-
-def _jvp_sgn(_ts, self, result):
-    _o = None
-    if _ts[0] is not None:
-        grad = _ts[0]
-        _o = _fw_acc(_o, zeros_like(grad))
-    return _o
-
-
-def sgn(self):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_sgn(self)
-            _t = _jvp_sgn(_ts, self, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _need = _rg(self)
-    if not _need:
-        return _OP_sgn.redispatch(_below_ks((self,)), self)
-    _n = SgnBackward0()
-    _n.next_edges = (_edge(self), )
-    _res = _OP_sgn.redispatch(_below_ks((self,)), self)
-    _set_history(_res, _n)
-    return _res
-
-
-_self_sgn = sgn   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-_OP_sgn_ = getattr(_aten.sgn_, 'default')
-
-
-def sgn_(self):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _old = _clone(self)
-            _res = _self_sgn_(self)
-            _t = _jvp_sgn(_ts, _old, _res)
-        finally:
-            _fw_restore()
-        _fw_attach(self, _t, True)
-        return _res
-    _check_inplace(self)
-    _need = _rg(self)
-    if not _need:
-        return _OP_sgn_.redispatch(_below_ks((self,)), self)
-    _n = SgnBackward0()
-    _n.next_edges = (_edge(self), )
-    _res = _OP_sgn_.redispatch(_below_ks((self,)), self)
-    _rebase_history(self, _n)
-    return _res
-
-
-_self_sgn_ = sgn_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
 class FloorBackward0(_Node):
     _op_name = 'aten::floor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7246,6 +7261,7 @@ _self_floor_ = floor_   # the kernel, for its forward-AD re-entry (an argument m
 
 class CeilBackward0(_Node):
     _op_name = 'aten::ceil'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7327,6 +7343,7 @@ _self_ceil_ = ceil_   # the kernel, for its forward-AD re-entry (an argument may
 
 class RoundBackward0(_Node):
     _op_name = 'aten::round'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7408,6 +7425,7 @@ _self_round_ = round_   # the kernel, for its forward-AD re-entry (an argument m
 
 class RoundBackward1(_Node):
     _op_name = 'aten::round.decimals'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7489,6 +7507,7 @@ _self_round__decimals = round__decimals   # the kernel, for its forward-AD re-en
 
 class TruncBackward0(_Node):
     _op_name = 'aten::trunc'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7570,6 +7589,7 @@ _self_trunc_ = trunc_   # the kernel, for its forward-AD re-entry (an argument m
 
 class FracBackward0(_Node):
     _op_name = 'aten::frac'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7651,6 +7671,7 @@ _self_frac_ = frac_   # the kernel, for its forward-AD re-entry (an argument may
 
 class ReciprocalBackward0(_Node):
     _op_name = 'aten::reciprocal'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7738,6 +7759,7 @@ _self_reciprocal_ = reciprocal_   # the kernel, for its forward-AD re-entry (an 
 
 class SquareBackward0(_Node):
     _op_name = 'aten::square'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7827,6 +7849,7 @@ _self_square_ = square_   # the kernel, for its forward-AD re-entry (an argument
 
 class ErfBackward0(_Node):
     _op_name = 'aten::erf'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -7916,6 +7939,7 @@ _self_erf_ = erf_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ErfcBackward0(_Node):
     _op_name = 'aten::erfc'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8005,6 +8029,7 @@ _self_erfc_ = erfc_   # the kernel, for its forward-AD re-entry (an argument may
 
 class ErfinvBackward0(_Node):
     _op_name = 'aten::erfinv'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8092,6 +8117,7 @@ _self_erfinv_ = erfinv_   # the kernel, for its forward-AD re-entry (an argument
 
 class AsinBackward0(_Node):
     _op_name = 'aten::asin'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8181,6 +8207,7 @@ _self_asin_ = asin_   # the kernel, for its forward-AD re-entry (an argument may
 
 class AcosBackward0(_Node):
     _op_name = 'aten::acos'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8270,6 +8297,7 @@ _self_acos_ = acos_   # the kernel, for its forward-AD re-entry (an argument may
 
 class AtanBackward0(_Node):
     _op_name = 'aten::atan'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8359,6 +8387,7 @@ _self_atan_ = atan_   # the kernel, for its forward-AD re-entry (an argument may
 
 class SinhBackward0(_Node):
     _op_name = 'aten::sinh'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8448,6 +8477,7 @@ _self_sinh_ = sinh_   # the kernel, for its forward-AD re-entry (an argument may
 
 class CoshBackward0(_Node):
     _op_name = 'aten::cosh'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8537,6 +8567,7 @@ _self_cosh_ = cosh_   # the kernel, for its forward-AD re-entry (an argument may
 
 class TanBackward0(_Node):
     _op_name = 'aten::tan'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8624,6 +8655,7 @@ _self_tan_ = tan_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AsinhBackward0(_Node):
     _op_name = 'aten::asinh'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8713,6 +8745,7 @@ _self_asinh_ = asinh_   # the kernel, for its forward-AD re-entry (an argument m
 
 class AcoshBackward0(_Node):
     _op_name = 'aten::acosh'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8802,6 +8835,7 @@ _self_acosh_ = acosh_   # the kernel, for its forward-AD re-entry (an argument m
 
 class AtanhBackward0(_Node):
     _op_name = 'aten::atanh'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8891,6 +8925,7 @@ _self_atanh_ = atanh_   # the kernel, for its forward-AD re-entry (an argument m
 
 class NanToNumBackward0(_Node):
     _op_name = 'aten::nan_to_num'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -8980,6 +9015,7 @@ _self_nan_to_num_ = nan_to_num_   # the kernel, for its forward-AD re-entry (an 
 
 class LogitBackward0(_Node):
     _op_name = 'aten::logit'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -9074,6 +9110,7 @@ _self_logit_ = logit_   # the kernel, for its forward-AD re-entry (an argument m
 
 class HypotBackward0(_Node):
     _op_name = 'aten::hypot'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -9187,6 +9224,7 @@ _self_hypot_ = hypot_   # the kernel, for its forward-AD re-entry (an argument m
 
 class Atan2Backward0(_Node):
     _op_name = 'aten::atan2'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -9295,6 +9333,7 @@ _self_atan2_ = atan2_   # the kernel, for its forward-AD re-entry (an argument m
 
 class LerpBackward0(_Node):
     _op_name = 'aten::lerp.Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -9391,6 +9430,7 @@ _self_lerp__Scalar = lerp__Scalar   # the kernel, for its forward-AD re-entry (a
 
 class LerpBackward1(_Node):
     _op_name = 'aten::lerp.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -9515,6 +9555,7 @@ _self_lerp__Tensor = lerp__Tensor   # the kernel, for its forward-AD re-entry (a
 
 class FmodBackward0(_Node):
     _op_name = 'aten::fmod.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -9621,6 +9662,7 @@ _self_fmod__Tensor = fmod__Tensor   # the kernel, for its forward-AD re-entry (a
 
 class FmodBackward1(_Node):
     _op_name = 'aten::fmod.Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -9702,6 +9744,7 @@ _self_fmod__Scalar = fmod__Scalar   # the kernel, for its forward-AD re-entry (a
 
 class MaximumBackward0(_Node):
     _op_name = 'aten::maximum'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -9778,6 +9821,7 @@ _self_maximum = maximum   # the kernel, for its forward-AD re-entry (an argument
 
 class MinimumBackward0(_Node):
     _op_name = 'aten::minimum'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -9854,6 +9898,7 @@ _self_minimum = minimum   # the kernel, for its forward-AD re-entry (an argument
 
 class FmaxBackward0(_Node):
     _op_name = 'aten::fmax'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -9930,6 +9975,7 @@ _self_fmax = fmax   # the kernel, for its forward-AD re-entry (an argument may s
 
 class FminBackward0(_Node):
     _op_name = 'aten::fmin'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10041,6 +10087,7 @@ def isneginf(*args, **kwargs):
 
 class AddcmulBackward0(_Node):
     _op_name = 'aten::addcmul'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10162,6 +10209,7 @@ _self_addcmul_ = addcmul_   # the kernel, for its forward-AD re-entry (an argume
 
 class AddcdivBackward0(_Node):
     _op_name = 'aten::addcdiv'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10284,6 +10332,7 @@ _self_addcdiv_ = addcdiv_   # the kernel, for its forward-AD re-entry (an argume
 
 class XlogyBackward0(_Node):
     _op_name = 'aten::xlogy.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10392,6 +10441,7 @@ _self_xlogy__Tensor = xlogy__Tensor   # the kernel, for its forward-AD re-entry 
 
 class XlogyBackward1(_Node):
     _op_name = 'aten::xlogy.Scalar_Self'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10454,6 +10504,7 @@ _self_xlogy_Scalar_Self = xlogy_Scalar_Self   # the kernel, for its forward-AD r
 
 class XlogyBackward2(_Node):
     _op_name = 'aten::xlogy.Scalar_Other'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10548,6 +10599,7 @@ _self_xlogy__Scalar_Other = xlogy__Scalar_Other   # the kernel, for its forward-
 
 class LogaddexpBackward0(_Node):
     _op_name = 'aten::logaddexp'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10624,6 +10676,7 @@ _self_logaddexp = logaddexp   # the kernel, for its forward-AD re-entry (an argu
 
 class GeluBackward0(_Node):
     _op_name = 'aten::gelu'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10718,6 +10771,7 @@ _self_gelu_ = gelu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class GeluBackwardBackward0(_Node):
     _op_name = 'aten::gelu_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10794,6 +10848,7 @@ _self_gelu_backward = gelu_backward   # the kernel, for its forward-AD re-entry 
 
 class SiluBackward0(_Node):
     _op_name = 'aten::silu'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10883,6 +10938,7 @@ _self_silu_ = silu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class MishBackward0(_Node):
     _op_name = 'aten::mish'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -10972,6 +11028,7 @@ _self_mish_ = mish_   # the kernel, for its forward-AD re-entry (an argument may
 
 class SoftplusBackward0(_Node):
     _op_name = 'aten::softplus'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11037,6 +11094,7 @@ _self_softplus = softplus   # the kernel, for its forward-AD re-entry (an argume
 
 class EluBackward0(_Node):
     _op_name = 'aten::elu'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11141,6 +11199,7 @@ _self_elu_ = elu_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class SeluBackward0(_Node):
     _op_name = 'aten::selu'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11230,6 +11289,7 @@ _self_selu_ = selu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class CeluBackward0(_Node):
     _op_name = 'aten::celu'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11324,6 +11384,7 @@ _self_celu_ = celu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class LeakyReluBackward0(_Node):
     _op_name = 'aten::leaky_relu'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11418,6 +11479,7 @@ _self_leaky_relu_ = leaky_relu_   # the kernel, for its forward-AD re-entry (an 
 
 class HardtanhBackward0(_Node):
     _op_name = 'aten::hardtanh'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11517,6 +11579,7 @@ _self_hardtanh_ = hardtanh_   # the kernel, for its forward-AD re-entry (an argu
 
 class HardsigmoidBackward0(_Node):
     _op_name = 'aten::hardsigmoid'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11606,6 +11669,7 @@ _self_hardsigmoid_ = hardsigmoid_   # the kernel, for its forward-AD re-entry (a
 
 class HardswishBackward0(_Node):
     _op_name = 'aten::hardswish'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11695,6 +11759,7 @@ _self_hardswish_ = hardswish_   # the kernel, for its forward-AD re-entry (an ar
 
 class LogSigmoidBackward0(_Node):
     _op_name = 'aten::log_sigmoid'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11754,6 +11819,7 @@ _self_log_sigmoid = log_sigmoid   # the kernel, for its forward-AD re-entry (an 
 
 class ThresholdBackward0(_Node):
     _op_name = 'aten::threshold'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11848,6 +11914,7 @@ _self_threshold_ = threshold_   # the kernel, for its forward-AD re-entry (an ar
 
 class GluBackward0(_Node):
     _op_name = 'aten::glu'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -11943,6 +12010,7 @@ def bitwise_xor_Tensor(*args, **kwargs):
 
 class VarBackward0(_Node):
     _op_name = 'aten::var'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12005,6 +12073,7 @@ _self_var = var   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class VarBackward1(_Node):
     _op_name = 'aten::var.dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12073,6 +12142,7 @@ _self_var_dim = var_dim   # the kernel, for its forward-AD re-entry (an argument
 
 class VarBackward2(_Node):
     _op_name = 'aten::var.correction'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12141,6 +12211,7 @@ _self_var_correction = var_correction   # the kernel, for its forward-AD re-entr
 
 class StdBackward0(_Node):
     _op_name = 'aten::std'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12208,6 +12279,7 @@ _self_std = std   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class StdBackward1(_Node):
     _op_name = 'aten::std.dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12281,6 +12353,7 @@ _self_std_dim = std_dim   # the kernel, for its forward-AD re-entry (an argument
 
 class StdBackward2(_Node):
     _op_name = 'aten::std.correction'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12354,6 +12427,7 @@ _self_std_correction = std_correction   # the kernel, for its forward-AD re-entr
 
 class VarMeanBackward0(_Node):
     _op_name = 'aten::var_mean'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12402,6 +12476,7 @@ _self_var_mean = var_mean   # the kernel, for its forward-AD re-entry (an argume
 
 class VarMeanBackward1(_Node):
     _op_name = 'aten::var_mean.dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12456,6 +12531,7 @@ _self_var_mean_dim = var_mean_dim   # the kernel, for its forward-AD re-entry (a
 
 class VarMeanBackward2(_Node):
     _op_name = 'aten::var_mean.correction'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12510,6 +12586,7 @@ _self_var_mean_correction = var_mean_correction   # the kernel, for its forward-
 
 class StdMeanBackward0(_Node):
     _op_name = 'aten::std_mean'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12563,6 +12640,7 @@ _self_std_mean = std_mean   # the kernel, for its forward-AD re-entry (an argume
 
 class StdMeanBackward1(_Node):
     _op_name = 'aten::std_mean.dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12622,6 +12700,7 @@ _self_std_mean_dim = std_mean_dim   # the kernel, for its forward-AD re-entry (a
 
 class StdMeanBackward2(_Node):
     _op_name = 'aten::std_mean.correction'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12681,6 +12760,7 @@ _self_std_mean_correction = std_mean_correction   # the kernel, for its forward-
 
 class LogsumexpBackward0(_Node):
     _op_name = 'aten::logsumexp'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12751,6 +12831,7 @@ _self_logsumexp = logsumexp   # the kernel, for its forward-AD re-entry (an argu
 
 class NormBackward0(_Node):
     _op_name = 'aten::norm.Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12818,6 +12899,7 @@ _self_norm_Scalar = norm_Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class NormBackward1(_Node):
     _op_name = 'aten::norm.ScalarOpt_dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12891,6 +12973,7 @@ _self_norm_ScalarOpt_dim = norm_ScalarOpt_dim   # the kernel, for its forward-AD
 
 class NormBackward2(_Node):
     _op_name = 'aten::norm.ScalarOpt_dim_dtype'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -12968,6 +13051,7 @@ _self_norm_ScalarOpt_dim_dtype = norm_ScalarOpt_dim_dtype   # the kernel, for it
 
 class NormBackward3(_Node):
     _op_name = 'aten::norm.ScalarOpt_dtype'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13039,6 +13123,7 @@ _self_norm_ScalarOpt_dtype = norm_ScalarOpt_dtype   # the kernel, for its forwar
 
 class LinalgVectorNormBackward0(_Node):
     _op_name = 'aten::linalg_vector_norm'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13116,6 +13201,7 @@ _self_linalg_vector_norm = linalg_vector_norm   # the kernel, for its forward-AD
 
 class LinalgMatrixNormBackward0(_Node):
     _op_name = 'aten::linalg_matrix_norm'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13193,6 +13279,7 @@ _self_linalg_matrix_norm = linalg_matrix_norm   # the kernel, for its forward-AD
 
 class LinalgMatrixNormBackward1(_Node):
     _op_name = 'aten::linalg_matrix_norm.str_ord'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13270,6 +13357,7 @@ _self_linalg_matrix_norm_str_ord = linalg_matrix_norm_str_ord   # the kernel, fo
 
 class CumsumBackward0(_Node):
     _op_name = 'aten::cumsum'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13359,6 +13447,7 @@ _self_cumsum_ = cumsum_   # the kernel, for its forward-AD re-entry (an argument
 
 class CumprodBackward0(_Node):
     _op_name = 'aten::cumprod'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13470,6 +13559,7 @@ _self_cumprod_ = cumprod_   # the kernel, for its forward-AD re-entry (an argume
 
 class CummaxBackward0(_Node):
     _op_name = 'aten::cummax'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13540,6 +13630,7 @@ _self_cummax = cummax   # the kernel, for its forward-AD re-entry (an argument m
 
 class CumminBackward0(_Node):
     _op_name = 'aten::cummin'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13610,6 +13701,7 @@ _self_cummin = cummin   # the kernel, for its forward-AD re-entry (an argument m
 
 class LogcumsumexpBackward0(_Node):
     _op_name = 'aten::logcumsumexp'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13696,6 +13788,7 @@ def count_nonzero(*args, **kwargs):
 
 class MedianBackward0(_Node):
     _op_name = 'aten::median'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13760,6 +13853,7 @@ _self_median = median   # the kernel, for its forward-AD re-entry (an argument m
 
 class NanmedianBackward0(_Node):
     _op_name = 'aten::nanmedian'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13824,6 +13918,7 @@ _self_nanmedian = nanmedian   # the kernel, for its forward-AD re-entry (an argu
 
 class MedianBackward1(_Node):
     _op_name = 'aten::median.dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13899,6 +13994,7 @@ _self_median_dim = median_dim   # the kernel, for its forward-AD re-entry (an ar
 
 class NanmedianBackward1(_Node):
     _op_name = 'aten::nanmedian.dim'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -13974,6 +14070,7 @@ _self_nanmedian_dim = nanmedian_dim   # the kernel, for its forward-AD re-entry 
 
 class ModeBackward0(_Node):
     _op_name = 'aten::mode'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14049,6 +14146,7 @@ _self_mode = mode   # the kernel, for its forward-AD re-entry (an argument may s
 
 class KthvalueBackward0(_Node):
     _op_name = 'aten::kthvalue'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14124,6 +14222,7 @@ _self_kthvalue = kthvalue   # the kernel, for its forward-AD re-entry (an argume
 
 class SortBackward0(_Node):
     _op_name = 'aten::sort'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14198,6 +14297,7 @@ _self_sort = sort   # the kernel, for its forward-AD re-entry (an argument may s
 
 class SortBackward1(_Node):
     _op_name = 'aten::sort.stable'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14272,6 +14372,7 @@ _self_sort_stable = sort_stable   # the kernel, for its forward-AD re-entry (an 
 
 class TopkBackward0(_Node):
     _op_name = 'aten::topk'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14346,6 +14447,7 @@ _self_topk = topk   # the kernel, for its forward-AD re-entry (an argument may s
 
 class MsortBackward0(_Node):
     _op_name = 'aten::msort'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14443,8 +14545,259 @@ def one_hot(*args, **kwargs):
     return _OP_one_hot.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
+class ConjPhysicalBackward0(_Node):
+    _op_name = 'aten::conj_physical'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad.conj_physical()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_conj_physical = getattr(_aten.conj_physical, 'default')
+
+
+def _jvp_conj_physical(_ts, self, result):
+    _o = None
+    _o = _OP_conj_physical(_z(_ts[0], self))
+    return _o
+
+
+def conj_physical(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_conj_physical(self)
+            _t = _jvp_conj_physical(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_conj_physical.redispatch(_below_ks((self,)), self)
+    _n = ConjPhysicalBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_conj_physical.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_conj_physical = conj_physical   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ViewAsRealBackward0(_Node):
+    _op_name = 'aten::view_as_real'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = view_as_complex(grad.contiguous())
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_view_as_real = getattr(_aten.view_as_real, 'default')
+
+
+def _jvp_view_as_real(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = view_as_real(self_t)
+    return _o
+
+
+def view_as_real(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_view_as_real(self)
+            _t = _jvp_view_as_real(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_view_as_real.redispatch(_below_ks((self,)), self)
+    _n = ViewAsRealBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_view_as_real.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_view_as_real = view_as_real   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ViewAsComplexBackward0(_Node):
+    _op_name = 'aten::view_as_complex'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = view_as_real(grad.contiguous())
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_view_as_complex = getattr(_aten.view_as_complex, 'default')
+
+
+def _jvp_view_as_complex(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = view_as_complex(self_t)
+    return _o
+
+
+def view_as_complex(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_view_as_complex(self)
+            _t = _jvp_view_as_complex(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_view_as_complex.redispatch(_below_ks((self,)), self)
+    _n = ViewAsComplexBackward0()
+    _n.next_edges = (_edge(self), )
+    _res = _OP_view_as_complex.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_view_as_complex = view_as_complex   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SgnBackward0(_Node):
+    _op_name = 'aten::sgn'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = sgn_backward(self, grad, result)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_sgn = getattr(_aten.sgn, 'default')
+
+
+def _jvp_sgn(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, sgn_backward(self, grad, result))
+    return _o
+
+
+def sgn(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sgn(self)
+            _t = _jvp_sgn(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _need = _rg(self)
+    if not _need:
+        return _OP_sgn.redispatch(_below_ks((self,)), self)
+    _n = SgnBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(self)
+    _res = _OP_sgn.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_sgn = sgn   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_sgn_ = getattr(_aten.sgn_, 'default')
+
+
+def sgn_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sgn_(self)
+            _t = _jvp_sgn(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _need = _rg(self)
+    if not _need:
+        return _OP_sgn_.redispatch(_below_ks((self,)), self)
+    _n = SgnBackward0()
+    _n.next_edges = (_edge(self), )
+    if _rg(self):
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_sgn_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_sgn_ = sgn_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class LinalgInvExBackward0(_Node):
     _op_name = 'aten::linalg_inv_ex'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14519,6 +14872,7 @@ _self_linalg_inv_ex = linalg_inv_ex   # the kernel, for its forward-AD re-entry 
 
 class LinalgSlogdetBackward0(_Node):
     _op_name = 'aten::linalg_slogdet'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14564,6 +14918,7 @@ _self_linalg_slogdet = linalg_slogdet   # the kernel, for its forward-AD re-entr
 
 class LinalgSolveExBackward0(_Node):
     _op_name = 'aten::linalg_solve_ex'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14658,6 +15013,7 @@ _self_linalg_solve_ex = linalg_solve_ex   # the kernel, for its forward-AD re-en
 
 class LinalgCholeskyExBackward0(_Node):
     _op_name = 'aten::linalg_cholesky_ex'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14731,6 +15087,7 @@ _self_linalg_cholesky_ex = linalg_cholesky_ex   # the kernel, for its forward-AD
 
 class CholeskySolveBackward0(_Node):
     _op_name = 'aten::cholesky_solve'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14818,6 +15175,7 @@ _self_cholesky_solve = cholesky_solve   # the kernel, for its forward-AD re-entr
 
 class LinalgQrBackward0(_Node):
     _op_name = 'aten::linalg_qr'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14870,6 +15228,7 @@ _self_linalg_qr = linalg_qr   # the kernel, for its forward-AD re-entry (an argu
 
 class LinalgSvdBackward0(_Node):
     _op_name = 'aten::_linalg_svd'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14936,6 +15295,7 @@ _self__linalg_svd = _linalg_svd   # the kernel, for its forward-AD re-entry (an 
 
 class LinalgEighBackward0(_Node):
     _op_name = 'aten::_linalg_eigh'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -14994,6 +15354,7 @@ _self__linalg_eigh = _linalg_eigh   # the kernel, for its forward-AD re-entry (a
 
 class LinalgLstsqBackward0(_Node):
     _op_name = 'aten::linalg_lstsq'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15057,6 +15418,7 @@ _self_linalg_lstsq = linalg_lstsq   # the kernel, for its forward-AD re-entry (a
 
 class LinalgPinvBackward0(_Node):
     _op_name = 'aten::linalg_pinv.atol_rtol_float'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15126,6 +15488,7 @@ _self_linalg_pinv_atol_rtol_float = linalg_pinv_atol_rtol_float   # the kernel, 
 
 class LinalgPinvBackward1(_Node):
     _op_name = 'aten::linalg_pinv.atol_rtol_tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15197,6 +15560,7 @@ _self_linalg_pinv_atol_rtol_tensor = linalg_pinv_atol_rtol_tensor   # the kernel
 
 class BlockDiagBackward0(_Node):
     _op_name = 'aten::block_diag'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15243,6 +15607,7 @@ _self_block_diag = block_diag   # the kernel, for its forward-AD re-entry (an ar
 
 class LinalgLuFactorExBackward0(_Node):
     _op_name = 'aten::linalg_lu_factor_ex'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15327,6 +15692,7 @@ _self_linalg_lu_factor_ex = linalg_lu_factor_ex   # the kernel, for its forward-
 
 class LinalgLuBackward0(_Node):
     _op_name = 'aten::linalg_lu'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15419,6 +15785,7 @@ _self_linalg_lu = linalg_lu   # the kernel, for its forward-AD re-entry (an argu
 
 class LuUnpackBackward0(_Node):
     _op_name = 'aten::lu_unpack'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15497,6 +15864,7 @@ _self_lu_unpack = lu_unpack   # the kernel, for its forward-AD re-entry (an argu
 
 class LinalgLuSolveBackward0(_Node):
     _op_name = 'aten::linalg_lu_solve'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15593,6 +15961,7 @@ _self_linalg_lu_solve = linalg_lu_solve   # the kernel, for its forward-AD re-en
 
 class VdotBackward0(_Node):
     _op_name = 'aten::vdot'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15672,6 +16041,7 @@ _self_vdot = vdot   # the kernel, for its forward-AD re-entry (an argument may s
 
 class UpsampleBilinear2DAaBackward0(_Node):
     _op_name = 'aten::_upsample_bilinear2d_aa'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15738,6 +16108,7 @@ _self__upsample_bilinear2d_aa = _upsample_bilinear2d_aa   # the kernel, for its 
 
 class UpsampleBicubic2DAaBackward0(_Node):
     _op_name = 'aten::_upsample_bicubic2d_aa'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15804,6 +16175,7 @@ _self__upsample_bicubic2d_aa = _upsample_bicubic2d_aa   # the kernel, for its fo
 
 class UpsampleLanczos2DAaBackward0(_Node):
     _op_name = 'aten::_upsample_lanczos2d_aa'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15870,6 +16242,7 @@ _self__upsample_lanczos2d_aa = _upsample_lanczos2d_aa   # the kernel, for its fo
 
 class UpsampleBilinear2DAaBackwardBackward0(_Node):
     _op_name = 'aten::_upsample_bilinear2d_aa_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15933,6 +16306,7 @@ _self__upsample_bilinear2d_aa_backward = _upsample_bilinear2d_aa_backward   # th
 
 class UpsampleBicubic2DAaBackwardBackward0(_Node):
     _op_name = 'aten::_upsample_bicubic2d_aa_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -15996,6 +16370,7 @@ _self__upsample_bicubic2d_aa_backward = _upsample_bicubic2d_aa_backward   # the 
 
 class UpsampleLanczos2DAaBackwardBackward0(_Node):
     _op_name = 'aten::_upsample_lanczos2d_aa_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16059,6 +16434,7 @@ _self__upsample_lanczos2d_aa_backward = _upsample_lanczos2d_aa_backward   # the 
 
 class ConvolutionBackward0(_Node):
     _op_name = 'aten::convolution'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16162,6 +16538,7 @@ _self_convolution = convolution   # the kernel, for its forward-AD re-entry (an 
 
 class SoftmaxBackward0(_Node):
     _op_name = 'aten::_softmax'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16232,6 +16609,7 @@ _self__softmax = _softmax   # the kernel, for its forward-AD re-entry (an argume
 
 class LogSoftmaxBackward0(_Node):
     _op_name = 'aten::_log_softmax'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16302,6 +16680,7 @@ _self__log_softmax = _log_softmax   # the kernel, for its forward-AD re-entry (a
 
 class NllLossForwardBackward0(_Node):
     _op_name = 'aten::nll_loss_forward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16397,6 +16776,7 @@ _self_nll_loss_forward = nll_loss_forward   # the kernel, for its forward-AD re-
 
 class NllLoss2DForwardBackward0(_Node):
     _op_name = 'aten::nll_loss2d_forward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16492,6 +16872,7 @@ _self_nll_loss2d_forward = nll_loss2d_forward   # the kernel, for its forward-AD
 
 class MaxPool2DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16585,6 +16966,7 @@ _self_max_pool2d_with_indices = max_pool2d_with_indices   # the kernel, for its 
 
 class MaxPool1DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool1d_with_indices'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16659,6 +17041,7 @@ _self_max_pool1d_with_indices = max_pool1d_with_indices   # the kernel, for its 
 
 class AdaptiveMaxPool2DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool2d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16737,6 +17120,7 @@ _self_adaptive_max_pool2d = adaptive_max_pool2d   # the kernel, for its forward-
 
 class NativeLayerNormBackward0(_Node):
     _op_name = 'aten::native_layer_norm'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16847,6 +17231,7 @@ _self_native_layer_norm = native_layer_norm   # the kernel, for its forward-AD r
 
 class NativeBatchNormBackward0(_Node):
     _op_name = 'aten::native_batch_norm'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -16968,6 +17353,7 @@ _self_native_batch_norm = native_batch_norm   # the kernel, for its forward-AD r
 
 class NativeGroupNormBackward0(_Node):
     _op_name = 'aten::native_group_norm'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17081,6 +17467,7 @@ _self_native_group_norm = native_group_norm   # the kernel, for its forward-AD r
 
 class EmbeddingBackward0(_Node):
     _op_name = 'aten::embedding'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17147,6 +17534,7 @@ _self_embedding = embedding   # the kernel, for its forward-AD re-entry (an argu
 
 class NativeDropoutBackward0(_Node):
     _op_name = 'aten::native_dropout'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17221,6 +17609,7 @@ _self_native_dropout = native_dropout   # the kernel, for its forward-AD re-entr
 
 class AvgPool2DBackward0(_Node):
     _op_name = 'aten::avg_pool2d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17303,6 +17692,7 @@ _self_avg_pool2d = avg_pool2d   # the kernel, for its forward-AD re-entry (an ar
 
 class AdaptiveAvgPool2DBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool2d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17367,6 +17757,7 @@ _self__adaptive_avg_pool2d = _adaptive_avg_pool2d   # the kernel, for its forwar
 
 class MseLossBackward0(_Node):
     _op_name = 'aten::mse_loss'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17452,6 +17843,7 @@ _self_mse_loss = mse_loss   # the kernel, for its forward-AD re-entry (an argume
 
 class L1LossBackward0(_Node):
     _op_name = 'aten::l1_loss'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17537,6 +17929,7 @@ _self_l1_loss = l1_loss   # the kernel, for its forward-AD re-entry (an argument
 
 class SmoothL1LossBackward0(_Node):
     _op_name = 'aten::smooth_l1_loss'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17626,6 +18019,7 @@ _self_smooth_l1_loss = smooth_l1_loss   # the kernel, for its forward-AD re-entr
 
 class HuberLossBackward0(_Node):
     _op_name = 'aten::huber_loss'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17715,6 +18109,7 @@ _self_huber_loss = huber_loss   # the kernel, for its forward-AD re-entry (an ar
 
 class SoftMarginLossBackward0(_Node):
     _op_name = 'aten::soft_margin_loss'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17797,6 +18192,7 @@ _self_soft_margin_loss = soft_margin_loss   # the kernel, for its forward-AD re-
 
 class KlDivBackward0(_Node):
     _op_name = 'aten::kl_div'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17886,6 +18282,7 @@ _self_kl_div = kl_div   # the kernel, for its forward-AD re-entry (an argument m
 
 class BinaryCrossEntropyBackward0(_Node):
     _op_name = 'aten::binary_cross_entropy'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -17979,6 +18376,7 @@ _self_binary_cross_entropy = binary_cross_entropy   # the kernel, for its forwar
 
 class BinaryCrossEntropyWithLogitsBackward0(_Node):
     _op_name = 'aten::binary_cross_entropy_with_logits'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18080,6 +18478,7 @@ _self_binary_cross_entropy_with_logits = binary_cross_entropy_with_logits   # th
 
 class ConstantPadNdBackward0(_Node):
     _op_name = 'aten::constant_pad_nd'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18141,6 +18540,7 @@ _self_constant_pad_nd = constant_pad_nd   # the kernel, for its forward-AD re-en
 
 class Im2ColBackward0(_Node):
     _op_name = 'aten::im2col'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18215,6 +18615,7 @@ _self_im2col = im2col   # the kernel, for its forward-AD re-entry (an argument m
 
 class Col2ImBackward0(_Node):
     _op_name = 'aten::col2im'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18285,6 +18686,7 @@ _self_col2im = col2im   # the kernel, for its forward-AD re-entry (an argument m
 
 class PadCircularBackward0(_Node):
     _op_name = 'aten::_pad_circular'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18352,6 +18754,7 @@ _self__pad_circular = _pad_circular   # the kernel, for its forward-AD re-entry 
 
 class ReflectionPad1DBackward0(_Node):
     _op_name = 'aten::reflection_pad1d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18419,6 +18822,7 @@ _self_reflection_pad1d = reflection_pad1d   # the kernel, for its forward-AD re-
 
 class ReflectionPad2DBackward0(_Node):
     _op_name = 'aten::reflection_pad2d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18486,6 +18890,7 @@ _self_reflection_pad2d = reflection_pad2d   # the kernel, for its forward-AD re-
 
 class ReflectionPad3DBackward0(_Node):
     _op_name = 'aten::reflection_pad3d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18553,6 +18958,7 @@ _self_reflection_pad3d = reflection_pad3d   # the kernel, for its forward-AD re-
 
 class ReplicationPad1DBackward0(_Node):
     _op_name = 'aten::replication_pad1d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18620,6 +19026,7 @@ _self_replication_pad1d = replication_pad1d   # the kernel, for its forward-AD r
 
 class ReplicationPad2DBackward0(_Node):
     _op_name = 'aten::replication_pad2d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18687,6 +19094,7 @@ _self_replication_pad2d = replication_pad2d   # the kernel, for its forward-AD r
 
 class ReplicationPad3DBackward0(_Node):
     _op_name = 'aten::replication_pad3d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18754,6 +19162,7 @@ _self_replication_pad3d = replication_pad3d   # the kernel, for its forward-AD r
 
 class UpsampleNearest1DBackward0(_Node):
     _op_name = 'aten::upsample_nearest1d.vec'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18824,6 +19233,7 @@ _self_upsample_nearest1d_vec = upsample_nearest1d_vec   # the kernel, for its fo
 
 class UpsampleNearest2DBackward0(_Node):
     _op_name = 'aten::upsample_nearest2d.vec'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18894,6 +19304,7 @@ _self_upsample_nearest2d_vec = upsample_nearest2d_vec   # the kernel, for its fo
 
 class UpsampleNearestExact2DBackward0(_Node):
     _op_name = 'aten::_upsample_nearest_exact2d.vec'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -18964,6 +19375,7 @@ _self__upsample_nearest_exact2d_vec = _upsample_nearest_exact2d_vec   # the kern
 
 class UpsampleLinear1DBackward0(_Node):
     _op_name = 'aten::upsample_linear1d.vec'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19037,6 +19449,7 @@ _self_upsample_linear1d_vec = upsample_linear1d_vec   # the kernel, for its forw
 
 class UpsampleBilinear2DBackward0(_Node):
     _op_name = 'aten::upsample_bilinear2d.vec'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19110,6 +19523,7 @@ _self_upsample_bilinear2d_vec = upsample_bilinear2d_vec   # the kernel, for its 
 
 class UpsampleBicubic2DBackward0(_Node):
     _op_name = 'aten::upsample_bicubic2d.vec'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19183,6 +19597,7 @@ _self_upsample_bicubic2d_vec = upsample_bicubic2d_vec   # the kernel, for its fo
 
 class MaxUnpool2DBackward0(_Node):
     _op_name = 'aten::max_unpool2d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19251,6 +19666,7 @@ _self_max_unpool2d = max_unpool2d   # the kernel, for its forward-AD re-entry (a
 
 class CdistForwardBackward0(_Node):
     _op_name = 'aten::_cdist_forward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19346,6 +19762,7 @@ _self__cdist_forward = _cdist_forward   # the kernel, for its forward-AD re-entr
 
 class EmbeddingBagBackward0(_Node):
     _op_name = 'aten::_embedding_bag'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19470,6 +19887,7 @@ _self__embedding_bag = _embedding_bag   # the kernel, for its forward-AD re-entr
 
 class GridSampler2DBackward0(_Node):
     _op_name = 'aten::grid_sampler_2d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19558,6 +19976,7 @@ _self_grid_sampler_2d = grid_sampler_2d   # the kernel, for its forward-AD re-en
 
 class CtcLossBackward0(_Node):
     _op_name = 'aten::_ctc_loss'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19631,6 +20050,7 @@ _self__ctc_loss = _ctc_loss   # the kernel, for its forward-AD re-entry (an argu
 
 class CtcLossBackward1(_Node):
     _op_name = 'aten::_ctc_loss.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19712,6 +20132,7 @@ _self__ctc_loss_Tensor = _ctc_loss_Tensor   # the kernel, for its forward-AD re-
 
 class SoftmaxBackwardDataBackward0(_Node):
     _op_name = 'aten::_softmax_backward_data'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19796,6 +20217,7 @@ _self__softmax_backward_data = _softmax_backward_data   # the kernel, for its fo
 
 class LogSoftmaxBackwardDataBackward0(_Node):
     _op_name = 'aten::_log_softmax_backward_data'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19880,6 +20302,7 @@ _self__log_softmax_backward_data = _log_softmax_backward_data   # the kernel, fo
 
 class ConvolutionBackwardBackward0(_Node):
     _op_name = 'aten::convolution_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -19998,6 +20421,7 @@ _self_convolution_backward = convolution_backward   # the kernel, for its forwar
 
 class NativeLayerNormBackwardBackward0(_Node):
     _op_name = 'aten::native_layer_norm_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -20107,6 +20531,7 @@ _self_native_layer_norm_backward = native_layer_norm_backward   # the kernel, fo
 
 class NativeBatchNormBackwardBackward0(_Node):
     _op_name = 'aten::native_batch_norm_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -20225,6 +20650,7 @@ _self_native_batch_norm_backward = native_batch_norm_backward   # the kernel, fo
 
 class NativeGroupNormBackwardBackward0(_Node):
     _op_name = 'aten::native_group_norm_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -20340,6 +20766,7 @@ _self_native_group_norm_backward = native_group_norm_backward   # the kernel, fo
 
 class MaxPool2DWithIndicesBackwardBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -20419,6 +20846,7 @@ _self_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward   # th
 
 class AvgPool2DBackwardBackward0(_Node):
     _op_name = 'aten::avg_pool2d_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -20510,6 +20938,7 @@ _self_avg_pool2d_backward = avg_pool2d_backward   # the kernel, for its forward-
 
 class AdaptiveAvgPool2DBackwardBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool2d_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -20587,6 +21016,7 @@ _self__adaptive_avg_pool2d_backward = _adaptive_avg_pool2d_backward   # the kern
 
 class EmbeddingDenseBackwardBackward0(_Node):
     _op_name = 'aten::embedding_dense_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -20657,6 +21087,7 @@ _self_embedding_dense_backward = embedding_dense_backward   # the kernel, for it
 
 class NllLossBackwardBackward0(_Node):
     _op_name = 'aten::nll_loss_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -20748,6 +21179,7 @@ _self_nll_loss_backward = nll_loss_backward   # the kernel, for its forward-AD r
 
 class NllLoss2DBackwardBackward0(_Node):
     _op_name = 'aten::nll_loss2d_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -20839,6 +21271,7 @@ _self_nll_loss2d_backward = nll_loss2d_backward   # the kernel, for its forward-
 
 class MseLossBackwardBackward0(_Node):
     _op_name = 'aten::mse_loss_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -20941,6 +21374,7 @@ _self_mse_loss_backward = mse_loss_backward   # the kernel, for its forward-AD r
 
 class NativeDropoutBackwardBackward0(_Node):
     _op_name = 'aten::native_dropout_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21008,6 +21442,7 @@ _self_native_dropout_backward = native_dropout_backward   # the kernel, for its 
 
 class MultiMarginLossBackward0(_Node):
     _op_name = 'aten::multi_margin_loss'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21094,6 +21529,7 @@ _self_multi_margin_loss = multi_margin_loss   # the kernel, for its forward-AD r
 
 class MultilabelMarginLossForwardBackward0(_Node):
     _op_name = 'aten::multilabel_margin_loss_forward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21179,6 +21615,7 @@ _self_multilabel_margin_loss_forward = multilabel_margin_loss_forward   # the ke
 
 class EmbeddingRenormBackward0(_Node):
     _op_name = 'aten::embedding_renorm_'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21219,6 +21656,7 @@ _self_embedding_renorm_ = embedding_renorm_   # the kernel, for its forward-AD r
 
 class WeightNormInterfaceBackward0(_Node):
     _op_name = 'aten::_weight_norm_interface'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21311,6 +21749,7 @@ _self__weight_norm_interface = _weight_norm_interface   # the kernel, for its fo
 
 class MaxPool3DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21404,6 +21843,7 @@ _self_max_pool3d_with_indices = max_pool3d_with_indices   # the kernel, for its 
 
 class MaxPool3DWithIndicesBackwardBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21484,6 +21924,7 @@ _self_max_pool3d_with_indices_backward = max_pool3d_with_indices_backward   # th
 
 class AvgPool3DBackward0(_Node):
     _op_name = 'aten::avg_pool3d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21566,6 +22007,7 @@ _self_avg_pool3d = avg_pool3d   # the kernel, for its forward-AD re-entry (an ar
 
 class AvgPool3DBackwardBackward0(_Node):
     _op_name = 'aten::avg_pool3d_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21657,6 +22099,7 @@ _self_avg_pool3d_backward = avg_pool3d_backward   # the kernel, for its forward-
 
 class AdaptiveAvgPool3DBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool3d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21721,6 +22164,7 @@ _self__adaptive_avg_pool3d = _adaptive_avg_pool3d   # the kernel, for its forwar
 
 class AdaptiveAvgPool3DBackwardBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool3d_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21800,6 +22244,7 @@ _self__adaptive_avg_pool3d_backward = _adaptive_avg_pool3d_backward   # the kern
 
 class AdaptiveMaxPool3DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21878,6 +22323,7 @@ _self_adaptive_max_pool3d = adaptive_max_pool3d   # the kernel, for its forward-
 
 class AdaptiveMaxPool3DBackwardBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d_backward'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -21958,6 +22404,7 @@ _self_adaptive_max_pool3d_backward = adaptive_max_pool3d_backward   # the kernel
 
 class IndexFillBackward0(_Node):
     _op_name = 'aten::index_fill.int_Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -22069,6 +22516,7 @@ _self_index_fill__int_Tensor = index_fill__int_Tensor   # the kernel, for its fo
 
 class ScatterReduceBackward0(_Node):
     _op_name = 'aten::scatter_reduce.two'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -22210,6 +22658,7 @@ _self_scatter_reduce__two = scatter_reduce__two   # the kernel, for its forward-
 
 class IndexReduceBackward0(_Node):
     _op_name = 'aten::index_reduce'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -22351,6 +22800,7 @@ _self_index_reduce_ = index_reduce_   # the kernel, for its forward-AD re-entry 
 
 class GatherBackward0(_Node):
     _op_name = 'aten::gather'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -22423,6 +22873,7 @@ _self_gather = gather   # the kernel, for its forward-AD re-entry (an argument m
 
 class ScatterBackward0(_Node):
     _op_name = 'aten::scatter.src'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -22535,6 +22986,7 @@ _self_scatter__src = scatter__src   # the kernel, for its forward-AD re-entry (a
 
 class ScatterBackward1(_Node):
     _op_name = 'aten::scatter.value'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -22636,6 +23088,7 @@ _self_scatter__value = scatter__value   # the kernel, for its forward-AD re-entr
 
 class ScatterAddBackward0(_Node):
     _op_name = 'aten::scatter_add'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -22746,6 +23199,7 @@ _self_scatter_add_ = scatter_add_   # the kernel, for its forward-AD re-entry (a
 
 class IndexSelectBackward0(_Node):
     _op_name = 'aten::index_select'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -22824,6 +23278,7 @@ _self_index_select = index_select   # the kernel, for its forward-AD re-entry (a
 
 class IndexAddBackward0(_Node):
     _op_name = 'aten::index_add'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -22947,6 +23402,7 @@ _self_index_add_ = index_add_   # the kernel, for its forward-AD re-entry (an ar
 
 class IndexCopyBackward0(_Node):
     _op_name = 'aten::index_copy'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23067,6 +23523,7 @@ _self_index_copy_ = index_copy_   # the kernel, for its forward-AD re-entry (an 
 
 class IndexFillBackward1(_Node):
     _op_name = 'aten::index_fill.int_Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23168,6 +23625,7 @@ _self_index_fill__int_Scalar = index_fill__int_Scalar   # the kernel, for its fo
 
 class MaskedFillBackward0(_Node):
     _op_name = 'aten::masked_fill.Scalar'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23270,6 +23728,7 @@ _self_masked_fill__Scalar = masked_fill__Scalar   # the kernel, for its forward-
 
 class MaskedFillBackward1(_Node):
     _op_name = 'aten::masked_fill.Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23382,6 +23841,7 @@ _self_masked_fill__Tensor = masked_fill__Tensor   # the kernel, for its forward-
 
 class MaskedSelectBackward0(_Node):
     _op_name = 'aten::masked_select'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23457,6 +23917,7 @@ _self_masked_select = masked_select   # the kernel, for its forward-AD re-entry 
 
 class MaskedScatterBackward0(_Node):
     _op_name = 'aten::masked_scatter'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23571,6 +24032,7 @@ _self_masked_scatter_ = masked_scatter_   # the kernel, for its forward-AD re-en
 
 class TakeBackward0(_Node):
     _op_name = 'aten::take'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23640,6 +24102,7 @@ _self_take = take   # the kernel, for its forward-AD re-entry (an argument may s
 
 class PutBackward0(_Node):
     _op_name = 'aten::put'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23781,6 +24244,7 @@ def bucketize_Tensor(*args, **kwargs):
 
 class RepeatBackward0(_Node):
     _op_name = 'aten::repeat'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23846,6 +24310,7 @@ _self_repeat = repeat   # the kernel, for its forward-AD re-entry (an argument m
 
 class RollBackward0(_Node):
     _op_name = 'aten::roll'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23910,6 +24375,7 @@ _self_roll = roll   # the kernel, for its forward-AD re-entry (an argument may s
 
 class FlipBackward0(_Node):
     _op_name = 'aten::flip'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -23971,6 +24437,7 @@ _self_flip = flip   # the kernel, for its forward-AD re-entry (an argument may s
 
 class TrilBackward0(_Node):
     _op_name = 'aten::tril'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24062,6 +24529,7 @@ _self_tril_ = tril_   # the kernel, for its forward-AD re-entry (an argument may
 
 class TriuBackward0(_Node):
     _op_name = 'aten::triu'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24153,6 +24621,7 @@ _self_triu_ = triu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class DiagEmbedBackward0(_Node):
     _op_name = 'aten::diag_embed'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24220,6 +24689,7 @@ _self_diag_embed = diag_embed   # the kernel, for its forward-AD re-entry (an ar
 
 class TraceBackward0(_Node):
     _op_name = 'aten::trace'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24282,6 +24752,7 @@ _self_trace = trace   # the kernel, for its forward-AD re-entry (an argument may
 
 class NarrowCopyBackward0(_Node):
     _op_name = 'aten::narrow_copy'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24353,6 +24824,7 @@ _self_narrow_copy = narrow_copy   # the kernel, for its forward-AD re-entry (an 
 
 class UnfoldBackward0(_Node):
     _op_name = 'aten::unfold'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24430,6 +24902,7 @@ _self_unfold = unfold   # the kernel, for its forward-AD re-entry (an argument m
 
 class LinalgCrossBackward0(_Node):
     _op_name = 'aten::linalg_cross'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24521,6 +24994,7 @@ _self_linalg_cross = linalg_cross   # the kernel, for its forward-AD re-entry (a
 
 class LinalgDetBackward0(_Node):
     _op_name = 'aten::linalg_det'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24590,6 +25064,7 @@ _self_linalg_det = linalg_det   # the kernel, for its forward-AD re-entry (an ar
 
 class LinalgMatrixExpBackward0(_Node):
     _op_name = 'aten::linalg_matrix_exp'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24654,6 +25129,7 @@ _self_linalg_matrix_exp = linalg_matrix_exp   # the kernel, for its forward-AD r
 
 class CholeskyInverseBackward0(_Node):
     _op_name = 'aten::cholesky_inverse'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24733,6 +25209,7 @@ def multinomial(*args, **kwargs):
 
 class NormalBackward1(_Node):
     _op_name = 'aten::normal.Tensor_float'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24795,6 +25272,7 @@ _self_normal_Tensor_float = normal_Tensor_float   # the kernel, for its forward-
 
 class NormalBackward2(_Node):
     _op_name = 'aten::normal.float_Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24857,6 +25335,7 @@ _self_normal_float_Tensor = normal_float_Tensor   # the kernel, for its forward-
 
 class NormalBackward3(_Node):
     _op_name = 'aten::normal.Tensor_Tensor'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24932,6 +25411,7 @@ _self_normal_Tensor_Tensor = normal_Tensor_Tensor   # the kernel, for its forwar
 
 class ExponentialBackward0(_Node):
     _op_name = 'aten::exponential_'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -24972,6 +25452,7 @@ _self_exponential_ = exponential_   # the kernel, for its forward-AD re-entry (a
 
 class GeometricBackward0(_Node):
     _op_name = 'aten::geometric_'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -25012,6 +25493,7 @@ _self_geometric_ = geometric_   # the kernel, for its forward-AD re-entry (an ar
 
 class LogNormalBackward0(_Node):
     _op_name = 'aten::log_normal_'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -25052,6 +25534,7 @@ _self_log_normal_ = log_normal_   # the kernel, for its forward-AD re-entry (an 
 
 class CauchyBackward0(_Node):
     _op_name = 'aten::cauchy_'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -25092,6 +25575,7 @@ _self_cauchy_ = cauchy_   # the kernel, for its forward-AD re-entry (an argument
 
 class PoissonBackward0(_Node):
     _op_name = 'aten::poisson'
+    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]

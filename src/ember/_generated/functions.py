@@ -152,6 +152,8 @@ _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_combinations_default = _ops.aten.combinations.default
+_op_conj_default = _ops.aten.conj.default
+_op_conj_physical_default = _ops.aten.conj_physical.default
 _op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
 _op_conv1d_default = _ops.aten.conv1d.default
 _op_conv1d_padding = _ops.aten.conv1d.padding
@@ -461,6 +463,8 @@ _op_repeat_interleave_Tensor = _ops.aten.repeat_interleave.Tensor
 _op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
 _op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
 _op_reshape_default = _ops.aten.reshape.default
+_op_resolve_conj_default = _ops.aten.resolve_conj.default
+_op_resolve_neg_default = _ops.aten.resolve_neg.default
 _op_rms_norm_default = _ops.aten.rms_norm.default
 _op_roll_default = _ops.aten.roll.default
 _op_rot90_default = _ops.aten.rot90.default
@@ -587,6 +591,8 @@ _op_var_mean_dim = _ops.aten.var_mean.dim
 _op_var_out = _ops.aten.var.out
 _op_vdot_default = _ops.aten.vdot.default
 _op_vdot_out = _ops.aten.vdot.out
+_op_view_as_complex_default = _ops.aten.view_as_complex.default
+_op_view_as_real_default = _ops.aten.view_as_real.default
 _op_vstack_default = _ops.aten.vstack.default
 _op_where_default = _ops.aten.where.default
 _op_where_self = _ops.aten.where.self
@@ -616,6 +622,36 @@ _rt_sort = return_type('sort', ('values', 'indices'))
 _rt_svd = return_type('svd', ('U', 'S', 'V'))
 _rt_topk = return_type('topk', ('values', 'indices'))
 _rt_triangular_solve = return_type('triangular_solve', ('solution', 'cloned_coefficient'))
+
+def conj_physical(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('conj_physical', 'input', 1, 'Tensor', input)
+    return _op_conj_physical_default(input)
+
+def conj(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('conj', 'input', 1, 'Tensor', input)
+    return _op_conj_default(input)
+
+def resolve_conj(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
+    return _op_resolve_conj_default(input)
+
+def resolve_neg(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
+    return _op_resolve_neg_default(input)
+
+def view_as_real(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
+    return _op_view_as_real_default(input)
+
+def view_as_complex(input):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
+    return _op_view_as_complex_default(input)
 
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -6626,4 +6662,4 @@ def index_put(input, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put_default(input, indices, values, accumulate)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

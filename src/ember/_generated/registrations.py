@@ -9,6 +9,12 @@ def _d(schema, dispatch, tags=()):
         e.kernels[_K[k]] = 'ember.kernels.' + fn
 
 
+_d('conj_physical(Tensor self) -> Tensor', (('CPU', 'cpu.complex_ops:conj_physical'), ('Meta', 'meta.complex_ops:conj_physical')))
+_d('conj(Tensor(a) self) -> Tensor(a)', (('CompositeImplicitAutograd', 'complex_implicit:conj'),))
+_d('resolve_conj(Tensor(a) self) -> Tensor(a)', (('CompositeImplicitAutograd', 'complex_implicit:resolve_conj'),))
+_d('resolve_neg(Tensor(a) self) -> Tensor(a)', (('CompositeImplicitAutograd', 'complex_implicit:resolve_conj'),))
+_d('view_as_real(Tensor(a) self) -> Tensor(a)', (('CompositeExplicitAutograd', 'meta.complex_views:view_as_real'),))
+_d('view_as_complex(Tensor(a) self) -> Tensor(a)', (('CompositeExplicitAutograd', 'meta.complex_views:view_as_complex'),))
 _d('empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor', (('CPU', 'cpu.creation:empty'), ('Meta', 'meta.creation:empty')))
 _d('empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor', (('CPU', 'cpu.creation:empty_strided'), ('Meta', 'meta.creation:empty_strided')))
 _d('zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor', (('CPU', 'cpu.creation:zeros'), ('Meta', 'meta.creation:zeros')))

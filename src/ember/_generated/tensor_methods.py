@@ -125,6 +125,8 @@ _op_clip__default = _ops.aten.clip_.default
 _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
+_op_conj_default = _ops.aten.conj.default
+_op_conj_physical_default = _ops.aten.conj_physical.default
 _op_contiguous_default = _ops.aten.contiguous.default
 _op_copy__default = _ops.aten.copy_.default
 _op_cos__default = _ops.aten.cos_.default
@@ -400,6 +402,8 @@ _op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
 _op_reshape_as_default = _ops.aten.reshape_as.default
 _op_reshape_default = _ops.aten.reshape.default
 _op_resize__default = _ops.aten.resize_.default
+_op_resolve_conj_default = _ops.aten.resolve_conj.default
+_op_resolve_neg_default = _ops.aten.resolve_neg.default
 _op_roll_default = _ops.aten.roll.default
 _op_rot90_default = _ops.aten.rot90.default
 _op_round__decimals = _ops.aten.round_.decimals
@@ -524,6 +528,18 @@ _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
+
+def _m_conj_physical(self):
+    return _op_conj_physical_default(self)
+
+def _m_conj(self):
+    return _op_conj_default(self)
+
+def _m_resolve_conj(self):
+    return _op_resolve_conj_default(self)
+
+def _m_resolve_neg(self):
+    return _op_resolve_neg_default(self)
 
 def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, Tensor)):
@@ -4491,6 +4507,8 @@ Tensor.clamp_min = _m_clamp_min
 Tensor.clip = _m_clip
 Tensor.clip_ = _m_clip_
 Tensor.clone = _m_clone
+Tensor.conj = _m_conj
+Tensor.conj_physical = _m_conj_physical
 Tensor.contiguous = _m_contiguous
 Tensor.copy_ = _m_copy_
 Tensor.cos = _m_cos
@@ -4670,6 +4688,8 @@ Tensor.repeat_interleave = _m_repeat_interleave
 Tensor.reshape = _m_reshape
 Tensor.reshape_as = _m_reshape_as
 Tensor.resize_ = _m_resize_
+Tensor.resolve_conj = _m_resolve_conj
+Tensor.resolve_neg = _m_resolve_neg
 Tensor.roll = _m_roll
 Tensor.rot90 = _m_rot90
 Tensor.round = _m_round

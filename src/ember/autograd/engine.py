@@ -31,6 +31,28 @@ def sum_to(g, shape):
     return _st(g, shape)
 
 
+def _has_complex(buf):
+    for g in buf:
+        if g is not None and g.dtype.is_complex:
+            return True
+    return False
+
+
+def _apply_complex(fn, buf, anomaly):
+    """fn.apply for complex grads. Generated formulas are written for real numbers (grad * f'(z));
+    torch's convention for complex is grad * conj(f'(z)), which is conj(conj(grad) * f'(z)): so the
+    grads go in conjugated and the results come out conjugated (linear ops with real coefficients
+    are unchanged by this). Nodes marked `complex: not_implemented` raise instead."""
+    if fn._complex == "raise":
+        raise NotImplementedError(f"ember: the backward of {fn._op_name or fn.name()} for complex tensors is not "
+                                  f"implemented")
+    buf = [g if g is None or not g.dtype.is_complex else g.conj_physical() for g in buf]
+    outs = anomaly_mode.run_checked(fn, buf) if anomaly else fn.apply(buf)
+    if outs.__class__ is not tuple and outs.__class__ is not list:
+        outs = (outs,)
+    return [o.conj_physical() if o is not None and o.dtype.is_complex else o for o in outs]
+
+
 def _validate_outputs(fn, edges, grads):
     if len(grads) != len(edges):
         raise RuntimeError(f"function {fn.name()} returned an incorrect number of gradients "
@@ -52,6 +74,8 @@ def _validate_outputs(fn, edges, grads):
             g = sum_to(g, shape)
         if g.dtype is not dtype:
             from .formulas import to_dtype
+            if g.dtype.is_complex and not dtype.is_complex:
+                g = g.real          # a real input's grad is the real part (torch's handle_r_to_c)
             g = to_dtype(g, dtype)
         if out is None:
             out = list(grads)
@@ -214,7 +238,10 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     for j, g in enumerate(buf):
                         if g is None and j < len(meta) and meta[j] is not None:
                             buf[j] = _zeros(meta[j])
-                outs = anomaly_mode.run_checked(fn, buf) if anomaly else fn.apply(buf)
+                if fn._complex is not None and _has_complex(buf):
+                    outs = _apply_complex(fn, buf, anomaly)
+                else:
+                    outs = anomaly_mode.run_checked(fn, buf) if anomaly else fn.apply(buf)
                 if outs.__class__ is not tuple and outs.__class__ is not list:
                     outs = (outs,)
                 outs = _validate_outputs(fn, edges, outs)

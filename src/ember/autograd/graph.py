@@ -39,6 +39,7 @@ class Node:
     _op_name = None        # "aten::mul.Tensor" for generated nodes
     _released = False
     _multi_view = False    # outputs are views from unbind/split/chunk: no in-place on them
+    _complex = None        # generated nodes: "conj" (engine conjugates complex grads around apply) or "raise"
     _is_accumulate = False
     _materialize = True    # undefined incoming grads become zeros before apply (custom Functions may opt out)
 

@@ -1,0 +1,13 @@
+"""Helpers for the formulas in native/derivatives_complex.yaml (written in ember ops, so they are
+differentiable), following torch's convention for complex gradients (FunctionsManual.cpp)."""
+
+
+def sgn_backward(self, grad, result):
+    """sgn(z) = z / |z|. Real inputs: zero. Complex: (grad - sgn^2 * conj(grad)) / (2 |z|), and zero
+    where z = 0."""
+    if not self.dtype.is_complex:
+        return grad.mul(0)
+    import ember
+    a = self.abs()
+    val = (grad - result * result * grad.conj()) / (2 * a)
+    return ember.where(a == 0, ember.zeros((), dtype=val.dtype), val)

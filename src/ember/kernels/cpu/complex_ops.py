@@ -1,0 +1,13 @@
+"""cpu conj_physical: the complex conjugate (a copy for every other dtype, as in torch)."""
+import numpy as np
+
+from .elementwise import _alloc
+
+
+def conj_physical(self):
+    out = _alloc(self._size, self.dtype, self)
+    if self.dtype.is_complex:
+        np.conjugate(self._np, out=out._np)
+    else:
+        np.copyto(out._np, self._np)
+    return out
