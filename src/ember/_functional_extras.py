@@ -8,7 +8,6 @@ _CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_
 
 
 def broadcast_shapes(*shapes):
-    from .kernels.common import broadcast_shapes as _bs
     from ._core.size import Size
     from ._bind_helpers import _is_int
     norm_shapes = []
@@ -21,7 +20,27 @@ def broadcast_shapes(*shapes):
             if not _is_int(v):
                 raise TypeError(f"broadcast_shapes(): a shape holds {type(v).__name__} {v!r}, expected int")
         norm_shapes.append(tuple(int(v) for v in s))
-    return Size(_bs(*norm_shapes))
+    return Size(_broadcast_in_order(norm_shapes))
+
+
+def _broadcast_in_order(shapes):
+    """torch.broadcast_shapes: grow the result argument by argument, naming the first one that does
+    not fit the result so far (torch's message, with the dim counted from the end)."""
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for k, s in enumerate(shapes):
+        for i in range(-1, -len(s) - 1, -1):
+            d = s[i]
+            if d < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            if d == 1 or d == out[i]:
+                continue
+            if out[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {d} at {i}! Mismatching argument "
+                                   f"at index {k} had {tuple(s)}; but expected shape should be broadcastable to "
+                                   f"{out}")
+            out[i] = d
+    return tuple(out)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):

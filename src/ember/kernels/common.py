@@ -56,7 +56,7 @@ def broadcast_shapes(*shapes):
             else:
                 raise RuntimeError(
                     f"The size of tensor a ({o}) must match the size of tensor b ({d}) at non-singleton "
-                    f"dimension {j}: shapes {' and '.join(str(list(x)) for x in shapes)} cannot be broadcast together")
+                    f"dimension {j}")
     return tuple(out)
 
 
