@@ -1,14 +1,21 @@
-"""embedding_dense_backward's row scatter-add (sort + np.add.reduceat) against np.add.at in float64."""
+"""The row scatter-add of embedding backward, embedding_bag and index_add (kernels/cpu/scatter_rows.py:
+sort + np.add.reduceat) against np.add.at in float64."""
 import numpy as np
 import pytest
 
 import ember
-from ember.kernels.cpu.embedding import _scatter_add_rows
+from ember.kernels.cpu import scatter_rows
+from ember.kernels.cpu.scatter_rows import add_rows as _scatter_add_rows
+
+
+@pytest.fixture(params=[1, scatter_rows.MIN_ROWS], ids=['fast-path-always', 'default'])
+def min_rows(request, monkeypatch):
+    monkeypatch.setattr(scatter_rows, 'MIN_ROWS', request.param)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize("n,v", [(0, 3), (1, 3), (2, 1), (7, 3), (1024, 65), (1000, 1000)])
-def test_matches_add_at(dtype, n, v):
+def test_matches_add_at(dtype, n, v, min_rows):
     rng = np.random.default_rng(n + v)
     idx = rng.integers(0, v, n)
     go = rng.standard_normal((n, 5)).astype(dtype)
@@ -21,7 +28,7 @@ def test_matches_add_at(dtype, n, v):
     assert (gw[np.setdiff1d(np.arange(v), idx)] == 0).all()
 
 
-def test_signed_zero_and_special_values():
+def test_signed_zero_and_special_values(min_rows):
     go = np.array([[-0.0], [-0.0], [1.0], [np.inf], [np.nan], [2.0]], np.float32)
     idx = np.array([0, 0, 1, 2, 3, 3])
     gw = np.zeros((4, 1), np.float32)
@@ -29,10 +36,21 @@ def test_signed_zero_and_special_values():
     assert gw[0, 0] == 0 and not np.signbit(gw[0, 0]) and gw[1, 0] == 1 and gw[2, 0] == np.inf and np.isnan(gw[3, 0])
 
 
-def test_out_of_range_index_still_raises():
+def test_out_of_range_index_still_raises(min_rows):
     gw = np.zeros((3, 2), np.float32)
     with pytest.raises(IndexError):
         _scatter_add_rows(gw, np.array([0, 5]), np.ones((2, 2), np.float32))
+    assert (gw == 0).all()
+
+
+def test_adds_to_what_is_there_and_negative_indices_alias(min_rows):
+    v = np.arange(12, dtype=np.float64).reshape(4, 3)
+    ref = v.copy()
+    idx = np.array([3, -1, 0, 3, 1, -4])
+    s = np.random.default_rng(3).standard_normal((6, 3))
+    np.add.at(ref, idx, s)
+    _scatter_add_rows(v, idx, s)
+    np.testing.assert_allclose(v, ref, rtol=1e-13)
 
 
 @pytest.mark.parity

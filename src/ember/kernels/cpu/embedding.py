@@ -4,6 +4,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..meta.embedding import embedding_spec, one_hot_check
 from ..meta.nn_common import size_str, wrap
+from .scatter_rows import add_rows
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -32,7 +33,7 @@ def one_hot(self, num_classes=-1):
 
 def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
                    per_sample_weights=None, include_last_offset=False, padding_idx=-1):
-    """Bags as segments of `indices`: one scatter-reduce (np.add.at / np.maximum.at) into the bag rows."""
+    """Bags as segments of `indices`: one scatter-reduce (add_rows / np.maximum.at) into the bag rows."""
     from ..meta.embedding import embedding_bag_spec
     b, d = embedding_bag_spec(weight, indices, offsets, mode, per_sample_weights, include_last_offset)
     w, idx, off = weight._np, indices._np.astype(np.int64), offsets._np.astype(np.int64)
@@ -51,7 +52,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         maxi = _argmax_rows(rows[keep], idx[keep], seg[keep], out, (b, d))
     else:
         out = np.zeros((b, d), w.dtype)
-        np.add.at(out, seg[keep], rows[keep])
+        add_rows(out, seg[keep], rows[keep])
         if mode == 1:
             out /= np.maximum(count, 1)[:, None].astype(w.dtype)
         maxi = np.zeros((b,), np.int64)
@@ -68,29 +69,11 @@ def _argmax_rows(rows, idx, seg, out, shape):
     return np.where(first < k, np.append(idx, 0)[first], 0)
 
 
-def _scatter_add_rows(gw, idx, go):
-    """gw[idx[k]] += go[k] for every k. For float32/float64 and in-range indices: a stable sort groups
-    equal indices and np.add.reduceat sums each group (~20x faster than np.add.at's unbuffered
-    per-element loop). reduceat adds a group in blocks rather than strictly one row after another, so
-    sums can differ from np.add.at's by an ulp-level rounding, as torch's own summation order does;
-    `+ 0` turns an all -0.0 group into +0.0 like 0 + (-0.0) in np.add.at."""
-    if (go.dtype.kind != "f" or go.dtype.itemsize < 4 or idx.size < 2 or idx.min() < 0
-            or idx.max() >= gw.shape[0]):
-        np.add.at(gw, idx, go)
-        return
-    order = np.argsort(idx, kind="stable")
-    s = idx[order]
-    starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
-    sums = np.add.reduceat(go[order], starts, axis=0)
-    sums += 0
-    gw[s[starts]] = sums
-
-
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     idx = indices._np.reshape(-1).astype(np.int64)
     go = grad_output._np.reshape(idx.size, -1)
     gw = np.zeros((num_weights, go.shape[1]), go.dtype)
-    _scatter_add_rows(gw, idx, go)
+    add_rows(gw, idx, go)
     if scale_grad_by_freq:
         cnt = np.bincount(idx, minlength=num_weights)
         gw /= np.maximum(cnt, 1)[:, None].astype(go.dtype)

@@ -5,6 +5,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._tensor import Tensor
 from ..common import check_out, empty_tensor
+from .scatter_rows import add_rows
 from ..meta import gather_scatter as M
 
 
@@ -248,7 +249,7 @@ def _index_add_into(target, d, index, source, alpha):
     s = _src_along(source, d)
     if alpha != 1:
         s = (s * alpha).astype(v.dtype)
-    np.add.at(v, i, s.reshape((i.size,) + v.shape[1:]))
+    add_rows(v, i, np.ascontiguousarray(s.reshape((i.size,) + v.shape[1:]), v.dtype))
     return target
 
 
