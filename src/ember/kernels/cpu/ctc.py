@@ -4,13 +4,15 @@ import numpy as np
 
 from ..meta.ctc import ctc_spec
 from ..meta.nn_common import wrap
+from . import clib
 
 
 def _lse3(a, b, c):
+    """log(exp a + exp b + exp c) elementwise, -inf where all three are; the caller holds
+    np.errstate(divide="ignore") around its time loop (entering it per call cost more than the math)."""
     m = np.maximum(np.maximum(a, b), c)
     ms = np.where(np.isfinite(m), m, 0)
-    with np.errstate(divide="ignore"):
-        return ms + np.log(np.exp(a - ms) + np.exp(b - ms) + np.exp(c - ms))
+    return ms + np.log(np.exp(a - ms) + np.exp(b - ms) + np.exp(c - ms))
 
 
 def extended_labels(targets, tl, S, blank):
@@ -42,16 +44,9 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     skip = np.zeros((B, 2 * S + 1), bool)
     skip[:, 3::2] = ext[:, 3::2] != ext[:, 1:-2:2]
     ninf = np.asarray(-np.inf, lp.dtype)
-    alpha = np.full((T, B, 2 * S + 1), ninf, lp.dtype)
-    if T:
-        alpha[0, :, 0] = lpe[0, :, 0]
-        if S:
-            alpha[0, :, 1] = np.where(tl > 0, lpe[0, :, 1], ninf)
-    for t in range(1, T):
-        a = alpha[t - 1]
-        a1 = np.concatenate([np.full((B, 1), ninf), a[:, :-1]], axis=1)
-        a2 = np.where(skip, np.concatenate([np.full((B, 2), ninf), a[:, :-2]], axis=1), ninf)
-        alpha[t] = _lse3(a, a1, a2) + lpe[t]
+    alpha = _alpha_c(lpe, skip, tl)
+    if alpha is None:
+        alpha = _alpha_numpy(lpe, skip, tl)
     bi = np.arange(B)
     last = np.maximum(il - 1, 0)
     end = alpha[last, bi, 2 * tl]
@@ -62,6 +57,42 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     if zero_infinity:
         nll = np.where(np.isinf(nll), 0, nll)
     return wrap(nll, dt), wrap(np.moveaxis(alpha, 0, 1), dt)
+
+
+def _ckernel(name, dtype, sig):
+    sfx = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}.get(np.dtype(dtype))
+    return None if sfx is None else clib.kernel("ctc", f"{name}_{sfx}", sig)
+
+
+def _alpha_c(lpe, skip, tl):
+    """The alpha recursion in C (csrc/ctc.c), or None."""
+    f = _ckernel("ctc_alpha", lpe.dtype, "pppplll")
+    if f is None:
+        return None
+    lpe, sk = np.ascontiguousarray(lpe), np.ascontiguousarray(skip, np.uint8)
+    tl = np.ascontiguousarray(tl, np.int64)
+    alpha = np.empty(lpe.shape, lpe.dtype)
+    f(lpe.ctypes.data, sk.ctypes.data, tl.ctypes.data, alpha.ctypes.data, *lpe.shape)
+    return alpha
+
+
+def _alpha_numpy(lpe, skip, tl):
+    T, B, K = lpe.shape
+    ninf = np.asarray(-np.inf, lpe.dtype)
+    alpha = np.full((T, B, K), ninf, lpe.dtype)
+    if T:
+        alpha[0, :, 0] = lpe[0, :, 0]
+        if K > 1:
+            alpha[0, :, 1] = np.where(tl > 0, lpe[0, :, 1], ninf)
+    a1 = np.full((B, K), ninf, lpe.dtype)                   # alpha shifted by one / two positions
+    a2 = np.full((B, K), ninf, lpe.dtype)
+    with np.errstate(divide="ignore"):
+        for t in range(1, T):
+            a = alpha[t - 1]
+            a1[:, 1:] = a[:, :-1]
+            a2[:, 2:] = np.where(skip[:, 2:], a[:, :-2], ninf)
+            np.add(_lse3(a, a1, a2), lpe[t], out=alpha[t])
+    return alpha
 
 
 def _lengths_list(t, name):

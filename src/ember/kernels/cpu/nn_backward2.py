@@ -9,7 +9,7 @@ import numpy as np
 
 from ..meta.nn_backward2 import ctc_backward_spec
 from ..meta.nn_common import wrap
-from .ctc import _lse3, extended_labels
+from .ctc import _ckernel, _lse3, extended_labels
 
 
 def _lengths(v):
@@ -17,22 +17,36 @@ def _lengths(v):
 
 
 def _log_beta(lpe, skip2, il, tl):
-    """lpe: (T, B, 2S+1) log-probs of the extended labels; beta_t(s) includes the emission at t."""
+    """lpe: (T, B, 2S+1) log-probs of the extended labels; beta_t(s) includes the emission at t.
+    C (csrc/ctc.c) when available, else numpy with a Python loop over time."""
+    f = _ckernel("ctc_beta", lpe.dtype, "ppppplll")
+    if f is not None:
+        lpe, sk = np.ascontiguousarray(lpe), np.ascontiguousarray(skip2, np.uint8)
+        il, tl = np.ascontiguousarray(il, np.int64), np.ascontiguousarray(tl, np.int64)
+        beta = np.empty(lpe.shape, lpe.dtype)
+        f(lpe.ctypes.data, sk.ctypes.data, il.ctypes.data, tl.ctypes.data, beta.ctypes.data, *lpe.shape)
+        return beta
+    return _log_beta_numpy(lpe, skip2, il, tl)
+
+
+def _log_beta_numpy(lpe, skip2, il, tl):
     T, B, K = lpe.shape
     ninf = np.asarray(-np.inf, lpe.dtype)
     s = np.arange(K)[None, :]
     start = (s == 2 * tl[:, None]) | ((s == 2 * tl[:, None] - 1) & (tl[:, None] > 0))    # B, K
     beta = np.full((T, B, K), ninf, lpe.dtype)
     nxt = np.full((B, K), ninf, lpe.dtype)
-    pad = np.full((B, 2), ninf, lpe.dtype)
-    for t in range(T - 1, -1, -1):
-        b1 = np.concatenate([nxt[:, 1:], pad[:, :1]], axis=1)
-        b2 = np.where(skip2, np.concatenate([nxt[:, 2:], pad], axis=1), ninf)
-        rec = _lse3(nxt, b1, b2) + lpe[t]
-        last = (t == il - 1)[:, None]
-        cur = np.where(last, np.where(start, lpe[t], ninf), np.where((t < il - 1)[:, None], rec, ninf))
-        beta[t] = cur
-        nxt = cur
+    b1 = np.full((B, K), ninf, lpe.dtype)                    # beta_{t+1} shifted by one / two positions
+    b2 = np.full((B, K), ninf, lpe.dtype)
+    with np.errstate(divide="ignore"):
+        for t in range(T - 1, -1, -1):
+            b1[:, :-1] = nxt[:, 1:]
+            b2[:, :-2] = np.where(skip2[:, :-2], nxt[:, 2:], ninf)
+            rec = _lse3(nxt, b1, b2) + lpe[t]
+            last = (t == il - 1)[:, None]
+            cur = np.where(last, np.where(start, lpe[t], ninf), np.where((t < il - 1)[:, None], rec, ninf))
+            beta[t] = cur
+            nxt = cur
     return beta
 
 
