@@ -547,6 +547,11 @@ class Tensor:
             raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
+    def lu(self, pivot=True, get_infos=False):
+        """torch.Tensor.lu: the deprecated torch.lu on this tensor."""
+        from .linalg._lu import legacy_lu
+        return legacy_lu(self, pivot=pivot, get_infos=get_infos)
+
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from ._creation import tensor
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)

@@ -260,6 +260,8 @@ def test_legacy_lu_and_lu_solve_match_torch():
         LU, piv = torch.lu(T(a))
         assert_same(ember.lu_solve(E(b), E(LU.numpy()), E(piv.numpy())), torch.lu_solve(T(b), LU, piv))
         assert_same(E(b).lu_solve(E(LU.numpy()), E(piv.numpy())), torch.lu_solve(T(b), LU, piv))
+        assert_same(E(a).lu(), T(a).lu())                                              # Tensor.lu
+        assert_same(E(s).lu(pivot=True, get_infos=True), T(s).lu(pivot=True, get_infos=True))
     with pytest.warns(UserWarning, match="torch.lu is deprecated"):
         ember.lu(E(a))
     with pytest.warns(UserWarning, match="torch.lu_solve is deprecated"):
