@@ -15206,9 +15206,38 @@ class LinalgQrBackward0(_Node):
 _OP_linalg_qr = getattr(_aten.linalg_qr, 'default')
 
 
+def _jvp_linalg_qr(_ts, A, mode, result):
+    _o = None
+    _all = result
+    Q = result[0]
+    result0 = result[0]
+    R = result[1]
+    result1 = result[1]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(qr_backward(grads[0], grads[1], result0, result1, mode), A._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def linalg_qr(A, mode='reduced'):
     if _FW[0] and _fw_has((A, )):
-        _fw_unsupported('linalg_qr')
+        _ts = _fw_take((A, ))
+        try:
+            _res = _self_linalg_qr(A, mode)
+            _t = _jvp_linalg_qr(_ts, A, mode, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(A)
     if not _need:
         return _OP_linalg_qr.redispatch(_below_ks((A, mode)), A, mode)
@@ -15268,9 +15297,40 @@ class LinalgSvdBackward0(_Node):
 _OP__linalg_svd = getattr(_aten._linalg_svd, 'default')
 
 
+def _jvp__linalg_svd(_ts, A, full_matrices, compute_uv, driver, result):
+    _o = None
+    _all = result
+    U = result[0]
+    result0 = result[0]
+    S = result[1]
+    result1 = result[1]
+    Vh = result[2]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(svd_backward(grads[0], grads[1], grads[2], A, result0, result1, result2, full_matrices, compute_uv), A._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
     if _FW[0] and _fw_has((A, )):
-        _fw_unsupported('_linalg_svd')
+        _ts = _fw_take((A, ))
+        try:
+            _res = _self__linalg_svd(A, full_matrices, compute_uv, driver=driver)
+            _t = _jvp__linalg_svd(_ts, A, full_matrices, compute_uv, driver, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(A)
     if not _need:
         return _OP__linalg_svd.redispatch(_below_ks((A, full_matrices, compute_uv, driver)), A, full_matrices, compute_uv, driver=driver)
@@ -15330,9 +15390,38 @@ class LinalgEighBackward0(_Node):
 _OP__linalg_eigh = getattr(_aten._linalg_eigh, 'default')
 
 
+def _jvp__linalg_eigh(_ts, A, UPLO, compute_v, result):
+    _o = None
+    _all = result
+    eigenvalues = result[0]
+    result0 = result[0]
+    eigenvectors = result[1]
+    result1 = result[1]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(eigh_backward(grads[0], grads[1], A, result0, result1, compute_v), A._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def _linalg_eigh(A, UPLO='L', compute_v=True):
     if _FW[0] and _fw_has((A, )):
-        _fw_unsupported('_linalg_eigh')
+        _ts = _fw_take((A, ))
+        try:
+            _res = _self__linalg_eigh(A, UPLO, compute_v)
+            _t = _jvp__linalg_eigh(_ts, A, UPLO, compute_v, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _need = _rg(A)
     if not _need:
         return _OP__linalg_eigh.redispatch(_below_ks((A, UPLO, compute_v)), A, UPLO, compute_v)

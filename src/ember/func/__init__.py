@@ -27,7 +27,7 @@ def _flatten(x):
             for (_, f), n in zip(parts, sizes):
                 out.append(f(leaves[i:i + n]))
                 i += n
-            return typ(out)
+            return typ(*out) if hasattr(typ, "_fields") else typ(out)     # namedtuples (linalg.qr's) take fields
         return [leaf for p in parts for leaf in p[0]], unflat
     if isinstance(x, dict):
         keys = list(x)
