@@ -2214,7 +2214,7 @@ class ReluBackward0(_Node):
         _k += 1
         if _e[_s0] is not None:
             result = _n.s_result.unpack(_n)
-            _r0 = masked_grad(result > 0, grad)
+            _r0 = relu_grad(grad, result)
         _out = []
         _out.append(_r0)
         return _out
@@ -2233,7 +2233,7 @@ def _jvp_relu(_ts, self, result):
     _o = None
     if _ts[0] is not None:
         grad = _ts[0]
-        _o = _fw_acc(_o, masked_grad(result > 0, grad))
+        _o = _fw_acc(_o, relu_grad(grad, result))
     return _o
 
 

@@ -64,6 +64,18 @@ def masked_grad(mask, grad):
     return Tensor._wrap_fresh(np.bitwise_and(bits, keep).view(g.dtype), grad.dtype)
 
 
+def relu_grad(grad, result):
+    """torch's threshold_backward(grad, result, 0): 0 where result <= 0, else grad (a NaN result passes
+    its grad on). Without a graph to record, one C pass over contiguous float arrays."""
+    g, r = grad._np, result._np
+    if g is not None and r is not None and not _needs_history(grad, result) and "_fw_tangent" not in grad.__dict__:
+        from ..kernels.cpu import relu_c
+        gi = relu_c.relu_backward(g, r)
+        if gi is not None:
+            return Tensor._wrap_fresh(gi, grad.dtype)
+    return masked_grad((result <= 0).logical_not(), grad)
+
+
 def _needs_history(*ts):
     return state.grad_enabled and any(isinstance(t, Tensor) and t._requires_grad for t in ts)
 
