@@ -69,11 +69,18 @@ def relu_grad(grad, result):
     its grad on). Without a graph to record, one C pass over contiguous float arrays."""
     g, r = grad._np, result._np
     if g is not None and r is not None and not _needs_history(grad, result) and "_fw_tangent" not in grad.__dict__:
-        from ..kernels.cpu import relu_c
-        gi = relu_c.relu_backward(g, r)
+        gi = _relu_c().relu_backward(g, r)
         if gi is not None:
             return Tensor._wrap_fresh(gi, grad.dtype)
+        if g.shape == r.shape and g.dtype == r.dtype:
+            return Tensor._wrap_np(np.where(r <= 0, g.dtype.type(0), g), grad.dtype)
     return masked_grad((result <= 0).logical_not(), grad)
+
+
+def _relu_c():
+    from ..kernels.cpu import relu_c
+    globals()["_relu_c"] = lambda: relu_c      # later calls skip the import machinery
+    return relu_c
 
 
 def _needs_history(*ts):

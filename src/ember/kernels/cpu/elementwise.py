@@ -367,11 +367,10 @@ def _relu(a, out):
     """torch's clamp_min(a, 0): a < 0 becomes 0, NaN and -0.0 stay as they are."""
     if a.dtype == np.bool_:
         raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
-    if relu_c.relu_into(a, out):
-        return
-    neg = a < 0
-    np.copyto(out, a, casting="unsafe")
-    np.copyto(out, 0, where=neg)
+    if not relu_c.relu_into(a, out):
+        neg = a < 0
+        np.copyto(out, a, casting="unsafe")
+        out[neg] = 0
 
 
 def _abs(a, out):
