@@ -245,7 +245,9 @@ def test_max_pool1d_c_matches_torch():
 
 
 @needs_c
-def test_max_pool_c_big_threaded_and_empty():
+def test_max_pool_c_big_threaded_and_empty(monkeypatch):
+    from ember.kernels.cpu import pool_c
+    monkeypatch.setattr(pool_c, "_MAX_SPLIT", 1 << 12)     # split over the thread pool at this size
     rng = np.random.default_rng(6)
     x = rng.standard_normal((4, 16, 40, 41)).astype(np.float32)
     (cy, ci, cg, _), (ny, ni, ng, _) = _max_both(x, dict(kernel_size=3, stride=2, padding=1), 7)

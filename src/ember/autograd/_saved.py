@@ -48,7 +48,8 @@ class SavedVariable:
             return out
         if not isinstance(t, Tensor):
             return t
-        cur = t._version_counter.value
+        vc = t._vc
+        cur = 0 if vc is None else vc.value
         if cur != self.version:
             fn = t.grad_fn
             where = ""
