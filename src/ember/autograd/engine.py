@@ -5,13 +5,17 @@ ready when all its producers have run. Ready Nodes run in torch's CPU order: hig
 first (the most recently created op), AccumulateGrad as soon as it is ready.
 """
 import heapq
+import sys
 
 import numpy as np
 
 from .._core.tls import state
 from .._grad_mode import _set_enabled
 from .._tensor import Tensor
-from .graph import AccumulateGrad, gradient_edge
+from .graph import AccumulateGrad, _clone_detached, gradient_edge
+
+_refcount = sys.getrefcount
+_STEAL_REFS = 3     # references to a grad nobody else holds, inside accumulate_grad (see there)
 
 
 class _TaskState:
@@ -242,6 +246,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                 deps[nxt] = d
                 if d == 0:
                     heappush(heap, (-nxt._sequence_nr, id(nxt), nxt))
+            outs = g = old = None      # no stale references: AccumulateGrad counts who holds a grad
     finally:
         _set_enabled(prev)
     return captured
@@ -284,12 +289,18 @@ def accumulate_grad(var, g):
     if old is None:
         if not state.grad_enabled:
             # steal the incoming gradient when it obeys the layout contract (torch's AccumulateGrad):
-            # same strides as the variable, e.g. the transposed view TBackward hands to `weight`
-            if g._base is not None and (g._np is None or g.stride() != var.stride()):
-                from .graph import _clone_detached
+            # same strides as the variable, e.g. the transposed view TBackward hands to `weight`; and,
+            # as torch checks its use count, only when nothing else holds it: the same grad object
+            # sent to two leaves (a + b) or kept by a hook must not become a .grad that the next
+            # backward adds into in place. Held here by the engine's buffer, `g` and getrefcount's
+            # argument; a tensor whose storage was ever viewed (detach, retain_grad) may be shared.
+            if g._base is not None:
+                if g._np is None or g.stride() != var.stride():
+                    g = _clone_detached(g)
+                else:
+                    g = g.detach()
+            elif g._storage is not None or g._requires_grad or _refcount(g) > _STEAL_REFS:
                 g = _clone_detached(g)
-            else:
-                g = g.detach()
         var._grad = g
     elif not state.grad_enabled and old.grad_fn is None and old._np is not None:
         np.add(old._np, g._np, out=old._np, casting="unsafe")
