@@ -295,10 +295,13 @@ def accumulate_grad(var, g):
             # backward adds into in place. Held here by the engine's buffer, `g` and getrefcount's
             # argument; a tensor whose storage was ever viewed (detach, retain_grad) may be shared.
             if g._base is not None:
-                if g._np is None or g.stride() != var.stride():
+                # a view (TBackward's transpose of a fresh product) whose base only it holds: keep its
+                # elements as a tensor of their own, not a view (torch's weight.grad is no view)
+                if (g._np is None or g.stride() != var.stride() or _refcount(g) > _STEAL_REFS
+                        or _refcount(g._base) > 2 or g._base._base is not None):
                     g = _clone_detached(g)
                 else:
-                    g = g.detach()
+                    g = Tensor._wrap_np(g._np, g.dtype)
             elif g._storage is not None or g._requires_grad or _refcount(g) > _STEAL_REFS:
                 g = _clone_detached(g)
         var._grad = g

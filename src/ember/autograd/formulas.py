@@ -352,15 +352,44 @@ def index_put_backward_values(grad, indices, sizes):
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
     """Like torch: when mat1 is column-major (a transposed weight), produce its gradient in that
     layout too, so the gradient reaching the parameter is stolen by AccumulateGrad without a copy."""
-    if len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1:
+    col = len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1
+    r = _mm_direct(grad, mat2, col, True)
+    if r is not None:
+        return maybe_multiply(r, alpha)
+    if col:
         return maybe_multiply(mat2.mm(grad.t()).t(), alpha)
     return maybe_multiply(grad.mm(mat2.t()), alpha)
 
 
 def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
-    if len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1:
+    col = len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1
+    r = _mm_direct(grad, mat1, col, False)
+    if r is not None:
+        return maybe_multiply(r, alpha)
+    if col:
         return maybe_multiply(grad.t().mm(mat1).t(), alpha)
     return maybe_multiply(mat1.t().mm(grad), alpha)
+
+
+_MM_DIRECT = (_dt.float32, _dt.float64)
+
+
+def _mm_direct(grad, other, col, first):
+    """The gradient of an mm operand as the formulas above compute it (the same np.matmul the mm
+    kernel runs, on the same operands), without dispatching its t/mm/t when there is no graph to
+    record: the two matrices of a Linear's backward cost five dispatches otherwise. `first`: the
+    gradient of mat1 (grad @ other^T), else of mat2 (other^T @ grad). `col`: return it column-major
+    (a fresh tensor with transposed strides, as `x.mm(y).t()` lays it out). None: take the general path."""
+    g, o = grad._np, other._np
+    if (g is None or o is None or g.ndim != 2 or o.ndim != 2 or grad.dtype not in _MM_DIRECT
+            or other.dtype is not grad.dtype or _needs_history(grad, other) or "_fw_tangent" in grad.__dict__
+            or "_fw_tangent" in other.__dict__):
+        return None
+    if first:
+        r = np.matmul(o, g.T).T if col else np.matmul(g, o.T)
+    else:
+        r = np.matmul(g.T, o).T if col else np.matmul(o.T, g)
+    return Tensor._wrap_np(r, grad.dtype)
 
 
 def matmul_backward(grad, self, other, which):
