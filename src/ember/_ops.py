@@ -185,7 +185,7 @@ class OpOverload:
         return k(*args, **kwargs)
 
     def redispatch(self, keyset, *args, **kwargs):
-        ks = keyset.repr if hasattr(keyset, "repr") else int(keyset)
+        ks = keyset if keyset.__class__ is int else keyset.repr if hasattr(keyset, "repr") else int(keyset)
         try:
             k = self._dispatch_cache[ks]
         except KeyError:

@@ -12,6 +12,7 @@ import numpy as np
 from .._core.tls import state
 from .._grad_mode import _set_enabled
 from .._tensor import Tensor
+from . import anomaly_mode
 from .graph import AccumulateGrad, _clone_detached, gradient_edge
 
 _refcount = sys.getrefcount
@@ -136,7 +137,6 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                  accumulate_grad=True):
     """roots: list of edges (node, input_nr); grad_roots: matching grads. Returns captured grads for
     `inputs` (a list of edges) when given."""
-    from . import anomaly_mode
     # ---- dependencies (reachable graph)
     deps = {}
     root_nodes = [e[0] for e in roots]
