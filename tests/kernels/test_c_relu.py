@@ -87,3 +87,16 @@ def test_relu_kernels_are_used(monkeypatch):
     x = ember.randn(4, 5, requires_grad=True)
     ember.relu(x).sum().backward()
     assert calls == ["fwd", "bwd"]
+
+
+@pytest.mark.parity
+def test_threshold_grad_passes_nan_inputs_like_torch():
+    """threshold_backward: 0 where self <= threshold, else grad (a NaN input keeps its grad)."""
+    torch = pytest.importorskip("torch")
+    vals = [float("nan"), -1.0, 0.5, 2.0, float("inf")]
+    out = []
+    for lib in (ember, torch):
+        x = lib.tensor(vals, requires_grad=True)
+        lib.nn.functional.threshold(x, 0.5, -3.0).backward(lib.tensor([1.0, 2.0, 3.0, 4.0, 5.0]))
+        out.append(x.grad.tolist())
+    assert out[0] == out[1] == [1.0, 0.0, 0.0, 4.0, 5.0]

@@ -11765,7 +11765,7 @@ class ThresholdBackward0(_Node):
         if _e[_s0] is not None:
             self = _n.s_self.unpack(_n)
             threshold = _n.s_threshold
-            _r0 = masked_grad(self > threshold, grad)
+            _r0 = masked_grad((self <= threshold).logical_not(), grad)
         _out = []
         _out.append(_r0)
         return _out
@@ -11784,7 +11784,7 @@ def _jvp_threshold(_ts, self, threshold, value, result):
     _o = None
     if _ts[0] is not None:
         grad = _ts[0]
-        _o = _fw_acc(_o, masked_grad(self > threshold, grad))
+        _o = _fw_acc(_o, masked_grad((self <= threshold).logical_not(), grad))
     return _o
 
 
