@@ -15,6 +15,7 @@ from ._dispatch.keys import (AUTOGRAD_BIT, BACKEND_SELECT_BIT, CPU_BIT, META_BIT
                              BACKEND_KEYS)
 
 K = DispatchKey
+_BACKEND_BITS = CPU_BIT | META_BIT
 
 
 class OpEntry:
@@ -173,9 +174,10 @@ class OpOverload:
                 if type(a) is Tensor or isinstance(a, Tensor):
                     ks |= a._ks
                 elif type(a) in (list, tuple):
-                    ks = 0
-                    break
-        ks = (ks | state.include) & ~state.exclude if ks else _keyset(args, kwargs)
+                    for t in a:
+                        if isinstance(t, Tensor):
+                            ks |= t._ks
+        ks = (ks | state.include) & ~state.exclude if ks & _BACKEND_BITS else _keyset(args, kwargs)
         try:
             k = self._dispatch_cache[ks]
         except KeyError:
@@ -183,7 +185,7 @@ class OpOverload:
         return k(*args, **kwargs)
 
     def redispatch(self, keyset, *args, **kwargs):
-        ks = keyset.repr if hasattr(keyset, "repr") else int(keyset)
+        ks = keyset if keyset.__class__ is int else keyset.repr if hasattr(keyset, "repr") else int(keyset)
         try:
             k = self._dispatch_cache[ks]
         except KeyError:

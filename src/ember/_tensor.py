@@ -66,8 +66,10 @@ class Tensor:
 
     # ------------------------------------------------------------ construction (internal)
     @classmethod
-    def _from_storage(cls, storage, storage_offset, size, stride, dtype):
-        """A tensor viewing `storage` (no copy). The core constructor everything else uses."""
+    def _from_storage(cls, storage, storage_offset, size, stride, dtype, arr=None):
+        """A tensor viewing `storage` (no copy). The core constructor everything else uses.
+        `arr`, when given, is the numpy view of exactly these elements that the caller already has
+        (a reshape or transpose of its input's view), saving the build from the raw bytes."""
         self = object.__new__(cls)
         self._storage = storage
         self._offset = int(storage_offset)
@@ -79,7 +81,7 @@ class Tensor:
             self._ks = _META_KS
         else:
             self._ks = _CPU_KS
-            self._np = _np_view(storage._data, self._offset, self._size, self._stride, dtype)
+            self._np = _np_view(storage._data, self._offset, self._size, self._stride, dtype) if arr is None else arr
             storage._track(self)
         if _INFERENCE[0] and _tls.inference_mode:
             self._vc = INFERENCE_VC

@@ -208,6 +208,29 @@ def test_max_pool_c_matches_numpy_and_torch(dtype):
 
 
 @needs_c
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_2x2_fast_path_matches_torch(dtype):
+    """The 2x2 stride-2 unpadded pool (its own loop in pool.c): even and odd planes, windows with
+    ties, NaN (a later NaN wins), +-inf and all -inf, against torch and the numpy path."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    for shape in ((2, 3, 8, 10), (1, 2, 2, 2), (3, 5, 7), (2, 1, 9, 33)):
+        x = _pool_input(rng, shape, dtype)
+        x.reshape(-1)[:4] = [np.nan, 1.0, np.nan, 2.0]
+        for kw in (dict(kernel_size=2), dict(kernel_size=2, stride=2), dict(kernel_size=2, ceil_mode=True)):
+            tx = torch.tensor(x, requires_grad=True)
+            ty, ti = torch.nn.functional.max_pool2d(tx, return_indices=True, **kw)
+            (cy, ci, cg, go), (ny, _, _, _) = _max_both(x, kw, 5)
+            ty.backward(torch.tensor(go))
+            msg = f"{shape} {kw}"
+            np.testing.assert_array_equal(cy, ty.detach().numpy(), err_msg=msg)
+            np.testing.assert_array_equal(ci, ti.numpy(), err_msg=msg)
+            np.testing.assert_array_equal(cg, tx.grad.numpy(), err_msg=msg)
+            np.testing.assert_array_equal(cy, ny, err_msg=msg)
+
+
+@needs_c
 def test_max_pool1d_c_matches_torch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(4)
@@ -225,7 +248,9 @@ def test_max_pool1d_c_matches_torch():
 
 
 @needs_c
-def test_max_pool_c_big_threaded_and_empty():
+def test_max_pool_c_big_threaded_and_empty(monkeypatch):
+    from ember.kernels.cpu import pool_c
+    monkeypatch.setattr(pool_c, "_MAX_SPLIT", 1 << 12)     # split over the thread pool at this size
     rng = np.random.default_rng(6)
     x = rng.standard_normal((4, 16, 40, 41)).astype(np.float32)
     (cy, ci, cg, _), (ny, ni, ng, _) = _max_both(x, dict(kernel_size=3, stride=2, padding=1), 7)

@@ -2239,7 +2239,7 @@ class ReluBackward0(_Node):
         _k += 1
         if _e[_s0] is not None:
             result = _n.s_result.unpack(_n)
-            _r0 = masked_grad(result > 0, grad)
+            _r0 = relu_grad(grad, result)
         _out = []
         _out.append(_r0)
         return _out
@@ -2258,7 +2258,7 @@ def _jvp_relu(_ts, self, result):
     _o = None
     if _ts[0] is not None:
         grad = _ts[0]
-        _o = _fw_acc(_o, masked_grad(result > 0, grad))
+        _o = _fw_acc(_o, relu_grad(grad, result))
     return _o
 
 
@@ -11831,7 +11831,7 @@ class ThresholdBackward0(_Node):
         if _e[_s0] is not None:
             self = _n.s_self.unpack(_n)
             threshold = _n.s_threshold
-            _r0 = masked_grad(self > threshold, grad)
+            _r0 = masked_grad((self <= threshold).logical_not(), grad)
         _out = []
         _out.append(_r0)
         return _out
@@ -11850,7 +11850,7 @@ def _jvp_threshold(_ts, self, threshold, value, result):
     _o = None
     if _ts[0] is not None:
         grad = _ts[0]
-        _o = _fw_acc(_o, masked_grad(self > threshold, grad))
+        _o = _fw_acc(_o, masked_grad((self <= threshold).logical_not(), grad))
     return _o
 
 

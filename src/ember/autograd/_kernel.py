@@ -1,7 +1,7 @@
 """Runtime helpers for the generated Autograd kernels (torch/csrc/autograd/functions/utils.h,
 VariableTypeUtils.h) and the boxed Autograd fallback for ops without a formula."""
 from .._core.tls import state
-from .._dispatch.keys import AUTOGRAD_BIT, DispatchKey
+from .._dispatch.keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, DispatchKey
 from .._ops import _keyset
 from .._tensor import Tensor
 from .forward_ad import _FW, fw_has, fw_unsupported
@@ -11,6 +11,17 @@ BELOW_AUTOGRAD = (1 << int(DispatchKey.Autograd)) - 1
 
 
 def below_ks(args, kwargs=None):
+    if kwargs is None:             # the generated kernels' call: tensors, numbers and lists, no kwargs
+        ks = 0
+        for a in args:
+            if type(a) is Tensor or isinstance(a, Tensor):
+                ks |= a._ks
+            elif type(a) in (list, tuple):
+                for t in a:
+                    if isinstance(t, Tensor):
+                        ks |= t._ks
+        if ks & (CPU_BIT | META_BIT):
+            return (ks | state.include) & ~state.exclude & BELOW_AUTOGRAD
     return _keyset(args, kwargs or {}) & BELOW_AUTOGRAD
 
 

@@ -1,5 +1,5 @@
 """SavedVariable: a tensor saved for backward, with a version check (torch/csrc/autograd/saved_variable.cpp)."""
-from .._tensor import Tensor
+from .._tensor import INFERENCE_VC, Tensor
 from . import graph as _graph
 
 ERR_INFERENCE = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
@@ -20,9 +20,13 @@ class SavedVariable:
         if not isinstance(t, Tensor):
             self.version = 0
             return
-        if getattr(t, "_is_inference", False):
+        vc = t._vc
+        if vc is None:
+            self.version = 0          # a counter not made yet starts at 0 when it is (no need to make it now)
+        elif vc is INFERENCE_VC:
             raise RuntimeError(ERR_INFERENCE)
-        self.version = t._version_counter.value
+        else:
+            self.version = vc.value
         stack = _graph.hook_state.stack
         if stack:
             pack, unpack = stack[-1]
@@ -44,7 +48,8 @@ class SavedVariable:
             return out
         if not isinstance(t, Tensor):
             return t
-        cur = t._version_counter.value
+        vc = t._vc
+        cur = 0 if vc is None else vc.value
         if cur != self.version:
             fn = t.grad_fn
             where = ""

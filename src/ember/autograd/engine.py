@@ -5,13 +5,18 @@ ready when all its producers have run. Ready Nodes run in torch's CPU order: hig
 first (the most recently created op), AccumulateGrad as soon as it is ready.
 """
 import heapq
+import sys
 
 import numpy as np
 
 from .._core.tls import state
 from .._grad_mode import _set_enabled
 from .._tensor import Tensor
-from .graph import AccumulateGrad, gradient_edge
+from . import anomaly_mode
+from .graph import AccumulateGrad, _clone_detached, gradient_edge
+
+_refcount = sys.getrefcount
+_STEAL_REFS = 3     # references to a grad nobody else holds, inside accumulate_grad (see there)
 
 
 class _TaskState:
@@ -156,7 +161,6 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                  accumulate_grad=True):
     """roots: list of edges (node, input_nr); grad_roots: matching grads. Returns captured grads for
     `inputs` (a list of edges) when given."""
-    from . import anomaly_mode
     # ---- dependencies (reachable graph)
     deps = {}
     root_nodes = [e[0] for e in roots]
@@ -269,6 +273,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                 deps[nxt] = d
                 if d == 0:
                     heappush(heap, (-nxt._sequence_nr, id(nxt), nxt))
+            outs = g = old = None      # no stale references: AccumulateGrad counts who holds a grad
     finally:
         _set_enabled(prev)
     return captured
@@ -311,12 +316,21 @@ def accumulate_grad(var, g):
     if old is None:
         if not state.grad_enabled:
             # steal the incoming gradient when it obeys the layout contract (torch's AccumulateGrad):
-            # same strides as the variable, e.g. the transposed view TBackward hands to `weight`
-            if g._base is not None and (g._np is None or g.stride() != var.stride()):
-                from .graph import _clone_detached
+            # same strides as the variable, e.g. the transposed view TBackward hands to `weight`; and,
+            # as torch checks its use count, only when nothing else holds it: the same grad object
+            # sent to two leaves (a + b) or kept by a hook must not become a .grad that the next
+            # backward adds into in place. Held here by the engine's buffer, `g` and getrefcount's
+            # argument; a tensor whose storage was ever viewed (detach, retain_grad) may be shared.
+            if g._base is not None:
+                # a view (TBackward's transpose of a fresh product) whose base only it holds: keep its
+                # elements as a tensor of their own, not a view (torch's weight.grad is no view)
+                if (g._np is None or g.stride() != var.stride() or _refcount(g) > _STEAL_REFS
+                        or _refcount(g._base) > 2 or g._base._base is not None):
+                    g = _clone_detached(g)
+                else:
+                    g = Tensor._wrap_np(g._np, g.dtype)
+            elif g._storage is not None or g._requires_grad or _refcount(g) > _STEAL_REFS:
                 g = _clone_detached(g)
-            else:
-                g = g.detach()
         var._grad = g
     elif not state.grad_enabled and old.grad_fn is None and old._np is not None:
         np.add(old._np, g._np, out=old._np, casting="unsafe")

@@ -64,6 +64,25 @@ def masked_grad(mask, grad):
     return Tensor._wrap_fresh(np.bitwise_and(bits, keep).view(g.dtype), grad.dtype)
 
 
+def relu_grad(grad, result):
+    """torch's threshold_backward(grad, result, 0): 0 where result <= 0, else grad (a NaN result passes
+    its grad on). Without a graph to record, one C pass over contiguous float arrays."""
+    g, r = grad._np, result._np
+    if g is not None and r is not None and not _needs_history(grad, result) and "_fw_tangent" not in grad.__dict__:
+        gi = _relu_c().relu_backward(g, r)
+        if gi is not None:
+            return Tensor._wrap_fresh(gi, grad.dtype)
+        if g.shape == r.shape and g.dtype == r.dtype:
+            return Tensor._wrap_np(np.where(r <= 0, g.dtype.type(0), g), grad.dtype)
+    return masked_grad((result <= 0).logical_not(), grad)
+
+
+def _relu_c():
+    from ..kernels.cpu import relu_c
+    globals()["_relu_c"] = lambda: relu_c      # later calls skip the import machinery
+    return relu_c
+
+
 def _needs_history(*ts):
     return state.grad_enabled and any(isinstance(t, Tensor) and t._requires_grad for t in ts)
 
@@ -333,15 +352,44 @@ def index_put_backward_values(grad, indices, sizes):
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
     """Like torch: when mat1 is column-major (a transposed weight), produce its gradient in that
     layout too, so the gradient reaching the parameter is stolen by AccumulateGrad without a copy."""
-    if len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1:
+    col = len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1
+    r = _mm_direct(grad, mat2, col, True)
+    if r is not None:
+        return maybe_multiply(r, alpha)
+    if col:
         return maybe_multiply(mat2.mm(grad.t()).t(), alpha)
     return maybe_multiply(grad.mm(mat2.t()), alpha)
 
 
 def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
-    if len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1:
+    col = len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1
+    r = _mm_direct(grad, mat1, col, False)
+    if r is not None:
+        return maybe_multiply(r, alpha)
+    if col:
         return maybe_multiply(grad.t().mm(mat1).t(), alpha)
     return maybe_multiply(mat1.t().mm(grad), alpha)
+
+
+_MM_DIRECT = (_dt.float32, _dt.float64)
+
+
+def _mm_direct(grad, other, col, first):
+    """The gradient of an mm operand as the formulas above compute it (the same np.matmul the mm
+    kernel runs, on the same operands), without dispatching its t/mm/t when there is no graph to
+    record: the two matrices of a Linear's backward cost five dispatches otherwise. `first`: the
+    gradient of mat1 (grad @ other^T), else of mat2 (other^T @ grad). `col`: return it column-major
+    (a fresh tensor with transposed strides, as `x.mm(y).t()` lays it out). None: take the general path."""
+    g, o = grad._np, other._np
+    if (g is None or o is None or g.ndim != 2 or o.ndim != 2 or grad.dtype not in _MM_DIRECT
+            or other.dtype is not grad.dtype or _needs_history(grad, other) or "_fw_tangent" in grad.__dict__
+            or "_fw_tangent" in other.__dict__):
+        return None
+    if first:
+        r = np.matmul(o, g.T).T if col else np.matmul(g, o.T)
+    else:
+        r = np.matmul(g.T, o).T if col else np.matmul(o.T, g)
+    return Tensor._wrap_np(r, grad.dtype)
 
 
 def matmul_backward(grad, self, other, which):

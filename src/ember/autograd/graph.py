@@ -43,16 +43,18 @@ class Node:
     _is_accumulate = False
     _materialize = True    # undefined incoming grads become zeros before apply (custom Functions may opt out)
 
+    # per-node state, None until first set on the instance (class defaults keep Node creation cheap)
+    next_edges = ()
+    _pre_hooks = None          # register_prehook: fn(grad_outputs)
+    _post_hooks = None         # register_hook: fn(grad_inputs, grad_outputs)
+    _tensor_pre_hooks = None   # output_nr -> {id: fn(grad)}
+    _retains_grad = None       # output_nr -> weakref'd tensor
+    _metadata = None
+    _anomaly_trace = None
+
     def __init__(self):
         self._sequence_nr = next(_seq)
-        self.next_edges = ()
         self.input_meta = []
-        self._pre_hooks = None          # register_prehook: fn(grad_outputs)
-        self._post_hooks = None         # register_hook: fn(grad_inputs, grad_outputs)
-        self._tensor_pre_hooks = None   # output_nr -> {id: fn(grad)}
-        self._retains_grad = None       # output_nr -> weakref'd tensor
-        self._metadata = None
-        self._anomaly_trace = None
         if _anomaly._state.enabled:
             _anomaly.record(self)
 
@@ -147,10 +149,15 @@ def grad_accumulator(t):
     return acc
 
 
+_refresh_view = []     # ._views.refresh_view, imported on first use (_views imports this module)
+
+
 def gradient_edge(t):
     if t._base is not None:
-        from ._views import refresh_view
-        refresh_view(t)
+        if not _refresh_view:
+            from ._views import refresh_view
+            _refresh_view.append(refresh_view)
+        _refresh_view[0](t)
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     if t._requires_grad:

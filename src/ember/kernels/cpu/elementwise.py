@@ -5,6 +5,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._tensor import Tensor
 from ..common import empty_tensor, check_out, np_of
+from . import relu_c
 from ..meta.elementwise import (ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace,
                                 check_unary_inplace, out_strides, unary_dtype)
 
@@ -363,9 +364,13 @@ def _sigmoid(a, out):
 
 
 def _relu(a, out):
+    """torch's clamp_min(a, 0): a < 0 becomes 0, NaN and -0.0 stay as they are."""
     if a.dtype == np.bool_:
         raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
-    np.maximum(a, 0, out=out)
+    if not relu_c.relu_into(a, out):
+        neg = a < 0
+        np.copyto(out, a, casting="unsafe")
+        out[neg] = 0
 
 
 def _abs(a, out):

@@ -136,7 +136,7 @@ def _nll_c(x3, t, weight, reduction, ignore_index):
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
     out, dt = M.nll_spec(self, target, weight, reduction, ignore_index, False)
     x = acc(self).reshape(-1, self._size[-1])
-    t = target._np.reshape(-1).astype(np.int64)
+    t = np.ascontiguousarray(target._np.reshape(-1), np.int64)
     r = _nll_c(x.reshape(x.shape + (1,)), t, weight, reduction, ignore_index)
     loss, total = r if r is not None else _nll(x, t, weight, reduction, ignore_index, dt)
     return wrap(np.reshape(loss, out), dt), wrap(total, dt)
@@ -145,7 +145,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     out, dt = M.nll_spec(self, target, weight, reduction, ignore_index, True)
     x = acc(self)
-    t = target._np.reshape(-1).astype(np.int64)
+    t = np.ascontiguousarray(target._np.reshape(-1), np.int64)
     r = _nll_c(x.reshape(x.shape[0], x.shape[1], -1), t, weight, reduction, ignore_index)
     if r is None:
         r = _nll(np.moveaxis(x, 1, -1).reshape(-1, x.shape[1]), t, weight, reduction, ignore_index, dt)
@@ -184,7 +184,7 @@ def _nll_backward_c(go, x3, t, weight, reduction, ignore_index, total_weight):
 
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     x2 = acc(self).reshape(-1, self._size[-1])
-    t = target._np.reshape(-1).astype(np.int64)
+    t = np.ascontiguousarray(target._np.reshape(-1), np.int64)
     gi = _nll_backward_c(grad_output._np, x2.reshape(x2.shape + (1,)), t, weight, reduction, ignore_index,
                          total_weight._np)
     if gi is None:
@@ -194,7 +194,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
 
 def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     x = acc(self)
-    t = target._np.reshape(-1).astype(np.int64)
+    t = np.ascontiguousarray(target._np.reshape(-1), np.int64)
     n, c, h, w = x.shape
     gi = _nll_backward_c(grad_output._np, x.reshape(n, c, h * w), t, weight, reduction, ignore_index,
                          total_weight._np)

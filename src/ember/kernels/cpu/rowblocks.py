@@ -45,7 +45,7 @@ def row_sum(a):
     return np.vecdot(a, ones)[:, None]
 
 
-_C_TYPES = {"float32": "f32", "float64": "f64"}
+_C_TYPES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}   # by dtype: dtype.name costs ~3 us
 
 
 def c_suffix(*arrays):
@@ -54,7 +54,7 @@ def c_suffix(*arrays):
     dt = arrays[0].dtype
     if any(a.dtype != dt or not a.flags.c_contiguous for a in arrays):
         return None
-    return _C_TYPES.get(dt.name)
+    return _C_TYPES.get(dt)
 
 
 def c_rows(fn, arrays, *args, min_elems=1 << 16):

@@ -5,10 +5,11 @@ from ..._tensor import Tensor
 from ..common import _tname
 
 
-def make_view(t, size, stride, offset=None, dtype=None):
-    """A tensor over t's storage with the given geometry (the one constructor every view uses)."""
+def make_view(t, size, stride, offset=None, dtype=None, arr=None):
+    """A tensor over t's storage with the given geometry (the one constructor every view uses).
+    `arr`: the numpy view of the result's elements when the caller has it from t's (see _from_storage)."""
     return Tensor._from_storage(t.untyped_storage(), t._offset if offset is None else offset,
-                                size, stride, dtype or t.dtype)
+                                size, stride, dtype or t.dtype, arr)
 
 
 # ---------------------------------------------------------------- size/stride rules
@@ -80,7 +81,8 @@ def view(self, size):
     if st is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return make_view(self, shape, st)
+    a = self._np
+    return make_view(self, shape, st, arr=a.reshape(shape) if a is not None and a.flags.c_contiguous else None)
 
 
 def view_dtype(self, dtype):
@@ -175,7 +177,8 @@ def transpose(self, dim0, dim1):
         return make_view(self, size, st)
     size[d0], size[d1] = size[d1], size[d0]
     st[d0], st[d1] = st[d1], st[d0]
-    return make_view(self, size, st)
+    a = self._np
+    return make_view(self, size, st, arr=None if a is None else a.swapaxes(d0, d1))
 
 
 def permute(self, dims):
@@ -350,4 +353,5 @@ def alias(self):
 
 
 def detach(self):
-    return make_view(self, self._size, self.stride())
+    a = self._np
+    return make_view(self, self._size, self.stride(), arr=None if a is None else a.view())

@@ -51,9 +51,44 @@ static inline void krange(int64_t start, int64_t n, int64_t k, int64_t dil, int6
 /* A row whose windows lie inside the plane in h: its inner outputs (whole window inside in w too)
    go kernel offset by kernel offset over the whole run of outputs (a loop gcc vectorises), in the
    same offset order as the general rule, so ties and NaNs resolve the same way. */
-#define MAX_FWD(T, NAME)                                                                         \
+/* The 2x2 stride-2 pool without padding or dilation (LeNet's, VGG's): every window lies inside
+   the plane, so each output is four loads compared in the general rule's order. */
+#define MAX_FWD_2X2(T, NAME)                                                                     \
+static void NAME(const T *x, T *y, int64_t *idx, int64_t H, int64_t W, int64_t OH, int64_t OW,   \
+                 int64_t planes) {                                                               \
+    for (int64_t p = 0; p < planes; p++) {                                                       \
+        const T *xp = x + p * H * W;                                                             \
+        for (int64_t oh = 0; oh < OH; oh++) {                                                    \
+            const int64_t base = 2 * oh * W;                                                     \
+            const T *r0 = xp + base, *r1 = r0 + W;                                               \
+            T *yr = y + (p * OH + oh) * OW;                                                      \
+            int64_t *ir = idx + (p * OH + oh) * OW;                                              \
+            _Pragma("omp simd")                                                                  \
+            for (int64_t ow = 0; ow < OW; ow++) {                                                \
+                const T a = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], d = r1[2 * ow + 1];  \
+                const int64_t i = base + 2 * ow;                                                 \
+                const int cb = (b > a) | (b != b);                                               \
+                T best = cb ? b : a;                                                             \
+                int64_t bi = cb ? i + 1 : i;                                                     \
+                const int cc = (c > best) | (c != c);                                            \
+                best = cc ? c : best;                                                            \
+                bi = cc ? i + W : bi;                                                            \
+                const int cd = (d > best) | (d != d);                                            \
+                yr[ow] = cd ? d : best;                                                          \
+                ir[ow] = cd ? i + W + 1 : bi;                                                    \
+            }                                                                                    \
+        }                                                                                        \
+    }                                                                                            \
+}
+
+#define MAX_FWD(T, NAME, NAME2X2)                                                                \
 void NAME(const T *x, T *y, int64_t *idx, const int64_t *g, int64_t planes) {                    \
     GEOM                                                                                         \
+    if (KH == 2 && KW == 2 && SH == 2 && SW == 2 && PH == 0 && PW == 0 && DH == 1 && DW == 1     \
+            && 2 * OH <= H && 2 * OW <= W) {                                                     \
+        NAME2X2(x, y, idx, H, W, OH, OW, planes);                                                \
+        return;                                                                                  \
+    }                                                                                            \
     int64_t olo = PW <= 0 ? 0 : (PW + SW - 1) / SW;                                              \
     int64_t ohi = W - (KW - 1) * DW + PW <= 0 ? 0 : (W - (KW - 1) * DW + PW + SW - 1) / SW;      \
     if (ohi > OW) ohi = OW;                                                                      \
@@ -175,8 +210,10 @@ void NAME(const T *go, T *gi, const int64_t *g, int64_t planes, int include_pad,
     }                                                                                            \
 }
 
-MAX_FWD(float, max_pool2d_f32)
-MAX_FWD(double, max_pool2d_f64)
+MAX_FWD_2X2(float, max_pool2x2_f32)
+MAX_FWD_2X2(double, max_pool2x2_f64)
+MAX_FWD(float, max_pool2d_f32, max_pool2x2_f32)
+MAX_FWD(double, max_pool2d_f64, max_pool2x2_f64)
 MAX_BWD(float, max_pool2d_backward_f32)
 MAX_BWD(double, max_pool2d_backward_f64)
 AVG_FWD(float, avg_pool2d_f32)
