@@ -1,14 +1,34 @@
 """SavedVariable: a tensor saved for backward, with a version check (torch/csrc/autograd/saved_variable.cpp)."""
+from .._dispatch.keys import AUTOGRAD_BIT
 from .._tensor import INFERENCE_VC, Tensor
-from . import graph as _graph
+from . import forward_ad as _forward_ad, graph as _graph
 
 ERR_INFERENCE = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
                  "mode in computation tracked by autograd. To work around this, you can make a clone to get a normal "
                  "tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
 
 
+_AUTOGRAD_FIELDS = ("grad_fn", "_requires_grad", "_grad", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
+                    "_output_nr", "_grad_acc_ref", "_grad_acc_strong", "_gfv")
+
+
+def _shell(t):
+    """t without its autograd fields: the same data, geometry, version counter and view base, but no
+    grad_fn. A node saving its own output keeps this instead of the output itself, so the output
+    and the node do not hold each other (torch saves an output's data and weakly its grad_fn):
+    otherwise a forward run with grad on and no backward frees nothing until the cycle collector."""
+    sh = object.__new__(type(t))
+    d = sh.__dict__
+    d.update(t.__dict__)
+    for k in _AUTOGRAD_FIELDS:
+        d.pop(k, None)
+    d["_ks"] = t._ks & ~AUTOGRAD_BIT
+    return sh
+
+
 class SavedVariable:
-    __slots__ = ("data", "version", "is_output", "packed", "unpack_hook", "released", "leaf_rg", "name")
+    __slots__ = ("data", "version", "is_output", "packed", "unpack_hook", "released", "leaf_rg", "name",
+                 "output_nr")
 
     def __init__(self, t, is_output=False):
         self.data = t
@@ -35,6 +55,11 @@ class SavedVariable:
             self.data = t if is_output else None
             if not is_output:
                 self.leaf_rg = None
+        elif is_output and t.grad_fn is not None and _forward_ad._level[0] is None:
+            # (inside a dual level the output's tangent is attached after this: keep t itself there)
+            t._version_counter                  # made now, so the shell shares it with t
+            self.data = _shell(t)
+            self.output_nr = t._output_nr
 
     def unpack(self, node=None):
         if self.released:
@@ -50,12 +75,20 @@ class SavedVariable:
             return t
         vc = t._vc
         cur = 0 if vc is None else vc.value
+        if self.is_output and t.grad_fn is None and node is not None and cur == self.version \
+                and getattr(self, "output_nr", None) is not None:
+            t = _shell(t)                       # a fresh tensor per unpack, wired to the node (double backward)
+            d = t.__dict__
+            d["grad_fn"], d["_output_nr"], d["_requires_grad"] = node, self.output_nr, True
+            d["_ks"] = t._ks | AUTOGRAD_BIT
+            return t
         if cur != self.version:
-            fn = t.grad_fn
+            fn = t.grad_fn if t.grad_fn is not None else node
             where = ""
             if fn is not None:
                 n = fn.name()
-                where = f", which is output {t._output_nr} of {n[:-len('Backward0')] if n.endswith('Backward0') else n},"
+                nr = getattr(self, "output_nr", None) if t.grad_fn is None else t._output_nr
+                where = f", which is output {nr or 0} of {n[:-len('Backward0')] if n.endswith('Backward0') else n},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
                 f"[{_type_str(t)} {list(t._size)}]{where} is at version {cur}; expected version "
