@@ -325,6 +325,8 @@ _KERNELS = (
     ('histc', '', 'histc'),
     ('bincount', '', 'bincount'),
     ('one_hot', '', 'one_hot'),
+    ('_scaled_dot_product_flash_attention_for_cpu', '', '_scaled_dot_product_flash_attention_for_cpu'),
+    ('_scaled_dot_product_flash_attention_for_cpu_backward', '', '_scaled_dot_product_flash_attention_for_cpu_backward'),
     ('linalg_inv_ex', '', 'linalg_inv_ex'),
     ('linalg_slogdet', '', 'linalg_slogdet'),
     ('linalg_solve_ex', '', 'linalg_solve_ex'),

@@ -9,6 +9,8 @@ def _d(schema, dispatch, tags=()):
         e.kernels[_K[k]] = 'ember.kernels.' + fn
 
 
+_d('_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)', (('CPU', 'cpu.attention:_scaled_dot_product_flash_attention_for_cpu'), ('Meta', 'meta.attention:flash_attention')))
+_d('_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)', (('CPU', 'cpu.attention:_scaled_dot_product_flash_attention_for_cpu_backward'), ('Meta', 'meta.attention:flash_attention_backward')))
 _d('empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor', (('CPU', 'cpu.creation:empty'), ('Meta', 'meta.creation:empty')))
 _d('empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor', (('CPU', 'cpu.creation:empty_strided'), ('Meta', 'meta.creation:empty_strided')))
 _d('zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor', (('CPU', 'cpu.creation:zeros'), ('Meta', 'meta.creation:zeros')))
