@@ -141,6 +141,8 @@ def test_meta_and_errors():
         aten._scaled_dot_product_flash_attention_for_cpu.default(q, q, q, 0.5)
     with pytest.raises(RuntimeError, match="4 dims"):
         aten._scaled_dot_product_flash_attention_for_cpu.default(q[0], q[0], q[0])
+    with pytest.raises(RuntimeError, match="same data type"):
+        aten._scaled_dot_product_flash_attention_for_cpu.default(q, q, q, attn_mask=ember.ones(5, 5, dtype=ember.bool))
     with pytest.raises(RuntimeError, match="same head size"):
         aten._scaled_dot_product_flash_attention_for_cpu.default(q, q, ember.randn(2, 3, 5, 6))
 
@@ -165,3 +167,37 @@ def test_kernels_are_used():
         clib.kernel = real
     for name in ("attn_softmax_fwd_f32", "attn_probs_f32", "attn_softmax_bwd_f32"):
         assert ("attention", name) in calls
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("use_c", [True, False])
+@pytest.mark.parametrize("chunk_bytes", [1, 1 << 18])
+def test_op_with_attn_mask_and_batch_chunks_matches_torch(use_c, chunk_bytes, monkeypatch):
+    """The op itself takes an additive attn_mask of q's dtype, broadcast over batch/heads or not;
+    the batch runs in chunks (one batch per chunk with chunk_bytes=1)."""
+    torch = pytest.importorskip("torch")
+    from ember.kernels.cpu import attention
+    monkeypatch.setattr(attention, "_CHUNK_BYTES", chunk_bytes)
+    rng = np.random.default_rng(9)
+    q, k, v = _arrays(3, 2, 5, 6, 4, np.float64, seed=8)
+    go = rng.standard_normal((3, 2, 5, 4))
+    keep = rng.random((5, 6)) > 0.3
+    keep[:, 0] = True                                      # no fully masked row
+    masks = [np.where(keep, 0.0, -np.inf), rng.standard_normal((3, 1, 5, 6)), rng.standard_normal((3, 2, 5, 6)), None]
+    with clib.use_c(use_c):
+        for m in masks:
+            for causal in ((False,) if m is not None else (False, True)):
+                kw = {} if m is None else {"attn_mask": m}
+                to, tl = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+                    *(torch.tensor(a) for a in (q, k, v)), is_causal=causal,
+                    **{n: torch.tensor(a) for n, a in kw.items()})
+                tg = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(
+                    torch.tensor(go), *(torch.tensor(a) for a in (q, k, v)), to, tl, 0.0, causal,
+                    **{n: torch.tensor(a) for n, a in kw.items()})
+                ek = {n: ember.tensor(a) for n, a in kw.items()}
+                eo, el = aten._scaled_dot_product_flash_attention_for_cpu.default(
+                    *(ember.tensor(a) for a in (q, k, v)), 0.0, causal, **ek)
+                eg = aten._scaled_dot_product_flash_attention_for_cpu_backward.default(
+                    ember.tensor(go), *(ember.tensor(a) for a in (q, k, v)), eo, el, 0.0, causal, **ek)
+                for e, t in [(eo, to), (el, tl)] + list(zip(eg, tg)):
+                    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-9, atol=1e-10)

@@ -7,7 +7,7 @@ masked softmax in place and its log-sum-exp (C row kernels of csrc/attention.c, 
 out = p @ v. Backward (torch's flash formulas, with the probabilities rebuilt from logsumexp):
 p = exp(scale * q @ k^T - lse), dv = p^T @ dO, dp = dO @ v^T, ds = scale * p * (dp - rowsum(dO * O)),
 dq = ds @ k, dk = ds^T @ q. The causal mask is top-left aligned (query i sees keys j <= i), as torch's
-is_causal; an attn_mask (bool: True keeps, or additive float) broadcast to (B, H, L, S) runs numpy."""
+is_causal; an additive attn_mask (q's dtype) broadcast to (B, H, L, S) runs numpy."""
 import math
 
 import numpy as np
@@ -47,59 +47,65 @@ def _c_rows(name, arrays, n, L, scale, causal):
 
 
 def _bias(attn_mask, dtype):
-    """The additive (.., L, S) bias of an attn_mask: 0 / -inf for a bool mask (True keeps)."""
-    m = acc(attn_mask)
-    if m.dtype == np.bool_:
-        return np.where(m, np.array(0, dtype), np.array(-np.inf, dtype))
-    return m.astype(dtype, copy=False)
+    """The additive (.., L, S) attn_mask (of q's dtype, as torch's op requires) as numpy, or None."""
+    return None if attn_mask is None else acc(attn_mask).astype(dtype, copy=False)
 
 
-def _masked_scores(s, L, S, sc, causal, attn_mask):
+def _bias_rows(bias, sl):
+    """The part of a (broadcast) bias for the batch slice sl."""
+    return bias[sl] if bias is not None and bias.ndim == 4 and bias.shape[0] != 1 else bias
+
+
+def _masked_scores(s, L, S, sc, causal, bias):
     """numpy: scale * s with the causal / attn_mask bias applied, in place."""
     s *= sc
     if causal:
         s[..., np.triu(np.ones((L, S), bool), 1)] = -np.inf
-    if attn_mask is not None:
-        s += _bias(attn_mask, s.dtype)
+    if bias is not None:
+        s += bias
 
 
-def _softmax_lse(s, L, S, sc, causal, attn_mask):
-    """In place: s (B, H, L, S) raw scores -> probabilities; returns the (B, H, L) log-sum-exp."""
-    rows = s.reshape(-1, S)
-    if attn_mask is None:
-        lse = np.empty(rows.shape[0], s.dtype)
-        if _c_rows("attn_softmax_fwd", [rows, lse], S, L, sc, causal):
-            return lse.reshape(s.shape[:3])
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        _masked_scores(s, L, S, sc, causal, attn_mask)
-        m = np.max(s, axis=-1, keepdims=True) if S else np.full(s.shape[:3] + (1,), -np.inf, s.dtype)
-        np.subtract(s, m, out=s)
-        np.exp(s, out=s)
-        tot = np.sum(s, axis=-1, keepdims=True)
-        s /= tot
-        return (m + np.log(tot))[..., 0]
+def _softmax_lse(s, lse, L, S, sc, causal, bias):
+    """In place: s (b, H, L, S) raw scores -> probabilities; their log-sum-exp into lse (b, H, L)."""
+    if bias is None and _c_rows("attn_softmax_fwd", [s.reshape(-1, S), lse.reshape(-1)], S, L, sc, causal):
+        return
+    _masked_scores(s, L, S, sc, causal, bias)
+    m = np.max(s, axis=-1, keepdims=True) if S else np.full(s.shape[:3] + (1,), -np.inf, s.dtype)
+    np.subtract(s, m, out=s)
+    np.exp(s, out=s)
+    tot = np.sum(s, axis=-1, keepdims=True)
+    s /= tot
+    lse[...] = (m + np.log(tot))[..., 0]
 
 
-def _probs(s, lse, L, S, sc, causal, attn_mask):
+def _probs(s, lse, L, S, sc, causal, bias):
     """In place: s raw scores -> exp(scale * s - lse) (masked entries 0)."""
-    rows = s.reshape(-1, S)
-    if attn_mask is None and _c_rows("attn_probs", [rows, lse.reshape(-1)], S, L, sc, causal):
+    if bias is None and _c_rows("attn_probs", [s.reshape(-1, S), lse.reshape(-1)], S, L, sc, causal):
         return
-    with np.errstate(invalid="ignore", over="ignore"):
-        _masked_scores(s, L, S, sc, causal, attn_mask)
-        s -= lse[..., None]
-        np.exp(s, out=s)
+    _masked_scores(s, L, S, sc, causal, bias)
+    s -= lse[..., None]
+    np.exp(s, out=s)
 
 
-def _ds(p, dp, d, L, S, sc, causal, attn_mask):
+def _ds(p, dp, d, L, S, sc, causal, bias):
     """In place in dp: scale * p * (dp - d)."""
-    if attn_mask is None and _c_rows("attn_softmax_bwd", [p.reshape(-1, S), dp.reshape(-1, S), d.reshape(-1)],
-                                     S, L, sc, causal):
+    if bias is None and _c_rows("attn_softmax_bwd", [p.reshape(-1, S), dp.reshape(-1, S), d.reshape(-1)],
+                                S, L, sc, causal):
         return
-    with np.errstate(invalid="ignore"):
-        dp -= d[..., None]
-        dp *= p
-        dp *= sc
+    dp -= d[..., None]
+    dp *= p
+    dp *= sc
+
+
+# bytes of one chunk's (b, H, L, S) score block: the batch is processed in chunks whose scores (and, in the
+# backward, their gradient) stay in the L2 cache through the products and row kernels that reuse them
+_CHUNK_BYTES = 1 << 18
+
+
+def _chunks(B, H, L, S, itemsize):
+    """Batch slices of about _CHUNK_BYTES of scores each, and the scratch shape for one."""
+    cb = max(1, min(B, _CHUNK_BYTES // max(1, H * L * S * itemsize)))
+    return [slice(b, min(B, b + cb)) for b in range(0, B, cb)], (cb, H, L, S)
 
 
 def _arrays(*ts):
@@ -111,11 +117,17 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
     B, H, L, S, E = M.flash_spec(query, key, value, dropout_p, attn_mask)
     q, k, v = _arrays(query, key, value)
     sc = _scale(scale, E)
-    with np.errstate(invalid="ignore", over="ignore"):     # inf/NaN inputs: NaN results, as torch, silently
-        s = np.matmul(q, k.swapaxes(-1, -2))               # (B, H, L, S), fresh
-        lse = _softmax_lse(s, L, S, sc, is_causal, attn_mask)
-        out = empty_tensor((B, H, L, E), query.dtype)
-        np.matmul(s, v, out=out._np)
+    out = empty_tensor((B, H, L, E), query.dtype)
+    lse = np.empty((B, H, L), q.dtype)
+    bias = _bias(attn_mask, q.dtype)
+    kt = k.swapaxes(-1, -2)
+    slices, scratch = _chunks(B, H, L, S, q.itemsize)
+    buf = np.empty(scratch, q.dtype)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):   # inf/NaN inputs: NaN results, as torch
+        for sl in slices:
+            s = np.matmul(q[sl], kt[sl], out=buf[:sl.stop - sl.start])
+            _softmax_lse(s, lse[sl], L, S, sc, is_causal, _bias_rows(bias, sl))
+            np.matmul(s, v[sl], out=out._np[sl])
     lse_t = empty_tensor((B, H, L), query.dtype, strides=(L * H, 1, H))
     lse_t._np[...] = lse
     return out, lse_t
@@ -128,19 +140,28 @@ def _grad_buffer(shape, dtype):
 
 def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
                                                           is_causal, *, attn_mask=None, scale=None):
+    """Per batch chunk: p rebuilt from the scores and lse, dv = p^T dO, ds = scale p (dO v^T - rowsum(dO O)),
+    dq = ds k, dk = ds^T q."""
     B, H, L, S, E = M.flash_spec(query, key, value, dropout_p, attn_mask)
     q, k, v, go, o = _arrays(query, key, value, grad_out, out)
     dt = query.dtype
     sc = _scale(scale, E)
     lse = np.ascontiguousarray(acc(logsumexp), q.dtype)
+    bias = _bias(attn_mask, q.dtype)
+    gq, gk, gv = _grad_buffer((B, H, L, E), dt), _grad_buffer((B, H, S, E), dt), _grad_buffer((B, H, S, E), dt)
+    gqn, gkn, gvn = gq._np, gk._np, gv._np
+    kt, vt = k.swapaxes(-1, -2), v.swapaxes(-1, -2)
+    slices, scratch = _chunks(B, H, L, S, q.itemsize)
+    pbuf, dpbuf = np.empty(scratch, q.dtype), np.empty(scratch, q.dtype)
     with np.errstate(invalid="ignore", over="ignore"):
-        p = np.matmul(q, k.swapaxes(-1, -2))                   # raw scores -> probabilities, in place
-        _probs(p, lse, L, S, sc, is_causal, attn_mask)
-        gq, gk, gv = _grad_buffer((B, H, L, E), dt), _grad_buffer((B, H, S, E), dt), _grad_buffer((B, H, S, E), dt)
-        np.matmul(p.swapaxes(-1, -2), go, out=gv._np)
-        dp = np.matmul(go, v.swapaxes(-1, -2))
         d = np.ascontiguousarray(np.vecdot(go, o))             # (B, H, L) = rowsum(p * dp)
-        _ds(p, dp, d, L, S, sc, is_causal, attn_mask)
-        np.matmul(dp, k, out=gq._np)
-        np.matmul(dp.swapaxes(-1, -2), q, out=gk._np)
+        for sl in slices:
+            n = sl.stop - sl.start
+            p = np.matmul(q[sl], kt[sl], out=pbuf[:n])             # raw scores -> probabilities, in place
+            _probs(p, lse[sl], L, S, sc, is_causal, _bias_rows(bias, sl))
+            np.matmul(p.swapaxes(-1, -2), go[sl], out=gvn[sl])
+            dp = np.matmul(go[sl], vt[sl], out=dpbuf[:n])
+            _ds(p, dp, d[sl], L, S, sc, is_causal, _bias_rows(bias, sl))
+            np.matmul(dp, k[sl], out=gqn[sl])
+            np.matmul(dp.swapaxes(-1, -2), q[sl], out=gkn[sl])
     return gq, gk, gv

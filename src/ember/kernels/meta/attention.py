@@ -25,6 +25,8 @@ def flash_spec(query, key, value, dropout_p, attn_mask):
     S = key._size[2]
     if value._size[2] != S:
         raise RuntimeError(f"{_WHO}: K/V should have the same sequence length")
+    if attn_mask is not None and attn_mask.dtype != query.dtype:
+        raise RuntimeError(f"{_WHO}: Attention mask is the same data type as query")
     if attn_mask is not None and attn_mask.dim() not in (2, 4):
         raise RuntimeError(f"{_WHO}: Attention mask dim in {{2, 4}}")
     return B, H, L, S, E
