@@ -201,3 +201,20 @@ def test_op_with_attn_mask_and_batch_chunks_matches_torch(use_c, chunk_bytes, mo
                     ember.tensor(go), *(ember.tensor(a) for a in (q, k, v)), eo, el, 0.0, causal, **ek)
                 for e, t in [(eo, to), (el, tl)] + list(zip(eg, tg)):
                     np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-9, atol=1e-10)
+
+
+def test_forward_ad_matches_the_math_path():
+    """torch's fused cpu op has no forward-mode rule; here its tangent (the transposed backward) equals the
+    math decomposition's."""
+    import ember.autograd.forward_ad as fwAD
+    rng = np.random.default_rng(0)
+    q, k, v, tq, tk, tv = (rng.standard_normal((2, 3, 4, 5)) for _ in range(6))
+    mask = ember.tensor(np.tril(np.ones((4, 4), bool)))
+    res = []
+    for kw in ({"is_causal": True}, {"attn_mask": mask}):
+        with fwAD.dual_level():
+            args = [fwAD.make_dual(ember.tensor(a), ember.tensor(t)) for a, t in ((q, tq), (k, tk), (v, tv))]
+            p, t = fwAD.unpack_dual(F.scaled_dot_product_attention(*args, **kw))
+            res.append((p.numpy(), t.numpy()))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-12, atol=1e-12)
