@@ -6,6 +6,7 @@ from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
 from ember.autograd.formulas import *
+from ember.autograd.formulas_attention import *
 from ember.autograd.formulas_complex import *
 from ember.autograd.formulas_linalg import *
 from ember.autograd.formulas_lu import *
@@ -14543,6 +14544,262 @@ _OP_one_hot = getattr(_aten.one_hot, 'default')
 
 def one_hot(*args, **kwargs):
     return _OP_one_hot.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
+    _op_name = 'aten::_scaled_dot_product_flash_attention_for_cpu'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        _r2 = None
+        if _e[0] is not None or _e[1] is not None or _e[2] is not None:
+            attn_mask = _n.s_attn_mask.unpack(_n)
+            dropout_p = _n.s_dropout_p
+            is_causal = _n.s_is_causal
+            key = _n.s_key.unpack(_n)
+            logsumexp = _n.s_logsumexp.unpack(_n)
+            output = _n.s_output.unpack(_n)
+            query = _n.s_query.unpack(_n)
+            scale = _n.s_scale
+            value = _n.s_value.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
+            _g = _aten._scaled_dot_product_flash_attention_for_cpu_backward.default(grad, query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+            _r2 = _g[2] if _e[2] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_attn_mask', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_key', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_logsumexp', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_output', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_query', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_value', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__scaled_dot_product_flash_attention_for_cpu = getattr(_aten._scaled_dot_product_flash_attention_for_cpu, 'default')
+
+
+def _jvp__scaled_dot_product_flash_attention_for_cpu(_ts, query, key, value, dropout_p, is_causal, attn_mask, scale, result):
+    _o = None
+    _all = result
+    output = result[0]
+    result0 = result[0]
+    logsumexp = result[1]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = _aten._scaled_dot_product_flash_attention_for_cpu_backward.default(grad, query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], query._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], key._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], value._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
+    if _FW[0] and _fw_has((query, key, value, )):
+        _ts = _fw_take((query, key, value, ))
+        try:
+            _res = _self__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+            _t = _jvp__scaled_dot_product_flash_attention_for_cpu(_ts, query, key, value, dropout_p, is_causal, attn_mask, scale, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _need = _rg(query) or _rg(key) or _rg(value)
+    if not _need:
+        return _OP__scaled_dot_product_flash_attention_for_cpu.redispatch(_below_ks((query, key, value, dropout_p, is_causal, attn_mask, scale)), query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+    _n = ScaledDotProductFlashAttentionForCpuBackward0()
+    _n.next_edges = (_edge(query), _edge(key), _edge(value), )
+    if _rg(query) or _rg(key) or _rg(value):
+        _n.s_attn_mask = _SV(attn_mask)
+    if _rg(query) or _rg(key) or _rg(value):
+        _n.s_dropout_p = dropout_p
+    if _rg(query) or _rg(key) or _rg(value):
+        _n.s_is_causal = is_causal
+    if _rg(query) or _rg(key) or _rg(value):
+        _n.s_key = _SV(key)
+    if _rg(query) or _rg(key) or _rg(value):
+        _n.s_query = _SV(query)
+    if _rg(query) or _rg(key) or _rg(value):
+        _n.s_scale = scale
+    if _rg(query) or _rg(key) or _rg(value):
+        _n.s_value = _SV(value)
+    _res = _OP__scaled_dot_product_flash_attention_for_cpu.redispatch(_below_ks((query, key, value, dropout_p, is_causal, attn_mask, scale)), query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    _n.s_logsumexp = _SV(_res[1], True)
+    _n.s_output = _SV(_res[0], True)
+    return _res
+
+
+_self__scaled_dot_product_flash_attention_for_cpu = _scaled_dot_product_flash_attention_for_cpu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
+    _op_name = 'aten::_scaled_dot_product_flash_attention_for_cpu_backward'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        _r2 = None
+        _r3 = None
+        if _e[0] is not None or _e[1] is not None or _e[2] is not None or _e[3] is not None:
+            attn_mask = _n.s_attn_mask.unpack(_n)
+            grad_out = _n.s_grad_out.unpack(_n)
+            is_causal = _n.s_is_causal
+            key = _n.s_key.unpack(_n)
+            query = _n.s_query.unpack(_n)
+            scale = _n.s_scale
+            value = _n.s_value.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None, _e[3] is not None]
+            _g = flash_attention_double_backward(grads, grad_out, query, key, value, is_causal, attn_mask, scale, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+            _r2 = _g[2] if _e[2] is not None else None
+            _r3 = _g[3] if _e[3] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        _out.append(_r3)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_attn_mask', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_grad_out', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_key', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_query', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_value', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__scaled_dot_product_flash_attention_for_cpu_backward = getattr(_aten._scaled_dot_product_flash_attention_for_cpu_backward, 'default')
+
+
+def _jvp__scaled_dot_product_flash_attention_for_cpu_backward(_ts, grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale, result):
+    _o = None
+    _all = result
+    grad_query = result[0]
+    result0 = result[0]
+    grad_key = result[1]
+    result1 = result[1]
+    grad_value = result[2]
+    result2 = result[2]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None or _ts[3] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None, _ts[3] is not None]
+            _g = flash_attention_double_backward(grads, grad_out, query, key, value, is_causal, attn_mask, scale, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], grad_out._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], query._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], key._size))
+                _tt.append(_ts[2])
+            if _ts[3] is not None and _g[3] is not None:
+                _gs.append(sum_to(_g[3], value._size))
+                _tt.append(_ts[3])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
+def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, *, attn_mask=None, scale=None):
+    if _FW[0] and _fw_has((grad_out, query, key, value, )):
+        _ts = _fw_take((grad_out, query, key, value, ))
+        try:
+            _res = _self__scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+            _t = _jvp__scaled_dot_product_flash_attention_for_cpu_backward(_ts, grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
+    _need = _rg(grad_out) or _rg(query) or _rg(key) or _rg(value)
+    if not _need:
+        return _OP__scaled_dot_product_flash_attention_for_cpu_backward.redispatch(_below_ks((grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)), grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+    _n = ScaledDotProductFlashAttentionForCpuBackwardBackward0()
+    _n.next_edges = (_edge(grad_out), _edge(query), _edge(key), _edge(value), )
+    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+        _n.s_attn_mask = _SV(attn_mask)
+    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+        _n.s_grad_out = _SV(grad_out)
+    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+        _n.s_is_causal = is_causal
+    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+        _n.s_key = _SV(key)
+    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+        _n.s_query = _SV(query)
+    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+        _n.s_scale = scale
+    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+        _n.s_value = _SV(value)
+    _res = _OP__scaled_dot_product_flash_attention_for_cpu_backward.redispatch(_below_ks((grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)), grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__scaled_dot_product_flash_attention_for_cpu_backward = _scaled_dot_product_flash_attention_for_cpu_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ConjPhysicalBackward0(_Node):

@@ -323,6 +323,8 @@ _KERNELS = (
     ('histc', '', 'histc'),
     ('bincount', '', 'bincount'),
     ('one_hot', '', 'one_hot'),
+    ('_scaled_dot_product_flash_attention_for_cpu', '', '_scaled_dot_product_flash_attention_for_cpu'),
+    ('_scaled_dot_product_flash_attention_for_cpu_backward', '', '_scaled_dot_product_flash_attention_for_cpu_backward'),
     ('conj_physical', '', 'conj_physical'),
     ('view_as_real', '', 'view_as_real'),
     ('view_as_complex', '', 'view_as_complex'),

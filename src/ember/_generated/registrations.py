@@ -9,6 +9,8 @@ def _d(schema, dispatch, tags=()):
         e.kernels[_K[k]] = 'ember.kernels.' + fn
 
 
+_d('_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)', (('CPU', 'cpu.attention:_scaled_dot_product_flash_attention_for_cpu'), ('Meta', 'meta.attention:flash_attention')))
+_d('_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)', (('CPU', 'cpu.attention:_scaled_dot_product_flash_attention_for_cpu_backward'), ('Meta', 'meta.attention:flash_attention_backward')))
 _d('conj_physical(Tensor self) -> Tensor', (('CPU', 'cpu.complex_ops:conj_physical'), ('Meta', 'meta.complex_ops:conj_physical')))
 _d('conj(Tensor(a) self) -> Tensor(a)', (('CompositeImplicitAutograd', 'complex_implicit:conj'),))
 _d('resolve_conj(Tensor(a) self) -> Tensor(a)', (('CompositeImplicitAutograd', 'complex_implicit:resolve_conj'),))

@@ -4,7 +4,7 @@ from .. import _ops as _opsmod
 from .._tensor import Tensor
 from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,
                             _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
-from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt__lu_with_info, _rt_cummax, _rt_cummin, _rt_geqrf, _rt_kthvalue, _rt_lu_unpack, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk, _rt_triangular_solve
+from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt__lu_with_info, _rt__scaled_dot_product_flash_attention_for_cpu, _rt_cummax, _rt_cummin, _rt_geqrf, _rt_kthvalue, _rt_lu_unpack, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk, _rt_triangular_solve
 
 _ops = _opsmod.ops
 

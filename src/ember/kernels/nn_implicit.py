@@ -338,6 +338,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if hq % hk:
             raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
         key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hk)
+    if _fused_ok(query, key, value, attn_mask, dropout_p):
+        return A()._scaled_dot_product_flash_attention_for_cpu.default(query, key, value, 0.0, is_causal,
+                                                                        scale=scale)[0]
     sc = 1.0 / math.sqrt(E) if scale is None else scale
     # scale the (.., L, E) query rather than the (.., L, S) scores, and mask by adding a 0/-inf bias of
     # the mask's own (broadcast) shape, as torch's math path does: the add's backward is the identity
@@ -355,6 +358,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return A().matmul.default(attn, value)
+
+
+def _fused_ok(q, k, v, attn_mask, dropout_p):
+    """The fused cpu op (one node, BLAS products and C softmax rows) takes 4-d float32/float64 cpu q, k, v
+    of one batch and head count and one head size, without attn_mask or dropout; else the math path."""
+    if attn_mask is not None or dropout_p > 0.0 or q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+        return False
+    if q.device.type != "cpu" or k.device.type != "cpu" or v.device.type != "cpu":
+        return False
+    if not (q.dtype == k.dtype == v.dtype) or q.dtype.name not in ("float32", "float64"):
+        return False
+    qs, ks, vs = q._size, k._size, v._size
+    return qs[:2] == ks[:2] == vs[:2] and qs[3] == ks[3] == vs[3] and ks[2] == vs[2] and min(qs) > 0 and ks[2] > 0
 
 
 _CAUSAL = {}

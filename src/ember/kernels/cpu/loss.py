@@ -178,7 +178,7 @@ def _nll_backward_c(go, x3, t, weight, reduction, ignore_index, total_weight):
     outer, c, inner = x3.shape
     gi = np.empty(x3.shape, x3.dtype)
     c_rows(fn, [gi.reshape(outer, c * inner), t.reshape(outer, inner), g.reshape(outer, inner)], c, inner,
-           None if w is None else w.ctypes.data, ignore_index)
+           None if w is None else w.ctypes.data, ignore_index, min_elems=1 << 21)   # a few 0.01 ms: no split
     return gi
 
 

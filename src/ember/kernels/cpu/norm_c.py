@@ -11,6 +11,13 @@ from . import clib
 from .rowblocks import c_rows, c_suffix
 
 
+# elements: below this the layer_norm kernels run on the calling thread. A (1024, 128) layer_norm is ~0.1 ms
+# of C; handing half of it to the pool costs about as much as it saves on an idle machine, and in a train
+# step the other core is usually busy (BLAS threads spinning after a gemm, other processes), where a split
+# call waits for it (as measured for GELU, activations._C_MIN_SPLIT).
+_LN_MIN_SPLIT = 1 << 21
+
+
 def _ptr(a):
     return None if a is None else a.ctypes.data
 
@@ -23,7 +30,7 @@ def c_layer_norm(x2, y2, mean, rstd, w, b, eps):
     fn = clib.kernel("norm", f"layer_norm_fwd_{suf}", "ppppllppd") if suf else None
     if fn is None:
         return False
-    c_rows(fn, [x2, y2, mean, rstd], x2.shape[1], _ptr(w), _ptr(b), float(eps))
+    c_rows(fn, [x2, y2, mean, rstd], x2.shape[1], _ptr(w), _ptr(b), float(eps), min_elems=_LN_MIN_SPLIT)
     return True
 
 
@@ -45,7 +52,7 @@ def c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db):
            _ptr(dxc[0]) if dxc else None, _ptr(dwp), _ptr(dbp))
         parts.append((int(idx[0]), dwp, dbp))
     split_run(chunk, [go2, x2, mu2, rs2, np.arange(x2.shape[0])] + ([dx2] if dx2 is not None else []), 0,
-              1 << 16)
+              _LN_MIN_SPLIT)
     return parts
 
 

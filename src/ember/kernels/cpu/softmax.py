@@ -64,6 +64,12 @@ def _run(self, dim, log):
     return out
 
 
+# elements: below this the last-dim C row kernels run on the calling thread. cross_entropy's (1024, 65)
+# log_softmax is ~0.05 ms of C: a split call costs more in handing out than it saves (and waits for the
+# other core when BLAS threads or other processes hold it; see norm_c._LN_MIN_SPLIT)
+_ROWS_MIN_SPLIT = 1 << 21
+
+
 def _c_rows(name, arrays, log):
     """Runs the C kernel `name` over the (rows, k) matrices; False when C cannot take them."""
     suf = c_suffix(*arrays) if all(a.shape == arrays[0].shape for a in arrays) else None
@@ -71,7 +77,7 @@ def _c_rows(name, arrays, log):
     if fn is None:
         return False
     if arrays[0].size:
-        c_rows(fn, arrays, arrays[0].shape[1], int(log))
+        c_rows(fn, arrays, arrays[0].shape[1], int(log), min_elems=_ROWS_MIN_SPLIT)
     return True
 
 

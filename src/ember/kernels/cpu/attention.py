@@ -1,0 +1,167 @@
+"""cpu _scaled_dot_product_flash_attention_for_cpu and its backward: one fused op for the attention of
+scaled_dot_product_attention (no dropout), instead of the math decomposition's scale, matmul, mask add,
+softmax and matmul ops (and their autograd nodes).
+
+Forward: s = q @ k^T for all (batch, head) pairs in one stacked BLAS product, then per row the scaled,
+masked softmax in place and its log-sum-exp (C row kernels of csrc/attention.c, or numpy), then
+out = p @ v. Backward (torch's flash formulas, with the probabilities rebuilt from logsumexp):
+p = exp(scale * q @ k^T - lse), dv = p^T @ dO, dp = dO @ v^T, ds = scale * p * (dp - rowsum(dO * O)),
+dq = ds @ k, dk = ds^T @ q. The causal mask is top-left aligned (query i sees keys j <= i), as torch's
+is_causal; an additive attn_mask (q's dtype) broadcast to (B, H, L, S) runs numpy."""
+import math
+
+import numpy as np
+
+from ..meta import attention as M
+from ..meta.nn_common import acc, split_run
+from ..common import empty_tensor
+from . import clib
+from .rowblocks import c_suffix
+
+
+# score elements: below this the C row kernels run on the calling thread (the GPT step's (16, 4, 64, 64)
+# scores take ~0.3 ms; see norm_c._LN_MIN_SPLIT for why a split call does not pay there)
+_MIN_SPLIT = 1 << 21
+
+
+def _scale(scale, E):
+    if scale is not None:
+        return float(scale)
+    return 1.0 / math.sqrt(E) if E else math.inf
+
+
+def _c_rows(name, arrays, n, L, scale, causal):
+    """Runs the C row kernel `name` over the (rows, n) score blocks (other arrays: per-row vectors);
+    False when C cannot take them."""
+    suf = c_suffix(*arrays)
+    fn = clib.kernel("attention", f"{name}_{suf}", "p" * len(arrays) + "lllldi") if suf and n and L else None
+    if fn is None:
+        return False
+    rows = arrays[0].shape[0]
+
+    def chunk(idx, *arrs):
+        fn(*(a.ctypes.data for a in arrs), arrs[0].shape[0], n, L, int(idx[0]), float(scale), int(causal))
+    if rows:
+        split_run(chunk, [np.arange(rows)] + list(arrays), 0, _MIN_SPLIT)
+    return True
+
+
+def _bias(attn_mask, dtype):
+    """The additive (.., L, S) attn_mask (of q's dtype, as torch's op requires) as numpy, or None."""
+    return None if attn_mask is None else acc(attn_mask).astype(dtype, copy=False)
+
+
+def _bias_rows(bias, sl):
+    """The part of a (broadcast) bias for the batch slice sl."""
+    return bias[sl] if bias is not None and bias.ndim == 4 and bias.shape[0] != 1 else bias
+
+
+def _masked_scores(s, L, S, sc, causal, bias):
+    """numpy: scale * s with the causal / attn_mask bias applied, in place."""
+    s *= sc
+    if causal:
+        s[..., np.triu(np.ones((L, S), bool), 1)] = -np.inf
+    if bias is not None:
+        s += bias
+
+
+def _softmax_lse(s, lse, L, S, sc, causal, bias):
+    """In place: s (b, H, L, S) raw scores -> probabilities; their log-sum-exp into lse (b, H, L)."""
+    if bias is None and _c_rows("attn_softmax_fwd", [s.reshape(-1, S), lse.reshape(-1)], S, L, sc, causal):
+        return
+    _masked_scores(s, L, S, sc, causal, bias)
+    m = np.max(s, axis=-1, keepdims=True) if S else np.full(s.shape[:3] + (1,), -np.inf, s.dtype)
+    np.subtract(s, m, out=s)
+    np.exp(s, out=s)
+    tot = np.sum(s, axis=-1, keepdims=True)
+    s /= tot
+    lse[...] = (m + np.log(tot))[..., 0]
+
+
+def _probs(s, lse, L, S, sc, causal, bias):
+    """In place: s raw scores -> exp(scale * s - lse) (masked entries 0)."""
+    if bias is None and _c_rows("attn_probs", [s.reshape(-1, S), lse.reshape(-1)], S, L, sc, causal):
+        return
+    _masked_scores(s, L, S, sc, causal, bias)
+    s -= lse[..., None]
+    np.exp(s, out=s)
+
+
+def _ds(p, dp, d, L, S, sc, causal, bias):
+    """In place in dp: scale * p * (dp - d)."""
+    if bias is None and _c_rows("attn_softmax_bwd", [p.reshape(-1, S), dp.reshape(-1, S), d.reshape(-1)],
+                                S, L, sc, causal):
+        return
+    dp -= d[..., None]
+    dp *= p
+    dp *= sc
+
+
+# bytes of one chunk's (b, H, L, S) score block: the batch is processed in chunks whose scores (and, in the
+# backward, their gradient) stay in the L2 cache through the products and row kernels that reuse them
+_CHUNK_BYTES = 1 << 18
+
+
+def _chunks(B, H, L, S, itemsize):
+    """Batch slices of about _CHUNK_BYTES of scores each, and the scratch shape for one."""
+    cb = max(1, min(B, _CHUNK_BYTES // max(1, H * L * S * itemsize)))
+    return [slice(b, min(B, b + cb)) for b in range(0, B, cb)], (cb, H, L, S)
+
+
+def _arrays(*ts):
+    return [acc(t) for t in ts]
+
+
+def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *,
+                                                 attn_mask=None, scale=None):
+    B, H, L, S, E = M.flash_spec(query, key, value, dropout_p, attn_mask)
+    q, k, v = _arrays(query, key, value)
+    sc = _scale(scale, E)
+    out = empty_tensor((B, H, L, E), query.dtype)
+    lse = np.empty((B, H, L), q.dtype)
+    bias = _bias(attn_mask, q.dtype)
+    kt = k.swapaxes(-1, -2)
+    slices, scratch = _chunks(B, H, L, S, q.itemsize)
+    buf = np.empty(scratch, q.dtype)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):   # inf/NaN inputs: NaN results, as torch
+        for sl in slices:
+            s = np.matmul(q[sl], kt[sl], out=buf[:sl.stop - sl.start])
+            _softmax_lse(s, lse[sl], L, S, sc, is_causal, _bias_rows(bias, sl))
+            np.matmul(s, v[sl], out=out._np[sl])
+    lse_t = empty_tensor((B, H, L), query.dtype, strides=(L * H, 1, H))
+    lse_t._np[...] = lse
+    return out, lse_t
+
+
+def _grad_buffer(shape, dtype):
+    B, H, T, E = shape
+    return empty_tensor(shape, dtype, strides=M.blhe_strides(B, H, T, E))
+
+
+def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
+                                                          is_causal, *, attn_mask=None, scale=None):
+    """Per batch chunk: p rebuilt from the scores and lse, dv = p^T dO, ds = scale p (dO v^T - rowsum(dO O)),
+    dq = ds k, dk = ds^T q."""
+    B, H, L, S, E = M.flash_spec(query, key, value, dropout_p, attn_mask)
+    q, k, v, go, o = _arrays(query, key, value, grad_out, out)
+    dt = query.dtype
+    sc = _scale(scale, E)
+    lse = np.ascontiguousarray(acc(logsumexp), q.dtype)
+    bias = _bias(attn_mask, q.dtype)
+    gq, gk, gv = _grad_buffer((B, H, L, E), dt), _grad_buffer((B, H, S, E), dt), _grad_buffer((B, H, S, E), dt)
+    gqn, gkn, gvn = gq._np, gk._np, gv._np
+    kt, vt = k.swapaxes(-1, -2), v.swapaxes(-1, -2)
+    slices, scratch = _chunks(B, H, L, S, q.itemsize)
+    pbuf, dpbuf = np.empty(scratch, q.dtype), np.empty(scratch, q.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = np.ascontiguousarray(np.vecdot(go, o))             # (B, H, L) = rowsum(p * dp)
+        for sl in slices:
+            n = sl.stop - sl.start
+            p = np.matmul(q[sl], kt[sl], out=pbuf[:n])             # raw scores -> probabilities, in place
+            _probs(p, lse[sl], L, S, sc, is_causal, _bias_rows(bias, sl))
+            np.matmul(p.swapaxes(-1, -2), go[sl], out=gvn[sl])
+            dp = np.matmul(go[sl], vt[sl], out=dpbuf[:n])
+            _ds(p, dp, d[sl], L, S, sc, is_causal, _bias_rows(bias, sl))
+            np.matmul(dp, k[sl], out=gqn[sl])
+            np.matmul(dp.swapaxes(-1, -2), q[sl], out=gkn[sl])
+    return gq, gk, gv
