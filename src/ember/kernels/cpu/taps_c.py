@@ -16,6 +16,14 @@ def kernel(name, dtype):
     return None if sfx is None else clib.kernel("taps", f"taps_{name}_{sfx}", "pppplllll")
 
 
+def _run(f, arrays, c, plane, k, L):
+    """f over images split across the pool: arrays (all image-major) are its 4 pointer arguments."""
+    def run(*chunks):
+        f(*(a.ctypes.data for a in chunks), len(chunks[0]), c, plane, k, L)
+    if arrays[0].shape[0]:
+        split_run(run, arrays, 0, min_elems=1 << 15)
+
+
 def gather(x, idx, wt):
     """x (n, c, plane), idx/wt (n, k, L) -> out (n, c, L) = sum over taps of wt * x[idx] (idx < 0 skipped)."""
     f = kernel("gather", x.dtype)
@@ -25,11 +33,7 @@ def gather(x, idx, wt):
     n, c, plane = x.shape
     k, L = idx.shape[1:]
     out = np.empty((n, c, L), x.dtype)
-
-    def run(xc, ic, wc, oc):
-        f(xc.ctypes.data, ic.ctypes.data, wc.ctypes.data, oc.ctypes.data, len(xc), c, plane, k, L)
-    if n:
-        split_run(run, [x, idx, wt, out], 0, min_elems=1 << 15)
+    _run(f, [x, idx, wt, out], c, plane, k, L)
     return out
 
 
@@ -40,13 +44,8 @@ def scatter(go, idx, wt, plane):
         return None
     go = np.ascontiguousarray(go)
     n, c, L = go.shape
-    k = idx.shape[1]
     gi = np.zeros((n, c, plane), go.dtype)
-
-    def run(gc, ic, wc, oc):
-        f(gc.ctypes.data, ic.ctypes.data, wc.ctypes.data, oc.ctypes.data, len(gc), c, plane, k, L)
-    if n:
-        split_run(run, [go, idx, wt, gi], 0, min_elems=1 << 15)
+    _run(f, [go, idx, wt, gi], c, plane, idx.shape[1], L)
     return gi
 
 
@@ -57,11 +56,6 @@ def dot(go, x, idx):
         return None
     go, x = np.ascontiguousarray(go), np.ascontiguousarray(x)
     n, c, L = go.shape
-    plane, k = x.shape[2], idx.shape[1]
-    prod = np.empty((n, k, L), go.dtype)
-
-    def run(gc, xc, ic, pc):
-        f(gc.ctypes.data, xc.ctypes.data, ic.ctypes.data, pc.ctypes.data, len(gc), c, plane, k, L)
-    if n:
-        split_run(run, [go, x, idx, prod], 0, min_elems=1 << 15)
+    prod = np.empty((n, idx.shape[1], L), go.dtype)
+    _run(f, [go, x, idx, prod], c, x.shape[2], idx.shape[1], L)
     return prod

@@ -7,16 +7,8 @@
 #include <stdint.h>
 #include "vmath.h"
 
-#define SB 1024
-#define BLOCKED_SUM(T, s, k, j, term)                                                   \
-    double s = 0;                                                                       \
-    for (int64_t j0 = 0; j0 < k; j0 += SB) {                                            \
-        const int64_t j1 = k - j0 < SB ? k : j0 + SB;                                   \
-        T bs = 0;                                                                       \
-        _Pragma("omp simd reduction(+:bs)")                                             \
-        for (int64_t j = j0; j < j1; j++) bs += term;                                   \
-        s += (double)bs;                                                                \
-    }
+/* BLOCKED_SUM, shared with softmax.c */
+#include "blocked_sum.h"
 
 static inline int64_t valid_keys(int64_t r0, int64_t r, int64_t L, int64_t n, int causal) {
     if (!causal) return n;
