@@ -1,9 +1,10 @@
 """cpu _cdist_forward: p=2 through one matmul (|a|^2 + |b|^2 - 2ab, torch's mm path) when torch
-would use it, else the broadcast difference reduced with the p-norm."""
+would use it, p=1 in C (cdist_c.py), else the broadcast difference reduced with the p-norm."""
 import numpy as np
 
 from ..meta.distance import cdist_spec
 from ..meta.nn_common import acc, wrap
+from . import cdist_c
 
 
 def _cdist_forward(x1, x2, p, compute_mode):
@@ -16,6 +17,10 @@ def _cdist_forward(x1, x2, p, compute_mode):
         b2 = np.sum(b * b, axis=-1)[..., None, :]
         d = np.sqrt(np.clip(a2 + b2 - 2 * np.matmul(a, np.swapaxes(b, -1, -2)), 0, None))
         return wrap(np.broadcast_to(d, shape), dt)
+    if p == 1:
+        d = cdist_c.p1(a, b)
+        if d is not None:
+            return wrap(np.broadcast_to(d, shape), dt)
     diff = np.abs(a[..., :, None, :] - b[..., None, :, :])
     if p == 0:
         d = np.count_nonzero(diff, axis=-1).astype(a.dtype)
