@@ -47,9 +47,12 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     count = np.bincount(seg[keep], minlength=b)[:b] if b else np.zeros(0, np.int64)
     if mode == 2:
         out = np.full((b, d), -np.inf, w.dtype)
-        np.maximum.at(out, seg[keep], rows[keep])
+        sk, rk = seg[keep], rows[keep]
+        bags, starts = np.unique(sk, return_index=True)          # bags are contiguous runs of sk
+        if starts.size:
+            out[bags] = np.maximum.reduceat(rk, starts, axis=0)
         out[count == 0] = 0
-        maxi = _argmax_rows(rows[keep], idx[keep], seg[keep], out, (b, d))
+        maxi = _argmax_rows(rk, idx[keep], sk, out, (b, d), bags, starts)
     else:
         out = np.zeros((b, d), w.dtype)
         add_rows(out, seg[keep], rows[keep])
@@ -59,13 +62,15 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     return wrap(out, weight.dtype), wrap(seg, D.int64), wrap(count, D.int64), wrap(maxi, D.int64)
 
 
-def _argmax_rows(rows, idx, seg, out, shape):
+def _argmax_rows(rows, idx, seg, out, shape, bags, starts):
     """max mode's maximum_indices: per (bag, column) the weight row of the first element attaining the max
-    (0 for an empty bag); the backward sends each bag's grad there."""
+    (0 for an empty bag); the backward sends each bag's grad there. `bags`/`starts`: each non-empty bag
+    and where its contiguous run of rows starts (a reduceat per run instead of np.minimum.at)."""
     k = rows.shape[0]
     pos = np.where(rows == out[seg], np.arange(k)[:, None], k)
     first = np.full(shape, k, np.int64)
-    np.minimum.at(first, seg, pos)
+    if starts.size:
+        first[bags] = np.minimum.reduceat(pos, starts, axis=0)
     return np.where(first < k, np.append(idx, 0)[first], 0)
 
 
