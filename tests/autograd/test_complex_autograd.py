@@ -146,3 +146,30 @@ def test_conj():
     c = ember.conj_physical(x)
     assert c is not x and c.tolist() == [1.0, 2.0]
     assert not z.conj().is_conj() and z.resolve_neg() is z
+
+
+JVP_CASES = {
+    "exp": lambda L, x: x.exp(), "mul": lambda L, x: x * x, "abs": lambda L, x: x.abs(), "sgn": lambda L, x: x.sgn(),
+    "real_imag": lambda L, x: x.real * 2 + x.imag, "conj": lambda L, x: x.conj() * 1,
+    "view_as_real": lambda L, x: L.view_as_real(x) * 1, "sin_div": lambda L, x: x.sin() / x,
+    "matmul": lambda L, x: x[None] @ x[:, None], "abs2": lambda L, x: (x * x.conj()).real,
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", sorted(JVP_CASES))
+def test_complex_jvp_matches_torch(name):
+    torch = pytest.importorskip("torch")
+    f = JVP_CASES[name]
+    a, t = A[0], B[1]
+    _, te = ember.func.jvp(lambda x: f(ember, x), (ember.tensor(a),), (ember.tensor(t),))
+    _, tt = torch.func.jvp(lambda x: f(torch, x), (torch.tensor(a),), (torch.tensor(t),))
+    tt = tt.resolve_conj().numpy()
+    assert te.numpy().dtype == tt.dtype
+    np.testing.assert_allclose(te.numpy(), tt, rtol=1e-12, atol=1e-12)
+
+
+def test_abs_jvp_of_real_inputs_is_sign_times_tangent():
+    x = ember.tensor([-2.0, 0.0, 3.0], dtype=ember.float64)
+    _, t = ember.func.jvp(ember.abs, (x,), (ember.tensor([1.0, 5.0, -4.0], dtype=ember.float64),))
+    assert t.tolist() == [-1.0, 0.0, -4.0]

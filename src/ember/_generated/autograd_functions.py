@@ -1457,9 +1457,8 @@ _OP_abs = getattr(_aten.abs, 'default')
 
 def _jvp_abs(_ts, self, result):
     _o = None
-    if _ts[0] is not None:
-        grad = _ts[0]
-        _o = _fw_acc(_o, grad * sgn(self))
+    self_t = _z(_ts[0], self)
+    _o = abs_jvp(self, self_t)
     return _o
 
 

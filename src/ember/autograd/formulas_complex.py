@@ -11,3 +11,11 @@ def sgn_backward(self, grad, result):
     a = self.abs()
     val = (grad - result * result * grad.conj()) / (2 * a)
     return ember.where(a == 0, ember.zeros((), dtype=val.dtype), val)
+
+
+def abs_jvp(self, self_t):
+    """Forward rule of abs: sgn(x) * t for real x; for complex z the real part of conj(t) * sgn(z)
+    (|z| is not holomorphic: torch's handle_r_to_c(self_t.conj() * self.sgn()))."""
+    if not self.dtype.is_complex:
+        return self_t * self.sgn()
+    return (self_t.conj() * self.sgn()).real
