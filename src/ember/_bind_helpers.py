@@ -29,6 +29,16 @@ def _is_intlist(v):
     return _is_int(v)
 
 
+def _is_intseq(v):
+    """An unsized int[] argument: a list or tuple of ints (a lone int is refused, as torch does)."""
+    if isinstance(v, (list, tuple)):
+        for x in v:
+            if x.__class__ is not int and not _is_int(x):
+                return False
+        return True
+    return False
+
+
 def _is_double(v):
     """What torch binds to a `float` parameter: any real number (bool included) or a 0-dim tensor."""
     if isinstance(v, Tensor):

@@ -269,8 +269,13 @@ def _check(v, t, default, numbers_ok):
         if _is_tensor(e):
             return f"if {pre}not isinstance({v}, (list, tuple)):\n    return None"
         if isinstance(e, BaseType) and e.name in (BaseTy.int, BaseTy.SymInt):
-            return f"if {pre}not _is_intlist({v}):\n    return None"
+            return f"if {pre}not {_intlist_test(b)}({v}):\n    return None"
     return None
+
+
+def _intlist_test(b):
+    """torch takes a lone int for a sized list (int[2] stride=2) but only a list or tuple for int[]."""
+    return "_is_intlist" if b.size else "_is_intseq"
 
 
 def _bad_cond(v, t, default, numbers_ok):
@@ -305,7 +310,7 @@ def _bad_cond(v, t, default, numbers_ok):
         if _is_tensor(e) and not isinstance(e, OptionalType):
             return f"{pre}not _is_tensorlist({v})", "tuple of Tensors"
         if isinstance(e, BaseType) and e.name in (BaseTy.int, BaseTy.SymInt):
-            return f"{pre}not _is_intlist({v})", "tuple of ints"
+            return f"{pre}not {_intlist_test(b)}({v})", "tuple of ints"
     return None
 
 
@@ -457,7 +462,7 @@ def emit_functions(fns, module=""):
     groups = python_groups(fns, module)
     lines = [HEADER, "from .. import _ops as _opsmod",
              "from .._tensor import Tensor",
-             "from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,",
+             "from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
              "                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, return_type)",
              "", "_ops = _opsmod.ops", ""]
     lines += _ops_imports({k: v for k, v in groups.items() if not k[1]})
@@ -479,7 +484,7 @@ def emit_methods(fns):
     groups = python_groups(fns)
     lines = [HEADER, "from .. import _ops as _opsmod",
              "from .._tensor import Tensor",
-             "from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,",
+             "from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
              "                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)",
              "from .functions import " + ", ".join(sorted(_return_types(groups))) if _return_types(groups) else "",
              "", "_ops = _opsmod.ops", ""]

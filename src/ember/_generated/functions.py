@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from .._tensor import Tensor
-from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,
+from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                             _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, return_type)
 
 _ops = _opsmod.ops
@@ -689,9 +689,9 @@ def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_f
     return r
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         raise _bad_arg('empty_strided', 'size', 1, 'tuple of ints', size)
-    if not _is_intlist(stride):
+    if not _is_intseq(stride):
         raise _bad_arg('empty_strided', 'stride', 2, 'tuple of ints', stride)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('empty_strided', 'dtype', None, 'ember.dtype', dtype)
@@ -731,7 +731,7 @@ def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_
     return r
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         raise _bad_arg('full', 'size', 1, 'tuple of ints', size)
     if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
         raise _bad_arg('full', 'fill_value', 2, 'Number', fill_value)
@@ -1078,7 +1078,7 @@ def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memor
     s = 0
     if not _is_int(high):
         return None
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         return None
     if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
         return None
@@ -1096,7 +1096,7 @@ def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None
     s = 0
     if not _is_int(high):
         return None
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         return None
     if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
         return None
@@ -1116,7 +1116,7 @@ def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_
         return None
     if not _is_int(high):
         return None
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         return None
     if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
         return None
@@ -1136,7 +1136,7 @@ def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device
         return None
     if not _is_int(high):
         return None
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         return None
     if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
         return None
@@ -2644,9 +2644,9 @@ def __ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, ze
         return None
     if not isinstance(targets, Tensor):
         return None
-    if not _is_intlist(input_lengths):
+    if not _is_intseq(input_lengths):
         return None
-    if not _is_intlist(target_lengths):
+    if not _is_intseq(target_lengths):
         return None
     if not _is_int(blank):
         return None
@@ -3393,7 +3393,7 @@ def log_softmax(input, dim, dtype=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('layer_norm', 'input', 1, 'Tensor', input)
-    if not _is_intlist(normalized_shape):
+    if not _is_intseq(normalized_shape):
         raise _bad_arg('layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
     if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
         raise _bad_arg('layer_norm', 'weight', 3, 'Tensor', weight)
@@ -3408,7 +3408,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('native_layer_norm', 'input', 1, 'Tensor', input)
-    if not _is_intlist(normalized_shape):
+    if not _is_intseq(normalized_shape):
         raise _bad_arg('native_layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
     if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
         raise _bad_arg('native_layer_norm', 'weight', 3, 'Tensor', weight)
@@ -3463,15 +3463,15 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise _bad_arg('convolution', 'weight', 2, 'Tensor', weight)
     if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
         raise _bad_arg('convolution', 'bias', 3, 'Tensor', bias)
-    if not _is_intlist(stride):
+    if not _is_intseq(stride):
         raise _bad_arg('convolution', 'stride', 4, 'tuple of ints', stride)
-    if not _is_intlist(padding):
+    if not _is_intseq(padding):
         raise _bad_arg('convolution', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
+    if not _is_intseq(dilation):
         raise _bad_arg('convolution', 'dilation', 6, 'tuple of ints', dilation)
     if transposed.__class__ is not bool:
         raise _bad_arg('convolution', 'transposed', 7, 'bool', transposed)
-    if not _is_intlist(output_padding):
+    if not _is_intseq(output_padding):
         raise _bad_arg('convolution', 'output_padding', 8, 'tuple of ints', output_padding)
     if groups.__class__ is not int and not _is_int(groups):
         raise _bad_arg('convolution', 'groups', 9, 'int', groups)
@@ -3698,7 +3698,7 @@ def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), ou
 def constant_pad_nd(input, pad, value=0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('constant_pad_nd', 'input', 1, 'Tensor', input)
-    if not _is_intlist(pad):
+    if not _is_intseq(pad):
         raise _bad_arg('constant_pad_nd', 'pad', 2, 'tuple of ints', pad)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('constant_pad_nd', 'value', 3, 'Number', value)
@@ -3929,7 +3929,7 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('rms_norm', 'input', 1, 'Tensor', input)
-    if not _is_intlist(normalized_shape):
+    if not _is_intseq(normalized_shape):
         raise _bad_arg('rms_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
     if weight is not None and weight.__class__ is not Tensor and not isinstance(weight, Tensor):
         raise _bad_arg('rms_norm', 'weight', 3, 'Tensor', weight)
@@ -4187,9 +4187,9 @@ def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, red
         return None
     if not isinstance(targets, Tensor):
         return None
-    if not _is_intlist(input_lengths):
+    if not _is_intseq(input_lengths):
         return None
-    if not _is_intlist(target_lengths):
+    if not _is_intseq(target_lengths):
         return None
     if not _is_int(blank):
         return None
@@ -4347,7 +4347,7 @@ def _normal_c3(mean, std, size, *, generator=None, dtype=None, layout=None, devi
         return None
     if not _is_real(std):
         return None
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         return None
     if dtype is not None and not _is_dtype(dtype):
         return None
@@ -4687,7 +4687,7 @@ def _all_c2(input, dim=None, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
         return None
-    if dim is not None and not _is_intlist(dim):
+    if dim is not None and not _is_intseq(dim):
         return None
     if not isinstance(keepdim, bool):
         return None
@@ -4740,7 +4740,7 @@ def _any_c2(input, dim=None, keepdim=False):
     s = 0
     if not isinstance(input, Tensor):
         return None
-    if dim is not None and not _is_intlist(dim):
+    if dim is not None and not _is_intseq(dim):
         return None
     if not isinstance(keepdim, bool):
         return None
@@ -5235,7 +5235,7 @@ def _count_nonzero_c0(input, dim):
     s = 0
     if not isinstance(input, Tensor):
         return None
-    if not _is_intlist(dim):
+    if not _is_intseq(dim):
         return None
     return s
 
@@ -5962,7 +5962,7 @@ def repeat_interleave(*args, **kwargs):
 def tile(input, dims):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('tile', 'input', 1, 'Tensor', input)
-    if not _is_intlist(dims):
+    if not _is_intseq(dims):
         raise _bad_arg('tile', 'dims', 2, 'tuple of ints', dims)
     return _op_tile_default(input, dims)
 
@@ -5978,7 +5978,7 @@ def roll(input, shifts, dims=()):
 def flip(input, dims):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('flip', 'input', 1, 'Tensor', input)
-    if not _is_intlist(dims):
+    if not _is_intseq(dims):
         raise _bad_arg('flip', 'dims', 2, 'tuple of ints', dims)
     return _op_flip_default(input, dims)
 
@@ -5997,7 +5997,7 @@ def rot90(input, k=1, dims=(0, 1)):
         raise _bad_arg('rot90', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('rot90', 'k', 2, 'int', k)
-    if not _is_intlist(dims):
+    if not _is_intseq(dims):
         raise _bad_arg('rot90', 'dims', 3, 'tuple of ints', dims)
     return _op_rot90_default(input, k, dims)
 
@@ -6110,7 +6110,7 @@ def einsum(equation, tensors, *, path=None):
         _bad_tensorlist('einsum', 'tensors', 2, tensors)
     if path is None:
         return _op_einsum_default(equation, tensors)
-    if path is not None and not _is_intlist(path):
+    if path is not None and not _is_intseq(path):
         raise _bad_arg('einsum', 'path', None, 'tuple of ints', path)
     return _op_einsum_default(equation, tensors, path=path)
 
@@ -6119,9 +6119,9 @@ def tensordot(input, other, dims_self, dims_other, *, out=None):
         raise _bad_arg('tensordot', 'input', 1, 'Tensor', input)
     if other.__class__ is not Tensor and not isinstance(other, Tensor):
         raise _bad_arg('tensordot', 'other', 2, 'Tensor', other)
-    if not _is_intlist(dims_self):
+    if not _is_intseq(dims_self):
         raise _bad_arg('tensordot', 'dims_self', 3, 'tuple of ints', dims_self)
-    if not _is_intlist(dims_other):
+    if not _is_intseq(dims_other):
         raise _bad_arg('tensordot', 'dims_other', 4, 'tuple of ints', dims_other)
     if out is not None:
         if not isinstance(out, Tensor):
@@ -6132,7 +6132,7 @@ def tensordot(input, other, dims_self, dims_other, *, out=None):
 def broadcast_to(input, size):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         raise _bad_arg('broadcast_to', 'size', 2, 'tuple of ints', size)
     return _op_broadcast_to_default(input, size)
 
@@ -6318,9 +6318,9 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
 def as_strided(input, size, stride, storage_offset=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         raise _bad_arg('as_strided', 'size', 2, 'tuple of ints', size)
-    if not _is_intlist(stride):
+    if not _is_intseq(stride):
         raise _bad_arg('as_strided', 'stride', 3, 'tuple of ints', stride)
     if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
         raise _bad_arg('as_strided', 'storage_offset', 4, 'int', storage_offset)
@@ -6338,7 +6338,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('permute', 'input', 1, 'Tensor', input)
-    if not _is_intlist(dims):
+    if not _is_intseq(dims):
         raise _bad_arg('permute', 'dims', 2, 'tuple of ints', dims)
     return _op_permute_default(input, dims)
 
@@ -6416,7 +6416,7 @@ def _squeeze_c2(input, dim):
     s = 0
     if not isinstance(input, Tensor):
         return None
-    if not _is_intlist(dim):
+    if not _is_intseq(dim):
         return None
     return s
 
@@ -6455,7 +6455,7 @@ def unflatten(input, dim, sizes):
         raise _bad_arg('unflatten', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unflatten', 'dim', 2, 'int', dim)
-    if not _is_intlist(sizes):
+    if not _is_intseq(sizes):
         raise _bad_arg('unflatten', 'sizes', 3, 'tuple of ints', sizes)
     return _op_unflatten_int(input, dim, sizes)
 
@@ -6489,7 +6489,7 @@ def split(input, split_size, dim=0):
 def split_with_sizes(input, split_sizes, dim=0):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('split_with_sizes', 'input', 1, 'Tensor', input)
-    if not _is_intlist(split_sizes):
+    if not _is_intseq(split_sizes):
         raise _bad_arg('split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('split_with_sizes', 'dim', 3, 'int', dim)
@@ -6508,9 +6508,9 @@ def _movedim_c0(input, source, destination):
     s = 0
     if not isinstance(input, Tensor):
         return None
-    if not _is_intlist(source):
+    if not _is_intseq(source):
         return None
-    if not _is_intlist(destination):
+    if not _is_intseq(destination):
         return None
     return s
 
@@ -6561,7 +6561,7 @@ def detach(input):
 def reshape(input, shape):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('reshape', 'input', 1, 'Tensor', input)
-    if not _is_intlist(shape):
+    if not _is_intseq(shape):
         raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)
     return _op_reshape_default(input, shape)
 

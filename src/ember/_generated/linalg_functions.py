@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from .._tensor import Tensor
-from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,
+from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                             _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, return_type)
 
 _ops = _opsmod.ops
@@ -717,7 +717,7 @@ def linalg_tensorsolve(input, other, dims=None, *, out=None):
         raise _bad_arg('linalg_tensorsolve', 'input', 1, 'Tensor', input)
     if other.__class__ is not Tensor and not isinstance(other, Tensor):
         raise _bad_arg('linalg_tensorsolve', 'other', 2, 'Tensor', other)
-    if dims is not None and not _is_intlist(dims):
+    if dims is not None and not _is_intseq(dims):
         raise _bad_arg('linalg_tensorsolve', 'dims', 3, 'tuple of ints', dims)
     if out is not None:
         if not isinstance(out, Tensor):
@@ -759,7 +759,7 @@ def _linalg_matrix_norm_c0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=Non
         if not (isinstance(ord, Tensor) and ord.numel() == 1):
             return None
         s += 1
-    if not _is_intlist(dim):
+    if not _is_intseq(dim):
         return None
     if not isinstance(keepdim, bool):
         return None
@@ -780,7 +780,7 @@ def _linalg_matrix_norm_c1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dty
         return None
     if not isinstance(ord, str):
         return None
-    if not _is_intlist(dim):
+    if not _is_intseq(dim):
         return None
     if not isinstance(keepdim, bool):
         return None

@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from .._tensor import Tensor
-from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,
+from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                             _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, return_type)
 
 _ops = _opsmod.ops
@@ -290,7 +290,7 @@ def __upsample_bilinear2d_aa_c0(input, output_size, align_corners, scale_factors
     s = 0
     if not isinstance(input, Tensor):
         return None
-    if output_size is not None and not _is_intlist(output_size):
+    if output_size is not None and not _is_intseq(output_size):
         return None
     if not isinstance(align_corners, bool):
         return None
@@ -338,7 +338,7 @@ def __upsample_bicubic2d_aa_c0(input, output_size, align_corners, scale_factors)
     s = 0
     if not isinstance(input, Tensor):
         return None
-    if output_size is not None and not _is_intlist(output_size):
+    if output_size is not None and not _is_intseq(output_size):
         return None
     if not isinstance(align_corners, bool):
         return None
@@ -386,7 +386,7 @@ def __upsample_lanczos2d_aa_c0(input, output_size, align_corners, scale_factors)
     s = 0
     if not isinstance(input, Tensor):
         return None
-    if output_size is not None and not _is_intlist(output_size):
+    if output_size is not None and not _is_intseq(output_size):
         return None
     if not isinstance(align_corners, bool):
         return None
@@ -649,7 +649,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 def pad(input, pad, mode='constant', value=None):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('pad', 'input', 1, 'Tensor', input)
-    if not _is_intlist(pad):
+    if not _is_intseq(pad):
         raise _bad_arg('pad', 'pad', 2, 'tuple of ints', pad)
     if mode.__class__ is not str:
         raise _bad_arg('pad', 'mode', 3, 'str', mode)
@@ -660,7 +660,7 @@ def pad(input, pad, mode='constant', value=None):
 def _pad_circular(input, pad):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('_pad_circular', 'input', 1, 'Tensor', input)
-    if not _is_intlist(pad):
+    if not _is_intseq(pad):
         raise _bad_arg('_pad_circular', 'pad', 2, 'tuple of ints', pad)
     return _op__pad_circular_default(input, pad)
 
@@ -709,28 +709,28 @@ def replication_pad3d(input, padding):
 def upsample_nearest1d(input, output_size, scale_factors):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('upsample_nearest1d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
+    if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('upsample_nearest1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_upsample_nearest1d_vec(input, output_size, scale_factors)
 
 def upsample_nearest2d(input, output_size, scale_factors):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('upsample_nearest2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
+    if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('upsample_nearest2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_upsample_nearest2d_vec(input, output_size, scale_factors)
 
 def _upsample_nearest_exact2d(input, output_size, scale_factors):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('_upsample_nearest_exact2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
+    if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('_upsample_nearest_exact2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
 
 def upsample_linear1d(input, output_size, align_corners, scale_factors):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('upsample_linear1d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
+    if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('upsample_linear1d', 'output_size', 2, 'tuple of ints', output_size)
     if align_corners.__class__ is not bool:
         raise _bad_arg('upsample_linear1d', 'align_corners', 3, 'bool', align_corners)
@@ -739,7 +739,7 @@ def upsample_linear1d(input, output_size, align_corners, scale_factors):
 def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('upsample_bilinear2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
+    if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('upsample_bilinear2d', 'output_size', 2, 'tuple of ints', output_size)
     if align_corners.__class__ is not bool:
         raise _bad_arg('upsample_bilinear2d', 'align_corners', 3, 'bool', align_corners)
@@ -748,7 +748,7 @@ def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
 def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg('upsample_bicubic2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intlist(output_size):
+    if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('upsample_bicubic2d', 'output_size', 2, 'tuple of ints', output_size)
     if align_corners.__class__ is not bool:
         raise _bad_arg('upsample_bicubic2d', 'align_corners', 3, 'bool', align_corners)

@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from .._tensor import Tensor
-from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_dtype, _is_double, _is_scalar,
+from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                             _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .functions import _rt__linalg_eigh, _rt__linalg_svd, _rt__lu_with_info, _rt__scaled_dot_product_flash_attention_for_cpu, _rt_cummax, _rt_cummin, _rt_geqrf, _rt_kthvalue, _rt_lu_unpack, _rt_max, _rt_median, _rt_min, _rt_mode, _rt_nanmedian, _rt_qr, _rt_slogdet, _rt_sort, _rt_svd, _rt_topk, _rt_triangular_solve
 
@@ -555,9 +555,9 @@ def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=N
     return _op_new_empty_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         raise _bad_arg('new_empty_strided', 'size', 1, 'tuple of ints', size)
-    if not _is_intlist(stride):
+    if not _is_intseq(stride):
         raise _bad_arg('new_empty_strided', 'stride', 2, 'tuple of ints', stride)
     if dtype is None and layout is None and device is None and pin_memory is None:
         return _op_new_empty_strided_default(self, size, stride)
@@ -568,7 +568,7 @@ def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=
     return _op_new_empty_strided_default(self, size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         raise _bad_arg('new_full', 'size', 1, 'tuple of ints', size)
     if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
         raise _bad_arg('new_full', 'fill_value', 2, 'Number', fill_value)
@@ -2645,7 +2645,7 @@ def __m_all_b1(self, dim, keepdim=False):
 
 def __m_all_c2(self, dim=None, keepdim=False):
     s = 0
-    if dim is not None and not _is_intlist(dim):
+    if dim is not None and not _is_intseq(dim):
         return None
     if not isinstance(keepdim, bool):
         return None
@@ -2692,7 +2692,7 @@ def __m_any_b1(self, dim, keepdim=False):
 
 def __m_any_c2(self, dim=None, keepdim=False):
     s = 0
-    if dim is not None and not _is_intlist(dim):
+    if dim is not None and not _is_intseq(dim):
         return None
     if not isinstance(keepdim, bool):
         return None
@@ -3895,7 +3895,7 @@ def _m_flipud(self):
 def _m_rot90(self, k=1, dims=(0, 1)):
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('rot90', 'k', 1, 'int', k)
-    if not _is_intlist(dims):
+    if not _is_intseq(dims):
         raise _bad_arg('rot90', 'dims', 2, 'tuple of ints', dims)
     return _op_rot90_default(self, k, dims)
 
@@ -4113,9 +4113,9 @@ def _m_view(*args, **kwargs):
     raise _no_match('view', args, kwargs, __m_view_sigs, True)
 
 def _m_as_strided(self, size, stride, storage_offset=None):
-    if not _is_intlist(size):
+    if not _is_intseq(size):
         raise _bad_arg('as_strided', 'size', 1, 'tuple of ints', size)
-    if not _is_intlist(stride):
+    if not _is_intseq(stride):
         raise _bad_arg('as_strided', 'stride', 2, 'tuple of ints', stride)
     if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
         raise _bad_arg('as_strided', 'storage_offset', 3, 'int', storage_offset)
@@ -4246,7 +4246,7 @@ def _m_flatten(self, start_dim=0, end_dim=-1):
 def _m_unflatten(self, dim, sizes):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unflatten', 'dim', 1, 'int', dim)
-    if not _is_intlist(sizes):
+    if not _is_intseq(sizes):
         raise _bad_arg('unflatten', 'sizes', 2, 'tuple of ints', sizes)
     return _op_unflatten_int(self, dim, sizes)
 
@@ -4272,7 +4272,7 @@ def _m_split(self, split_size, dim=0):
     return _op_split_Tensor(self, split_size, dim)
 
 def _m_split_with_sizes(self, split_sizes, dim=0):
-    if not _is_intlist(split_sizes):
+    if not _is_intseq(split_sizes):
         raise _bad_arg('split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('split_with_sizes', 'dim', 2, 'int', dim)
@@ -4287,9 +4287,9 @@ def _m_chunk(self, chunks, dim=0):
 
 def __m_movedim_c0(self, source, destination):
     s = 0
-    if not _is_intlist(source):
+    if not _is_intseq(source):
         return None
-    if not _is_intlist(destination):
+    if not _is_intseq(destination):
         return None
     return s
 
