@@ -40,9 +40,15 @@ __version__ = "0.1.0"
 _LAZY = {"nn": "ember.nn", "optim": "ember.optim", "autograd": "ember.autograd", "utils": "ember.utils",
          "library": "ember.library", "testing": "ember.testing", "serialization": "ember.serialization",
          "linalg": "ember.linalg", "func": "ember.func", "fx": "ember.fx", "return_types": "ember.return_types",
-         "overrides": "ember.overrides", "distributions": "ember.distributions"}
+         "overrides": "ember.overrides", "distributions": "ember.distributions", "cuda": "ember.cuda",
+         "backends": "ember.backends", "onnx": "ember.onnx", "jit": "ember.jit", "amp": "ember.amp",
+         "version": "ember.version"}
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
-               "from_dlpack": ("ember._creation", "from_dlpack"), "lu": ("ember.linalg._lu", "legacy_lu")}
+               "from_dlpack": ("ember._creation", "from_dlpack"), "lu": ("ember.linalg._lu", "legacy_lu"),
+               "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
+               "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
+               "get_autocast_dtype": ("ember.amp", "get_autocast_dtype"),
+               "set_autocast_dtype": ("ember.amp", "set_autocast_dtype")}
 
 
 def __getattr__(name):

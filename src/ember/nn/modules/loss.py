@@ -2,7 +2,7 @@
 from .. import functional as F
 from ..functional import _legacy_reduction
 from .module import Module
-from .upsampling import PairwiseDistance
+from .distance import PairwiseDistance
 
 __all__ = ["L1Loss", "NLLLoss", "CrossEntropyLoss", "MSELoss", "SmoothL1Loss", "HuberLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
