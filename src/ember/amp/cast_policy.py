@@ -36,7 +36,9 @@ FP32 = frozenset("""
     linalg_eigvals linalg_eigvalsh linalg_inv linalg_householder_product linalg_tensorinv linalg_tensorsolve
     fake_quantize_per_tensor_affine geqrf _lu_with_info qr svd triangular_solve fractional_max_pool2d
     fractional_max_pool3d adaptive_max_pool3d multilabel_margin_loss_forward linalg_qr linalg_cholesky_ex
-    linalg_svd linalg_eig linalg_eigh linalg_lstsq linalg_inv_ex""".split())
+    linalg_svd linalg_eig linalg_eigh linalg_lstsq linalg_inv_ex""".split()
+    # torch's nll_loss_nd is a decomposition into the listed nll_loss/nll_loss2d; ember's is one kernel
+    + ["nll_loss_nd"])
 
 PROMOTE = frozenset(("stack", "cat", "index_copy"))
 

@@ -47,9 +47,15 @@ def histogram(name, values, bins="tensorflow", max_bins=None):
         raise ValueError("The histogram is empty, please file a bug report.")
     edges = _tensorflow_bins() if bins == "tensorflow" else bins
     counts, limits = np.histogram(values, bins=edges)
+    if max_bins is not None and len(counts) > max_bins:       # merge neighbouring buckets
+        group = len(counts) // max_bins
+        counts = np.pad(counts, (0, -len(counts) % group)).reshape(-1, group).sum(axis=-1)
+        limits = np.append(limits[:-1:group], limits[-1])
+    # keep the non-empty range plus one empty bucket before it (its right edge is the range's left edge)
     nonzero = np.nonzero(counts)[0]
-    lo, hi = (nonzero[0], nonzero[-1] + 1) if nonzero.size else (0, 1)
-    counts, limits = counts[lo:hi], limits[lo + 1:hi + 1]
+    first, last = (int(nonzero[0]), int(nonzero[-1])) if nonzero.size else (0, 0)
+    counts = counts[first - 1:last + 1] if first > 0 else np.concatenate([[0], counts[:last + 1]])
+    limits = limits[first:last + 2]
     hist = HistogramProto(min=float(values.min()), max=float(values.max()), num=int(values.size),
                           sum=float(values.sum()), sum_squares=float(values.dot(values)),
                           bucket_limit=limits.tolist(), bucket=counts.astype(float).tolist())
