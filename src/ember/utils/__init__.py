@@ -2,7 +2,7 @@
 path _python_dispatch); submodules load lazily."""
 import importlib as _importlib
 
-_SUBMODULES = ("data", "checkpoint", "safetensors", "tensorboard", "_python_dispatch")
+_SUBMODULES = ("data", "checkpoint", "safetensors", "tensorboard", "_python_dispatch", "hooks")
 
 
 def __getattr__(name):
