@@ -307,9 +307,7 @@ class _OpNamespace:
             raise AttributeError(op_name)
         q = f"{self.name}::{op_name}"
         if q not in _REGISTRY:
-            _ensure_builtins()
-            if q not in _REGISTRY:
-                raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
+            raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
         pkt = _PACKETS.get(q)
         if pkt is None:
             pkt = _PACKETS[q] = OpOverloadPacket(self.name, op_name)
@@ -317,7 +315,6 @@ class _OpNamespace:
         return pkt
 
     def __iter__(self):
-        _ensure_builtins()
         return iter(sorted(q.split("::", 1)[1] for q in _REGISTRY if q.startswith(self.name + "::")))
 
 
@@ -336,7 +333,3 @@ class _Ops:
 
 
 ops = _Ops()
-
-
-def _ensure_builtins():
-    from ._generated import registrations  # noqa: F401  (importing registers every aten op)

@@ -460,6 +460,7 @@ def _return_types(groups):
 
 def _imports(extra=""):
     return [HEADER, "from .. import _ops as _opsmod",
+            "from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)",
             "from .._core.tensor_impl import TensorImpl",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
             "                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)"]
