@@ -13,7 +13,7 @@ import threading
 
 from .._core import dtype as D
 from .._core.tls import state as _tls
-from .._dispatch.keys import DispatchKey
+from .._core.dispatch_keys import DispatchKey
 from .._ops import register_fallback
 from .._tensor import Tensor
 

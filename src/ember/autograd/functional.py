@@ -1,8 +1,9 @@
 """torch.autograd.functional: jacobian, hessian, vjp, jvp, vhp, hvp of a Python function of tensors,
 computed with the reverse-mode engine (`autograd.grad`), row by row. Inputs and outputs may each be a
 tensor or a tuple of tensors; results follow torch's nesting (per output, then per input)."""
-import ember
 from .. import _grad_mode
+from .._core.tensor_impl import TensorImpl as Tensor
+from .._generated.functions import ones_like, stack, zeros, zeros_like
 from . import grad as _grad
 
 
@@ -10,7 +11,7 @@ def _as_tuple(inp, arg_name, fn_name):
     is_tuple = isinstance(inp, tuple)
     items = inp if is_tuple else (inp,)
     for i, el in enumerate(items):
-        if not isinstance(el, ember.Tensor):
+        if not isinstance(el, Tensor):
             where = f"value at index {i}" if is_tuple else f"given {arg_name}"
             raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
                             f"the {where} has type {type(el)}.")
@@ -43,7 +44,7 @@ def _grads(outputs, inputs, grad_outputs, create_graph, strict, what="grad_input
             if strict:
                 raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is "
                                    "not allowed in strict mode.")
-            r = ember.zeros_like(x)
+            r = zeros_like(x)
         out.append(r)
     return tuple(out)
 
@@ -69,7 +70,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
             if len(outputs) != 1 or outputs[0].numel() != 1:
                 raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
                                    "Tensor with a single element.")
-            v = (ember.ones_like(outputs[0]),)
+            v = (ones_like(outputs[0]),)
         else:
             _, v = _as_tuple(v, "v", "vjp")
         res = _grads(outputs, inputs, v, create_graph, strict)
@@ -88,13 +89,13 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             if len(inputs) != 1 or inputs[0].numel() != 1:
                 raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
                                    "single Tensor with a single element.")
-            v = (ember.ones_like(inputs[0]),)
+            v = (ones_like(inputs[0]),)
         else:
             _, v = _as_tuple(v, "v", "jvp")
         outputs = func(*inputs)
         is_out_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
         _check_outputs(outputs, strict)
-        cotangents = tuple(ember.zeros_like(o, requires_grad=True) for o in outputs)
+        cotangents = tuple(zeros_like(o, requires_grad=True) for o in outputs)
         vjps = _grads(outputs, inputs, cotangents, True, strict)
         res = _grads(vjps, cotangents, v, create_graph, strict)
     outputs = _postprocess(outputs, create_graph)
@@ -127,9 +128,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                     if g is None and strict:
                         raise RuntimeError(f"Output {len(jac)} of the user-provided function is independent of "
                                            f"input {j}. This is not allowed in strict mode.")
-                    rows[j].append(ember.zeros_like(x) if g is None else g)
+                    rows[j].append(zeros_like(x) if g is None else g)
             per_input = tuple(
-                (ember.stack(r) if r else ember.zeros(0, *x.shape, dtype=x.dtype)).reshape(*out.shape, *x.shape)
+                (stack(r) if r else zeros(0, *x.shape, dtype=x.dtype)).reshape(*out.shape, *x.shape)
                 for r, x in zip(rows, inputs))
             jac.append(per_input if is_in_tuple else per_input[0])
     jac = _postprocess(tuple(jac), create_graph)
@@ -143,7 +144,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     def scalar_func(*inp):
         out = func(*inp)
         is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        if is_out_tuple or not isinstance(out, ember.Tensor):
+        if is_out_tuple or not isinstance(out, Tensor):
             raise RuntimeError("The function given to hessian should return a single Tensor")
         if out.nelement() != 1:
             raise RuntimeError("The Tensor returned by the function given to hessian should contain a single "
@@ -168,16 +169,16 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
             if len(inputs) != 1 or inputs[0].numel() != 1:
                 raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
                                    "single Tensor with a single element.")
-            v = (ember.ones_like(inputs[0]),)
+            v = (ones_like(inputs[0]),)
         else:
             _, v = _as_tuple(v, "v", "vhp")
         outputs = func(*inputs)
         is_out_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vhp")
-        if is_out_tuple or not isinstance(outputs[0], ember.Tensor):
+        if is_out_tuple or not isinstance(outputs[0], Tensor):
             raise RuntimeError("The function given to vhp should return a single Tensor")
         if outputs[0].nelement() != 1:
             raise RuntimeError("The Tensor returned by the function given to vhp should contain a single element")
-        jac = _grads(outputs, inputs, (ember.ones_like(outputs[0]),), True, strict)
+        jac = _grads(outputs, inputs, (ones_like(outputs[0]),), True, strict)
         res = _grads(jac, inputs, v, create_graph, strict)
     out = _postprocess(outputs[0], create_graph)
     res = _postprocess(res, create_graph)
