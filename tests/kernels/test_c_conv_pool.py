@@ -8,7 +8,8 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import blas_local, clib, conv_c, dconv_c
+from ember.kernels.cpu.runtime import blas, clib
+from ember.kernels.cpu import conv_c, dconv_c
 
 F = ember.nn.functional
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")
@@ -82,28 +83,28 @@ def test_conv_c_batch_sizes_big_enough_to_thread(n):
     b = rng.standard_normal(16).astype(np.float32)
     go = rng.standard_normal((n, 16, 31, 15)).astype(np.float32)
     kw = dict(stride=(1, 2), padding=(1, 0))
-    before = blas_local._fns()[1]() if blas_local.available() else None
+    before = blas._fns()[1]() if blas.available() else None
     with clib.use_c(True):
         c = _run(2, False, x, w, b, kw, go)
     with clib.use_c(False):
         e = _run(2, False, x, w, b, kw, go)
     for a, r in zip(c, e):
         np.testing.assert_allclose(a, r, rtol=1e-4, atol=1e-3)
-    if blas_local.available():
-        assert blas_local._STATE[0] == 0 and blas_local._fns()[1]() == before
+    if blas.available():
+        assert blas._STATE[0] == 0 and blas._fns()[1]() == before
 
 
 def test_single_blas_nests_and_restores():
-    if not blas_local.available():
+    if not blas.available():
         pytest.skip("numpy's OpenBLAS not found")
-    get = blas_local._fns()[1]
+    get = blas._fns()[1]
     before = get()
-    with blas_local.single_blas():
+    with blas.single_blas():
         assert get() == 1
-        with blas_local.single_blas():
+        with blas.single_blas():
             assert get() == 1
         assert get() == 1
-    assert get() == before and blas_local._STATE[0] == 0
+    assert get() == before and blas._STATE[0] == 0
 
 
 @needs_c

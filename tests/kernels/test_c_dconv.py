@@ -8,7 +8,8 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import clib, dconv_c
+from ember.kernels.cpu.runtime import clib
+from ember.kernels.cpu import dconv_c
 
 F = ember.nn.functional
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")

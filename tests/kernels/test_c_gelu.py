@@ -5,7 +5,8 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import activations, clib
+from ember.kernels.cpu import activations
+from ember.kernels.cpu.runtime import clib
 
 F = ember.nn.functional
 APPROX = ["none", "tanh"]

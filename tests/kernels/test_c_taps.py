@@ -9,7 +9,8 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import clib, taps_c
+from ember.kernels.cpu.runtime import clib
+from ember.kernels.cpu import taps_c
 
 F = ember.nn.functional
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")

@@ -5,8 +5,9 @@ import numpy as np
 from ..._tensor import Tensor
 from ..common import check_out
 from ..meta.math import gelu_backward_spec, glu_shape, unary_kind_dtype
-from ..meta.nn_common import split_run
-from . import clib, normal_cdf
+from .runtime.pool import split_run
+from .runtime import clib
+from . import normal_cdf
 from .math import make_unary_p
 from .special import erf
 

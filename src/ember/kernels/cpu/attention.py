@@ -13,10 +13,11 @@ import math
 import numpy as np
 
 from ..meta import attention as M
-from ..meta.nn_common import acc, split_run
+from .runtime.arrays import acc
+from .runtime.pool import split_run
 from ..common import empty_tensor
-from . import clib
-from .rowblocks import c_suffix
+from .runtime import clib
+from .runtime.rowblocks import c_suffix
 
 
 # score elements: below this the C row kernels run on the calling thread (the GPT step's (16, 4, 64, 64)

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..meta.conv import conv_spec
-from ..meta.nn_common import acc, wrap
+from .runtime.arrays import acc, wrap
 from . import conv_c, dconv_c
 
 

@@ -9,8 +9,8 @@ caller then takes the numpy path of conv.py.
 """
 import numpy as np
 
-from ..meta.nn_common import _pool, run_parts
-from . import blas_local, clib
+from .runtime.pool import _pool, run_parts
+from .runtime import blas, clib
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _MIN_WORK = 1 << 17         # multiply-adds below which one thread does the whole batch
@@ -34,12 +34,12 @@ def over_images(fn, n, work):
     """fn(lo, hi, j) over chunks of the n images: chunk j of the thread pool's workers, each running
     its matmuls on one BLAS thread (inline, with BLAS's own threads, for small work or when BLAS
     threads cannot be pinned per thread). Returns the number of chunks used."""
-    k = min(workers(), n) if work >= _MIN_WORK and blas_local.available() else 1
+    k = min(workers(), n) if work >= _MIN_WORK and blas.available() else 1
     if k <= 1:
         fn(0, n, 0)
         return 1
     bounds = [n * i // k for i in range(k + 1)]
-    with blas_local.single_blas():
+    with blas.single_blas():
         run_parts(lambda j: fn(bounds[j], bounds[j + 1], j), k)
     return k
 

@@ -3,8 +3,8 @@ extended-label positions; the only loop is over time steps (the recursion is seq
 import numpy as np
 
 from ..meta.ctc import ctc_spec
-from ..meta.nn_common import wrap
-from . import clib
+from .runtime.arrays import wrap
+from .runtime import clib
 
 
 def _lse3(a, b, c):

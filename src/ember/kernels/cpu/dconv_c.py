@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from ..meta.nn_common import run_parts
-from . import clib
+from .runtime.pool import run_parts
+from .runtime import clib
 from .conv_c import geometry, workers
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}

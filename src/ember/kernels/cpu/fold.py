@@ -6,7 +6,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..meta.fold import col2im_spec, im2col_spec
-from ..meta.nn_common import wrap
+from .runtime.arrays import wrap
 from . import conv_c
 
 

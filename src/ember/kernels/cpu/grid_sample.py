@@ -3,7 +3,7 @@ the 1 (nearest), 4 (bilinear) or 16 (bicubic) taps with advanced indexing over t
 import numpy as np
 
 from ..meta.grid_sample import grid_spec
-from ..meta.nn_common import wrap
+from .runtime.arrays import wrap
 from . import taps_c
 from .interpolate import _cubic_w
 

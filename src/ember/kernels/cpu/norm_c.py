@@ -6,9 +6,10 @@ pool, one foreign call per chunk; weight/bias gradients come back as per-chunk d
 added in row order, so results do not depend on thread timing."""
 import numpy as np
 
-from ..meta.nn_common import acc, split_run
-from . import clib
-from .rowblocks import c_rows, c_suffix
+from .runtime.arrays import acc
+from .runtime.pool import split_run
+from .runtime import clib
+from .runtime.rowblocks import c_rows, c_suffix
 
 
 # elements: below this the layer_norm kernels run on the calling thread. A (1024, 128) layer_norm is ~0.1 ms

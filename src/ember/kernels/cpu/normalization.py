@@ -7,9 +7,10 @@ import numpy as np
 from ..._core import dtype as D
 
 from ..meta import normalization as M
-from ..meta.nn_common import _tn, acc, np_or_none, wrap
+from ..common import _tn
+from .runtime.arrays import acc, np_or_none, wrap
 from . import norm_c
-from .rowblocks import row_dot, row_sum, run_rows
+from .runtime.rowblocks import row_dot, row_sum, run_rows
 
 
 def _affine(y, weight, bias, shape):

@@ -3,8 +3,8 @@ planes shared out over ember's thread pool. Every function returns None when C i
 the dtype is not float32/float64 (the caller then takes the numpy path of pooling.py)."""
 import numpy as np
 
-from ..meta.nn_common import split_run
-from . import clib
+from .runtime.pool import split_run
+from .runtime import clib
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 # The max pool's loops are bound by memory: on this 2-core machine a layer of a small CNN (~10^5

@@ -6,7 +6,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..meta import pooling as M
-from ..meta.nn_common import acc, split_run, wrap
+from .runtime.arrays import acc, wrap
+from .runtime.pool import split_run
 from . import pool_c
 
 

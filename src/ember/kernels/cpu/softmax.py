@@ -7,10 +7,11 @@ split across threads along another dim for large inputs."""
 import numpy as np
 
 from ..._core.strides import wrap_dim
-from ..meta.nn_common import acc, split_run, wrap
+from .runtime.arrays import acc, wrap
+from .runtime.pool import split_run
 from ..meta.softmax import softmax_spec
-from . import clib
-from .rowblocks import c_rows, c_suffix, row_dot, row_sum, run_rows
+from .runtime import clib
+from .runtime.rowblocks import c_rows, c_suffix, row_dot, row_sum, run_rows
 
 
 def _forward(xc, oc, d, log):

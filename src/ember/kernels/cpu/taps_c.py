@@ -4,8 +4,8 @@ pool. Each function returns None when C is unavailable or the dtype is not float
 caller then keeps its numpy path."""
 import numpy as np
 
-from ..meta.nn_common import split_run
-from . import clib
+from .runtime.pool import split_run
+from .runtime import clib
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 

@@ -1,5 +1,5 @@
 """Meta function for _ctc_loss: per-sample negative log likelihood (B,) and log_alpha (B, T, 2*S+1)."""
-from .nn_common import alloc
+from ..common import alloc
 
 
 def ctc_spec(log_probs, targets, input_lengths, target_lengths, blank):

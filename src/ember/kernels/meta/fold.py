@@ -1,5 +1,5 @@
 """Meta functions for im2col (F.unfold) and col2im (F.fold)."""
-from .nn_common import alloc, size_str
+from ..common import alloc, size_str
 
 
 def _two(v):

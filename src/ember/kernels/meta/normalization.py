@@ -1,7 +1,7 @@
 """Meta functions for native_layer_norm, native_batch_norm, native_group_norm: torch's shape
 checks and the shapes of the saved statistics (mean/rstd)."""
 from ..._core import dtype as D
-from .nn_common import alloc, size_str
+from ..common import alloc, size_str
 
 
 def layer_norm_spec(input, normalized_shape, weight, bias):

@@ -1,7 +1,7 @@
 """Meta functions for max/avg/adaptive pooling over the last 1 or 2 dims: torch's argument
 checks and pooling_output_shape (ceil_mode rule: the last window must start inside input or left pad)."""
 from ..._core import dtype as D
-from .nn_common import alloc, size_str
+from ..common import alloc, size_str
 
 
 def _ints(v, d, name, what):
@@ -67,7 +67,7 @@ def avg_spec(self, d, kernel_size, stride, padding, ceil_mode, divisor_override,
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     if not self.dtype.is_floating_point:
-        from .nn_common import _tn
+        from ..common import _tn
         raise RuntimeError(f"\"{name}_out_frame\" not implemented for '{_tn(self.dtype)}'")
     return pool_spec(self, d, kernel_size, stride, padding, 1, ceil_mode, name)
 

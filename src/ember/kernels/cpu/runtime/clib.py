@@ -9,9 +9,9 @@ import os
 import threading
 import warnings
 
-from ... import _cc
+from .... import _cc
 
-_DIR = os.path.join(os.path.dirname(__file__), "csrc")
+_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "csrc")
 _LIBS = {}
 _FUNCS = {}
 _LOCK = threading.Lock()

@@ -1,4 +1,5 @@
-"""Build C source with the system compiler at run time and load it with ctypes.
+"""torch/_inductor/cpp_builder.py + codecache.py counterpart: build C source with the system
+compiler at run time, keep the library in a disk cache, load it with ctypes.
 
 ember's hot cpu kernels (softmax, norms, im2col, pooling, ...) are small C files under
 `kernels/cpu/csrc/`; the compiler layer will emit C the same way. `load(source)` compiles a source
@@ -15,6 +16,8 @@ the cache and only pay for `dlopen`.
   cache (default `$XDG_CACHE_HOME/ember` or `~/.cache/ember`).
 - A failed compile raises `CompileError` with the compiler's output; `available()` says whether a
   compiler exists at all so callers can fall back quietly on machines without one.
+- The first actual compile in a process (not a cache hit) prints one line to stderr,
+  "ember: building CPU kernels (first run only)...", so a first import that pauses for gcc says why.
 """
 import ctypes
 import hashlib
@@ -25,13 +28,15 @@ import sys
 import tempfile
 import threading
 
-from . import _cc_protos
+from . import protos as _protos
 
 FLAGS = ("-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-fopenmp-simd", "-fno-math-errno")
 
 _LOCK = threading.Lock()
 _LOADED = {}            # key -> CDLL, per process
 _CC = None
+_ANNOUNCED = [False]    # the first-build message was printed in this process
+BUILD_MESSAGE = "ember: building CPU kernels (first run only)..."
 
 
 class CompileError(RuntimeError):
@@ -103,14 +108,22 @@ def load(source, name="kernel", flags=()):
         if not os.path.exists(path):
             _build(cc, source, allflags, d, path)
         lib = ctypes.CDLL(path)
-        lib._ember_protos = _cc_protos.cached(cc, source, path[:-3] + ".protos.json")
+        lib._ember_protos = _protos.cached(cc, source, path[:-3] + ".protos.json")
         _LOADED[key] = lib
         return lib
+
+
+def _announce():
+    """Print BUILD_MESSAGE to stderr once per process, when a real compile starts."""
+    if not _ANNOUNCED[0]:
+        _ANNOUNCED[0] = True
+        print(BUILD_MESSAGE, file=sys.stderr, flush=True)
 
 
 def _build(cc, source, flags, d, path):
     """Compile into a private temporary file and rename it into place, so a concurrent process never
     loads a half-written library and a failed build leaves nothing behind."""
+    _announce()
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=d)
     os.close(fd)
@@ -137,7 +150,7 @@ _CTYPES = {"p": ctypes.c_void_p, "l": ctypes.c_int64, "i": ctypes.c_int, "d": ct
 def function(lib, fname, sig, restype=None):
     """lib.fname with its argument types from a signature string: p pointer, l int64, i int,
     d double, f float (e.g. "ppll" for (void*, void*, int64, int64)). When the C definition of
-    fname was read from the source (see _cc_protos), a `sig` or `restype` that does not match it
+    fname was read from the source (see ember._cc.protos), a `sig` or `restype` that does not match it
     raises TypeError instead of crashing at the call; restype None may ignore a returned value."""
     proto = getattr(lib, "_ember_protos", {}).get(fname)
     if proto is not None and (proto[1] != sig or (restype or "") not in ("", proto[0])):

@@ -1,5 +1,6 @@
-"""The exported functions of a C source and their ctypes signature letters, read from the
-preprocessed text, so `_cc.function` can refuse a signature string that does not match the C.
+"""Prototype checks for run-time built C (no torch counterpart; torch's cpp_builder trusts its own
+generated wrappers): the exported functions of a C source and their ctypes signature letters, read
+from the preprocessed text, so `ember._cc.function` can refuse a signature that does not match the C.
 
 A wrong argument count or type in a ctypes call does not raise: it crashes the process or silently
 passes garbage. The kernels' C functions are mostly stamped out by macros (one per dtype), so the

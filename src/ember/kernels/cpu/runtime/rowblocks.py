@@ -5,7 +5,7 @@ scratch buffers are reused instead of allocating full-size temporaries. Blocks a
 the nn thread pool (split_run)."""
 import numpy as np
 
-from ..meta.nn_common import split_run
+from .pool import split_run
 
 BLOCK_BYTES = 1 << 18
 
