@@ -21,7 +21,7 @@ from .runtime.rowblocks import c_suffix
 
 
 # score elements: below this the C row kernels run on the calling thread (the GPT step's (16, 4, 64, 64)
-# scores take ~0.3 ms; see norm_c._LN_MIN_SPLIT for why a split call does not pay there)
+# scores take ~0.3 ms; see norm_rows._LN_MIN_SPLIT for why a split call does not pay there)
 _MIN_SPLIT = 1 << 21
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..meta.nn_backward2 import ctc_backward_spec
 from .runtime.arrays import wrap
-from .ctc import _ckernel, _lse3, extended_labels
+from .loss_ctc import _ckernel, _lse3, extended_labels
 
 
 def _lengths(v):

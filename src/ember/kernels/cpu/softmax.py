@@ -67,7 +67,7 @@ def _run(self, dim, log):
 
 # elements: below this the last-dim C row kernels run on the calling thread. cross_entropy's (1024, 65)
 # log_softmax is ~0.05 ms of C: a split call costs more in handing out than it saves (and waits for the
-# other core when BLAS threads or other processes hold it; see norm_c._LN_MIN_SPLIT)
+# other core when BLAS threads or other processes hold it; see norm_rows._LN_MIN_SPLIT)
 _ROWS_MIN_SPLIT = 1 << 21
 
 

@@ -2,7 +2,7 @@
 torch's argument checks and output shapes; the window arithmetic is pooling.py's pool_spec with d=3."""
 from ..._core import dtype as D
 from ..common import alloc, size_str
-from .pooling import pool_spec
+from .pool import pool_spec
 
 
 def _check_5d(self):

@@ -6,8 +6,8 @@ import numpy as np
 from ..._core import dtype as D
 from ..._tensor import Tensor
 from ..common import check_out
-from ..meta import sorting as M
-from ..meta.reductions import reduce_spec
+from ..meta import sort as M
+from ..meta.reduction import reduce_spec
 from ..._core.strides import wrap_dim
 
 

@@ -5,10 +5,10 @@ import numpy as np
 from ..._core import dtype as D
 from ..._tensor import Tensor
 from ..common import check_out, np_of, broadcast_shapes, shape_of
-from ..meta.elementwise import ARITH, COMPARE, FLOAT_OUT, LOGICAL, check_inplace, unary_dtype
+from ..meta.elementwise_common import ARITH, COMPARE, FLOAT_OUT, LOGICAL, check_inplace, unary_dtype
 from .elementwise import make_binary, _alloc, _ufunc2
-from . import special
-from ..meta.math import UNARY_KINDS, ternary_spec, unary_kind_dtype
+from . import elementwise_special
+from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype
 
 _wrap_fresh = Tensor._wrap_fresh
 
@@ -69,7 +69,7 @@ def _define(name, fn, kind=None):
 for _n, _f in {"exp2": np.exp2, "expm1": np.expm1, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
                "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
                "tan": np.tan, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
-               "erf": special.erf, "erfc": special.erfc, "erfinv": special.erfinv,
+               "erf": elementwise_special.erf, "erfc": elementwise_special.erfc, "erfinv": elementwise_special.erfinv,
                "reciprocal": lambda a: np.divide(1, a)}.items():
     _define(_n, _f)
 

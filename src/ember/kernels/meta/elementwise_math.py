@@ -7,8 +7,7 @@ from ..._core.promotion import get_default_dtype, result_type
 from ..._core.strides import wrap_dim
 from ..._tensor import Tensor
 from ..common import broadcast_shapes, check_out, empty_tensor, shape_of, _tname
-from .elementwise import (ARITH, FLOAT_OUT, check_inplace, meta_binary, meta_binary_inplace, meta_binary_out,
-                          out_strides)
+from .elementwise_common import ARITH, FLOAT_OUT, check_inplace, meta_binary, meta_binary_inplace, meta_binary_out, out_strides
 
 # unary kinds: "float" (integers compute in the default float dtype), "same" (dtype kept), "bool"
 # (predicates), "square" (bool -> int64), "float_only" (activations: integer inputs are an error)
@@ -133,7 +132,7 @@ def clamp__Tensor(self, min=None, max=None):
 
 
 def clamp_Tensor_out(self, min=None, max=None, out=None):
-    from .elementwise_ops import clamp
+    from .elementwise import clamp
     r = clamp(self, min, max)
     check_out(out, r._size, r.dtype, "clamp")
     return out

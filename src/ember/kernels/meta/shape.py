@@ -7,7 +7,7 @@ from ..._core.promotion import result_type
 from ..._core.strides import dense_strides_like, wrap_dim
 from ..._tensor import Tensor
 from ..common import _tname, broadcast_shapes, check_out, empty_tensor
-from .views import make_view, narrow as _narrow_view
+from .view import make_view, narrow as _narrow_view
 
 
 def _fmt(xs):

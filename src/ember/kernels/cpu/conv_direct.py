@@ -5,7 +5,7 @@ than its input and a gemm with only 6 or 16 rows, which BLAS runs far below its 
 each kernel tap as a shifted run of a zero-padded copy of the image instead, with a register-blocked
 loop, so the work stays in L1. `usable` decides when that beats im2col + BLAS: stride 1, and channel
 counts small enough that BLAS's packing does not pay. Every function returns None when the C path
-does not apply; the caller then takes conv_c's im2col path.
+does not apply; the caller then takes conv_im2col's path.
 """
 import math
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from .runtime.pool import run_parts
 from .runtime import clib
-from .conv_c import geometry, workers
+from .conv_im2col import geometry, workers
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _MIN_WORK = 1 << 16         # multiply-adds below which one thread does the whole batch

@@ -6,8 +6,8 @@ import numpy as np
 from ..._core import dtype as D
 from ..._tensor import Tensor
 from ..common import check_out, empty_tensor
-from ..meta import shape_ops as M
-from ..meta.views import diagonal as _diagonal_view, narrow as _narrow_view
+from ..meta import shape as M
+from ..meta.view import diagonal as _diagonal_view, narrow as _narrow_view
 
 
 def _wrap(arr, dtype, strides=None):

@@ -6,7 +6,7 @@ from ..._core.device import META
 from ..._core.promotion import get_default_dtype
 from ..._core.strides import wrap_dim
 from ..common import as_dtype, empty_tensor, _tname
-from .reductions import reduce_spec, sum_dtype
+from .reduction import reduce_spec, sum_dtype
 
 
 def real_of(d):

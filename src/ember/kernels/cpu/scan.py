@@ -7,8 +7,8 @@ import numpy as np
 from ..._core import dtype as D
 from ..._tensor import Tensor
 from ..common import check_out
-from ..meta import scans as M
-from ..meta.reductions import reduce_spec, sum_dtype
+from ..meta import scan as M
+from ..meta.reduction import reduce_spec, sum_dtype
 
 
 def _contig(arr):

@@ -4,12 +4,12 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..common import check_out
-from ..meta.math import gelu_backward_spec, glu_shape, unary_kind_dtype
+from ..meta.elementwise_math import gelu_backward_spec, glu_shape, unary_kind_dtype
 from .runtime.pool import split_run
 from .runtime import clib
-from . import normal_cdf
-from .math import make_unary_p
-from .special import erf
+from . import activation_gelu
+from .elementwise_math import make_unary_p
+from .elementwise_special import erf
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -52,14 +52,14 @@ def _gelu_c(arrays, approximate, backward):
 
 def _gelu(a, approximate="none"):
     _check_approximate(approximate)
-    if normal_cdf.single(a) and a.dtype != np.float32:
+    if activation_gelu.single(a) and a.dtype != np.float32:
         a = a.astype(np.float32)        # the half types compute in float32
     r = _gelu_c((a,), approximate, False)
     if r is not None:
         return r
     if approximate == "none":
-        if normal_cdf.single(a):
-            return normal_cdf.gelu(a if a.dtype == np.float32 else a.astype(np.float32))
+        if activation_gelu.single(a):
+            return activation_gelu.gelu(a if a.dtype == np.float32 else a.astype(np.float32))
         return 0.5 * a * (1.0 + erf(a * np.sqrt(0.5)).astype(a.dtype))
     # float64 constants: float32 input computes in float64 here (more accurate than float32's 1 + tanh, which
     # cancels); so unlike torch and the C kernel, |x| > 1.8e19 does not overflow x^2 into a NaN gradient
@@ -68,17 +68,17 @@ def _gelu(a, approximate="none"):
 
 
 def _gelu_backward_np(g, a, approximate):
-    """grad * GELU'(x): csrc/gelu.c, else one numpy expression (float32 path of normal_cdf.py for
+    """grad * GELU'(x): csrc/gelu.c, else one numpy expression (float32 path of activation_gelu.py for
     single precision)."""
-    if normal_cdf.single(a):
+    if activation_gelu.single(a):
         g, a = g.astype(np.float32, copy=False), a.astype(np.float32, copy=False)
     r = _gelu_c((g, a), approximate, True)
     if r is not None:
         return r
     if approximate == "none":
-        if normal_cdf.single(a):
+        if activation_gelu.single(a):
             f32 = np.float32
-            return normal_cdf.gelu_grad(g if g.dtype == f32 else g.astype(f32), a if a.dtype == f32 else a.astype(f32))
+            return activation_gelu.gelu_grad(g if g.dtype == f32 else g.astype(f32), a if a.dtype == f32 else a.astype(f32))
         cdf = 0.5 * (1.0 + erf(a * np.sqrt(0.5)))
         return g * (cdf + a * np.exp(-0.5 * a * a) / np.sqrt(2.0 * np.pi))
     k, c = np.sqrt(2.0 / np.pi), 0.044715

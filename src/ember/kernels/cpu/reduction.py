@@ -3,7 +3,7 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..._tensor import Tensor
-from ..meta.reductions import arg_spec, logical_dtype, mean_dtype, reduce_spec, sum_dtype
+from ..meta.reduction import arg_spec, logical_dtype, mean_dtype, reduce_spec, sum_dtype
 
 
 def _wrap(arr, dtype, shape):

@@ -5,21 +5,21 @@ slice (the loop is over kernel offsets, not positions)."""
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..meta.fold import col2im_spec, im2col_spec
+from ..meta.conv_fold import col2im_spec, im2col_spec
 from .runtime.arrays import wrap
-from . import conv_c
+from . import conv_im2col
 
 
 def im2col(self, kernel_size, dilation, padding, stride):
     shape, (k, dl, p, s, o) = im2col_spec(self, kernel_size, dilation, padding, stride)
     x = self._np
-    f = conv_c._fn("im2col_batch", x.dtype, "pppll")
+    f = conv_im2col._fn("im2col_batch", x.dtype, "pppll")
     if f is not None and 0 not in shape:
         x = np.ascontiguousarray(x)
         c, sp = x.shape[-3], x.shape[-2:]
         n = int(np.prod(x.shape[:-3]))
         out = np.empty(shape, x.dtype)
-        geo = conv_c.geometry(sp, k, o, s, p, dl)
+        geo = conv_im2col.geometry(sp, k, o, s, p, dl)
         step, ostep = c * sp[0] * sp[1] * x.itemsize, out.size // n * out.itemsize
         for i in range(n):                       # m = 1: each image's columns are its own (C*K, L)
             f(x.ctypes.data + i * step, out.ctypes.data + i * ostep, geo.ctypes.data, c, 1)
@@ -33,13 +33,13 @@ def im2col(self, kernel_size, dilation, padding, stride):
 
 def col2im(self, output_size, kernel_size, dilation, padding, stride):
     shape, (k, dl, p, s, o) = col2im_spec(self, output_size, kernel_size, dilation, padding, stride)
-    f = conv_c._fn("col2im_batch", self._np.dtype, "pppll")
+    f = conv_im2col._fn("col2im_batch", self._np.dtype, "pppll")
     if f is not None and 0 not in shape and 0 not in self._size:
         cols = np.ascontiguousarray(self._np)
         c, sp = shape[-3], shape[-2:]
         n = int(np.prod(shape[:-3]))
         out = np.zeros(shape, cols.dtype)
-        geo = conv_c.geometry(sp, k, o, s, p, dl)
+        geo = conv_im2col.geometry(sp, k, o, s, p, dl)
         step, cstep = c * sp[0] * sp[1] * cols.itemsize, cols.size // n * cols.itemsize
         for i in range(n):
             f(cols.ctypes.data + i * cstep, out.ctypes.data + i * step, geo.ctypes.data, c, 1)

@@ -5,10 +5,10 @@ import itertools
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..meta import pooling as M
+from ..meta import pool as M
 from .runtime.arrays import acc, wrap
 from .runtime.pool import split_run
-from . import pool_c
+from . import pool_planes
 
 
 def _lowest(dt):
@@ -35,7 +35,7 @@ def _max_pool(self, d, kernel_size, stride, padding, dilation, ceil_mode, name):
     The flat input index is a per-offset table lookup plus a per-position base."""
     shape, (k, s, p, dl, o) = M.pool_spec(self, d, kernel_size, stride, padding, dilation, ceil_mode, name)
     x = self._np
-    r = pool_c.max_pool(x, d, k, s, p, dl, o)
+    r = pool_planes.max_pool(x, d, k, s, p, dl, o)
     if r is not None:
         return wrap(r[0], self.dtype, fresh=True), wrap(r[1], M.D.int64, fresh=True)
     win = _windows(x, d, k, s, p, dl, o, _lowest(x.dtype))
@@ -91,7 +91,7 @@ def avg_pool2d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_i
     shape, (k, s, p, dl, o) = M.avg_spec(self, 2, kernel_size, stride, padding, ceil_mode, divisor_override,
                                          "avg_pool2d")
     x = acc(self)
-    y = pool_c.avg_pool(x, k, s, p, o, count_include_pad, divisor_override)
+    y = pool_planes.avg_pool(x, k, s, p, o, count_include_pad, divisor_override)
     if y is not None:
         return wrap(y, self.dtype, fresh=True)
     win = _windows(x, 2, k, s, p, dl, o, 0)
@@ -181,7 +181,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     planes = int(np.prod(self._size[:-2]))
     if planes * h * w == 0 or go.size == 0:                   # nothing to scatter (empty input or output)
         return wrap(np.zeros(self._size, go.dtype), self.dtype, fresh=True)
-    gi = pool_c.max_pool_backward(go, indices._np, self._size)
+    gi = pool_planes.max_pool_backward(go, indices._np, self._size)
     if gi is not None:
         return wrap(gi, self.dtype, fresh=True)
     gi = np.zeros(planes * h * w, go.dtype)
@@ -195,7 +195,7 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     shape, (k, s, p, dl, o) = M.avg_spec(self, 2, kernel_size, stride, padding, ceil_mode, divisor_override,
                                          "avg_pool2d")
     go = acc(grad_output)
-    gi = pool_c.avg_pool_backward(go, self._size, k, s, p, count_include_pad, divisor_override)
+    gi = pool_planes.avg_pool_backward(go, self._size, k, s, p, count_include_pad, divisor_override)
     if gi is not None:
         return wrap(gi, self.dtype, fresh=True)
     h, w = self._size[-2:]

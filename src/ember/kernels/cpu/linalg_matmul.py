@@ -6,7 +6,7 @@ views); it becomes a decomposition once reshape/expand land."""
 import numpy as np
 
 from ..._tensor import Tensor
-from ..meta.linalg_basic import addmm_spec, bmm_spec, dot_spec, matmul_spec, mm_spec, mv_spec
+from ..meta.linalg_matmul import addmm_spec, bmm_spec, dot_spec, matmul_spec, mm_spec, mv_spec
 
 
 def _result(arr, shape, dt):

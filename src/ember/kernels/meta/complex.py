@@ -1,7 +1,7 @@
 """view_as_real / view_as_complex: the same storage seen as (..., 2) reals or as complex numbers
 (one kernel for cpu and meta: metadata only, like the other views)."""
 from ..._core import dtype as D
-from .views import make_view
+from .view import make_view
 
 _REAL = {"complex64": D.float32, "complex128": D.float64}
 _COMPLEX = {"float32": D.complex64, "float64": D.complex128}

@@ -2,7 +2,7 @@
 extended-label positions; the only loop is over time steps (the recursion is sequential in t)."""
 import numpy as np
 
-from ..meta.ctc import ctc_spec
+from ..meta.loss_ctc import ctc_spec
 from .runtime.arrays import wrap
 from .runtime import clib
 

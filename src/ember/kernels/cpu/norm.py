@@ -6,10 +6,10 @@ import numpy as np
 
 from ..._core import dtype as D
 
-from ..meta import normalization as M
+from ..meta import norm as M
 from ..common import _tn
 from .runtime.arrays import acc, np_or_none, wrap
-from . import norm_c
+from . import norm_rows
 from .runtime.rowblocks import row_dot, row_sum, run_rows
 
 
@@ -45,7 +45,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     b = None if bias is None else acc(bias).reshape(k).astype(x.dtype, copy=False)
     if x2.size == 0:
         mean[...], rstd[...] = 0, np.nan
-    elif norm_c.c_layer_norm(x2, y2, mean, rstd, w, b, eps):
+    elif norm_rows.c_layer_norm(x2, y2, mean, rstd, w, b, eps):
         pass
     else:
         def block(xc, yc, mc, rc):
@@ -82,7 +82,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     shape, stat = M.batch_norm_spec(input, weight, bias, running_mean, running_var, training)
     x = acc(input)
     st = D.float32 if input.dtype in (D.float16, D.bfloat16) else input.dtype
-    r = norm_c.c_batch_norm(x, weight, bias, running_mean, running_var, training, eps)
+    r = norm_rows.c_batch_norm(x, weight, bias, running_mean, running_var, training, eps)
     if r is not None:
         if training:
             _update_running(running_mean, running_var, r[1], r[3], x.size // x.shape[1], momentum)
@@ -108,7 +108,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     M.group_norm_spec(input, weight, bias, N, C, HxW, group)
     x = acc(input)
-    r = norm_c.c_group_norm(x, weight, bias, N, C, HxW, group, eps)
+    r = norm_rows.c_group_norm(x, weight, bias, N, C, HxW, group, eps)
     if r is not None:
         dt = input.dtype
         return tuple(wrap(a, dt, fresh=True) for a in r)
@@ -163,7 +163,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             out *= rc
 
     if x2.size:
-        cparts = norm_c.c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db)
+        cparts = norm_rows.c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db)
         if cparts is not None:
             parts = cparts
     if x2.size and cparts is None:
@@ -184,7 +184,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train,
                                eps, output_mask):
     x, go = acc(input), acc(grad_out)
-    r = norm_c.c_batch_norm_backward(go, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps,
+    r = norm_rows.c_batch_norm_backward(go, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps,
                                output_mask)
     if r is not None:
         return (None if r[0] is None else wrap(r[0], input.dtype, fresh=True),
@@ -217,7 +217,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
 
 def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
     x, go = acc(input), acc(grad_out)
-    r = norm_c.c_group_norm_backward(go, x, mean, rstd, weight, N, C, HxW, group, output_mask)
+    r = norm_rows.c_group_norm_backward(go, x, mean, rstd, weight, N, C, HxW, group, output_mask)
     if r is not None:
         dx, dw, db = r
         return (None if dx is None else wrap(dx, input.dtype, fresh=True),

@@ -6,7 +6,7 @@ from ..._core import dtype as D
 from ..._tensor import Tensor
 from ..common import check_out, empty_tensor
 from .scatter_rows import add_rows
-from ..meta import gather_scatter as M
+from ..meta import index as M
 
 
 def _wrap(arr, dtype):

@@ -5,7 +5,7 @@ from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import wrap_dim
 from ..common import empty_tensor, _tname
-from .reductions import reduce_spec
+from .reduction import reduce_spec
 
 
 def _t(shape, dtype):
