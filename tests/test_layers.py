@@ -29,7 +29,7 @@ LAYERS = [
     ("dispatch", ["ember._dispatch"]),
     ("ops", ["ember._ops", "ember._schema", "ember._arg_parser", "ember._fallbacks", "ember.library", "ember._random"]),
     ("generated", ["ember._generated", "ember.return_types"]),
-    ("kernels", ["ember.kernels", "ember._cc", "ember._cc_protos"]),
+    ("kernels", ["ember.kernels", "ember._cc"]),
     ("autograd", ["ember.autograd", "ember._generated.autograd_functions", "ember._generated.autograd_registrations"]),
     ("facade", ["ember", "ember._tensor", "ember._indexing", "ember._conversions", "ember._tensor_str",
                 "ember.functional", "ember.linalg", "ember.func"]),
@@ -62,9 +62,9 @@ DEFERRED_ALLOWED = {
     "ember.kernels.linalg_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
     "ember.kernels.linalg_lu_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
     "ember.kernels.nn_extra_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
-    "ember.kernels.cpu.math": {"ember": "the special-function aliases forward to `getattr(ember, target)` by name; "
+    "ember.kernels.cpu.elementwise_math": {"ember": "the special-function aliases forward to `getattr(ember, target)` by name; "
                                        "to forward to the aten op (issue 13, kernels helper)"},
-    "ember.kernels.cpu.activations": {"ember": "hardtanh/relu6 kernels call ember._nn.hardtanh and ember.where; "
+    "ember.kernels.cpu.activation": {"ember": "hardtanh/relu6 kernels call ember._nn.hardtanh and ember.where; "
                                                "to call ops.aten (issue 13, kernels helper)"},
     "ember.autograd.formulas_lu": {"ember": _FACADE_IN_FORMULA},
     "ember.autograd.formulas_complex": {"ember": _FACADE_IN_FORMULA},

@@ -1,5 +1,8 @@
 """Regenerate src/ember/_generated/ from the schema YAML files.
 
+Every step runs or the whole run fails with the error (no step is skipped, no exception swallowed),
+so `--check` can never pass with something left ungenerated.
+
     python -m tools.codegen.gen            # write
     python -m tools.codegen.gen --check    # exit 1 if the committed files differ
 """
@@ -8,7 +11,7 @@ import os
 import sys
 
 from .model import GENERATED_DIR, PYTHON_MODULES, load_native_functions
-from . import gen_python, gen_registrations
+from . import gen_autograd, gen_python, gen_registrations
 
 
 def generate():
@@ -20,11 +23,7 @@ def generate():
         "tensor_methods.py": gen_python.emit_methods(fns),
         "return_types.py": gen_python.emit_return_types(fns),
     }
-    try:
-        from . import gen_autograd
-        out.update(gen_autograd.emit(fns))
-    except ImportError:
-        pass
+    out.update(gen_autograd.emit(fns))      # no try: a broken generator must fail the run, not skip a step
     return out
 
 
