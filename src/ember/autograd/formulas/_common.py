@@ -4,7 +4,7 @@ broadcast reduction (sum_to / expand_to), masked grads, dtype casts, and the sma
 import numpy as np
 
 from ..._core.tls import state
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..graph import Node
 
 __all__ = ["ExpandBackward0", "SumToSizeBackward0", "ToCopyBackward0", "const_ones_like", "const_sgn",

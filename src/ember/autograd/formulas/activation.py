@@ -3,7 +3,7 @@ elu/selu/celu, hardswish/hardsigmoid, glu."""
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ._common import const_zeros_like, masked_grad, _needs_history, _aten
 
 __all__ = ["HARDSIGMOID_SLOPE", "SELU_ALPHA", "SELU_SCALE", "elu_backward", "gelu_double_backward",

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ._common import _const, const_zeros_like, masked_grad, _aten
 
 __all__ = ["clamp_backward", "clamp_backward_max", "clamp_backward_min", "fmax_backward", "logit_backward",

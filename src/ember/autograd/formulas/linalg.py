@@ -5,7 +5,7 @@ backwards are differentiable again."""
 import numpy as np
 
 from ..._core import dtype as _dt
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ._common import _const, maybe_multiply, const_sgn, _needs_history, sum_to, _aten, _e, _mH
 from .reduction import _restore, amax_backward, norm_backward
 

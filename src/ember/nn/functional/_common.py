@@ -18,5 +18,5 @@ def _torch_size(t):
 
 
 def _chk():
-    from ... import _argcheck
-    return _argcheck
+    from ... import _arg_parser
+    return _arg_parser

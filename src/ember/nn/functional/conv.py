@@ -28,14 +28,14 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    _chk().tensor("im2col", "input", 1, input)
+    _chk().check_tensor("im2col", "input", 1, input)
     if input.dim() == 4 or input.dim() == 3:
         return ember._nn.im2col(input, kernel_size, dilation, padding, stride)
     raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    _chk().tensor("col2im", "input", 1, input)
+    _chk().check_tensor("col2im", "input", 1, input)
     if input.dim() == 3 or input.dim() == 2:
         return ember._nn.col2im(input, output_size, kernel_size, dilation, padding, stride)
     raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "

@@ -29,8 +29,8 @@ def one_hot(tensor, num_classes=-1):
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
-    _chk().tensor("embedding_bag", "input", 1, input)
-    _chk().tensor("embedding_bag", "weight", 2, weight)
+    _chk().check_tensor("embedding_bag", "input", 1, input)
+    _chk().check_tensor("embedding_bag", "weight", 2, weight)
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "

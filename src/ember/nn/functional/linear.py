@@ -2,7 +2,7 @@
 
 
 import ember
-from ..._bind_helpers import _bad_arg
+from ..._arg_parser import _bad_arg
 from ..._tensor import Tensor
 
 __all__ = ["bilinear", "linear"]
