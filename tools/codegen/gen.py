@@ -27,6 +27,16 @@ def generate():
     return out
 
 
+def _existing():
+    """Every .py file under _generated/, relative to it (files the codegen no longer writes are stale)."""
+    found = []
+    for d, _, names in os.walk(GENERATED_DIR):
+        for n in names:
+            if n.endswith(".py"):
+                found.append(os.path.relpath(os.path.join(d, n), GENERATED_DIR).replace(os.sep, "/"))
+    return found
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--check", action="store_true")
@@ -39,9 +49,14 @@ def main(argv=None):
         if old != text:
             stale.append(name)
             if not args.check:
-                os.makedirs(GENERATED_DIR, exist_ok=True)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
                 with open(path, "w") as f:
                     f.write(text)
+    for name in _existing():
+        if name not in files:
+            stale.append(name + " (no longer generated)")
+            if not args.check:
+                os.remove(os.path.join(GENERATED_DIR, name))
     if args.check and stale:
         print("stale generated files: " + ", ".join(stale), file=sys.stderr)
         return 1
