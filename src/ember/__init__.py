@@ -40,7 +40,8 @@ __version__ = "0.1.0"
 _LAZY = {"nn": "ember.nn", "optim": "ember.optim", "autograd": "ember.autograd", "utils": "ember.utils",
          "library": "ember.library", "testing": "ember.testing", "serialization": "ember.serialization",
          "linalg": "ember.linalg", "func": "ember.func", "fx": "ember.fx", "return_types": "ember.return_types",
-         "overrides": "ember.overrides", "distributions": "ember.distributions"}
+         "overrides": "ember.overrides", "distributions": "ember.distributions",
+         "distributed": "ember.distributed"}
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
                "from_dlpack": ("ember._creation", "from_dlpack"), "lu": ("ember.linalg._lu", "legacy_lu")}
 
