@@ -28,7 +28,8 @@ class PMIConnection:
     """Serve PMI-1 to one rank over a connected socket until it finalizes or disconnects."""
 
     def __init__(self, sock: socket.socket, store, rank: int, size: int, job: str = "0", appnum: int = 0,
-                 on_abort=None):
+                 on_abort=None, process_mapping: str | None = None):
+        self.process_mapping = process_mapping
         self.sock = sock
         self.store = store
         self.rank = rank
@@ -84,7 +85,9 @@ class PMIConnection:
             self._send(cmd="put_result", rc=0, msg="success")
         elif cmd == "get":
             key = self._key(m["key"])
-            if self.store.check([key]):
+            if m["key"] == "PMI_process_mapping" and self.process_mapping:
+                self._send(cmd="get_result", rc=0, msg="success", value=self.process_mapping)
+            elif self.store.check([key]):
                 self._send(cmd="get_result", rc=0, msg="success", value=self.store.get(key).decode())
             else:
                 self._send(cmd="get_result", rc=-1, msg="key_" + m["key"] + "_not_found")
@@ -109,8 +112,10 @@ class PMIConnection:
         return True
 
 
-def serve_in_thread(sock, store, rank, size, job="0", on_abort=None) -> threading.Thread:
-    conn = PMIConnection(sock, store, rank, size, job, on_abort=on_abort)
+def serve_in_thread(sock, store, rank, size, job="0", on_abort=None, process_mapping=None) -> threading.Thread:
+    """Serve one rank from a daemon thread.  process_mapping is MPICH's "(vector,(first node,nodes,ranks per
+    node))" layout, when the caller knows it."""
+    conn = PMIConnection(sock, store, rank, size, job, on_abort=on_abort, process_mapping=process_mapping)
     t = threading.Thread(target=conn.serve, name=f"ember-pmi-{rank}", daemon=True)
     t.start()
     return t

@@ -150,8 +150,8 @@ class Launcher:
             threading.Thread(target=_pump, args=(proc.stdout, prefix, sys.stdout), daemon=True).start()
             threading.Thread(target=_pump, args=(proc.stderr, prefix, sys.stderr), daemon=True).start()
             client = TCPStore(self.host, self.port, None, False, self.store.timeout, secret=self.secret)
-            _pmi_server.serve_in_thread(mine, client, rank, self.world_size, job,
-                                        on_abort=lambda rk, m: None)
+            _pmi_server.serve_in_thread(mine, client, rank, self.world_size, job, on_abort=lambda rk, m: None,
+                                        process_mapping=f"(vector,(0,{self.nnodes},{self.nproc}))")
         return ranks
 
     def _kill(self, ranks, grace=3.0):
@@ -248,7 +248,12 @@ class Launcher:
                              f"({attempt}/{self.args.max_restarts})\n")
 
 
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
+
+
 def run(args) -> int:
+    signal.signal(signal.SIGTERM, _terminate)
     launcher = Launcher(args)
     try:
         return launcher.run()
