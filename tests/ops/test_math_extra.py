@@ -8,7 +8,7 @@ import pytest
 
 import ember
 from ember.testing import assert_close
-from ember._unique import unique, unique_consecutive
+from ember.functional import unique, unique_consecutive
 
 
 def test_erf_erfc_float64_accuracy():

@@ -18,6 +18,7 @@ def generate():
         "registrations.py": gen_registrations.emit(fns),
         **{fname: gen_python.emit_functions(fns, module) for module, fname in PYTHON_MODULES.items()},
         "tensor_methods.py": gen_python.emit_methods(fns),
+        "return_types.py": gen_python.emit_return_types(fns),
     }
     try:
         from . import gen_autograd

@@ -630,7 +630,7 @@ def emit(fns):
 
     r = [HEADER.rstrip(),
          "from .._ops import lookup as _lookup, register_fallback as _register_fallback, clear_dispatch_caches as _clear",
-         "from .._dispatch.keys import DispatchKey as _K",
+         "from .._core.dispatch_keys import DispatchKey as _K",
          "",
          "_M = 'ember._generated.autograd_functions:'",
          "_KERNELS = ("]

@@ -3,7 +3,7 @@
 Forward ops record Nodes at the Autograd dispatch key (generated from native/derivatives.yaml);
 `backward` / `grad` run the engine over the recorded graph."""
 from .._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: F401
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 from . import graph, anomaly_mode  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled  # noqa: F401
 from .engine import run_backward

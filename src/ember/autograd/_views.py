@@ -12,8 +12,8 @@ elements), so grads are moved with index / index_put (both differentiable: creat
 """
 import numpy as np
 
-from .._dispatch.keys import AUTOGRAD_BIT
-from .._tensor import Tensor
+from .._core.dispatch_keys import AUTOGRAD_BIT
+from .._core.tensor_impl import TensorImpl as Tensor
 from .graph import Node, gradient_edge
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._core.tls import state
 from .._grad_mode import _set_enabled
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 from . import anomaly_mode
 from .graph import AccumulateGrad, _clone_detached, gradient_edge
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tls import state
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 from .graph import Node
 
 

@@ -14,9 +14,9 @@ inference_mode; in-place ops on dual tensors are not supported.
 """
 from collections import namedtuple
 
-from .._dispatch.keys import AUTOGRAD_BIT
+from .._core.dispatch_keys import AUTOGRAD_BIT
 from .._grad_mode import enable_grad  # noqa: F401  (used by the generated rules)
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 
 _FW = [0]           # 1 while a dual level is active and not paused (generated kernels check it first)
 _level = [None]     # the active level (an int) or None
@@ -28,7 +28,7 @@ UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 def enter_dual_level():
     if _level[0] is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    from .._tensor import _ensure_autograd
+    from .._core.tensor_impl import ensure_autograd as _ensure_autograd
     _ensure_autograd()
     _level[0] = 0
     _FW[0] = 1

@@ -459,14 +459,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    _chk().tensor("im2col", "input", 1, input)
+    _chk().check_tensor("im2col", "input", 1, input)
     if input.dim() == 4 or input.dim() == 3:
         return E._nn.im2col(input, kernel_size, dilation, padding, stride)
     raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    _chk().tensor("col2im", "input", 1, input)
+    _chk().check_tensor("col2im", "input", 1, input)
     if input.dim() == 3 or input.dim() == 2:
         return E._nn.col2im(input, output_size, kernel_size, dilation, padding, stride)
     raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
@@ -501,8 +501,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
-    _chk().tensor("embedding_bag", "input", 1, input)
-    _chk().tensor("embedding_bag", "weight", 2, weight)
+    _chk().check_tensor("embedding_bag", "input", 1, input)
+    _chk().check_tensor("embedding_bag", "weight", 2, weight)
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
@@ -575,5 +575,5 @@ __all__ += ["normalize", "local_response_norm"]
 
 
 def _chk():
-    from .. import _argcheck
+    from .. import _arg_parser as _argcheck
     return _argcheck

@@ -9,12 +9,12 @@ _LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    from .. import _argcheck as chk
-    chk.tensor("interpolate", "input", 1, input)
-    chk.int_list("interpolate", "size", 2, size, optional=True)
+    from .. import _arg_parser as chk
+    chk.check_tensor("interpolate", "input", 1, input)
+    chk.check_int_list("interpolate", "size", 2, size, optional=True)
     if scale_factor is not None and not (isinstance(scale_factor, (list, tuple)) and all(
             chk._is_double(s) for s in scale_factor)):
-        chk.number("interpolate", "scale_factor", 3, scale_factor)
+        chk.check_float("interpolate", "scale_factor", 3, scale_factor)
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "

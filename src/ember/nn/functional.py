@@ -7,7 +7,7 @@ re-exported here; activations are thin wrappers over ember's activation ops.
 import warnings
 
 import ember
-from .._bind_helpers import _bad_arg
+from .._arg_parser import _bad_arg
 from .._tensor import Tensor
 from ..kernels import functional_impl as _impl
 from ..kernels.functional_impl import *  # noqa: F401,F403

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..._core import dtype as D
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..meta.reductions import arg_spec, logical_dtype, mean_dtype, reduce_spec, sum_dtype
 
 

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from ..._core import dtype as D
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out
 from ..meta import scans as M
 from ..meta.reductions import reduce_spec, sum_dtype

@@ -4,7 +4,7 @@ np.searchsorted). Shapes and checks come from meta/shape_ops.py."""
 import numpy as np
 
 from ..._core import dtype as D
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, empty_tensor
 from ..meta import shape_ops as M
 from ..meta.views import diagonal as _diagonal_view, narrow as _narrow_view

@@ -3,7 +3,7 @@ reduction codes and torch-style size formatting."""
 import numpy as np
 
 from ..._core import dtype as D
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
