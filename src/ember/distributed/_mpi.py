@@ -93,14 +93,8 @@ def finalize():
         return
     MPI.Finalize()
     _state["finalized"] = True
-    helper = _state["helper"]
-    if helper is not None:
-        try:
-            helper.stdin.close()
-            helper.wait(5)
-        except Exception:
-            helper.kill()
-        _state["helper"] = None
+    # The PMI helper stays: MPICH says cmd=finalize to it when the process exits, and the helper ends then (or
+    # when this process's end closes its standard input).
     for k in ("PMI_FD", "PMI_RANK", "PMI_SIZE"):
         if _state["pmi_sock"] is not None:
             os.environ.pop(k, None)

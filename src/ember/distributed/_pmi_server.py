@@ -153,3 +153,4 @@ def main(argv):
     sock = socket.socket(fileno=fd)
     threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
     PMIConnection(sock, store, rank, size, job).serve()
+    os._exit(0)         # not a normal shutdown: the stdin-watching thread may be inside a read

@@ -338,3 +338,4 @@ def main(argv):
     sys.stdout.flush()
     threading.Thread(target=lambda: (sys.stdin.buffer.read(), server.stop()), daemon=True).start()
     server.serve_forever()
+    os._exit(0)         # not a normal shutdown: the stdin-watching thread may be inside a read
