@@ -113,6 +113,19 @@ shares = [None] * n
 dist.all_gather_object(shares, mine)
 flat = sorted(sum(shares, []))
 check(len(mine) == -(-10 // n) and set(flat) == set(range(10)) and len(flat) == len(mine) * n, f"sampler {shares}")
+# distributed checkpoint: every rank writes its piece; the test loads it in one process (another world size)
+if len(sys.argv) > 1:
+    import ember.distributed.checkpoint as dcp
+    sd = {"w": ember.arange(30.).reshape(10, 3), "b": ember.ones(5, dtype=ember.int64) * 7, "step": 3,
+          "name": "x", "nested": {"m": ember.arange(4.), "lst": [1, 2]}, "scalar": ember.tensor(2.5),
+          "model": ddp.state_dict()}
+    meta = dcp.save(sd, checkpoint_id=sys.argv[1])
+    check(len(meta["entries"]["w"]["pieces"]) == n, "one piece per rank")
+    back = {"w": ember.zeros(10, 3), "b": ember.zeros(5, dtype=ember.int64), "step": 0, "name": "",
+            "nested": {"m": ember.zeros(4), "lst": []}, "scalar": ember.tensor(0.0)}
+    dcp.load(back, checkpoint_id=sys.argv[1])
+    check(back["w"].tolist() == sd["w"].tolist() and back["b"].tolist() == [7] * 5 and back["step"] == 3
+          and back["nested"]["lst"] == [1, 2] and back["scalar"].item() == 2.5, "dcp load at the same world size")
 dist.destroy_process_group()
 print(f"CHECKS {checks} FAILURES {failures}", flush=True)
 sys.exit(1 if failures else 0)
