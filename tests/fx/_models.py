@@ -1,7 +1,7 @@
 """Small models shared by the fx tests: an MLP, a CNN, a GPT block (nanoGPT's), an LSTM classifier."""
 import ember
-import ember.nn as nn
 import ember.nn.functional as F
+from ember import nn
 
 
 class MLP(nn.Module):

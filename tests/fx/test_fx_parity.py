@@ -35,5 +35,5 @@ def test_nodes_match_torch_fx():
                len(n.args), len(n.users)) for n in egm.graph.nodes]
     assert enodes == tnodes
     # the generated lines are the same once `torch` reads `ember` (comments aside)
-    strip = lambda code: [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith("#")]  # noqa: E731
+    strip = lambda code: [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     assert strip(egm.code) == [ln.replace("torch.", "ember.") for ln in strip(tgm.code)]

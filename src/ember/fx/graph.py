@@ -5,7 +5,6 @@ operator targets printed as Python operators, every value set to None right afte
 is freed as in eager), and a `# File: ...` comment from the node's stack trace when it has one.
 """
 import builtins
-import contextlib
 import copy
 import inspect
 import keyword
@@ -253,7 +252,7 @@ class Graph:
     # pickling: nodes as records (no recursion through the linked list)
     def __getstate__(self):
         index = {n: i for i, n in enumerate(self.nodes)}
-        enc = lambda a: map_arg(a, lambda n: _NodeRef(index[n]))  # noqa: E731
+        enc = lambda a: map_arg(a, lambda n: _NodeRef(index[n]))
         records = [(n.op, n.name, n.target, enc(n.args), enc(n.kwargs), n.type, _picklable_meta(n.meta))
                    for n in self.nodes]
         return {"records": records, "tracer_cls": self._tracer_cls}
@@ -261,7 +260,7 @@ class Graph:
     def __setstate__(self, state):
         self.__init__(tracer_cls=state["tracer_cls"])
         nodes = []
-        dec = lambda a: map_aggregate_refs(a, nodes)  # noqa: E731
+        dec = lambda a: map_aggregate_refs(a, nodes)
         for op, name, target, args, kwargs, type_expr, meta in state["records"]:
             n = self.create_node(op, target, dec(args), dec(kwargs), name, type_expr)
             n.meta.update(meta)
@@ -536,7 +535,7 @@ class _CodeGen:
 
 
 def _slice_text(cg, s):
-    f = lambda v: "" if v is None else cg.fmt(v)  # noqa: E731
+    f = lambda v: "" if v is None else cg.fmt(v)
     txt = f"{f(s.start)}:{f(s.stop)}"
     return txt + (f":{f(s.step)}" if s.step is not None else "")
 
@@ -552,7 +551,7 @@ def _summarize_stack(trace):
     """`File: path:line in fn, code: text` from the last frame of a stack trace string."""
     if not trace:
         return None
-    frames = re.findall(r'^\s*File "([^"]+)", line (\d+), in (\S+)\n(?:\s{4,}(?!File )(.*)\n?)?', trace, re.M)
+    frames = re.findall(r'^\s*File "([^"]+)", line (\d+), in (\S+)\n(?:\s{4,}(?!File )(.*)\n?)?', trace, re.MULTILINE)
     if not frames:
         return None
     path, line, fn, code = frames[-1]

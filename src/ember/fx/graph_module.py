@@ -11,8 +11,8 @@ import itertools
 import linecache
 import sys
 
-from ember.nn import Module
 from ember._ops import OpOverload, OpOverloadPacket, ops
+from ember.nn import Module
 
 from .graph import Graph
 

@@ -6,7 +6,6 @@ A Node's `op` is one of placeholder, get_attr, call_function, call_method, call_
 """
 import builtins
 
-
 _OPCODES = ("placeholder", "call_method", "call_module", "call_function", "get_attr", "output", "root")
 
 
@@ -157,7 +156,7 @@ class Node:
         for old in self._input_nodes:
             old.users.pop(self, None)
         self._input_nodes = {}
-        collect = lambda n: self._input_nodes.setdefault(n) or n  # noqa: E731
+        collect = lambda n: self._input_nodes.setdefault(n) or n
         self._args = map_arg(tuple(new_args), collect)
         self._kwargs = map_arg(dict(new_kwargs), collect)
         for n in self._input_nodes:
@@ -177,7 +176,7 @@ class Node:
         return changed
 
     def replace_input_with(self, old_input, new_input):
-        m = lambda n: new_input if n is old_input else n  # noqa: E731
+        m = lambda n: new_input if n is old_input else n
         self.__update_args_kwargs(map_arg(self._args, m), map_arg(self._kwargs, m))
 
     @property

@@ -98,8 +98,8 @@ class TracerBase:
             return range(self.create_arg(a.start), self.create_arg(a.stop), self.create_arg(a.step))
         if a is None or a is Ellipsis or t in (bool, int, float, complex, str, bytes):
             return a
-        from ember._core.dtype import dtype
         from ember._core.device import device
+        from ember._core.dtype import dtype
         if isinstance(a, (dtype, device)) or callable(a):
             return a
         raise NotImplementedError(f"argument of type: {type(a)}")

@@ -4,7 +4,7 @@ Matching walks backwards from the pattern's returned nodes: ops and targets must
 must be equal, and each pattern placeholder binds one graph value consistently. A match whose inner values
 are used outside it is rejected (replacing it would change other computations). Matches do not overlap.
 """
-from typing import Dict, NamedTuple
+from typing import NamedTuple
 
 from .graph_module import GraphModule
 from .node import Node, map_arg
@@ -12,7 +12,7 @@ from .node import Node, map_arg
 
 class Match(NamedTuple):
     anchor: Node                    # the graph node matched to the pattern's (first) output
-    nodes_map: Dict[Node, Node]     # pattern node -> graph node
+    nodes_map: dict[Node, Node]     # pattern node -> graph node
 
 
 def _as_graph_module(obj):

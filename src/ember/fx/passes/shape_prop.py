@@ -1,5 +1,5 @@
 """torch.fx.passes.shape_prop: ShapeProp, which runs a GraphModule and records each node's TensorMetadata."""
-from typing import NamedTuple, Any
+from typing import Any, NamedTuple
 
 from ..interpreter import Interpreter
 from ..node import map_aggregate
@@ -16,7 +16,7 @@ class TensorMetadata(NamedTuple):
 
 
 def _extract_tensor_metadata(result):
-    from ember._core.strides import is_contiguous, is_channels_last
+    from ember._core.strides import is_channels_last, is_contiguous
     shape, stride = result.shape, result.stride()
     memory_format = None
     if is_contiguous(tuple(shape), tuple(stride)):
