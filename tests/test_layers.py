@@ -54,6 +54,11 @@ _FACADE_IN_DECOMPOSITION = ("a decomposition written on the public `ember` names
 _FACADE_IN_FORMULA = ("a derivative formula written on the public `ember` namespace (`import ember` in a helper); "
                       "to become ops.aten calls (issue 13, autograd helper)")
 DEFERRED_ALLOWED = {
+    "ember.nn.parallel.distributed": {"ember.distributed": "DistributedDataParallel lives at torch's nn.parallel path "
+                                                           "but is a distributed-layer object: it imports the "
+                                                           "process group at construction"},
+    "ember.utils.data.distributed": {"ember.distributed": "DistributedSampler (torch's path) asks the default process "
+                                                          "group for rank and world size when they are not given"},
     "ember.kernels.shape_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
     "ember.kernels.linalg_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
     "ember.kernels.linalg_lu_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
