@@ -29,8 +29,8 @@ LAYERS = [
     ("dispatch", ["ember._dispatch"]),
     ("ops", ["ember._ops", "ember._schema", "ember._arg_parser", "ember._fallbacks", "ember.library", "ember._random"]),
     ("generated", ["ember._generated", "ember.return_types"]),
-    ("kernels", ["ember.kernels", "ember._cc", "ember._cc_protos"]),
-    ("autograd", ["ember.autograd", "ember._generated.autograd_functions", "ember._generated.autograd_registrations"]),
+    ("kernels", ["ember.kernels", "ember._cc"]),
+    ("autograd", ["ember.autograd", "ember._generated.autograd", "ember._generated.autograd_registrations"]),
     ("facade", ["ember", "ember._tensor", "ember._indexing", "ember._conversions", "ember._tensor_str",
                 "ember.functional", "ember.linalg", "ember.func"]),
     ("nn", ["ember.nn", "ember.optim", "ember.utils", "ember.utils.data", "ember.utils.checkpoint"]),
@@ -46,10 +46,6 @@ LAYER_INDEX = {name: i for i, (name, _) in enumerate(LAYERS)}
 _NN_IN_KERNELS = ("nn.functional implemented inside kernels/ on the public ember namespace (`import ember as E`); "
                   "it moves to nn/functional/ (issue 13, kernels/autograd helpers)")
 MODULE_LEVEL_ALLOWED = {
-    "ember.kernels.functional_impl": _NN_IN_KERNELS,
-    "ember.kernels.functional_margin": _NN_IN_KERNELS,
-    "ember.kernels.functional_pool3d": _NN_IN_KERNELS,
-    "ember.kernels.interpolate_impl": _NN_IN_KERNELS,
 }
 
 # Deferred upward imports still allowed: importing module -> {imported module: reason}.
@@ -58,19 +54,21 @@ _FACADE_IN_DECOMPOSITION = ("a decomposition written on the public `ember` names
 _FACADE_IN_FORMULA = ("a derivative formula written on the public `ember` namespace (`import ember` in a helper); "
                       "to become ops.aten calls (issue 13, autograd helper)")
 DEFERRED_ALLOWED = {
+    "ember.nn.parallel.distributed": {"ember.distributed": "DistributedDataParallel lives at torch's nn.parallel path "
+                                                           "but is a distributed-layer object: it imports the "
+                                                           "process group at construction"},
+    "ember.utils.data.distributed": {"ember.distributed": "DistributedSampler (torch's path) asks the default process "
+                                                          "group for rank and world size when they are not given"},
     "ember.kernels.shape_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
     "ember.kernels.linalg_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
     "ember.kernels.linalg_lu_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
     "ember.kernels.nn_extra_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
-    "ember.kernels.cpu.math": {"ember": "the special-function aliases forward to `getattr(ember, target)` by name; "
+    "ember.kernels.cpu.elementwise_math": {"ember": "the special-function aliases forward to `getattr(ember, target)` by name; "
                                        "to forward to the aten op (issue 13, kernels helper)"},
-    "ember.kernels.cpu.activations": {"ember": "hardtanh/relu6 kernels call ember._nn.hardtanh and ember.where; "
+    "ember.kernels.cpu.activation": {"ember": "hardtanh/relu6 kernels call ember._nn.hardtanh and ember.where; "
                                                "to call ops.aten (issue 13, kernels helper)"},
-    "ember.autograd.formulas_lu": {"ember": _FACADE_IN_FORMULA},
-    "ember.autograd.formulas_complex": {"ember": _FACADE_IN_FORMULA},
-    "ember.autograd.formulas_scatter": {"ember": _FACADE_IN_FORMULA},
-    "ember.autograd.formulas_nn2": {"ember": _FACADE_IN_FORMULA},
-    "ember.autograd.formulas_linalg": {"ember": _FACADE_IN_FORMULA},
+    "ember.autograd.formulas._common": {"ember": _FACADE_IN_FORMULA},
+    "ember.autograd.formulas.complex": {"ember": _FACADE_IN_FORMULA},
 }
 
 

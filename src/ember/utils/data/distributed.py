@@ -1,27 +1,21 @@
-"""torch.utils.data.distributed: DistributedSampler, which gives each of `num_replicas` processes its
-own equal share of a dataset's indices (padded by repeating indices, or trimmed with `drop_last`),
-reshuffled per epoch from `seed + epoch` so every process draws the same permutation."""
+"""torch.utils.data.distributed: DistributedSampler, each rank's share of a dataset's indices."""
 import math
 
-from .sampler import Sampler
+from .sampler import Sampler, _randperm
 
-
-def _process_group_default(what):
-    try:
-        from ... import distributed as dist
-    except ImportError:
-        raise RuntimeError("Requires distributed package to be available") from None
-    if not dist.is_available():
-        raise RuntimeError("Requires distributed package to be available")
-    return dist.get_world_size() if what == "world_size" else dist.get_rank()
+__all__ = ["DistributedSampler"]
 
 
 class DistributedSampler(Sampler):
+    """Split the indices of `dataset` among `num_replicas` ranks (padding or dropping to equal shares)."""
+
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
-        if num_replicas is None:
-            num_replicas = _process_group_default("world_size")
-        if rank is None:
-            rank = _process_group_default("rank")
+        if num_replicas is None or rank is None:
+            import ember.distributed as dist
+            if not dist.is_available() or not dist.is_initialized():
+                raise RuntimeError("Requires distributed package to be available")
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset
@@ -29,43 +23,38 @@ class DistributedSampler(Sampler):
         self.rank = rank
         self.epoch = 0
         self.drop_last = drop_last
-        if self.drop_last and len(self.dataset) % self.num_replicas != 0:
-            # drop the tail so every replica gets the same number of samples
-            self.num_samples = math.ceil((len(self.dataset) - self.num_replicas) / self.num_replicas)
+        n = len(dataset)
+        if drop_last and n % num_replicas != 0:
+            self.num_samples = math.ceil((n - num_replicas) / num_replicas)
         else:
-            self.num_samples = math.ceil(len(self.dataset) / self.num_replicas)
-        self.total_size = self.num_samples * self.num_replicas
+            self.num_samples = math.ceil(n / num_replicas)
+        self.total_size = self.num_samples * num_replicas
         self.shuffle = shuffle
         self.seed = seed
 
     def __iter__(self):
+        n = len(self.dataset)
         if self.shuffle:
             from ..._random import Generator
-            from ... import randperm
-            g = Generator()
-            g.manual_seed(self.seed + self.epoch)
-            indices = randperm(len(self.dataset), generator=g).tolist()
+            g = Generator().manual_seed(self.seed + self.epoch)
+            indices = _randperm(n, g)
         else:
-            indices = list(range(len(self.dataset)))
+            indices = list(range(n))
         if not self.drop_last:
-            padding_size = self.total_size - len(indices)
-            if padding_size <= len(indices):
-                indices += indices[:padding_size]
+            pad = self.total_size - len(indices)
+            if pad <= len(indices):
+                indices += indices[:pad]
             else:
-                indices += (indices * math.ceil(padding_size / len(indices)))[:padding_size]
+                indices += (indices * math.ceil(pad / len(indices)))[:pad]
         else:
             indices = indices[:self.total_size]
-        if len(indices) != self.total_size:
-            raise AssertionError(f"Number of indices ({len(indices)}) does not match total_size ({self.total_size})")
+        assert len(indices) == self.total_size
         indices = indices[self.rank:self.total_size:self.num_replicas]
-        if len(indices) != self.num_samples:
-            raise AssertionError(f"Number of subsampled indices ({len(indices)}) does not match num_samples "
-                                 f"({self.num_samples})")
+        assert len(indices) == self.num_samples
         return iter(indices)
 
     def __len__(self):
         return self.num_samples
 
     def set_epoch(self, epoch):
-        """Reshuffle differently next epoch (all replicas must call it with the same epoch)."""
         self.epoch = epoch
