@@ -35,7 +35,7 @@ LAYERS = [
                 "ember.functional", "ember.linalg", "ember.func"]),
     ("nn", ["ember.nn", "ember.optim", "ember.utils", "ember.utils.data", "ember.utils.checkpoint"]),
     ("serialization", ["ember.serialization", "ember.utils.safetensors"]),
-    ("compiler", ["ember.fx", "ember._dynamo", "ember._functorch", "ember._inductor", "ember.compiler"]),
+    ("compiler", ["ember.fx", "ember._dynamo", "ember._functorch", "ember._inductor", "ember.compiler", "ember.onnx"]),
     ("distributed", ["ember.distributed"]),
     ("testing", ["ember.testing"]),
 ]

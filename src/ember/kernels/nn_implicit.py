@@ -16,6 +16,17 @@ def A():
     return _aten
 
 
+# ---------------------------------------------------------------- l1_loss
+def l1_loss(self, target, reduction=1):
+    """|self - target| reduced, as torch's CompositeImplicitAutograd l1_loss (so its graph shows
+    MeanBackward0 <- AbsBackward0 <- SubBackward0, as torch's does)."""
+    a = A()
+    loss = a.abs.default(a.sub.Tensor(self, target))
+    if reduction == 1:
+        return a.mean.default(loss)
+    return a.sum.default(loss) if reduction == 2 else loss
+
+
 # ---------------------------------------------------------------- linear
 def linear(input, weight, bias=None):
     if input.dim() == 2 and bias is not None:
