@@ -50,8 +50,7 @@ _LAZY_SUBMODULES = (
     "nn", "optim", "autograd", "utils", "library", "testing", "serialization", "linalg", "func", "return_types",
     "overrides", "distributions", "fx", "compiler", "distributed", "_dynamo", "_functorch", "_inductor",
 )
-_LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
-               "lu": ("ember.linalg._lu", "legacy_lu")}
+_LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load")}
 
 
 def _lazy_submodule_exists(name):
