@@ -8,6 +8,7 @@ from ..._core.device import as_device
 from ..._tensor import Tensor
 from ..common import as_dtype, check_out, empty_tensor
 from ..meta import copy as M
+from ..meta import shape as M_shape
 
 
 def _copyto(dst, src):
@@ -78,14 +79,14 @@ def zero_(self):
 
 
 def cat(tensors, dim=0):
-    shape, dtype, st, parts = M.cat_spec(tensors, dim)
+    shape, dtype, st, parts = M_shape.cat_spec(tensors, dim)
     out = empty_tensor(shape, dtype, strides=st)
     _cat_into(out, parts, dim)
     return out
 
 
 def cat_out(tensors, dim=0, out=None):
-    shape, dtype, st, parts = M.cat_spec(tensors, dim)
+    shape, dtype, st, parts = M_shape.cat_spec(tensors, dim)
     for t in parts:
         M.check_no_partial_overlap(out, t)
     check_out(out, shape, dtype, "cat")

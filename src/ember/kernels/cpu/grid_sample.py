@@ -2,7 +2,7 @@
 the 1 (nearest), 4 (bilinear) or 16 (bicubic) taps with advanced indexing over the whole grid."""
 import numpy as np
 
-from ..meta.grid_sample import grid_spec
+from ..meta.interpolate import grid_spec
 from .runtime.arrays import wrap
 from . import interpolate_taps
 from .interpolate import _cubic_w

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..common import empty_tensor
-from ..meta.indexing import check_index_put, index_plan, index_strides, is_mask
+from ..meta.index import check_index_put, index_plan, index_strides, is_mask
 
 
 def _np_index(self, entries):

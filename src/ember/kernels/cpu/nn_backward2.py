@@ -7,7 +7,7 @@ the log-sum of alpha * beta over the positions carrying that class, one bincount
 for t < input_length[b] (0 after it, and for an infinite loss when zero_infinity)."""
 import numpy as np
 
-from ..meta.nn_backward2 import ctc_backward_spec
+from ..meta.loss_ctc import ctc_backward_spec
 from .runtime.arrays import wrap
 from .loss_ctc import _ckernel, _lse3, extended_labels
 

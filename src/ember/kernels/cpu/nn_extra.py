@@ -9,7 +9,8 @@ multilabel_margin_loss: loss_n = sum_{j in T_n} sum_{i not in T_n} max(0, 1 - x[
 import numpy as np
 
 from .runtime.arrays import reduce, wrap
-from ..meta.nn_extra import multi_margin_spec, multilabel_margin_spec, weight_norm_spec
+from ..meta.loss_margin import multi_margin_spec, multilabel_margin_spec
+from ..meta.norm import weight_norm_spec
 
 
 def _rows(t, nframe, dim):
@@ -118,12 +119,12 @@ def _into(res, out):
 
 
 def multi_margin_loss_out(self, target, p=1, margin=1, weight=None, reduction=1, *, out):
-    from ..meta.nn_extra import multi_margin_loss_out as check
+    from ..meta.loss_margin import multi_margin_loss_out as check
     res = multi_margin_loss(self, target, p, margin, weight, reduction)
     return _into(res, check(self, target, p, margin, weight, reduction, out=out))
 
 
 def multilabel_margin_loss_out(self, target, reduction=1, *, out):
-    from ..meta.nn_extra import multilabel_margin_loss_out as check
+    from ..meta.loss_margin import multilabel_margin_loss_out as check
     res = multilabel_margin_loss_forward(self, target, reduction)[0]
     return _into(res, check(self, target, reduction, out=out))

@@ -6,7 +6,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..._core import dtype as D
-from ..meta import pooling3d as M
+from ..meta import pool as M
 from .runtime.arrays import acc, wrap
 
 

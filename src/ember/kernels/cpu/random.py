@@ -5,6 +5,7 @@ import numpy as np
 from ..._core.device import CPU
 from ..._random import _gen
 from ..meta import creation as M
+from ..meta import random as M_random
 
 
 def _fill(t, values):
@@ -18,12 +19,12 @@ def _uniform(rng, shape, dt):
 
 
 def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    t = M.alloc(M.check_size(size), M.float_factory_dtype(dtype, "check_uniform_bounds"), CPU)
+    t = M.alloc(M.check_size(size), M_random.float_factory_dtype(dtype, "check_uniform_bounds"), CPU)
     return _fill(t, _uniform(_gen(generator), t._size, t.dtype))
 
 
 def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    t = M.alloc(M.check_size(size), M.float_factory_dtype(dtype, "normal_kernel_cpu"), CPU)
+    t = M.alloc(M.check_size(size), M_random.float_factory_dtype(dtype, "normal_kernel_cpu"), CPU)
     return _fill(t, _gen(generator).standard_normal(t._size))
 
 
@@ -32,13 +33,13 @@ def randint(high, size, *, generator=None, dtype=None, layout=None, device=None,
 
 
 def randint_low(low, high, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    M.check_randint(low, high)
-    t = M.alloc(M.check_size(size), M.randint_dtype(dtype), CPU)
+    M_random.check_randint(low, high)
+    t = M.alloc(M.check_size(size), M_random.randint_dtype(dtype), CPU)
     return _fill(t, _gen(generator).integers(int(low), int(high), t._size))
 
 
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    t = M.randperm(n, dtype=dtype)
+    t = M_random.randperm(n, dtype=dtype)
     t = M.alloc(t._size, t.dtype, CPU)
     return _fill(t, _gen(generator).permutation(int(n)))
 
@@ -73,19 +74,19 @@ def _int(x):
 
 # ------------------------------------------------------------------ in-place fillers (validate, then write)
 def normal_(self, mean=0, std=1, *, generator=None):
-    M.normal_(self, mean, std)
+    M_random.normal_(self, mean, std)
     return _fill(self, _gen(generator).normal(mean, std, self._size) if self._np is not None else None)
 
 
 def uniform_(self, from_=0, to=1, *, generator=None):
-    M.uniform_(self, from_, to)
+    M_random.uniform_(self, from_, to)
     if self._np is None:
         return self
     return _fill(self, from_ + (to - from_) * _uniform(_gen(generator), self._size, self.dtype))
 
 
 def random_(self, from_=None, to=None, *, generator=None):
-    low, high = M.random_bounds(self, from_, to)
+    low, high = M_random.random_bounds(self, from_, to)
     if self._np is None:
         return self
     return _fill(self, _gen(generator).integers(low, high, self._size, dtype=np.uint64 if low >= 0 and high > 2 ** 63 else np.int64))
@@ -96,7 +97,7 @@ def random_to(self, to, *, generator=None):
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
-    M.bernoulli_(self, p)
+    M_random.bernoulli_(self, p)
     if self._np is None:
         return self
     return _fill(self, _gen(generator).random(self._size) < p)
@@ -108,7 +109,7 @@ def _check_probs(self):
 
 
 def bernoulli(self, p=None, *, generator=None):
-    out = M.bernoulli(self)
+    out = M_random.bernoulli(self)
     out = M.alloc(out._size, out.dtype, CPU, out.stride())
     if p is None:
         _check_probs(self)
@@ -119,7 +120,7 @@ def bernoulli(self, p=None, *, generator=None):
 def bernoulli_out(self, *, generator=None, out):
     """out may have any dtype (torch writes the 0/1 draws cast to it); a wrongly sized out is resized."""
     _check_probs(self)
-    M.bernoulli_out(self, out=out)
+    M_random.bernoulli_out(self, out=out)
     if out.numel():
         _fill(out, _gen(generator).random(self._size) < self._np)
     return out

@@ -9,6 +9,8 @@ from ..._tensor import Tensor
 from ..common import check_out
 from ..meta import scan as M
 from ..meta.reduction import reduce_spec, sum_dtype
+from ..meta import reduction as M_reduction
+from ..meta import linalg as M_linalg
 
 
 def _contig(arr):
@@ -39,8 +41,8 @@ def _quiet(f):
 # ------------------------------------------------------------------ var / std
 @_quiet
 def _var(self, dim, correction, keepdim, sqrt):
-    rdt = M.var_dtype(self)
-    axes, shape = M.var_spec(self, dim, keepdim)
+    rdt = M_reduction.var_dtype(self)
+    axes, shape = M_reduction.var_spec(self, dim, keepdim)
     a = self._np
     n = int(np.prod([a.shape[i] for i in axes])) if axes else (a.size if a.ndim else 1)
     if n - correction <= 0:
@@ -112,7 +114,7 @@ def logsumexp_out(self, dim, keepdim=False, *, out):
 
 @_quiet
 def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
-    rdt = M.norm_dtype(self, dtype)
+    rdt = M_reduction.norm_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "linalg.vector_norm")
     a = np.abs(self._np.astype(np.result_type(self._np.dtype, rdt._np) if dtype is not None else self._np.dtype,
                                copy=False))
@@ -165,8 +167,8 @@ def norm_dtype_out(self, p, dim, keepdim, *, dtype, out):
 
 
 def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
-    rdt = M.norm_dtype(self, dtype, "linalg.matrix_norm")
-    axes, shape = M.matrix_norm_spec(self, dim, keepdim)
+    rdt = M_reduction.norm_dtype(self, dtype, "linalg.matrix_norm")
+    axes, shape = M_reduction.matrix_norm_spec(self, dim, keepdim)
     a = np.moveaxis(self._np, axes, (-2, -1)).astype(rdt._np if dtype is not None else self._np.dtype, copy=False)
     if ord == "fro":
         r = np.sqrt(np.sum(np.abs(a) ** 2, axis=(-2, -1)))

@@ -8,6 +8,8 @@ from ..._tensor import Tensor
 from ..common import check_out, empty_tensor
 from ..meta import shape as M
 from ..meta.view import diagonal as _diagonal_view, narrow as _narrow_view
+from ..meta import linalg as M_linalg
+from ..meta import sort as M_sort
 
 
 def _wrap(arr, dtype, strides=None):
@@ -102,13 +104,13 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 
 
 def trace(self):
-    dt = M.trace_dtype(self)
+    dt = M_linalg.trace_dtype(self)
     return _wrap(np.trace(self._np, dtype=dt._np), dt)
 
 
 # ------------------------------------------------------------------ cross / block_diag
 def linalg_cross(self, other, *, dim=-1):
-    d, shape, dt = M.cross_spec(self, other, dim)
+    d, shape, dt = M_linalg.cross_spec(self, other, dim)
     a = np.broadcast_to(self._np.astype(dt._np, copy=False), shape)
     b = np.broadcast_to(other._np.astype(dt._np, copy=False), shape)
     return _wrap(np.cross(a, b, axis=d) if a.size else np.zeros(shape, dt._np), dt)
@@ -155,7 +157,7 @@ def _searchsorted(seq, vals, right, sorter):
 
 
 def searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
-    right, shape, dt = M.searchsorted_spec(sorted_sequence, self, out_int32, right, side, sorter)
+    right, shape, dt = M_sort.searchsorted_spec(sorted_sequence, self, out_int32, right, side, sorter)
     vals = self._np if isinstance(self, Tensor) else np.asarray(self)
     r = _searchsorted(sorted_sequence._np, vals, right, None if sorter is None else sorter._np)
     return _wrap(np.asarray(r).reshape(shape), dt)
@@ -173,7 +175,7 @@ searchsorted_Scalar_out = searchsorted_Tensor_out
 
 
 def bucketize_Tensor(self, boundaries, *, out_int32=False, right=False):
-    M.bucketize_check(boundaries)
+    M_sort.bucketize_check(boundaries)
     return searchsorted_Tensor(boundaries, self, out_int32=out_int32, right=right)
 
 

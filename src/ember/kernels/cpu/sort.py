@@ -9,6 +9,7 @@ from ..common import check_out
 from ..meta import sort as M
 from ..meta.reduction import reduce_spec
 from ..._core.strides import wrap_dim
+from ..meta import reduction as M_reduction
 
 
 def _contig(arr):
@@ -123,7 +124,7 @@ def _nan_first_or(self, d, pos):
 
 
 def median_dim(self, dim, keepdim=False):
-    M.dim_reduce_shape(self, dim, keepdim, "median")
+    M_reduction.dim_reduce_shape(self, dim, keepdim, "median")
     d = wrap_dim(dim, self.dim())
     n = self._size[d] if self.dim() else 1
     base = np.full(tuple(s for i, s in enumerate(self._size) if i != d), (n - 1) // 2)
@@ -131,7 +132,7 @@ def median_dim(self, dim, keepdim=False):
 
 
 def nanmedian_dim(self, dim, keepdim=False):
-    M.dim_reduce_shape(self, dim, keepdim, "nanmedian")
+    M_reduction.dim_reduce_shape(self, dim, keepdim, "nanmedian")
     d = wrap_dim(dim, self.dim())
     if not self.dim():
         return _kth_along(self, d, np.zeros((), np.int64), keepdim, "nanmedian")
@@ -156,7 +157,7 @@ def nanmedian(self):
 
 
 def mode(self, dim=-1, keepdim=False):
-    shape = M.dim_reduce_shape(self, dim, keepdim, "mode")
+    shape = M_reduction.dim_reduce_shape(self, dim, keepdim, "mode")
     d = wrap_dim(dim, self.dim())
     a = self._np
     if a.ndim == 0:
@@ -229,7 +230,7 @@ def bincount(self, weights=None, minlength=0):
 
 
 def histc(self, bins=100, min=0, max=0):
-    M.hist_check(self, bins, min, max)
+    M_reduction.hist_check(self, bins, min, max)
     a = self._np.reshape(-1)
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
