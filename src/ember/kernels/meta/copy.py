@@ -1,11 +1,8 @@
 """Meta functions for memory ops (clone, copy_, _to_copy, resize_, fill_, cat): output geometry and
 argument checks. The cpu kernels in kernels/cpu/copy.py call these to validate and allocate."""
 import numbers
-from ..._core import dtype as D
 from ..._core.device import META
-from ..._core.promotion import result_type
-from ..._core.strides import (contiguous_strides, sort_dims, strides_in_order, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed,
-                              wrap_dim)
+from ..._core.strides import (contiguous_strides, sort_dims, strides_in_order, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed)
 from ..._tensor import Tensor
 from ..common import broadcast_shapes, empty_tensor
 

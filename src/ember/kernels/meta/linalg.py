@@ -7,9 +7,6 @@ from ..common import _tname, broadcast_shapes, check_out, empty_tensor
 from .shape import _t as _t_shape
 from ..._core.promotion import result_type
 from ..._core.strides import wrap_dim
-from .reduction import _t as _t_scan
-from ..common import as_dtype
-from .reduction import reduce_spec
 
 
 class LinAlgError(RuntimeError):

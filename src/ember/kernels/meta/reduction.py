@@ -3,7 +3,6 @@ The cpu kernels in kernels/cpu/reductions.py call `reduce_spec` / `*_dtype` and 
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import wrap_dim
-from ..._tensor import Tensor
 from ..common import as_dtype, empty_tensor
 from ..._core.promotion import get_default_dtype
 from ..common import _tname

@@ -2,11 +2,8 @@
 cummax/cummin, logcumsumexp, count_nonzero): shapes, dtypes and torch's argument checks. The cpu
 kernels in kernels/cpu/scans.py allocate from these."""
 from ..._core import dtype as D
-from ..._core.device import META
-from ..._core.promotion import get_default_dtype
 from ..._core.strides import wrap_dim
-from ..common import as_dtype, empty_tensor, _tname
-from .reduction import _t, float_dtype, reduce_spec, sum_dtype
+from .reduction import _t, float_dtype, sum_dtype
 
 
 def correction_of(unbiased=None, correction=None):

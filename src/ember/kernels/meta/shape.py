@@ -7,7 +7,7 @@ from ..._core.promotion import result_type
 from ..._core.strides import dense_strides_like, wrap_dim
 from ..._tensor import Tensor
 from ..common import _tname, broadcast_shapes, check_out, empty_tensor
-from .view import make_view, narrow as _narrow_view
+from .view import narrow as _narrow_view
 from .copy import channels_last_strides
 from ..._core.strides import contiguous_strides
 from ..._core.strides import is_channels_last

@@ -1,16 +1,10 @@
-"""cpu kernels for native/nn_extra.yaml: the multi-class margin losses (torch's LossMultiMargin.cpp and
-LossMultiLabelMargin.cpp semantics) and their backwards, each a few whole-array numpy expressions.
+"""cpu kernels of the multi-class margin losses (torch's LossMultiMargin.cpp and LossMultiLabelMargin.cpp)."""
 
-multi_margin_loss:      loss_n = sum_{i != y_n} w[y_n] * max(0, margin - x[n, y_n] + x[n, i]) ** p / C
-weight norm:            w = g * v / ||v||, the norm over every dim but `dim` (0 or the last).
-multilabel_margin_loss: loss_n = sum_{j in T_n} sum_{i not in T_n} max(0, 1 - x[n, j] + x[n, i]) / C,
-                        T_n = the target row up to its first -1 (duplicates count again, as in torch).
-"""
+from ..meta.loss_margin import multi_margin_spec
+from ..meta.loss_margin import multilabel_margin_spec
 import numpy as np
-
-from .runtime.arrays import reduce, wrap
-from ..meta.loss_margin import multi_margin_spec, multilabel_margin_spec
-from ..meta.norm import weight_norm_spec
+from .runtime.arrays import reduce
+from .runtime.arrays import wrap
 
 
 def _rows(t, nframe, dim):
@@ -91,25 +85,6 @@ def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_tar
     np.add.at(g, (rows, yc), -a.sum(axis=2))                        # -1 for the target class y_j
     g *= _grad_scale(grad_output, reduction, nframe, x.dtype)
     return wrap(g.reshape(self._size), self.dtype)
-
-
-def _wn_axes(v, dim):
-    return tuple(d for d in range(v.ndim) if d != dim)
-
-
-def _weight_norm_interface(v, g, dim=0):
-    weight_norm_spec(v, g, dim)
-    vv = v._np
-    norms = np.sqrt(np.sum(vv * vv, axis=_wn_axes(vv, dim), keepdims=True))
-    return wrap(vv * (g._np / norms), v.dtype), wrap(norms, g.dtype)
-
-
-def _weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim):
-    weight_norm_spec(saved_v, saved_g, dim)
-    gw, v, g, n = grad_w._np, saved_v._np, saved_g._np, saved_norms._np
-    grad_g = np.sum(gw * v, axis=_wn_axes(v, dim), keepdims=True) / n
-    grad_v = (g / n) * (gw - v * (grad_g / n))
-    return wrap(grad_v, saved_v.dtype), wrap(grad_g.reshape(saved_g._size), saved_g.dtype)
 
 
 def _into(res, out):
