@@ -1,16 +1,16 @@
-"""The row scatter-add of embedding backward, embedding_bag and index_add (kernels/cpu/scatter_rows.py:
+"""The row scatter-add of embedding backward, embedding_bag and index_add (kernels/cpu/index.py:
 sort + np.add.reduceat) against np.add.at in float64."""
 import numpy as np
 import pytest
 
 import ember
-from ember.kernels.cpu import scatter_rows
-from ember.kernels.cpu.scatter_rows import add_rows as _scatter_add_rows
+from ember.kernels.cpu import index
+from ember.kernels.cpu.index import add_rows as _scatter_add_rows
 
 
-@pytest.fixture(params=[1, scatter_rows.MIN_ROWS], ids=['fast-path-always', 'default'])
+@pytest.fixture(params=[1, index.MIN_ROWS], ids=['fast-path-always', 'default'])
 def min_rows(request, monkeypatch):
-    monkeypatch.setattr(scatter_rows, 'MIN_ROWS', request.param)
+    monkeypatch.setattr(index, 'MIN_ROWS', request.param)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])

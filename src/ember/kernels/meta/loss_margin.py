@@ -1,7 +1,9 @@
-"""Meta functions (shape/dtype checks, torch's messages) for the ops of native/nn_extra.yaml:
-multi_margin_loss, multilabel_margin_loss and their backwards. The cpu kernels call the same checks."""
+"""Meta functions of the margin losses (multi_margin_loss, multilabel_margin_loss): torch's shape checks and messages."""
+
 from ..._core import dtype as D
-from ..common import alloc, size_str, _tn
+from ..common import _tn
+from ..common import alloc
+from ..common import size_str
 
 
 def _frames(self):
@@ -75,24 +77,6 @@ def multilabel_margin_loss_forward(self, target, reduction):
 def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target):
     multilabel_margin_spec(self, target, reduction)
     return alloc(self._size, self.dtype, self.device)
-
-
-def weight_norm_spec(v, g, dim):
-    """The norms' shape: v's with every dim but `dim` set to 1 (the fused kernel takes dim 0 or the last)."""
-    last = v.dim() - 1
-    if dim not in (0, last):
-        raise RuntimeError("Dim must be either 0 or last dim for the weight norm kernel")
-    return tuple(s if d == dim else 1 for d, s in enumerate(v._size))
-
-
-def _weight_norm_interface(v, g, dim=0):
-    shape = weight_norm_spec(v, g, dim)
-    return alloc(v._size, v.dtype, v.device), alloc(shape, g.dtype, v.device)
-
-
-def _weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim):
-    weight_norm_spec(saved_v, saved_g, dim)
-    return alloc(saved_v._size, saved_v.dtype, saved_v.device), alloc(saved_g._size, saved_g.dtype, saved_v.device)
 
 
 def _check_out(out, shape, self):

@@ -1,15 +1,10 @@
-"""cpu kernels for native/nn_extra.yaml: the multi-class margin losses (torch's LossMultiMargin.cpp and
-LossMultiLabelMargin.cpp semantics) and their backwards, each a few whole-array numpy expressions.
+"""cpu kernels of the multi-class margin losses (torch's LossMultiMargin.cpp and LossMultiLabelMargin.cpp)."""
 
-multi_margin_loss:      loss_n = sum_{i != y_n} w[y_n] * max(0, margin - x[n, y_n] + x[n, i]) ** p / C
-weight norm:            w = g * v / ||v||, the norm over every dim but `dim` (0 or the last).
-multilabel_margin_loss: loss_n = sum_{j in T_n} sum_{i not in T_n} max(0, 1 - x[n, j] + x[n, i]) / C,
-                        T_n = the target row up to its first -1 (duplicates count again, as in torch).
-"""
+from ..meta.loss_margin import multi_margin_spec
+from ..meta.loss_margin import multilabel_margin_spec
 import numpy as np
-
-from .runtime.arrays import reduce, wrap
-from ..meta.nn_extra import multi_margin_spec, multilabel_margin_spec, weight_norm_spec
+from .runtime.arrays import reduce
+from .runtime.arrays import wrap
 
 
 def _rows(t, nframe, dim):
@@ -92,25 +87,6 @@ def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_tar
     return wrap(g.reshape(self._size), self.dtype)
 
 
-def _wn_axes(v, dim):
-    return tuple(d for d in range(v.ndim) if d != dim)
-
-
-def _weight_norm_interface(v, g, dim=0):
-    weight_norm_spec(v, g, dim)
-    vv = v._np
-    norms = np.sqrt(np.sum(vv * vv, axis=_wn_axes(vv, dim), keepdims=True))
-    return wrap(vv * (g._np / norms), v.dtype), wrap(norms, g.dtype)
-
-
-def _weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim):
-    weight_norm_spec(saved_v, saved_g, dim)
-    gw, v, g, n = grad_w._np, saved_v._np, saved_g._np, saved_norms._np
-    grad_g = np.sum(gw * v, axis=_wn_axes(v, dim), keepdims=True) / n
-    grad_v = (g / n) * (gw - v * (grad_g / n))
-    return wrap(grad_v, saved_v.dtype), wrap(grad_g.reshape(saved_g._size), saved_g.dtype)
-
-
 def _into(res, out):
     """Write a computed result into out= (validated and resized by the meta function first)."""
     out._np[...] = res._np
@@ -118,12 +94,12 @@ def _into(res, out):
 
 
 def multi_margin_loss_out(self, target, p=1, margin=1, weight=None, reduction=1, *, out):
-    from ..meta.nn_extra import multi_margin_loss_out as check
+    from ..meta.loss_margin import multi_margin_loss_out as check
     res = multi_margin_loss(self, target, p, margin, weight, reduction)
     return _into(res, check(self, target, p, margin, weight, reduction, out=out))
 
 
 def multilabel_margin_loss_out(self, target, reduction=1, *, out):
-    from ..meta.nn_extra import multilabel_margin_loss_out as check
+    from ..meta.loss_margin import multilabel_margin_loss_out as check
     res = multilabel_margin_loss_forward(self, target, reduction)[0]
     return _into(res, check(self, target, reduction, out=out))
