@@ -30,7 +30,7 @@ LAYERS = [
     ("ops", ["ember._ops", "ember._schema", "ember._arg_parser", "ember._fallbacks", "ember.library", "ember._random"]),
     ("generated", ["ember._generated", "ember.return_types"]),
     ("kernels", ["ember.kernels", "ember._cc", "ember._cc_protos"]),
-    ("autograd", ["ember.autograd", "ember._generated.autograd_functions", "ember._generated.autograd_registrations"]),
+    ("autograd", ["ember.autograd", "ember._generated.autograd", "ember._generated.autograd_registrations"]),
     ("facade", ["ember", "ember._tensor", "ember._indexing", "ember._conversions", "ember._tensor_str",
                 "ember.functional", "ember.linalg", "ember.func"]),
     ("nn", ["ember.nn", "ember.optim", "ember.utils", "ember.utils.data", "ember.utils.checkpoint"]),
@@ -43,14 +43,7 @@ LAYER_INDEX = {name: i for i, (name, _) in enumerate(LAYERS)}
 
 # Modules whose module-level imports still go upwards (so they are not imported in their layer's check),
 # module -> reason. Being fixed by the kernels and autograd layout work of issue 13.
-_NN_IN_KERNELS = ("nn.functional implemented inside kernels/ on the public ember namespace (`import ember as E`); "
-                  "it moves to nn/functional/ (issue 13, kernels/autograd helpers)")
-MODULE_LEVEL_ALLOWED = {
-    "ember.kernels.functional_impl": _NN_IN_KERNELS,
-    "ember.kernels.functional_margin": _NN_IN_KERNELS,
-    "ember.kernels.functional_pool3d": _NN_IN_KERNELS,
-    "ember.kernels.interpolate_impl": _NN_IN_KERNELS,
-}
+MODULE_LEVEL_ALLOWED = {}
 
 # Deferred upward imports still allowed: importing module -> {imported module: reason}.
 _FACADE_IN_DECOMPOSITION = ("a decomposition written on the public `ember` namespace (an `_e()`/`E` alias "
@@ -66,11 +59,8 @@ DEFERRED_ALLOWED = {
                                        "to forward to the aten op (issue 13, kernels helper)"},
     "ember.kernels.cpu.activations": {"ember": "hardtanh/relu6 kernels call ember._nn.hardtanh and ember.where; "
                                                "to call ops.aten (issue 13, kernels helper)"},
-    "ember.autograd.formulas_lu": {"ember": _FACADE_IN_FORMULA},
-    "ember.autograd.formulas_complex": {"ember": _FACADE_IN_FORMULA},
-    "ember.autograd.formulas_scatter": {"ember": _FACADE_IN_FORMULA},
-    "ember.autograd.formulas_nn2": {"ember": _FACADE_IN_FORMULA},
-    "ember.autograd.formulas_linalg": {"ember": _FACADE_IN_FORMULA},
+    "ember.autograd.formulas._common": {"ember": _FACADE_IN_FORMULA},    # _e(), used by linalg, linalg_lu, index, ...
+    "ember.autograd.formulas.complex": {"ember": _FACADE_IN_FORMULA},
 }
 
 
