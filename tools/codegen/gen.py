@@ -1,5 +1,8 @@
 """Regenerate src/ember/_generated/ from the schema YAML files.
 
+Every step runs or the whole run fails with the error (no step is skipped, no exception swallowed),
+so `--check` can never pass with something left ungenerated.
+
     python -m tools.codegen.gen            # write
     python -m tools.codegen.gen --check    # exit 1 if the committed files differ
 """
@@ -20,7 +23,7 @@ def generate():
         "tensor_methods.py": gen_python.emit_methods(fns),
         "return_types.py": gen_python.emit_return_types(fns),
     }
-    out.update(gen_autograd.emit(fns))    # any error here fails the run: nothing is skipped
+    out.update(gen_autograd.emit(fns))      # no try: a broken generator must fail the run, not skip a step
     return out
 
 

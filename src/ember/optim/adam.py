@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from ..kernels.cpu import clib
+from ..kernels.cpu.runtime import clib
 from ._opmath import Ops
 from .optimizer import (Optimizer, _check_lr, _closure_loss, _scalar_step, _set, _use_grad, _value, _zeros_like)
 

@@ -142,11 +142,11 @@ def _taps(g, h, w, mode, padding_mode, align, gx_t, gy_t):
 def _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask):
     """The first-order grads by csrc/taps.c (no graph is recorded, so the channel loops need not be
     ember ops), or None when C does not apply."""
-    from ...kernels.cpu import taps_c
+    from ...kernels.cpu import interpolate_taps as taps_c
     e = _e()
     dt = input._np.dtype
     if e.is_grad_enabled() or input.device.type != "cpu" or grad._np.dtype != dt or grid._np.dtype != dt \
-            or taps_c.kernel("scatter", dt) is None:
+            or interpolate_taps.kernel("scatter", dt) is None:
         return None
     n, c, h, w = input._size
     ho, wo = grid._size[1:3]
@@ -155,12 +155,12 @@ def _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask):
     gi = gg = None
     if mask[0]:
         wt = np.ones(idx.shape, dt) if taps[0][2] is None else np.stack([t[2]._np for t in taps], 1).astype(dt)
-        gi = e.from_numpy(taps_c.scatter(go, idx, np.ascontiguousarray(wt), h * w).reshape(n, c, h, w))
+        gi = e.from_numpy(interpolate_taps.scatter(go, idx, np.ascontiguousarray(wt), h * w).reshape(n, c, h, w))
     if mask[1]:
         if taps[0][2] is None:
             gg = e.zeros_like(grid)
         else:
-            prod = taps_c.dot(go, np.ascontiguousarray(input._np).reshape(n, c, h * w), idx)   # N, k, L
+            prod = interpolate_taps.dot(go, np.ascontiguousarray(input._np).reshape(n, c, h * w), idx)   # N, k, L
             gx = (prod * np.stack([t[3]._np for t in taps], 1)).sum(1)
             gy = (prod * np.stack([t[4]._np for t in taps], 1)).sum(1)
             gg = e.from_numpy(np.stack([gx, gy], -1).astype(dt).reshape(n, ho, wo, 2))

@@ -10,7 +10,7 @@ from ..._core.promotion import get_default_dtype, result_type
 from ..._random import _gen
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname, as_dtype, check_out, empty_tensor
-from ..meta.gather_scatter import bshape
+from ..meta.index import bshape
 
 
 def _fill(t, values):

@@ -102,7 +102,7 @@ def index_strides(self, entries, bshape, shape):
     operands = [src]
     nb = len(bshape)
     tail = len(shape) - before - nb
-    from .views import compute_stride
+    from .view import compute_stride
     for d, t in entries:
         if t is None:
             continue
