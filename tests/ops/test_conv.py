@@ -1,8 +1,8 @@
-import numpy as np
+"""Convolutions (conv1d-3d, conv_transpose, unfold/fold): values, grads, meta and errors against torch."""
 import pytest
-
 import ember
-from _nn_util import DTYPES, arr, close, meta_matches, pair
+from ._nn_util import DTYPES, arr, close, meta_matches, pair
+import ember.nn.functional as EF
 
 
 @pytest.mark.parity
@@ -84,77 +84,12 @@ def test_conv_error_message_channels():
 
 @pytest.mark.parity
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("xs,ws,bias", [((5, 3), (4, 3), True), ((2, 5, 3), (4, 3), True), ((3,), (4, 3), False),
-                                        ((2, 2, 3), (1, 3), False)])
-def test_linear(dtype, xs, ws, bias):
-    torch = pytest.importorskip("torch")
-    x, tx = pair(torch, arr(*xs, dtype=dtype))
-    w, tw = pair(torch, arr(*ws, dtype=dtype))
-    b, tb = pair(torch, arr(ws[0], dtype=dtype) if bias else None)
-    close(ember._nn.linear(x, w, b), torch.nn.functional.linear(tx, tw, tb))
-    meta_matches(ember._nn.linear, x, w, b)
-
-
-@pytest.mark.parity
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape,dim", [((3, 5), 1), ((3, 5), 0), ((2, 3, 4), -1), ((), 0), ((4, 0), 1)])
-def test_softmax(dtype, shape, dim):
-    torch = pytest.importorskip("torch")
-    a = arr(*shape, dtype=dtype) * 30
-    x, tx = pair(torch, a)
-    close(ember.softmax(x, dim), torch.softmax(tx, dim))
-    close(ember.log_softmax(x, dim), torch.log_softmax(tx, dim))
-    close(x.softmax(dim), tx.softmax(dim))
-    close(ember.softmax(x, dim, dtype=ember.float64), torch.softmax(tx, dim, dtype=torch.float64))
-    meta_matches(ember.log_softmax, x, dim)
-
-
-@pytest.mark.parity
-def test_softmax_stable_and_inf():
-    torch = pytest.importorskip("torch")
-    x, tx = pair(torch, np.array([[1000., 1001., -np.inf], [-np.inf, -np.inf, 0.]], np.float32))
-    close(ember.softmax(x, 1), torch.softmax(tx, 1))
-    close(ember.log_softmax(x, 1), torch.log_softmax(tx, 1))
-
-
-@pytest.mark.parity
-@pytest.mark.parametrize("dim", [0, 1])
-def test_softmax_rows_with_pos_inf_or_all_neg_inf_are_nan(dim):
-    torch = pytest.importorskip("torch")
-    a = np.array([[1., np.inf, 2., 0.], [-np.inf] * 4, [3., 1., 2., 0.], [np.inf, np.inf, 0., 1.]], np.float32)
-    x, tx = pair(torch, a if dim == 1 else a.T.copy())
-    for f in ("softmax", "log_softmax"):
-        e, t = getattr(ember, f)(x, dim), getattr(torch, f)(tx, dim)
-        assert np.isnan(t.numpy()).any()
-        close(e, t)
-
-
-@pytest.mark.parity
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape,ns,affine", [((2, 3, 4), [4], True), ((2, 3, 4), [3, 4], False), ((5, 6), [6], True)])
-def test_layer_norm(dtype, shape, ns, affine):
+@pytest.mark.parametrize("shape,kw", [((2, 3, 6, 5), dict(kernel_size=2)),
+                                      ((3, 7, 7), dict(kernel_size=(3, 2), dilation=(1, 2), padding=1, stride=2))])
+def test_unfold_fold(dtype, shape, kw):
     torch = pytest.importorskip("torch")
     x, tx = pair(torch, arr(*shape, dtype=dtype))
-    w, tw = pair(torch, arr(*ns, dtype=dtype) if affine else None)
-    b, tb = pair(torch, arr(*ns, dtype=dtype) if affine else None)
-    close(ember.layer_norm(x, ns, w, b, 1e-5), torch.layer_norm(tx, ns, tw, tb, 1e-5))
-    for e, t in zip(ember.native_layer_norm(x, ns, w, b, 1e-3), torch.native_layer_norm(tx, ns, tw, tb, 1e-3)):
-        close(e, t)
-    meta_matches(ember.native_layer_norm, x, ns, w, b, 1e-5)
-
-
-@pytest.mark.parity
-def test_layer_norm_errors():
-    torch = pytest.importorskip("torch")
-    for ns in ([5], [2, 4]):
-        with pytest.raises(RuntimeError) as te:
-            torch.layer_norm(torch.randn(2, 3, 4), ns)
-        with pytest.raises(RuntimeError) as ee:
-            ember.layer_norm(ember.randn(2, 3, 4), ns)
-        assert str(ee.value) == str(te.value)
-    for edt, tdt in ((ember.int64, torch.int64), (ember.complex64, torch.complex64)):
-        with pytest.raises(NotImplementedError) as te:
-            torch.layer_norm(torch.ones(2, 3, dtype=tdt), [3])
-        with pytest.raises(NotImplementedError) as ee:
-            ember.layer_norm(ember.ones(2, 3, dtype=edt), [3])
-        assert str(ee.value) == str(te.value)
+    u, tu = EF.unfold(x, **kw), torch.nn.functional.unfold(tx, **kw)
+    close(u, tu)
+    meta_matches(lambda t: EF.unfold(t, **kw), x)
+    close(EF.fold(u, shape[-2:], **kw), torch.nn.functional.fold(tu, shape[-2:], **kw))

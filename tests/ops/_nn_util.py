@@ -22,7 +22,6 @@ def pair(torch, a):
 
 def close(e, t, rtol=None, atol=None):
     """ember result `e` matches torch result `t` in shape, dtype and values."""
-    import torch
     assert tuple(e.shape) == tuple(t.shape), (tuple(e.shape), tuple(t.shape))
     assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], (e.dtype, t.dtype)
     ev, tv = e.numpy(), t.detach().numpy()

@@ -4,7 +4,7 @@ import pytest
 
 import ember
 from ember._ops import ops
-from _nn_util import DTYPES, RNG, arr, close, meta_matches, pair
+from ._nn_util import DTYPES, RNG, arr, close, meta_matches, pair
 
 E = ops.aten
 

@@ -1,10 +1,40 @@
-"""scaled_dot_product_attention(is_causal=True) reuses one cached 0/-inf bias per (L, S, dtype) on cpu;
-results and grads stay those of an explicit mask, and dispatch modes still see the mask's ops."""
+"""scaled_dot_product_attention against torch; is_causal's cached bias."""
 import numpy as np
 import pytest
-
 import ember
+from ._nn_util import DTYPES, RNG, arr, close, meta_matches, pair
 from ember._dispatch.modes import TorchDispatchMode
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("cfg", [
+    dict(q=(2, 3, 4, 8), k=(2, 3, 5, 8), v=(2, 3, 5, 6)),
+    dict(q=(2, 3, 4, 8), k=(2, 3, 4, 8), v=(2, 3, 4, 8), is_causal=True),
+    dict(q=(2, 3, 4, 8), k=(2, 3, 6, 8), v=(2, 3, 6, 8), is_causal=True, scale=0.3),
+    dict(q=(3, 4, 8), k=(3, 5, 8), v=(3, 5, 2), mask="bool"),
+    dict(q=(2, 2, 4, 8), k=(2, 2, 5, 8), v=(2, 2, 5, 8), mask="float"),
+    dict(q=(2, 4, 4, 8), k=(2, 2, 5, 8), v=(2, 2, 5, 8), enable_gqa=True),
+])
+def test_sdpa(dtype, cfg):
+    torch = pytest.importorskip("torch")
+    cfg = dict(cfg)
+    q, tq = pair(torch, arr(*cfg.pop("q"), dtype=dtype))
+    k, tk = pair(torch, arr(*cfg.pop("k"), dtype=dtype))
+    v, tv = pair(torch, arr(*cfg.pop("v"), dtype=dtype))
+    kind = cfg.pop("mask", None)
+    L, S = q.shape[-2], k.shape[-2]
+    m = tm = None
+    if kind == "bool":
+        a = RNG.random((L, S)) > 0.3
+        a[:, 0] = True
+        m, tm = pair(torch, a)
+    elif kind == "float":
+        m, tm = pair(torch, arr(L, S, dtype=dtype))
+    close(ember._nn.scaled_dot_product_attention(q, k, v, m, **cfg),
+          torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, tm, **cfg))
+    meta_matches(lambda *a: ember._nn.scaled_dot_product_attention(*a, **cfg), q, k, v, m)
+
 
 F = ember.nn.functional
 
