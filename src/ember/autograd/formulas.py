@@ -22,12 +22,16 @@ def _meta(shape, dtype):
 
 
 def zeros_like(t):
+    if state.mode_stack:                 # under a dispatch mode (make_fx, fake tensors) helpers run visible ops
+        return _aten().zeros_like.default(t)
     if t._np is None:
         return _meta(t._size, t.dtype)
     return _const(np.zeros(t._size, t.dtype._np), t.dtype)
 
 
 def ones_like(t):
+    if state.mode_stack:
+        return _aten().ones_like.default(t)
     if t._np is None:
         return _meta(t._size, t.dtype)
     return _const(np.ones(t._size, t.dtype._np), t.dtype)
@@ -39,6 +43,8 @@ def maybe_multiply(g, s):
 
 def sgn(t):
     """sign of t as a constant (its derivative is zero)."""
+    if state.mode_stack:
+        return _aten().sign.default(t.detach())
     return _const(np.sign(t._np), t.dtype)
 
 
@@ -49,7 +55,8 @@ def masked_grad(mask, grad):
     """where(mask, grad, 0) — keeps nan out of masked-off elements. Without a graph to record
     (no create_graph) it is one bitwise AND of grad's bits with the mask (np.where is branchy and
     several times slower)."""
-    if _needs_history(grad, mask) or grad._np is None or mask._np is None or "_fw_tangent" in grad.__dict__:
+    if _needs_history(grad, mask) or grad._np is None or mask._np is None or "_fw_tangent" in grad.__dict__ \
+            or state.mode_stack:
         from .._generated.functions import where
         return where(mask, grad, zeros_like(grad))
     g, m = grad._np, mask._np
@@ -68,7 +75,8 @@ def relu_grad(grad, result):
     """torch's threshold_backward(grad, result, 0): 0 where result <= 0, else grad (a NaN result passes
     its grad on). Without a graph to record, one C pass over contiguous float arrays."""
     g, r = grad._np, result._np
-    if g is not None and r is not None and not _needs_history(grad, result) and "_fw_tangent" not in grad.__dict__:
+    if g is not None and r is not None and not _needs_history(grad, result) and "_fw_tangent" not in grad.__dict__ \
+            and not state.mode_stack:
         gi = _relu_c().relu_backward(g, r)
         if gi is not None:
             return Tensor._wrap_fresh(gi, grad.dtype)
@@ -131,6 +139,8 @@ def sum_to(g, shape):
         return g
     lead = len(g._size) - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g._size[i + lead] != 1)
+    if state.mode_stack:
+        return _aten().sum.dim_IntList(g, list(axes), True).reshape(shape) if axes else g.reshape(shape)
     if g._np is None:
         out = _meta(shape, g.dtype)
     else:
@@ -145,6 +155,8 @@ def expand_to(g, shape):
     shape = tuple(shape)
     if g._size == shape:
         return g
+    if state.mode_stack:
+        return _aten().expand.default(g, list(shape))
     out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._np, shape).copy(), g.dtype)
     if _needs_history(g):
         _record(out, ExpandBackward0(g._size), (g,))
@@ -163,6 +175,8 @@ class ToCopyBackward0(Node):
 def to_dtype(g, dtype):
     if g.dtype is dtype:
         return g
+    if state.mode_stack:
+        return _aten()._to_copy.default(g, dtype=dtype)
     out = _meta(g._size, dtype) if g._np is None else _const(g._np.astype(dtype._np), dtype)
     if _needs_history(g) and (dtype.is_floating_point or dtype.is_complex):
         _record(out, ToCopyBackward0(g.dtype), (g,))
@@ -244,6 +258,8 @@ def _aten():
 
 
 def _zeros(shape, dtype):
+    if state.mode_stack:
+        return _aten().zeros.default(list(shape), dtype=dtype)
     return _const(np.zeros(tuple(shape), dtype._np), dtype)
 
 
@@ -263,6 +279,9 @@ def view_scatter(grad, sizes, fn):
     """Gradient of a non-overlapping view `fn(self)`: zeros shaped like self with `grad` written into
     the region `fn` selects (torch's select_backward / slice_backward / diagonal_backward)."""
     out = _zeros(sizes, grad.dtype)
+    if state.mode_stack:                 # ops a tracing mode records (functionalization makes the write pure)
+        fn(out).copy_(grad)
+        return out
     v = fn(out)
     v._np[...] = grad._np
     if _needs_history(grad):
@@ -381,7 +400,7 @@ def _mm_direct(grad, other, col, first):
     gradient of mat1 (grad @ other^T), else of mat2 (other^T @ grad). `col`: return it column-major
     (a fresh tensor with transposed strides, as `x.mm(y).t()` lays it out). None: take the general path."""
     g, o = grad._np, other._np
-    if (g is None or o is None or g.ndim != 2 or o.ndim != 2 or grad.dtype not in _MM_DIRECT
+    if (state.mode_stack or g is None or o is None or g.ndim != 2 or o.ndim != 2 or grad.dtype not in _MM_DIRECT
             or other.dtype is not grad.dtype or _needs_history(grad, other) or "_fw_tangent" in grad.__dict__
             or "_fw_tangent" in other.__dict__):
         return None
