@@ -128,7 +128,7 @@ class _CompiledEntry:
     # ------------------------------------------------------------------ 1. metadata
     def _analyze(self, uniq):
         from ember._subclasses.fake_tensor import FakeTensorMode
-        mode = FakeTensorMode()
+        mode = FakeTensorMode(allow_non_fake_inputs=True)    # constants made inside (formulas) are fine
         fakes = [mode.from_tensor(t) for t in uniq]
         versions = [f._version for f in fakes]
         with mode:
@@ -151,7 +151,8 @@ class _CompiledEntry:
     # ------------------------------------------------------------------ 2-4. inference
     def _compile_inference(self, uniq):
         from ember.fx.experimental.proxy_tensor import make_fx
-        gm = make_fx(self.tensor_fn, self.config.decompositions, tracing_mode="fake")(*uniq)
+        gm = make_fx(self.tensor_fn, self.config.decompositions, tracing_mode="fake",
+                     _allow_non_fake_inputs=True)(*uniq)
         self.n_out = len(self.out_infos)
         fg = functionalize_graph(gm)
         self.mutated = fg.mutated_inputs
@@ -176,7 +177,8 @@ class _CompiledEntry:
         tangents = [ember.empty_strided(self.out_infos[j].value[0], self.out_infos[j].value[1],
                                         dtype=self.out_infos[j].value[2]) for j in diff_out]
         primals = [t.detach().requires_grad_(t.requires_grad) if t.grad_fn is not None else t for t in uniq]
-        jgm = make_fx(joint, self.config.decompositions, tracing_mode="fake")(primals, tangents)
+        jgm = make_fx(joint, self.config.decompositions, tracing_mode="fake",
+                      _allow_non_fake_inputs=True)(primals, tangents)
         phs = [n for n in jgm.graph.nodes if n.op == "placeholder"]
         for i, n in enumerate(phs):
             n.target = n.name = (f"primals_{i + 1}" if i < len(uniq) else f"tangents_{i - len(uniq) + 1}")
