@@ -3,7 +3,7 @@
 Forward ops record Nodes at the Autograd dispatch key (generated from native/derivatives.yaml);
 `backward` / `grad` run the engine over the recorded graph."""
 from .._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: F401
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 from . import graph, anomaly_mode  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled  # noqa: F401
 from .engine import run_backward
@@ -132,3 +132,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 __all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "detect_anomaly", "set_detect_anomaly", "graph"]
+
+
+from . import functional, grad_mode, variable  # noqa: F401,E402  (torch.autograd.<submodule> paths)

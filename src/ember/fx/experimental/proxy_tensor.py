@@ -15,7 +15,7 @@ import inspect
 from operator import getitem as _getitem
 
 from ember._core.tls import state as _tls
-from ember._dispatch.keys import DispatchKey
+from ember._core.dispatch_keys import DispatchKey
 from ember._dispatch.modes import TorchDispatchMode
 from ember._tensor import Tensor
 
