@@ -41,6 +41,11 @@ class PythonKeyTracer(Tracer):
         if isinstance(a, Tensor):
             qualname = self.tensor_attrs.get(id(a))
             if qualname is None:
+                if a._np is None:
+                    raise RuntimeError(
+                        f"make_fx: a {'fake' if type(a) is not Tensor else 'meta'} tensor of shape {tuple(a.shape)} "
+                        f"that no traced op produced reached the graph: it was made outside the dispatcher (a "
+                        f"numpy shortcut in a kernel or autograd formula?), so the graph cannot recompute it")
                 i = 0
                 while hasattr(self.root, f"_tensor_constant{i}"):
                     i += 1
