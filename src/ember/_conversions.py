@@ -1,10 +1,11 @@
-"""Tensor.to and the dtype/device shorthands (.float(), .cpu(), .type_as(), ...): torch's hand-written
-argument parsing (python_variable_methods.cpp THPVariable_to) over the aten `to` overloads."""
+"""Tensor.to and the dtype/device shorthands (.float(), .cpu(), .type_as(), ...) as the `TensorConversions`
+mixin `ember.Tensor` inherits: torch's hand-written argument parsing (python_variable_methods.cpp
+THPVariable_to) over the aten `to` overloads."""
 from ._core import dtype as D
 from ._core.device import device as _device
-from ._bind_helpers import _is_dtype
+from ._arg_parser import _is_dtype
+from ._core.tensor_impl import TensorImpl as Tensor
 from ._ops import ops
-from ._tensor import Tensor
 
 _aten = ops.aten
 
@@ -71,10 +72,21 @@ def _type_as(self, other):
     return _aten.to.dtype(self, other.dtype)
 
 
-Tensor.to = _to
-Tensor.cpu = _cpu
-Tensor.type_as = _type_as
-for _name, _dt in (("float", D.float32), ("double", D.float64), ("half", D.float16), ("bfloat16", D.bfloat16),
-                   ("int", D.int32), ("long", D.int64), ("short", D.int16), ("char", D.int8), ("byte", D.uint8),
-                   ("bool", D.bool_), ("cfloat", D.complex64), ("cdouble", D.complex128)):
-    setattr(Tensor, _name, _caster(_dt))
+class TensorConversions:
+    """to(), cpu(), type_as() and one method per dtype shorthand (float(), long(), ...)."""
+    __slots__ = ()
+    to = _to
+    cpu = _cpu
+    type_as = _type_as
+    float = _caster(D.float32)
+    double = _caster(D.float64)
+    half = _caster(D.float16)
+    bfloat16 = _caster(D.bfloat16)
+    int = _caster(D.int32)
+    long = _caster(D.int64)
+    short = _caster(D.int16)
+    char = _caster(D.int8)
+    byte = _caster(D.uint8)
+    bool = _caster(D.bool_)
+    cfloat = _caster(D.complex64)
+    cdouble = _caster(D.complex128)

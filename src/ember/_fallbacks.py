@@ -8,11 +8,11 @@
 - BackendSelect: factories with no tensor input pick CPU or Meta from their `device` argument.
 A fallback returns None for ops it has nothing to do for: that is a fallthrough.
 """
-from ._dispatch.keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, DispatchKey
+from ._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, DispatchKey
 from ._dispatch.modes import _dispatch_to_mode
 from ._ops import register_fallback
 from ._core.tls import state as _tls
-from ._tensor import INFERENCE_VC
+from ._core.tensor_impl import INFERENCE_VC
 
 
 def _python_fallback(op, below):

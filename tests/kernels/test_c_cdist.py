@@ -6,7 +6,8 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import cdist_c, clib
+from ember.kernels.cpu import cdist_c
+from ember.kernels.cpu.runtime import clib
 
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")
 SHAPES = [((5, 3), (4, 3)), ((2, 6, 4), (2, 3, 4)), ((3, 2), (3, 2)), ((0, 3), (2, 3)), ((2, 5, 3), (5, 3)),

@@ -5,7 +5,8 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import clib, relu_c
+from ember.kernels.cpu.runtime import clib
+from ember.kernels.cpu import relu_c
 
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")
 

@@ -319,8 +319,8 @@ def test_interpolate_antialias_calls_parity(call):
 
 # ---------------------------------------------------------------- argument types of hand-written functions
 
-# wrong argument types given to the hand-written public functions (ember/__init__.py, _functional_extras,
-# _shape_extras, _view_extras, _creation, nn.functional wrappers) and some generated neighbours; each
+# wrong argument types given to the hand-written public functions (ember/functional.py,
+# nn.functional wrappers) and some generated neighbours; each
 # must fail with torch's exception type
 TYPE_CALLS = [
  # torch top-level (hand-written in ember)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember.kernels import functional_impl as EF
+import ember.nn.functional as EF
 from _nn_util import DTYPES, RNG, arr, close, meta_matches, pair
 
 

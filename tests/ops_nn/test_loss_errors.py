@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember.kernels import functional_impl as EF
+import ember.nn.functional as EF
 
 R = np.random.default_rng(0)
 

@@ -192,7 +192,7 @@ def test_sdpa(dtype, cfg):
 @pytest.mark.parametrize("norm_type", [2.0, 1.0])
 def test_embedding_max_norm(norm_type):
     torch = pytest.importorskip("torch")
-    from ember.kernels import functional_impl as EF
+    import ember.nn.functional as EF
     w, tw = pair(torch, arr(6, 3) * 3)
     i, ti = pair(torch, np.array([[0, 2], [5, 2]]))
     close(EF.embedding(i, w, max_norm=1.5, norm_type=norm_type),

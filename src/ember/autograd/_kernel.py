@@ -1,9 +1,9 @@
 """Runtime helpers for the generated Autograd kernels (torch/csrc/autograd/functions/utils.h,
 VariableTypeUtils.h) and the boxed Autograd fallback for ops without a formula."""
 from .._core.tls import state
-from .._dispatch.keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, DispatchKey
+from .._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, DispatchKey
 from .._ops import _keyset
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 from .forward_ad import _FW, fw_has, fw_unsupported
 from .graph import Node, gradient_edge
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._core.tls import state
 from .._grad_mode import _set_enabled
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 from . import anomaly_mode
 from .graph import AccumulateGrad, _clone_detached, gradient_edge
 
@@ -32,7 +32,7 @@ def _zeros(meta):
 
 
 def sum_to(g, shape):
-    from .formulas import sum_to as _st
+    from .formulas._common import sum_to as _st
     return _st(g, shape)
 
 
@@ -78,7 +78,7 @@ def _validate_outputs(fn, edges, grads):
                                    f"{list(g._size)} but expected shape compatible with {list(shape)}")
             g = sum_to(g, shape)
         if g.dtype is not dtype:
-            from .formulas import to_dtype
+            from .formulas._common import to_dtype
             if g.dtype.is_complex and not dtype.is_complex:
                 g = g.real          # a real input's grad is the real part (torch's handle_r_to_c)
             g = to_dtype(g, dtype)

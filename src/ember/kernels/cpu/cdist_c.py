@@ -3,8 +3,8 @@ Each function returns None when C is unavailable, the dtype is not float32/float
 of the arguments differ (broadcast batches keep the numpy / ember-op paths)."""
 import numpy as np
 
-from ..meta.nn_common import split_run
-from . import clib
+from .runtime.pool import split_run
+from .runtime import clib
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 

@@ -3,7 +3,7 @@ would use it, p=1 in C (cdist_c.py), else the broadcast difference reduced with 
 import numpy as np
 
 from ..meta.distance import cdist_spec
-from ..meta.nn_common import acc, wrap
+from .runtime.arrays import acc, wrap
 from . import cdist_c
 
 

@@ -3,11 +3,10 @@ from the op's meta function (functional), into self (in-place) or into out= (out
 import numpy as np
 
 from ..._core import dtype as D
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor, check_out, np_of
 from . import relu_c
-from ..meta.elementwise import (ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace,
-                                check_unary_inplace, out_strides, unary_dtype)
+from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype
 
 
 def _operand(x, cdt):
@@ -456,7 +455,7 @@ def clamp_max(self, max):
 
 
 def where(condition, self, other):
-    from ..meta.elementwise import where_spec
+    from ..meta.elementwise_common import where_spec
     if condition.dtype is not D.bool_ and condition.dtype is not D.uint8:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.name.capitalize()}")
     shape, dt = where_spec(condition, self, other)

@@ -3,7 +3,8 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..meta.embedding import embedding_spec, one_hot_check
-from ..meta.nn_common import size_str, wrap
+from ..common import size_str
+from .runtime.arrays import wrap
 from .scatter_rows import add_rows
 
 

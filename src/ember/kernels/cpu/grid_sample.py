@@ -3,8 +3,8 @@ the 1 (nearest), 4 (bilinear) or 16 (bicubic) taps with advanced indexing over t
 import numpy as np
 
 from ..meta.grid_sample import grid_spec
-from ..meta.nn_common import wrap
-from . import taps_c
+from .runtime.arrays import wrap
+from . import interpolate_taps
 from .interpolate import _cubic_w
 
 
@@ -81,9 +81,9 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     x, g = input._np, grid._np
     n, c, h, w = x.shape
     taps = _taps(x, g, interpolation_mode, padding_mode, align_corners)
-    if taps_c.kernel("gather", x.dtype) is not None and x.dtype == g.dtype:
+    if interpolate_taps.kernel("gather", x.dtype) is not None and x.dtype == g.dtype:
         idx, wt = tap_arrays(taps, h, w, x.dtype)
-        out = taps_c.gather(x.reshape(n, c, h * w), idx, wt)
+        out = interpolate_taps.gather(x.reshape(n, c, h * w), idx, wt)
         if out is not None:
             return wrap(out.reshape(shape), dt)
     n_idx = np.arange(n)[:, None, None]

@@ -2,7 +2,7 @@
 (numpy and torch share the placement rule for separated advanced indices)."""
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor
 from ..meta.indexing import check_index_put, index_plan, index_strides, is_mask
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..meta.interpolate import upsample_spec
-from ..meta.nn_common import acc, wrap
+from .runtime.arrays import acc, wrap
 
 A_CUBIC = -0.75
 

@@ -8,8 +8,8 @@ for t < input_length[b] (0 after it, and for an infinite loss when zero_infinity
 import numpy as np
 
 from ..meta.nn_backward2 import ctc_backward_spec
-from ..meta.nn_common import wrap
-from .ctc import _ckernel, _lse3, extended_labels
+from .runtime.arrays import wrap
+from .loss_ctc import _ckernel, _lse3, extended_labels
 
 
 def _lengths(v):

@@ -8,7 +8,7 @@ multilabel_margin_loss: loss_n = sum_{j in T_n} sum_{i not in T_n} max(0, 1 - x[
 """
 import numpy as np
 
-from ..meta.nn_common import reduce, wrap
+from .runtime.arrays import reduce, wrap
 from ..meta.nn_extra import multi_margin_spec, multilabel_margin_spec, weight_norm_spec
 
 

@@ -7,7 +7,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..._core import dtype as D
 from ..meta import pooling3d as M
-from ..meta.nn_common import acc, wrap
+from .runtime.arrays import acc, wrap
 
 
 def _aten():

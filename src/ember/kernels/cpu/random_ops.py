@@ -8,9 +8,9 @@ from ..._core import dtype as D
 from ..._core.device import as_device
 from ..._core.promotion import get_default_dtype, result_type
 from ..._random import _gen
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname, as_dtype, check_out, empty_tensor
-from ..meta.gather_scatter import bshape
+from ..meta.index import bshape
 
 
 def _fill(t, values):

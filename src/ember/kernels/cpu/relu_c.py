@@ -6,7 +6,7 @@ function returns None when C is unavailable or the arrays do not fit (the caller
 numpy path)."""
 import numpy as np
 
-from . import clib
+from .runtime import clib
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 MIN_ELEMS = 1 << 12   # below this, numpy's one or two calls beat a foreign call (each pointer costs ~1.4 us)

@@ -1,5 +1,5 @@
 """Meta function of conj_physical: same shape and dtype."""
-from .nn_common import alloc
+from ..common import alloc
 
 
 def conj_physical(self):

@@ -6,7 +6,7 @@ from ..._core.device import META
 from ..._core.promotion import result_type
 from ..._core.strides import (contiguous_strides, sort_dims, strides_in_order, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed,
                               wrap_dim)
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import broadcast_shapes, empty_tensor
 
 

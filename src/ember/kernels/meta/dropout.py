@@ -1,6 +1,6 @@
 """Meta function for native_dropout: output like input plus a bool keep-mask."""
 from ..._core import dtype as D
-from .nn_common import alloc
+from ..common import alloc
 
 
 def dropout_check(p, train):

@@ -1,6 +1,6 @@
 """Meta functions for embedding and one_hot."""
 from ..._core import dtype as D
-from .nn_common import alloc, _tn
+from ..common import alloc, _tn
 
 
 def embedding_spec(weight, indices):

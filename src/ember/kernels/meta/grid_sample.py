@@ -1,5 +1,5 @@
 """Meta function for grid_sampler_2d: (N, C, H, W) x (N, Ho, Wo, 2) -> (N, C, Ho, Wo)."""
-from .nn_common import alloc, size_str
+from ..common import alloc, size_str
 
 
 def grid_spec(input, grid, interpolation_mode, padding_mode):

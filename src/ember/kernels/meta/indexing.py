@@ -4,7 +4,7 @@ None keeps a dim whole, a bool/uint8 mask of k dims consumes k dims, an integer 
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import iterator_strides
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname, empty_tensor
 
 _INT_KINDS = (D.int64, D.int32, D.int16, D.int8, D.uint8, D.bool_)
@@ -102,7 +102,7 @@ def index_strides(self, entries, bshape, shape):
     operands = [src]
     nb = len(bshape)
     tail = len(shape) - before - nb
-    from .views import compute_stride
+    from .view import compute_stride
     for d, t in entries:
         if t is None:
             continue

@@ -1,5 +1,5 @@
 """Meta functions for the upsample_*.vec ops: output size from output_size or floor(in * scale)."""
-from .nn_common import alloc
+from ..common import alloc
 
 
 def upsample_spec(input, output_size, scale_factors, d, name):

@@ -2,7 +2,7 @@
 0 = none keeps the elementwise shape, 1 = mean and 2 = sum give a 0-dim tensor)."""
 from ..._core import dtype as D
 from ..common import broadcast_shapes
-from .nn_common import alloc, size_str, _tn
+from ..common import alloc, size_str, _tn
 
 
 def _torch_size(s):

@@ -1,6 +1,6 @@
 """Meta functions for the nn backward ops: every gradient has the shape/dtype of the tensor it is
 the gradient of (output_mask=False entries are undefined -> None)."""
-from .nn_common import alloc
+from ..common import alloc
 
 
 def _like(t):

@@ -1,5 +1,5 @@
 """Meta functions of the nn backward kernels in nn_backward2.yaml (_ctc_loss_backward)."""
-from .nn_common import alloc
+from ..common import alloc
 
 
 def ctc_backward_spec(grad, log_probs, log_alpha):

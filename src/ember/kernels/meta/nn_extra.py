@@ -1,7 +1,7 @@
 """Meta functions (shape/dtype checks, torch's messages) for the ops of native/nn_extra.yaml:
 multi_margin_loss, multilabel_margin_loss and their backwards. The cpu kernels call the same checks."""
 from ..._core import dtype as D
-from .nn_common import alloc, size_str, _tn
+from ..common import alloc, size_str, _tn
 
 
 def _frames(self):

@@ -1,8 +1,8 @@
 """Meta functions for 3-D pooling (max / avg / adaptive over the last three dims) and their backward ops:
 torch's argument checks and output shapes; the window arithmetic is pooling.py's pool_spec with d=3."""
 from ..._core import dtype as D
-from .nn_common import alloc, size_str
-from .pooling import pool_spec
+from ..common import alloc, size_str
+from .pool import pool_spec
 
 
 def _check_5d(self):

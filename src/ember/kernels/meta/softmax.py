@@ -1,13 +1,13 @@
 """Meta functions for _softmax/_log_softmax: dim check, result dtype (half_to_float)."""
 from ..._core import dtype as D
 from ..._core.strides import wrap_dim
-from .nn_common import alloc
+from ..common import alloc
 
 
 def softmax_spec(self, dim, half_to_float, name="softmax"):
     wrap_dim(dim, max(self.dim(), 1))
     if not self.dtype.is_floating_point:
-        from .nn_common import _tn
+        from ..common import _tn
         raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{_tn(self.dtype)}'")
     dt = self.dtype
     if half_to_float:
