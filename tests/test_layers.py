@@ -82,6 +82,10 @@ KNOWN_CYCLES = {
         "autograd/__init__ re-exports its submodules, which import names from the package, and formula helpers "
         "still reach the public `ember` namespace (formulas/_common's `_e()`)",
     ("ember.kernels.cpu.linalg", "ember.kernels.cpu.linalg_lu"): "linalg kernels call each other (kernels helper)",
+    ("ember._decomp", "ember._decomp.decompositions"):
+        "the decomposition table's package re-exports its module, which registers into the package's table",
+    ("ember._dynamo.backends.debugging", "ember._dynamo.backends.registry"):
+        "the registry imports its built-in backends, which import register_backend from it",
 }
 
 
