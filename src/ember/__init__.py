@@ -49,8 +49,13 @@ __version__ = "0.1.0"
 _LAZY_SUBMODULES = (
     "nn", "optim", "autograd", "utils", "library", "testing", "serialization", "linalg", "func", "return_types",
     "overrides", "distributions", "fx", "compiler", "distributed", "_dynamo", "_functorch", "_inductor",
+    "cuda", "backends", "onnx", "jit", "amp", "version",
 )
-_LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load")}
+_LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
+               "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
+               "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
+               "get_autocast_dtype": ("ember.amp", "get_autocast_dtype"),
+               "set_autocast_dtype": ("ember.amp", "set_autocast_dtype")}
 
 
 def _lazy_submodule_exists(name):

@@ -493,19 +493,6 @@ def linalg_vecdot(x, y, *, dim=-1, out=None):
         return _op_linalg_vecdot_out(x, y, dim=dim, out=out)
     return _op_linalg_vecdot_default(x, y, dim=dim)
 
-def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
-    if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
-        return _op_linalg_diagonal_default(A)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('linalg_diagonal', 'dim1', None, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('linalg_diagonal', 'dim2', None, 'int', dim2)
-    return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
-
 def linalg_multi_dot(tensors, *, out=None):
     if not _is_tensorlist(tensors):
         _bad_tensorlist('linalg_multi_dot', 'tensors', 1, tensors)
@@ -799,5 +786,18 @@ def linalg_cross(input, other, *, dim=-1, out=None):
             raise _bad_arg('linalg_cross', 'out', None, 'Tensor', out)
         return _op_linalg_cross_out(input, other, dim=dim, out=out)
     return _op_linalg_cross_default(input, other, dim=dim)
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    if A.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
+    if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
+        return _op_linalg_diagonal_default(A)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('linalg_diagonal', 'dim1', None, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('linalg_diagonal', 'dim2', None, 'int', dim2)
+    return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
 
 __all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vecdot', 'linalg_vector_norm']

@@ -271,6 +271,62 @@ def relu6_(input):
         raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
     return _op_relu6__default(input)
 
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    if query.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scaled_dot_product_attention', 'query', 1, 'Tensor', query)
+    if key.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scaled_dot_product_attention', 'key', 2, 'Tensor', key)
+    if value.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scaled_dot_product_attention', 'value', 3, 'Tensor', value)
+    if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scaled_dot_product_attention', 'attn_mask', 4, 'Tensor', attn_mask)
+    if dropout_p.__class__ is not float and not _is_double(dropout_p):
+        raise _bad_arg('scaled_dot_product_attention', 'dropout_p', 5, 'float', dropout_p)
+    if is_causal.__class__ is not bool:
+        raise _bad_arg('scaled_dot_product_attention', 'is_causal', 6, 'bool', is_causal)
+    if scale is None and enable_gqa is False:
+        return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
+    if scale is not None and scale.__class__ is not float and not _is_double(scale):
+        raise _bad_arg('scaled_dot_product_attention', 'scale', None, 'float', scale)
+    if enable_gqa.__class__ is not bool:
+        raise _bad_arg('scaled_dot_product_attention', 'enable_gqa', None, 'bool', enable_gqa)
+    return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
+
+def im2col(input, kernel_size, dilation, padding, stride):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('im2col', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('im2col', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(dilation):
+        raise _bad_arg('im2col', 'dilation', 3, 'tuple of ints', dilation)
+    if not _is_intlist(padding):
+        raise _bad_arg('im2col', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(stride):
+        raise _bad_arg('im2col', 'stride', 5, 'tuple of ints', stride)
+    return _op_im2col_default(input, kernel_size, dilation, padding, stride)
+
+def col2im(input, output_size, kernel_size, dilation, padding, stride):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('col2im', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('col2im', 'output_size', 2, 'tuple of ints', output_size)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('col2im', 'kernel_size', 3, 'tuple of ints', kernel_size)
+    if not _is_intlist(dilation):
+        raise _bad_arg('col2im', 'dilation', 4, 'tuple of ints', dilation)
+    if not _is_intlist(padding):
+        raise _bad_arg('col2im', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(stride):
+        raise _bad_arg('col2im', 'stride', 6, 'tuple of ints', stride)
+    return _op_col2im_default(input, output_size, kernel_size, dilation, padding, stride)
+
+def one_hot(input, num_classes=-1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('one_hot', 'input', 1, 'Tensor', input)
+    if num_classes.__class__ is not int and not _is_int(num_classes):
+        raise _bad_arg('one_hot', 'num_classes', 2, 'int', num_classes)
+    return _op_one_hot_default(input, num_classes)
+
 def __upsample_bilinear2d_aa_c0(input, output_size, align_corners, scale_factors):
     s = 0
     if not isinstance(input, TensorImpl):
@@ -415,6 +471,63 @@ def _upsample_lanczos2d_aa(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('_upsample_lanczos2d_aa', args, kwargs, __upsample_lanczos2d_aa_sigs, False)
 
+def upsample_nearest1d(input, output_size, scale_factors):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('upsample_nearest1d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intseq(output_size):
+        raise _bad_arg('upsample_nearest1d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op_upsample_nearest1d_vec(input, output_size, scale_factors)
+
+def upsample_nearest2d(input, output_size, scale_factors):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('upsample_nearest2d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intseq(output_size):
+        raise _bad_arg('upsample_nearest2d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op_upsample_nearest2d_vec(input, output_size, scale_factors)
+
+def _upsample_nearest_exact2d(input, output_size, scale_factors):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_upsample_nearest_exact2d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intseq(output_size):
+        raise _bad_arg('_upsample_nearest_exact2d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
+
+def upsample_linear1d(input, output_size, align_corners, scale_factors):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('upsample_linear1d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intseq(output_size):
+        raise _bad_arg('upsample_linear1d', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('upsample_linear1d', 'align_corners', 3, 'bool', align_corners)
+    return _op_upsample_linear1d_vec(input, output_size, align_corners, scale_factors)
+
+def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('upsample_bilinear2d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intseq(output_size):
+        raise _bad_arg('upsample_bilinear2d', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('upsample_bilinear2d', 'align_corners', 3, 'bool', align_corners)
+    return _op_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors)
+
+def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('upsample_bicubic2d', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intseq(output_size):
+        raise _bad_arg('upsample_bicubic2d', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('upsample_bicubic2d', 'align_corners', 3, 'bool', align_corners)
+    return _op_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors)
+
+def linear(input, weight, bias=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linear', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linear', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linear', 'bias', 3, 'Tensor', bias)
+    return _op_linear_default(input, weight, bias)
+
 def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multi_margin_loss', 'input', 1, 'Tensor', input)
@@ -446,61 +559,6 @@ def multilabel_margin_loss(input, target, reduction=1, *, out=None):
             raise _bad_arg('multilabel_margin_loss', 'out', None, 'Tensor', out)
         return _op_multilabel_margin_loss_out(input, target, reduction, out=out)
     return _op_multilabel_margin_loss_default(input, target, reduction)
-
-def linear(input, weight, bias=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linear', 'input', 1, 'Tensor', input)
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linear', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linear', 'bias', 3, 'Tensor', bias)
-    return _op_linear_default(input, weight, bias)
-
-def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('max_pool2d_with_indices', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool2d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool2d_with_indices', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool2d_with_indices', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool2d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool2d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
-
-def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('avg_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('avg_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('avg_pool2d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('avg_pool2d', 'padding', 4, 'tuple of ints', padding)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('avg_pool2d', 'ceil_mode', 5, 'bool', ceil_mode)
-    if count_include_pad.__class__ is not bool:
-        raise _bad_arg('avg_pool2d', 'count_include_pad', 6, 'bool', count_include_pad)
-    if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
-        raise _bad_arg('avg_pool2d', 'divisor_override', 7, 'int', divisor_override)
-    return _op_avg_pool2d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-
-def adaptive_avg_pool2d(input, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_avg_pool2d_default(input, output_size)
-
-def adaptive_max_pool2d(input, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('adaptive_max_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_max_pool2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_max_pool2d_default(input, output_size)
 
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
     if input.__class__ not in _TENSOR_TYPES:
@@ -603,34 +661,6 @@ def binary_cross_entropy(input, target, weight=None, reduction=1):
         raise _bad_arg('binary_cross_entropy', 'reduction', 4, 'int', reduction)
     return _op_binary_cross_entropy_default(input, target, weight, reduction)
 
-def one_hot(input, num_classes=-1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('one_hot', 'input', 1, 'Tensor', input)
-    if num_classes.__class__ is not int and not _is_int(num_classes):
-        raise _bad_arg('one_hot', 'num_classes', 2, 'int', num_classes)
-    return _op_one_hot_default(input, num_classes)
-
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
-    if query.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scaled_dot_product_attention', 'query', 1, 'Tensor', query)
-    if key.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scaled_dot_product_attention', 'key', 2, 'Tensor', key)
-    if value.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scaled_dot_product_attention', 'value', 3, 'Tensor', value)
-    if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scaled_dot_product_attention', 'attn_mask', 4, 'Tensor', attn_mask)
-    if dropout_p.__class__ is not float and not _is_double(dropout_p):
-        raise _bad_arg('scaled_dot_product_attention', 'dropout_p', 5, 'float', dropout_p)
-    if is_causal.__class__ is not bool:
-        raise _bad_arg('scaled_dot_product_attention', 'is_causal', 6, 'bool', is_causal)
-    if scale is None and enable_gqa is False:
-        return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
-    if scale is not None and scale.__class__ is not float and not _is_double(scale):
-        raise _bad_arg('scaled_dot_product_attention', 'scale', None, 'float', scale)
-    if enable_gqa.__class__ is not bool:
-        raise _bad_arg('scaled_dot_product_attention', 'enable_gqa', None, 'bool', enable_gqa)
-    return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
-
 def pad(input, pad, mode='constant', value=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pad', 'input', 1, 'Tensor', input)
@@ -691,81 +721,51 @@ def replication_pad3d(input, padding):
         raise _bad_arg('replication_pad3d', 'padding', 2, 'tuple of ints', padding)
     return _op_replication_pad3d_default(input, padding)
 
-def upsample_nearest1d(input, output_size, scale_factors):
+def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('upsample_nearest1d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('upsample_nearest1d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_upsample_nearest1d_vec(input, output_size, scale_factors)
-
-def upsample_nearest2d(input, output_size, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('upsample_nearest2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('upsample_nearest2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_upsample_nearest2d_vec(input, output_size, scale_factors)
-
-def _upsample_nearest_exact2d(input, output_size, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_upsample_nearest_exact2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('_upsample_nearest_exact2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
-
-def upsample_linear1d(input, output_size, align_corners, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('upsample_linear1d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('upsample_linear1d', 'output_size', 2, 'tuple of ints', output_size)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('upsample_linear1d', 'align_corners', 3, 'bool', align_corners)
-    return _op_upsample_linear1d_vec(input, output_size, align_corners, scale_factors)
-
-def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('upsample_bilinear2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('upsample_bilinear2d', 'output_size', 2, 'tuple of ints', output_size)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('upsample_bilinear2d', 'align_corners', 3, 'bool', align_corners)
-    return _op_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors)
-
-def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('upsample_bicubic2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('upsample_bicubic2d', 'output_size', 2, 'tuple of ints', output_size)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('upsample_bicubic2d', 'align_corners', 3, 'bool', align_corners)
-    return _op_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors)
-
-def im2col(input, kernel_size, dilation, padding, stride):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('im2col', 'input', 1, 'Tensor', input)
+        raise _bad_arg('max_pool2d_with_indices', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
-        raise _bad_arg('im2col', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(dilation):
-        raise _bad_arg('im2col', 'dilation', 3, 'tuple of ints', dilation)
-    if not _is_intlist(padding):
-        raise _bad_arg('im2col', 'padding', 4, 'tuple of ints', padding)
+        raise _bad_arg('max_pool2d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
     if not _is_intlist(stride):
-        raise _bad_arg('im2col', 'stride', 5, 'tuple of ints', stride)
-    return _op_im2col_default(input, kernel_size, dilation, padding, stride)
+        raise _bad_arg('max_pool2d_with_indices', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('max_pool2d_with_indices', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('max_pool2d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('max_pool2d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
+    return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
-def col2im(input, output_size, kernel_size, dilation, padding, stride):
+def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('col2im', 'input', 1, 'Tensor', input)
+        raise _bad_arg('avg_pool2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('avg_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('avg_pool2d', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('avg_pool2d', 'padding', 4, 'tuple of ints', padding)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('avg_pool2d', 'ceil_mode', 5, 'bool', ceil_mode)
+    if count_include_pad.__class__ is not bool:
+        raise _bad_arg('avg_pool2d', 'count_include_pad', 6, 'bool', count_include_pad)
+    if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
+        raise _bad_arg('avg_pool2d', 'divisor_override', 7, 'int', divisor_override)
+    return _op_avg_pool2d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+def adaptive_avg_pool2d(input, output_size):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
-        raise _bad_arg('col2im', 'output_size', 2, 'tuple of ints', output_size)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('col2im', 'kernel_size', 3, 'tuple of ints', kernel_size)
-    if not _is_intlist(dilation):
-        raise _bad_arg('col2im', 'dilation', 4, 'tuple of ints', dilation)
-    if not _is_intlist(padding):
-        raise _bad_arg('col2im', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intlist(stride):
-        raise _bad_arg('col2im', 'stride', 6, 'tuple of ints', stride)
-    return _op_col2im_default(input, output_size, kernel_size, dilation, padding, stride)
+        raise _bad_arg('adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op_adaptive_avg_pool2d_default(input, output_size)
+
+def adaptive_max_pool2d(input, output_size):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('adaptive_max_pool2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('adaptive_max_pool2d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op_adaptive_max_pool2d_default(input, output_size)
 
 def max_unpool2d(input, indices, output_size):
     if input.__class__ not in _TENSOR_TYPES:

@@ -115,6 +115,7 @@ _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
 _op_clamp__Tensor = _ops.aten.clamp_.Tensor
+_op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_min_default = _ops.aten.clamp_min.default
@@ -530,6 +531,17 @@ _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 
+def _m_relu(self):
+    return _op_relu_default(self)
+
+def _m_relu_(self):
+    return _op_relu__default(self)
+
+def _m_prelu(self, weight):
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
+    return _op_prelu_default(self, weight)
+
 def _m_conj_physical(self):
     return _op_conj_physical_default(self)
 
@@ -541,6 +553,30 @@ def _m_resolve_conj(self):
 
 def _m_resolve_neg(self):
     return _op_resolve_neg_default(self)
+
+def _m_contiguous(self, *, memory_format='contiguous_format'):
+    return _op_contiguous_default(self, memory_format=memory_format)
+
+def _m_clone(self, *, memory_format=None):
+    if memory_format is None:
+        return _op_clone_default(self)
+    return _op_clone_default(self, memory_format=memory_format)
+
+def _m_copy_(self, src, non_blocking=False):
+    if src.__class__ not in _TENSOR_TYPES and not _is_num(src):
+        raise _bad_arg('copy_', 'src', 1, 'Tensor', src)
+    if non_blocking.__class__ is not bool:
+        raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
+    return _op_copy__default(self, src, non_blocking)
+
+def _m_resize_(self, *size, memory_format=None):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+        size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)
+    if memory_format is None:
+        return _op_resize__default(self, size)
+    return _op_resize__default(self, size, memory_format=memory_format)
 
 def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
@@ -607,63 +643,32 @@ def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=No
         raise _bad_arg('new_ones', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
-def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
-    if mean.__class__ is not float and not _is_double(mean):
-        raise _bad_arg('normal_', 'mean', 1, 'float', mean)
-    if std.__class__ is not float and not _is_double(std):
-        raise _bad_arg('normal_', 'std', 2, 'float', std)
-    if generator is None:
-        return _op_normal__default(self, mean, std)
-    return _op_normal__default(self, mean, std, generator=generator)
-
-def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
-    if from_.__class__ is not float and not _is_double(from_):
-        raise _bad_arg('uniform_', 'from', 1, 'float', from_)
-    if to.__class__ is not float and not _is_double(to):
-        raise _bad_arg('uniform_', 'to', 2, 'float', to)
-    if generator is None:
-        return _op_uniform__default(self, from_, to)
-    return _op_uniform__default(self, from_, to, generator=generator)
-
-def __m_random__c0(self, from_, to, *, generator=None):
+def __m_fill__c0(self, value):
     s = 0
-    if not _is_int(from_):
-        return None
-    if to is not None and not _is_int(to):
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_fill__b0(self, value):
+    return _op_fill__Scalar(self, value)
+
+def __m_fill__c1(self, value):
+    s = 0
+    if not isinstance(value, TensorImpl):
         return None
     return s
 
-def __m_random__b0(self, from_, to, *, generator=None):
-    if generator is None:
-        return _op_random__from(self, from_, to)
-    return _op_random__from(self, from_, to, generator=generator)
+def __m_fill__b1(self, value):
+    return _op_fill__Tensor(self, value)
 
-def __m_random__c1(self, to, *, generator=None):
-    s = 0
-    if not _is_int(to):
-        return None
-    return s
+__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
+__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
 
-def __m_random__b1(self, to, *, generator=None):
-    if generator is None:
-        return _op_random__to(self, to)
-    return _op_random__to(self, to, generator=generator)
-
-def __m_random__c2(self, *, generator=None):
-    s = 0
-    return s
-
-def __m_random__b2(self, *, generator=None):
-    if generator is None:
-        return _op_random__default(self)
-    return _op_random__default(self, generator=generator)
-
-__m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
-__m_random__sigs = ('(int from, int? to, *, Generator? generator = None)', '(int to, *, Generator? generator = None)', '(*, Generator? generator = None)')
-
-def _m_random_(*args, **kwargs):
+def _m_fill_(*args, **kwargs):
     best = None
-    for c, b in __m_random__ovs:
+    for c, b in __m_fill__ovs:
         try:
             s = c(*args, **kwargs)
         except TypeError:
@@ -674,43 +679,97 @@ def _m_random_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
-    raise _no_match('random_', args, kwargs, __m_random__sigs, True)
+    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
 
-def _m_bernoulli_(self, p=0.5, *, generator=None):
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('bernoulli_', 'p', 1, 'float', p)
-    if generator is None:
-        return _op_bernoulli__float(self, p)
-    return _op_bernoulli__float(self, p, generator=generator)
+def _m_zero_(self):
+    return _op_zero__default(self)
 
-def __m_bernoulli_c0(self, *, generator=None, out=None):
+def _m_add(self, other, *, alpha=1, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('add', 'other', 1, 'Tensor', other)
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_add_Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('add', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        return _op_add_out(self, other, alpha=alpha, out=out)
+    return _op_add_Tensor(self, other, alpha=alpha)
+
+def _m_add_(self, other, *, alpha=1):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('add_', 'other', 1, 'Tensor', other)
+    if alpha.__class__ is int and alpha == 1:
+        return _op_add__Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('add_', 'alpha', None, 'Number', alpha)
+    return _op_add__Tensor(self, other, alpha=alpha)
+
+def _m_sub(self, other, *, alpha=1, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('sub', 'other', 1, 'Tensor', other)
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_sub_Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        return _op_sub_out(self, other, alpha=alpha, out=out)
+    return _op_sub_Tensor(self, other, alpha=alpha)
+
+def _m_sub_(self, other, *, alpha=1):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
+    if alpha.__class__ is int and alpha == 1:
+        return _op_sub__Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('sub_', 'alpha', None, 'Number', alpha)
+    return _op_sub__Tensor(self, other, alpha=alpha)
+
+def _m_mul(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('mul', 'other', 1, 'Tensor', other)
+    if out is not None:
+        return _op_mul_out(self, other, out=out)
+    return _op_mul_Tensor(self, other)
+
+def _m_mul_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
+    return _op_mul__Tensor(self, other)
+
+def __m_div_c0(self, other, *, out=None):
     s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
     return s
 
-def __m_bernoulli_b0(self, *, generator=None, out=None):
-    if out is None and generator is None:
-        return _op_bernoulli_default(self)
+def __m_div_b0(self, other, *, out=None):
     if out is not None:
-        return _op_bernoulli_out(self, generator=generator, out=out)
-    return _op_bernoulli_default(self, generator=generator)
+        return _op_div_out(self, other, out=out)
+    return _op_div_Tensor(self, other)
 
-def __m_bernoulli_c1(self, p, *, generator=None):
+def __m_div_c1(self, other, *, rounding_mode, out=None):
     s = 0
-    if not _is_real(p):
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
         return None
     return s
 
-def __m_bernoulli_b1(self, p, *, generator=None):
-    if generator is None:
-        return _op_bernoulli_p(self, p)
-    return _op_bernoulli_p(self, p, generator=generator)
+def __m_div_b1(self, other, *, rounding_mode, out=None):
+    if out is not None:
+        return _op_div_out_mode(self, other, rounding_mode=rounding_mode, out=out)
+    return _op_div_Tensor_mode(self, other, rounding_mode=rounding_mode)
 
-__m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
-__m_bernoulli_sigs = ('(*, Generator? generator = None, Tensor out = None)', '(float p, *, Generator? generator = None)')
+__m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
+__m_div_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str? rounding_mode, Tensor out = None)')
 
-def _m_bernoulli(*args, **kwargs):
+def _m_div(*args, **kwargs):
     best = None
-    for c, b in __m_bernoulli_ovs:
+    for c, b in __m_div_ovs:
         try:
             s = c(*args, **kwargs)
         except TypeError:
@@ -721,123 +780,519 @@ def _m_bernoulli(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
-    raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
+    raise _no_match('div', args, kwargs, __m_div_sigs, True)
 
-def _m_inverse(self, *, out=None):
+def __m_div__c0(self, other):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def __m_div__b0(self, other):
+    return _op_div__Tensor(self, other)
+
+def __m_div__c1(self, other, *, rounding_mode):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        return None
+    return s
+
+def __m_div__b1(self, other, *, rounding_mode):
+    return _op_div__Tensor_mode(self, other, rounding_mode=rounding_mode)
+
+__m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
+__m_div__sigs = ('(Tensor other)', '(Tensor other, *, str? rounding_mode)')
+
+def _m_div_(*args, **kwargs):
+    best = None
+    for c, b in __m_div__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('div_', args, kwargs, __m_div__sigs, True)
+
+def _m_floor_divide(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('floor_divide', 'other', 1, 'Tensor', other)
+    if out is not None:
+        return _op_floor_divide_out(self, other, out=out)
+    return _op_floor_divide_default(self, other)
+
+def _m_floor_divide_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
+    return _op_floor_divide__default(self, other)
+
+def _m_remainder(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('inverse', 'out', None, 'Tensor', out)
-        return _op_inverse_out(self, out=out)
-    return _op_inverse_default(self)
+            raise _bad_arg('remainder', 'out', None, 'Tensor', out)
+        return _op_remainder_Tensor_out(self, other, out=out)
+    return _op_remainder_Tensor(self, other)
 
-def _m_det(self):
-    return _op_det_default(self)
+def _m_remainder_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
+    return _op_remainder__Tensor(self, other)
 
-def _m_slogdet(self, *, out=None):
-    if out is not None:
-        return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
-    return _rt_slogdet(*_op_slogdet_default(self))
-
-def _m_logdet(self):
-    return _op_logdet_default(self)
-
-def _m_cholesky(self, upper=False, *, out=None):
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky', 'upper', 1, 'bool', upper)
+def _m_pow(self, exponent, *, out=None):
+    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
+        raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
-        return _op_cholesky_out(self, upper, out=out)
-    return _op_cholesky_default(self, upper)
+            raise _bad_arg('pow', 'out', None, 'Tensor', out)
+        return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
+    return _op_pow_Tensor_Tensor(self, exponent)
 
-def _m_qr(self, some=True, *, out=None):
-    if some.__class__ is not bool:
-        raise _bad_arg('qr', 'some', 1, 'bool', some)
-    if out is not None:
-        return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
-    return _rt_qr(*_op_qr_default(self, some))
+def __m_pow__c0(self, exponent):
+    s = 0
+    if not _is_num(exponent):
+        if not (isinstance(exponent, TensorImpl) and exponent.numel() == 1):
+            return None
+        s += 1
+    return s
 
-def _m_svd(self, some=True, compute_uv=True, *, out=None):
-    if some.__class__ is not bool:
-        raise _bad_arg('svd', 'some', 1, 'bool', some)
-    if compute_uv.__class__ is not bool:
-        raise _bad_arg('svd', 'compute_uv', 2, 'bool', compute_uv)
-    if out is not None:
-        return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
-    return _rt_svd(*_op_svd_default(self, some, compute_uv))
+def __m_pow__b0(self, exponent):
+    return _op_pow__Scalar(self, exponent)
 
-def _m_pinverse(self, rcond=1e-15):
-    if rcond.__class__ is not float and not _is_double(rcond):
-        raise _bad_arg('pinverse', 'rcond', 1, 'float', rcond)
-    return _op_pinverse_default(self, rcond)
+def __m_pow__c1(self, exponent):
+    s = 0
+    if not isinstance(exponent, TensorImpl):
+        return None
+    return s
 
-def _m_matrix_power(self, n, *, out=None):
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('matrix_power', 'n', 1, 'int', n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
-        return _op_matrix_power_out(self, n, out=out)
-    return _op_matrix_power_default(self, n)
+def __m_pow__b1(self, exponent):
+    return _op_pow__Tensor(self, exponent)
 
-def _m_matrix_exp(self):
-    return _op_matrix_exp_default(self)
+__m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
+__m_pow__sigs = ('(Scalar exponent)', '(Tensor exponent)')
 
-def _m_cholesky_solve(self, input2, upper=False, *, out=None):
-    if input2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cholesky_solve', 'input2', 1, 'Tensor', input2)
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky_solve', 'upper', 2, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
-        return _op_cholesky_solve_out(self, input2, upper, out=out)
-    return _op_cholesky_solve_default(self, input2, upper)
+def _m_pow_(*args, **kwargs):
+    best = None
+    for c, b in __m_pow__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
-def _m_cholesky_inverse(self, upper=False, *, out=None):
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky_inverse', 'upper', 1, 'bool', upper)
+def _m_eq(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('eq', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
-        return _op_cholesky_inverse_out(self, upper, out=out)
-    return _op_cholesky_inverse_default(self, upper)
+            raise _bad_arg('eq', 'out', None, 'Tensor', out)
+        return _op_eq_Tensor_out(self, other, out=out)
+    return _op_eq_Tensor(self, other)
 
-def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
-    if upper.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'upper', 2, 'bool', upper)
-    if transpose.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'transpose', 3, 'bool', transpose)
-    if unitriangular.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
-    return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
+def _m_eq_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
+    return _op_eq__Tensor(self, other)
 
-def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
+def _m_ne(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('ne', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
-    return _op_lu_solve_default(self, LU_data, LU_pivots)
+            raise _bad_arg('ne', 'out', None, 'Tensor', out)
+        return _op_ne_Tensor_out(self, other, out=out)
+    return _op_ne_Tensor(self, other)
 
-def _m_geqrf(self, *, out=None):
+def _m_ne_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
+    return _op_ne__Tensor(self, other)
+
+def _m_lt(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('lt', 'other', 1, 'Tensor', other)
     if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
-    return _rt_geqrf(*_op_geqrf_default(self))
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lt', 'out', None, 'Tensor', out)
+        return _op_lt_Tensor_out(self, other, out=out)
+    return _op_lt_Tensor(self, other)
 
-def _m_vdot(self, other, *, out=None):
+def _m_lt_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
+    return _op_lt__Tensor(self, other)
+
+def _m_le(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('le', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('le', 'out', None, 'Tensor', out)
+        return _op_le_Tensor_out(self, other, out=out)
+    return _op_le_Tensor(self, other)
+
+def _m_le_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('le_', 'other', 1, 'Tensor', other)
+    return _op_le__Tensor(self, other)
+
+def _m_gt(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('gt', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('gt', 'out', None, 'Tensor', out)
+        return _op_gt_Tensor_out(self, other, out=out)
+    return _op_gt_Tensor(self, other)
+
+def _m_gt_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
+    return _op_gt__Tensor(self, other)
+
+def _m_ge(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('ge', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ge', 'out', None, 'Tensor', out)
+        return _op_ge_Tensor_out(self, other, out=out)
+    return _op_ge_Tensor(self, other)
+
+def _m_ge_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
+    return _op_ge__Tensor(self, other)
+
+def _m_logical_and(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
+        raise _bad_arg('logical_and', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(self, other, out=out)
-    return _op_vdot_default(self, other)
+            raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
+        return _op_logical_and_out(self, other, out=out)
+    return _op_logical_and_default(self, other)
+
+def _m_logical_and_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_and_', 'other', 1, 'Tensor', other)
+    return _op_logical_and__default(self, other)
+
+def _m_logical_or(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_or', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
+        return _op_logical_or_out(self, other, out=out)
+    return _op_logical_or_default(self, other)
+
+def _m_logical_or_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_or_', 'other', 1, 'Tensor', other)
+    return _op_logical_or__default(self, other)
+
+def _m_logical_xor(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_xor', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
+        return _op_logical_xor_out(self, other, out=out)
+    return _op_logical_xor_default(self, other)
+
+def _m_logical_xor_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_xor_', 'other', 1, 'Tensor', other)
+    return _op_logical_xor__default(self, other)
+
+def _m_bitwise_and(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
+        return _op_bitwise_and_Tensor_out(self, other, out=out)
+    return _op_bitwise_and_Tensor(self, other)
+
+def _m_bitwise_and_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
+    return _op_bitwise_and__Tensor(self, other)
+
+def _m_bitwise_or(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
+        return _op_bitwise_or_Tensor_out(self, other, out=out)
+    return _op_bitwise_or_Tensor(self, other)
+
+def _m_bitwise_or_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
+    return _op_bitwise_or__Tensor(self, other)
+
+def _m_bitwise_xor(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
+        return _op_bitwise_xor_Tensor_out(self, other, out=out)
+    return _op_bitwise_xor_Tensor(self, other)
+
+def _m_bitwise_xor_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
+    return _op_bitwise_xor__Tensor(self, other)
+
+def _m_neg(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('neg', 'out', None, 'Tensor', out)
+        return _op_neg_out(self, out=out)
+    return _op_neg_default(self)
+
+def _m_neg_(self):
+    return _op_neg__default(self)
+
+def _m_abs(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('abs', 'out', None, 'Tensor', out)
+        return _op_abs_out(self, out=out)
+    return _op_abs_default(self)
+
+def _m_abs_(self):
+    return _op_abs__default(self)
+
+def _m_exp(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('exp', 'out', None, 'Tensor', out)
+        return _op_exp_out(self, out=out)
+    return _op_exp_default(self)
+
+def _m_exp_(self):
+    return _op_exp__default(self)
+
+def _m_log(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log', 'out', None, 'Tensor', out)
+        return _op_log_out(self, out=out)
+    return _op_log_default(self)
+
+def _m_log_(self):
+    return _op_log__default(self)
+
+def _m_sqrt(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
+        return _op_sqrt_out(self, out=out)
+    return _op_sqrt_default(self)
+
+def _m_sqrt_(self):
+    return _op_sqrt__default(self)
+
+def _m_rsqrt(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
+        return _op_rsqrt_out(self, out=out)
+    return _op_rsqrt_default(self)
+
+def _m_rsqrt_(self):
+    return _op_rsqrt__default(self)
+
+def _m_sin(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sin', 'out', None, 'Tensor', out)
+        return _op_sin_out(self, out=out)
+    return _op_sin_default(self)
+
+def _m_sin_(self):
+    return _op_sin__default(self)
+
+def _m_cos(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cos', 'out', None, 'Tensor', out)
+        return _op_cos_out(self, out=out)
+    return _op_cos_default(self)
+
+def _m_cos_(self):
+    return _op_cos__default(self)
+
+def _m_tanh(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('tanh', 'out', None, 'Tensor', out)
+        return _op_tanh_out(self, out=out)
+    return _op_tanh_default(self)
+
+def _m_tanh_(self):
+    return _op_tanh__default(self)
+
+def _m_sigmoid(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
+        return _op_sigmoid_out(self, out=out)
+    return _op_sigmoid_default(self)
+
+def _m_sigmoid_(self):
+    return _op_sigmoid__default(self)
+
+def _m_bitwise_not(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
+        return _op_bitwise_not_out(self, out=out)
+    return _op_bitwise_not_default(self)
+
+def _m_bitwise_not_(self):
+    return _op_bitwise_not__default(self)
+
+def _m_logical_not(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
+        return _op_logical_not_out(self, out=out)
+    return _op_logical_not_default(self)
+
+def _m_logical_not_(self):
+    return _op_logical_not__default(self)
+
+def __m_clamp_c0(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_b0(self, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clamp_out(self, min, max, out=out)
+    return _op_clamp_default(self, min, max)
+
+def __m_clamp_c1(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not isinstance(min, TensorImpl):
+        return None
+    if max is not None and not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def __m_clamp_b1(self, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clamp_Tensor_out(self, min, max, out=out)
+    return _op_clamp_Tensor(self, min, max)
+
+__m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
+__m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+
+def _m_clamp(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
+
+def __m_clamp__c0(self, min=None, max=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp__b0(self, min=None, max=None):
+    return _op_clamp__default(self, min, max)
+
+def __m_clamp__c1(self, min=None, max=None):
+    s = 0
+    if min is not None and not isinstance(min, TensorImpl):
+        return None
+    if max is not None and not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def __m_clamp__b1(self, min=None, max=None):
+    return _op_clamp__Tensor(self, min, max)
+
+__m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1),)
+__m_clamp__sigs = ('(Number? min = None, Number? max = None)', '(Tensor? min = None, Tensor? max = None)')
+
+def _m_clamp_(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_', args, kwargs, __m_clamp__sigs, True)
+
+def _m_clamp_min(self, min):
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_min', 'min', 1, 'Number', min)
+    return _op_clamp_min_default(self, min)
+
+def _m_clamp_max(self, max):
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_max', 'max', 1, 'Number', max)
+    return _op_clamp_max_default(self, max)
+
+def _m_where(self, condition, other):
+    if condition.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('where', 'other', 2, 'Tensor', other)
+    return _op_where_self(condition, self, other)
 
 def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if other.__class__ not in _TENSOR_TYPES:
@@ -1385,13 +1840,6 @@ def _m_fmin(self, other, *, out=None):
         return _op_fmin_out(self, other, out=out)
     return _op_fmin_default(self, other)
 
-def _m_clamp_(self, min=None, max=None):
-    if min is not None and min.__class__ not in _TENSOR_TYPES and not _is_num(min):
-        raise _bad_arg('clamp_', 'min', 1, 'Tensor', min)
-    if max is not None and max.__class__ not in _TENSOR_TYPES and not _is_num(max):
-        raise _bad_arg('clamp_', 'max', 2, 'Tensor', max)
-    return _op_clamp__Tensor(self, min, max)
-
 def _m_isnan(self):
     return _op_isnan_default(self)
 
@@ -1656,11 +2104,6 @@ def _m_clip_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clip_', args, kwargs, __m_clip__sigs, True)
 
-def _m_prelu(self, weight):
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
-    return _op_prelu_default(self, weight)
-
 def __m_subtract_c0(self, other, *, alpha=1, out=None):
     s = 0
     if not isinstance(other, TensorImpl):
@@ -1762,1527 +2205,6 @@ def _m_subtract_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
-
-def _m_add(self, other, *, alpha=1, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('add', 'other', 1, 'Tensor', other)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        return _op_add_Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('add', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        return _op_add_out(self, other, alpha=alpha, out=out)
-    return _op_add_Tensor(self, other, alpha=alpha)
-
-def _m_add_(self, other, *, alpha=1):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('add_', 'other', 1, 'Tensor', other)
-    if alpha.__class__ is int and alpha == 1:
-        return _op_add__Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('add_', 'alpha', None, 'Number', alpha)
-    return _op_add__Tensor(self, other, alpha=alpha)
-
-def _m_sub(self, other, *, alpha=1, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('sub', 'other', 1, 'Tensor', other)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        return _op_sub_Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        return _op_sub_out(self, other, alpha=alpha, out=out)
-    return _op_sub_Tensor(self, other, alpha=alpha)
-
-def _m_sub_(self, other, *, alpha=1):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
-    if alpha.__class__ is int and alpha == 1:
-        return _op_sub__Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('sub_', 'alpha', None, 'Number', alpha)
-    return _op_sub__Tensor(self, other, alpha=alpha)
-
-def _m_mul(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('mul', 'other', 1, 'Tensor', other)
-    if out is not None:
-        return _op_mul_out(self, other, out=out)
-    return _op_mul_Tensor(self, other)
-
-def _m_mul_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
-    return _op_mul__Tensor(self, other)
-
-def __m_div_c0(self, other, *, out=None):
-    s = 0
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    return s
-
-def __m_div_b0(self, other, *, out=None):
-    if out is not None:
-        return _op_div_out(self, other, out=out)
-    return _op_div_Tensor(self, other)
-
-def __m_div_c1(self, other, *, rounding_mode, out=None):
-    s = 0
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    if rounding_mode is not None and not isinstance(rounding_mode, str):
-        return None
-    return s
-
-def __m_div_b1(self, other, *, rounding_mode, out=None):
-    if out is not None:
-        return _op_div_out_mode(self, other, rounding_mode=rounding_mode, out=out)
-    return _op_div_Tensor_mode(self, other, rounding_mode=rounding_mode)
-
-__m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
-__m_div_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str? rounding_mode, Tensor out = None)')
-
-def _m_div(*args, **kwargs):
-    best = None
-    for c, b in __m_div_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('div', args, kwargs, __m_div_sigs, True)
-
-def __m_div__c0(self, other):
-    s = 0
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    return s
-
-def __m_div__b0(self, other):
-    return _op_div__Tensor(self, other)
-
-def __m_div__c1(self, other, *, rounding_mode):
-    s = 0
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    if rounding_mode is not None and not isinstance(rounding_mode, str):
-        return None
-    return s
-
-def __m_div__b1(self, other, *, rounding_mode):
-    return _op_div__Tensor_mode(self, other, rounding_mode=rounding_mode)
-
-__m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
-__m_div__sigs = ('(Tensor other)', '(Tensor other, *, str? rounding_mode)')
-
-def _m_div_(*args, **kwargs):
-    best = None
-    for c, b in __m_div__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('div_', args, kwargs, __m_div__sigs, True)
-
-def _m_floor_divide(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('floor_divide', 'other', 1, 'Tensor', other)
-    if out is not None:
-        return _op_floor_divide_out(self, other, out=out)
-    return _op_floor_divide_default(self, other)
-
-def _m_floor_divide_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
-    return _op_floor_divide__default(self, other)
-
-def _m_remainder(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('remainder', 'out', None, 'Tensor', out)
-        return _op_remainder_Tensor_out(self, other, out=out)
-    return _op_remainder_Tensor(self, other)
-
-def _m_remainder_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
-    return _op_remainder__Tensor(self, other)
-
-def _m_pow(self, exponent, *, out=None):
-    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
-        raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('pow', 'out', None, 'Tensor', out)
-        return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
-    return _op_pow_Tensor_Tensor(self, exponent)
-
-def __m_pow__c0(self, exponent):
-    s = 0
-    if not _is_num(exponent):
-        if not (isinstance(exponent, TensorImpl) and exponent.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_pow__b0(self, exponent):
-    return _op_pow__Scalar(self, exponent)
-
-def __m_pow__c1(self, exponent):
-    s = 0
-    if not isinstance(exponent, TensorImpl):
-        return None
-    return s
-
-def __m_pow__b1(self, exponent):
-    return _op_pow__Tensor(self, exponent)
-
-__m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
-__m_pow__sigs = ('(Scalar exponent)', '(Tensor exponent)')
-
-def _m_pow_(*args, **kwargs):
-    best = None
-    for c, b in __m_pow__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
-
-def _m_eq(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('eq', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('eq', 'out', None, 'Tensor', out)
-        return _op_eq_Tensor_out(self, other, out=out)
-    return _op_eq_Tensor(self, other)
-
-def _m_eq_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
-    return _op_eq__Tensor(self, other)
-
-def _m_ne(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('ne', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ne', 'out', None, 'Tensor', out)
-        return _op_ne_Tensor_out(self, other, out=out)
-    return _op_ne_Tensor(self, other)
-
-def _m_ne_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
-    return _op_ne__Tensor(self, other)
-
-def _m_lt(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('lt', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lt', 'out', None, 'Tensor', out)
-        return _op_lt_Tensor_out(self, other, out=out)
-    return _op_lt_Tensor(self, other)
-
-def _m_lt_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
-    return _op_lt__Tensor(self, other)
-
-def _m_le(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('le', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('le', 'out', None, 'Tensor', out)
-        return _op_le_Tensor_out(self, other, out=out)
-    return _op_le_Tensor(self, other)
-
-def _m_le_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('le_', 'other', 1, 'Tensor', other)
-    return _op_le__Tensor(self, other)
-
-def _m_gt(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('gt', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gt', 'out', None, 'Tensor', out)
-        return _op_gt_Tensor_out(self, other, out=out)
-    return _op_gt_Tensor(self, other)
-
-def _m_gt_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
-    return _op_gt__Tensor(self, other)
-
-def _m_ge(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('ge', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ge', 'out', None, 'Tensor', out)
-        return _op_ge_Tensor_out(self, other, out=out)
-    return _op_ge_Tensor(self, other)
-
-def _m_ge_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
-    return _op_ge__Tensor(self, other)
-
-def _m_logical_and(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_and', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
-        return _op_logical_and_out(self, other, out=out)
-    return _op_logical_and_default(self, other)
-
-def _m_logical_and_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_and_', 'other', 1, 'Tensor', other)
-    return _op_logical_and__default(self, other)
-
-def _m_logical_or(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_or', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
-        return _op_logical_or_out(self, other, out=out)
-    return _op_logical_or_default(self, other)
-
-def _m_logical_or_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_or_', 'other', 1, 'Tensor', other)
-    return _op_logical_or__default(self, other)
-
-def _m_logical_xor(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_xor', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
-        return _op_logical_xor_out(self, other, out=out)
-    return _op_logical_xor_default(self, other)
-
-def _m_logical_xor_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_xor_', 'other', 1, 'Tensor', other)
-    return _op_logical_xor__default(self, other)
-
-def _m_bitwise_and(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
-        return _op_bitwise_and_Tensor_out(self, other, out=out)
-    return _op_bitwise_and_Tensor(self, other)
-
-def _m_bitwise_and_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
-    return _op_bitwise_and__Tensor(self, other)
-
-def _m_bitwise_or(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
-        return _op_bitwise_or_Tensor_out(self, other, out=out)
-    return _op_bitwise_or_Tensor(self, other)
-
-def _m_bitwise_or_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
-    return _op_bitwise_or__Tensor(self, other)
-
-def _m_bitwise_xor(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
-        return _op_bitwise_xor_Tensor_out(self, other, out=out)
-    return _op_bitwise_xor_Tensor(self, other)
-
-def _m_bitwise_xor_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
-    return _op_bitwise_xor__Tensor(self, other)
-
-def _m_neg(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('neg', 'out', None, 'Tensor', out)
-        return _op_neg_out(self, out=out)
-    return _op_neg_default(self)
-
-def _m_neg_(self):
-    return _op_neg__default(self)
-
-def _m_abs(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('abs', 'out', None, 'Tensor', out)
-        return _op_abs_out(self, out=out)
-    return _op_abs_default(self)
-
-def _m_abs_(self):
-    return _op_abs__default(self)
-
-def _m_exp(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('exp', 'out', None, 'Tensor', out)
-        return _op_exp_out(self, out=out)
-    return _op_exp_default(self)
-
-def _m_exp_(self):
-    return _op_exp__default(self)
-
-def _m_log(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log', 'out', None, 'Tensor', out)
-        return _op_log_out(self, out=out)
-    return _op_log_default(self)
-
-def _m_log_(self):
-    return _op_log__default(self)
-
-def _m_sqrt(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
-        return _op_sqrt_out(self, out=out)
-    return _op_sqrt_default(self)
-
-def _m_sqrt_(self):
-    return _op_sqrt__default(self)
-
-def _m_rsqrt(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
-        return _op_rsqrt_out(self, out=out)
-    return _op_rsqrt_default(self)
-
-def _m_rsqrt_(self):
-    return _op_rsqrt__default(self)
-
-def _m_sin(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sin', 'out', None, 'Tensor', out)
-        return _op_sin_out(self, out=out)
-    return _op_sin_default(self)
-
-def _m_sin_(self):
-    return _op_sin__default(self)
-
-def _m_cos(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cos', 'out', None, 'Tensor', out)
-        return _op_cos_out(self, out=out)
-    return _op_cos_default(self)
-
-def _m_cos_(self):
-    return _op_cos__default(self)
-
-def _m_tanh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tanh', 'out', None, 'Tensor', out)
-        return _op_tanh_out(self, out=out)
-    return _op_tanh_default(self)
-
-def _m_tanh_(self):
-    return _op_tanh__default(self)
-
-def _m_sigmoid(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
-        return _op_sigmoid_out(self, out=out)
-    return _op_sigmoid_default(self)
-
-def _m_sigmoid_(self):
-    return _op_sigmoid__default(self)
-
-def _m_bitwise_not(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
-        return _op_bitwise_not_out(self, out=out)
-    return _op_bitwise_not_default(self)
-
-def _m_bitwise_not_(self):
-    return _op_bitwise_not__default(self)
-
-def _m_logical_not(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
-        return _op_logical_not_out(self, out=out)
-    return _op_logical_not_default(self)
-
-def _m_logical_not_(self):
-    return _op_logical_not__default(self)
-
-def _m_relu(self):
-    return _op_relu_default(self)
-
-def _m_relu_(self):
-    return _op_relu__default(self)
-
-def __m_clamp_c0(self, min=None, max=None, *, out=None):
-    s = 0
-    if min is not None and not _is_num(min):
-        if not (isinstance(min, TensorImpl) and min.numel() == 1):
-            return None
-        s += 1
-    if max is not None and not _is_num(max):
-        if not (isinstance(max, TensorImpl) and max.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_clamp_b0(self, min=None, max=None, *, out=None):
-    if out is not None:
-        return _op_clamp_out(self, min, max, out=out)
-    return _op_clamp_default(self, min, max)
-
-def __m_clamp_c1(self, min=None, max=None, *, out=None):
-    s = 0
-    if min is not None and not isinstance(min, TensorImpl):
-        return None
-    if max is not None and not isinstance(max, TensorImpl):
-        return None
-    return s
-
-def __m_clamp_b1(self, min=None, max=None, *, out=None):
-    if out is not None:
-        return _op_clamp_Tensor_out(self, min, max, out=out)
-    return _op_clamp_Tensor(self, min, max)
-
-__m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
-__m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
-
-def _m_clamp(*args, **kwargs):
-    best = None
-    for c, b in __m_clamp_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
-
-def _m_clamp_min(self, min):
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('clamp_min', 'min', 1, 'Number', min)
-    return _op_clamp_min_default(self, min)
-
-def _m_clamp_max(self, max):
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('clamp_max', 'max', 1, 'Number', max)
-    return _op_clamp_max_default(self, max)
-
-def _m_where(self, condition, other):
-    if condition.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
-        raise _bad_arg('where', 'other', 2, 'Tensor', other)
-    return _op_where_self(condition, self, other)
-
-def _m_softmax(self, dim, dtype=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('softmax', 'dim', 1, 'int', dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('softmax', 'dtype', 2, 'ember.dtype', dtype)
-    return _op_softmax_int(self, dim, dtype)
-
-def _m_log_softmax(self, dim, dtype=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('log_softmax', 'dim', 1, 'int', dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('log_softmax', 'dtype', 2, 'ember.dtype', dtype)
-    return _op_log_softmax_int(self, dim, dtype)
-
-def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
-    if num_samples.__class__ is not int and not _is_int(num_samples):
-        raise _bad_arg('multinomial', 'num_samples', 1, 'int', num_samples)
-    if replacement.__class__ is not bool:
-        raise _bad_arg('multinomial', 'replacement', 2, 'bool', replacement)
-    if out is None and generator is None:
-        return _op_multinomial_default(self, num_samples, replacement)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('multinomial', 'out', None, 'Tensor', out)
-        return _op_multinomial_out(self, num_samples, replacement, generator=generator, out=out)
-    return _op_multinomial_default(self, num_samples, replacement, generator=generator)
-
-def _m_exponential_(self, lambd=1.0, *, generator=None):
-    if lambd.__class__ is not float and not _is_double(lambd):
-        raise _bad_arg('exponential_', 'lambd', 1, 'float', lambd)
-    if generator is None:
-        return _op_exponential__default(self, lambd)
-    return _op_exponential__default(self, lambd, generator=generator)
-
-def _m_geometric_(self, p, *, generator=None):
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('geometric_', 'p', 1, 'float', p)
-    if generator is None:
-        return _op_geometric__default(self, p)
-    return _op_geometric__default(self, p, generator=generator)
-
-def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    if mean.__class__ is not float and not _is_double(mean):
-        raise _bad_arg('log_normal_', 'mean', 1, 'float', mean)
-    if std.__class__ is not float and not _is_double(std):
-        raise _bad_arg('log_normal_', 'std', 2, 'float', std)
-    if generator is None:
-        return _op_log_normal__default(self, mean, std)
-    return _op_log_normal__default(self, mean, std, generator=generator)
-
-def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    if median.__class__ is not float and not _is_double(median):
-        raise _bad_arg('cauchy_', 'median', 1, 'float', median)
-    if sigma.__class__ is not float and not _is_double(sigma):
-        raise _bad_arg('cauchy_', 'sigma', 2, 'float', sigma)
-    if generator is None:
-        return _op_cauchy__default(self, median, sigma)
-    return _op_cauchy__default(self, median, sigma, generator=generator)
-
-def __m_sum_c0(self, *, dtype=None):
-    s = 0
-    if dtype is not None and not _is_dtype(dtype):
-        return None
-    return s
-
-def __m_sum_b0(self, *, dtype=None):
-    if dtype is None:
-        return _op_sum_default(self)
-    return _op_sum_default(self, dtype=dtype)
-
-def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
-    s = 0
-    if dim is not None and not _is_intlist(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    if dtype is not None and not _is_dtype(dtype):
-        return None
-    return s
-
-def __m_sum_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
-        return _op_sum_dim_IntList(self, dim, keepdim)
-    return _op_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
-
-__m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
-__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
-
-def _m_sum(*args, **kwargs):
-    best = None
-    for c, b in __m_sum_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
-
-def __m_mean_c0(self, *, dtype=None):
-    s = 0
-    if dtype is not None and not _is_dtype(dtype):
-        return None
-    return s
-
-def __m_mean_b0(self, *, dtype=None):
-    if dtype is None:
-        return _op_mean_default(self)
-    return _op_mean_default(self, dtype=dtype)
-
-def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
-    s = 0
-    if dim is not None and not _is_intlist(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    if dtype is not None and not _is_dtype(dtype):
-        return None
-    return s
-
-def __m_mean_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
-        return _op_mean_dim(self, dim, keepdim)
-    return _op_mean_dim(self, dim, keepdim, dtype=dtype)
-
-__m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
-__m_mean_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
-
-def _m_mean(*args, **kwargs):
-    best = None
-    for c, b in __m_mean_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('mean', args, kwargs, __m_mean_sigs, True)
-
-def __m_prod_c0(self, *, dtype=None):
-    s = 0
-    if dtype is not None and not _is_dtype(dtype):
-        return None
-    return s
-
-def __m_prod_b0(self, *, dtype=None):
-    if dtype is None:
-        return _op_prod_default(self)
-    return _op_prod_default(self, dtype=dtype)
-
-def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    if dtype is not None and not _is_dtype(dtype):
-        return None
-    return s
-
-def __m_prod_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
-        return _op_prod_dim_int(self, dim, keepdim)
-    return _op_prod_dim_int(self, dim, keepdim, dtype=dtype)
-
-__m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
-__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None)')
-
-def _m_prod(*args, **kwargs):
-    best = None
-    for c, b in __m_prod_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
-
-def _m_amax(self, dim=(), keepdim=False):
-    if not _is_intlist(dim):
-        raise _bad_arg('amax', 'dim', 1, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('amax', 'keepdim', 2, 'bool', keepdim)
-    return _op_amax_default(self, dim, keepdim)
-
-def _m_amin(self, dim=(), keepdim=False):
-    if not _is_intlist(dim):
-        raise _bad_arg('amin', 'dim', 1, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('amin', 'keepdim', 2, 'bool', keepdim)
-    return _op_amin_default(self, dim, keepdim)
-
-def __m_max_c0(self):
-    s = 0
-    return s
-
-def __m_max_b0(self):
-    return _op_max_default(self)
-
-def __m_max_c1(self, dim, keepdim=False):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_max_b1(self, dim, keepdim=False):
-    return _rt_max(*_op_max_dim(self, dim, keepdim))
-
-__m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1),)
-__m_max_sigs = ('()', '(int dim, bool keepdim = False)')
-
-def _m_max(*args, **kwargs):
-    best = None
-    for c, b in __m_max_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('max', args, kwargs, __m_max_sigs, True)
-
-def __m_min_c0(self):
-    s = 0
-    return s
-
-def __m_min_b0(self):
-    return _op_min_default(self)
-
-def __m_min_c1(self, dim, keepdim=False):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_min_b1(self, dim, keepdim=False):
-    return _rt_min(*_op_min_dim(self, dim, keepdim))
-
-__m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1),)
-__m_min_sigs = ('()', '(int dim, bool keepdim = False)')
-
-def _m_min(*args, **kwargs):
-    best = None
-    for c, b in __m_min_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('min', args, kwargs, __m_min_sigs, True)
-
-def _m_argmax(self, dim=None, keepdim=False):
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('argmax', 'dim', 1, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('argmax', 'keepdim', 2, 'bool', keepdim)
-    return _op_argmax_default(self, dim, keepdim)
-
-def _m_argmin(self, dim=None, keepdim=False):
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('argmin', 'dim', 1, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('argmin', 'keepdim', 2, 'bool', keepdim)
-    return _op_argmin_default(self, dim, keepdim)
-
-def __m_all_c0(self):
-    s = 0
-    return s
-
-def __m_all_b0(self):
-    return _op_all_default(self)
-
-def __m_all_c1(self, dim, keepdim=False):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_all_b1(self, dim, keepdim=False):
-    return _op_all_dim(self, dim, keepdim)
-
-def __m_all_c2(self, dim=None, keepdim=False):
-    s = 0
-    if dim is not None and not _is_intseq(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_all_b2(self, dim=None, keepdim=False):
-    return _op_all_dims(self, dim, keepdim)
-
-__m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
-__m_all_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
-
-def _m_all(*args, **kwargs):
-    best = None
-    for c, b in __m_all_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('all', args, kwargs, __m_all_sigs, True)
-
-def __m_any_c0(self):
-    s = 0
-    return s
-
-def __m_any_b0(self):
-    return _op_any_default(self)
-
-def __m_any_c1(self, dim, keepdim=False):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_any_b1(self, dim, keepdim=False):
-    return _op_any_dim(self, dim, keepdim)
-
-def __m_any_c2(self, dim=None, keepdim=False):
-    s = 0
-    if dim is not None and not _is_intseq(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_any_b2(self, dim=None, keepdim=False):
-    return _op_any_dims(self, dim, keepdim)
-
-__m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
-__m_any_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
-
-def _m_any(*args, **kwargs):
-    best = None
-    for c, b in __m_any_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('any', args, kwargs, __m_any_sigs, True)
-
-def _m_mm(self, mat2):
-    if mat2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
-    return _op_mm_default(self, mat2)
-
-def _m_bmm(self, mat2):
-    if mat2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bmm', 'mat2', 1, 'Tensor', mat2)
-    return _op_bmm_default(self, mat2)
-
-def _m_mv(self, vec):
-    if vec.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mv', 'vec', 1, 'Tensor', vec)
-    return _op_mv_default(self, vec)
-
-def _m_dot(self, tensor):
-    if tensor.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('dot', 'tensor', 1, 'Tensor', tensor)
-    return _op_dot_default(self, tensor)
-
-def _m_matmul(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('matmul', 'other', 1, 'Tensor', other)
-    return _op_matmul_default(self, other)
-
-def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    if mat1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmm', 'mat1', 1, 'Tensor', mat1)
-    if mat2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        return _op_addmm_default(self, mat1, mat2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addmm', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
-    return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
-
-def __m_var_c0(self, unbiased=True):
-    s = 0
-    if not isinstance(unbiased, bool):
-        return None
-    return s
-
-def __m_var_b0(self, unbiased=True):
-    return _op_var_default(self, unbiased)
-
-def __m_var_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
-    s = 0
-    if dim is not None and not _is_intlist(dim):
-        return None
-    if not isinstance(unbiased, bool):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_var_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
-    if out is not None:
-        return _op_var_out(self, dim, unbiased, keepdim, out=out)
-    return _op_var_dim(self, dim, unbiased, keepdim)
-
-def __m_var_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
-    s = 0
-    if dim is not None and not _is_intlist(dim):
-        return None
-    if correction is not None and not _is_num(correction):
-        if not (isinstance(correction, TensorImpl) and correction.numel() == 1):
-            return None
-        s += 1
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_var_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
-    if out is None and correction is None and keepdim is False:
-        return _op_var_correction(self, dim)
-    if out is not None:
-        return _op_var_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
-    return _op_var_correction(self, dim, correction=correction, keepdim=keepdim)
-
-__m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, __m_var_b2),)
-__m_var_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
-
-def _m_var(*args, **kwargs):
-    best = None
-    for c, b in __m_var_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('var', args, kwargs, __m_var_sigs, True)
-
-def __m_std_c0(self, unbiased=True):
-    s = 0
-    if not isinstance(unbiased, bool):
-        return None
-    return s
-
-def __m_std_b0(self, unbiased=True):
-    return _op_std_default(self, unbiased)
-
-def __m_std_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
-    s = 0
-    if dim is not None and not _is_intlist(dim):
-        return None
-    if not isinstance(unbiased, bool):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_std_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
-    if out is not None:
-        return _op_std_out(self, dim, unbiased, keepdim, out=out)
-    return _op_std_dim(self, dim, unbiased, keepdim)
-
-def __m_std_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
-    s = 0
-    if dim is not None and not _is_intlist(dim):
-        return None
-    if correction is not None and not _is_num(correction):
-        if not (isinstance(correction, TensorImpl) and correction.numel() == 1):
-            return None
-        s += 1
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_std_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
-    if out is None and correction is None and keepdim is False:
-        return _op_std_correction(self, dim)
-    if out is not None:
-        return _op_std_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
-    return _op_std_correction(self, dim, correction=correction, keepdim=keepdim)
-
-__m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, __m_std_b2),)
-__m_std_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
-
-def _m_std(*args, **kwargs):
-    best = None
-    for c, b in __m_std_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('std', args, kwargs, __m_std_sigs, True)
-
-def _m_logsumexp(self, dim, keepdim=False, *, out=None):
-    if not _is_intlist(dim):
-        raise _bad_arg('logsumexp', 'dim', 1, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('logsumexp', 'keepdim', 2, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logsumexp', 'out', None, 'Tensor', out)
-        return _op_logsumexp_out(self, dim, keepdim, out=out)
-    return _op_logsumexp_default(self, dim, keepdim)
-
-def __m_norm_c0(self, p=2):
-    s = 0
-    if not _is_num(p):
-        if not (isinstance(p, TensorImpl) and p.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_norm_b0(self, p=2):
-    return _op_norm_Scalar(self, p)
-
-def __m_norm_c1(self, p, dim, keepdim=False, *, out=None):
-    s = 0
-    if p is not None and not _is_num(p):
-        if not (isinstance(p, TensorImpl) and p.numel() == 1):
-            return None
-        s += 1
-    if not _is_intlist(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_norm_b1(self, p, dim, keepdim=False, *, out=None):
-    if out is not None:
-        return _op_norm_out(self, p, dim, keepdim, out=out)
-    return _op_norm_ScalarOpt_dim(self, p, dim, keepdim)
-
-def __m_norm_c2(self, p, dim, keepdim, *, dtype, out=None):
-    s = 0
-    if p is not None and not _is_num(p):
-        if not (isinstance(p, TensorImpl) and p.numel() == 1):
-            return None
-        s += 1
-    if not _is_intlist(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    if not _is_dtype(dtype):
-        return None
-    return s
-
-def __m_norm_b2(self, p, dim, keepdim, *, dtype, out=None):
-    if out is not None:
-        return _op_norm_dtype_out(self, p, dim, keepdim, dtype=dtype, out=out)
-    return _op_norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype=dtype)
-
-def __m_norm_c3(self, p, *, dtype):
-    s = 0
-    if p is not None and not _is_num(p):
-        if not (isinstance(p, TensorImpl) and p.numel() == 1):
-            return None
-        s += 1
-    if not _is_dtype(dtype):
-        return None
-    return s
-
-def __m_norm_b3(self, p, *, dtype):
-    return _op_norm_ScalarOpt_dtype(self, p, dtype=dtype)
-
-__m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_norm_c2, __m_norm_b2), (__m_norm_c3, __m_norm_b3),)
-__m_norm_sigs = ('(Scalar p = 2)', '(Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Number? p, *, dtype dtype)')
-
-def _m_norm(*args, **kwargs):
-    best = None
-    for c, b in __m_norm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
-
-def _m_cumsum(self, dim, *, dtype=None, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
-    if out is None and dtype is None:
-        return _op_cumsum_default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
-        return _op_cumsum_out(self, dim, dtype=dtype, out=out)
-    return _op_cumsum_default(self, dim, dtype=dtype)
-
-def _m_cumsum_(self, dim, *, dtype=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumsum_', 'dim', 1, 'int', dim)
-    if dtype is None:
-        return _op_cumsum__default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumsum_', 'dtype', None, 'ember.dtype', dtype)
-    return _op_cumsum__default(self, dim, dtype=dtype)
-
-def _m_cumprod(self, dim, *, dtype=None, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumprod', 'dim', 1, 'int', dim)
-    if out is None and dtype is None:
-        return _op_cumprod_default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
-        return _op_cumprod_out(self, dim, dtype=dtype, out=out)
-    return _op_cumprod_default(self, dim, dtype=dtype)
-
-def _m_cumprod_(self, dim, *, dtype=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumprod_', 'dim', 1, 'int', dim)
-    if dtype is None:
-        return _op_cumprod__default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumprod_', 'dtype', None, 'ember.dtype', dtype)
-    return _op_cumprod__default(self, dim, dtype=dtype)
-
-def _m_cummax(self, dim):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cummax', 'dim', 1, 'int', dim)
-    return _rt_cummax(*_op_cummax_default(self, dim))
-
-def _m_cummin(self, dim):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cummin', 'dim', 1, 'int', dim)
-    return _rt_cummin(*_op_cummin_default(self, dim))
-
-def _m_logcumsumexp(self, dim, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('logcumsumexp', 'dim', 1, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
-        return _op_logcumsumexp_out(self, dim, out=out)
-    return _op_logcumsumexp_default(self, dim)
-
-def __m_count_nonzero_c0(self, *dim):
-    s = 0
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
-        dim = dim[0]
-    if not _is_intlist(dim):
-            return None
-    return s
-
-def __m_count_nonzero_b0(self, *dim):
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
-        dim = dim[0]
-    return _op_count_nonzero_dim_IntList(self, dim)
-
-def __m_count_nonzero_c1(self, dim=None):
-    s = 0
-    if dim is not None and not _is_int(dim):
-        return None
-    return s
-
-def __m_count_nonzero_b1(self, dim=None):
-    return _op_count_nonzero_default(self, dim)
-
-__m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
-__m_count_nonzero_sigs = ('(int[] dim)', '(int? dim = None)')
-
-def _m_count_nonzero(*args, **kwargs):
-    best = None
-    for c, b in __m_count_nonzero_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('count_nonzero', args, kwargs, __m_count_nonzero_sigs, True)
-
-def __m_median_c0(self):
-    s = 0
-    return s
-
-def __m_median_b0(self):
-    return _op_median_default(self)
-
-def __m_median_c1(self, dim, keepdim=False):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_median_b1(self, dim, keepdim=False):
-    return _rt_median(*_op_median_dim(self, dim, keepdim))
-
-__m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
-__m_median_sigs = ('()', '(int dim, bool keepdim = False)')
-
-def _m_median(*args, **kwargs):
-    best = None
-    for c, b in __m_median_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('median', args, kwargs, __m_median_sigs, True)
-
-def __m_nanmedian_c0(self):
-    s = 0
-    return s
-
-def __m_nanmedian_b0(self):
-    return _op_nanmedian_default(self)
-
-def __m_nanmedian_c1(self, dim, keepdim=False):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(keepdim, bool):
-        return None
-    return s
-
-def __m_nanmedian_b1(self, dim, keepdim=False):
-    return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
-
-__m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
-__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
-
-def _m_nanmedian(*args, **kwargs):
-    best = None
-    for c, b in __m_nanmedian_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
-
-def _m_mode(self, dim=-1, keepdim=False):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('mode', 'dim', 1, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('mode', 'keepdim', 2, 'bool', keepdim)
-    return _rt_mode(*_op_mode_default(self, dim, keepdim))
-
-def _m_kthvalue(self, k, dim=-1, keepdim=False):
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('kthvalue', 'k', 1, 'int', k)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('kthvalue', 'dim', 2, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('kthvalue', 'keepdim', 3, 'bool', keepdim)
-    return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
-
-def __m_sort_c0(self, dim=-1, descending=False):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(descending, bool):
-        return None
-    return s
-
-def __m_sort_b0(self, dim=-1, descending=False):
-    return _rt_sort(*_op_sort_default(self, dim, descending))
-
-def __m_sort_c1(self, *, stable, dim=-1, descending=False):
-    s = 0
-    if stable is not None and not isinstance(stable, bool):
-        return None
-    if not _is_int(dim):
-        return None
-    if not isinstance(descending, bool):
-        return None
-    return s
-
-def __m_sort_b1(self, *, stable, dim=-1, descending=False):
-    return _rt_sort(*_op_sort_stable(self, stable=stable, dim=dim, descending=descending))
-
-__m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
-__m_sort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool? stable, int dim = -1, bool descending = False)')
-
-def _m_sort(*args, **kwargs):
-    best = None
-    for c, b in __m_sort_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('sort', args, kwargs, __m_sort_sigs, True)
-
-def __m_argsort_c0(self, dim=-1, descending=False):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(descending, bool):
-        return None
-    return s
-
-def __m_argsort_b0(self, dim=-1, descending=False):
-    return _op_argsort_default(self, dim, descending)
-
-def __m_argsort_c1(self, *, stable, dim=-1, descending=False, out=None):
-    s = 0
-    if not isinstance(stable, bool):
-        return None
-    if not _is_int(dim):
-        return None
-    if not isinstance(descending, bool):
-        return None
-    return s
-
-def __m_argsort_b1(self, *, stable, dim=-1, descending=False, out=None):
-    if out is not None:
-        return _op_argsort_stable_out(self, stable=stable, dim=dim, descending=descending, out=out)
-    return _op_argsort_stable(self, stable=stable, dim=dim, descending=descending)
-
-__m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
-__m_argsort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
-
-def _m_argsort(*args, **kwargs):
-    best = None
-    for c, b in __m_argsort_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
-
-def _m_topk(self, k, dim=-1, largest=True, sorted=True):
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('topk', 'k', 1, 'int', k)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('topk', 'dim', 2, 'int', dim)
-    if largest.__class__ is not bool:
-        raise _bad_arg('topk', 'largest', 3, 'bool', largest)
-    if sorted.__class__ is not bool:
-        raise _bad_arg('topk', 'sorted', 4, 'bool', sorted)
-    return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
-
-def _m_msort(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('msort', 'out', None, 'Tensor', out)
-        return _op_msort_out(self, out=out)
-    return _op_msort_default(self)
-
-def _m_bincount(self, weights=None, minlength=0):
-    if weights is not None and weights.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bincount', 'weights', 1, 'Tensor', weights)
-    if minlength.__class__ is not int and not _is_int(minlength):
-        raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
-    return _op_bincount_default(self, weights, minlength)
-
-def _m_histc(self, bins=100, min=0, max=0, *, out=None):
-    if bins.__class__ is not int and not _is_int(bins):
-        raise _bad_arg('histc', 'bins', 1, 'int', bins)
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('histc', 'min', 2, 'Number', min)
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('histc', 'max', 3, 'Number', max)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('histc', 'out', None, 'Tensor', out)
-        return _op_histc_out(self, bins, min, max, out=out)
-    return _op_histc_default(self, bins, min, max)
 
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
     if dim.__class__ is not int and not _is_int(dim):
@@ -3811,6 +2733,1170 @@ def _m_nonzero(self, *, out=None):
 def _m_argwhere(self):
     return _op_argwhere_default(self)
 
+def _m_put_(self, index, source, accumulate=False):
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put_', 'index', 1, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put_', 'source', 2, 'Tensor', source)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('put_', 'accumulate', 3, 'bool', accumulate)
+    return _op_put__default(self, index, source, accumulate)
+
+def _m_put(self, index, source, accumulate=False):
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put', 'index', 1, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put', 'source', 2, 'Tensor', source)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('put', 'accumulate', 3, 'bool', accumulate)
+    return _op_put_default(self, index, source, accumulate)
+
+def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_reduce', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce', 'index', 2, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce', 'source', 3, 'Tensor', source)
+    if reduce.__class__ is not str:
+        raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
+    if out is None and include_self is True:
+        return _op_index_reduce_default(self, dim, index, source, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
+        return _op_index_reduce_out(self, dim, index, source, reduce, include_self=include_self, out=out)
+    return _op_index_reduce_default(self, dim, index, source, reduce, include_self=include_self)
+
+def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_reduce_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce_', 'index', 2, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce_', 'source', 3, 'Tensor', source)
+    if reduce.__class__ is not str:
+        raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
+    if include_self is True:
+        return _op_index_reduce__default(self, dim, index, source, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('index_reduce_', 'include_self', None, 'bool', include_self)
+    return _op_index_reduce__default(self, dim, index, source, reduce, include_self=include_self)
+
+def _m_index(self, indices):
+    return _op_index_Tensor(self, indices)
+
+def _m_index_put_(self, indices, values, accumulate=False):
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_put_', 'values', 2, 'Tensor', values)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('index_put_', 'accumulate', 3, 'bool', accumulate)
+    return _op_index_put__default(self, indices, values, accumulate)
+
+def _m_index_put(self, indices, values, accumulate=False):
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_put', 'values', 2, 'Tensor', values)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('index_put', 'accumulate', 3, 'bool', accumulate)
+    return _op_index_put_default(self, indices, values, accumulate)
+
+def _m_inverse(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('inverse', 'out', None, 'Tensor', out)
+        return _op_inverse_out(self, out=out)
+    return _op_inverse_default(self)
+
+def _m_det(self):
+    return _op_det_default(self)
+
+def _m_slogdet(self, *, out=None):
+    if out is not None:
+        return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
+    return _rt_slogdet(*_op_slogdet_default(self))
+
+def _m_logdet(self):
+    return _op_logdet_default(self)
+
+def _m_cholesky(self, upper=False, *, out=None):
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky', 'upper', 1, 'bool', upper)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
+        return _op_cholesky_out(self, upper, out=out)
+    return _op_cholesky_default(self, upper)
+
+def _m_qr(self, some=True, *, out=None):
+    if some.__class__ is not bool:
+        raise _bad_arg('qr', 'some', 1, 'bool', some)
+    if out is not None:
+        return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
+    return _rt_qr(*_op_qr_default(self, some))
+
+def _m_svd(self, some=True, compute_uv=True, *, out=None):
+    if some.__class__ is not bool:
+        raise _bad_arg('svd', 'some', 1, 'bool', some)
+    if compute_uv.__class__ is not bool:
+        raise _bad_arg('svd', 'compute_uv', 2, 'bool', compute_uv)
+    if out is not None:
+        return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+    return _rt_svd(*_op_svd_default(self, some, compute_uv))
+
+def _m_pinverse(self, rcond=1e-15):
+    if rcond.__class__ is not float and not _is_double(rcond):
+        raise _bad_arg('pinverse', 'rcond', 1, 'float', rcond)
+    return _op_pinverse_default(self, rcond)
+
+def _m_matrix_power(self, n, *, out=None):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('matrix_power', 'n', 1, 'int', n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
+        return _op_matrix_power_out(self, n, out=out)
+    return _op_matrix_power_default(self, n)
+
+def _m_matrix_exp(self):
+    return _op_matrix_exp_default(self)
+
+def _m_cholesky_solve(self, input2, upper=False, *, out=None):
+    if input2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cholesky_solve', 'input2', 1, 'Tensor', input2)
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky_solve', 'upper', 2, 'bool', upper)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
+        return _op_cholesky_solve_out(self, input2, upper, out=out)
+    return _op_cholesky_solve_default(self, input2, upper)
+
+def _m_cholesky_inverse(self, upper=False, *, out=None):
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky_inverse', 'upper', 1, 'bool', upper)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
+        return _op_cholesky_inverse_out(self, upper, out=out)
+    return _op_cholesky_inverse_default(self, upper)
+
+def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    if A.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
+    if upper.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'upper', 2, 'bool', upper)
+    if transpose.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'transpose', 3, 'bool', transpose)
+    if unitriangular.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
+    return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
+
+def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(self, LU_data, LU_pivots)
+
+def _m_geqrf(self, *, out=None):
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(self))
+
+def _m_vdot(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(self, other, out=out)
+    return _op_vdot_default(self, other)
+
+def _m_mm(self, mat2):
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
+    return _op_mm_default(self, mat2)
+
+def _m_bmm(self, mat2):
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bmm', 'mat2', 1, 'Tensor', mat2)
+    return _op_bmm_default(self, mat2)
+
+def _m_mv(self, vec):
+    if vec.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mv', 'vec', 1, 'Tensor', vec)
+    return _op_mv_default(self, vec)
+
+def _m_dot(self, tensor):
+    if tensor.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dot', 'tensor', 1, 'Tensor', tensor)
+    return _op_dot_default(self, tensor)
+
+def _m_matmul(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('matmul', 'other', 1, 'Tensor', other)
+    return _op_matmul_default(self, other)
+
+def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    if mat1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'mat1', 1, 'Tensor', mat1)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmm_default(self, mat1, mat2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
+    return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
+
+def _m_trace(self):
+    return _op_trace_default(self)
+
+def _m_outer(self, vec2, *, out=None):
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('outer', 'vec2', 1, 'Tensor', vec2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('outer', 'out', None, 'Tensor', out)
+        return _op_outer_out(self, vec2, out=out)
+    return _op_outer_default(self, vec2)
+
+def _m_ger(self, vec2, *, out=None):
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ger', 'vec2', 1, 'Tensor', vec2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ger', 'out', None, 'Tensor', out)
+        return _op_ger_out(self, vec2, out=out)
+    return _op_ger_default(self, vec2)
+
+def _m_kron(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('kron', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('kron', 'out', None, 'Tensor', out)
+        return _op_kron_out(self, other, out=out)
+    return _op_kron_default(self, other)
+
+def _m_cross(self, other, dim=None, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cross', 'other', 1, 'Tensor', other)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cross', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cross', 'out', None, 'Tensor', out)
+        return _op_cross_out(self, other, dim, out=out)
+    return _op_cross_default(self, other, dim)
+
+def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if mean.__class__ is not float and not _is_double(mean):
+        raise _bad_arg('normal_', 'mean', 1, 'float', mean)
+    if std.__class__ is not float and not _is_double(std):
+        raise _bad_arg('normal_', 'std', 2, 'float', std)
+    if generator is None:
+        return _op_normal__default(self, mean, std)
+    return _op_normal__default(self, mean, std, generator=generator)
+
+def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    if from_.__class__ is not float and not _is_double(from_):
+        raise _bad_arg('uniform_', 'from', 1, 'float', from_)
+    if to.__class__ is not float and not _is_double(to):
+        raise _bad_arg('uniform_', 'to', 2, 'float', to)
+    if generator is None:
+        return _op_uniform__default(self, from_, to)
+    return _op_uniform__default(self, from_, to, generator=generator)
+
+def __m_random__c0(self, from_, to, *, generator=None):
+    s = 0
+    if not _is_int(from_):
+        return None
+    if to is not None and not _is_int(to):
+        return None
+    return s
+
+def __m_random__b0(self, from_, to, *, generator=None):
+    if generator is None:
+        return _op_random__from(self, from_, to)
+    return _op_random__from(self, from_, to, generator=generator)
+
+def __m_random__c1(self, to, *, generator=None):
+    s = 0
+    if not _is_int(to):
+        return None
+    return s
+
+def __m_random__b1(self, to, *, generator=None):
+    if generator is None:
+        return _op_random__to(self, to)
+    return _op_random__to(self, to, generator=generator)
+
+def __m_random__c2(self, *, generator=None):
+    s = 0
+    return s
+
+def __m_random__b2(self, *, generator=None):
+    if generator is None:
+        return _op_random__default(self)
+    return _op_random__default(self, generator=generator)
+
+__m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
+__m_random__sigs = ('(int from, int? to, *, Generator? generator = None)', '(int to, *, Generator? generator = None)', '(*, Generator? generator = None)')
+
+def _m_random_(*args, **kwargs):
+    best = None
+    for c, b in __m_random__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('random_', args, kwargs, __m_random__sigs, True)
+
+def _m_bernoulli_(self, p=0.5, *, generator=None):
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('bernoulli_', 'p', 1, 'float', p)
+    if generator is None:
+        return _op_bernoulli__float(self, p)
+    return _op_bernoulli__float(self, p, generator=generator)
+
+def __m_bernoulli_c0(self, *, generator=None, out=None):
+    s = 0
+    return s
+
+def __m_bernoulli_b0(self, *, generator=None, out=None):
+    if out is None and generator is None:
+        return _op_bernoulli_default(self)
+    if out is not None:
+        return _op_bernoulli_out(self, generator=generator, out=out)
+    return _op_bernoulli_default(self, generator=generator)
+
+def __m_bernoulli_c1(self, p, *, generator=None):
+    s = 0
+    if not _is_real(p):
+        return None
+    return s
+
+def __m_bernoulli_b1(self, p, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_p(self, p)
+    return _op_bernoulli_p(self, p, generator=generator)
+
+__m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
+__m_bernoulli_sigs = ('(*, Generator? generator = None, Tensor out = None)', '(float p, *, Generator? generator = None)')
+
+def _m_bernoulli(*args, **kwargs):
+    best = None
+    for c, b in __m_bernoulli_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
+
+def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
+    if num_samples.__class__ is not int and not _is_int(num_samples):
+        raise _bad_arg('multinomial', 'num_samples', 1, 'int', num_samples)
+    if replacement.__class__ is not bool:
+        raise _bad_arg('multinomial', 'replacement', 2, 'bool', replacement)
+    if out is None and generator is None:
+        return _op_multinomial_default(self, num_samples, replacement)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('multinomial', 'out', None, 'Tensor', out)
+        return _op_multinomial_out(self, num_samples, replacement, generator=generator, out=out)
+    return _op_multinomial_default(self, num_samples, replacement, generator=generator)
+
+def _m_exponential_(self, lambd=1.0, *, generator=None):
+    if lambd.__class__ is not float and not _is_double(lambd):
+        raise _bad_arg('exponential_', 'lambd', 1, 'float', lambd)
+    if generator is None:
+        return _op_exponential__default(self, lambd)
+    return _op_exponential__default(self, lambd, generator=generator)
+
+def _m_geometric_(self, p, *, generator=None):
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('geometric_', 'p', 1, 'float', p)
+    if generator is None:
+        return _op_geometric__default(self, p)
+    return _op_geometric__default(self, p, generator=generator)
+
+def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    if mean.__class__ is not float and not _is_double(mean):
+        raise _bad_arg('log_normal_', 'mean', 1, 'float', mean)
+    if std.__class__ is not float and not _is_double(std):
+        raise _bad_arg('log_normal_', 'std', 2, 'float', std)
+    if generator is None:
+        return _op_log_normal__default(self, mean, std)
+    return _op_log_normal__default(self, mean, std, generator=generator)
+
+def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    if median.__class__ is not float and not _is_double(median):
+        raise _bad_arg('cauchy_', 'median', 1, 'float', median)
+    if sigma.__class__ is not float and not _is_double(sigma):
+        raise _bad_arg('cauchy_', 'sigma', 2, 'float', sigma)
+    if generator is None:
+        return _op_cauchy__default(self, median, sigma)
+    return _op_cauchy__default(self, median, sigma, generator=generator)
+
+def __m_sum_c0(self, *, dtype=None):
+    s = 0
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_sum_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_sum_default(self)
+    return _op_sum_default(self, dtype=dtype)
+
+def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_sum_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_sum_dim_IntList(self, dim, keepdim)
+    return _op_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
+
+__m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
+__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def _m_sum(*args, **kwargs):
+    best = None
+    for c, b in __m_sum_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
+
+def __m_mean_c0(self, *, dtype=None):
+    s = 0
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_mean_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_mean_default(self)
+    return _op_mean_default(self, dtype=dtype)
+
+def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_mean_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_mean_dim(self, dim, keepdim)
+    return _op_mean_dim(self, dim, keepdim, dtype=dtype)
+
+__m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
+__m_mean_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def _m_mean(*args, **kwargs):
+    best = None
+    for c, b in __m_mean_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('mean', args, kwargs, __m_mean_sigs, True)
+
+def __m_prod_c0(self, *, dtype=None):
+    s = 0
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_prod_b0(self, *, dtype=None):
+    if dtype is None:
+        return _op_prod_default(self)
+    return _op_prod_default(self, dtype=dtype)
+
+def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_prod_b1(self, dim, keepdim=False, *, dtype=None):
+    if dtype is None:
+        return _op_prod_dim_int(self, dim, keepdim)
+    return _op_prod_dim_int(self, dim, keepdim, dtype=dtype)
+
+__m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
+__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None)')
+
+def _m_prod(*args, **kwargs):
+    best = None
+    for c, b in __m_prod_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
+
+def _m_amax(self, dim=(), keepdim=False):
+    if not _is_intlist(dim):
+        raise _bad_arg('amax', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('amax', 'keepdim', 2, 'bool', keepdim)
+    return _op_amax_default(self, dim, keepdim)
+
+def _m_amin(self, dim=(), keepdim=False):
+    if not _is_intlist(dim):
+        raise _bad_arg('amin', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('amin', 'keepdim', 2, 'bool', keepdim)
+    return _op_amin_default(self, dim, keepdim)
+
+def __m_max_c0(self):
+    s = 0
+    return s
+
+def __m_max_b0(self):
+    return _op_max_default(self)
+
+def __m_max_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_max_b1(self, dim, keepdim=False):
+    return _rt_max(*_op_max_dim(self, dim, keepdim))
+
+__m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1),)
+__m_max_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_max(*args, **kwargs):
+    best = None
+    for c, b in __m_max_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('max', args, kwargs, __m_max_sigs, True)
+
+def __m_min_c0(self):
+    s = 0
+    return s
+
+def __m_min_b0(self):
+    return _op_min_default(self)
+
+def __m_min_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_min_b1(self, dim, keepdim=False):
+    return _rt_min(*_op_min_dim(self, dim, keepdim))
+
+__m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1),)
+__m_min_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_min(*args, **kwargs):
+    best = None
+    for c, b in __m_min_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('min', args, kwargs, __m_min_sigs, True)
+
+def _m_argmax(self, dim=None, keepdim=False):
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('argmax', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('argmax', 'keepdim', 2, 'bool', keepdim)
+    return _op_argmax_default(self, dim, keepdim)
+
+def _m_argmin(self, dim=None, keepdim=False):
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('argmin', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('argmin', 'keepdim', 2, 'bool', keepdim)
+    return _op_argmin_default(self, dim, keepdim)
+
+def __m_all_c0(self):
+    s = 0
+    return s
+
+def __m_all_b0(self):
+    return _op_all_default(self)
+
+def __m_all_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_all_b1(self, dim, keepdim=False):
+    return _op_all_dim(self, dim, keepdim)
+
+def __m_all_c2(self, dim=None, keepdim=False):
+    s = 0
+    if dim is not None and not _is_intseq(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_all_b2(self, dim=None, keepdim=False):
+    return _op_all_dims(self, dim, keepdim)
+
+__m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
+__m_all_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
+
+def _m_all(*args, **kwargs):
+    best = None
+    for c, b in __m_all_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('all', args, kwargs, __m_all_sigs, True)
+
+def __m_any_c0(self):
+    s = 0
+    return s
+
+def __m_any_b0(self):
+    return _op_any_default(self)
+
+def __m_any_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_any_b1(self, dim, keepdim=False):
+    return _op_any_dim(self, dim, keepdim)
+
+def __m_any_c2(self, dim=None, keepdim=False):
+    s = 0
+    if dim is not None and not _is_intseq(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_any_b2(self, dim=None, keepdim=False):
+    return _op_any_dims(self, dim, keepdim)
+
+__m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
+__m_any_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
+
+def _m_any(*args, **kwargs):
+    best = None
+    for c, b in __m_any_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('any', args, kwargs, __m_any_sigs, True)
+
+def __m_var_c0(self, unbiased=True):
+    s = 0
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def __m_var_b0(self, unbiased=True):
+    return _op_var_default(self, unbiased)
+
+def __m_var_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_var_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_var_out(self, dim, unbiased, keepdim, out=out)
+    return _op_var_dim(self, dim, unbiased, keepdim)
+
+def __m_var_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, TensorImpl) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_var_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    if out is None and correction is None and keepdim is False:
+        return _op_var_correction(self, dim)
+    if out is not None:
+        return _op_var_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
+    return _op_var_correction(self, dim, correction=correction, keepdim=keepdim)
+
+__m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, __m_var_b2),)
+__m_var_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+
+def _m_var(*args, **kwargs):
+    best = None
+    for c, b in __m_var_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('var', args, kwargs, __m_var_sigs, True)
+
+def __m_std_c0(self, unbiased=True):
+    s = 0
+    if not isinstance(unbiased, bool):
+        return None
+    return s
+
+def __m_std_b0(self, unbiased=True):
+    return _op_std_default(self, unbiased)
+
+def __m_std_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if not isinstance(unbiased, bool):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_std_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_std_out(self, dim, unbiased, keepdim, out=out)
+    return _op_std_dim(self, dim, unbiased, keepdim)
+
+def __m_std_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    s = 0
+    if dim is not None and not _is_intlist(dim):
+        return None
+    if correction is not None and not _is_num(correction):
+        if not (isinstance(correction, TensorImpl) and correction.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_std_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    if out is None and correction is None and keepdim is False:
+        return _op_std_correction(self, dim)
+    if out is not None:
+        return _op_std_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
+    return _op_std_correction(self, dim, correction=correction, keepdim=keepdim)
+
+__m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, __m_std_b2),)
+__m_std_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+
+def _m_std(*args, **kwargs):
+    best = None
+    for c, b in __m_std_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('std', args, kwargs, __m_std_sigs, True)
+
+def _m_logsumexp(self, dim, keepdim=False, *, out=None):
+    if not _is_intlist(dim):
+        raise _bad_arg('logsumexp', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('logsumexp', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logsumexp', 'out', None, 'Tensor', out)
+        return _op_logsumexp_out(self, dim, keepdim, out=out)
+    return _op_logsumexp_default(self, dim, keepdim)
+
+def __m_norm_c0(self, p=2):
+    s = 0
+    if not _is_num(p):
+        if not (isinstance(p, TensorImpl) and p.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_norm_b0(self, p=2):
+    return _op_norm_Scalar(self, p)
+
+def __m_norm_c1(self, p, dim, keepdim=False, *, out=None):
+    s = 0
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, TensorImpl) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_norm_b1(self, p, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_norm_out(self, p, dim, keepdim, out=out)
+    return _op_norm_ScalarOpt_dim(self, p, dim, keepdim)
+
+def __m_norm_c2(self, p, dim, keepdim, *, dtype, out=None):
+    s = 0
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, TensorImpl) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_norm_b2(self, p, dim, keepdim, *, dtype, out=None):
+    if out is not None:
+        return _op_norm_dtype_out(self, p, dim, keepdim, dtype=dtype, out=out)
+    return _op_norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype=dtype)
+
+def __m_norm_c3(self, p, *, dtype):
+    s = 0
+    if p is not None and not _is_num(p):
+        if not (isinstance(p, TensorImpl) and p.numel() == 1):
+            return None
+        s += 1
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def __m_norm_b3(self, p, *, dtype):
+    return _op_norm_ScalarOpt_dtype(self, p, dtype=dtype)
+
+__m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_norm_c2, __m_norm_b2), (__m_norm_c3, __m_norm_b3),)
+__m_norm_sigs = ('(Scalar p = 2)', '(Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Number? p, *, dtype dtype)')
+
+def _m_norm(*args, **kwargs):
+    best = None
+    for c, b in __m_norm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
+
+def __m_count_nonzero_c0(self, *dim):
+    s = 0
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+            return None
+    return s
+
+def __m_count_nonzero_b0(self, *dim):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+        dim = dim[0]
+    return _op_count_nonzero_dim_IntList(self, dim)
+
+def __m_count_nonzero_c1(self, dim=None):
+    s = 0
+    if dim is not None and not _is_int(dim):
+        return None
+    return s
+
+def __m_count_nonzero_b1(self, dim=None):
+    return _op_count_nonzero_default(self, dim)
+
+__m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
+__m_count_nonzero_sigs = ('(int[] dim)', '(int? dim = None)')
+
+def _m_count_nonzero(*args, **kwargs):
+    best = None
+    for c, b in __m_count_nonzero_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('count_nonzero', args, kwargs, __m_count_nonzero_sigs, True)
+
+def __m_median_c0(self):
+    s = 0
+    return s
+
+def __m_median_b0(self):
+    return _op_median_default(self)
+
+def __m_median_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_median_b1(self, dim, keepdim=False):
+    return _rt_median(*_op_median_dim(self, dim, keepdim))
+
+__m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
+__m_median_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_median(*args, **kwargs):
+    best = None
+    for c, b in __m_median_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('median', args, kwargs, __m_median_sigs, True)
+
+def __m_nanmedian_c0(self):
+    s = 0
+    return s
+
+def __m_nanmedian_b0(self):
+    return _op_nanmedian_default(self)
+
+def __m_nanmedian_c1(self, dim, keepdim=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def __m_nanmedian_b1(self, dim, keepdim=False):
+    return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
+
+__m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
+__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
+
+def _m_nanmedian(*args, **kwargs):
+    best = None
+    for c, b in __m_nanmedian_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
+
+def _m_mode(self, dim=-1, keepdim=False):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('mode', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('mode', 'keepdim', 2, 'bool', keepdim)
+    return _rt_mode(*_op_mode_default(self, dim, keepdim))
+
+def _m_bincount(self, weights=None, minlength=0):
+    if weights is not None and weights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bincount', 'weights', 1, 'Tensor', weights)
+    if minlength.__class__ is not int and not _is_int(minlength):
+        raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
+    return _op_bincount_default(self, weights, minlength)
+
+def _m_histc(self, bins=100, min=0, max=0, *, out=None):
+    if bins.__class__ is not int and not _is_int(bins):
+        raise _bad_arg('histc', 'bins', 1, 'int', bins)
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('histc', 'min', 2, 'Number', min)
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('histc', 'max', 3, 'Number', max)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('histc', 'out', None, 'Tensor', out)
+        return _op_histc_out(self, bins, min, max, out=out)
+    return _op_histc_default(self, bins, min, max)
+
+def _m_cumsum(self, dim, *, dtype=None, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
+    if out is None and dtype is None:
+        return _op_cumsum_default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
+        return _op_cumsum_out(self, dim, dtype=dtype, out=out)
+    return _op_cumsum_default(self, dim, dtype=dtype)
+
+def _m_cumsum_(self, dim, *, dtype=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumsum_', 'dim', 1, 'int', dim)
+    if dtype is None:
+        return _op_cumsum__default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumsum_', 'dtype', None, 'ember.dtype', dtype)
+    return _op_cumsum__default(self, dim, dtype=dtype)
+
+def _m_cumprod(self, dim, *, dtype=None, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumprod', 'dim', 1, 'int', dim)
+    if out is None and dtype is None:
+        return _op_cumprod_default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
+        return _op_cumprod_out(self, dim, dtype=dtype, out=out)
+    return _op_cumprod_default(self, dim, dtype=dtype)
+
+def _m_cumprod_(self, dim, *, dtype=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumprod_', 'dim', 1, 'int', dim)
+    if dtype is None:
+        return _op_cumprod__default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumprod_', 'dtype', None, 'ember.dtype', dtype)
+    return _op_cumprod__default(self, dim, dtype=dtype)
+
+def _m_cummax(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cummax', 'dim', 1, 'int', dim)
+    return _rt_cummax(*_op_cummax_default(self, dim))
+
+def _m_cummin(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cummin', 'dim', 1, 'int', dim)
+    return _rt_cummin(*_op_cummin_default(self, dim))
+
+def _m_logcumsumexp(self, dim, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('logcumsumexp', 'dim', 1, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
+        return _op_logcumsumexp_out(self, dim, out=out)
+    return _op_logcumsumexp_default(self, dim)
+
 def _m_repeat(self, *repeats):
     if len(repeats) == 1 and not isinstance(repeats[0], (int, TensorImpl)):
         repeats = repeats[0]
@@ -3951,62 +4037,12 @@ def _m_diagflat(self, offset=0):
         raise _bad_arg('diagflat', 'offset', 1, 'int', offset)
     return _op_diagflat_default(self, offset)
 
-def _m_trace(self):
-    return _op_trace_default(self)
-
-def _m_outer(self, vec2, *, out=None):
-    if vec2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('outer', 'vec2', 1, 'Tensor', vec2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('outer', 'out', None, 'Tensor', out)
-        return _op_outer_out(self, vec2, out=out)
-    return _op_outer_default(self, vec2)
-
-def _m_ger(self, vec2, *, out=None):
-    if vec2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ger', 'vec2', 1, 'Tensor', vec2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ger', 'out', None, 'Tensor', out)
-        return _op_ger_out(self, vec2, out=out)
-    return _op_ger_default(self, vec2)
-
-def _m_kron(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('kron', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('kron', 'out', None, 'Tensor', out)
-        return _op_kron_out(self, other, out=out)
-    return _op_kron_default(self, other)
-
-def _m_cross(self, other, dim=None, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cross', 'other', 1, 'Tensor', other)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cross', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cross', 'out', None, 'Tensor', out)
-        return _op_cross_out(self, other, dim, out=out)
-    return _op_cross_default(self, other, dim)
-
 def _m_broadcast_to(self, *size):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('broadcast_to', 'size', 1, 'tuple of ints', size)
     return _op_broadcast_to_default(self, size)
-
-def _m_unfold(self, dimension, size, step):
-    if dimension.__class__ is not int and not _is_int(dimension):
-        raise _bad_arg('unfold', 'dimension', 1, 'int', dimension)
-    if size.__class__ is not int and not _is_int(size):
-        raise _bad_arg('unfold', 'size', 2, 'int', size)
-    if step.__class__ is not int and not _is_int(step):
-        raise _bad_arg('unfold', 'step', 3, 'int', step)
-    return _op_unfold_default(self, dimension, size, step)
 
 def _m_narrow_copy(self, dim, start, length, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
@@ -4021,57 +4057,141 @@ def _m_narrow_copy(self, dim, start, length, *, out=None):
         return _op_narrow_copy_out(self, dim, start, length, out=out)
     return _op_narrow_copy_default(self, dim, start, length)
 
-def _m_put_(self, index, source, accumulate=False):
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put_', 'index', 1, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put_', 'source', 2, 'Tensor', source)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('put_', 'accumulate', 3, 'bool', accumulate)
-    return _op_put__default(self, index, source, accumulate)
-
-def _m_put(self, index, source, accumulate=False):
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put', 'index', 1, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put', 'source', 2, 'Tensor', source)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('put', 'accumulate', 3, 'bool', accumulate)
-    return _op_put_default(self, index, source, accumulate)
-
-def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
+def _m_softmax(self, dim, dtype=None):
     if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_reduce', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce', 'index', 2, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce', 'source', 3, 'Tensor', source)
-    if reduce.__class__ is not str:
-        raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
-    if out is None and include_self is True:
-        return _op_index_reduce_default(self, dim, index, source, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
+        raise _bad_arg('softmax', 'dim', 1, 'int', dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('softmax', 'dtype', 2, 'ember.dtype', dtype)
+    return _op_softmax_int(self, dim, dtype)
+
+def _m_log_softmax(self, dim, dtype=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('log_softmax', 'dim', 1, 'int', dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('log_softmax', 'dtype', 2, 'ember.dtype', dtype)
+    return _op_log_softmax_int(self, dim, dtype)
+
+def _m_kthvalue(self, k, dim=-1, keepdim=False):
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('kthvalue', 'k', 1, 'int', k)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('kthvalue', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('kthvalue', 'keepdim', 3, 'bool', keepdim)
+    return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
+
+def __m_sort_c0(self, dim=-1, descending=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_sort_b0(self, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_default(self, dim, descending))
+
+def __m_sort_c1(self, *, stable, dim=-1, descending=False):
+    s = 0
+    if stable is not None and not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_sort_b1(self, *, stable, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_stable(self, stable=stable, dim=dim, descending=descending))
+
+__m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
+__m_sort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool? stable, int dim = -1, bool descending = False)')
+
+def _m_sort(*args, **kwargs):
+    best = None
+    for c, b in __m_sort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sort', args, kwargs, __m_sort_sigs, True)
+
+def __m_argsort_c0(self, dim=-1, descending=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_argsort_b0(self, dim=-1, descending=False):
+    return _op_argsort_default(self, dim, descending)
+
+def __m_argsort_c1(self, *, stable, dim=-1, descending=False, out=None):
+    s = 0
+    if not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_argsort_b1(self, *, stable, dim=-1, descending=False, out=None):
+    if out is not None:
+        return _op_argsort_stable_out(self, stable=stable, dim=dim, descending=descending, out=out)
+    return _op_argsort_stable(self, stable=stable, dim=dim, descending=descending)
+
+__m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
+__m_argsort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
+
+def _m_argsort(*args, **kwargs):
+    best = None
+    for c, b in __m_argsort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
+
+def _m_topk(self, k, dim=-1, largest=True, sorted=True):
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('topk', 'k', 1, 'int', k)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('topk', 'dim', 2, 'int', dim)
+    if largest.__class__ is not bool:
+        raise _bad_arg('topk', 'largest', 3, 'bool', largest)
+    if sorted.__class__ is not bool:
+        raise _bad_arg('topk', 'sorted', 4, 'bool', sorted)
+    return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
+
+def _m_msort(self, *, out=None):
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
-        return _op_index_reduce_out(self, dim, index, source, reduce, include_self=include_self, out=out)
-    return _op_index_reduce_default(self, dim, index, source, reduce, include_self=include_self)
+            raise _bad_arg('msort', 'out', None, 'Tensor', out)
+        return _op_msort_out(self, out=out)
+    return _op_msort_default(self)
 
-def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_reduce_', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce_', 'index', 2, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce_', 'source', 3, 'Tensor', source)
-    if reduce.__class__ is not str:
-        raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
-    if include_self is True:
-        return _op_index_reduce__default(self, dim, index, source, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('index_reduce_', 'include_self', None, 'bool', include_self)
-    return _op_index_reduce__default(self, dim, index, source, reduce, include_self=include_self)
+def _m_unfold(self, dimension, size, step):
+    if dimension.__class__ is not int and not _is_int(dimension):
+        raise _bad_arg('unfold', 'dimension', 1, 'int', dimension)
+    if size.__class__ is not int and not _is_int(size):
+        raise _bad_arg('unfold', 'size', 2, 'int', size)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('unfold', 'step', 3, 'int', step)
+    return _op_unfold_default(self, dimension, size, step)
 
 def __m_view_c0(self, *size):
     s = 0
@@ -4348,88 +4468,6 @@ def _m_reshape_as(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
     return _op_reshape_as_default(self, other)
-
-def _m_contiguous(self, *, memory_format='contiguous_format'):
-    return _op_contiguous_default(self, memory_format=memory_format)
-
-def _m_clone(self, *, memory_format=None):
-    if memory_format is None:
-        return _op_clone_default(self)
-    return _op_clone_default(self, memory_format=memory_format)
-
-def _m_copy_(self, src, non_blocking=False):
-    if src.__class__ not in _TENSOR_TYPES and not _is_num(src):
-        raise _bad_arg('copy_', 'src', 1, 'Tensor', src)
-    if non_blocking.__class__ is not bool:
-        raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
-    return _op_copy__default(self, src, non_blocking)
-
-def _m_resize_(self, *size, memory_format=None):
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)
-    if memory_format is None:
-        return _op_resize__default(self, size)
-    return _op_resize__default(self, size, memory_format=memory_format)
-
-def __m_fill__c0(self, value):
-    s = 0
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_fill__b0(self, value):
-    return _op_fill__Scalar(self, value)
-
-def __m_fill__c1(self, value):
-    s = 0
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def __m_fill__b1(self, value):
-    return _op_fill__Tensor(self, value)
-
-__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
-__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
-
-def _m_fill_(*args, **kwargs):
-    best = None
-    for c, b in __m_fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
-
-def _m_zero_(self):
-    return _op_zero__default(self)
-
-def _m_index(self, indices):
-    return _op_index_Tensor(self, indices)
-
-def _m_index_put_(self, indices, values, accumulate=False):
-    if values.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_put_', 'values', 2, 'Tensor', values)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('index_put_', 'accumulate', 3, 'bool', accumulate)
-    return _op_index_put__default(self, indices, values, accumulate)
-
-def _m_index_put(self, indices, values, accumulate=False):
-    if values.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_put', 'values', 2, 'Tensor', values)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('index_put', 'accumulate', 3, 'bool', accumulate)
-    return _op_index_put_default(self, indices, values, accumulate)
 
 
 
