@@ -109,7 +109,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 return r
         out = func(*args, **kwargs)
         proxy_args = map_aggregate(args, self._to_proxy_arg)
-        proxy_kwargs = map_aggregate(kwargs, self._to_proxy_arg)
+        proxy_kwargs = map_aggregate(_drop_default_kwargs(func, kwargs), self._to_proxy_arg)
         node = self.tracer.create_node("call_function", func, self.tracer.create_arg(proxy_args),
                                        self.tracer.create_arg(proxy_kwargs))
         st = _user_stack()
@@ -140,6 +140,46 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 elif isinstance(o, (tuple, list)):
                     sub = self.tracer.create_proxy("call_function", _getitem, (proxy, i), {})
                     self._track_outputs(o, sub)
+
+
+_DEFAULTS = {}
+_LITERALS = {"None": None, "True": True, "False": False}
+
+
+def _parse_default(text):
+    if text in _LITERALS:
+        return True, _LITERALS[text]
+    try:
+        return True, int(text)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return True, float(text)
+    except (TypeError, ValueError):
+        return False, None
+
+
+def _drop_default_kwargs(func, kwargs):
+    """Keyword arguments equal to the schema's default are left out of the node (readable graphs)."""
+    if not kwargs:
+        return kwargs
+    defaults = _DEFAULTS.get(func)
+    if defaults is None:
+        defaults = {}
+        for a in func._schema.arguments.flat_all:
+            d = getattr(a, "default", None)
+            if d is not None:
+                ok, v = _parse_default(d)
+                if ok:
+                    defaults[a.name] = v
+        _DEFAULTS[func] = defaults
+    out = {}
+    for k, v in kwargs.items():
+        if k in defaults and (v is None or type(v) in (bool, int, float)) and type(v) is type(defaults[k]) \
+                and v == defaults[k]:
+            continue
+        out[k] = v
+    return out
 
 
 def _is_composite_implicit(func):
