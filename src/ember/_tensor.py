@@ -289,8 +289,7 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     def lu(self, pivot=True, get_infos=False):
         """torch.Tensor.lu: the deprecated torch.lu on this tensor."""
-        from .linalg._lu import legacy_lu
-        return legacy_lu(self, pivot=pivot, get_infos=get_infos)
+        return _functional.lu(self, pivot=pivot, get_infos=get_infos)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         return _functional.tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)

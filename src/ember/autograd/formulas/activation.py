@@ -27,9 +27,9 @@ def relu_grad(grad, result):
 
 
 def _relu_c():
-    from ...kernels.cpu import relu_c
-    globals()["_relu_c"] = lambda: relu_c      # later calls skip the import machinery
-    return relu_c
+    from ...kernels.cpu import activation
+    globals()["_relu_c"] = lambda: activation      # later calls skip the import machinery
+    return activation
 
 
 _SQRT_2PI = float(np.sqrt(2.0 * np.pi))
