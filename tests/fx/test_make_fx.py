@@ -173,3 +173,14 @@ def test_stack_trace_of_aten_nodes():
     gm = make_fx(f)(ember.ones(2))
     n = next(n for n in gm.graph.nodes if n.op == "call_function")
     assert "test_make_fx.py" in n.stack_trace and "return x.exp()" in n.stack_trace
+
+
+def test_aten_graph_with_constants_survives_pickle_and_deepcopy():
+    import copy
+    import pickle
+    w = ember.randn(3, 3)
+    gm = make_fx(lambda x: (x @ w).relu(), tracing_mode="fake", _allow_non_fake_inputs=True)(ember.randn(2, 3))
+    x = ember.randn(2, 3)
+    for g in (copy.deepcopy(gm), pickle.loads(pickle.dumps(gm))):
+        assert_close(g(x), (x @ w).relu())
+        assert _targets(g) == _targets(gm)

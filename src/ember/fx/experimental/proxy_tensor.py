@@ -312,7 +312,6 @@ def _trace(f, args, decomposition_table, tracing_mode, allow_non_fake_inputs):
     result = _tree_unflatten(out_nodes, _plain_spec(_tree_flatten(out)[1]))   # namedtuples are returned as tuples
     tracer.graph.output(result)
     gm = GraphModule(tracer.root, tracer.graph)
-    gm.meta["fake_mode"] = fake_mode
     return gm
 
 
