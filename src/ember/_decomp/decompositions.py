@@ -9,7 +9,7 @@ import math
 
 from ember._ops import ops
 
-from . import register_decomposition
+from .registry import register_decomposition
 
 aten = ops.aten
 

@@ -3,11 +3,11 @@
 A backend is `compiler_fn(gm: GraphModule, example_inputs: list) -> callable`. `register_backend` adds one
 (usable as a decorator), `lookup_backend("name")` returns it (a callable passes through), `list_backends()`
 names the registered ones except those tagged with `exclude_tags` (torch hides "debug" and "experimental").
-The built-in backends are imported lazily on first lookup.
+The built-in backends register themselves when the `backends` package is imported (it always is, being
+this module's package).
 """
 _BACKENDS = {}
 _TAGS = {}
-_BUILTINS_LOADED = [False]
 
 
 def register_backend(compiler_fn=None, name=None, tags=()):
@@ -24,16 +24,9 @@ def register_backend(compiler_fn=None, name=None, tags=()):
     return compiler_fn
 
 
-def _load_builtins():
-    if not _BUILTINS_LOADED[0]:
-        _BUILTINS_LOADED[0] = True
-        from . import debugging  # noqa: F401  (registers "eager", "aot_eager")
-
-
 def lookup_backend(compiler_fn):
     """The backend named compiler_fn (a string), or compiler_fn itself if it is callable."""
     if isinstance(compiler_fn, str):
-        _load_builtins()
         if compiler_fn not in _BACKENDS:
             from ..exc import InvalidBackend
             raise InvalidBackend(name=compiler_fn)
@@ -43,6 +36,5 @@ def lookup_backend(compiler_fn):
 
 def list_backends(exclude_tags=("debug", "experimental")):
     """Names of the registered backends, sorted, without those carrying a tag in exclude_tags."""
-    _load_builtins()
     exclude = set(exclude_tags or ())
     return sorted(n for n, tags in _TAGS.items() if not exclude.intersection(tags))

@@ -132,7 +132,7 @@ def _var(self, dim, correction, keepdim, sqrt):
     mean = np.mean(a, axis=axes, keepdims=True, dtype=acc)
     d = a - mean
     sq = (d * np.conj(d)).real if np.iscomplexobj(d) else d * d
-    r = np.sum(sq, axis=axes, dtype=acc) / np.float64(max(n - correction, 0))
+    r = np.sum(sq, axis=axes, dtype=acc) / np.float64(n - correction if n > correction else 0)   # (`max` is the kernel here)
     return _wrap_scan(np.sqrt(r) if sqrt else r, rdt, shape)
 
 
