@@ -93,6 +93,33 @@ def clear_dispatch_caches():
                 e.overload._dispatch_cache.clear()
 
 
+_observer = None   # fn(op) -> None or an end callback; see set_dispatch_observer
+
+
+def set_dispatch_observer(fn):
+    """Call ``fn(op)`` before every OpOverload call (``fn`` may return a callable, called when the op
+    returns or raises); None removes it. Off by default: the observer is woven into the kernels the
+    dispatch caches hold, which are rebuilt here, so calls pay nothing when none is installed.
+    Used by tools/overload_coverage.py."""
+    global _observer
+    _observer = fn
+    clear_dispatch_caches()
+
+
+def _observed(op, kernel):
+    observer = _observer
+
+    def run(*args, **kwargs):
+        end = observer(op)
+        if end is None:
+            return kernel(*args, **kwargs)
+        try:
+            return kernel(*args, **kwargs)
+        finally:
+            end()
+    return run
+
+
 def _resolve_fn(fn):
     if isinstance(fn, str):
         mod, _, attr = fn.partition(":")
@@ -195,6 +222,8 @@ class OpOverload:
 
     def _resolve(self, ks):
         k = self._kernel_for_keyset(ks)
+        if _observer is not None:
+            k = _observed(self, k)
         self._dispatch_cache[ks] = k
         return k
 
