@@ -56,7 +56,6 @@ _LAZY_SUBMODULES = (
     "cuda", "backends", "onnx", "jit", "amp", "version",
 )
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
-               "lu": ("ember.linalg._lu", "legacy_lu"),
                "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
                "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
                "get_autocast_dtype": ("ember.amp", "get_autocast_dtype"),

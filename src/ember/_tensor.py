@@ -300,8 +300,7 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     def lu(self, pivot=True, get_infos=False):
         """torch.Tensor.lu: the deprecated torch.lu on this tensor."""
-        from .linalg._lu import legacy_lu
-        return legacy_lu(self, pivot=pivot, get_infos=get_infos)
+        return _functional.lu(self, pivot=pivot, get_infos=get_infos)
 
     def equal(self, other):
         return _functional.equal(self, other)
