@@ -144,28 +144,6 @@ isneginf, _, isneginf_out = make_unary_p(lambda a: np.isneginf(a) if a.dtype.kin
                                          "isneginf")
 
 
-# ------------------------------------------------------------------ aliases (CompositeImplicitAutograd)
-def _alias(target):
-    def f(*args, **kw):
-        import ember
-        return getattr(ember, target)(*args, **kw)
-    return f
-
-
-def _alias_(target):
-    def f(self, *args, **kw):
-        return getattr(self, target + "_")(*args, **kw)
-    return f
-
-
-for _a, _t in {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
-               "arctanh": "atanh", "arctan2": "atan2", "clip": "clamp"}.items():
-    globals()[_a] = globals()[_a + "_out"] = _alias(_t)
-    globals()[_a + "_"] = _alias_(_t)
-clip_Tensor = clip_Tensor_out = _alias("clamp")
-clip__Tensor = _alias_("clamp")
-
-
 # ------------------------------------------------------------------ binary
 def _fmod(a, b, out):
     if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) == 0):
