@@ -1,5 +1,5 @@
 """cpu kernels for activation functions (nn.functional calls these ops); each is one numpy
-expression over the input, through the (functional, in-place, out) factory of kernels/cpu/math.py."""
+expression over the input, through the (functional, in-place, out) factory of kernels/cpu/elementwise_math.py."""
 import numpy as np
 
 from ..._tensor import Tensor

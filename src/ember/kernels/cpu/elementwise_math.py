@@ -22,7 +22,7 @@ def _quiet(f):
 
 def make_unary_p(fn, name, kind=None):
     """(functional, inplace, out) for a same-shape op `fn(a, *params) -> ndarray` (params are the
-    schema's extra arguments). Result dtype from kernels/meta/math.py's table."""
+    schema's extra arguments). Result dtype from kernels/meta/elementwise_math.py's table."""
     kind = UNARY_KINDS.get(name, FLOAT_OUT) if kind is None else kind
     fn = _quiet(fn)
 

@@ -1,4 +1,4 @@
-"""cpu kernels for reductions: one numpy reduction over the axes from kernels/meta/reductions.py."""
+"""cpu kernels for reductions: one numpy reduction over the axes from kernels/meta/reduction.py."""
 import builtins
 
 import numpy as np
