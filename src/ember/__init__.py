@@ -1,9 +1,22 @@
-"""ember: PyTorch's architecture, rebuilt in readable Python.
+"""ember: PyTorch's architecture, rebuilt in readable Python (the `torch` package namespace).
 
-`import ember` loads the core (dtypes, tensors, the dispatcher, generated bindings); nn, optim,
-autograd tools, serialization and the rest load lazily on first attribute access.
+`import ember` loads the core and the bindings; everything else loads on first attribute access.
+The namespace is filled in this order, later entries winning where a name repeats:
+
+1. `_core`: dtypes (and their short aliases below), device, Size, UntypedStorage, default dtype and promotion;
+2. `Tensor` (`_tensor.py`; importing it loads the op registry, the generated bindings and the fallbacks),
+   `ops`, and the generated aten op table (`_generated/registrations.py`);
+3. the generated bindings `_generated/functions.py` (ember.add, ...), and `ember._nn` / `ember._linalg`
+   (torch._C._nn / torch._C._linalg);
+4. the hand-written functions of `functional.py` (ember.tensor, ember.split, ember.einsum, ...), which
+   replace the generated binding of the same name where torch's Python signature differs;
+5. finfo/iinfo, the random-number functions and the grad-mode context managers;
+6. lazily, on first access: the subpackages in `_LAZY_SUBMODULES` that exist in this tree, and the
+   names in `_LAZY_ATTRS`. A name in `_LAZY_SUBMODULES` whose package does not exist yet (fx, distributed,
+   ...) is simply absent: `hasattr(ember, "fx")` is False until `ember/fx/` is written, then True.
 """
 import importlib as _importlib
+import importlib.util as _importlib_util
 
 from ._core.dtype import (dtype, bool_ as bool, uint8, int8, int16, uint16, int32, uint32, int64, uint64,  # noqa: F401
                           float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float16, bfloat16, float32,
@@ -17,16 +30,14 @@ from ._ops import ops  # noqa: F401
 from . import _fallbacks  # noqa: F401  (Python-mode, ADInplaceOrView and BackendSelect fallbacks)
 from ._generated import registrations as _registrations  # noqa: F401
 from ._generated.functions import *  # noqa: F401,F403
-from ._generated import tensor_methods as _tensor_methods  # noqa: F401
 from ._generated import nn_functions as _nn  # noqa: F401  (torch._C._nn: python_module nn ops)
 from ._generated import linalg_functions as _linalg  # noqa: F401  (torch._C._linalg)
-from . import _tensor_extras, _indexing  # noqa: F401  (dunders, hand-written methods, indexing)
-from ._creation import *  # noqa: F401,F403
-from ._functional_extras import *  # noqa: F401,F403
-from ._shape_extras import *  # noqa: F401,F403  (varargs and as_tuple forms of shape ops)
-from ._unique import unique, unique_consecutive  # noqa: F401
+from .functional import *  # noqa: F401,F403
+from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
+from ._core.device import set_default_device, get_default_device  # noqa: F401
+from .kernels.cpu.runtime.pool import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: F401
+                                       set_num_interop_threads)
 from ._dtype_info import finfo, iinfo  # noqa: F401
-from . import _argcheck
 from ._random import manual_seed, seed, initial_seed, Generator, default_generator, get_rng_state, set_rng_state  # noqa: F401
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode, is_inference_mode_enabled  # noqa: F401
 
@@ -37,17 +48,27 @@ preserve_format = "preserve_format"
 channels_last = "channels_last"
 __version__ = "0.1.0"
 
-_LAZY = {"nn": "ember.nn", "optim": "ember.optim", "autograd": "ember.autograd", "utils": "ember.utils",
-         "library": "ember.library", "testing": "ember.testing", "serialization": "ember.serialization",
-         "linalg": "ember.linalg", "func": "ember.func", "fx": "ember.fx", "return_types": "ember.return_types",
-         "overrides": "ember.overrides", "distributions": "ember.distributions"}
+# Subpackages imported on first access, with torch's names. Adding one is one entry here; an entry whose
+# package does not exist yet is not an attribute (tests/core/test_namespace.py imports every one that exists).
+_LAZY_SUBMODULES = (
+    "nn", "optim", "autograd", "utils", "library", "testing", "serialization", "linalg", "func", "return_types",
+    "overrides", "distributions", "fx", "compiler", "distributed", "_dynamo", "_functorch", "_inductor",
+    "cuda", "backends", "onnx", "jit", "amp", "version",
+)
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
-               "from_dlpack": ("ember._creation", "from_dlpack"), "lu": ("ember.linalg._lu", "legacy_lu")}
+               "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
+               "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
+               "get_autocast_dtype": ("ember.amp", "get_autocast_dtype"),
+               "set_autocast_dtype": ("ember.amp", "set_autocast_dtype")}
+
+
+def _lazy_submodule_exists(name):
+    return _importlib_util.find_spec(f"{__name__}.{name}") is not None
 
 
 def __getattr__(name):
-    if name in _LAZY:
-        mod = _importlib.import_module(_LAZY[name])
+    if name in _LAZY_SUBMODULES and _lazy_submodule_exists(name):
+        mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
     if name in _LAZY_ATTRS:
@@ -58,25 +79,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
 
 
-def result_type(tensor1, tensor2):
-    from ._core.promotion import result_type as _rt
-    return _rt(tensor1, tensor2)
-
-
-def is_tensor(obj):
-    return isinstance(obj, Tensor)
-
-
-def is_floating_point(input):
-    _argcheck.tensor("is_floating_point", "input", 1, input)
-    return input.dtype.is_floating_point
-
-
-def is_complex(input):
-    _argcheck.tensor("is_complex", "input", 1, input)
-    return input.dtype.is_complex
-
-
-def numel(input):
-    _argcheck.tensor("numel", "input", 1, input)
-    return input.numel()
+def __dir__():
+    return sorted(set(globals()) | {n for n in _LAZY_SUBMODULES if _lazy_submodule_exists(n)} | set(_LAZY_ATTRS))

@@ -1,10 +1,11 @@
-"""Tensor.to and the dtype/device shorthands (.float(), .cpu(), .type_as(), ...): torch's hand-written
-argument parsing (python_variable_methods.cpp THPVariable_to) over the aten `to` overloads."""
+"""Tensor.to and the dtype/device shorthands (.float(), .cpu(), .cuda(), .type_as(), ...) as the `TensorConversions`
+mixin `ember.Tensor` inherits: torch's hand-written argument parsing (python_variable_methods.cpp
+THPVariable_to) over the aten `to` overloads."""
 from ._core import dtype as D
-from ._core.device import device as _device
-from ._bind_helpers import _is_dtype
+from ._core.device import as_device, device as _device
+from ._arg_parser import _is_dtype
+from ._core.tensor_impl import TensorImpl as Tensor
 from ._ops import ops
-from ._tensor import Tensor
 
 _aten = ops.aten
 
@@ -46,13 +47,11 @@ def _to(self, *args, **kwargs):
                         "torch.memory_format memory_format = None)")
     if other is not None:
         return _aten.to.other(self, other, non_blocking, copy, memory_format)
-    if isinstance(device, int):
-        raise RuntimeError("ember has no accelerator devices: use 'cpu' or 'meta'")
     if device is None:
         if dtype is None:
             return _aten.to.dtype_layout(self, non_blocking=non_blocking, copy=copy, memory_format=memory_format)
         return _aten.to.dtype(self, dtype, non_blocking, copy, memory_format)
-    return _aten.to.dtype_layout(self, dtype=dtype, device=_device(device), non_blocking=non_blocking, copy=copy,
+    return _aten.to.dtype_layout(self, dtype=dtype, device=as_device(device), non_blocking=non_blocking, copy=copy,
                                  memory_format=memory_format)
 
 
@@ -67,14 +66,31 @@ def _cpu(self, memory_format="preserve_format"):
     return _aten.to.dtype_layout(self, device=_device("cpu"), memory_format=memory_format)
 
 
+def _cuda(self, device=None, non_blocking=False, memory_format="preserve_format"):
+    """Tensor.cuda(): ember has no CUDA backend, so torch's CPU-build error (as Module.cuda)."""
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
 def _type_as(self, other):
     return _aten.to.dtype(self, other.dtype)
 
 
-Tensor.to = _to
-Tensor.cpu = _cpu
-Tensor.type_as = _type_as
-for _name, _dt in (("float", D.float32), ("double", D.float64), ("half", D.float16), ("bfloat16", D.bfloat16),
-                   ("int", D.int32), ("long", D.int64), ("short", D.int16), ("char", D.int8), ("byte", D.uint8),
-                   ("bool", D.bool_), ("cfloat", D.complex64), ("cdouble", D.complex128)):
-    setattr(Tensor, _name, _caster(_dt))
+class TensorConversions:
+    """to(), cpu(), type_as() and one method per dtype shorthand (float(), long(), ...)."""
+    __slots__ = ()
+    to = _to
+    cpu = _cpu
+    cuda = _cuda
+    type_as = _type_as
+    float = _caster(D.float32)
+    double = _caster(D.float64)
+    half = _caster(D.float16)
+    bfloat16 = _caster(D.bfloat16)
+    int = _caster(D.int32)
+    long = _caster(D.int64)
+    short = _caster(D.int16)
+    char = _caster(D.int8)
+    byte = _caster(D.uint8)
+    bool = _caster(D.bool_)
+    cfloat = _caster(D.complex64)
+    cdouble = _caster(D.complex128)

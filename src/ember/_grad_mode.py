@@ -6,7 +6,8 @@ ops dispatch straight past autograd without recording anything.
 import functools
 
 from ._core.tls import state
-from ._dispatch.keys import AUTOGRAD_BIT
+from ._core.dispatch_keys import AUTOGRAD_BIT
+from ._core import tensor_impl as _tensor_impl
 
 
 def is_grad_enabled():
@@ -77,17 +78,15 @@ class inference_mode(_DecoratorContextManager):
         self.mode = mode
 
     def __enter__(self):
-        from . import _tensor
         self.prev = (state.grad_enabled, state.inference_mode)
         state.inference_mode = bool(self.mode)
         if self.mode:
-            _tensor._INFERENCE[0] += 1
+            _tensor_impl._INFERENCE[0] += 1
             _set_enabled(False)
 
     def __exit__(self, *exc):
-        from . import _tensor
         if self.mode:
-            _tensor._INFERENCE[0] -= 1
+            _tensor_impl._INFERENCE[0] -= 1
         state.inference_mode = self.prev[1]
         _set_enabled(self.prev[0])
         return False

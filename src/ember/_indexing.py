@@ -1,5 +1,5 @@
-"""Tensor indexing: __getitem__ / __setitem__ (torch/csrc/autograd/python_variable_indexing.cpp and
-ATen's TensorIndexing.h).
+"""Tensor indexing: the `TensorIndexing` mixin with __getitem__ / __setitem__ that `ember.Tensor` inherits
+(torch/csrc/autograd/python_variable_indexing.cpp and ATen's TensorIndexing.h).
 
 Basic indices become view ops in order: an int selects (dim removed), a slice slices, None and a Python
 bool unsqueeze, Ellipsis skips dims. Tensor and list indices are collected per dim and applied at the
@@ -10,8 +10,8 @@ import numbers
 
 from ._core import dtype as D
 from ._ops import ops
-from ._tensor import Tensor
-from . import _conversions, _view_extras  # noqa: F401  (Tensor.to, .float(), split, squeeze ...)
+from ._core.tensor_impl import TensorImpl as Tensor
+from .functional import tensor as _tensor
 
 _aten = ops.aten
 _INVALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
@@ -19,9 +19,8 @@ _INVALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byt
 
 
 def _as_index_tensor(seq, device):
-    from ._creation import tensor
     try:
-        t = tensor(seq, device=device)
+        t = _tensor(seq, device=device)
     except (TypeError, ValueError):
         raise IndexError(_INVALID.format(type(seq).__name__)) from None
     if t.numel() == 0:
@@ -201,5 +200,8 @@ def setitem(self, index, value):
         _aten.copy_.default(result, value)
 
 
-Tensor.__getitem__ = getitem
-Tensor.__setitem__ = setitem
+class TensorIndexing:
+    """x[index] and x[index] = value."""
+    __slots__ = ()
+    __getitem__ = getitem
+    __setitem__ = setitem

@@ -10,8 +10,9 @@ Registering a kernel clears the caches.
 import importlib
 
 from ._core.tls import state
-from ._tensor import Tensor
-from ._dispatch.keys import (AUTOGRAD_BIT, BACKEND_SELECT_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey,
+from ._arg_parser import bind_packet_call
+from ._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ._core.dispatch_keys import (AUTOGRAD_BIT, BACKEND_SELECT_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey,
                              BACKEND_KEYS)
 
 K = DispatchKey
@@ -92,6 +93,33 @@ def clear_dispatch_caches():
                 e.overload._dispatch_cache.clear()
 
 
+_observer = None   # fn(op) -> None or an end callback; see set_dispatch_observer
+
+
+def set_dispatch_observer(fn):
+    """Call ``fn(op)`` before every OpOverload call (``fn`` may return a callable, called when the op
+    returns or raises); None removes it. Off by default: the observer is woven into the kernels the
+    dispatch caches hold, which are rebuilt here, so calls pay nothing when none is installed.
+    Used by tools/overload_coverage.py."""
+    global _observer
+    _observer = fn
+    clear_dispatch_caches()
+
+
+def _observed(op, kernel):
+    observer = _observer
+
+    def run(*args, **kwargs):
+        end = observer(op)
+        if end is None:
+            return kernel(*args, **kwargs)
+        try:
+            return kernel(*args, **kwargs)
+        finally:
+            end()
+    return run
+
+
 def _resolve_fn(fn):
     if isinstance(fn, str):
         mod, _, attr = fn.partition(":")
@@ -103,19 +131,19 @@ def _resolve_fn(fn):
 def _keyset(args, kwargs):
     ks = 0
     for a in args:
-        if type(a) is Tensor or isinstance(a, Tensor):
+        if a.__class__ in _TENSOR_TYPES:
             ks |= a._ks
         elif type(a) in (list, tuple):
             for t in a:
-                if isinstance(t, Tensor):
+                if t.__class__ in _TENSOR_TYPES:
                     ks |= t._ks
     if kwargs:
         for a in kwargs.values():
-            if isinstance(a, Tensor):
+            if a.__class__ in _TENSOR_TYPES:
                 ks |= a._ks
             elif type(a) in (list, tuple):
                 for t in a:
-                    if isinstance(t, Tensor):
+                    if t.__class__ in _TENSOR_TYPES:
                         ks |= t._ks
     if not ks & (CPU_BIT | META_BIT):
         ks |= BACKEND_SELECT_BIT
@@ -171,11 +199,11 @@ class OpOverload:
         ks = 0
         if not kwargs:
             for a in args:
-                if type(a) is Tensor or isinstance(a, Tensor):
+                if a.__class__ in _TENSOR_TYPES:
                     ks |= a._ks
                 elif type(a) in (list, tuple):
                     for t in a:
-                        if isinstance(t, Tensor):
+                        if t.__class__ in _TENSOR_TYPES:
                             ks |= t._ks
         ks = (ks | state.include) & ~state.exclude if ks & _BACKEND_BITS else _keyset(args, kwargs)
         try:
@@ -194,6 +222,8 @@ class OpOverload:
 
     def _resolve(self, ks):
         k = self._kernel_for_keyset(ks)
+        if _observer is not None:
+            k = _observed(self, k)
         self._dispatch_cache[ks] = k
         return k
 
@@ -288,7 +318,6 @@ class OpOverloadPacket:
 
     def __call__(self, *args, **kwargs):
         # like torch: try overloads in definition order, choosing the first whose schema binds
-        from ._schema_bind import bind_packet_call
         return bind_packet_call(self, args, kwargs)
 
     def __repr__(self):
@@ -307,9 +336,7 @@ class _OpNamespace:
             raise AttributeError(op_name)
         q = f"{self.name}::{op_name}"
         if q not in _REGISTRY:
-            _ensure_builtins()
-            if q not in _REGISTRY:
-                raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
+            raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
         pkt = _PACKETS.get(q)
         if pkt is None:
             pkt = _PACKETS[q] = OpOverloadPacket(self.name, op_name)
@@ -317,7 +344,6 @@ class _OpNamespace:
         return pkt
 
     def __iter__(self):
-        _ensure_builtins()
         return iter(sorted(q.split("::", 1)[1] for q in _REGISTRY if q.startswith(self.name + "::")))
 
 
@@ -336,7 +362,3 @@ class _Ops:
 
 
 ops = _Ops()
-
-
-def _ensure_builtins():
-    from ._generated import registrations  # noqa: F401  (importing registers every aten op)

@@ -31,10 +31,10 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        from ._creation import tensor
         import pickle
-        from . import uint8
-        return tensor(list(pickle.dumps(self._rng.bit_generator.state)), dtype=uint8)
+        from ._core.dtype import uint8
+        from ._core.tensor_impl import TensorImpl
+        return TensorImpl._wrap_np(np.frombuffer(pickle.dumps(self._rng.bit_generator.state), np.uint8).copy(), uint8)
 
     def set_state(self, new_state):
         import pickle
@@ -43,6 +43,7 @@ class Generator:
 
 
 default_generator = Generator()
+default_generator.seed()     # a fresh seed per process, as torch, until manual_seed is called
 
 
 def _gen(generator):
@@ -67,7 +68,7 @@ def get_rng_state():
 
 
 def set_rng_state(new_state):
-    from ._tensor import Tensor
+    from ._core.tensor_impl import TensorImpl as Tensor
     if not isinstance(new_state, Tensor):
         raise TypeError(f"expected a ember.ByteTensor, but got {type(new_state).__name__}")
     default_generator.set_state(new_state)

@@ -1,331 +1,137 @@
-"""Tensor: a strided view (sizes, strides, offset, dtype) over an UntypedStorage (c10 TensorImpl +
-torch/_tensor.py). Operator methods are attached by the generated `_generated/tensor_methods.py`.
+"""The public Tensor (torch/_tensor.py over torch._C.TensorBase): `TensorImpl` (`_core/tensor_impl.py`)
+underneath, the generated binding methods (`_generated/tensor_methods.py`, class `TensorMethods`), and
+the hand-written methods: indexing (`_indexing.TensorIndexing`), `to` and the dtype shorthands
+(`_conversions.TensorConversions`), and in the class body the Python operators, autograd entry points
+(backward, hooks), conversions to Python numbers, repr, pickling, and the methods torch writes in Python
+(split, unique, norm, nonzero(as_tuple=True), ...). Every method is named in this class statement or
+inherited from a base named in it; no other module adds attributes to Tensor.
 
-On cpu a tensor caches `_np`, a numpy ndarray viewing exactly its elements in the storage; kernels
-read and write through it. A tensor made from a fresh numpy result creates its storage lazily.
+Importing this module registers Tensor as the class TensorImpl's constructors produce and sets the hook
+that loads the Autograd kernels the first time a tensor requires grad.
 """
 import numpy as np
 
 from ._core import dtype as _dt
-from ._core.device import CPU, META, device as _device
-from ._core.size import Size
-from ._core.storage import UntypedStorage
-from ._core.strides import contiguous_strides, is_contiguous, is_channels_last, is_non_overlapping_and_dense
-from ._core.tls import state as _tls
-from ._core.version import VersionCounter
-from ._dispatch.keys import AUTOGRAD_BIT, CPU_BIT, INPLACE_OR_VIEW_BIT, META_BIT
+from ._core.device import META
+from ._core.dispatch_keys import AUTOGRAD_BIT
+from ._core.tensor_impl import TensorImpl, register_tensor_class, set_autograd_loader
+from ._conversions import TensorConversions
+from ._generated import functions as _F
+from ._generated.tensor_methods import TensorMethods
+from ._indexing import TensorIndexing
+from ._ops import ops
+from . import functional as _functional
+from ._tensor_types import legacy_new
 
-_CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
-_INFERENCE = [0]   # threads currently in inference_mode: constructors check the thread-local flag only then
-
-
-class _InferenceVersionCounter:
-    """Shared by every inference tensor: no version tracking; writing through it outside
-    inference_mode is torch's in-place error (the ADInplaceOrView bump is where in-place lands)."""
-    __slots__ = ()
-
-    @property
-    def value(self):
-        self.check_write()
-        return 0
-
-    def check_write(self):
-        if not _tls.inference_mode:
-            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
-                               "You can make a clone to get a normal tensor before doing inplace update."
-                               "See https://github.com/pytorch/rfcs/pull/17 for more details.")
-
-    @value.setter
-    def value(self, v):
-        pass
-
-    def bump(self):
-        self.value += 1
+_aten = ops.aten
+_M = TensorMethods
 
 
-INFERENCE_VC = _InferenceVersionCounter()
-_META_KS = META_BIT | INPLACE_OR_VIEW_BIT
+def _reflected(op):
+    """`other <op> self` with a Python number on the left: call the op itself with the wrapped number
+    first (the public binding rejects a non-Tensor first argument, as torch's does)."""
+    def m(self, other):
+        return op(other, self)
+    return m
 
 
-class Tensor:
-    _is_param = False
+class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __array_priority__ = 1000   # make numpy defer to Tensor's reflected operators
-    # defaults shared by every tensor until set on the instance (keeps tensor creation cheap)
-    _storage = None
-    _offset = 0
-    _stride = None
-    _base = None
-    _requires_grad = False
-    grad_fn = None
-    _grad = None
-    _retains_grad = False
-    _backward_hooks = None
-    _post_acc_hooks = None
-    _output_nr = 0
-    _vc = None
 
-    # ------------------------------------------------------------ construction (internal)
-    @classmethod
-    def _from_storage(cls, storage, storage_offset, size, stride, dtype, arr=None):
-        """A tensor viewing `storage` (no copy). The core constructor everything else uses.
-        `arr`, when given, is the numpy view of exactly these elements that the caller already has
-        (a reshape or transpose of its input's view), saving the build from the raw bytes."""
-        self = object.__new__(cls)
-        self._storage = storage
-        self._offset = int(storage_offset)
-        self._size = tuple(map(int, size))
-        self._stride = tuple(map(int, stride))
-        self.dtype = dtype
-        if storage.device.type == "meta":
-            self._np = None
-            self._ks = _META_KS
-        else:
-            self._ks = _CPU_KS
-            self._np = _np_view(storage._data, self._offset, self._size, self._stride, dtype) if arr is None else arr
-            storage._track(self)
-        if _INFERENCE[0] and _tls.inference_mode:
-            self._vc = INFERENCE_VC
+    def __new__(cls, *args, **kwargs):
+        """`ember.Tensor(...)`, torch's legacy constructor: sizes (uninitialized) or data in the default
+        dtype; see `_tensor_types`. (Tensors made by ops never come through here.)"""
+        t = legacy_new(None, args, kwargs)
+        if cls is not Tensor:
+            t.__class__ = cls          # a Python subclass without its own __new__: the same tensor, as `cls`
+        return t
+
+    # ------------------------------------------------------------ Python operators
+    __add__ = _M.add
+    __iadd__ = _M.add_
+    __sub__ = _M.sub
+    __isub__ = _M.sub_
+    __mul__ = _M.mul
+    __imul__ = _M.mul_
+    __truediv__ = _M.div
+    __itruediv__ = _M.div_
+    __floordiv__ = _M.floor_divide
+    __ifloordiv__ = _M.floor_divide_
+    __mod__ = _M.remainder
+    __imod__ = _M.remainder_
+    __pow__ = _M.pow
+    __ipow__ = _M.pow_
+    __neg__ = _M.neg
+    __abs__ = _M.abs
+    __invert__ = _M.bitwise_not
+    __and__ = _M.bitwise_and
+    __iand__ = _M.bitwise_and_
+    __or__ = _M.bitwise_or
+    __ior__ = _M.bitwise_or_
+    __xor__ = _M.bitwise_xor
+    __ixor__ = _M.bitwise_xor_
+    __eq__ = _M.eq
+    __ne__ = _M.ne
+    __lt__ = _M.lt
+    __le__ = _M.le
+    __gt__ = _M.gt
+    __ge__ = _M.ge
+    __matmul__ = _M.matmul
+    __rtruediv__ = _reflected(_aten.div.Tensor)
+    __rfloordiv__ = _reflected(_aten.floor_divide.default)
+    __rmod__ = _reflected(_aten.remainder.Tensor)
+    __rpow__ = _reflected(_aten.pow.Scalar)
+
+    def __radd__(self, other):
+        return _F.add(self, other)
+
+    def __rsub__(self, other):
+        return _F.rsub(self, other)
+
+    def __rmul__(self, other):
+        return _F.mul(self, other)
+
+    def __rand__(self, other):
+        return _F.bitwise_and(self, other)
+
+    def __ror__(self, other):
+        return _F.bitwise_or(self, other)
+
+    def __rxor__(self, other):
+        return _F.bitwise_xor(self, other)
+
+    def __rmatmul__(self, other):
+        return _F.matmul(other, self)
+
+    def __imatmul__(self, other):
+        return self.copy_(self.matmul(other))
+
+    def __pos__(self):
         return self
 
-    @classmethod
-    def _wrap_np(cls, arr, dtype=None):
-        """Wrap a freshly computed numpy array (owned by nobody else) as a cpu tensor."""
-        if not isinstance(arr, np.ndarray):
-            arr = np.asarray(arr)
-        if dtype is None:
-            dtype = _dt.from_numpy_dtype(arr.dtype)
-        if arr.ndim and not (arr.flags.c_contiguous or _dense_positive(arr)):
-            arr = np.ascontiguousarray(arr)
-        self = object.__new__(cls)
-        self._np = arr
-        self._size = arr.shape
-        self.dtype = dtype
-        self._ks = _CPU_KS
-        if _INFERENCE[0] and _tls.inference_mode:
-            self._vc = INFERENCE_VC
-        return self
+    # ------------------------------------------------------------ methods torch writes in Python
+    def split(self, split_size, dim=0):
+        return _functional.split(self, split_size, dim)
 
-    @classmethod
-    def _wrap_fresh(cls, arr, dtype):
-        """_wrap_np for a contiguous ndarray a kernel just allocated (no checks: the hot path)."""
-        self = object.__new__(cls)
-        self._np = arr
-        self._size = arr.shape
-        self.dtype = dtype
-        self._ks = _CPU_KS
-        if _INFERENCE[0] and _tls.inference_mode:
-            self._vc = INFERENCE_VC
-        return self
+    def unbind(self, dim=0):
+        return tuple(_aten.unbind.int(self, dim))
 
-    @property
-    def _version_counter(self):
-        vc = self._vc
-        if vc is None:
-            vc = self._vc = VersionCounter()
-        return vc
+    def chunk(self, chunks, dim=0):
+        return tuple(_aten.chunk.default(self, chunks, dim))
 
-    @_version_counter.setter
-    def _version_counter(self, vc):
-        self._vc = vc
+    def nonzero(self, *, as_tuple=False):
+        return _functional.nonzero(self, as_tuple=as_tuple)
 
-    # ------------------------------------------------------------ metadata
-    @property
-    def shape(self):
-        return Size(self._size)
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _functional.norm(self, p, dim, keepdim, dtype=dtype)
 
-    def size(self, dim=None):
-        if dim is None:
-            return Size(self._size)
-        from ._core.strides import wrap_dim
-        return self._size[wrap_dim(dim, len(self._size))]
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return _functional.unique(self, sorted, return_inverse, return_counts, dim)
 
-    def stride(self, dim=None):
-        st = self._stride
-        if st is None:
-            st = self._stride = _np_strides(self._np, self.dtype)
-        if dim is None:
-            return st
-        from ._core.strides import wrap_dim
-        return st[wrap_dim(dim, len(self._size))]
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return _functional.unique_consecutive(self, return_inverse, return_counts, dim)
 
-    def storage_offset(self):
-        return self._offset
-
-    def dim(self):
-        return len(self._size)
-
-    ndimension = dim
-
-    @property
-    def ndim(self):
-        return len(self._size)
-
-    def numel(self):
-        n = 1
-        for s in self._size:
-            n *= s
-        return n
-
-    nelement = numel
-
-    def element_size(self):
-        return self.dtype.itemsize
-
-    @property
-    def itemsize(self):
-        return self.dtype.itemsize
-
-    @property
-    def nbytes(self):
-        return self.numel() * self.dtype.itemsize
-
-    @property
-    def device(self):
-        return META if self._ks & META_BIT else CPU
-
-    @property
-    def is_meta(self):
-        return bool(self._ks & META_BIT)
-
-    @property
-    def is_cpu(self):
-        return not self._ks & META_BIT
-
-    is_cuda = False
-    is_sparse = False
-    is_quantized = False
-    is_nested = False
-    layout = "strided"
-
-    def get_device(self):
-        return -1
-
-    def is_floating_point(self):
-        return self.dtype.is_floating_point
-
-    def is_complex(self):
-        return self.dtype.is_complex
-
-    def is_signed(self):
-        return self.dtype.is_signed
-
-    def is_conj(self):
-        return False
-
-    def is_neg(self):
-        return False
-
-    def is_contiguous(self, memory_format=None):
-        if memory_format in ("channels_last",) or getattr(memory_format, "name", None) == "channels_last":
-            return is_channels_last(self._size, self.stride())
-        return is_contiguous(self._size, self.stride())
-
-    def is_non_overlapping_and_dense(self):
-        return is_non_overlapping_and_dense(self._size, self.stride())
-
-    def _rebind_np(self, buf):
-        """Re-point the cached numpy view at `buf`, the storage's bytes after they moved (resize_).
-        A view the (shrunk) storage no longer holds keeps the old bytes."""
-        try:
-            self._np = _np_view(buf, self.storage_offset(), self._size, self.stride(), self.dtype)
-        except (TypeError, ValueError):
-            pass
-
-    def untyped_storage(self):
-        st = self._storage
-        if st is None:
-            arr = self._np
-            flat = arr.reshape(-1) if arr.flags.c_contiguous else np.ravel(arr, order="K")
-            st = self._storage = UntypedStorage._from_numpy(flat.view(np.uint8) if flat.size else
-                                                            np.zeros(0, np.uint8))
-            st._resizable = True
-            st._track(self)
-        return st
-
-    def data_ptr(self):
-        if self._np is None:
-            return 0
-        return self._np.__array_interface__["data"][0] if self._np.size else self.untyped_storage().data_ptr() + self._offset * self.dtype.itemsize
-
-    @property
-    def _version(self):
-        if self._vc is INFERENCE_VC:
-            raise RuntimeError("Inference tensors do not track version counter.")
-        return self._version_counter.value
-
-    def _is_view(self):
-        return self._base is not None
-
-    # ------------------------------------------------------------ autograd state
-    @property
-    def _is_inference(self):
-        """Made under inference_mode (or a view of such a tensor): it shares INFERENCE_VC."""
-        return self._vc is INFERENCE_VC
-
-    def is_inference(self):
-        return self._vc is INFERENCE_VC
-
-    @property
-    def requires_grad(self):
-        return self._requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, value):
-        self._set_requires_grad(bool(value))
-
-    def _set_requires_grad(self, value):
-        if value and self.grad_fn is None and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if not value and self.grad_fn is not None:
-            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
-                               "computed variable in a subgraph that doesn't require differentiation use "
-                               "var_no_grad = var.detach().")
-        if value and getattr(self, "_is_inference", False):
-            from ._core.tls import state as _st
-            if not _st.inference_mode:
-                raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
-                                   "allowed.")
-        if value:
-            _ensure_autograd()
-        self._requires_grad = value
-        self._ks = (self._ks | AUTOGRAD_BIT) if value else (self._ks & ~AUTOGRAD_BIT)
-
-    def requires_grad_(self, requires_grad=True):
-        self._set_requires_grad(bool(requires_grad))
-        return self
-
-    @property
-    def is_leaf(self):
-        return self.grad_fn is None
-
-    @property
-    def grad(self):
-        return self._grad
-
-    @grad.setter
-    def grad(self, value):
-        if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
-            if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: expected {list(self.shape)}, "
-                                   f"got {list(value.shape)}")
-            if value.dtype is not self.dtype:
-                raise RuntimeError(f"assigned grad has data of a different type: expected {self.dtype}, got {value.dtype}")
-        self._grad = value
-
-    @grad.deleter
-    def grad(self):
-        self._grad = None
-
-    @property
-    def retains_grad(self):
-        return self._retains_grad
-
-    @property
-    def output_nr(self):
-        return self._output_nr
-
+    # ------------------------------------------------------------ autograd
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
@@ -364,63 +170,6 @@ class Tensor:
         fn._retains_grad[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
-    def detach(self):
-        """A tensor sharing storage and version counter with self, outside the autograd graph."""
-        if self._np is not None:
-            self.untyped_storage()
-        self._version_counter   # materialize it so the alias shares it
-        d = object.__new__(Tensor)
-        d.__dict__.update(self.__dict__)
-        for k in _AUTOGRAD_ATTRS:
-            d.__dict__.pop(k, None)
-        d._ks = self._ks & ~AUTOGRAD_BIT
-        return d
-
-    def detach_(self):
-        if self._base is not None and self.grad_fn is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self.grad_fn = None
-        self._requires_grad = False
-        self._output_nr = 0
-        self._ks &= ~AUTOGRAD_BIT
-        return self
-
-    # ------------------------------------------------------------ data access
-    def numpy(self, *, force=False):
-        if self._np is None:
-            raise RuntimeError("Can't call numpy() on Tensor on the meta device: it has no data")
-        if self._requires_grad and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self._np
-
-    def __array__(self, dtype=None, copy=None):
-        a = self.numpy(force=True)
-        if dtype is not None:
-            a = a.astype(dtype)
-        return a.copy() if copy else a
-
-    def tolist(self):
-        if self._np is None:
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-        a = self._np
-        if self.dtype._kind == "f" and self.dtype._np.itemsize <= 2 or self.dtype.name.startswith("float8"):
-            a = a.astype(np.float32)
-        return a.tolist()
-
-    def item(self):
-        if self.numel() != 1:
-            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        if self._np is None:
-            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        v = self._np.reshape(-1)[0]
-        if self.dtype.is_complex:
-            return complex(v)
-        if self.dtype.is_floating_point:
-            return float(v)
-        if self.dtype is _dt.bool_:
-            return bool(v)
-        return int(v)
-
     def __len__(self):
         if not self._size:
             raise TypeError("len() of a 0-d tensor")
@@ -433,7 +182,7 @@ class Tensor:
 
     def __bool__(self):
         if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self):
@@ -523,15 +272,13 @@ class Tensor:
     def real(self):
         if not self.is_complex():
             return self
-        from ._ops import ops
-        return ops.aten.view_as_real(self).select(-1, 0)
+        return _aten.view_as_real(self).select(-1, 0)
 
     @property
     def imag(self):
         if not self.is_complex():
             raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-        from ._ops import ops
-        return ops.aten.view_as_real(self).select(-1, 1)
+        return _aten.view_as_real(self).select(-1, 1)
 
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
@@ -545,40 +292,37 @@ class Tensor:
             dtype = _dt.dtype_from_name({"Float": "float32", "Double": "float64", "Half": "float16",
                                          "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8",
                                          "Byte": "uint8", "Bool": "bool", "BFloat16": "bfloat16"}.get(name, name))
+        elif isinstance(getattr(dtype, "dtype", None), _dt.dtype):     # ember.LongTensor and the other legacy types
+            dtype = dtype.dtype
         elif not isinstance(dtype, _dt.dtype) and dtype not in (float, int, bool, complex):
             raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
     def lu(self, pivot=True, get_infos=False):
         """torch.Tensor.lu: the deprecated torch.lu on this tensor."""
-        from .linalg._lu import legacy_lu
-        return legacy_lu(self, pivot=pivot, get_infos=get_infos)
+        return _functional.lu(self, pivot=pivot, get_infos=get_infos)
+
+    def equal(self, other):
+        return _functional.equal(self, other)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-        from ._creation import tensor
-        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return _functional.tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-
-_AUTOGRAD_LOADED = False
-_AUTOGRAD_ATTRS = ("_requires_grad", "grad_fn", "_grad", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
-                   "_output_nr", "_grad_acc_ref", "_grad_acc_strong")
+register_tensor_class(Tensor)
 
 
-def _ensure_autograd():
-    """Register the generated Autograd kernels the first time any tensor requires grad (keeps
-    `import ember` free of the autograd package)."""
-    global _AUTOGRAD_LOADED
-    if not _AUTOGRAD_LOADED:
-        _AUTOGRAD_LOADED = True
-        from ._generated import autograd_registrations  # noqa: F401
+def _load_autograd_kernels():
+    from ._generated import autograd_registrations  # noqa: F401  (registering is the import)
+
+
+set_autograd_loader(_load_autograd_kernels)
 
 
 def _rebuild_pickled(cls, arr, dtype_name, size, requires_grad):
     dtype = _dt.dtype_from_name(dtype_name)
     if arr is None:
-        from .kernels.common import empty_tensor
-        t = empty_tensor(size, dtype, META)
+        t = _aten.empty.memory_format(size, dtype=dtype, device=META)
     else:
         t = Tensor._wrap_np(arr, dtype)
     if cls is not Tensor:
@@ -588,21 +332,3 @@ def _rebuild_pickled(cls, arr, dtype_name, size, requires_grad):
     return t
 
 
-def _np_view(buf, offset, size, stride, dtype):
-    isz = dtype.itemsize
-    if not size:
-        return np.ndarray((), dtype._np, buffer=buf, offset=offset * isz)
-    if 0 in size:
-        return np.empty(size, dtype._np)
-    return np.ndarray(size, dtype._np, buffer=buf, offset=offset * isz, strides=[s * isz for s in stride])
-
-
-def _np_strides(arr, dtype):
-    isz = dtype.itemsize
-    if arr.size == 0 or arr.ndim == 0:
-        return contiguous_strides(arr.shape)
-    return tuple((s // isz) if sz != 1 else c for s, sz, c in zip(arr.strides, arr.shape, contiguous_strides(arr.shape)))
-
-
-def _dense_positive(arr):
-    return all(s > 0 for s in arr.strides) and is_non_overlapping_and_dense(arr.shape, arr.strides and tuple(s // arr.itemsize for s in arr.strides))

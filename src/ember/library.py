@@ -7,7 +7,7 @@ import inspect
 import typing
 
 from . import _ops
-from ._dispatch.keys import DispatchKey
+from ._core.dispatch_keys import DispatchKey
 from ._schema import FunctionSchema
 
 __all__ = ["Library", "custom_op", "define", "impl", "register_fake", "CustomOpDef"]
@@ -121,7 +121,7 @@ def impl(qualname, types, func=None, *, lib=None):
 
 # ---------------------------------------------------------------- custom_op
 def _schema_type(ann, name):
-    from ._tensor import Tensor
+    from ._core.tensor_impl import TensorImpl as Tensor
     opt = False
     origin = typing.get_origin(ann)
     if origin is typing.Union:
@@ -129,7 +129,7 @@ def _schema_type(ann, name):
         if len(args) == 1:
             ann, opt = args[0], True
             origin = typing.get_origin(ann)
-    if ann is Tensor:
+    if isinstance(ann, type) and issubclass(ann, Tensor):
         t = "Tensor"
     elif ann is int:
         t = "SymInt"
@@ -167,10 +167,10 @@ def infer_schema(fn, mutates_args=()):
         d = "" if p.default is p.empty else "=" + ("None" if p.default is None else repr(p.default))
         params.append(f"{t} {p.name}{d}")
     ret = hints.get("return", type(None))
-    from ._tensor import Tensor
+    from ._core.tensor_impl import TensorImpl as Tensor
     if ret is type(None):
         rs = "()"
-    elif ret is Tensor:
+    elif isinstance(ret, type) and issubclass(ret, Tensor):
         rs = "Tensor"
     elif typing.get_origin(ret) is tuple:
         rs = "(" + ", ".join(_schema_type(a, "return") for a in typing.get_args(ret)) + ")"

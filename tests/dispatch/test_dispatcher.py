@@ -2,7 +2,7 @@
 import pytest
 
 import ember
-from ember._dispatch.keys import DispatchKey, DispatchKeySet
+from ember._core.dispatch_keys import DispatchKey, DispatchKeySet
 from ember._dispatch.modes import TorchDispatchMode
 from ember.library import Library
 

@@ -21,9 +21,20 @@ def generate():
         "registrations.py": gen_registrations.emit(fns),
         **{fname: gen_python.emit_functions(fns, module) for module, fname in PYTHON_MODULES.items()},
         "tensor_methods.py": gen_python.emit_methods(fns),
+        "return_types.py": gen_python.emit_return_types(fns),
     }
     out.update(gen_autograd.emit(fns))      # no try: a broken generator must fail the run, not skip a step
     return out
+
+
+def _existing():
+    """Every .py file under _generated/, relative to it (files the codegen no longer writes are stale)."""
+    found = []
+    for d, _, names in os.walk(GENERATED_DIR):
+        for n in names:
+            if n.endswith(".py"):
+                found.append(os.path.relpath(os.path.join(d, n), GENERATED_DIR).replace(os.sep, "/"))
+    return found
 
 
 def main(argv=None):
@@ -38,9 +49,14 @@ def main(argv=None):
         if old != text:
             stale.append(name)
             if not args.check:
-                os.makedirs(GENERATED_DIR, exist_ok=True)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
                 with open(path, "w") as f:
                     f.write(text)
+    for name in _existing():
+        if name not in files:
+            stale.append(name + " (no longer generated)")
+            if not args.check:
+                os.remove(os.path.join(GENERATED_DIR, name))
     if args.check and stale:
         print("stale generated files: " + ", ".join(stale), file=sys.stderr)
         return 1

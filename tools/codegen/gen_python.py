@@ -180,7 +180,7 @@ class Overload:
         if frozenset(union) in self.scalar_sets:
             return []
         vs = [self.pyname(x) for x in self.positional + self.kwonly if x.name in union]
-        cond = " and ".join(f"not isinstance({v}, Tensor)" for v in vs)
+        cond = " and ".join(f"not isinstance({v}, TensorImpl)" for v in vs)
         return [f"if {cond}:",
                 f"    raise TypeError({name + '() received an invalid combination of arguments: at most one of ' + ', '.join(vs) + ' may be a number'!r})"]
 
@@ -188,7 +188,7 @@ class Overload:
         lines = []
         if self.varargs:
             v = self.positional[0].name
-            lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, Tensor)):")
+            lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):")
             lines.append(f"    {v} = {v}[0]")
         if check:
             lines += self.arg_checks()
@@ -205,7 +205,7 @@ class Overload:
         if self.out_fn:
             lines.append("if out is not None:")
             if check and len(self.out_names) == 1 and not self.numbers_anywhere:
-                lines.append("    if not isinstance(out, Tensor):")
+                lines.append("    if not isinstance(out, TensorImpl):")
                 lines.append(f"        raise _bad_arg({str(self.fn.func.name.name)!r}, 'out', None, 'Tensor', out)")
             outcall = f"{outvar}({self.call_args(self.out_fn, out=True)})"
             lines.append(f"    return {wrap(outcall)}")
@@ -223,7 +223,7 @@ class Overload:
         for x in self.positional + self.kwonly:
             if self.varargs and x is self.positional[0]:
                 v = x.name
-                checks.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, Tensor)):\n    {v} = {v}[0]")
+                checks.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):\n    {v} = {v}[0]")
                 checks.append(f"if not _is_intlist({v}):\n{indent}    return None")
                 continue
             c = _check(self.pyname(x), x.type, x.default, x.name in self.scalar_ok)
@@ -245,8 +245,8 @@ def _check(v, t, default, numbers_ok):
         n = b.name
         if n == BaseTy.Tensor:
             if not numbers_ok:
-                return f"if {pre}not isinstance({v}, Tensor):\n    return None"
-            return (f"if {pre}not isinstance({v}, Tensor):\n"
+                return f"if {pre}not isinstance({v}, TensorImpl):\n    return None"
+            return (f"if {pre}not isinstance({v}, TensorImpl):\n"
                     f"    if not _is_num({v}):\n        return None\n    s += 1")
         if n in (BaseTy.int, BaseTy.SymInt):
             return f"if {pre}not _is_int({v}):\n    return None"
@@ -256,7 +256,7 @@ def _check(v, t, default, numbers_ok):
             return f"if {pre}not isinstance({v}, bool):\n    return None"
         if n == BaseTy.Scalar:
             return (f"if {pre}not _is_num({v}):\n"
-                    f"    if not (isinstance({v}, Tensor) and {v}.numel() == 1):\n        return None\n    s += 1")
+                    f"    if not (isinstance({v}, TensorImpl) and {v}.numel() == 1):\n        return None\n    s += 1")
         if n == BaseTy.ScalarType:
             if default not in (None, "None"):   # a named default (dtype=long) arrives as its name
                 pre += f"{v} != {default!r} and "
@@ -281,14 +281,15 @@ def _intlist_test(b):
 def _bad_cond(v, t, default, numbers_ok):
     """(condition true when `v` is not a valid `t`, torch's name of the expected type), or None when
     the type is not checked here (Generator, Device, Layout, MemoryFormat, float lists...).
-    Exact-class tests come first so a well-typed argument costs one comparison."""
+    Exact-class tests come first so a well-typed argument costs one comparison (for a Tensor, one set
+    lookup: every TensorImpl subclass is in TENSOR_TYPES)."""
     opt = isinstance(t, OptionalType) or default == "None"
     b = _base(t)
     pre = f"{v} is not None and " if opt else ""
     if isinstance(b, BaseType):
         n = b.name
         if n == BaseTy.Tensor:
-            c = f"{pre}{v}.__class__ is not Tensor and not isinstance({v}, Tensor)"
+            c = f"{pre}{v}.__class__ not in _TENSOR_TYPES"
             return (c + f" and not _is_num({v})" if numbers_ok else c), "Tensor"
         if n in (BaseTy.int, BaseTy.SymInt):
             return f"{pre}{v}.__class__ is not int and not _is_int({v})", "int"
@@ -458,17 +459,25 @@ def _return_types(groups):
     return seen
 
 
+def _imports(extra=""):
+    return [HEADER, "from .. import _ops as _opsmod",
+            "from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)",
+            "from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl",
+            "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
+            "                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)"]
+
+
+def _rt_import(groups):
+    rts = _return_types(groups)
+    if not rts:
+        return []
+    return ["from .return_types import (" + ", ".join(f"{base} as {rt}" for rt, (base, _) in sorted(rts.items())) + ")"]
+
+
 def emit_functions(fns, module=""):
     groups = python_groups(fns, module)
-    lines = [HEADER, "from .. import _ops as _opsmod",
-             "from .._tensor import Tensor",
-             "from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
-             "                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, return_type)",
-             "", "_ops = _opsmod.ops", ""]
+    lines = _imports() + _rt_import({k: v for k, v in groups.items() if not k[1]}) + ["", "_ops = _opsmod.ops", ""]
     lines += _ops_imports({k: v for k, v in groups.items() if not k[1]})
-    lines.append("")
-    for rt, (base, names) in sorted(_return_types(groups).items()):
-        lines.append(f"{rt} = return_type({base!r}, {names!r})")
     lines.append("")
     names = []
     for (name, method), ovs in groups.items():
@@ -482,12 +491,7 @@ def emit_functions(fns, module=""):
 
 def emit_methods(fns):
     groups = python_groups(fns)
-    lines = [HEADER, "from .. import _ops as _opsmod",
-             "from .._tensor import Tensor",
-             "from .._bind_helpers import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
-             "                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)",
-             "from .functions import " + ", ".join(sorted(_return_types(groups))) if _return_types(groups) else "",
-             "", "_ops = _opsmod.ops", ""]
+    lines = _imports() + _rt_import({k: v for k, v in groups.items() if k[1]}) + ["", "_ops = _opsmod.ops", ""]
     lines += _ops_imports({k: v for k, v in groups.items() if k[1]})
     lines.append("")
     names = []
@@ -497,6 +501,45 @@ def emit_methods(fns):
         _emit_group(name, "_m_" + name, ovs, lines, True)
         names.append(name)
     lines.append("")
+    lines.append("")
+    lines.append("class TensorMethods:")
+    lines.append('    """The generated binding methods (torch\'s python_variable_methods.cpp): a mixin `ember.Tensor`')
+    lines.append('    names in its class statement."""')
+    lines.append("    __slots__ = ()")
     for n in sorted(names):
-        lines.append(f"Tensor.{n} = _m_{n}")
+        lines.append(f"    {n} = _m_{n}")
     return "\n".join(lines) + "\n"
+
+
+def emit_return_types(fns):
+    """`_generated/return_types.py`: one named-tuple class per op name with named outputs (torch's
+    structseq types), re-exported by `ember/return_types.py` so that they pickle by name."""
+    seen = {}
+    for module in _python_modules():
+        for base, names in _return_types(python_groups(fns, module)).values():
+            if seen.setdefault(base, names) != names:
+                raise ValueError(f"return type {base}: two overloads name their outputs differently")
+    lines = [HEADER, "import collections", "",
+             "",
+             "def _structseq(name, fields):",
+             '    """A named tuple type that prints and pickles as ember.return_types.<name>."""',
+             "    base = collections.namedtuple(name, fields)",
+             "",
+             "    def __repr__(self):",
+             '        inner = ",\\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))',
+             '        return f"ember.return_types.{name}(\\n{inner})"',
+             "",
+             '    cls = type(name, (base,), {"__repr__": __repr__, "__slots__": (), "__module__": "ember.return_types"})',
+             "    cls.__qualname__ = name",
+             "    return cls",
+             "", ""]
+    for base in sorted(seen):
+        lines.append(f"{base} = _structseq({base!r}, {seen[base]!r})")
+    lines.append("")
+    lines.append(f"__all__ = {sorted(seen)!r}")
+    return "\n".join(lines) + "\n"
+
+
+def _python_modules():
+    from .model import PYTHON_MODULES
+    return PYTHON_MODULES

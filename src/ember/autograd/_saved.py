@@ -1,6 +1,6 @@
 """SavedVariable: a tensor saved for backward, with a version check (torch/csrc/autograd/saved_variable.cpp)."""
-from .._dispatch.keys import AUTOGRAD_BIT
-from .._tensor import INFERENCE_VC, Tensor
+from .._core.dispatch_keys import AUTOGRAD_BIT
+from .._core.tensor_impl import INFERENCE_VC, TensorImpl as Tensor
 from . import forward_ad as _forward_ad, graph as _graph
 
 ERR_INFERENCE = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "

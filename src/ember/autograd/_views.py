@@ -12,8 +12,8 @@ elements), so grads are moved with index / index_put (both differentiable: creat
 """
 import numpy as np
 
-from .._dispatch.keys import AUTOGRAD_BIT
-from .._tensor import Tensor
+from .._core.dispatch_keys import AUTOGRAD_BIT
+from .._core.tensor_impl import TensorImpl as Tensor
 from .graph import Node, gradient_edge
 
 
@@ -60,7 +60,7 @@ class AsStridedBackward0(Node):
         self.pos = pos
 
     def apply(self, grads):
-        from .formulas import _zeros
+        from .formulas._common import _zeros
         g = grads[0]
         z = _zeros((self.base_numel,), g.dtype)
         out = _aten().index_put.default(z, [_idx_tensor(self.pos)], g, True)

@@ -6,7 +6,7 @@ import functools
 
 from .._core.tls import state
 from .._grad_mode import no_grad, _set_enabled
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 from ._kernel import edge, check_inplace, differentiable
 from ._saved import SavedVariable
 from .graph import Node, ERR_SECOND_BACKWARD, _clone_detached
@@ -173,7 +173,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             o._output_nr = nr
             o.grad_fn = node
             o._requires_grad = True
-            from .._dispatch.keys import AUTOGRAD_BIT
+            from .._core.dispatch_keys import AUTOGRAD_BIT
             o._ks |= AUTOGRAD_BIT
             if id(o) in dirty and hasattr(o, "_grad_acc_ref"):
                 del o._grad_acc_ref
@@ -229,7 +229,7 @@ def once_differentiable(fn):
                 o = _clone_detached(o) if o._np is not None else o.detach()
                 nr = err._add_input_meta(o)
                 o._output_nr, o.grad_fn, o._requires_grad = nr, err, True
-                from .._dispatch.keys import AUTOGRAD_BIT
+                from .._core.dispatch_keys import AUTOGRAD_BIT
                 o._ks |= AUTOGRAD_BIT
             res.append(o)
         return tuple(res) if isinstance(outputs, tuple) else res[0]

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 
 
 class GradcheckError(RuntimeError):

@@ -7,7 +7,7 @@ op's j-th output, used to validate and materialize incoming gradients.
 import itertools
 import threading
 
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 from . import anomaly_mode as _anomaly
 
 _seq = itertools.count()

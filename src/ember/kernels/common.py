@@ -8,7 +8,7 @@ from .._core.device import CPU, as_device
 from .._core.promotion import get_default_dtype
 from .._core.storage import UntypedStorage
 from .._core.strides import contiguous_strides, storage_nbytes_needed
-from .._tensor import Tensor
+from .._core.tensor_impl import TensorImpl as Tensor
 
 
 def as_dtype(d):

@@ -9,3 +9,5 @@ from . import functional  # noqa: F401
 # a no-op; import the nn.utils package explicitly so `ember.nn.utils.<x>` works without a prior import.
 import importlib as _importlib
 utils = _importlib.import_module(__name__ + ".utils")
+parallel = _importlib.import_module(__name__ + ".parallel")
+from .parallel import DataParallel  # noqa: E402,F401  (torch.nn.DataParallel; DistributedDataParallel stays in nn.parallel)

@@ -27,7 +27,7 @@ def alias(t, cls=Tensor):
 
 
 def _autograd_bit():
-    from .._dispatch.keys import AUTOGRAD_BIT
+    from .._core.dispatch_keys import AUTOGRAD_BIT
     return AUTOGRAD_BIT
 
 

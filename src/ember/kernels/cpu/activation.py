@@ -2,7 +2,7 @@
 expression over the input, through the (functional, in-place, out) factory of kernels/cpu/elementwise_math.py."""
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out
 from ..meta.elementwise_math import gelu_backward_spec, glu_shape, unary_kind_dtype
 from .runtime.pool import split_run

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from ..._core.device import as_device
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import as_dtype, empty_tensor
 from ..meta import copy as M
 
@@ -56,7 +56,7 @@ def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_bl
 
 def resize_(self, size, memory_format=None):
     M.resize_(self, size, memory_format)
-    from ..._tensor import _np_view
+    from ..._core.tensor_impl import _np_view
     self._np = _np_view(self.untyped_storage()._data, self._offset, self._size, self._stride, self.dtype)
     return self
 

@@ -3,7 +3,7 @@ kernels/cpu/elementwise.py; outputs are allocated from the meta rules in kernels
 import numpy as np
 
 from ..._core import dtype as D
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, np_of
 from ..meta.elementwise_common import ARITH, FLOAT_OUT, check_inplace
 from .elementwise import make_binary, _alloc, _ufunc2

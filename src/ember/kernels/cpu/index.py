@@ -3,7 +3,7 @@ call or one unbuffered ufunc.at (np.add.at ...) over an index grid. Checks come 
 import numpy as np
 
 from ..._core import dtype as D
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, empty_tensor
 from ..meta import index as M
 from ..meta.index import check_index_put

@@ -5,7 +5,7 @@ matmul is a direct CPU+Meta kernel here (torch's is CompositeImplicitAutograd ov
 views); it becomes a decomposition once reshape/expand land."""
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..meta.linalg_matmul import addmm_spec, bmm_spec, dot_spec, matmul_spec, mm_spec, mv_spec
 
 

@@ -4,7 +4,7 @@ import builtins
 import numpy as np
 
 from ..._core import dtype as D
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..meta.reduction import arg_spec, logical_dtype, mean_dtype, reduce_spec, sum_dtype
 from ..meta import scan as M
 from ..meta import reduction as M_reduction

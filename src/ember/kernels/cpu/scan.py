@@ -4,7 +4,7 @@ kernels/meta/scan.py (var/std via np.var's ddof = correction)."""
 import numpy as np
 
 from ..._core import dtype as D
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out
 from ..meta import scan as M
 from ..meta.reduction import sum_dtype

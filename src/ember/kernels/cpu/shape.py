@@ -3,7 +3,7 @@ searchsorted/bucketize: one numpy call each (np.tile, np.roll, np.flip, np.tril,
 np.searchsorted). Shapes and checks come from meta/shape.py."""
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, empty_tensor
 from ..meta import shape as M
 from ..meta.view import diagonal as _diagonal_view, narrow as _narrow_view

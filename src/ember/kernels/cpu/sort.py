@@ -4,7 +4,7 @@ NaN sorts greater than every number, as in torch."""
 import numpy as np
 
 from ..._core import dtype as D
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out
 from ..meta import sort as M
 from ..meta.reduction import reduce_spec

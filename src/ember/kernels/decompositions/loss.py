@@ -183,7 +183,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 def _as_tensor(values, like):
     import numpy as np
-    from ..._tensor import Tensor
+    from ..._core.tensor_impl import TensorImpl as Tensor
     t = Tensor._wrap_np(np.asarray(values, dtype=np.int64))
     return t if like.device.type == "cpu" else aten._to_copy.default(t, device=like.device)
 

@@ -3,7 +3,7 @@ argument checks. The cpu kernels in kernels/cpu/copy.py call these to validate a
 import numbers
 from ..._core.device import META
 from ..._core.strides import (contiguous_strides, sort_dims, strides_in_order, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed)
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import broadcast_shapes, empty_tensor
 
 

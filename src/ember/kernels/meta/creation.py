@@ -10,7 +10,7 @@ from ..._core import dtype as D
 from ..._core.device import CPU, META, as_device
 from ..._core.promotion import get_default_dtype
 from ..._core.strides import contiguous_strides, dense_strides_like
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import as_dtype, empty_tensor
 
 

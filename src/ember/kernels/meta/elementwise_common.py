@@ -5,7 +5,7 @@ from ..._core import dtype as D
 from ..._core.promotion import binary_result_type, result_type, get_default_dtype
 from ..._core.device import META
 from ..._core.strides import contiguous_strides, iterator_strides
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import broadcast_shapes, empty_tensor
 
 # kinds of result dtype

@@ -5,7 +5,7 @@ from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.promotion import get_default_dtype, result_type
 from ..._core.strides import wrap_dim
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import broadcast_shapes, check_out, empty_tensor, shape_of, _tname
 from .elementwise_common import ARITH, FLOAT_OUT, check_inplace, meta_binary, meta_binary_inplace, meta_binary_out, out_strides
 

@@ -4,7 +4,7 @@ masked_select) cannot be known on meta and raise like torch's meta does."""
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import dense_strides_like, wrap_dim
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname, broadcast_shapes, check_out, empty_tensor
 from ..._core.strides import iterator_strides
 

@@ -5,7 +5,7 @@ from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.promotion import result_type
 from ..._core.strides import dense_strides_like, wrap_dim
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname, broadcast_shapes, check_out, empty_tensor
 from .view import narrow as _narrow_view
 from .copy import channels_last_strides

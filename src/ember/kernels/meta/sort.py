@@ -6,7 +6,7 @@ from ..._core.device import META
 from ..._core.strides import wrap_dim
 from ..common import empty_tensor, _tname
 from .reduction import _data_dependent, reduce_spec
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from .shape import _fmt
 from .shape import _t as _t_shape
 from ..common import check_out

@@ -1,7 +1,7 @@
 """View ops: new sizes/strides/offset over the input's storage, no data touched (ATen's
 TensorShape.cpp). Registered as CompositeExplicitAutograd, so the same kernel serves cpu and meta."""
 from ..._core.strides import contiguous_strides, numel, wrap_dim
-from ..._tensor import Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname
 
 

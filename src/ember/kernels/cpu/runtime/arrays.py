@@ -3,7 +3,7 @@ in miniature): wrap a result array as a fresh tensor, the array to compute on (h
 float32), and the loss `reduction` applied to an array."""
 import numpy as np
 
-from ...._tensor import Tensor
+from ...._core.tensor_impl import TensorImpl as Tensor
 
 
 def wrap(arr, dtype, fresh=False):

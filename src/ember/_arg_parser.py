@@ -1,0 +1,263 @@
+"""The argument parser (torch/csrc/utils/python_arg_parser.cpp): the one answer to "does value v fit
+parameter type T", and torch's TypeError messages when it does not.
+
+Three callers share these rules:
+- the generated bindings (`_generated/functions.py`, `tensor_methods.py`, ...) inline the cheap
+  exact-class tests and call the predicates below (`_is_int`, `_is_intlist`, ...) for the rest;
+- hand-written public functions (`ember/functional.py`, `nn.functional`, ...) call the `check_*`
+  functions, which raise the same TypeError a binding would;
+- calling an OpOverloadPacket (`ember.ops.aten.add(a, b)`) picks an overload with `bind_packet_call`,
+  which scores each schema with `fits`: 0 for an exact fit, 1 for a conversion torch's parser also
+  makes (a 0-dim tensor for an int or a Scalar), None for no fit.
+
+The rules (torch's): an `int` is a Python int (not bool), an object with `__index__`, or a 0-dim
+integral tensor; an unsized `int[]` is a list or tuple of ints, a sized one (`int[2]`) also a lone int;
+a `float` is any real number (bool included) or a 0-dim tensor; a `Scalar` is any number or a 0-dim
+tensor; a `bool` is a bool or numpy.bool_; a `ScalarType` is an ember.dtype or one of the Python types
+float, int, bool, complex; a `Tensor[]` is a list or tuple of tensors.
+"""
+import numbers
+
+from ._core.dtype import dtype as _dtype
+from ._core.tensor_impl import TensorImpl as _Tensor
+from ._schema import BaseTy, BaseType, ListType, OptionalType
+
+# ------------------------------------------------------------------ predicates (the rule set)
+
+
+def _is_num(v):
+    """A Python or numpy number (what may stand for a Tensor where torch allows numbers)."""
+    return isinstance(v, (int, float, complex)) or isinstance(v, numbers.Number)
+
+
+def _is_real(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) or (isinstance(v, numbers.Real)
+                                                                        and not isinstance(v, bool))
+
+
+def _is_int(v):
+    return (isinstance(v, int) and not isinstance(v, bool)) or (
+        isinstance(v, _Tensor) and v.dim() == 0 and not v.dtype.is_floating_point and not v.dtype.is_complex
+        and v.dtype.name != "bool") or (hasattr(v, "__index__") and not isinstance(v, (bool, _Tensor, float)))
+
+
+def _is_intseq(v):
+    """An unsized int[] argument: a list or tuple of ints (a lone int is refused, as torch does)."""
+    if isinstance(v, (list, tuple)):
+        for x in v:
+            if x.__class__ is not int and not _is_int(x):
+                return False
+        return True
+    return False
+
+
+def _is_intlist(v):
+    """A sized int[N] argument: an int sequence or a lone int (stride=2)."""
+    return _is_intseq(v) or _is_int(v)
+
+
+def _is_double(v):
+    """What torch binds to a `float` parameter: any real number (bool included) or a 0-dim tensor."""
+    if isinstance(v, (int, float)):
+        return True
+    if isinstance(v, _Tensor):
+        return v.dim() == 0
+    return isinstance(v, numbers.Real)
+
+
+def _is_scalar(v):
+    """What torch binds to a `Scalar` parameter: any Python/numpy number or a 0-dim tensor."""
+    if isinstance(v, (int, float, complex)):
+        return True
+    if isinstance(v, _Tensor):
+        return v.dim() == 0
+    return isinstance(v, numbers.Number)
+
+
+def _is_bool(v):
+    return isinstance(v, bool) or type(v).__name__ == "bool_"
+
+
+def _is_tensorlist(v):
+    if not isinstance(v, (list, tuple)):
+        return False
+    for x in v:
+        if not isinstance(x, _Tensor):
+            return False
+    return True
+
+
+def _is_dtype(v):
+    return isinstance(v, _dtype) or v in (float, int, bool, complex)
+
+
+# ------------------------------------------------------------------ torch's error messages
+
+
+def _typename(v):
+    if isinstance(v, _Tensor):
+        return "Tensor"
+    if isinstance(v, (list, tuple)):
+        return f"{type(v).__name__} of [{', '.join(_typename(x) for x in v)}]"
+    return type(v).__name__
+
+
+def _argtype(v):
+    """The type name torch's argument errors print: the class name (numpy's qualified), Tensor for tensors."""
+    if isinstance(v, _Tensor):
+        return "Tensor"
+    t = type(v)
+    return f"numpy.{t.__name__}" if t.__module__ == "numpy" else t.__name__
+
+
+def _no_match(name, args, kwargs, sigs, method):
+    got = ", ".join([_typename(a) for a in (args[1:] if method else args)] +
+                    [f"{k}={_typename(v)}" for k, v in kwargs.items()])
+    expected = "\n".join(" * " + s for s in sigs)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{expected}")
+
+
+def _bad_arg(fname, argname, position, expected, value):
+    where = f"argument '{argname}'" if position is None else f"argument '{argname}' (position {position})"
+    return TypeError(f"{fname}(): {where} must be {expected}, not {_argtype(value)}")
+
+
+def _bad_tensorlist(fname, argname, position, value):
+    """torch's two messages: the argument is not a sequence, or one element is not a Tensor."""
+    if not isinstance(value, (list, tuple)):
+        raise _bad_arg(fname, argname, position, "tuple of Tensors", value)
+    i = next(i for i, x in enumerate(value) if not isinstance(x, _Tensor))
+    raise TypeError(f"{fname}(): expected Tensor as element {i} in argument '{argname}', but got {_argtype(value[i])}")
+
+
+# ------------------------------------------------------------------ checks for hand-written functions
+# check_*(fname, argname, pos, value): raise the binding's TypeError when `value` does not fit; `pos` is
+# the 1-based position torch prints, None for a keyword-only argument.
+
+
+def check_tensor(fname, argname, pos, v, optional=False):
+    if not (isinstance(v, _Tensor) or optional and v is None):
+        raise _bad_arg(fname, argname, pos, "Tensor", v)
+
+
+def check_tensors(fname, argname, pos, seq):
+    """Every element of a tensor sequence is a Tensor (torch: "expected Tensor as element i ...")."""
+    for i, x in enumerate(seq):
+        if not isinstance(x, _Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {pos - 1 if pos else 0}, "
+                            f"but got {_argtype(x)}")
+
+
+def check_int(fname, argname, pos, v, optional=False):
+    if not (_is_int(v) or optional and v is None):
+        raise _bad_arg(fname, argname, pos, "int", v)
+
+
+def check_int_list(fname, argname, pos, v, optional=False):
+    if not (_is_intlist(v) or optional and v is None):
+        raise _bad_arg(fname, argname, pos, "tuple of ints", v)
+
+
+def check_float(fname, argname, pos, v, optional=False):
+    if not (_is_double(v) or optional and v is None):
+        raise _bad_arg(fname, argname, pos, "float", v)
+
+
+def check_bool(fname, argname, pos, v):
+    if not _is_bool(v):
+        raise _bad_arg(fname, argname, pos, "bool", v)
+
+
+def check_dtype(fname, argname, pos, v, optional=True):
+    if not (_is_dtype(v) or optional and v is None):
+        raise _bad_arg(fname, argname, pos, "ember.dtype", v)
+
+
+def check_str(fname, argname, pos, v, optional=False):
+    if not (isinstance(v, str) or optional and v is None):
+        raise _bad_arg(fname, argname, pos, "str", v)
+
+
+# ------------------------------------------------------------------ schema matching (OpOverloadPacket calls)
+
+
+def fits(v, t):
+    """0 when `v` fits schema type `t` exactly, 1 when it fits through a conversion (a 0-dim tensor for
+    an int, float or Scalar), None when it does not fit. A number never stands for a Tensor here: a
+    packet call has no binding's allow-list, so it goes to the overload whose schema takes a number."""
+    if isinstance(t, OptionalType):
+        return 0 if v is None else fits(v, t.elem)
+    if isinstance(t, ListType):
+        if isinstance(v, (list, tuple)):
+            worst = 0
+            for x in v:
+                s = fits(x, t.elem)
+                if s is None:
+                    return None
+                worst = max(worst, s)
+            return worst
+        return fits(v, t.elem) if t.size is not None else None
+    if not isinstance(t, BaseType):
+        return 0
+    n = t.name
+    tensor = isinstance(v, _Tensor)
+    if n == BaseTy.Tensor:
+        return 0 if tensor else None
+    if n in (BaseTy.int, BaseTy.SymInt):
+        return (1 if tensor else 0) if _is_int(v) else None
+    if n == BaseTy.float:
+        return (1 if tensor else 0) if _is_double(v) else None
+    if n == BaseTy.bool:
+        return 0 if _is_bool(v) else None
+    if n == BaseTy.Scalar:
+        return (1 if tensor else 0) if _is_scalar(v) else None
+    if n == BaseTy.ScalarType:
+        return 0 if _is_dtype(v) else None
+    if n == BaseTy.str:
+        return 0 if isinstance(v, str) else None
+    return 0
+
+
+def binds(schema, args, kwargs):
+    """The score of binding (args, kwargs) to `schema` (0 exact, higher with conversions), None if they don't."""
+    a = schema.arguments
+    pos = a.flat_positional
+    if len(args) > len(pos):
+        return None
+    names = {x.name for x in a.flat_all}
+    for k in kwargs:
+        if k not in names:
+            return None
+    score = 0
+    for x, v in zip(pos, args):
+        s = None if x.name in kwargs else fits(v, x.type)
+        if s is None:
+            return None
+        score += s
+    for x in pos[len(args):] + a.flat_kwarg_only:
+        if x.name in kwargs:
+            s = fits(kwargs[x.name], x.type)
+            if s is None:
+                return None
+            score += s
+        elif x in a.out or x.default is None and not isinstance(x.type, OptionalType):
+            return None
+    return score
+
+
+def bind_packet_call(packet, args, kwargs):
+    """Call the first overload (in definition order) that binds exactly, else the first that binds
+    through conversions; RuntimeError listing the schemas when none binds."""
+    names = packet.overloads()
+    best = None
+    for n in names:
+        ov = getattr(packet, n)
+        s = binds(ov._schema, args, kwargs)
+        if s == 0:
+            return ov(*args, **kwargs)
+        if s is not None and best is None:
+            best = ov
+    if best is not None:
+        return best(*args, **kwargs)
+    sigs = "\n".join("  " + str(getattr(packet, n)._schema) for n in names)
+    raise RuntimeError(f"{packet._ns}::{packet.__name__}() Expected a value of type matching one of the overloads:\n{sigs}")

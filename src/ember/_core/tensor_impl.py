@@ -1,0 +1,432 @@
+"""TensorImpl: what every tensor is underneath (c10/core/TensorImpl.h): a strided view (sizes, strides,
+offset, dtype) over an UntypedStorage, its dispatch key set, version counter and autograd fields.
+
+`_ops`, `_dispatch`, `kernels` and `autograd` see tensors through this class only. The public
+`ember.Tensor` (`ember/_tensor.py`) subclasses it and adds the Python-level methods; it registers
+itself with `register_tensor_class`, as torch's `THPVariableClass`, so the constructors here
+(`_wrap_fresh`, `_wrap_np`, `_from_storage`) called on `TensorImpl` make public tensors, and called
+on any subclass (Parameter, a fake tensor) make that subclass.
+
+On cpu a tensor caches `_np`, a numpy ndarray viewing exactly its elements in the storage; kernels
+read and write through it. A tensor made from a fresh numpy result creates its storage lazily.
+"""
+import numpy as np
+
+from . import dtype as _dt
+from .device import CPU, META
+from .dispatch_keys import AUTOGRAD_BIT, CPU_BIT, INPLACE_OR_VIEW_BIT, META_BIT
+from .size import Size
+from .storage import UntypedStorage
+from .strides import contiguous_strides, is_contiguous, is_channels_last, is_non_overlapping_and_dense, wrap_dim
+from .tls import state as _tls
+from .version import VersionCounter
+
+_CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
+_INFERENCE = [0]   # threads currently in inference_mode: constructors check the thread-local flag only then
+
+
+class _InferenceVersionCounter:
+    """Shared by every inference tensor: no version tracking; writing through it outside
+    inference_mode is torch's in-place error (the ADInplaceOrView bump is where in-place lands)."""
+    __slots__ = ()
+
+    @property
+    def value(self):
+        self.check_write()
+        return 0
+
+    def check_write(self):
+        if not _tls.inference_mode:
+            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                               "You can make a clone to get a normal tensor before doing inplace update."
+                               "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+    @value.setter
+    def value(self, v):
+        pass
+
+    def bump(self):
+        self.value += 1
+
+
+INFERENCE_VC = _InferenceVersionCounter()
+
+# TensorImpl and every subclass of it: `x.__class__ in TENSOR_TYPES` is the hot paths' isinstance(x, TensorImpl)
+# (bindings, the dispatcher's key-set loop), one set lookup instead of a call.
+TENSOR_TYPES = set()
+_META_KS = META_BIT | INPLACE_OR_VIEW_BIT
+
+
+class TensorImpl:
+    _is_param = False
+    # defaults shared by every tensor until set on the instance (keeps tensor creation cheap)
+    _storage = None
+    _offset = 0
+    _stride = None
+    _base = None
+    _requires_grad = False
+    grad_fn = None
+    _grad = None
+    _retains_grad = False
+    _backward_hooks = None
+    _post_acc_hooks = None
+    _output_nr = 0
+    _vc = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._tensor_cls = cls    # the constructors below, called on a subclass, make that subclass
+        TENSOR_TYPES.add(cls)
+
+    # ------------------------------------------------------------ construction (internal)
+    @classmethod
+    def _from_storage(cls, storage, storage_offset, size, stride, dtype, arr=None):
+        """A tensor viewing `storage` (no copy). The core constructor everything else uses.
+        `arr`, when given, is the numpy view of exactly these elements that the caller already has
+        (a reshape or transpose of its input's view), saving the build from the raw bytes."""
+        self = object.__new__(cls._tensor_cls)
+        self._storage = storage
+        self._offset = int(storage_offset)
+        self._size = tuple(map(int, size))
+        self._stride = tuple(map(int, stride))
+        self.dtype = dtype
+        if storage.device.type == "meta":
+            self._np = None
+            self._ks = _META_KS
+        else:
+            self._ks = _CPU_KS
+            self._np = _np_view(storage._data, self._offset, self._size, self._stride, dtype) if arr is None else arr
+            storage._track(self)
+        if _INFERENCE[0] and _tls.inference_mode:
+            self._vc = INFERENCE_VC
+        return self
+
+    @classmethod
+    def _wrap_np(cls, arr, dtype=None):
+        """Wrap a freshly computed numpy array (owned by nobody else) as a cpu tensor."""
+        if not isinstance(arr, np.ndarray):
+            arr = np.asarray(arr)
+        if dtype is None:
+            dtype = _dt.from_numpy_dtype(arr.dtype)
+        if arr.ndim and not (arr.flags.c_contiguous or _dense_positive(arr)):
+            arr = np.ascontiguousarray(arr)
+        self = object.__new__(cls._tensor_cls)
+        self._np = arr
+        self._size = arr.shape
+        self.dtype = dtype
+        self._ks = _CPU_KS
+        if _INFERENCE[0] and _tls.inference_mode:
+            self._vc = INFERENCE_VC
+        return self
+
+    @classmethod
+    def _wrap_fresh(cls, arr, dtype):
+        """_wrap_np for a contiguous ndarray a kernel just allocated (no checks: the hot path)."""
+        self = object.__new__(cls._tensor_cls)
+        self._np = arr
+        self._size = arr.shape
+        self.dtype = dtype
+        self._ks = _CPU_KS
+        if _INFERENCE[0] and _tls.inference_mode:
+            self._vc = INFERENCE_VC
+        return self
+
+    @property
+    def _version_counter(self):
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = VersionCounter()
+        return vc
+
+    @_version_counter.setter
+    def _version_counter(self, vc):
+        self._vc = vc
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        return Size(self._size)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._size)
+        return self._size[wrap_dim(dim, len(self._size))]
+
+    def stride(self, dim=None):
+        st = self._stride
+        if st is None:
+            st = self._stride = _np_strides(self._np, self.dtype)
+        if dim is None:
+            return st
+        return st[wrap_dim(dim, len(self._size))]
+
+    def storage_offset(self):
+        return self._offset
+
+    def dim(self):
+        return len(self._size)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._size)
+
+    def numel(self):
+        n = 1
+        for s in self._size:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    @property
+    def device(self):
+        return META if self._ks & META_BIT else CPU
+
+    @property
+    def is_meta(self):
+        return bool(self._ks & META_BIT)
+
+    @property
+    def is_cpu(self):
+        return not self._ks & META_BIT
+
+    is_cuda = False
+    is_sparse = False
+    is_quantized = False
+    is_nested = False
+    layout = "strided"
+
+    def get_device(self):
+        return -1
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def is_conj(self):
+        return False
+
+    def is_neg(self):
+        return False
+
+    def is_contiguous(self, memory_format=None):
+        if memory_format in ("channels_last",) or getattr(memory_format, "name", None) == "channels_last":
+            return is_channels_last(self._size, self.stride())
+        return is_contiguous(self._size, self.stride())
+
+    def is_non_overlapping_and_dense(self):
+        return is_non_overlapping_and_dense(self._size, self.stride())
+
+    def _rebind_np(self, buf):
+        """Re-point the cached numpy view at `buf`, the storage's bytes after they moved (resize_).
+        A view the (shrunk) storage no longer holds keeps the old bytes."""
+        try:
+            self._np = _np_view(buf, self.storage_offset(), self._size, self.stride(), self.dtype)
+        except (TypeError, ValueError):
+            pass
+
+    def untyped_storage(self):
+        st = self._storage
+        if st is None:
+            arr = self._np
+            flat = arr.reshape(-1) if arr.flags.c_contiguous else np.ravel(arr, order="K")
+            st = self._storage = UntypedStorage._from_numpy(flat.view(np.uint8) if flat.size else
+                                                            np.zeros(0, np.uint8))
+            st._resizable = True
+            st._track(self)
+        return st
+
+    def data_ptr(self):
+        if self._np is None:
+            return 0
+        return self._np.__array_interface__["data"][0] if self._np.size else self.untyped_storage().data_ptr() + self._offset * self.dtype.itemsize
+
+    @property
+    def _version(self):
+        if self._vc is INFERENCE_VC:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return self._version_counter.value
+
+    def _is_view(self):
+        return self._base is not None
+
+    # ------------------------------------------------------------ autograd state
+    @property
+    def _is_inference(self):
+        """Made under inference_mode (or a view of such a tensor): it shares INFERENCE_VC."""
+        return self._vc is INFERENCE_VC
+
+    def is_inference(self):
+        return self._vc is INFERENCE_VC
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self._set_requires_grad(bool(value))
+
+    def _set_requires_grad(self, value):
+        if value and self.grad_fn is None and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if not value and self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        if value and getattr(self, "_is_inference", False):
+            if not _tls.inference_mode:
+                raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                                   "allowed.")
+        if value:
+            ensure_autograd()
+        self._requires_grad = value
+        self._ks = (self._ks | AUTOGRAD_BIT) if value else (self._ks & ~AUTOGRAD_BIT)
+
+    def requires_grad_(self, requires_grad=True):
+        self._set_requires_grad(bool(requires_grad))
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, TensorImpl):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: expected {list(self.shape)}, "
+                                   f"got {list(value.shape)}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: expected {self.dtype}, got {value.dtype}")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    def detach_(self):
+        if self._base is not None and self.grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        self._ks &= ~AUTOGRAD_BIT
+        return self
+
+    # ------------------------------------------------------------ data access
+    def numpy(self, *, force=False):
+        if self._np is None:
+            raise RuntimeError("Can't call numpy() on Tensor on the meta device: it has no data")
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._np
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy(force=True)
+        if dtype is not None:
+            a = a.astype(dtype)
+        return a.copy() if copy else a
+
+    def tolist(self):
+        if self._np is None:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        a = self._np
+        if self.dtype._kind == "f" and self.dtype._np.itemsize <= 2 or self.dtype.name.startswith("float8"):
+            a = a.astype(np.float32)
+        return a.tolist()
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        if self._np is None:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        v = self._np.reshape(-1)[0]
+        if self.dtype.is_complex:
+            return complex(v)
+        if self.dtype.is_floating_point:
+            return float(v)
+        if self.dtype is _dt.bool_:
+            return bool(v)
+        return int(v)
+
+
+
+TensorImpl._tensor_cls = TensorImpl   # until the public Tensor registers itself
+TENSOR_TYPES.add(TensorImpl)
+
+_AUTOGRAD_ATTRS = ("_requires_grad", "grad_fn", "_grad", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
+                   "_output_nr", "_grad_acc_ref", "_grad_acc_strong")
+_AUTOGRAD_LOADER = [None]
+
+
+def register_tensor_class(cls):
+    """Make `cls` (the public ember.Tensor) the class TensorImpl's constructors produce."""
+    if not issubclass(cls, TensorImpl):
+        raise TypeError(f"register_tensor_class expects a subclass of TensorImpl, got {cls!r}")
+    TensorImpl._tensor_cls = cls
+
+
+def set_autograd_loader(fn):
+    """`fn()` registers the Autograd kernels; run once, the first time a tensor requires grad (a hook
+    set by the layer above, which keeps `import ember` free of the generated autograd modules)."""
+    _AUTOGRAD_LOADER[0] = fn
+
+
+def ensure_autograd():
+    fn = _AUTOGRAD_LOADER[0]
+    if fn is not None:
+        _AUTOGRAD_LOADER[0] = None
+        fn()
+
+
+def _np_view(buf, offset, size, stride, dtype):
+    isz = dtype.itemsize
+    if not size:
+        return np.ndarray((), dtype._np, buffer=buf, offset=offset * isz)
+    if 0 in size:
+        return np.empty(size, dtype._np)
+    return np.ndarray(size, dtype._np, buffer=buf, offset=offset * isz, strides=[s * isz for s in stride])
+
+
+def _np_strides(arr, dtype):
+    isz = dtype.itemsize
+    if arr.size == 0 or arr.ndim == 0:
+        return contiguous_strides(arr.shape)
+    return tuple((s // isz) if sz != 1 else c for s, sz, c in zip(arr.strides, arr.shape, contiguous_strides(arr.shape)))
+
+
+def _dense_positive(arr):
+    return all(s > 0 for s in arr.strides) and is_non_overlapping_and_dense(arr.shape, arr.strides and tuple(s // arr.itemsize for s in arr.strides))

@@ -1,0 +1,429 @@
+"""Every hand-written function of the `ember` namespace (torch/functional.py, torch/_tensor.py's helpers and
+the hand-written parts of python_torch_functions.cpp): the ones that are not one generated binding.
+
+- tensors from Python data and numpy: tensor, as_tensor / asarray, from_numpy, from_dlpack;
+- the forms torch adds in Python on top of an aten schema: split with a list of sizes, unbind and chunk
+  returning tuples, varargs tensor lists (einsum, meshgrid, broadcast_tensors, block_diag,
+  cartesian_prod), tensordot's dims forms, nonzero(as_tuple=True), where(condition), unique's optional
+  outputs, norm's p='fro'/'nuc', cdist's compute_mode names;
+- small predicates and helpers: broadcast_shapes, result_type, is_tensor, is_floating_point, is_complex, numel.
+
+`ember/__init__.py` re-exports `__all__`; `Tensor` methods that share these (split, nonzero, unique, norm)
+call them from its class body. Argument errors come from `_arg_parser`, as a binding's would.
+"""
+import numbers
+
+import numpy as np
+
+from . import _arg_parser as _ap
+from ._core import dtype as D
+from ._core.device import as_device, default_device_or_none
+from ._core.promotion import get_default_dtype, result_type as _result_type
+from ._core.size import Size
+from ._core.storage import UntypedStorage
+from ._core.tensor_impl import TensorImpl as Tensor
+from ._generated import functions as _F, linalg_functions as _linalg
+from ._ops import ops
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
+           "split", "unbind", "chunk", "nonzero", "where", "einsum", "tensordot", "meshgrid", "broadcast_tensors",
+           "block_diag", "cartesian_prod", "unique", "unique_consecutive", "broadcast_shapes", "norm", "cdist",
+           "lu", "result_type", "is_tensor", "is_floating_point", "is_complex", "numel", "equal"]
+
+_aten = ops.aten
+
+
+# ------------------------------------------------------------------ tensors from data
+def _infer_dtype(data):
+    """torch's inference for Python data: every leaf has a type (bool -> bool, int -> int64, float -> the
+    default dtype, complex -> the default complex, a numpy scalar -> its own dtype) and the result is their
+    promotion (so [np.int32(1), 2] is int64, [np.float32(1), 2.0] float32). None: the data holds tensors or
+    arrays (probed by numpy instead)."""
+    out = None
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Tensor):
+            return None
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if isinstance(x, np.ndarray):
+            return None
+        if isinstance(x, np.generic) and not isinstance(x, (np.str_, np.bytes_, np.void, np.object_)):
+            leaf = D.from_numpy_dtype(x.dtype)
+        elif isinstance(x, bool):
+            leaf = D.bool_
+        elif isinstance(x, numbers.Integral):
+            leaf = D.int64
+        elif isinstance(x, numbers.Real):
+            leaf = get_default_dtype()
+        elif isinstance(x, numbers.Complex):
+            leaf = D.complex128 if get_default_dtype() is D.float64 else D.complex64
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+        out = leaf if out is None else D.promote_types(out, leaf)
+    return get_default_dtype() if out is None else out
+
+
+def _has_any(data):
+    if isinstance(data, (list, tuple)):
+        return any(_has_any(x) for x in data)
+    return True
+
+
+def _to_numpy(data, dt):
+    if isinstance(data, Tensor):
+        return data.numpy(force=True).astype(dt._np)
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
+        data = [_to_numpy(x, dt) for x in data]
+    arr = np.array(data, dtype=dt._np if dt._np.kind not in "V" else None)
+    if arr.dtype == object:
+        raise ValueError("expected a sequence of equal-length sequences of numbers")
+    return arr.astype(dt._np, copy=False)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    from .kernels.common import as_dtype
+    if requires_grad is not False and requires_grad is not True:
+        _ap.check_bool("tensor", "requires_grad", None, requires_grad)
+    dt = as_dtype(dtype)
+    dev = as_device(device if device is not None else default_device_or_none())
+    if isinstance(data, Tensor):
+        t = data.detach().clone()
+        if dt is not None:
+            t = t.to(dt)
+    elif isinstance(data, np.ndarray):
+        dt = dt or D.from_numpy_dtype(data.dtype)
+        t = Tensor._wrap_np(np.array(data, dtype=dt._np, copy=True), dt)
+    else:
+        if isinstance(data, (str, bytes)) or data is None:
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        if dt is None:
+            dt = _infer_dtype(data)
+            if dt is None:
+                probe = np.asarray([x.numpy(force=True) if isinstance(x, Tensor) else x for x in data]) if isinstance(data, (list, tuple)) else np.asarray(data)
+                dt = D.from_numpy_dtype(probe.dtype) if probe.dtype != np.float64 or any(isinstance(x, np.ndarray) for x in data) else get_default_dtype()
+        t = Tensor._wrap_np(np.array(_to_numpy(data, dt), copy=True), dt)
+    if dev is not None and dev.type != "cpu":
+        t = t.to(dev)
+    if requires_grad:
+        t.requires_grad_()
+    return t
+
+
+def as_tensor(data, dtype=None, device=None):
+    from .kernels.common import as_dtype
+    _ap.check_dtype("as_tensor", "dtype", None, dtype)
+    dt = as_dtype(dtype)
+    dev = as_device(device)
+    if isinstance(data, Tensor):
+        r = data
+        if dt is not None and dt is not r.dtype:
+            r = r.to(dt)
+        if dev is not None and dev != r.device:
+            r = r.to(dev)
+        return r
+    if isinstance(data, np.ndarray) and (dev is None or dev.type == "cpu"):
+        t = from_numpy(data)
+        return t if dt is None or dt is t.dtype else t.to(dt)
+    return tensor(data, dtype=dt, device=dev)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with `ndarray` (writes through either are seen by both)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    dt = D.from_numpy_dtype(ndarray.dtype)
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a copy "
+                         "of your array with array.copy().)")
+    if any(s % ndarray.itemsize for s in ndarray.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array "
+                         "to reallocate the memory.")
+    base = ndarray
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    # build a byte view spanning the array's extent, sharing memory
+    isz = ndarray.itemsize
+    if ndarray.size == 0:
+        return Tensor._wrap_np(ndarray, dt)
+    extent = 1 + sum((n - 1) * (s // isz) for n, s in zip(ndarray.shape, ndarray.strides))
+    flat = np.lib.stride_tricks.as_strided(ndarray, shape=(extent,), strides=(isz,)) if ndarray.ndim else ndarray.reshape(1)
+    st = UntypedStorage._from_numpy(flat.view(np.uint8))
+    st._resizable = False
+    t = Tensor._from_storage(st, 0, ndarray.shape, tuple(s // isz for s in ndarray.strides), dt)
+    t._np = ndarray
+    return t
+
+
+def from_dlpack(ext):
+    if isinstance(ext, Tensor):
+        return ext
+    return from_numpy(np.from_dlpack(ext))
+
+
+# ------------------------------------------------------------------ views returning tuples
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    if _ap._is_int(split_size_or_sections):
+        return tuple(_aten.split.Tensor(tensor, int(split_size_or_sections), dim))
+    _ap.check_tensor("split", "tensor", 1, tensor)
+    _ap.check_int_list("split_with_sizes", "split_sizes", 2, split_size_or_sections)
+    _ap.check_int("split_with_sizes", "dim", 3, dim)
+    return tuple(_aten.split_with_sizes.default(tensor, list(split_size_or_sections), dim))
+
+
+def unbind(input, dim=0):
+    _ap.check_tensor("unbind", "input", 1, input)
+    _ap.check_int("unbind", "dim", 2, dim)
+    return tuple(_aten.unbind.int(input, dim))
+
+
+def chunk(input, chunks, dim=0):
+    _ap.check_tensor("chunk", "input", 1, input)
+    _ap.check_int("chunk", "chunks", 2, chunks)
+    _ap.check_int("chunk", "dim", 3, dim)
+    return tuple(_aten.chunk.default(input, chunks, dim))
+
+
+# ------------------------------------------------------------------ shape ops' Python forms
+def _tensors(args, fname=None):
+    ts = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+    if fname is not None:
+        _ap.check_tensors(fname, "tensors", 1, ts)
+    return ts
+
+
+def nonzero(input, *, out=None, as_tuple=False):
+    _ap.check_bool("nonzero", "as_tuple", None, as_tuple)
+    if not as_tuple:
+        return _F.nonzero(input, out=out)
+    x = input.unsqueeze(0) if input.dim() == 0 else input
+    return tuple(_F.nonzero(x).unbind(1))
+
+
+def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        return tuple(_F.where(condition))
+    if out is not None:
+        return _F.where(condition, input, other, out=out)
+    return _F.where(condition, input, other)
+
+
+def _sublist_equation(args):
+    """einsum's sublist format (op, [0, 1], op, [1, 2], [0, 2]) as an equation string."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def sub(lst):
+        return "".join("..." if s is Ellipsis else letters[s] for s in lst)
+    ops, terms = list(args[0::2]), [sub(s) for s in args[1::2]]
+    out = None
+    if len(args) % 2 == 1:
+        out = sub(args[-1])
+        ops = ops[:-1]
+    return ",".join(terms) + ("" if out is None else "->" + out), ops
+
+
+def einsum(*args):
+    if not args:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], str):
+        if len(args) == 1:
+            raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
+                             "one operand and its subscripts list")
+        return _F.einsum(args[0], _tensors(args[1:], "einsum"))
+    eq, ops = _sublist_equation(args)
+    return _F.einsum(eq, ops)
+
+
+def tensordot(a, b, dims=2, out=None):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    _ap.check_tensor("tensordot", "a", 1, a)
+    _ap.check_tensor("tensordot", "b", 2, b)
+    if not (isinstance(dims, int) or isinstance(dims, (list, tuple)) and len(dims) == 2):
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+    return _F.tensordot(a, b, da, db, out=out)
+
+
+def meshgrid(*tensors, indexing=None):
+    ts = _tensors(tensors, "meshgrid")
+    if indexing is not None:
+        _ap.check_str("meshgrid", "indexing", None, indexing)
+    if indexing is None:
+        return tuple(_F.meshgrid(ts))
+    return tuple(_F.meshgrid(ts, indexing=indexing))
+
+
+def broadcast_tensors(*tensors):
+    return tuple(_F.broadcast_tensors(_tensors(tensors, "broadcast_tensors")))
+
+
+def block_diag(*tensors):
+    _ap.check_tensors("block_diag", "tensors", 1, tensors)
+    return _F.block_diag(list(tensors))
+
+
+def cartesian_prod(*tensors):
+    _ap.check_tensors("cartesian_prod", "tensors", 1, tensors)
+    return _F.cartesian_prod(list(tensors))
+
+
+# ------------------------------------------------------------------ unique
+def _pick(out, return_inverse, return_counts):
+    vals, inv, cnt = out
+    if return_inverse and return_counts:
+        return vals, inv, cnt
+    if return_inverse:
+        return vals, inv
+    if return_counts:
+        return vals, cnt
+    return vals
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    if dim is None:
+        out = _F._unique2(input, sorted, return_inverse, return_counts)
+    else:
+        out = _F.unique_dim(input, dim, sorted, return_inverse, return_counts)
+    return _pick(out, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    return _pick(_F.unique_consecutive(input, return_inverse, return_counts, dim), return_inverse, return_counts)
+
+
+# ------------------------------------------------------------------ norms, distances, broadcasting
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def broadcast_shapes(*shapes):
+    norm_shapes = []
+    for s in shapes:
+        if _ap._is_int(s):
+            s = (s,)
+        elif not hasattr(s, "__iter__"):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+        for v in s:
+            if not _ap._is_int(v):
+                raise TypeError(f"broadcast_shapes(): a shape holds {type(v).__name__} {v!r}, expected int")
+        norm_shapes.append(tuple(int(v) for v in s))
+    return Size(_broadcast_in_order(norm_shapes))
+
+
+def _broadcast_in_order(shapes):
+    """torch.broadcast_shapes: grow the result argument by argument, naming the first one that does
+    not fit the result so far (torch's message, with the dim counted from the end)."""
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for k, s in enumerate(shapes):
+        for i in range(-1, -len(s) - 1, -1):
+            d = s[i]
+            if d < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            if d == 1 or d == out[i]:
+                continue
+            if out[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {d} at {i}! Mismatching argument "
+                                   f"at index {k} had {tuple(s)}; but expected shape should be broadcastable to "
+                                   f"{out}")
+            out[i] = d
+    return tuple(out)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """torch.norm: p may be a number, 'fro' or 'nuc' (torch/functional.py); built on linalg's vector and
+    matrix norms."""
+    _ap.check_tensor("norm", "input", 1, input)
+    if dim is not None and not isinstance(dim, int):
+        _ap.check_int_list("norm", "dim", 3, dim)
+    _ap.check_bool("norm", "keepdim", 4, keepdim)
+    _ap.check_tensor("norm", "out", None, out, optional=True)
+    _ap.check_dtype("norm", "dtype", None, dtype)
+    if isinstance(p, str) and p not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if isinstance(dim, int):
+        dim = (dim,)
+    if p == "nuc":
+        r = _linalg.linalg_matrix_norm(input, "nuc", list(dim) if dim is not None else [-2, -1], keepdim,
+                                       dtype=dtype)
+    else:
+        r = _linalg.linalg_vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim, dtype=dtype)
+    if out is not None:
+        return out.resize_(r.shape).copy_(r)
+    return r
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """torch.cdist (torch/functional.py): compute_mode is a name here, the op's int code below."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _F.cdist(x1, x2, p, _CDIST_MODES[compute_mode])
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu (deprecated for linalg.lu_factor): (LU, pivots) or, with get_infos, (LU, pivots, infos);
+    never raises on singular inputs."""
+    LU, piv, info = _F._lu_with_info(A, pivot=pivot, check_errors=not get_infos)
+    res = (LU, piv, info) if get_infos else (LU, piv)
+    if out is None:
+        return res
+    if len(out) != len(res):
+        raise TypeError(f"expected tuple of {len(res)} elements but got {len(out)}")
+    for o, r in zip(out, res):
+        o.resize_(r.shape).copy_(r)
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ predicates
+def result_type(tensor1, tensor2):
+    return _result_type(tensor1, tensor2)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    _ap.check_tensor("is_floating_point", "input", 1, input)
+    return input.dtype.is_floating_point
+
+
+def is_complex(input):
+    _ap.check_tensor("is_complex", "input", 1, input)
+    return input.dtype.is_complex
+
+
+def numel(input):
+    _ap.check_tensor("numel", "input", 1, input)
+    return input.numel()
+
+
+def equal(input, other):
+    """torch.equal: True when both tensors have the same size and the same elements (values compared after
+    type promotion, so an int64 and a float32 tensor of equal values are equal; NaN never equals NaN)."""
+    _ap.check_tensor("equal", "input", 1, input)
+    _ap.check_tensor("equal", "other", 2, other)
+    if input.device.type == "meta" or other.device.type == "meta":
+        raise NotImplementedError("aten::equal: attempted to run this operator with Meta tensors, but there was no "
+                                  "fake impl or Meta kernel registered.")
+    if input.shape != other.shape:
+        return False
+    return bool(_F.eq(input.detach(), other.detach()).all())
