@@ -12,7 +12,7 @@ import numpy as np  # noqa: E402
 
 import ember  # noqa: E402
 import ember.nn.functional as F  # noqa: E402
-from ember.kernels.cpu import clib  # noqa: E402
+from ember.kernels.cpu.runtime import clib  # noqa: E402
 
 
 def best(fn, reps=7):

@@ -1,13 +1,24 @@
 """ember's tour: tensors over storages, views, promotion, the dispatcher, meta tensors, custom ops.
 
     python examples/demo.py
+
+It takes a few seconds and prints what each step does; train_digits.py and char_gpt.py train real models.
 """
+import argparse
+
 import ember
 from ember._dispatch.modes import TorchDispatchMode
 from ember.library import custom_op
 
 
-def main():
+def build_parser():
+    return argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                   epilog="See also: examples/train_digits.py (a CNN on handwritten digits) "
+                                          "and examples/char_gpt.py (a character-level GPT).")
+
+
+def main(argv=None):
+    build_parser().parse_args(argv)
     print("== tensors over storages")
     x = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     print(x)

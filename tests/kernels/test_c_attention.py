@@ -8,7 +8,7 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import clib
+from ember.kernels.cpu.runtime import clib
 
 F = ember.nn.functional
 aten = ember.ops.aten

@@ -8,7 +8,8 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import blas_local, clib, conv_c, dconv_c
+from ember.kernels.cpu.runtime import blas, clib
+from ember.kernels.cpu import conv_im2col, conv_direct
 
 F = ember.nn.functional
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")
@@ -50,7 +51,7 @@ def _cases():
 def test_conv_c_matches_numpy_path_and_torch(dtype, direct, monkeypatch):
     torch = pytest.importorskip("torch")
     if not direct:
-        monkeypatch.setattr(dconv_c, "usable", lambda *a, **k: False)
+        monkeypatch.setattr(conv_direct, "usable", lambda *a, **k: False)
     rng = np.random.default_rng(0)
     tol = dict(rtol=2e-4, atol=2e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
     for d, tr, xs, ws, kw in _cases():
@@ -82,28 +83,28 @@ def test_conv_c_batch_sizes_big_enough_to_thread(n):
     b = rng.standard_normal(16).astype(np.float32)
     go = rng.standard_normal((n, 16, 31, 15)).astype(np.float32)
     kw = dict(stride=(1, 2), padding=(1, 0))
-    before = blas_local._fns()[1]() if blas_local.available() else None
+    before = blas._fns()[1]() if blas.available() else None
     with clib.use_c(True):
         c = _run(2, False, x, w, b, kw, go)
     with clib.use_c(False):
         e = _run(2, False, x, w, b, kw, go)
     for a, r in zip(c, e):
         np.testing.assert_allclose(a, r, rtol=1e-4, atol=1e-3)
-    if blas_local.available():
-        assert blas_local._STATE[0] == 0 and blas_local._fns()[1]() == before
+    if blas.available():
+        assert blas._STATE[0] == 0 and blas._fns()[1]() == before
 
 
 def test_single_blas_nests_and_restores():
-    if not blas_local.available():
+    if not blas.available():
         pytest.skip("numpy's OpenBLAS not found")
-    get = blas_local._fns()[1]
+    get = blas._fns()[1]
     before = get()
-    with blas_local.single_blas():
+    with blas.single_blas():
         assert get() == 1
-        with blas_local.single_blas():
+        with blas.single_blas():
             assert get() == 1
         assert get() == 1
-    assert get() == before and blas_local._STATE[0] == 0
+    assert get() == before and blas._STATE[0] == 0
 
 
 @needs_c
@@ -133,8 +134,8 @@ def test_conv_kernels_are_used(monkeypatch):
         assert clib.kernel("im2col", f"pack_{sfx}", "ppl" + "ll") is not None
         assert clib.kernel("im2col", f"add_bias_{sfx}", "ppll") is not None
     calls = []
-    real = conv_c._fn
-    monkeypatch.setattr(conv_c, "_fn", lambda *a: calls.append(a[0]) or real(*a))
+    real = conv_im2col._fn
+    monkeypatch.setattr(conv_im2col, "_fn", lambda *a: calls.append(a[0]) or real(*a))
     x = ember.randn(2, 3, 6, 6, requires_grad=True)
     w = ember.randn(4, 3, 3, 3, requires_grad=True)
     F.conv2d(ember.randn(3, 3, 6, 6), w, ember.randn(4), stride=2)   # several images per gemm
@@ -143,7 +144,7 @@ def test_conv_kernels_are_used(monkeypatch):
 
 
 def test_geometry_pads_low_ranks_with_unit_dims():
-    g = conv_c.geometry((9,), (3,), (4,), (2,), (1,), (1,))
+    g = conv_im2col.geometry((9,), (3,), (4,), (2,), (1,), (1,))
     assert g.tolist() == [1, 1, 9, 1, 1, 3, 1, 1, 4, 1, 1, 2, 0, 0, 1, 1, 1, 1]
 
 
@@ -249,8 +250,8 @@ def test_max_pool1d_c_matches_torch():
 
 @needs_c
 def test_max_pool_c_big_threaded_and_empty(monkeypatch):
-    from ember.kernels.cpu import pool_c
-    monkeypatch.setattr(pool_c, "_MAX_SPLIT", 1 << 12)     # split over the thread pool at this size
+    from ember.kernels.cpu import pool_planes
+    monkeypatch.setattr(pool_planes, "_MAX_SPLIT", 1 << 12)     # split over the thread pool at this size
     rng = np.random.default_rng(6)
     x = rng.standard_normal((4, 16, 40, 41)).astype(np.float32)
     (cy, ci, cg, _), (ny, ni, ng, _) = _max_both(x, dict(kernel_size=3, stride=2, padding=1), 7)
@@ -264,11 +265,11 @@ def test_max_pool_c_big_threaded_and_empty(monkeypatch):
 
 @needs_c
 def test_max_pool_backward_c_bad_index_falls_back_to_numpy_error():
-    from ember.kernels.cpu import pool_c
+    from ember.kernels.cpu import pool_planes
     go = np.ones((1, 1, 2, 2), np.float32)
     bad = np.array([0, 1, 99, 2], np.int64).reshape(1, 1, 2, 2)
-    assert pool_c.max_pool_backward(go, bad, (1, 1, 3, 3)) is None
-    ok = pool_c.max_pool_backward(go, np.array([0, 0, 8, 2], np.int64).reshape(1, 1, 2, 2), (1, 1, 3, 3))
+    assert pool_planes.max_pool_backward(go, bad, (1, 1, 3, 3)) is None
+    ok = pool_planes.max_pool_backward(go, np.array([0, 0, 8, 2], np.int64).reshape(1, 1, 2, 2), (1, 1, 3, 3))
     np.testing.assert_array_equal(ok.reshape(-1), [2, 0, 1, 0, 0, 0, 0, 0, 1])
 
 
@@ -299,14 +300,14 @@ def test_avg_pool_c_matches_numpy_and_torch(dtype):
 
 @needs_c
 def test_pool_kernels_are_used(monkeypatch):
-    from ember.kernels.cpu import pool_c
+    from ember.kernels.cpu import pool_planes
     for name in ("max_pool2d", "avg_pool2d", "avg_pool2d_backward"):
         for sfx in ("f32", "f64"):
             assert clib.kernel("pool", f"{name}_{sfx}", "ppppl" if name == "max_pool2d" else "ppplil") is not None
     assert clib.kernel("pool", "max_pool2d_backward_f32", "pppll" + "l", "l") is not None
     calls = []
-    real = pool_c._fn
-    monkeypatch.setattr(pool_c, "_fn", lambda *a: calls.append(a[0]) or real(*a))
+    real = pool_planes._fn
+    monkeypatch.setattr(pool_planes, "_fn", lambda *a: calls.append(a[0]) or real(*a))
     x = ember.randn(2, 3, 6, 6, requires_grad=True)
     (F.max_pool2d(x, 2).sum() + F.avg_pool2d(x, 2).sum()).backward()
     assert {"max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward"} <= set(calls)
@@ -365,8 +366,8 @@ def test_unfold_fold_c_match_numpy_and_torch(dtype, monkeypatch):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(10)
     calls = []
-    real = conv_c._fn
-    monkeypatch.setattr(conv_c, "_fn", lambda *a: calls.append(a[0]) or real(*a))
+    real = conv_im2col._fn
+    monkeypatch.setattr(conv_im2col, "_fn", lambda *a: calls.append(a[0]) or real(*a))
     for shape, k, dl, p, s in itertools.product([(2, 3, 7, 6), (3, 5, 6)], [(2, 3), 1], [1, (2, 1)], [0, 1],
                                                 [1, (2, 1)]):
         x = rng.standard_normal(shape).astype(dtype)

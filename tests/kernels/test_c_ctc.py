@@ -6,7 +6,7 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import clib
+from ember.kernels.cpu.runtime import clib
 
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")
 

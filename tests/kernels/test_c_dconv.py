@@ -8,7 +8,8 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import clib, dconv_c
+from ember.kernels.cpu.runtime import clib
+from ember.kernels.cpu import conv_direct
 
 F = ember.nn.functional
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")
@@ -47,10 +48,10 @@ def _cases():
 @pytest.fixture
 def direct_everywhere(monkeypatch):
     """dconv for every stride-1 convolution, however many channels."""
-    monkeypatch.setattr(dconv_c, "FWD_LIMIT", 1 << 40)
-    monkeypatch.setattr(dconv_c, "GRAD_INPUT_LIMIT", 1 << 40)
-    monkeypatch.setattr(dconv_c, "GRAD_WEIGHT_LIMIT", 1 << 40)
-    monkeypatch.setattr(dconv_c, "MAX_WASTE", 1e9)
+    monkeypatch.setattr(conv_direct, "FWD_LIMIT", 1 << 40)
+    monkeypatch.setattr(conv_direct, "GRAD_INPUT_LIMIT", 1 << 40)
+    monkeypatch.setattr(conv_direct, "GRAD_WEIGHT_LIMIT", 1 << 40)
+    monkeypatch.setattr(conv_direct, "MAX_WASTE", 1e9)
 
 
 @needs_c
@@ -83,7 +84,7 @@ def test_direct_conv_threads_over_images_like_the_im2col_path(n, direct_everywhe
     go = rng.standard_normal((n, 16, 28, 27)).astype(np.float32)
     kw = dict(padding=1)
     direct = _grads(ember, 2, False, x, w, b, kw, go)
-    monkeypatch.setattr(dconv_c, "usable", lambda *a, **k: False)
+    monkeypatch.setattr(conv_direct, "usable", lambda *a, **k: False)
     im2col = _grads(ember, 2, False, x, w, b, kw, go)
     for a, r in zip(direct, im2col):
         np.testing.assert_allclose(a, r, rtol=1e-4, atol=2e-3)
@@ -105,9 +106,9 @@ def test_non_finite_inputs_keep_torchs_weight_gradient(direct_everywhere):
         np.testing.assert_array_equal(np.isnan(a), np.isnan(r))
         np.testing.assert_allclose(a[~np.isnan(r)], r[~np.isnan(r)], rtol=1e-12)
     assert np.isfinite(ref[2]).any() and not np.isfinite(ref[2]).all()
-    assert dconv_c.weight_grad(x, go, w.shape, (0, 0), (1, 1), 1) is None       # handed over
+    assert conv_direct.weight_grad(x, go, w.shape, (0, 0), (1, 1), 1) is None       # handed over
     x[np.isnan(x) | np.isinf(x)] = 7.0
-    assert dconv_c.weight_grad(x, go, w.shape, (0, 0), (1, 1), 1) is not None
+    assert conv_direct.weight_grad(x, go, w.shape, (0, 0), (1, 1), 1) is not None
 
 
 @needs_c
@@ -116,8 +117,8 @@ def test_lenet_convolutions_take_the_direct_path(monkeypatch):
     assert clib.kernel("dconv", "dconv_wgrad_f64", "ppppllllll", "i") is not None
     calls = []
     for name in ("forward", "input_grad", "weight_grad"):
-        real = getattr(dconv_c, name)
-        monkeypatch.setattr(dconv_c, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
+        real = getattr(conv_direct, name)
+        monkeypatch.setattr(conv_direct, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
     x = ember.randn(4, 6, 14, 14, requires_grad=True)
     conv = ember.nn.Conv2d(6, 16, 5)
     conv(x).sum().backward()
@@ -131,17 +132,17 @@ def test_usable_rules():
     x = np.zeros((2, 16, 28, 28), np.float32)
     small = (16, 16, 5, 5)
     if not clib.enabled():
-        assert not dconv_c.usable(x, small, (1, 1), (0, 0), (1, 1), 1)
+        assert not conv_direct.usable(x, small, (1, 1), (0, 0), (1, 1), 1)
         return
-    assert dconv_c.usable(x, small, (1, 1), (0, 0), (1, 1), 1)
-    assert not dconv_c.usable(x, small, (2, 2), (0, 0), (1, 1), 1)                   # stride
-    assert not dconv_c.usable(x.astype(np.float16), small, (1, 1), (0, 0), (1, 1), 1)
-    assert not dconv_c.usable(x, small, (1, 1), (0, 0), (1, 1), 1, out=(23, 24))    # cropped output
-    assert not dconv_c.usable(x, (128, 16, 5, 5), (1, 1), (0, 0), (1, 1), 1)        # BLAS wins
-    assert dconv_c.usable(x, (32, 16, 5, 5), (1, 1), (0, 0), (1, 1), 1, limit=dconv_c.GRAD_INPUT_LIMIT)
-    assert not dconv_c.usable(np.zeros((2, 16, 4, 40), np.float32), (4, 16, 1, 30), (1, 1), (0, 0), (1, 1), 1)
-    assert not dconv_c.usable(x[:0], small, (1, 1), (0, 0), (1, 1), 1)               # empty batch
+    assert conv_direct.usable(x, small, (1, 1), (0, 0), (1, 1), 1)
+    assert not conv_direct.usable(x, small, (2, 2), (0, 0), (1, 1), 1)                   # stride
+    assert not conv_direct.usable(x.astype(np.float16), small, (1, 1), (0, 0), (1, 1), 1)
+    assert not conv_direct.usable(x, small, (1, 1), (0, 0), (1, 1), 1, out=(23, 24))    # cropped output
+    assert not conv_direct.usable(x, (128, 16, 5, 5), (1, 1), (0, 0), (1, 1), 1)        # BLAS wins
+    assert conv_direct.usable(x, (32, 16, 5, 5), (1, 1), (0, 0), (1, 1), 1, limit=conv_direct.GRAD_INPUT_LIMIT)
+    assert not conv_direct.usable(np.zeros((2, 16, 4, 40), np.float32), (4, 16, 1, 30), (1, 1), (0, 0), (1, 1), 1)
+    assert not conv_direct.usable(x[:0], small, (1, 1), (0, 0), (1, 1), 1)               # empty batch
     x32 = np.zeros((2, 32, 16, 16), np.float32)
-    assert dconv_c.usable(x32, (32, 32, 3, 3), (1, 1), (1, 1), (1, 1), 1, limit=dconv_c.GRAD_INPUT_LIMIT)
-    assert dconv_c.usable(x32, (32, 32, 3, 3), (1, 1), (1, 1), (1, 1), 1, limit=dconv_c.GRAD_WEIGHT_LIMIT)
-    assert not dconv_c.usable(x32, (64, 32, 5, 5), (1, 1), (1, 1), (1, 1), 1, limit=dconv_c.GRAD_WEIGHT_LIMIT)
+    assert conv_direct.usable(x32, (32, 32, 3, 3), (1, 1), (1, 1), (1, 1), 1, limit=conv_direct.GRAD_INPUT_LIMIT)
+    assert conv_direct.usable(x32, (32, 32, 3, 3), (1, 1), (1, 1), (1, 1), 1, limit=conv_direct.GRAD_WEIGHT_LIMIT)
+    assert not conv_direct.usable(x32, (64, 32, 5, 5), (1, 1), (1, 1), (1, 1), 1, limit=conv_direct.GRAD_WEIGHT_LIMIT)

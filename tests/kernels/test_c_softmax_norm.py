@@ -8,7 +8,7 @@ import pytest
 import ember
 import ember.nn.functional as F
 from ember import _cc
-from ember.kernels.cpu import clib
+from ember.kernels.cpu.runtime import clib
 
 needs_cc = pytest.mark.skipif(not _cc.available(), reason="no C compiler (or EMBER_DISABLE_C set)")
 RNG = np.random.default_rng(7)

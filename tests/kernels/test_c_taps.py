@@ -9,7 +9,8 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import clib, taps_c
+from ember.kernels.cpu.runtime import clib
+from ember.kernels.cpu import interpolate_taps
 
 F = ember.nn.functional
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")
@@ -79,8 +80,8 @@ def test_empty_sizes():
 def test_c_path_is_used_for_first_order_and_double_backward_still_works(monkeypatch):
     calls = []
     for name in ("gather", "scatter", "dot"):
-        real = getattr(taps_c, name)
-        monkeypatch.setattr(taps_c, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
+        real = getattr(interpolate_taps, name)
+        monkeypatch.setattr(interpolate_taps, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
     x = ember.randn(2, 3, 5, 5, dtype=ember.float64, requires_grad=True)
     g = (ember.rand(2, 4, 4, 2, dtype=ember.float64) * 2 - 1).requires_grad_()
     F.grid_sample(x, g, align_corners=False).sum().backward()
@@ -96,16 +97,16 @@ def test_taps_kernels_direct():
     x = rng.standard_normal((2, 3, 10))
     idx = rng.integers(-1, 10, (2, 4, 6))
     wt = rng.standard_normal((2, 4, 6))
-    out = taps_c.gather(x, idx, wt)
+    out = interpolate_taps.gather(x, idx, wt)
     ref = np.zeros((2, 3, 6))
     for i, c, t, l in itertools.product(range(2), range(3), range(4), range(6)):
         if idx[i, t, l] >= 0:
             ref[i, c, l] += wt[i, t, l] * x[i, c, idx[i, t, l]]
     np.testing.assert_allclose(out, ref, rtol=1e-12)
     go = rng.standard_normal((2, 3, 6))
-    gi = taps_c.scatter(go, idx, wt, 10)
+    gi = interpolate_taps.scatter(go, idx, wt, 10)
     # <gather(x), go> == <x, scatter(go)>: scatter is gather's adjoint
     np.testing.assert_allclose((out * go).sum(), (x * gi).sum(), rtol=1e-12)
-    prod = taps_c.dot(go, x, idx)
+    prod = interpolate_taps.dot(go, x, idx)
     np.testing.assert_allclose((prod * wt).sum(), (out * go).sum(), rtol=1e-12)
-    assert taps_c.gather(x.astype(np.float16), idx, wt) is None
+    assert interpolate_taps.gather(x.astype(np.float16), idx, wt) is None

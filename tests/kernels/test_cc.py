@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ember import _cc
-from ember.kernels.cpu import clib
+from ember.kernels.cpu.runtime import clib
 
 pytestmark = pytest.mark.skipif(_cc.compiler() is None, reason="no C compiler on this machine")
 
@@ -41,7 +41,7 @@ def test_load_compiles_and_runs(tmp_path, monkeypatch):
 
 
 def test_cache_is_reused_by_a_new_process(tmp_path):
-    src = os.path.dirname(os.path.dirname(_cc.__file__))              # the ember under test
+    src = os.path.dirname(os.path.dirname(os.path.dirname(_cc.__file__)))   # the ember under test
     env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path), PYTHONPATH=src)
     code = ("import sys; from ember import _cc; lib = _cc.load(sys.argv[1], 'reuse'); "
             "print(_cc.function(lib, 'axpy', 'dppl') is not None)")
@@ -109,7 +109,7 @@ void nothing(void) { }
 
 
 def test_prototypes_are_read_after_the_preprocessor():
-    from ember import _cc_protos
+    from ember._cc import protos as _cc_protos
     protos = _cc_protos.parse(_cc_protos.preprocess(_cc.compiler(), PROTO_SRC))
     assert protos == {"twice_f32": ("l", "ppli"), "twice_f64": ("l", "ppli"), "scale": ("", "dflp"),
                       "nothing": ("", "")}
@@ -140,3 +140,21 @@ def test_every_kernel_signature_matches_its_c_definition():
             exported = {ln.split()[-1] for ln in out.splitlines() if " T " in ln}
             if out:
                 assert exported == set(lib._ember_protos), f
+
+
+def test_first_build_prints_one_message_per_process_and_none_on_a_cache_hit(tmp_path):
+    """A fresh process that compiles two sources prints the message once; a later process that finds
+    both libraries in the cache prints nothing."""
+    src = os.path.dirname(os.path.dirname(os.path.dirname(_cc.__file__)))
+    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path), PYTHONPATH=src)
+    env.pop("EMBER_DISABLE_C", None)
+    code = ("import sys; from ember import _cc; _cc.load(sys.argv[1], 'first'); "
+            "_cc.load(sys.argv[1] + '\\nint one(void) { return 1; }\\n', 'second')")
+    r1 = subprocess.run([sys.executable, "-c", code, SRC], env=env, capture_output=True, text=True)
+    assert r1.returncode == 0, r1.stderr
+    assert r1.stderr.count(_cc.BUILD_MESSAGE) == 1
+    assert _cc.BUILD_MESSAGE == "ember: building CPU kernels (first run only)..."
+    assert len([f for f in os.listdir(os.path.join(tmp_path, "c")) if f.endswith(".so")]) == 2
+    r2 = subprocess.run([sys.executable, "-c", code, SRC], env=env, capture_output=True, text=True)
+    assert r2.returncode == 0, r2.stderr
+    assert _cc.BUILD_MESSAGE not in r2.stderr

@@ -1,4 +1,4 @@
-"""nn_common.run_parts / split_run: every part runs, part 0 on the calling thread, errors surface
+"""pool.run_parts / split_run: every part runs, part 0 on the calling thread, errors surface
 only after every part has finished (the parts write into shared buffers)."""
 import threading
 import time
@@ -6,12 +6,12 @@ import time
 import numpy as np
 import pytest
 
-from ember.kernels.meta import nn_common
+from ember.kernels.cpu.runtime import pool
 
 
 def test_every_part_runs_and_part_zero_on_the_caller():
     seen = {}
-    nn_common.run_parts(lambda j: seen.setdefault(j, threading.get_ident()), 4)
+    pool.run_parts(lambda j: seen.setdefault(j, threading.get_ident()), 4)
     assert sorted(seen) == [0, 1, 2, 3]
     assert seen[0] == threading.get_ident()
 
@@ -26,17 +26,17 @@ def test_an_error_waits_for_the_other_parts_then_surfaces():
         done.append(j)
 
     with pytest.raises(ValueError, match="part 0 failed"):
-        nn_common.run_parts(part, 3)
+        pool.run_parts(part, 3)
     assert sorted(done) == [1, 2]
 
     def late(j):
         if j == 2:
             raise KeyError("part 2")
     with pytest.raises(KeyError):
-        nn_common.run_parts(late, 3)
+        pool.run_parts(late, 3)
 
 
 def test_split_run_covers_every_row_once():
     a = np.zeros((1 << 10, 512))
-    nn_common.split_run(lambda c: c.__iadd__(1.0), [a], 0, min_elems=1)
+    pool.split_run(lambda c: c.__iadd__(1.0), [a], 0, min_elems=1)
     assert (a == 1.0).all()

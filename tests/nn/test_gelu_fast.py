@@ -1,11 +1,11 @@
-"""GELU's single-precision path (kernels/cpu/normal_cdf.py) and the fused gelu_backward op."""
+"""GELU's single-precision path (kernels/cpu/activation_gelu.py) and the fused gelu_backward op."""
 import numpy as np
 import pytest
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
-from ember.kernels.cpu import normal_cdf
-from ember.kernels.cpu.special import erf as erf64
+from ember.kernels.cpu import activation_gelu
+from ember.kernels.cpu.elementwise_special import erf as erf64
 
 F = ember.nn.functional
 
@@ -16,14 +16,14 @@ def _phi64(x):
 
 def _phi64_lower(x):
     """Phi(x) for x <= 0 without cancellation: erfc(|x|/sqrt2)/2 via ember's float64 erfc."""
-    from ember.kernels.cpu.special import erfc
+    from ember.kernels.cpu.elementwise_special import erfc
     return 0.5 * erfc(np.abs(np.asarray(x, dtype=np.float64)) / np.sqrt(2.0))
 
 
 def test_cdf_relative_accuracy_float32():
     x = np.concatenate([np.linspace(-9, 9, 20001), np.random.default_rng(0).standard_normal(20000) * 3])
     x = x.astype(np.float32)
-    cdf, gauss = normal_cdf.cdf_and_gauss(x)
+    cdf, gauss = activation_gelu.cdf_and_gauss(x)
     assert cdf.dtype == np.float32 and gauss.dtype == np.float32
     ref = np.where(x <= 0, _phi64_lower(x), _phi64(x))
     rel = np.abs(cdf.astype(np.float64) - ref) / ref
@@ -35,7 +35,7 @@ def test_cdf_relative_accuracy_float32():
 
 def test_cdf_special_values():
     x = np.array([-np.inf, np.inf, np.nan, 0.0, -0.0], dtype=np.float32)
-    cdf, _ = normal_cdf.cdf_and_gauss(x)
+    cdf, _ = activation_gelu.cdf_and_gauss(x)
     assert cdf[0] == 0 and cdf[1] == 1 and np.isnan(cdf[2]) and cdf[3] == 0.5 and cdf[4] == 0.5
 
 
@@ -96,11 +96,11 @@ def test_gelu_backward_forward_ad_matches_torch():
 def test_chunked_matches_whole_array():
     """gelu / gelu_grad work in L2-sized chunks; the chunk seams must not change any value."""
     rng = np.random.default_rng(4)
-    x = (rng.standard_normal((3, normal_cdf._BLOCK + 7)) * 3).astype(np.float32)
+    x = (rng.standard_normal((3, activation_gelu._BLOCK + 7)) * 3).astype(np.float32)
     g = rng.standard_normal(x.shape[-1]).astype(np.float32)          # broadcast against x
-    cdf, gauss = normal_cdf.cdf_and_gauss(x)
-    np.testing.assert_array_equal(normal_cdf.gelu(x), cdf * x)
-    ref = (cdf + gauss * normal_cdf._INV_SQRT_2PI * x) * g
-    np.testing.assert_allclose(normal_cdf.gelu_grad(g, x), ref, rtol=1e-6, atol=1e-7)
-    assert normal_cdf.gelu(x.T).shape == x.T.shape                   # non-contiguous input
-    np.testing.assert_array_equal(normal_cdf.gelu(x.T), (cdf * x).T)
+    cdf, gauss = activation_gelu.cdf_and_gauss(x)
+    np.testing.assert_array_equal(activation_gelu.gelu(x), cdf * x)
+    ref = (cdf + gauss * activation_gelu._INV_SQRT_2PI * x) * g
+    np.testing.assert_allclose(activation_gelu.gelu_grad(g, x), ref, rtol=1e-6, atol=1e-7)
+    assert activation_gelu.gelu(x.T).shape == x.T.shape                   # non-contiguous input
+    np.testing.assert_array_equal(activation_gelu.gelu(x.T), (cdf * x).T)

@@ -7,7 +7,7 @@ import pytest
 
 import ember
 from ember import _cc
-from ember.kernels.cpu import clib
+from ember.kernels.cpu.runtime import clib
 
 
 def _run(opt_cls, dtype, n, steps, **kw):

@@ -1,5 +1,8 @@
 """Regenerate src/ember/_generated/ from the schema YAML files.
 
+Every step runs or the whole run fails with the error (no step is skipped, no exception swallowed),
+so `--check` can never pass with something left ungenerated.
+
     python -m tools.codegen.gen            # write
     python -m tools.codegen.gen --check    # exit 1 if the committed files differ
 """
@@ -8,7 +11,7 @@ import os
 import sys
 
 from .model import GENERATED_DIR, PYTHON_MODULES, load_native_functions
-from . import gen_python, gen_registrations
+from . import gen_autograd, gen_python, gen_registrations
 
 
 def generate():
@@ -20,12 +23,18 @@ def generate():
         "tensor_methods.py": gen_python.emit_methods(fns),
         "return_types.py": gen_python.emit_return_types(fns),
     }
-    try:
-        from . import gen_autograd
-        out.update(gen_autograd.emit(fns))
-    except ImportError:
-        pass
+    out.update(gen_autograd.emit(fns))      # no try: a broken generator must fail the run, not skip a step
     return out
+
+
+def _existing():
+    """Every .py file under _generated/, relative to it (files the codegen no longer writes are stale)."""
+    found = []
+    for d, _, names in os.walk(GENERATED_DIR):
+        for n in names:
+            if n.endswith(".py"):
+                found.append(os.path.relpath(os.path.join(d, n), GENERATED_DIR).replace(os.sep, "/"))
+    return found
 
 
 def main(argv=None):
@@ -40,9 +49,14 @@ def main(argv=None):
         if old != text:
             stale.append(name)
             if not args.check:
-                os.makedirs(GENERATED_DIR, exist_ok=True)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
                 with open(path, "w") as f:
                     f.write(text)
+    for name in _existing():
+        if name not in files:
+            stale.append(name + " (no longer generated)")
+            if not args.check:
+                os.remove(os.path.join(GENERATED_DIR, name))
     if args.check and stale:
         print("stale generated files: " + ", ".join(stale), file=sys.stderr)
         return 1

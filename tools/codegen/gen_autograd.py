@@ -1,15 +1,18 @@
-"""Emit the autograd layer from src/ember/native/derivatives.yaml (torchgen/packaged/autograd).
+"""Emit the autograd layer from src/ember/native/derivatives/<family>.yaml (torchgen/packaged/autograd).
 
-    _generated/autograd_functions.py      Node classes (MulBackward0, ...) and Autograd kernels
+    _generated/autograd/<family>.py       Node classes (MulBackward0, ...) and Autograd kernels of one family
     _generated/autograd_registrations.py  registers each kernel at the Autograd key by name (lazy)
 
 A formula entry names an op's schema and gives, per differentiable input, a Python expression over
-ember ops and the ember/autograd/formulas*.py helpers. Its in-place variant (`mul_.Tensor`) reuses it:
+ember ops and the helpers of ember/autograd/formulas/<family>.py (each module's `__all__`; the generated
+module imports every helper it uses by name). Its in-place variant (`mul_.Tensor`) reuses it:
 the kernel checks the leaf rule, saves a copy of `self` if the formula reads it, and rebases
 history. Ops with no entry fall to the boxed Autograd fallback (not-implemented node; `.out`
-overloads refuse autograd).
+overloads refuse autograd). Any inconsistency (an unknown op or argument, a helper defined in two
+formula modules, a name a formula uses that nothing defines) raises: nothing is skipped silently.
 """
 import ast
+import builtins
 import glob
 import keyword
 import os
@@ -17,29 +20,89 @@ from collections import Counter
 
 import yaml
 
-from .model import NATIVE_DIR
-from .gen_python import _default, _is_tensor
+from .model import NATIVE_DIR, PYTHON_MODULES
+from .gen_python import _default, _is_tensor, emit_functions
 from _schema import ListType, OptionalType
 
-DERIVATIVES = os.path.join(NATIVE_DIR, "derivatives.yaml")
+DERIVATIVES_DIR = os.path.join(NATIVE_DIR, "derivatives")
+FORMULAS_DIR = os.path.join(os.path.dirname(NATIVE_DIR), "autograd", "formulas")
+GENERATED_PACKAGE = "autograd"     # _generated/autograd/<family>.py
 
 
 def derivative_files():
-    """derivatives.yaml, then every derivatives_<area>.yaml (nn, ...) in name order."""
-    return [DERIVATIVES] + sorted(glob.glob(os.path.join(NATIVE_DIR, "derivatives_*.yaml")))
+    """(family, path) of every native/derivatives/<family>.yaml, in name order."""
+    paths = sorted(glob.glob(os.path.join(DERIVATIVES_DIR, "*.yaml")))
+    if not paths:
+        raise FileNotFoundError(f"no derivatives yaml under {DERIVATIVES_DIR}")
+    return [(os.path.basename(p)[:-5], p) for p in paths]
 
 
-FORMULAS_DIR = os.path.join(os.path.dirname(NATIVE_DIR), "autograd")
+def _module_all(path, text=None):
+    """The names a module declares in `__all__` (a literal list; None without one) and the names it binds
+    at top level."""
+    tree = ast.parse(open(path).read() if text is None else text, path)
+    bound, exported = set(), None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        bound.add(n.id)
+                        if n.id == "__all__":
+                            exported = ast.literal_eval(node.value)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return exported, bound
 
 
-def formula_modules():
-    """The helper modules the formulas read: formulas.py, then every formulas_<area>.py in name order
-    (mirrors derivative_files, so a new derivatives_<area>.yaml brings its helpers without a codegen edit)."""
-    areas = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(FORMULAS_DIR, "formulas_*.py")))
-    return ["formulas"] + areas
+def formula_helpers():
+    """name -> module (`formulas.softmax`) for every helper the formulas may call: the `__all__` of each
+    ember/autograd/formulas/*.py. A module without `__all__`, a name exported but not defined, or a name
+    defined in two modules is an error (import order must never pick between two meanings)."""
+    out, defined_in = {}, {}
+    paths = sorted(glob.glob(os.path.join(FORMULAS_DIR, "*.py")))
+    if not paths:
+        raise FileNotFoundError(f"no formula modules under {FORMULAS_DIR}")
+    for path in paths:
+        mod = os.path.basename(path)[:-3]
+        if mod == "__init__":
+            continue
+        exported, bound = _module_all(path)
+        if exported is None:
+            raise ValueError(f"{path}: a formula module must declare __all__")
+        tree = ast.parse(open(path).read(), path)
+        for node in tree.body:     # public definitions (not imports) must be unique across modules
+            names = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else \
+                [n.id for t in getattr(node, "targets", []) for n in ast.walk(t) if isinstance(n, ast.Name)]
+            for n in names:
+                if n.startswith("_"):
+                    continue
+                if n in defined_in and defined_in[n] != mod:
+                    raise ValueError(f"formula helper {n!r} is defined twice: formulas/{defined_in[n]}.py and "
+                                     f"formulas/{mod}.py (give each meaning its own name)")
+                defined_in[n] = mod
+        for n in exported:
+            if n not in bound:
+                raise ValueError(f"{path}: __all__ names {n!r}, which the module does not define")
+            if n in out:
+                raise ValueError(f"formula helper {n!r} is exported by formulas/{out[n]}.py and formulas/{mod}.py")
+            out[n] = mod
+    return out
 
 
-HEADER = '"""@generated by tools/codegen/gen_autograd.py from src/ember/native/derivatives*.yaml. Do not edit."""\n'
+def generated_function_names(fns):
+    """The names `from ember._generated.<module> import *` brings (each module's __all__)."""
+    names = set()
+    for module in PYTHON_MODULES:
+        exported, bound = _module_all(f"_generated/{PYTHON_MODULES[module]}", emit_functions(fns, module))
+        names |= set(exported) if exported is not None else {n for n in bound if not n.startswith("_")}
+    return names
+
+
+HEADER = '"""@generated by tools/codegen/gen_autograd.py from src/ember/native/derivatives/{family}.yaml. Do not edit."""\n'
 
 
 def _ident(fn):
@@ -133,13 +196,16 @@ class Entry:
 
 def load(fns):
     raw = []
-    for path in derivative_files():
+    for family, path in derivative_files():
         with open(path) as f:
-            raw.extend(yaml.safe_load(f) or [])
+            entries = yaml.safe_load(f) or []
+        if not isinstance(entries, list):
+            raise ValueError(f"{path}: expected a list of entries")
+        raw.extend((family, r) for r in entries)
     by_name = {str(f.func): f for f in fns}
     by_opname = {str(f.func.name): f for f in fns}
     out, seen = [], set()
-    for r in raw:
+    for family, r in raw:
         schema = r["name"]
         fn = by_name.get(schema)
         if fn is None:
@@ -150,14 +216,16 @@ def load(fns):
         if schema in seen:
             raise ValueError(f"derivatives: two formulas for {schema!r} (each op has one entry, in one file)")
         seen.add(schema)
-        out.append(Entry(r, fn))
+        e = Entry(r, fn)
+        e.family = family
+        out.append(e)
     return out
 
 
 class Writer:
-    def __init__(self):
+    def __init__(self, class_names):
         self.lines = []
-        self.class_names = Counter()
+        self.class_names = class_names    # shared by every family: names are numbered across files
 
     def w(self, s=""):
         self.lines.append(s)
@@ -165,10 +233,12 @@ class Writer:
     def class_name(self, base):
         # str.title() per word, as torch's codegen does: a letter after a digit is capitalised too
         # (upsample_bilinear2d -> UpsampleBilinear2D, max_pool2d_with_indices -> MaxPool2DWithIndices)
-        camel = "".join(p.title() for p in base.strip("_").split("_"))
+        # and drops a trailing "Forward" (nll_loss_forward -> NllLossBackward0), as its create_op_name does
+        camel = ("".join(p.title() for p in base.strip("_").split("_")) + "Backward").replace("ForwardBackward",
+                                                                                           "Backward")
         n = self.class_names[camel]
         self.class_names[camel] += 1
-        return f"{camel}Backward{n}"
+        return f"{camel}{n}"
 
 
 def _py(name):
@@ -575,68 +645,133 @@ def _inplace_of(fn, fns):
     return None
 
 
+def _free_names(text):
+    """Names a module reads but never binds (at any scope): what must come from an import."""
+    tree = ast.parse(text)
+    loaded, bound = set(), set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            (loaded if isinstance(n.ctx, ast.Load) else bound).add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(n.name)
+        elif isinstance(n, ast.arg):
+            bound.add(n.arg)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in n.names)
+    return loaded - bound
+
+
+def _imports(names, per_line=100):
+    """`from ember.autograd.formulas.<m> import a, b, ...` lines, wrapped."""
+    out = []
+    for mod in sorted(names):
+        head = f"from ember.autograd.formulas.{mod} import "
+        if len(head) + len(", ".join(names[mod])) <= per_line:
+            out.append(head + ", ".join(sorted(names[mod])))
+            continue
+        line = head + "("
+        parts = sorted(names[mod])
+        cur = line
+        for k, n in enumerate(parts):
+            piece = n + (", " if k + 1 < len(parts) else ")")
+            if len(cur) + len(piece) > per_line and cur.strip() != line.strip():
+                out.append(cur.rstrip())
+                cur = " " * len(line) + piece
+            else:
+                cur += piece
+        out.append(cur)
+    return out
+
+
+PRELUDE = [
+    "# ruff: noqa",
+    "import builtins as _bi",
+    "from ember._ops import ops as _ops_ns",
+    "from ember._generated.functions import *",
+    "from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module",
+    "from ember._generated.linalg_functions import *",
+    "from ember.autograd.graph import Node as _Node",
+    "from ember.autograd._saved import SavedVariable as _SV",
+    "from ember.autograd.graph import _clone_detached as _clone",
+    "from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,",
+    "                                    check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,",
+    "                                    saved_clone as _saved_clone, no_requires_grad as _no_rg)",
+    "from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,",
+    "                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,",
+    "                                       fw_restore as _fw_restore, fw_attach as _fw_attach,",
+    "                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,",
+    "                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,",
+    "                                       fw_transpose_multi as _fw_transpose_multi,",
+    "                                       enable_grad as _fw_enable_grad)",
+]
+
+
 def emit(fns):
     entries = load(fns)
-    fns_by_name = {str(f.func.name): f for f in fns}
+    helpers = formula_helpers()
+    ops = generated_function_names(fns)
+    kernels = {_ident(e.fn) for e in entries}
+    kernels |= {_ident(ip) for e in entries for ip in [_inplace_of(e.fn, fns)] if ip is not None}
+    for n, mod in sorted(helpers.items()):
+        if n in ops or n in kernels:    # the generated module would bind both: one would silently win
+            raise ValueError(f"formula helper {n!r} (formulas/{mod}.py) has the name of an op or of its "
+                             "Autograd kernel; give it its own name")
+    known = ops | set(dir(builtins)) | {"_aten"}
     explicit = {str(e.fn.func.name) for e in entries}
-    w = Writer()
-    w.w(HEADER.rstrip())
-    w.w("# ruff: noqa")
-    w.w("import builtins as _bi")
-    w.w("from ember._ops import ops as _ops_ns")
-    w.w("from ember._generated.functions import *")
-    w.w("from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module")
-    w.w("from ember._generated.linalg_functions import *")
-    for mod in formula_modules():
-        w.w(f"from ember.autograd.{mod} import *")
-    w.w("from ember.autograd.graph import Node as _Node")
-    w.w("from ember.autograd._saved import SavedVariable as _SV")
-    w.w("from ember.autograd.graph import _clone_detached as _clone")
-    w.w("from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,")
-    w.w("                                    check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,")
-    w.w("                                    saved_clone as _saved_clone, no_requires_grad as _no_rg)")
-    w.w("from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,")
-    w.w("                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,")
-    w.w("                                       fw_restore as _fw_restore, fw_attach as _fw_attach,")
-    w.w("                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,")
-    w.w("                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,")
-    w.w("                                       fw_transpose_multi as _fw_transpose_multi,")
-    w.w("                                       enable_grad as _fw_enable_grad)")
-    w.w("")
-    w.w("_aten = _ops_ns.aten")
-    w.w("")
-    w.w("")
-    registered = []
+    class_names = Counter()
+    registered = []     # (family, fn)
+    files = {}
+    families = []
     for e in entries:
-        fn = e.fn
-        if e.nondiff_outputs:
-            emit_nondiff(w, fn)
-            registered.append(fn)
-            continue
-        base = str(fn.func.name.name).rstrip("_")
-        cls = w.class_name(base)
-        uses, saved = emit_node(w, e, cls)
-        inplace = any(a.is_write for a in e.all_args)
-        emit_kernel(w, e, fn, cls, uses, saved, inplace)
-        registered.append(fn)
-        if not inplace:
-            ip = _inplace_of(fn, fns)
-            if ip is not None and str(ip.func.name) not in explicit:
-                ie = Entry({"name": str(ip.func), **{a: f for a, f in e.formulas.items()}, "result": None}, ip)
-                ie.jvp_of = _ident(fn) if e.result is not None else None
-                emit_kernel(w, ie, ip, cls, uses, saved, True)
-                registered.append(ip)
-    funcs = "\n".join(w.lines).rstrip() + "\n"
+        if e.family not in families:
+            families.append(e.family)
+    for family in families:
+        w = Writer(class_names)
+        for e in (x for x in entries if x.family == family):
+            fn = e.fn
+            if e.nondiff_outputs:
+                emit_nondiff(w, fn)
+                registered.append((family, fn))
+                continue
+            base = str(fn.func.name.name).rstrip("_")
+            cls = w.class_name(base)
+            uses, saved = emit_node(w, e, cls)
+            inplace = any(a.is_write for a in e.all_args)
+            emit_kernel(w, e, fn, cls, uses, saved, inplace)
+            registered.append((family, fn))
+            if not inplace:
+                ip = _inplace_of(fn, fns)
+                if ip is not None and str(ip.func.name) not in explicit:
+                    ie = Entry({"name": str(ip.func), **{a: f for a, f in e.formulas.items()}, "result": None}, ip)
+                    ie.jvp_of = _ident(fn) if e.result is not None else None
+                    emit_kernel(w, ie, ip, cls, uses, saved, True)
+                    registered.append((family, ip))
+        body = "\n".join(w.lines).rstrip() + "\n"
+        prelude = "\n".join(PRELUDE) + "\n"
+        free = _free_names(prelude + body)
+        wanted = {}
+        for n in sorted(free):
+            if n in helpers:
+                wanted.setdefault(helpers[n], []).append(n)
+            elif n not in known:
+                raise ValueError(f"derivatives/{family}.yaml: a formula reads {n!r}, which is neither an op, an "
+                                 "argument nor a helper in ember/autograd/formulas/*.py __all__")
+        text = "\n".join([HEADER.format(family=family).rstrip(), *PRELUDE, *_imports(wanted),
+                          "", "_aten = _ops_ns.aten", "", "", body])
+        files[f"{GENERATED_PACKAGE}/{family}.py"] = text.rstrip() + "\n"
 
-    r = [HEADER.rstrip(),
+    files[f"{GENERATED_PACKAGE}/__init__.py"] = (
+        '"""@generated by tools/codegen/gen_autograd.py: the Autograd kernels and Nodes, one module per '
+        'native/derivatives/<family>.yaml. Do not edit."""\n')
+    r = ['"""@generated by tools/codegen/gen_autograd.py from src/ember/native/derivatives/*.yaml. Do not edit."""',
          "from .._ops import lookup as _lookup, register_fallback as _register_fallback, clear_dispatch_caches as _clear",
          "from .._core.dispatch_keys import DispatchKey as _K",
          "",
-         "_M = 'ember._generated.autograd_functions:'",
+         f"_M = 'ember._generated.{GENERATED_PACKAGE}.'",
          "_KERNELS = ("]
-    for fn in registered:
+    for family, fn in registered:
         n = fn.func.name
-        r.append(f"    ({str(n.name)!r}, {n.overload_name!r}, {_ident(fn)!r}),")
+        r.append(f"    ({str(n.name)!r}, {n.overload_name!r}, {family!r}, {_ident(fn)!r}),")
     r += [")",
           "",
           "",
@@ -646,12 +781,13 @@ def emit(fns):
           "",
           "",
           "def register():",
-          "    for name, overload, kernel in _KERNELS:",
-          "        _lookup('aten', name, overload).kernels[_K.Autograd] = _M + kernel",
+          "    for name, overload, family, kernel in _KERNELS:",
+          "        _lookup('aten', name, overload).kernels[_K.Autograd] = _M + family + ':' + kernel",
           "    _register_fallback(_K.Autograd, _fallback)",
           "    _clear()",
           "",
           "",
           "register()",
           ""]
-    return {"autograd_functions.py": funcs, "autograd_registrations.py": "\n".join(r)}
+    files["autograd_registrations.py"] = "\n".join(r)
+    return files

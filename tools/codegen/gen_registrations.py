@@ -1,5 +1,60 @@
-"""Emit `_generated/registrations.py`: define every aten op and register its kernels by name."""
-from .model import DISPATCH_KEYS
+"""Emit `_generated/registrations.py`: define every aten op and register its kernels by name.
+
+A dispatch entry names its kernel as "<module>:<function>" relative to `ember.kernels` (for example
+`cpu.elementwise:add`, `decompositions.linalg:matrix_power`). The generator checks each name without
+importing ember: the module file must exist and define the function at top level (a def, a class, an
+assignment or an import); anything else stops the run with the yaml file and op that named it. A module
+that stamps kernels out through `globals()` is checked for existence only here; the import check of
+every name is tests/codegen/test_kernel_names.py."""
+import ast
+import functools
+import os
+import re
+
+from .model import NATIVE_DIR
+
+KERNELS_DIR = os.path.join(os.path.dirname(NATIVE_DIR), "kernels")
+_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+
+
+@functools.lru_cache(maxsize=None)
+def module_names(module):
+    """The top-level names defined by ember.kernels.<module> (read with ast, not imported), or None
+    when the module defines names through globals()."""
+    base = os.path.join(KERNELS_DIR, *module.split("."))
+    for path in (base + ".py", os.path.join(base, "__init__.py")):
+        if os.path.exists(path):
+            break
+    else:
+        raise FileNotFoundError(f"no module ember.kernels.{module} ({base}.py)")
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    names = set()
+    if "globals()" in ast.unparse(tree):
+        return None                     # names made at import time: only the import test can see them
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                names.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return frozenset(names)
+
+
+def check_kernel_name(fn, where):
+    if not isinstance(fn, str) or not _NAME.match(fn):
+        raise ValueError(f"{where}: kernel {fn!r} is not a 'module:function' name")
+    module, _, attr = fn.partition(":")
+    try:
+        names = module_names(module)
+    except FileNotFoundError as e:
+        raise ValueError(f"{where}: kernel {fn!r}: {e}") from None
+    if names is not None and attr not in names:
+        raise ValueError(f"{where}: kernel {fn!r}: ember.kernels.{module} defines no {attr!r}")
 
 
 def emit(fns):
@@ -17,6 +72,8 @@ def emit(fns):
         "",
     ]
     for f in fns:
+        for k, v in f.dispatch.items():
+            check_kernel_name(v, f"{f.source}: {f.name} ({k})")
         disp = tuple((k, v) for k, v in f.dispatch.items())
         tags = f", {f.tags!r}" if f.tags else ""
         lines.append(f"_d({str(f.func)!r}, {disp!r}{tags})")

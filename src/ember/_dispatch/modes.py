@@ -70,6 +70,14 @@ def _dispatch_to_mode(op, args, kwargs):
     """Python-key kernel: hand the call to the innermost mode, with that mode popped."""
     from .._core.tensor_impl import TensorImpl as Tensor
     types = tuple({type(a) for a in _flat(args, kwargs) if isinstance(a, Tensor)})
+    if not state.mode_stack:
+        # no mode: a tensor subclass carrying the Python key handles the call (fake tensors outside their mode)
+        for t in types:
+            handler = getattr(t, "__torch_dispatch__", None)
+            if handler is not None:
+                return handler(op, types, args, kwargs or {})
+        raise RuntimeError(f"{op}: an argument carries the Python dispatch key, but no dispatch mode is active "
+                           f"and no tensor subclass defines __torch_dispatch__")
     with _pop_mode_temporarily() as mode:
         return mode.__torch_dispatch__(op, types, args, kwargs or {})
 

@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
-from .._core.tensor_impl import TensorImpl
+from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt__linalg_svd, _lu_with_info as _rt__lu_with_info, _scaled_dot_product_flash_attention_for_cpu as _rt__scaled_dot_product_flash_attention_for_cpu, cummax as _rt_cummax, cummin as _rt_cummin, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, lu_unpack as _rt_lu_unpack, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
@@ -46,6 +46,7 @@ _op_addcdiv_out = _ops.aten.addcdiv.out
 _op_addcmul_default = _ops.aten.addcmul.default
 _op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
+_op_addmm_out = _ops.aten.addmm.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
@@ -54,12 +55,16 @@ _op_all_dims = _ops.aten.all.dims
 _op_allclose_default = _ops.aten.allclose.default
 _op_alpha_dropout_default = _ops.aten.alpha_dropout.default
 _op_amax_default = _ops.aten.amax.default
+_op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
+_op_amin_out = _ops.aten.amin.out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
 _op_arange_default = _ops.aten.arange.default
+_op_arange_out = _ops.aten.arange.out
 _op_arange_start = _ops.aten.arange.start
+_op_arange_start_out = _ops.aten.arange.start_out
 _op_arange_start_step = _ops.aten.arange.start_step
 _op_arccos__default = _ops.aten.arccos_.default
 _op_arccos_default = _ops.aten.arccos.default
@@ -82,7 +87,9 @@ _op_arctanh__default = _ops.aten.arctanh_.default
 _op_arctanh_default = _ops.aten.arctanh.default
 _op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
+_op_argmax_out = _ops.aten.argmax.out
 _op_argmin_default = _ops.aten.argmin.default
+_op_argmin_out = _ops.aten.argmin.out
 _op_argsort_default = _ops.aten.argsort.default
 _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
@@ -120,6 +127,7 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_block_diag_default = _ops.aten.block_diag.default
 _op_bmm_default = _ops.aten.bmm.default
+_op_bmm_out = _ops.aten.bmm.out
 _op_broadcast_tensors_default = _ops.aten.broadcast_tensors.default
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
 _op_bucketize_Tensor = _ops.aten.bucketize.Tensor
@@ -143,9 +151,12 @@ _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
 _op_clamp__Tensor = _ops.aten.clamp_.Tensor
+_op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
+_op_clamp_max_out = _ops.aten.clamp_max.out
 _op_clamp_min_default = _ops.aten.clamp_min.default
+_op_clamp_min_out = _ops.aten.clamp_min.out
 _op_clamp_out = _ops.aten.clamp.out
 _op_clip_Tensor = _ops.aten.clip.Tensor
 _op_clip_Tensor_out = _ops.aten.clip.Tensor_out
@@ -199,6 +210,7 @@ _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_dot_out = _ops.aten.dot.out
 _op_dropout_default = _ops.aten.dropout.default
 _op_einsum_default = _ops.aten.einsum.default
 _op_embedding_bag_default = _ops.aten.embedding_bag.default
@@ -229,6 +241,8 @@ _op_expm1_default = _ops.aten.expm1.default
 _op_expm1_out = _ops.aten.expm1.out
 _op_eye_default = _ops.aten.eye.default
 _op_eye_m = _ops.aten.eye.m
+_op_eye_m_out = _ops.aten.eye.m_out
+_op_eye_out = _ops.aten.eye.out
 _op_feature_alpha_dropout_default = _ops.aten.feature_alpha_dropout.default
 _op_feature_dropout_default = _ops.aten.feature_dropout.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
@@ -253,6 +267,7 @@ _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
 _op_full_default = _ops.aten.full.default
 _op_full_like_default = _ops.aten.full_like.default
+_op_full_out = _ops.aten.full.out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
@@ -308,6 +323,7 @@ _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
 _op_linspace_default = _ops.aten.linspace.default
+_op_linspace_out = _ops.aten.linspace.out
 _op_log10__default = _ops.aten.log10_.default
 _op_log10_default = _ops.aten.log10.default
 _op_log10_out = _ops.aten.log10.out
@@ -321,6 +337,7 @@ _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
 _op_log_softmax_int = _ops.aten.log_softmax.int
+_op_log_softmax_int_out = _ops.aten.log_softmax.int_out
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
@@ -352,6 +369,7 @@ _op_masked_scatter_default = _ops.aten.masked_scatter.default
 _op_masked_select_default = _ops.aten.masked_select.default
 _op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matmul_out = _ops.aten.matmul.out
 _op_matrix_exp_default = _ops.aten.matrix_exp.default
 _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
@@ -365,6 +383,8 @@ _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
+_op_mean_dtype_out = _ops.aten.mean.dtype_out
+_op_mean_out = _ops.aten.mean.out
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
 _op_meshgrid_default = _ops.aten.meshgrid.default
@@ -374,6 +394,7 @@ _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
+_op_mm_out = _ops.aten.mm.out
 _op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
@@ -384,6 +405,7 @@ _op_mul_out = _ops.aten.mul.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
+_op_mv_out = _ops.aten.mv.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
@@ -420,6 +442,7 @@ _op_normal_float_float = _ops.aten.normal.float_float
 _op_normal_float_float_out = _ops.aten.normal.float_float_out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
+_op_ones_out = _ops.aten.ones.out
 _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_pairwise_distance_default = _ops.aten.pairwise_distance.default
@@ -434,13 +457,16 @@ _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_prod_int_out = _ops.aten.prod.int_out
 _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
 _op_rand_default = _ops.aten.rand.default
 _op_rand_generator = _ops.aten.rand.generator
+_op_rand_generator_out = _ops.aten.rand.generator_out
 _op_rand_like_default = _ops.aten.rand_like.default
 _op_rand_like_generator = _ops.aten.rand_like.generator
+_op_rand_out = _ops.aten.rand.out
 _op_randint_default = _ops.aten.randint.default
 _op_randint_generator = _ops.aten.randint.generator
 _op_randint_like_default = _ops.aten.randint_like.default
@@ -449,12 +475,17 @@ _op_randint_like_low_dtype = _ops.aten.randint_like.low_dtype
 _op_randint_like_low_generator_dtype = _ops.aten.randint_like.low_generator_dtype
 _op_randint_low = _ops.aten.randint.low
 _op_randint_low_generator = _ops.aten.randint.low_generator
+_op_randint_low_out = _ops.aten.randint.low_out
+_op_randint_out = _ops.aten.randint.out
 _op_randn_default = _ops.aten.randn.default
 _op_randn_generator = _ops.aten.randn.generator
+_op_randn_generator_out = _ops.aten.randn.generator_out
 _op_randn_like_default = _ops.aten.randn_like.default
 _op_randn_like_generator = _ops.aten.randn_like.generator
+_op_randn_out = _ops.aten.randn.out
 _op_randperm_default = _ops.aten.randperm.default
 _op_randperm_generator = _ops.aten.randperm.generator
+_op_randperm_out = _ops.aten.randperm.out
 _op_reciprocal__default = _ops.aten.reciprocal_.default
 _op_reciprocal_default = _ops.aten.reciprocal.default
 _op_reciprocal_out = _ops.aten.reciprocal.out
@@ -517,6 +548,7 @@ _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
+_op_softmax_int_out = _ops.aten.softmax.int_out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
@@ -531,6 +563,7 @@ _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
 _op_squeeze_dims = _ops.aten.squeeze.dims
 _op_stack_default = _ops.aten.stack.default
+_op_stack_out = _ops.aten.stack.out
 _op_std_correction = _ops.aten.std.correction
 _op_std_correction_out = _ops.aten.std.correction_out
 _op_std_default = _ops.aten.std.default
@@ -544,6 +577,7 @@ _op_sub_out = _ops.aten.sub.out
 _op_subtract_Scalar = _ops.aten.subtract.Scalar
 _op_subtract_Tensor = _ops.aten.subtract.Tensor
 _op_subtract_out = _ops.aten.subtract.out
+_op_sum_IntList_out = _ops.aten.sum.IntList_out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_svd_U = _ops.aten.svd.U
@@ -599,19 +633,84 @@ _op_view_as_real_default = _ops.aten.view_as_real.default
 _op_vstack_default = _ops.aten.vstack.default
 _op_where_default = _ops.aten.where.default
 _op_where_self = _ops.aten.where.self
+_op_where_self_out = _ops.aten.where.self_out
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
+_op_zeros_out = _ops.aten.zeros.out
+
+def relu(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('relu', 'input', 1, 'Tensor', input)
+    return _op_relu_default(input)
+
+def relu_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
+    return _op_relu__default(input)
+
+def selu(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('selu', 'input', 1, 'Tensor', input)
+    return _op_selu_default(input)
+
+def selu_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
+    return _op_selu__default(input)
+
+def celu(input, alpha=1.0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('celu', 'input', 1, 'Tensor', input)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('celu', 'alpha', 2, 'Number', alpha)
+    return _op_celu_default(input, alpha)
+
+def celu_(input, alpha=1.0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('celu_', 'input', 1, 'Tensor', input)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
+    return _op_celu__default(input, alpha)
+
+def threshold(input, threshold, value, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('threshold', 'input', 1, 'Tensor', input)
+    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
+        raise _bad_arg('threshold', 'threshold', 2, 'Number', threshold)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('threshold', 'value', 3, 'Number', value)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('threshold', 'out', None, 'Tensor', out)
+        return _op_threshold_out(input, threshold, value, out=out)
+    return _op_threshold_default(input, threshold, value)
+
+def threshold_(input, threshold, value):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('threshold_', 'input', 1, 'Tensor', input)
+    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
+        raise _bad_arg('threshold_', 'threshold', 2, 'Number', threshold)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('threshold_', 'value', 3, 'Number', value)
+    return _op_threshold__default(input, threshold, value)
+
+def prelu(input, weight):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('prelu', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('prelu', 'weight', 2, 'Tensor', weight)
+    return _op_prelu_default(input, weight)
 
 def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
-    if not isinstance(query, TensorImpl):
+    if query.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'query', 1, 'Tensor', query)
-    if not isinstance(key, TensorImpl):
+    if key.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'key', 2, 'Tensor', key)
-    if not isinstance(value, TensorImpl):
+    if value.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'value', 3, 'Tensor', value)
     if dropout_p.__class__ is not float and not _is_double(dropout_p):
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'dropout_p', 4, 'float', dropout_p)
@@ -619,41 +718,300 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'is_causal', 5, 'bool', is_causal)
     if attn_mask is None and scale is None:
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
-    if attn_mask is not None and not isinstance(attn_mask, TensorImpl):
+    if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'attn_mask', None, 'Tensor', attn_mask)
     if scale is not None and scale.__class__ is not float and not _is_double(scale):
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'scale', None, 'float', scale)
     return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale))
 
 def conj_physical(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj_physical', 'input', 1, 'Tensor', input)
     return _op_conj_physical_default(input)
 
 def conj(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     return _op_conj_default(input)
 
 def resolve_conj(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
     return _op_resolve_conj_default(input)
 
 def resolve_neg(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
     return _op_resolve_neg_default(input)
 
 def view_as_real(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
     return _op_view_as_real_default(input)
 
 def view_as_complex(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     return _op_view_as_complex_default(input)
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('convolution', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('convolution', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('convolution', 'bias', 3, 'Tensor', bias)
+    if not _is_intseq(stride):
+        raise _bad_arg('convolution', 'stride', 4, 'tuple of ints', stride)
+    if not _is_intseq(padding):
+        raise _bad_arg('convolution', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intseq(dilation):
+        raise _bad_arg('convolution', 'dilation', 6, 'tuple of ints', dilation)
+    if transposed.__class__ is not bool:
+        raise _bad_arg('convolution', 'transposed', 7, 'bool', transposed)
+    if not _is_intseq(output_padding):
+        raise _bad_arg('convolution', 'output_padding', 8, 'tuple of ints', output_padding)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('convolution', 'groups', 9, 'int', groups)
+    return _op_convolution_default(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+def _conv1d_c0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(weight, TensorImpl):
+        return None
+    if bias is not None and not isinstance(bias, TensorImpl):
+        return None
+    if not _is_intlist(stride):
+        return None
+    if not _is_intlist(padding):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv1d_b0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    return _op_conv1d_default(input, weight, bias, stride, padding, dilation, groups)
+
+def _conv1d_c1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(weight, TensorImpl):
+        return None
+    if bias is not None and not isinstance(bias, TensorImpl):
+        return None
+    if not _is_intlist(stride):
+        return None
+    if not isinstance(padding, str):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv1d_b1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    return _op_conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+_conv1d_ovs = ((_conv1d_c0, _conv1d_b0), (_conv1d_c1, _conv1d_b1),)
+_conv1d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, int[1] padding = 0, int[1] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, str padding = "valid", int[1] dilation = 1, int groups = 1)')
+
+def conv1d(*args, **kwargs):
+    best = None
+    for c, b in _conv1d_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('conv1d', args, kwargs, _conv1d_sigs, False)
+
+def _conv2d_c0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(weight, TensorImpl):
+        return None
+    if bias is not None and not isinstance(bias, TensorImpl):
+        return None
+    if not _is_intlist(stride):
+        return None
+    if not _is_intlist(padding):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv2d_b0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    return _op_conv2d_default(input, weight, bias, stride, padding, dilation, groups)
+
+def _conv2d_c1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(weight, TensorImpl):
+        return None
+    if bias is not None and not isinstance(bias, TensorImpl):
+        return None
+    if not _is_intlist(stride):
+        return None
+    if not isinstance(padding, str):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv2d_b1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    return _op_conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+_conv2d_ovs = ((_conv2d_c0, _conv2d_b0), (_conv2d_c1, _conv2d_b1),)
+_conv2d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, int[2] padding = 0, int[2] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, str padding = "valid", int[2] dilation = 1, int groups = 1)')
+
+def conv2d(*args, **kwargs):
+    best = None
+    for c, b in _conv2d_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('conv2d', args, kwargs, _conv2d_sigs, False)
+
+def _conv3d_c0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(weight, TensorImpl):
+        return None
+    if bias is not None and not isinstance(bias, TensorImpl):
+        return None
+    if not _is_intlist(stride):
+        return None
+    if not _is_intlist(padding):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv3d_b0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    return _op_conv3d_default(input, weight, bias, stride, padding, dilation, groups)
+
+def _conv3d_c1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(weight, TensorImpl):
+        return None
+    if bias is not None and not isinstance(bias, TensorImpl):
+        return None
+    if not _is_intlist(stride):
+        return None
+    if not isinstance(padding, str):
+        return None
+    if not _is_intlist(dilation):
+        return None
+    if not _is_int(groups):
+        return None
+    return s
+
+def _conv3d_b1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
+    return _op_conv3d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+_conv3d_ovs = ((_conv3d_c0, _conv3d_b0), (_conv3d_c1, _conv3d_b1),)
+_conv3d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, int[3] padding = 0, int[3] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, str padding = "valid", int[3] dilation = 1, int groups = 1)')
+
+def conv3d(*args, **kwargs):
+    best = None
+    for c, b in _conv3d_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
+
+def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv_transpose1d', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv_transpose1d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv_transpose1d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv_transpose1d', 'stride', 4, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('conv_transpose1d', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(output_padding):
+        raise _bad_arg('conv_transpose1d', 'output_padding', 6, 'tuple of ints', output_padding)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv_transpose1d', 'groups', 7, 'int', groups)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv_transpose1d', 'dilation', 8, 'tuple of ints', dilation)
+    return _op_conv_transpose1d_default(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv_transpose2d', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv_transpose2d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv_transpose2d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv_transpose2d', 'stride', 4, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('conv_transpose2d', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(output_padding):
+        raise _bad_arg('conv_transpose2d', 'output_padding', 6, 'tuple of ints', output_padding)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv_transpose2d', 'groups', 7, 'int', groups)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv_transpose2d', 'dilation', 8, 'tuple of ints', dilation)
+    return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+def clone(input, *, memory_format=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clone', 'input', 1, 'Tensor', input)
+    if memory_format is None:
+        return _op_clone_default(input)
+    return _op_clone_default(input, memory_format=memory_format)
+
+def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('_to_copy', 'input', 1, 'Tensor', input)
+    if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
+        return _op__to_copy_default(input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('_to_copy', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('_to_copy', 'pin_memory', None, 'bool', pin_memory)
+    if non_blocking.__class__ is not bool:
+        raise _bad_arg('_to_copy', 'non_blocking', None, 'bool', non_blocking)
+    return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
 
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
@@ -683,7 +1041,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         r.requires_grad_()
     return r
 
-def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -692,12 +1050,16 @@ def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires
         raise _bad_arg('zeros', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('zeros', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('zeros', 'out', None, 'Tensor', out)
+        return _op_zeros_out(size, out=out)
     r = _op_zeros_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -706,12 +1068,16 @@ def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_
         raise _bad_arg('ones', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('ones', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ones', 'out', None, 'Tensor', out)
+        return _op_ones_out(size, out=out)
     r = _op_ones_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if not _is_intseq(size):
         raise _bad_arg('full', 'size', 1, 'tuple of ints', size)
     if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
@@ -720,6 +1086,10 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
         raise _bad_arg('full', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('full', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('full', 'out', None, 'Tensor', out)
+        return _op_full_out(size, fill_value, out=out)
     r = _op_full_default(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -737,7 +1107,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
         r.requires_grad_()
     return r
 
-def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_num(end):
         if not (isinstance(end, TensorImpl) and end.numel() == 1):
@@ -749,7 +1119,9 @@ def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, re
         return None
     return s
 
-def _arange_b0(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_b0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_arange_out(end, out=out)
     r = _op_arange_default(end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -777,7 +1149,7 @@ def _arange_b1(start, end, *, dtype=None, layout=None, device=None, pin_memory=N
         r.requires_grad_()
     return r
 
-def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_num(start):
         if not (isinstance(start, TensorImpl) and start.numel() == 1):
@@ -797,14 +1169,16 @@ def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_
         return None
     return s
 
-def _arange_b2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_b2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_arange_start_out(start, end, step, out=out)
     r = _op_arange_start_step(start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _arange_ovs = ((_arange_c0, _arange_b0), (_arange_c1, _arange_b1), (_arange_c2, _arange_b2),)
-_arange_sigs = ('(Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, Scalar step = 1, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_arange_sigs = ('(Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(Scalar start, Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, Scalar step = 1, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def arange(*args, **kwargs):
     best = None
@@ -821,7 +1195,7 @@ def arange(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('arange', args, kwargs, _arange_sigs, False)
 
-def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if start.__class__ is not int and start.__class__ is not float and not _is_scalar(start):
         raise _bad_arg('linspace', 'start', 1, 'Number', start)
     if end.__class__ is not int and end.__class__ is not float and not _is_scalar(end):
@@ -832,12 +1206,16 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
         raise _bad_arg('linspace', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('linspace', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('linspace', 'out', None, 'Tensor', out)
+        return _op_linspace_out(start, end, steps, out=out)
     r = _op_linspace_default(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -847,13 +1225,15 @@ def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, require
         return None
     return s
 
-def _eye_b0(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_b0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_eye_out(n, out=out)
     r = _op_eye_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -865,14 +1245,16 @@ def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requ
         return None
     return s
 
-def _eye_b1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_b1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_eye_m_out(n, m, out=out)
     r = _op_eye_m(n, m, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _eye_ovs = ((_eye_c0, _eye_b0), (_eye_c1, _eye_b1),)
-_eye_sigs = ('(int n, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int n, int m, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_eye_sigs = ('(int n, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, int m, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def eye(*args, **kwargs):
     best = None
@@ -890,7 +1272,7 @@ def eye(*args, **kwargs):
     raise _no_match('eye', args, kwargs, _eye_sigs, False)
 
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('empty_like', 'input', 1, 'Tensor', input)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('empty_like', 'dtype', None, 'ember.dtype', dtype)
@@ -902,7 +1284,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return r
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('zeros_like', 'input', 1, 'Tensor', input)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('zeros_like', 'dtype', None, 'ember.dtype', dtype)
@@ -914,7 +1296,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return r
 
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ones_like', 'input', 1, 'Tensor', input)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('ones_like', 'dtype', None, 'ember.dtype', dtype)
@@ -926,7 +1308,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return r
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('full_like', 'input', 1, 'Tensor', input)
     if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
         raise _bad_arg('full_like', 'fill_value', 2, 'Number', fill_value)
@@ -939,7 +1321,3169 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
         r.requires_grad_()
     return r
 
-def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    if row.__class__ is not int and not _is_int(row):
+        raise _bad_arg('tril_indices', 'row', 1, 'int', row)
+    if col.__class__ is not int and not _is_int(col):
+        raise _bad_arg('tril_indices', 'col', 2, 'int', col)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('tril_indices', 'offset', 3, 'int', offset)
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        raise _bad_arg('tril_indices', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('tril_indices', 'pin_memory', None, 'bool', pin_memory)
+    r = _op_tril_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+    if row.__class__ is not int and not _is_int(row):
+        raise _bad_arg('triu_indices', 'row', 1, 'int', row)
+    if col.__class__ is not int and not _is_int(col):
+        raise _bad_arg('triu_indices', 'col', 2, 'int', col)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('triu_indices', 'offset', 3, 'int', offset)
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        raise _bad_arg('triu_indices', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('triu_indices', 'pin_memory', None, 'bool', pin_memory)
+    r = _op_triu_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _fill__c0(input, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _fill__b0(input, value):
+    return _op_fill__Scalar(input, value)
+
+def _fill__c1(input, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def _fill__b1(input, value):
+    return _op_fill__Tensor(input, value)
+
+_fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
+_fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
+
+def fill_(*args, **kwargs):
+    best = None
+    for c, b in _fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, _fill__sigs, False)
+
+def zero_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
+    return _op_zero__default(input)
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    if x1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('pairwise_distance', 'x1', 1, 'Tensor', x1)
+    if x2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('pairwise_distance', 'x2', 2, 'Tensor', x2)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('pairwise_distance', 'p', 3, 'float', p)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('pairwise_distance', 'eps', 4, 'float', eps)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('pairwise_distance', 'keepdim', 5, 'bool', keepdim)
+    return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    if x1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cosine_similarity', 'x1', 1, 'Tensor', x1)
+    if x2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cosine_similarity', 'x2', 2, 'Tensor', x2)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cosine_similarity', 'dim', 3, 'int', dim)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('cosine_similarity', 'eps', 4, 'float', eps)
+    return _op_cosine_similarity_default(x1, x2, dim, eps)
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    if x1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cdist', 'x1', 1, 'Tensor', x1)
+    if x2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cdist', 'x2', 2, 'Tensor', x2)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('cdist', 'p', 3, 'float', p)
+    if compute_mode is not None and compute_mode.__class__ is not int and not _is_int(compute_mode):
+        raise _bad_arg('cdist', 'compute_mode', 4, 'int', compute_mode)
+    return _op_cdist_default(x1, x2, p, compute_mode)
+
+def native_dropout(input, p, train):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_dropout', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('native_dropout', 'p', 2, 'float', p)
+    if train is not None and train.__class__ is not bool:
+        raise _bad_arg('native_dropout', 'train', 3, 'bool', train)
+    return _op_native_dropout_default(input, p, train)
+
+def dropout(input, p, train):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dropout', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('dropout', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('dropout', 'train', 3, 'bool', train)
+    return _op_dropout_default(input, p, train)
+
+def feature_dropout(input, p, train):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('feature_dropout', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('feature_dropout', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('feature_dropout', 'train', 3, 'bool', train)
+    return _op_feature_dropout_default(input, p, train)
+
+def alpha_dropout(input, p, train):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('alpha_dropout', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('alpha_dropout', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('alpha_dropout', 'train', 3, 'bool', train)
+    return _op_alpha_dropout_default(input, p, train)
+
+def feature_alpha_dropout(input, p, train):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('feature_alpha_dropout', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('feature_alpha_dropout', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('feature_alpha_dropout', 'train', 3, 'bool', train)
+    return _op_feature_alpha_dropout_default(input, p, train)
+
+def add(input, other, *, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('add', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('add', 'other', 2, 'Tensor', other)
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_add_Tensor(input, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('add', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        return _op_add_out(input, other, alpha=alpha, out=out)
+    return _op_add_Tensor(input, other, alpha=alpha)
+
+def sub(input, other, *, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('sub', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('sub', 'other', 2, 'Tensor', other)
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_sub_Tensor(input, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        return _op_sub_out(input, other, alpha=alpha, out=out)
+    return _op_sub_Tensor(input, other, alpha=alpha)
+
+def mul(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('mul', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('mul', 'other', 2, 'Tensor', other)
+    if out is not None:
+        return _op_mul_out(input, other, out=out)
+    return _op_mul_Tensor(input, other)
+
+def _div_c0(input, other, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def _div_b0(input, other, *, out=None):
+    if out is not None:
+        return _op_div_out(input, other, out=out)
+    return _op_div_Tensor(input, other)
+
+def _div_c1(input, other, *, rounding_mode, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        return None
+    return s
+
+def _div_b1(input, other, *, rounding_mode, out=None):
+    if out is not None:
+        return _op_div_out_mode(input, other, rounding_mode=rounding_mode, out=out)
+    return _op_div_Tensor_mode(input, other, rounding_mode=rounding_mode)
+
+_div_ovs = ((_div_c0, _div_b0), (_div_c1, _div_b1),)
+_div_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)')
+
+def div(*args, **kwargs):
+    best = None
+    for c, b in _div_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('div', args, kwargs, _div_sigs, False)
+
+def _rsub_c0(input, other, *, alpha=1):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(other, TensorImpl):
+        return None
+    if not _is_num(alpha):
+        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _rsub_b0(input, other, *, alpha=1):
+    if alpha.__class__ is int and alpha == 1:
+        return _op_rsub_Tensor(input, other)
+    return _op_rsub_Tensor(input, other, alpha=alpha)
+
+def _rsub_c1(input, other, alpha=1):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(other):
+        if not (isinstance(other, TensorImpl) and other.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _rsub_b1(input, other, alpha=1):
+    return _op_rsub_Scalar(input, other, alpha)
+
+_rsub_ovs = ((_rsub_c0, _rsub_b0), (_rsub_c1, _rsub_b1),)
+_rsub_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1)', '(Tensor input, Scalar other, Scalar alpha = 1)')
+
+def rsub(*args, **kwargs):
+    best = None
+    for c, b in _rsub_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
+
+def floor_divide(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('floor_divide', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('floor_divide', 'other', 2, 'Tensor', other)
+    if out is not None:
+        return _op_floor_divide_out(input, other, out=out)
+    return _op_floor_divide_default(input, other)
+
+def remainder(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('remainder', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('remainder', 'other', 2, 'Tensor', other)
+    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+        raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('remainder', 'out', None, 'Tensor', out)
+        return _op_remainder_Tensor_out(input, other, out=out)
+    return _op_remainder_Tensor(input, other)
+
+def pow(input, exponent, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('pow', 'input', 1, 'Tensor', input)
+    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
+        raise _bad_arg('pow', 'exponent', 2, 'Tensor', exponent)
+    if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
+        raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('pow', 'out', None, 'Tensor', out)
+        return _op_pow_Tensor_Tensor_out(input, exponent, out=out)
+    return _op_pow_Tensor_Tensor(input, exponent)
+
+def eq(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('eq', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('eq', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('eq', 'out', None, 'Tensor', out)
+        return _op_eq_Tensor_out(input, other, out=out)
+    return _op_eq_Tensor(input, other)
+
+def ne(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ne', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('ne', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ne', 'out', None, 'Tensor', out)
+        return _op_ne_Tensor_out(input, other, out=out)
+    return _op_ne_Tensor(input, other)
+
+def lt(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lt', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('lt', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lt', 'out', None, 'Tensor', out)
+        return _op_lt_Tensor_out(input, other, out=out)
+    return _op_lt_Tensor(input, other)
+
+def le(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('le', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('le', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('le', 'out', None, 'Tensor', out)
+        return _op_le_Tensor_out(input, other, out=out)
+    return _op_le_Tensor(input, other)
+
+def gt(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gt', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('gt', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('gt', 'out', None, 'Tensor', out)
+        return _op_gt_Tensor_out(input, other, out=out)
+    return _op_gt_Tensor(input, other)
+
+def ge(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ge', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('ge', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ge', 'out', None, 'Tensor', out)
+        return _op_ge_Tensor_out(input, other, out=out)
+    return _op_ge_Tensor(input, other)
+
+def logical_and(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_and', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_and', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
+        return _op_logical_and_out(input, other, out=out)
+    return _op_logical_and_default(input, other)
+
+def logical_or(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_or', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_or', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
+        return _op_logical_or_out(input, other, out=out)
+    return _op_logical_or_default(input, other)
+
+def logical_xor(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_xor', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_xor', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
+        return _op_logical_xor_out(input, other, out=out)
+    return _op_logical_xor_default(input, other)
+
+def bitwise_and(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('bitwise_and', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_and', 'other', 2, 'Tensor', other)
+    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+        raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
+        return _op_bitwise_and_Tensor_out(input, other, out=out)
+    return _op_bitwise_and_Tensor(input, other)
+
+def bitwise_or(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('bitwise_or', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_or', 'other', 2, 'Tensor', other)
+    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+        raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
+        return _op_bitwise_or_Tensor_out(input, other, out=out)
+    return _op_bitwise_or_Tensor(input, other)
+
+def bitwise_xor(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('bitwise_xor', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_xor', 'other', 2, 'Tensor', other)
+    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+        raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
+        return _op_bitwise_xor_Tensor_out(input, other, out=out)
+    return _op_bitwise_xor_Tensor(input, other)
+
+def neg(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('neg', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('neg', 'out', None, 'Tensor', out)
+        return _op_neg_out(input, out=out)
+    return _op_neg_default(input)
+
+def neg_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
+    return _op_neg__default(input)
+
+def abs(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('abs', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('abs', 'out', None, 'Tensor', out)
+        return _op_abs_out(input, out=out)
+    return _op_abs_default(input)
+
+def abs_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
+    return _op_abs__default(input)
+
+def exp(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('exp', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('exp', 'out', None, 'Tensor', out)
+        return _op_exp_out(input, out=out)
+    return _op_exp_default(input)
+
+def exp_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
+    return _op_exp__default(input)
+
+def log(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('log', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log', 'out', None, 'Tensor', out)
+        return _op_log_out(input, out=out)
+    return _op_log_default(input)
+
+def log_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('log_', 'input', 1, 'Tensor', input)
+    return _op_log__default(input)
+
+def sqrt(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sqrt', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
+        return _op_sqrt_out(input, out=out)
+    return _op_sqrt_default(input)
+
+def sqrt_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
+    return _op_sqrt__default(input)
+
+def rsqrt(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rsqrt', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
+        return _op_rsqrt_out(input, out=out)
+    return _op_rsqrt_default(input)
+
+def rsqrt_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
+    return _op_rsqrt__default(input)
+
+def sin(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sin', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sin', 'out', None, 'Tensor', out)
+        return _op_sin_out(input, out=out)
+    return _op_sin_default(input)
+
+def sin_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
+    return _op_sin__default(input)
+
+def cos(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cos', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cos', 'out', None, 'Tensor', out)
+        return _op_cos_out(input, out=out)
+    return _op_cos_default(input)
+
+def cos_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
+    return _op_cos__default(input)
+
+def tanh(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tanh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('tanh', 'out', None, 'Tensor', out)
+        return _op_tanh_out(input, out=out)
+    return _op_tanh_default(input)
+
+def tanh_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
+    return _op_tanh__default(input)
+
+def sigmoid(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sigmoid', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
+        return _op_sigmoid_out(input, out=out)
+    return _op_sigmoid_default(input)
+
+def sigmoid_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
+    return _op_sigmoid__default(input)
+
+def bitwise_not(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bitwise_not', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
+        return _op_bitwise_not_out(input, out=out)
+    return _op_bitwise_not_default(input)
+
+def logical_not(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_not', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
+        return _op_logical_not_out(input, out=out)
+    return _op_logical_not_default(input)
+
+def _clamp_c0(input, min=None, max=None, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp_b0(input, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clamp_out(input, min, max, out=out)
+    return _op_clamp_default(input, min, max)
+
+def _clamp_c1(input, min=None, max=None, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if min is not None and not isinstance(min, TensorImpl):
+        return None
+    if max is not None and not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def _clamp_b1(input, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clamp_Tensor_out(input, min, max, out=out)
+    return _op_clamp_Tensor(input, min, max)
+
+_clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
+_clamp_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+
+def clamp(*args, **kwargs):
+    best = None
+    for c, b in _clamp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
+
+def _clamp__c0(input, min=None, max=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp__b0(input, min=None, max=None):
+    return _op_clamp__default(input, min, max)
+
+def _clamp__c1(input, min=None, max=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if min is not None and not isinstance(min, TensorImpl):
+        return None
+    if max is not None and not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def _clamp__b1(input, min=None, max=None):
+    return _op_clamp__Tensor(input, min, max)
+
+_clamp__ovs = ((_clamp__c0, _clamp__b0), (_clamp__c1, _clamp__b1),)
+_clamp__sigs = ('(Tensor input, Number? min = None, Number? max = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
+
+def clamp_(*args, **kwargs):
+    best = None
+    for c, b in _clamp__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_', args, kwargs, _clamp__sigs, False)
+
+def clamp_min(input, min, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_min', 'min', 2, 'Number', min)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
+        return _op_clamp_min_out(input, min, out=out)
+    return _op_clamp_min_default(input, min)
+
+def clamp_max(input, max, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_max', 'max', 2, 'Number', max)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+        return _op_clamp_max_out(input, max, out=out)
+    return _op_clamp_max_default(input, max)
+
+def _where_c0(condition, input, other, *, out=None):
+    s = 0
+    if not isinstance(condition, TensorImpl):
+        return None
+    if not isinstance(input, TensorImpl):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def _where_b0(condition, input, other, *, out=None):
+    if out is not None:
+        return _op_where_self_out(condition, input, other, out=out)
+    return _op_where_self(condition, input, other)
+
+def _where_c1(condition):
+    s = 0
+    if not isinstance(condition, TensorImpl):
+        return None
+    return s
+
+def _where_b1(condition):
+    return _op_where_default(condition)
+
+_where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
+_where_sigs = ('(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)', '(Tensor condition)')
+
+def where(*args, **kwargs):
+    best = None
+    for c, b in _where_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('where', args, kwargs, _where_sigs, False)
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isclose', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isclose', 'other', 2, 'Tensor', other)
+    if rtol.__class__ is not float and not _is_double(rtol):
+        raise _bad_arg('isclose', 'rtol', 3, 'float', rtol)
+    if atol.__class__ is not float and not _is_double(atol):
+        raise _bad_arg('isclose', 'atol', 4, 'float', atol)
+    if equal_nan.__class__ is not bool:
+        raise _bad_arg('isclose', 'equal_nan', 5, 'bool', equal_nan)
+    return _op_isclose_default(input, other, rtol, atol, equal_nan)
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('allclose', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('allclose', 'other', 2, 'Tensor', other)
+    if rtol.__class__ is not float and not _is_double(rtol):
+        raise _bad_arg('allclose', 'rtol', 3, 'float', rtol)
+    if atol.__class__ is not float and not _is_double(atol):
+        raise _bad_arg('allclose', 'atol', 4, 'float', atol)
+    if equal_nan.__class__ is not bool:
+        raise _bad_arg('allclose', 'equal_nan', 5, 'bool', equal_nan)
+    return _op_allclose_default(input, other, rtol, atol, equal_nan)
+
+def exp2(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('exp2', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('exp2', 'out', None, 'Tensor', out)
+        return _op_exp2_out(input, out=out)
+    return _op_exp2_default(input)
+
+def exp2_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
+    return _op_exp2__default(input)
+
+def expm1(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('expm1', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('expm1', 'out', None, 'Tensor', out)
+        return _op_expm1_out(input, out=out)
+    return _op_expm1_default(input)
+
+def expm1_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
+    return _op_expm1__default(input)
+
+def log1p(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('log1p', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log1p', 'out', None, 'Tensor', out)
+        return _op_log1p_out(input, out=out)
+    return _op_log1p_default(input)
+
+def log1p_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
+    return _op_log1p__default(input)
+
+def log2(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('log2', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log2', 'out', None, 'Tensor', out)
+        return _op_log2_out(input, out=out)
+    return _op_log2_default(input)
+
+def log2_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
+    return _op_log2__default(input)
+
+def log10(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('log10', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log10', 'out', None, 'Tensor', out)
+        return _op_log10_out(input, out=out)
+    return _op_log10_default(input)
+
+def log10_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
+    return _op_log10__default(input)
+
+def sign(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sign', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sign', 'out', None, 'Tensor', out)
+        return _op_sign_out(input, out=out)
+    return _op_sign_default(input)
+
+def sgn(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sgn', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sgn', 'out', None, 'Tensor', out)
+        return _op_sgn_out(input, out=out)
+    return _op_sgn_default(input)
+
+def floor(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('floor', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('floor', 'out', None, 'Tensor', out)
+        return _op_floor_out(input, out=out)
+    return _op_floor_default(input)
+
+def floor_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
+    return _op_floor__default(input)
+
+def ceil(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ceil', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ceil', 'out', None, 'Tensor', out)
+        return _op_ceil_out(input, out=out)
+    return _op_ceil_default(input)
+
+def ceil_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
+    return _op_ceil__default(input)
+
+def _round_c0(input, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    return s
+
+def _round_b0(input, *, out=None):
+    if out is not None:
+        return _op_round_out(input, out=out)
+    return _op_round_default(input)
+
+def _round_c1(input, *, decimals, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(decimals):
+        return None
+    return s
+
+def _round_b1(input, *, decimals, out=None):
+    if out is not None:
+        return _op_round_decimals_out(input, decimals=decimals, out=out)
+    return _op_round_decimals(input, decimals=decimals)
+
+_round_ovs = ((_round_c0, _round_b0), (_round_c1, _round_b1),)
+_round_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, *, int decimals, Tensor out = None)')
+
+def round(*args, **kwargs):
+    best = None
+    for c, b in _round_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('round', args, kwargs, _round_sigs, False)
+
+def _round__c0(input):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    return s
+
+def _round__b0(input):
+    return _op_round__default(input)
+
+def _round__c1(input, *, decimals):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(decimals):
+        return None
+    return s
+
+def _round__b1(input, *, decimals):
+    return _op_round__decimals(input, decimals=decimals)
+
+_round__ovs = ((_round__c0, _round__b0), (_round__c1, _round__b1),)
+_round__sigs = ('(Tensor input)', '(Tensor input, *, int decimals)')
+
+def round_(*args, **kwargs):
+    best = None
+    for c, b in _round__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('round_', args, kwargs, _round__sigs, False)
+
+def trunc(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('trunc', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('trunc', 'out', None, 'Tensor', out)
+        return _op_trunc_out(input, out=out)
+    return _op_trunc_default(input)
+
+def trunc_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
+    return _op_trunc__default(input)
+
+def frac(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('frac', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('frac', 'out', None, 'Tensor', out)
+        return _op_frac_out(input, out=out)
+    return _op_frac_default(input)
+
+def frac_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
+    return _op_frac__default(input)
+
+def reciprocal(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('reciprocal', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('reciprocal', 'out', None, 'Tensor', out)
+        return _op_reciprocal_out(input, out=out)
+    return _op_reciprocal_default(input)
+
+def reciprocal_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
+    return _op_reciprocal__default(input)
+
+def square(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('square', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('square', 'out', None, 'Tensor', out)
+        return _op_square_out(input, out=out)
+    return _op_square_default(input)
+
+def square_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('square_', 'input', 1, 'Tensor', input)
+    return _op_square__default(input)
+
+def erf(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('erf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('erf', 'out', None, 'Tensor', out)
+        return _op_erf_out(input, out=out)
+    return _op_erf_default(input)
+
+def erf_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
+    return _op_erf__default(input)
+
+def erfc(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('erfc', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('erfc', 'out', None, 'Tensor', out)
+        return _op_erfc_out(input, out=out)
+    return _op_erfc_default(input)
+
+def erfc_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
+    return _op_erfc__default(input)
+
+def erfinv(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('erfinv', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('erfinv', 'out', None, 'Tensor', out)
+        return _op_erfinv_out(input, out=out)
+    return _op_erfinv_default(input)
+
+def asin(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('asin', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('asin', 'out', None, 'Tensor', out)
+        return _op_asin_out(input, out=out)
+    return _op_asin_default(input)
+
+def asin_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
+    return _op_asin__default(input)
+
+def acos(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('acos', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('acos', 'out', None, 'Tensor', out)
+        return _op_acos_out(input, out=out)
+    return _op_acos_default(input)
+
+def acos_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
+    return _op_acos__default(input)
+
+def atan(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('atan', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('atan', 'out', None, 'Tensor', out)
+        return _op_atan_out(input, out=out)
+    return _op_atan_default(input)
+
+def atan_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
+    return _op_atan__default(input)
+
+def sinh(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sinh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sinh', 'out', None, 'Tensor', out)
+        return _op_sinh_out(input, out=out)
+    return _op_sinh_default(input)
+
+def sinh_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
+    return _op_sinh__default(input)
+
+def cosh(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cosh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cosh', 'out', None, 'Tensor', out)
+        return _op_cosh_out(input, out=out)
+    return _op_cosh_default(input)
+
+def cosh_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
+    return _op_cosh__default(input)
+
+def tan(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tan', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('tan', 'out', None, 'Tensor', out)
+        return _op_tan_out(input, out=out)
+    return _op_tan_default(input)
+
+def tan_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
+    return _op_tan__default(input)
+
+def asinh(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('asinh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('asinh', 'out', None, 'Tensor', out)
+        return _op_asinh_out(input, out=out)
+    return _op_asinh_default(input)
+
+def asinh_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
+    return _op_asinh__default(input)
+
+def acosh(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('acosh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('acosh', 'out', None, 'Tensor', out)
+        return _op_acosh_out(input, out=out)
+    return _op_acosh_default(input)
+
+def acosh_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
+    return _op_acosh__default(input)
+
+def atanh(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('atanh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('atanh', 'out', None, 'Tensor', out)
+        return _op_atanh_out(input, out=out)
+    return _op_atanh_default(input)
+
+def atanh_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
+    return _op_atanh__default(input)
+
+def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nan_to_num', 'input', 1, 'Tensor', input)
+    if nan is not None and nan.__class__ is not float and not _is_double(nan):
+        raise _bad_arg('nan_to_num', 'nan', 2, 'float', nan)
+    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
+        raise _bad_arg('nan_to_num', 'posinf', 3, 'float', posinf)
+    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
+        raise _bad_arg('nan_to_num', 'neginf', 4, 'float', neginf)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
+        return _op_nan_to_num_out(input, nan, posinf, neginf, out=out)
+    return _op_nan_to_num_default(input, nan, posinf, neginf)
+
+def nan_to_num_(input, nan=None, posinf=None, neginf=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nan_to_num_', 'input', 1, 'Tensor', input)
+    if nan is not None and nan.__class__ is not float and not _is_double(nan):
+        raise _bad_arg('nan_to_num_', 'nan', 2, 'float', nan)
+    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
+        raise _bad_arg('nan_to_num_', 'posinf', 3, 'float', posinf)
+    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
+        raise _bad_arg('nan_to_num_', 'neginf', 4, 'float', neginf)
+    return _op_nan_to_num__default(input, nan, posinf, neginf)
+
+def logit(input, eps=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logit', 'input', 1, 'Tensor', input)
+    if eps is not None and eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('logit', 'eps', 2, 'float', eps)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logit', 'out', None, 'Tensor', out)
+        return _op_logit_out(input, eps, out=out)
+    return _op_logit_default(input, eps)
+
+def logit_(input, eps=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logit_', 'input', 1, 'Tensor', input)
+    if eps is not None and eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('logit_', 'eps', 2, 'float', eps)
+    return _op_logit__default(input, eps)
+
+def hypot(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('hypot', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('hypot', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('hypot', 'out', None, 'Tensor', out)
+        return _op_hypot_out(input, other, out=out)
+    return _op_hypot_default(input, other)
+
+def atan2(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('atan2', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('atan2', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('atan2', 'out', None, 'Tensor', out)
+        return _op_atan2_out(input, other, out=out)
+    return _op_atan2_default(input, other)
+
+def _lerp_c0(input, end, weight, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(end, TensorImpl):
+        return None
+    if not _is_num(weight):
+        if not (isinstance(weight, TensorImpl) and weight.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _lerp_b0(input, end, weight, *, out=None):
+    if out is not None:
+        return _op_lerp_Scalar_out(input, end, weight, out=out)
+    return _op_lerp_Scalar(input, end, weight)
+
+def _lerp_c1(input, end, weight, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(end, TensorImpl):
+        return None
+    if not isinstance(weight, TensorImpl):
+        return None
+    return s
+
+def _lerp_b1(input, end, weight, *, out=None):
+    if out is not None:
+        return _op_lerp_Tensor_out(input, end, weight, out=out)
+    return _op_lerp_Tensor(input, end, weight)
+
+_lerp_ovs = ((_lerp_c0, _lerp_b0), (_lerp_c1, _lerp_b1),)
+_lerp_sigs = ('(Tensor input, Tensor end, Scalar weight, *, Tensor out = None)', '(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)')
+
+def lerp(*args, **kwargs):
+    best = None
+    for c, b in _lerp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('lerp', args, kwargs, _lerp_sigs, False)
+
+def fmod(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fmod', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('fmod', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('fmod', 'out', None, 'Tensor', out)
+        return _op_fmod_Tensor_out(input, other, out=out)
+    return _op_fmod_Tensor(input, other)
+
+def maximum(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('maximum', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('maximum', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('maximum', 'out', None, 'Tensor', out)
+        return _op_maximum_out(input, other, out=out)
+    return _op_maximum_default(input, other)
+
+def minimum(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('minimum', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('minimum', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('minimum', 'out', None, 'Tensor', out)
+        return _op_minimum_out(input, other, out=out)
+    return _op_minimum_default(input, other)
+
+def fmax(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fmax', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fmax', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('fmax', 'out', None, 'Tensor', out)
+        return _op_fmax_out(input, other, out=out)
+    return _op_fmax_default(input, other)
+
+def fmin(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fmin', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fmin', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('fmin', 'out', None, 'Tensor', out)
+        return _op_fmin_out(input, other, out=out)
+    return _op_fmin_default(input, other)
+
+def isnan(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
+    return _op_isnan_default(input)
+
+def isinf(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
+    return _op_isinf_default(input)
+
+def isfinite(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
+    return _op_isfinite_default(input)
+
+def isposinf(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isposinf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('isposinf', 'out', None, 'Tensor', out)
+        return _op_isposinf_out(input, out=out)
+    return _op_isposinf_default(input)
+
+def isneginf(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isneginf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('isneginf', 'out', None, 'Tensor', out)
+        return _op_isneginf_out(input, out=out)
+    return _op_isneginf_default(input)
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addcmul', 'input', 1, 'Tensor', input)
+    if tensor1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addcmul', 'tensor1', 2, 'Tensor', tensor1)
+    if tensor2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addcmul', 'tensor2', 3, 'Tensor', tensor2)
+    if out is None and value.__class__ is int and value == 1:
+        return _op_addcmul_default(input, tensor1, tensor2)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('addcmul', 'value', None, 'Number', value)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addcmul', 'out', None, 'Tensor', out)
+        return _op_addcmul_out(input, tensor1, tensor2, value=value, out=out)
+    return _op_addcmul_default(input, tensor1, tensor2, value=value)
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addcdiv', 'input', 1, 'Tensor', input)
+    if tensor1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addcdiv', 'tensor1', 2, 'Tensor', tensor1)
+    if tensor2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addcdiv', 'tensor2', 3, 'Tensor', tensor2)
+    if out is None and value.__class__ is int and value == 1:
+        return _op_addcdiv_default(input, tensor1, tensor2)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('addcdiv', 'value', None, 'Number', value)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addcdiv', 'out', None, 'Tensor', out)
+        return _op_addcdiv_out(input, tensor1, tensor2, value=value, out=out)
+    return _op_addcdiv_default(input, tensor1, tensor2, value=value)
+
+def xlogy(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('xlogy', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('xlogy', 'other', 2, 'Tensor', other)
+    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+        raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
+        return _op_xlogy_OutTensor(input, other, out=out)
+    return _op_xlogy_Tensor(input, other)
+
+def xlogy_(input, other):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('xlogy_', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('xlogy_', 'other', 2, 'Tensor', other)
+    return _op_xlogy__Tensor(input, other)
+
+def logaddexp(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logaddexp', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logaddexp', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logaddexp', 'out', None, 'Tensor', out)
+        return _op_logaddexp_out(input, other, out=out)
+    return _op_logaddexp_default(input, other)
+
+def arcsin(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arcsin', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('arcsin', 'out', None, 'Tensor', out)
+        return _op_arcsin_out(input, out=out)
+    return _op_arcsin_default(input)
+
+def arcsin_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
+    return _op_arcsin__default(input)
+
+def arccos(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arccos', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('arccos', 'out', None, 'Tensor', out)
+        return _op_arccos_out(input, out=out)
+    return _op_arccos_default(input)
+
+def arccos_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
+    return _op_arccos__default(input)
+
+def arctan(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arctan', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('arctan', 'out', None, 'Tensor', out)
+        return _op_arctan_out(input, out=out)
+    return _op_arctan_default(input)
+
+def arctan_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
+    return _op_arctan__default(input)
+
+def arcsinh(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arcsinh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('arcsinh', 'out', None, 'Tensor', out)
+        return _op_arcsinh_out(input, out=out)
+    return _op_arcsinh_default(input)
+
+def arcsinh_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
+    return _op_arcsinh__default(input)
+
+def arccosh(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arccosh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('arccosh', 'out', None, 'Tensor', out)
+        return _op_arccosh_out(input, out=out)
+    return _op_arccosh_default(input)
+
+def arccosh_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
+    return _op_arccosh__default(input)
+
+def arctanh(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arctanh', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('arctanh', 'out', None, 'Tensor', out)
+        return _op_arctanh_out(input, out=out)
+    return _op_arctanh_default(input)
+
+def arctanh_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
+    return _op_arctanh__default(input)
+
+def arctan2(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arctan2', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('arctan2', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('arctan2', 'out', None, 'Tensor', out)
+        return _op_arctan2_out(input, other, out=out)
+    return _op_arctan2_default(input, other)
+
+def _clip_c0(input, min=None, max=None, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clip_b0(input, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clip_out(input, min, max, out=out)
+    return _op_clip_default(input, min, max)
+
+def _clip_c1(input, min=None, max=None, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if min is not None and not isinstance(min, TensorImpl):
+        return None
+    if max is not None and not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def _clip_b1(input, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clip_Tensor_out(input, min, max, out=out)
+    return _op_clip_Tensor(input, min, max)
+
+_clip_ovs = ((_clip_c0, _clip_b0), (_clip_c1, _clip_b1),)
+_clip_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+
+def clip(*args, **kwargs):
+    best = None
+    for c, b in _clip_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clip', args, kwargs, _clip_sigs, False)
+
+def _clip__c0(input, min=None, max=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clip__b0(input, min=None, max=None):
+    return _op_clip__default(input, min, max)
+
+def _clip__c1(input, min=None, max=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if min is not None and not isinstance(min, TensorImpl):
+        return None
+    if max is not None and not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def _clip__b1(input, min=None, max=None):
+    return _op_clip__Tensor(input, min, max)
+
+_clip__ovs = ((_clip__c0, _clip__b0), (_clip__c1, _clip__b1),)
+_clip__sigs = ('(Tensor input, Number? min = None, Number? max = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
+
+def clip_(*args, **kwargs):
+    best = None
+    for c, b in _clip__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clip_', args, kwargs, _clip__sigs, False)
+
+def _subtract_c0(input, other, *, alpha=1, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _subtract_b0(input, other, *, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_subtract_Tensor(input, other)
+    if out is not None:
+        return _op_subtract_out(input, other, alpha=alpha, out=out)
+    return _op_subtract_Tensor(input, other, alpha=alpha)
+
+def _subtract_c1(input, other, alpha=1):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not _is_num(other):
+        if not (isinstance(other, TensorImpl) and other.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _subtract_b1(input, other, alpha=1):
+    return _op_subtract_Scalar(input, other, alpha)
+
+_subtract_ovs = ((_subtract_c0, _subtract_b0), (_subtract_c1, _subtract_b1),)
+_subtract_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Scalar other, Scalar alpha = 1)')
+
+def subtract(*args, **kwargs):
+    best = None
+    for c, b in _subtract_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding', 'weight', 1, 'Tensor', weight)
+    if indices.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding', 'indices', 2, 'Tensor', indices)
+    if padding_idx.__class__ is not int and not _is_int(padding_idx):
+        raise _bad_arg('embedding', 'padding_idx', 3, 'int', padding_idx)
+    if scale_grad_by_freq.__class__ is not bool:
+        raise _bad_arg('embedding', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
+    if sparse.__class__ is not bool:
+        raise _bad_arg('embedding', 'sparse', 5, 'bool', sparse)
+    return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+def _embedding_bag_c0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
+    s = 0
+    if not isinstance(weight, TensorImpl):
+        return None
+    if not isinstance(indices, TensorImpl):
+        return None
+    if not isinstance(offsets, TensorImpl):
+        return None
+    if not isinstance(scale_grad_by_freq, bool):
+        return None
+    if not _is_int(mode):
+        return None
+    if not isinstance(sparse, bool):
+        return None
+    if per_sample_weights is not None and not isinstance(per_sample_weights, TensorImpl):
+        return None
+    if not isinstance(include_last_offset, bool):
+        return None
+    return s
+
+def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
+    return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
+
+def _embedding_bag_c1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
+    s = 0
+    if not isinstance(weight, TensorImpl):
+        return None
+    if not isinstance(indices, TensorImpl):
+        return None
+    if not isinstance(offsets, TensorImpl):
+        return None
+    if not isinstance(scale_grad_by_freq, bool):
+        return None
+    if not _is_int(mode):
+        return None
+    if not isinstance(sparse, bool):
+        return None
+    if per_sample_weights is not None and not isinstance(per_sample_weights, TensorImpl):
+        return None
+    if not isinstance(include_last_offset, bool):
+        return None
+    if padding_idx is not None and not _is_int(padding_idx):
+        return None
+    return s
+
+def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
+    return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+
+_embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0), (_embedding_bag_c1, _embedding_bag_b1),)
+_embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor? per_sample_weights = None, bool include_last_offset = False)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx)')
+
+def embedding_bag(*args, **kwargs):
+    best = None
+    for c, b in _embedding_bag_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('embedding_bag', args, kwargs, _embedding_bag_sigs, False)
+
+def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_embedding_bag', 'weight', 1, 'Tensor', weight)
+    if indices.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_embedding_bag', 'indices', 2, 'Tensor', indices)
+    if offsets.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_embedding_bag', 'offsets', 3, 'Tensor', offsets)
+    if scale_grad_by_freq.__class__ is not bool:
+        raise _bad_arg('_embedding_bag', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
+    if mode.__class__ is not int and not _is_int(mode):
+        raise _bad_arg('_embedding_bag', 'mode', 5, 'int', mode)
+    if sparse.__class__ is not bool:
+        raise _bad_arg('_embedding_bag', 'sparse', 6, 'bool', sparse)
+    if per_sample_weights is not None and per_sample_weights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_embedding_bag', 'per_sample_weights', 7, 'Tensor', per_sample_weights)
+    if include_last_offset.__class__ is not bool:
+        raise _bad_arg('_embedding_bag', 'include_last_offset', 8, 'bool', include_last_offset)
+    if padding_idx.__class__ is not int and not _is_int(padding_idx):
+        raise _bad_arg('_embedding_bag', 'padding_idx', 9, 'int', padding_idx)
+    return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding_renorm_', 'input', 1, 'Tensor', input)
+    if indices.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding_renorm_', 'indices', 2, 'Tensor', indices)
+    if max_norm.__class__ is not float and not _is_double(max_norm):
+        raise _bad_arg('embedding_renorm_', 'max_norm', 3, 'float', max_norm)
+    if norm_type.__class__ is not float and not _is_double(norm_type):
+        raise _bad_arg('embedding_renorm_', 'norm_type', 4, 'float', norm_type)
+    return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gather', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('gather', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gather', 'index', 3, 'Tensor', index)
+    if out is None and sparse_grad is False:
+        return _op_gather_default(input, dim, index)
+    if sparse_grad.__class__ is not bool:
+        raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('gather', 'out', None, 'Tensor', out)
+        return _op_gather_out(input, dim, index, sparse_grad=sparse_grad, out=out)
+    return _op_gather_default(input, dim, index, sparse_grad=sparse_grad)
+
+def _scatter_c0(input, dim, index, src, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not isinstance(src, TensorImpl):
+        return None
+    return s
+
+def _scatter_b0(input, dim, index, src, *, out=None):
+    if out is not None:
+        return _op_scatter_src_out(input, dim, index, src, out=out)
+    return _op_scatter_src(input, dim, index, src)
+
+def _scatter_c1(input, dim, index, value, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _scatter_b1(input, dim, index, value, *, out=None):
+    if out is not None:
+        return _op_scatter_value_out(input, dim, index, value, out=out)
+    return _op_scatter_value(input, dim, index, value)
+
+def _scatter_c2(input, dim, index, src, *, reduce, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not isinstance(src, TensorImpl):
+        return None
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def _scatter_b2(input, dim, index, src, *, reduce, out=None):
+    if out is not None:
+        return _op_scatter_reduce_out(input, dim, index, src, reduce=reduce, out=out)
+    return _op_scatter_reduce(input, dim, index, src, reduce=reduce)
+
+def _scatter_c3(input, dim, index, value, *, reduce, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def _scatter_b3(input, dim, index, value, *, reduce, out=None):
+    if out is not None:
+        return _op_scatter_value_reduce_out(input, dim, index, value, reduce=reduce, out=out)
+    return _op_scatter_value_reduce(input, dim, index, value, reduce=reduce)
+
+_scatter_ovs = ((_scatter_c0, _scatter_b0), (_scatter_c1, _scatter_b1), (_scatter_c2, _scatter_b2), (_scatter_c3, _scatter_b3),)
+_scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
+
+def scatter(*args, **kwargs):
+    best = None
+    for c, b in _scatter_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('scatter', args, kwargs, _scatter_sigs, False)
+
+def scatter_add(input, dim, index, src, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_add', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_add', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_add', 'index', 3, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_add', 'src', 4, 'Tensor', src)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
+        return _op_scatter_add_out(input, dim, index, src, out=out)
+    return _op_scatter_add_default(input, dim, index, src)
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_reduce', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_reduce', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_reduce', 'index', 3, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_reduce', 'src', 4, 'Tensor', src)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter_reduce', 'reduce', 5, 'str', reduce)
+    if out is None and include_self is True:
+        return _op_scatter_reduce_two(input, dim, index, src, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('scatter_reduce', 'out', None, 'Tensor', out)
+        return _op_scatter_reduce_two_out(input, dim, index, src, reduce, include_self=include_self, out=out)
+    return _op_scatter_reduce_two(input, dim, index, src, reduce, include_self=include_self)
+
+def index_select(input, dim, index, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_select', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_select', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_select', 'index', 3, 'Tensor', index)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('index_select', 'out', None, 'Tensor', out)
+        return _op_index_select_out(input, dim, index, out=out)
+    return _op_index_select_default(input, dim, index)
+
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_add', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_add', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_add', 'index', 3, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_add', 'source', 4, 'Tensor', source)
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_index_add_default(input, dim, index, source)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('index_add', 'out', None, 'Tensor', out)
+        return _op_index_add_out(input, dim, index, source, alpha=alpha, out=out)
+    return _op_index_add_default(input, dim, index, source, alpha=alpha)
+
+def index_copy(input, dim, index, source, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_copy', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_copy', 'index', 3, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_copy', 'source', 4, 'Tensor', source)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
+        return _op_index_copy_out(input, dim, index, source, out=out)
+    return _op_index_copy_default(input, dim, index, source)
+
+def _index_fill_c0(input, dim, index, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _index_fill_b0(input, dim, index, value):
+    return _op_index_fill_int_Scalar(input, dim, index, value)
+
+def _index_fill_c1(input, dim, index, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def _index_fill_b1(input, dim, index, value):
+    return _op_index_fill_int_Tensor(input, dim, index, value)
+
+_index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fill_b1),)
+_index_fill_sigs = ('(Tensor input, int dim, Tensor index, Scalar value)', '(Tensor input, int dim, Tensor index, Tensor value)')
+
+def index_fill(*args, **kwargs):
+    best = None
+    for c, b in _index_fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('index_fill', args, kwargs, _index_fill_sigs, False)
+
+def _masked_fill_c0(input, mask, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(mask, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _masked_fill_b0(input, mask, value):
+    return _op_masked_fill_Scalar(input, mask, value)
+
+def _masked_fill_c1(input, mask, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(mask, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def _masked_fill_b1(input, mask, value):
+    return _op_masked_fill_Tensor(input, mask, value)
+
+_masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _masked_fill_b1),)
+_masked_fill_sigs = ('(Tensor input, Tensor mask, Scalar value)', '(Tensor input, Tensor mask, Tensor value)')
+
+def masked_fill(*args, **kwargs):
+    best = None
+    for c, b in _masked_fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('masked_fill', args, kwargs, _masked_fill_sigs, False)
+
+def masked_select(input, mask, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_select', 'input', 1, 'Tensor', input)
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_select', 'mask', 2, 'Tensor', mask)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
+        return _op_masked_select_out(input, mask, out=out)
+    return _op_masked_select_default(input, mask)
+
+def masked_scatter(input, mask, source):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_scatter', 'input', 1, 'Tensor', input)
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_scatter', 'mask', 2, 'Tensor', mask)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_scatter', 'source', 3, 'Tensor', source)
+    return _op_masked_scatter_default(input, mask, source)
+
+def take(input, index, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('take', 'input', 1, 'Tensor', input)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('take', 'index', 2, 'Tensor', index)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('take', 'out', None, 'Tensor', out)
+        return _op_take_out(input, index, out=out)
+    return _op_take_default(input, index)
+
+def take_along_dim(input, indices, dim=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('take_along_dim', 'input', 1, 'Tensor', input)
+    if indices.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('take_along_dim', 'indices', 2, 'Tensor', indices)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('take_along_dim', 'dim', 3, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
+        return _op_take_along_dim_out(input, indices, dim, out=out)
+    return _op_take_along_dim_default(input, indices, dim)
+
+def nonzero(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nonzero', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
+        return _op_nonzero_out(input, out=out)
+    return _op_nonzero_default(input)
+
+def argwhere(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
+    return _op_argwhere_default(input)
+
+def put(input, index, source, accumulate=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put', 'input', 1, 'Tensor', input)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put', 'index', 2, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put', 'source', 3, 'Tensor', source)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('put', 'accumulate', 4, 'bool', accumulate)
+    return _op_put_default(input, index, source, accumulate)
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_reduce', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce', 'index', 3, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce', 'source', 4, 'Tensor', source)
+    if reduce.__class__ is not str:
+        raise _bad_arg('index_reduce', 'reduce', 5, 'str', reduce)
+    if out is None and include_self is True:
+        return _op_index_reduce_default(input, dim, index, source, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
+        return _op_index_reduce_out(input, dim, index, source, reduce, include_self=include_self, out=out)
+    return _op_index_reduce_default(input, dim, index, source, reduce, include_self=include_self)
+
+def index(input, indices):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index', 'input', 1, 'Tensor', input)
+    return _op_index_Tensor(input, indices)
+
+def index_put_(input, indices, values, accumulate=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_put_', 'input', 1, 'Tensor', input)
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_put_', 'values', 3, 'Tensor', values)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('index_put_', 'accumulate', 4, 'bool', accumulate)
+    return _op_index_put__default(input, indices, values, accumulate)
+
+def index_put(input, indices, values, accumulate=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_put', 'values', 3, 'Tensor', values)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
+    return _op_index_put_default(input, indices, values, accumulate)
+
+def pixel_shuffle(input, upscale_factor):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
+    if upscale_factor.__class__ is not int and not _is_int(upscale_factor):
+        raise _bad_arg('pixel_shuffle', 'upscale_factor', 2, 'int', upscale_factor)
+    return _op_pixel_shuffle_default(input, upscale_factor)
+
+def pixel_unshuffle(input, downscale_factor):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('pixel_unshuffle', 'input', 1, 'Tensor', input)
+    if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
+        raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
+    return _op_pixel_unshuffle_default(input, downscale_factor)
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('grid_sampler', 'input', 1, 'Tensor', input)
+    if grid.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('grid_sampler', 'grid', 2, 'Tensor', grid)
+    if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
+        raise _bad_arg('grid_sampler', 'interpolation_mode', 3, 'int', interpolation_mode)
+    if padding_mode.__class__ is not int and not _is_int(padding_mode):
+        raise _bad_arg('grid_sampler', 'padding_mode', 4, 'int', padding_mode)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('grid_sampler', 'align_corners', 5, 'bool', align_corners)
+    return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('grid_sampler_2d', 'input', 1, 'Tensor', input)
+    if grid.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('grid_sampler_2d', 'grid', 2, 'Tensor', grid)
+    if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
+        raise _bad_arg('grid_sampler_2d', 'interpolation_mode', 3, 'int', interpolation_mode)
+    if padding_mode.__class__ is not int and not _is_int(padding_mode):
+        raise _bad_arg('grid_sampler_2d', 'padding_mode', 4, 'int', padding_mode)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('grid_sampler_2d', 'align_corners', 5, 'bool', align_corners)
+    return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
+
+def inverse(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inverse', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('inverse', 'out', None, 'Tensor', out)
+        return _op_inverse_out(input, out=out)
+    return _op_inverse_default(input)
+
+def det(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('det', 'input', 1, 'Tensor', input)
+    return _op_det_default(input)
+
+def slogdet(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('slogdet', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
+    return _rt_slogdet(*_op_slogdet_default(input))
+
+def logdet(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
+    return _op_logdet_default(input)
+
+def cholesky(input, upper=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cholesky', 'input', 1, 'Tensor', input)
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky', 'upper', 2, 'bool', upper)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
+        return _op_cholesky_out(input, upper, out=out)
+    return _op_cholesky_default(input, upper)
+
+def qr(input, some=True, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('qr', 'input', 1, 'Tensor', input)
+    if some.__class__ is not bool:
+        raise _bad_arg('qr', 'some', 2, 'bool', some)
+    if out is not None:
+        return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
+    return _rt_qr(*_op_qr_default(input, some))
+
+def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None):
+    if A.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_linalg_svd', 'A', 1, 'Tensor', A)
+    if full_matrices.__class__ is not bool:
+        raise _bad_arg('_linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
+    if compute_uv.__class__ is not bool:
+        raise _bad_arg('_linalg_svd', 'compute_uv', 3, 'bool', compute_uv)
+    if out is None and driver is None:
+        return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
+    if driver is not None and driver.__class__ is not str:
+        raise _bad_arg('_linalg_svd', 'driver', None, 'str', driver)
+    if out is not None:
+        return _rt__linalg_svd(*_op__linalg_svd_U(A, full_matrices, compute_uv, driver=driver, U=out[0], S=out[1], Vh=out[2]))
+    return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv, driver=driver))
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('svd', 'input', 1, 'Tensor', input)
+    if some.__class__ is not bool:
+        raise _bad_arg('svd', 'some', 2, 'bool', some)
+    if compute_uv.__class__ is not bool:
+        raise _bad_arg('svd', 'compute_uv', 3, 'bool', compute_uv)
+    if out is not None:
+        return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+    return _rt_svd(*_op_svd_default(input, some, compute_uv))
+
+def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
+    if A.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_linalg_eigh', 'A', 1, 'Tensor', A)
+    if UPLO.__class__ is not str:
+        raise _bad_arg('_linalg_eigh', 'UPLO', 2, 'str', UPLO)
+    if compute_v.__class__ is not bool:
+        raise _bad_arg('_linalg_eigh', 'compute_v', 3, 'bool', compute_v)
+    if out is not None:
+        return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
+    return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
+
+def pinverse(input, rcond=1e-15):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
+    if rcond.__class__ is not float and not _is_double(rcond):
+        raise _bad_arg('pinverse', 'rcond', 2, 'float', rcond)
+    return _op_pinverse_default(input, rcond)
+
+def matrix_power(input, n, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('matrix_power', 'input', 1, 'Tensor', input)
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('matrix_power', 'n', 2, 'int', n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
+        return _op_matrix_power_out(input, n, out=out)
+    return _op_matrix_power_default(input, n)
+
+def matrix_exp(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
+    return _op_matrix_exp_default(input)
+
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cholesky_solve', 'input', 1, 'Tensor', input)
+    if input2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cholesky_solve', 'input2', 2, 'Tensor', input2)
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky_solve', 'upper', 3, 'bool', upper)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
+        return _op_cholesky_solve_out(input, input2, upper, out=out)
+    return _op_cholesky_solve_default(input, input2, upper)
+
+def cholesky_inverse(input, upper=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cholesky_inverse', 'input', 1, 'Tensor', input)
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky_inverse', 'upper', 2, 'bool', upper)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
+        return _op_cholesky_inverse_out(input, upper, out=out)
+    return _op_cholesky_inverse_default(input, upper)
+
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
+    if A.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('triangular_solve', 'A', 2, 'Tensor', A)
+    if upper.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'upper', 3, 'bool', upper)
+    if transpose.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'transpose', 4, 'bool', transpose)
+    if unitriangular.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'unitriangular', 5, 'bool', unitriangular)
+    return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if unpack_data.__class__ is not bool:
+        raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
+    if unpack_pivots.__class__ is not bool:
+        raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
+    if out is not None:
+        return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
+    return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
+
+def _lu_with_info(input, pivot=True, check_errors=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
+    if pivot.__class__ is not bool:
+        raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
+    if check_errors.__class__ is not bool:
+        raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
+    return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
+
+def lu_solve(input, LU_data, LU_pivots, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(input, LU_data, LU_pivots)
+
+def geqrf(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(input))
+
+def vdot(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(input, other, out=out)
+    return _op_vdot_default(input, other)
+
+def bilinear(input1, input2, weight, bias=None):
+    if input1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bilinear', 'input1', 1, 'Tensor', input1)
+    if input2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bilinear', 'input2', 2, 'Tensor', input2)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bilinear', 'weight', 3, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bilinear', 'bias', 4, 'Tensor', bias)
+    return _op_bilinear_default(input1, input2, weight, bias)
+
+def mm(input, mat2, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mm', 'input', 1, 'Tensor', input)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mm', 'mat2', 2, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mm', 'out', None, 'Tensor', out)
+        return _op_mm_out(input, mat2, out=out)
+    return _op_mm_default(input, mat2)
+
+def bmm(input, mat2, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bmm', 'mat2', 2, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bmm', 'out', None, 'Tensor', out)
+        return _op_bmm_out(input, mat2, out=out)
+    return _op_bmm_default(input, mat2)
+
+def mv(input, vec, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mv', 'input', 1, 'Tensor', input)
+    if vec.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mv', 'vec', 2, 'Tensor', vec)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mv', 'out', None, 'Tensor', out)
+        return _op_mv_out(input, vec, out=out)
+    return _op_mv_default(input, vec)
+
+def dot(input, tensor, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dot', 'input', 1, 'Tensor', input)
+    if tensor.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dot', 'tensor', 2, 'Tensor', tensor)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('dot', 'out', None, 'Tensor', out)
+        return _op_dot_out(input, tensor, out=out)
+    return _op_dot_default(input, tensor)
+
+def matmul(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('matmul', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('matmul', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('matmul', 'out', None, 'Tensor', out)
+        return _op_matmul_out(input, other, out=out)
+    return _op_matmul_default(input, other)
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
+    if mat1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'mat1', 2, 'Tensor', mat1)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'mat2', 3, 'Tensor', mat2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmm_default(input, mat1, mat2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addmm', 'out', None, 'Tensor', out)
+        return _op_addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
+
+def trace(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('trace', 'input', 1, 'Tensor', input)
+    return _op_trace_default(input)
+
+def outer(input, vec2, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('outer', 'input', 1, 'Tensor', input)
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('outer', 'vec2', 2, 'Tensor', vec2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('outer', 'out', None, 'Tensor', out)
+        return _op_outer_out(input, vec2, out=out)
+    return _op_outer_default(input, vec2)
+
+def ger(input, vec2, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ger', 'input', 1, 'Tensor', input)
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ger', 'vec2', 2, 'Tensor', vec2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ger', 'out', None, 'Tensor', out)
+        return _op_ger_out(input, vec2, out=out)
+    return _op_ger_default(input, vec2)
+
+def kron(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('kron', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('kron', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('kron', 'out', None, 'Tensor', out)
+        return _op_kron_out(input, other, out=out)
+    return _op_kron_default(input, other)
+
+def cross(input, other, dim=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cross', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cross', 'other', 2, 'Tensor', other)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cross', 'dim', 3, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cross', 'out', None, 'Tensor', out)
+        return _op_cross_out(input, other, dim, out=out)
+    return _op_cross_default(input, other, dim)
+
+def einsum(equation, tensors, *, path=None):
+    if equation.__class__ is not str:
+        raise _bad_arg('einsum', 'equation', 1, 'str', equation)
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('einsum', 'tensors', 2, tensors)
+    if path is None:
+        return _op_einsum_default(equation, tensors)
+    if path is not None and not _is_intseq(path):
+        raise _bad_arg('einsum', 'path', None, 'tuple of ints', path)
+    return _op_einsum_default(equation, tensors, path=path)
+
+def tensordot(input, other, dims_self, dims_other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tensordot', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tensordot', 'other', 2, 'Tensor', other)
+    if not _is_intseq(dims_self):
+        raise _bad_arg('tensordot', 'dims_self', 3, 'tuple of ints', dims_self)
+    if not _is_intseq(dims_other):
+        raise _bad_arg('tensordot', 'dims_other', 4, 'tuple of ints', dims_other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('tensordot', 'out', None, 'Tensor', out)
+        return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
+    return _op_tensordot_default(input, other, dims_self, dims_other)
+
+def __ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    s = 0
+    if not isinstance(log_probs, TensorImpl):
+        return None
+    if not isinstance(targets, TensorImpl):
+        return None
+    if not isinstance(input_lengths, TensorImpl):
+        return None
+    if not isinstance(target_lengths, TensorImpl):
+        return None
+    if not _is_int(blank):
+        return None
+    if not isinstance(zero_infinity, bool):
+        return None
+    return s
+
+def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+def __ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    s = 0
+    if not isinstance(log_probs, TensorImpl):
+        return None
+    if not isinstance(targets, TensorImpl):
+        return None
+    if not _is_intseq(input_lengths):
+        return None
+    if not _is_intseq(target_lengths):
+        return None
+    if not _is_int(blank):
+        return None
+    if not isinstance(zero_infinity, bool):
+        return None
+    return s
+
+def __ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    return _op__ctc_loss_default(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+__ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0), (__ctc_loss_c1, __ctc_loss_b1),)
+__ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, bool zero_infinity = False)')
+
+def _ctc_loss(*args, **kwargs):
+    best = None
+    for c, b in __ctc_loss_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
+
+def kl_div(input, target, reduction=1, *, log_target=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
+    if target.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('kl_div', 'target', 2, 'Tensor', target)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('kl_div', 'reduction', 3, 'int', reduction)
+    if log_target is False:
+        return _op_kl_div_default(input, target, reduction)
+    if log_target.__class__ is not bool:
+        raise _bad_arg('kl_div', 'log_target', None, 'bool', log_target)
+    return _op_kl_div_default(input, target, reduction, log_target=log_target)
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('binary_cross_entropy_with_logits', 'input', 1, 'Tensor', input)
+    if target.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('binary_cross_entropy_with_logits', 'target', 2, 'Tensor', target)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('binary_cross_entropy_with_logits', 'weight', 3, 'Tensor', weight)
+    if pos_weight is not None and pos_weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('binary_cross_entropy_with_logits', 'pos_weight', 4, 'Tensor', pos_weight)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
+    return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+    if input1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('margin_ranking_loss', 'input1', 1, 'Tensor', input1)
+    if input2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('margin_ranking_loss', 'input2', 2, 'Tensor', input2)
+    if target.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('margin_ranking_loss', 'target', 3, 'Tensor', target)
+    if margin.__class__ is not float and not _is_double(margin):
+        raise _bad_arg('margin_ranking_loss', 'margin', 4, 'float', margin)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('margin_ranking_loss', 'reduction', 5, 'int', reduction)
+    return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('hinge_embedding_loss', 'target', 2, 'Tensor', target)
+    if margin.__class__ is not float and not _is_double(margin):
+        raise _bad_arg('hinge_embedding_loss', 'margin', 3, 'float', margin)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('hinge_embedding_loss', 'reduction', 4, 'int', reduction)
+    return _op_hinge_embedding_loss_default(input, target, margin, reduction)
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+    if input1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cosine_embedding_loss', 'input1', 1, 'Tensor', input1)
+    if input2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cosine_embedding_loss', 'input2', 2, 'Tensor', input2)
+    if target.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cosine_embedding_loss', 'target', 3, 'Tensor', target)
+    if margin.__class__ is not float and not _is_double(margin):
+        raise _bad_arg('cosine_embedding_loss', 'margin', 4, 'float', margin)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('cosine_embedding_loss', 'reduction', 5, 'int', reduction)
+    return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1):
+    if anchor.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('triplet_margin_loss', 'anchor', 1, 'Tensor', anchor)
+    if positive.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('triplet_margin_loss', 'positive', 2, 'Tensor', positive)
+    if negative.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('triplet_margin_loss', 'negative', 3, 'Tensor', negative)
+    if margin.__class__ is not float and not _is_double(margin):
+        raise _bad_arg('triplet_margin_loss', 'margin', 4, 'float', margin)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('triplet_margin_loss', 'p', 5, 'float', p)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('triplet_margin_loss', 'eps', 6, 'float', eps)
+    if swap.__class__ is not bool:
+        raise _bad_arg('triplet_margin_loss', 'swap', 7, 'bool', swap)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('triplet_margin_loss', 'reduction', 8, 'int', reduction)
+    return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('poisson_nll_loss', 'input', 1, 'Tensor', input)
+    if target.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('poisson_nll_loss', 'target', 2, 'Tensor', target)
+    if log_input.__class__ is not bool:
+        raise _bad_arg('poisson_nll_loss', 'log_input', 3, 'bool', log_input)
+    if full.__class__ is not bool:
+        raise _bad_arg('poisson_nll_loss', 'full', 4, 'bool', full)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('poisson_nll_loss', 'eps', 5, 'float', eps)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('poisson_nll_loss', 'reduction', 6, 'int', reduction)
+    return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
+
+def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    s = 0
+    if not isinstance(log_probs, TensorImpl):
+        return None
+    if not isinstance(targets, TensorImpl):
+        return None
+    if not _is_intseq(input_lengths):
+        return None
+    if not _is_intseq(target_lengths):
+        return None
+    if not _is_int(blank):
+        return None
+    if not _is_int(reduction):
+        return None
+    if not isinstance(zero_infinity, bool):
+        return None
+    return s
+
+def _ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    return _op_ctc_loss_IntList(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+
+def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    s = 0
+    if not isinstance(log_probs, TensorImpl):
+        return None
+    if not isinstance(targets, TensorImpl):
+        return None
+    if not isinstance(input_lengths, TensorImpl):
+        return None
+    if not isinstance(target_lengths, TensorImpl):
+        return None
+    if not _is_int(blank):
+        return None
+    if not _is_int(reduction):
+        return None
+    if not isinstance(zero_infinity, bool):
+        return None
+    return s
+
+def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+
+_ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0), (_ctc_loss_c1, _ctc_loss_b1),)
+_ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)')
+
+def ctc_loss(*args, **kwargs):
+    best = None
+    for c, b in _ctc_loss_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
+
+def norm_except_dim(v, pow=2, dim=0):
+    if v.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('norm_except_dim', 'v', 1, 'Tensor', v)
+    if pow.__class__ is not int and not _is_int(pow):
+        raise _bad_arg('norm_except_dim', 'pow', 2, 'int', pow)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('norm_except_dim', 'dim', 3, 'int', dim)
+    return _op_norm_except_dim_default(v, pow, dim)
+
+def _weight_norm(v, g, dim=0):
+    if v.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_weight_norm', 'v', 1, 'Tensor', v)
+    if g.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_weight_norm', 'g', 2, 'Tensor', g)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_weight_norm', 'dim', 3, 'int', dim)
+    return _op__weight_norm_default(v, g, dim)
+
+def _weight_norm_interface(v, g, dim=0):
+    if v.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_weight_norm_interface', 'v', 1, 'Tensor', v)
+    if g.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_weight_norm_interface', 'g', 2, 'Tensor', g)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_weight_norm_interface', 'dim', 3, 'int', dim)
+    return _op__weight_norm_interface_default(v, g, dim)
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('layer_norm', 'input', 1, 'Tensor', input)
+    if not _is_intseq(normalized_shape):
+        raise _bad_arg('layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('layer_norm', 'weight', 3, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('layer_norm', 'bias', 4, 'Tensor', bias)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('layer_norm', 'eps', 5, 'float', eps)
+    if cudnn_enable.__class__ is not bool:
+        raise _bad_arg('layer_norm', 'cudnn_enable', 6, 'bool', cudnn_enable)
+    return _op_layer_norm_default(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_layer_norm', 'input', 1, 'Tensor', input)
+    if not _is_intseq(normalized_shape):
+        raise _bad_arg('native_layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_layer_norm', 'weight', 3, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_layer_norm', 'bias', 4, 'Tensor', bias)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('native_layer_norm', 'eps', 5, 'float', eps)
+    return _op_native_layer_norm_default(input, normalized_shape, weight, bias, eps)
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_batch_norm', 'input', 1, 'Tensor', input)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_batch_norm', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_batch_norm', 'bias', 3, 'Tensor', bias)
+    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_batch_norm', 'running_mean', 4, 'Tensor', running_mean)
+    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_batch_norm', 'running_var', 5, 'Tensor', running_var)
+    if training.__class__ is not bool:
+        raise _bad_arg('native_batch_norm', 'training', 6, 'bool', training)
+    if momentum.__class__ is not float and not _is_double(momentum):
+        raise _bad_arg('native_batch_norm', 'momentum', 7, 'float', momentum)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('native_batch_norm', 'eps', 8, 'float', eps)
+    return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_group_norm', 'input', 1, 'Tensor', input)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_group_norm', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_group_norm', 'bias', 3, 'Tensor', bias)
+    if N.__class__ is not int and not _is_int(N):
+        raise _bad_arg('native_group_norm', 'N', 4, 'int', N)
+    if C.__class__ is not int and not _is_int(C):
+        raise _bad_arg('native_group_norm', 'C', 5, 'int', C)
+    if HxW.__class__ is not int and not _is_int(HxW):
+        raise _bad_arg('native_group_norm', 'HxW', 6, 'int', HxW)
+    if group.__class__ is not int and not _is_int(group):
+        raise _bad_arg('native_group_norm', 'group', 7, 'int', group)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('native_group_norm', 'eps', 8, 'float', eps)
+    return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('batch_norm', 'input', 1, 'Tensor', input)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('batch_norm', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('batch_norm', 'bias', 3, 'Tensor', bias)
+    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('batch_norm', 'running_mean', 4, 'Tensor', running_mean)
+    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('batch_norm', 'running_var', 5, 'Tensor', running_var)
+    if training.__class__ is not bool:
+        raise _bad_arg('batch_norm', 'training', 6, 'bool', training)
+    if momentum.__class__ is not float and not _is_double(momentum):
+        raise _bad_arg('batch_norm', 'momentum', 7, 'float', momentum)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('batch_norm', 'eps', 8, 'float', eps)
+    if cudnn_enabled.__class__ is not bool:
+        raise _bad_arg('batch_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
+    return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('group_norm', 'input', 1, 'Tensor', input)
+    if num_groups.__class__ is not int and not _is_int(num_groups):
+        raise _bad_arg('group_norm', 'num_groups', 2, 'int', num_groups)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('group_norm', 'weight', 3, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('group_norm', 'bias', 4, 'Tensor', bias)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('group_norm', 'eps', 5, 'float', eps)
+    if cudnn_enabled.__class__ is not bool:
+        raise _bad_arg('group_norm', 'cudnn_enabled', 6, 'bool', cudnn_enabled)
+    return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('instance_norm', 'input', 1, 'Tensor', input)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('instance_norm', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('instance_norm', 'bias', 3, 'Tensor', bias)
+    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('instance_norm', 'running_mean', 4, 'Tensor', running_mean)
+    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('instance_norm', 'running_var', 5, 'Tensor', running_var)
+    if use_input_stats.__class__ is not bool:
+        raise _bad_arg('instance_norm', 'use_input_stats', 6, 'bool', use_input_stats)
+    if momentum.__class__ is not float and not _is_double(momentum):
+        raise _bad_arg('instance_norm', 'momentum', 7, 'float', momentum)
+    if eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('instance_norm', 'eps', 8, 'float', eps)
+    if cudnn_enabled.__class__ is not bool:
+        raise _bad_arg('instance_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
+    return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rms_norm', 'input', 1, 'Tensor', input)
+    if not _is_intseq(normalized_shape):
+        raise _bad_arg('rms_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rms_norm', 'weight', 3, 'Tensor', weight)
+    if eps is not None and eps.__class__ is not float and not _is_double(eps):
+        raise _bad_arg('rms_norm', 'eps', 4, 'float', eps)
+    return _op_rms_norm_default(input, normalized_shape, weight, eps)
+
+def constant_pad_nd(input, pad, value=0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('constant_pad_nd', 'input', 1, 'Tensor', input)
+    if not _is_intseq(pad):
+        raise _bad_arg('constant_pad_nd', 'pad', 2, 'tuple of ints', pad)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('constant_pad_nd', 'value', 3, 'Number', value)
+    return _op_constant_pad_nd_default(input, pad, value)
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('max_pool1d_with_indices', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('max_pool1d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('max_pool1d_with_indices', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('max_pool1d_with_indices', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('max_pool1d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('max_pool1d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
+    return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('max_pool1d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('max_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('max_pool1d', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('max_pool1d', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('max_pool1d', 'dilation', 5, 'tuple of ints', dilation)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('max_pool1d', 'ceil_mode', 6, 'bool', ceil_mode)
+    return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('max_pool2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('max_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('max_pool2d', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('max_pool2d', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('max_pool2d', 'dilation', 5, 'tuple of ints', dilation)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('max_pool2d', 'ceil_mode', 6, 'bool', ceil_mode)
+    return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('avg_pool1d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('avg_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('avg_pool1d', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('avg_pool1d', 'padding', 4, 'tuple of ints', padding)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('avg_pool1d', 'ceil_mode', 5, 'bool', ceil_mode)
+    if count_include_pad.__class__ is not bool:
+        raise _bad_arg('avg_pool1d', 'count_include_pad', 6, 'bool', count_include_pad)
+    return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+def adaptive_avg_pool1d(input, output_size):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('adaptive_avg_pool1d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('adaptive_avg_pool1d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op_adaptive_avg_pool1d_default(input, output_size)
+
+def _adaptive_avg_pool2d(input, output_size):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('_adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op__adaptive_avg_pool2d_default(input, output_size)
+
+def adaptive_max_pool1d(input, output_size):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('adaptive_max_pool1d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('adaptive_max_pool1d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op_adaptive_max_pool1d_default(input, output_size)
+
+def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('max_pool3d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('max_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(stride):
+        raise _bad_arg('max_pool3d', 'stride', 3, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('max_pool3d', 'padding', 4, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('max_pool3d', 'dilation', 5, 'tuple of ints', dilation)
+    if ceil_mode.__class__ is not bool:
+        raise _bad_arg('max_pool3d', 'ceil_mode', 6, 'bool', ceil_mode)
+    return _op_max_pool3d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+def _adaptive_avg_pool3d(input, output_size):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('_adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
+    return _op__adaptive_avg_pool3d_default(input, output_size)
+
+def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -951,15 +4495,17 @@ def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requi
         return None
     return s
 
-def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_rand_out(size, out=out)
     r = _op_rand_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -971,16 +4517,18 @@ def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
         return None
     return s
 
-def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_rand_generator_out(size, generator=generator, out=out)
     r = _op_rand_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
-_rand_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_rand_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def rand(*args, **kwargs):
     best = None
@@ -997,7 +4545,7 @@ def rand(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('rand', args, kwargs, _rand_sigs, False)
 
-def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -1009,15 +4557,17 @@ def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requ
         return None
     return s
 
-def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_randn_out(size, out=out)
     r = _op_randn_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -1029,16 +4579,18 @@ def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory
         return None
     return s
 
-def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_randn_generator_out(size, generator=generator, out=out)
     r = _op_randn_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
-_randn_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randn_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def randn(*args, **kwargs):
     best = None
@@ -1055,7 +4607,7 @@ def randn(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('randn', args, kwargs, _randn_sigs, False)
 
-def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(high):
         return None
@@ -1067,7 +4619,9 @@ def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memor
         return None
     return s
 
-def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randint_out(high, size, out=out)
     r = _op_randint_default(high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -1091,7 +4645,7 @@ def _randint_b1(high, size, *, generator, dtype='long', layout=None, device=None
         r.requires_grad_()
     return r
 
-def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(low):
         return None
@@ -1105,7 +4659,9 @@ def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_
         return None
     return s
 
-def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randint_low_out(low, high, size, out=out)
     r = _op_randint_low(low, high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -1132,7 +4688,7 @@ def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device
     return r
 
 _randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randint_c2, _randint_b2), (_randint_c3, _randint_b3),)
-_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
 def randint(*args, **kwargs):
     best = None
@@ -1149,7 +4705,7 @@ def randint(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('randint', args, kwargs, _randint_sigs, False)
 
-def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -1159,7 +4715,9 @@ def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, 
         return None
     return s
 
-def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randperm_out(n, out=out)
     r = _op_randperm_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -1182,7 +4740,7 @@ def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_me
     return r
 
 _randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
-_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
 def randperm(*args, **kwargs):
     best = None
@@ -1437,2846 +4995,6 @@ def bernoulli(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
 
-def inverse(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('inverse', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('inverse', 'out', None, 'Tensor', out)
-        return _op_inverse_out(input, out=out)
-    return _op_inverse_default(input)
-
-def det(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('det', 'input', 1, 'Tensor', input)
-    return _op_det_default(input)
-
-def slogdet(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('slogdet', 'input', 1, 'Tensor', input)
-    if out is not None:
-        return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
-    return _rt_slogdet(*_op_slogdet_default(input))
-
-def logdet(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
-    return _op_logdet_default(input)
-
-def cholesky(input, upper=False, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cholesky', 'input', 1, 'Tensor', input)
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky', 'upper', 2, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
-        return _op_cholesky_out(input, upper, out=out)
-    return _op_cholesky_default(input, upper)
-
-def qr(input, some=True, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('qr', 'input', 1, 'Tensor', input)
-    if some.__class__ is not bool:
-        raise _bad_arg('qr', 'some', 2, 'bool', some)
-    if out is not None:
-        return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
-    return _rt_qr(*_op_qr_default(input, some))
-
-def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None):
-    if not isinstance(A, TensorImpl):
-        raise _bad_arg('_linalg_svd', 'A', 1, 'Tensor', A)
-    if full_matrices.__class__ is not bool:
-        raise _bad_arg('_linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
-    if compute_uv.__class__ is not bool:
-        raise _bad_arg('_linalg_svd', 'compute_uv', 3, 'bool', compute_uv)
-    if out is None and driver is None:
-        return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
-    if driver is not None and driver.__class__ is not str:
-        raise _bad_arg('_linalg_svd', 'driver', None, 'str', driver)
-    if out is not None:
-        return _rt__linalg_svd(*_op__linalg_svd_U(A, full_matrices, compute_uv, driver=driver, U=out[0], S=out[1], Vh=out[2]))
-    return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv, driver=driver))
-
-def svd(input, some=True, compute_uv=True, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('svd', 'input', 1, 'Tensor', input)
-    if some.__class__ is not bool:
-        raise _bad_arg('svd', 'some', 2, 'bool', some)
-    if compute_uv.__class__ is not bool:
-        raise _bad_arg('svd', 'compute_uv', 3, 'bool', compute_uv)
-    if out is not None:
-        return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
-    return _rt_svd(*_op_svd_default(input, some, compute_uv))
-
-def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
-    if not isinstance(A, TensorImpl):
-        raise _bad_arg('_linalg_eigh', 'A', 1, 'Tensor', A)
-    if UPLO.__class__ is not str:
-        raise _bad_arg('_linalg_eigh', 'UPLO', 2, 'str', UPLO)
-    if compute_v.__class__ is not bool:
-        raise _bad_arg('_linalg_eigh', 'compute_v', 3, 'bool', compute_v)
-    if out is not None:
-        return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
-    return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
-
-def pinverse(input, rcond=1e-15):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
-    if rcond.__class__ is not float and not _is_double(rcond):
-        raise _bad_arg('pinverse', 'rcond', 2, 'float', rcond)
-    return _op_pinverse_default(input, rcond)
-
-def matrix_power(input, n, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('matrix_power', 'input', 1, 'Tensor', input)
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('matrix_power', 'n', 2, 'int', n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
-        return _op_matrix_power_out(input, n, out=out)
-    return _op_matrix_power_default(input, n)
-
-def matrix_exp(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
-    return _op_matrix_exp_default(input)
-
-def cholesky_solve(input, input2, upper=False, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cholesky_solve', 'input', 1, 'Tensor', input)
-    if not isinstance(input2, TensorImpl):
-        raise _bad_arg('cholesky_solve', 'input2', 2, 'Tensor', input2)
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky_solve', 'upper', 3, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
-        return _op_cholesky_solve_out(input, input2, upper, out=out)
-    return _op_cholesky_solve_default(input, input2, upper)
-
-def cholesky_inverse(input, upper=False, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cholesky_inverse', 'input', 1, 'Tensor', input)
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky_inverse', 'upper', 2, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
-        return _op_cholesky_inverse_out(input, upper, out=out)
-    return _op_cholesky_inverse_default(input, upper)
-
-def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
-    if not isinstance(A, TensorImpl):
-        raise _bad_arg('triangular_solve', 'A', 2, 'Tensor', A)
-    if upper.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'upper', 3, 'bool', upper)
-    if transpose.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'transpose', 4, 'bool', transpose)
-    if unitriangular.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'unitriangular', 5, 'bool', unitriangular)
-    return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
-
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    if not isinstance(LU_data, TensorImpl):
-        raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
-    if not isinstance(LU_pivots, TensorImpl):
-        raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
-    if unpack_data.__class__ is not bool:
-        raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
-    if unpack_pivots.__class__ is not bool:
-        raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
-    if out is not None:
-        return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
-    return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
-
-def _lu_with_info(input, pivot=True, check_errors=True):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
-    if pivot.__class__ is not bool:
-        raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
-    return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
-
-def lu_solve(input, LU_data, LU_pivots, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
-    if not isinstance(LU_data, TensorImpl):
-        raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
-    if not isinstance(LU_pivots, TensorImpl):
-        raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
-    return _op_lu_solve_default(input, LU_data, LU_pivots)
-
-def geqrf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
-    return _rt_geqrf(*_op_geqrf_default(input))
-
-def vdot(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(input, other, out=out)
-    return _op_vdot_default(input, other)
-
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('isclose', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('isclose', 'other', 2, 'Tensor', other)
-    if rtol.__class__ is not float and not _is_double(rtol):
-        raise _bad_arg('isclose', 'rtol', 3, 'float', rtol)
-    if atol.__class__ is not float and not _is_double(atol):
-        raise _bad_arg('isclose', 'atol', 4, 'float', atol)
-    if equal_nan.__class__ is not bool:
-        raise _bad_arg('isclose', 'equal_nan', 5, 'bool', equal_nan)
-    return _op_isclose_default(input, other, rtol, atol, equal_nan)
-
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('allclose', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('allclose', 'other', 2, 'Tensor', other)
-    if rtol.__class__ is not float and not _is_double(rtol):
-        raise _bad_arg('allclose', 'rtol', 3, 'float', rtol)
-    if atol.__class__ is not float and not _is_double(atol):
-        raise _bad_arg('allclose', 'atol', 4, 'float', atol)
-    if equal_nan.__class__ is not bool:
-        raise _bad_arg('allclose', 'equal_nan', 5, 'bool', equal_nan)
-    return _op_allclose_default(input, other, rtol, atol, equal_nan)
-
-def exp2(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('exp2', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('exp2', 'out', None, 'Tensor', out)
-        return _op_exp2_out(input, out=out)
-    return _op_exp2_default(input)
-
-def exp2_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
-    return _op_exp2__default(input)
-
-def expm1(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('expm1', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('expm1', 'out', None, 'Tensor', out)
-        return _op_expm1_out(input, out=out)
-    return _op_expm1_default(input)
-
-def expm1_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
-    return _op_expm1__default(input)
-
-def log1p(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('log1p', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log1p', 'out', None, 'Tensor', out)
-        return _op_log1p_out(input, out=out)
-    return _op_log1p_default(input)
-
-def log1p_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
-    return _op_log1p__default(input)
-
-def log2(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('log2', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log2', 'out', None, 'Tensor', out)
-        return _op_log2_out(input, out=out)
-    return _op_log2_default(input)
-
-def log2_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
-    return _op_log2__default(input)
-
-def log10(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('log10', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log10', 'out', None, 'Tensor', out)
-        return _op_log10_out(input, out=out)
-    return _op_log10_default(input)
-
-def log10_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
-    return _op_log10__default(input)
-
-def sign(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('sign', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sign', 'out', None, 'Tensor', out)
-        return _op_sign_out(input, out=out)
-    return _op_sign_default(input)
-
-def sgn(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('sgn', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sgn', 'out', None, 'Tensor', out)
-        return _op_sgn_out(input, out=out)
-    return _op_sgn_default(input)
-
-def floor(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('floor', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('floor', 'out', None, 'Tensor', out)
-        return _op_floor_out(input, out=out)
-    return _op_floor_default(input)
-
-def floor_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
-    return _op_floor__default(input)
-
-def ceil(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('ceil', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ceil', 'out', None, 'Tensor', out)
-        return _op_ceil_out(input, out=out)
-    return _op_ceil_default(input)
-
-def ceil_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
-    return _op_ceil__default(input)
-
-def _round_c0(input, *, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    return s
-
-def _round_b0(input, *, out=None):
-    if out is not None:
-        return _op_round_out(input, out=out)
-    return _op_round_default(input)
-
-def _round_c1(input, *, decimals, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_int(decimals):
-        return None
-    return s
-
-def _round_b1(input, *, decimals, out=None):
-    if out is not None:
-        return _op_round_decimals_out(input, decimals=decimals, out=out)
-    return _op_round_decimals(input, decimals=decimals)
-
-_round_ovs = ((_round_c0, _round_b0), (_round_c1, _round_b1),)
-_round_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, *, int decimals, Tensor out = None)')
-
-def round(*args, **kwargs):
-    best = None
-    for c, b in _round_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('round', args, kwargs, _round_sigs, False)
-
-def _round__c0(input):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    return s
-
-def _round__b0(input):
-    return _op_round__default(input)
-
-def _round__c1(input, *, decimals):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_int(decimals):
-        return None
-    return s
-
-def _round__b1(input, *, decimals):
-    return _op_round__decimals(input, decimals=decimals)
-
-_round__ovs = ((_round__c0, _round__b0), (_round__c1, _round__b1),)
-_round__sigs = ('(Tensor input)', '(Tensor input, *, int decimals)')
-
-def round_(*args, **kwargs):
-    best = None
-    for c, b in _round__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('round_', args, kwargs, _round__sigs, False)
-
-def trunc(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('trunc', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('trunc', 'out', None, 'Tensor', out)
-        return _op_trunc_out(input, out=out)
-    return _op_trunc_default(input)
-
-def trunc_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
-    return _op_trunc__default(input)
-
-def frac(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('frac', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('frac', 'out', None, 'Tensor', out)
-        return _op_frac_out(input, out=out)
-    return _op_frac_default(input)
-
-def frac_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
-    return _op_frac__default(input)
-
-def reciprocal(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('reciprocal', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('reciprocal', 'out', None, 'Tensor', out)
-        return _op_reciprocal_out(input, out=out)
-    return _op_reciprocal_default(input)
-
-def reciprocal_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
-    return _op_reciprocal__default(input)
-
-def square(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('square', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('square', 'out', None, 'Tensor', out)
-        return _op_square_out(input, out=out)
-    return _op_square_default(input)
-
-def square_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('square_', 'input', 1, 'Tensor', input)
-    return _op_square__default(input)
-
-def erf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('erf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('erf', 'out', None, 'Tensor', out)
-        return _op_erf_out(input, out=out)
-    return _op_erf_default(input)
-
-def erf_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
-    return _op_erf__default(input)
-
-def erfc(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('erfc', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('erfc', 'out', None, 'Tensor', out)
-        return _op_erfc_out(input, out=out)
-    return _op_erfc_default(input)
-
-def erfc_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
-    return _op_erfc__default(input)
-
-def erfinv(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('erfinv', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('erfinv', 'out', None, 'Tensor', out)
-        return _op_erfinv_out(input, out=out)
-    return _op_erfinv_default(input)
-
-def asin(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('asin', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('asin', 'out', None, 'Tensor', out)
-        return _op_asin_out(input, out=out)
-    return _op_asin_default(input)
-
-def asin_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
-    return _op_asin__default(input)
-
-def acos(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('acos', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('acos', 'out', None, 'Tensor', out)
-        return _op_acos_out(input, out=out)
-    return _op_acos_default(input)
-
-def acos_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
-    return _op_acos__default(input)
-
-def atan(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('atan', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('atan', 'out', None, 'Tensor', out)
-        return _op_atan_out(input, out=out)
-    return _op_atan_default(input)
-
-def atan_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
-    return _op_atan__default(input)
-
-def sinh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('sinh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sinh', 'out', None, 'Tensor', out)
-        return _op_sinh_out(input, out=out)
-    return _op_sinh_default(input)
-
-def sinh_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
-    return _op_sinh__default(input)
-
-def cosh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cosh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cosh', 'out', None, 'Tensor', out)
-        return _op_cosh_out(input, out=out)
-    return _op_cosh_default(input)
-
-def cosh_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
-    return _op_cosh__default(input)
-
-def tan(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('tan', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tan', 'out', None, 'Tensor', out)
-        return _op_tan_out(input, out=out)
-    return _op_tan_default(input)
-
-def tan_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
-    return _op_tan__default(input)
-
-def asinh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('asinh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('asinh', 'out', None, 'Tensor', out)
-        return _op_asinh_out(input, out=out)
-    return _op_asinh_default(input)
-
-def asinh_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
-    return _op_asinh__default(input)
-
-def acosh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('acosh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('acosh', 'out', None, 'Tensor', out)
-        return _op_acosh_out(input, out=out)
-    return _op_acosh_default(input)
-
-def acosh_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
-    return _op_acosh__default(input)
-
-def atanh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('atanh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('atanh', 'out', None, 'Tensor', out)
-        return _op_atanh_out(input, out=out)
-    return _op_atanh_default(input)
-
-def atanh_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
-    return _op_atanh__default(input)
-
-def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('nan_to_num', 'input', 1, 'Tensor', input)
-    if nan is not None and nan.__class__ is not float and not _is_double(nan):
-        raise _bad_arg('nan_to_num', 'nan', 2, 'float', nan)
-    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
-        raise _bad_arg('nan_to_num', 'posinf', 3, 'float', posinf)
-    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
-        raise _bad_arg('nan_to_num', 'neginf', 4, 'float', neginf)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
-        return _op_nan_to_num_out(input, nan, posinf, neginf, out=out)
-    return _op_nan_to_num_default(input, nan, posinf, neginf)
-
-def nan_to_num_(input, nan=None, posinf=None, neginf=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('nan_to_num_', 'input', 1, 'Tensor', input)
-    if nan is not None and nan.__class__ is not float and not _is_double(nan):
-        raise _bad_arg('nan_to_num_', 'nan', 2, 'float', nan)
-    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
-        raise _bad_arg('nan_to_num_', 'posinf', 3, 'float', posinf)
-    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
-        raise _bad_arg('nan_to_num_', 'neginf', 4, 'float', neginf)
-    return _op_nan_to_num__default(input, nan, posinf, neginf)
-
-def logit(input, eps=None, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('logit', 'input', 1, 'Tensor', input)
-    if eps is not None and eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('logit', 'eps', 2, 'float', eps)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logit', 'out', None, 'Tensor', out)
-        return _op_logit_out(input, eps, out=out)
-    return _op_logit_default(input, eps)
-
-def logit_(input, eps=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('logit_', 'input', 1, 'Tensor', input)
-    if eps is not None and eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('logit_', 'eps', 2, 'float', eps)
-    return _op_logit__default(input, eps)
-
-def hypot(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('hypot', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('hypot', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hypot', 'out', None, 'Tensor', out)
-        return _op_hypot_out(input, other, out=out)
-    return _op_hypot_default(input, other)
-
-def atan2(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('atan2', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('atan2', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('atan2', 'out', None, 'Tensor', out)
-        return _op_atan2_out(input, other, out=out)
-    return _op_atan2_default(input, other)
-
-def _lerp_c0(input, end, weight, *, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(end, TensorImpl):
-        return None
-    if not _is_num(weight):
-        if not (isinstance(weight, TensorImpl) and weight.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _lerp_b0(input, end, weight, *, out=None):
-    if out is not None:
-        return _op_lerp_Scalar_out(input, end, weight, out=out)
-    return _op_lerp_Scalar(input, end, weight)
-
-def _lerp_c1(input, end, weight, *, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(end, TensorImpl):
-        return None
-    if not isinstance(weight, TensorImpl):
-        return None
-    return s
-
-def _lerp_b1(input, end, weight, *, out=None):
-    if out is not None:
-        return _op_lerp_Tensor_out(input, end, weight, out=out)
-    return _op_lerp_Tensor(input, end, weight)
-
-_lerp_ovs = ((_lerp_c0, _lerp_b0), (_lerp_c1, _lerp_b1),)
-_lerp_sigs = ('(Tensor input, Tensor end, Scalar weight, *, Tensor out = None)', '(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)')
-
-def lerp(*args, **kwargs):
-    best = None
-    for c, b in _lerp_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('lerp', args, kwargs, _lerp_sigs, False)
-
-def fmod(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('fmod', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('fmod', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fmod', 'out', None, 'Tensor', out)
-        return _op_fmod_Tensor_out(input, other, out=out)
-    return _op_fmod_Tensor(input, other)
-
-def maximum(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('maximum', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('maximum', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('maximum', 'out', None, 'Tensor', out)
-        return _op_maximum_out(input, other, out=out)
-    return _op_maximum_default(input, other)
-
-def minimum(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('minimum', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('minimum', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('minimum', 'out', None, 'Tensor', out)
-        return _op_minimum_out(input, other, out=out)
-    return _op_minimum_default(input, other)
-
-def fmax(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('fmax', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('fmax', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fmax', 'out', None, 'Tensor', out)
-        return _op_fmax_out(input, other, out=out)
-    return _op_fmax_default(input, other)
-
-def fmin(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('fmin', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('fmin', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fmin', 'out', None, 'Tensor', out)
-        return _op_fmin_out(input, other, out=out)
-    return _op_fmin_default(input, other)
-
-def clamp_(input, min=None, max=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('clamp_', 'input', 1, 'Tensor', input)
-    if min is not None and not isinstance(min, TensorImpl) and not _is_num(min):
-        raise _bad_arg('clamp_', 'min', 2, 'Tensor', min)
-    if max is not None and not isinstance(max, TensorImpl) and not _is_num(max):
-        raise _bad_arg('clamp_', 'max', 3, 'Tensor', max)
-    return _op_clamp__Tensor(input, min, max)
-
-def isnan(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
-    return _op_isnan_default(input)
-
-def isinf(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
-    return _op_isinf_default(input)
-
-def isfinite(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
-    return _op_isfinite_default(input)
-
-def isposinf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('isposinf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('isposinf', 'out', None, 'Tensor', out)
-        return _op_isposinf_out(input, out=out)
-    return _op_isposinf_default(input)
-
-def isneginf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('isneginf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('isneginf', 'out', None, 'Tensor', out)
-        return _op_isneginf_out(input, out=out)
-    return _op_isneginf_default(input)
-
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('addcmul', 'input', 1, 'Tensor', input)
-    if not isinstance(tensor1, TensorImpl):
-        raise _bad_arg('addcmul', 'tensor1', 2, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
-        raise _bad_arg('addcmul', 'tensor2', 3, 'Tensor', tensor2)
-    if out is None and value.__class__ is int and value == 1:
-        return _op_addcmul_default(input, tensor1, tensor2)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('addcmul', 'value', None, 'Number', value)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addcmul', 'out', None, 'Tensor', out)
-        return _op_addcmul_out(input, tensor1, tensor2, value=value, out=out)
-    return _op_addcmul_default(input, tensor1, tensor2, value=value)
-
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('addcdiv', 'input', 1, 'Tensor', input)
-    if not isinstance(tensor1, TensorImpl):
-        raise _bad_arg('addcdiv', 'tensor1', 2, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
-        raise _bad_arg('addcdiv', 'tensor2', 3, 'Tensor', tensor2)
-    if out is None and value.__class__ is int and value == 1:
-        return _op_addcdiv_default(input, tensor1, tensor2)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('addcdiv', 'value', None, 'Number', value)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addcdiv', 'out', None, 'Tensor', out)
-        return _op_addcdiv_out(input, tensor1, tensor2, value=value, out=out)
-    return _op_addcdiv_default(input, tensor1, tensor2, value=value)
-
-def xlogy(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('xlogy', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('xlogy', 'other', 2, 'Tensor', other)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
-        return _op_xlogy_OutTensor(input, other, out=out)
-    return _op_xlogy_Tensor(input, other)
-
-def xlogy_(input, other):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('xlogy_', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('xlogy_', 'other', 2, 'Tensor', other)
-    return _op_xlogy__Tensor(input, other)
-
-def logaddexp(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('logaddexp', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('logaddexp', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logaddexp', 'out', None, 'Tensor', out)
-        return _op_logaddexp_out(input, other, out=out)
-    return _op_logaddexp_default(input, other)
-
-def arcsin(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arcsin', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arcsin', 'out', None, 'Tensor', out)
-        return _op_arcsin_out(input, out=out)
-    return _op_arcsin_default(input)
-
-def arcsin_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
-    return _op_arcsin__default(input)
-
-def arccos(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arccos', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arccos', 'out', None, 'Tensor', out)
-        return _op_arccos_out(input, out=out)
-    return _op_arccos_default(input)
-
-def arccos_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
-    return _op_arccos__default(input)
-
-def arctan(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arctan', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arctan', 'out', None, 'Tensor', out)
-        return _op_arctan_out(input, out=out)
-    return _op_arctan_default(input)
-
-def arctan_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
-    return _op_arctan__default(input)
-
-def arcsinh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arcsinh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arcsinh', 'out', None, 'Tensor', out)
-        return _op_arcsinh_out(input, out=out)
-    return _op_arcsinh_default(input)
-
-def arcsinh_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
-    return _op_arcsinh__default(input)
-
-def arccosh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arccosh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arccosh', 'out', None, 'Tensor', out)
-        return _op_arccosh_out(input, out=out)
-    return _op_arccosh_default(input)
-
-def arccosh_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
-    return _op_arccosh__default(input)
-
-def arctanh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arctanh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arctanh', 'out', None, 'Tensor', out)
-        return _op_arctanh_out(input, out=out)
-    return _op_arctanh_default(input)
-
-def arctanh_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
-    return _op_arctanh__default(input)
-
-def arctan2(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('arctan2', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('arctan2', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arctan2', 'out', None, 'Tensor', out)
-        return _op_arctan2_out(input, other, out=out)
-    return _op_arctan2_default(input, other)
-
-def _clip_c0(input, min=None, max=None, *, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if min is not None and not _is_num(min):
-        if not (isinstance(min, TensorImpl) and min.numel() == 1):
-            return None
-        s += 1
-    if max is not None and not _is_num(max):
-        if not (isinstance(max, TensorImpl) and max.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _clip_b0(input, min=None, max=None, *, out=None):
-    if out is not None:
-        return _op_clip_out(input, min, max, out=out)
-    return _op_clip_default(input, min, max)
-
-def _clip_c1(input, min=None, max=None, *, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if min is not None and not isinstance(min, TensorImpl):
-        return None
-    if max is not None and not isinstance(max, TensorImpl):
-        return None
-    return s
-
-def _clip_b1(input, min=None, max=None, *, out=None):
-    if out is not None:
-        return _op_clip_Tensor_out(input, min, max, out=out)
-    return _op_clip_Tensor(input, min, max)
-
-_clip_ovs = ((_clip_c0, _clip_b0), (_clip_c1, _clip_b1),)
-_clip_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
-
-def clip(*args, **kwargs):
-    best = None
-    for c, b in _clip_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('clip', args, kwargs, _clip_sigs, False)
-
-def _clip__c0(input, min=None, max=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if min is not None and not _is_num(min):
-        if not (isinstance(min, TensorImpl) and min.numel() == 1):
-            return None
-        s += 1
-    if max is not None and not _is_num(max):
-        if not (isinstance(max, TensorImpl) and max.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _clip__b0(input, min=None, max=None):
-    return _op_clip__default(input, min, max)
-
-def _clip__c1(input, min=None, max=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if min is not None and not isinstance(min, TensorImpl):
-        return None
-    if max is not None and not isinstance(max, TensorImpl):
-        return None
-    return s
-
-def _clip__b1(input, min=None, max=None):
-    return _op_clip__Tensor(input, min, max)
-
-_clip__ovs = ((_clip__c0, _clip__b0), (_clip__c1, _clip__b1),)
-_clip__sigs = ('(Tensor input, Number? min = None, Number? max = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
-
-def clip_(*args, **kwargs):
-    best = None
-    for c, b in _clip__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('clip_', args, kwargs, _clip__sigs, False)
-
-def selu(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('selu', 'input', 1, 'Tensor', input)
-    return _op_selu_default(input)
-
-def selu_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
-    return _op_selu__default(input)
-
-def celu(input, alpha=1.0):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('celu', 'input', 1, 'Tensor', input)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('celu', 'alpha', 2, 'Number', alpha)
-    return _op_celu_default(input, alpha)
-
-def celu_(input, alpha=1.0):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('celu_', 'input', 1, 'Tensor', input)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
-    return _op_celu__default(input, alpha)
-
-def threshold(input, threshold, value, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('threshold', 'input', 1, 'Tensor', input)
-    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
-        raise _bad_arg('threshold', 'threshold', 2, 'Number', threshold)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('threshold', 'value', 3, 'Number', value)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('threshold', 'out', None, 'Tensor', out)
-        return _op_threshold_out(input, threshold, value, out=out)
-    return _op_threshold_default(input, threshold, value)
-
-def threshold_(input, threshold, value):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('threshold_', 'input', 1, 'Tensor', input)
-    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
-        raise _bad_arg('threshold_', 'threshold', 2, 'Number', threshold)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('threshold_', 'value', 3, 'Number', value)
-    return _op_threshold__default(input, threshold, value)
-
-def prelu(input, weight):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('prelu', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
-        raise _bad_arg('prelu', 'weight', 2, 'Tensor', weight)
-    return _op_prelu_default(input, weight)
-
-def __ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    s = 0
-    if not isinstance(log_probs, TensorImpl):
-        return None
-    if not isinstance(targets, TensorImpl):
-        return None
-    if not isinstance(input_lengths, TensorImpl):
-        return None
-    if not isinstance(target_lengths, TensorImpl):
-        return None
-    if not _is_int(blank):
-        return None
-    if not isinstance(zero_infinity, bool):
-        return None
-    return s
-
-def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
-
-def __ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    s = 0
-    if not isinstance(log_probs, TensorImpl):
-        return None
-    if not isinstance(targets, TensorImpl):
-        return None
-    if not _is_intseq(input_lengths):
-        return None
-    if not _is_intseq(target_lengths):
-        return None
-    if not _is_int(blank):
-        return None
-    if not isinstance(zero_infinity, bool):
-        return None
-    return s
-
-def __ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    return _op__ctc_loss_default(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
-
-__ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0), (__ctc_loss_c1, __ctc_loss_b1),)
-__ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, bool zero_infinity = False)')
-
-def _ctc_loss(*args, **kwargs):
-    best = None
-    for c, b in __ctc_loss_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
-
-def _subtract_c0(input, other, *, alpha=1, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        if not _is_num(input):
-            return None
-        s += 1
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    if not _is_num(alpha):
-        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _subtract_b0(input, other, *, alpha=1, out=None):
-    if out is None and alpha.__class__ is int and alpha == 1:
-        return _op_subtract_Tensor(input, other)
-    if out is not None:
-        return _op_subtract_out(input, other, alpha=alpha, out=out)
-    return _op_subtract_Tensor(input, other, alpha=alpha)
-
-def _subtract_c1(input, other, alpha=1):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        if not _is_num(input):
-            return None
-        s += 1
-    if not _is_num(other):
-        if not (isinstance(other, TensorImpl) and other.numel() == 1):
-            return None
-        s += 1
-    if not _is_num(alpha):
-        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _subtract_b1(input, other, alpha=1):
-    return _op_subtract_Scalar(input, other, alpha)
-
-_subtract_ovs = ((_subtract_c0, _subtract_b0), (_subtract_c1, _subtract_b1),)
-_subtract_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Scalar other, Scalar alpha = 1)')
-
-def subtract(*args, **kwargs):
-    best = None
-    for c, b in _subtract_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
-
-def add(input, other, *, alpha=1, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('add', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('add', 'other', 2, 'Tensor', other)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        return _op_add_Tensor(input, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('add', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        return _op_add_out(input, other, alpha=alpha, out=out)
-    return _op_add_Tensor(input, other, alpha=alpha)
-
-def sub(input, other, *, alpha=1, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('sub', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('sub', 'other', 2, 'Tensor', other)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        return _op_sub_Tensor(input, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        return _op_sub_out(input, other, alpha=alpha, out=out)
-    return _op_sub_Tensor(input, other, alpha=alpha)
-
-def mul(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('mul', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('mul', 'other', 2, 'Tensor', other)
-    if out is not None:
-        return _op_mul_out(input, other, out=out)
-    return _op_mul_Tensor(input, other)
-
-def _div_c0(input, other, *, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        if not _is_num(input):
-            return None
-        s += 1
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    return s
-
-def _div_b0(input, other, *, out=None):
-    if out is not None:
-        return _op_div_out(input, other, out=out)
-    return _op_div_Tensor(input, other)
-
-def _div_c1(input, other, *, rounding_mode, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        if not _is_num(input):
-            return None
-        s += 1
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    if rounding_mode is not None and not isinstance(rounding_mode, str):
-        return None
-    return s
-
-def _div_b1(input, other, *, rounding_mode, out=None):
-    if out is not None:
-        return _op_div_out_mode(input, other, rounding_mode=rounding_mode, out=out)
-    return _op_div_Tensor_mode(input, other, rounding_mode=rounding_mode)
-
-_div_ovs = ((_div_c0, _div_b0), (_div_c1, _div_b1),)
-_div_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)')
-
-def div(*args, **kwargs):
-    best = None
-    for c, b in _div_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('div', args, kwargs, _div_sigs, False)
-
-def _rsub_c0(input, other, *, alpha=1):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(other, TensorImpl):
-        return None
-    if not _is_num(alpha):
-        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _rsub_b0(input, other, *, alpha=1):
-    if alpha.__class__ is int and alpha == 1:
-        return _op_rsub_Tensor(input, other)
-    return _op_rsub_Tensor(input, other, alpha=alpha)
-
-def _rsub_c1(input, other, alpha=1):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_num(other):
-        if not (isinstance(other, TensorImpl) and other.numel() == 1):
-            return None
-        s += 1
-    if not _is_num(alpha):
-        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _rsub_b1(input, other, alpha=1):
-    return _op_rsub_Scalar(input, other, alpha)
-
-_rsub_ovs = ((_rsub_c0, _rsub_b0), (_rsub_c1, _rsub_b1),)
-_rsub_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1)', '(Tensor input, Scalar other, Scalar alpha = 1)')
-
-def rsub(*args, **kwargs):
-    best = None
-    for c, b in _rsub_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
-
-def floor_divide(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('floor_divide', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('floor_divide', 'other', 2, 'Tensor', other)
-    if out is not None:
-        return _op_floor_divide_out(input, other, out=out)
-    return _op_floor_divide_default(input, other)
-
-def remainder(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('remainder', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('remainder', 'other', 2, 'Tensor', other)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('remainder', 'out', None, 'Tensor', out)
-        return _op_remainder_Tensor_out(input, other, out=out)
-    return _op_remainder_Tensor(input, other)
-
-def pow(input, exponent, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('pow', 'input', 1, 'Tensor', input)
-    if not isinstance(exponent, TensorImpl) and not _is_num(exponent):
-        raise _bad_arg('pow', 'exponent', 2, 'Tensor', exponent)
-    if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
-        raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('pow', 'out', None, 'Tensor', out)
-        return _op_pow_Tensor_Tensor_out(input, exponent, out=out)
-    return _op_pow_Tensor_Tensor(input, exponent)
-
-def eq(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('eq', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('eq', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('eq', 'out', None, 'Tensor', out)
-        return _op_eq_Tensor_out(input, other, out=out)
-    return _op_eq_Tensor(input, other)
-
-def ne(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('ne', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('ne', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ne', 'out', None, 'Tensor', out)
-        return _op_ne_Tensor_out(input, other, out=out)
-    return _op_ne_Tensor(input, other)
-
-def lt(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('lt', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('lt', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lt', 'out', None, 'Tensor', out)
-        return _op_lt_Tensor_out(input, other, out=out)
-    return _op_lt_Tensor(input, other)
-
-def le(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('le', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('le', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('le', 'out', None, 'Tensor', out)
-        return _op_le_Tensor_out(input, other, out=out)
-    return _op_le_Tensor(input, other)
-
-def gt(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('gt', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('gt', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gt', 'out', None, 'Tensor', out)
-        return _op_gt_Tensor_out(input, other, out=out)
-    return _op_gt_Tensor(input, other)
-
-def ge(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('ge', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('ge', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ge', 'out', None, 'Tensor', out)
-        return _op_ge_Tensor_out(input, other, out=out)
-    return _op_ge_Tensor(input, other)
-
-def logical_and(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('logical_and', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('logical_and', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
-        return _op_logical_and_out(input, other, out=out)
-    return _op_logical_and_default(input, other)
-
-def logical_or(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('logical_or', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('logical_or', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
-        return _op_logical_or_out(input, other, out=out)
-    return _op_logical_or_default(input, other)
-
-def logical_xor(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('logical_xor', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('logical_xor', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
-        return _op_logical_xor_out(input, other, out=out)
-    return _op_logical_xor_default(input, other)
-
-def bitwise_and(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('bitwise_and', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('bitwise_and', 'other', 2, 'Tensor', other)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
-        return _op_bitwise_and_Tensor_out(input, other, out=out)
-    return _op_bitwise_and_Tensor(input, other)
-
-def bitwise_or(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('bitwise_or', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('bitwise_or', 'other', 2, 'Tensor', other)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
-        return _op_bitwise_or_Tensor_out(input, other, out=out)
-    return _op_bitwise_or_Tensor(input, other)
-
-def bitwise_xor(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('bitwise_xor', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('bitwise_xor', 'other', 2, 'Tensor', other)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
-        return _op_bitwise_xor_Tensor_out(input, other, out=out)
-    return _op_bitwise_xor_Tensor(input, other)
-
-def neg(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('neg', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('neg', 'out', None, 'Tensor', out)
-        return _op_neg_out(input, out=out)
-    return _op_neg_default(input)
-
-def neg_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
-    return _op_neg__default(input)
-
-def abs(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('abs', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('abs', 'out', None, 'Tensor', out)
-        return _op_abs_out(input, out=out)
-    return _op_abs_default(input)
-
-def abs_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
-    return _op_abs__default(input)
-
-def exp(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('exp', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('exp', 'out', None, 'Tensor', out)
-        return _op_exp_out(input, out=out)
-    return _op_exp_default(input)
-
-def exp_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
-    return _op_exp__default(input)
-
-def log(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('log', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log', 'out', None, 'Tensor', out)
-        return _op_log_out(input, out=out)
-    return _op_log_default(input)
-
-def log_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('log_', 'input', 1, 'Tensor', input)
-    return _op_log__default(input)
-
-def sqrt(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('sqrt', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
-        return _op_sqrt_out(input, out=out)
-    return _op_sqrt_default(input)
-
-def sqrt_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
-    return _op_sqrt__default(input)
-
-def rsqrt(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('rsqrt', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
-        return _op_rsqrt_out(input, out=out)
-    return _op_rsqrt_default(input)
-
-def rsqrt_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
-    return _op_rsqrt__default(input)
-
-def sin(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('sin', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sin', 'out', None, 'Tensor', out)
-        return _op_sin_out(input, out=out)
-    return _op_sin_default(input)
-
-def sin_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
-    return _op_sin__default(input)
-
-def cos(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cos', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cos', 'out', None, 'Tensor', out)
-        return _op_cos_out(input, out=out)
-    return _op_cos_default(input)
-
-def cos_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
-    return _op_cos__default(input)
-
-def tanh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('tanh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tanh', 'out', None, 'Tensor', out)
-        return _op_tanh_out(input, out=out)
-    return _op_tanh_default(input)
-
-def tanh_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
-    return _op_tanh__default(input)
-
-def sigmoid(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('sigmoid', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
-        return _op_sigmoid_out(input, out=out)
-    return _op_sigmoid_default(input)
-
-def sigmoid_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
-    return _op_sigmoid__default(input)
-
-def bitwise_not(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('bitwise_not', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
-        return _op_bitwise_not_out(input, out=out)
-    return _op_bitwise_not_default(input)
-
-def logical_not(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('logical_not', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
-        return _op_logical_not_out(input, out=out)
-    return _op_logical_not_default(input)
-
-def relu(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('relu', 'input', 1, 'Tensor', input)
-    return _op_relu_default(input)
-
-def relu_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
-    return _op_relu__default(input)
-
-def _clamp_c0(input, min=None, max=None, *, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if min is not None and not _is_num(min):
-        if not (isinstance(min, TensorImpl) and min.numel() == 1):
-            return None
-        s += 1
-    if max is not None and not _is_num(max):
-        if not (isinstance(max, TensorImpl) and max.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _clamp_b0(input, min=None, max=None, *, out=None):
-    if out is not None:
-        return _op_clamp_out(input, min, max, out=out)
-    return _op_clamp_default(input, min, max)
-
-def _clamp_c1(input, min=None, max=None, *, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if min is not None and not isinstance(min, TensorImpl):
-        return None
-    if max is not None and not isinstance(max, TensorImpl):
-        return None
-    return s
-
-def _clamp_b1(input, min=None, max=None, *, out=None):
-    if out is not None:
-        return _op_clamp_Tensor_out(input, min, max, out=out)
-    return _op_clamp_Tensor(input, min, max)
-
-_clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
-_clamp_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
-
-def clamp(*args, **kwargs):
-    best = None
-    for c, b in _clamp_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
-
-def clamp_min(input, min):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('clamp_min', 'min', 2, 'Number', min)
-    return _op_clamp_min_default(input, min)
-
-def clamp_max(input, max):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('clamp_max', 'max', 2, 'Number', max)
-    return _op_clamp_max_default(input, max)
-
-def _where_c0(condition, input, other):
-    s = 0
-    if not isinstance(condition, TensorImpl):
-        return None
-    if not isinstance(input, TensorImpl):
-        if not _is_num(input):
-            return None
-        s += 1
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    return s
-
-def _where_b0(condition, input, other):
-    return _op_where_self(condition, input, other)
-
-def _where_c1(condition):
-    s = 0
-    if not isinstance(condition, TensorImpl):
-        return None
-    return s
-
-def _where_b1(condition):
-    return _op_where_default(condition)
-
-_where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
-_where_sigs = ('(Tensor condition, Tensor input, Tensor other)', '(Tensor condition)')
-
-def where(*args, **kwargs):
-    best = None
-    for c, b in _where_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('where', args, kwargs, _where_sigs, False)
-
-def norm_except_dim(v, pow=2, dim=0):
-    if not isinstance(v, TensorImpl):
-        raise _bad_arg('norm_except_dim', 'v', 1, 'Tensor', v)
-    if pow.__class__ is not int and not _is_int(pow):
-        raise _bad_arg('norm_except_dim', 'pow', 2, 'int', pow)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('norm_except_dim', 'dim', 3, 'int', dim)
-    return _op_norm_except_dim_default(v, pow, dim)
-
-def _weight_norm(v, g, dim=0):
-    if not isinstance(v, TensorImpl):
-        raise _bad_arg('_weight_norm', 'v', 1, 'Tensor', v)
-    if not isinstance(g, TensorImpl):
-        raise _bad_arg('_weight_norm', 'g', 2, 'Tensor', g)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_weight_norm', 'dim', 3, 'int', dim)
-    return _op__weight_norm_default(v, g, dim)
-
-def _weight_norm_interface(v, g, dim=0):
-    if not isinstance(v, TensorImpl):
-        raise _bad_arg('_weight_norm_interface', 'v', 1, 'Tensor', v)
-    if not isinstance(g, TensorImpl):
-        raise _bad_arg('_weight_norm_interface', 'g', 2, 'Tensor', g)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_weight_norm_interface', 'dim', 3, 'int', dim)
-    return _op__weight_norm_interface_default(v, g, dim)
-
-def _softmax(input, dim, half_to_float):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('_softmax', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_softmax', 'dim', 2, 'int', dim)
-    if half_to_float.__class__ is not bool:
-        raise _bad_arg('_softmax', 'half_to_float', 3, 'bool', half_to_float)
-    return _op__softmax_default(input, dim, half_to_float)
-
-def _log_softmax(input, dim, half_to_float):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('_log_softmax', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_log_softmax', 'dim', 2, 'int', dim)
-    if half_to_float.__class__ is not bool:
-        raise _bad_arg('_log_softmax', 'half_to_float', 3, 'bool', half_to_float)
-    return _op__log_softmax_default(input, dim, half_to_float)
-
-def softmax(input, dim, dtype=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('softmax', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('softmax', 'dim', 2, 'int', dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('softmax', 'dtype', 3, 'ember.dtype', dtype)
-    return _op_softmax_int(input, dim, dtype)
-
-def log_softmax(input, dim, dtype=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('log_softmax', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('log_softmax', 'dim', 2, 'int', dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('log_softmax', 'dtype', 3, 'ember.dtype', dtype)
-    return _op_log_softmax_int(input, dim, dtype)
-
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('layer_norm', 'input', 1, 'Tensor', input)
-    if not _is_intseq(normalized_shape):
-        raise _bad_arg('layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and not isinstance(weight, TensorImpl):
-        raise _bad_arg('layer_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('layer_norm', 'bias', 4, 'Tensor', bias)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('layer_norm', 'eps', 5, 'float', eps)
-    if cudnn_enable.__class__ is not bool:
-        raise _bad_arg('layer_norm', 'cudnn_enable', 6, 'bool', cudnn_enable)
-    return _op_layer_norm_default(input, normalized_shape, weight, bias, eps, cudnn_enable)
-
-def native_layer_norm(input, normalized_shape, weight, bias, eps):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('native_layer_norm', 'input', 1, 'Tensor', input)
-    if not _is_intseq(normalized_shape):
-        raise _bad_arg('native_layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and not isinstance(weight, TensorImpl):
-        raise _bad_arg('native_layer_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('native_layer_norm', 'bias', 4, 'Tensor', bias)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('native_layer_norm', 'eps', 5, 'float', eps)
-    return _op_native_layer_norm_default(input, normalized_shape, weight, bias, eps)
-
-def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('native_batch_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
-        raise _bad_arg('native_batch_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('native_batch_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and not isinstance(running_mean, TensorImpl):
-        raise _bad_arg('native_batch_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and not isinstance(running_var, TensorImpl):
-        raise _bad_arg('native_batch_norm', 'running_var', 5, 'Tensor', running_var)
-    if training.__class__ is not bool:
-        raise _bad_arg('native_batch_norm', 'training', 6, 'bool', training)
-    if momentum.__class__ is not float and not _is_double(momentum):
-        raise _bad_arg('native_batch_norm', 'momentum', 7, 'float', momentum)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('native_batch_norm', 'eps', 8, 'float', eps)
-    return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
-
-def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('native_group_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
-        raise _bad_arg('native_group_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('native_group_norm', 'bias', 3, 'Tensor', bias)
-    if N.__class__ is not int and not _is_int(N):
-        raise _bad_arg('native_group_norm', 'N', 4, 'int', N)
-    if C.__class__ is not int and not _is_int(C):
-        raise _bad_arg('native_group_norm', 'C', 5, 'int', C)
-    if HxW.__class__ is not int and not _is_int(HxW):
-        raise _bad_arg('native_group_norm', 'HxW', 6, 'int', HxW)
-    if group.__class__ is not int and not _is_int(group):
-        raise _bad_arg('native_group_norm', 'group', 7, 'int', group)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('native_group_norm', 'eps', 8, 'float', eps)
-    return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
-
-def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('convolution', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
-        raise _bad_arg('convolution', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('convolution', 'bias', 3, 'Tensor', bias)
-    if not _is_intseq(stride):
-        raise _bad_arg('convolution', 'stride', 4, 'tuple of ints', stride)
-    if not _is_intseq(padding):
-        raise _bad_arg('convolution', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intseq(dilation):
-        raise _bad_arg('convolution', 'dilation', 6, 'tuple of ints', dilation)
-    if transposed.__class__ is not bool:
-        raise _bad_arg('convolution', 'transposed', 7, 'bool', transposed)
-    if not _is_intseq(output_padding):
-        raise _bad_arg('convolution', 'output_padding', 8, 'tuple of ints', output_padding)
-    if groups.__class__ is not int and not _is_int(groups):
-        raise _bad_arg('convolution', 'groups', 9, 'int', groups)
-    return _op_convolution_default(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
-
-def _conv1d_c0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(weight, TensorImpl):
-        return None
-    if bias is not None and not isinstance(bias, TensorImpl):
-        return None
-    if not _is_intlist(stride):
-        return None
-    if not _is_intlist(padding):
-        return None
-    if not _is_intlist(dilation):
-        return None
-    if not _is_int(groups):
-        return None
-    return s
-
-def _conv1d_b0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
-    return _op_conv1d_default(input, weight, bias, stride, padding, dilation, groups)
-
-def _conv1d_c1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(weight, TensorImpl):
-        return None
-    if bias is not None and not isinstance(bias, TensorImpl):
-        return None
-    if not _is_intlist(stride):
-        return None
-    if not isinstance(padding, str):
-        return None
-    if not _is_intlist(dilation):
-        return None
-    if not _is_int(groups):
-        return None
-    return s
-
-def _conv1d_b1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
-    return _op_conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
-
-_conv1d_ovs = ((_conv1d_c0, _conv1d_b0), (_conv1d_c1, _conv1d_b1),)
-_conv1d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, int[1] padding = 0, int[1] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, str padding = "valid", int[1] dilation = 1, int groups = 1)')
-
-def conv1d(*args, **kwargs):
-    best = None
-    for c, b in _conv1d_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('conv1d', args, kwargs, _conv1d_sigs, False)
-
-def _conv2d_c0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(weight, TensorImpl):
-        return None
-    if bias is not None and not isinstance(bias, TensorImpl):
-        return None
-    if not _is_intlist(stride):
-        return None
-    if not _is_intlist(padding):
-        return None
-    if not _is_intlist(dilation):
-        return None
-    if not _is_int(groups):
-        return None
-    return s
-
-def _conv2d_b0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
-    return _op_conv2d_default(input, weight, bias, stride, padding, dilation, groups)
-
-def _conv2d_c1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(weight, TensorImpl):
-        return None
-    if bias is not None and not isinstance(bias, TensorImpl):
-        return None
-    if not _is_intlist(stride):
-        return None
-    if not isinstance(padding, str):
-        return None
-    if not _is_intlist(dilation):
-        return None
-    if not _is_int(groups):
-        return None
-    return s
-
-def _conv2d_b1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
-    return _op_conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
-
-_conv2d_ovs = ((_conv2d_c0, _conv2d_b0), (_conv2d_c1, _conv2d_b1),)
-_conv2d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, int[2] padding = 0, int[2] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, str padding = "valid", int[2] dilation = 1, int groups = 1)')
-
-def conv2d(*args, **kwargs):
-    best = None
-    for c, b in _conv2d_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('conv2d', args, kwargs, _conv2d_sigs, False)
-
-def _conv3d_c0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(weight, TensorImpl):
-        return None
-    if bias is not None and not isinstance(bias, TensorImpl):
-        return None
-    if not _is_intlist(stride):
-        return None
-    if not _is_intlist(padding):
-        return None
-    if not _is_intlist(dilation):
-        return None
-    if not _is_int(groups):
-        return None
-    return s
-
-def _conv3d_b0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
-    return _op_conv3d_default(input, weight, bias, stride, padding, dilation, groups)
-
-def _conv3d_c1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(weight, TensorImpl):
-        return None
-    if bias is not None and not isinstance(bias, TensorImpl):
-        return None
-    if not _is_intlist(stride):
-        return None
-    if not isinstance(padding, str):
-        return None
-    if not _is_intlist(dilation):
-        return None
-    if not _is_int(groups):
-        return None
-    return s
-
-def _conv3d_b1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
-    return _op_conv3d_padding(input, weight, bias, stride, padding, dilation, groups)
-
-_conv3d_ovs = ((_conv3d_c0, _conv3d_b0), (_conv3d_c1, _conv3d_b1),)
-_conv3d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, int[3] padding = 0, int[3] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, str padding = "valid", int[3] dilation = 1, int groups = 1)')
-
-def conv3d(*args, **kwargs):
-    best = None
-    for c, b in _conv3d_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
-
-def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('conv_transpose1d', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
-        raise _bad_arg('conv_transpose1d', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('conv_transpose1d', 'bias', 3, 'Tensor', bias)
-    if not _is_intlist(stride):
-        raise _bad_arg('conv_transpose1d', 'stride', 4, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('conv_transpose1d', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intlist(output_padding):
-        raise _bad_arg('conv_transpose1d', 'output_padding', 6, 'tuple of ints', output_padding)
-    if groups.__class__ is not int and not _is_int(groups):
-        raise _bad_arg('conv_transpose1d', 'groups', 7, 'int', groups)
-    if not _is_intlist(dilation):
-        raise _bad_arg('conv_transpose1d', 'dilation', 8, 'tuple of ints', dilation)
-    return _op_conv_transpose1d_default(input, weight, bias, stride, padding, output_padding, groups, dilation)
-
-def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('conv_transpose2d', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
-        raise _bad_arg('conv_transpose2d', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('conv_transpose2d', 'bias', 3, 'Tensor', bias)
-    if not _is_intlist(stride):
-        raise _bad_arg('conv_transpose2d', 'stride', 4, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('conv_transpose2d', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intlist(output_padding):
-        raise _bad_arg('conv_transpose2d', 'output_padding', 6, 'tuple of ints', output_padding)
-    if groups.__class__ is not int and not _is_int(groups):
-        raise _bad_arg('conv_transpose2d', 'groups', 7, 'int', groups)
-    if not _is_intlist(dilation):
-        raise _bad_arg('conv_transpose2d', 'dilation', 8, 'tuple of ints', dilation)
-    return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
-
-def constant_pad_nd(input, pad, value=0):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('constant_pad_nd', 'input', 1, 'Tensor', input)
-    if not _is_intseq(pad):
-        raise _bad_arg('constant_pad_nd', 'pad', 2, 'tuple of ints', pad)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('constant_pad_nd', 'value', 3, 'Number', value)
-    return _op_constant_pad_nd_default(input, pad, value)
-
-def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('max_pool1d_with_indices', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool1d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool1d_with_indices', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool1d_with_indices', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool1d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool1d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
-
-def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('max_pool1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool1d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool1d', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool1d', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool1d', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
-
-def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('max_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool2d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool2d', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool2d', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool2d', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
-
-def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('avg_pool1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('avg_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('avg_pool1d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('avg_pool1d', 'padding', 4, 'tuple of ints', padding)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('avg_pool1d', 'ceil_mode', 5, 'bool', ceil_mode)
-    if count_include_pad.__class__ is not bool:
-        raise _bad_arg('avg_pool1d', 'count_include_pad', 6, 'bool', count_include_pad)
-    return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
-
-def adaptive_avg_pool1d(input, output_size):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('adaptive_avg_pool1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_avg_pool1d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_avg_pool1d_default(input, output_size)
-
-def _adaptive_avg_pool2d(input, output_size):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('_adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('_adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op__adaptive_avg_pool2d_default(input, output_size)
-
-def adaptive_max_pool1d(input, output_size):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('adaptive_max_pool1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_max_pool1d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_max_pool1d_default(input, output_size)
-
-def kl_div(input, target, reduction=1, *, log_target=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
-        raise _bad_arg('kl_div', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('kl_div', 'reduction', 3, 'int', reduction)
-    if log_target is False:
-        return _op_kl_div_default(input, target, reduction)
-    if log_target.__class__ is not bool:
-        raise _bad_arg('kl_div', 'log_target', None, 'bool', log_target)
-    return _op_kl_div_default(input, target, reduction, log_target=log_target)
-
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('binary_cross_entropy_with_logits', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
-        raise _bad_arg('binary_cross_entropy_with_logits', 'target', 2, 'Tensor', target)
-    if weight is not None and not isinstance(weight, TensorImpl):
-        raise _bad_arg('binary_cross_entropy_with_logits', 'weight', 3, 'Tensor', weight)
-    if pos_weight is not None and not isinstance(pos_weight, TensorImpl):
-        raise _bad_arg('binary_cross_entropy_with_logits', 'pos_weight', 4, 'Tensor', pos_weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
-    return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
-
-def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    if not isinstance(weight, TensorImpl):
-        raise _bad_arg('embedding', 'weight', 1, 'Tensor', weight)
-    if not isinstance(indices, TensorImpl):
-        raise _bad_arg('embedding', 'indices', 2, 'Tensor', indices)
-    if padding_idx.__class__ is not int and not _is_int(padding_idx):
-        raise _bad_arg('embedding', 'padding_idx', 3, 'int', padding_idx)
-    if scale_grad_by_freq.__class__ is not bool:
-        raise _bad_arg('embedding', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
-    if sparse.__class__ is not bool:
-        raise _bad_arg('embedding', 'sparse', 5, 'bool', sparse)
-    return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
-
-def native_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('native_dropout', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('native_dropout', 'p', 2, 'float', p)
-    if train is not None and train.__class__ is not bool:
-        raise _bad_arg('native_dropout', 'train', 3, 'bool', train)
-    return _op_native_dropout_default(input, p, train)
-
-def dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('dropout', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('dropout', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('dropout', 'train', 3, 'bool', train)
-    return _op_dropout_default(input, p, train)
-
-def feature_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('feature_dropout', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('feature_dropout', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('feature_dropout', 'train', 3, 'bool', train)
-    return _op_feature_dropout_default(input, p, train)
-
-def alpha_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('alpha_dropout', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('alpha_dropout', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('alpha_dropout', 'train', 3, 'bool', train)
-    return _op_alpha_dropout_default(input, p, train)
-
-def feature_alpha_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('feature_alpha_dropout', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('feature_alpha_dropout', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('feature_alpha_dropout', 'train', 3, 'bool', train)
-    return _op_feature_alpha_dropout_default(input, p, train)
-
-def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('batch_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
-        raise _bad_arg('batch_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('batch_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and not isinstance(running_mean, TensorImpl):
-        raise _bad_arg('batch_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and not isinstance(running_var, TensorImpl):
-        raise _bad_arg('batch_norm', 'running_var', 5, 'Tensor', running_var)
-    if training.__class__ is not bool:
-        raise _bad_arg('batch_norm', 'training', 6, 'bool', training)
-    if momentum.__class__ is not float and not _is_double(momentum):
-        raise _bad_arg('batch_norm', 'momentum', 7, 'float', momentum)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('batch_norm', 'eps', 8, 'float', eps)
-    if cudnn_enabled.__class__ is not bool:
-        raise _bad_arg('batch_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
-    return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
-
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('group_norm', 'input', 1, 'Tensor', input)
-    if num_groups.__class__ is not int and not _is_int(num_groups):
-        raise _bad_arg('group_norm', 'num_groups', 2, 'int', num_groups)
-    if weight is not None and not isinstance(weight, TensorImpl):
-        raise _bad_arg('group_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('group_norm', 'bias', 4, 'Tensor', bias)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('group_norm', 'eps', 5, 'float', eps)
-    if cudnn_enabled.__class__ is not bool:
-        raise _bad_arg('group_norm', 'cudnn_enabled', 6, 'bool', cudnn_enabled)
-    return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
-
-def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('instance_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
-        raise _bad_arg('instance_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('instance_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and not isinstance(running_mean, TensorImpl):
-        raise _bad_arg('instance_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and not isinstance(running_var, TensorImpl):
-        raise _bad_arg('instance_norm', 'running_var', 5, 'Tensor', running_var)
-    if use_input_stats.__class__ is not bool:
-        raise _bad_arg('instance_norm', 'use_input_stats', 6, 'bool', use_input_stats)
-    if momentum.__class__ is not float and not _is_double(momentum):
-        raise _bad_arg('instance_norm', 'momentum', 7, 'float', momentum)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('instance_norm', 'eps', 8, 'float', eps)
-    if cudnn_enabled.__class__ is not bool:
-        raise _bad_arg('instance_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
-    return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
-
-def rms_norm(input, normalized_shape, weight=None, eps=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('rms_norm', 'input', 1, 'Tensor', input)
-    if not _is_intseq(normalized_shape):
-        raise _bad_arg('rms_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and not isinstance(weight, TensorImpl):
-        raise _bad_arg('rms_norm', 'weight', 3, 'Tensor', weight)
-    if eps is not None and eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('rms_norm', 'eps', 4, 'float', eps)
-    return _op_rms_norm_default(input, normalized_shape, weight, eps)
-
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
-    if not isinstance(input1, TensorImpl):
-        raise _bad_arg('margin_ranking_loss', 'input1', 1, 'Tensor', input1)
-    if not isinstance(input2, TensorImpl):
-        raise _bad_arg('margin_ranking_loss', 'input2', 2, 'Tensor', input2)
-    if not isinstance(target, TensorImpl):
-        raise _bad_arg('margin_ranking_loss', 'target', 3, 'Tensor', target)
-    if margin.__class__ is not float and not _is_double(margin):
-        raise _bad_arg('margin_ranking_loss', 'margin', 4, 'float', margin)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('margin_ranking_loss', 'reduction', 5, 'int', reduction)
-    return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
-
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
-        raise _bad_arg('hinge_embedding_loss', 'target', 2, 'Tensor', target)
-    if margin.__class__ is not float and not _is_double(margin):
-        raise _bad_arg('hinge_embedding_loss', 'margin', 3, 'float', margin)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('hinge_embedding_loss', 'reduction', 4, 'int', reduction)
-    return _op_hinge_embedding_loss_default(input, target, margin, reduction)
-
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
-    if not isinstance(input1, TensorImpl):
-        raise _bad_arg('cosine_embedding_loss', 'input1', 1, 'Tensor', input1)
-    if not isinstance(input2, TensorImpl):
-        raise _bad_arg('cosine_embedding_loss', 'input2', 2, 'Tensor', input2)
-    if not isinstance(target, TensorImpl):
-        raise _bad_arg('cosine_embedding_loss', 'target', 3, 'Tensor', target)
-    if margin.__class__ is not float and not _is_double(margin):
-        raise _bad_arg('cosine_embedding_loss', 'margin', 4, 'float', margin)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('cosine_embedding_loss', 'reduction', 5, 'int', reduction)
-    return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
-
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1):
-    if not isinstance(anchor, TensorImpl):
-        raise _bad_arg('triplet_margin_loss', 'anchor', 1, 'Tensor', anchor)
-    if not isinstance(positive, TensorImpl):
-        raise _bad_arg('triplet_margin_loss', 'positive', 2, 'Tensor', positive)
-    if not isinstance(negative, TensorImpl):
-        raise _bad_arg('triplet_margin_loss', 'negative', 3, 'Tensor', negative)
-    if margin.__class__ is not float and not _is_double(margin):
-        raise _bad_arg('triplet_margin_loss', 'margin', 4, 'float', margin)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('triplet_margin_loss', 'p', 5, 'float', p)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('triplet_margin_loss', 'eps', 6, 'float', eps)
-    if swap.__class__ is not bool:
-        raise _bad_arg('triplet_margin_loss', 'swap', 7, 'bool', swap)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('triplet_margin_loss', 'reduction', 8, 'int', reduction)
-    return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
-
-def poisson_nll_loss(input, target, log_input, full, eps, reduction):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('poisson_nll_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
-        raise _bad_arg('poisson_nll_loss', 'target', 2, 'Tensor', target)
-    if log_input.__class__ is not bool:
-        raise _bad_arg('poisson_nll_loss', 'log_input', 3, 'bool', log_input)
-    if full.__class__ is not bool:
-        raise _bad_arg('poisson_nll_loss', 'full', 4, 'bool', full)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('poisson_nll_loss', 'eps', 5, 'float', eps)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('poisson_nll_loss', 'reduction', 6, 'int', reduction)
-    return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
-
-def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
-    if not isinstance(x1, TensorImpl):
-        raise _bad_arg('pairwise_distance', 'x1', 1, 'Tensor', x1)
-    if not isinstance(x2, TensorImpl):
-        raise _bad_arg('pairwise_distance', 'x2', 2, 'Tensor', x2)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('pairwise_distance', 'p', 3, 'float', p)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('pairwise_distance', 'eps', 4, 'float', eps)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('pairwise_distance', 'keepdim', 5, 'bool', keepdim)
-    return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
-
-def cosine_similarity(x1, x2, dim=1, eps=1e-08):
-    if not isinstance(x1, TensorImpl):
-        raise _bad_arg('cosine_similarity', 'x1', 1, 'Tensor', x1)
-    if not isinstance(x2, TensorImpl):
-        raise _bad_arg('cosine_similarity', 'x2', 2, 'Tensor', x2)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cosine_similarity', 'dim', 3, 'int', dim)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('cosine_similarity', 'eps', 4, 'float', eps)
-    return _op_cosine_similarity_default(x1, x2, dim, eps)
-
-def cdist(x1, x2, p=2.0, compute_mode=None):
-    if not isinstance(x1, TensorImpl):
-        raise _bad_arg('cdist', 'x1', 1, 'Tensor', x1)
-    if not isinstance(x2, TensorImpl):
-        raise _bad_arg('cdist', 'x2', 2, 'Tensor', x2)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('cdist', 'p', 3, 'float', p)
-    if compute_mode is not None and compute_mode.__class__ is not int and not _is_int(compute_mode):
-        raise _bad_arg('cdist', 'compute_mode', 4, 'int', compute_mode)
-    return _op_cdist_default(x1, x2, p, compute_mode)
-
-def bilinear(input1, input2, weight, bias=None):
-    if not isinstance(input1, TensorImpl):
-        raise _bad_arg('bilinear', 'input1', 1, 'Tensor', input1)
-    if not isinstance(input2, TensorImpl):
-        raise _bad_arg('bilinear', 'input2', 2, 'Tensor', input2)
-    if not isinstance(weight, TensorImpl):
-        raise _bad_arg('bilinear', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
-        raise _bad_arg('bilinear', 'bias', 4, 'Tensor', bias)
-    return _op_bilinear_default(input1, input2, weight, bias)
-
-def pixel_shuffle(input, upscale_factor):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
-    if upscale_factor.__class__ is not int and not _is_int(upscale_factor):
-        raise _bad_arg('pixel_shuffle', 'upscale_factor', 2, 'int', upscale_factor)
-    return _op_pixel_shuffle_default(input, upscale_factor)
-
-def pixel_unshuffle(input, downscale_factor):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('pixel_unshuffle', 'input', 1, 'Tensor', input)
-    if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
-        raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
-    return _op_pixel_unshuffle_default(input, downscale_factor)
-
-def _embedding_bag_c0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
-    s = 0
-    if not isinstance(weight, TensorImpl):
-        return None
-    if not isinstance(indices, TensorImpl):
-        return None
-    if not isinstance(offsets, TensorImpl):
-        return None
-    if not isinstance(scale_grad_by_freq, bool):
-        return None
-    if not _is_int(mode):
-        return None
-    if not isinstance(sparse, bool):
-        return None
-    if per_sample_weights is not None and not isinstance(per_sample_weights, TensorImpl):
-        return None
-    if not isinstance(include_last_offset, bool):
-        return None
-    return s
-
-def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
-    return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
-
-def _embedding_bag_c1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
-    s = 0
-    if not isinstance(weight, TensorImpl):
-        return None
-    if not isinstance(indices, TensorImpl):
-        return None
-    if not isinstance(offsets, TensorImpl):
-        return None
-    if not isinstance(scale_grad_by_freq, bool):
-        return None
-    if not _is_int(mode):
-        return None
-    if not isinstance(sparse, bool):
-        return None
-    if per_sample_weights is not None and not isinstance(per_sample_weights, TensorImpl):
-        return None
-    if not isinstance(include_last_offset, bool):
-        return None
-    if padding_idx is not None and not _is_int(padding_idx):
-        return None
-    return s
-
-def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
-    return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
-
-_embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0), (_embedding_bag_c1, _embedding_bag_b1),)
-_embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor? per_sample_weights = None, bool include_last_offset = False)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx)')
-
-def embedding_bag(*args, **kwargs):
-    best = None
-    for c, b in _embedding_bag_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('embedding_bag', args, kwargs, _embedding_bag_sigs, False)
-
-def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
-    if not isinstance(weight, TensorImpl):
-        raise _bad_arg('_embedding_bag', 'weight', 1, 'Tensor', weight)
-    if not isinstance(indices, TensorImpl):
-        raise _bad_arg('_embedding_bag', 'indices', 2, 'Tensor', indices)
-    if not isinstance(offsets, TensorImpl):
-        raise _bad_arg('_embedding_bag', 'offsets', 3, 'Tensor', offsets)
-    if scale_grad_by_freq.__class__ is not bool:
-        raise _bad_arg('_embedding_bag', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
-    if mode.__class__ is not int and not _is_int(mode):
-        raise _bad_arg('_embedding_bag', 'mode', 5, 'int', mode)
-    if sparse.__class__ is not bool:
-        raise _bad_arg('_embedding_bag', 'sparse', 6, 'bool', sparse)
-    if per_sample_weights is not None and not isinstance(per_sample_weights, TensorImpl):
-        raise _bad_arg('_embedding_bag', 'per_sample_weights', 7, 'Tensor', per_sample_weights)
-    if include_last_offset.__class__ is not bool:
-        raise _bad_arg('_embedding_bag', 'include_last_offset', 8, 'bool', include_last_offset)
-    if padding_idx.__class__ is not int and not _is_int(padding_idx):
-        raise _bad_arg('_embedding_bag', 'padding_idx', 9, 'int', padding_idx)
-    return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
-
-def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('grid_sampler', 'input', 1, 'Tensor', input)
-    if not isinstance(grid, TensorImpl):
-        raise _bad_arg('grid_sampler', 'grid', 2, 'Tensor', grid)
-    if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
-        raise _bad_arg('grid_sampler', 'interpolation_mode', 3, 'int', interpolation_mode)
-    if padding_mode.__class__ is not int and not _is_int(padding_mode):
-        raise _bad_arg('grid_sampler', 'padding_mode', 4, 'int', padding_mode)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('grid_sampler', 'align_corners', 5, 'bool', align_corners)
-    return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
-
-def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('grid_sampler_2d', 'input', 1, 'Tensor', input)
-    if not isinstance(grid, TensorImpl):
-        raise _bad_arg('grid_sampler_2d', 'grid', 2, 'Tensor', grid)
-    if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
-        raise _bad_arg('grid_sampler_2d', 'interpolation_mode', 3, 'int', interpolation_mode)
-    if padding_mode.__class__ is not int and not _is_int(padding_mode):
-        raise _bad_arg('grid_sampler_2d', 'padding_mode', 4, 'int', padding_mode)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('grid_sampler_2d', 'align_corners', 5, 'bool', align_corners)
-    return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
-
-def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
-    s = 0
-    if not isinstance(log_probs, TensorImpl):
-        return None
-    if not isinstance(targets, TensorImpl):
-        return None
-    if not _is_intseq(input_lengths):
-        return None
-    if not _is_intseq(target_lengths):
-        return None
-    if not _is_int(blank):
-        return None
-    if not _is_int(reduction):
-        return None
-    if not isinstance(zero_infinity, bool):
-        return None
-    return s
-
-def _ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
-    return _op_ctc_loss_IntList(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
-
-def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
-    s = 0
-    if not isinstance(log_probs, TensorImpl):
-        return None
-    if not isinstance(targets, TensorImpl):
-        return None
-    if not isinstance(input_lengths, TensorImpl):
-        return None
-    if not isinstance(target_lengths, TensorImpl):
-        return None
-    if not _is_int(blank):
-        return None
-    if not _is_int(reduction):
-        return None
-    if not isinstance(zero_infinity, bool):
-        return None
-    return s
-
-def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
-    return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
-
-_ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0), (_ctc_loss_c1, _ctc_loss_b1),)
-_ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)')
-
-def ctc_loss(*args, **kwargs):
-    best = None
-    for c, b in _ctc_loss_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
-
-def _softmax_backward_data(grad_output, output, dim, input_dtype):
-    if not isinstance(grad_output, TensorImpl):
-        raise _bad_arg('_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
-    if not isinstance(output, TensorImpl):
-        raise _bad_arg('_softmax_backward_data', 'output', 2, 'Tensor', output)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_softmax_backward_data', 'dim', 3, 'int', dim)
-    if not _is_dtype(input_dtype):
-        raise _bad_arg('_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
-    return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
-
-def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
-    if not isinstance(grad_output, TensorImpl):
-        raise _bad_arg('_log_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
-    if not isinstance(output, TensorImpl):
-        raise _bad_arg('_log_softmax_backward_data', 'output', 2, 'Tensor', output)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_log_softmax_backward_data', 'dim', 3, 'int', dim)
-    if not _is_dtype(input_dtype):
-        raise _bad_arg('_log_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
-    return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
-
-def embedding_renorm_(input, indices, max_norm, norm_type):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('embedding_renorm_', 'input', 1, 'Tensor', input)
-    if not isinstance(indices, TensorImpl):
-        raise _bad_arg('embedding_renorm_', 'indices', 2, 'Tensor', indices)
-    if max_norm.__class__ is not float and not _is_double(max_norm):
-        raise _bad_arg('embedding_renorm_', 'max_norm', 3, 'float', max_norm)
-    if norm_type.__class__ is not float and not _is_double(norm_type):
-        raise _bad_arg('embedding_renorm_', 'norm_type', 4, 'float', norm_type)
-    return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
-
-def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('max_pool3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool3d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool3d', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool3d', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool3d', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool3d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
-
-def _adaptive_avg_pool3d(input, output_size):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('_adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('_adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op__adaptive_avg_pool3d_default(input, output_size)
-
 def _normal_c0(mean, std=1.0, *, generator=None, out=None):
     s = 0
     if not isinstance(mean, TensorImpl):
@@ -4363,7 +5081,7 @@ def normal(*args, **kwargs):
     raise _no_match('normal', args, kwargs, _normal_sigs, False)
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multinomial', 'input', 1, 'Tensor', input)
     if num_samples.__class__ is not int and not _is_int(num_samples):
         raise _bad_arg('multinomial', 'num_samples', 2, 'int', num_samples)
@@ -4378,7 +5096,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return _op_multinomial_default(input, num_samples, replacement, generator=generator)
 
 def poisson(input, generator=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('poisson', 'input', 1, 'Tensor', input)
     return _op_poisson_default(input, generator)
 
@@ -4395,7 +5113,7 @@ def _sum_b0(input, *, dtype=None):
         return _op_sum_default(input)
     return _op_sum_default(input, dtype=dtype)
 
-def _sum_c1(input, dim, keepdim=False, *, dtype=None):
+def _sum_c1(input, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -4407,13 +5125,15 @@ def _sum_c1(input, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def _sum_b1(input, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def _sum_b1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_sum_dim_IntList(input, dim, keepdim)
+    if out is not None:
+        return _op_sum_IntList_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_sum_dim_IntList(input, dim, keepdim, dtype=dtype)
 
 _sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
-_sum_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+_sum_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def sum(*args, **kwargs):
     best = None
@@ -4430,7 +5150,7 @@ def sum(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('sum', args, kwargs, _sum_sigs, False)
 
-def _mean_c0(input, *, dtype=None):
+def _mean_c0(input, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -4438,12 +5158,14 @@ def _mean_c0(input, *, dtype=None):
         return None
     return s
 
-def _mean_b0(input, *, dtype=None):
-    if dtype is None:
+def _mean_b0(input, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_default(input)
+    if out is not None:
+        return _op_mean_dtype_out(input, dtype=dtype, out=out)
     return _op_mean_default(input, dtype=dtype)
 
-def _mean_c1(input, dim, keepdim=False, *, dtype=None):
+def _mean_c1(input, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -4455,13 +5177,15 @@ def _mean_c1(input, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def _mean_b1(input, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def _mean_b1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_dim(input, dim, keepdim)
+    if out is not None:
+        return _op_mean_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_mean_dim(input, dim, keepdim, dtype=dtype)
 
 _mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
-_mean_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+_mean_sigs = ('(Tensor input, *, dtype? dtype = None, Tensor out = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def mean(*args, **kwargs):
     best = None
@@ -4491,7 +5215,7 @@ def _prod_b0(input, *, dtype=None):
         return _op_prod_default(input)
     return _op_prod_default(input, dtype=dtype)
 
-def _prod_c1(input, dim, keepdim=False, *, dtype=None):
+def _prod_c1(input, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -4503,13 +5227,15 @@ def _prod_c1(input, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def _prod_b1(input, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_prod_dim_int(input, dim, keepdim)
+    if out is not None:
+        return _op_prod_int_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_prod_dim_int(input, dim, keepdim, dtype=dtype)
 
 _prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
-_prod_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, dtype? dtype = None)')
+_prod_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def prod(*args, **kwargs):
     best = None
@@ -4526,22 +5252,30 @@ def prod(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('prod', args, kwargs, _prod_sigs, False)
 
-def amax(input, dim=(), keepdim=False):
-    if not isinstance(input, TensorImpl):
+def amax(input, dim=(), keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('amax', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('amax', 'dim', 2, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amax', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amax', 'out', None, 'Tensor', out)
+        return _op_amax_out(input, dim, keepdim, out=out)
     return _op_amax_default(input, dim, keepdim)
 
-def amin(input, dim=(), keepdim=False):
-    if not isinstance(input, TensorImpl):
+def amin(input, dim=(), keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('amin', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('amin', 'dim', 2, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amin', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amin', 'out', None, 'Tensor', out)
+        return _op_amin_out(input, dim, keepdim, out=out)
     return _op_amin_default(input, dim, keepdim)
 
 def _max_c0(input):
@@ -4624,22 +5358,30 @@ def min(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('min', args, kwargs, _min_sigs, False)
 
-def argmax(input, dim=None, keepdim=False):
-    if not isinstance(input, TensorImpl):
+def argmax(input, dim=None, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argmax', 'input', 1, 'Tensor', input)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmax', 'dim', 2, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmax', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmax', 'out', None, 'Tensor', out)
+        return _op_argmax_out(input, dim, keepdim, out=out)
     return _op_argmax_default(input, dim, keepdim)
 
-def argmin(input, dim=None, keepdim=False):
-    if not isinstance(input, TensorImpl):
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argmin', 'input', 1, 'Tensor', input)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmin', 'dim', 2, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmin', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmin', 'out', None, 'Tensor', out)
+        return _op_argmin_out(input, dim, keepdim, out=out)
     return _op_argmin_default(input, dim, keepdim)
 
 def _all_c0(input):
@@ -4747,56 +5489,6 @@ def any(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('any', args, kwargs, _any_sigs, False)
-
-def mm(input, mat2):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('mm', 'input', 1, 'Tensor', input)
-    if not isinstance(mat2, TensorImpl):
-        raise _bad_arg('mm', 'mat2', 2, 'Tensor', mat2)
-    return _op_mm_default(input, mat2)
-
-def bmm(input, mat2):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
-    if not isinstance(mat2, TensorImpl):
-        raise _bad_arg('bmm', 'mat2', 2, 'Tensor', mat2)
-    return _op_bmm_default(input, mat2)
-
-def mv(input, vec):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('mv', 'input', 1, 'Tensor', input)
-    if not isinstance(vec, TensorImpl):
-        raise _bad_arg('mv', 'vec', 2, 'Tensor', vec)
-    return _op_mv_default(input, vec)
-
-def dot(input, tensor):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('dot', 'input', 1, 'Tensor', input)
-    if not isinstance(tensor, TensorImpl):
-        raise _bad_arg('dot', 'tensor', 2, 'Tensor', tensor)
-    return _op_dot_default(input, tensor)
-
-def matmul(input, other):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('matmul', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('matmul', 'other', 2, 'Tensor', other)
-    return _op_matmul_default(input, other)
-
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
-    if not isinstance(mat1, TensorImpl):
-        raise _bad_arg('addmm', 'mat1', 2, 'Tensor', mat1)
-    if not isinstance(mat2, TensorImpl):
-        raise _bad_arg('addmm', 'mat2', 3, 'Tensor', mat2)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        return _op_addmm_default(input, mat1, mat2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addmm', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
-    return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
 def _var_c0(input, unbiased=True):
     s = 0
@@ -5059,7 +5751,7 @@ def std_mean(*args, **kwargs):
     raise _no_match('std_mean', args, kwargs, _std_mean_sigs, False)
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logsumexp', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('logsumexp', 'dim', 2, 'tuple of ints', dim)
@@ -5156,61 +5848,6 @@ def norm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('norm', args, kwargs, _norm_sigs, False)
-
-def cumsum(input, dim, *, dtype=None, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumsum', 'dim', 2, 'int', dim)
-    if out is None and dtype is None:
-        return _op_cumsum_default(input, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
-        return _op_cumsum_out(input, dim, dtype=dtype, out=out)
-    return _op_cumsum_default(input, dim, dtype=dtype)
-
-def cumprod(input, dim, *, dtype=None, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cumprod', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumprod', 'dim', 2, 'int', dim)
-    if out is None and dtype is None:
-        return _op_cumprod_default(input, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
-        return _op_cumprod_out(input, dim, dtype=dtype, out=out)
-    return _op_cumprod_default(input, dim, dtype=dtype)
-
-def cummax(input, dim):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cummax', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cummax', 'dim', 2, 'int', dim)
-    return _rt_cummax(*_op_cummax_default(input, dim))
-
-def cummin(input, dim):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cummin', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cummin', 'dim', 2, 'int', dim)
-    return _rt_cummin(*_op_cummin_default(input, dim))
-
-def logcumsumexp(input, dim, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('logcumsumexp', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('logcumsumexp', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
-        return _op_logcumsumexp_out(input, dim, out=out)
-    return _op_logcumsumexp_default(input, dim)
 
 def _count_nonzero_c0(input, dim):
     s = 0
@@ -5333,7 +5970,7 @@ def nanmedian(*args, **kwargs):
     raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
 
 def mode(input, dim=-1, keepdim=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mode', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('mode', 'dim', 2, 'int', dim)
@@ -5341,8 +5978,427 @@ def mode(input, dim=-1, keepdim=False):
         raise _bad_arg('mode', 'keepdim', 3, 'bool', keepdim)
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
 
-def kthvalue(input, k, dim=-1, keepdim=False):
+def bincount(input, weights=None, minlength=0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bincount', 'input', 1, 'Tensor', input)
+    if weights is not None and weights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bincount', 'weights', 2, 'Tensor', weights)
+    if minlength.__class__ is not int and not _is_int(minlength):
+        raise _bad_arg('bincount', 'minlength', 3, 'int', minlength)
+    return _op_bincount_default(input, weights, minlength)
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('histc', 'input', 1, 'Tensor', input)
+    if bins.__class__ is not int and not _is_int(bins):
+        raise _bad_arg('histc', 'bins', 2, 'int', bins)
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('histc', 'min', 3, 'Number', min)
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('histc', 'max', 4, 'Number', max)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('histc', 'out', None, 'Tensor', out)
+        return _op_histc_out(input, bins, min, max, out=out)
+    return _op_histc_default(input, bins, min, max)
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumsum', 'dim', 2, 'int', dim)
+    if out is None and dtype is None:
+        return _op_cumsum_default(input, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
+        return _op_cumsum_out(input, dim, dtype=dtype, out=out)
+    return _op_cumsum_default(input, dim, dtype=dtype)
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cumprod', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumprod', 'dim', 2, 'int', dim)
+    if out is None and dtype is None:
+        return _op_cumprod_default(input, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
+        return _op_cumprod_out(input, dim, dtype=dtype, out=out)
+    return _op_cumprod_default(input, dim, dtype=dtype)
+
+def cummax(input, dim):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cummax', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cummax', 'dim', 2, 'int', dim)
+    return _rt_cummax(*_op_cummax_default(input, dim))
+
+def cummin(input, dim):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cummin', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cummin', 'dim', 2, 'int', dim)
+    return _rt_cummin(*_op_cummin_default(input, dim))
+
+def logcumsumexp(input, dim, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logcumsumexp', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('logcumsumexp', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
+        return _op_logcumsumexp_out(input, dim, out=out)
+    return _op_logcumsumexp_default(input, dim)
+
+def _repeat_interleave_c0(repeats, *, output_size=None):
+    s = 0
+    if not isinstance(repeats, TensorImpl):
+        return None
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def _repeat_interleave_b0(repeats, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_Tensor(repeats)
+    return _op_repeat_interleave_Tensor(repeats, output_size=output_size)
+
+def _repeat_interleave_c1(input, repeats, dim=None, *, output_size=None):
+    s = 0
     if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(repeats, TensorImpl):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_self_Tensor(input, repeats, dim)
+    return _op_repeat_interleave_self_Tensor(input, repeats, dim, output_size=output_size)
+
+def _repeat_interleave_c2(input, repeats, dim=None, *, output_size=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(repeats):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if output_size is not None and not _is_int(output_size):
+        return None
+    return s
+
+def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
+    if output_size is None:
+        return _op_repeat_interleave_self_int(input, repeats, dim)
+    return _op_repeat_interleave_self_int(input, repeats, dim, output_size=output_size)
+
+_repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0), (_repeat_interleave_c1, _repeat_interleave_b1), (_repeat_interleave_c2, _repeat_interleave_b2),)
+_repeat_interleave_sigs = ('(Tensor repeats, *, int? output_size = None)', '(Tensor input, Tensor repeats, int? dim = None, *, int? output_size = None)', '(Tensor input, int repeats, int? dim = None, *, int? output_size = None)')
+
+def repeat_interleave(*args, **kwargs):
+    best = None
+    for c, b in _repeat_interleave_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('repeat_interleave', args, kwargs, _repeat_interleave_sigs, False)
+
+def tile(input, dims):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tile', 'input', 1, 'Tensor', input)
+    if not _is_intseq(dims):
+        raise _bad_arg('tile', 'dims', 2, 'tuple of ints', dims)
+    return _op_tile_default(input, dims)
+
+def roll(input, shifts, dims=()):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('roll', 'input', 1, 'Tensor', input)
+    if not _is_intlist(shifts):
+        raise _bad_arg('roll', 'shifts', 2, 'tuple of ints', shifts)
+    if not _is_intlist(dims):
+        raise _bad_arg('roll', 'dims', 3, 'tuple of ints', dims)
+    return _op_roll_default(input, shifts, dims)
+
+def flip(input, dims):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('flip', 'input', 1, 'Tensor', input)
+    if not _is_intseq(dims):
+        raise _bad_arg('flip', 'dims', 2, 'tuple of ints', dims)
+    return _op_flip_default(input, dims)
+
+def fliplr(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
+    return _op_fliplr_default(input)
+
+def flipud(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
+    return _op_flipud_default(input)
+
+def rot90(input, k=1, dims=(0, 1)):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rot90', 'input', 1, 'Tensor', input)
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('rot90', 'k', 2, 'int', k)
+    if not _is_intseq(dims):
+        raise _bad_arg('rot90', 'dims', 3, 'tuple of ints', dims)
+    return _op_rot90_default(input, k, dims)
+
+def tril(input, diagonal=0, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tril', 'input', 1, 'Tensor', input)
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('tril', 'diagonal', 2, 'int', diagonal)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('tril', 'out', None, 'Tensor', out)
+        return _op_tril_out(input, diagonal, out=out)
+    return _op_tril_default(input, diagonal)
+
+def triu(input, diagonal=0, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('triu', 'input', 1, 'Tensor', input)
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('triu', 'diagonal', 2, 'int', diagonal)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('triu', 'out', None, 'Tensor', out)
+        return _op_triu_out(input, diagonal, out=out)
+    return _op_triu_default(input, diagonal)
+
+def diag(input, diagonal=0, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diag', 'input', 1, 'Tensor', input)
+    if diagonal.__class__ is not int and not _is_int(diagonal):
+        raise _bad_arg('diag', 'diagonal', 2, 'int', diagonal)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('diag', 'out', None, 'Tensor', out)
+        return _op_diag_out(input, diagonal, out=out)
+    return _op_diag_default(input, diagonal)
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diag_embed', 'input', 1, 'Tensor', input)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diag_embed', 'offset', 2, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('diag_embed', 'dim1', 3, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('diag_embed', 'dim2', 4, 'int', dim2)
+    return _op_diag_embed_default(input, offset, dim1, dim2)
+
+def diagflat(input, offset=0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diagflat', 'input', 1, 'Tensor', input)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diagflat', 'offset', 2, 'int', offset)
+    return _op_diagflat_default(input, offset)
+
+def broadcast_to(input, size):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
+    if not _is_intseq(size):
+        raise _bad_arg('broadcast_to', 'size', 2, 'tuple of ints', size)
+    return _op_broadcast_to_default(input, size)
+
+def broadcast_tensors(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('broadcast_tensors', 'tensors', 1, tensors)
+    return _op_broadcast_tensors_default(tensors)
+
+def _meshgrid_c0(tensors):
+    s = 0
+    if not isinstance(tensors, (list, tuple)):
+        return None
+    return s
+
+def _meshgrid_b0(tensors):
+    return _op_meshgrid_default(tensors)
+
+def _meshgrid_c1(tensors, *, indexing):
+    s = 0
+    if not isinstance(tensors, (list, tuple)):
+        return None
+    if not isinstance(indexing, str):
+        return None
+    return s
+
+def _meshgrid_b1(tensors, *, indexing):
+    return _op_meshgrid_indexing(tensors, indexing=indexing)
+
+_meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0), (_meshgrid_c1, _meshgrid_b1),)
+_meshgrid_sigs = ('(Tensor[] tensors)', '(Tensor[] tensors, *, str indexing)')
+
+def meshgrid(*args, **kwargs):
+    best = None
+    for c, b in _meshgrid_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('meshgrid', args, kwargs, _meshgrid_sigs, False)
+
+def cartesian_prod(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('cartesian_prod', 'tensors', 1, tensors)
+    return _op_cartesian_prod_default(tensors)
+
+def combinations(input, r=2, with_replacement=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('combinations', 'input', 1, 'Tensor', input)
+    if r.__class__ is not int and not _is_int(r):
+        raise _bad_arg('combinations', 'r', 2, 'int', r)
+    if with_replacement.__class__ is not bool:
+        raise _bad_arg('combinations', 'with_replacement', 3, 'bool', with_replacement)
+    return _op_combinations_default(input, r, with_replacement)
+
+def block_diag(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('block_diag', 'tensors', 1, tensors)
+    return _op_block_diag_default(tensors)
+
+def narrow_copy(input, dim, start, length, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('narrow_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('narrow_copy', 'dim', 2, 'int', dim)
+    if start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('narrow_copy', 'start', 3, 'int', start)
+    if length.__class__ is not int and not _is_int(length):
+        raise _bad_arg('narrow_copy', 'length', 4, 'int', length)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
+        return _op_narrow_copy_out(input, dim, start, length, out=out)
+    return _op_narrow_copy_default(input, dim, start, length)
+
+def cat(tensors, dim=0, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('cat', 'tensors', 1, tensors)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cat', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cat', 'out', None, 'Tensor', out)
+        return _op_cat_out(tensors, dim, out=out)
+    return _op_cat_default(tensors, dim)
+
+def stack(tensors, dim=0, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('stack', 'tensors', 1, tensors)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('stack', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('stack', 'out', None, 'Tensor', out)
+        return _op_stack_out(tensors, dim, out=out)
+    return _op_stack_default(tensors, dim)
+
+def hstack(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('hstack', 'tensors', 1, tensors)
+    return _op_hstack_default(tensors)
+
+def vstack(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('vstack', 'tensors', 1, tensors)
+    return _op_vstack_default(tensors)
+
+def _softmax(input, dim, half_to_float):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_softmax', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_softmax', 'dim', 2, 'int', dim)
+    if half_to_float.__class__ is not bool:
+        raise _bad_arg('_softmax', 'half_to_float', 3, 'bool', half_to_float)
+    return _op__softmax_default(input, dim, half_to_float)
+
+def _log_softmax(input, dim, half_to_float):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_log_softmax', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_log_softmax', 'dim', 2, 'int', dim)
+    if half_to_float.__class__ is not bool:
+        raise _bad_arg('_log_softmax', 'half_to_float', 3, 'bool', half_to_float)
+    return _op__log_softmax_default(input, dim, half_to_float)
+
+def softmax(input, dim, dtype=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('softmax', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('softmax', 'dim', 2, 'int', dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('softmax', 'dtype', 3, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('softmax', 'out', None, 'Tensor', out)
+        return _op_softmax_int_out(input, dim, dtype, out=out)
+    return _op_softmax_int(input, dim, dtype)
+
+def log_softmax(input, dim, dtype=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('log_softmax', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('log_softmax', 'dim', 2, 'int', dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('log_softmax', 'dtype', 3, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
+        return _op_log_softmax_int_out(input, dim, dtype, out=out)
+    return _op_log_softmax_int(input, dim, dtype)
+
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    if grad_output.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
+    if output.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_softmax_backward_data', 'output', 2, 'Tensor', output)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_softmax_backward_data', 'dim', 3, 'int', dim)
+    if not _is_dtype(input_dtype):
+        raise _bad_arg('_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
+    return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    if grad_output.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_log_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
+    if output.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_log_softmax_backward_data', 'output', 2, 'Tensor', output)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('_log_softmax_backward_data', 'dim', 3, 'int', dim)
+    if not _is_dtype(input_dtype):
+        raise _bad_arg('_log_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
+    return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kthvalue', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('kthvalue', 'k', 2, 'int', k)
@@ -5447,7 +6503,7 @@ def argsort(*args, **kwargs):
     raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('topk', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('topk', 'k', 2, 'int', k)
@@ -5460,7 +6516,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
 
 def msort(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('msort', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -5469,7 +6525,7 @@ def msort(input, *, out=None):
     return _op_msort_default(input)
 
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_unique2', 'input', 1, 'Tensor', input)
     if sorted.__class__ is not bool:
         raise _bad_arg('_unique2', 'sorted', 2, 'bool', sorted)
@@ -5480,7 +6536,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
 
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unique_dim', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unique_dim', 'dim', 2, 'int', dim)
@@ -5493,7 +6549,7 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unique_consecutive', 'input', 1, 'Tensor', input)
     if return_inverse.__class__ is not bool:
         raise _bad_arg('unique_consecutive', 'return_inverse', 2, 'bool', return_inverse)
@@ -5503,701 +6559,10 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         raise _bad_arg('unique_consecutive', 'dim', 4, 'int', dim)
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
 
-def bincount(input, weights=None, minlength=0):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('bincount', 'input', 1, 'Tensor', input)
-    if weights is not None and not isinstance(weights, TensorImpl):
-        raise _bad_arg('bincount', 'weights', 2, 'Tensor', weights)
-    if minlength.__class__ is not int and not _is_int(minlength):
-        raise _bad_arg('bincount', 'minlength', 3, 'int', minlength)
-    return _op_bincount_default(input, weights, minlength)
-
-def histc(input, bins=100, min=0, max=0, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('histc', 'input', 1, 'Tensor', input)
-    if bins.__class__ is not int and not _is_int(bins):
-        raise _bad_arg('histc', 'bins', 2, 'int', bins)
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('histc', 'min', 3, 'Number', min)
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('histc', 'max', 4, 'Number', max)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('histc', 'out', None, 'Tensor', out)
-        return _op_histc_out(input, bins, min, max, out=out)
-    return _op_histc_default(input, bins, min, max)
-
-def gather(input, dim, index, *, sparse_grad=False, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('gather', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('gather', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('gather', 'index', 3, 'Tensor', index)
-    if out is None and sparse_grad is False:
-        return _op_gather_default(input, dim, index)
-    if sparse_grad.__class__ is not bool:
-        raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gather', 'out', None, 'Tensor', out)
-        return _op_gather_out(input, dim, index, sparse_grad=sparse_grad, out=out)
-    return _op_gather_default(input, dim, index, sparse_grad=sparse_grad)
-
-def _scatter_c0(input, dim, index, src, *, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not isinstance(src, TensorImpl):
-        return None
-    return s
-
-def _scatter_b0(input, dim, index, src, *, out=None):
-    if out is not None:
-        return _op_scatter_src_out(input, dim, index, src, out=out)
-    return _op_scatter_src(input, dim, index, src)
-
-def _scatter_c1(input, dim, index, value, *, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _scatter_b1(input, dim, index, value, *, out=None):
-    if out is not None:
-        return _op_scatter_value_out(input, dim, index, value, out=out)
-    return _op_scatter_value(input, dim, index, value)
-
-def _scatter_c2(input, dim, index, src, *, reduce, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not isinstance(src, TensorImpl):
-        return None
-    if not isinstance(reduce, str):
-        return None
-    return s
-
-def _scatter_b2(input, dim, index, src, *, reduce, out=None):
-    if out is not None:
-        return _op_scatter_reduce_out(input, dim, index, src, reduce=reduce, out=out)
-    return _op_scatter_reduce(input, dim, index, src, reduce=reduce)
-
-def _scatter_c3(input, dim, index, value, *, reduce, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    if not isinstance(reduce, str):
-        return None
-    return s
-
-def _scatter_b3(input, dim, index, value, *, reduce, out=None):
-    if out is not None:
-        return _op_scatter_value_reduce_out(input, dim, index, value, reduce=reduce, out=out)
-    return _op_scatter_value_reduce(input, dim, index, value, reduce=reduce)
-
-_scatter_ovs = ((_scatter_c0, _scatter_b0), (_scatter_c1, _scatter_b1), (_scatter_c2, _scatter_b2), (_scatter_c3, _scatter_b3),)
-_scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
-
-def scatter(*args, **kwargs):
-    best = None
-    for c, b in _scatter_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('scatter', args, kwargs, _scatter_sigs, False)
-
-def scatter_add(input, dim, index, src, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('scatter_add', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_add', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('scatter_add', 'index', 3, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
-        raise _bad_arg('scatter_add', 'src', 4, 'Tensor', src)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
-        return _op_scatter_add_out(input, dim, index, src, out=out)
-    return _op_scatter_add_default(input, dim, index, src)
-
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('scatter_reduce', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_reduce', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('scatter_reduce', 'index', 3, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
-        raise _bad_arg('scatter_reduce', 'src', 4, 'Tensor', src)
-    if reduce.__class__ is not str:
-        raise _bad_arg('scatter_reduce', 'reduce', 5, 'str', reduce)
-    if out is None and include_self is True:
-        return _op_scatter_reduce_two(input, dim, index, src, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('scatter_reduce', 'out', None, 'Tensor', out)
-        return _op_scatter_reduce_two_out(input, dim, index, src, reduce, include_self=include_self, out=out)
-    return _op_scatter_reduce_two(input, dim, index, src, reduce, include_self=include_self)
-
-def index_select(input, dim, index, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('index_select', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_select', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_select', 'index', 3, 'Tensor', index)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_select', 'out', None, 'Tensor', out)
-        return _op_index_select_out(input, dim, index, out=out)
-    return _op_index_select_default(input, dim, index)
-
-def index_add(input, dim, index, source, *, alpha=1, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('index_add', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_add', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_add', 'index', 3, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('index_add', 'source', 4, 'Tensor', source)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        return _op_index_add_default(input, dim, index, source)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_add', 'out', None, 'Tensor', out)
-        return _op_index_add_out(input, dim, index, source, alpha=alpha, out=out)
-    return _op_index_add_default(input, dim, index, source, alpha=alpha)
-
-def index_copy(input, dim, index, source, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('index_copy', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_copy', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_copy', 'index', 3, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('index_copy', 'source', 4, 'Tensor', source)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
-        return _op_index_copy_out(input, dim, index, source, out=out)
-    return _op_index_copy_default(input, dim, index, source)
-
-def _index_fill_c0(input, dim, index, value):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _index_fill_b0(input, dim, index, value):
-    return _op_index_fill_int_Scalar(input, dim, index, value)
-
-def _index_fill_c1(input, dim, index, value):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def _index_fill_b1(input, dim, index, value):
-    return _op_index_fill_int_Tensor(input, dim, index, value)
-
-_index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fill_b1),)
-_index_fill_sigs = ('(Tensor input, int dim, Tensor index, Scalar value)', '(Tensor input, int dim, Tensor index, Tensor value)')
-
-def index_fill(*args, **kwargs):
-    best = None
-    for c, b in _index_fill_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('index_fill', args, kwargs, _index_fill_sigs, False)
-
-def _masked_fill_c0(input, mask, value):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(mask, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _masked_fill_b0(input, mask, value):
-    return _op_masked_fill_Scalar(input, mask, value)
-
-def _masked_fill_c1(input, mask, value):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(mask, TensorImpl):
-        return None
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def _masked_fill_b1(input, mask, value):
-    return _op_masked_fill_Tensor(input, mask, value)
-
-_masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _masked_fill_b1),)
-_masked_fill_sigs = ('(Tensor input, Tensor mask, Scalar value)', '(Tensor input, Tensor mask, Tensor value)')
-
-def masked_fill(*args, **kwargs):
-    best = None
-    for c, b in _masked_fill_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('masked_fill', args, kwargs, _masked_fill_sigs, False)
-
-def masked_select(input, mask, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('masked_select', 'input', 1, 'Tensor', input)
-    if not isinstance(mask, TensorImpl):
-        raise _bad_arg('masked_select', 'mask', 2, 'Tensor', mask)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
-        return _op_masked_select_out(input, mask, out=out)
-    return _op_masked_select_default(input, mask)
-
-def masked_scatter(input, mask, source):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('masked_scatter', 'input', 1, 'Tensor', input)
-    if not isinstance(mask, TensorImpl):
-        raise _bad_arg('masked_scatter', 'mask', 2, 'Tensor', mask)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('masked_scatter', 'source', 3, 'Tensor', source)
-    return _op_masked_scatter_default(input, mask, source)
-
-def take(input, index, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('take', 'input', 1, 'Tensor', input)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('take', 'index', 2, 'Tensor', index)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('take', 'out', None, 'Tensor', out)
-        return _op_take_out(input, index, out=out)
-    return _op_take_default(input, index)
-
-def take_along_dim(input, indices, dim=None, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('take_along_dim', 'input', 1, 'Tensor', input)
-    if not isinstance(indices, TensorImpl):
-        raise _bad_arg('take_along_dim', 'indices', 2, 'Tensor', indices)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('take_along_dim', 'dim', 3, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
-        return _op_take_along_dim_out(input, indices, dim, out=out)
-    return _op_take_along_dim_default(input, indices, dim)
-
-def nonzero(input, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('nonzero', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
-        return _op_nonzero_out(input, out=out)
-    return _op_nonzero_default(input)
-
-def argwhere(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
-    return _op_argwhere_default(input)
-
-def _repeat_interleave_c0(repeats, *, output_size=None):
-    s = 0
-    if not isinstance(repeats, TensorImpl):
-        return None
-    if output_size is not None and not _is_int(output_size):
-        return None
-    return s
-
-def _repeat_interleave_b0(repeats, *, output_size=None):
-    if output_size is None:
-        return _op_repeat_interleave_Tensor(repeats)
-    return _op_repeat_interleave_Tensor(repeats, output_size=output_size)
-
-def _repeat_interleave_c1(input, repeats, dim=None, *, output_size=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(repeats, TensorImpl):
-        return None
-    if dim is not None and not _is_int(dim):
-        return None
-    if output_size is not None and not _is_int(output_size):
-        return None
-    return s
-
-def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
-    if output_size is None:
-        return _op_repeat_interleave_self_Tensor(input, repeats, dim)
-    return _op_repeat_interleave_self_Tensor(input, repeats, dim, output_size=output_size)
-
-def _repeat_interleave_c2(input, repeats, dim=None, *, output_size=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_int(repeats):
-        return None
-    if dim is not None and not _is_int(dim):
-        return None
-    if output_size is not None and not _is_int(output_size):
-        return None
-    return s
-
-def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
-    if output_size is None:
-        return _op_repeat_interleave_self_int(input, repeats, dim)
-    return _op_repeat_interleave_self_int(input, repeats, dim, output_size=output_size)
-
-_repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0), (_repeat_interleave_c1, _repeat_interleave_b1), (_repeat_interleave_c2, _repeat_interleave_b2),)
-_repeat_interleave_sigs = ('(Tensor repeats, *, int? output_size = None)', '(Tensor input, Tensor repeats, int? dim = None, *, int? output_size = None)', '(Tensor input, int repeats, int? dim = None, *, int? output_size = None)')
-
-def repeat_interleave(*args, **kwargs):
-    best = None
-    for c, b in _repeat_interleave_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('repeat_interleave', args, kwargs, _repeat_interleave_sigs, False)
-
-def tile(input, dims):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('tile', 'input', 1, 'Tensor', input)
-    if not _is_intseq(dims):
-        raise _bad_arg('tile', 'dims', 2, 'tuple of ints', dims)
-    return _op_tile_default(input, dims)
-
-def roll(input, shifts, dims=()):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('roll', 'input', 1, 'Tensor', input)
-    if not _is_intlist(shifts):
-        raise _bad_arg('roll', 'shifts', 2, 'tuple of ints', shifts)
-    if not _is_intlist(dims):
-        raise _bad_arg('roll', 'dims', 3, 'tuple of ints', dims)
-    return _op_roll_default(input, shifts, dims)
-
-def flip(input, dims):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('flip', 'input', 1, 'Tensor', input)
-    if not _is_intseq(dims):
-        raise _bad_arg('flip', 'dims', 2, 'tuple of ints', dims)
-    return _op_flip_default(input, dims)
-
-def fliplr(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
-    return _op_fliplr_default(input)
-
-def flipud(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
-    return _op_flipud_default(input)
-
-def rot90(input, k=1, dims=(0, 1)):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('rot90', 'input', 1, 'Tensor', input)
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('rot90', 'k', 2, 'int', k)
-    if not _is_intseq(dims):
-        raise _bad_arg('rot90', 'dims', 3, 'tuple of ints', dims)
-    return _op_rot90_default(input, k, dims)
-
-def tril(input, diagonal=0, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('tril', 'input', 1, 'Tensor', input)
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('tril', 'diagonal', 2, 'int', diagonal)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tril', 'out', None, 'Tensor', out)
-        return _op_tril_out(input, diagonal, out=out)
-    return _op_tril_default(input, diagonal)
-
-def triu(input, diagonal=0, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('triu', 'input', 1, 'Tensor', input)
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('triu', 'diagonal', 2, 'int', diagonal)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('triu', 'out', None, 'Tensor', out)
-        return _op_triu_out(input, diagonal, out=out)
-    return _op_triu_default(input, diagonal)
-
-def diag(input, diagonal=0, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('diag', 'input', 1, 'Tensor', input)
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('diag', 'diagonal', 2, 'int', diagonal)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('diag', 'out', None, 'Tensor', out)
-        return _op_diag_out(input, diagonal, out=out)
-    return _op_diag_default(input, diagonal)
-
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('diag_embed', 'input', 1, 'Tensor', input)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diag_embed', 'offset', 2, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('diag_embed', 'dim1', 3, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('diag_embed', 'dim2', 4, 'int', dim2)
-    return _op_diag_embed_default(input, offset, dim1, dim2)
-
-def diagflat(input, offset=0):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('diagflat', 'input', 1, 'Tensor', input)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diagflat', 'offset', 2, 'int', offset)
-    return _op_diagflat_default(input, offset)
-
-def trace(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('trace', 'input', 1, 'Tensor', input)
-    return _op_trace_default(input)
-
-def outer(input, vec2, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('outer', 'input', 1, 'Tensor', input)
-    if not isinstance(vec2, TensorImpl):
-        raise _bad_arg('outer', 'vec2', 2, 'Tensor', vec2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('outer', 'out', None, 'Tensor', out)
-        return _op_outer_out(input, vec2, out=out)
-    return _op_outer_default(input, vec2)
-
-def ger(input, vec2, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('ger', 'input', 1, 'Tensor', input)
-    if not isinstance(vec2, TensorImpl):
-        raise _bad_arg('ger', 'vec2', 2, 'Tensor', vec2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ger', 'out', None, 'Tensor', out)
-        return _op_ger_out(input, vec2, out=out)
-    return _op_ger_default(input, vec2)
-
-def kron(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('kron', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('kron', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('kron', 'out', None, 'Tensor', out)
-        return _op_kron_out(input, other, out=out)
-    return _op_kron_default(input, other)
-
-def cross(input, other, dim=None, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('cross', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('cross', 'other', 2, 'Tensor', other)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cross', 'dim', 3, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cross', 'out', None, 'Tensor', out)
-        return _op_cross_out(input, other, dim, out=out)
-    return _op_cross_default(input, other, dim)
-
-def einsum(equation, tensors, *, path=None):
-    if equation.__class__ is not str:
-        raise _bad_arg('einsum', 'equation', 1, 'str', equation)
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('einsum', 'tensors', 2, tensors)
-    if path is None:
-        return _op_einsum_default(equation, tensors)
-    if path is not None and not _is_intseq(path):
-        raise _bad_arg('einsum', 'path', None, 'tuple of ints', path)
-    return _op_einsum_default(equation, tensors, path=path)
-
-def tensordot(input, other, dims_self, dims_other, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('tensordot', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('tensordot', 'other', 2, 'Tensor', other)
-    if not _is_intseq(dims_self):
-        raise _bad_arg('tensordot', 'dims_self', 3, 'tuple of ints', dims_self)
-    if not _is_intseq(dims_other):
-        raise _bad_arg('tensordot', 'dims_other', 4, 'tuple of ints', dims_other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tensordot', 'out', None, 'Tensor', out)
-        return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
-    return _op_tensordot_default(input, other, dims_self, dims_other)
-
-def broadcast_to(input, size):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
-    if not _is_intseq(size):
-        raise _bad_arg('broadcast_to', 'size', 2, 'tuple of ints', size)
-    return _op_broadcast_to_default(input, size)
-
-def broadcast_tensors(tensors):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('broadcast_tensors', 'tensors', 1, tensors)
-    return _op_broadcast_tensors_default(tensors)
-
-def _meshgrid_c0(tensors):
-    s = 0
-    if not isinstance(tensors, (list, tuple)):
-        return None
-    return s
-
-def _meshgrid_b0(tensors):
-    return _op_meshgrid_default(tensors)
-
-def _meshgrid_c1(tensors, *, indexing):
-    s = 0
-    if not isinstance(tensors, (list, tuple)):
-        return None
-    if not isinstance(indexing, str):
-        return None
-    return s
-
-def _meshgrid_b1(tensors, *, indexing):
-    return _op_meshgrid_indexing(tensors, indexing=indexing)
-
-_meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0), (_meshgrid_c1, _meshgrid_b1),)
-_meshgrid_sigs = ('(Tensor[] tensors)', '(Tensor[] tensors, *, str indexing)')
-
-def meshgrid(*args, **kwargs):
-    best = None
-    for c, b in _meshgrid_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('meshgrid', args, kwargs, _meshgrid_sigs, False)
-
-def cartesian_prod(tensors):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('cartesian_prod', 'tensors', 1, tensors)
-    return _op_cartesian_prod_default(tensors)
-
-def combinations(input, r=2, with_replacement=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('combinations', 'input', 1, 'Tensor', input)
-    if r.__class__ is not int and not _is_int(r):
-        raise _bad_arg('combinations', 'r', 2, 'int', r)
-    if with_replacement.__class__ is not bool:
-        raise _bad_arg('combinations', 'with_replacement', 3, 'bool', with_replacement)
-    return _op_combinations_default(input, r, with_replacement)
-
-def block_diag(tensors):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('block_diag', 'tensors', 1, tensors)
-    return _op_block_diag_default(tensors)
-
-def narrow_copy(input, dim, start, length, *, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('narrow_copy', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('narrow_copy', 'dim', 2, 'int', dim)
-    if start.__class__ is not int and not _is_int(start):
-        raise _bad_arg('narrow_copy', 'start', 3, 'int', start)
-    if length.__class__ is not int and not _is_int(length):
-        raise _bad_arg('narrow_copy', 'length', 4, 'int', length)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
-        return _op_narrow_copy_out(input, dim, start, length, out=out)
-    return _op_narrow_copy_default(input, dim, start, length)
-
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
-    if not isinstance(sorted_sequence, TensorImpl):
+    if sorted_sequence.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('searchsorted', 'sorted_sequence', 1, 'Tensor', sorted_sequence)
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('searchsorted', 'input', 2, 'Tensor', input)
     if out is None and out_int32 is False and right is False and side is None and sorter is None:
         return _op_searchsorted_Tensor(sorted_sequence, input)
@@ -6207,7 +6572,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise _bad_arg('searchsorted', 'right', None, 'bool', right)
     if side is not None and side.__class__ is not str:
         raise _bad_arg('searchsorted', 'side', None, 'str', side)
-    if sorter is not None and not isinstance(sorter, TensorImpl):
+    if sorter is not None and sorter.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('searchsorted', 'sorter', None, 'Tensor', sorter)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -6216,9 +6581,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _op_searchsorted_Tensor(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('bucketize', 'input', 1, 'Tensor', input)
-    if not isinstance(boundaries, TensorImpl):
+    if boundaries.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bucketize', 'boundaries', 2, 'Tensor', boundaries)
     if out is None and out_int32 is False and right is False:
         return _op_bucketize_Tensor(input, boundaries)
@@ -6232,72 +6597,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         return _op_bucketize_Tensor_out(input, boundaries, out_int32=out_int32, right=right, out=out)
     return _op_bucketize_Tensor(input, boundaries, out_int32=out_int32, right=right)
 
-def put(input, index, source, accumulate=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('put', 'input', 1, 'Tensor', input)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('put', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('put', 'source', 3, 'Tensor', source)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('put', 'accumulate', 4, 'bool', accumulate)
-    return _op_put_default(input, index, source, accumulate)
-
-def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('index_reduce', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_reduce', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_reduce', 'index', 3, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('index_reduce', 'source', 4, 'Tensor', source)
-    if reduce.__class__ is not str:
-        raise _bad_arg('index_reduce', 'reduce', 5, 'str', reduce)
-    if out is None and include_self is True:
-        return _op_index_reduce_default(input, dim, index, source, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
-        return _op_index_reduce_out(input, dim, index, source, reduce, include_self=include_self, out=out)
-    return _op_index_reduce_default(input, dim, index, source, reduce, include_self=include_self)
-
-def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
-    if row.__class__ is not int and not _is_int(row):
-        raise _bad_arg('tril_indices', 'row', 1, 'int', row)
-    if col.__class__ is not int and not _is_int(col):
-        raise _bad_arg('tril_indices', 'col', 2, 'int', col)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('tril_indices', 'offset', 3, 'int', offset)
-    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
-        raise _bad_arg('tril_indices', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('tril_indices', 'pin_memory', None, 'bool', pin_memory)
-    r = _op_tril_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    if requires_grad:
-        r.requires_grad_()
-    return r
-
-def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
-    if row.__class__ is not int and not _is_int(row):
-        raise _bad_arg('triu_indices', 'row', 1, 'int', row)
-    if col.__class__ is not int and not _is_int(col):
-        raise _bad_arg('triu_indices', 'col', 2, 'int', col)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('triu_indices', 'offset', 3, 'int', offset)
-    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
-        raise _bad_arg('triu_indices', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('triu_indices', 'pin_memory', None, 'bool', pin_memory)
-    r = _op_triu_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    if requires_grad:
-        r.requires_grad_()
-    return r
-
 def as_strided(input, size, stride, storage_offset=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
     if not _is_intseq(size):
         raise _bad_arg('as_strided', 'size', 2, 'tuple of ints', size)
@@ -6308,7 +6609,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _op_as_strided_default(input, size, stride, storage_offset)
 
 def transpose(input, dim0, dim1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('transpose', 'input', 1, 'Tensor', input)
     if dim0.__class__ is not int and not _is_int(dim0):
         raise _bad_arg('transpose', 'dim0', 2, 'int', dim0)
@@ -6317,24 +6618,24 @@ def transpose(input, dim0, dim1):
     return _op_transpose_int(input, dim0, dim1)
 
 def permute(input, dims):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('permute', 'input', 1, 'Tensor', input)
     if not _is_intseq(dims):
         raise _bad_arg('permute', 'dims', 2, 'tuple of ints', dims)
     return _op_permute_default(input, dims)
 
 def t(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
     return _op_t_default(input)
 
 def adjoint(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     return _op_adjoint_default(input)
 
 def narrow(input, dim, start, length):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('narrow', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('narrow', 'dim', 2, 'int', dim)
@@ -6345,7 +6646,7 @@ def narrow(input, dim, start, length):
     return _op_narrow_default(input, dim, start, length)
 
 def select(input, dim, index):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('select', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('select', 'dim', 2, 'int', dim)
@@ -6354,7 +6655,7 @@ def select(input, dim, index):
     return _op_select_int(input, dim, index)
 
 def slice(input, dim=0, start=None, end=None, step=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('slice', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('slice', 'dim', 2, 'int', dim)
@@ -6367,7 +6668,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _op_slice_Tensor(input, dim, start, end, step)
 
 def unsqueeze(input, dim):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unsqueeze', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze', 'dim', 2, 'int', dim)
@@ -6423,7 +6724,7 @@ def squeeze(*args, **kwargs):
     raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
 
 def flatten(input, start_dim=0, end_dim=-1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('flatten', 'input', 1, 'Tensor', input)
     if start_dim.__class__ is not int and not _is_int(start_dim):
         raise _bad_arg('flatten', 'start_dim', 2, 'int', start_dim)
@@ -6432,7 +6733,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _op_flatten_using_ints(input, start_dim, end_dim)
 
 def unflatten(input, dim, sizes):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unflatten', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unflatten', 'dim', 2, 'int', dim)
@@ -6441,7 +6742,7 @@ def unflatten(input, dim, sizes):
     return _op_unflatten_int(input, dim, sizes)
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diagonal', 'input', 1, 'Tensor', input)
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagonal', 'offset', 2, 'int', offset)
@@ -6452,14 +6753,14 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _op_diagonal_default(input, offset, dim1, dim2)
 
 def unbind(input, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unbind', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unbind', 'dim', 2, 'int', dim)
     return _op_unbind_int(input, dim)
 
 def split(input, split_size, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('split', 'input', 1, 'Tensor', input)
     if split_size.__class__ is not int and not _is_int(split_size):
         raise _bad_arg('split', 'split_size', 2, 'int', split_size)
@@ -6468,7 +6769,7 @@ def split(input, split_size, dim=0):
     return _op_split_Tensor(input, split_size, dim)
 
 def split_with_sizes(input, split_sizes, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('split_with_sizes', 'input', 1, 'Tensor', input)
     if not _is_intseq(split_sizes):
         raise _bad_arg('split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
@@ -6477,7 +6778,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _op_split_with_sizes_default(input, split_sizes, dim)
 
 def chunk(input, chunks, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('chunk', 'input', 1, 'Tensor', input)
     if chunks.__class__ is not int and not _is_int(chunks):
         raise _bad_arg('chunk', 'chunks', 2, 'int', chunks)
@@ -6530,138 +6831,20 @@ def movedim(*args, **kwargs):
     raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
 
 def alias(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     return _op_alias_default(input)
 
 def detach(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     return _op_detach_default(input)
 
 def reshape(input, shape):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reshape', 'input', 1, 'Tensor', input)
     if not _is_intseq(shape):
         raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)
     return _op_reshape_default(input, shape)
-
-def clone(input, *, memory_format=None):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('clone', 'input', 1, 'Tensor', input)
-    if memory_format is None:
-        return _op_clone_default(input)
-    return _op_clone_default(input, memory_format=memory_format)
-
-def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
-        raise _bad_arg('_to_copy', 'input', 1, 'Tensor', input)
-    if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
-        return _op__to_copy_default(input)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('_to_copy', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('_to_copy', 'pin_memory', None, 'bool', pin_memory)
-    if non_blocking.__class__ is not bool:
-        raise _bad_arg('_to_copy', 'non_blocking', None, 'bool', non_blocking)
-    return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
-
-def _fill__c0(input, value):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _fill__b0(input, value):
-    return _op_fill__Scalar(input, value)
-
-def _fill__c1(input, value):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def _fill__b1(input, value):
-    return _op_fill__Tensor(input, value)
-
-_fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
-_fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
-
-def fill_(*args, **kwargs):
-    best = None
-    for c, b in _fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('fill_', args, kwargs, _fill__sigs, False)
-
-def zero_(input):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
-    return _op_zero__default(input)
-
-def cat(tensors, dim=0, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('cat', 'tensors', 1, tensors)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cat', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cat', 'out', None, 'Tensor', out)
-        return _op_cat_out(tensors, dim, out=out)
-    return _op_cat_default(tensors, dim)
-
-def stack(tensors, dim=0):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('stack', 'tensors', 1, tensors)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('stack', 'dim', 2, 'int', dim)
-    return _op_stack_default(tensors, dim)
-
-def hstack(tensors):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('hstack', 'tensors', 1, tensors)
-    return _op_hstack_default(tensors)
-
-def vstack(tensors):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('vstack', 'tensors', 1, tensors)
-    return _op_vstack_default(tensors)
-
-def index(input, indices):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('index', 'input', 1, 'Tensor', input)
-    return _op_index_Tensor(input, indices)
-
-def index_put_(input, indices, values, accumulate=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('index_put_', 'input', 1, 'Tensor', input)
-    if not isinstance(values, TensorImpl):
-        raise _bad_arg('index_put_', 'values', 3, 'Tensor', values)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('index_put_', 'accumulate', 4, 'bool', accumulate)
-    return _op_index_put__default(input, indices, values, accumulate)
-
-def index_put(input, indices, values, accumulate=False):
-    if not isinstance(input, TensorImpl):
-        raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
-    if not isinstance(values, TensorImpl):
-        raise _bad_arg('index_put', 'values', 3, 'Tensor', values)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
-    return _op_index_put_default(input, indices, values, accumulate)
 
 __all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
-from .._core.tensor_impl import TensorImpl
+from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .return_types import (cummax as _rt_cummax, cummin as _rt_cummin, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
@@ -28,6 +28,7 @@ _op_addcmul__default = _ops.aten.addcmul_.default
 _op_addcmul_default = _ops.aten.addcmul.default
 _op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
+_op_addmm_out = _ops.aten.addmm.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
@@ -35,7 +36,9 @@ _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
 _op_allclose_default = _ops.aten.allclose.default
 _op_amax_default = _ops.aten.amax.default
+_op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
+_op_amin_out = _ops.aten.amin.out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
@@ -61,7 +64,9 @@ _op_arctanh__default = _ops.aten.arctanh_.default
 _op_arctanh_default = _ops.aten.arctanh.default
 _op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
+_op_argmax_out = _ops.aten.argmax.out
 _op_argmin_default = _ops.aten.argmin.default
+_op_argmin_out = _ops.aten.argmin.out
 _op_argsort_default = _ops.aten.argsort.default
 _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
@@ -100,6 +105,7 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
 _op_bmm_default = _ops.aten.bmm.default
+_op_bmm_out = _ops.aten.bmm.out
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
 _op_cauchy__default = _ops.aten.cauchy_.default
 _op_ceil__default = _ops.aten.ceil_.default
@@ -115,9 +121,12 @@ _op_chunk_default = _ops.aten.chunk.default
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
 _op_clamp__Tensor = _ops.aten.clamp_.Tensor
+_op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
+_op_clamp_max_out = _ops.aten.clamp_max.out
 _op_clamp_min_default = _ops.aten.clamp_min.default
+_op_clamp_min_out = _ops.aten.clamp_min.out
 _op_clamp_out = _ops.aten.clamp.out
 _op_clip_Tensor = _ops.aten.clip.Tensor
 _op_clip_Tensor_out = _ops.aten.clip.Tensor_out
@@ -162,6 +171,7 @@ _op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_dot_out = _ops.aten.dot.out
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_eq__Tensor = _ops.aten.eq_.Tensor
@@ -280,6 +290,7 @@ _op_log_default = _ops.aten.log.default
 _op_log_normal__default = _ops.aten.log_normal_.default
 _op_log_out = _ops.aten.log.out
 _op_log_softmax_int = _ops.aten.log_softmax.int
+_op_log_softmax_int_out = _ops.aten.log_softmax.int_out
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
@@ -316,6 +327,7 @@ _op_masked_scatter_default = _ops.aten.masked_scatter.default
 _op_masked_select_default = _ops.aten.masked_select.default
 _op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matmul_out = _ops.aten.matmul.out
 _op_matrix_exp_default = _ops.aten.matrix_exp.default
 _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
@@ -325,6 +337,8 @@ _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
+_op_mean_dtype_out = _ops.aten.mean.dtype_out
+_op_mean_out = _ops.aten.mean.out
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
 _op_min_default = _ops.aten.min.default
@@ -332,6 +346,7 @@ _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
+_op_mm_out = _ops.aten.mm.out
 _op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
@@ -343,6 +358,7 @@ _op_mul_out = _ops.aten.mul.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
+_op_mv_out = _ops.aten.mv.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
@@ -382,6 +398,7 @@ _op_pow__Tensor = _ops.aten.pow_.Tensor
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_prod_int_out = _ops.aten.prod.int_out
 _op_put__default = _ops.aten.put_.default
 _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
@@ -454,6 +471,7 @@ _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
+_op_softmax_int_out = _ops.aten.softmax.int_out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
@@ -480,6 +498,7 @@ _op_subtract_Tensor = _ops.aten.subtract.Tensor
 _op_subtract__Scalar = _ops.aten.subtract_.Scalar
 _op_subtract__Tensor = _ops.aten.subtract_.Tensor
 _op_subtract_out = _ops.aten.subtract.out
+_op_sum_IntList_out = _ops.aten.sum.IntList_out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_svd_U = _ops.aten.svd.U
@@ -525,10 +544,22 @@ _op_view_as_default = _ops.aten.view_as.default
 _op_view_default = _ops.aten.view.default
 _op_view_dtype = _ops.aten.view.dtype
 _op_where_self = _ops.aten.where.self
+_op_where_self_out = _ops.aten.where.self_out
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
+
+def _m_relu(self):
+    return _op_relu_default(self)
+
+def _m_relu_(self):
+    return _op_relu__default(self)
+
+def _m_prelu(self, weight):
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
+    return _op_prelu_default(self, weight)
 
 def _m_conj_physical(self):
     return _op_conj_physical_default(self)
@@ -541,6 +572,30 @@ def _m_resolve_conj(self):
 
 def _m_resolve_neg(self):
     return _op_resolve_neg_default(self)
+
+def _m_contiguous(self, *, memory_format='contiguous_format'):
+    return _op_contiguous_default(self, memory_format=memory_format)
+
+def _m_clone(self, *, memory_format=None):
+    if memory_format is None:
+        return _op_clone_default(self)
+    return _op_clone_default(self, memory_format=memory_format)
+
+def _m_copy_(self, src, non_blocking=False):
+    if src.__class__ not in _TENSOR_TYPES and not _is_num(src):
+        raise _bad_arg('copy_', 'src', 1, 'Tensor', src)
+    if non_blocking.__class__ is not bool:
+        raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
+    return _op_copy__default(self, src, non_blocking)
+
+def _m_resize_(self, *size, memory_format=None):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+        size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)
+    if memory_format is None:
+        return _op_resize__default(self, size)
+    return _op_resize__default(self, size, memory_format=memory_format)
 
 def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
@@ -607,63 +662,32 @@ def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=No
         raise _bad_arg('new_ones', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
-def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
-    if mean.__class__ is not float and not _is_double(mean):
-        raise _bad_arg('normal_', 'mean', 1, 'float', mean)
-    if std.__class__ is not float and not _is_double(std):
-        raise _bad_arg('normal_', 'std', 2, 'float', std)
-    if generator is None:
-        return _op_normal__default(self, mean, std)
-    return _op_normal__default(self, mean, std, generator=generator)
-
-def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
-    if from_.__class__ is not float and not _is_double(from_):
-        raise _bad_arg('uniform_', 'from', 1, 'float', from_)
-    if to.__class__ is not float and not _is_double(to):
-        raise _bad_arg('uniform_', 'to', 2, 'float', to)
-    if generator is None:
-        return _op_uniform__default(self, from_, to)
-    return _op_uniform__default(self, from_, to, generator=generator)
-
-def __m_random__c0(self, from_, to, *, generator=None):
+def __m_fill__c0(self, value):
     s = 0
-    if not _is_int(from_):
-        return None
-    if to is not None and not _is_int(to):
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_fill__b0(self, value):
+    return _op_fill__Scalar(self, value)
+
+def __m_fill__c1(self, value):
+    s = 0
+    if not isinstance(value, TensorImpl):
         return None
     return s
 
-def __m_random__b0(self, from_, to, *, generator=None):
-    if generator is None:
-        return _op_random__from(self, from_, to)
-    return _op_random__from(self, from_, to, generator=generator)
+def __m_fill__b1(self, value):
+    return _op_fill__Tensor(self, value)
 
-def __m_random__c1(self, to, *, generator=None):
-    s = 0
-    if not _is_int(to):
-        return None
-    return s
+__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
+__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
 
-def __m_random__b1(self, to, *, generator=None):
-    if generator is None:
-        return _op_random__to(self, to)
-    return _op_random__to(self, to, generator=generator)
-
-def __m_random__c2(self, *, generator=None):
-    s = 0
-    return s
-
-def __m_random__b2(self, *, generator=None):
-    if generator is None:
-        return _op_random__default(self)
-    return _op_random__default(self, generator=generator)
-
-__m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
-__m_random__sigs = ('(int from, int? to, *, Generator? generator = None)', '(int to, *, Generator? generator = None)', '(*, Generator? generator = None)')
-
-def _m_random_(*args, **kwargs):
+def _m_fill_(*args, **kwargs):
     best = None
-    for c, b in __m_random__ovs:
+    for c, b in __m_fill__ovs:
         try:
             s = c(*args, **kwargs)
         except TypeError:
@@ -674,173 +698,635 @@ def _m_random_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
-    raise _no_match('random_', args, kwargs, __m_random__sigs, True)
+    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
 
-def _m_bernoulli_(self, p=0.5, *, generator=None):
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('bernoulli_', 'p', 1, 'float', p)
-    if generator is None:
-        return _op_bernoulli__float(self, p)
-    return _op_bernoulli__float(self, p, generator=generator)
+def _m_zero_(self):
+    return _op_zero__default(self)
 
-def __m_bernoulli_c0(self, *, generator=None, out=None):
+def _m_add(self, other, *, alpha=1, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('add', 'other', 1, 'Tensor', other)
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_add_Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('add', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        return _op_add_out(self, other, alpha=alpha, out=out)
+    return _op_add_Tensor(self, other, alpha=alpha)
+
+def _m_add_(self, other, *, alpha=1):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('add_', 'other', 1, 'Tensor', other)
+    if alpha.__class__ is int and alpha == 1:
+        return _op_add__Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('add_', 'alpha', None, 'Number', alpha)
+    return _op_add__Tensor(self, other, alpha=alpha)
+
+def _m_sub(self, other, *, alpha=1, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('sub', 'other', 1, 'Tensor', other)
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_sub_Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        return _op_sub_out(self, other, alpha=alpha, out=out)
+    return _op_sub_Tensor(self, other, alpha=alpha)
+
+def _m_sub_(self, other, *, alpha=1):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
+    if alpha.__class__ is int and alpha == 1:
+        return _op_sub__Tensor(self, other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('sub_', 'alpha', None, 'Number', alpha)
+    return _op_sub__Tensor(self, other, alpha=alpha)
+
+def _m_mul(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('mul', 'other', 1, 'Tensor', other)
+    if out is not None:
+        return _op_mul_out(self, other, out=out)
+    return _op_mul_Tensor(self, other)
+
+def _m_mul_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
+    return _op_mul__Tensor(self, other)
+
+def __m_div_c0(self, other, *, out=None):
     s = 0
-    return s
-
-def __m_bernoulli_b0(self, *, generator=None, out=None):
-    if out is None and generator is None:
-        return _op_bernoulli_default(self)
-    if out is not None:
-        return _op_bernoulli_out(self, generator=generator, out=out)
-    return _op_bernoulli_default(self, generator=generator)
-
-def __m_bernoulli_c1(self, p, *, generator=None):
-    s = 0
-    if not _is_real(p):
-        return None
-    return s
-
-def __m_bernoulli_b1(self, p, *, generator=None):
-    if generator is None:
-        return _op_bernoulli_p(self, p)
-    return _op_bernoulli_p(self, p, generator=generator)
-
-__m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
-__m_bernoulli_sigs = ('(*, Generator? generator = None, Tensor out = None)', '(float p, *, Generator? generator = None)')
-
-def _m_bernoulli(*args, **kwargs):
-    best = None
-    for c, b in __m_bernoulli_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
-
-def _m_inverse(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('inverse', 'out', None, 'Tensor', out)
-        return _op_inverse_out(self, out=out)
-    return _op_inverse_default(self)
-
-def _m_det(self):
-    return _op_det_default(self)
-
-def _m_slogdet(self, *, out=None):
-    if out is not None:
-        return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
-    return _rt_slogdet(*_op_slogdet_default(self))
-
-def _m_logdet(self):
-    return _op_logdet_default(self)
-
-def _m_cholesky(self, upper=False, *, out=None):
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky', 'upper', 1, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
-        return _op_cholesky_out(self, upper, out=out)
-    return _op_cholesky_default(self, upper)
-
-def _m_qr(self, some=True, *, out=None):
-    if some.__class__ is not bool:
-        raise _bad_arg('qr', 'some', 1, 'bool', some)
-    if out is not None:
-        return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
-    return _rt_qr(*_op_qr_default(self, some))
-
-def _m_svd(self, some=True, compute_uv=True, *, out=None):
-    if some.__class__ is not bool:
-        raise _bad_arg('svd', 'some', 1, 'bool', some)
-    if compute_uv.__class__ is not bool:
-        raise _bad_arg('svd', 'compute_uv', 2, 'bool', compute_uv)
-    if out is not None:
-        return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
-    return _rt_svd(*_op_svd_default(self, some, compute_uv))
-
-def _m_pinverse(self, rcond=1e-15):
-    if rcond.__class__ is not float and not _is_double(rcond):
-        raise _bad_arg('pinverse', 'rcond', 1, 'float', rcond)
-    return _op_pinverse_default(self, rcond)
-
-def _m_matrix_power(self, n, *, out=None):
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('matrix_power', 'n', 1, 'int', n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
-        return _op_matrix_power_out(self, n, out=out)
-    return _op_matrix_power_default(self, n)
-
-def _m_matrix_exp(self):
-    return _op_matrix_exp_default(self)
-
-def _m_cholesky_solve(self, input2, upper=False, *, out=None):
-    if not isinstance(input2, TensorImpl):
-        raise _bad_arg('cholesky_solve', 'input2', 1, 'Tensor', input2)
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky_solve', 'upper', 2, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
-        return _op_cholesky_solve_out(self, input2, upper, out=out)
-    return _op_cholesky_solve_default(self, input2, upper)
-
-def _m_cholesky_inverse(self, upper=False, *, out=None):
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky_inverse', 'upper', 1, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
-        return _op_cholesky_inverse_out(self, upper, out=out)
-    return _op_cholesky_inverse_default(self, upper)
-
-def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
-    if not isinstance(A, TensorImpl):
-        raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
-    if upper.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'upper', 2, 'bool', upper)
-    if transpose.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'transpose', 3, 'bool', transpose)
-    if unitriangular.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
-    return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
-
-def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
-    if not isinstance(LU_data, TensorImpl):
-        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
-    if not isinstance(LU_pivots, TensorImpl):
-        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
-    return _op_lu_solve_default(self, LU_data, LU_pivots)
-
-def _m_geqrf(self, *, out=None):
-    if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
-    return _rt_geqrf(*_op_geqrf_default(self))
-
-def _m_vdot(self, other, *, out=None):
     if not isinstance(other, TensorImpl):
-        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def __m_div_b0(self, other, *, out=None):
+    if out is not None:
+        return _op_div_out(self, other, out=out)
+    return _op_div_Tensor(self, other)
+
+def __m_div_c1(self, other, *, rounding_mode, out=None):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        return None
+    return s
+
+def __m_div_b1(self, other, *, rounding_mode, out=None):
+    if out is not None:
+        return _op_div_out_mode(self, other, rounding_mode=rounding_mode, out=out)
+    return _op_div_Tensor_mode(self, other, rounding_mode=rounding_mode)
+
+__m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
+__m_div_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str? rounding_mode, Tensor out = None)')
+
+def _m_div(*args, **kwargs):
+    best = None
+    for c, b in __m_div_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('div', args, kwargs, __m_div_sigs, True)
+
+def __m_div__c0(self, other):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def __m_div__b0(self, other):
+    return _op_div__Tensor(self, other)
+
+def __m_div__c1(self, other, *, rounding_mode):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        return None
+    return s
+
+def __m_div__b1(self, other, *, rounding_mode):
+    return _op_div__Tensor_mode(self, other, rounding_mode=rounding_mode)
+
+__m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
+__m_div__sigs = ('(Tensor other)', '(Tensor other, *, str? rounding_mode)')
+
+def _m_div_(*args, **kwargs):
+    best = None
+    for c, b in __m_div__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('div_', args, kwargs, __m_div__sigs, True)
+
+def _m_floor_divide(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('floor_divide', 'other', 1, 'Tensor', other)
+    if out is not None:
+        return _op_floor_divide_out(self, other, out=out)
+    return _op_floor_divide_default(self, other)
+
+def _m_floor_divide_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
+    return _op_floor_divide__default(self, other)
+
+def _m_remainder(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(self, other, out=out)
-    return _op_vdot_default(self, other)
+            raise _bad_arg('remainder', 'out', None, 'Tensor', out)
+        return _op_remainder_Tensor_out(self, other, out=out)
+    return _op_remainder_Tensor(self, other)
+
+def _m_remainder_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
+    return _op_remainder__Tensor(self, other)
+
+def _m_pow(self, exponent, *, out=None):
+    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
+        raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('pow', 'out', None, 'Tensor', out)
+        return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
+    return _op_pow_Tensor_Tensor(self, exponent)
+
+def __m_pow__c0(self, exponent):
+    s = 0
+    if not _is_num(exponent):
+        if not (isinstance(exponent, TensorImpl) and exponent.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_pow__b0(self, exponent):
+    return _op_pow__Scalar(self, exponent)
+
+def __m_pow__c1(self, exponent):
+    s = 0
+    if not isinstance(exponent, TensorImpl):
+        return None
+    return s
+
+def __m_pow__b1(self, exponent):
+    return _op_pow__Tensor(self, exponent)
+
+__m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
+__m_pow__sigs = ('(Scalar exponent)', '(Tensor exponent)')
+
+def _m_pow_(*args, **kwargs):
+    best = None
+    for c, b in __m_pow__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
+
+def _m_eq(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('eq', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('eq', 'out', None, 'Tensor', out)
+        return _op_eq_Tensor_out(self, other, out=out)
+    return _op_eq_Tensor(self, other)
+
+def _m_eq_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
+    return _op_eq__Tensor(self, other)
+
+def _m_ne(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('ne', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ne', 'out', None, 'Tensor', out)
+        return _op_ne_Tensor_out(self, other, out=out)
+    return _op_ne_Tensor(self, other)
+
+def _m_ne_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
+    return _op_ne__Tensor(self, other)
+
+def _m_lt(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('lt', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lt', 'out', None, 'Tensor', out)
+        return _op_lt_Tensor_out(self, other, out=out)
+    return _op_lt_Tensor(self, other)
+
+def _m_lt_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
+    return _op_lt__Tensor(self, other)
+
+def _m_le(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('le', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('le', 'out', None, 'Tensor', out)
+        return _op_le_Tensor_out(self, other, out=out)
+    return _op_le_Tensor(self, other)
+
+def _m_le_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('le_', 'other', 1, 'Tensor', other)
+    return _op_le__Tensor(self, other)
+
+def _m_gt(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('gt', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('gt', 'out', None, 'Tensor', out)
+        return _op_gt_Tensor_out(self, other, out=out)
+    return _op_gt_Tensor(self, other)
+
+def _m_gt_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
+    return _op_gt__Tensor(self, other)
+
+def _m_ge(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('ge', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ge', 'out', None, 'Tensor', out)
+        return _op_ge_Tensor_out(self, other, out=out)
+    return _op_ge_Tensor(self, other)
+
+def _m_ge_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
+    return _op_ge__Tensor(self, other)
+
+def _m_logical_and(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_and', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
+        return _op_logical_and_out(self, other, out=out)
+    return _op_logical_and_default(self, other)
+
+def _m_logical_and_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_and_', 'other', 1, 'Tensor', other)
+    return _op_logical_and__default(self, other)
+
+def _m_logical_or(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_or', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
+        return _op_logical_or_out(self, other, out=out)
+    return _op_logical_or_default(self, other)
+
+def _m_logical_or_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_or_', 'other', 1, 'Tensor', other)
+    return _op_logical_or__default(self, other)
+
+def _m_logical_xor(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_xor', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
+        return _op_logical_xor_out(self, other, out=out)
+    return _op_logical_xor_default(self, other)
+
+def _m_logical_xor_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logical_xor_', 'other', 1, 'Tensor', other)
+    return _op_logical_xor__default(self, other)
+
+def _m_bitwise_and(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
+        return _op_bitwise_and_Tensor_out(self, other, out=out)
+    return _op_bitwise_and_Tensor(self, other)
+
+def _m_bitwise_and_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
+    return _op_bitwise_and__Tensor(self, other)
+
+def _m_bitwise_or(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
+        return _op_bitwise_or_Tensor_out(self, other, out=out)
+    return _op_bitwise_or_Tensor(self, other)
+
+def _m_bitwise_or_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
+    return _op_bitwise_or__Tensor(self, other)
+
+def _m_bitwise_xor(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
+        return _op_bitwise_xor_Tensor_out(self, other, out=out)
+    return _op_bitwise_xor_Tensor(self, other)
+
+def _m_bitwise_xor_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
+    return _op_bitwise_xor__Tensor(self, other)
+
+def _m_neg(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('neg', 'out', None, 'Tensor', out)
+        return _op_neg_out(self, out=out)
+    return _op_neg_default(self)
+
+def _m_neg_(self):
+    return _op_neg__default(self)
+
+def _m_abs(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('abs', 'out', None, 'Tensor', out)
+        return _op_abs_out(self, out=out)
+    return _op_abs_default(self)
+
+def _m_abs_(self):
+    return _op_abs__default(self)
+
+def _m_exp(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('exp', 'out', None, 'Tensor', out)
+        return _op_exp_out(self, out=out)
+    return _op_exp_default(self)
+
+def _m_exp_(self):
+    return _op_exp__default(self)
+
+def _m_log(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log', 'out', None, 'Tensor', out)
+        return _op_log_out(self, out=out)
+    return _op_log_default(self)
+
+def _m_log_(self):
+    return _op_log__default(self)
+
+def _m_sqrt(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
+        return _op_sqrt_out(self, out=out)
+    return _op_sqrt_default(self)
+
+def _m_sqrt_(self):
+    return _op_sqrt__default(self)
+
+def _m_rsqrt(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
+        return _op_rsqrt_out(self, out=out)
+    return _op_rsqrt_default(self)
+
+def _m_rsqrt_(self):
+    return _op_rsqrt__default(self)
+
+def _m_sin(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sin', 'out', None, 'Tensor', out)
+        return _op_sin_out(self, out=out)
+    return _op_sin_default(self)
+
+def _m_sin_(self):
+    return _op_sin__default(self)
+
+def _m_cos(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cos', 'out', None, 'Tensor', out)
+        return _op_cos_out(self, out=out)
+    return _op_cos_default(self)
+
+def _m_cos_(self):
+    return _op_cos__default(self)
+
+def _m_tanh(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('tanh', 'out', None, 'Tensor', out)
+        return _op_tanh_out(self, out=out)
+    return _op_tanh_default(self)
+
+def _m_tanh_(self):
+    return _op_tanh__default(self)
+
+def _m_sigmoid(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
+        return _op_sigmoid_out(self, out=out)
+    return _op_sigmoid_default(self)
+
+def _m_sigmoid_(self):
+    return _op_sigmoid__default(self)
+
+def _m_bitwise_not(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
+        return _op_bitwise_not_out(self, out=out)
+    return _op_bitwise_not_default(self)
+
+def _m_bitwise_not_(self):
+    return _op_bitwise_not__default(self)
+
+def _m_logical_not(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
+        return _op_logical_not_out(self, out=out)
+    return _op_logical_not_default(self)
+
+def _m_logical_not_(self):
+    return _op_logical_not__default(self)
+
+def __m_clamp_c0(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_b0(self, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clamp_out(self, min, max, out=out)
+    return _op_clamp_default(self, min, max)
+
+def __m_clamp_c1(self, min=None, max=None, *, out=None):
+    s = 0
+    if min is not None and not isinstance(min, TensorImpl):
+        return None
+    if max is not None and not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def __m_clamp_b1(self, min=None, max=None, *, out=None):
+    if out is not None:
+        return _op_clamp_Tensor_out(self, min, max, out=out)
+    return _op_clamp_Tensor(self, min, max)
+
+__m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
+__m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+
+def _m_clamp(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
+
+def __m_clamp__c0(self, min=None, max=None):
+    s = 0
+    if min is not None and not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    if max is not None and not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp__b0(self, min=None, max=None):
+    return _op_clamp__default(self, min, max)
+
+def __m_clamp__c1(self, min=None, max=None):
+    s = 0
+    if min is not None and not isinstance(min, TensorImpl):
+        return None
+    if max is not None and not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def __m_clamp__b1(self, min=None, max=None):
+    return _op_clamp__Tensor(self, min, max)
+
+__m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1),)
+__m_clamp__sigs = ('(Number? min = None, Number? max = None)', '(Tensor? min = None, Tensor? max = None)')
+
+def _m_clamp_(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_', args, kwargs, __m_clamp__sigs, True)
+
+def _m_clamp_min(self, min, *, out=None):
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_min', 'min', 1, 'Number', min)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
+        return _op_clamp_min_out(self, min, out=out)
+    return _op_clamp_min_default(self, min)
+
+def _m_clamp_max(self, max, *, out=None):
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_max', 'max', 1, 'Number', max)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+        return _op_clamp_max_out(self, max, out=out)
+    return _op_clamp_max_default(self, max)
+
+def _m_where(self, condition, other, *, out=None):
+    if condition.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('where', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('where', 'out', None, 'Tensor', out)
+        return _op_where_self_out(condition, self, other, out=out)
+    return _op_where_self(condition, self, other)
 
 def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isclose', 'other', 1, 'Tensor', other)
     if rtol.__class__ is not float and not _is_double(rtol):
         raise _bad_arg('isclose', 'rtol', 2, 'float', rtol)
@@ -851,7 +1337,7 @@ def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _op_isclose_default(self, other, rtol, atol, equal_nan)
 
 def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('allclose', 'other', 1, 'Tensor', other)
     if rtol.__class__ is not float and not _is_double(rtol):
         raise _bad_arg('allclose', 'rtol', 2, 'float', rtol)
@@ -1220,7 +1706,7 @@ def _m_logit_(self, eps=None):
     return _op_logit__default(self, eps)
 
 def _m_hypot(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1229,12 +1715,12 @@ def _m_hypot(self, other, *, out=None):
     return _op_hypot_default(self, other)
 
 def _m_hypot_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot_', 'other', 1, 'Tensor', other)
     return _op_hypot__default(self, other)
 
 def _m_atan2(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1243,7 +1729,7 @@ def _m_atan2(self, other, *, out=None):
     return _op_atan2_default(self, other)
 
 def _m_atan2_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2_', 'other', 1, 'Tensor', other)
     return _op_atan2__default(self, other)
 
@@ -1336,7 +1822,7 @@ def _m_lerp_(*args, **kwargs):
     raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
 
 def _m_fmod(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1345,12 +1831,12 @@ def _m_fmod(self, other, *, out=None):
     return _op_fmod_Tensor(self, other)
 
 def _m_fmod_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod_', 'other', 1, 'Tensor', other)
     return _op_fmod__Tensor(self, other)
 
 def _m_maximum(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('maximum', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1359,7 +1845,7 @@ def _m_maximum(self, other, *, out=None):
     return _op_maximum_default(self, other)
 
 def _m_minimum(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('minimum', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1368,7 +1854,7 @@ def _m_minimum(self, other, *, out=None):
     return _op_minimum_default(self, other)
 
 def _m_fmax(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmax', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1377,20 +1863,13 @@ def _m_fmax(self, other, *, out=None):
     return _op_fmax_default(self, other)
 
 def _m_fmin(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmin', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmin', 'out', None, 'Tensor', out)
         return _op_fmin_out(self, other, out=out)
     return _op_fmin_default(self, other)
-
-def _m_clamp_(self, min=None, max=None):
-    if min is not None and not isinstance(min, TensorImpl) and not _is_num(min):
-        raise _bad_arg('clamp_', 'min', 1, 'Tensor', min)
-    if max is not None and not isinstance(max, TensorImpl) and not _is_num(max):
-        raise _bad_arg('clamp_', 'max', 2, 'Tensor', max)
-    return _op_clamp__Tensor(self, min, max)
 
 def _m_isnan(self):
     return _op_isnan_default(self)
@@ -1416,9 +1895,9 @@ def _m_isneginf(self, *, out=None):
     return _op_isneginf_default(self)
 
 def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor2', 2, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcmul_default(self, tensor1, tensor2)
@@ -1431,9 +1910,9 @@ def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
     return _op_addcmul_default(self, tensor1, tensor2, value=value)
 
 def _m_addcmul_(self, tensor1, tensor2, *, value=1):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul_', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul_', 'tensor2', 2, 'Tensor', tensor2)
     if value.__class__ is int and value == 1:
         return _op_addcmul__default(self, tensor1, tensor2)
@@ -1442,9 +1921,9 @@ def _m_addcmul_(self, tensor1, tensor2, *, value=1):
     return _op_addcmul__default(self, tensor1, tensor2, value=value)
 
 def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor2', 2, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcdiv_default(self, tensor1, tensor2)
@@ -1457,9 +1936,9 @@ def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
     return _op_addcdiv_default(self, tensor1, tensor2, value=value)
 
 def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv_', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv_', 'tensor2', 2, 'Tensor', tensor2)
     if value.__class__ is int and value == 1:
         return _op_addcdiv__default(self, tensor1, tensor2)
@@ -1468,7 +1947,7 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
     return _op_addcdiv__default(self, tensor1, tensor2, value=value)
 
 def _m_xlogy(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1477,12 +1956,12 @@ def _m_xlogy(self, other, *, out=None):
     return _op_xlogy_Tensor(self, other)
 
 def _m_xlogy_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 1, 'Tensor', other)
     return _op_xlogy__Tensor(self, other)
 
 def _m_logaddexp(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logaddexp', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1551,7 +2030,7 @@ def _m_arctanh_(self):
     return _op_arctanh__default(self)
 
 def _m_arctan2(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1560,7 +2039,7 @@ def _m_arctan2(self, other, *, out=None):
     return _op_arctan2_default(self, other)
 
 def _m_arctan2_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2_', 'other', 1, 'Tensor', other)
     return _op_arctan2__default(self, other)
 
@@ -1655,11 +2134,6 @@ def _m_clip_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('clip_', args, kwargs, __m_clip__sigs, True)
-
-def _m_prelu(self, weight):
-    if not isinstance(weight, TensorImpl):
-        raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
-    return _op_prelu_default(self, weight)
 
 def __m_subtract_c0(self, other, *, alpha=1, out=None):
     s = 0
@@ -1763,591 +2237,936 @@ def _m_subtract_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
 
-def _m_add(self, other, *, alpha=1, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('add', 'other', 1, 'Tensor', other)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        return _op_add_Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('add', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        return _op_add_out(self, other, alpha=alpha, out=out)
-    return _op_add_Tensor(self, other, alpha=alpha)
-
-def _m_add_(self, other, *, alpha=1):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('add_', 'other', 1, 'Tensor', other)
-    if alpha.__class__ is int and alpha == 1:
-        return _op_add__Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('add_', 'alpha', None, 'Number', alpha)
-    return _op_add__Tensor(self, other, alpha=alpha)
-
-def _m_sub(self, other, *, alpha=1, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('sub', 'other', 1, 'Tensor', other)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        return _op_sub_Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        return _op_sub_out(self, other, alpha=alpha, out=out)
-    return _op_sub_Tensor(self, other, alpha=alpha)
-
-def _m_sub_(self, other, *, alpha=1):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
-    if alpha.__class__ is int and alpha == 1:
-        return _op_sub__Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('sub_', 'alpha', None, 'Number', alpha)
-    return _op_sub__Tensor(self, other, alpha=alpha)
-
-def _m_mul(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('mul', 'other', 1, 'Tensor', other)
-    if out is not None:
-        return _op_mul_out(self, other, out=out)
-    return _op_mul_Tensor(self, other)
-
-def _m_mul_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
-    return _op_mul__Tensor(self, other)
-
-def __m_div_c0(self, other, *, out=None):
-    s = 0
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    return s
-
-def __m_div_b0(self, other, *, out=None):
-    if out is not None:
-        return _op_div_out(self, other, out=out)
-    return _op_div_Tensor(self, other)
-
-def __m_div_c1(self, other, *, rounding_mode, out=None):
-    s = 0
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    if rounding_mode is not None and not isinstance(rounding_mode, str):
-        return None
-    return s
-
-def __m_div_b1(self, other, *, rounding_mode, out=None):
-    if out is not None:
-        return _op_div_out_mode(self, other, rounding_mode=rounding_mode, out=out)
-    return _op_div_Tensor_mode(self, other, rounding_mode=rounding_mode)
-
-__m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
-__m_div_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str? rounding_mode, Tensor out = None)')
-
-def _m_div(*args, **kwargs):
-    best = None
-    for c, b in __m_div_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('div', args, kwargs, __m_div_sigs, True)
-
-def __m_div__c0(self, other):
-    s = 0
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    return s
-
-def __m_div__b0(self, other):
-    return _op_div__Tensor(self, other)
-
-def __m_div__c1(self, other, *, rounding_mode):
-    s = 0
-    if not isinstance(other, TensorImpl):
-        if not _is_num(other):
-            return None
-        s += 1
-    if rounding_mode is not None and not isinstance(rounding_mode, str):
-        return None
-    return s
-
-def __m_div__b1(self, other, *, rounding_mode):
-    return _op_div__Tensor_mode(self, other, rounding_mode=rounding_mode)
-
-__m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
-__m_div__sigs = ('(Tensor other)', '(Tensor other, *, str? rounding_mode)')
-
-def _m_div_(*args, **kwargs):
-    best = None
-    for c, b in __m_div__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('div_', args, kwargs, __m_div__sigs, True)
-
-def _m_floor_divide(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('floor_divide', 'other', 1, 'Tensor', other)
-    if out is not None:
-        return _op_floor_divide_out(self, other, out=out)
-    return _op_floor_divide_default(self, other)
-
-def _m_floor_divide_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
-    return _op_floor_divide__default(self, other)
-
-def _m_remainder(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('remainder', 'out', None, 'Tensor', out)
-        return _op_remainder_Tensor_out(self, other, out=out)
-    return _op_remainder_Tensor(self, other)
-
-def _m_remainder_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
-    return _op_remainder__Tensor(self, other)
-
-def _m_pow(self, exponent, *, out=None):
-    if not isinstance(exponent, TensorImpl) and not _is_num(exponent):
-        raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('pow', 'out', None, 'Tensor', out)
-        return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
-    return _op_pow_Tensor_Tensor(self, exponent)
-
-def __m_pow__c0(self, exponent):
-    s = 0
-    if not _is_num(exponent):
-        if not (isinstance(exponent, TensorImpl) and exponent.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_pow__b0(self, exponent):
-    return _op_pow__Scalar(self, exponent)
-
-def __m_pow__c1(self, exponent):
-    s = 0
-    if not isinstance(exponent, TensorImpl):
-        return None
-    return s
-
-def __m_pow__b1(self, exponent):
-    return _op_pow__Tensor(self, exponent)
-
-__m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
-__m_pow__sigs = ('(Scalar exponent)', '(Tensor exponent)')
-
-def _m_pow_(*args, **kwargs):
-    best = None
-    for c, b in __m_pow__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
-
-def _m_eq(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('eq', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('eq', 'out', None, 'Tensor', out)
-        return _op_eq_Tensor_out(self, other, out=out)
-    return _op_eq_Tensor(self, other)
-
-def _m_eq_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
-    return _op_eq__Tensor(self, other)
-
-def _m_ne(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('ne', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ne', 'out', None, 'Tensor', out)
-        return _op_ne_Tensor_out(self, other, out=out)
-    return _op_ne_Tensor(self, other)
-
-def _m_ne_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
-    return _op_ne__Tensor(self, other)
-
-def _m_lt(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('lt', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lt', 'out', None, 'Tensor', out)
-        return _op_lt_Tensor_out(self, other, out=out)
-    return _op_lt_Tensor(self, other)
-
-def _m_lt_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
-    return _op_lt__Tensor(self, other)
-
-def _m_le(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('le', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('le', 'out', None, 'Tensor', out)
-        return _op_le_Tensor_out(self, other, out=out)
-    return _op_le_Tensor(self, other)
-
-def _m_le_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('le_', 'other', 1, 'Tensor', other)
-    return _op_le__Tensor(self, other)
-
-def _m_gt(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('gt', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gt', 'out', None, 'Tensor', out)
-        return _op_gt_Tensor_out(self, other, out=out)
-    return _op_gt_Tensor(self, other)
-
-def _m_gt_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
-    return _op_gt__Tensor(self, other)
-
-def _m_ge(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('ge', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ge', 'out', None, 'Tensor', out)
-        return _op_ge_Tensor_out(self, other, out=out)
-    return _op_ge_Tensor(self, other)
-
-def _m_ge_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
-    return _op_ge__Tensor(self, other)
-
-def _m_logical_and(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('logical_and', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
-        return _op_logical_and_out(self, other, out=out)
-    return _op_logical_and_default(self, other)
-
-def _m_logical_and_(self, other):
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('logical_and_', 'other', 1, 'Tensor', other)
-    return _op_logical_and__default(self, other)
-
-def _m_logical_or(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('logical_or', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
-        return _op_logical_or_out(self, other, out=out)
-    return _op_logical_or_default(self, other)
-
-def _m_logical_or_(self, other):
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('logical_or_', 'other', 1, 'Tensor', other)
-    return _op_logical_or__default(self, other)
-
-def _m_logical_xor(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('logical_xor', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
-        return _op_logical_xor_out(self, other, out=out)
-    return _op_logical_xor_default(self, other)
-
-def _m_logical_xor_(self, other):
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('logical_xor_', 'other', 1, 'Tensor', other)
-    return _op_logical_xor__default(self, other)
-
-def _m_bitwise_and(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
-        return _op_bitwise_and_Tensor_out(self, other, out=out)
-    return _op_bitwise_and_Tensor(self, other)
-
-def _m_bitwise_and_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
-    return _op_bitwise_and__Tensor(self, other)
-
-def _m_bitwise_or(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
-        return _op_bitwise_or_Tensor_out(self, other, out=out)
-    return _op_bitwise_or_Tensor(self, other)
-
-def _m_bitwise_or_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
-    return _op_bitwise_or__Tensor(self, other)
-
-def _m_bitwise_xor(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
-        return _op_bitwise_xor_Tensor_out(self, other, out=out)
-    return _op_bitwise_xor_Tensor(self, other)
-
-def _m_bitwise_xor_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
-    return _op_bitwise_xor__Tensor(self, other)
-
-def _m_neg(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('neg', 'out', None, 'Tensor', out)
-        return _op_neg_out(self, out=out)
-    return _op_neg_default(self)
-
-def _m_neg_(self):
-    return _op_neg__default(self)
-
-def _m_abs(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('abs', 'out', None, 'Tensor', out)
-        return _op_abs_out(self, out=out)
-    return _op_abs_default(self)
-
-def _m_abs_(self):
-    return _op_abs__default(self)
-
-def _m_exp(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('exp', 'out', None, 'Tensor', out)
-        return _op_exp_out(self, out=out)
-    return _op_exp_default(self)
-
-def _m_exp_(self):
-    return _op_exp__default(self)
-
-def _m_log(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log', 'out', None, 'Tensor', out)
-        return _op_log_out(self, out=out)
-    return _op_log_default(self)
-
-def _m_log_(self):
-    return _op_log__default(self)
-
-def _m_sqrt(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
-        return _op_sqrt_out(self, out=out)
-    return _op_sqrt_default(self)
-
-def _m_sqrt_(self):
-    return _op_sqrt__default(self)
-
-def _m_rsqrt(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
-        return _op_rsqrt_out(self, out=out)
-    return _op_rsqrt_default(self)
-
-def _m_rsqrt_(self):
-    return _op_rsqrt__default(self)
-
-def _m_sin(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sin', 'out', None, 'Tensor', out)
-        return _op_sin_out(self, out=out)
-    return _op_sin_default(self)
-
-def _m_sin_(self):
-    return _op_sin__default(self)
-
-def _m_cos(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cos', 'out', None, 'Tensor', out)
-        return _op_cos_out(self, out=out)
-    return _op_cos_default(self)
-
-def _m_cos_(self):
-    return _op_cos__default(self)
-
-def _m_tanh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tanh', 'out', None, 'Tensor', out)
-        return _op_tanh_out(self, out=out)
-    return _op_tanh_default(self)
-
-def _m_tanh_(self):
-    return _op_tanh__default(self)
-
-def _m_sigmoid(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
-        return _op_sigmoid_out(self, out=out)
-    return _op_sigmoid_default(self)
-
-def _m_sigmoid_(self):
-    return _op_sigmoid__default(self)
-
-def _m_bitwise_not(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
-        return _op_bitwise_not_out(self, out=out)
-    return _op_bitwise_not_default(self)
-
-def _m_bitwise_not_(self):
-    return _op_bitwise_not__default(self)
-
-def _m_logical_not(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
-        return _op_logical_not_out(self, out=out)
-    return _op_logical_not_default(self)
-
-def _m_logical_not_(self):
-    return _op_logical_not__default(self)
-
-def _m_relu(self):
-    return _op_relu_default(self)
-
-def _m_relu_(self):
-    return _op_relu__default(self)
-
-def __m_clamp_c0(self, min=None, max=None, *, out=None):
-    s = 0
-    if min is not None and not _is_num(min):
-        if not (isinstance(min, TensorImpl) and min.numel() == 1):
-            return None
-        s += 1
-    if max is not None and not _is_num(max):
-        if not (isinstance(max, TensorImpl) and max.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_clamp_b0(self, min=None, max=None, *, out=None):
-    if out is not None:
-        return _op_clamp_out(self, min, max, out=out)
-    return _op_clamp_default(self, min, max)
-
-def __m_clamp_c1(self, min=None, max=None, *, out=None):
-    s = 0
-    if min is not None and not isinstance(min, TensorImpl):
-        return None
-    if max is not None and not isinstance(max, TensorImpl):
-        return None
-    return s
-
-def __m_clamp_b1(self, min=None, max=None, *, out=None):
-    if out is not None:
-        return _op_clamp_Tensor_out(self, min, max, out=out)
-    return _op_clamp_Tensor(self, min, max)
-
-__m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
-__m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
-
-def _m_clamp(*args, **kwargs):
-    best = None
-    for c, b in __m_clamp_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
-
-def _m_clamp_min(self, min):
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('clamp_min', 'min', 1, 'Number', min)
-    return _op_clamp_min_default(self, min)
-
-def _m_clamp_max(self, max):
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('clamp_max', 'max', 1, 'Number', max)
-    return _op_clamp_max_default(self, max)
-
-def _m_where(self, condition, other):
-    if not isinstance(condition, TensorImpl):
-        raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
-        raise _bad_arg('where', 'other', 2, 'Tensor', other)
-    return _op_where_self(condition, self, other)
-
-def _m_softmax(self, dim, dtype=None):
+def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
     if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('softmax', 'dim', 1, 'int', dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('softmax', 'dtype', 2, 'ember.dtype', dtype)
-    return _op_softmax_int(self, dim, dtype)
+        raise _bad_arg('gather', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gather', 'index', 2, 'Tensor', index)
+    if out is None and sparse_grad is False:
+        return _op_gather_default(self, dim, index)
+    if sparse_grad.__class__ is not bool:
+        raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('gather', 'out', None, 'Tensor', out)
+        return _op_gather_out(self, dim, index, sparse_grad=sparse_grad, out=out)
+    return _op_gather_default(self, dim, index, sparse_grad=sparse_grad)
 
-def _m_log_softmax(self, dim, dtype=None):
+def __m_scatter_c0(self, dim, index, src, *, out=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not isinstance(src, TensorImpl):
+        return None
+    return s
+
+def __m_scatter_b0(self, dim, index, src, *, out=None):
+    if out is not None:
+        return _op_scatter_src_out(self, dim, index, src, out=out)
+    return _op_scatter_src(self, dim, index, src)
+
+def __m_scatter_c1(self, dim, index, value, *, out=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_scatter_b1(self, dim, index, value, *, out=None):
+    if out is not None:
+        return _op_scatter_value_out(self, dim, index, value, out=out)
+    return _op_scatter_value(self, dim, index, value)
+
+def __m_scatter_c2(self, dim, index, src, *, reduce, out=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not isinstance(src, TensorImpl):
+        return None
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def __m_scatter_b2(self, dim, index, src, *, reduce, out=None):
+    if out is not None:
+        return _op_scatter_reduce_out(self, dim, index, src, reduce=reduce, out=out)
+    return _op_scatter_reduce(self, dim, index, src, reduce=reduce)
+
+def __m_scatter_c3(self, dim, index, value, *, reduce, out=None):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def __m_scatter_b3(self, dim, index, value, *, reduce, out=None):
+    if out is not None:
+        return _op_scatter_value_reduce_out(self, dim, index, value, reduce=reduce, out=out)
+    return _op_scatter_value_reduce(self, dim, index, value, reduce=reduce)
+
+__m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatter_b1), (__m_scatter_c2, __m_scatter_b2), (__m_scatter_c3, __m_scatter_b3),)
+__m_scatter_sigs = ('(int dim, Tensor index, Tensor src, *, Tensor out = None)', '(int dim, Tensor index, Scalar value, *, Tensor out = None)', '(int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
+
+def _m_scatter(*args, **kwargs):
+    best = None
+    for c, b in __m_scatter_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('scatter', args, kwargs, __m_scatter_sigs, True)
+
+def __m_scatter__c0(self, dim, index, src):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not isinstance(src, TensorImpl):
+        return None
+    return s
+
+def __m_scatter__b0(self, dim, index, src):
+    return _op_scatter__src(self, dim, index, src)
+
+def __m_scatter__c1(self, dim, index, value):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_scatter__b1(self, dim, index, value):
+    return _op_scatter__value(self, dim, index, value)
+
+def __m_scatter__c2(self, dim, index, src, *, reduce):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not isinstance(src, TensorImpl):
+        return None
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def __m_scatter__b2(self, dim, index, src, *, reduce):
+    return _op_scatter__reduce(self, dim, index, src, reduce=reduce)
+
+def __m_scatter__c3(self, dim, index, value, *, reduce):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(reduce, str):
+        return None
+    return s
+
+def __m_scatter__b3(self, dim, index, value, *, reduce):
+    return _op_scatter__value_reduce(self, dim, index, value, reduce=reduce)
+
+__m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_scatter__b1), (__m_scatter__c2, __m_scatter__b2), (__m_scatter__c3, __m_scatter__b3),)
+__m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Scalar value, *, str reduce)')
+
+def _m_scatter_(*args, **kwargs):
+    best = None
+    for c, b in __m_scatter__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('scatter_', args, kwargs, __m_scatter__sigs, True)
+
+def _m_scatter_add(self, dim, index, src, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('log_softmax', 'dim', 1, 'int', dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('log_softmax', 'dtype', 2, 'ember.dtype', dtype)
-    return _op_log_softmax_int(self, dim, dtype)
+        raise _bad_arg('scatter_add', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_add', 'index', 2, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_add', 'src', 3, 'Tensor', src)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
+        return _op_scatter_add_out(self, dim, index, src, out=out)
+    return _op_scatter_add_default(self, dim, index, src)
+
+def _m_scatter_add_(self, dim, index, src):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_add_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_add_', 'index', 2, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_add_', 'src', 3, 'Tensor', src)
+    return _op_scatter_add__default(self, dim, index, src)
+
+def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_reduce', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_reduce', 'index', 2, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_reduce', 'src', 3, 'Tensor', src)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter_reduce', 'reduce', 4, 'str', reduce)
+    if out is None and include_self is True:
+        return _op_scatter_reduce_two(self, dim, index, src, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('scatter_reduce', 'out', None, 'Tensor', out)
+        return _op_scatter_reduce_two_out(self, dim, index, src, reduce, include_self=include_self, out=out)
+    return _op_scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self)
+
+def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_reduce_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_reduce_', 'index', 2, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_reduce_', 'src', 3, 'Tensor', src)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter_reduce_', 'reduce', 4, 'str', reduce)
+    if include_self is True:
+        return _op_scatter_reduce__two(self, dim, index, src, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('scatter_reduce_', 'include_self', None, 'bool', include_self)
+    return _op_scatter_reduce__two(self, dim, index, src, reduce, include_self=include_self)
+
+def _m_index_select(self, dim, index, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_select', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_select', 'index', 2, 'Tensor', index)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('index_select', 'out', None, 'Tensor', out)
+        return _op_index_select_out(self, dim, index, out=out)
+    return _op_index_select_default(self, dim, index)
+
+def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_add', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_add', 'index', 2, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_add', 'source', 3, 'Tensor', source)
+    if out is None and alpha.__class__ is int and alpha == 1:
+        return _op_index_add_default(self, dim, index, source)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('index_add', 'out', None, 'Tensor', out)
+        return _op_index_add_out(self, dim, index, source, alpha=alpha, out=out)
+    return _op_index_add_default(self, dim, index, source, alpha=alpha)
+
+def _m_index_add_(self, dim, index, source, *, alpha=1):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_add_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_add_', 'index', 2, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_add_', 'source', 3, 'Tensor', source)
+    if alpha.__class__ is int and alpha == 1:
+        return _op_index_add__default(self, dim, index, source)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('index_add_', 'alpha', None, 'Number', alpha)
+    return _op_index_add__default(self, dim, index, source, alpha=alpha)
+
+def _m_index_copy(self, dim, index, source, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_copy', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_copy', 'index', 2, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_copy', 'source', 3, 'Tensor', source)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
+        return _op_index_copy_out(self, dim, index, source, out=out)
+    return _op_index_copy_default(self, dim, index, source)
+
+def _m_index_copy_(self, dim, index, source):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_copy_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_copy_', 'index', 2, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_copy_', 'source', 3, 'Tensor', source)
+    return _op_index_copy__default(self, dim, index, source)
+
+def __m_index_fill_c0(self, dim, index, value):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_index_fill_b0(self, dim, index, value):
+    return _op_index_fill_int_Scalar(self, dim, index, value)
+
+def __m_index_fill_c1(self, dim, index, value):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def __m_index_fill_b1(self, dim, index, value):
+    return _op_index_fill_int_Tensor(self, dim, index, value)
+
+__m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1, __m_index_fill_b1),)
+__m_index_fill_sigs = ('(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor value)')
+
+def _m_index_fill(*args, **kwargs):
+    best = None
+    for c, b in __m_index_fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('index_fill', args, kwargs, __m_index_fill_sigs, True)
+
+def __m_index_fill__c0(self, dim, index, value):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_index_fill__b0(self, dim, index, value):
+    return _op_index_fill__int_Scalar(self, dim, index, value)
+
+def __m_index_fill__c1(self, dim, index, value):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(index, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def __m_index_fill__b1(self, dim, index, value):
+    return _op_index_fill__int_Tensor(self, dim, index, value)
+
+__m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill__c1, __m_index_fill__b1),)
+__m_index_fill__sigs = ('(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor value)')
+
+def _m_index_fill_(*args, **kwargs):
+    best = None
+    for c, b in __m_index_fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('index_fill_', args, kwargs, __m_index_fill__sigs, True)
+
+def __m_masked_fill_c0(self, mask, value):
+    s = 0
+    if not isinstance(mask, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_masked_fill_b0(self, mask, value):
+    return _op_masked_fill_Scalar(self, mask, value)
+
+def __m_masked_fill_c1(self, mask, value):
+    s = 0
+    if not isinstance(mask, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def __m_masked_fill_b1(self, mask, value):
+    return _op_masked_fill_Tensor(self, mask, value)
+
+__m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fill_c1, __m_masked_fill_b1),)
+__m_masked_fill_sigs = ('(Tensor mask, Scalar value)', '(Tensor mask, Tensor value)')
+
+def _m_masked_fill(*args, **kwargs):
+    best = None
+    for c, b in __m_masked_fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('masked_fill', args, kwargs, __m_masked_fill_sigs, True)
+
+def __m_masked_fill__c0(self, mask, value):
+    s = 0
+    if not isinstance(mask, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_masked_fill__b0(self, mask, value):
+    return _op_masked_fill__Scalar(self, mask, value)
+
+def __m_masked_fill__c1(self, mask, value):
+    s = 0
+    if not isinstance(mask, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def __m_masked_fill__b1(self, mask, value):
+    return _op_masked_fill__Tensor(self, mask, value)
+
+__m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_fill__c1, __m_masked_fill__b1),)
+__m_masked_fill__sigs = ('(Tensor mask, Scalar value)', '(Tensor mask, Tensor value)')
+
+def _m_masked_fill_(*args, **kwargs):
+    best = None
+    for c, b in __m_masked_fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('masked_fill_', args, kwargs, __m_masked_fill__sigs, True)
+
+def _m_masked_select(self, mask, *, out=None):
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_select', 'mask', 1, 'Tensor', mask)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
+        return _op_masked_select_out(self, mask, out=out)
+    return _op_masked_select_default(self, mask)
+
+def _m_masked_scatter(self, mask, source):
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_scatter', 'mask', 1, 'Tensor', mask)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_scatter', 'source', 2, 'Tensor', source)
+    return _op_masked_scatter_default(self, mask, source)
+
+def _m_masked_scatter_(self, mask, source):
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_scatter_', 'mask', 1, 'Tensor', mask)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_scatter_', 'source', 2, 'Tensor', source)
+    return _op_masked_scatter__default(self, mask, source)
+
+def _m_take(self, index, *, out=None):
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('take', 'index', 1, 'Tensor', index)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('take', 'out', None, 'Tensor', out)
+        return _op_take_out(self, index, out=out)
+    return _op_take_default(self, index)
+
+def _m_take_along_dim(self, indices, dim=None, *, out=None):
+    if indices.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('take_along_dim', 'indices', 1, 'Tensor', indices)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('take_along_dim', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
+        return _op_take_along_dim_out(self, indices, dim, out=out)
+    return _op_take_along_dim_default(self, indices, dim)
+
+def _m_nonzero(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
+        return _op_nonzero_out(self, out=out)
+    return _op_nonzero_default(self)
+
+def _m_argwhere(self):
+    return _op_argwhere_default(self)
+
+def _m_put_(self, index, source, accumulate=False):
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put_', 'index', 1, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put_', 'source', 2, 'Tensor', source)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('put_', 'accumulate', 3, 'bool', accumulate)
+    return _op_put__default(self, index, source, accumulate)
+
+def _m_put(self, index, source, accumulate=False):
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put', 'index', 1, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('put', 'source', 2, 'Tensor', source)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('put', 'accumulate', 3, 'bool', accumulate)
+    return _op_put_default(self, index, source, accumulate)
+
+def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_reduce', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce', 'index', 2, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce', 'source', 3, 'Tensor', source)
+    if reduce.__class__ is not str:
+        raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
+    if out is None and include_self is True:
+        return _op_index_reduce_default(self, dim, index, source, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
+        return _op_index_reduce_out(self, dim, index, source, reduce, include_self=include_self, out=out)
+    return _op_index_reduce_default(self, dim, index, source, reduce, include_self=include_self)
+
+def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_reduce_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce_', 'index', 2, 'Tensor', index)
+    if source.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_reduce_', 'source', 3, 'Tensor', source)
+    if reduce.__class__ is not str:
+        raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
+    if include_self is True:
+        return _op_index_reduce__default(self, dim, index, source, reduce)
+    if include_self.__class__ is not bool:
+        raise _bad_arg('index_reduce_', 'include_self', None, 'bool', include_self)
+    return _op_index_reduce__default(self, dim, index, source, reduce, include_self=include_self)
+
+def _m_index(self, indices):
+    return _op_index_Tensor(self, indices)
+
+def _m_index_put_(self, indices, values, accumulate=False):
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_put_', 'values', 2, 'Tensor', values)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('index_put_', 'accumulate', 3, 'bool', accumulate)
+    return _op_index_put__default(self, indices, values, accumulate)
+
+def _m_index_put(self, indices, values, accumulate=False):
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_put', 'values', 2, 'Tensor', values)
+    if accumulate.__class__ is not bool:
+        raise _bad_arg('index_put', 'accumulate', 3, 'bool', accumulate)
+    return _op_index_put_default(self, indices, values, accumulate)
+
+def _m_inverse(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('inverse', 'out', None, 'Tensor', out)
+        return _op_inverse_out(self, out=out)
+    return _op_inverse_default(self)
+
+def _m_det(self):
+    return _op_det_default(self)
+
+def _m_slogdet(self, *, out=None):
+    if out is not None:
+        return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
+    return _rt_slogdet(*_op_slogdet_default(self))
+
+def _m_logdet(self):
+    return _op_logdet_default(self)
+
+def _m_cholesky(self, upper=False, *, out=None):
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky', 'upper', 1, 'bool', upper)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
+        return _op_cholesky_out(self, upper, out=out)
+    return _op_cholesky_default(self, upper)
+
+def _m_qr(self, some=True, *, out=None):
+    if some.__class__ is not bool:
+        raise _bad_arg('qr', 'some', 1, 'bool', some)
+    if out is not None:
+        return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
+    return _rt_qr(*_op_qr_default(self, some))
+
+def _m_svd(self, some=True, compute_uv=True, *, out=None):
+    if some.__class__ is not bool:
+        raise _bad_arg('svd', 'some', 1, 'bool', some)
+    if compute_uv.__class__ is not bool:
+        raise _bad_arg('svd', 'compute_uv', 2, 'bool', compute_uv)
+    if out is not None:
+        return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+    return _rt_svd(*_op_svd_default(self, some, compute_uv))
+
+def _m_pinverse(self, rcond=1e-15):
+    if rcond.__class__ is not float and not _is_double(rcond):
+        raise _bad_arg('pinverse', 'rcond', 1, 'float', rcond)
+    return _op_pinverse_default(self, rcond)
+
+def _m_matrix_power(self, n, *, out=None):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('matrix_power', 'n', 1, 'int', n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
+        return _op_matrix_power_out(self, n, out=out)
+    return _op_matrix_power_default(self, n)
+
+def _m_matrix_exp(self):
+    return _op_matrix_exp_default(self)
+
+def _m_cholesky_solve(self, input2, upper=False, *, out=None):
+    if input2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cholesky_solve', 'input2', 1, 'Tensor', input2)
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky_solve', 'upper', 2, 'bool', upper)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
+        return _op_cholesky_solve_out(self, input2, upper, out=out)
+    return _op_cholesky_solve_default(self, input2, upper)
+
+def _m_cholesky_inverse(self, upper=False, *, out=None):
+    if upper.__class__ is not bool:
+        raise _bad_arg('cholesky_inverse', 'upper', 1, 'bool', upper)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
+        return _op_cholesky_inverse_out(self, upper, out=out)
+    return _op_cholesky_inverse_default(self, upper)
+
+def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    if A.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
+    if upper.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'upper', 2, 'bool', upper)
+    if transpose.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'transpose', 3, 'bool', transpose)
+    if unitriangular.__class__ is not bool:
+        raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
+    return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
+
+def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(self, LU_data, LU_pivots)
+
+def _m_geqrf(self, *, out=None):
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(self))
+
+def _m_vdot(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(self, other, out=out)
+    return _op_vdot_default(self, other)
+
+def _m_mm(self, mat2, *, out=None):
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mm', 'out', None, 'Tensor', out)
+        return _op_mm_out(self, mat2, out=out)
+    return _op_mm_default(self, mat2)
+
+def _m_bmm(self, mat2, *, out=None):
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bmm', 'mat2', 1, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bmm', 'out', None, 'Tensor', out)
+        return _op_bmm_out(self, mat2, out=out)
+    return _op_bmm_default(self, mat2)
+
+def _m_mv(self, vec, *, out=None):
+    if vec.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mv', 'vec', 1, 'Tensor', vec)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mv', 'out', None, 'Tensor', out)
+        return _op_mv_out(self, vec, out=out)
+    return _op_mv_default(self, vec)
+
+def _m_dot(self, tensor, *, out=None):
+    if tensor.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dot', 'tensor', 1, 'Tensor', tensor)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('dot', 'out', None, 'Tensor', out)
+        return _op_dot_out(self, tensor, out=out)
+    return _op_dot_default(self, tensor)
+
+def _m_matmul(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('matmul', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('matmul', 'out', None, 'Tensor', out)
+        return _op_matmul_out(self, other, out=out)
+    return _op_matmul_default(self, other)
+
+def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if mat1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'mat1', 1, 'Tensor', mat1)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmm_default(self, mat1, mat2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addmm', 'out', None, 'Tensor', out)
+        return _op_addmm_out(self, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
+
+def _m_trace(self):
+    return _op_trace_default(self)
+
+def _m_outer(self, vec2, *, out=None):
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('outer', 'vec2', 1, 'Tensor', vec2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('outer', 'out', None, 'Tensor', out)
+        return _op_outer_out(self, vec2, out=out)
+    return _op_outer_default(self, vec2)
+
+def _m_ger(self, vec2, *, out=None):
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ger', 'vec2', 1, 'Tensor', vec2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ger', 'out', None, 'Tensor', out)
+        return _op_ger_out(self, vec2, out=out)
+    return _op_ger_default(self, vec2)
+
+def _m_kron(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('kron', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('kron', 'out', None, 'Tensor', out)
+        return _op_kron_out(self, other, out=out)
+    return _op_kron_default(self, other)
+
+def _m_cross(self, other, dim=None, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cross', 'other', 1, 'Tensor', other)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cross', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('cross', 'out', None, 'Tensor', out)
+        return _op_cross_out(self, other, dim, out=out)
+    return _op_cross_default(self, other, dim)
+
+def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if mean.__class__ is not float and not _is_double(mean):
+        raise _bad_arg('normal_', 'mean', 1, 'float', mean)
+    if std.__class__ is not float and not _is_double(std):
+        raise _bad_arg('normal_', 'std', 2, 'float', std)
+    if generator is None:
+        return _op_normal__default(self, mean, std)
+    return _op_normal__default(self, mean, std, generator=generator)
+
+def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    if from_.__class__ is not float and not _is_double(from_):
+        raise _bad_arg('uniform_', 'from', 1, 'float', from_)
+    if to.__class__ is not float and not _is_double(to):
+        raise _bad_arg('uniform_', 'to', 2, 'float', to)
+    if generator is None:
+        return _op_uniform__default(self, from_, to)
+    return _op_uniform__default(self, from_, to, generator=generator)
+
+def __m_random__c0(self, from_, to, *, generator=None):
+    s = 0
+    if not _is_int(from_):
+        return None
+    if to is not None and not _is_int(to):
+        return None
+    return s
+
+def __m_random__b0(self, from_, to, *, generator=None):
+    if generator is None:
+        return _op_random__from(self, from_, to)
+    return _op_random__from(self, from_, to, generator=generator)
+
+def __m_random__c1(self, to, *, generator=None):
+    s = 0
+    if not _is_int(to):
+        return None
+    return s
+
+def __m_random__b1(self, to, *, generator=None):
+    if generator is None:
+        return _op_random__to(self, to)
+    return _op_random__to(self, to, generator=generator)
+
+def __m_random__c2(self, *, generator=None):
+    s = 0
+    return s
+
+def __m_random__b2(self, *, generator=None):
+    if generator is None:
+        return _op_random__default(self)
+    return _op_random__default(self, generator=generator)
+
+__m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
+__m_random__sigs = ('(int from, int? to, *, Generator? generator = None)', '(int to, *, Generator? generator = None)', '(*, Generator? generator = None)')
+
+def _m_random_(*args, **kwargs):
+    best = None
+    for c, b in __m_random__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('random_', args, kwargs, __m_random__sigs, True)
+
+def _m_bernoulli_(self, p=0.5, *, generator=None):
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('bernoulli_', 'p', 1, 'float', p)
+    if generator is None:
+        return _op_bernoulli__float(self, p)
+    return _op_bernoulli__float(self, p, generator=generator)
+
+def __m_bernoulli_c0(self, *, generator=None, out=None):
+    s = 0
+    return s
+
+def __m_bernoulli_b0(self, *, generator=None, out=None):
+    if out is None and generator is None:
+        return _op_bernoulli_default(self)
+    if out is not None:
+        return _op_bernoulli_out(self, generator=generator, out=out)
+    return _op_bernoulli_default(self, generator=generator)
+
+def __m_bernoulli_c1(self, p, *, generator=None):
+    s = 0
+    if not _is_real(p):
+        return None
+    return s
+
+def __m_bernoulli_b1(self, p, *, generator=None):
+    if generator is None:
+        return _op_bernoulli_p(self, p)
+    return _op_bernoulli_p(self, p, generator=generator)
+
+__m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
+__m_bernoulli_sigs = ('(*, Generator? generator = None, Tensor out = None)', '(float p, *, Generator? generator = None)')
+
+def _m_bernoulli(*args, **kwargs):
+    best = None
+    for c, b in __m_bernoulli_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
 
 def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
     if num_samples.__class__ is not int and not _is_int(num_samples):
@@ -2405,7 +3224,7 @@ def __m_sum_b0(self, *, dtype=None):
         return _op_sum_default(self)
     return _op_sum_default(self, dtype=dtype)
 
-def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
+def __m_sum_c1(self, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if dim is not None and not _is_intlist(dim):
         return None
@@ -2415,13 +3234,15 @@ def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def __m_sum_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def __m_sum_b1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_sum_dim_IntList(self, dim, keepdim)
+    if out is not None:
+        return _op_sum_IntList_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
 
 __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
-__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_sum(*args, **kwargs):
     best = None
@@ -2438,18 +3259,20 @@ def _m_sum(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
 
-def __m_mean_c0(self, *, dtype=None):
+def __m_mean_c0(self, *, dtype=None, out=None):
     s = 0
     if dtype is not None and not _is_dtype(dtype):
         return None
     return s
 
-def __m_mean_b0(self, *, dtype=None):
-    if dtype is None:
+def __m_mean_b0(self, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_default(self)
+    if out is not None:
+        return _op_mean_dtype_out(self, dtype=dtype, out=out)
     return _op_mean_default(self, dtype=dtype)
 
-def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
+def __m_mean_c1(self, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if dim is not None and not _is_intlist(dim):
         return None
@@ -2459,13 +3282,15 @@ def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def __m_mean_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def __m_mean_b1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_dim(self, dim, keepdim)
+    if out is not None:
+        return _op_mean_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_mean_dim(self, dim, keepdim, dtype=dtype)
 
 __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
-__m_mean_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+__m_mean_sigs = ('(*, dtype? dtype = None, Tensor out = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_mean(*args, **kwargs):
     best = None
@@ -2493,7 +3318,7 @@ def __m_prod_b0(self, *, dtype=None):
         return _op_prod_default(self)
     return _op_prod_default(self, dtype=dtype)
 
-def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
+def __m_prod_c1(self, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -2503,13 +3328,15 @@ def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def __m_prod_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def __m_prod_b1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_prod_dim_int(self, dim, keepdim)
+    if out is not None:
+        return _op_prod_int_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_prod_dim_int(self, dim, keepdim, dtype=dtype)
 
 __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
-__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None)')
+__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_prod(*args, **kwargs):
     best = None
@@ -2526,18 +3353,26 @@ def _m_prod(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
 
-def _m_amax(self, dim=(), keepdim=False):
+def _m_amax(self, dim=(), keepdim=False, *, out=None):
     if not _is_intlist(dim):
         raise _bad_arg('amax', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amax', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amax', 'out', None, 'Tensor', out)
+        return _op_amax_out(self, dim, keepdim, out=out)
     return _op_amax_default(self, dim, keepdim)
 
-def _m_amin(self, dim=(), keepdim=False):
+def _m_amin(self, dim=(), keepdim=False, *, out=None):
     if not _is_intlist(dim):
         raise _bad_arg('amin', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amin', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amin', 'out', None, 'Tensor', out)
+        return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
 
 def __m_max_c0(self):
@@ -2612,18 +3447,26 @@ def _m_min(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('min', args, kwargs, __m_min_sigs, True)
 
-def _m_argmax(self, dim=None, keepdim=False):
+def _m_argmax(self, dim=None, keepdim=False, *, out=None):
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmax', 'dim', 1, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmax', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmax', 'out', None, 'Tensor', out)
+        return _op_argmax_out(self, dim, keepdim, out=out)
     return _op_argmax_default(self, dim, keepdim)
 
-def _m_argmin(self, dim=None, keepdim=False):
+def _m_argmin(self, dim=None, keepdim=False, *, out=None):
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmin', 'dim', 1, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmin', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmin', 'out', None, 'Tensor', out)
+        return _op_argmin_out(self, dim, keepdim, out=out)
     return _op_argmin_default(self, dim, keepdim)
 
 def __m_all_c0(self):
@@ -2719,44 +3562,6 @@ def _m_any(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('any', args, kwargs, __m_any_sigs, True)
-
-def _m_mm(self, mat2):
-    if not isinstance(mat2, TensorImpl):
-        raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
-    return _op_mm_default(self, mat2)
-
-def _m_bmm(self, mat2):
-    if not isinstance(mat2, TensorImpl):
-        raise _bad_arg('bmm', 'mat2', 1, 'Tensor', mat2)
-    return _op_bmm_default(self, mat2)
-
-def _m_mv(self, vec):
-    if not isinstance(vec, TensorImpl):
-        raise _bad_arg('mv', 'vec', 1, 'Tensor', vec)
-    return _op_mv_default(self, vec)
-
-def _m_dot(self, tensor):
-    if not isinstance(tensor, TensorImpl):
-        raise _bad_arg('dot', 'tensor', 1, 'Tensor', tensor)
-    return _op_dot_default(self, tensor)
-
-def _m_matmul(self, other):
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('matmul', 'other', 1, 'Tensor', other)
-    return _op_matmul_default(self, other)
-
-def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    if not isinstance(mat1, TensorImpl):
-        raise _bad_arg('addmm', 'mat1', 1, 'Tensor', mat1)
-    if not isinstance(mat2, TensorImpl):
-        raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        return _op_addmm_default(self, mat1, mat2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addmm', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
-    return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
 
 def __m_var_c0(self, unbiased=True):
     s = 0
@@ -2969,69 +3774,6 @@ def _m_norm(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
 
-def _m_cumsum(self, dim, *, dtype=None, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
-    if out is None and dtype is None:
-        return _op_cumsum_default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
-        return _op_cumsum_out(self, dim, dtype=dtype, out=out)
-    return _op_cumsum_default(self, dim, dtype=dtype)
-
-def _m_cumsum_(self, dim, *, dtype=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumsum_', 'dim', 1, 'int', dim)
-    if dtype is None:
-        return _op_cumsum__default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumsum_', 'dtype', None, 'ember.dtype', dtype)
-    return _op_cumsum__default(self, dim, dtype=dtype)
-
-def _m_cumprod(self, dim, *, dtype=None, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumprod', 'dim', 1, 'int', dim)
-    if out is None and dtype is None:
-        return _op_cumprod_default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
-        return _op_cumprod_out(self, dim, dtype=dtype, out=out)
-    return _op_cumprod_default(self, dim, dtype=dtype)
-
-def _m_cumprod_(self, dim, *, dtype=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumprod_', 'dim', 1, 'int', dim)
-    if dtype is None:
-        return _op_cumprod__default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumprod_', 'dtype', None, 'ember.dtype', dtype)
-    return _op_cumprod__default(self, dim, dtype=dtype)
-
-def _m_cummax(self, dim):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cummax', 'dim', 1, 'int', dim)
-    return _rt_cummax(*_op_cummax_default(self, dim))
-
-def _m_cummin(self, dim):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cummin', 'dim', 1, 'int', dim)
-    return _rt_cummin(*_op_cummin_default(self, dim))
-
-def _m_logcumsumexp(self, dim, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('logcumsumexp', 'dim', 1, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
-        return _op_logcumsumexp_out(self, dim, out=out)
-    return _op_logcumsumexp_default(self, dim)
-
 def __m_count_nonzero_c0(self, *dim):
     s = 0
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
@@ -3151,121 +3893,8 @@ def _m_mode(self, dim=-1, keepdim=False):
         raise _bad_arg('mode', 'keepdim', 2, 'bool', keepdim)
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
 
-def _m_kthvalue(self, k, dim=-1, keepdim=False):
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('kthvalue', 'k', 1, 'int', k)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('kthvalue', 'dim', 2, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('kthvalue', 'keepdim', 3, 'bool', keepdim)
-    return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
-
-def __m_sort_c0(self, dim=-1, descending=False):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(descending, bool):
-        return None
-    return s
-
-def __m_sort_b0(self, dim=-1, descending=False):
-    return _rt_sort(*_op_sort_default(self, dim, descending))
-
-def __m_sort_c1(self, *, stable, dim=-1, descending=False):
-    s = 0
-    if stable is not None and not isinstance(stable, bool):
-        return None
-    if not _is_int(dim):
-        return None
-    if not isinstance(descending, bool):
-        return None
-    return s
-
-def __m_sort_b1(self, *, stable, dim=-1, descending=False):
-    return _rt_sort(*_op_sort_stable(self, stable=stable, dim=dim, descending=descending))
-
-__m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
-__m_sort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool? stable, int dim = -1, bool descending = False)')
-
-def _m_sort(*args, **kwargs):
-    best = None
-    for c, b in __m_sort_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('sort', args, kwargs, __m_sort_sigs, True)
-
-def __m_argsort_c0(self, dim=-1, descending=False):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(descending, bool):
-        return None
-    return s
-
-def __m_argsort_b0(self, dim=-1, descending=False):
-    return _op_argsort_default(self, dim, descending)
-
-def __m_argsort_c1(self, *, stable, dim=-1, descending=False, out=None):
-    s = 0
-    if not isinstance(stable, bool):
-        return None
-    if not _is_int(dim):
-        return None
-    if not isinstance(descending, bool):
-        return None
-    return s
-
-def __m_argsort_b1(self, *, stable, dim=-1, descending=False, out=None):
-    if out is not None:
-        return _op_argsort_stable_out(self, stable=stable, dim=dim, descending=descending, out=out)
-    return _op_argsort_stable(self, stable=stable, dim=dim, descending=descending)
-
-__m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
-__m_argsort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
-
-def _m_argsort(*args, **kwargs):
-    best = None
-    for c, b in __m_argsort_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
-
-def _m_topk(self, k, dim=-1, largest=True, sorted=True):
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('topk', 'k', 1, 'int', k)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('topk', 'dim', 2, 'int', dim)
-    if largest.__class__ is not bool:
-        raise _bad_arg('topk', 'largest', 3, 'bool', largest)
-    if sorted.__class__ is not bool:
-        raise _bad_arg('topk', 'sorted', 4, 'bool', sorted)
-    return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
-
-def _m_msort(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('msort', 'out', None, 'Tensor', out)
-        return _op_msort_out(self, out=out)
-    return _op_msort_default(self)
-
 def _m_bincount(self, weights=None, minlength=0):
-    if weights is not None and not isinstance(weights, TensorImpl):
+    if weights is not None and weights.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bincount', 'weights', 1, 'Tensor', weights)
     if minlength.__class__ is not int and not _is_int(minlength):
         raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
@@ -3284,532 +3913,68 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(self, bins, min, max, out=out)
     return _op_histc_default(self, bins, min, max)
 
-def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
+def _m_cumsum(self, dim, *, dtype=None, out=None):
     if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('gather', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('gather', 'index', 2, 'Tensor', index)
-    if out is None and sparse_grad is False:
-        return _op_gather_default(self, dim, index)
-    if sparse_grad.__class__ is not bool:
-        raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
+        raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
+    if out is None and dtype is None:
+        return _op_cumsum_default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('gather', 'out', None, 'Tensor', out)
-        return _op_gather_out(self, dim, index, sparse_grad=sparse_grad, out=out)
-    return _op_gather_default(self, dim, index, sparse_grad=sparse_grad)
+            raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
+        return _op_cumsum_out(self, dim, dtype=dtype, out=out)
+    return _op_cumsum_default(self, dim, dtype=dtype)
 
-def __m_scatter_c0(self, dim, index, src, *, out=None):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not isinstance(src, TensorImpl):
-        return None
-    return s
-
-def __m_scatter_b0(self, dim, index, src, *, out=None):
-    if out is not None:
-        return _op_scatter_src_out(self, dim, index, src, out=out)
-    return _op_scatter_src(self, dim, index, src)
-
-def __m_scatter_c1(self, dim, index, value, *, out=None):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_scatter_b1(self, dim, index, value, *, out=None):
-    if out is not None:
-        return _op_scatter_value_out(self, dim, index, value, out=out)
-    return _op_scatter_value(self, dim, index, value)
-
-def __m_scatter_c2(self, dim, index, src, *, reduce, out=None):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not isinstance(src, TensorImpl):
-        return None
-    if not isinstance(reduce, str):
-        return None
-    return s
-
-def __m_scatter_b2(self, dim, index, src, *, reduce, out=None):
-    if out is not None:
-        return _op_scatter_reduce_out(self, dim, index, src, reduce=reduce, out=out)
-    return _op_scatter_reduce(self, dim, index, src, reduce=reduce)
-
-def __m_scatter_c3(self, dim, index, value, *, reduce, out=None):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    if not isinstance(reduce, str):
-        return None
-    return s
-
-def __m_scatter_b3(self, dim, index, value, *, reduce, out=None):
-    if out is not None:
-        return _op_scatter_value_reduce_out(self, dim, index, value, reduce=reduce, out=out)
-    return _op_scatter_value_reduce(self, dim, index, value, reduce=reduce)
-
-__m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatter_b1), (__m_scatter_c2, __m_scatter_b2), (__m_scatter_c3, __m_scatter_b3),)
-__m_scatter_sigs = ('(int dim, Tensor index, Tensor src, *, Tensor out = None)', '(int dim, Tensor index, Scalar value, *, Tensor out = None)', '(int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
-
-def _m_scatter(*args, **kwargs):
-    best = None
-    for c, b in __m_scatter_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('scatter', args, kwargs, __m_scatter_sigs, True)
-
-def __m_scatter__c0(self, dim, index, src):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not isinstance(src, TensorImpl):
-        return None
-    return s
-
-def __m_scatter__b0(self, dim, index, src):
-    return _op_scatter__src(self, dim, index, src)
-
-def __m_scatter__c1(self, dim, index, value):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_scatter__b1(self, dim, index, value):
-    return _op_scatter__value(self, dim, index, value)
-
-def __m_scatter__c2(self, dim, index, src, *, reduce):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not isinstance(src, TensorImpl):
-        return None
-    if not isinstance(reduce, str):
-        return None
-    return s
-
-def __m_scatter__b2(self, dim, index, src, *, reduce):
-    return _op_scatter__reduce(self, dim, index, src, reduce=reduce)
-
-def __m_scatter__c3(self, dim, index, value, *, reduce):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    if not isinstance(reduce, str):
-        return None
-    return s
-
-def __m_scatter__b3(self, dim, index, value, *, reduce):
-    return _op_scatter__value_reduce(self, dim, index, value, reduce=reduce)
-
-__m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_scatter__b1), (__m_scatter__c2, __m_scatter__b2), (__m_scatter__c3, __m_scatter__b3),)
-__m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Scalar value, *, str reduce)')
-
-def _m_scatter_(*args, **kwargs):
-    best = None
-    for c, b in __m_scatter__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('scatter_', args, kwargs, __m_scatter__sigs, True)
-
-def _m_scatter_add(self, dim, index, src, *, out=None):
+def _m_cumsum_(self, dim, *, dtype=None):
     if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_add', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('scatter_add', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
-        raise _bad_arg('scatter_add', 'src', 3, 'Tensor', src)
+        raise _bad_arg('cumsum_', 'dim', 1, 'int', dim)
+    if dtype is None:
+        return _op_cumsum__default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumsum_', 'dtype', None, 'ember.dtype', dtype)
+    return _op_cumsum__default(self, dim, dtype=dtype)
+
+def _m_cumprod(self, dim, *, dtype=None, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumprod', 'dim', 1, 'int', dim)
+    if out is None and dtype is None:
+        return _op_cumprod_default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
-        return _op_scatter_add_out(self, dim, index, src, out=out)
-    return _op_scatter_add_default(self, dim, index, src)
+            raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
+        return _op_cumprod_out(self, dim, dtype=dtype, out=out)
+    return _op_cumprod_default(self, dim, dtype=dtype)
 
-def _m_scatter_add_(self, dim, index, src):
+def _m_cumprod_(self, dim, *, dtype=None):
     if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_add_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('scatter_add_', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
-        raise _bad_arg('scatter_add_', 'src', 3, 'Tensor', src)
-    return _op_scatter_add__default(self, dim, index, src)
+        raise _bad_arg('cumprod_', 'dim', 1, 'int', dim)
+    if dtype is None:
+        return _op_cumprod__default(self, dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('cumprod_', 'dtype', None, 'ember.dtype', dtype)
+    return _op_cumprod__default(self, dim, dtype=dtype)
 
-def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=None):
+def _m_cummax(self, dim):
     if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_reduce', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('scatter_reduce', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
-        raise _bad_arg('scatter_reduce', 'src', 3, 'Tensor', src)
-    if reduce.__class__ is not str:
-        raise _bad_arg('scatter_reduce', 'reduce', 4, 'str', reduce)
-    if out is None and include_self is True:
-        return _op_scatter_reduce_two(self, dim, index, src, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
+        raise _bad_arg('cummax', 'dim', 1, 'int', dim)
+    return _rt_cummax(*_op_cummax_default(self, dim))
+
+def _m_cummin(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cummin', 'dim', 1, 'int', dim)
+    return _rt_cummin(*_op_cummin_default(self, dim))
+
+def _m_logcumsumexp(self, dim, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('logcumsumexp', 'dim', 1, 'int', dim)
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('scatter_reduce', 'out', None, 'Tensor', out)
-        return _op_scatter_reduce_two_out(self, dim, index, src, reduce, include_self=include_self, out=out)
-    return _op_scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self)
-
-def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_reduce_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('scatter_reduce_', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
-        raise _bad_arg('scatter_reduce_', 'src', 3, 'Tensor', src)
-    if reduce.__class__ is not str:
-        raise _bad_arg('scatter_reduce_', 'reduce', 4, 'str', reduce)
-    if include_self is True:
-        return _op_scatter_reduce__two(self, dim, index, src, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('scatter_reduce_', 'include_self', None, 'bool', include_self)
-    return _op_scatter_reduce__two(self, dim, index, src, reduce, include_self=include_self)
-
-def _m_index_select(self, dim, index, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_select', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_select', 'index', 2, 'Tensor', index)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_select', 'out', None, 'Tensor', out)
-        return _op_index_select_out(self, dim, index, out=out)
-    return _op_index_select_default(self, dim, index)
-
-def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_add', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_add', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('index_add', 'source', 3, 'Tensor', source)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        return _op_index_add_default(self, dim, index, source)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_add', 'out', None, 'Tensor', out)
-        return _op_index_add_out(self, dim, index, source, alpha=alpha, out=out)
-    return _op_index_add_default(self, dim, index, source, alpha=alpha)
-
-def _m_index_add_(self, dim, index, source, *, alpha=1):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_add_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_add_', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('index_add_', 'source', 3, 'Tensor', source)
-    if alpha.__class__ is int and alpha == 1:
-        return _op_index_add__default(self, dim, index, source)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('index_add_', 'alpha', None, 'Number', alpha)
-    return _op_index_add__default(self, dim, index, source, alpha=alpha)
-
-def _m_index_copy(self, dim, index, source, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_copy', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_copy', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('index_copy', 'source', 3, 'Tensor', source)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
-        return _op_index_copy_out(self, dim, index, source, out=out)
-    return _op_index_copy_default(self, dim, index, source)
-
-def _m_index_copy_(self, dim, index, source):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_copy_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_copy_', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('index_copy_', 'source', 3, 'Tensor', source)
-    return _op_index_copy__default(self, dim, index, source)
-
-def __m_index_fill_c0(self, dim, index, value):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_index_fill_b0(self, dim, index, value):
-    return _op_index_fill_int_Scalar(self, dim, index, value)
-
-def __m_index_fill_c1(self, dim, index, value):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def __m_index_fill_b1(self, dim, index, value):
-    return _op_index_fill_int_Tensor(self, dim, index, value)
-
-__m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1, __m_index_fill_b1),)
-__m_index_fill_sigs = ('(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor value)')
-
-def _m_index_fill(*args, **kwargs):
-    best = None
-    for c, b in __m_index_fill_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('index_fill', args, kwargs, __m_index_fill_sigs, True)
-
-def __m_index_fill__c0(self, dim, index, value):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_index_fill__b0(self, dim, index, value):
-    return _op_index_fill__int_Scalar(self, dim, index, value)
-
-def __m_index_fill__c1(self, dim, index, value):
-    s = 0
-    if not _is_int(dim):
-        return None
-    if not isinstance(index, TensorImpl):
-        return None
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def __m_index_fill__b1(self, dim, index, value):
-    return _op_index_fill__int_Tensor(self, dim, index, value)
-
-__m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill__c1, __m_index_fill__b1),)
-__m_index_fill__sigs = ('(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor value)')
-
-def _m_index_fill_(*args, **kwargs):
-    best = None
-    for c, b in __m_index_fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('index_fill_', args, kwargs, __m_index_fill__sigs, True)
-
-def __m_masked_fill_c0(self, mask, value):
-    s = 0
-    if not isinstance(mask, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_masked_fill_b0(self, mask, value):
-    return _op_masked_fill_Scalar(self, mask, value)
-
-def __m_masked_fill_c1(self, mask, value):
-    s = 0
-    if not isinstance(mask, TensorImpl):
-        return None
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def __m_masked_fill_b1(self, mask, value):
-    return _op_masked_fill_Tensor(self, mask, value)
-
-__m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fill_c1, __m_masked_fill_b1),)
-__m_masked_fill_sigs = ('(Tensor mask, Scalar value)', '(Tensor mask, Tensor value)')
-
-def _m_masked_fill(*args, **kwargs):
-    best = None
-    for c, b in __m_masked_fill_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('masked_fill', args, kwargs, __m_masked_fill_sigs, True)
-
-def __m_masked_fill__c0(self, mask, value):
-    s = 0
-    if not isinstance(mask, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_masked_fill__b0(self, mask, value):
-    return _op_masked_fill__Scalar(self, mask, value)
-
-def __m_masked_fill__c1(self, mask, value):
-    s = 0
-    if not isinstance(mask, TensorImpl):
-        return None
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def __m_masked_fill__b1(self, mask, value):
-    return _op_masked_fill__Tensor(self, mask, value)
-
-__m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_fill__c1, __m_masked_fill__b1),)
-__m_masked_fill__sigs = ('(Tensor mask, Scalar value)', '(Tensor mask, Tensor value)')
-
-def _m_masked_fill_(*args, **kwargs):
-    best = None
-    for c, b in __m_masked_fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('masked_fill_', args, kwargs, __m_masked_fill__sigs, True)
-
-def _m_masked_select(self, mask, *, out=None):
-    if not isinstance(mask, TensorImpl):
-        raise _bad_arg('masked_select', 'mask', 1, 'Tensor', mask)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
-        return _op_masked_select_out(self, mask, out=out)
-    return _op_masked_select_default(self, mask)
-
-def _m_masked_scatter(self, mask, source):
-    if not isinstance(mask, TensorImpl):
-        raise _bad_arg('masked_scatter', 'mask', 1, 'Tensor', mask)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('masked_scatter', 'source', 2, 'Tensor', source)
-    return _op_masked_scatter_default(self, mask, source)
-
-def _m_masked_scatter_(self, mask, source):
-    if not isinstance(mask, TensorImpl):
-        raise _bad_arg('masked_scatter_', 'mask', 1, 'Tensor', mask)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('masked_scatter_', 'source', 2, 'Tensor', source)
-    return _op_masked_scatter__default(self, mask, source)
-
-def _m_take(self, index, *, out=None):
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('take', 'index', 1, 'Tensor', index)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('take', 'out', None, 'Tensor', out)
-        return _op_take_out(self, index, out=out)
-    return _op_take_default(self, index)
-
-def _m_take_along_dim(self, indices, dim=None, *, out=None):
-    if not isinstance(indices, TensorImpl):
-        raise _bad_arg('take_along_dim', 'indices', 1, 'Tensor', indices)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('take_along_dim', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
-        return _op_take_along_dim_out(self, indices, dim, out=out)
-    return _op_take_along_dim_default(self, indices, dim)
-
-def _m_nonzero(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
-        return _op_nonzero_out(self, out=out)
-    return _op_nonzero_default(self)
-
-def _m_argwhere(self):
-    return _op_argwhere_default(self)
+            raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
+        return _op_logcumsumexp_out(self, dim, out=out)
+    return _op_logcumsumexp_default(self, dim)
 
 def _m_repeat(self, *repeats):
     if len(repeats) == 1 and not isinstance(repeats[0], (int, TensorImpl)):
@@ -3951,62 +4116,12 @@ def _m_diagflat(self, offset=0):
         raise _bad_arg('diagflat', 'offset', 1, 'int', offset)
     return _op_diagflat_default(self, offset)
 
-def _m_trace(self):
-    return _op_trace_default(self)
-
-def _m_outer(self, vec2, *, out=None):
-    if not isinstance(vec2, TensorImpl):
-        raise _bad_arg('outer', 'vec2', 1, 'Tensor', vec2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('outer', 'out', None, 'Tensor', out)
-        return _op_outer_out(self, vec2, out=out)
-    return _op_outer_default(self, vec2)
-
-def _m_ger(self, vec2, *, out=None):
-    if not isinstance(vec2, TensorImpl):
-        raise _bad_arg('ger', 'vec2', 1, 'Tensor', vec2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ger', 'out', None, 'Tensor', out)
-        return _op_ger_out(self, vec2, out=out)
-    return _op_ger_default(self, vec2)
-
-def _m_kron(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('kron', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('kron', 'out', None, 'Tensor', out)
-        return _op_kron_out(self, other, out=out)
-    return _op_kron_default(self, other)
-
-def _m_cross(self, other, dim=None, *, out=None):
-    if not isinstance(other, TensorImpl):
-        raise _bad_arg('cross', 'other', 1, 'Tensor', other)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cross', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cross', 'out', None, 'Tensor', out)
-        return _op_cross_out(self, other, dim, out=out)
-    return _op_cross_default(self, other, dim)
-
 def _m_broadcast_to(self, *size):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('broadcast_to', 'size', 1, 'tuple of ints', size)
     return _op_broadcast_to_default(self, size)
-
-def _m_unfold(self, dimension, size, step):
-    if dimension.__class__ is not int and not _is_int(dimension):
-        raise _bad_arg('unfold', 'dimension', 1, 'int', dimension)
-    if size.__class__ is not int and not _is_int(size):
-        raise _bad_arg('unfold', 'size', 2, 'int', size)
-    if step.__class__ is not int and not _is_int(step):
-        raise _bad_arg('unfold', 'step', 3, 'int', step)
-    return _op_unfold_default(self, dimension, size, step)
 
 def _m_narrow_copy(self, dim, start, length, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
@@ -4021,57 +4136,149 @@ def _m_narrow_copy(self, dim, start, length, *, out=None):
         return _op_narrow_copy_out(self, dim, start, length, out=out)
     return _op_narrow_copy_default(self, dim, start, length)
 
-def _m_put_(self, index, source, accumulate=False):
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('put_', 'index', 1, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('put_', 'source', 2, 'Tensor', source)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('put_', 'accumulate', 3, 'bool', accumulate)
-    return _op_put__default(self, index, source, accumulate)
-
-def _m_put(self, index, source, accumulate=False):
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('put', 'index', 1, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('put', 'source', 2, 'Tensor', source)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('put', 'accumulate', 3, 'bool', accumulate)
-    return _op_put_default(self, index, source, accumulate)
-
-def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
+def _m_softmax(self, dim, dtype=None, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_reduce', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_reduce', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('index_reduce', 'source', 3, 'Tensor', source)
-    if reduce.__class__ is not str:
-        raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
-    if out is None and include_self is True:
-        return _op_index_reduce_default(self, dim, index, source, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
+        raise _bad_arg('softmax', 'dim', 1, 'int', dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('softmax', 'dtype', 2, 'ember.dtype', dtype)
     if out is not None:
         if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
-        return _op_index_reduce_out(self, dim, index, source, reduce, include_self=include_self, out=out)
-    return _op_index_reduce_default(self, dim, index, source, reduce, include_self=include_self)
+            raise _bad_arg('softmax', 'out', None, 'Tensor', out)
+        return _op_softmax_int_out(self, dim, dtype, out=out)
+    return _op_softmax_int(self, dim, dtype)
 
-def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+def _m_log_softmax(self, dim, dtype=None, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_reduce_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
-        raise _bad_arg('index_reduce_', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
-        raise _bad_arg('index_reduce_', 'source', 3, 'Tensor', source)
-    if reduce.__class__ is not str:
-        raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
-    if include_self is True:
-        return _op_index_reduce__default(self, dim, index, source, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('index_reduce_', 'include_self', None, 'bool', include_self)
-    return _op_index_reduce__default(self, dim, index, source, reduce, include_self=include_self)
+        raise _bad_arg('log_softmax', 'dim', 1, 'int', dim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('log_softmax', 'dtype', 2, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
+        return _op_log_softmax_int_out(self, dim, dtype, out=out)
+    return _op_log_softmax_int(self, dim, dtype)
+
+def _m_kthvalue(self, k, dim=-1, keepdim=False):
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('kthvalue', 'k', 1, 'int', k)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('kthvalue', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('kthvalue', 'keepdim', 3, 'bool', keepdim)
+    return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
+
+def __m_sort_c0(self, dim=-1, descending=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_sort_b0(self, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_default(self, dim, descending))
+
+def __m_sort_c1(self, *, stable, dim=-1, descending=False):
+    s = 0
+    if stable is not None and not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_sort_b1(self, *, stable, dim=-1, descending=False):
+    return _rt_sort(*_op_sort_stable(self, stable=stable, dim=dim, descending=descending))
+
+__m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
+__m_sort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool? stable, int dim = -1, bool descending = False)')
+
+def _m_sort(*args, **kwargs):
+    best = None
+    for c, b in __m_sort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('sort', args, kwargs, __m_sort_sigs, True)
+
+def __m_argsort_c0(self, dim=-1, descending=False):
+    s = 0
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_argsort_b0(self, dim=-1, descending=False):
+    return _op_argsort_default(self, dim, descending)
+
+def __m_argsort_c1(self, *, stable, dim=-1, descending=False, out=None):
+    s = 0
+    if not isinstance(stable, bool):
+        return None
+    if not _is_int(dim):
+        return None
+    if not isinstance(descending, bool):
+        return None
+    return s
+
+def __m_argsort_b1(self, *, stable, dim=-1, descending=False, out=None):
+    if out is not None:
+        return _op_argsort_stable_out(self, stable=stable, dim=dim, descending=descending, out=out)
+    return _op_argsort_stable(self, stable=stable, dim=dim, descending=descending)
+
+__m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
+__m_argsort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
+
+def _m_argsort(*args, **kwargs):
+    best = None
+    for c, b in __m_argsort_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
+
+def _m_topk(self, k, dim=-1, largest=True, sorted=True):
+    if k.__class__ is not int and not _is_int(k):
+        raise _bad_arg('topk', 'k', 1, 'int', k)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('topk', 'dim', 2, 'int', dim)
+    if largest.__class__ is not bool:
+        raise _bad_arg('topk', 'largest', 3, 'bool', largest)
+    if sorted.__class__ is not bool:
+        raise _bad_arg('topk', 'sorted', 4, 'bool', sorted)
+    return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
+
+def _m_msort(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('msort', 'out', None, 'Tensor', out)
+        return _op_msort_out(self, out=out)
+    return _op_msort_default(self)
+
+def _m_unfold(self, dimension, size, step):
+    if dimension.__class__ is not int and not _is_int(dimension):
+        raise _bad_arg('unfold', 'dimension', 1, 'int', dimension)
+    if size.__class__ is not int and not _is_int(size):
+        raise _bad_arg('unfold', 'size', 2, 'int', size)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('unfold', 'step', 3, 'int', step)
+    return _op_unfold_default(self, dimension, size, step)
 
 def __m_view_c0(self, *size):
     s = 0
@@ -4134,7 +4341,7 @@ def _m_expand(self, *size, implicit=False):
     return _op_expand_default(self, size, implicit=implicit)
 
 def _m_expand_as(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('expand_as', 'other', 1, 'Tensor', other)
     return _op_expand_as_default(self, other)
 
@@ -4333,7 +4540,7 @@ def _m_detach(self):
     return _op_detach_default(self)
 
 def _m_view_as(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as', 'other', 1, 'Tensor', other)
     return _op_view_as_default(self, other)
 
@@ -4345,91 +4552,9 @@ def _m_reshape(self, *shape):
     return _op_reshape_default(self, shape)
 
 def _m_reshape_as(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
     return _op_reshape_as_default(self, other)
-
-def _m_contiguous(self, *, memory_format='contiguous_format'):
-    return _op_contiguous_default(self, memory_format=memory_format)
-
-def _m_clone(self, *, memory_format=None):
-    if memory_format is None:
-        return _op_clone_default(self)
-    return _op_clone_default(self, memory_format=memory_format)
-
-def _m_copy_(self, src, non_blocking=False):
-    if not isinstance(src, TensorImpl) and not _is_num(src):
-        raise _bad_arg('copy_', 'src', 1, 'Tensor', src)
-    if non_blocking.__class__ is not bool:
-        raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
-    return _op_copy__default(self, src, non_blocking)
-
-def _m_resize_(self, *size, memory_format=None):
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)
-    if memory_format is None:
-        return _op_resize__default(self, size)
-    return _op_resize__default(self, size, memory_format=memory_format)
-
-def __m_fill__c0(self, value):
-    s = 0
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_fill__b0(self, value):
-    return _op_fill__Scalar(self, value)
-
-def __m_fill__c1(self, value):
-    s = 0
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def __m_fill__b1(self, value):
-    return _op_fill__Tensor(self, value)
-
-__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
-__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
-
-def _m_fill_(*args, **kwargs):
-    best = None
-    for c, b in __m_fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
-
-def _m_zero_(self):
-    return _op_zero__default(self)
-
-def _m_index(self, indices):
-    return _op_index_Tensor(self, indices)
-
-def _m_index_put_(self, indices, values, accumulate=False):
-    if not isinstance(values, TensorImpl):
-        raise _bad_arg('index_put_', 'values', 2, 'Tensor', values)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('index_put_', 'accumulate', 3, 'bool', accumulate)
-    return _op_index_put__default(self, indices, values, accumulate)
-
-def _m_index_put(self, indices, values, accumulate=False):
-    if not isinstance(values, TensorImpl):
-        raise _bad_arg('index_put', 'values', 2, 'Tensor', values)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('index_put', 'accumulate', 3, 'bool', accumulate)
-    return _op_index_put_default(self, indices, values, accumulate)
 
 
 

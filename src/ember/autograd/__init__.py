@@ -22,6 +22,9 @@ def _tensor_or_tensors_to_tuple(t, n):
     return tuple(t)
 
 
+from .._core.tls import state as _tls  # noqa: E402
+
+
 def _make_grads(outputs, grads):
     import numpy as np
     out = []
@@ -33,9 +36,9 @@ def _make_grads(outputs, grads):
                 if not o.dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                        f"{o.dtype}")
-                if o._np is None:       # a meta output: the seed is a meta tensor too (torch: ones_like)
-                    from ..kernels.common import empty_tensor
-                    g = empty_tensor(o._size, o.dtype, o.device)
+                if o._np is None or _tls.mode_stack:   # meta/fake output or a tracing mode: torch's ones_like
+                    from .._ops import ops
+                    g = ops.aten.ones_like.default(o)
                 else:
                     g = Tensor._wrap_np(np.ones(o._size, o.dtype._np), o.dtype)
         elif isinstance(g, Tensor):
@@ -129,3 +132,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 __all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "detect_anomaly", "set_detect_anomaly", "graph"]
+
+
+from . import functional, grad_mode, variable  # noqa: F401,E402  (torch.autograd.<submodule> paths)

@@ -60,7 +60,7 @@ class AsStridedBackward0(Node):
         self.pos = pos
 
     def apply(self, grads):
-        from .formulas import _zeros
+        from .formulas._common import _zeros
         g = grads[0]
         z = _zeros((self.base_numel,), g.dtype)
         out = _aten().index_put.default(z, [_idx_tensor(self.pos)], g, True)

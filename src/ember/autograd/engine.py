@@ -25,6 +25,9 @@ class _TaskState:
 
 def _zeros(meta):
     shape, dtype, dev = meta
+    if state.mode_stack:                 # a tracing mode (make_fx, fake tensors) must see the op
+        from .._ops import ops
+        return ops.aten.zeros.default(list(shape), dtype=dtype)
     if getattr(dev, "type", "cpu") == "meta":
         from ..kernels.common import empty_tensor
         return empty_tensor(tuple(shape), dtype, dev)
@@ -32,7 +35,7 @@ def _zeros(meta):
 
 
 def sum_to(g, shape):
-    from .formulas import sum_to as _st
+    from .formulas._common import sum_to as _st
     return _st(g, shape)
 
 
@@ -78,7 +81,7 @@ def _validate_outputs(fn, edges, grads):
                                    f"{list(g._size)} but expected shape compatible with {list(shape)}")
             g = sum_to(g, shape)
         if g.dtype is not dtype:
-            from .formulas import to_dtype
+            from .formulas._common import to_dtype
             if g.dtype.is_complex and not dtype.is_complex:
                 g = g.real          # a real input's grad is the real part (torch's handle_r_to_c)
             g = to_dtype(g, dtype)

@@ -140,9 +140,9 @@ def _attach_inplace(t, tangent):
     """After an in-place op: write the new tangent into the old one (a view's tangent is a view of its
     base's, so the base sees it), or give the base a zero tangent and write into the view's region."""
     import numpy as np
-    from .formulas import zeros_like
+    from .formulas._common import const_zeros_like
     if tangent is None:
-        tangent = zeros_like(t)
+        tangent = const_zeros_like(t)
     if tangent._size != t._size:
         tangent = tangent.expand(t._size)
     old = t.__dict__.get("_fw_tangent")
@@ -156,7 +156,7 @@ def _attach_inplace(t, tangent):
     from ._views import view_positions
     bt = base.__dict__.get("_fw_tangent")
     if bt is None:
-        bt = zeros_like(base)
+        bt = const_zeros_like(base)
         _attach(base, bt)
     pos = view_positions(t, base)
     flat = bt._np.reshape(-1) if bt._np.flags.c_contiguous else None
@@ -176,16 +176,16 @@ def fw_acc(a, b):
 
 
 def zeros_if_none(t, like):
-    from .formulas import zeros_like
+    from .formulas._common import const_zeros_like
     if like.__class__ is list or like.__class__ is tuple:
         t = t or [None] * len(like)
-        return [x if x is not None else zeros_like(y) for x, y in zip(t, like)]
-    return t if t is not None else zeros_like(like)
+        return [x if x is not None else const_zeros_like(y) for x, y in zip(t, like)]
+    return t if t is not None else const_zeros_like(like)
 
 
 def fw_ones(like):
-    from .formulas import ones_like
-    return ones_like(like)
+    from .formulas._common import const_ones_like
+    return const_ones_like(like)
 
 
 def fw_reduce(x, dim, keepdim, out):
@@ -198,24 +198,24 @@ def fw_reduce(x, dim, keepdim, out):
 
 
 def fw_gather(t, dim, indices):
-    from .formulas import _dim_index, index_of
+    from .formulas._common import _dim_index, index_of
     if t.dim() == 0:
         return t
     return index_of(t, _dim_index(indices, dim % t.dim()))
 
 
 def fw_seed(result):
-    from .formulas import zeros_like
-    return zeros_like(result).requires_grad_()
+    from .formulas._common import const_zeros_like
+    return const_zeros_like(result).requires_grad_()
 
 
 def fw_transpose(gs, u, ts, result):
     """Given input-gradients gs = J^T u (linear in u), return J t = d<gs, t>/du."""
     from . import grad as _grad
-    from .formulas import zeros_like
+    from .formulas._common import const_zeros_like
     pairs = [(g, t) for g, t in zip(gs, ts) if g is not None and g.requires_grad]
     if not pairs:
-        return zeros_like(result)
+        return const_zeros_like(result)
     return _grad([g for g, _ in pairs], [u], [t for _, t in pairs], allow_unused=True, materialize_grads=True)[0]
 
 
@@ -223,11 +223,11 @@ def fw_transpose_multi(gs, us, ts, results):
     """fw_transpose for an op whose every output has a seed in `us` (None for undefined outputs):
     the tangent of each output."""
     from . import grad as _grad
-    from .formulas import zeros_like
+    from .formulas._common import const_zeros_like
     pairs = [(g, t) for g, t in zip(gs, ts) if g is not None and g.requires_grad]
     seeds = [u for u in us if u is not None]
     if not pairs:
-        return [zeros_like(r) if r is not None else None for r in results]
+        return [const_zeros_like(r) if r is not None else None for r in results]
     got = iter(_grad([g for g, _ in pairs], seeds, [t for _, t in pairs], allow_unused=True, materialize_grads=True))
     return [next(got) if u is not None else None for u in us]
 

@@ -1,8 +1,10 @@
-"""Helpers shared by meta and cpu kernels: making outputs, broadcasting, argument coercion."""
+"""Helpers shared by meta and cpu kernels (ATen's native/Resize.h + TensorUtils checks, in miniature):
+making outputs, broadcasting, argument coercion, int-list expansion, reduction codes and torch-style
+size and dtype formatting."""
 import numpy as np
 
 from .._core import dtype as D
-from .._core.device import CPU, META, as_device
+from .._core.device import CPU, as_device
 from .._core.promotion import get_default_dtype
 from .._core.storage import UntypedStorage
 from .._core.strides import contiguous_strides, storage_nbytes_needed
@@ -97,3 +99,44 @@ def _tname(d):
     return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(d.name, d.name)
+
+
+# ---- nn argument helpers (int-list expansion, reduction codes, error formatting) ----
+
+REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def tup(v, n):
+    """Expand an int or short int list argument (`stride=1`, `[2]`) to an n-tuple."""
+    if isinstance(v, int):
+        return (int(v),) * n
+    v = tuple(int(x) for x in v)
+    return v * n if len(v) == 1 and n > 1 else v
+
+
+def size_str(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def alloc(shape, dtype, device):
+    return empty_tensor(tuple(int(s) for s in shape), dtype, device)
+
+
+def is_meta(*ts):
+    return any(isinstance(t, Tensor) and t.device.type == "meta" for t in ts)
+
+
+def check_floating(t, what):
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        raise RuntimeError(f"\"{what}\" not implemented for '{_tn(t.dtype)}'")
+
+
+def _tn(d):
+    return _tname(d)
+
+
+def reduced_shape(shape, reduction):
+    return tuple(shape) if reduction == 0 else ()
+
+
+FLOAT = (D.float32, D.float64, D.float16, D.bfloat16)

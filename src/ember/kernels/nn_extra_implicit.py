@@ -45,7 +45,7 @@ def _weight_norm_differentiable_backward(grad_w, saved_v, saved_g, saved_norms, 
 
 
 def _hh_check(input, tau):
-    from .meta.nn_common import _tn
+    from .common import _tn
     pre = "torch.linalg.householder_product: "
     if input.dim() < 2:
         raise RuntimeError(pre + "input must have at least 2 dimensions.")

@@ -3,7 +3,7 @@ SoftMax.cpp, Normalization.cpp, Loss.cpp, attention.cpp ...): argument handling 
 Python, then the native kernels (convolution, _softmax, native_layer_norm ...) via the dispatcher."""
 import math
 
-from .meta.nn_common import size_str, tup
+from .common import size_str, tup
 
 _aten = None
 

@@ -2,7 +2,7 @@
 Distance.cpp, PixelShuffle.cpp, PadNd.cpp): margin/embedding losses, distances, pixel shuffle, pad."""
 import math
 
-from .meta.nn_common import size_str
+from .common import size_str
 from .nn_implicit import A
 
 

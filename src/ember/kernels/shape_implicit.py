@@ -5,9 +5,9 @@ import warnings
 
 from .._core import dtype as D
 from .._core.strides import wrap_dim
-from .meta.shape_ops import ilist
+from .meta.shape import ilist
 from .common import _tname, broadcast_shapes, check_out
-from .meta.gather_scatter import bshape
+from .meta.index import bshape
 
 
 def _e():
@@ -339,7 +339,7 @@ def _einsum_labels(equation, tensors):
 def einsum(equation, tensors, *, path=None):
     """Operands are aligned to one label order (output labels first), repeated labels become diagonals,
     and the operands are contracted left to right with bmm, summing each label once no later operand has it."""
-    from .meta.shape_ops import einsum_shape
+    from .meta.shape import einsum_shape
     tensors = list(tensors)
     einsum_shape(equation, tensors)                  # torch's checks
     op_labels, out_labels = _einsum_labels(equation, tensors)

@@ -4,7 +4,7 @@ autograd, modes and meta all see the underlying ops."""
 from .._core.device import as_device
 from .._core.strides import wrap_dim
 from .common import as_dtype
-from .meta.views import _fmt, _intlist, compute_stride, infer_size
+from .meta.view import _fmt, _intlist, compute_stride, infer_size
 
 _aten = None
 
@@ -69,7 +69,7 @@ def unflatten(self, dim, sizes):
 
 
 def narrow(self, dim, start, length):
-    from .meta.views import narrow as _check
+    from .meta.view import narrow as _check
     _check(self, dim, start, length)   # validation only (metadata)
     n = self._size[wrap_dim(dim, self.dim())]
     start = start + n if start < 0 else start

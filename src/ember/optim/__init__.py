@@ -1,8 +1,13 @@
-"""ember.optim: optimizers and learning-rate schedulers (torch.optim)."""
+"""ember.optim: optimizers and learning-rate schedulers (torch.optim), one optimizer per module as in torch."""
 from .optimizer import Optimizer  # noqa: F401
-from .sgd import SGD  # noqa: F401
-from .adam import Adam, AdamW  # noqa: F401
-from .rmsprop import RMSprop, Adagrad  # noqa: F401
-from .more import Adamax, NAdam, RAdam, Adadelta  # noqa: F401
+from .adadelta import Adadelta  # noqa: F401
+from .adagrad import Adagrad  # noqa: F401
+from .adam import Adam  # noqa: F401
+from .adamax import Adamax  # noqa: F401
+from .adamw import AdamW  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
+from .nadam import NAdam  # noqa: F401
+from .radam import RAdam  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
+from .sgd import SGD  # noqa: F401
 from . import lr_scheduler  # noqa: F401

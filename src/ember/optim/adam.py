@@ -1,14 +1,14 @@
-"""Adam / AdamW (torch/optim/adam.py, adamw.py; single-tensor rule, torch's op order;
-one rounding per torch op, so float16/bfloat16 params match torch bit for bit)."""
+"""Adam (torch/optim/adam.py; single-tensor rule, torch's op order; one rounding per torch op, so
+float16/bfloat16 params match torch bit for bit). AdamW (adamw.py) is Adam with decoupled weight decay."""
 import math
 
 import numpy as np
 
-from ..kernels.cpu import clib
+from ..kernels.cpu.runtime import clib
 from ._opmath import Ops
 from .optimizer import (Optimizer, _check_lr, _closure_loss, _scalar_step, _set, _use_grad, _value, _zeros_like)
 
-__all__ = ["Adam", "AdamW"]
+__all__ = ["Adam"]
 
 
 def _check_adam_args(lr, eps, betas, weight_decay):
@@ -229,16 +229,3 @@ class Adam(Optimizer):
                 for p, state, grad in full:
                     _adam_update(p, state, grad, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled)
         return loss
-
-
-class AdamW(Adam):
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
-        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                         foreach=foreach, maximize=maximize, capturable=capturable, differentiable=differentiable,
-                         fused=fused, decoupled_weight_decay=True)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group["decoupled_weight_decay"] = True

@@ -352,3 +352,19 @@ def _check_lr(lr):
         raise ValueError("Tensor lr must be 1-element")
     if not 0.0 <= _value(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
+
+
+class _PerParamOptimizer(Optimizer):
+    """Base of the optimizers written as one update per parameter (Adamax, NAdam, RAdam, Adadelta)."""
+
+    def _each(self, group, init):
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            state = self.state[p]
+            if len(state) == 0:
+                init(state, p)
+            f = p._np.dtype.type
+            grad = -p.grad._np if group["maximize"] else p.grad._np
+            _set(state["step"], state["step"]._np + 1)
+            yield p, state, f, grad, state["step"].item()

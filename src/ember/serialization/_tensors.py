@@ -193,9 +193,47 @@ def make_parameter(t, requires_grad: bool):
     return P(t, requires_grad=requires_grad)
 
 
-def set_attrs(obj, state: dict):
+def check_python_attr(obj, name) -> str | None:
+    """Why a checkpoint may not set attribute ``name`` on ``obj`` (None when it may).
+
+    torch's ``_set_obj_state`` sets a rebuilt tensor's pickled ``__dict__`` entries with
+    ``setattr``; on a torch tensor they land beside the C++ TensorImpl, so they can never change
+    its sizes, strides, offset or storage.  ember keeps those in the Python object itself, so only
+    names that cannot reach them are accepted: not private (ember's internal fields all start with
+    ``_``: ``_size``, ``_stride``, ``_offset``, ``_storage``, ``_np``, ...), not a dunder such as
+    ``__dict__``/``__class__``, not anything defined on the class (methods, properties, class
+    defaults such as ``grad_fn``) and not a field the instance already holds (``dtype``)."""
+    if type(name) is not str or not name.isidentifier():
+        return "attribute names must be identifiers"
+    if name.startswith("_"):
+        return "private and special attributes hold ember's internal state"
+    if any(name in vars(c) for c in type(obj).__mro__):
+        return f"{name!r} is defined by {type(obj).__name__} itself"
+    d = getattr(obj, "__dict__", None)
+    if d is None or name in d:
+        return f"{name!r} is one of {type(obj).__name__}'s own fields"
+    return None
+
+
+def set_python_attrs(obj, state: dict, refuse):
+    """Set a checkpoint's plain attributes on a rebuilt tensor or parameter (torch's
+    ``_set_obj_state``), all or none: every name is checked before anything is set, and
+    ``refuse(message)`` builds the exception for the first one that may not be set.
+    ``requires_grad`` is the one property torch's setter accepts here (a bool)."""
+    plain = {}
+    requires_grad = None
     for k, v in state.items():
-        setattr(obj, k, v)
+        if k == "requires_grad" and type(v) is bool:
+            requires_grad = v
+            continue
+        why = check_python_attr(obj, k)
+        if why is not None:
+            raise refuse(f"the checkpoint sets attribute {k!r} of a {type(obj).__name__}, which "
+                         f"ember refuses: {why}")
+        plain[k] = v
+    if requires_grad is not None:
+        obj.requires_grad_(requires_grad)
+    obj.__dict__.update(plain)
     return obj
 
 

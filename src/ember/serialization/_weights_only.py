@@ -193,7 +193,10 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
 def _set_state(obj, state):
     if state is None:
         return obj
-    if isinstance(state, tuple) and len(state) == 2:
+    if isinstance(state, tuple):
+        if len(state) != 2:
+            raise RuntimeError(f"Invalid serialized state: a tuple of {len(state)} items "
+                               "(expected (dict_state, slots_state))")
         dict_state, slots = state
         for part in (dict_state, slots):
             if part:
@@ -201,7 +204,11 @@ def _set_state(obj, state):
         return obj
     if not isinstance(state, dict) or not all(type(k) is str for k in state):
         raise RuntimeError("object state must be a dict with str keys")
-    return _tensors.set_attrs(obj, state)
+    return _tensors.set_python_attrs(obj, state, _refused)
+
+
+def _refused(msg: str) -> UnpicklingError:
+    return UnpicklingError(f"Weights only load failed: {msg}. Nothing was set or executed.")
 
 
 def _rebuild_from_type_v2(func, new_type, args, state):
@@ -718,11 +725,18 @@ class RestrictedUnpickler:
             if not isinstance(state, dict):
                 raise self._error("BUILD state of an OrderedDict must be a dict")
             inst.__dict__.update(state)
+        elif _tensors.is_parameter(inst):
+            # torch: Tensor.__setstate__, whose current form is (requires_grad, _, hooks);
+            # 4- and 5-item states are the legacy set_/Variable forms
+            if not (isinstance(state, tuple) and len(state) == 3 and type(state[0]) is bool
+                    and (state[2] is None or (isinstance(state[2], dict) and not state[2]))):
+                raise self._error("BUILD of a Parameter only accepts the state "
+                                  "(requires_grad, _, backward_hooks) with no hooks")
+            inst.requires_grad_(state[0])
         elif _tensors.is_tensor(inst):
-            if _tensors.is_parameter(inst) or isinstance(state, dict):
-                _set_state(inst, state)
-            else:
-                raise self._error("legacy Tensor.set_ BUILD state is not supported by ember")
+            # torch calls inst.set_(*state): the legacy (storage, offset, size, stride) form
+            raise self._error("BUILD of a Tensor (the legacy Tensor.set_ state) is not supported "
+                              "by ember")
         elif id(type(inst)) in self.user_callables:
             setstate = getattr(inst, "__setstate__", None)
             if setstate is not None:

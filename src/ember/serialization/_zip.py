@@ -441,19 +441,34 @@ class ZipReader:
             rec.data_offset = off
         return rec
 
-    def read(self, name: str) -> bytes:
+    def read(self, name: str, check_crc: bool = True) -> bytes:
+        """The record's bytes; their CRC-32 is checked against the central directory unless
+        ``check_crc`` is False (the small records: data.pkl, version, byteorder...)."""
         rec = self.get(name)
         raw = self._pread(rec.data_offset, rec.compressed_size)
         if rec.method == 0:
-            return raw
-        try:
-            d = zlib.decompressobj(-15)
-            out = d.decompress(raw, rec.size + 1)
-        except zlib.error as e:
-            raise ZipFormatError(f"record {name}: corrupt deflate data ({e})") from None
-        if len(out) != rec.size:
-            raise ZipFormatError(f"record {name}: decompressed size {len(out)} != {rec.size}")
+            out = raw
+        else:
+            try:
+                d = zlib.decompressobj(-15)
+                out = d.decompress(raw, rec.size + 1)
+            except zlib.error as e:
+                raise ZipFormatError(f"record {name}: corrupt deflate data ({e})") from None
+            if len(out) != rec.size:
+                raise ZipFormatError(f"record {name}: decompressed size {len(out)} != {rec.size}")
+        if check_crc:
+            self.check_crc(name, out)
         return out
+
+    def check_crc(self, name: str, data) -> None:
+        """Raise ZipFormatError unless ``data`` (the record's bytes) has the CRC-32 the central
+        directory records for ``name``."""
+        rec = self.records[name]
+        got = _crc32(data) if rec.size else 0
+        if got != rec.crc:
+            raise ZipFormatError(
+                f"record {name}: CRC-32 mismatch (the archive records {rec.crc:#010x}, the data "
+                f"has {got:#010x}); the file is corrupt")
 
     def read_into(self, name: str, out) -> None:
         """Read record ``name`` into the writable buffer ``out`` (sizes must match)."""
@@ -462,7 +477,7 @@ class ZipReader:
         if mv.nbytes != rec.size:
             raise ZipFormatError(f"record {name}: size {rec.size} does not match {mv.nbytes}")
         if rec.method != 0:
-            mv[:] = self.read(name)
+            mv[:] = self.read(name, check_crc=False)
             return
         with self._lock:
             self._f.seek(rec.data_offset)

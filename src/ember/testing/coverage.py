@@ -22,7 +22,6 @@ def torch_op_names():
 
 
 def ember_op_names():
-    import ember
     from ember._generated import registrations
     names = set()
     src = open(registrations.__file__).read()

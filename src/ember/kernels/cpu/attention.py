@@ -13,14 +13,15 @@ import math
 import numpy as np
 
 from ..meta import attention as M
-from ..meta.nn_common import acc, split_run
+from .runtime.arrays import acc
+from .runtime.pool import split_run
 from ..common import empty_tensor
-from . import clib
-from .rowblocks import c_suffix
+from .runtime import clib
+from .runtime.rowblocks import c_suffix
 
 
 # score elements: below this the C row kernels run on the calling thread (the GPT step's (16, 4, 64, 64)
-# scores take ~0.3 ms; see norm_c._LN_MIN_SPLIT for why a split call does not pay there)
+# scores take ~0.3 ms; see norm_rows._LN_MIN_SPLIT for why a split call does not pay there)
 _MIN_SPLIT = 1 << 21
 
 

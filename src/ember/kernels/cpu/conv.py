@@ -1,7 +1,7 @@
 """cpu aten::convolution and its backward, any spatial rank.
 
-float32/float64 with stride 1 and few channels take dconv_c.py (csrc/dconv.c: direct loops over a
-padded copy of each image, no column matrix); other float32/float64 convolutions take conv_c.py
+float32/float64 with stride 1 and few channels take conv_direct.py (csrc/dconv.c: direct loops over a
+padded copy of each image, no column matrix); other float32/float64 convolutions take conv_im2col.py
 (csrc/im2col.c: per-image columns in the layout the gemm wants, images over the thread pool);
 other dtypes, or no C compiler, take the numpy path below, channels-last inside:
 
@@ -20,8 +20,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..meta.conv import conv_spec
-from ..meta.nn_common import acc, wrap
-from . import conv_c, dconv_c
+from .runtime.arrays import acc, wrap
+from . import conv_im2col, conv_direct
 
 
 def _channels_last(x, pd):
@@ -93,9 +93,9 @@ def conv_forward(x, w, b, st, pd, dl, groups, out=None):
     if out is None:
         out = [(x.shape[2 + i] + 2 * pd[i] - dl[i] * (kern[i] - 1) - 1) // st[i] + 1 for i in range(d)]
     out = tuple(out)
-    y = dconv_c.forward(x, w, b, pd, dl, groups) if dconv_c.usable(x, w.shape, st, pd, dl, groups, out) else None
+    y = conv_direct.forward(x, w, b, pd, dl, groups) if conv_direct.usable(x, w.shape, st, pd, dl, groups, out) else None
     if y is None:
-        y = conv_c.forward(x, w, b, st, pd, dl, groups, out)
+        y = conv_im2col.forward(x, w, b, st, pd, dl, groups, out)
     if y is not None:
         return y
     cols = _im2col(x, kern, st, pd, dl, out, groups)                     # G, N*O, K*Cg
@@ -111,7 +111,7 @@ def conv_input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
     padded buffer; windows that fall in the padding are cropped away."""
     y = _direct_input_grad(go, w, in_spatial, st, pd, dl, groups, b)
     if y is None:
-        y = conv_c.input_grad(go, w, in_spatial, st, pd, dl, groups, b)
+        y = conv_im2col.input_grad(go, w, in_spatial, st, pd, dl, groups, b)
     if y is not None:
         return y
     d = w.ndim - 2
@@ -140,15 +140,15 @@ def conv_input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
 
 
 def _direct_input_grad(go, w, in_spatial, st, pd, dl, groups, b):
-    """conv_input_grad by dconv_c (a stride-1 convolution of go padded by dl*(K-1) - pd), or None."""
+    """conv_input_grad by conv_direct (a stride-1 convolution of go padded by dl*(K-1) - pd), or None."""
     kern = w.shape[2:]
     pd2 = tuple(dl[i] * (kern[i] - 1) - pd[i] for i in range(len(kern)))
     if min(pd2) < 0:
         return None
     swapped = (groups * w.shape[1], w.shape[0] // groups) + tuple(kern)      # the convolution it runs
-    if not dconv_c.usable(go, swapped, st, pd2, dl, groups, in_spatial, dconv_c.GRAD_INPUT_LIMIT):
+    if not conv_direct.usable(go, swapped, st, pd2, dl, groups, in_spatial, conv_direct.GRAD_INPUT_LIMIT):
         return None
-    y = dconv_c.input_grad(go, w, in_spatial, pd, dl, groups)
+    y = conv_direct.input_grad(go, w, in_spatial, pd, dl, groups)
     if y is not None and b is not None:
         y += b.reshape((1, -1) + (1,) * len(kern))
     return y
@@ -157,10 +157,10 @@ def _direct_input_grad(go, w, in_spatial, st, pd, dl, groups, b):
 def conv_weight_grad(x, go, wshape, st, pd, dl, groups):
     """dL/dW of a forward convolution of x giving grad_output go: im2col(x)^T @ rows(go) per group."""
     gw = None
-    if dconv_c.usable(x, wshape, st, pd, dl, groups, go.shape[2:], dconv_c.GRAD_WEIGHT_LIMIT):
-        gw = dconv_c.weight_grad(x, go, wshape, pd, dl, groups)
+    if conv_direct.usable(x, wshape, st, pd, dl, groups, go.shape[2:], conv_direct.GRAD_WEIGHT_LIMIT):
+        gw = conv_direct.weight_grad(x, go, wshape, pd, dl, groups)
     if gw is None:
-        gw = conv_c.weight_grad(x, go, wshape, st, pd, dl, groups)
+        gw = conv_im2col.weight_grad(x, go, wshape, st, pd, dl, groups)
     if gw is not None:
         return gw
     cout, cg, kern = wshape[0], wshape[1], tuple(wshape[2:])
@@ -195,8 +195,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     x, w, go = acc(input), acc(weight), acc(grad_output)
     gi = gw = gb = None
     both = None if transposed or not (output_mask[0] and output_mask[1]) or \
-        dconv_c.usable(x, w.shape, st, pd, dl, groups, go.shape[2:], dconv_c.GRAD_WEIGHT_LIMIT) else \
-        conv_c.backward(x, go, w, st, pd, dl, groups)
+        conv_direct.usable(x, w.shape, st, pd, dl, groups, go.shape[2:], conv_direct.GRAD_WEIGHT_LIMIT) else \
+        conv_im2col.backward(x, go, w, st, pd, dl, groups)
     if both is not None:
         gi, gw = wrap(both[0], dt, fresh=True), wrap(both[1], dt, fresh=True)
         output_mask = (False, False, output_mask[2])

@@ -5,7 +5,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._random import _gen
 from ..meta.dropout import dropout_check
-from ..meta.nn_common import wrap
+from .runtime.arrays import wrap
 
 
 def native_dropout(input, p, train):

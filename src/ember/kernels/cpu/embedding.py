@@ -3,8 +3,9 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..meta.embedding import embedding_spec, one_hot_check
-from ..meta.nn_common import size_str, wrap
-from .scatter_rows import add_rows
+from ..common import size_str
+from .runtime.arrays import wrap
+from .index import add_rows
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):

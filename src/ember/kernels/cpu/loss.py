@@ -2,9 +2,9 @@
 import numpy as np
 
 from ..meta import loss as M
-from ..meta.nn_common import acc, reduce, wrap
-from . import clib
-from .rowblocks import c_rows, c_suffix
+from .runtime.arrays import acc, reduce, wrap
+from .runtime import clib
+from .runtime.rowblocks import c_rows, c_suffix
 
 
 def _pair(self, target, reduction, name):

@@ -1,7 +1,7 @@
 """cpu constant_pad_nd: one np.pad (constant) plus a slice for negative (cropping) pads."""
 import numpy as np
 
-from ..meta.nn_common import wrap
+from .runtime.arrays import wrap
 from ..meta import padding as M
 from ..meta.padding import pad_spec
 

@@ -7,10 +7,11 @@ split across threads along another dim for large inputs."""
 import numpy as np
 
 from ..._core.strides import wrap_dim
-from ..meta.nn_common import acc, split_run, wrap
+from .runtime.arrays import acc, wrap
+from .runtime.pool import split_run
 from ..meta.softmax import softmax_spec
-from . import clib
-from .rowblocks import c_rows, c_suffix, row_dot, row_sum, run_rows
+from .runtime import clib
+from .runtime.rowblocks import c_rows, c_suffix, row_dot, row_sum, run_rows
 
 
 def _forward(xc, oc, d, log):
@@ -66,7 +67,7 @@ def _run(self, dim, log):
 
 # elements: below this the last-dim C row kernels run on the calling thread. cross_entropy's (1024, 65)
 # log_softmax is ~0.05 ms of C: a split call costs more in handing out than it saves (and waits for the
-# other core when BLAS threads or other processes hold it; see norm_c._LN_MIN_SPLIT)
+# other core when BLAS threads or other processes hold it; see norm_rows._LN_MIN_SPLIT)
 _ROWS_MIN_SPLIT = 1 << 21
 
 

@@ -1,6 +1,6 @@
 """Meta function for _cdist_forward: (..., P, M) x (..., R, M) -> (..., P, R) with broadcast batch dims."""
 from ..common import broadcast_shapes
-from .nn_common import alloc
+from ..common import alloc
 
 
 def cdist_spec(x1, x2):

@@ -1,140 +1,46 @@
-"""Meta functions for elementwise ops: output shape (broadcast), dtype (promotion) and strides
-(the memory order of the first full-size dense input, else contiguous; TensorIterator's rule, simplified).
-The cpu kernels call these same functions to allocate their outputs."""
-from ..._core import dtype as D
-from ..._core.promotion import binary_result_type, result_type, get_default_dtype
-from ..._core.device import META
-from ..._core.strides import contiguous_strides, iterator_strides
-from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import broadcast_shapes, empty_tensor
+"""Meta kernels for every elementwise op, built from the shared meta functions."""
+from .elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, meta_binary, meta_binary_inplace, meta_binary_out, meta_unary, meta_unary_inplace, meta_unary_out, where_spec, out_strides
 
-# kinds of result dtype
-ARITH, TRUE_DIV, COMPARE, LOGICAL, BITWISE, FLOAT_OUT = range(6)
-ABS = 6          # like ARITH, but a complex input gives its real dtype (abs)
+BINARY = {"add": ARITH, "sub": ARITH, "mul": ARITH, "div": TRUE_DIV, "floor_divide": ARITH, "remainder": ARITH,
+          "pow": ARITH, "eq": COMPARE, "ne": COMPARE, "lt": COMPARE, "le": COMPARE, "gt": COMPARE, "ge": COMPARE,
+          "logical_and": LOGICAL, "logical_or": LOGICAL, "logical_xor": LOGICAL, "bitwise_and": BITWISE,
+          "bitwise_or": BITWISE, "bitwise_xor": BITWISE, "rsub": ARITH, "div_mode": ARITH}
+UNARY = {"neg": ARITH, "abs": ABS, "exp": FLOAT_OUT, "log": FLOAT_OUT, "sqrt": FLOAT_OUT, "rsqrt": FLOAT_OUT,
+         "sin": FLOAT_OUT, "cos": FLOAT_OUT, "tanh": FLOAT_OUT, "sigmoid": FLOAT_OUT, "relu": ARITH,
+         "bitwise_not": ARITH, "logical_not": LOGICAL}
 
-
-def out_strides(shape, *operands):
-    """The output strides TensorIterator picks: contiguous when the first full-size operand is,
-    else the memory order of the operands (see _core.strides.iterator_strides)."""
-    nd = len(shape)
-    ops = []
-    for t in operands:
-        if isinstance(t, Tensor):
-            st = t.stride()
-            if t._size == shape and not ops and st == contiguous_strides(shape):
-                return st
-            pad = nd - len(t._size)
-            ops.append(((1,) * pad + tuple(t._size), (0,) * pad + tuple(st)))
-    return iterator_strides(shape, ops) if ops else contiguous_strides(shape)
+for _n, _k in BINARY.items():
+    globals()[_n] = meta_binary(_k, _n)
+    globals()[_n + "_"] = meta_binary_inplace(_k, _n)
+    globals()[_n + "_out"] = meta_binary_out(_k, _n)
+for _n, _k in UNARY.items():
+    globals()[_n] = meta_unary(_k, _n)
+    globals()[_n + "_"] = meta_unary_inplace(_k, _n)
+    globals()[_n + "_out"] = meta_unary_out(_k, _n)
 
 
-def binary_dtypes(a, b, kind, name="op"):
-    """(compute dtype, result dtype) for a binary op of the given kind."""
-    c = binary_result_type(a, b)
-    if kind == ARITH:
-        return c, c
-    if kind == TRUE_DIV:
-        if not (c.is_floating_point or c.is_complex):
-            c = get_default_dtype()
-        return c, c
-    if kind == COMPARE:
-        return c, D.bool_
-    if kind == LOGICAL:
-        return c, D.bool_
-    if kind == BITWISE:
-        if c.is_floating_point or c.is_complex:
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{c.name}': bitwise ops need integral or bool inputs")
-        return c, c
-    if kind == FLOAT_OUT:
-        c = c if (c.is_floating_point or c.is_complex) else get_default_dtype()
-        return c, c
-    raise ValueError(kind)
+def clamp(self, min=None, max=None):
+    from ..._core.promotion import result_type
+    from ..common import broadcast_shapes, empty_tensor, shape_of
+    from ..._core.device import META
+    shape = broadcast_shapes(self._size, shape_of(min), shape_of(max))
+    return empty_tensor(shape, result_type(self, *[v for v in (min, max) if v is not None]), META, out_strides(shape, self))
 
 
-def binary_spec(a, b, kind, name="op"):
-    sa = a._size if isinstance(a, Tensor) else ()
-    sb = b._size if isinstance(b, Tensor) else ()
-    shape = sa if sa == sb else broadcast_shapes(sa, sb)
-    cdt, rdt = binary_dtypes(a, b, kind, name)
-    return shape, cdt, rdt
+def clamp_(self, min=None, max=None):
+    return self
 
 
-def unary_dtype(x, kind):
-    d = x.dtype
-    if kind == FLOAT_OUT and not (d.is_floating_point or d.is_complex):
-        return get_default_dtype()
-    if kind == LOGICAL:
-        return D.bool_
-    if kind == ABS and d.is_complex:
-        return d.to_real()
-    return d
+def clamp_min(self, min):
+    return clamp(self, min, None)
 
 
-def check_unary_inplace(self, kind, name):
-    """What an in-place unary op refuses before writing: abs_ of a complex tensor (its result is real)."""
-    if kind == ABS and self.dtype.is_complex:
-        raise RuntimeError(f"In-place {name} is not supported for complex tensors.")
-    check_inplace(self, self._size, unary_dtype(self, kind), name)
+def clamp_max(self, max):
+    return clamp(self, None, max)
 
 
-def meta_binary(kind, name):
-    def fn(self, other, *args, **kwargs):
-        shape, _, rdt = binary_spec(self, other, kind, name)
-        return empty_tensor(shape, rdt, META, out_strides(shape, self, other))
-    fn.__name__ = name
-    return fn
-
-
-def meta_binary_inplace(kind, name):
-    def fn(self, other, *args, **kwargs):
-        shape, _, rdt = binary_spec(self, other, kind, name)
-        check_inplace(self, shape, rdt, name)
-        return self
-    fn.__name__ = name + "_"
-    return fn
-
-
-def meta_unary(kind, name):
-    def fn(self, *args, **kwargs):
-        return empty_tensor(self._size, unary_dtype(self, kind), META, out_strides(self._size, self))
-    fn.__name__ = name
-    return fn
-
-
-def check_inplace(self, shape, rdt, name):
-    from ..._core.promotion import can_cast
-    if tuple(shape) != tuple(self._size):
-        raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast shape {list(shape)}")
-    if not can_cast(rdt, self.dtype):
-        from ..common import _tname
-        raise RuntimeError(f"result type {_tname(rdt)} can't be cast to the desired output type {_tname(self.dtype)}")
-
-
-def where_spec(cond, a, b):
-    shape = broadcast_shapes(cond._size, a._size if isinstance(a, Tensor) else (), b._size if isinstance(b, Tensor) else ())
-    return shape, result_type(a, b)
-
-
-def meta_binary_out(kind, name):
-    def fn(self, other, *args, out=None, **kwargs):
-        from ..common import check_out
-        shape, _, rdt = binary_spec(self, other, kind, name)
-        check_out(out, shape, rdt, name)
-        return out
-    fn.__name__ = name + "_out"
-    return fn
-
-
-def meta_unary_inplace(kind, name):
-    def fn(self, *args, **kwargs):
-        check_unary_inplace(self, kind, name)
-        return self
-    return fn
-
-
-def meta_unary_out(kind, name):
-    def fn(self, *args, out=None, **kwargs):
-        from ..common import check_out
-        check_out(out, self._size, unary_dtype(self, kind), name)
-        return out
-    return fn
+def where(condition, self, other):
+    from ..common import empty_tensor
+    from ..._core.device import META
+    shape, dt = where_spec(condition, self, other)
+    return empty_tensor(shape, dt, META, out_strides(shape, self, other))

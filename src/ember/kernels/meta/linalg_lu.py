@@ -5,7 +5,7 @@ from ..._core import dtype as D
 from ..._core.strides import contiguous_strides
 from ..common import _tname, broadcast_shapes
 from .linalg import _outs as _outs_castable, _t, check_matrix, mstrides
-from .linalg_basic import dot_spec
+from .linalg_matmul import dot_spec
 
 _C_NAMES = {D.float32: "float", D.float64: "double", D.int32: "int", D.int64: "long int", D.float16: "c10::Half",
             D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>", D.bool_: "bool"}

@@ -1,5 +1,5 @@
 """Meta function for constant_pad_nd: pad pairs run from the last dim backwards; negative pads crop."""
-from .nn_common import alloc, size_str
+from ..common import alloc, size_str
 
 
 def pad_spec(self, pad):

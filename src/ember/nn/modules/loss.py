@@ -1,8 +1,8 @@
 """Loss modules (torch/nn/modules/loss.py). Each one stores its options and calls nn.functional."""
 from .. import functional as F
-from ..functional import _legacy_reduction
+from .._reduction import legacy_get_string
 from .module import Module
-from .upsampling import PairwiseDistance
+from .distance import PairwiseDistance
 
 __all__ = ["L1Loss", "NLLLoss", "CrossEntropyLoss", "MSELoss", "SmoothL1Loss", "HuberLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
@@ -14,7 +14,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = _legacy_reduction(size_average, reduce)
+            self.reduction = legacy_get_string(size_average, reduce)
         else:
             self.reduction = reduction
 

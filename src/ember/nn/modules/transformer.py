@@ -9,7 +9,8 @@ import ember
 from .. import functional as F
 from .. import init
 from .activation import ReLU, GELU
-from .attention import MultiheadAttention, _causal_mask
+from ..functional.attention import _causal_mask
+from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear

@@ -9,7 +9,9 @@ import itertools
 import math
 import multiprocessing
 import queue
-import threading
+import signal
+import time
+from multiprocessing.connection import wait as _wait_ready
 
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -248,6 +250,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._index_queues.append(index_queue)
             self._workers.append(w)
         self._shutdown = False
+        self._unreliable_sentinels = set()
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter=False):
@@ -273,21 +276,69 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._tasks_outstanding -= 1
 
     def _try_get_data_blocking(self):
+        """The next (index, data) from the result queue. Waits on the queue's pipe together with
+        every live worker's process sentinel, so a worker that dies (killed by a signal, a non-zero
+        exit) is reported as soon as it is gone, with torch's messages (torch learns it from
+        SIGCHLD)."""
         timeout = self._timeout if self._timeout > 0 else None
-        waited = 0.0
+        deadline = None if timeout is None else time.monotonic() + timeout
+        reader = getattr(self._worker_result_queue, "_reader", None)
         while True:
-            step = _MP_STATUS_CHECK_INTERVAL if timeout is None else min(_MP_STATUS_CHECK_INTERVAL, timeout - waited)
+            step = _MP_STATUS_CHECK_INTERVAL
+            if deadline is not None:
+                step = max(0.0, min(step, deadline - time.monotonic()))
+            if reader is None:
+                try:
+                    return self._worker_result_queue.get(timeout=step)
+                except queue.Empty:
+                    pass
+            else:
+                watched = {w.sentinel: w for w in self._workers
+                           if w.sentinel not in self._unreliable_sentinels and w.exitcode is None}
+                ready = _wait_ready([reader, *watched], step)
+                for sentinel in ready:
+                    if sentinel in watched and watched[sentinel].exitcode is None:
+                        # the pipe closed, yet the process lives: it closed its own descriptors
+                        watched[sentinel].join(0.05)
+                        if watched[sentinel].exitcode is None:
+                            self._unreliable_sentinels.add(sentinel)
+                self._raise_if_a_worker_failed()
+                if reader in ready:
+                    try:
+                        return self._worker_result_queue.get(timeout=_MP_STATUS_CHECK_INTERVAL)
+                    except queue.Empty:
+                        pass
+                if ready and (deadline is None or time.monotonic() < deadline):
+                    continue
+            failed = [w for w in self._workers if not w.is_alive()]
+            if failed and not self._shutdown:
+                pids = ", ".join(str(w.pid) for w in failed)
+                self._shutdown_workers()
+                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from None
+            if deadline is not None and time.monotonic() >= deadline:
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds") from None
+
+    def _raise_if_a_worker_failed(self):
+        """torch's _error_if_any_worker_fails: a worker gone with a non-zero status is an error."""
+        if self._shutdown:
+            return
+        failed = [(w.pid, w.exitcode) for w in self._workers if w.exitcode not in (None, 0)]
+        if not failed:
+            return
+        pid, code = failed[0]
+        if code < 0:
             try:
-                return self._worker_result_queue.get(timeout=step)
-            except queue.Empty:
-                waited += step
-                failed = [w for w in self._workers if not w.is_alive()]
-                if failed and not self._shutdown:
-                    pids = ", ".join(str(w.pid) for w in failed)
-                    self._shutdown_workers()
-                    raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from None
-                if timeout is not None and waited >= timeout:
-                    raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds") from None
+                name = signal.strsignal(-code) or f"signal {-code}"
+            except ValueError:
+                name = f"signal {-code}"
+            cause = RuntimeError(f"DataLoader worker (pid {pid}) is killed by signal: {name}. ")
+        else:
+            cause = RuntimeError(
+                f"DataLoader worker (pid {pid}) exited unexpectedly with exit code {code}. Details are "
+                "lost due to multiprocessing. Rerunning with num_workers=0 may give better error trace.")
+        pids = ", ".join(str(p) for p, _ in failed)
+        self._shutdown_workers()
+        raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from cause
 
     def _try_put_index(self):
         try:

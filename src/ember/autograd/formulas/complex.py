@@ -1,0 +1,22 @@
+"""Backward helpers for complex inputs (torch's FunctionsManual.cpp): sgn's backward and abs's forward rule."""
+
+__all__ = ["abs_jvp", "sgn_backward"]
+
+
+def sgn_backward(self, grad, result):
+    """sgn(z) = z / |z|. Real inputs: zero. Complex: (grad - sgn^2 * conj(grad)) / (2 |z|), and zero
+    where z = 0."""
+    if not self.dtype.is_complex:
+        return grad.mul(0)
+    import ember
+    a = self.abs()
+    val = (grad - result * result * grad.conj()) / (2 * a)
+    return ember.where(a == 0, ember.zeros((), dtype=val.dtype), val)
+
+
+def abs_jvp(self, self_t):
+    """Forward rule of abs: sgn(x) * t for real x; for complex z the real part of conj(t) * sgn(z)
+    (|z| is not holomorphic: torch's handle_r_to_c(self_t.conj() * self.sgn()))."""
+    if not self.dtype.is_complex:
+        return self_t * self.sgn()
+    return (self_t.conj() * self.sgn()).real

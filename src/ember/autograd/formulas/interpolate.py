@@ -1,0 +1,206 @@
+"""Backward helpers of the resampling ops (torch's FunctionsManual.cpp): the linear/bilinear/bicubic
+upsampling's transposed interpolation and grid_sampler_2d's backward."""
+
+import numpy as np
+
+from ._common import _const, _e, _eval, _f64, _on_meta, _ints
+
+__all__ = ["grid_sampler_2d_backward_", "interp_backward"]
+
+
+def _interp_matrix(fn, self, axis):
+    """The (in, out) interpolation matrix of a separable resampling op along spatial `axis`: feed it
+    one-hot rows, constant along the other axes (the weights along those sum to one)."""
+    import numpy as np
+    from ._common import _const
+    size = self._size
+    k = size[axis]
+    e = np.zeros((k, 1) + tuple(size[2:]), np.float64)
+    for i in range(k):
+        sl = [i, 0] + [slice(None)] * (len(size) - 2)
+        sl[axis] = i
+        e[tuple(sl)] = 1.0
+    out = _eval(fn, _const(e, _f64()))._np
+    take = [slice(None), 0] + [0] * (len(size) - 2)
+    take[axis] = slice(None)
+    return _const(np.ascontiguousarray(out[tuple(take)]), self.dtype)
+
+
+def interp_backward(grad, self, fn):
+    """Backward of linear/bilinear/bicubic upsampling: grad_in = A_h^T grad A_w per plane."""
+    g = grad
+    if self.dim() == 3:
+        return g.matmul(_interp_matrix(fn, self, 2).transpose(0, 1))
+    ah = _interp_matrix(fn, self, 2)          # (H, OH)
+    aw = _interp_matrix(fn, self, 3)          # (W, OW)
+    return ah.matmul(g).matmul(aw.transpose(0, 1))
+
+
+_BILINEAR, _NEAREST, _BICUBIC = 0, 1, 2
+
+
+_ZEROS, _BORDER, _REFLECTION = 0, 1, 2
+
+
+_A_CUBIC = -0.75
+
+
+def _unnorm(g, size, align):
+    """(coordinate, d coordinate / d g)."""
+    if align:
+        return (g + 1) / 2 * (size - 1), (size - 1) / 2
+    return ((g + 1) * size - 1) / 2, size / 2
+
+
+def _clip_slope(c, size):
+    """clip to [0, size-1] and its slope: 0 at and beyond the ends (torch's clip_coordinates_set_grad)."""
+    return np.clip(c, 0, size - 1), ((c > 0) & (c < size - 1)).astype(c.dtype)
+
+
+def _reflect_slope(c, lo2, hi2):
+    """reflect into [lo2/2, hi2/2] and its slope (+-1; torch's reflect_coordinates_set_grad)."""
+    if lo2 == hi2:
+        return np.zeros_like(c), np.zeros_like(c)
+    mn, span = lo2 / 2, (hi2 - lo2) / 2
+    s = np.where(c - mn < 0, -1.0, 1.0)
+    a = np.abs(c - mn)
+    extra, flips = np.fmod(a, span), np.floor(a / span)
+    even = flips % 2 == 0
+    return np.where(even, extra + mn, span - extra + mn), np.where(even, s, -s)
+
+
+def _pad_slope(c, size, mode, align):
+    if mode == _BORDER:
+        return _clip_slope(c, size)
+    if mode == _REFLECTION:
+        r, s = _reflect_slope(c, 0, 2 * (size - 1)) if align else _reflect_slope(c, -1, 2 * size - 1)
+        r, s2 = _clip_slope(r, size)
+        return r, s * s2
+    return c, np.ones_like(c)
+
+
+def _cubic(t):
+    """The 4 cubic-convolution weights of fraction t and their derivatives in t (ember ops)."""
+    a = _A_CUBIC
+
+    def near(u):
+        return ((a + 2) * u - (a + 3)) * u * u + 1
+
+    def far(u):
+        return ((a * u - 5 * a) * u + 8 * a) * u - 4 * a
+
+    def dnear(u):
+        return (3 * (a + 2) * u - 2 * (a + 3)) * u
+
+    def dfar(u):
+        return (3 * a * u - 10 * a) * u + 8 * a
+    w = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    dw = [dfar(t + 1), dnear(t), -dnear(1 - t), -dfar(2 - t)]
+    return w, dw
+
+
+def _taps(g, h, w, mode, padding_mode, align, gx_t, gy_t):
+    """The taps of every output point: flat plane index (N, L) and in-bounds mask (numpy), weight and its
+    derivatives in the x / y grid coordinates (ember tensors of grid_t, (N, L))."""
+    L = int(np.prod(g.shape[1:-1]))
+    gx, gy = g[..., 0].reshape(g.shape[0], L), g[..., 1].reshape(g.shape[0], L)
+    ux, sx = _unnorm(gx, w, align)
+    uy, sy = _unnorm(gy, h, align)
+    taps = []
+
+    def add(iy, ix, wt, dx, dy):
+        iy, ix = iy.astype(np.int64), ix.astype(np.int64)
+        ok = (iy >= 0) & (iy < h) & (ix >= 0) & (ix < w)
+        taps.append((np.clip(iy, 0, h - 1) * w + np.clip(ix, 0, w - 1), ok, wt, dx, dy))
+    if mode == _BICUBIC:                       # the coordinate is not padded; each tap index is
+        fx, fy = np.floor(ux), np.floor(uy)
+        tx = gx_t * sx + _const(ux - fx - sx * gx, gx_t.dtype)
+        ty = gy_t * sy + _const(uy - fy - sy * gy, gy_t.dtype)
+        (wx, dwx), (wy, dwy) = _cubic(tx), _cubic(ty)
+        for i in range(4):
+            py = _pad_slope(fy - 1 + i, h, padding_mode, align)[0]
+            for j in range(4):
+                px = _pad_slope(fx - 1 + j, w, padding_mode, align)[0]
+                add(py, px, wy[i] * wx[j], wy[i] * dwx[j] * sx, dwy[i] * wx[j] * sy)
+        return taps
+    ix, kx = _pad_slope(ux, w, padding_mode, align)
+    iy, ky = _pad_slope(uy, h, padding_mode, align)
+    if mode == _NEAREST:
+        add(np.rint(iy), np.rint(ix), None, None, None)
+        return taps
+    x0, y0 = np.floor(ix), np.floor(iy)
+    ax, ay = kx * sx, ky * sy                   # d padded coordinate / d grid value
+    tx = gx_t * _const(ax, gx_t.dtype) + _const(ix - x0 - ax * gx, gx_t.dtype)
+    ty = gy_t * _const(ay, gy_t.dtype) + _const(iy - y0 - ay * gy, gy_t.dtype)
+    cax, cay = _const(ax, gx_t.dtype), _const(ay, gy_t.dtype)
+    for yo, wy_, dwy in ((0, 1 - ty, -cay), (1, ty, cay)):
+        for xo, wx_, dwx in ((0, 1 - tx, -cax), (1, tx, cax)):
+            add(y0 + yo, x0 + xo, wy_ * wx_, wy_ * dwx, dwy * wx_)
+    return taps
+
+
+def _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask):
+    """The first-order grads by csrc/taps.c (no graph is recorded, so the channel loops need not be
+    ember ops), or None when C does not apply."""
+    from ...kernels.cpu import interpolate_taps
+    e = _e()
+    dt = input._np.dtype
+    if e.is_grad_enabled() or input.device.type != "cpu" or grad._np.dtype != dt or grid._np.dtype != dt \
+            or interpolate_taps.kernel("scatter", dt) is None:
+        return None
+    n, c, h, w = input._size
+    ho, wo = grid._size[1:3]
+    idx = np.stack([np.where(t[1], t[0], -1) for t in taps], 1)                       # N, k, L
+    go = np.ascontiguousarray(grad._np).reshape(n, c, ho * wo)
+    gi = gg = None
+    if mask[0]:
+        wt = np.ones(idx.shape, dt) if taps[0][2] is None else np.stack([t[2]._np for t in taps], 1).astype(dt)
+        gi = e.from_numpy(interpolate_taps.scatter(go, idx, np.ascontiguousarray(wt), h * w).reshape(n, c, h, w))
+    if mask[1]:
+        if taps[0][2] is None:
+            gg = e.zeros_like(grid)
+        else:
+            prod = interpolate_taps.dot(go, np.ascontiguousarray(input._np).reshape(n, c, h * w), idx)   # N, k, L
+            gx = (prod * np.stack([t[3]._np for t in taps], 1)).sum(1)
+            gy = (prod * np.stack([t[4]._np for t in taps], 1)).sum(1)
+            gg = e.from_numpy(np.stack([gx, gy], -1).astype(dt).reshape(n, ho, wo, 2))
+    return gi, gg
+
+
+def grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mode, align_corners, mask):
+    """grad_input: grad * tap weight scattered to every in-bounds tap; grad_grid: sum over channels of
+    grad * tap value * d(tap weight)/d(grid). Nearest sampling has a zero grid grad (torch)."""
+    e = _e()
+    if _on_meta(grad, input, grid):
+        return (e.empty_like(input) if mask[0] else None), (e.empty_like(grid) if mask[1] else None)
+    n, c, h, w = input._size
+    ho, wo = grid._size[1:3]
+    L = ho * wo
+    gflat = grid.reshape(n, L, 2)
+    taps = _taps(grid._np, h, w, interpolation_mode, padding_mode, align_corners, gflat[..., 0], gflat[..., 1])
+    fast = _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask)
+    if fast is not None:
+        return fast
+    go = grad.reshape(n, c, L)
+    gi = gg = None
+    k = len(taps)
+    idx = _ints(np.concatenate([t[0] for t in taps], axis=1)[:, None, :]).expand(n, c, k * L)
+    from ..._core import dtype as D
+    okb = np.concatenate([t[1] for t in taps], axis=1)[:, None, :]                    # N, 1, kL
+    ok = _const(okb, D.bool_)           # outside taps are left out (where, not * 0: an inf must not leak)
+    if mask[0]:
+        wts = e.ones((), dtype=grad.dtype) if taps[0][2] is None else e.cat([t[2] for t in taps], 1).unsqueeze(1)
+        vals = e.where(ok, go.repeat(1, 1, k) * wts, 0)
+        gi = e.zeros((n, c, h * w), dtype=grad.dtype).scatter_add(2, idx, vals).reshape(n, c, h, w)
+    if mask[1]:
+        if taps[0][2] is None:
+            gg = e.zeros_like(grid)
+        else:
+            v = e.where(ok, input.reshape(n, c, h * w).gather(2, idx), 0)               # N, C, kL
+            prod = (go.repeat(1, 1, k) * v).sum(1)                                      # N, kL
+            dx = e.cat([t[3] for t in taps], 1)
+            dy = e.cat([t[4] for t in taps], 1)
+            gx = (prod * dx).reshape(n, k, L).sum(1)
+            gy = (prod * dy).reshape(n, k, L).sum(1)
+            gg = e.stack([gx, gy], -1).reshape(n, ho, wo, 2)
+    return gi, gg

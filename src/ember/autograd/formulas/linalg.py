@@ -1,0 +1,348 @@
+"""Backward helpers of the linear-algebra ops (torch's FunctionsManual.cpp, linalg part): matrix products,
+matrix norms, inv, slogdet, solve, cholesky, qr, svd, eigh, pinv, lstsq, vdot. Written in ember ops, so the
+backwards are differentiable again."""
+
+import numpy as np
+
+from ..._core import dtype as _dt
+from ..._core.tensor_impl import TensorImpl as Tensor
+from ..._core.tls import state as _state
+from ._common import _const, maybe_multiply, const_sgn, _needs_history, sum_to, _aten, _e, _mH
+from .reduction import _restore, amax_backward, norm_backward
+
+__all__ = ["cholesky_backward", "cholesky_solve_backward", "eigh_backward", "inv_backward", "lstsq_backward",
+           "matmul_backward", "matrix_norm_backward", "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
+           "qr_backward", "slogdet_backward", "solve_backward", "svd_backward", "vdot_self_backward"]
+
+
+def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
+    """Like torch: when mat1 is column-major (a transposed weight), produce its gradient in that
+    layout too, so the gradient reaching the parameter is stolen by AccumulateGrad without a copy."""
+    col = len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1
+    r = _mm_direct(grad, mat2, col, True)
+    if r is not None:
+        return maybe_multiply(r, alpha)
+    if col:
+        return maybe_multiply(mat2.mm(grad.t()).t(), alpha)
+    return maybe_multiply(grad.mm(mat2.t()), alpha)
+
+
+def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
+    col = len(sizes) == 2 and strides[0] == 1 and strides[1] == sizes[0] and sizes[1] != 1
+    r = _mm_direct(grad, mat1, col, False)
+    if r is not None:
+        return maybe_multiply(r, alpha)
+    if col:
+        return maybe_multiply(grad.t().mm(mat1).t(), alpha)
+    return maybe_multiply(mat1.t().mm(grad), alpha)
+
+
+_MM_DIRECT = (_dt.float32, _dt.float64)
+
+
+def _mm_direct(grad, other, col, first):
+    """The gradient of an mm operand as the formulas above compute it (the same np.matmul the mm
+    kernel runs, on the same operands), without dispatching its t/mm/t when there is no graph to
+    record: the two matrices of a Linear's backward cost five dispatches otherwise. `first`: the
+    gradient of mat1 (grad @ other^T), else of mat2 (other^T @ grad). `col`: return it column-major
+    (a fresh tensor with transposed strides, as `x.mm(y).t()` lays it out). None: take the general path."""
+    g, o = grad._np, other._np
+    if (_state.mode_stack or g is None or o is None or g.ndim != 2 or o.ndim != 2 or grad.dtype not in _MM_DIRECT
+            or other.dtype is not grad.dtype or _needs_history(grad, other) or "_fw_tangent" in grad.__dict__
+            or "_fw_tangent" in other.__dict__):
+        return None
+    if first:
+        r = np.matmul(o, g.T).T if col else np.matmul(g, o.T)
+    else:
+        r = np.matmul(g.T, o).T if col else np.matmul(o.T, g)
+    return Tensor._wrap_np(r, grad.dtype)
+
+
+def matmul_backward(grad, self, other, which):
+    """d(self @ other) for 1-D/2-D/batched (broadcast) operands, written with matmul itself."""
+    a = self.unsqueeze(0) if self.dim() == 1 else self
+    b = other.unsqueeze(-1) if other.dim() == 1 else other
+    from ...kernels.common import broadcast_shapes
+    batch = tuple(broadcast_shapes(a._size[:-2], b._size[:-2]))
+    g = grad.reshape(batch + (a._size[-2], b._size[-1]))
+    if b.dim() == 2 and a.dim() > 2:
+        # (..., n, k) @ (k, m): the batch folds into the rows, so each gradient is one 2-D product
+        # instead of a batched product (and, for `other`, a sum over the batch afterwards)
+        g2 = g.reshape(-1, b._size[-1])
+        if which == 0:
+            return g2.mm(b.t()).reshape(self._size)
+        r = a.reshape(-1, a._size[-1]).t().mm(g2)
+        return r.reshape(other._size) if r._size != other._size else r
+    if which == 0:
+        r = sum_to(g.matmul(b.transpose(-1, -2)), a._size)
+        return r.reshape(self._size) if r._size != self._size else r
+    r = sum_to(a.transpose(-1, -2).matmul(g), b._size)
+    return r.reshape(other._size) if r._size != other._size else r
+
+
+def matrix_norm_backward(grad, self, ord, result, dim, keepdim):
+    if ord == "fro":
+        return norm_backward(grad, self, 2.0, result, dim, keepdim)
+    if ord in (1, -1, 2, -2, float("inf"), float("-inf")) and ord not in (2, -2):
+        # max/min over one dim of abs-sums over the other (torch's decomposition)
+        d0, d1 = [d % self.dim() for d in dim]
+        if ord in (float("inf"), float("-inf")):
+            d0, d1 = d1, d0
+        s = self.abs().sum(d0, keepdim=True)
+        red = s.amax(d1, keepdim=True) if ord > 0 else s.amin(d1, keepdim=True)
+        gs = amax_backward(_restore(grad, self._size, [d0, d1], keepdim), s, red, [d1], True)
+        return const_sgn(self) * gs
+    if ord in ("nuc", 2, -2):
+        return _svd_norm_backward(grad, self, ord, dim, keepdim)
+    raise RuntimeError(f"the derivative for 'linalg_matrix_norm' with ord={ord!r} is not implemented.")
+
+
+def _svd_norm_backward(grad, self, ord, dim, keepdim):
+    """nuclear norm: U Vh; spectral norm (ord=±2): u_k v_kᵀ of the extreme singular value, split
+    evenly among ties (torch's svdvals-based decomposition). Written over the differentiable
+    _linalg_svd, so this backward is itself differentiable."""
+    d0, d1 = [d % self.dim() for d in dim]
+    a = self.movedim((d0, d1), (-2, -1))
+    u, sv, vh = _aten()._linalg_svd.default(a, False, True)
+    if ord == "nuc":
+        c = u.matmul(vh)
+    else:
+        s = sv._np
+        ext = s.max(-1, keepdims=True) if ord == 2 else s.min(-1, keepdims=True)
+        m = (s == ext).astype(s.dtype)
+        m = _const(m / m.sum(-1, keepdims=True), sv.dtype)
+        c = (u * m.unsqueeze(-2)).matmul(vh)
+    c = c.movedim((-2, -1), (d0, d1))
+    return _restore(grad, self._size, [d0, d1], keepdim) * c
+
+
+def _to(g, shape):
+    """Sum a broadcast grad back to an input's shape."""
+    return sum_to(g, tuple(shape)) if tuple(g._size) != tuple(shape) else g
+
+
+def inv_backward(grad, inverse):
+    """gA = -A^{-H} G A^{-H}."""
+    ih = _mH(inverse)
+    return -ih.matmul(grad.matmul(ih))
+
+
+def slogdet_backward(grad_logabsdet, A):
+    """gA = g_logabsdet * A^{-H} (the sign is piecewise constant)."""
+    if grad_logabsdet is None:
+        return None
+    e = _e()
+    return grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * _mH(e._linalg.linalg_inv(A))
+
+
+def _solve_is_vector(A, B):
+    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B._size) == tuple(A._size[:-1]))
+
+
+def solve_backward(grad, A, B, X, left, grad_input_mask):
+    """AX = B: gB = A^{-H} G, gA = -gB X^H (left=False: XA = B, gB = G A^{-H}, gA = -X^H gB)."""
+    e = _e()
+    if grad is None:
+        return None, None
+    vector = left and _solve_is_vector(A, B)
+    g = grad.unsqueeze(-1) if vector else grad
+    x = X.unsqueeze(-1) if vector else X
+    gB = e._linalg.linalg_solve(_mH(A), g, left=left)
+    gA = None
+    if grad_input_mask[0]:
+        gA = _to(-gB.matmul(_mH(x)) if left else -_mH(x).matmul(gB), A._size)
+    if grad_input_mask[1]:
+        gB = _to(gB.squeeze(-1) if vector else gB, B._size)
+    else:
+        gB = None
+    return gA, gB
+
+
+def cholesky_backward(grad, upper, L):
+    """gA = sym(L^{-H} Φ(L^H gL) L^{-1}), Φ = lower triangle with the diagonal halved."""
+    e = _e()
+    if upper:
+        L, grad = _mH(L), _mH(grad)
+    Linv = e._linalg.linalg_inv(L)
+    phi = _mH(L).matmul(grad).tril()
+    phi = phi - 0.5 * e.diag_embed(phi.diagonal(0, -2, -1))
+    g = _mH(Linv).matmul(phi).matmul(Linv)
+    return 0.5 * (g + _mH(g))
+
+
+def cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask):
+    """X = (L L^H)^{-1} B: gB = cholesky_solve(G, L); gL = -(gB X^H + X gB^H) L (upper: -L (...))."""
+    e = _e()
+    if grad is None:
+        return None, None
+    gB = e.cholesky_solve(grad, input2, upper)
+    gL = None
+    if grad_input_mask[1]:
+        common = gB.matmul(_mH(result))
+        common = common + _mH(common)
+        gL = _to(-input2.matmul(common) if upper else -common.matmul(input2), input2._size)
+    return (_to(gB, self._size) if grad_input_mask[0] else None), gL
+
+
+def _copyltu(M):
+    return M.tril() + M.tril(-1).mT
+
+
+def _qr_tall(gQ, gR, Q, R):
+    """A = QR with m >= n (reduced): gA = (gQ + Q copyltu(M)) R^{-H}, M = R gR^H - gQ^H Q."""
+    e = _e()
+    M = None
+    if gR is not None:
+        M = R.matmul(_mH(gR))
+    if gQ is not None:
+        M = -_mH(gQ).matmul(Q) if M is None else M - _mH(gQ).matmul(Q)
+    b = Q.matmul(_copyltu(M))
+    if gQ is not None:
+        b = b + gQ
+    return e._linalg.linalg_solve(_mH(R), b, left=False)
+
+
+def qr_backward(gQ, gR, Q, R, mode):
+    e = _e()
+    if gQ is None and gR is None:
+        return None
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                           "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+                           "linalg.qr.")
+    m, n = Q._size[-2], R._size[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if m >= n:
+        return _qr_tall(gQ, gR, Q, R)
+    # wide: A = [X | Y], R = [U | V], X = Q U, Y = Q V
+    U, V = R[..., :, :m], R[..., :, m:]
+    gU = gV = None
+    if gR is not None:
+        gU, gV = gR[..., :, :m], gR[..., :, m:]
+    Y = Q.matmul(V)
+    gQx = gQ
+    if gV is not None:
+        gQx = Y.matmul(_mH(gV)) if gQx is None else gQx + Y.matmul(_mH(gV))
+    gX = _qr_tall(gQx, gU, Q, U)
+    gY = Q.matmul(gV) if gV is not None else e.zeros_like(Y)
+    return e.cat([gX, gY], -1)
+
+
+def svd_backward(gU, gS, gVh, A, U, S, Vh, full_matrices, compute_uv):
+    """torch's svd_backward (real and complex-free subset): gauge-invariant formula with E_jk = S_k^2 - S_j^2."""
+    e = _e()
+    if gU is None and gS is None and gVh is None:
+        return None
+    if not compute_uv:
+        with e.enable_grad():
+            U, _, Vh = e._linalg_svd(A, False, True)
+        gU = gVh = None
+    k = S._size[-1]
+    if full_matrices:
+        U, Vh = U[..., :, :k], Vh[..., :k, :]
+        gU = gU[..., :, :k] if gU is not None else None
+        gVh = gVh[..., :k, :] if gVh is not None else None
+    m, n = A._size[-2], A._size[-1]
+    if gU is None and gVh is None:
+        return U.matmul(gS.unsqueeze(-1) * Vh)
+    V = _mH(Vh)
+    gV = _mH(gVh) if gVh is not None else None
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    E = E + e.diag_embed(e.ones_like(S))          # diagonal E_jj = 1 (numerators vanish there)
+    gA = None
+    if gU is not None:
+        UhgU = _mH(U).matmul(gU)
+        gA = (UhgU - _mH(UhgU)) * S.unsqueeze(-2)
+    if gV is not None:
+        VhgV = _mH(V).matmul(gV)
+        t = S.unsqueeze(-1) * (VhgV - _mH(VhgV))
+        gA = t if gA is None else gA + t
+    gA = gA / E
+    if gS is not None:
+        gA = gA + e.diag_embed(gS)
+    if m > n and gU is not None:
+        gA = U.matmul(gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - U.matmul(_mH(U).matmul(gUSinv))
+        return gA.matmul(Vh)
+    if m < n and gV is not None:
+        gVSinv = gV / S.unsqueeze(-2)
+        gA = gA.matmul(Vh) + _mH(gVSinv) - _mH(gVSinv).matmul(V).matmul(Vh)
+        return U.matmul(gA)
+    return U.matmul(gA).matmul(Vh)
+
+
+def eigh_backward(gL, gV, A, L, V, compute_v):
+    """gA = V (diag(gL) + skew(V^H gV)/2 / E) V^H with E_ij = λ_j - λ_i (torch's linalg_eig_backward, hermitian)."""
+    e = _e()
+    if gL is None and gV is None:
+        return None
+    if not compute_v:
+        with e.enable_grad():
+            L, V = e._linalg_eigh(A, "L", True)
+        gV = None
+    if gV is None:
+        return V.matmul(gL.unsqueeze(-1) * _mH(V))
+    VhgV = _mH(V).matmul(gV)
+    VhgV = 0.5 * (VhgV - _mH(VhgV))
+    E = L.unsqueeze(-2) - L.unsqueeze(-1)
+    E = E + e.diag_embed(e.ones_like(L))
+    mid = VhgV / E
+    mid = mid - e.diag_embed(mid.diagonal(0, -2, -1))
+    if gL is not None:
+        mid = mid + e.diag_embed(gL)
+    return V.matmul(mid).matmul(_mH(V))
+
+
+def pinv_backward(grad, pinvA, A):
+    m, n = A._size[-2], A._size[-1]
+    pinvAh = _mH(pinvA)
+    gradh = _mH(grad)
+    if m <= n:
+        K = gradh.matmul(pinvA)
+        KpinvAh = K.matmul(pinvAh)
+        return (-_mH(pinvA.matmul(K)) + KpinvAh - A.matmul(pinvA).matmul(KpinvAh)
+                + pinvAh.matmul(pinvA).matmul(gradh - K.matmul(A)))
+    K = pinvA.matmul(gradh)
+    pinvAhK = pinvAh.matmul(K)
+    return (-_mH(K.matmul(pinvA)) + (gradh - A.matmul(K)).matmul(pinvA).matmul(pinvAh) + pinvAhK
+            - pinvAhK.matmul(pinvA).matmul(A))
+
+
+def lstsq_backward(gX, gRes, A, B, X, grad_input_mask):
+    """X = pinv(A) B: gA = pinv_backward(gX B^H), gB = pinv(A)^H gX; residuals r = Σ|AX - B|^2 (X optimal):
+    gA += 2 (AX - B) X^H gr, gB -= 2 (AX - B) gr."""
+    e = _e()
+    if gX is None and (gRes is None or gRes.numel() == 0):
+        return None, None
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1)
+    b = B.unsqueeze(-1) if vector else B
+    x = X.unsqueeze(-1) if vector else X
+    gA = gB = None
+    if gX is not None:
+        g = gX.unsqueeze(-1) if vector else gX
+        pinvA = e._linalg.linalg_pinv(A)
+        if grad_input_mask[0]:
+            gA = pinv_backward(g.matmul(_mH(b)), pinvA, A)
+        if grad_input_mask[1]:
+            gB = _mH(pinvA).matmul(g)
+    if gRes is not None and gRes.numel():
+        r = A.matmul(x) - b
+        gr = gRes.unsqueeze(-1) if vector else gRes.unsqueeze(-2)
+        if grad_input_mask[0]:
+            t = (2 * r * gr).matmul(_mH(x))
+            gA = t if gA is None else gA + t
+        if grad_input_mask[1]:
+            t = -2 * r * gr
+            gB = t if gB is None else gB + t
+    if gA is not None:
+        gA = _to(gA, A._size)
+    if gB is not None:
+        gB = _to(gB.squeeze(-1) if vector else gB, B._size)
+    return gA, gB
+
+
+def vdot_self_backward(grad, other):
+    return grad.conj() * other if grad.is_complex() else grad * other

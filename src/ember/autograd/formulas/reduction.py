@@ -1,0 +1,137 @@
+"""Backward helpers of the reductions (torch's FunctionsManual.cpp): sum/mean/prod, amax/amin, the
+value-selecting reductions (max.dim, median, mode, ...), var/std, norm, logsumexp."""
+
+import numpy as np
+
+from ..._core import dtype as _dt
+from ._common import _const, const_zeros_like, const_ones_like, const_sgn, masked_grad, expand_to, _aten, _zeros, _dims, _dim_index
+
+__all__ = ["amax_backward", "correction_of", "evenly_distribute_backward", "logsumexp_backward",
+           "mean_backward", "norm_backward", "prod_backward", "reduced_numel", "std_backward", "sum_backward",
+           "value_selecting_backward", "var_backward"]
+
+
+def sum_backward(grad, shape, dim, keepdim):
+    """Re-insert the reduced dims of `grad` (when keepdim=False) and broadcast it back to `shape`."""
+    n = len(shape)
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        dims = list(range(n))
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+    if not keepdim and n:
+        for d in sorted(x % n for x in dims):
+            grad = grad.unsqueeze(d)
+    return expand_to(grad, shape)
+
+
+def reduced_numel(sizes, dim):
+    n = 1
+    for d in _dims(dim, len(sizes)):
+        n *= sizes[d] if sizes else 1
+    return n
+
+
+def _restore(t, shape, dim, keepdim):
+    """Un-reduce t (result or grad of a reduction over dim) so it broadcasts against shape."""
+    n = len(shape)
+    if not keepdim and n:
+        for d in sorted(_dims(dim, n)):
+            t = t.unsqueeze(d)
+    return t
+
+
+def amax_backward(grad, self, result, dim, keepdim):
+    """Gradient split evenly among the elements equal to the extremum (torch's scale_grad_by_count)."""
+    n = len(self._size)
+    mask = (self == _restore(result, self._size, dim, keepdim)).to(grad.dtype)
+    count = mask.sum(_dims(dim, n), keepdim=True) if n else mask
+    return expand_to(_restore(grad, self._size, dim, keepdim), self._size) * mask / count
+
+
+def evenly_distribute_backward(grad, self, result):
+    if bool(np.isnan(result._np)):
+        mask = _const(np.isnan(self._np), self.dtype)
+    else:
+        mask = (self == result).to(grad.dtype)
+    return mask * (grad / mask.sum())
+
+
+def prod_backward(grad, self, result, dim, keepdim):
+    """Gradient of prod, correct when self has zeros: the product of all the other elements."""
+    if self.dim() == 0:
+        return grad
+    if dim is None:
+        return prod_backward(grad.reshape(()), self.reshape(-1), result, 0, False).reshape(self._size)
+    n = self.dim()
+    d = dim % n
+    g = _restore(grad, self._size, d, keepdim)
+    if not bool(np.any(self._np == 0)):
+        return g * _restore(result, self._size, d, keepdim) / self
+    x = self.movedim(d, -1)
+    k = x._size[-1]
+    e = x.unsqueeze(-2).expand(x._size[:-1] + (k, k))
+    eye = _const(np.eye(k, dtype=bool), _dt.bool_)
+    others = _aten().where.self(eye, const_ones_like(e), e).prod(-1)
+    return (g * others.movedim(-1, d))
+
+
+def value_selecting_backward(grad, dim, indices, sizes, keepdim):
+    """Gradient lands on the elements the op selected along dim (torch's value_selecting_reduction_backward):
+    max.dim, min.dim, sort, topk, kthvalue, mode, median.dim, cummax, ..."""
+    n = len(sizes)
+    if n == 0:
+        return grad.reshape(sizes)
+    d = dim % n
+    if not keepdim:
+        grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
+    return _aten().index_put.default(_zeros(sizes, grad.dtype), _dim_index(indices, d), grad, True)
+
+
+def correction_of(unbiased=True, correction=None):
+    if correction is not None:
+        return correction
+    return 1 if unbiased else 0
+
+
+def var_backward(grad, self, dim, corr, keepdim):
+    n = reduced_numel(self._size, dim)
+    dims = _dims(dim, self.dim())
+    mean = self.mean(dims, keepdim=True) if self.dim() else self
+    g = _restore(grad, self._size, dim, keepdim)
+    return (g * (self - mean)) * (2.0 / max(n - corr, 0) if n - corr > 0 else float("inf"))
+
+
+def std_backward(grad, self, result, dim, corr, keepdim):
+    g = masked_grad(result != 0, grad / (result * 2))
+    return var_backward(g, self, dim, corr, keepdim)
+
+
+def mean_backward(grad, self, dim, keepdim):
+    n = reduced_numel(self._size, dim)
+    return expand_to(_restore(grad, self._size, dim, keepdim), self._size) / n
+
+
+def norm_backward(grad, self, p, result, dim=None, keepdim=False):
+    p = 2.0 if p is None else float(p)
+    g = _restore(grad, self._size, dim, keepdim)
+    r = _restore(result, self._size, dim, keepdim)
+    if p == 0.0:
+        return const_zeros_like(self)
+    if p == 1.0:
+        return const_sgn(self) * g
+    if p == 2.0:
+        return masked_grad(r != 0, self * (g / r))
+    if p == float("inf") or p == float("-inf"):
+        mask = (self.abs() == r).to(grad.dtype)
+        dims = _dims(dim, self.dim())
+        count = mask.sum(dims, keepdim=True) if self.dim() else mask
+        return const_sgn(self) * mask * (g / count)
+    if p < 1.0:
+        return masked_grad(self != 0, const_sgn(self) * self.abs().pow(p - 1) * g * r.pow(1 - p))
+    return masked_grad(r != 0, self * self.abs().pow(p - 2) * g / r.pow(p - 1))
+
+
+def logsumexp_backward(grad, self, result, dim, keepdim):
+    g = _restore(grad, self._size, dim, keepdim)
+    r = _restore(result, self._size, dim, keepdim)
+    return g * (self - r).exp()

@@ -1,0 +1,1 @@
+"""torch.fx.experimental: make_fx (proxy_tensor)."""

@@ -1,0 +1,359 @@
+"""torch.fx.experimental.proxy_tensor: make_fx, tracing a function at the dispatcher into an aten-level graph.
+
+ProxyTorchDispatchMode sits on the dispatch-mode stack (the Python key). Every OpOverload that reaches it
+runs for real (or on fake tensors under tracing_mode="fake") and is recorded as a call_function node whose
+target is the OpOverload; each output tensor is remembered with its node. Ops with a
+CompositeImplicitAutograd kernel are decomposed first (so the graph holds the ops the backends implement),
+and ops in `decomposition_table` are replaced by their decomposition, traced in turn. In-place ops record
+the mutating op (later uses read its result), view ops are ordinary nodes, random ops are kept as they are
+(impure, so dead-code elimination keeps them). Tensors that are neither inputs nor results of traced ops
+(closed-over parameters, constants) become `get_attr` attributes of the returned GraphModule.
+"""
+import contextlib
+import functools
+import inspect
+from operator import getitem as _getitem
+
+from ember._core.tls import state as _tls
+from ember._core.dispatch_keys import DispatchKey
+from ember._dispatch.modes import TorchDispatchMode
+from ember._tensor import Tensor
+
+from .._symbolic_trace import Tracer
+from ..graph import Graph
+from ..graph_module import GraphModule
+from ..node import map_aggregate
+from ..proxy import _user_stack
+
+CURRENT_DECOMPOSITION_TABLE = {}
+
+
+class PythonKeyTracer(Tracer):
+    """The tracer make_fx records into; tensors it has not seen become attributes of the root."""
+
+    def __init__(self):
+        super().__init__(autowrap_modules=())
+        self.root = None
+        self.tensor_attrs = {}
+        self.record_stack_traces = True
+
+    def create_arg(self, a):
+        if isinstance(a, Tensor):
+            qualname = self.tensor_attrs.get(id(a))
+            if qualname is None:
+                if a._np is None:
+                    raise RuntimeError(
+                        f"make_fx: a {'fake' if type(a) is not Tensor else 'meta'} tensor of shape {tuple(a.shape)} "
+                        f"that no traced op produced reached the graph: it was made outside the dispatcher (a "
+                        f"numpy shortcut in a kernel or autograd formula?), so the graph cannot recompute it")
+                i = 0
+                while hasattr(self.root, f"_tensor_constant{i}"):
+                    i += 1
+                qualname = f"_tensor_constant{i}"
+                setattr(self.root, qualname, a)
+                self.tensor_attrs[id(a)] = qualname
+            return self.create_node("get_attr", qualname, (), {})
+        return super().create_arg(a)
+
+
+def _tensor_key(t):
+    """A key that survives autograd's saved-output shells (same data and geometry, a new object)."""
+    if t._np is not None:
+        return ("np", id(t._np), t.dtype)
+    return ("st", id(t._storage), t._offset, tuple(t._size), t.stride(), t.dtype)
+
+
+class _TensorTracker:
+    """Tensor -> the Proxy that produced it (by identity, then by storage and geometry)."""
+
+    def __init__(self):
+        self.by_id = {}
+        self.by_geom = {}
+
+    def set(self, t, proxy):
+        self.by_id[id(t)] = (t, proxy)          # the tensor is kept alive so its id is not reused
+        self.by_geom[_tensor_key(t)] = (t, proxy)
+
+    def get(self, t):
+        hit = self.by_id.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        hit = self.by_geom.get(_tensor_key(t))
+        if hit is not None and hit[0].dtype == t.dtype:
+            return hit[1]
+        return None
+
+
+class ProxyTorchDispatchMode(TorchDispatchMode):
+    """Records every op reaching the Python key as a node of `tracer.graph`."""
+
+    def __init__(self, tracer, tracing_mode="real", decomposition_table=None):
+        self.tracer = tracer
+        self.tracing_mode = tracing_mode
+        self.decomposition_table = decomposition_table or {}
+        self.tracker = _TensorTracker()
+        self.enable_tracing = True
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        decomp = self.decomposition_table.get(func)
+        if decomp is not None:
+            with self:
+                r = decomp(*args, **kwargs)
+            if r is not NotImplemented:
+                return r
+        if _is_composite_implicit(func):
+            with self:
+                r = func.decompose(*args, **kwargs)
+            if r is not NotImplemented:
+                return r
+        out = func(*args, **kwargs)
+        proxy_args = map_aggregate(args, self._to_proxy_arg)
+        proxy_kwargs = map_aggregate(_drop_default_kwargs(func, kwargs), self._to_proxy_arg)
+        node = self.tracer.create_node("call_function", func, self.tracer.create_arg(proxy_args),
+                                       self.tracer.create_arg(proxy_kwargs))
+        st = _user_stack()
+        if st:
+            node.stack_trace = st
+        node.meta["val"] = _snapshot(out)
+        proxy = self.tracer.proxy(node)
+        self._track_outputs(out, proxy)
+        return out
+
+    def _to_proxy_arg(self, a):
+        if isinstance(a, Tensor):
+            p = self.tracker.get(a)
+            if p is not None:
+                return p
+            return a                    # a constant: create_arg makes it a get_attr
+        return a
+
+    def _track_outputs(self, out, proxy):
+        if isinstance(out, Tensor):
+            self.tracker.set(out, proxy)
+        elif isinstance(out, (tuple, list)):
+            for i, o in enumerate(out):
+                if isinstance(o, Tensor):
+                    item = self.tracer.create_proxy("call_function", _getitem, (proxy, i), {})
+                    item.node.meta["val"] = _snapshot(o)
+                    self.tracker.set(o, item)
+                elif isinstance(o, (tuple, list)):
+                    sub = self.tracer.create_proxy("call_function", _getitem, (proxy, i), {})
+                    self._track_outputs(o, sub)
+
+
+_DEFAULTS = {}
+_LITERALS = {"None": None, "True": True, "False": False}
+
+
+def _parse_default(text):
+    if text in _LITERALS:
+        return True, _LITERALS[text]
+    try:
+        return True, int(text)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return True, float(text)
+    except (TypeError, ValueError):
+        return False, None
+
+
+def _drop_default_kwargs(func, kwargs):
+    """Keyword arguments equal to the schema's default are left out of the node (readable graphs)."""
+    if not kwargs:
+        return kwargs
+    defaults = _DEFAULTS.get(func)
+    if defaults is None:
+        defaults = {}
+        for a in func._schema.arguments.flat_all:
+            d = getattr(a, "default", None)
+            if d is not None:
+                ok, v = _parse_default(d)
+                if ok:
+                    defaults[a.name] = v
+        _DEFAULTS[func] = defaults
+    out = {}
+    for k, v in kwargs.items():
+        if k in defaults and (v is None or type(v) in (bool, int, float)) and type(v) is type(defaults[k]) \
+                and v == defaults[k]:
+            continue
+        out[k] = v
+    return out
+
+
+def _is_composite_implicit(func):
+    kernels = func._entry.kernels
+    if DispatchKey.CompositeImplicitAutograd not in kernels:
+        return False
+    return not any(k in kernels for k in (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.CompositeExplicitAutograd,
+                                          DispatchKey.CompositeExplicitAutogradNonFunctional))
+
+
+def _snapshot(out):
+    """What node.meta['val'] keeps: the fake tensor itself, or a meta tensor with a real result's geometry."""
+    def one(t):
+        if not isinstance(t, Tensor):
+            return t
+        from ember._subclasses.fake_tensor import FakeTensor
+        if isinstance(t, FakeTensor):
+            return t
+        return _MetaVal(tuple(t._size), t.stride(), t.dtype, t.storage_offset(), t.requires_grad)
+    if isinstance(out, (tuple, list)):
+        return type(out)(one(o) if not isinstance(o, (tuple, list)) else _snapshot(o) for o in out) \
+            if not hasattr(out, "_fields") else tuple(one(o) for o in out)
+    return one(out)
+
+
+class _MetaVal:
+    """Shape, stride and dtype of a real value a node produced (node.meta['val'] under real tracing)."""
+
+    __slots__ = ("shape", "_stride", "dtype", "_offset", "requires_grad")
+
+    def __init__(self, shape, stride, dtype, offset, requires_grad):
+        self.shape, self._stride, self.dtype, self._offset, self.requires_grad = shape, stride, dtype, offset, \
+            requires_grad
+
+    def stride(self):
+        return self._stride
+
+    def storage_offset(self):
+        return self._offset
+
+    def numel(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def __repr__(self):
+        return f"MetaVal(shape={self.shape}, dtype={self.dtype})"
+
+
+# ---------------------------------------------------------------- pytrees (nested tuples/lists/dicts)
+def _tree_flatten(x):
+    leaves = []
+
+    def spec(v):
+        if isinstance(v, (list, tuple)):
+            return (type(v), [spec(e) for e in v])
+        if isinstance(v, dict):
+            return (dict, {k: spec(e) for k, e in v.items()})
+        leaves.append(v)
+        return None
+    return leaves, spec(x)
+
+
+def _tree_unflatten(leaves, spec):
+    it = iter(leaves)
+
+    def build(s):
+        if s is None:
+            return next(it)
+        t, children = s
+        if t is dict:
+            return {k: build(c) for k, c in children.items()}
+        if hasattr(t, "_fields"):                 # a namedtuple (torch.return_types.*)
+            return t(*(build(c) for c in children))
+        return t(build(c) for c in children)
+    return build(spec)
+
+
+def make_fx(f, decomposition_table=None, tracing_mode="real", _allow_non_fake_inputs=False,
+            pre_dispatch=False, record_module_stack=False, _allow_fake_constant=False, _error_on_data_dependent_ops=True):
+    """Return a function that traces `f` on example inputs into an aten-level GraphModule (torch's make_fx).
+
+    tracing_mode "real" runs the ops on the inputs; "fake" converts them to FakeTensors first, so only
+    metadata is computed. Placeholders are named as torch names them: `x_1` for parameter x (`pair_1, pair_2` for
+    the leaves of a nested one), `arg0_1, arg1_1, ...` for *args.
+    """
+    if tracing_mode not in ("real", "fake"):
+        raise NotImplementedError(f"make_fx: tracing_mode={tracing_mode!r} (only 'real' and 'fake'; ember has no "
+                                  f"symbolic shapes)")
+    if pre_dispatch:
+        raise NotImplementedError("make_fx: pre_dispatch tracing is not supported by ember")
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        return _trace(f, args, decomposition_table or {}, tracing_mode, _allow_non_fake_inputs)
+    return wrapped
+
+
+def _trace(f, args, decomposition_table, tracing_mode, allow_non_fake_inputs):
+    from ember.nn import Module
+    flat_args, spec = _tree_flatten(list(args))
+    tracer = PythonKeyTracer()
+    tracer.root = Module()
+    tracer.graph = Graph(tracer_cls=PythonKeyTracer)
+    fake_mode = None
+    if tracing_mode == "fake":
+        from ember._subclasses.fake_tensor import FakeTensorMode
+        fake_mode = _current_fake_mode(flat_args) or FakeTensorMode(allow_non_fake_inputs=allow_non_fake_inputs)
+        flat_args = [fake_mode.from_tensor(a) if isinstance(a, Tensor) else a for a in flat_args]
+    mode = ProxyTorchDispatchMode(tracer, tracing_mode, decomposition_table)
+    for i, (a, name) in enumerate(zip(flat_args, _placeholder_names(f, args))):
+        node = tracer.graph.placeholder(name)
+        if isinstance(a, Tensor):
+            node.meta["val"] = _snapshot(a)
+            mode.tracker.set(a, tracer.proxy(node))
+    call_args = _tree_unflatten(flat_args, spec)
+    with contextlib.ExitStack() as stack:
+        if fake_mode is not None and fake_mode not in _tls.mode_stack:
+            stack.enter_context(fake_mode)
+        stack.enter_context(mode)
+        out = f(*call_args)
+    flat_out, _ = _tree_flatten(out)
+
+    def out_arg(o):
+        if isinstance(o, Tensor):
+            p = mode.tracker.get(o)
+            return p.node if p is not None else tracer.create_arg(o)
+        return o
+    out_nodes = [out_arg(o) for o in flat_out]
+    result = _tree_unflatten(out_nodes, _plain_spec(_tree_flatten(out)[1]))   # namedtuples are returned as tuples
+    tracer.graph.output(result)
+    gm = GraphModule(tracer.root, tracer.graph)
+    return gm
+
+
+def _placeholder_names(f, args):
+    """torch's names: the leaves of parameter `p` are p_1, p_2, ...; *args (or no signature) give arg{i}_1."""
+    try:
+        params = [p for p in inspect.signature(f).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    names, flat_i = [], 0
+    for i, a in enumerate(args):
+        leaves = _tree_flatten(a)[0]
+        for k in range(len(leaves)):
+            names.append(f"{params[i].name}_{k + 1}" if i < len(params) else f"arg{flat_i}_1")
+            flat_i += 1
+    return names
+
+
+def _plain_spec(spec):
+    if spec is None:
+        return None
+    t, children = spec
+    if t is dict:
+        return (dict, {k: _plain_spec(c) for k, c in children.items()})
+    return (tuple if hasattr(t, "_fields") else t, [_plain_spec(c) for c in children])
+
+
+def _current_fake_mode(flat_args):
+    from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+    for a in flat_args:
+        if isinstance(a, FakeTensor):
+            return a.fake_mode
+    for m in _tls.mode_stack:
+        if isinstance(m, FakeTensorMode):
+            return m
+    return None
+
+
+def get_isolated_graphmodule(func, args, kwargs, tracing_mode="real"):
+    """make_fx of func(*args, **kwargs) (torch's helper for tracing a sub-function)."""
+    sig = inspect.signature(func)
+    bound = sig.bind(*args, **kwargs)
+    return make_fx(lambda *a: func(*a))(*bound.args)

@@ -1,0 +1,246 @@
+"""cpu kernels for activation functions (nn.functional calls these ops); each is one numpy
+expression over the input, through the (functional, in-place, out) factory of kernels/cpu/math.py."""
+import numpy as np
+
+from ..._core.tensor_impl import TensorImpl as Tensor
+from ..common import check_out
+from ..meta.elementwise_math import gelu_backward_spec, glu_shape, unary_kind_dtype
+from .runtime.pool import split_run
+from .runtime import clib
+from . import activation_gelu
+from .elementwise_math import make_unary_p
+from .elementwise_special import erf
+from ..meta.elementwise_common import ARITH
+from .elementwise import make_unary
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _check_approximate(approximate):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+_C_NAMES = {np.dtype(np.float32): ("gelu_f32", "gelu_backward_f32"),
+            np.dtype(np.float64): ("gelu_f64", "gelu_backward_f64")}
+# elements: below this GELU runs on the calling thread. Measured in the GPT train step (benchmarks/train_step.py,
+# 16x64x512 activations): splitting over the pool made each GELU slower (~2.0 vs ~1.5 ms) and the step 10-20 ms
+# slower, although alone (input hot in this core's cache, workers idle) a split call is faster (0.9 vs 1.3 ms):
+# in a real step the input was just written by this core and the other core is busy (BLAS, other processes).
+_C_MIN_SPLIT = 1 << 22
+
+
+def _gelu_c(arrays, approximate, backward):
+    """GELU (or grad * GELU') by csrc/gelu.c over same-shape float32/float64 arrays, split over the
+    thread pool; None when C is off or the dtypes/shapes do not fit (the numpy path runs then)."""
+    x = arrays[-1]
+    names = _C_NAMES.get(x.dtype)
+    if names is None or any(a.dtype != x.dtype or a.shape != x.shape for a in arrays):
+        return None
+    fn = clib.kernel("gelu", names[backward], "pppli" if backward else "ppli")
+    if fn is None:
+        return None
+    ins = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
+    out = np.empty(x.size, x.dtype)
+    approx = 0 if approximate == "none" else 1
+
+    def run(*chunks):
+        if chunks[0].size:
+            fn(*(c.ctypes.data for c in chunks), chunks[0].size, approx)
+    split_run(run, ins + [out], 0, _C_MIN_SPLIT)
+    return out.reshape(x.shape)
+
+
+def _gelu(a, approximate="none"):
+    _check_approximate(approximate)
+    if activation_gelu.single(a) and a.dtype != np.float32:
+        a = a.astype(np.float32)        # the half types compute in float32
+    r = _gelu_c((a,), approximate, False)
+    if r is not None:
+        return r
+    if approximate == "none":
+        if activation_gelu.single(a):
+            return activation_gelu.gelu(a if a.dtype == np.float32 else a.astype(np.float32))
+        return 0.5 * a * (1.0 + erf(a * np.sqrt(0.5)).astype(a.dtype))
+    # float64 constants: float32 input computes in float64 here (more accurate than float32's 1 + tanh, which
+    # cancels); so unlike torch and the C kernel, |x| > 1.8e19 does not overflow x^2 into a NaN gradient
+    k = np.sqrt(2.0 / np.pi)
+    return 0.5 * a * (1.0 + np.tanh(k * (a + 0.044715 * (a * a * a))))
+
+
+def _gelu_backward_np(g, a, approximate):
+    """grad * GELU'(x): csrc/gelu.c, else one numpy expression (float32 path of activation_gelu.py for
+    single precision)."""
+    if activation_gelu.single(a):
+        g, a = g.astype(np.float32, copy=False), a.astype(np.float32, copy=False)
+    r = _gelu_c((g, a), approximate, True)
+    if r is not None:
+        return r
+    if approximate == "none":
+        if activation_gelu.single(a):
+            f32 = np.float32
+            return activation_gelu.gelu_grad(g if g.dtype == f32 else g.astype(f32), a if a.dtype == f32 else a.astype(f32))
+        cdf = 0.5 * (1.0 + erf(a * np.sqrt(0.5)))
+        return g * (cdf + a * np.exp(-0.5 * a * a) / np.sqrt(2.0 * np.pi))
+    k, c = np.sqrt(2.0 / np.pi), 0.044715
+    t = np.tanh(k * (a + c * (a * a * a)))
+    return g * (0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * k * (1.0 + 3.0 * c * (a * a)))
+
+
+def gelu_backward(grad_output, self, approximate="none"):
+    _check_approximate(approximate)
+    shape, rdt = gelu_backward_spec(grad_output, self)
+    g, a = grad_output._np, self._np
+    if g.dtype != rdt._np:
+        g = g.astype(rdt._np)
+    if a.dtype != rdt._np:
+        a = a.astype(rdt._np)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        r = _gelu_backward_np(g, a, approximate)
+    if r.shape == shape and r.dtype == rdt._np and r.flags.c_contiguous:
+        return Tensor._wrap_np(r, rdt)
+    return Tensor._wrap_np(np.ascontiguousarray(np.broadcast_to(r, shape), dtype=rdt._np), rdt)
+
+
+def _softplus_np(a):
+    return np.logaddexp(0, a)
+
+
+def _softplus(a, beta=1, threshold=20):
+    return np.where(a * beta > threshold, a, np.log1p(np.exp(a * beta)) / beta)
+
+
+def _elu(a, alpha=1, scale=1, input_scale=1):
+    return np.where(a > 0, a * scale, (np.expm1(a * input_scale)) * (alpha * scale))
+
+
+def _hardtanh(a, min_val=-1, max_val=1):
+    if a.dtype.kind == "b":
+        raise RuntimeError("\"hardtanh_cpu\" not implemented for 'Bool'")
+    return np.clip(a, min_val, max_val)
+
+
+def _threshold(a, threshold, value):
+    return np.where(a <= threshold, np.asarray(value).astype(a.dtype), a)
+
+
+_TABLE = {
+    "gelu": _gelu,
+    "silu": lambda a: a / (1 + np.exp(-a)),
+    "mish": lambda a: a * np.tanh(_softplus_np(a)),
+    "softplus": _softplus,
+    "elu": _elu,
+    "selu": lambda a: _elu(a, _SELU_ALPHA, _SELU_SCALE, 1),
+    "celu": lambda a, alpha=1.0: _elu(a, alpha, 1, 1.0 / alpha),
+    "leaky_relu": lambda a, negative_slope=0.01: np.where(a > 0, a, a * negative_slope),
+    "hardtanh": _hardtanh,
+    "hardsigmoid": lambda a: np.clip(a + 3, 0, 6) / 6,
+    "hardswish": lambda a: a * np.clip(a + 3, 0, 6) / 6,
+    "log_sigmoid": lambda a: -_softplus_np(-a),
+    "threshold": _threshold,
+}
+for _n, _f in _TABLE.items():
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = make_unary_p(_f, _n)
+
+
+def relu6(self):
+    import ember
+    return ember._nn.hardtanh(self, 0, 6)
+
+
+def relu6_(self):
+    import ember
+    return ember._nn.hardtanh_(self, 0, 6)
+
+
+def _glu_np(self, dim):
+    unary_kind_dtype(self, "float_only", "glu")
+    d, shape = glu_shape(self, dim)
+    a, b = np.split(self._np, 2, axis=d)
+    with np.errstate(over="ignore"):
+        return a / (1 + np.exp(-b)), shape
+
+
+def glu(self, dim=-1):
+    r, _ = _glu_np(self, dim)
+    return Tensor._wrap_np(np.ascontiguousarray(r), self.dtype)
+
+
+def glu_out(self, dim=-1, out=None):
+    r, shape = _glu_np(self, dim)
+    check_out(out, shape, self.dtype, "glu")
+    np.copyto(out._np, r, casting="unsafe")
+    return out
+
+
+def prelu(self, weight):
+    import ember
+    w = weight
+    if self.dim() >= 2 and weight.numel() != 1:
+        if weight.numel() != self._size[1]:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {self._size[1]}.")
+        w = weight.reshape([-1] + [1] * (self.dim() - 2))
+    return ember.where(self > 0, self, self * w)
+
+
+def _neg(a, out):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    np.negative(a, out=out)
+
+
+def _relu(a, out):
+    """torch's clamp_min(a, 0): a < 0 becomes 0, NaN and -0.0 stay as they are."""
+    if a.dtype == np.bool_:
+        raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
+    if not relu_into(a, out):
+        neg = a < 0
+        np.copyto(out, a, casting="unsafe")
+        out[neg] = 0
+
+
+neg, neg_, neg_out = make_unary(_neg, ARITH, "neg")
+
+
+relu, relu_, _relu_out = make_unary(_relu, ARITH, "relu")
+
+
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+
+
+MIN_ELEMS = 1 << 12   # below this, numpy's one or two calls beat a foreign call (each pointer costs ~1.4 us)
+
+
+def _fn(name, dtype, sig):
+    sfx = _SUFFIX.get(dtype)
+    return None if sfx is None else clib.kernel("relu", f"{name}_{sfx}", sig)
+
+
+def relu_into(x, y):
+    """y = relu(x) for c-contiguous arrays of one shape and float dtype (y may be x); False if not done."""
+    if x.size < MIN_ELEMS or x.dtype != y.dtype or x.shape != y.shape or not (
+            x.flags.c_contiguous and y.flags.c_contiguous):
+        return False
+    f = _fn("relu", x.dtype, "ppl")
+    if f is None:
+        return False
+    if x.size:
+        f(x.ctypes.data, y.ctypes.data, x.size)
+    return True
+
+
+def relu_backward(g, r):
+    """where(r <= 0, 0, g) for c-contiguous float arrays of one shape and dtype, or None."""
+    if g.size < MIN_ELEMS or r.dtype != g.dtype or r.shape != g.shape or not (
+            g.flags.c_contiguous and r.flags.c_contiguous):
+        return None
+    f = _fn("relu_backward", g.dtype, "pppl")
+    if f is None:
+        return None
+    gi = np.empty(g.shape, g.dtype)
+    if g.size:
+        f(g.ctypes.data, r.ctypes.data, gi.ctypes.data, g.size)
+    return gi

@@ -1,0 +1,177 @@
+"""Direct convolution for stride 1 (csrc/dconv.c): small convolutions without im2col or BLAS.
+
+A LeNet-sized convolution (a few channels, 5x5 kernels) makes a column matrix several times larger
+than its input and a gemm with only 6 or 16 rows, which BLAS runs far below its peak. dconv.c reads
+each kernel tap as a shifted run of a zero-padded copy of the image instead, with a register-blocked
+loop, so the work stays in L1. `usable` decides when that beats im2col + BLAS: stride 1, and channel
+counts small enough that BLAS's packing does not pay. Every function returns None when the C path
+does not apply; the caller then takes conv_im2col's path.
+"""
+import math
+
+import numpy as np
+
+from .runtime.pool import run_parts
+from .runtime import clib
+from .conv_im2col import geometry, workers
+
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+_MIN_WORK = 1 << 16         # multiply-adds below which one thread does the whole batch
+# Up to how many multiply-adds per output position (rows x taps of the implicit gemm) the direct
+# loops beat im2col + OpenBLAS, measured on one core (benchmarks/conv_direct.py): forward, input and
+# weight gradient win (or tie, for the input gradient of 16 x 32*5*5) at every case measured, up to
+# 64 channels of 3x3 (36864); beyond that BLAS's packing should pay and nothing was measured.
+FWD_LIMIT = 40000
+GRAD_INPUT_LIMIT = 40000
+GRAD_WEIGHT_LIMIT = 40000
+MAX_WASTE = 1.6             # computed grid positions per real output position
+
+
+def _fn(name, dtype, sig):
+    sfx = _SUFFIX.get(np.dtype(dtype))
+    return None if sfx is None else clib.kernel("dconv", f"{name}_{sfx}", sig, "i")
+
+
+def _grid(padded, out):
+    """(positions computed on the padded grid, real output positions) for the padded input and
+    output sizes: the grid is as wide (and, in 3-d, as tall) as the padded input."""
+    grid, stride = 0, 1
+    for i in reversed(range(len(out))):
+        grid += (out[i] - 1) * stride
+        stride *= padded[i]
+    return grid + 1, math.prod(out)
+
+
+def usable(x, wshape, st, pd, dl, groups, out=None, limit=FWD_LIMIT):
+    """Whether the direct path should run a convolution of x by a weight of wshape: C available,
+    float32/float64, stride 1, the natural output size (or `out` equal to it), rows x taps within
+    `limit`, and little grid waste. The input gradient asks with GRAD_INPUT_LIMIT and the weight
+    of the convolution it runs (channel axes swapped); the weight gradient with GRAD_WEIGHT_LIMIT
+    and the forward's."""
+    d = len(wshape) - 2
+    if x.dtype not in _SUFFIX or not 1 <= d <= 3 or any(s != 1 for s in st) or not clib.enabled():
+        return False
+    if 0 in x.shape or 0 in wshape or wshape[0] // groups * math.prod(wshape[1:]) > limit:
+        return False
+    padded = [x.shape[2 + i] + 2 * pd[i] for i in range(d)]
+    nat = tuple(padded[i] - dl[i] * (wshape[2 + i] - 1) for i in range(d))
+    if min(nat) < 1 or (out is not None and tuple(out) != nat):
+        return False
+    grid, real = _grid(padded, nat)
+    return grid <= MAX_WASTE * real
+
+
+def _split(fn, n, work):
+    """fn(lo, hi, j) over chunks of n images, one chunk per pool worker when the work is big enough."""
+    k = min(workers(), n) if work >= _MIN_WORK else 1
+    if k <= 1:
+        fn(0, n, 0)
+        return 1
+    bounds = [n * i // k for i in range(k + 1)]
+    run_parts(lambda j: fn(bounds[j], bounds[j + 1], j), k)
+    return k
+
+
+def _check(rc):
+    """rc of a dconv.c call: 0 done, 1 declined (non-finite input to the weight gradient)."""
+    if rc < 0:
+        raise MemoryError("ember: direct convolution could not allocate its scratch buffers")
+    return rc
+
+
+def _run_fwd(x, wt, bias, geo, c, groups, m, mpad, mb, y):
+    """y = the direct convolution of x (N, C, *S) by wt (G, K, mpad), over the thread pool."""
+    f = _fn("dconv_fwd", x.dtype, "pppppllllll")
+    if f is None:
+        return None
+    n = x.shape[0]
+    bp = 0 if bias is None else bias.ctypes.data
+    xs, ys = x.strides[0], y.strides[0]
+
+    def run(lo, hi, _):
+        if hi > lo:
+            _check(f(x.ctypes.data + lo * xs, y.ctypes.data + lo * ys, wt.ctypes.data, bp, geo.ctypes.data,
+                     c, groups, m, mpad, hi - lo, mb))
+    _split(run, n, n * y[0].size * wt.shape[1])
+    return y
+
+
+def _block(m):
+    """Rows per register block (4 or 6, whichever pads m less; 6 on a tie) and the padded m (dconv.c
+    runs 4 rows x 3 vectors or 6 rows x 2 vectors of positions)."""
+    p4, p6 = -(-m // 4) * 4, -(-m // 6) * 6
+    return (6, p6) if p6 <= p4 else (4, p4)
+
+
+def _weights_t(wm, mpad):
+    """(G, M, K) -> (G, K, mpad) contiguous with zero columns past M."""
+    g, m, k = wm.shape
+    wt = np.zeros((g, k, mpad), wm.dtype)
+    wt[:, :, :m] = wm.transpose(0, 2, 1)
+    return wt
+
+
+def forward(x, w, b, pd, dl, groups):
+    """(N, C, *S) conv (Cout, Cg, *K), stride 1 -> (N, Cout, *O) (+ bias), or None."""
+    dt = x.dtype
+    if w.dtype != dt or (b is not None and b.dtype != dt):
+        return None
+    n, c = x.shape[:2]
+    cout, kern = w.shape[0], tuple(w.shape[2:])
+    m = cout // groups
+    mb, mpad = _block(m)
+    wt = _weights_t(np.ascontiguousarray(w).reshape(groups, m, -1), mpad)
+    bias = None
+    if b is not None:
+        bias = np.zeros((groups, mpad), dt)
+        bias[:, :m] = b.reshape(groups, m)
+    out = tuple(x.shape[2 + i] + 2 * pd[i] - dl[i] * (kern[i] - 1) for i in range(len(kern)))
+    y = np.empty((n, cout) + out, dt)
+    geo = geometry(x.shape[2:], kern, out, (1,) * len(kern), pd, dl)
+    return _run_fwd(np.ascontiguousarray(x), wt, bias, geo, c, groups, m, mpad, mb, y)
+
+
+def input_grad(go, w, in_spatial, pd, dl, groups):
+    """Adjoint of forward in x: a forward convolution of go padded by dl*(K-1) - pd with the kernel
+    flipped and its channel axes swapped; or None (also when pd > dl*(K-1))."""
+    kern = tuple(w.shape[2:])
+    d = len(kern)
+    pd2 = tuple(dl[i] * (kern[i] - 1) - pd[i] for i in range(d))
+    if min(pd2) < 0 or go.dtype != w.dtype:
+        return None
+    n, cout = go.shape[:2]
+    og, cg = cout // groups, w.shape[1]
+    flip = (slice(None),) * 3 + (slice(None, None, -1),) * d
+    wf = np.ascontiguousarray(w).reshape((groups, og, cg) + kern).swapaxes(1, 2)[flip]   # G, Cg, Og, *K
+    mb, mpad = _block(cg)
+    wt = _weights_t(np.ascontiguousarray(wf).reshape(groups, cg, -1), mpad)
+    gi = np.empty((n, groups * cg) + tuple(in_spatial), go.dtype)
+    geo = geometry(go.shape[2:], kern, tuple(in_spatial), (1,) * d, pd2, dl)
+    return _run_fwd(np.ascontiguousarray(go), wt, None, geo, cout, groups, cg, mpad, mb, gi)
+
+
+def weight_grad(x, go, wshape, pd, dl, groups):
+    """dL/dW (Cout, Cg, *K) of a stride-1 convolution of x giving grad_output go; or None."""
+    dt = x.dtype
+    f = _fn("dconv_wgrad", dt, "ppppllllll")
+    if f is None or go.dtype != dt:
+        return None
+    n, c = x.shape[:2]
+    kern, out = tuple(wshape[2:]), tuple(go.shape[2:])
+    m, k = wshape[0] // groups, int(np.prod(wshape[1:]))
+    mpad, kpad = -(-m // 3) * 3, -(-k // 3) * 3       # multiples of dconv.c's WM, WK
+    x, go = np.ascontiguousarray(x), np.ascontiguousarray(go)
+    geo = geometry(x.shape[2:], kern, out, (1,) * len(kern), pd, dl)
+    parts = np.zeros((min(workers(), max(n, 1)), groups, mpad, kpad), dt)
+    xs, gs = x.strides[0], go.strides[0]
+    declined = []
+
+    def run(lo, hi, j):
+        if hi > lo and _check(f(x.ctypes.data + lo * xs, go.ctypes.data + lo * gs, parts[j].ctypes.data,
+                                geo.ctypes.data, c, groups, m, mpad, kpad, hi - lo)):
+            declined.append(j)
+    used = _split(run, n, n * int(np.prod(out)) * m * groups * k)
+    if declined:
+        return None
+    gw = parts[0] if used == 1 else parts[:used].sum(0)
+    return np.ascontiguousarray(gw[:, :m, :k]).reshape(wshape)

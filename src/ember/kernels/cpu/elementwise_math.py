@@ -1,0 +1,265 @@
+"""cpu kernels for pointwise math (issue 3): unary/binary/ternary ops built on the same factories as
+kernels/cpu/elementwise.py; outputs are allocated from the meta rules in kernels/meta/elementwise.py."""
+import numpy as np
+
+from ..._core import dtype as D
+from ..._core.tensor_impl import TensorImpl as Tensor
+from ..common import check_out, np_of
+from ..meta.elementwise_common import ARITH, FLOAT_OUT, check_inplace
+from .elementwise import make_binary, _alloc, _ufunc2
+from . import elementwise_special
+from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype
+
+_wrap_fresh = Tensor._wrap_fresh
+
+
+def _quiet(f):
+    def g(*a, **k):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            return f(*a, **k)
+    return g
+
+
+def make_unary_p(fn, name, kind=None):
+    """(functional, inplace, out) for a same-shape op `fn(a, *params) -> ndarray` (params are the
+    schema's extra arguments). Result dtype from kernels/meta/math.py's table."""
+    kind = UNARY_KINDS.get(name, FLOAT_OUT) if kind is None else kind
+    fn = _quiet(fn)
+
+    def _compute(self, args, kw, rdt):
+        a = self._np
+        if rdt.is_floating_point and a.dtype != rdt._np or a.dtype.kind == "b" and rdt is D.int64:
+            a = a.astype(rdt._np)
+        return fn(a, *args, **kw)
+
+    def functional(self, *args, **kw):
+        rdt = unary_kind_dtype(self, kind, name)
+        r = _compute(self, args, kw, rdt)
+        if (type(r) is np.ndarray and r.dtype == rdt._np and r.shape == self._size and r.flags.c_contiguous
+                and self.is_contiguous() and not np.may_share_memory(r, self._np)):
+            return _wrap_fresh(r, rdt)          # a fresh result in the layout _alloc would give: no copy
+        out = _alloc(self._size, rdt, self)
+        np.copyto(out._np, r, casting="unsafe")
+        return out
+
+    def inplace(self, *args, **kw):
+        rdt = unary_kind_dtype(self, kind, name)
+        check_inplace(self, self._size, rdt, name)
+        np.copyto(self._np, _compute(self, args, kw, rdt), casting="unsafe")
+        return self
+
+    def out_variant(self, *args, out=None, **kw):
+        rdt = unary_kind_dtype(self, kind, name)
+        r = _compute(self, args, kw, rdt)
+        check_out(out, self._size, rdt, name)
+        np.copyto(out._np, r, casting="unsafe")
+        return out
+
+    functional.__name__, inplace.__name__, out_variant.__name__ = name, name + "_", name + "_out"
+    return functional, inplace, out_variant
+
+
+def _define(name, fn, kind=None):
+    f, i, o = make_unary_p(fn, name, kind)
+    g = globals()
+    g[name], g[name + "_"], g[name + "_out"] = f, i, o
+
+
+# ------------------------------------------------------------------ float-valued unary
+for _n, _f in {"exp2": np.exp2, "expm1": np.expm1, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
+               "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+               "tan": np.tan, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+               "erf": elementwise_special.erf, "erfc": elementwise_special.erfc, "erfinv": elementwise_special.erfinv,
+               "reciprocal": lambda a: np.divide(1, a)}.items():
+    _define(_n, _f)
+
+
+def _logit(a, eps=None):
+    if eps is not None:
+        a = np.clip(a, eps, 1 - eps)
+    return np.log(a / (1 - a))
+
+
+_define("logit", _logit)
+
+
+# ------------------------------------------------------------------ dtype-preserving unary
+def _rounding(uf):
+    def f(a):
+        return a if a.dtype.kind in "iub" else uf(a)
+    return f
+
+
+def _sign(a):
+    return a if a.dtype.kind == "b" else np.sign(a)
+
+
+def _frac(a):
+    if a.dtype.kind in "iub":
+        raise RuntimeError(f"\"frac_cpu\" not implemented for '{_tn(a)}'")
+    return a - np.trunc(a)
+
+
+def _tn(a):
+    from ..common import _tname
+    return _tname(D.from_numpy_dtype(a.dtype))
+
+
+def _round_decimals(a, decimals=0):
+    if a.dtype.kind in "iub":
+        if decimals != 0:
+            raise RuntimeError("round_cpu not implemented for integral types with decimals != 0")
+        return a
+    if decimals == 0:
+        return np.rint(a)
+    if decimals > 0:
+        s = 10.0 ** decimals
+        return np.rint(a * s) / s
+    s = 10.0 ** -decimals
+    return np.rint(a / s) * s
+
+
+for _n, _f in {"floor": _rounding(np.floor), "ceil": _rounding(np.ceil), "trunc": _rounding(np.trunc),
+               "round": _rounding(np.rint), "sign": _sign, "sgn": _sign, "frac": _frac,
+               "square": np.square}.items():
+    _define(_n, _f)
+round_decimals, round__decimals, round_decimals_out = make_unary_p(_round_decimals, "round")
+
+
+def nan_to_num_np(a, nan=None, posinf=None, neginf=None):
+    if a.dtype.kind in "iub":
+        return a
+    return np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+
+
+_define("nan_to_num", nan_to_num_np)
+
+# ------------------------------------------------------------------ predicates (bool results)
+isnan = make_unary_p(lambda a: np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool), "isnan")[0]
+isinf = make_unary_p(lambda a: np.isinf(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool), "isinf")[0]
+isfinite = make_unary_p(lambda a: np.isfinite(a) if a.dtype.kind in "fc" else np.ones(a.shape, bool), "isfinite")[0]
+isposinf, _, isposinf_out = make_unary_p(lambda a: np.isposinf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool),
+                                         "isposinf")
+isneginf, _, isneginf_out = make_unary_p(lambda a: np.isneginf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool),
+                                         "isneginf")
+
+
+# ------------------------------------------------------------------ aliases (CompositeImplicitAutograd)
+def _alias(target):
+    def f(*args, **kw):
+        import ember
+        return getattr(ember, target)(*args, **kw)
+    return f
+
+
+def _alias_(target):
+    def f(self, *args, **kw):
+        return getattr(self, target + "_")(*args, **kw)
+    return f
+
+
+for _a, _t in {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
+               "arctanh": "atanh", "arctan2": "atan2", "clip": "clamp"}.items():
+    globals()[_a] = globals()[_a + "_out"] = _alias(_t)
+    globals()[_a + "_"] = _alias_(_t)
+clip_Tensor = clip_Tensor_out = _alias("clamp")
+clip__Tensor = _alias_("clamp")
+
+
+# ------------------------------------------------------------------ binary
+def _fmod(a, b, out):
+    if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.fmod(a, b, out=out, casting="unsafe")
+
+
+def _quiet2(uf):
+    def f(a, b, out):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            uf(a, b, out=out, casting="unsafe")
+    return f
+
+
+def _xlogy(a, b, out):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a, b = np.asarray(a), np.asarray(b)
+        r = np.where(np.isnan(b), np.nan, np.where(a == 0, 0.0, a * np.log(b)))
+        np.copyto(out, r, casting="unsafe")
+
+
+atan2, atan2_, atan2_out = make_binary(_quiet2(np.arctan2), FLOAT_OUT, "atan2")
+hypot, hypot_, hypot_out = make_binary(_quiet2(np.hypot), ARITH, "hypot")
+fmod_Tensor, fmod__Tensor, fmod_Tensor_out = make_binary(_fmod, ARITH, "fmod")
+fmod_Scalar, fmod__Scalar, fmod_Scalar_out = fmod_Tensor, fmod__Tensor, fmod_Tensor_out
+maximum, _, maximum_out = make_binary(_ufunc2(np.maximum), ARITH, "maximum")
+minimum, _, minimum_out = make_binary(_ufunc2(np.minimum), ARITH, "minimum")
+fmax, _, fmax_out = make_binary(_ufunc2(np.fmax), ARITH, "fmax")
+fmin, _, fmin_out = make_binary(_ufunc2(np.fmin), ARITH, "fmin")
+logaddexp, _, logaddexp_out = make_binary(_quiet2(np.logaddexp), ARITH, "logaddexp")
+xlogy_Tensor, xlogy__Tensor, xlogy_OutTensor = make_binary(_xlogy, FLOAT_OUT, "xlogy")
+xlogy_Scalar_Self = xlogy_Scalar_Other = xlogy_Tensor
+xlogy__Scalar_Other = xlogy__Tensor
+xlogy_OutScalar_Self = xlogy_OutScalar_Other = xlogy_OutTensor
+
+
+# ------------------------------------------------------------------ ternary
+def _ternary(compute, name):
+    def functional(self, a, b, **kw):
+        shape, rdt = ternary_spec(self, a, b, name, **kw)
+        out = _alloc(shape, rdt, self, a, b)
+        np.copyto(out._np, _quiet(compute)(self, a, b, rdt, **kw), casting="unsafe")
+        return out
+
+    def inplace(self, a, b, **kw):
+        shape, rdt = ternary_spec(self, a, b, name, **kw)
+        check_inplace(self, shape, rdt, name)
+        np.copyto(self._np, _quiet(compute)(self, a, b, rdt, **kw), casting="unsafe")
+        return self
+
+    def out_variant(self, a, b, out=None, **kw):
+        shape, rdt = ternary_spec(self, a, b, name, **kw)
+        r = _quiet(compute)(self, a, b, rdt, **kw)
+        check_out(out, shape, rdt, name)
+        np.copyto(out._np, r, casting="unsafe")
+        return out
+    return functional, inplace, out_variant
+
+
+def _cast(x, rdt):
+    v = np_of(x)
+    return v.astype(rdt._np, copy=False) if isinstance(v, np.ndarray) else v
+
+
+def _lerp(self, end, weight, rdt):
+    s, e, w = _cast(self, rdt), _cast(end, rdt), _cast(weight, rdt)
+    d = e - s
+    return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w))
+
+
+def _addcmul(self, t1, t2, rdt, value=1):
+    return _cast(self, rdt) + value * (_cast(t1, rdt) * _cast(t2, rdt))
+
+
+def _addcdiv(self, t1, t2, rdt, value=1):
+    return _cast(self, rdt) + value * (_cast(t1, rdt) / _cast(t2, rdt))
+
+
+lerp_Scalar, lerp__Scalar, lerp_Scalar_out = _ternary(_lerp, "lerp")
+lerp_Tensor, lerp__Tensor, lerp_Tensor_out = lerp_Scalar, lerp__Scalar, lerp_Scalar_out
+addcmul, addcmul_, addcmul_out = _ternary(_addcmul, "addcmul")
+addcdiv, addcdiv_, addcdiv_out = _ternary(_addcdiv, "addcdiv")
+
+
+# ------------------------------------------------------------------ clamp with tensor bounds (in-place / out)
+def clamp__Tensor(self, min=None, max=None):
+    from .elementwise import clamp
+    r = clamp(self, min, max)
+    check_inplace(self, r._size, r.dtype, "clamp")
+    np.copyto(self._np, r._np, casting="unsafe")
+    return self
+
+
+def clamp_Tensor_out(self, min=None, max=None, out=None):
+    from .elementwise import clamp_out
+    return clamp_out(self, min, max, out=out)

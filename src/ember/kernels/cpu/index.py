@@ -1,0 +1,512 @@
+"""cpu kernels for gather/scatter, index_* along a dim, masked_* and take: each op is one numpy fancy-indexing
+call or one unbuffered ufunc.at (np.add.at ...) over an index grid. Checks come from meta/gather_scatter.py."""
+import numpy as np
+
+from ..._core import dtype as D
+from ..._core.tensor_impl import TensorImpl as Tensor
+from ..common import check_out, empty_tensor
+from ..meta import index as M
+from ..meta.index import check_index_put
+from ..meta.index import index_plan
+from ..meta.index import index_strides
+from ..meta.index import is_mask
+
+
+def _wrap(arr, dtype):
+    arr = np.asarray(arr)
+    if arr.dtype != dtype._np:
+        arr = arr.astype(dtype._np)
+    return Tensor._wrap_np(np.ascontiguousarray(arr) if arr.ndim else arr.copy(), dtype)
+
+
+def _as1d(a):
+    """0-dim arrays act as 1-d of size 1 (a view, so writes reach the tensor)."""
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+def _np(x):
+    return x._np if isinstance(x, Tensor) else x
+
+
+def _bounds(idx, d, n, fmt="index {v} is out of bounds for dimension {d} with size {n}", exc=RuntimeError,
+            negative=False):
+    lo = -n if negative else 0
+    bad = (idx < lo) | (idx >= n)
+    if bad.any():
+        raise exc(fmt.format(v=int(idx[bad].reshape(-1)[0]), d=d, n=n))
+    return idx + n * (idx < 0) if negative else idx
+
+
+def _grid(index, d):
+    """The full index tuple of a scatter/gather: `index` along d, an open grid along every other dim."""
+    idx = list(np.indices(index.shape, sparse=True))
+    idx[d] = index
+    return tuple(idx)
+
+
+def _copy_out(r, out, name):
+    check_out(out, r._size, r.dtype, name)
+    np.copyto(out._np, r._np, casting="unsafe")
+    return out
+
+
+# ------------------------------------------------------------------ gather
+def gather(self, dim, index, *, sparse_grad=False):
+    d = M.gather_check(self, dim, index)
+    if index.numel() == 0:
+        return empty_tensor(index._size, self.dtype)
+    a, i = _as1d(self._np), _as1d(index._np).astype(np.intp)
+    _bounds(i, d, a.shape[d])
+    return _wrap(a[_grid(i, d)].reshape(index._size), self.dtype)
+
+
+def gather_out(self, dim, index, *, sparse_grad=False, out):
+    return _copy_out(gather(self, dim, index), out, "gather")
+
+
+# ------------------------------------------------------------------ scatter family: write into `target` (validated)
+_AT = {"add": np.add, "multiply": np.multiply, "sum": np.add, "prod": np.multiply, "mean": np.add,
+       "amax": np.maximum, "amin": np.minimum}
+
+
+def _scatter_into(target, dim, index, src, reduce=None):
+    if index.numel() == 0:
+        return target
+    a = _as1d(target._np)
+    i = _as1d(index._np).astype(np.intp)
+    _bounds(i, dim, a.shape[dim])
+    idx = _grid(i, dim)
+    if isinstance(src, Tensor):
+        s = _as1d(src._np)[tuple(slice(0, n) for n in i.shape)]
+    else:
+        s = np.asarray(src).astype(a.dtype) if a.dtype != np.bool_ else bool(src)
+    if reduce is None:
+        a[idx] = s
+    else:
+        _AT[reduce].at(a, idx, s)
+    return target
+
+
+def _fresh(self):
+    return _wrap(self._np.copy(), self.dtype)
+
+
+def _clone_preserve(self):
+    """self.clone() with preserve_format (index_fill's out-of-place result keeps a dense input's layout)."""
+    out = empty_tensor(self._size, self.dtype, strides=M.preserve_strides(self))
+    if self.numel():
+        out._np[...] = self._np
+    return out
+
+
+def scatter_src(self, dim, index, src):
+    d = M.scatter_check(self, dim, index, src)
+    return _scatter_into(_fresh(self), d, index, src)
+
+
+def scatter__src(self, dim, index, src):
+    d = M.scatter_check(self, dim, index, src)
+    return _scatter_into(self, d, index, src)
+
+
+def scatter_src_out(self, dim, index, src, *, out):
+    return _copy_out(scatter_src(self, dim, index, src), out, "scatter")
+
+
+def scatter_value(self, dim, index, value):
+    d = M.scatter_check(self, dim, index)
+    return _scatter_into(_fresh(self), d, index, value)
+
+
+def scatter__value(self, dim, index, value):
+    d = M.scatter_check(self, dim, index)
+    return _scatter_into(self, d, index, value)
+
+
+def scatter_value_out(self, dim, index, value, *, out):
+    return _copy_out(scatter_value(self, dim, index, value), out, "scatter")
+
+
+def scatter_reduce(self, dim, index, src, *, reduce):
+    d = M.scatter_check(self, dim, index, src)
+    M.check_reduce(reduce)
+    return _scatter_into(_fresh(self), d, index, src, reduce)
+
+
+def scatter__reduce(self, dim, index, src, *, reduce):
+    d = M.scatter_check(self, dim, index, src)
+    M.check_reduce(reduce)
+    return _scatter_into(self, d, index, src, reduce)
+
+
+def scatter_reduce_out(self, dim, index, src, *, reduce, out):
+    return _copy_out(scatter_reduce(self, dim, index, src, reduce=reduce), out, "scatter")
+
+
+def scatter_value_reduce(self, dim, index, value, *, reduce):
+    d = M.scatter_check(self, dim, index)
+    M.check_reduce(reduce)
+    return _scatter_into(_fresh(self), d, index, value, reduce)
+
+
+def scatter__value_reduce(self, dim, index, value, *, reduce):
+    d = M.scatter_check(self, dim, index)
+    M.check_reduce(reduce)
+    return _scatter_into(self, d, index, value, reduce)
+
+
+def scatter_value_reduce_out(self, dim, index, value, *, reduce, out):
+    return _copy_out(scatter_value_reduce(self, dim, index, value, reduce=reduce), out, "scatter")
+
+
+def scatter_add(self, dim, index, src):
+    d = M.scatter_check(self, dim, index, src, "scatter_add")
+    return _scatter_into(_fresh(self), d, index, src, "add")
+
+
+def scatter_add_(self, dim, index, src):
+    d = M.scatter_check(self, dim, index, src, "scatter_add")
+    return _scatter_into(self, d, index, src, "add")
+
+
+def scatter_add_out(self, dim, index, src, *, out):
+    return _copy_out(scatter_add(self, dim, index, src), out, "scatter_add")
+
+
+def _identity(reduce, dt):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    big = np.inf if dt.kind == "f" else (True if dt.kind == "b" else np.iinfo(dt).max)
+    low = -np.inf if dt.kind == "f" else (False if dt.kind == "b" else np.iinfo(dt).min)
+    return low if reduce == "amax" else big
+
+
+def _scatter_reduce_into(target, d, index, src, reduce, include_self):
+    """ATen's scatter_reduce_two: positions hit by index start at the reduction's identity unless include_self;
+    mean divides by the number of contributions (floor division for integers)."""
+    if index.numel() == 0:
+        return target
+    a = _as1d(target._np)
+    i = _bounds(_as1d(index._np).astype(np.intp), d, a.shape[d])
+    idx = _grid(i, d)
+    s = _as1d(src._np)[tuple(slice(0, n) for n in i.shape)]
+    work = a.copy()
+    if not include_self:
+        work[idx] = _identity(reduce, a.dtype)
+    _AT[reduce].at(work, idx, s)
+    if reduce == "mean":
+        count = np.full(a.shape, 1 if include_self else 0, np.int64)
+        np.add.at(count, idx, 1)
+        count[count == 0] = 1
+        work = work // count if a.dtype.kind in "iu" else (work / count).astype(a.dtype)
+    a[...] = work
+    return target
+
+
+def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
+    d = M.scatter_check(self, dim, index, src, "scatter_reduce")
+    M.check_reduce(reduce, True)
+    return _scatter_reduce_into(_fresh(self), d, index, src, reduce, include_self)
+
+
+def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
+    d = M.scatter_check(self, dim, index, src, "scatter_reduce")
+    M.check_reduce(reduce, True)
+    return _scatter_reduce_into(self, d, index, src, reduce, include_self)
+
+
+def scatter_reduce_two_out(self, dim, index, src, reduce, *, include_self=True, out):
+    return _copy_out(scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self), out, "scatter_reduce")
+
+
+# ------------------------------------------------------------------ index_select / index_add / index_copy / index_fill
+def index_select(self, dim, index):
+    d, shape = M.index_select_shape(self, dim, index)
+    i = index._np.reshape(-1).astype(np.intp)
+    n = self._size[d] if self.dim() else 1
+    if ((i < 0) | (i >= n)).any():
+        raise IndexError("index out of range in self")
+    return _wrap(np.take(_as1d(self._np), i, axis=d).reshape(shape), self.dtype)
+
+
+def index_select_out(self, dim, index, *, out):
+    return _copy_out(index_select(self, dim, index), out, "index_select")
+
+
+def _along(a, d):
+    """A view of a (0-dim as 1-d) with dim d moved to the front."""
+    return np.moveaxis(_as1d(a), d, 0)
+
+
+def _src_along(source, d):
+    return _along(source._np, d) if source.dim() else source._np.reshape(1)
+
+
+def _index_add_into(target, d, index, source, alpha):
+    i = _bounds(index._np.reshape(-1).astype(np.intp), d, target._size[d] if target.dim() else 1)
+    if target.numel() == 0 or i.size == 0:
+        return target
+    v = _along(target._np, d)
+    s = _src_along(source, d)
+    if alpha != 1:
+        s = (s * alpha).astype(v.dtype)
+    add_rows(v, i, np.ascontiguousarray(s.reshape((i.size,) + v.shape[1:]), v.dtype))
+    return target
+
+
+def index_add(self, dim, index, source, *, alpha=1):
+    d = M.index_add_check(self, dim, index, source)
+    return _index_add_into(_fresh(self), d, index, source, alpha)
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    d = M.index_add_check(self, dim, index, source)
+    return _index_add_into(self, d, index, source, alpha)
+
+
+def index_add_out(self, dim, index, source, *, alpha=1, out):
+    return _copy_out(index_add(self, dim, index, source, alpha=alpha), out, "index_add")
+
+
+def _index_copy_into(target, d, index, source):
+    n = target._size[d] if target.dim() else 1
+    i = _bounds(index._np.reshape(-1).astype(np.intp), d, n,
+                "index_copy_(): index {v} is out of bounds for dimension {d} with size {n}", IndexError)
+    if target.numel() == 0 or i.size == 0:
+        return target
+    v = _along(target._np, d)
+    v[i] = _src_along(source, d).reshape((i.size,) + v.shape[1:])
+    return target
+
+
+def index_copy(self, dim, index, source):
+    d = M.index_copy_check(self, dim, index, source)
+    return _index_copy_into(_fresh(self), d, index, source)
+
+
+def index_copy_(self, dim, index, source):
+    d = M.index_copy_check(self, dim, index, source)
+    return _index_copy_into(self, d, index, source)
+
+
+def index_copy_out(self, dim, index, source, *, out):
+    return _copy_out(index_copy(self, dim, index, source), out, "index_copy")
+
+
+def _index_fill_into(target, d, index, value):
+    n = target._size[d] if target.dim() else 1
+    i = _bounds(index._np.reshape(-1).astype(np.intp), d, n, exc=IndexError, negative=True)
+    if target.numel() == 0 or i.size == 0:
+        return target
+    _along(target._np, d)[i] = _np(value)
+    return target
+
+
+def index_fill_int_Scalar(self, dim, index, value):
+    d = M.index_fill_check(self, dim, index, value)
+    return _index_fill_into(_clone_preserve(self), d, index, value)
+
+
+def index_fill__int_Scalar(self, dim, index, value):
+    d = M.index_fill_check(self, dim, index, value)
+    return _index_fill_into(self, d, index, value)
+
+
+index_fill_int_Tensor = index_fill_int_Scalar
+index_fill__int_Tensor = index_fill__int_Scalar
+
+
+# ------------------------------------------------------------------ masked_*
+def masked_fill_Scalar(self, mask, value):
+    shape = M.masked_fill_check(self, mask, value, False)
+    r = np.where(mask._np, _np(value), self._np)
+    return _wrap(np.broadcast_to(r, shape), self.dtype)
+
+
+def masked_fill__Scalar(self, mask, value):
+    M.masked_fill_check(self, mask, value, True)
+    if self.numel():
+        np.copyto(self._np, np.asarray(_np(value)), casting="unsafe", where=mask._np)
+    return self
+
+
+masked_fill_Tensor = masked_fill_Scalar
+masked_fill__Tensor = masked_fill__Scalar
+
+
+def masked_select(self, mask):
+    shape = M.masked_select_check(self, mask)
+    return _wrap(np.broadcast_to(self._np, shape)[np.broadcast_to(mask._np, shape)], self.dtype)
+
+
+def masked_select_out(self, mask, *, out):
+    return _copy_out(masked_select(self, mask), out, "masked_select")
+
+
+def _masked_scatter_into(a, m, source):
+    count = int(m.sum())
+    if source.numel() < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    a[m] = source._np.reshape(-1)[:count]
+
+
+def masked_scatter(self, mask, source):
+    shape = M.masked_scatter_check(self, mask, source, False)
+    a = np.array(np.broadcast_to(self._np, shape))
+    _masked_scatter_into(a, np.broadcast_to(mask._np, shape), source)
+    return _wrap(a, self.dtype)
+
+
+def masked_scatter_(self, mask, source):
+    shape = M.masked_scatter_check(self, mask, source, True)
+    m = np.broadcast_to(mask._np, shape)
+    count = int(m.sum())
+    if source.numel() < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    if count:
+        self._np[m] = source._np.reshape(-1)[:count]
+    return self
+
+
+# ------------------------------------------------------------------ take / nonzero
+def take(self, index):
+    M.take_check(self, index)
+    n = self.numel()
+    i = _bounds(index._np.astype(np.intp), 0, n, "out of range: tried to access index {v} on a tensor of {n} elements.",
+                IndexError, negative=True)
+    return _wrap(np.take(self._np.reshape(-1), i), self.dtype)
+
+
+def take_out(self, index, *, out):
+    return _copy_out(take(self, index), out, "take")
+
+
+def nonzero(self):
+    """(count, ndim) indices, column-major like torch's (each column is one dim's index vector)."""
+    r = np.argwhere(self._np)
+    out = empty_tensor(r.shape, D.int64, strides=(1, r.shape[0]))
+    if r.size:
+        out._np[...] = r
+    return out
+
+
+def nonzero_out(self, *, out):
+    return _copy_out(nonzero(self), out, "nonzero")
+
+
+# ------------------------------------------------------------------ put / index_reduce
+def put_(self, index, source, accumulate=False):
+    M.put_check(self, index, source)
+    n = self.numel()
+    i = _bounds(index._np.reshape(-1).astype(np.intp), 0, n,
+                "out of range: tried to access index {v} on a tensor of {n} elements.", IndexError, negative=True)
+    if i.size == 0:
+        return self
+    a = _as1d(self._np)
+    where = np.unravel_index(i, a.shape)
+    s = source._np.reshape(-1)
+    if accumulate:
+        np.add.at(a, where, s)
+    else:
+        a[where] = s
+    return self
+
+
+def put(self, index, source, accumulate=False):
+    M.put_check(self, index, source)
+    return put_(_fresh(self), index, source, accumulate)
+
+
+def _index_reduce_into(target, d, index, source, reduce, include_self):
+    """index_reduce along d: like scatter_reduce with whole slices (ufunc.at over the moved-front view)."""
+    n = target._size[d] if target.dim() else 1
+    i = _bounds(index._np.reshape(-1).astype(np.intp), d, n)
+    if target.numel() == 0 or i.size == 0:
+        return target
+    v = _along(target._np, d)
+    s = _src_along(source, d).reshape((i.size,) + v.shape[1:])
+    work = v.copy()
+    if not include_self:
+        work[i] = _identity(reduce, v.dtype)
+    _AT[reduce].at(work, i, s)
+    if reduce == "mean":
+        count = np.full(v.shape[0], 1 if include_self else 0, np.int64)
+        np.add.at(count, i, 1)
+        count = np.maximum(count, 1).reshape((-1,) + (1,) * (v.ndim - 1))
+        work = work // count if v.dtype.kind in "iu" else (work / count).astype(v.dtype)
+    v[...] = work
+    return target
+
+
+def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+    d = M.index_reduce_check(self, dim, index, source, reduce)
+    return _index_reduce_into(_fresh(self), d, index, source, reduce, include_self)
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    d = M.index_reduce_check(self, dim, index, source, reduce)
+    return _index_reduce_into(self, d, index, source, reduce, include_self)
+
+
+def index_reduce_out(self, dim, index, source, reduce, *, include_self=True, out):
+    return _copy_out(index_reduce(self, dim, index, source, reduce, include_self=include_self), out, "index_reduce")
+
+
+def _np_index(self, entries):
+    """The numpy index tuple for checked entries, raising torch's IndexError for out-of-range values."""
+    out = []
+    for d, t in entries:
+        if t is None:
+            out.append(slice(None))
+            continue
+        a = t._np
+        if is_mask(t):
+            out.append(a.astype(bool, copy=False))
+            continue
+        n = self._size[d]
+        bad = (a < -n) | (a >= n)
+        if bad.any():
+            v = int(a[bad].reshape(-1)[0])
+            raise IndexError(f"index {v} is out of bounds for dimension {d} with size {n}")
+        out.append(a.astype(np.intp, copy=False))
+    return tuple(out)
+
+
+def index(self, indices):
+    entries, bshape, shape = index_plan(self, indices)
+    r = self._np[_np_index(self, entries)].reshape(shape)
+    out = empty_tensor(shape, self.dtype, strides=index_strides(self, entries, bshape, shape))
+    if r.size:
+        out._np[...] = r
+    return out
+
+
+def index_put_(self, indices, values, accumulate=False):
+    entries, shape = check_index_put(self, indices, values)
+    idx = _np_index(self, entries)
+    if self._np is None or self.numel() == 0:
+        return self
+    v = values._np
+    if accumulate:
+        idx = tuple(np.nonzero(i) if isinstance(i, np.ndarray) and i.dtype == bool else (i,) for i in idx)
+        idx = tuple(x for group in idx for x in group)
+        np.add.at(self._np, idx, np.broadcast_to(v, shape))
+    else:
+        self._np[idx] = np.broadcast_to(v, shape)
+    return self
+
+
+MIN_ROWS = 32
+
+
+def add_rows(v, i, s):
+    if (v.dtype.kind != "f" or v.dtype.itemsize < 4 or s.dtype != v.dtype or i.size < MIN_ROWS
+            or i.min() < 0):
+        np.add.at(v, i, s)
+        return
+    order = np.argsort(i, kind="stable")
+    si = i[order]
+    starts = np.flatnonzero(np.concatenate(([True], si[1:] != si[:-1])))
+    v[si[starts]] += np.add.reduceat(s[order], starts, axis=0)

@@ -1,0 +1,55 @@
+"""cpu kernels for mm, bmm, mv, dot, addmm, matmul: checks and result shape from
+kernels/meta/linalg_basic.py, then one np.matmul (or np.dot) call.
+
+matmul is a direct CPU+Meta kernel here (torch's is CompositeImplicitAutograd over mm/bmm with
+views); it becomes a decomposition once reshape/expand land."""
+import numpy as np
+
+from ..._core.tensor_impl import TensorImpl as Tensor
+from ..meta.linalg_matmul import addmm_spec, bmm_spec, dot_spec, matmul_spec, mm_spec, mv_spec
+
+
+def _result(arr, shape, dt):
+    arr = np.asarray(arr, dtype=dt._np).reshape(shape)
+    return Tensor._wrap_np(arr if arr.flags.c_contiguous else arr.copy(), dt)
+
+
+def _acc(x):
+    a = x._np
+    return a.astype(np.float32) if a.dtype.kind == "f" and a.dtype.itemsize < 4 or a.dtype.kind == "V" else a
+
+
+def _make(spec):
+    def k(self, other):
+        shape, dt = spec(self, other)
+        return _result(np.matmul(_acc(self), _acc(other)), shape, dt)
+    k.__name__ = spec.__name__[:-5]
+    return k
+
+
+mm = _make(mm_spec)
+bmm = _make(bmm_spec)
+mv = _make(mv_spec)
+dot = _make(dot_spec)
+
+
+def matmul(self, other):
+    shape, dt = matmul_spec(self, other)
+    a, b = _acc(self), _acc(other)
+    if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
+        return _result(np.matmul(a.reshape(-1, a.shape[-1]), b), shape, dt)   # one gemm, not one per batch
+    return _result(np.matmul(a, b), shape, dt)
+
+
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    shape, dt = addmm_spec(self, mat1, mat2)
+    r = np.matmul(_acc(mat1), _acc(mat2))
+    if alpha != 1:
+        r = r * alpha
+    if beta != 0:   # beta == 0 ignores self entirely (nan/inf in self do not propagate), like torch
+        b = beta * _acc(self) if beta != 1 else _acc(self)
+        if r.shape == shape and np.can_cast(b.dtype, r.dtype, "same_kind") and np.result_type(r, b) == r.dtype:
+            np.add(r, b, out=r)         # r is fresh: add the (broadcast) bias in place, no second array
+        else:
+            r = r + b
+    return _result(np.broadcast_to(r, shape), shape, dt)

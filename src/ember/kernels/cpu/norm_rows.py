@@ -1,0 +1,199 @@
+"""The C paths of the cpu norm kernels (csrc/norm.c): layer_norm, group_norm and batch_norm forward and
+backward. Each `c_*` function returns numpy results, or None when C cannot take the arrays (no
+compiler, C switched off, a dtype other than float32/float64, empty or unsuitable shapes), so the
+caller in normalization.py falls back to its numpy path. Rows (or channels) are split over the thread
+pool, one foreign call per chunk; weight/bias gradients come back as per-chunk double partial sums
+added in row order, so results do not depend on thread timing."""
+import numpy as np
+
+from .runtime.arrays import acc
+from .runtime.pool import split_run
+from .runtime import clib
+from .runtime.rowblocks import c_rows, c_suffix
+
+
+# elements: below this the layer_norm kernels run on the calling thread. A (1024, 128) layer_norm is ~0.1 ms
+# of C; handing half of it to the pool costs about as much as it saves on an idle machine, and in a train
+# step the other core is usually busy (BLAS threads spinning after a gemm, other processes), where a split
+# call waits for it (as measured for GELU, activations._C_MIN_SPLIT).
+_LN_MIN_SPLIT = 1 << 21
+
+
+def _ptr(a):
+    return None if a is None else a.ctypes.data
+
+
+def c_layer_norm(x2, y2, mean, rstd, w, b, eps):
+    """The C forward over the (rows, k) matrix; False when C cannot take it."""
+    w = None if w is None else np.ascontiguousarray(w)
+    b = None if b is None else np.ascontiguousarray(b)
+    suf = c_suffix(x2, y2, mean, rstd, *(a for a in (w, b) if a is not None))
+    fn = clib.kernel("norm", f"layer_norm_fwd_{suf}", "ppppllppd") if suf else None
+    if fn is None:
+        return False
+    c_rows(fn, [x2, y2, mean, rstd], x2.shape[1], _ptr(w), _ptr(b), float(eps), min_elems=_LN_MIN_SPLIT)
+    return True
+
+
+def c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db):
+    """The C backward: fills dx2 (when not None) and returns the per-chunk (first row, dw, db)
+    double partial sums, or None when C cannot take these arrays."""
+    w = None if w is None else np.ascontiguousarray(w)
+    x2, go2, mu2, rs2 = (np.ascontiguousarray(a) for a in (x2, go2, mu2, rs2))   # e.g. a broadcast grad
+    suf = c_suffix(x2, go2, mu2, rs2, *(a for a in (w, dx2) if a is not None))
+    fn = clib.kernel("norm", f"layer_norm_bwd_{suf}", "ppppllpppp") if suf else None
+    if fn is None:
+        return None
+    k, parts = x2.shape[1], []
+
+    def chunk(gc, xc, mc, rc, idx, *dxc):
+        dwp = np.zeros(k) if want_dw else None
+        dbp = np.zeros(k) if want_db else None
+        fn(gc.ctypes.data, xc.ctypes.data, mc.ctypes.data, rc.ctypes.data, gc.shape[0], k, _ptr(w),
+           _ptr(dxc[0]) if dxc else None, _ptr(dwp), _ptr(dbp))
+        parts.append((int(idx[0]), dwp, dbp))
+    split_run(chunk, [go2, x2, mu2, rs2, np.arange(x2.shape[0])] + ([dx2] if dx2 is not None else []), 0,
+              _LN_MIN_SPLIT)
+    return parts
+
+
+def _bn_view(x):
+    """x as the contiguous float32/float64 (N, C, HW) array the C batch_norm kernels take, or None
+    (numpy path; also for HW < 16, e.g. (N, C) input, where per-row calls would not pay)."""
+    if x.ndim < 2 or x.size == 0 or not x.flags.c_contiguous or c_suffix(x) is None:
+        return None
+    hw = x.size // (x.shape[0] * x.shape[1])
+    return x.reshape(x.shape[0], x.shape[1], hw) if hw >= 16 else None
+
+
+def _channels(fn, c, big):
+    """fn(c0, c1) over ranges of the c channels shared out over the thread pool when `big`."""
+    split_run(lambda idx: fn(int(idx[0]), int(idx[-1]) + 1), [np.arange(c)], 0, 0 if big else 1 << 62)
+
+
+def _vec(t, x, default):
+    """A per-channel tensor (or `default` when None) as a contiguous array of x's dtype."""
+    return np.ascontiguousarray(default if t is None else acc(t).reshape(-1), x.dtype)
+
+
+def c_batch_norm(x, weight, bias, running_mean, running_var, training, eps):
+    """(y, save_mean, save_invstd, batch var) from the C kernels (var None in eval), or None to use
+    numpy."""
+    x3 = _bn_view(x)
+    suf = None if x3 is None else c_suffix(x3)
+    aff = clib.kernel("norm", f"channel_affine_{suf}", "ppllllppp") if suf else None
+    stats = clib.kernel("norm", f"batch_norm_stats_{suf}", "plllllpp") if aff else None
+    if aff is None or stats is None:
+        return None
+    n, c, hw = x3.shape
+    if training:
+        mean64, var64 = np.empty(c), np.empty(c)
+        _channels(lambda c0, c1: stats(x3.ctypes.data, n, c, hw, c0, c1, mean64.ctypes.data, var64.ctypes.data),
+                  c, x.size >= 1 << 16)
+        mean, var = mean64.astype(x.dtype), var64.astype(x.dtype)
+        m = mean
+        q = save_invstd = 1.0 / np.sqrt(var + eps)
+        save_mean = mean
+    else:
+        m = _vec(running_mean, x, None)
+        q = 1.0 / np.sqrt(_vec(running_var, x, None) + eps)
+        save_mean = save_invstd = np.empty((0,), x.dtype)
+        var = None
+    scale = np.ascontiguousarray(q * _vec(weight, x, 1.0) if weight is not None else q, x.dtype)
+    shift = _vec(bias, x, np.zeros(c))
+    m = np.ascontiguousarray(m, x.dtype)
+    x2 = x3.reshape(n * c, hw)
+    y2 = np.empty_like(x2)
+    _row_chunks(lambda r0, xc, yc: aff(xc.ctypes.data, yc.ctypes.data, xc.shape[0], r0, c, hw, m.ctypes.data,
+                                       scale.ctypes.data, shift.ctypes.data), [x2, y2], n * c)
+    return y2.reshape(x.shape), save_mean, save_invstd, var
+
+
+def _row_chunks(fn, arrays, rows):
+    """fn(first_row, *chunks) over row chunks of `arrays` shared out over the thread pool (kernels
+    whose rows map to channels need the chunk's global first row)."""
+    split_run(lambda idx, *arrs: fn(int(idx[0]), *arrs), [np.arange(rows)] + arrays, 0,
+              0 if arrays[0].size >= 1 << 16 else 1 << 62)
+
+
+def c_group_norm(x, weight, bias, N, C, HxW, group, eps):
+    """(y, mean, rstd) from the C kernel, or None when C cannot take x."""
+    if x.size == 0 or not x.flags.c_contiguous:
+        return None
+    w = None if weight is None else np.ascontiguousarray(acc(weight).reshape(-1), x.dtype)
+    b = None if bias is None else np.ascontiguousarray(acc(bias).reshape(-1), x.dtype)
+    suf = c_suffix(x, *(a for a in (w, b) if a is not None))
+    fn = clib.kernel("norm", f"group_norm_fwd_{suf}", "pppplllllppd") if suf else None
+    if fn is None:
+        return None
+    rows, cg = N * group, C // group
+    x2 = x.reshape(rows, cg * HxW)
+    y2, mean, rstd = np.empty_like(x2), np.empty(rows, x.dtype), np.empty(rows, x.dtype)
+    _row_chunks(lambda r0, xc, yc, mc, rc: fn(xc.ctypes.data, yc.ctypes.data, mc.ctypes.data, rc.ctypes.data,
+                                              xc.shape[0], r0, group, cg, HxW, _ptr(w), _ptr(b), float(eps)),
+                [x2, y2, mean, rstd], rows)
+    return y2.reshape(x.shape), mean.reshape(N, group), rstd.reshape(N, group)
+
+
+def c_batch_norm_backward(go, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps, mask):
+    """(dx, dw, db) numpy arrays (None where not wanted) from the C kernels, or None to use numpy."""
+    x3 = _bn_view(x)
+    suf = None if x3 is None else c_suffix(x3)
+    sums = clib.kernel("norm", f"batch_norm_bwd_stats_{suf}", "pplllllpppp") if suf else None
+    dxk = clib.kernel("norm", f"channel_bwd_{suf}", "pppllllpppp") if sums else None
+    if dxk is None:
+        return None
+    n, c, hw = x3.shape
+    g3 = np.ascontiguousarray(go, x.dtype).reshape(x3.shape)
+    if train:
+        m, q = _vec(save_mean, x, None), _vec(save_invstd, x, None)
+    else:
+        m = _vec(running_mean, x, None)
+        q = np.ascontiguousarray(1.0 / np.sqrt(_vec(running_var, x, None) + eps), x.dtype)
+    sg, sgx = np.zeros(c), np.zeros(c)
+    if mask[1] or mask[2] or (mask[0] and train):
+        _channels(lambda c0, c1: sums(g3.ctypes.data, x3.ctypes.data, n, c, hw, c0, c1, m.ctypes.data, q.ctypes.data,
+                                      sg.ctypes.data, sgx.ctypes.data), c, x.size >= 1 << 16)
+    dx = None
+    if mask[0]:
+        cnt = n * hw
+        a = np.ascontiguousarray(q * _vec(weight, x, 1.0) if weight is not None else q, x.dtype)
+        d = np.ascontiguousarray(sg / cnt if train else np.zeros(c), x.dtype)
+        e = np.ascontiguousarray(q * (sgx / cnt).astype(x.dtype) if train else np.zeros(c), x.dtype)
+        g2, x2 = g3.reshape(n * c, hw), x3.reshape(n * c, hw)
+        dx2 = np.empty_like(x2)
+        _row_chunks(lambda r0, gc, xc, oc: dxk(gc.ctypes.data, xc.ctypes.data, oc.ctypes.data, gc.shape[0], r0, c,
+                                               hw, m.ctypes.data, a.ctypes.data, d.ctypes.data, e.ctypes.data),
+                    [g2, x2, dx2], n * c)
+        dx = dx2.reshape(x.shape)
+    return dx, (sgx if mask[1] else None), (sg if mask[2] else None)
+
+
+def c_group_norm_backward(go, x, mean, rstd, weight, N, C, HxW, group, output_mask):
+    """(dx, dw, db) numpy arrays (None where not wanted) from the C kernel, or None to use numpy."""
+    if x.size == 0:
+        return None
+    x, go = np.ascontiguousarray(x), np.ascontiguousarray(go, x.dtype)
+    mean, rstd = (np.ascontiguousarray(acc(t).reshape(-1), x.dtype) for t in (mean, rstd))
+    w = None if weight is None else np.ascontiguousarray(acc(weight).reshape(-1), x.dtype)
+    suf = c_suffix(x, go, mean, rstd, *([] if w is None else [w]))
+    fn = clib.kernel("norm", f"group_norm_bwd_{suf}", "pppplllllpppp") if suf else None
+    if fn is None:
+        return None
+    want_dx, want_dw, want_db = output_mask[0], output_mask[1], output_mask[2]
+    rows, cg = N * group, C // group
+    x2, g2 = x.reshape(rows, cg * HxW), go.reshape(rows, cg * HxW)
+    dx2 = np.empty_like(x2) if want_dx else None
+    parts = []
+
+    def chunk(r0, gc, xc, mc, rc, *dxc):
+        dwp = np.zeros(C) if want_dw else None
+        dbp = np.zeros(C) if want_db else None
+        fn(gc.ctypes.data, xc.ctypes.data, mc.ctypes.data, rc.ctypes.data, gc.shape[0], r0, group, cg, HxW,
+           _ptr(w), _ptr(dxc[0]) if dxc else None, _ptr(dwp), _ptr(dbp))
+        parts.append((r0, dwp, dbp))
+    _row_chunks(chunk, [g2, x2, mean, rstd] + ([dx2] if want_dx else []), rows)
+    parts.sort(key=lambda p: p[0])          # partial sums added in row order: deterministic
+    dw = sum(p[1] for p in parts) if want_dw else None
+    db = sum(p[2] for p in parts) if want_db else None
+    return (None if dx2 is None else dx2.reshape(x.shape)), dw, db

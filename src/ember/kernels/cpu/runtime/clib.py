@@ -1,0 +1,88 @@
+"""The cpu kernels written in C: `kernels/cpu/csrc/<name>.c`, built on first use by `ember._cc`.
+
+A kernel module asks for a function with `kernel("softmax", "softmax_rows_f32", "ppll")` and gets a
+ctypes function, or None when C is unavailable (no compiler, EMBER_DISABLE_C=1, or the build failed,
+which warns once). Every caller keeps its numpy path for None, so ember runs without a compiler and
+tests can compare both paths (`use_c(False)` switches the C kernels off in this process).
+"""
+import os
+import threading
+import warnings
+
+from .... import _cc
+
+_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "csrc")
+_LIBS = {}
+_FUNCS = {}
+_LOCK = threading.Lock()
+_ENABLED = [None]       # None: decide from ember._cc.available() on first use
+
+
+def enabled():
+    if _ENABLED[0] is None:
+        _ENABLED[0] = _cc.available()
+    return _ENABLED[0]
+
+
+class use_c:
+    """use_c(False) turns the C kernels off (True back on) for this process; also a context manager
+    that restores the previous setting on exit."""
+
+    def __init__(self, on):
+        self._prev = enabled()
+        _ENABLED[0] = bool(on) and _cc.available()
+        _FUNCS.clear()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _ENABLED[0] = self._prev
+        _FUNCS.clear()
+
+
+def library(name):
+    """The loaded library of csrc/<name>.c, or None (warns once when the build fails)."""
+    lib = _LIBS.get(name)
+    if lib is None and name not in _LIBS:
+        with _LOCK:
+            if name not in _LIBS:
+                try:
+                    lib = _cc.load(source(name), name)
+                except (OSError, RuntimeError) as e:
+                    warnings.warn(f"ember: C kernels '{name}' unavailable, using numpy: {e}", RuntimeWarning)
+                    lib = None
+                _LIBS[name] = lib
+            lib = _LIBS[name]
+    return lib
+
+
+def source(name):
+    """The text of csrc/<name>.c with its local `#include "x.h"` lines replaced by csrc/x.h, so the
+    build cache key covers the headers too."""
+    out = []
+    with open(os.path.join(_DIR, name + ".c")) as f:
+        for line in f:
+            s = line.strip()
+            if s.startswith('#include "') and s.endswith('"'):
+                with open(os.path.join(_DIR, s[10:-1])) as h:
+                    out.append(h.read())
+                out.append("\n")
+            else:
+                out.append(line)
+    return "".join(out)
+
+
+def kernel(name, fname, sig, restype=None):
+    """The C function fname of csrc/<name>.c with argument types `sig` (see ember._cc.function), or
+    None when C kernels are off or unavailable."""
+    key = (name, fname, sig, restype)
+    fn = _FUNCS.get(key)
+    if fn is None:
+        if not enabled():
+            return None
+        lib = library(name)
+        if lib is None:
+            return None
+        fn = _FUNCS[key] = _cc.function(lib, fname, sig, restype)
+    return fn

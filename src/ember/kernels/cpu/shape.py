@@ -1,0 +1,157 @@
+"""cpu kernels for repeat/roll/flip, triangles and diagonals, cross, block_diag, narrow_copy and
+searchsorted/bucketize: one numpy call each (np.tile, np.roll, np.flip, np.tril, np.cross,
+np.searchsorted). Shapes and checks come from meta/shape_ops.py."""
+import numpy as np
+
+from ..._core.tensor_impl import TensorImpl as Tensor
+from ..common import check_out, empty_tensor
+from ..meta import shape as M
+from ..meta.view import diagonal as _diagonal_view, narrow as _narrow_view
+from ..meta import copy as M_copy
+from ..meta import shape as M_shape
+import warnings
+
+
+def _wrap(arr, dtype, strides=None):
+    arr = np.asarray(arr)
+    if arr.dtype != dtype._np:
+        arr = arr.astype(dtype._np)
+    if strides is None:
+        return Tensor._wrap_np(np.ascontiguousarray(arr) if arr.ndim else arr.copy(), dtype)
+    out = empty_tensor(arr.shape, dtype, strides=strides)
+    if arr.size:
+        out._np[...] = arr
+    return out
+
+
+def _copy_out(r, out, name):
+    check_out(out, r._size, r.dtype, name)
+    np.copyto(out._np, r._np, casting="unsafe")
+    return out
+
+
+# ------------------------------------------------------------------ repeat / repeat_interleave / roll / flip
+def repeat(self, repeats):
+    padded, reps, shape = M.repeat_shape(self, repeats)
+    return _wrap(np.tile(self._np.reshape(padded), reps).reshape(shape), self.dtype)
+
+
+def repeat_interleave_Tensor(repeats, *, output_size=None):
+    M.repeat_interleave_check(repeats)
+    r = repeats._np
+    if (r < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    res = np.repeat(np.arange(r.shape[0], dtype=r.dtype), r)
+    if output_size is not None and res.shape[0] != output_size:
+        raise RuntimeError("allocated size does not match required size")
+    return _wrap(res, repeats.dtype)
+
+
+def roll(self, shifts, dims=()):
+    shifts, ds = M.roll_dims(self, shifts, dims)
+    a = self._np
+    if ds is None:
+        return _wrap(np.roll(a.reshape(-1), shifts[0]).reshape(a.shape), self.dtype)
+    return _wrap(np.roll(a, shifts, axis=ds), self.dtype)
+
+
+def flip(self, dims):
+    ds = M.flip_dims(self, dims)
+    r = M.flip(self, dims)
+    return _wrap(np.flip(self._np, axis=ds) if ds and self.dim() else self._np, self.dtype, r.stride())
+
+
+# ------------------------------------------------------------------ tril / triu / diag_embed / trace
+def tril(self, diagonal=0):
+    M.tri_check(self, "tril")
+    return _wrap(np.tril(self._np, diagonal), self.dtype)
+
+
+def triu(self, diagonal=0):
+    M.tri_check(self, "triu")
+    return _wrap(np.triu(self._np, diagonal), self.dtype)
+
+
+def tril_(self, diagonal=0):
+    M.tri_check(self, "tril")
+    if self.numel():
+        self._np[...] = np.tril(self._np, diagonal)
+    return self
+
+
+def triu_(self, diagonal=0):
+    M.tri_check(self, "triu")
+    if self.numel():
+        self._np[...] = np.triu(self._np, diagonal)
+    return self
+
+
+def tril_out(self, diagonal=0, *, out):
+    return _copy_out(tril(self, diagonal), out, "tril")
+
+
+def triu_out(self, diagonal=0, *, out):
+    return _copy_out(triu(self, diagonal), out, "triu")
+
+
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    d1, d2, shape = M.diag_embed_shape(self, offset, dim1, dim2)
+    out = _wrap(np.zeros(shape, self.dtype._np), self.dtype)
+    view = _diagonal_view(out, offset, d1, d2)
+    if view.numel():
+        view._np[...] = self._np.reshape(view._size)
+    return out
+
+
+# ------------------------------------------------------------------ cross / block_diag
+
+
+def block_diag(tensors):
+    shape, dt = M.block_diag_spec(tensors)
+    out = np.zeros(shape, dt._np)
+    r = c = 0
+    for t in tensors:
+        a = t._np.reshape((1, 1) if t.dim() == 0 else ((1, -1) if t.dim() == 1 else t._size))
+        out[r:r + a.shape[0], c:c + a.shape[1]] = a
+        r, c = r + a.shape[0], c + a.shape[1]
+    return _wrap(out, dt)
+
+
+# ------------------------------------------------------------------ narrow_copy
+def narrow_copy(self, dim, start, length):
+    return _wrap(_narrow_view(self, dim, start, length)._np, self.dtype)
+
+
+def narrow_copy_out(self, dim, start, length, *, out):
+    return _copy_out(narrow_copy(self, dim, start, length), out, "narrow_copy")
+
+
+# ------------------------------------------------------------------ searchsorted / bucketize
+
+
+# ------------------------------------------------------------------ tril_indices / triu_indices (factories)
+
+
+def cat(tensors, dim=0):
+    shape, dtype, st, parts = M_shape.cat_spec(tensors, dim)
+    out = empty_tensor(shape, dtype, strides=st)
+    _cat_into(out, parts, dim)
+    return out
+
+
+def cat_out(tensors, dim=0, out=None):
+    shape, dtype, st, parts = M_shape.cat_spec(tensors, dim)
+    for t in parts:
+        M_copy.check_no_partial_overlap(out, t)
+    check_out(out, shape, dtype, "cat")
+    _cat_into(out, parts, dim)
+    return out
+
+
+def _cat_into(out, parts, dim):
+    if not parts or out.numel() == 0:
+        return
+    d = dim % out.dim()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.concatenate([t._np for t in parts], axis=d, out=out._np, casting="unsafe")

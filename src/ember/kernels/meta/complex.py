@@ -1,0 +1,45 @@
+"""view_as_real / view_as_complex: the same storage seen as (..., 2) reals or as complex numbers
+(one kernel for cpu and meta: metadata only, like the other views)."""
+from ..._core import dtype as D
+from .view import make_view
+from ..common import alloc
+
+_REAL = {"complex64": D.float32, "complex128": D.float64}
+_COMPLEX = {"float32": D.complex64, "float64": D.complex128}
+
+
+def view_as_real(self):
+    if not self.dtype.is_complex:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    size = tuple(self._size) + (2,)
+    stride = tuple(2 * s for s in self.stride()) + (1,)
+    return make_view(self, size, stride, 2 * self._offset, _REAL[self.dtype.name])
+
+
+def view_as_complex(self):
+    name = self.dtype.name
+    if name == "float16":
+        raise NotImplementedError("view_as_complex of a float16 tensor needs complex32, which ember does not have")
+    if name not in _COMPLEX:
+        raise RuntimeError(f"view_as_complex is only supported for half, float and double tensors, but got a "
+                           f"tensor of scalar type: {_scalar_name(self.dtype)}")
+    if self.dim() == 0 or self._size[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    st = self.stride()
+    if st[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in st[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if self._offset % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    return make_view(self, tuple(self._size[:-1]), tuple(s // 2 for s in st[:-1]), self._offset // 2,
+                     _COMPLEX[name])
+
+
+def _scalar_name(dt):
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(dt.name, dt.name)
+
+
+def conj_physical(self):
+    return alloc(self._size, self.dtype, self.device)

@@ -1,0 +1,140 @@
+"""Meta functions for elementwise ops: output shape (broadcast), dtype (promotion) and strides
+(the memory order of the first full-size dense input, else contiguous; TensorIterator's rule, simplified).
+The cpu kernels call these same functions to allocate their outputs."""
+from ..._core import dtype as D
+from ..._core.promotion import binary_result_type, result_type, get_default_dtype
+from ..._core.device import META
+from ..._core.strides import contiguous_strides, iterator_strides
+from ..._core.tensor_impl import TensorImpl as Tensor
+from ..common import broadcast_shapes, empty_tensor
+
+# kinds of result dtype
+ARITH, TRUE_DIV, COMPARE, LOGICAL, BITWISE, FLOAT_OUT = range(6)
+ABS = 6          # like ARITH, but a complex input gives its real dtype (abs)
+
+
+def out_strides(shape, *operands):
+    """The output strides TensorIterator picks: contiguous when the first full-size operand is,
+    else the memory order of the operands (see _core.strides.iterator_strides)."""
+    nd = len(shape)
+    ops = []
+    for t in operands:
+        if isinstance(t, Tensor):
+            st = t.stride()
+            if t._size == shape and not ops and st == contiguous_strides(shape):
+                return st
+            pad = nd - len(t._size)
+            ops.append(((1,) * pad + tuple(t._size), (0,) * pad + tuple(st)))
+    return iterator_strides(shape, ops) if ops else contiguous_strides(shape)
+
+
+def binary_dtypes(a, b, kind, name="op"):
+    """(compute dtype, result dtype) for a binary op of the given kind."""
+    c = binary_result_type(a, b)
+    if kind == ARITH:
+        return c, c
+    if kind == TRUE_DIV:
+        if not (c.is_floating_point or c.is_complex):
+            c = get_default_dtype()
+        return c, c
+    if kind == COMPARE:
+        return c, D.bool_
+    if kind == LOGICAL:
+        return c, D.bool_
+    if kind == BITWISE:
+        if c.is_floating_point or c.is_complex:
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{c.name}': bitwise ops need integral or bool inputs")
+        return c, c
+    if kind == FLOAT_OUT:
+        c = c if (c.is_floating_point or c.is_complex) else get_default_dtype()
+        return c, c
+    raise ValueError(kind)
+
+
+def binary_spec(a, b, kind, name="op"):
+    sa = a._size if isinstance(a, Tensor) else ()
+    sb = b._size if isinstance(b, Tensor) else ()
+    shape = sa if sa == sb else broadcast_shapes(sa, sb)
+    cdt, rdt = binary_dtypes(a, b, kind, name)
+    return shape, cdt, rdt
+
+
+def unary_dtype(x, kind):
+    d = x.dtype
+    if kind == FLOAT_OUT and not (d.is_floating_point or d.is_complex):
+        return get_default_dtype()
+    if kind == LOGICAL:
+        return D.bool_
+    if kind == ABS and d.is_complex:
+        return d.to_real()
+    return d
+
+
+def check_unary_inplace(self, kind, name):
+    """What an in-place unary op refuses before writing: abs_ of a complex tensor (its result is real)."""
+    if kind == ABS and self.dtype.is_complex:
+        raise RuntimeError(f"In-place {name} is not supported for complex tensors.")
+    check_inplace(self, self._size, unary_dtype(self, kind), name)
+
+
+def meta_binary(kind, name):
+    def fn(self, other, *args, **kwargs):
+        shape, _, rdt = binary_spec(self, other, kind, name)
+        return empty_tensor(shape, rdt, META, out_strides(shape, self, other))
+    fn.__name__ = name
+    return fn
+
+
+def meta_binary_inplace(kind, name):
+    def fn(self, other, *args, **kwargs):
+        shape, _, rdt = binary_spec(self, other, kind, name)
+        check_inplace(self, shape, rdt, name)
+        return self
+    fn.__name__ = name + "_"
+    return fn
+
+
+def meta_unary(kind, name):
+    def fn(self, *args, **kwargs):
+        return empty_tensor(self._size, unary_dtype(self, kind), META, out_strides(self._size, self))
+    fn.__name__ = name
+    return fn
+
+
+def check_inplace(self, shape, rdt, name):
+    from ..._core.promotion import can_cast
+    if tuple(shape) != tuple(self._size):
+        raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast shape {list(shape)}")
+    if not can_cast(rdt, self.dtype):
+        from ..common import _tname
+        raise RuntimeError(f"result type {_tname(rdt)} can't be cast to the desired output type {_tname(self.dtype)}")
+
+
+def where_spec(cond, a, b):
+    shape = broadcast_shapes(cond._size, a._size if isinstance(a, Tensor) else (), b._size if isinstance(b, Tensor) else ())
+    return shape, result_type(a, b)
+
+
+def meta_binary_out(kind, name):
+    def fn(self, other, *args, out=None, **kwargs):
+        from ..common import check_out
+        shape, _, rdt = binary_spec(self, other, kind, name)
+        check_out(out, shape, rdt, name)
+        return out
+    fn.__name__ = name + "_out"
+    return fn
+
+
+def meta_unary_inplace(kind, name):
+    def fn(self, *args, **kwargs):
+        check_unary_inplace(self, kind, name)
+        return self
+    return fn
+
+
+def meta_unary_out(kind, name):
+    def fn(self, *args, out=None, **kwargs):
+        from ..common import check_out
+        check_out(out, self._size, unary_dtype(self, kind), name)
+        return out
+    return fn

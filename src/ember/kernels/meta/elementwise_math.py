@@ -1,0 +1,163 @@
+"""Meta functions for pointwise math and activations (issue 3): result dtype per op kind, broadcast
+shapes for ternary ops (lerp, addcmul, addcdiv), and the meta kernels themselves. The cpu kernels in
+kernels/cpu/{math,activations}.py allocate from these same rules."""
+from ..._core import dtype as D
+from ..._core.device import META
+from ..._core.promotion import get_default_dtype, result_type
+from ..._core.strides import wrap_dim
+from ..._core.tensor_impl import TensorImpl as Tensor
+from ..common import broadcast_shapes, check_out, empty_tensor, shape_of, _tname
+from .elementwise_common import ARITH, FLOAT_OUT, check_inplace, meta_binary, meta_binary_inplace, meta_binary_out, out_strides
+
+# unary kinds: "float" (integers compute in the default float dtype), "same" (dtype kept), "bool"
+# (predicates), "square" (bool -> int64), "float_only" (activations: integer inputs are an error)
+UNARY_KINDS = {n: "float" for n in ("exp2 expm1 log1p log2 log10 asin acos atan sinh cosh tan asinh acosh atanh "
+                                    "erf erfc erfinv reciprocal logit").split()}
+UNARY_KINDS.update({n: "same" for n in "floor ceil trunc round sign sgn frac nan_to_num threshold hardtanh".split()})
+UNARY_KINDS.update({n: "bool" for n in "isnan isinf isfinite isposinf isneginf".split()})
+UNARY_KINDS["square"] = "square"
+ACTIVATIONS = ("gelu silu mish softplus elu selu celu leaky_relu hardsigmoid hardswish log_sigmoid").split()
+UNARY_KINDS.update({n: "float_only" for n in ACTIVATIONS})
+
+
+def unary_kind_dtype(x, kind, name="op"):
+    d = x.dtype
+    if kind == "same":
+        return d
+    if kind == "bool":
+        return D.bool_
+    if kind == "square":
+        return D.int64 if d is D.bool_ else d
+    if kind == "float_only":
+        if not (d.is_floating_point or d.is_complex):
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_tname(d)}'")
+        return d
+    return d if (d.is_floating_point or d.is_complex) else get_default_dtype()
+
+
+_ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
+                "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+                "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+                "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+
+
+def ternary_spec(self, a, b, name, **kw):
+    """(shape, dtype) for lerp(self, end, weight) / addcmul / addcdiv(self, tensor1, tensor2)."""
+    shape = broadcast_shapes(shape_of(self), shape_of(a), shape_of(b))
+    if name == "lerp":
+        for what, t in (("end", a), ("weight", b)):
+            if isinstance(t, Tensor) and t.dtype is not self.dtype:
+                raise RuntimeError(f"expected dtype {self.dtype.name} for `{what}` but got dtype {t.dtype.name}")
+        return shape, self.dtype
+    rdt = result_type(self, a, b)
+    if name == "addcdiv" and not (rdt.is_floating_point or rdt.is_complex):
+        raise RuntimeError(_ADDCDIV_INT)
+    return shape, rdt
+
+
+def gelu_backward_spec(grad_output, self):
+    """(shape, dtype) of gelu_backward: the broadcast shape, the promoted floating dtype."""
+    rdt = result_type(grad_output, self)
+    if not rdt.is_floating_point:
+        raise NotImplementedError(f"\"GeluBackwardKernelImpl\" not implemented for '{_tname(rdt)}'")
+    return broadcast_shapes(grad_output._size, self._size), rdt
+
+
+# ------------------------------------------------------------------ meta kernels
+def gelu_backward(grad_output, self, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    shape, rdt = gelu_backward_spec(grad_output, self)
+    return empty_tensor(shape, rdt, META, out_strides(shape, grad_output, self))
+
+
+def _unary(name):
+    kind = UNARY_KINDS[name]
+
+    def f(self, *args, **kw):
+        return empty_tensor(self._size, unary_kind_dtype(self, kind, name), META, out_strides(self._size, self))
+
+    def f_(self, *args, **kw):
+        check_inplace(self, self._size, unary_kind_dtype(self, kind, name), name)
+        return self
+
+    def f_out(self, *args, out=None, **kw):
+        check_out(out, self._size, unary_kind_dtype(self, kind, name), name)
+        return out
+    return f, f_, f_out
+
+
+for _n in UNARY_KINDS:
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = _unary(_n)
+round_decimals, round__decimals, round_decimals_out = _unary("round")
+
+for _n, _k in {"atan2": FLOAT_OUT, "hypot": ARITH, "fmod": ARITH, "maximum": ARITH, "minimum": ARITH,
+               "fmax": ARITH, "fmin": ARITH, "logaddexp": ARITH, "xlogy": FLOAT_OUT}.items():
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = (
+        meta_binary(_k, _n), meta_binary_inplace(_k, _n), meta_binary_out(_k, _n))
+fmod_Tensor = fmod_Scalar = fmod
+fmod__Tensor = fmod__Scalar = fmod_
+fmod_Tensor_out = fmod_Scalar_out = fmod_out
+xlogy_Tensor = xlogy_Scalar_Self = xlogy_Scalar_Other = xlogy
+xlogy__Tensor = xlogy__Scalar_Other = xlogy_
+xlogy_OutTensor = xlogy_OutScalar_Self = xlogy_OutScalar_Other = xlogy_out
+
+
+def _ternary(name):
+    def f(self, a, b, **kw):
+        shape, rdt = ternary_spec(self, a, b, name)
+        return empty_tensor(shape, rdt, META, out_strides(shape, self, a, b))
+
+    def f_(self, a, b, **kw):
+        shape, rdt = ternary_spec(self, a, b, name)
+        check_inplace(self, shape, rdt, name)
+        return self
+
+    def f_out(self, a, b, out=None, **kw):
+        shape, rdt = ternary_spec(self, a, b, name)
+        check_out(out, shape, rdt, name)
+        return out
+    return f, f_, f_out
+
+
+lerp_Scalar, lerp__Scalar, lerp_Scalar_out = _ternary("lerp")
+lerp_Tensor, lerp__Tensor, lerp_Tensor_out = lerp_Scalar, lerp__Scalar, lerp_Scalar_out
+addcmul, addcmul_, addcmul_out = _ternary("addcmul")
+addcdiv, addcdiv_, addcdiv_out = _ternary("addcdiv")
+
+
+def clamp__Tensor(self, min=None, max=None):
+    return self
+
+
+def clamp_Tensor_out(self, min=None, max=None, out=None):
+    from .elementwise import clamp
+    r = clamp(self, min, max)
+    check_out(out, r._size, r.dtype, "clamp")
+    return out
+
+
+# ------------------------------------------------------------------ glu / prelu
+def glu_shape(self, dim):
+    if self.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = wrap_dim(dim, self.dim())
+    n = self._size[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    return d, self._size[:d] + (n // 2,) + self._size[d + 1:]
+
+
+def glu(self, dim=-1):
+    unary_kind_dtype(self, "float_only", "glu")
+    return empty_tensor(glu_shape(self, dim)[1], self.dtype, META)
+
+
+def glu_out(self, dim=-1, out=None):
+    check_out(out, glu_shape(self, dim)[1], self.dtype, "glu")
+    return out
+
+
+def relu6(self):
+    return empty_tensor(self._size, self.dtype, META, out_strides(self._size, self))

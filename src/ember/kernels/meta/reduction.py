@@ -1,0 +1,323 @@
+"""Meta functions for reductions: reduced shape (keepdim), result dtype, torch's argument checks.
+The cpu kernels in kernels/cpu/reductions.py call `reduce_spec` / `*_dtype` and allocate with `out_like`."""
+from ..._core import dtype as D
+from ..._core.device import META
+from ..._core.strides import wrap_dim
+from ..common import as_dtype, empty_tensor
+from ..._core.promotion import get_default_dtype
+from ..common import _tname
+
+
+def float_dtype(self):
+    d = self.dtype
+    return d if (d.is_floating_point or d.is_complex) else get_default_dtype()
+
+
+def _t(shape, dtype):
+    return empty_tensor(shape, dtype, META)
+
+
+def _data_dependent(name):
+    def f(self, *args, **kw):
+        raise NotImplementedError(f"aten::{name}: the output shape depends on the data, which meta tensors do not have")
+    f.__name__ = name
+    return f
+
+
+def _dims_list(dim):
+    if dim is None:
+        return None
+    if isinstance(dim, int) or hasattr(dim, "__index__") and not isinstance(dim, (list, tuple)):
+        return [int(dim)]
+    return [int(d) for d in dim]
+
+
+def reduce_spec(self, dim, keepdim, name, nonempty=False):
+    """(axes, out_shape): `dim` None or [] reduces every dim. `nonempty` (max/amax/argmax...) rejects
+    reducing a zero-size dim, as torch does."""
+    nd = self.dim()
+    dims = _dims_list(dim)
+    if not dims:
+        if nonempty and self.numel() == 0:
+            msg = f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            if name in ("argmax", "argmin"):
+                raise IndexError(msg)
+            raise RuntimeError(msg + " Specify the reduction dim with the 'dim' argument.")
+        axes = tuple(range(nd))
+    else:
+        axes = []
+        for d in dims:
+            w = wrap_dim(d, nd)
+            if w in axes:
+                raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+            axes.append(w)
+        axes = tuple(a for a in axes if nd)            # a 0-d tensor reduces over dim 0/-1 as a no-op
+        if nonempty:
+            for a in axes:
+                if self._size[a] == 0:
+                    raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+    if keepdim:
+        shape = tuple(1 if i in axes else s for i, s in enumerate(self._size))
+    else:
+        shape = tuple(s for i, s in enumerate(self._size) if i not in axes)
+    return axes, shape
+
+
+def sum_dtype(self, dtype):
+    d = as_dtype(dtype)
+    if d is not None:
+        return d
+    t = self.dtype
+    return D.int64 if not (t.is_floating_point or t.is_complex) else t
+
+
+def mean_dtype(self, dtype, name="mean"):
+    d = as_dtype(dtype) or self.dtype
+    if not (d.is_floating_point or d.is_complex):
+        from ..common import _tname
+        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating point "
+                           f"or complex dtype. Got: {_tname(d)}")
+    return d
+
+
+def logical_dtype(self):
+    return D.uint8 if self.dtype is D.uint8 else D.bool_
+
+
+def out_like(self, shape, dtype):
+    return empty_tensor(shape, dtype, self.device)
+
+
+# ------------------------------------------------------------------ meta kernels
+def sum(self, dim=None, keepdim=False, *, dtype=None):
+    return out_like(self, reduce_spec(self, dim, keepdim, "sum")[1], sum_dtype(self, dtype))
+
+
+prod = sum
+
+
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    d = mean_dtype(self, dtype)
+    return out_like(self, reduce_spec(self, dim, keepdim, "mean")[1], d)
+
+
+def amax(self, dim=(), keepdim=False):
+    return out_like(self, reduce_spec(self, dim, keepdim, "amax", True)[1], self.dtype)
+
+
+def amin(self, dim=(), keepdim=False):
+    return out_like(self, reduce_spec(self, dim, keepdim, "amin", True)[1], self.dtype)
+
+
+def max(self):
+    return out_like(self, reduce_spec(self, None, False, "max", True)[1], self.dtype)
+
+
+def min(self):
+    return out_like(self, reduce_spec(self, None, False, "min", True)[1], self.dtype)
+
+
+def max_dim(self, dim, keepdim=False):
+    shape = reduce_spec(self, dim, keepdim, "max", True)[1]
+    return out_like(self, shape, self.dtype), out_like(self, shape, D.int64)
+
+
+def min_dim(self, dim, keepdim=False):
+    shape = reduce_spec(self, dim, keepdim, "min", True)[1]
+    return out_like(self, shape, self.dtype), out_like(self, shape, D.int64)
+
+
+def argmax(self, dim=None, keepdim=False):
+    return out_like(self, arg_spec(self, dim, keepdim, "argmax")[1], D.int64)
+
+
+def argmin(self, dim=None, keepdim=False):
+    return out_like(self, arg_spec(self, dim, keepdim, "argmin")[1], D.int64)
+
+
+def arg_spec(self, dim, keepdim, name):
+    """argmax/argmin: dim=None flattens (keepdim then gives all-ones dims)."""
+    if self.dtype is D.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    axes, shape = reduce_spec(self, dim, keepdim, name, True)
+    return axes, shape
+
+
+def all(self, dim=None, keepdim=False):
+    return out_like(self, reduce_spec(self, dim, keepdim, "all")[1], logical_dtype(self))
+
+
+any = all
+
+
+def var_dtype(self, name="var"):
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return real_of(self.dtype)
+
+
+def var_spec(self, dim, keepdim):
+    return reduce_spec(self, dim, keepdim, "var")
+
+
+def var(self, unbiased=True):
+    return _t((), var_dtype(self))
+
+
+def var_dim(self, dim, unbiased=True, keepdim=False):
+    return _t(var_spec(self, dim, keepdim)[1], var_dtype(self))
+
+
+def var_correction(self, dim=None, *, correction=None, keepdim=False):
+    return _t(var_spec(self, dim, keepdim)[1], var_dtype(self))
+
+
+def var_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return out
+
+
+var_correction_out = var_out
+
+
+std, std_dim, std_correction, std_out, std_correction_out = var, var_dim, var_correction, var_out, var_out
+
+
+def var_mean(self, unbiased=True):
+    return var(self), _t((), self.dtype)
+
+
+def var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    r = var_dim(self, dim, unbiased, keepdim)
+    return r, _t(r._size, self.dtype)
+
+
+def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    r = var_correction(self, dim, keepdim=keepdim)
+    return r, _t(r._size, self.dtype)
+
+
+std_mean, std_mean_dim, std_mean_correction = var_mean, var_mean_dim, var_mean_correction
+
+
+def logsumexp(self, dim, keepdim=False):
+    return _t(reduce_spec(self, dim, keepdim, "logsumexp")[1], float_dtype(self))
+
+
+def logsumexp_out(self, dim, keepdim=False, *, out):
+    return out
+
+
+def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    d = norm_dtype(self, dtype)
+    return _t(reduce_spec(self, dim, keepdim, "linalg.vector_norm")[1], d)
+
+
+def norm_Scalar(self, p=2):
+    return linalg_vector_norm(self, p)
+
+
+def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim)
+
+
+def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
+    return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+def norm_ScalarOpt_dtype(self, p, *, dtype):
+    return linalg_vector_norm(self, 2 if p is None else p, dtype=dtype)
+
+
+
+
+def count_nonzero_dim_IntList(self, dim):
+    return _t(reduce_spec(self, dim, False, "count_nonzero")[1], D.int64)
+
+
+def count_nonzero(self, dim=None):
+    return _t(reduce_spec(self, dim, False, "count_nonzero")[1], D.int64)
+
+
+def dim_reduce_shape(self, dim, keepdim, name):
+    return reduce_spec(self, dim, keepdim, name, True)[1]
+
+
+def median(self):
+    if self.numel() == 0:
+        return _t((), self.dtype)
+    return _t((), self.dtype)
+
+
+nanmedian = median
+
+
+def median_dim(self, dim, keepdim=False):
+    s = dim_reduce_shape(self, dim, keepdim, "median")
+    return _t(s, self.dtype), _t(s, D.int64)
+
+
+nanmedian_dim = median_dim
+
+
+def mode(self, dim=-1, keepdim=False):
+    s = dim_reduce_shape(self, dim, keepdim, "mode")
+    return _t(s, self.dtype), _t(s, D.int64)
+
+
+def histc(self, bins=100, min=0, max=0):
+    hist_check(self, bins, min, max)
+    return _t((bins,), self.dtype)
+
+
+def hist_check(self, bins, lo, hi):
+    if not (self.dtype.is_floating_point):
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_tname(self.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for dimension 0")
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+
+
+bincount = _data_dependent("bincount")
+
+
+def histc_out(self, bins=100, min=0, max=0, *, out):
+    return out
+
+
+def real_of(d):
+    return {D.complex64: D.float32, D.complex128: D.float64}.get(d, d)
+
+
+def norm_dtype(self, dtype, name="linalg.vector_norm"):
+    d = as_dtype(dtype)
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_tname(self.dtype)}")
+    return real_of(d or self.dtype)
+
+
+def matrix_norm_spec(self, dim, keepdim):
+    if self.dim() < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d = tuple(wrap_dim(x, self.dim()) for x in dim)
+    if len(d) != 2 or d[0] == d[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[-1]})")
+    return reduce_spec(self, list(d), keepdim, "matrix_norm")
+
+
+def linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    return out
+
+
+def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    d = norm_dtype(self, dtype, "linalg.matrix_norm")
+    return _t(matrix_norm_spec(self, dim, keepdim)[1], d)
+
+
+linalg_matrix_norm_str_ord = linalg_matrix_norm
+
+
+linalg_matrix_norm_out = linalg_matrix_norm_str_ord_out = linalg_vector_norm_out
+
+
+norm_out = norm_dtype_out = linalg_vector_norm_out

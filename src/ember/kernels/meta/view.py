@@ -1,0 +1,376 @@
+"""View ops: new sizes/strides/offset over the input's storage, no data touched (ATen's
+TensorShape.cpp). Registered as CompositeExplicitAutograd, so the same kernel serves cpu and meta."""
+from ..._core.strides import contiguous_strides, numel, wrap_dim
+from ..._core.tensor_impl import TensorImpl as Tensor
+from ..common import _tname
+
+
+def make_view(t, size, stride, offset=None, dtype=None, arr=None):
+    """A tensor over t's storage with the given geometry (the one constructor every view uses).
+    `arr`: the numpy view of the result's elements when the caller has it from t's (see _from_storage)."""
+    return Tensor._from_storage(t.untyped_storage(), t._offset if offset is None else offset,
+                                size, stride, dtype or t.dtype, arr)
+
+
+# ---------------------------------------------------------------- size/stride rules
+def infer_size(shape, n):
+    """Resolve one -1 in `shape` against `n` elements (ATen's infer_size)."""
+    shape = [int(s) for s in shape]
+    infer, known = None, 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        else:
+            known *= s
+    if known == n or (infer is not None and known > 0 and n % known == 0):
+        if infer is not None:
+            if known == 0:
+                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
+                                   "unspecified dimension size -1 can be any value and is ambiguous")
+            shape[infer] = n // known
+        return tuple(shape)
+    raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {n}")
+
+
+def compute_stride(oldshape, oldstride, newshape):
+    """Strides that let `newshape` view memory laid out as (oldshape, oldstride), or None when no
+    such strides exist (ATen's computeStride: dims are merged in contiguous chunks)."""
+    if not oldshape:
+        return (1,) * len(newshape)
+    if numel(oldshape) == 0:
+        return tuple(oldstride) if tuple(oldshape) == tuple(newshape) else contiguous_strides(newshape)
+    newstride = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    chunk_base = oldstride[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[d]
+        if d == 0 or (oldshape[d - 1] != 1 and oldstride[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = oldstride[d - 1]
+                tensor_numel = view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(newstride)
+
+
+def _fmt(xs):
+    return "[" + ", ".join(str(int(x)) for x in xs) + "]"
+
+
+def _intlist(size):
+    if isinstance(size, int):
+        return (size,)
+    return tuple(int(s) for s in size)
+
+
+# ---------------------------------------------------------------- the views
+def view(self, size):
+    shape = infer_size(_intlist(size), self.numel())
+    st = compute_stride(self._size, self.stride(), shape)
+    if st is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+    a = self._np
+    return make_view(self, shape, st, arr=a.reshape(shape) if a is not None and a.flags.c_contiguous else None)
+
+
+def view_dtype(self, dtype):
+    from ..common import as_dtype
+    dtype = as_dtype(dtype)
+    old, new = self.dtype.itemsize, dtype.itemsize
+    if old == new:
+        return make_view(self, self._size, self.stride(), dtype=dtype)
+    what = f"to view {_tname(self.dtype)} as {_tname(dtype)} (different element sizes)"
+    if self.dim() == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    st = list(self.stride())
+    if st[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {st[-1]}")
+    size = list(self._size)
+    if new > old:
+        ratio = new // old
+        if size[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {size[-1]}")
+        if self._offset % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {self._offset}")
+        for i in range(len(st) - 1):
+            if st[i] % ratio:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, but got {st[i]}")
+        size[-1] //= ratio
+        st = [s // ratio for s in st[:-1]] + [1]
+        return make_view(self, size, st, self._offset // ratio, dtype)
+    ratio = old // new
+    size[-1] *= ratio
+    st = [s * ratio for s in st[:-1]] + [1]
+    return make_view(self, size, st, self._offset * ratio, dtype)
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    size, stride = _intlist(size), _intlist(stride)
+    off = self._offset if storage_offset is None else int(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {_fmt(stride)}")
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {_fmt(size)}")
+    if off < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {off}")
+    from ..._core.strides import storage_nbytes_needed
+    need = storage_nbytes_needed(size, stride, off, self.dtype.itemsize)
+    have = self.untyped_storage().nbytes()
+    if need > have:
+        raise RuntimeError(f"setStorage: sizes {_fmt(size)}, strides {_fmt(stride)}, storage offset {off}, and itemsize "
+                           f"{self.dtype.itemsize} requiring a storage size of {need} are out of bounds for storage "
+                           f"of size {have}")
+    return make_view(self, size, stride, off)
+
+
+def expand(self, size, implicit=False):
+    size = _intlist(size)
+    nd, ndt = len(size), self.dim()
+    if nd < ndt:
+        raise RuntimeError(f"expand({self.type()}{{{_fmt(self._size)}}}, size={_fmt(size)}): the number of sizes "
+                           f"provided ({nd}) must be greater or equal to the number of dimensions in the tensor ({ndt})")
+    out_size, out_st = [0] * nd, [0] * nd
+    st = self.stride()
+    for i in range(nd - 1, -1, -1):
+        off = i - (nd - ndt)
+        target = size[i]
+        if off < 0:
+            if target < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+            out_size[i] = target
+            out_st[i] = 0 if target != 1 or i + 1 == nd else out_size[i + 1] * out_st[i + 1]
+            continue
+        cur = self._size[off]
+        if target == -1:
+            target = cur
+        if cur == target:
+            out_size[i], out_st[i] = cur, st[off]
+        elif cur == 1:
+            out_size[i], out_st[i] = target, 0
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({target}) must match the existing size ({cur}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {_fmt(size)}.  Tensor sizes: "
+                               f"{_fmt(self._size)}")
+    return make_view(self, out_size, out_st)
+
+
+def transpose(self, dim0, dim1):
+    nd = self.dim()
+    d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
+    size, st = list(self._size), list(self.stride())
+    if nd == 0 or d0 == d1:
+        return make_view(self, size, st)
+    size[d0], size[d1] = size[d1], size[d0]
+    st[d0], st[d1] = st[d1], st[d0]
+    a = self._np
+    return make_view(self, size, st, arr=None if a is None else a.swapaxes(d0, d1))
+
+
+def permute(self, dims):
+    dims = _intlist(dims)
+    nd = self.dim()
+    if len(dims) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                           f"of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to "
+                           f"len(dims) = {len(dims)}")
+    wrapped = [wrap_dim(d, nd) for d in dims]
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    st = self.stride()
+    return make_view(self, [self._size[d] for d in wrapped], [st[d] for d in wrapped])
+
+
+def t(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return transpose(self, 0, -1) if self.dim() == 2 else make_view(self, self._size, self.stride())
+
+
+def select(self, dim, index):
+    nd = self.dim()
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, nd)
+    n = self._size[d]
+    index = int(index)
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {_fmt(self._size)} at dimension {d}")
+    if index < 0:
+        index += n
+    st = self.stride()
+    return make_view(self, self._size[:d] + self._size[d + 1:], st[:d] + st[d + 1:], self._offset + index * st[d])
+
+
+def slice(self, dim=0, start=None, end=None, step=1):
+    nd = self.dim()
+    if nd == 0:
+        raise RuntimeError("slice() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, nd)
+    step = int(step)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    n = self._size[d]
+    start = 0 if start is None else int(start)
+    end = n if end is None else int(end)
+    if start < 0:
+        start += n
+    if end < 0:
+        end += n
+    start = min(max(start, 0), n)
+    end = min(max(end, start), n)
+    length = (end - start + step - 1) // step
+    size, st = list(self._size), list(self.stride())
+    off = self._offset + start * st[d]
+    size[d] = length
+    st[d] *= step
+    return make_view(self, size, st, off)
+
+
+def narrow(self, dim, start, length):
+    nd = self.dim()
+    if nd == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, nd)
+    n = self._size[d]
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if start < 0:
+        start += n
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return slice(self, d, start, start + length, 1)
+
+
+def unsqueeze(self, dim):
+    d = wrap_dim(dim, self.dim() + 1)
+    size, st = list(self._size), list(self.stride())
+    new_st = size[d] * st[d] if d < len(size) else 1
+    size.insert(d, 1)
+    st.insert(d, new_st)
+    return make_view(self, size, st)
+
+
+def _squeeze_dims(self, dims):
+    keep = [i for i in range(self.dim()) if not (i in dims and self._size[i] == 1)]
+    st = self.stride()
+    return make_view(self, [self._size[i] for i in keep], [st[i] for i in keep])
+
+
+def squeeze(self):
+    return _squeeze_dims(self, set(range(self.dim())))
+
+
+def squeeze_dim(self, dim):
+    return _squeeze_dims(self, {wrap_dim(dim, self.dim())})
+
+
+def squeeze_dims(self, dim):
+    return _squeeze_dims(self, {wrap_dim(d, self.dim()) for d in _intlist(dim)})
+
+
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    nd = self.dim()
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    st = self.stride()
+    off = self._offset
+    if offset >= 0:
+        n = max(min(self._size[d1], self._size[d2] - offset), 0)
+        if n > 0:
+            off += offset * st[d2]
+    else:
+        n = max(min(self._size[d1] + offset, self._size[d2]), 0)
+        if n > 0:
+            off -= offset * st[d1]
+    keep = [i for i in range(nd) if i not in (d1, d2)]
+    return make_view(self, [self._size[i] for i in keep] + [n], [st[i] for i in keep] + [st[d1] + st[d2]], off)
+
+
+def unbind(self, dim=0):
+    nd = self.dim()
+    if nd == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, nd)
+    return [select(self, d, i) for i in range(self._size[d])]
+
+
+def split_with_sizes(self, split_sizes, dim=0):
+    nd = self.dim()
+    if nd == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = wrap_dim(dim, nd)
+    sizes = _intlist(split_sizes)
+    n = self._size[d]
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                           f"split_sizes={_fmt(sizes)}")
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                           f"dimension {d}), but got split_sizes={_fmt(sizes)}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(slice(self, d, start, start + s, 1))
+        start += s
+    return out
+
+
+def split(self, split_size, dim=0):
+    nd = self.dim()
+    if nd == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = wrap_dim(dim, nd)
+    split_size = int(split_size)
+    n = self._size[d]
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    if split_size == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+    num = max((n + split_size - 1) // split_size, 1) if split_size else 1
+    last = split_size - (split_size * num - n)
+    return split_with_sizes(self, [split_size] * (num - 1) + [last], d)
+
+
+def alias(self):
+    return make_view(self, self._size, self.stride())
+
+
+def detach(self):
+    a = self._np
+    return make_view(self, self._size, self.stride(), arr=None if a is None else a.view())
+
+
+def unfold(self, dimension, size, step):
+    nd = self.dim()
+    d = wrap_dim(dimension, nd)
+    n = self._size[d] if nd else 1
+    st = self.stride()[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if nd == 0:
+        return make_view(self, [size], [1])
+    sizes, strides = list(self._size), list(self.stride())
+    sizes[d] = (n - size) // step + 1
+    strides[d] = step * st
+    return make_view(self, sizes + [size], strides + [st])

@@ -1,0 +1,157 @@
+"""nn.functional's activations (torch/nn/functional.py): thin wrappers over ember's activation ops."""
+
+
+import ember
+
+__all__ = ["relu", "relu_", "sigmoid", "tanh", "gelu", "silu", "mish", "selu", "relu6", "hardsigmoid",
+           "hardswish", "selu_", "softplus", "elu", "elu_", "celu", "celu_", "leaky_relu", "leaky_relu_",
+           "hardtanh", "hardtanh_", "logsigmoid", "softsign", "tanhshrink", "softshrink", "hardshrink",
+           "threshold", "threshold_", "glu", "prelu", "rrelu", "rrelu_"]
+
+
+def relu(input, inplace=False):
+    return ember.relu_(input) if inplace else ember.relu(input)
+
+
+def relu_(input):
+    return ember.relu_(input)
+
+
+def sigmoid(input):
+    return ember.sigmoid(input)
+
+
+def tanh(input):
+    return ember.tanh(input)
+
+
+def _act(op, op_):
+    def f(input, inplace=False):
+        return op_(input) if inplace else op(input)
+    return f
+
+
+def gelu(input, approximate="none"):
+    return ember._nn.gelu(input, approximate=approximate)
+
+
+silu = _act(ember._nn.silu, ember._nn.silu_)
+
+
+mish = _act(ember._nn.mish, ember._nn.mish_)
+
+
+selu = _act(ember.selu, ember.selu_)
+
+
+relu6 = _act(ember._nn.relu6, ember._nn.relu6_)
+
+
+hardsigmoid = _act(ember._nn.hardsigmoid, ember._nn.hardsigmoid_)
+
+
+hardswish = _act(ember._nn.hardswish, ember._nn.hardswish_)
+
+
+selu_ = ember.selu_
+
+
+for _f, _n in [(silu, "silu"), (mish, "mish"), (selu, "selu"), (relu6, "relu6"), (hardsigmoid, "hardsigmoid"),
+               (hardswish, "hardswish")]:
+    _f.__name__ = _f.__qualname__ = _n
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return ember._nn.softplus(input, beta, threshold)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return ember._nn.elu_(input, alpha) if inplace else ember._nn.elu(input, alpha)
+
+
+def elu_(input, alpha=1.0):
+    return ember._nn.elu_(input, alpha)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return ember.celu_(input, alpha) if inplace else ember.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    return ember.celu_(input, alpha)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return ember._nn.leaky_relu_(input, negative_slope) if inplace else ember._nn.leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return ember._nn.leaky_relu_(input, negative_slope)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return ember._nn.hardtanh_(input, min_val, max_val) if inplace else ember._nn.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def logsigmoid(input):
+    return ember._nn.log_sigmoid(input)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    zero = ember.zeros((), dtype=input.dtype)
+    return ember.where(input > lambd, input - lambd, ember.where(input < -lambd, input + lambd, zero))
+
+
+def hardshrink(input, lambd=0.5):
+    zero = ember.zeros((), dtype=input.dtype)
+    return ember.where((input > lambd) | (input < -lambd), input, zero)
+
+
+def threshold(input, threshold, value, inplace=False):
+    return ember.threshold_(input, threshold, value) if inplace else ember.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return ember.threshold_(input, threshold, value)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return ember._nn.glu(input, dim)
+
+
+def prelu(input, weight):
+    return ember.prelu(input, weight)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slopes = ember.empty(input.shape, dtype=input.dtype).uniform_(lower, upper)
+    out = ember.where(input >= 0, input, input * slopes)
+    if inplace:
+        with ember.no_grad():
+            input.copy_(out)
+        return input
+    return out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)

@@ -1,0 +1,107 @@
+"""nn.functional's resampling (torch/nn/functional.py interpolate, grid_sample, pixel_shuffle,
+pixel_unshuffle): picks the upsample_* op from the mode and input rank and resolves size / scale_factor /
+recompute_scale_factor the way torch does."""
+import math
+
+
+import ember
+from ..._ops import ops as _ops
+
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "grid_sample", "interpolate"]
+
+
+def pixel_shuffle(input, upscale_factor):
+    return ember.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    return ember.pixel_unshuffle(input, downscale_factor)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    modes = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+    pads = {"zeros": 0, "border": 1, "reflection": 2}
+    if mode not in modes:
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in pads:
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    return ember.grid_sampler(input, grid, modes[mode], pads[padding_mode], bool(align_corners))
+
+
+_LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    from ... import _arg_parser as chk
+    chk.check_tensor("interpolate", "input", 1, input)
+    chk.check_int_list("interpolate", "size", 2, size, optional=True)
+    if scale_factor is not None and not (isinstance(scale_factor, (list, tuple)) and all(
+            chk._is_double(s) for s in scale_factor)):
+        chk.check_float("interpolate", "scale_factor", 3, scale_factor)
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    d = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != d:
+                raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {list(input.shape[2:])} and output size of "
+                                 f"{list(size)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 f"output size in (o1, o2, ...,oK) format.")
+            output_size = [int(s) for s in size]
+        else:
+            output_size = [int(size)] * d
+        scale_factors = None
+    elif scale_factor is not None:
+        scale_factors = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * d
+        if len(scale_factors) != d:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                             f"{list(scale_factor)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                             f"and scale_factor in (s1, s2, ...,sK) format.")
+        output_size = None
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor and scale_factors is not None:
+        output_size = [math.floor(float(input.shape[i + 2]) * scale_factors[i]) for i in range(d)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    if antialias:
+        return getattr(ember._nn, f"_upsample_{mode}2d_aa")(input, output_size, align_corners, scale_factors)
+    ops = {("nearest", 3): lambda: ember._nn.upsample_nearest1d(input, output_size, scale_factors),
+           ("nearest", 4): lambda: ember._nn.upsample_nearest2d(input, output_size, scale_factors),
+           ("nearest-exact", 4): lambda: _ops.aten._upsample_nearest_exact2d.vec(input, output_size, scale_factors),
+           ("linear", 3): lambda: ember._nn.upsample_linear1d(input, output_size, align_corners, scale_factors),
+           ("bilinear", 4): lambda: ember._nn.upsample_bilinear2d(input, output_size, align_corners, scale_factors),
+           ("bicubic", 4): lambda: ember._nn.upsample_bicubic2d(input, output_size, align_corners, scale_factors)}
+    if (mode, input.dim()) in ops:
+        return ops[(mode, input.dim())]()
+    if mode == "area" and input.dim() in (3, 4):
+        fn = ember.adaptive_avg_pool1d if input.dim() == 3 else ember._nn.adaptive_avg_pool2d
+        if output_size is None:
+            output_size = [math.floor(float(input.shape[i + 2]) * scale_factors[i]) for i in range(d)]
+        return fn(input, output_size)
+    if mode in ("linear", "bilinear", "trilinear", "bicubic"):
+        need = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}[mode]
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+                              f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+                              f"nearest-exact (got {mode})")

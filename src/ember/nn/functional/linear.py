@@ -1,0 +1,35 @@
+"""nn.functional's linear maps (torch/nn/functional.py linear, bilinear)."""
+
+
+import ember
+from ..._arg_parser import _bad_arg
+from ..._tensor import Tensor
+
+__all__ = ["bilinear", "linear"]
+
+
+def bilinear(input1, input2, weight, bias=None):
+    return ember.bilinear(input1, input2, weight, bias)
+
+
+def linear(input, weight, bias=None):
+    # the generated binding's checks (torch's F.linear is the binding itself); this one skips a dispatch
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        raise _bad_arg("linear", "input", 1, "Tensor", input)
+    if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
+        raise _bad_arg("linear", "weight", 2, "Tensor", weight)
+    if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
+        raise _bad_arg("linear", "bias", 3, "Tensor", bias)
+    if bias is not None:
+        if input.dim() == 2:
+            return ember.addmm(bias, input, weight.t())
+        if input.dim() > 2 and input.is_contiguous():
+            # like torch: fold the leading dims into one addmm (one gemm with the bias fused, and
+            # a 2-D backward) instead of a batched matmul plus a broadcast add
+            lead = input._size[:-1]
+            rows = 1
+            for n in lead:
+                rows *= n           # not view(-1, k): k may be 0
+            return ember.addmm(bias, input.view(rows, input._size[-1]), weight.t()).view(*lead, weight._size[0])
+    out = ember.matmul(input, weight.t())
+    return out + bias if bias is not None else out

@@ -1,0 +1,80 @@
+"""nn.functional's normalisations (torch/nn/functional.py layer_norm, rms_norm, group_norm, batch_norm,
+instance_norm, normalize, local_response_norm)."""
+
+
+import ember
+from .padding import pad
+from .pool import avg_pool2d
+from ._common import _torch_size
+
+__all__ = ["layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm", "normalize",
+           "local_response_norm"]
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    return ember.layer_norm(input, list(normalized_shape), weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return ember.rms_norm(input, list(normalized_shape), weight, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    return ember.group_norm(input, num_groups, weight, bias, eps)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    if training:
+        size = input.shape
+        n = 1
+        for i, s in enumerate(size):
+            if i != 1:
+                n *= s
+        if n == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {_torch_size(input)}")
+    return ember.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    if use_input_stats:
+        n = 1
+        for s in input.shape[2:]:
+            n *= s
+        if n == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                             f"{_torch_size(input)}")
+    return ember.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, False)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    if isinstance(p, str):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    denom = ember.clamp_min(ember._linalg.linalg_vector_norm(input, p, [dim], True), eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return ember.div(input, denom, out=out)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = (input * input).unsqueeze(1)
+    if input.dim() == 3:
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        n, c1, cc, hh, ww = div.shape
+        div = avg_pool2d(div.reshape(n, cc, hh * ww).unsqueeze(1).transpose(1, 3).reshape(n * hh * ww, 1, cc, 1),
+                         (size, 1), stride=1)
+        div = div.reshape(n, hh * ww, 1, -1).transpose(1, 3).reshape(n, 1, -1, hh, ww).squeeze(1)
+        div = div.reshape(sizes)
+    div = (div * alpha + k) ** beta
+    return input / div

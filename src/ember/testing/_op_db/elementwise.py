@@ -1,0 +1,198 @@
+"""OpInfo entries of the element-wise ops (unary/binary/ternary math, comparisons, Scalar overloads) (torch's common_methods_invocations.py op_db, this family's part)."""
+import numpy as np
+
+from .._opinfo import OpInfo, SampleInput
+from .._samples import BROADCAST, binary, make
+from ._common import F, FI, FIB, S, _info, _u, _unary_shapes, _with_args
+
+
+def _b(name, ref=None, domain=(-3.0, 3.0), rhs_domain=None, dtypes=F, inplace=True, out=True, scalar_rhs=True, **kw):
+    return OpInfo(name, binary(domain, rhs_domain, scalar_rhs), ref=ref, dtypes=dtypes, supports_out=out,
+                  inplace_variant=name + "_" if inplace else None, **kw)
+
+
+def _ternary(name, ref, scalar_weight=False, kwargs=({},), inplace=True):
+    def f(op, dtype):
+        out = []
+        for i, (sa, sb) in enumerate(BROADCAST[:4]):
+            for k in kwargs:
+                w = 0.3 if scalar_weight else make(sb, dtype, 0.0, 1.0, seed=9)
+                out.append(SampleInput(make(sa, dtype, seed=i), (make(sb, dtype, 1.0, 3.0, seed=i + 1), w), dict(k),
+                                       f"{sa}x{sb}-{k}"))
+        return out
+    return OpInfo(name, f, ref=ref, dtypes=F, supports_out=True, inplace_variant=name + "_" if inplace else None)
+
+
+def _isclose(dt):
+    a = make((3, 4), dt)
+    near = (a + (np.asarray(1e-6, a.dtype) if a.dtype.kind == "f" else 0)).astype(dt)
+    far = make((3, 4), dt, seed=5)
+    out = [S(a, near), S(a, far), S(a, far, 0.5, 1.0), S(a, near, rtol=0.0, atol=0.0),
+           S(make((2, 1, 4), dt), make((3, 1), dt, seed=1))]
+    if dt.startswith("float"):
+        special = np.array([np.inf, -np.inf, np.nan, 1.0, np.inf, 0.0], dt)
+        other = np.array([np.inf, np.inf, np.nan, 1.0 + 1e-6, 1e30, 1e-9], dt)
+        out += [S(special, other), S(special, other, equal_nan=True)]
+    return out
+
+
+def _rsub_scalar(op, dt):
+    return [SampleInput(make((2, 3), dt, seed=1), (2.5, 3)), SampleInput(make((4,), dt, seed=2), (-1,)),
+            SampleInput(make((2, 2), dt, seed=3), (1.5,), {"alpha": 0.5})]
+
+
+# -- division with rounding: div(rounding_mode=None/"trunc"/"floor"), floor_divide, //, remainder, %, fmod --------
+# Samples have more than three elements, negative dividends and divisors, exact multiples (quotients on an
+# integer, where floor and trunc differ from the true quotient by nothing) and Scalar divisors.
+_ROUNDINGS = (None, "trunc", "floor")
+
+
+def _divisors(shape, dt, seed):
+    mag = make(shape, dt, 1.0, 4.0, seed=seed)
+    if dt.startswith("int"):
+        mag = np.maximum(mag, 1)
+    sign = np.where(np.random.default_rng(seed).random(shape) < 0.4, -1, 1)
+    return (mag * sign).astype(dt)
+
+
+def _division_pairs(dt):
+    a = make((4, 5), dt, -9.0, 9.0, seed=1)
+    b = _divisors((4, 5), dt, 2)
+    pow2 = np.array([1, 2, 4, -2, -4] * 4, dt).reshape(4, 5) if dt.startswith("int") else \
+        np.array([0.5, 2.0, 4.0, -0.5, -2.0] * 4, dt).reshape(4, 5)
+    exact = (pow2 * make((4, 5), "int64", -3, 3, seed=4)).astype(dt)
+    big = make((2, 3, 4), dt, -20.0, 20.0, seed=5)
+    scalar = 3 if dt.startswith("int") else -2.5
+    return [(a, b, "4x5"), (exact, pow2, "exact-multiples"), (big, _divisors((4,), dt, 6), "broadcast"),
+            (a, scalar, "scalar-divisor")]
+
+
+def _division(modes=(None,)):
+    def f(op, dt):
+        out = []
+        for a, b, name in _division_pairs(dt):
+            for mode in modes:
+                if mode is None and dt.startswith("int") and op.inplace_variant:
+                    continue     # int true division is float: an in-place int result cannot hold it
+                kw = {} if mode is None else {"rounding_mode": mode}
+                out.append(SampleInput(a, (b,), kw, f"{name}-{mode}"))
+        return out
+    return f
+
+
+def _trunc_divide(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind in "iu":
+        q = np.abs(a) // np.abs(b)
+        return (q * np.sign(a) * np.sign(b)).astype(a.dtype)
+    return np.trunc(np.true_divide(a, b)).astype(a.dtype)
+
+
+def _div_ref(a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return np.true_divide(a, b)
+    if rounding_mode == "trunc":
+        return _trunc_divide(a, b)
+    return np.floor_divide(a, b)
+
+
+def _reflected(op, dt):
+    a = _divisors((4, 5), dt, 7)
+    return [SampleInput(a, (7 if dt.startswith("int") else 7.5,), {}, "scalar-dividend")]
+
+
+def _division_infos():
+    return [
+        OpInfo("div", _division(_ROUNDINGS), ref=_div_ref, dtypes=F, supports_out=True, inplace_variant="div_"),
+        OpInfo("div", _division(("trunc", "floor")), ref=_div_ref, dtypes=("int64",), supports_out=True,
+               inplace_variant="div_"),
+        OpInfo("floor_divide", _division(), ref=np.floor_divide, dtypes=FI, supports_out=True,
+               inplace_variant="floor_divide_"),
+        OpInfo("remainder", _division(), ref=np.remainder, dtypes=FI, supports_out=True,
+               inplace_variant="remainder_"),
+        OpInfo("fmod", _division(), ref=np.fmod, dtypes=FI, supports_out=True, inplace_variant="fmod_"),
+        OpInfo("Tensor.__floordiv__", _division(), ref=np.floor_divide, dtypes=FI, method_variant=False,
+               aten_name="floor_divide"),
+        OpInfo("Tensor.__mod__", _division(), ref=np.remainder, dtypes=FI, method_variant=False,
+               aten_name="remainder"),
+        OpInfo("Tensor.__rfloordiv__", _reflected, ref=lambda a, b: np.floor_divide(b, a), dtypes=FI,
+               method_variant=False, aten_name="floor_divide"),
+        OpInfo("Tensor.__rmod__", _reflected, ref=lambda a, b: np.remainder(b, a), dtypes=FI,
+               method_variant=False, aten_name="remainder"),
+    ]
+
+
+op_db = [
+    _u("exp2", np.exp2),
+    _u("expm1", np.expm1),
+    _u("log1p", np.log1p, (-0.9, 3.0)),
+    _u("log2", np.log2, (0.1, 5.0)),
+    _u("log10", np.log10, (0.1, 5.0)),
+    _u("erf"),
+    _u("erfc"),
+    _u("erfinv", domain=(-0.99, 0.99)),
+    _u("asin", np.arcsin, (-0.99, 0.99)),
+    _u("acos", np.arccos, (-0.99, 0.99)),
+    _u("atan", np.arctan),
+    _u("arcsin", np.arcsin, (-0.99, 0.99)),
+    _u("arctan", np.arctan),
+    _u("sinh", np.sinh),
+    _u("cosh", np.cosh),
+    _u("tan", np.tan, (-1.2, 1.2)),
+    _u("asinh", np.arcsinh),
+    _u("acosh", np.arccosh, (1.0, 4.0)),
+    _u("atanh", np.arctanh, (-0.9, 0.9)),
+    _u("sign", np.sign, dtypes=FI),
+    _u("sgn", np.sign),
+    _u("floor", np.floor, dtypes=FI),
+    _u("ceil", np.ceil, dtypes=FI),
+    _u("round", np.round, dtypes=FI),
+    _u("trunc", np.trunc, dtypes=FI),
+    _u("frac", lambda a: a - np.trunc(a)),
+    _u("reciprocal", lambda a: 1 / a, (0.5, 3.0)),
+    _u("square", np.square, dtypes=FI),
+    _u("logit", lambda a: np.log(a / (1 - a)), (0.05, 0.95)),
+    _u("nan_to_num", np.nan_to_num, dtypes=FI),
+    _u("isnan", np.isnan, dtypes=FI, inplace=False, out=False),
+    _u("isinf", np.isinf, dtypes=FI, inplace=False, out=False),
+    _u("isfinite", np.isfinite, dtypes=FI, inplace=False, out=False),
+    _u("isposinf", np.isposinf, dtypes=F, inplace=False),
+    _u("isneginf", np.isneginf, dtypes=F, inplace=False),
+    _with_args("round", [((), {"decimals": 2}), ((), {"decimals": -1})], lambda a, decimals: np.round(a, decimals)),
+    _b("atan2", np.arctan2, scalar_rhs=False),
+    _b("arctan2", np.arctan2, scalar_rhs=False),
+    _b("hypot", np.hypot, scalar_rhs=False),
+    _b("fmod", np.fmod, rhs_domain=(0.5, 3.0)),
+    _b("maximum", np.maximum, inplace=False, scalar_rhs=False, dtypes=FI),
+    _b("minimum", np.minimum, inplace=False, scalar_rhs=False, dtypes=FI),
+    _b("fmax", np.fmax, inplace=False, scalar_rhs=False),
+    _b("fmin", np.fmin, inplace=False, scalar_rhs=False),
+    _b("xlogy", lambda a, b: np.where(a == 0, 0.0, a * np.log(b)), rhs_domain=(0.1, 3.0)),
+    _b("logaddexp", np.logaddexp, inplace=False, scalar_rhs=False),
+    _ternary("lerp", lambda a, b, w: a + w * (b - a)),
+    _ternary("lerp", lambda a, b, w: a + w * (b - a), True),
+    _ternary("addcmul", lambda a, b, c, value=1: a + value * b * c, kwargs=({}, {"value": 0.5})),
+    _ternary("addcdiv", lambda a, b, c, value=1: a + value * b / c, kwargs=({}, {"value": 2})),
+    _b("add", np.add, dtypes=FI),
+    _b("sub", np.subtract, dtypes=FI),
+    _b("mul", np.multiply, dtypes=FI),
+    _b("div", np.true_divide, rhs_domain=(0.5, 3.0)),
+    _b("pow", np.power, domain=(0.5, 2.0)),
+    _b("eq", np.equal, dtypes=FI, inplace=False),
+    _b("lt", np.less, dtypes=FI, inplace=False),
+    _b("ge", np.greater_equal, dtypes=FI, inplace=False),
+    _u("neg", np.negative, dtypes=FI),
+    _u("abs", np.abs, dtypes=FI),
+    _u("exp", np.exp),
+    _u("log", np.log, (0.1, 5.0)),
+    _u("sqrt", np.sqrt, (0.0, 5.0)),
+    _u("sin", np.sin),
+    _u("cos", np.cos),
+    _u("tanh", np.tanh),
+    _u("sigmoid", lambda a: 1 / (1 + np.exp(-a))),
+    _with_args("clamp", [((-1.0, 1.0), {}), ((None, 0.5), {})], lambda a, lo, hi: np.clip(a, lo, hi)),
+    OpInfo("where", lambda op, dt: [SampleInput(s.input, name=s.name) for s in _unary_shapes(dt) if s.input.ndim],
+           dtypes=FIB, supports_meta=False, method_variant=False, ref=lambda x: tuple(np.nonzero(x))),
+    _info("isclose", _isclose, dtypes=F + ("int64", "bool"), method_variant=True),
+    OpInfo("rsub", _rsub_scalar, dtypes=("float32", "float64"), method_variant=False),
+] + _division_infos()

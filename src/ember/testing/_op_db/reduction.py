@@ -1,0 +1,44 @@
+"""OpInfo entries of the reductions and statistics (torch's common_methods_invocations.py op_db, this family's part)."""
+import numpy as np
+
+from .._opinfo import OpInfo, SampleInput
+from .._samples import along_dim, make, reduction
+from ._common import F, FI, FIB
+
+
+def _np_red(fn):
+    def r(a, dim=None, keepdim=False, **kw):
+        axis = tuple(range(a.ndim)) if dim is None else dim
+        if a.ndim == 0:
+            axis = None
+        res = fn(a, axis=axis, keepdims=keepdim, **kw)
+        return res
+    return r
+
+
+op_db = [
+    OpInfo("var", reduction(), ref=_np_red(lambda a, **k: np.var(a, ddof=1, **k)), dtypes=F, method_variant=True),
+    OpInfo("std", reduction(), ref=_np_red(lambda a, **k: np.std(a, ddof=1, **k)), dtypes=F),
+    OpInfo("var_mean", reduction(), dtypes=F, method_variant=False),
+    OpInfo("std_mean", reduction(), dtypes=F, method_variant=False),
+    OpInfo("logsumexp", reduction((0, -1, (0, 1))), dtypes=FI, supports_out=True),
+    OpInfo("norm", lambda op, dt: [SampleInput(make(s, dt), (p,), k, f"{s}-{p}-{k}") for s in ((5,), (3, 4), (2, 3, 4))
+                                   for p in (1, 2, 3.5, float("inf")) for k in ({}, {"dim": 0}, {"dim": (0, 1), "keepdim": True})
+                                   if not (len(s) < 2 and "keepdim" in k)], dtypes=F),
+    OpInfo("count_nonzero", lambda op, dt: [SampleInput(make(s, dt), (), k, f"{s}{k}") for s in ((3, 4), (2, 3, 4), (0, 2))
+                                            for k in ({}, {"dim": 0}, {"dim": (0, 1)})],
+           ref=lambda a, dim=None: np.count_nonzero(a, axis=dim), dtypes=FIB),
+    OpInfo("median", along_dim(empty=False, distinct=True, kwargs=({}, {"keepdim": True})), dtypes=FI),
+    OpInfo("nanmedian", along_dim(empty=False, distinct=True), dtypes=F),
+    OpInfo("mode", along_dim(empty=False), dtypes=("int64",)),
+    OpInfo("bincount", lambda op, dt: [SampleInput(np.array([1, 3, 1, 0, 7]), (), k, f"{k}")
+                                       for k in ({}, {"minlength": 10})], dtypes=("int64",), supports_meta=False,
+           method_variant=True),
+    OpInfo("histc", lambda op, dt: [SampleInput(make(s, dt), (), k, f"{s}{k}") for s in ((10,), (3, 4))
+                                    for k in ({}, {"bins": 4}, {"bins": 5, "min": -1, "max": 1})], dtypes=F,
+           supports_out=True),
+    OpInfo("sum", reduction(), ref=_np_red(np.sum), dtypes=FI),
+    OpInfo("mean", reduction(), ref=_np_red(np.mean), dtypes=F),
+    OpInfo("amax", reduction((0, -1, (0, 1))), dtypes=FI),
+    OpInfo("amin", reduction((0, -1, (0, 1))), dtypes=FI),
+]
