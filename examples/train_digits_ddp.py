@@ -40,7 +40,7 @@ def main(argv=None):
     test = DataLoader(test_ds, batch_size=256)
     model = DDP(DigitsCNN())
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    epochs = 2 if args.quick else args.epochs
+    epochs = 1 if args.quick else args.epochs
     max_steps = 20 if args.quick else None
     start = time.time()
     acc = 0.0

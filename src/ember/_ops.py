@@ -11,7 +11,7 @@ import importlib
 
 from ._core.tls import state
 from ._arg_parser import bind_packet_call
-from ._core.tensor_impl import TensorImpl
+from ._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ._core.dispatch_keys import (AUTOGRAD_BIT, BACKEND_SELECT_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey,
                              BACKEND_KEYS)
 
@@ -93,6 +93,33 @@ def clear_dispatch_caches():
                 e.overload._dispatch_cache.clear()
 
 
+_observer = None   # fn(op) -> None or an end callback; see set_dispatch_observer
+
+
+def set_dispatch_observer(fn):
+    """Call ``fn(op)`` before every OpOverload call (``fn`` may return a callable, called when the op
+    returns or raises); None removes it. Off by default: the observer is woven into the kernels the
+    dispatch caches hold, which are rebuilt here, so calls pay nothing when none is installed.
+    Used by tools/overload_coverage.py."""
+    global _observer
+    _observer = fn
+    clear_dispatch_caches()
+
+
+def _observed(op, kernel):
+    observer = _observer
+
+    def run(*args, **kwargs):
+        end = observer(op)
+        if end is None:
+            return kernel(*args, **kwargs)
+        try:
+            return kernel(*args, **kwargs)
+        finally:
+            end()
+    return run
+
+
 def _resolve_fn(fn):
     if isinstance(fn, str):
         mod, _, attr = fn.partition(":")
@@ -104,19 +131,19 @@ def _resolve_fn(fn):
 def _keyset(args, kwargs):
     ks = 0
     for a in args:
-        if isinstance(a, TensorImpl):
+        if a.__class__ in _TENSOR_TYPES:
             ks |= a._ks
         elif type(a) in (list, tuple):
             for t in a:
-                if isinstance(t, TensorImpl):
+                if t.__class__ in _TENSOR_TYPES:
                     ks |= t._ks
     if kwargs:
         for a in kwargs.values():
-            if isinstance(a, TensorImpl):
+            if a.__class__ in _TENSOR_TYPES:
                 ks |= a._ks
             elif type(a) in (list, tuple):
                 for t in a:
-                    if isinstance(t, TensorImpl):
+                    if t.__class__ in _TENSOR_TYPES:
                         ks |= t._ks
     if not ks & (CPU_BIT | META_BIT):
         ks |= BACKEND_SELECT_BIT
@@ -172,11 +199,11 @@ class OpOverload:
         ks = 0
         if not kwargs:
             for a in args:
-                if isinstance(a, TensorImpl):
+                if a.__class__ in _TENSOR_TYPES:
                     ks |= a._ks
                 elif type(a) in (list, tuple):
                     for t in a:
-                        if isinstance(t, TensorImpl):
+                        if t.__class__ in _TENSOR_TYPES:
                             ks |= t._ks
         ks = (ks | state.include) & ~state.exclude if ks & _BACKEND_BITS else _keyset(args, kwargs)
         try:
@@ -195,6 +222,8 @@ class OpOverload:
 
     def _resolve(self, ks):
         k = self._kernel_for_keyset(ks)
+        if _observer is not None:
+            k = _observed(self, k)
         self._dispatch_cache[ks] = k
         return k
 

@@ -61,3 +61,18 @@ def test_init_errors(tmp_path):
     assert "ValueError Invalid backend: 'foo'" in out
     assert "GET_RANK Default process group has not been initialized" in out
     assert "AVAILABLE True False True" in out
+
+
+def test_under_a_real_mpiexec():
+    import os
+    import shutil
+    import subprocess
+    import sys
+    mpiexec = shutil.which("mpiexec") or shutil.which("mpiexec", path=os.path.dirname(sys.executable))
+    if mpiexec is None:
+        pytest.skip("no mpiexec")
+    r = subprocess.run([mpiexec, "-n", "2", sys.executable, str(_launch.WORKERS / "mpiexec_world.py")],
+                       env=_launch.env(), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for rank in (0, 1):
+        assert f"MPIEXEC {rank} 2 [3.0, 3.0, 3.0, 3.0] [0, 1]" in r.stdout

@@ -36,4 +36,4 @@ def test_two_launchers_train_the_demo_cnn():
     out = outs[0][0]
     assert "[rank0]:replicas identical; checkpoint keys start with 'module.conv1.weight'" in out, out
     acc = float(re.search(r"final test accuracy ([\d.]+)%", out).group(1))
-    assert acc > 50, out              # 40 steps of 2 x 16 images: ~75%; chance is 10%
+    assert acc > 25, out              # 20 steps of 2 x 16 images: ~40%; chance is 10%

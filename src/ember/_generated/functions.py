@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
-from .._core.tensor_impl import TensorImpl
+from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt__linalg_svd, _lu_with_info as _rt__lu_with_info, _scaled_dot_product_flash_attention_for_cpu as _rt__scaled_dot_product_flash_attention_for_cpu, cummax as _rt_cummax, cummin as _rt_cummin, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, lu_unpack as _rt_lu_unpack, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
@@ -608,41 +608,41 @@ _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
 
 def relu(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     return _op_relu_default(input)
 
 def relu_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     return _op_relu__default(input)
 
 def selu(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
     return _op_selu_default(input)
 
 def selu_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
     return _op_selu__default(input)
 
 def celu(input, alpha=1.0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('celu', 'input', 1, 'Tensor', input)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu', 'alpha', 2, 'Number', alpha)
     return _op_celu_default(input, alpha)
 
 def celu_(input, alpha=1.0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('celu_', 'input', 1, 'Tensor', input)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
     return _op_celu__default(input, alpha)
 
 def threshold(input, threshold, value, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('threshold', 'input', 1, 'Tensor', input)
     if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
         raise _bad_arg('threshold', 'threshold', 2, 'Number', threshold)
@@ -655,7 +655,7 @@ def threshold(input, threshold, value, *, out=None):
     return _op_threshold_default(input, threshold, value)
 
 def threshold_(input, threshold, value):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('threshold_', 'input', 1, 'Tensor', input)
     if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
         raise _bad_arg('threshold_', 'threshold', 2, 'Number', threshold)
@@ -664,18 +664,18 @@ def threshold_(input, threshold, value):
     return _op_threshold__default(input, threshold, value)
 
 def prelu(input, weight):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('prelu', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('prelu', 'weight', 2, 'Tensor', weight)
     return _op_prelu_default(input, weight)
 
 def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
-    if not isinstance(query, TensorImpl):
+    if query.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'query', 1, 'Tensor', query)
-    if not isinstance(key, TensorImpl):
+    if key.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'key', 2, 'Tensor', key)
-    if not isinstance(value, TensorImpl):
+    if value.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'value', 3, 'Tensor', value)
     if dropout_p.__class__ is not float and not _is_double(dropout_p):
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'dropout_p', 4, 'float', dropout_p)
@@ -683,48 +683,48 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'is_causal', 5, 'bool', is_causal)
     if attn_mask is None and scale is None:
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
-    if attn_mask is not None and not isinstance(attn_mask, TensorImpl):
+    if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'attn_mask', None, 'Tensor', attn_mask)
     if scale is not None and scale.__class__ is not float and not _is_double(scale):
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'scale', None, 'float', scale)
     return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale))
 
 def conj_physical(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj_physical', 'input', 1, 'Tensor', input)
     return _op_conj_physical_default(input)
 
 def conj(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     return _op_conj_default(input)
 
 def resolve_conj(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
     return _op_resolve_conj_default(input)
 
 def resolve_neg(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
     return _op_resolve_neg_default(input)
 
 def view_as_real(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
     return _op_view_as_real_default(input)
 
 def view_as_complex(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     return _op_view_as_complex_default(input)
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('convolution', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('convolution', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('convolution', 'bias', 3, 'Tensor', bias)
     if not _is_intseq(stride):
         raise _bad_arg('convolution', 'stride', 4, 'tuple of ints', stride)
@@ -921,11 +921,11 @@ def conv3d(*args, **kwargs):
     raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
 
 def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose1d', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose1d', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose1d', 'bias', 3, 'Tensor', bias)
     if not _is_intlist(stride):
         raise _bad_arg('conv_transpose1d', 'stride', 4, 'tuple of ints', stride)
@@ -940,11 +940,11 @@ def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output
     return _op_conv_transpose1d_default(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose2d', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose2d', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose2d', 'bias', 3, 'Tensor', bias)
     if not _is_intlist(stride):
         raise _bad_arg('conv_transpose2d', 'stride', 4, 'tuple of ints', stride)
@@ -959,14 +959,14 @@ def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), ou
     return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 def clone(input, *, memory_format=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('clone', 'input', 1, 'Tensor', input)
     if memory_format is None:
         return _op_clone_default(input)
     return _op_clone_default(input, memory_format=memory_format)
 
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('_to_copy', 'input', 1, 'Tensor', input)
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         return _op__to_copy_default(input)
@@ -1213,7 +1213,7 @@ def eye(*args, **kwargs):
     raise _no_match('eye', args, kwargs, _eye_sigs, False)
 
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('empty_like', 'input', 1, 'Tensor', input)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('empty_like', 'dtype', None, 'ember.dtype', dtype)
@@ -1225,7 +1225,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return r
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('zeros_like', 'input', 1, 'Tensor', input)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('zeros_like', 'dtype', None, 'ember.dtype', dtype)
@@ -1237,7 +1237,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return r
 
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ones_like', 'input', 1, 'Tensor', input)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('ones_like', 'dtype', None, 'ember.dtype', dtype)
@@ -1249,7 +1249,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return r
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('full_like', 'input', 1, 'Tensor', input)
     if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
         raise _bad_arg('full_like', 'fill_value', 2, 'Number', fill_value)
@@ -1337,14 +1337,14 @@ def fill_(*args, **kwargs):
     raise _no_match('fill_', args, kwargs, _fill__sigs, False)
 
 def zero_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     return _op_zero__default(input)
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
-    if not isinstance(x1, TensorImpl):
+    if x1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pairwise_distance', 'x1', 1, 'Tensor', x1)
-    if not isinstance(x2, TensorImpl):
+    if x2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pairwise_distance', 'x2', 2, 'Tensor', x2)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('pairwise_distance', 'p', 3, 'float', p)
@@ -1355,9 +1355,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
-    if not isinstance(x1, TensorImpl):
+    if x1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_similarity', 'x1', 1, 'Tensor', x1)
-    if not isinstance(x2, TensorImpl):
+    if x2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_similarity', 'x2', 2, 'Tensor', x2)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cosine_similarity', 'dim', 3, 'int', dim)
@@ -1366,9 +1366,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     return _op_cosine_similarity_default(x1, x2, dim, eps)
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
-    if not isinstance(x1, TensorImpl):
+    if x1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cdist', 'x1', 1, 'Tensor', x1)
-    if not isinstance(x2, TensorImpl):
+    if x2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cdist', 'x2', 2, 'Tensor', x2)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('cdist', 'p', 3, 'float', p)
@@ -1377,7 +1377,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     return _op_cdist_default(x1, x2, p, compute_mode)
 
 def native_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_dropout', 'input', 1, 'Tensor', input)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('native_dropout', 'p', 2, 'float', p)
@@ -1386,7 +1386,7 @@ def native_dropout(input, p, train):
     return _op_native_dropout_default(input, p, train)
 
 def dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dropout', 'input', 1, 'Tensor', input)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('dropout', 'p', 2, 'float', p)
@@ -1395,7 +1395,7 @@ def dropout(input, p, train):
     return _op_dropout_default(input, p, train)
 
 def feature_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('feature_dropout', 'input', 1, 'Tensor', input)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('feature_dropout', 'p', 2, 'float', p)
@@ -1404,7 +1404,7 @@ def feature_dropout(input, p, train):
     return _op_feature_dropout_default(input, p, train)
 
 def alpha_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('alpha_dropout', 'input', 1, 'Tensor', input)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('alpha_dropout', 'p', 2, 'float', p)
@@ -1413,7 +1413,7 @@ def alpha_dropout(input, p, train):
     return _op_alpha_dropout_default(input, p, train)
 
 def feature_alpha_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('feature_alpha_dropout', 'input', 1, 'Tensor', input)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('feature_alpha_dropout', 'p', 2, 'float', p)
@@ -1422,9 +1422,9 @@ def feature_alpha_dropout(input, p, train):
     return _op_feature_alpha_dropout_default(input, p, train)
 
 def add(input, other, *, alpha=1, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('add', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('add', 'other', 2, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_add_Tensor(input, other)
@@ -1435,9 +1435,9 @@ def add(input, other, *, alpha=1, out=None):
     return _op_add_Tensor(input, other, alpha=alpha)
 
 def sub(input, other, *, alpha=1, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('sub', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('sub', 'other', 2, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_sub_Tensor(input, other)
@@ -1448,9 +1448,9 @@ def sub(input, other, *, alpha=1, out=None):
     return _op_sub_Tensor(input, other, alpha=alpha)
 
 def mul(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('mul', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('mul', 'other', 2, 'Tensor', other)
     if out is not None:
         return _op_mul_out(input, other, out=out)
@@ -1563,18 +1563,18 @@ def rsub(*args, **kwargs):
     raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
 
 def floor_divide(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('floor_divide', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('floor_divide', 'other', 2, 'Tensor', other)
     if out is not None:
         return _op_floor_divide_out(input, other, out=out)
     return _op_floor_divide_default(input, other)
 
 def remainder(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('remainder', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('remainder', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -1585,9 +1585,9 @@ def remainder(input, other, *, out=None):
     return _op_remainder_Tensor(input, other)
 
 def pow(input, exponent, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('pow', 'input', 1, 'Tensor', input)
-    if not isinstance(exponent, TensorImpl) and not _is_num(exponent):
+    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
         raise _bad_arg('pow', 'exponent', 2, 'Tensor', exponent)
     if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
         raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
@@ -1598,9 +1598,9 @@ def pow(input, exponent, *, out=None):
     return _op_pow_Tensor_Tensor(input, exponent)
 
 def eq(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('eq', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1609,9 +1609,9 @@ def eq(input, other, *, out=None):
     return _op_eq_Tensor(input, other)
 
 def ne(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ne', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1620,9 +1620,9 @@ def ne(input, other, *, out=None):
     return _op_ne_Tensor(input, other)
 
 def lt(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lt', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1631,9 +1631,9 @@ def lt(input, other, *, out=None):
     return _op_lt_Tensor(input, other)
 
 def le(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('le', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1642,9 +1642,9 @@ def le(input, other, *, out=None):
     return _op_le_Tensor(input, other)
 
 def gt(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gt', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1653,9 +1653,9 @@ def gt(input, other, *, out=None):
     return _op_gt_Tensor(input, other)
 
 def ge(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ge', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1664,9 +1664,9 @@ def ge(input, other, *, out=None):
     return _op_ge_Tensor(input, other)
 
 def logical_and(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_and', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_and', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1675,9 +1675,9 @@ def logical_and(input, other, *, out=None):
     return _op_logical_and_default(input, other)
 
 def logical_or(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_or', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_or', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1686,9 +1686,9 @@ def logical_or(input, other, *, out=None):
     return _op_logical_or_default(input, other)
 
 def logical_xor(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_xor', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_xor', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1697,9 +1697,9 @@ def logical_xor(input, other, *, out=None):
     return _op_logical_xor_default(input, other)
 
 def bitwise_and(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('bitwise_and', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_and', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -1710,9 +1710,9 @@ def bitwise_and(input, other, *, out=None):
     return _op_bitwise_and_Tensor(input, other)
 
 def bitwise_or(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('bitwise_or', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_or', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -1723,9 +1723,9 @@ def bitwise_or(input, other, *, out=None):
     return _op_bitwise_or_Tensor(input, other)
 
 def bitwise_xor(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('bitwise_xor', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_xor', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -1736,7 +1736,7 @@ def bitwise_xor(input, other, *, out=None):
     return _op_bitwise_xor_Tensor(input, other)
 
 def neg(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('neg', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1745,12 +1745,12 @@ def neg(input, *, out=None):
     return _op_neg_default(input)
 
 def neg_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
     return _op_neg__default(input)
 
 def abs(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('abs', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1759,12 +1759,12 @@ def abs(input, *, out=None):
     return _op_abs_default(input)
 
 def abs_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
     return _op_abs__default(input)
 
 def exp(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('exp', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1773,12 +1773,12 @@ def exp(input, *, out=None):
     return _op_exp_default(input)
 
 def exp_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
     return _op_exp__default(input)
 
 def log(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1787,12 +1787,12 @@ def log(input, *, out=None):
     return _op_log_default(input)
 
 def log_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log_', 'input', 1, 'Tensor', input)
     return _op_log__default(input)
 
 def sqrt(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sqrt', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1801,12 +1801,12 @@ def sqrt(input, *, out=None):
     return _op_sqrt_default(input)
 
 def sqrt_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
     return _op_sqrt__default(input)
 
 def rsqrt(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rsqrt', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1815,12 +1815,12 @@ def rsqrt(input, *, out=None):
     return _op_rsqrt_default(input)
 
 def rsqrt_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
     return _op_rsqrt__default(input)
 
 def sin(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sin', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1829,12 +1829,12 @@ def sin(input, *, out=None):
     return _op_sin_default(input)
 
 def sin_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
     return _op_sin__default(input)
 
 def cos(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cos', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1843,12 +1843,12 @@ def cos(input, *, out=None):
     return _op_cos_default(input)
 
 def cos_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
     return _op_cos__default(input)
 
 def tanh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tanh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1857,12 +1857,12 @@ def tanh(input, *, out=None):
     return _op_tanh_default(input)
 
 def tanh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
     return _op_tanh__default(input)
 
 def sigmoid(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sigmoid', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1871,12 +1871,12 @@ def sigmoid(input, *, out=None):
     return _op_sigmoid_default(input)
 
 def sigmoid_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
     return _op_sigmoid__default(input)
 
 def bitwise_not(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bitwise_not', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1885,7 +1885,7 @@ def bitwise_not(input, *, out=None):
     return _op_bitwise_not_default(input)
 
 def logical_not(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_not', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1994,14 +1994,14 @@ def clamp_(*args, **kwargs):
     raise _no_match('clamp_', args, kwargs, _clamp__sigs, False)
 
 def clamp_min(input, min):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
     if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
         raise _bad_arg('clamp_min', 'min', 2, 'Number', min)
     return _op_clamp_min_default(input, min)
 
 def clamp_max(input, max):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
     if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
         raise _bad_arg('clamp_max', 'max', 2, 'Number', max)
@@ -2052,9 +2052,9 @@ def where(*args, **kwargs):
     raise _no_match('where', args, kwargs, _where_sigs, False)
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isclose', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isclose', 'other', 2, 'Tensor', other)
     if rtol.__class__ is not float and not _is_double(rtol):
         raise _bad_arg('isclose', 'rtol', 3, 'float', rtol)
@@ -2065,9 +2065,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _op_isclose_default(input, other, rtol, atol, equal_nan)
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('allclose', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('allclose', 'other', 2, 'Tensor', other)
     if rtol.__class__ is not float and not _is_double(rtol):
         raise _bad_arg('allclose', 'rtol', 3, 'float', rtol)
@@ -2078,7 +2078,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _op_allclose_default(input, other, rtol, atol, equal_nan)
 
 def exp2(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('exp2', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2087,12 +2087,12 @@ def exp2(input, *, out=None):
     return _op_exp2_default(input)
 
 def exp2_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
     return _op_exp2__default(input)
 
 def expm1(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('expm1', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2101,12 +2101,12 @@ def expm1(input, *, out=None):
     return _op_expm1_default(input)
 
 def expm1_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
     return _op_expm1__default(input)
 
 def log1p(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log1p', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2115,12 +2115,12 @@ def log1p(input, *, out=None):
     return _op_log1p_default(input)
 
 def log1p_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
     return _op_log1p__default(input)
 
 def log2(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log2', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2129,12 +2129,12 @@ def log2(input, *, out=None):
     return _op_log2_default(input)
 
 def log2_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
     return _op_log2__default(input)
 
 def log10(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log10', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2143,12 +2143,12 @@ def log10(input, *, out=None):
     return _op_log10_default(input)
 
 def log10_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
     return _op_log10__default(input)
 
 def sign(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sign', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2157,7 +2157,7 @@ def sign(input, *, out=None):
     return _op_sign_default(input)
 
 def sgn(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sgn', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2166,7 +2166,7 @@ def sgn(input, *, out=None):
     return _op_sgn_default(input)
 
 def floor(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('floor', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2175,12 +2175,12 @@ def floor(input, *, out=None):
     return _op_floor_default(input)
 
 def floor_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
     return _op_floor__default(input)
 
 def ceil(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ceil', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2189,7 +2189,7 @@ def ceil(input, *, out=None):
     return _op_ceil_default(input)
 
 def ceil_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
     return _op_ceil__default(input)
 
@@ -2274,7 +2274,7 @@ def round_(*args, **kwargs):
     raise _no_match('round_', args, kwargs, _round__sigs, False)
 
 def trunc(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('trunc', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2283,12 +2283,12 @@ def trunc(input, *, out=None):
     return _op_trunc_default(input)
 
 def trunc_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
     return _op_trunc__default(input)
 
 def frac(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('frac', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2297,12 +2297,12 @@ def frac(input, *, out=None):
     return _op_frac_default(input)
 
 def frac_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
     return _op_frac__default(input)
 
 def reciprocal(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reciprocal', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2311,12 +2311,12 @@ def reciprocal(input, *, out=None):
     return _op_reciprocal_default(input)
 
 def reciprocal_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
     return _op_reciprocal__default(input)
 
 def square(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('square', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2325,12 +2325,12 @@ def square(input, *, out=None):
     return _op_square_default(input)
 
 def square_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('square_', 'input', 1, 'Tensor', input)
     return _op_square__default(input)
 
 def erf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erf', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2339,12 +2339,12 @@ def erf(input, *, out=None):
     return _op_erf_default(input)
 
 def erf_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
     return _op_erf__default(input)
 
 def erfc(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erfc', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2353,12 +2353,12 @@ def erfc(input, *, out=None):
     return _op_erfc_default(input)
 
 def erfc_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
     return _op_erfc__default(input)
 
 def erfinv(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erfinv', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2367,7 +2367,7 @@ def erfinv(input, *, out=None):
     return _op_erfinv_default(input)
 
 def asin(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('asin', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2376,12 +2376,12 @@ def asin(input, *, out=None):
     return _op_asin_default(input)
 
 def asin_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
     return _op_asin__default(input)
 
 def acos(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('acos', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2390,12 +2390,12 @@ def acos(input, *, out=None):
     return _op_acos_default(input)
 
 def acos_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
     return _op_acos__default(input)
 
 def atan(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2404,12 +2404,12 @@ def atan(input, *, out=None):
     return _op_atan_default(input)
 
 def atan_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
     return _op_atan__default(input)
 
 def sinh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sinh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2418,12 +2418,12 @@ def sinh(input, *, out=None):
     return _op_sinh_default(input)
 
 def sinh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
     return _op_sinh__default(input)
 
 def cosh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2432,12 +2432,12 @@ def cosh(input, *, out=None):
     return _op_cosh_default(input)
 
 def cosh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
     return _op_cosh__default(input)
 
 def tan(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tan', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2446,12 +2446,12 @@ def tan(input, *, out=None):
     return _op_tan_default(input)
 
 def tan_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
     return _op_tan__default(input)
 
 def asinh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('asinh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2460,12 +2460,12 @@ def asinh(input, *, out=None):
     return _op_asinh_default(input)
 
 def asinh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
     return _op_asinh__default(input)
 
 def acosh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('acosh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2474,12 +2474,12 @@ def acosh(input, *, out=None):
     return _op_acosh_default(input)
 
 def acosh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
     return _op_acosh__default(input)
 
 def atanh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atanh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2488,12 +2488,12 @@ def atanh(input, *, out=None):
     return _op_atanh_default(input)
 
 def atanh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
     return _op_atanh__default(input)
 
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nan_to_num', 'input', 1, 'Tensor', input)
     if nan is not None and nan.__class__ is not float and not _is_double(nan):
         raise _bad_arg('nan_to_num', 'nan', 2, 'float', nan)
@@ -2508,7 +2508,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _op_nan_to_num_default(input, nan, posinf, neginf)
 
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nan_to_num_', 'input', 1, 'Tensor', input)
     if nan is not None and nan.__class__ is not float and not _is_double(nan):
         raise _bad_arg('nan_to_num_', 'nan', 2, 'float', nan)
@@ -2519,7 +2519,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     return _op_nan_to_num__default(input, nan, posinf, neginf)
 
 def logit(input, eps=None, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logit', 'input', 1, 'Tensor', input)
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('logit', 'eps', 2, 'float', eps)
@@ -2530,16 +2530,16 @@ def logit(input, eps=None, *, out=None):
     return _op_logit_default(input, eps)
 
 def logit_(input, eps=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logit_', 'input', 1, 'Tensor', input)
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('logit_', 'eps', 2, 'float', eps)
     return _op_logit__default(input, eps)
 
 def hypot(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2548,9 +2548,9 @@ def hypot(input, other, *, out=None):
     return _op_hypot_default(input, other)
 
 def atan2(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2609,9 +2609,9 @@ def lerp(*args, **kwargs):
     raise _no_match('lerp', args, kwargs, _lerp_sigs, False)
 
 def fmod(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmod', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2620,9 +2620,9 @@ def fmod(input, other, *, out=None):
     return _op_fmod_Tensor(input, other)
 
 def maximum(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('maximum', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('maximum', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2631,9 +2631,9 @@ def maximum(input, other, *, out=None):
     return _op_maximum_default(input, other)
 
 def minimum(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('minimum', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('minimum', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2642,9 +2642,9 @@ def minimum(input, other, *, out=None):
     return _op_minimum_default(input, other)
 
 def fmax(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmax', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmax', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2653,9 +2653,9 @@ def fmax(input, other, *, out=None):
     return _op_fmax_default(input, other)
 
 def fmin(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmin', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmin', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2664,22 +2664,22 @@ def fmin(input, other, *, out=None):
     return _op_fmin_default(input, other)
 
 def isnan(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
     return _op_isnan_default(input)
 
 def isinf(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
     return _op_isinf_default(input)
 
 def isfinite(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
     return _op_isfinite_default(input)
 
 def isposinf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isposinf', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2688,7 +2688,7 @@ def isposinf(input, *, out=None):
     return _op_isposinf_default(input)
 
 def isneginf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isneginf', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2697,11 +2697,11 @@ def isneginf(input, *, out=None):
     return _op_isneginf_default(input)
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'input', 1, 'Tensor', input)
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor1', 2, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor2', 3, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcmul_default(input, tensor1, tensor2)
@@ -2714,11 +2714,11 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     return _op_addcmul_default(input, tensor1, tensor2, value=value)
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'input', 1, 'Tensor', input)
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor1', 2, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor2', 3, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcdiv_default(input, tensor1, tensor2)
@@ -2731,9 +2731,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _op_addcdiv_default(input, tensor1, tensor2, value=value)
 
 def xlogy(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('xlogy', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -2744,16 +2744,16 @@ def xlogy(input, other, *, out=None):
     return _op_xlogy_Tensor(input, other)
 
 def xlogy_(input, other):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('xlogy_', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 2, 'Tensor', other)
     return _op_xlogy__Tensor(input, other)
 
 def logaddexp(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logaddexp', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logaddexp', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2762,7 +2762,7 @@ def logaddexp(input, other, *, out=None):
     return _op_logaddexp_default(input, other)
 
 def arcsin(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsin', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2771,12 +2771,12 @@ def arcsin(input, *, out=None):
     return _op_arcsin_default(input)
 
 def arcsin_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
     return _op_arcsin__default(input)
 
 def arccos(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arccos', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2785,12 +2785,12 @@ def arccos(input, *, out=None):
     return _op_arccos_default(input)
 
 def arccos_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
     return _op_arccos__default(input)
 
 def arctan(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2799,12 +2799,12 @@ def arctan(input, *, out=None):
     return _op_arctan_default(input)
 
 def arctan_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
     return _op_arctan__default(input)
 
 def arcsinh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsinh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2813,12 +2813,12 @@ def arcsinh(input, *, out=None):
     return _op_arcsinh_default(input)
 
 def arcsinh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
     return _op_arcsinh__default(input)
 
 def arccosh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arccosh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2827,12 +2827,12 @@ def arccosh(input, *, out=None):
     return _op_arccosh_default(input)
 
 def arccosh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
     return _op_arccosh__default(input)
 
 def arctanh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctanh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2841,14 +2841,14 @@ def arctanh(input, *, out=None):
     return _op_arctanh_default(input)
 
 def arctanh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
     return _op_arctanh__default(input)
 
 def arctan2(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3017,9 +3017,9 @@ def subtract(*args, **kwargs):
     raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('embedding', 'weight', 1, 'Tensor', weight)
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('embedding', 'indices', 2, 'Tensor', indices)
     if padding_idx.__class__ is not int and not _is_int(padding_idx):
         raise _bad_arg('embedding', 'padding_idx', 3, 'int', padding_idx)
@@ -3096,11 +3096,11 @@ def embedding_bag(*args, **kwargs):
     raise _no_match('embedding_bag', args, kwargs, _embedding_bag_sigs, False)
 
 def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_embedding_bag', 'weight', 1, 'Tensor', weight)
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_embedding_bag', 'indices', 2, 'Tensor', indices)
-    if not isinstance(offsets, TensorImpl):
+    if offsets.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_embedding_bag', 'offsets', 3, 'Tensor', offsets)
     if scale_grad_by_freq.__class__ is not bool:
         raise _bad_arg('_embedding_bag', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
@@ -3108,7 +3108,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         raise _bad_arg('_embedding_bag', 'mode', 5, 'int', mode)
     if sparse.__class__ is not bool:
         raise _bad_arg('_embedding_bag', 'sparse', 6, 'bool', sparse)
-    if per_sample_weights is not None and not isinstance(per_sample_weights, TensorImpl):
+    if per_sample_weights is not None and per_sample_weights.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_embedding_bag', 'per_sample_weights', 7, 'Tensor', per_sample_weights)
     if include_last_offset.__class__ is not bool:
         raise _bad_arg('_embedding_bag', 'include_last_offset', 8, 'bool', include_last_offset)
@@ -3117,9 +3117,9 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
 def embedding_renorm_(input, indices, max_norm, norm_type):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('embedding_renorm_', 'input', 1, 'Tensor', input)
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('embedding_renorm_', 'indices', 2, 'Tensor', indices)
     if max_norm.__class__ is not float and not _is_double(max_norm):
         raise _bad_arg('embedding_renorm_', 'max_norm', 3, 'float', max_norm)
@@ -3128,11 +3128,11 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gather', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('gather', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gather', 'index', 3, 'Tensor', index)
     if out is None and sparse_grad is False:
         return _op_gather_default(input, dim, index)
@@ -3239,13 +3239,13 @@ def scatter(*args, **kwargs):
     raise _no_match('scatter', args, kwargs, _scatter_sigs, False)
 
 def scatter_add(input, dim, index, src, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_add', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add', 'index', 3, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add', 'src', 4, 'Tensor', src)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3254,13 +3254,13 @@ def scatter_add(input, dim, index, src, *, out=None):
     return _op_scatter_add_default(input, dim, index, src)
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_reduce', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce', 'index', 3, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce', 'src', 4, 'Tensor', src)
     if reduce.__class__ is not str:
         raise _bad_arg('scatter_reduce', 'reduce', 5, 'str', reduce)
@@ -3275,11 +3275,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     return _op_scatter_reduce_two(input, dim, index, src, reduce, include_self=include_self)
 
 def index_select(input, dim, index, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_select', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_select', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_select', 'index', 3, 'Tensor', index)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3288,13 +3288,13 @@ def index_select(input, dim, index, *, out=None):
     return _op_index_select_default(input, dim, index)
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_add', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'index', 3, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'source', 4, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_index_add_default(input, dim, index, source)
@@ -3307,13 +3307,13 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     return _op_index_add_default(input, dim, index, source, alpha=alpha)
 
 def index_copy(input, dim, index, source, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_copy', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy', 'index', 3, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy', 'source', 4, 'Tensor', source)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3418,9 +3418,9 @@ def masked_fill(*args, **kwargs):
     raise _no_match('masked_fill', args, kwargs, _masked_fill_sigs, False)
 
 def masked_select(input, mask, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_select', 'input', 1, 'Tensor', input)
-    if not isinstance(mask, TensorImpl):
+    if mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_select', 'mask', 2, 'Tensor', mask)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3429,18 +3429,18 @@ def masked_select(input, mask, *, out=None):
     return _op_masked_select_default(input, mask)
 
 def masked_scatter(input, mask, source):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'input', 1, 'Tensor', input)
-    if not isinstance(mask, TensorImpl):
+    if mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'mask', 2, 'Tensor', mask)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'source', 3, 'Tensor', source)
     return _op_masked_scatter_default(input, mask, source)
 
 def take(input, index, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take', 'input', 1, 'Tensor', input)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take', 'index', 2, 'Tensor', index)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3449,9 +3449,9 @@ def take(input, index, *, out=None):
     return _op_take_default(input, index)
 
 def take_along_dim(input, indices, dim=None, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take_along_dim', 'input', 1, 'Tensor', input)
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take_along_dim', 'indices', 2, 'Tensor', indices)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('take_along_dim', 'dim', 3, 'int', dim)
@@ -3462,7 +3462,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return _op_take_along_dim_default(input, indices, dim)
 
 def nonzero(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nonzero', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3471,29 +3471,29 @@ def nonzero(input, *, out=None):
     return _op_nonzero_default(input)
 
 def argwhere(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
     return _op_argwhere_default(input)
 
 def put(input, index, source, accumulate=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put', 'input', 1, 'Tensor', input)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put', 'source', 3, 'Tensor', source)
     if accumulate.__class__ is not bool:
         raise _bad_arg('put', 'accumulate', 4, 'bool', accumulate)
     return _op_put_default(input, index, source, accumulate)
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_reduce', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce', 'index', 3, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce', 'source', 4, 'Tensor', source)
     if reduce.__class__ is not str:
         raise _bad_arg('index_reduce', 'reduce', 5, 'str', reduce)
@@ -3508,46 +3508,46 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     return _op_index_reduce_default(input, dim, index, source, reduce, include_self=include_self)
 
 def index(input, indices):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index', 'input', 1, 'Tensor', input)
     return _op_index_Tensor(input, indices)
 
 def index_put_(input, indices, values, accumulate=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put_', 'input', 1, 'Tensor', input)
-    if not isinstance(values, TensorImpl):
+    if values.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put_', 'values', 3, 'Tensor', values)
     if accumulate.__class__ is not bool:
         raise _bad_arg('index_put_', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put__default(input, indices, values, accumulate)
 
 def index_put(input, indices, values, accumulate=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
-    if not isinstance(values, TensorImpl):
+    if values.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put', 'values', 3, 'Tensor', values)
     if accumulate.__class__ is not bool:
         raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put_default(input, indices, values, accumulate)
 
 def pixel_shuffle(input, upscale_factor):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
     if upscale_factor.__class__ is not int and not _is_int(upscale_factor):
         raise _bad_arg('pixel_shuffle', 'upscale_factor', 2, 'int', upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
 
 def pixel_unshuffle(input, downscale_factor):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pixel_unshuffle', 'input', 1, 'Tensor', input)
     if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
         raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('grid_sampler', 'input', 1, 'Tensor', input)
-    if not isinstance(grid, TensorImpl):
+    if grid.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('grid_sampler', 'grid', 2, 'Tensor', grid)
     if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
         raise _bad_arg('grid_sampler', 'interpolation_mode', 3, 'int', interpolation_mode)
@@ -3558,9 +3558,9 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('grid_sampler_2d', 'input', 1, 'Tensor', input)
-    if not isinstance(grid, TensorImpl):
+    if grid.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('grid_sampler_2d', 'grid', 2, 'Tensor', grid)
     if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
         raise _bad_arg('grid_sampler_2d', 'interpolation_mode', 3, 'int', interpolation_mode)
@@ -3571,7 +3571,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
 def inverse(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('inverse', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3580,24 +3580,24 @@ def inverse(input, *, out=None):
     return _op_inverse_default(input)
 
 def det(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('det', 'input', 1, 'Tensor', input)
     return _op_det_default(input)
 
 def slogdet(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('slogdet', 'input', 1, 'Tensor', input)
     if out is not None:
         return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
     return _rt_slogdet(*_op_slogdet_default(input))
 
 def logdet(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
     return _op_logdet_default(input)
 
 def cholesky(input, upper=False, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cholesky', 'input', 1, 'Tensor', input)
     if upper.__class__ is not bool:
         raise _bad_arg('cholesky', 'upper', 2, 'bool', upper)
@@ -3608,7 +3608,7 @@ def cholesky(input, upper=False, *, out=None):
     return _op_cholesky_default(input, upper)
 
 def qr(input, some=True, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('qr', 'input', 1, 'Tensor', input)
     if some.__class__ is not bool:
         raise _bad_arg('qr', 'some', 2, 'bool', some)
@@ -3617,7 +3617,7 @@ def qr(input, some=True, *, out=None):
     return _rt_qr(*_op_qr_default(input, some))
 
 def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_linalg_svd', 'A', 1, 'Tensor', A)
     if full_matrices.__class__ is not bool:
         raise _bad_arg('_linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
@@ -3632,7 +3632,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
     return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv, driver=driver))
 
 def svd(input, some=True, compute_uv=True, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('svd', 'input', 1, 'Tensor', input)
     if some.__class__ is not bool:
         raise _bad_arg('svd', 'some', 2, 'bool', some)
@@ -3643,7 +3643,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     return _rt_svd(*_op_svd_default(input, some, compute_uv))
 
 def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_linalg_eigh', 'A', 1, 'Tensor', A)
     if UPLO.__class__ is not str:
         raise _bad_arg('_linalg_eigh', 'UPLO', 2, 'str', UPLO)
@@ -3654,14 +3654,14 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
 
 def pinverse(input, rcond=1e-15):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
     if rcond.__class__ is not float and not _is_double(rcond):
         raise _bad_arg('pinverse', 'rcond', 2, 'float', rcond)
     return _op_pinverse_default(input, rcond)
 
 def matrix_power(input, n, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matrix_power', 'input', 1, 'Tensor', input)
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('matrix_power', 'n', 2, 'int', n)
@@ -3672,14 +3672,14 @@ def matrix_power(input, n, *, out=None):
     return _op_matrix_power_default(input, n)
 
 def matrix_exp(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
     return _op_matrix_exp_default(input)
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cholesky_solve', 'input', 1, 'Tensor', input)
-    if not isinstance(input2, TensorImpl):
+    if input2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cholesky_solve', 'input2', 2, 'Tensor', input2)
     if upper.__class__ is not bool:
         raise _bad_arg('cholesky_solve', 'upper', 3, 'bool', upper)
@@ -3690,7 +3690,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     return _op_cholesky_solve_default(input, input2, upper)
 
 def cholesky_inverse(input, upper=False, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cholesky_inverse', 'input', 1, 'Tensor', input)
     if upper.__class__ is not bool:
         raise _bad_arg('cholesky_inverse', 'upper', 2, 'bool', upper)
@@ -3701,9 +3701,9 @@ def cholesky_inverse(input, upper=False, *, out=None):
     return _op_cholesky_inverse_default(input, upper)
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'A', 2, 'Tensor', A)
     if upper.__class__ is not bool:
         raise _bad_arg('triangular_solve', 'upper', 3, 'bool', upper)
@@ -3714,9 +3714,9 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    if not isinstance(LU_data, TensorImpl):
+    if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
-    if not isinstance(LU_pivots, TensorImpl):
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
     if unpack_data.__class__ is not bool:
         raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
@@ -3727,7 +3727,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
 def _lu_with_info(input, pivot=True, check_errors=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
     if pivot.__class__ is not bool:
         raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
@@ -3736,11 +3736,11 @@ def _lu_with_info(input, pivot=True, check_errors=True):
     return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
 
 def lu_solve(input, LU_data, LU_pivots, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
-    if not isinstance(LU_data, TensorImpl):
+    if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
-    if not isinstance(LU_pivots, TensorImpl):
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3749,16 +3749,16 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
     return _op_lu_solve_default(input, LU_data, LU_pivots)
 
 def geqrf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
     if out is not None:
         return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
     return _rt_geqrf(*_op_geqrf_default(input))
 
 def vdot(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3767,57 +3767,57 @@ def vdot(input, other, *, out=None):
     return _op_vdot_default(input, other)
 
 def bilinear(input1, input2, weight, bias=None):
-    if not isinstance(input1, TensorImpl):
+    if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'input1', 1, 'Tensor', input1)
-    if not isinstance(input2, TensorImpl):
+    if input2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'input2', 2, 'Tensor', input2)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'bias', 4, 'Tensor', bias)
     return _op_bilinear_default(input1, input2, weight, bias)
 
 def mm(input, mat2):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'input', 1, 'Tensor', input)
-    if not isinstance(mat2, TensorImpl):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'mat2', 2, 'Tensor', mat2)
     return _op_mm_default(input, mat2)
 
 def bmm(input, mat2):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
-    if not isinstance(mat2, TensorImpl):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bmm', 'mat2', 2, 'Tensor', mat2)
     return _op_bmm_default(input, mat2)
 
 def mv(input, vec):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mv', 'input', 1, 'Tensor', input)
-    if not isinstance(vec, TensorImpl):
+    if vec.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mv', 'vec', 2, 'Tensor', vec)
     return _op_mv_default(input, vec)
 
 def dot(input, tensor):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dot', 'input', 1, 'Tensor', input)
-    if not isinstance(tensor, TensorImpl):
+    if tensor.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dot', 'tensor', 2, 'Tensor', tensor)
     return _op_dot_default(input, tensor)
 
 def matmul(input, other):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matmul', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matmul', 'other', 2, 'Tensor', other)
     return _op_matmul_default(input, other)
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
-    if not isinstance(mat1, TensorImpl):
+    if mat1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat1', 2, 'Tensor', mat1)
-    if not isinstance(mat2, TensorImpl):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat2', 3, 'Tensor', mat2)
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         return _op_addmm_default(input, mat1, mat2)
@@ -3828,14 +3828,14 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
 def trace(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('trace', 'input', 1, 'Tensor', input)
     return _op_trace_default(input)
 
 def outer(input, vec2, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('outer', 'input', 1, 'Tensor', input)
-    if not isinstance(vec2, TensorImpl):
+    if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('outer', 'vec2', 2, 'Tensor', vec2)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3844,9 +3844,9 @@ def outer(input, vec2, *, out=None):
     return _op_outer_default(input, vec2)
 
 def ger(input, vec2, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ger', 'input', 1, 'Tensor', input)
-    if not isinstance(vec2, TensorImpl):
+    if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ger', 'vec2', 2, 'Tensor', vec2)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3855,9 +3855,9 @@ def ger(input, vec2, *, out=None):
     return _op_ger_default(input, vec2)
 
 def kron(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kron', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kron', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3866,9 +3866,9 @@ def kron(input, other, *, out=None):
     return _op_kron_default(input, other)
 
 def cross(input, other, dim=None, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross', 'other', 2, 'Tensor', other)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cross', 'dim', 3, 'int', dim)
@@ -3890,9 +3890,9 @@ def einsum(equation, tensors, *, path=None):
     return _op_einsum_default(equation, tensors, path=path)
 
 def tensordot(input, other, dims_self, dims_other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tensordot', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tensordot', 'other', 2, 'Tensor', other)
     if not _is_intseq(dims_self):
         raise _bad_arg('tensordot', 'dims_self', 3, 'tuple of ints', dims_self)
@@ -3961,9 +3961,9 @@ def _ctc_loss(*args, **kwargs):
     raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
 
 def kl_div(input, target, reduction=1, *, log_target=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kl_div', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('kl_div', 'reduction', 3, 'int', reduction)
@@ -3974,24 +3974,24 @@ def kl_div(input, target, reduction=1, *, log_target=False):
     return _op_kl_div_default(input, target, reduction, log_target=log_target)
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy_with_logits', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy_with_logits', 'target', 2, 'Tensor', target)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy_with_logits', 'weight', 3, 'Tensor', weight)
-    if pos_weight is not None and not isinstance(pos_weight, TensorImpl):
+    if pos_weight is not None and pos_weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy_with_logits', 'pos_weight', 4, 'Tensor', pos_weight)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
-    if not isinstance(input1, TensorImpl):
+    if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('margin_ranking_loss', 'input1', 1, 'Tensor', input1)
-    if not isinstance(input2, TensorImpl):
+    if input2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('margin_ranking_loss', 'input2', 2, 'Tensor', input2)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('margin_ranking_loss', 'target', 3, 'Tensor', target)
     if margin.__class__ is not float and not _is_double(margin):
         raise _bad_arg('margin_ranking_loss', 'margin', 4, 'float', margin)
@@ -4000,9 +4000,9 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hinge_embedding_loss', 'target', 2, 'Tensor', target)
     if margin.__class__ is not float and not _is_double(margin):
         raise _bad_arg('hinge_embedding_loss', 'margin', 3, 'float', margin)
@@ -4011,11 +4011,11 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
-    if not isinstance(input1, TensorImpl):
+    if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_embedding_loss', 'input1', 1, 'Tensor', input1)
-    if not isinstance(input2, TensorImpl):
+    if input2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_embedding_loss', 'input2', 2, 'Tensor', input2)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_embedding_loss', 'target', 3, 'Tensor', target)
     if margin.__class__ is not float and not _is_double(margin):
         raise _bad_arg('cosine_embedding_loss', 'margin', 4, 'float', margin)
@@ -4024,11 +4024,11 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1):
-    if not isinstance(anchor, TensorImpl):
+    if anchor.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triplet_margin_loss', 'anchor', 1, 'Tensor', anchor)
-    if not isinstance(positive, TensorImpl):
+    if positive.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triplet_margin_loss', 'positive', 2, 'Tensor', positive)
-    if not isinstance(negative, TensorImpl):
+    if negative.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triplet_margin_loss', 'negative', 3, 'Tensor', negative)
     if margin.__class__ is not float and not _is_double(margin):
         raise _bad_arg('triplet_margin_loss', 'margin', 4, 'float', margin)
@@ -4043,9 +4043,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('poisson_nll_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('poisson_nll_loss', 'target', 2, 'Tensor', target)
     if log_input.__class__ is not bool:
         raise _bad_arg('poisson_nll_loss', 'log_input', 3, 'bool', log_input)
@@ -4118,7 +4118,7 @@ def ctc_loss(*args, **kwargs):
     raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
 
 def norm_except_dim(v, pow=2, dim=0):
-    if not isinstance(v, TensorImpl):
+    if v.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('norm_except_dim', 'v', 1, 'Tensor', v)
     if pow.__class__ is not int and not _is_int(pow):
         raise _bad_arg('norm_except_dim', 'pow', 2, 'int', pow)
@@ -4127,31 +4127,31 @@ def norm_except_dim(v, pow=2, dim=0):
     return _op_norm_except_dim_default(v, pow, dim)
 
 def _weight_norm(v, g, dim=0):
-    if not isinstance(v, TensorImpl):
+    if v.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_weight_norm', 'v', 1, 'Tensor', v)
-    if not isinstance(g, TensorImpl):
+    if g.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_weight_norm', 'g', 2, 'Tensor', g)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_weight_norm', 'dim', 3, 'int', dim)
     return _op__weight_norm_default(v, g, dim)
 
 def _weight_norm_interface(v, g, dim=0):
-    if not isinstance(v, TensorImpl):
+    if v.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_weight_norm_interface', 'v', 1, 'Tensor', v)
-    if not isinstance(g, TensorImpl):
+    if g.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_weight_norm_interface', 'g', 2, 'Tensor', g)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_weight_norm_interface', 'dim', 3, 'int', dim)
     return _op__weight_norm_interface_default(v, g, dim)
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('layer_norm', 'input', 1, 'Tensor', input)
     if not _is_intseq(normalized_shape):
         raise _bad_arg('layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('layer_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('layer_norm', 'bias', 4, 'Tensor', bias)
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('layer_norm', 'eps', 5, 'float', eps)
@@ -4160,28 +4160,28 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     return _op_layer_norm_default(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_layer_norm', 'input', 1, 'Tensor', input)
     if not _is_intseq(normalized_shape):
         raise _bad_arg('native_layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_layer_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_layer_norm', 'bias', 4, 'Tensor', bias)
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('native_layer_norm', 'eps', 5, 'float', eps)
     return _op_native_layer_norm_default(input, normalized_shape, weight, bias, eps)
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_batch_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_batch_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_batch_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and not isinstance(running_mean, TensorImpl):
+    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_batch_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and not isinstance(running_var, TensorImpl):
+    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_batch_norm', 'running_var', 5, 'Tensor', running_var)
     if training.__class__ is not bool:
         raise _bad_arg('native_batch_norm', 'training', 6, 'bool', training)
@@ -4192,11 +4192,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_group_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_group_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_group_norm', 'bias', 3, 'Tensor', bias)
     if N.__class__ is not int and not _is_int(N):
         raise _bad_arg('native_group_norm', 'N', 4, 'int', N)
@@ -4211,15 +4211,15 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('batch_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('batch_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('batch_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and not isinstance(running_mean, TensorImpl):
+    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('batch_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and not isinstance(running_var, TensorImpl):
+    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('batch_norm', 'running_var', 5, 'Tensor', running_var)
     if training.__class__ is not bool:
         raise _bad_arg('batch_norm', 'training', 6, 'bool', training)
@@ -4232,13 +4232,13 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('group_norm', 'input', 1, 'Tensor', input)
     if num_groups.__class__ is not int and not _is_int(num_groups):
         raise _bad_arg('group_norm', 'num_groups', 2, 'int', num_groups)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('group_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('group_norm', 'bias', 4, 'Tensor', bias)
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('group_norm', 'eps', 5, 'float', eps)
@@ -4247,15 +4247,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('instance_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('instance_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('instance_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and not isinstance(running_mean, TensorImpl):
+    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('instance_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and not isinstance(running_var, TensorImpl):
+    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('instance_norm', 'running_var', 5, 'Tensor', running_var)
     if use_input_stats.__class__ is not bool:
         raise _bad_arg('instance_norm', 'use_input_stats', 6, 'bool', use_input_stats)
@@ -4268,18 +4268,18 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rms_norm', 'input', 1, 'Tensor', input)
     if not _is_intseq(normalized_shape):
         raise _bad_arg('rms_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rms_norm', 'weight', 3, 'Tensor', weight)
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('rms_norm', 'eps', 4, 'float', eps)
     return _op_rms_norm_default(input, normalized_shape, weight, eps)
 
 def constant_pad_nd(input, pad, value=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('constant_pad_nd', 'input', 1, 'Tensor', input)
     if not _is_intseq(pad):
         raise _bad_arg('constant_pad_nd', 'pad', 2, 'tuple of ints', pad)
@@ -4288,7 +4288,7 @@ def constant_pad_nd(input, pad, value=0):
     return _op_constant_pad_nd_default(input, pad, value)
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool1d_with_indices', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('max_pool1d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -4303,7 +4303,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilatio
     return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('max_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -4318,7 +4318,7 @@ def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_
     return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('max_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -4333,7 +4333,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('avg_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('avg_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -4348,28 +4348,28 @@ def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, cou
     return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 def adaptive_avg_pool1d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adaptive_avg_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('adaptive_avg_pool1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_avg_pool1d_default(input, output_size)
 
 def _adaptive_avg_pool2d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('_adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op__adaptive_avg_pool2d_default(input, output_size)
 
 def adaptive_max_pool1d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adaptive_max_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('adaptive_max_pool1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool1d_default(input, output_size)
 
 def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('max_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -4384,7 +4384,7 @@ def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1,
     return _op_max_pool3d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def _adaptive_avg_pool3d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('_adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
@@ -4974,7 +4974,7 @@ def normal(*args, **kwargs):
     raise _no_match('normal', args, kwargs, _normal_sigs, False)
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multinomial', 'input', 1, 'Tensor', input)
     if num_samples.__class__ is not int and not _is_int(num_samples):
         raise _bad_arg('multinomial', 'num_samples', 2, 'int', num_samples)
@@ -4989,7 +4989,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return _op_multinomial_default(input, num_samples, replacement, generator=generator)
 
 def poisson(input, generator=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('poisson', 'input', 1, 'Tensor', input)
     return _op_poisson_default(input, generator)
 
@@ -5138,7 +5138,7 @@ def prod(*args, **kwargs):
     raise _no_match('prod', args, kwargs, _prod_sigs, False)
 
 def amax(input, dim=(), keepdim=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('amax', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('amax', 'dim', 2, 'tuple of ints', dim)
@@ -5147,7 +5147,7 @@ def amax(input, dim=(), keepdim=False):
     return _op_amax_default(input, dim, keepdim)
 
 def amin(input, dim=(), keepdim=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('amin', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('amin', 'dim', 2, 'tuple of ints', dim)
@@ -5236,7 +5236,7 @@ def min(*args, **kwargs):
     raise _no_match('min', args, kwargs, _min_sigs, False)
 
 def argmax(input, dim=None, keepdim=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argmax', 'input', 1, 'Tensor', input)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmax', 'dim', 2, 'int', dim)
@@ -5245,7 +5245,7 @@ def argmax(input, dim=None, keepdim=False):
     return _op_argmax_default(input, dim, keepdim)
 
 def argmin(input, dim=None, keepdim=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argmin', 'input', 1, 'Tensor', input)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmin', 'dim', 2, 'int', dim)
@@ -5620,7 +5620,7 @@ def std_mean(*args, **kwargs):
     raise _no_match('std_mean', args, kwargs, _std_mean_sigs, False)
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logsumexp', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('logsumexp', 'dim', 2, 'tuple of ints', dim)
@@ -5839,7 +5839,7 @@ def nanmedian(*args, **kwargs):
     raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
 
 def mode(input, dim=-1, keepdim=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mode', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('mode', 'dim', 2, 'int', dim)
@@ -5848,16 +5848,16 @@ def mode(input, dim=-1, keepdim=False):
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
 
 def bincount(input, weights=None, minlength=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bincount', 'input', 1, 'Tensor', input)
-    if weights is not None and not isinstance(weights, TensorImpl):
+    if weights is not None and weights.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bincount', 'weights', 2, 'Tensor', weights)
     if minlength.__class__ is not int and not _is_int(minlength):
         raise _bad_arg('bincount', 'minlength', 3, 'int', minlength)
     return _op_bincount_default(input, weights, minlength)
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('histc', 'input', 1, 'Tensor', input)
     if bins.__class__ is not int and not _is_int(bins):
         raise _bad_arg('histc', 'bins', 2, 'int', bins)
@@ -5872,7 +5872,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return _op_histc_default(input, bins, min, max)
 
 def cumsum(input, dim, *, dtype=None, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumsum', 'dim', 2, 'int', dim)
@@ -5887,7 +5887,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
     return _op_cumsum_default(input, dim, dtype=dtype)
 
 def cumprod(input, dim, *, dtype=None, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cumprod', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumprod', 'dim', 2, 'int', dim)
@@ -5902,21 +5902,21 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _op_cumprod_default(input, dim, dtype=dtype)
 
 def cummax(input, dim):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cummax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummax', 'dim', 2, 'int', dim)
     return _rt_cummax(*_op_cummax_default(input, dim))
 
 def cummin(input, dim):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cummin', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummin', 'dim', 2, 'int', dim)
     return _rt_cummin(*_op_cummin_default(input, dim))
 
 def logcumsumexp(input, dim, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logcumsumexp', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('logcumsumexp', 'dim', 2, 'int', dim)
@@ -5992,14 +5992,14 @@ def repeat_interleave(*args, **kwargs):
     raise _no_match('repeat_interleave', args, kwargs, _repeat_interleave_sigs, False)
 
 def tile(input, dims):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tile', 'input', 1, 'Tensor', input)
     if not _is_intseq(dims):
         raise _bad_arg('tile', 'dims', 2, 'tuple of ints', dims)
     return _op_tile_default(input, dims)
 
 def roll(input, shifts, dims=()):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('roll', 'input', 1, 'Tensor', input)
     if not _is_intlist(shifts):
         raise _bad_arg('roll', 'shifts', 2, 'tuple of ints', shifts)
@@ -6008,24 +6008,24 @@ def roll(input, shifts, dims=()):
     return _op_roll_default(input, shifts, dims)
 
 def flip(input, dims):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('flip', 'input', 1, 'Tensor', input)
     if not _is_intseq(dims):
         raise _bad_arg('flip', 'dims', 2, 'tuple of ints', dims)
     return _op_flip_default(input, dims)
 
 def fliplr(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
     return _op_fliplr_default(input)
 
 def flipud(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
     return _op_flipud_default(input)
 
 def rot90(input, k=1, dims=(0, 1)):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rot90', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('rot90', 'k', 2, 'int', k)
@@ -6034,7 +6034,7 @@ def rot90(input, k=1, dims=(0, 1)):
     return _op_rot90_default(input, k, dims)
 
 def tril(input, diagonal=0, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tril', 'input', 1, 'Tensor', input)
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('tril', 'diagonal', 2, 'int', diagonal)
@@ -6045,7 +6045,7 @@ def tril(input, diagonal=0, *, out=None):
     return _op_tril_default(input, diagonal)
 
 def triu(input, diagonal=0, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triu', 'input', 1, 'Tensor', input)
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('triu', 'diagonal', 2, 'int', diagonal)
@@ -6056,7 +6056,7 @@ def triu(input, diagonal=0, *, out=None):
     return _op_triu_default(input, diagonal)
 
 def diag(input, diagonal=0, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diag', 'input', 1, 'Tensor', input)
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('diag', 'diagonal', 2, 'int', diagonal)
@@ -6067,7 +6067,7 @@ def diag(input, diagonal=0, *, out=None):
     return _op_diag_default(input, diagonal)
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diag_embed', 'input', 1, 'Tensor', input)
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diag_embed', 'offset', 2, 'int', offset)
@@ -6078,14 +6078,14 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _op_diag_embed_default(input, offset, dim1, dim2)
 
 def diagflat(input, offset=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diagflat', 'input', 1, 'Tensor', input)
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagflat', 'offset', 2, 'int', offset)
     return _op_diagflat_default(input, offset)
 
 def broadcast_to(input, size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
     if not _is_intseq(size):
         raise _bad_arg('broadcast_to', 'size', 2, 'tuple of ints', size)
@@ -6140,7 +6140,7 @@ def cartesian_prod(tensors):
     return _op_cartesian_prod_default(tensors)
 
 def combinations(input, r=2, with_replacement=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('combinations', 'input', 1, 'Tensor', input)
     if r.__class__ is not int and not _is_int(r):
         raise _bad_arg('combinations', 'r', 2, 'int', r)
@@ -6154,7 +6154,7 @@ def block_diag(tensors):
     return _op_block_diag_default(tensors)
 
 def narrow_copy(input, dim, start, length, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('narrow_copy', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('narrow_copy', 'dim', 2, 'int', dim)
@@ -6197,7 +6197,7 @@ def vstack(tensors):
     return _op_vstack_default(tensors)
 
 def _softmax(input, dim, half_to_float):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_softmax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_softmax', 'dim', 2, 'int', dim)
@@ -6206,7 +6206,7 @@ def _softmax(input, dim, half_to_float):
     return _op__softmax_default(input, dim, half_to_float)
 
 def _log_softmax(input, dim, half_to_float):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_log_softmax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_log_softmax', 'dim', 2, 'int', dim)
@@ -6215,7 +6215,7 @@ def _log_softmax(input, dim, half_to_float):
     return _op__log_softmax_default(input, dim, half_to_float)
 
 def softmax(input, dim, dtype=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('softmax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('softmax', 'dim', 2, 'int', dim)
@@ -6224,7 +6224,7 @@ def softmax(input, dim, dtype=None):
     return _op_softmax_int(input, dim, dtype)
 
 def log_softmax(input, dim, dtype=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log_softmax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('log_softmax', 'dim', 2, 'int', dim)
@@ -6233,9 +6233,9 @@ def log_softmax(input, dim, dtype=None):
     return _op_log_softmax_int(input, dim, dtype)
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
-    if not isinstance(grad_output, TensorImpl):
+    if grad_output.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
-    if not isinstance(output, TensorImpl):
+    if output.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_softmax_backward_data', 'output', 2, 'Tensor', output)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_softmax_backward_data', 'dim', 3, 'int', dim)
@@ -6244,9 +6244,9 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
-    if not isinstance(grad_output, TensorImpl):
+    if grad_output.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_log_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
-    if not isinstance(output, TensorImpl):
+    if output.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_log_softmax_backward_data', 'output', 2, 'Tensor', output)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_log_softmax_backward_data', 'dim', 3, 'int', dim)
@@ -6255,7 +6255,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kthvalue', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('kthvalue', 'k', 2, 'int', k)
@@ -6360,7 +6360,7 @@ def argsort(*args, **kwargs):
     raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('topk', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('topk', 'k', 2, 'int', k)
@@ -6373,7 +6373,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
 
 def msort(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('msort', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -6382,7 +6382,7 @@ def msort(input, *, out=None):
     return _op_msort_default(input)
 
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_unique2', 'input', 1, 'Tensor', input)
     if sorted.__class__ is not bool:
         raise _bad_arg('_unique2', 'sorted', 2, 'bool', sorted)
@@ -6393,7 +6393,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
 
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unique_dim', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unique_dim', 'dim', 2, 'int', dim)
@@ -6406,7 +6406,7 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unique_consecutive', 'input', 1, 'Tensor', input)
     if return_inverse.__class__ is not bool:
         raise _bad_arg('unique_consecutive', 'return_inverse', 2, 'bool', return_inverse)
@@ -6417,9 +6417,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
-    if not isinstance(sorted_sequence, TensorImpl):
+    if sorted_sequence.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('searchsorted', 'sorted_sequence', 1, 'Tensor', sorted_sequence)
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('searchsorted', 'input', 2, 'Tensor', input)
     if out is None and out_int32 is False and right is False and side is None and sorter is None:
         return _op_searchsorted_Tensor(sorted_sequence, input)
@@ -6429,7 +6429,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise _bad_arg('searchsorted', 'right', None, 'bool', right)
     if side is not None and side.__class__ is not str:
         raise _bad_arg('searchsorted', 'side', None, 'str', side)
-    if sorter is not None and not isinstance(sorter, TensorImpl):
+    if sorter is not None and sorter.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('searchsorted', 'sorter', None, 'Tensor', sorter)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -6438,9 +6438,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _op_searchsorted_Tensor(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('bucketize', 'input', 1, 'Tensor', input)
-    if not isinstance(boundaries, TensorImpl):
+    if boundaries.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bucketize', 'boundaries', 2, 'Tensor', boundaries)
     if out is None and out_int32 is False and right is False:
         return _op_bucketize_Tensor(input, boundaries)
@@ -6455,7 +6455,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     return _op_bucketize_Tensor(input, boundaries, out_int32=out_int32, right=right)
 
 def as_strided(input, size, stride, storage_offset=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
     if not _is_intseq(size):
         raise _bad_arg('as_strided', 'size', 2, 'tuple of ints', size)
@@ -6466,7 +6466,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _op_as_strided_default(input, size, stride, storage_offset)
 
 def transpose(input, dim0, dim1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('transpose', 'input', 1, 'Tensor', input)
     if dim0.__class__ is not int and not _is_int(dim0):
         raise _bad_arg('transpose', 'dim0', 2, 'int', dim0)
@@ -6475,24 +6475,24 @@ def transpose(input, dim0, dim1):
     return _op_transpose_int(input, dim0, dim1)
 
 def permute(input, dims):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('permute', 'input', 1, 'Tensor', input)
     if not _is_intseq(dims):
         raise _bad_arg('permute', 'dims', 2, 'tuple of ints', dims)
     return _op_permute_default(input, dims)
 
 def t(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
     return _op_t_default(input)
 
 def adjoint(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     return _op_adjoint_default(input)
 
 def narrow(input, dim, start, length):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('narrow', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('narrow', 'dim', 2, 'int', dim)
@@ -6503,7 +6503,7 @@ def narrow(input, dim, start, length):
     return _op_narrow_default(input, dim, start, length)
 
 def select(input, dim, index):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('select', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('select', 'dim', 2, 'int', dim)
@@ -6512,7 +6512,7 @@ def select(input, dim, index):
     return _op_select_int(input, dim, index)
 
 def slice(input, dim=0, start=None, end=None, step=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('slice', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('slice', 'dim', 2, 'int', dim)
@@ -6525,7 +6525,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _op_slice_Tensor(input, dim, start, end, step)
 
 def unsqueeze(input, dim):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unsqueeze', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze', 'dim', 2, 'int', dim)
@@ -6581,7 +6581,7 @@ def squeeze(*args, **kwargs):
     raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
 
 def flatten(input, start_dim=0, end_dim=-1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('flatten', 'input', 1, 'Tensor', input)
     if start_dim.__class__ is not int and not _is_int(start_dim):
         raise _bad_arg('flatten', 'start_dim', 2, 'int', start_dim)
@@ -6590,7 +6590,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _op_flatten_using_ints(input, start_dim, end_dim)
 
 def unflatten(input, dim, sizes):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unflatten', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unflatten', 'dim', 2, 'int', dim)
@@ -6599,7 +6599,7 @@ def unflatten(input, dim, sizes):
     return _op_unflatten_int(input, dim, sizes)
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diagonal', 'input', 1, 'Tensor', input)
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagonal', 'offset', 2, 'int', offset)
@@ -6610,14 +6610,14 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _op_diagonal_default(input, offset, dim1, dim2)
 
 def unbind(input, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unbind', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unbind', 'dim', 2, 'int', dim)
     return _op_unbind_int(input, dim)
 
 def split(input, split_size, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('split', 'input', 1, 'Tensor', input)
     if split_size.__class__ is not int and not _is_int(split_size):
         raise _bad_arg('split', 'split_size', 2, 'int', split_size)
@@ -6626,7 +6626,7 @@ def split(input, split_size, dim=0):
     return _op_split_Tensor(input, split_size, dim)
 
 def split_with_sizes(input, split_sizes, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('split_with_sizes', 'input', 1, 'Tensor', input)
     if not _is_intseq(split_sizes):
         raise _bad_arg('split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
@@ -6635,7 +6635,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _op_split_with_sizes_default(input, split_sizes, dim)
 
 def chunk(input, chunks, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('chunk', 'input', 1, 'Tensor', input)
     if chunks.__class__ is not int and not _is_int(chunks):
         raise _bad_arg('chunk', 'chunks', 2, 'int', chunks)
@@ -6688,17 +6688,17 @@ def movedim(*args, **kwargs):
     raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
 
 def alias(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     return _op_alias_default(input)
 
 def detach(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     return _op_detach_default(input)
 
 def reshape(input, shape):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reshape', 'input', 1, 'Tensor', input)
     if not _is_intseq(shape):
         raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)

@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
-from .._core.tensor_impl import TensorImpl
+from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .return_types import (cummax as _rt_cummax, cummin as _rt_cummin, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
@@ -538,7 +538,7 @@ def _m_relu_(self):
     return _op_relu__default(self)
 
 def _m_prelu(self, weight):
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
     return _op_prelu_default(self, weight)
 
@@ -563,7 +563,7 @@ def _m_clone(self, *, memory_format=None):
     return _op_clone_default(self, memory_format=memory_format)
 
 def _m_copy_(self, src, non_blocking=False):
-    if not isinstance(src, TensorImpl) and not _is_num(src):
+    if src.__class__ not in _TENSOR_TYPES and not _is_num(src):
         raise _bad_arg('copy_', 'src', 1, 'Tensor', src)
     if non_blocking.__class__ is not bool:
         raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
@@ -685,7 +685,7 @@ def _m_zero_(self):
     return _op_zero__default(self)
 
 def _m_add(self, other, *, alpha=1, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('add', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_add_Tensor(self, other)
@@ -696,7 +696,7 @@ def _m_add(self, other, *, alpha=1, out=None):
     return _op_add_Tensor(self, other, alpha=alpha)
 
 def _m_add_(self, other, *, alpha=1):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('add_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         return _op_add__Tensor(self, other)
@@ -705,7 +705,7 @@ def _m_add_(self, other, *, alpha=1):
     return _op_add__Tensor(self, other, alpha=alpha)
 
 def _m_sub(self, other, *, alpha=1, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('sub', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_sub_Tensor(self, other)
@@ -716,7 +716,7 @@ def _m_sub(self, other, *, alpha=1, out=None):
     return _op_sub_Tensor(self, other, alpha=alpha)
 
 def _m_sub_(self, other, *, alpha=1):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         return _op_sub__Tensor(self, other)
@@ -725,14 +725,14 @@ def _m_sub_(self, other, *, alpha=1):
     return _op_sub__Tensor(self, other, alpha=alpha)
 
 def _m_mul(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('mul', 'other', 1, 'Tensor', other)
     if out is not None:
         return _op_mul_out(self, other, out=out)
     return _op_mul_Tensor(self, other)
 
 def _m_mul_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
     return _op_mul__Tensor(self, other)
 
@@ -825,19 +825,19 @@ def _m_div_(*args, **kwargs):
     raise _no_match('div_', args, kwargs, __m_div__sigs, True)
 
 def _m_floor_divide(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('floor_divide', 'other', 1, 'Tensor', other)
     if out is not None:
         return _op_floor_divide_out(self, other, out=out)
     return _op_floor_divide_default(self, other)
 
 def _m_floor_divide_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
     return _op_floor_divide__default(self, other)
 
 def _m_remainder(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -846,12 +846,12 @@ def _m_remainder(self, other, *, out=None):
     return _op_remainder_Tensor(self, other)
 
 def _m_remainder_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
     return _op_remainder__Tensor(self, other)
 
 def _m_pow(self, exponent, *, out=None):
-    if not isinstance(exponent, TensorImpl) and not _is_num(exponent):
+    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
         raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -898,7 +898,7 @@ def _m_pow_(*args, **kwargs):
     raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
 def _m_eq(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -907,12 +907,12 @@ def _m_eq(self, other, *, out=None):
     return _op_eq_Tensor(self, other)
 
 def _m_eq_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
     return _op_eq__Tensor(self, other)
 
 def _m_ne(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -921,12 +921,12 @@ def _m_ne(self, other, *, out=None):
     return _op_ne_Tensor(self, other)
 
 def _m_ne_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
     return _op_ne__Tensor(self, other)
 
 def _m_lt(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -935,12 +935,12 @@ def _m_lt(self, other, *, out=None):
     return _op_lt_Tensor(self, other)
 
 def _m_lt_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
     return _op_lt__Tensor(self, other)
 
 def _m_le(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -949,12 +949,12 @@ def _m_le(self, other, *, out=None):
     return _op_le_Tensor(self, other)
 
 def _m_le_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le_', 'other', 1, 'Tensor', other)
     return _op_le__Tensor(self, other)
 
 def _m_gt(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -963,12 +963,12 @@ def _m_gt(self, other, *, out=None):
     return _op_gt_Tensor(self, other)
 
 def _m_gt_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
     return _op_gt__Tensor(self, other)
 
 def _m_ge(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -977,12 +977,12 @@ def _m_ge(self, other, *, out=None):
     return _op_ge_Tensor(self, other)
 
 def _m_ge_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
     return _op_ge__Tensor(self, other)
 
 def _m_logical_and(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_and', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -991,12 +991,12 @@ def _m_logical_and(self, other, *, out=None):
     return _op_logical_and_default(self, other)
 
 def _m_logical_and_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_and_', 'other', 1, 'Tensor', other)
     return _op_logical_and__default(self, other)
 
 def _m_logical_or(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_or', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1005,12 +1005,12 @@ def _m_logical_or(self, other, *, out=None):
     return _op_logical_or_default(self, other)
 
 def _m_logical_or_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_or_', 'other', 1, 'Tensor', other)
     return _op_logical_or__default(self, other)
 
 def _m_logical_xor(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_xor', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1019,12 +1019,12 @@ def _m_logical_xor(self, other, *, out=None):
     return _op_logical_xor_default(self, other)
 
 def _m_logical_xor_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_xor_', 'other', 1, 'Tensor', other)
     return _op_logical_xor__default(self, other)
 
 def _m_bitwise_and(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1033,12 +1033,12 @@ def _m_bitwise_and(self, other, *, out=None):
     return _op_bitwise_and_Tensor(self, other)
 
 def _m_bitwise_and_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
     return _op_bitwise_and__Tensor(self, other)
 
 def _m_bitwise_or(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1047,12 +1047,12 @@ def _m_bitwise_or(self, other, *, out=None):
     return _op_bitwise_or_Tensor(self, other)
 
 def _m_bitwise_or_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
     return _op_bitwise_or__Tensor(self, other)
 
 def _m_bitwise_xor(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1061,7 +1061,7 @@ def _m_bitwise_xor(self, other, *, out=None):
     return _op_bitwise_xor_Tensor(self, other)
 
 def _m_bitwise_xor_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
     return _op_bitwise_xor__Tensor(self, other)
 
@@ -1288,14 +1288,14 @@ def _m_clamp_max(self, max):
     return _op_clamp_max_default(self, max)
 
 def _m_where(self, condition, other):
-    if not isinstance(condition, TensorImpl):
+    if condition.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('where', 'other', 2, 'Tensor', other)
     return _op_where_self(condition, self, other)
 
 def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isclose', 'other', 1, 'Tensor', other)
     if rtol.__class__ is not float and not _is_double(rtol):
         raise _bad_arg('isclose', 'rtol', 2, 'float', rtol)
@@ -1306,7 +1306,7 @@ def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _op_isclose_default(self, other, rtol, atol, equal_nan)
 
 def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('allclose', 'other', 1, 'Tensor', other)
     if rtol.__class__ is not float and not _is_double(rtol):
         raise _bad_arg('allclose', 'rtol', 2, 'float', rtol)
@@ -1675,7 +1675,7 @@ def _m_logit_(self, eps=None):
     return _op_logit__default(self, eps)
 
 def _m_hypot(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1684,12 +1684,12 @@ def _m_hypot(self, other, *, out=None):
     return _op_hypot_default(self, other)
 
 def _m_hypot_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot_', 'other', 1, 'Tensor', other)
     return _op_hypot__default(self, other)
 
 def _m_atan2(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1698,7 +1698,7 @@ def _m_atan2(self, other, *, out=None):
     return _op_atan2_default(self, other)
 
 def _m_atan2_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2_', 'other', 1, 'Tensor', other)
     return _op_atan2__default(self, other)
 
@@ -1791,7 +1791,7 @@ def _m_lerp_(*args, **kwargs):
     raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
 
 def _m_fmod(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1800,12 +1800,12 @@ def _m_fmod(self, other, *, out=None):
     return _op_fmod_Tensor(self, other)
 
 def _m_fmod_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod_', 'other', 1, 'Tensor', other)
     return _op_fmod__Tensor(self, other)
 
 def _m_maximum(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('maximum', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1814,7 +1814,7 @@ def _m_maximum(self, other, *, out=None):
     return _op_maximum_default(self, other)
 
 def _m_minimum(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('minimum', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1823,7 +1823,7 @@ def _m_minimum(self, other, *, out=None):
     return _op_minimum_default(self, other)
 
 def _m_fmax(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmax', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1832,7 +1832,7 @@ def _m_fmax(self, other, *, out=None):
     return _op_fmax_default(self, other)
 
 def _m_fmin(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmin', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1864,9 +1864,9 @@ def _m_isneginf(self, *, out=None):
     return _op_isneginf_default(self)
 
 def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor2', 2, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcmul_default(self, tensor1, tensor2)
@@ -1879,9 +1879,9 @@ def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
     return _op_addcmul_default(self, tensor1, tensor2, value=value)
 
 def _m_addcmul_(self, tensor1, tensor2, *, value=1):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul_', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul_', 'tensor2', 2, 'Tensor', tensor2)
     if value.__class__ is int and value == 1:
         return _op_addcmul__default(self, tensor1, tensor2)
@@ -1890,9 +1890,9 @@ def _m_addcmul_(self, tensor1, tensor2, *, value=1):
     return _op_addcmul__default(self, tensor1, tensor2, value=value)
 
 def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor2', 2, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcdiv_default(self, tensor1, tensor2)
@@ -1905,9 +1905,9 @@ def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
     return _op_addcdiv_default(self, tensor1, tensor2, value=value)
 
 def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv_', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv_', 'tensor2', 2, 'Tensor', tensor2)
     if value.__class__ is int and value == 1:
         return _op_addcdiv__default(self, tensor1, tensor2)
@@ -1916,7 +1916,7 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
     return _op_addcdiv__default(self, tensor1, tensor2, value=value)
 
 def _m_xlogy(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1925,12 +1925,12 @@ def _m_xlogy(self, other, *, out=None):
     return _op_xlogy_Tensor(self, other)
 
 def _m_xlogy_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 1, 'Tensor', other)
     return _op_xlogy__Tensor(self, other)
 
 def _m_logaddexp(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logaddexp', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1999,7 +1999,7 @@ def _m_arctanh_(self):
     return _op_arctanh__default(self)
 
 def _m_arctan2(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2008,7 +2008,7 @@ def _m_arctan2(self, other, *, out=None):
     return _op_arctan2_default(self, other)
 
 def _m_arctan2_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2_', 'other', 1, 'Tensor', other)
     return _op_arctan2__default(self, other)
 
@@ -2209,7 +2209,7 @@ def _m_subtract_(*args, **kwargs):
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('gather', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gather', 'index', 2, 'Tensor', index)
     if out is None and sparse_grad is False:
         return _op_gather_default(self, dim, index)
@@ -2388,9 +2388,9 @@ def _m_scatter_(*args, **kwargs):
 def _m_scatter_add(self, dim, index, src, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_add', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add', 'src', 3, 'Tensor', src)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2401,18 +2401,18 @@ def _m_scatter_add(self, dim, index, src, *, out=None):
 def _m_scatter_add_(self, dim, index, src):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_add_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add_', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add_', 'src', 3, 'Tensor', src)
     return _op_scatter_add__default(self, dim, index, src)
 
 def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_reduce', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce', 'src', 3, 'Tensor', src)
     if reduce.__class__ is not str:
         raise _bad_arg('scatter_reduce', 'reduce', 4, 'str', reduce)
@@ -2429,9 +2429,9 @@ def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=N
 def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_reduce_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce_', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce_', 'src', 3, 'Tensor', src)
     if reduce.__class__ is not str:
         raise _bad_arg('scatter_reduce_', 'reduce', 4, 'str', reduce)
@@ -2444,7 +2444,7 @@ def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 def _m_index_select(self, dim, index, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_select', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_select', 'index', 2, 'Tensor', index)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2455,9 +2455,9 @@ def _m_index_select(self, dim, index, *, out=None):
 def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_add', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'source', 3, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_index_add_default(self, dim, index, source)
@@ -2472,9 +2472,9 @@ def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
 def _m_index_add_(self, dim, index, source, *, alpha=1):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_add_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add_', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add_', 'source', 3, 'Tensor', source)
     if alpha.__class__ is int and alpha == 1:
         return _op_index_add__default(self, dim, index, source)
@@ -2485,9 +2485,9 @@ def _m_index_add_(self, dim, index, source, *, alpha=1):
 def _m_index_copy(self, dim, index, source, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_copy', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy', 'source', 3, 'Tensor', source)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2498,9 +2498,9 @@ def _m_index_copy(self, dim, index, source, *, out=None):
 def _m_index_copy_(self, dim, index, source):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_copy_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy_', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy_', 'source', 3, 'Tensor', source)
     return _op_index_copy__default(self, dim, index, source)
 
@@ -2681,7 +2681,7 @@ def _m_masked_fill_(*args, **kwargs):
     raise _no_match('masked_fill_', args, kwargs, __m_masked_fill__sigs, True)
 
 def _m_masked_select(self, mask, *, out=None):
-    if not isinstance(mask, TensorImpl):
+    if mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_select', 'mask', 1, 'Tensor', mask)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2690,21 +2690,21 @@ def _m_masked_select(self, mask, *, out=None):
     return _op_masked_select_default(self, mask)
 
 def _m_masked_scatter(self, mask, source):
-    if not isinstance(mask, TensorImpl):
+    if mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'mask', 1, 'Tensor', mask)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'source', 2, 'Tensor', source)
     return _op_masked_scatter_default(self, mask, source)
 
 def _m_masked_scatter_(self, mask, source):
-    if not isinstance(mask, TensorImpl):
+    if mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter_', 'mask', 1, 'Tensor', mask)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter_', 'source', 2, 'Tensor', source)
     return _op_masked_scatter__default(self, mask, source)
 
 def _m_take(self, index, *, out=None):
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take', 'index', 1, 'Tensor', index)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2713,7 +2713,7 @@ def _m_take(self, index, *, out=None):
     return _op_take_default(self, index)
 
 def _m_take_along_dim(self, indices, dim=None, *, out=None):
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take_along_dim', 'indices', 1, 'Tensor', indices)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('take_along_dim', 'dim', 2, 'int', dim)
@@ -2734,18 +2734,18 @@ def _m_argwhere(self):
     return _op_argwhere_default(self)
 
 def _m_put_(self, index, source, accumulate=False):
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put_', 'index', 1, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put_', 'source', 2, 'Tensor', source)
     if accumulate.__class__ is not bool:
         raise _bad_arg('put_', 'accumulate', 3, 'bool', accumulate)
     return _op_put__default(self, index, source, accumulate)
 
 def _m_put(self, index, source, accumulate=False):
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put', 'index', 1, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put', 'source', 2, 'Tensor', source)
     if accumulate.__class__ is not bool:
         raise _bad_arg('put', 'accumulate', 3, 'bool', accumulate)
@@ -2754,9 +2754,9 @@ def _m_put(self, index, source, accumulate=False):
 def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_reduce', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce', 'source', 3, 'Tensor', source)
     if reduce.__class__ is not str:
         raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
@@ -2773,9 +2773,9 @@ def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=
 def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_reduce_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce_', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce_', 'source', 3, 'Tensor', source)
     if reduce.__class__ is not str:
         raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
@@ -2789,14 +2789,14 @@ def _m_index(self, indices):
     return _op_index_Tensor(self, indices)
 
 def _m_index_put_(self, indices, values, accumulate=False):
-    if not isinstance(values, TensorImpl):
+    if values.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put_', 'values', 2, 'Tensor', values)
     if accumulate.__class__ is not bool:
         raise _bad_arg('index_put_', 'accumulate', 3, 'bool', accumulate)
     return _op_index_put__default(self, indices, values, accumulate)
 
 def _m_index_put(self, indices, values, accumulate=False):
-    if not isinstance(values, TensorImpl):
+    if values.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put', 'values', 2, 'Tensor', values)
     if accumulate.__class__ is not bool:
         raise _bad_arg('index_put', 'accumulate', 3, 'bool', accumulate)
@@ -2863,7 +2863,7 @@ def _m_matrix_exp(self):
     return _op_matrix_exp_default(self)
 
 def _m_cholesky_solve(self, input2, upper=False, *, out=None):
-    if not isinstance(input2, TensorImpl):
+    if input2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cholesky_solve', 'input2', 1, 'Tensor', input2)
     if upper.__class__ is not bool:
         raise _bad_arg('cholesky_solve', 'upper', 2, 'bool', upper)
@@ -2883,7 +2883,7 @@ def _m_cholesky_inverse(self, upper=False, *, out=None):
     return _op_cholesky_inverse_default(self, upper)
 
 def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
     if upper.__class__ is not bool:
         raise _bad_arg('triangular_solve', 'upper', 2, 'bool', upper)
@@ -2894,9 +2894,9 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
 def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
-    if not isinstance(LU_data, TensorImpl):
+    if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
-    if not isinstance(LU_pivots, TensorImpl):
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2910,7 +2910,7 @@ def _m_geqrf(self, *, out=None):
     return _rt_geqrf(*_op_geqrf_default(self))
 
 def _m_vdot(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2919,34 +2919,34 @@ def _m_vdot(self, other, *, out=None):
     return _op_vdot_default(self, other)
 
 def _m_mm(self, mat2):
-    if not isinstance(mat2, TensorImpl):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
     return _op_mm_default(self, mat2)
 
 def _m_bmm(self, mat2):
-    if not isinstance(mat2, TensorImpl):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bmm', 'mat2', 1, 'Tensor', mat2)
     return _op_bmm_default(self, mat2)
 
 def _m_mv(self, vec):
-    if not isinstance(vec, TensorImpl):
+    if vec.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mv', 'vec', 1, 'Tensor', vec)
     return _op_mv_default(self, vec)
 
 def _m_dot(self, tensor):
-    if not isinstance(tensor, TensorImpl):
+    if tensor.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dot', 'tensor', 1, 'Tensor', tensor)
     return _op_dot_default(self, tensor)
 
 def _m_matmul(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matmul', 'other', 1, 'Tensor', other)
     return _op_matmul_default(self, other)
 
 def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    if not isinstance(mat1, TensorImpl):
+    if mat1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat1', 1, 'Tensor', mat1)
-    if not isinstance(mat2, TensorImpl):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         return _op_addmm_default(self, mat1, mat2)
@@ -2960,7 +2960,7 @@ def _m_trace(self):
     return _op_trace_default(self)
 
 def _m_outer(self, vec2, *, out=None):
-    if not isinstance(vec2, TensorImpl):
+    if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('outer', 'vec2', 1, 'Tensor', vec2)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2969,7 +2969,7 @@ def _m_outer(self, vec2, *, out=None):
     return _op_outer_default(self, vec2)
 
 def _m_ger(self, vec2, *, out=None):
-    if not isinstance(vec2, TensorImpl):
+    if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ger', 'vec2', 1, 'Tensor', vec2)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2978,7 +2978,7 @@ def _m_ger(self, vec2, *, out=None):
     return _op_ger_default(self, vec2)
 
 def _m_kron(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kron', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2987,7 +2987,7 @@ def _m_kron(self, other, *, out=None):
     return _op_kron_default(self, other)
 
 def _m_cross(self, other, dim=None, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross', 'other', 1, 'Tensor', other)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cross', 'dim', 2, 'int', dim)
@@ -3815,7 +3815,7 @@ def _m_mode(self, dim=-1, keepdim=False):
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
 
 def _m_bincount(self, weights=None, minlength=0):
-    if weights is not None and not isinstance(weights, TensorImpl):
+    if weights is not None and weights.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bincount', 'weights', 1, 'Tensor', weights)
     if minlength.__class__ is not int and not _is_int(minlength):
         raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
@@ -4254,7 +4254,7 @@ def _m_expand(self, *size, implicit=False):
     return _op_expand_default(self, size, implicit=implicit)
 
 def _m_expand_as(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('expand_as', 'other', 1, 'Tensor', other)
     return _op_expand_as_default(self, other)
 
@@ -4453,7 +4453,7 @@ def _m_detach(self):
     return _op_detach_default(self)
 
 def _m_view_as(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as', 'other', 1, 'Tensor', other)
     return _op_view_as_default(self, other)
 
@@ -4465,7 +4465,7 @@ def _m_reshape(self, *shape):
     return _op_reshape_default(self, shape)
 
 def _m_reshape_as(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
     return _op_reshape_as_default(self, other)
 

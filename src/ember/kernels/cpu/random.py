@@ -25,7 +25,19 @@ def _fill(t, values):
 
 
 def _uniform(rng, shape, dt):
+    if dt.is_complex:               # both parts drawn, as torch (view_as_real, then the real kernel)
+        parts = rng.random((*shape, 2), dtype=np.float32 if dt._np == np.complex64 else np.float64)
+        return parts[..., 0] + 1j * parts[..., 1]
     return rng.random(shape, dtype=np.float32 if dt._np == np.float32 else np.float64)
+
+
+def _sample_normal(rng, mean, std, shape, dt):
+    """N(mean, std^2) samples; for a complex dtype both parts are drawn with std / sqrt(2) (so the complex
+    variance is std^2) and `mean` is added to each part, as torch's normal_ on view_as_real."""
+    if dt.is_complex:
+        parts = rng.normal(mean, std / np.sqrt(2.0), (*shape, 2))
+        return parts[..., 0] + 1j * parts[..., 1]
+    return rng.normal(mean, std, shape) if (mean, std) != (0, 1) else rng.standard_normal(shape)
 
 
 def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
@@ -35,7 +47,7 @@ def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memo
 
 def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     t = M.alloc(M.check_size(size), M_random.float_factory_dtype(dtype, "normal_kernel_cpu"), CPU)
-    return _fill(t, _gen(generator).standard_normal(t._size))
+    return _fill(t, _sample_normal(_gen(generator), 0, 1, t._size, t.dtype))
 
 
 def randint(high, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
@@ -85,14 +97,17 @@ def _int(x):
 # ------------------------------------------------------------------ in-place fillers (validate, then write)
 def normal_(self, mean=0, std=1, *, generator=None):
     M_random.normal_(self, mean, std)
-    return _fill(self, _gen(generator).normal(mean, std, self._size) if self._np is not None else None)
+    return _fill(self, _sample_normal(_gen(generator), mean, std, self._size, self.dtype) if self._np is not None else None)
 
 
 def uniform_(self, from_=0, to=1, *, generator=None):
     M_random.uniform_(self, from_, to)
     if self._np is None:
         return self
-    return _fill(self, from_ + (to - from_) * _uniform(_gen(generator), self._size, self.dtype))
+    u = _uniform(_gen(generator), self._size, self.dtype)
+    if self.dtype.is_complex:       # each part in [from, to)
+        return _fill(self, (from_ + (to - from_) * u.real) + 1j * (from_ + (to - from_) * u.imag))
+    return _fill(self, from_ + (to - from_) * u)
 
 
 def random_(self, from_=None, to=None, *, generator=None):

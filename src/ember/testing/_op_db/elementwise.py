@@ -41,6 +41,87 @@ def _rsub_scalar(op, dt):
             SampleInput(make((2, 2), dt, seed=3), (1.5,), {"alpha": 0.5})]
 
 
+# -- division with rounding: div(rounding_mode=None/"trunc"/"floor"), floor_divide, //, remainder, %, fmod --------
+# Samples have more than three elements, negative dividends and divisors, exact multiples (quotients on an
+# integer, where floor and trunc differ from the true quotient by nothing) and Scalar divisors.
+_ROUNDINGS = (None, "trunc", "floor")
+
+
+def _divisors(shape, dt, seed):
+    mag = make(shape, dt, 1.0, 4.0, seed=seed)
+    if dt.startswith("int"):
+        mag = np.maximum(mag, 1)
+    sign = np.where(np.random.default_rng(seed).random(shape) < 0.4, -1, 1)
+    return (mag * sign).astype(dt)
+
+
+def _division_pairs(dt):
+    a = make((4, 5), dt, -9.0, 9.0, seed=1)
+    b = _divisors((4, 5), dt, 2)
+    pow2 = np.array([1, 2, 4, -2, -4] * 4, dt).reshape(4, 5) if dt.startswith("int") else \
+        np.array([0.5, 2.0, 4.0, -0.5, -2.0] * 4, dt).reshape(4, 5)
+    exact = (pow2 * make((4, 5), "int64", -3, 3, seed=4)).astype(dt)
+    big = make((2, 3, 4), dt, -20.0, 20.0, seed=5)
+    scalar = 3 if dt.startswith("int") else -2.5
+    return [(a, b, "4x5"), (exact, pow2, "exact-multiples"), (big, _divisors((4,), dt, 6), "broadcast"),
+            (a, scalar, "scalar-divisor")]
+
+
+def _division(modes=(None,)):
+    def f(op, dt):
+        out = []
+        for a, b, name in _division_pairs(dt):
+            for mode in modes:
+                if mode is None and dt.startswith("int") and op.inplace_variant:
+                    continue     # int true division is float: an in-place int result cannot hold it
+                kw = {} if mode is None else {"rounding_mode": mode}
+                out.append(SampleInput(a, (b,), kw, f"{name}-{mode}"))
+        return out
+    return f
+
+
+def _trunc_divide(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind in "iu":
+        q = np.abs(a) // np.abs(b)
+        return (q * np.sign(a) * np.sign(b)).astype(a.dtype)
+    return np.trunc(np.true_divide(a, b)).astype(a.dtype)
+
+
+def _div_ref(a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return np.true_divide(a, b)
+    if rounding_mode == "trunc":
+        return _trunc_divide(a, b)
+    return np.floor_divide(a, b)
+
+
+def _reflected(op, dt):
+    a = _divisors((4, 5), dt, 7)
+    return [SampleInput(a, (7 if dt.startswith("int") else 7.5,), {}, "scalar-dividend")]
+
+
+def _division_infos():
+    return [
+        OpInfo("div", _division(_ROUNDINGS), ref=_div_ref, dtypes=F, supports_out=True, inplace_variant="div_"),
+        OpInfo("div", _division(("trunc", "floor")), ref=_div_ref, dtypes=("int64",), supports_out=True,
+               inplace_variant="div_"),
+        OpInfo("floor_divide", _division(), ref=np.floor_divide, dtypes=FI, supports_out=True,
+               inplace_variant="floor_divide_"),
+        OpInfo("remainder", _division(), ref=np.remainder, dtypes=FI, supports_out=True,
+               inplace_variant="remainder_"),
+        OpInfo("fmod", _division(), ref=np.fmod, dtypes=FI, supports_out=True, inplace_variant="fmod_"),
+        OpInfo("Tensor.__floordiv__", _division(), ref=np.floor_divide, dtypes=FI, method_variant=False,
+               aten_name="floor_divide"),
+        OpInfo("Tensor.__mod__", _division(), ref=np.remainder, dtypes=FI, method_variant=False,
+               aten_name="remainder"),
+        OpInfo("Tensor.__rfloordiv__", _reflected, ref=lambda a, b: np.floor_divide(b, a), dtypes=FI,
+               method_variant=False, aten_name="floor_divide"),
+        OpInfo("Tensor.__rmod__", _reflected, ref=lambda a, b: np.remainder(b, a), dtypes=FI,
+               method_variant=False, aten_name="remainder"),
+    ]
+
+
 op_db = [
     _u("exp2", np.exp2),
     _u("expm1", np.expm1),
@@ -114,4 +195,4 @@ op_db = [
            dtypes=FIB, supports_meta=False, method_variant=False, ref=lambda x: tuple(np.nonzero(x))),
     _info("isclose", _isclose, dtypes=F + ("int64", "bool"), method_variant=True),
     OpInfo("rsub", _rsub_scalar, dtypes=("float32", "float64"), method_variant=False),
-]
+] + _division_infos()

@@ -6,4 +6,3 @@ from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSam
 from .distributed import DistributedSampler  # noqa: F401
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info  # noqa: F401
 from ._utils.worker import WorkerInfo  # noqa: F401
-from .distributed import DistributedSampler  # noqa: F401
