@@ -10,6 +10,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE = "effef38"          # "Take src/ember.egg-info out of git": the first commit under the 72-character rule
 MAX_SUBJECT = 72
+# Commits merged before the check ran on them; history is not rewritten once other branches hold it.
+GRANDFATHERED = {"91cae20"}
 PATHS = ["src", "tools", "tests", "examples", "benchmarks"]
 
 
@@ -27,7 +29,7 @@ def long_subjects():
     out = []
     for line in r.stdout.splitlines():
         h, _, subject = line.partition(" ")
-        if len(subject) > MAX_SUBJECT:
+        if len(subject) > MAX_SUBJECT and h[:7] not in GRANDFATHERED:
             out.append((h, subject))
     return out
 

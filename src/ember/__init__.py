@@ -33,6 +33,10 @@ from ._generated.functions import *  # noqa: F401,F403
 from ._generated import nn_functions as _nn  # noqa: F401  (torch._C._nn: python_module nn ops)
 from ._generated import linalg_functions as _linalg  # noqa: F401  (torch._C._linalg)
 from .functional import *  # noqa: F401,F403
+from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
+from ._core.device import set_default_device, get_default_device  # noqa: F401
+from .kernels.cpu.runtime.pool import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: F401
+                                       set_num_interop_threads)
 from ._dtype_info import finfo, iinfo  # noqa: F401
 from ._random import manual_seed, seed, initial_seed, Generator, default_generator, get_rng_state, set_rng_state  # noqa: F401
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode, is_inference_mode_enabled  # noqa: F401
@@ -49,9 +53,13 @@ __version__ = "0.1.0"
 _LAZY_SUBMODULES = (
     "nn", "optim", "autograd", "utils", "library", "testing", "serialization", "linalg", "func", "return_types",
     "overrides", "distributions", "fx", "compiler", "distributed", "_dynamo", "_functorch", "_inductor",
+    "cuda", "backends", "onnx", "jit", "amp", "version",
 )
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
-               "lu": ("ember.linalg._lu", "legacy_lu")}
+               "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
+               "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
+               "get_autocast_dtype": ("ember.amp", "get_autocast_dtype"),
+               "set_autocast_dtype": ("ember.amp", "set_autocast_dtype")}
 
 
 def _lazy_submodule_exists(name):

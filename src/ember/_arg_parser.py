@@ -27,11 +27,12 @@ from ._schema import BaseTy, BaseType, ListType, OptionalType
 
 def _is_num(v):
     """A Python or numpy number (what may stand for a Tensor where torch allows numbers)."""
-    return isinstance(v, numbers.Number)
+    return isinstance(v, (int, float, complex)) or isinstance(v, numbers.Number)
 
 
 def _is_real(v):
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+    return isinstance(v, (int, float)) and not isinstance(v, bool) or (isinstance(v, numbers.Real)
+                                                                        and not isinstance(v, bool))
 
 
 def _is_int(v):
@@ -57,6 +58,8 @@ def _is_intlist(v):
 
 def _is_double(v):
     """What torch binds to a `float` parameter: any real number (bool included) or a 0-dim tensor."""
+    if isinstance(v, (int, float)):
+        return True
     if isinstance(v, _Tensor):
         return v.dim() == 0
     return isinstance(v, numbers.Real)
@@ -64,6 +67,8 @@ def _is_double(v):
 
 def _is_scalar(v):
     """What torch binds to a `Scalar` parameter: any Python/numpy number or a 0-dim tensor."""
+    if isinstance(v, (int, float, complex)):
+        return True
     if isinstance(v, _Tensor):
         return v.dim() == 0
     return isinstance(v, numbers.Number)

@@ -1,8 +1,8 @@
-"""Tensor.to and the dtype/device shorthands (.float(), .cpu(), .type_as(), ...) as the `TensorConversions`
+"""Tensor.to and the dtype/device shorthands (.float(), .cpu(), .cuda(), .type_as(), ...) as the `TensorConversions`
 mixin `ember.Tensor` inherits: torch's hand-written argument parsing (python_variable_methods.cpp
 THPVariable_to) over the aten `to` overloads."""
 from ._core import dtype as D
-from ._core.device import device as _device
+from ._core.device import as_device, device as _device
 from ._arg_parser import _is_dtype
 from ._core.tensor_impl import TensorImpl as Tensor
 from ._ops import ops
@@ -47,13 +47,11 @@ def _to(self, *args, **kwargs):
                         "torch.memory_format memory_format = None)")
     if other is not None:
         return _aten.to.other(self, other, non_blocking, copy, memory_format)
-    if isinstance(device, int):
-        raise RuntimeError("ember has no accelerator devices: use 'cpu' or 'meta'")
     if device is None:
         if dtype is None:
             return _aten.to.dtype_layout(self, non_blocking=non_blocking, copy=copy, memory_format=memory_format)
         return _aten.to.dtype(self, dtype, non_blocking, copy, memory_format)
-    return _aten.to.dtype_layout(self, dtype=dtype, device=_device(device), non_blocking=non_blocking, copy=copy,
+    return _aten.to.dtype_layout(self, dtype=dtype, device=as_device(device), non_blocking=non_blocking, copy=copy,
                                  memory_format=memory_format)
 
 
@@ -68,6 +66,11 @@ def _cpu(self, memory_format="preserve_format"):
     return _aten.to.dtype_layout(self, device=_device("cpu"), memory_format=memory_format)
 
 
+def _cuda(self, device=None, non_blocking=False, memory_format="preserve_format"):
+    """Tensor.cuda(): ember has no CUDA backend, so torch's CPU-build error (as Module.cuda)."""
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
 def _type_as(self, other):
     return _aten.to.dtype(self, other.dtype)
 
@@ -77,6 +80,7 @@ class TensorConversions:
     __slots__ = ()
     to = _to
     cpu = _cpu
+    cuda = _cuda
     type_as = _type_as
     float = _caster(D.float32)
     double = _caster(D.float64)

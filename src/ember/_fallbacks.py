@@ -11,6 +11,7 @@ A fallback returns None for ops it has nothing to do for: that is a fallthrough.
 from ._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, DispatchKey
 from ._dispatch.modes import _dispatch_to_mode
 from ._ops import register_fallback
+from ._core.device import as_device, default_device_or_none, device as _device
 from ._core.tls import state as _tls
 from ._core.tensor_impl import INFERENCE_VC
 
@@ -95,11 +96,23 @@ def _backend_select_fallback(op, below):
             return op.redispatch(below | CPU_BIT, *args, **kwargs)
         return cpu_kernel
     get = _arg_getter(schema, "device")
+    pos = [a.name for a in schema.arguments.flat_positional]
+    at = pos.index("device") if "device" in pos else None
     below_cpu, below_meta = below | CPU_BIT, below | META_BIT
 
     def kernel(*args, **kwargs):
         d = get(args, kwargs)
-        meta = d is not None and (d == "meta" or getattr(d, "type", None) == "meta" or str(d).startswith("meta"))
+        if d is None:
+            d = default_device_or_none()          # torch.set_default_device
+            if d is not None:
+                d = as_device(d)
+                if at is not None and at < len(args):
+                    args = args[:at] + (d,) + args[at + 1:]
+                else:
+                    kwargs = dict(kwargs, device=d)
+        elif d.__class__ is not _device or d.type not in ("cpu", "meta"):
+            d = as_device(d)                      # "banana", "cuda", 0: torch's errors
+        meta = d is not None and d.type == "meta"
         return op.redispatch(below_meta if meta else below_cpu, *args, **kwargs)
     return kernel
 

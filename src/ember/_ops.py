@@ -11,7 +11,7 @@ import importlib
 
 from ._core.tls import state
 from ._arg_parser import bind_packet_call
-from ._core.tensor_impl import TensorImpl
+from ._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ._core.dispatch_keys import (AUTOGRAD_BIT, BACKEND_SELECT_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey,
                              BACKEND_KEYS)
 
@@ -131,19 +131,19 @@ def _resolve_fn(fn):
 def _keyset(args, kwargs):
     ks = 0
     for a in args:
-        if isinstance(a, TensorImpl):
+        if a.__class__ in _TENSOR_TYPES:
             ks |= a._ks
         elif type(a) in (list, tuple):
             for t in a:
-                if isinstance(t, TensorImpl):
+                if t.__class__ in _TENSOR_TYPES:
                     ks |= t._ks
     if kwargs:
         for a in kwargs.values():
-            if isinstance(a, TensorImpl):
+            if a.__class__ in _TENSOR_TYPES:
                 ks |= a._ks
             elif type(a) in (list, tuple):
                 for t in a:
-                    if isinstance(t, TensorImpl):
+                    if t.__class__ in _TENSOR_TYPES:
                         ks |= t._ks
     if not ks & (CPU_BIT | META_BIT):
         ks |= BACKEND_SELECT_BIT
@@ -199,11 +199,11 @@ class OpOverload:
         ks = 0
         if not kwargs:
             for a in args:
-                if isinstance(a, TensorImpl):
+                if a.__class__ in _TENSOR_TYPES:
                     ks |= a._ks
                 elif type(a) in (list, tuple):
                     for t in a:
-                        if isinstance(t, TensorImpl):
+                        if t.__class__ in _TENSOR_TYPES:
                             ks |= t._ks
         ks = (ks | state.include) & ~state.exclude if ks & _BACKEND_BITS else _keyset(args, kwargs)
         try:

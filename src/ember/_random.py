@@ -43,6 +43,7 @@ class Generator:
 
 
 default_generator = Generator()
+default_generator.seed()     # a fresh seed per process, as torch, until manual_seed is called
 
 
 def _gen(generator):

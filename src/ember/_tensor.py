@@ -21,6 +21,7 @@ from ._generated.tensor_methods import TensorMethods
 from ._indexing import TensorIndexing
 from ._ops import ops
 from . import functional as _functional
+from ._tensor_types import legacy_new
 
 _aten = ops.aten
 _M = TensorMethods
@@ -36,6 +37,14 @@ def _reflected(op):
 
 class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __array_priority__ = 1000   # make numpy defer to Tensor's reflected operators
+
+    def __new__(cls, *args, **kwargs):
+        """`ember.Tensor(...)`, torch's legacy constructor: sizes (uninitialized) or data in the default
+        dtype; see `_tensor_types`. (Tensors made by ops never come through here.)"""
+        t = legacy_new(None, args, kwargs)
+        if cls is not Tensor:
+            t.__class__ = cls          # a Python subclass without its own __new__: the same tensor, as `cls`
+        return t
 
     # ------------------------------------------------------------ Python operators
     __add__ = _M.add
@@ -283,14 +292,18 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
             dtype = _dt.dtype_from_name({"Float": "float32", "Double": "float64", "Half": "float16",
                                          "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8",
                                          "Byte": "uint8", "Bool": "bool", "BFloat16": "bfloat16"}.get(name, name))
+        elif isinstance(getattr(dtype, "dtype", None), _dt.dtype):     # ember.LongTensor and the other legacy types
+            dtype = dtype.dtype
         elif not isinstance(dtype, _dt.dtype) and dtype not in (float, int, bool, complex):
             raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
     def lu(self, pivot=True, get_infos=False):
         """torch.Tensor.lu: the deprecated torch.lu on this tensor."""
-        from .linalg._lu import legacy_lu
-        return legacy_lu(self, pivot=pivot, get_infos=get_infos)
+        return _functional.lu(self, pivot=pivot, get_infos=get_infos)
+
+    def equal(self, other):
+        return _functional.equal(self, other)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         return _functional.tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)

@@ -17,18 +17,18 @@ import numpy as np
 
 from . import _arg_parser as _ap
 from ._core import dtype as D
-from ._core.device import as_device
+from ._core.device import as_device, default_device_or_none
 from ._core.promotion import get_default_dtype, result_type as _result_type
 from ._core.size import Size
 from ._core.storage import UntypedStorage
 from ._core.tensor_impl import TensorImpl as Tensor
-from ._generated import functions as _F
+from ._generated import functions as _F, linalg_functions as _linalg
 from ._ops import ops
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "split", "unbind", "chunk", "nonzero", "where", "einsum", "tensordot", "meshgrid", "broadcast_tensors",
            "block_diag", "cartesian_prod", "unique", "unique_consecutive", "broadcast_shapes", "norm", "cdist",
-           "result_type", "is_tensor", "is_floating_point", "is_complex", "numel"]
+           "lu", "result_type", "is_tensor", "is_floating_point", "is_complex", "numel", "equal"]
 
 _aten = ops.aten
 
@@ -88,6 +88,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if requires_grad is not False and requires_grad is not True:
         _ap.check_bool("tensor", "requires_grad", None, requires_grad)
     dt = as_dtype(dtype)
+    dev = as_device(device if device is not None else default_device_or_none())
     if isinstance(data, Tensor):
         t = data.detach().clone()
         if dt is not None:
@@ -104,7 +105,6 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                 probe = np.asarray([x.numpy(force=True) if isinstance(x, Tensor) else x for x in data]) if isinstance(data, (list, tuple)) else np.asarray(data)
                 dt = D.from_numpy_dtype(probe.dtype) if probe.dtype != np.float64 or any(isinstance(x, np.ndarray) for x in data) else get_default_dtype()
         t = Tensor._wrap_np(np.array(_to_numpy(data, dt), copy=True), dt)
-    dev = as_device(device)
     if dev is not None and dev.type != "cpu":
         t = t.to(dev)
     if requires_grad:
@@ -349,8 +349,8 @@ def _broadcast_in_order(shapes):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
-    """torch.norm: p may be a number, 'fro' or 'nuc' (torch/functional.py); built on ember.linalg."""
-    from . import linalg
+    """torch.norm: p may be a number, 'fro' or 'nuc' (torch/functional.py); built on linalg's vector and
+    matrix norms."""
     _ap.check_tensor("norm", "input", 1, input)
     if dim is not None and not isinstance(dim, int):
         _ap.check_int_list("norm", "dim", 3, dim)
@@ -362,9 +362,10 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
     if p == "nuc":
-        r = linalg.matrix_norm(input, "nuc", dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+        r = _linalg.linalg_matrix_norm(input, "nuc", list(dim) if dim is not None else [-2, -1], keepdim,
+                                       dtype=dtype)
     else:
-        r = linalg.vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim, dtype=dtype)
+        r = _linalg.linalg_vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim, dtype=dtype)
     if out is not None:
         return out.resize_(r.shape).copy_(r)
     return r
@@ -375,6 +376,20 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     return _F.cdist(x1, x2, p, _CDIST_MODES[compute_mode])
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu (deprecated for linalg.lu_factor): (LU, pivots) or, with get_infos, (LU, pivots, infos);
+    never raises on singular inputs."""
+    LU, piv, info = _F._lu_with_info(A, pivot=pivot, check_errors=not get_infos)
+    res = (LU, piv, info) if get_infos else (LU, piv)
+    if out is None:
+        return res
+    if len(out) != len(res):
+        raise TypeError(f"expected tuple of {len(res)} elements but got {len(out)}")
+    for o, r in zip(out, res):
+        o.resize_(r.shape).copy_(r)
+    return tuple(out)
 
 
 # ------------------------------------------------------------------ predicates
@@ -399,3 +414,16 @@ def is_complex(input):
 def numel(input):
     _ap.check_tensor("numel", "input", 1, input)
     return input.numel()
+
+
+def equal(input, other):
+    """torch.equal: True when both tensors have the same size and the same elements (values compared after
+    type promotion, so an int64 and a float32 tensor of equal values are equal; NaN never equals NaN)."""
+    _ap.check_tensor("equal", "input", 1, input)
+    _ap.check_tensor("equal", "other", 2, other)
+    if input.device.type == "meta" or other.device.type == "meta":
+        raise NotImplementedError("aten::equal: attempted to run this operator with Meta tensors, but there was no "
+                                  "fake impl or Meta kernel registered.")
+    if input.shape != other.shape:
+        return False
+    return bool(_F.eq(input.detach(), other.detach()).all())

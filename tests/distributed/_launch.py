@@ -16,6 +16,8 @@ def env(**extra):
               "EMBER_STORE_SECRET", "TORCHELASTIC_USE_AGENT_STORE"):
         e.pop(k, None)
     e.update({k: str(v) for k, v in extra.items()})
+    if "PYTHONPATH" in extra:
+        e["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + str(extra["PYTHONPATH"])
     return e
 
 

@@ -31,17 +31,6 @@ def test_rendezvous_methods(method, tmp_path):
         assert "PMIU" not in err and "Fatal" not in err, err       # the PMI helper saw MPICH's finalize
 
 
-def test_launcher_environment(tmp_path):
-    script = tmp_path / "env.py"
-    script.write_text("import os\nprint('ENV', *[os.environ[k] for k in ('RANK', 'LOCAL_RANK', 'WORLD_SIZE', "
-                      "'LOCAL_WORLD_SIZE', 'GROUP_RANK', 'ROLE_RANK', 'ROLE_NAME', 'GROUP_WORLD_SIZE', "
-                      "'ROLE_WORLD_SIZE', 'OMP_NUM_THREADS', 'TORCHELASTIC_RESTART_COUNT', 'MASTER_ADDR')])\n")
-    r = _launch.ember_run(["--nproc-per-node", 2, script])
-    assert r.returncode == 0, r.stderr
-    assert "[rank0]:ENV 0 0 2 2 0 0 default 1 2 1 0 127.0.0.1" in r.stdout
-    assert "[rank1]:ENV 1 1 2 2 0 1 default 1 2 1 0 127.0.0.1" in r.stdout
-
-
 def test_init_errors(tmp_path):
     script = tmp_path / "errs.py"
     script.write_text(
@@ -72,3 +61,18 @@ def test_init_errors(tmp_path):
     assert "ValueError Invalid backend: 'foo'" in out
     assert "GET_RANK Default process group has not been initialized" in out
     assert "AVAILABLE True False True" in out
+
+
+def test_under_a_real_mpiexec():
+    import os
+    import shutil
+    import subprocess
+    import sys
+    mpiexec = shutil.which("mpiexec") or shutil.which("mpiexec", path=os.path.dirname(sys.executable))
+    if mpiexec is None:
+        pytest.skip("no mpiexec")
+    r = subprocess.run([mpiexec, "-n", "2", sys.executable, str(_launch.WORKERS / "mpiexec_world.py")],
+                       env=_launch.env(), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for rank in (0, 1):
+        assert f"MPIEXEC {rank} 2 [3.0, 3.0, 3.0, 3.0] [0, 1]" in r.stdout

@@ -24,7 +24,7 @@ def test_aten_graph_with_overload_targets():
     x, y = ember.randn(3), ember.randn(3)
     gm = make_fx(f)(x, y)
     assert _targets(gm) == [aten.add.Tensor, aten.relu.default, aten.sum.default]
-    assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["arg0_1", "arg1_1"]
+    assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["x_1", "y_1"]   # torch's names
     assert "ember.ops.aten.relu.default(add)" in gm.code
     assert_close(gm(x, y), f(x, y))
 
@@ -162,7 +162,9 @@ def test_nested_inputs_are_flattened():
 
     a, b = ember.randn(3), ember.randn(3)
     gm = make_fx(f)((a, b), 2.0)
-    assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["arg0_1", "arg1_1", "arg2_1"]
+    assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["pair_1", "pair_2", "scale_1"]
+    assert [n.name for n in make_fx(lambda *a: a[0] + a[1])(a, b).graph.nodes if n.op == "placeholder"] == \
+        ["arg0_1", "arg1_1"]
     assert_close(gm(a, b, 2.0), a * 2 + b)
 
 
@@ -173,3 +175,14 @@ def test_stack_trace_of_aten_nodes():
     gm = make_fx(f)(ember.ones(2))
     n = next(n for n in gm.graph.nodes if n.op == "call_function")
     assert "test_make_fx.py" in n.stack_trace and "return x.exp()" in n.stack_trace
+
+
+def test_aten_graph_with_constants_survives_pickle_and_deepcopy():
+    import copy
+    import pickle
+    w = ember.randn(3, 3)
+    gm = make_fx(lambda x: (x @ w).relu(), tracing_mode="fake", _allow_non_fake_inputs=True)(ember.randn(2, 3))
+    x = ember.randn(2, 3)
+    for g in (copy.deepcopy(gm), pickle.loads(pickle.dumps(gm))):
+        assert_close(g(x), (x @ w).relu())
+        assert _targets(g) == _targets(gm)

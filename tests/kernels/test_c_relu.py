@@ -6,7 +6,7 @@ import pytest
 import ember
 from ember import _cc
 from ember.kernels.cpu.runtime import clib
-from ember.kernels.cpu import relu_c
+from ember.kernels.cpu import activation
 
 needs_c = pytest.mark.skipif(not _cc.available(), reason="no C compiler")
 
@@ -82,9 +82,9 @@ def test_relu_kernels_are_used(monkeypatch):
         assert clib.kernel("relu", f"relu_{sfx}", "ppl") is not None
         assert clib.kernel("relu", f"relu_backward_{sfx}", "pppl") is not None
     calls = []
-    into, bwd = relu_c.relu_into, relu_c.relu_backward
-    monkeypatch.setattr(relu_c, "relu_into", lambda *a: calls.append("fwd") or into(*a))
-    monkeypatch.setattr(relu_c, "relu_backward", lambda *a: calls.append("bwd") or bwd(*a))
+    into, bwd = activation.relu_into, activation.relu_backward
+    monkeypatch.setattr(activation, "relu_into", lambda *a: calls.append("fwd") or into(*a))
+    monkeypatch.setattr(activation, "relu_backward", lambda *a: calls.append("bwd") or bwd(*a))
     x = ember.randn(4, 5, requires_grad=True)
     ember.relu(x).sum().backward()
     assert calls == ["fwd", "bwd"]

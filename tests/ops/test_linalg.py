@@ -1,10 +1,8 @@
 """ember.linalg beyond the op database: factorizations checked by reconstruction (signs are not unique),
 torch's LinAlgError for singular / non-positive-definite input, error messages, and column-major strides."""
 import warnings
-
 import numpy as np
 import pytest
-
 import ember
 from ember import linalg as L
 
@@ -15,6 +13,32 @@ def _rand(*shape, seed=0):
 
 def _close(a, b, tol=1e-8):
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
+
+
+ERRORS = {
+    "inv_sing": lambda m: m.linalg.inv(m.tensor([[1., 2.], [2., 4.]])),
+    "inv_batch_sing": lambda m: m.linalg.inv(m.stack([m.eye(2), m.tensor([[1., 2.], [2., 4.]])])),
+    "inv_nonsquare": lambda m: m.linalg.inv(m.ones(2, 3)),
+    "inv_1d": lambda m: m.linalg.inv(m.ones(3)),
+    "inv_int": lambda m: m.linalg.inv(m.ones(2, 2, dtype=m.int64)),
+    "det_int": lambda m: m.linalg.det(m.ones(2, 2, dtype=m.int64)),
+    "det_nonsquare": lambda m: m.det(m.ones(2, 3)),
+    "solve_sing": lambda m: m.linalg.solve(m.tensor([[1., 2.], [2., 4.]]), m.ones(2)),
+    "solve_shape": lambda m: m.linalg.solve(m.eye(2), m.ones(3)),
+    "chol_npd": lambda m: m.linalg.cholesky(m.tensor([[0., 2.], [2., 3.]])),
+    "chol_batch": lambda m: m.linalg.cholesky(m.stack([m.eye(2), -m.eye(2)])),
+    "old_chol": lambda m: m.cholesky(-m.eye(2)),
+    "qr_mode": lambda m: m.linalg.qr(m.eye(2), mode="foo"),
+    "eigh_uplo": lambda m: m.linalg.eigh(m.eye(2), UPLO="X"),
+    "svd_driver": lambda m: m.linalg.svd(m.eye(2), driver="gesvd"),
+    "lstsq_rows": lambda m: m.linalg.lstsq(m.ones(4, 2), m.ones(3, 3)),
+    "lstsq_driver": lambda m: m.linalg.lstsq(m.ones(4, 2), m.ones(4, 3), driver="foo"),
+    "mpow_nonsquare": lambda m: m.linalg.matrix_power(m.ones(2, 3), 2),
+    "mpow_neg_int": lambda m: m.linalg.matrix_power(m.ones(2, 2, dtype=m.int64), -1),
+    "mpow_neg_sing": lambda m: m.linalg.matrix_power(m.tensor([[1., 2.], [2., 4.]]), -1),
+    "solve_tri_1d": lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(3), upper=True),
+    "solve_tri_shape": lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(4, 4), upper=True),
+}
 
 
 def test_svd_reconstructs():
@@ -54,32 +78,6 @@ def test_linalg_error_is_runtime_error_with_torch_message():
     assert info.item() == 2
     lmat, info = L.cholesky_ex(ember.stack([ember.eye(2), -ember.eye(2)]))
     assert info.tolist() == [0, 1]
-
-
-ERRORS = {
-    "inv_sing": lambda m: m.linalg.inv(m.tensor([[1., 2.], [2., 4.]])),
-    "inv_batch_sing": lambda m: m.linalg.inv(m.stack([m.eye(2), m.tensor([[1., 2.], [2., 4.]])])),
-    "inv_nonsquare": lambda m: m.linalg.inv(m.ones(2, 3)),
-    "inv_1d": lambda m: m.linalg.inv(m.ones(3)),
-    "inv_int": lambda m: m.linalg.inv(m.ones(2, 2, dtype=m.int64)),
-    "det_int": lambda m: m.linalg.det(m.ones(2, 2, dtype=m.int64)),
-    "det_nonsquare": lambda m: m.det(m.ones(2, 3)),
-    "solve_sing": lambda m: m.linalg.solve(m.tensor([[1., 2.], [2., 4.]]), m.ones(2)),
-    "solve_shape": lambda m: m.linalg.solve(m.eye(2), m.ones(3)),
-    "chol_npd": lambda m: m.linalg.cholesky(m.tensor([[0., 2.], [2., 3.]])),
-    "chol_batch": lambda m: m.linalg.cholesky(m.stack([m.eye(2), -m.eye(2)])),
-    "old_chol": lambda m: m.cholesky(-m.eye(2)),
-    "qr_mode": lambda m: m.linalg.qr(m.eye(2), mode="foo"),
-    "eigh_uplo": lambda m: m.linalg.eigh(m.eye(2), UPLO="X"),
-    "svd_driver": lambda m: m.linalg.svd(m.eye(2), driver="gesvd"),
-    "lstsq_rows": lambda m: m.linalg.lstsq(m.ones(4, 2), m.ones(3, 3)),
-    "lstsq_driver": lambda m: m.linalg.lstsq(m.ones(4, 2), m.ones(4, 3), driver="foo"),
-    "mpow_nonsquare": lambda m: m.linalg.matrix_power(m.ones(2, 3), 2),
-    "mpow_neg_int": lambda m: m.linalg.matrix_power(m.ones(2, 2, dtype=m.int64), -1),
-    "mpow_neg_sing": lambda m: m.linalg.matrix_power(m.tensor([[1., 2.], [2., 4.]]), -1),
-    "solve_tri_1d": lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(3), upper=True),
-    "solve_tri_shape": lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(4, 4), upper=True),
-}
 
 
 @pytest.mark.parity
@@ -187,3 +185,16 @@ def test_solve_triangular_and_triangular_solve_match_torch():
             np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-10, atol=1e-10)
     m = ember.empty(2, 3, 3, device="meta")
     assert ember.linalg.solve_triangular(m, ember.empty(3, 5, device="meta"), upper=True).stride() == (15, 1, 3)
+
+
+@pytest.mark.parity
+def test_linalg_norms_parity():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((2, 3, 4))
+    e, t = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    for args in ((), (1,), (float("inf"), (1, 2)), (3, -1, True)):
+        np.testing.assert_allclose(ember.linalg.vector_norm(e, *args).numpy(), torch.linalg.vector_norm(t, *args).numpy())
+    for o in ("fro", "nuc", 2, -2, 1, -1, float("inf")):
+        np.testing.assert_allclose(ember.linalg.matrix_norm(e, o).numpy(), torch.linalg.matrix_norm(t, o).numpy(),
+                                   rtol=1e-12)
+    np.testing.assert_allclose(ember.linalg.norm(e[0]).numpy(), torch.linalg.norm(t[0]).numpy())

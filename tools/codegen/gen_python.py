@@ -281,14 +281,15 @@ def _intlist_test(b):
 def _bad_cond(v, t, default, numbers_ok):
     """(condition true when `v` is not a valid `t`, torch's name of the expected type), or None when
     the type is not checked here (Generator, Device, Layout, MemoryFormat, float lists...).
-    Exact-class tests come first so a well-typed argument costs one comparison."""
+    Exact-class tests come first so a well-typed argument costs one comparison (for a Tensor, one set
+    lookup: every TensorImpl subclass is in TENSOR_TYPES)."""
     opt = isinstance(t, OptionalType) or default == "None"
     b = _base(t)
     pre = f"{v} is not None and " if opt else ""
     if isinstance(b, BaseType):
         n = b.name
         if n == BaseTy.Tensor:
-            c = f"{pre}not isinstance({v}, TensorImpl)"
+            c = f"{pre}{v}.__class__ not in _TENSOR_TYPES"
             return (c + f" and not _is_num({v})" if numbers_ok else c), "Tensor"
         if n in (BaseTy.int, BaseTy.SymInt):
             return f"{pre}{v}.__class__ is not int and not _is_int({v})", "int"
@@ -461,7 +462,7 @@ def _return_types(groups):
 def _imports(extra=""):
     return [HEADER, "from .. import _ops as _opsmod",
             "from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)",
-            "from .._core.tensor_impl import TensorImpl",
+            "from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
             "                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)"]
 

@@ -15,6 +15,7 @@ class DispatchKey(enum.IntEnum):
     BackendSelect = 4
     ADInplaceOrView = 6
     Autograd = 8
+    AutocastCPU = 9
     Python = 10
     # alias keys (registration only)
     CompositeExplicitAutograd = 32
@@ -32,7 +33,7 @@ PYTHON_BIT = 1 << K.Python
 
 BACKEND_KEYS = (K.CPU, K.Meta)
 BACKEND_BITS = CPU_BIT | META_BIT
-RUNTIME_KEYS = (K.Python, K.Autograd, K.ADInplaceOrView, K.BackendSelect, K.Meta, K.CPU)
+RUNTIME_KEYS = (K.Python, K.AutocastCPU, K.Autograd, K.ADInplaceOrView, K.BackendSelect, K.Meta, K.CPU)
 ALIAS_KEYS = (K.CompositeExplicitAutograd, K.CompositeImplicitAutograd, K.CompositeExplicitAutogradNonFunctional)
 
 # every key strictly below a key: used to redispatch "below myself"

@@ -50,6 +50,10 @@ class _InferenceVersionCounter:
 
 
 INFERENCE_VC = _InferenceVersionCounter()
+
+# TensorImpl and every subclass of it: `x.__class__ in TENSOR_TYPES` is the hot paths' isinstance(x, TensorImpl)
+# (bindings, the dispatcher's key-set loop), one set lookup instead of a call.
+TENSOR_TYPES = set()
 _META_KS = META_BIT | INPLACE_OR_VIEW_BIT
 
 
@@ -72,6 +76,7 @@ class TensorImpl:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._tensor_cls = cls    # the constructors below, called on a subclass, make that subclass
+        TENSOR_TYPES.add(cls)
 
     # ------------------------------------------------------------ construction (internal)
     @classmethod
@@ -380,6 +385,7 @@ class TensorImpl:
 
 
 TensorImpl._tensor_cls = TensorImpl   # until the public Tensor registers itself
+TENSOR_TYPES.add(TensorImpl)
 
 _AUTOGRAD_ATTRS = ("_requires_grad", "grad_fn", "_grad", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
                    "_output_nr", "_grad_acc_ref", "_grad_acc_strong")

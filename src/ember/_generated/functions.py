@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
-from .._core.tensor_impl import TensorImpl
+from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt__linalg_svd, _lu_with_info as _rt__lu_with_info, _scaled_dot_product_flash_attention_for_cpu as _rt__scaled_dot_product_flash_attention_for_cpu, cummax as _rt_cummax, cummin as _rt_cummin, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, lu_unpack as _rt_lu_unpack, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
@@ -46,6 +46,7 @@ _op_addcdiv_out = _ops.aten.addcdiv.out
 _op_addcmul_default = _ops.aten.addcmul.default
 _op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
+_op_addmm_out = _ops.aten.addmm.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
@@ -54,12 +55,16 @@ _op_all_dims = _ops.aten.all.dims
 _op_allclose_default = _ops.aten.allclose.default
 _op_alpha_dropout_default = _ops.aten.alpha_dropout.default
 _op_amax_default = _ops.aten.amax.default
+_op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
+_op_amin_out = _ops.aten.amin.out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
 _op_arange_default = _ops.aten.arange.default
+_op_arange_out = _ops.aten.arange.out
 _op_arange_start = _ops.aten.arange.start
+_op_arange_start_out = _ops.aten.arange.start_out
 _op_arange_start_step = _ops.aten.arange.start_step
 _op_arccos__default = _ops.aten.arccos_.default
 _op_arccos_default = _ops.aten.arccos.default
@@ -82,7 +87,9 @@ _op_arctanh__default = _ops.aten.arctanh_.default
 _op_arctanh_default = _ops.aten.arctanh.default
 _op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
+_op_argmax_out = _ops.aten.argmax.out
 _op_argmin_default = _ops.aten.argmin.default
+_op_argmin_out = _ops.aten.argmin.out
 _op_argsort_default = _ops.aten.argsort.default
 _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
@@ -120,6 +127,7 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_block_diag_default = _ops.aten.block_diag.default
 _op_bmm_default = _ops.aten.bmm.default
+_op_bmm_out = _ops.aten.bmm.out
 _op_broadcast_tensors_default = _ops.aten.broadcast_tensors.default
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
 _op_bucketize_Tensor = _ops.aten.bucketize.Tensor
@@ -146,7 +154,9 @@ _op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
+_op_clamp_max_out = _ops.aten.clamp_max.out
 _op_clamp_min_default = _ops.aten.clamp_min.default
+_op_clamp_min_out = _ops.aten.clamp_min.out
 _op_clamp_out = _ops.aten.clamp.out
 _op_clip_Tensor = _ops.aten.clip.Tensor
 _op_clip_Tensor_out = _ops.aten.clip.Tensor_out
@@ -200,6 +210,7 @@ _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_dot_out = _ops.aten.dot.out
 _op_dropout_default = _ops.aten.dropout.default
 _op_einsum_default = _ops.aten.einsum.default
 _op_embedding_bag_default = _ops.aten.embedding_bag.default
@@ -230,6 +241,8 @@ _op_expm1_default = _ops.aten.expm1.default
 _op_expm1_out = _ops.aten.expm1.out
 _op_eye_default = _ops.aten.eye.default
 _op_eye_m = _ops.aten.eye.m
+_op_eye_m_out = _ops.aten.eye.m_out
+_op_eye_out = _ops.aten.eye.out
 _op_feature_alpha_dropout_default = _ops.aten.feature_alpha_dropout.default
 _op_feature_dropout_default = _ops.aten.feature_dropout.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
@@ -254,6 +267,7 @@ _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
 _op_full_default = _ops.aten.full.default
 _op_full_like_default = _ops.aten.full_like.default
+_op_full_out = _ops.aten.full.out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
@@ -309,6 +323,7 @@ _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
 _op_linspace_default = _ops.aten.linspace.default
+_op_linspace_out = _ops.aten.linspace.out
 _op_log10__default = _ops.aten.log10_.default
 _op_log10_default = _ops.aten.log10.default
 _op_log10_out = _ops.aten.log10.out
@@ -322,6 +337,7 @@ _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
 _op_log_softmax_int = _ops.aten.log_softmax.int
+_op_log_softmax_int_out = _ops.aten.log_softmax.int_out
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
@@ -353,6 +369,7 @@ _op_masked_scatter_default = _ops.aten.masked_scatter.default
 _op_masked_select_default = _ops.aten.masked_select.default
 _op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matmul_out = _ops.aten.matmul.out
 _op_matrix_exp_default = _ops.aten.matrix_exp.default
 _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
@@ -366,6 +383,8 @@ _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
+_op_mean_dtype_out = _ops.aten.mean.dtype_out
+_op_mean_out = _ops.aten.mean.out
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
 _op_meshgrid_default = _ops.aten.meshgrid.default
@@ -375,6 +394,7 @@ _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
+_op_mm_out = _ops.aten.mm.out
 _op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
@@ -385,6 +405,7 @@ _op_mul_out = _ops.aten.mul.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
+_op_mv_out = _ops.aten.mv.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
@@ -421,6 +442,7 @@ _op_normal_float_float = _ops.aten.normal.float_float
 _op_normal_float_float_out = _ops.aten.normal.float_float_out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
+_op_ones_out = _ops.aten.ones.out
 _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_pairwise_distance_default = _ops.aten.pairwise_distance.default
@@ -435,13 +457,16 @@ _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_prod_int_out = _ops.aten.prod.int_out
 _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
 _op_rand_default = _ops.aten.rand.default
 _op_rand_generator = _ops.aten.rand.generator
+_op_rand_generator_out = _ops.aten.rand.generator_out
 _op_rand_like_default = _ops.aten.rand_like.default
 _op_rand_like_generator = _ops.aten.rand_like.generator
+_op_rand_out = _ops.aten.rand.out
 _op_randint_default = _ops.aten.randint.default
 _op_randint_generator = _ops.aten.randint.generator
 _op_randint_like_default = _ops.aten.randint_like.default
@@ -450,12 +475,17 @@ _op_randint_like_low_dtype = _ops.aten.randint_like.low_dtype
 _op_randint_like_low_generator_dtype = _ops.aten.randint_like.low_generator_dtype
 _op_randint_low = _ops.aten.randint.low
 _op_randint_low_generator = _ops.aten.randint.low_generator
+_op_randint_low_out = _ops.aten.randint.low_out
+_op_randint_out = _ops.aten.randint.out
 _op_randn_default = _ops.aten.randn.default
 _op_randn_generator = _ops.aten.randn.generator
+_op_randn_generator_out = _ops.aten.randn.generator_out
 _op_randn_like_default = _ops.aten.randn_like.default
 _op_randn_like_generator = _ops.aten.randn_like.generator
+_op_randn_out = _ops.aten.randn.out
 _op_randperm_default = _ops.aten.randperm.default
 _op_randperm_generator = _ops.aten.randperm.generator
+_op_randperm_out = _ops.aten.randperm.out
 _op_reciprocal__default = _ops.aten.reciprocal_.default
 _op_reciprocal_default = _ops.aten.reciprocal.default
 _op_reciprocal_out = _ops.aten.reciprocal.out
@@ -518,6 +548,7 @@ _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
+_op_softmax_int_out = _ops.aten.softmax.int_out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
@@ -532,6 +563,7 @@ _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
 _op_squeeze_dims = _ops.aten.squeeze.dims
 _op_stack_default = _ops.aten.stack.default
+_op_stack_out = _ops.aten.stack.out
 _op_std_correction = _ops.aten.std.correction
 _op_std_correction_out = _ops.aten.std.correction_out
 _op_std_default = _ops.aten.std.default
@@ -545,6 +577,7 @@ _op_sub_out = _ops.aten.sub.out
 _op_subtract_Scalar = _ops.aten.subtract.Scalar
 _op_subtract_Tensor = _ops.aten.subtract.Tensor
 _op_subtract_out = _ops.aten.subtract.out
+_op_sum_IntList_out = _ops.aten.sum.IntList_out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_svd_U = _ops.aten.svd.U
@@ -600,49 +633,51 @@ _op_view_as_real_default = _ops.aten.view_as_real.default
 _op_vstack_default = _ops.aten.vstack.default
 _op_where_default = _ops.aten.where.default
 _op_where_self = _ops.aten.where.self
+_op_where_self_out = _ops.aten.where.self_out
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
+_op_zeros_out = _ops.aten.zeros.out
 
 def relu(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     return _op_relu_default(input)
 
 def relu_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     return _op_relu__default(input)
 
 def selu(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
     return _op_selu_default(input)
 
 def selu_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
     return _op_selu__default(input)
 
 def celu(input, alpha=1.0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('celu', 'input', 1, 'Tensor', input)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu', 'alpha', 2, 'Number', alpha)
     return _op_celu_default(input, alpha)
 
 def celu_(input, alpha=1.0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('celu_', 'input', 1, 'Tensor', input)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
     return _op_celu__default(input, alpha)
 
 def threshold(input, threshold, value, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('threshold', 'input', 1, 'Tensor', input)
     if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
         raise _bad_arg('threshold', 'threshold', 2, 'Number', threshold)
@@ -655,7 +690,7 @@ def threshold(input, threshold, value, *, out=None):
     return _op_threshold_default(input, threshold, value)
 
 def threshold_(input, threshold, value):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('threshold_', 'input', 1, 'Tensor', input)
     if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
         raise _bad_arg('threshold_', 'threshold', 2, 'Number', threshold)
@@ -664,18 +699,18 @@ def threshold_(input, threshold, value):
     return _op_threshold__default(input, threshold, value)
 
 def prelu(input, weight):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('prelu', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('prelu', 'weight', 2, 'Tensor', weight)
     return _op_prelu_default(input, weight)
 
 def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
-    if not isinstance(query, TensorImpl):
+    if query.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'query', 1, 'Tensor', query)
-    if not isinstance(key, TensorImpl):
+    if key.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'key', 2, 'Tensor', key)
-    if not isinstance(value, TensorImpl):
+    if value.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'value', 3, 'Tensor', value)
     if dropout_p.__class__ is not float and not _is_double(dropout_p):
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'dropout_p', 4, 'float', dropout_p)
@@ -683,48 +718,48 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'is_causal', 5, 'bool', is_causal)
     if attn_mask is None and scale is None:
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
-    if attn_mask is not None and not isinstance(attn_mask, TensorImpl):
+    if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'attn_mask', None, 'Tensor', attn_mask)
     if scale is not None and scale.__class__ is not float and not _is_double(scale):
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'scale', None, 'float', scale)
     return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale))
 
 def conj_physical(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj_physical', 'input', 1, 'Tensor', input)
     return _op_conj_physical_default(input)
 
 def conj(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     return _op_conj_default(input)
 
 def resolve_conj(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
     return _op_resolve_conj_default(input)
 
 def resolve_neg(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
     return _op_resolve_neg_default(input)
 
 def view_as_real(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
     return _op_view_as_real_default(input)
 
 def view_as_complex(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     return _op_view_as_complex_default(input)
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('convolution', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('convolution', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('convolution', 'bias', 3, 'Tensor', bias)
     if not _is_intseq(stride):
         raise _bad_arg('convolution', 'stride', 4, 'tuple of ints', stride)
@@ -921,11 +956,11 @@ def conv3d(*args, **kwargs):
     raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
 
 def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose1d', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose1d', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose1d', 'bias', 3, 'Tensor', bias)
     if not _is_intlist(stride):
         raise _bad_arg('conv_transpose1d', 'stride', 4, 'tuple of ints', stride)
@@ -940,11 +975,11 @@ def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output
     return _op_conv_transpose1d_default(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose2d', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose2d', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conv_transpose2d', 'bias', 3, 'Tensor', bias)
     if not _is_intlist(stride):
         raise _bad_arg('conv_transpose2d', 'stride', 4, 'tuple of ints', stride)
@@ -959,14 +994,14 @@ def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), ou
     return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 def clone(input, *, memory_format=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('clone', 'input', 1, 'Tensor', input)
     if memory_format is None:
         return _op_clone_default(input)
     return _op_clone_default(input, memory_format=memory_format)
 
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('_to_copy', 'input', 1, 'Tensor', input)
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         return _op__to_copy_default(input)
@@ -1006,7 +1041,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         r.requires_grad_()
     return r
 
-def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1015,12 +1050,16 @@ def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires
         raise _bad_arg('zeros', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('zeros', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('zeros', 'out', None, 'Tensor', out)
+        return _op_zeros_out(size, out=out)
     r = _op_zeros_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1029,12 +1068,16 @@ def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_
         raise _bad_arg('ones', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('ones', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ones', 'out', None, 'Tensor', out)
+        return _op_ones_out(size, out=out)
     r = _op_ones_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if not _is_intseq(size):
         raise _bad_arg('full', 'size', 1, 'tuple of ints', size)
     if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
@@ -1043,6 +1086,10 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
         raise _bad_arg('full', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('full', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('full', 'out', None, 'Tensor', out)
+        return _op_full_out(size, fill_value, out=out)
     r = _op_full_default(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -1060,7 +1107,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
         r.requires_grad_()
     return r
 
-def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_num(end):
         if not (isinstance(end, TensorImpl) and end.numel() == 1):
@@ -1072,7 +1119,9 @@ def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, re
         return None
     return s
 
-def _arange_b0(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_b0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_arange_out(end, out=out)
     r = _op_arange_default(end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -1100,7 +1149,7 @@ def _arange_b1(start, end, *, dtype=None, layout=None, device=None, pin_memory=N
         r.requires_grad_()
     return r
 
-def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_num(start):
         if not (isinstance(start, TensorImpl) and start.numel() == 1):
@@ -1120,14 +1169,16 @@ def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_
         return None
     return s
 
-def _arange_b2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_b2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_arange_start_out(start, end, step, out=out)
     r = _op_arange_start_step(start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _arange_ovs = ((_arange_c0, _arange_b0), (_arange_c1, _arange_b1), (_arange_c2, _arange_b2),)
-_arange_sigs = ('(Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, Scalar step = 1, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_arange_sigs = ('(Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(Scalar start, Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, Scalar step = 1, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def arange(*args, **kwargs):
     best = None
@@ -1144,7 +1195,7 @@ def arange(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('arange', args, kwargs, _arange_sigs, False)
 
-def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if start.__class__ is not int and start.__class__ is not float and not _is_scalar(start):
         raise _bad_arg('linspace', 'start', 1, 'Number', start)
     if end.__class__ is not int and end.__class__ is not float and not _is_scalar(end):
@@ -1155,12 +1206,16 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
         raise _bad_arg('linspace', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('linspace', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('linspace', 'out', None, 'Tensor', out)
+        return _op_linspace_out(start, end, steps, out=out)
     r = _op_linspace_default(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -1170,13 +1225,15 @@ def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, require
         return None
     return s
 
-def _eye_b0(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_b0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_eye_out(n, out=out)
     r = _op_eye_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -1188,14 +1245,16 @@ def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requ
         return None
     return s
 
-def _eye_b1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_b1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_eye_m_out(n, m, out=out)
     r = _op_eye_m(n, m, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _eye_ovs = ((_eye_c0, _eye_b0), (_eye_c1, _eye_b1),)
-_eye_sigs = ('(int n, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int n, int m, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_eye_sigs = ('(int n, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, int m, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def eye(*args, **kwargs):
     best = None
@@ -1213,7 +1272,7 @@ def eye(*args, **kwargs):
     raise _no_match('eye', args, kwargs, _eye_sigs, False)
 
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('empty_like', 'input', 1, 'Tensor', input)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('empty_like', 'dtype', None, 'ember.dtype', dtype)
@@ -1225,7 +1284,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return r
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('zeros_like', 'input', 1, 'Tensor', input)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('zeros_like', 'dtype', None, 'ember.dtype', dtype)
@@ -1237,7 +1296,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return r
 
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ones_like', 'input', 1, 'Tensor', input)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('ones_like', 'dtype', None, 'ember.dtype', dtype)
@@ -1249,7 +1308,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return r
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('full_like', 'input', 1, 'Tensor', input)
     if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
         raise _bad_arg('full_like', 'fill_value', 2, 'Number', fill_value)
@@ -1337,14 +1396,14 @@ def fill_(*args, **kwargs):
     raise _no_match('fill_', args, kwargs, _fill__sigs, False)
 
 def zero_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     return _op_zero__default(input)
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
-    if not isinstance(x1, TensorImpl):
+    if x1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pairwise_distance', 'x1', 1, 'Tensor', x1)
-    if not isinstance(x2, TensorImpl):
+    if x2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pairwise_distance', 'x2', 2, 'Tensor', x2)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('pairwise_distance', 'p', 3, 'float', p)
@@ -1355,9 +1414,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
-    if not isinstance(x1, TensorImpl):
+    if x1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_similarity', 'x1', 1, 'Tensor', x1)
-    if not isinstance(x2, TensorImpl):
+    if x2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_similarity', 'x2', 2, 'Tensor', x2)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cosine_similarity', 'dim', 3, 'int', dim)
@@ -1366,9 +1425,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     return _op_cosine_similarity_default(x1, x2, dim, eps)
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
-    if not isinstance(x1, TensorImpl):
+    if x1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cdist', 'x1', 1, 'Tensor', x1)
-    if not isinstance(x2, TensorImpl):
+    if x2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cdist', 'x2', 2, 'Tensor', x2)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('cdist', 'p', 3, 'float', p)
@@ -1377,7 +1436,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     return _op_cdist_default(x1, x2, p, compute_mode)
 
 def native_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_dropout', 'input', 1, 'Tensor', input)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('native_dropout', 'p', 2, 'float', p)
@@ -1386,7 +1445,7 @@ def native_dropout(input, p, train):
     return _op_native_dropout_default(input, p, train)
 
 def dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dropout', 'input', 1, 'Tensor', input)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('dropout', 'p', 2, 'float', p)
@@ -1395,7 +1454,7 @@ def dropout(input, p, train):
     return _op_dropout_default(input, p, train)
 
 def feature_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('feature_dropout', 'input', 1, 'Tensor', input)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('feature_dropout', 'p', 2, 'float', p)
@@ -1404,7 +1463,7 @@ def feature_dropout(input, p, train):
     return _op_feature_dropout_default(input, p, train)
 
 def alpha_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('alpha_dropout', 'input', 1, 'Tensor', input)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('alpha_dropout', 'p', 2, 'float', p)
@@ -1413,7 +1472,7 @@ def alpha_dropout(input, p, train):
     return _op_alpha_dropout_default(input, p, train)
 
 def feature_alpha_dropout(input, p, train):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('feature_alpha_dropout', 'input', 1, 'Tensor', input)
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('feature_alpha_dropout', 'p', 2, 'float', p)
@@ -1422,9 +1481,9 @@ def feature_alpha_dropout(input, p, train):
     return _op_feature_alpha_dropout_default(input, p, train)
 
 def add(input, other, *, alpha=1, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('add', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('add', 'other', 2, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_add_Tensor(input, other)
@@ -1435,9 +1494,9 @@ def add(input, other, *, alpha=1, out=None):
     return _op_add_Tensor(input, other, alpha=alpha)
 
 def sub(input, other, *, alpha=1, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('sub', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('sub', 'other', 2, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_sub_Tensor(input, other)
@@ -1448,9 +1507,9 @@ def sub(input, other, *, alpha=1, out=None):
     return _op_sub_Tensor(input, other, alpha=alpha)
 
 def mul(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('mul', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('mul', 'other', 2, 'Tensor', other)
     if out is not None:
         return _op_mul_out(input, other, out=out)
@@ -1563,18 +1622,18 @@ def rsub(*args, **kwargs):
     raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
 
 def floor_divide(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('floor_divide', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('floor_divide', 'other', 2, 'Tensor', other)
     if out is not None:
         return _op_floor_divide_out(input, other, out=out)
     return _op_floor_divide_default(input, other)
 
 def remainder(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('remainder', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('remainder', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -1585,9 +1644,9 @@ def remainder(input, other, *, out=None):
     return _op_remainder_Tensor(input, other)
 
 def pow(input, exponent, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('pow', 'input', 1, 'Tensor', input)
-    if not isinstance(exponent, TensorImpl) and not _is_num(exponent):
+    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
         raise _bad_arg('pow', 'exponent', 2, 'Tensor', exponent)
     if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
         raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
@@ -1598,9 +1657,9 @@ def pow(input, exponent, *, out=None):
     return _op_pow_Tensor_Tensor(input, exponent)
 
 def eq(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('eq', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1609,9 +1668,9 @@ def eq(input, other, *, out=None):
     return _op_eq_Tensor(input, other)
 
 def ne(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ne', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1620,9 +1679,9 @@ def ne(input, other, *, out=None):
     return _op_ne_Tensor(input, other)
 
 def lt(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lt', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1631,9 +1690,9 @@ def lt(input, other, *, out=None):
     return _op_lt_Tensor(input, other)
 
 def le(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('le', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1642,9 +1701,9 @@ def le(input, other, *, out=None):
     return _op_le_Tensor(input, other)
 
 def gt(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gt', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1653,9 +1712,9 @@ def gt(input, other, *, out=None):
     return _op_gt_Tensor(input, other)
 
 def ge(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ge', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1664,9 +1723,9 @@ def ge(input, other, *, out=None):
     return _op_ge_Tensor(input, other)
 
 def logical_and(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_and', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_and', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1675,9 +1734,9 @@ def logical_and(input, other, *, out=None):
     return _op_logical_and_default(input, other)
 
 def logical_or(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_or', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_or', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1686,9 +1745,9 @@ def logical_or(input, other, *, out=None):
     return _op_logical_or_default(input, other)
 
 def logical_xor(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_xor', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_xor', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1697,9 +1756,9 @@ def logical_xor(input, other, *, out=None):
     return _op_logical_xor_default(input, other)
 
 def bitwise_and(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('bitwise_and', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_and', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -1710,9 +1769,9 @@ def bitwise_and(input, other, *, out=None):
     return _op_bitwise_and_Tensor(input, other)
 
 def bitwise_or(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('bitwise_or', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_or', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -1723,9 +1782,9 @@ def bitwise_or(input, other, *, out=None):
     return _op_bitwise_or_Tensor(input, other)
 
 def bitwise_xor(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('bitwise_xor', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_xor', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -1736,7 +1795,7 @@ def bitwise_xor(input, other, *, out=None):
     return _op_bitwise_xor_Tensor(input, other)
 
 def neg(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('neg', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1745,12 +1804,12 @@ def neg(input, *, out=None):
     return _op_neg_default(input)
 
 def neg_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
     return _op_neg__default(input)
 
 def abs(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('abs', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1759,12 +1818,12 @@ def abs(input, *, out=None):
     return _op_abs_default(input)
 
 def abs_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
     return _op_abs__default(input)
 
 def exp(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('exp', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1773,12 +1832,12 @@ def exp(input, *, out=None):
     return _op_exp_default(input)
 
 def exp_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
     return _op_exp__default(input)
 
 def log(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1787,12 +1846,12 @@ def log(input, *, out=None):
     return _op_log_default(input)
 
 def log_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log_', 'input', 1, 'Tensor', input)
     return _op_log__default(input)
 
 def sqrt(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sqrt', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1801,12 +1860,12 @@ def sqrt(input, *, out=None):
     return _op_sqrt_default(input)
 
 def sqrt_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
     return _op_sqrt__default(input)
 
 def rsqrt(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rsqrt', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1815,12 +1874,12 @@ def rsqrt(input, *, out=None):
     return _op_rsqrt_default(input)
 
 def rsqrt_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
     return _op_rsqrt__default(input)
 
 def sin(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sin', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1829,12 +1888,12 @@ def sin(input, *, out=None):
     return _op_sin_default(input)
 
 def sin_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
     return _op_sin__default(input)
 
 def cos(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cos', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1843,12 +1902,12 @@ def cos(input, *, out=None):
     return _op_cos_default(input)
 
 def cos_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
     return _op_cos__default(input)
 
 def tanh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tanh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1857,12 +1916,12 @@ def tanh(input, *, out=None):
     return _op_tanh_default(input)
 
 def tanh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
     return _op_tanh__default(input)
 
 def sigmoid(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sigmoid', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1871,12 +1930,12 @@ def sigmoid(input, *, out=None):
     return _op_sigmoid_default(input)
 
 def sigmoid_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
     return _op_sigmoid__default(input)
 
 def bitwise_not(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bitwise_not', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1885,7 +1944,7 @@ def bitwise_not(input, *, out=None):
     return _op_bitwise_not_default(input)
 
 def logical_not(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_not', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1993,21 +2052,29 @@ def clamp_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clamp_', args, kwargs, _clamp__sigs, False)
 
-def clamp_min(input, min):
-    if not isinstance(input, TensorImpl):
+def clamp_min(input, min, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
     if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
         raise _bad_arg('clamp_min', 'min', 2, 'Number', min)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
+        return _op_clamp_min_out(input, min, out=out)
     return _op_clamp_min_default(input, min)
 
-def clamp_max(input, max):
-    if not isinstance(input, TensorImpl):
+def clamp_max(input, max, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
     if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
         raise _bad_arg('clamp_max', 'max', 2, 'Number', max)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+        return _op_clamp_max_out(input, max, out=out)
     return _op_clamp_max_default(input, max)
 
-def _where_c0(condition, input, other):
+def _where_c0(condition, input, other, *, out=None):
     s = 0
     if not isinstance(condition, TensorImpl):
         return None
@@ -2021,7 +2088,9 @@ def _where_c0(condition, input, other):
         s += 1
     return s
 
-def _where_b0(condition, input, other):
+def _where_b0(condition, input, other, *, out=None):
+    if out is not None:
+        return _op_where_self_out(condition, input, other, out=out)
     return _op_where_self(condition, input, other)
 
 def _where_c1(condition):
@@ -2034,7 +2103,7 @@ def _where_b1(condition):
     return _op_where_default(condition)
 
 _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
-_where_sigs = ('(Tensor condition, Tensor input, Tensor other)', '(Tensor condition)')
+_where_sigs = ('(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)', '(Tensor condition)')
 
 def where(*args, **kwargs):
     best = None
@@ -2052,9 +2121,9 @@ def where(*args, **kwargs):
     raise _no_match('where', args, kwargs, _where_sigs, False)
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isclose', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isclose', 'other', 2, 'Tensor', other)
     if rtol.__class__ is not float and not _is_double(rtol):
         raise _bad_arg('isclose', 'rtol', 3, 'float', rtol)
@@ -2065,9 +2134,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _op_isclose_default(input, other, rtol, atol, equal_nan)
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('allclose', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('allclose', 'other', 2, 'Tensor', other)
     if rtol.__class__ is not float and not _is_double(rtol):
         raise _bad_arg('allclose', 'rtol', 3, 'float', rtol)
@@ -2078,7 +2147,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _op_allclose_default(input, other, rtol, atol, equal_nan)
 
 def exp2(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('exp2', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2087,12 +2156,12 @@ def exp2(input, *, out=None):
     return _op_exp2_default(input)
 
 def exp2_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
     return _op_exp2__default(input)
 
 def expm1(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('expm1', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2101,12 +2170,12 @@ def expm1(input, *, out=None):
     return _op_expm1_default(input)
 
 def expm1_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
     return _op_expm1__default(input)
 
 def log1p(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log1p', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2115,12 +2184,12 @@ def log1p(input, *, out=None):
     return _op_log1p_default(input)
 
 def log1p_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
     return _op_log1p__default(input)
 
 def log2(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log2', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2129,12 +2198,12 @@ def log2(input, *, out=None):
     return _op_log2_default(input)
 
 def log2_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
     return _op_log2__default(input)
 
 def log10(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log10', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2143,12 +2212,12 @@ def log10(input, *, out=None):
     return _op_log10_default(input)
 
 def log10_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
     return _op_log10__default(input)
 
 def sign(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sign', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2157,7 +2226,7 @@ def sign(input, *, out=None):
     return _op_sign_default(input)
 
 def sgn(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sgn', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2166,7 +2235,7 @@ def sgn(input, *, out=None):
     return _op_sgn_default(input)
 
 def floor(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('floor', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2175,12 +2244,12 @@ def floor(input, *, out=None):
     return _op_floor_default(input)
 
 def floor_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
     return _op_floor__default(input)
 
 def ceil(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ceil', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2189,7 +2258,7 @@ def ceil(input, *, out=None):
     return _op_ceil_default(input)
 
 def ceil_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
     return _op_ceil__default(input)
 
@@ -2274,7 +2343,7 @@ def round_(*args, **kwargs):
     raise _no_match('round_', args, kwargs, _round__sigs, False)
 
 def trunc(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('trunc', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2283,12 +2352,12 @@ def trunc(input, *, out=None):
     return _op_trunc_default(input)
 
 def trunc_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
     return _op_trunc__default(input)
 
 def frac(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('frac', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2297,12 +2366,12 @@ def frac(input, *, out=None):
     return _op_frac_default(input)
 
 def frac_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
     return _op_frac__default(input)
 
 def reciprocal(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reciprocal', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2311,12 +2380,12 @@ def reciprocal(input, *, out=None):
     return _op_reciprocal_default(input)
 
 def reciprocal_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
     return _op_reciprocal__default(input)
 
 def square(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('square', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2325,12 +2394,12 @@ def square(input, *, out=None):
     return _op_square_default(input)
 
 def square_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('square_', 'input', 1, 'Tensor', input)
     return _op_square__default(input)
 
 def erf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erf', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2339,12 +2408,12 @@ def erf(input, *, out=None):
     return _op_erf_default(input)
 
 def erf_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
     return _op_erf__default(input)
 
 def erfc(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erfc', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2353,12 +2422,12 @@ def erfc(input, *, out=None):
     return _op_erfc_default(input)
 
 def erfc_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
     return _op_erfc__default(input)
 
 def erfinv(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erfinv', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2367,7 +2436,7 @@ def erfinv(input, *, out=None):
     return _op_erfinv_default(input)
 
 def asin(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('asin', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2376,12 +2445,12 @@ def asin(input, *, out=None):
     return _op_asin_default(input)
 
 def asin_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
     return _op_asin__default(input)
 
 def acos(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('acos', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2390,12 +2459,12 @@ def acos(input, *, out=None):
     return _op_acos_default(input)
 
 def acos_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
     return _op_acos__default(input)
 
 def atan(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2404,12 +2473,12 @@ def atan(input, *, out=None):
     return _op_atan_default(input)
 
 def atan_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
     return _op_atan__default(input)
 
 def sinh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sinh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2418,12 +2487,12 @@ def sinh(input, *, out=None):
     return _op_sinh_default(input)
 
 def sinh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
     return _op_sinh__default(input)
 
 def cosh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2432,12 +2501,12 @@ def cosh(input, *, out=None):
     return _op_cosh_default(input)
 
 def cosh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
     return _op_cosh__default(input)
 
 def tan(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tan', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2446,12 +2515,12 @@ def tan(input, *, out=None):
     return _op_tan_default(input)
 
 def tan_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
     return _op_tan__default(input)
 
 def asinh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('asinh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2460,12 +2529,12 @@ def asinh(input, *, out=None):
     return _op_asinh_default(input)
 
 def asinh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
     return _op_asinh__default(input)
 
 def acosh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('acosh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2474,12 +2543,12 @@ def acosh(input, *, out=None):
     return _op_acosh_default(input)
 
 def acosh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
     return _op_acosh__default(input)
 
 def atanh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atanh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2488,12 +2557,12 @@ def atanh(input, *, out=None):
     return _op_atanh_default(input)
 
 def atanh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
     return _op_atanh__default(input)
 
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nan_to_num', 'input', 1, 'Tensor', input)
     if nan is not None and nan.__class__ is not float and not _is_double(nan):
         raise _bad_arg('nan_to_num', 'nan', 2, 'float', nan)
@@ -2508,7 +2577,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _op_nan_to_num_default(input, nan, posinf, neginf)
 
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nan_to_num_', 'input', 1, 'Tensor', input)
     if nan is not None and nan.__class__ is not float and not _is_double(nan):
         raise _bad_arg('nan_to_num_', 'nan', 2, 'float', nan)
@@ -2519,7 +2588,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     return _op_nan_to_num__default(input, nan, posinf, neginf)
 
 def logit(input, eps=None, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logit', 'input', 1, 'Tensor', input)
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('logit', 'eps', 2, 'float', eps)
@@ -2530,16 +2599,16 @@ def logit(input, eps=None, *, out=None):
     return _op_logit_default(input, eps)
 
 def logit_(input, eps=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logit_', 'input', 1, 'Tensor', input)
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('logit_', 'eps', 2, 'float', eps)
     return _op_logit__default(input, eps)
 
 def hypot(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2548,9 +2617,9 @@ def hypot(input, other, *, out=None):
     return _op_hypot_default(input, other)
 
 def atan2(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2609,9 +2678,9 @@ def lerp(*args, **kwargs):
     raise _no_match('lerp', args, kwargs, _lerp_sigs, False)
 
 def fmod(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmod', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2620,9 +2689,9 @@ def fmod(input, other, *, out=None):
     return _op_fmod_Tensor(input, other)
 
 def maximum(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('maximum', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('maximum', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2631,9 +2700,9 @@ def maximum(input, other, *, out=None):
     return _op_maximum_default(input, other)
 
 def minimum(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('minimum', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('minimum', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2642,9 +2711,9 @@ def minimum(input, other, *, out=None):
     return _op_minimum_default(input, other)
 
 def fmax(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmax', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmax', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2653,9 +2722,9 @@ def fmax(input, other, *, out=None):
     return _op_fmax_default(input, other)
 
 def fmin(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmin', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmin', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2664,22 +2733,22 @@ def fmin(input, other, *, out=None):
     return _op_fmin_default(input, other)
 
 def isnan(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
     return _op_isnan_default(input)
 
 def isinf(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
     return _op_isinf_default(input)
 
 def isfinite(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
     return _op_isfinite_default(input)
 
 def isposinf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isposinf', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2688,7 +2757,7 @@ def isposinf(input, *, out=None):
     return _op_isposinf_default(input)
 
 def isneginf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isneginf', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2697,11 +2766,11 @@ def isneginf(input, *, out=None):
     return _op_isneginf_default(input)
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'input', 1, 'Tensor', input)
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor1', 2, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor2', 3, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcmul_default(input, tensor1, tensor2)
@@ -2714,11 +2783,11 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     return _op_addcmul_default(input, tensor1, tensor2, value=value)
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'input', 1, 'Tensor', input)
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor1', 2, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor2', 3, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcdiv_default(input, tensor1, tensor2)
@@ -2731,9 +2800,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _op_addcdiv_default(input, tensor1, tensor2, value=value)
 
 def xlogy(input, other, *, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('xlogy', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -2744,16 +2813,16 @@ def xlogy(input, other, *, out=None):
     return _op_xlogy_Tensor(input, other)
 
 def xlogy_(input, other):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('xlogy_', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 2, 'Tensor', other)
     return _op_xlogy__Tensor(input, other)
 
 def logaddexp(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logaddexp', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logaddexp', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2762,7 +2831,7 @@ def logaddexp(input, other, *, out=None):
     return _op_logaddexp_default(input, other)
 
 def arcsin(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsin', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2771,12 +2840,12 @@ def arcsin(input, *, out=None):
     return _op_arcsin_default(input)
 
 def arcsin_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
     return _op_arcsin__default(input)
 
 def arccos(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arccos', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2785,12 +2854,12 @@ def arccos(input, *, out=None):
     return _op_arccos_default(input)
 
 def arccos_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
     return _op_arccos__default(input)
 
 def arctan(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2799,12 +2868,12 @@ def arctan(input, *, out=None):
     return _op_arctan_default(input)
 
 def arctan_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
     return _op_arctan__default(input)
 
 def arcsinh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsinh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2813,12 +2882,12 @@ def arcsinh(input, *, out=None):
     return _op_arcsinh_default(input)
 
 def arcsinh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
     return _op_arcsinh__default(input)
 
 def arccosh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arccosh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2827,12 +2896,12 @@ def arccosh(input, *, out=None):
     return _op_arccosh_default(input)
 
 def arccosh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
     return _op_arccosh__default(input)
 
 def arctanh(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctanh', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2841,14 +2910,14 @@ def arctanh(input, *, out=None):
     return _op_arctanh_default(input)
 
 def arctanh_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
     return _op_arctanh__default(input)
 
 def arctan2(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3017,9 +3086,9 @@ def subtract(*args, **kwargs):
     raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('embedding', 'weight', 1, 'Tensor', weight)
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('embedding', 'indices', 2, 'Tensor', indices)
     if padding_idx.__class__ is not int and not _is_int(padding_idx):
         raise _bad_arg('embedding', 'padding_idx', 3, 'int', padding_idx)
@@ -3096,11 +3165,11 @@ def embedding_bag(*args, **kwargs):
     raise _no_match('embedding_bag', args, kwargs, _embedding_bag_sigs, False)
 
 def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_embedding_bag', 'weight', 1, 'Tensor', weight)
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_embedding_bag', 'indices', 2, 'Tensor', indices)
-    if not isinstance(offsets, TensorImpl):
+    if offsets.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_embedding_bag', 'offsets', 3, 'Tensor', offsets)
     if scale_grad_by_freq.__class__ is not bool:
         raise _bad_arg('_embedding_bag', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
@@ -3108,7 +3177,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         raise _bad_arg('_embedding_bag', 'mode', 5, 'int', mode)
     if sparse.__class__ is not bool:
         raise _bad_arg('_embedding_bag', 'sparse', 6, 'bool', sparse)
-    if per_sample_weights is not None and not isinstance(per_sample_weights, TensorImpl):
+    if per_sample_weights is not None and per_sample_weights.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_embedding_bag', 'per_sample_weights', 7, 'Tensor', per_sample_weights)
     if include_last_offset.__class__ is not bool:
         raise _bad_arg('_embedding_bag', 'include_last_offset', 8, 'bool', include_last_offset)
@@ -3117,9 +3186,9 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
 def embedding_renorm_(input, indices, max_norm, norm_type):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('embedding_renorm_', 'input', 1, 'Tensor', input)
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('embedding_renorm_', 'indices', 2, 'Tensor', indices)
     if max_norm.__class__ is not float and not _is_double(max_norm):
         raise _bad_arg('embedding_renorm_', 'max_norm', 3, 'float', max_norm)
@@ -3128,11 +3197,11 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gather', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('gather', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gather', 'index', 3, 'Tensor', index)
     if out is None and sparse_grad is False:
         return _op_gather_default(input, dim, index)
@@ -3239,13 +3308,13 @@ def scatter(*args, **kwargs):
     raise _no_match('scatter', args, kwargs, _scatter_sigs, False)
 
 def scatter_add(input, dim, index, src, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_add', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add', 'index', 3, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add', 'src', 4, 'Tensor', src)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3254,13 +3323,13 @@ def scatter_add(input, dim, index, src, *, out=None):
     return _op_scatter_add_default(input, dim, index, src)
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_reduce', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce', 'index', 3, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce', 'src', 4, 'Tensor', src)
     if reduce.__class__ is not str:
         raise _bad_arg('scatter_reduce', 'reduce', 5, 'str', reduce)
@@ -3275,11 +3344,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     return _op_scatter_reduce_two(input, dim, index, src, reduce, include_self=include_self)
 
 def index_select(input, dim, index, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_select', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_select', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_select', 'index', 3, 'Tensor', index)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3288,13 +3357,13 @@ def index_select(input, dim, index, *, out=None):
     return _op_index_select_default(input, dim, index)
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_add', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'index', 3, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'source', 4, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_index_add_default(input, dim, index, source)
@@ -3307,13 +3376,13 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     return _op_index_add_default(input, dim, index, source, alpha=alpha)
 
 def index_copy(input, dim, index, source, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_copy', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy', 'index', 3, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy', 'source', 4, 'Tensor', source)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3418,9 +3487,9 @@ def masked_fill(*args, **kwargs):
     raise _no_match('masked_fill', args, kwargs, _masked_fill_sigs, False)
 
 def masked_select(input, mask, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_select', 'input', 1, 'Tensor', input)
-    if not isinstance(mask, TensorImpl):
+    if mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_select', 'mask', 2, 'Tensor', mask)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3429,18 +3498,18 @@ def masked_select(input, mask, *, out=None):
     return _op_masked_select_default(input, mask)
 
 def masked_scatter(input, mask, source):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'input', 1, 'Tensor', input)
-    if not isinstance(mask, TensorImpl):
+    if mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'mask', 2, 'Tensor', mask)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'source', 3, 'Tensor', source)
     return _op_masked_scatter_default(input, mask, source)
 
 def take(input, index, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take', 'input', 1, 'Tensor', input)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take', 'index', 2, 'Tensor', index)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3449,9 +3518,9 @@ def take(input, index, *, out=None):
     return _op_take_default(input, index)
 
 def take_along_dim(input, indices, dim=None, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take_along_dim', 'input', 1, 'Tensor', input)
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take_along_dim', 'indices', 2, 'Tensor', indices)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('take_along_dim', 'dim', 3, 'int', dim)
@@ -3462,7 +3531,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return _op_take_along_dim_default(input, indices, dim)
 
 def nonzero(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nonzero', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3471,29 +3540,29 @@ def nonzero(input, *, out=None):
     return _op_nonzero_default(input)
 
 def argwhere(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
     return _op_argwhere_default(input)
 
 def put(input, index, source, accumulate=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put', 'input', 1, 'Tensor', input)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put', 'source', 3, 'Tensor', source)
     if accumulate.__class__ is not bool:
         raise _bad_arg('put', 'accumulate', 4, 'bool', accumulate)
     return _op_put_default(input, index, source, accumulate)
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_reduce', 'dim', 2, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce', 'index', 3, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce', 'source', 4, 'Tensor', source)
     if reduce.__class__ is not str:
         raise _bad_arg('index_reduce', 'reduce', 5, 'str', reduce)
@@ -3508,46 +3577,46 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     return _op_index_reduce_default(input, dim, index, source, reduce, include_self=include_self)
 
 def index(input, indices):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index', 'input', 1, 'Tensor', input)
     return _op_index_Tensor(input, indices)
 
 def index_put_(input, indices, values, accumulate=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put_', 'input', 1, 'Tensor', input)
-    if not isinstance(values, TensorImpl):
+    if values.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put_', 'values', 3, 'Tensor', values)
     if accumulate.__class__ is not bool:
         raise _bad_arg('index_put_', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put__default(input, indices, values, accumulate)
 
 def index_put(input, indices, values, accumulate=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
-    if not isinstance(values, TensorImpl):
+    if values.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put', 'values', 3, 'Tensor', values)
     if accumulate.__class__ is not bool:
         raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
     return _op_index_put_default(input, indices, values, accumulate)
 
 def pixel_shuffle(input, upscale_factor):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
     if upscale_factor.__class__ is not int and not _is_int(upscale_factor):
         raise _bad_arg('pixel_shuffle', 'upscale_factor', 2, 'int', upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
 
 def pixel_unshuffle(input, downscale_factor):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pixel_unshuffle', 'input', 1, 'Tensor', input)
     if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
         raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('grid_sampler', 'input', 1, 'Tensor', input)
-    if not isinstance(grid, TensorImpl):
+    if grid.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('grid_sampler', 'grid', 2, 'Tensor', grid)
     if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
         raise _bad_arg('grid_sampler', 'interpolation_mode', 3, 'int', interpolation_mode)
@@ -3558,9 +3627,9 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('grid_sampler_2d', 'input', 1, 'Tensor', input)
-    if not isinstance(grid, TensorImpl):
+    if grid.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('grid_sampler_2d', 'grid', 2, 'Tensor', grid)
     if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
         raise _bad_arg('grid_sampler_2d', 'interpolation_mode', 3, 'int', interpolation_mode)
@@ -3571,7 +3640,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
 def inverse(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('inverse', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3580,24 +3649,24 @@ def inverse(input, *, out=None):
     return _op_inverse_default(input)
 
 def det(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('det', 'input', 1, 'Tensor', input)
     return _op_det_default(input)
 
 def slogdet(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('slogdet', 'input', 1, 'Tensor', input)
     if out is not None:
         return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
     return _rt_slogdet(*_op_slogdet_default(input))
 
 def logdet(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
     return _op_logdet_default(input)
 
 def cholesky(input, upper=False, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cholesky', 'input', 1, 'Tensor', input)
     if upper.__class__ is not bool:
         raise _bad_arg('cholesky', 'upper', 2, 'bool', upper)
@@ -3608,7 +3677,7 @@ def cholesky(input, upper=False, *, out=None):
     return _op_cholesky_default(input, upper)
 
 def qr(input, some=True, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('qr', 'input', 1, 'Tensor', input)
     if some.__class__ is not bool:
         raise _bad_arg('qr', 'some', 2, 'bool', some)
@@ -3617,7 +3686,7 @@ def qr(input, some=True, *, out=None):
     return _rt_qr(*_op_qr_default(input, some))
 
 def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_linalg_svd', 'A', 1, 'Tensor', A)
     if full_matrices.__class__ is not bool:
         raise _bad_arg('_linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
@@ -3632,7 +3701,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
     return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv, driver=driver))
 
 def svd(input, some=True, compute_uv=True, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('svd', 'input', 1, 'Tensor', input)
     if some.__class__ is not bool:
         raise _bad_arg('svd', 'some', 2, 'bool', some)
@@ -3643,7 +3712,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     return _rt_svd(*_op_svd_default(input, some, compute_uv))
 
 def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_linalg_eigh', 'A', 1, 'Tensor', A)
     if UPLO.__class__ is not str:
         raise _bad_arg('_linalg_eigh', 'UPLO', 2, 'str', UPLO)
@@ -3654,14 +3723,14 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
 
 def pinverse(input, rcond=1e-15):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
     if rcond.__class__ is not float and not _is_double(rcond):
         raise _bad_arg('pinverse', 'rcond', 2, 'float', rcond)
     return _op_pinverse_default(input, rcond)
 
 def matrix_power(input, n, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matrix_power', 'input', 1, 'Tensor', input)
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('matrix_power', 'n', 2, 'int', n)
@@ -3672,14 +3741,14 @@ def matrix_power(input, n, *, out=None):
     return _op_matrix_power_default(input, n)
 
 def matrix_exp(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
     return _op_matrix_exp_default(input)
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cholesky_solve', 'input', 1, 'Tensor', input)
-    if not isinstance(input2, TensorImpl):
+    if input2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cholesky_solve', 'input2', 2, 'Tensor', input2)
     if upper.__class__ is not bool:
         raise _bad_arg('cholesky_solve', 'upper', 3, 'bool', upper)
@@ -3690,7 +3759,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     return _op_cholesky_solve_default(input, input2, upper)
 
 def cholesky_inverse(input, upper=False, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cholesky_inverse', 'input', 1, 'Tensor', input)
     if upper.__class__ is not bool:
         raise _bad_arg('cholesky_inverse', 'upper', 2, 'bool', upper)
@@ -3701,9 +3770,9 @@ def cholesky_inverse(input, upper=False, *, out=None):
     return _op_cholesky_inverse_default(input, upper)
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'A', 2, 'Tensor', A)
     if upper.__class__ is not bool:
         raise _bad_arg('triangular_solve', 'upper', 3, 'bool', upper)
@@ -3714,9 +3783,9 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    if not isinstance(LU_data, TensorImpl):
+    if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
-    if not isinstance(LU_pivots, TensorImpl):
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
     if unpack_data.__class__ is not bool:
         raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
@@ -3727,7 +3796,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
 def _lu_with_info(input, pivot=True, check_errors=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
     if pivot.__class__ is not bool:
         raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
@@ -3736,11 +3805,11 @@ def _lu_with_info(input, pivot=True, check_errors=True):
     return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
 
 def lu_solve(input, LU_data, LU_pivots, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
-    if not isinstance(LU_data, TensorImpl):
+    if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
-    if not isinstance(LU_pivots, TensorImpl):
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3749,16 +3818,16 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
     return _op_lu_solve_default(input, LU_data, LU_pivots)
 
 def geqrf(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
     if out is not None:
         return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
     return _rt_geqrf(*_op_geqrf_default(input))
 
 def vdot(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3767,75 +3836,99 @@ def vdot(input, other, *, out=None):
     return _op_vdot_default(input, other)
 
 def bilinear(input1, input2, weight, bias=None):
-    if not isinstance(input1, TensorImpl):
+    if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'input1', 1, 'Tensor', input1)
-    if not isinstance(input2, TensorImpl):
+    if input2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'input2', 2, 'Tensor', input2)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'bias', 4, 'Tensor', bias)
     return _op_bilinear_default(input1, input2, weight, bias)
 
-def mm(input, mat2):
-    if not isinstance(input, TensorImpl):
+def mm(input, mat2, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'input', 1, 'Tensor', input)
-    if not isinstance(mat2, TensorImpl):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'mat2', 2, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mm', 'out', None, 'Tensor', out)
+        return _op_mm_out(input, mat2, out=out)
     return _op_mm_default(input, mat2)
 
-def bmm(input, mat2):
-    if not isinstance(input, TensorImpl):
+def bmm(input, mat2, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
-    if not isinstance(mat2, TensorImpl):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bmm', 'mat2', 2, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bmm', 'out', None, 'Tensor', out)
+        return _op_bmm_out(input, mat2, out=out)
     return _op_bmm_default(input, mat2)
 
-def mv(input, vec):
-    if not isinstance(input, TensorImpl):
+def mv(input, vec, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mv', 'input', 1, 'Tensor', input)
-    if not isinstance(vec, TensorImpl):
+    if vec.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mv', 'vec', 2, 'Tensor', vec)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mv', 'out', None, 'Tensor', out)
+        return _op_mv_out(input, vec, out=out)
     return _op_mv_default(input, vec)
 
-def dot(input, tensor):
-    if not isinstance(input, TensorImpl):
+def dot(input, tensor, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dot', 'input', 1, 'Tensor', input)
-    if not isinstance(tensor, TensorImpl):
+    if tensor.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dot', 'tensor', 2, 'Tensor', tensor)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('dot', 'out', None, 'Tensor', out)
+        return _op_dot_out(input, tensor, out=out)
     return _op_dot_default(input, tensor)
 
-def matmul(input, other):
-    if not isinstance(input, TensorImpl):
+def matmul(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matmul', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matmul', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('matmul', 'out', None, 'Tensor', out)
+        return _op_matmul_out(input, other, out=out)
     return _op_matmul_default(input, other)
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    if not isinstance(input, TensorImpl):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
-    if not isinstance(mat1, TensorImpl):
+    if mat1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat1', 2, 'Tensor', mat1)
-    if not isinstance(mat2, TensorImpl):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat2', 3, 'Tensor', mat2)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         return _op_addmm_default(input, mat1, mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addmm', 'beta', None, 'Number', beta)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addmm', 'out', None, 'Tensor', out)
+        return _op_addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
 def trace(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('trace', 'input', 1, 'Tensor', input)
     return _op_trace_default(input)
 
 def outer(input, vec2, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('outer', 'input', 1, 'Tensor', input)
-    if not isinstance(vec2, TensorImpl):
+    if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('outer', 'vec2', 2, 'Tensor', vec2)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3844,9 +3937,9 @@ def outer(input, vec2, *, out=None):
     return _op_outer_default(input, vec2)
 
 def ger(input, vec2, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ger', 'input', 1, 'Tensor', input)
-    if not isinstance(vec2, TensorImpl):
+    if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ger', 'vec2', 2, 'Tensor', vec2)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3855,9 +3948,9 @@ def ger(input, vec2, *, out=None):
     return _op_ger_default(input, vec2)
 
 def kron(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kron', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kron', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3866,9 +3959,9 @@ def kron(input, other, *, out=None):
     return _op_kron_default(input, other)
 
 def cross(input, other, dim=None, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross', 'other', 2, 'Tensor', other)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cross', 'dim', 3, 'int', dim)
@@ -3890,9 +3983,9 @@ def einsum(equation, tensors, *, path=None):
     return _op_einsum_default(equation, tensors, path=path)
 
 def tensordot(input, other, dims_self, dims_other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tensordot', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tensordot', 'other', 2, 'Tensor', other)
     if not _is_intseq(dims_self):
         raise _bad_arg('tensordot', 'dims_self', 3, 'tuple of ints', dims_self)
@@ -3961,9 +4054,9 @@ def _ctc_loss(*args, **kwargs):
     raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
 
 def kl_div(input, target, reduction=1, *, log_target=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kl_div', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('kl_div', 'reduction', 3, 'int', reduction)
@@ -3974,24 +4067,24 @@ def kl_div(input, target, reduction=1, *, log_target=False):
     return _op_kl_div_default(input, target, reduction, log_target=log_target)
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy_with_logits', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy_with_logits', 'target', 2, 'Tensor', target)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy_with_logits', 'weight', 3, 'Tensor', weight)
-    if pos_weight is not None and not isinstance(pos_weight, TensorImpl):
+    if pos_weight is not None and pos_weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy_with_logits', 'pos_weight', 4, 'Tensor', pos_weight)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
-    if not isinstance(input1, TensorImpl):
+    if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('margin_ranking_loss', 'input1', 1, 'Tensor', input1)
-    if not isinstance(input2, TensorImpl):
+    if input2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('margin_ranking_loss', 'input2', 2, 'Tensor', input2)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('margin_ranking_loss', 'target', 3, 'Tensor', target)
     if margin.__class__ is not float and not _is_double(margin):
         raise _bad_arg('margin_ranking_loss', 'margin', 4, 'float', margin)
@@ -4000,9 +4093,9 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hinge_embedding_loss', 'target', 2, 'Tensor', target)
     if margin.__class__ is not float and not _is_double(margin):
         raise _bad_arg('hinge_embedding_loss', 'margin', 3, 'float', margin)
@@ -4011,11 +4104,11 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
-    if not isinstance(input1, TensorImpl):
+    if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_embedding_loss', 'input1', 1, 'Tensor', input1)
-    if not isinstance(input2, TensorImpl):
+    if input2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_embedding_loss', 'input2', 2, 'Tensor', input2)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_embedding_loss', 'target', 3, 'Tensor', target)
     if margin.__class__ is not float and not _is_double(margin):
         raise _bad_arg('cosine_embedding_loss', 'margin', 4, 'float', margin)
@@ -4024,11 +4117,11 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1):
-    if not isinstance(anchor, TensorImpl):
+    if anchor.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triplet_margin_loss', 'anchor', 1, 'Tensor', anchor)
-    if not isinstance(positive, TensorImpl):
+    if positive.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triplet_margin_loss', 'positive', 2, 'Tensor', positive)
-    if not isinstance(negative, TensorImpl):
+    if negative.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triplet_margin_loss', 'negative', 3, 'Tensor', negative)
     if margin.__class__ is not float and not _is_double(margin):
         raise _bad_arg('triplet_margin_loss', 'margin', 4, 'float', margin)
@@ -4043,9 +4136,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('poisson_nll_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('poisson_nll_loss', 'target', 2, 'Tensor', target)
     if log_input.__class__ is not bool:
         raise _bad_arg('poisson_nll_loss', 'log_input', 3, 'bool', log_input)
@@ -4118,7 +4211,7 @@ def ctc_loss(*args, **kwargs):
     raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
 
 def norm_except_dim(v, pow=2, dim=0):
-    if not isinstance(v, TensorImpl):
+    if v.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('norm_except_dim', 'v', 1, 'Tensor', v)
     if pow.__class__ is not int and not _is_int(pow):
         raise _bad_arg('norm_except_dim', 'pow', 2, 'int', pow)
@@ -4127,31 +4220,31 @@ def norm_except_dim(v, pow=2, dim=0):
     return _op_norm_except_dim_default(v, pow, dim)
 
 def _weight_norm(v, g, dim=0):
-    if not isinstance(v, TensorImpl):
+    if v.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_weight_norm', 'v', 1, 'Tensor', v)
-    if not isinstance(g, TensorImpl):
+    if g.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_weight_norm', 'g', 2, 'Tensor', g)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_weight_norm', 'dim', 3, 'int', dim)
     return _op__weight_norm_default(v, g, dim)
 
 def _weight_norm_interface(v, g, dim=0):
-    if not isinstance(v, TensorImpl):
+    if v.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_weight_norm_interface', 'v', 1, 'Tensor', v)
-    if not isinstance(g, TensorImpl):
+    if g.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_weight_norm_interface', 'g', 2, 'Tensor', g)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_weight_norm_interface', 'dim', 3, 'int', dim)
     return _op__weight_norm_interface_default(v, g, dim)
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('layer_norm', 'input', 1, 'Tensor', input)
     if not _is_intseq(normalized_shape):
         raise _bad_arg('layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('layer_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('layer_norm', 'bias', 4, 'Tensor', bias)
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('layer_norm', 'eps', 5, 'float', eps)
@@ -4160,28 +4253,28 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     return _op_layer_norm_default(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_layer_norm', 'input', 1, 'Tensor', input)
     if not _is_intseq(normalized_shape):
         raise _bad_arg('native_layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_layer_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_layer_norm', 'bias', 4, 'Tensor', bias)
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('native_layer_norm', 'eps', 5, 'float', eps)
     return _op_native_layer_norm_default(input, normalized_shape, weight, bias, eps)
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_batch_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_batch_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_batch_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and not isinstance(running_mean, TensorImpl):
+    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_batch_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and not isinstance(running_var, TensorImpl):
+    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_batch_norm', 'running_var', 5, 'Tensor', running_var)
     if training.__class__ is not bool:
         raise _bad_arg('native_batch_norm', 'training', 6, 'bool', training)
@@ -4192,11 +4285,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_group_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_group_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('native_group_norm', 'bias', 3, 'Tensor', bias)
     if N.__class__ is not int and not _is_int(N):
         raise _bad_arg('native_group_norm', 'N', 4, 'int', N)
@@ -4211,15 +4304,15 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('batch_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('batch_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('batch_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and not isinstance(running_mean, TensorImpl):
+    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('batch_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and not isinstance(running_var, TensorImpl):
+    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('batch_norm', 'running_var', 5, 'Tensor', running_var)
     if training.__class__ is not bool:
         raise _bad_arg('batch_norm', 'training', 6, 'bool', training)
@@ -4232,13 +4325,13 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('group_norm', 'input', 1, 'Tensor', input)
     if num_groups.__class__ is not int and not _is_int(num_groups):
         raise _bad_arg('group_norm', 'num_groups', 2, 'int', num_groups)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('group_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('group_norm', 'bias', 4, 'Tensor', bias)
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('group_norm', 'eps', 5, 'float', eps)
@@ -4247,15 +4340,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('instance_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('instance_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('instance_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and not isinstance(running_mean, TensorImpl):
+    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('instance_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and not isinstance(running_var, TensorImpl):
+    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('instance_norm', 'running_var', 5, 'Tensor', running_var)
     if use_input_stats.__class__ is not bool:
         raise _bad_arg('instance_norm', 'use_input_stats', 6, 'bool', use_input_stats)
@@ -4268,18 +4361,18 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rms_norm', 'input', 1, 'Tensor', input)
     if not _is_intseq(normalized_shape):
         raise _bad_arg('rms_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rms_norm', 'weight', 3, 'Tensor', weight)
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('rms_norm', 'eps', 4, 'float', eps)
     return _op_rms_norm_default(input, normalized_shape, weight, eps)
 
 def constant_pad_nd(input, pad, value=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('constant_pad_nd', 'input', 1, 'Tensor', input)
     if not _is_intseq(pad):
         raise _bad_arg('constant_pad_nd', 'pad', 2, 'tuple of ints', pad)
@@ -4288,7 +4381,7 @@ def constant_pad_nd(input, pad, value=0):
     return _op_constant_pad_nd_default(input, pad, value)
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool1d_with_indices', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('max_pool1d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -4303,7 +4396,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilatio
     return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('max_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -4318,7 +4411,7 @@ def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_
     return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('max_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -4333,7 +4426,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('avg_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('avg_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -4348,28 +4441,28 @@ def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, cou
     return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 def adaptive_avg_pool1d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adaptive_avg_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('adaptive_avg_pool1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_avg_pool1d_default(input, output_size)
 
 def _adaptive_avg_pool2d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('_adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op__adaptive_avg_pool2d_default(input, output_size)
 
 def adaptive_max_pool1d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adaptive_max_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('adaptive_max_pool1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool1d_default(input, output_size)
 
 def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('max_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -4384,13 +4477,13 @@ def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1,
     return _op_max_pool3d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def _adaptive_avg_pool3d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('_adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op__adaptive_avg_pool3d_default(input, output_size)
 
-def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -4402,15 +4495,17 @@ def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requi
         return None
     return s
 
-def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_rand_out(size, out=out)
     r = _op_rand_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -4422,16 +4517,18 @@ def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
         return None
     return s
 
-def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_rand_generator_out(size, generator=generator, out=out)
     r = _op_rand_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
-_rand_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_rand_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def rand(*args, **kwargs):
     best = None
@@ -4448,7 +4545,7 @@ def rand(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('rand', args, kwargs, _rand_sigs, False)
 
-def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -4460,15 +4557,17 @@ def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requ
         return None
     return s
 
-def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_randn_out(size, out=out)
     r = _op_randn_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -4480,16 +4579,18 @@ def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory
         return None
     return s
 
-def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_randn_generator_out(size, generator=generator, out=out)
     r = _op_randn_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
-_randn_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randn_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def randn(*args, **kwargs):
     best = None
@@ -4506,7 +4607,7 @@ def randn(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('randn', args, kwargs, _randn_sigs, False)
 
-def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(high):
         return None
@@ -4518,7 +4619,9 @@ def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memor
         return None
     return s
 
-def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randint_out(high, size, out=out)
     r = _op_randint_default(high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -4542,7 +4645,7 @@ def _randint_b1(high, size, *, generator, dtype='long', layout=None, device=None
         r.requires_grad_()
     return r
 
-def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(low):
         return None
@@ -4556,7 +4659,9 @@ def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_
         return None
     return s
 
-def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randint_low_out(low, high, size, out=out)
     r = _op_randint_low(low, high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -4583,7 +4688,7 @@ def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device
     return r
 
 _randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randint_c2, _randint_b2), (_randint_c3, _randint_b3),)
-_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
 def randint(*args, **kwargs):
     best = None
@@ -4600,7 +4705,7 @@ def randint(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('randint', args, kwargs, _randint_sigs, False)
 
-def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -4610,7 +4715,9 @@ def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, 
         return None
     return s
 
-def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randperm_out(n, out=out)
     r = _op_randperm_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -4633,7 +4740,7 @@ def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_me
     return r
 
 _randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
-_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
 def randperm(*args, **kwargs):
     best = None
@@ -4974,7 +5081,7 @@ def normal(*args, **kwargs):
     raise _no_match('normal', args, kwargs, _normal_sigs, False)
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multinomial', 'input', 1, 'Tensor', input)
     if num_samples.__class__ is not int and not _is_int(num_samples):
         raise _bad_arg('multinomial', 'num_samples', 2, 'int', num_samples)
@@ -4989,7 +5096,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return _op_multinomial_default(input, num_samples, replacement, generator=generator)
 
 def poisson(input, generator=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('poisson', 'input', 1, 'Tensor', input)
     return _op_poisson_default(input, generator)
 
@@ -5006,7 +5113,7 @@ def _sum_b0(input, *, dtype=None):
         return _op_sum_default(input)
     return _op_sum_default(input, dtype=dtype)
 
-def _sum_c1(input, dim, keepdim=False, *, dtype=None):
+def _sum_c1(input, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5018,13 +5125,15 @@ def _sum_c1(input, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def _sum_b1(input, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def _sum_b1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_sum_dim_IntList(input, dim, keepdim)
+    if out is not None:
+        return _op_sum_IntList_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_sum_dim_IntList(input, dim, keepdim, dtype=dtype)
 
 _sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
-_sum_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+_sum_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def sum(*args, **kwargs):
     best = None
@@ -5041,7 +5150,7 @@ def sum(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('sum', args, kwargs, _sum_sigs, False)
 
-def _mean_c0(input, *, dtype=None):
+def _mean_c0(input, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5049,12 +5158,14 @@ def _mean_c0(input, *, dtype=None):
         return None
     return s
 
-def _mean_b0(input, *, dtype=None):
-    if dtype is None:
+def _mean_b0(input, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_default(input)
+    if out is not None:
+        return _op_mean_dtype_out(input, dtype=dtype, out=out)
     return _op_mean_default(input, dtype=dtype)
 
-def _mean_c1(input, dim, keepdim=False, *, dtype=None):
+def _mean_c1(input, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5066,13 +5177,15 @@ def _mean_c1(input, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def _mean_b1(input, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def _mean_b1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_dim(input, dim, keepdim)
+    if out is not None:
+        return _op_mean_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_mean_dim(input, dim, keepdim, dtype=dtype)
 
 _mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
-_mean_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+_mean_sigs = ('(Tensor input, *, dtype? dtype = None, Tensor out = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def mean(*args, **kwargs):
     best = None
@@ -5102,7 +5215,7 @@ def _prod_b0(input, *, dtype=None):
         return _op_prod_default(input)
     return _op_prod_default(input, dtype=dtype)
 
-def _prod_c1(input, dim, keepdim=False, *, dtype=None):
+def _prod_c1(input, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5114,13 +5227,15 @@ def _prod_c1(input, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def _prod_b1(input, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_prod_dim_int(input, dim, keepdim)
+    if out is not None:
+        return _op_prod_int_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_prod_dim_int(input, dim, keepdim, dtype=dtype)
 
 _prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
-_prod_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, dtype? dtype = None)')
+_prod_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def prod(*args, **kwargs):
     best = None
@@ -5137,22 +5252,30 @@ def prod(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('prod', args, kwargs, _prod_sigs, False)
 
-def amax(input, dim=(), keepdim=False):
-    if not isinstance(input, TensorImpl):
+def amax(input, dim=(), keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('amax', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('amax', 'dim', 2, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amax', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amax', 'out', None, 'Tensor', out)
+        return _op_amax_out(input, dim, keepdim, out=out)
     return _op_amax_default(input, dim, keepdim)
 
-def amin(input, dim=(), keepdim=False):
-    if not isinstance(input, TensorImpl):
+def amin(input, dim=(), keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('amin', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('amin', 'dim', 2, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amin', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amin', 'out', None, 'Tensor', out)
+        return _op_amin_out(input, dim, keepdim, out=out)
     return _op_amin_default(input, dim, keepdim)
 
 def _max_c0(input):
@@ -5235,22 +5358,30 @@ def min(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('min', args, kwargs, _min_sigs, False)
 
-def argmax(input, dim=None, keepdim=False):
-    if not isinstance(input, TensorImpl):
+def argmax(input, dim=None, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argmax', 'input', 1, 'Tensor', input)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmax', 'dim', 2, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmax', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmax', 'out', None, 'Tensor', out)
+        return _op_argmax_out(input, dim, keepdim, out=out)
     return _op_argmax_default(input, dim, keepdim)
 
-def argmin(input, dim=None, keepdim=False):
-    if not isinstance(input, TensorImpl):
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argmin', 'input', 1, 'Tensor', input)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmin', 'dim', 2, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmin', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmin', 'out', None, 'Tensor', out)
+        return _op_argmin_out(input, dim, keepdim, out=out)
     return _op_argmin_default(input, dim, keepdim)
 
 def _all_c0(input):
@@ -5620,7 +5751,7 @@ def std_mean(*args, **kwargs):
     raise _no_match('std_mean', args, kwargs, _std_mean_sigs, False)
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logsumexp', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('logsumexp', 'dim', 2, 'tuple of ints', dim)
@@ -5839,7 +5970,7 @@ def nanmedian(*args, **kwargs):
     raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
 
 def mode(input, dim=-1, keepdim=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mode', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('mode', 'dim', 2, 'int', dim)
@@ -5848,16 +5979,16 @@ def mode(input, dim=-1, keepdim=False):
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
 
 def bincount(input, weights=None, minlength=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bincount', 'input', 1, 'Tensor', input)
-    if weights is not None and not isinstance(weights, TensorImpl):
+    if weights is not None and weights.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bincount', 'weights', 2, 'Tensor', weights)
     if minlength.__class__ is not int and not _is_int(minlength):
         raise _bad_arg('bincount', 'minlength', 3, 'int', minlength)
     return _op_bincount_default(input, weights, minlength)
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('histc', 'input', 1, 'Tensor', input)
     if bins.__class__ is not int and not _is_int(bins):
         raise _bad_arg('histc', 'bins', 2, 'int', bins)
@@ -5872,7 +6003,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return _op_histc_default(input, bins, min, max)
 
 def cumsum(input, dim, *, dtype=None, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumsum', 'dim', 2, 'int', dim)
@@ -5887,7 +6018,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
     return _op_cumsum_default(input, dim, dtype=dtype)
 
 def cumprod(input, dim, *, dtype=None, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cumprod', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumprod', 'dim', 2, 'int', dim)
@@ -5902,21 +6033,21 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _op_cumprod_default(input, dim, dtype=dtype)
 
 def cummax(input, dim):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cummax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummax', 'dim', 2, 'int', dim)
     return _rt_cummax(*_op_cummax_default(input, dim))
 
 def cummin(input, dim):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cummin', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummin', 'dim', 2, 'int', dim)
     return _rt_cummin(*_op_cummin_default(input, dim))
 
 def logcumsumexp(input, dim, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logcumsumexp', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('logcumsumexp', 'dim', 2, 'int', dim)
@@ -5992,14 +6123,14 @@ def repeat_interleave(*args, **kwargs):
     raise _no_match('repeat_interleave', args, kwargs, _repeat_interleave_sigs, False)
 
 def tile(input, dims):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tile', 'input', 1, 'Tensor', input)
     if not _is_intseq(dims):
         raise _bad_arg('tile', 'dims', 2, 'tuple of ints', dims)
     return _op_tile_default(input, dims)
 
 def roll(input, shifts, dims=()):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('roll', 'input', 1, 'Tensor', input)
     if not _is_intlist(shifts):
         raise _bad_arg('roll', 'shifts', 2, 'tuple of ints', shifts)
@@ -6008,24 +6139,24 @@ def roll(input, shifts, dims=()):
     return _op_roll_default(input, shifts, dims)
 
 def flip(input, dims):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('flip', 'input', 1, 'Tensor', input)
     if not _is_intseq(dims):
         raise _bad_arg('flip', 'dims', 2, 'tuple of ints', dims)
     return _op_flip_default(input, dims)
 
 def fliplr(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
     return _op_fliplr_default(input)
 
 def flipud(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
     return _op_flipud_default(input)
 
 def rot90(input, k=1, dims=(0, 1)):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rot90', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('rot90', 'k', 2, 'int', k)
@@ -6034,7 +6165,7 @@ def rot90(input, k=1, dims=(0, 1)):
     return _op_rot90_default(input, k, dims)
 
 def tril(input, diagonal=0, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tril', 'input', 1, 'Tensor', input)
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('tril', 'diagonal', 2, 'int', diagonal)
@@ -6045,7 +6176,7 @@ def tril(input, diagonal=0, *, out=None):
     return _op_tril_default(input, diagonal)
 
 def triu(input, diagonal=0, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triu', 'input', 1, 'Tensor', input)
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('triu', 'diagonal', 2, 'int', diagonal)
@@ -6056,7 +6187,7 @@ def triu(input, diagonal=0, *, out=None):
     return _op_triu_default(input, diagonal)
 
 def diag(input, diagonal=0, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diag', 'input', 1, 'Tensor', input)
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('diag', 'diagonal', 2, 'int', diagonal)
@@ -6067,7 +6198,7 @@ def diag(input, diagonal=0, *, out=None):
     return _op_diag_default(input, diagonal)
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diag_embed', 'input', 1, 'Tensor', input)
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diag_embed', 'offset', 2, 'int', offset)
@@ -6078,14 +6209,14 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _op_diag_embed_default(input, offset, dim1, dim2)
 
 def diagflat(input, offset=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diagflat', 'input', 1, 'Tensor', input)
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagflat', 'offset', 2, 'int', offset)
     return _op_diagflat_default(input, offset)
 
 def broadcast_to(input, size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
     if not _is_intseq(size):
         raise _bad_arg('broadcast_to', 'size', 2, 'tuple of ints', size)
@@ -6140,7 +6271,7 @@ def cartesian_prod(tensors):
     return _op_cartesian_prod_default(tensors)
 
 def combinations(input, r=2, with_replacement=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('combinations', 'input', 1, 'Tensor', input)
     if r.__class__ is not int and not _is_int(r):
         raise _bad_arg('combinations', 'r', 2, 'int', r)
@@ -6154,7 +6285,7 @@ def block_diag(tensors):
     return _op_block_diag_default(tensors)
 
 def narrow_copy(input, dim, start, length, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('narrow_copy', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('narrow_copy', 'dim', 2, 'int', dim)
@@ -6179,11 +6310,15 @@ def cat(tensors, dim=0, *, out=None):
         return _op_cat_out(tensors, dim, out=out)
     return _op_cat_default(tensors, dim)
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
     if not _is_tensorlist(tensors):
         _bad_tensorlist('stack', 'tensors', 1, tensors)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('stack', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('stack', 'out', None, 'Tensor', out)
+        return _op_stack_out(tensors, dim, out=out)
     return _op_stack_default(tensors, dim)
 
 def hstack(tensors):
@@ -6197,7 +6332,7 @@ def vstack(tensors):
     return _op_vstack_default(tensors)
 
 def _softmax(input, dim, half_to_float):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_softmax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_softmax', 'dim', 2, 'int', dim)
@@ -6206,7 +6341,7 @@ def _softmax(input, dim, half_to_float):
     return _op__softmax_default(input, dim, half_to_float)
 
 def _log_softmax(input, dim, half_to_float):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_log_softmax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_log_softmax', 'dim', 2, 'int', dim)
@@ -6214,28 +6349,36 @@ def _log_softmax(input, dim, half_to_float):
         raise _bad_arg('_log_softmax', 'half_to_float', 3, 'bool', half_to_float)
     return _op__log_softmax_default(input, dim, half_to_float)
 
-def softmax(input, dim, dtype=None):
-    if not isinstance(input, TensorImpl):
+def softmax(input, dim, dtype=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('softmax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('softmax', 'dim', 2, 'int', dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('softmax', 'dtype', 3, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('softmax', 'out', None, 'Tensor', out)
+        return _op_softmax_int_out(input, dim, dtype, out=out)
     return _op_softmax_int(input, dim, dtype)
 
-def log_softmax(input, dim, dtype=None):
-    if not isinstance(input, TensorImpl):
+def log_softmax(input, dim, dtype=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log_softmax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('log_softmax', 'dim', 2, 'int', dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('log_softmax', 'dtype', 3, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
+        return _op_log_softmax_int_out(input, dim, dtype, out=out)
     return _op_log_softmax_int(input, dim, dtype)
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
-    if not isinstance(grad_output, TensorImpl):
+    if grad_output.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
-    if not isinstance(output, TensorImpl):
+    if output.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_softmax_backward_data', 'output', 2, 'Tensor', output)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_softmax_backward_data', 'dim', 3, 'int', dim)
@@ -6244,9 +6387,9 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
-    if not isinstance(grad_output, TensorImpl):
+    if grad_output.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_log_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
-    if not isinstance(output, TensorImpl):
+    if output.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_log_softmax_backward_data', 'output', 2, 'Tensor', output)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_log_softmax_backward_data', 'dim', 3, 'int', dim)
@@ -6255,7 +6398,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kthvalue', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('kthvalue', 'k', 2, 'int', k)
@@ -6360,7 +6503,7 @@ def argsort(*args, **kwargs):
     raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('topk', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('topk', 'k', 2, 'int', k)
@@ -6373,7 +6516,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
 
 def msort(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('msort', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -6382,7 +6525,7 @@ def msort(input, *, out=None):
     return _op_msort_default(input)
 
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_unique2', 'input', 1, 'Tensor', input)
     if sorted.__class__ is not bool:
         raise _bad_arg('_unique2', 'sorted', 2, 'bool', sorted)
@@ -6393,7 +6536,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
 
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unique_dim', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unique_dim', 'dim', 2, 'int', dim)
@@ -6406,7 +6549,7 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unique_consecutive', 'input', 1, 'Tensor', input)
     if return_inverse.__class__ is not bool:
         raise _bad_arg('unique_consecutive', 'return_inverse', 2, 'bool', return_inverse)
@@ -6417,9 +6560,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
-    if not isinstance(sorted_sequence, TensorImpl):
+    if sorted_sequence.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('searchsorted', 'sorted_sequence', 1, 'Tensor', sorted_sequence)
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('searchsorted', 'input', 2, 'Tensor', input)
     if out is None and out_int32 is False and right is False and side is None and sorter is None:
         return _op_searchsorted_Tensor(sorted_sequence, input)
@@ -6429,7 +6572,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise _bad_arg('searchsorted', 'right', None, 'bool', right)
     if side is not None and side.__class__ is not str:
         raise _bad_arg('searchsorted', 'side', None, 'str', side)
-    if sorter is not None and not isinstance(sorter, TensorImpl):
+    if sorter is not None and sorter.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('searchsorted', 'sorter', None, 'Tensor', sorter)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -6438,9 +6581,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _op_searchsorted_Tensor(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    if not isinstance(input, TensorImpl) and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('bucketize', 'input', 1, 'Tensor', input)
-    if not isinstance(boundaries, TensorImpl):
+    if boundaries.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bucketize', 'boundaries', 2, 'Tensor', boundaries)
     if out is None and out_int32 is False and right is False:
         return _op_bucketize_Tensor(input, boundaries)
@@ -6455,7 +6598,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     return _op_bucketize_Tensor(input, boundaries, out_int32=out_int32, right=right)
 
 def as_strided(input, size, stride, storage_offset=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
     if not _is_intseq(size):
         raise _bad_arg('as_strided', 'size', 2, 'tuple of ints', size)
@@ -6466,7 +6609,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _op_as_strided_default(input, size, stride, storage_offset)
 
 def transpose(input, dim0, dim1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('transpose', 'input', 1, 'Tensor', input)
     if dim0.__class__ is not int and not _is_int(dim0):
         raise _bad_arg('transpose', 'dim0', 2, 'int', dim0)
@@ -6475,24 +6618,24 @@ def transpose(input, dim0, dim1):
     return _op_transpose_int(input, dim0, dim1)
 
 def permute(input, dims):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('permute', 'input', 1, 'Tensor', input)
     if not _is_intseq(dims):
         raise _bad_arg('permute', 'dims', 2, 'tuple of ints', dims)
     return _op_permute_default(input, dims)
 
 def t(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
     return _op_t_default(input)
 
 def adjoint(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     return _op_adjoint_default(input)
 
 def narrow(input, dim, start, length):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('narrow', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('narrow', 'dim', 2, 'int', dim)
@@ -6503,7 +6646,7 @@ def narrow(input, dim, start, length):
     return _op_narrow_default(input, dim, start, length)
 
 def select(input, dim, index):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('select', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('select', 'dim', 2, 'int', dim)
@@ -6512,7 +6655,7 @@ def select(input, dim, index):
     return _op_select_int(input, dim, index)
 
 def slice(input, dim=0, start=None, end=None, step=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('slice', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('slice', 'dim', 2, 'int', dim)
@@ -6525,7 +6668,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _op_slice_Tensor(input, dim, start, end, step)
 
 def unsqueeze(input, dim):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unsqueeze', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze', 'dim', 2, 'int', dim)
@@ -6581,7 +6724,7 @@ def squeeze(*args, **kwargs):
     raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
 
 def flatten(input, start_dim=0, end_dim=-1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('flatten', 'input', 1, 'Tensor', input)
     if start_dim.__class__ is not int and not _is_int(start_dim):
         raise _bad_arg('flatten', 'start_dim', 2, 'int', start_dim)
@@ -6590,7 +6733,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _op_flatten_using_ints(input, start_dim, end_dim)
 
 def unflatten(input, dim, sizes):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unflatten', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unflatten', 'dim', 2, 'int', dim)
@@ -6599,7 +6742,7 @@ def unflatten(input, dim, sizes):
     return _op_unflatten_int(input, dim, sizes)
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diagonal', 'input', 1, 'Tensor', input)
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagonal', 'offset', 2, 'int', offset)
@@ -6610,14 +6753,14 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _op_diagonal_default(input, offset, dim1, dim2)
 
 def unbind(input, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('unbind', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unbind', 'dim', 2, 'int', dim)
     return _op_unbind_int(input, dim)
 
 def split(input, split_size, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('split', 'input', 1, 'Tensor', input)
     if split_size.__class__ is not int and not _is_int(split_size):
         raise _bad_arg('split', 'split_size', 2, 'int', split_size)
@@ -6626,7 +6769,7 @@ def split(input, split_size, dim=0):
     return _op_split_Tensor(input, split_size, dim)
 
 def split_with_sizes(input, split_sizes, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('split_with_sizes', 'input', 1, 'Tensor', input)
     if not _is_intseq(split_sizes):
         raise _bad_arg('split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
@@ -6635,7 +6778,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _op_split_with_sizes_default(input, split_sizes, dim)
 
 def chunk(input, chunks, dim=0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('chunk', 'input', 1, 'Tensor', input)
     if chunks.__class__ is not int and not _is_int(chunks):
         raise _bad_arg('chunk', 'chunks', 2, 'int', chunks)
@@ -6688,17 +6831,17 @@ def movedim(*args, **kwargs):
     raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
 
 def alias(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     return _op_alias_default(input)
 
 def detach(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     return _op_detach_default(input)
 
 def reshape(input, shape):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reshape', 'input', 1, 'Tensor', input)
     if not _is_intseq(shape):
         raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)

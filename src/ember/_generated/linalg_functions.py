@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
-from .._core.tensor_impl import TensorImpl
+from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .return_types import (linalg_cholesky_ex as _rt_linalg_cholesky_ex, linalg_eig as _rt_linalg_eig, linalg_eigh as _rt_linalg_eigh, linalg_inv_ex as _rt_linalg_inv_ex, linalg_ldl_factor as _rt_linalg_ldl_factor, linalg_ldl_factor_ex as _rt_linalg_ldl_factor_ex, linalg_lstsq as _rt_linalg_lstsq, linalg_lu as _rt_linalg_lu, linalg_lu_factor as _rt_linalg_lu_factor, linalg_lu_factor_ex as _rt_linalg_lu_factor_ex, linalg_qr as _rt_linalg_qr, linalg_slogdet as _rt_linalg_slogdet, linalg_solve_ex as _rt_linalg_solve_ex, linalg_svd as _rt_linalg_svd)
@@ -102,7 +102,7 @@ _op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
 _op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
 
 def linalg_inv_ex(A, *, check_errors=False, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_inv_ex', 'A', 1, 'Tensor', A)
     if out is None and check_errors is False:
         return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
@@ -113,7 +113,7 @@ def linalg_inv_ex(A, *, check_errors=False, out=None):
     return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A, check_errors=check_errors))
 
 def linalg_inv(A, *, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_inv', 'A', 1, 'Tensor', A)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -122,7 +122,7 @@ def linalg_inv(A, *, out=None):
     return _op_linalg_inv_default(A)
 
 def linalg_det(A, *, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_det', 'A', 1, 'Tensor', A)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -131,16 +131,16 @@ def linalg_det(A, *, out=None):
     return _op_linalg_det_default(A)
 
 def linalg_slogdet(A, *, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_slogdet', 'A', 1, 'Tensor', A)
     if out is not None:
         return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
     return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_solve_ex', 'A', 1, 'Tensor', A)
-    if not isinstance(B, TensorImpl):
+    if B.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_solve_ex', 'B', 2, 'Tensor', B)
     if out is None and left is True and check_errors is False:
         return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
@@ -153,9 +153,9 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
     return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B, left=left, check_errors=check_errors))
 
 def linalg_solve(A, B, *, left=True, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_solve', 'A', 1, 'Tensor', A)
-    if not isinstance(B, TensorImpl):
+    if B.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_solve', 'B', 2, 'Tensor', B)
     if out is None and left is True:
         return _op_linalg_solve_default(A, B)
@@ -168,7 +168,7 @@ def linalg_solve(A, B, *, left=True, out=None):
     return _op_linalg_solve_default(A, B, left=left)
 
 def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_cholesky_ex', 'input', 1, 'Tensor', input)
     if out is None and upper is False and check_errors is False:
         return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
@@ -181,7 +181,7 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
     return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input, upper=upper, check_errors=check_errors))
 
 def linalg_cholesky(input, *, upper=False, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_cholesky', 'input', 1, 'Tensor', input)
     if out is None and upper is False:
         return _op_linalg_cholesky_default(input)
@@ -194,7 +194,7 @@ def linalg_cholesky(input, *, upper=False, out=None):
     return _op_linalg_cholesky_default(input, upper=upper)
 
 def linalg_qr(A, mode='reduced', *, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_qr', 'A', 1, 'Tensor', A)
     if mode.__class__ is not str:
         raise _bad_arg('linalg_qr', 'mode', 2, 'str', mode)
@@ -203,7 +203,7 @@ def linalg_qr(A, mode='reduced', *, out=None):
     return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_svd', 'A', 1, 'Tensor', A)
     if full_matrices.__class__ is not bool:
         raise _bad_arg('linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
@@ -216,7 +216,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices, driver=driver))
 
 def linalg_svdvals(A, *, driver=None, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_svdvals', 'A', 1, 'Tensor', A)
     if out is None and driver is None:
         return _op_linalg_svdvals_default(A)
@@ -229,7 +229,7 @@ def linalg_svdvals(A, *, driver=None, out=None):
     return _op_linalg_svdvals_default(A, driver=driver)
 
 def linalg_eigh(input, UPLO='L', *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_eigh', 'input', 1, 'Tensor', input)
     if UPLO.__class__ is not str:
         raise _bad_arg('linalg_eigh', 'UPLO', 2, 'str', UPLO)
@@ -238,7 +238,7 @@ def linalg_eigh(input, UPLO='L', *, out=None):
     return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
 
 def linalg_eigvalsh(input, UPLO='L', *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_eigvalsh', 'input', 1, 'Tensor', input)
     if UPLO.__class__ is not str:
         raise _bad_arg('linalg_eigvalsh', 'UPLO', 2, 'str', UPLO)
@@ -249,9 +249,9 @@ def linalg_eigvalsh(input, UPLO='L', *, out=None):
     return _op_linalg_eigvalsh_default(input, UPLO)
 
 def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lstsq', 'input', 1, 'Tensor', input)
-    if not isinstance(b, TensorImpl):
+    if b.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lstsq', 'b', 2, 'Tensor', b)
     if rcond is not None and rcond.__class__ is not float and not _is_double(rcond):
         raise _bad_arg('linalg_lstsq', 'rcond', 3, 'float', rcond)
@@ -436,7 +436,7 @@ def linalg_matrix_rank(*args, **kwargs):
     raise _no_match('linalg_matrix_rank', args, kwargs, _linalg_matrix_rank_sigs, False)
 
 def linalg_matrix_power(input, n, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_matrix_power', 'input', 1, 'Tensor', input)
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('linalg_matrix_power', 'n', 2, 'int', n)
@@ -447,14 +447,14 @@ def linalg_matrix_power(input, n, *, out=None):
     return _op_linalg_matrix_power_default(input, n)
 
 def linalg_eig(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_eig', 'input', 1, 'Tensor', input)
     if out is not None:
         return _rt_linalg_eig(*_op_linalg_eig_out(input, eigenvalues=out[0], eigenvectors=out[1]))
     return _rt_linalg_eig(*_op_linalg_eig_default(input))
 
 def linalg_eigvals(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_eigvals', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -463,14 +463,14 @@ def linalg_eigvals(input, *, out=None):
     return _op_linalg_eigvals_default(input)
 
 def linalg_matrix_exp(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_matrix_exp', 'input', 1, 'Tensor', input)
     return _op_linalg_matrix_exp_default(input)
 
 def linalg_matmul(input, other, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_matmul', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_matmul', 'other', 2, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -479,9 +479,9 @@ def linalg_matmul(input, other, *, out=None):
     return _op_linalg_matmul_default(input, other)
 
 def linalg_vecdot(x, y, *, dim=-1, out=None):
-    if not isinstance(x, TensorImpl):
+    if x.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_vecdot', 'x', 1, 'Tensor', x)
-    if not isinstance(y, TensorImpl):
+    if y.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_vecdot', 'y', 2, 'Tensor', y)
     if out is None and dim.__class__ is int and dim == -1:
         return _op_linalg_vecdot_default(x, y)
@@ -549,9 +549,9 @@ def linalg_cond(*args, **kwargs):
     raise _no_match('linalg_cond', args, kwargs, _linalg_cond_sigs, False)
 
 def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_solve_triangular', 'input', 1, 'Tensor', input)
-    if not isinstance(B, TensorImpl):
+    if B.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_solve_triangular', 'B', 2, 'Tensor', B)
     if upper.__class__ is not bool:
         raise _bad_arg('linalg_solve_triangular', 'upper', None, 'bool', upper)
@@ -566,7 +566,7 @@ def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, 
     return _op_linalg_solve_triangular_default(input, B, upper=upper, left=left, unitriangular=unitriangular)
 
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu_factor_ex', 'A', 1, 'Tensor', A)
     if out is None and pivot is True and check_errors is False:
         return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A))
@@ -579,7 +579,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A, pivot=pivot, check_errors=check_errors))
 
 def linalg_lu_factor(A, *, pivot=True, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu_factor', 'A', 1, 'Tensor', A)
     if out is None and pivot is True:
         return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A))
@@ -590,7 +590,7 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
     return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A, pivot=pivot))
 
 def linalg_lu(A, *, pivot=True, out=None):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu', 'A', 1, 'Tensor', A)
     if out is None and pivot is True:
         return _rt_linalg_lu(*_op_linalg_lu_default(A))
@@ -601,11 +601,11 @@ def linalg_lu(A, *, pivot=True, out=None):
     return _rt_linalg_lu(*_op_linalg_lu_default(A, pivot=pivot))
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    if not isinstance(LU, TensorImpl):
+    if LU.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu_solve', 'LU', 1, 'Tensor', LU)
-    if not isinstance(pivots, TensorImpl):
+    if pivots.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu_solve', 'pivots', 2, 'Tensor', pivots)
-    if not isinstance(B, TensorImpl):
+    if B.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu_solve', 'B', 3, 'Tensor', B)
     if out is None and left is True and adjoint is False:
         return _op_linalg_lu_solve_default(LU, pivots, B)
@@ -620,7 +620,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     return _op_linalg_lu_solve_default(LU, pivots, B, left=left, adjoint=adjoint)
 
 def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_ldl_factor_ex', 'input', 1, 'Tensor', input)
     if out is None and hermitian is False and check_errors is False:
         return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input))
@@ -633,7 +633,7 @@ def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None
     return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input, hermitian=hermitian, check_errors=check_errors))
 
 def linalg_ldl_factor(input, *, hermitian=False, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_ldl_factor', 'input', 1, 'Tensor', input)
     if out is None and hermitian is False:
         return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input))
@@ -644,11 +644,11 @@ def linalg_ldl_factor(input, *, hermitian=False, out=None):
     return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input, hermitian=hermitian))
 
 def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
-    if not isinstance(LD, TensorImpl):
+    if LD.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_ldl_solve', 'LD', 1, 'Tensor', LD)
-    if not isinstance(pivots, TensorImpl):
+    if pivots.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_ldl_solve', 'pivots', 2, 'Tensor', pivots)
-    if not isinstance(B, TensorImpl):
+    if B.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_ldl_solve', 'B', 3, 'Tensor', B)
     if out is None and hermitian is False:
         return _op_linalg_ldl_solve_default(LD, pivots, B)
@@ -661,7 +661,7 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     return _op_linalg_ldl_solve_default(LD, pivots, B, hermitian=hermitian)
 
 def linalg_tensorinv(input, ind=2, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_tensorinv', 'input', 1, 'Tensor', input)
     if ind.__class__ is not int and not _is_int(ind):
         raise _bad_arg('linalg_tensorinv', 'ind', 2, 'int', ind)
@@ -672,9 +672,9 @@ def linalg_tensorinv(input, ind=2, *, out=None):
     return _op_linalg_tensorinv_default(input, ind)
 
 def linalg_tensorsolve(input, other, dims=None, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_tensorsolve', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_tensorsolve', 'other', 2, 'Tensor', other)
     if dims is not None and not _is_intseq(dims):
         raise _bad_arg('linalg_tensorsolve', 'dims', 3, 'tuple of ints', dims)
@@ -685,14 +685,14 @@ def linalg_tensorsolve(input, other, dims=None, *, out=None):
     return _op_linalg_tensorsolve_default(input, other, dims)
 
 def linalg_householder_product(input, tau):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_householder_product', 'input', 1, 'Tensor', input)
-    if not isinstance(tau, TensorImpl):
+    if tau.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_householder_product', 'tau', 2, 'Tensor', tau)
     return _op_linalg_householder_product_default(input, tau)
 
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_vector_norm', 'input', 1, 'Tensor', input)
     if ord.__class__ is not int and ord.__class__ is not float and not _is_scalar(ord):
         raise _bad_arg('linalg_vector_norm', 'ord', 2, 'Number', ord)
@@ -773,9 +773,9 @@ def linalg_matrix_norm(*args, **kwargs):
     raise _no_match('linalg_matrix_norm', args, kwargs, _linalg_matrix_norm_sigs, False)
 
 def linalg_cross(input, other, *, dim=-1, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_cross', 'other', 2, 'Tensor', other)
     if out is None and dim.__class__ is int and dim == -1:
         return _op_linalg_cross_default(input, other)
@@ -788,7 +788,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     return _op_linalg_cross_default(input, other, dim=dim)
 
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
     if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
         return _op_linalg_diagonal_default(A)

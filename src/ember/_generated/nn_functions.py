@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
-from .._core.tensor_impl import TensorImpl
+from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 
@@ -89,7 +89,7 @@ _op_upsample_nearest1d_vec = _ops.aten.upsample_nearest1d.vec
 _op_upsample_nearest2d_vec = _ops.aten.upsample_nearest2d.vec
 
 def gelu(input, *, approximate='none', out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gelu', 'input', 1, 'Tensor', input)
     if approximate.__class__ is not str:
         raise _bad_arg('gelu', 'approximate', None, 'str', approximate)
@@ -100,14 +100,14 @@ def gelu(input, *, approximate='none', out=None):
     return _op_gelu_default(input, approximate=approximate)
 
 def gelu_(input, *, approximate='none'):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gelu_', 'input', 1, 'Tensor', input)
     if approximate.__class__ is not str:
         raise _bad_arg('gelu_', 'approximate', None, 'str', approximate)
     return _op_gelu__default(input, approximate=approximate)
 
 def silu(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('silu', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -116,12 +116,12 @@ def silu(input, *, out=None):
     return _op_silu_default(input)
 
 def silu_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('silu_', 'input', 1, 'Tensor', input)
     return _op_silu__default(input)
 
 def mish(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mish', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -130,12 +130,12 @@ def mish(input, *, out=None):
     return _op_mish_default(input)
 
 def mish_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mish_', 'input', 1, 'Tensor', input)
     return _op_mish__default(input)
 
 def softplus(input, beta=1, threshold=20, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('softplus', 'input', 1, 'Tensor', input)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('softplus', 'beta', 2, 'Number', beta)
@@ -148,7 +148,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     return _op_softplus_default(input, beta, threshold)
 
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('elu', 'input', 1, 'Tensor', input)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('elu', 'alpha', 2, 'Number', alpha)
@@ -163,7 +163,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     return _op_elu_default(input, alpha, scale, input_scale)
 
 def elu_(input, alpha=1, scale=1, input_scale=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('elu_', 'input', 1, 'Tensor', input)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('elu_', 'alpha', 2, 'Number', alpha)
@@ -174,7 +174,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     return _op_elu__default(input, alpha, scale, input_scale)
 
 def leaky_relu(input, negative_slope=0.01, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('leaky_relu', 'input', 1, 'Tensor', input)
     if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
         raise _bad_arg('leaky_relu', 'negative_slope', 2, 'Number', negative_slope)
@@ -185,14 +185,14 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     return _op_leaky_relu_default(input, negative_slope)
 
 def leaky_relu_(input, negative_slope=0.01):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('leaky_relu_', 'input', 1, 'Tensor', input)
     if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
         raise _bad_arg('leaky_relu_', 'negative_slope', 2, 'Number', negative_slope)
     return _op_leaky_relu__default(input, negative_slope)
 
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hardtanh', 'input', 1, 'Tensor', input)
     if min_val.__class__ is not int and min_val.__class__ is not float and not _is_scalar(min_val):
         raise _bad_arg('hardtanh', 'min_val', 2, 'Number', min_val)
@@ -205,7 +205,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     return _op_hardtanh_default(input, min_val, max_val)
 
 def hardtanh_(input, min_val=-1, max_val=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hardtanh_', 'input', 1, 'Tensor', input)
     if min_val.__class__ is not int and min_val.__class__ is not float and not _is_scalar(min_val):
         raise _bad_arg('hardtanh_', 'min_val', 2, 'Number', min_val)
@@ -214,7 +214,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     return _op_hardtanh__default(input, min_val, max_val)
 
 def hardsigmoid(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hardsigmoid', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -223,12 +223,12 @@ def hardsigmoid(input, *, out=None):
     return _op_hardsigmoid_default(input)
 
 def hardsigmoid_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hardsigmoid_', 'input', 1, 'Tensor', input)
     return _op_hardsigmoid__default(input)
 
 def hardswish(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hardswish', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -237,12 +237,12 @@ def hardswish(input, *, out=None):
     return _op_hardswish_default(input)
 
 def hardswish_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hardswish_', 'input', 1, 'Tensor', input)
     return _op_hardswish__default(input)
 
 def log_sigmoid(input, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log_sigmoid', 'input', 1, 'Tensor', input)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -251,7 +251,7 @@ def log_sigmoid(input, *, out=None):
     return _op_log_sigmoid_default(input)
 
 def glu(input, dim=-1, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('glu', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('glu', 'dim', 2, 'int', dim)
@@ -262,23 +262,23 @@ def glu(input, dim=-1, *, out=None):
     return _op_glu_default(input, dim)
 
 def relu6(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu6', 'input', 1, 'Tensor', input)
     return _op_relu6_default(input)
 
 def relu6_(input):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
     return _op_relu6__default(input)
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
-    if not isinstance(query, TensorImpl):
+    if query.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scaled_dot_product_attention', 'query', 1, 'Tensor', query)
-    if not isinstance(key, TensorImpl):
+    if key.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scaled_dot_product_attention', 'key', 2, 'Tensor', key)
-    if not isinstance(value, TensorImpl):
+    if value.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scaled_dot_product_attention', 'value', 3, 'Tensor', value)
-    if attn_mask is not None and not isinstance(attn_mask, TensorImpl):
+    if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scaled_dot_product_attention', 'attn_mask', 4, 'Tensor', attn_mask)
     if dropout_p.__class__ is not float and not _is_double(dropout_p):
         raise _bad_arg('scaled_dot_product_attention', 'dropout_p', 5, 'float', dropout_p)
@@ -293,7 +293,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
 
 def im2col(input, kernel_size, dilation, padding, stride):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('im2col', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('im2col', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -306,7 +306,7 @@ def im2col(input, kernel_size, dilation, padding, stride):
     return _op_im2col_default(input, kernel_size, dilation, padding, stride)
 
 def col2im(input, output_size, kernel_size, dilation, padding, stride):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('col2im', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('col2im', 'output_size', 2, 'tuple of ints', output_size)
@@ -321,7 +321,7 @@ def col2im(input, output_size, kernel_size, dilation, padding, stride):
     return _op_col2im_default(input, output_size, kernel_size, dilation, padding, stride)
 
 def one_hot(input, num_classes=-1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('one_hot', 'input', 1, 'Tensor', input)
     if num_classes.__class__ is not int and not _is_int(num_classes):
         raise _bad_arg('one_hot', 'num_classes', 2, 'int', num_classes)
@@ -472,28 +472,28 @@ def _upsample_lanczos2d_aa(*args, **kwargs):
     raise _no_match('_upsample_lanczos2d_aa', args, kwargs, __upsample_lanczos2d_aa_sigs, False)
 
 def upsample_nearest1d(input, output_size, scale_factors):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('upsample_nearest1d', 'input', 1, 'Tensor', input)
     if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('upsample_nearest1d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_upsample_nearest1d_vec(input, output_size, scale_factors)
 
 def upsample_nearest2d(input, output_size, scale_factors):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('upsample_nearest2d', 'input', 1, 'Tensor', input)
     if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('upsample_nearest2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_upsample_nearest2d_vec(input, output_size, scale_factors)
 
 def _upsample_nearest_exact2d(input, output_size, scale_factors):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_upsample_nearest_exact2d', 'input', 1, 'Tensor', input)
     if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('_upsample_nearest_exact2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
 
 def upsample_linear1d(input, output_size, align_corners, scale_factors):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('upsample_linear1d', 'input', 1, 'Tensor', input)
     if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('upsample_linear1d', 'output_size', 2, 'tuple of ints', output_size)
@@ -502,7 +502,7 @@ def upsample_linear1d(input, output_size, align_corners, scale_factors):
     return _op_upsample_linear1d_vec(input, output_size, align_corners, scale_factors)
 
 def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('upsample_bilinear2d', 'input', 1, 'Tensor', input)
     if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('upsample_bilinear2d', 'output_size', 2, 'tuple of ints', output_size)
@@ -511,7 +511,7 @@ def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
     return _op_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors)
 
 def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('upsample_bicubic2d', 'input', 1, 'Tensor', input)
     if output_size is not None and not _is_intseq(output_size):
         raise _bad_arg('upsample_bicubic2d', 'output_size', 2, 'tuple of ints', output_size)
@@ -520,24 +520,24 @@ def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
     return _op_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors)
 
 def linear(input, weight, bias=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linear', 'input', 1, 'Tensor', input)
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linear', 'weight', 2, 'Tensor', weight)
-    if bias is not None and not isinstance(bias, TensorImpl):
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linear', 'bias', 3, 'Tensor', bias)
     return _op_linear_default(input, weight, bias)
 
 def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multi_margin_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multi_margin_loss', 'target', 2, 'Tensor', target)
     if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
         raise _bad_arg('multi_margin_loss', 'p', 3, 'Number', p)
     if margin.__class__ is not int and margin.__class__ is not float and not _is_scalar(margin):
         raise _bad_arg('multi_margin_loss', 'margin', 4, 'Number', margin)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multi_margin_loss', 'weight', 5, 'Tensor', weight)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('multi_margin_loss', 'reduction', 6, 'int', reduction)
@@ -548,9 +548,9 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1, *,
     return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
 
 def multilabel_margin_loss(input, target, reduction=1, *, out=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multilabel_margin_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multilabel_margin_loss', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('multilabel_margin_loss', 'reduction', 3, 'int', reduction)
@@ -561,11 +561,11 @@ def multilabel_margin_loss(input, target, reduction=1, *, out=None):
     return _op_multilabel_margin_loss_default(input, target, reduction)
 
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nll_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nll_loss', 'target', 2, 'Tensor', target)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nll_loss', 'weight', 3, 'Tensor', weight)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('nll_loss', 'reduction', 4, 'int', reduction)
@@ -574,11 +574,11 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
     return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
 
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nll_loss_nd', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nll_loss_nd', 'target', 2, 'Tensor', target)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nll_loss_nd', 'weight', 3, 'Tensor', weight)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('nll_loss_nd', 'reduction', 4, 'int', reduction)
@@ -587,11 +587,11 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
 
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross_entropy_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross_entropy_loss', 'target', 2, 'Tensor', target)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross_entropy_loss', 'weight', 3, 'Tensor', weight)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('cross_entropy_loss', 'reduction', 4, 'int', reduction)
@@ -602,27 +602,27 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
     return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
 
 def mse_loss(input, target, reduction=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mse_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mse_loss', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('mse_loss', 'reduction', 3, 'int', reduction)
     return _op_mse_loss_default(input, target, reduction)
 
 def l1_loss(input, target, reduction=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('l1_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('l1_loss', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('l1_loss', 'reduction', 3, 'int', reduction)
     return _op_l1_loss_default(input, target, reduction)
 
 def smooth_l1_loss(input, target, reduction=1, beta=1.0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('smooth_l1_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('smooth_l1_loss', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('smooth_l1_loss', 'reduction', 3, 'int', reduction)
@@ -631,9 +631,9 @@ def smooth_l1_loss(input, target, reduction=1, beta=1.0):
     return _op_smooth_l1_loss_default(input, target, reduction, beta)
 
 def huber_loss(input, target, reduction=1, delta=1.0):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('huber_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('huber_loss', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('huber_loss', 'reduction', 3, 'int', reduction)
@@ -642,27 +642,27 @@ def huber_loss(input, target, reduction=1, delta=1.0):
     return _op_huber_loss_default(input, target, reduction, delta)
 
 def soft_margin_loss(input, target, reduction=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('soft_margin_loss', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('soft_margin_loss', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('soft_margin_loss', 'reduction', 3, 'int', reduction)
     return _op_soft_margin_loss_default(input, target, reduction)
 
 def binary_cross_entropy(input, target, weight=None, reduction=1):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy', 'input', 1, 'Tensor', input)
-    if not isinstance(target, TensorImpl):
+    if target.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy', 'target', 2, 'Tensor', target)
-    if weight is not None and not isinstance(weight, TensorImpl):
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy', 'weight', 3, 'Tensor', weight)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('binary_cross_entropy', 'reduction', 4, 'int', reduction)
     return _op_binary_cross_entropy_default(input, target, weight, reduction)
 
 def pad(input, pad, mode='constant', value=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pad', 'input', 1, 'Tensor', input)
     if not _is_intseq(pad):
         raise _bad_arg('pad', 'pad', 2, 'tuple of ints', pad)
@@ -673,56 +673,56 @@ def pad(input, pad, mode='constant', value=None):
     return _op_pad_default(input, pad, mode, value)
 
 def _pad_circular(input, pad):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_pad_circular', 'input', 1, 'Tensor', input)
     if not _is_intseq(pad):
         raise _bad_arg('_pad_circular', 'pad', 2, 'tuple of ints', pad)
     return _op__pad_circular_default(input, pad)
 
 def reflection_pad1d(input, padding):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reflection_pad1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(padding):
         raise _bad_arg('reflection_pad1d', 'padding', 2, 'tuple of ints', padding)
     return _op_reflection_pad1d_default(input, padding)
 
 def reflection_pad2d(input, padding):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reflection_pad2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(padding):
         raise _bad_arg('reflection_pad2d', 'padding', 2, 'tuple of ints', padding)
     return _op_reflection_pad2d_default(input, padding)
 
 def reflection_pad3d(input, padding):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reflection_pad3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(padding):
         raise _bad_arg('reflection_pad3d', 'padding', 2, 'tuple of ints', padding)
     return _op_reflection_pad3d_default(input, padding)
 
 def replication_pad1d(input, padding):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('replication_pad1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(padding):
         raise _bad_arg('replication_pad1d', 'padding', 2, 'tuple of ints', padding)
     return _op_replication_pad1d_default(input, padding)
 
 def replication_pad2d(input, padding):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('replication_pad2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(padding):
         raise _bad_arg('replication_pad2d', 'padding', 2, 'tuple of ints', padding)
     return _op_replication_pad2d_default(input, padding)
 
 def replication_pad3d(input, padding):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('replication_pad3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(padding):
         raise _bad_arg('replication_pad3d', 'padding', 2, 'tuple of ints', padding)
     return _op_replication_pad3d_default(input, padding)
 
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool2d_with_indices', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('max_pool2d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -737,7 +737,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('avg_pool2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('avg_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -754,30 +754,30 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
     return _op_avg_pool2d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 def adaptive_avg_pool2d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_avg_pool2d_default(input, output_size)
 
 def adaptive_max_pool2d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adaptive_max_pool2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('adaptive_max_pool2d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool2d_default(input, output_size)
 
 def max_unpool2d(input, indices, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_unpool2d', 'input', 1, 'Tensor', input)
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_unpool2d', 'indices', 2, 'Tensor', indices)
     if not _is_intlist(output_size):
         raise _bad_arg('max_unpool2d', 'output_size', 3, 'tuple of ints', output_size)
     return _op_max_unpool2d_default(input, indices, output_size)
 
 def max_pool3d_with_indices(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool3d_with_indices', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('max_pool3d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -792,7 +792,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=(), padding=(0, 0, 0), di
     return _op_max_pool3d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def avg_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('avg_pool3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
         raise _bad_arg('avg_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
@@ -809,14 +809,14 @@ def avg_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False
     return _op_avg_pool3d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 def adaptive_avg_pool3d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_avg_pool3d_default(input, output_size)
 
 def adaptive_max_pool3d(input, output_size):
-    if not isinstance(input, TensorImpl):
+    if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adaptive_max_pool3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(output_size):
         raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)

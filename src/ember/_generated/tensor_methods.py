@@ -2,7 +2,7 @@
 
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
-from .._core.tensor_impl import TensorImpl
+from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .return_types import (cummax as _rt_cummax, cummin as _rt_cummin, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
@@ -28,6 +28,7 @@ _op_addcmul__default = _ops.aten.addcmul_.default
 _op_addcmul_default = _ops.aten.addcmul.default
 _op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
+_op_addmm_out = _ops.aten.addmm.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
@@ -35,7 +36,9 @@ _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
 _op_allclose_default = _ops.aten.allclose.default
 _op_amax_default = _ops.aten.amax.default
+_op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
+_op_amin_out = _ops.aten.amin.out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
@@ -61,7 +64,9 @@ _op_arctanh__default = _ops.aten.arctanh_.default
 _op_arctanh_default = _ops.aten.arctanh.default
 _op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
+_op_argmax_out = _ops.aten.argmax.out
 _op_argmin_default = _ops.aten.argmin.default
+_op_argmin_out = _ops.aten.argmin.out
 _op_argsort_default = _ops.aten.argsort.default
 _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
@@ -100,6 +105,7 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
 _op_bmm_default = _ops.aten.bmm.default
+_op_bmm_out = _ops.aten.bmm.out
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
 _op_cauchy__default = _ops.aten.cauchy_.default
 _op_ceil__default = _ops.aten.ceil_.default
@@ -118,7 +124,9 @@ _op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
+_op_clamp_max_out = _ops.aten.clamp_max.out
 _op_clamp_min_default = _ops.aten.clamp_min.default
+_op_clamp_min_out = _ops.aten.clamp_min.out
 _op_clamp_out = _ops.aten.clamp.out
 _op_clip_Tensor = _ops.aten.clip.Tensor
 _op_clip_Tensor_out = _ops.aten.clip.Tensor_out
@@ -163,6 +171,7 @@ _op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_dot_out = _ops.aten.dot.out
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_eq__Tensor = _ops.aten.eq_.Tensor
@@ -281,6 +290,7 @@ _op_log_default = _ops.aten.log.default
 _op_log_normal__default = _ops.aten.log_normal_.default
 _op_log_out = _ops.aten.log.out
 _op_log_softmax_int = _ops.aten.log_softmax.int
+_op_log_softmax_int_out = _ops.aten.log_softmax.int_out
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
@@ -317,6 +327,7 @@ _op_masked_scatter_default = _ops.aten.masked_scatter.default
 _op_masked_select_default = _ops.aten.masked_select.default
 _op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matmul_out = _ops.aten.matmul.out
 _op_matrix_exp_default = _ops.aten.matrix_exp.default
 _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
@@ -326,6 +337,8 @@ _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
+_op_mean_dtype_out = _ops.aten.mean.dtype_out
+_op_mean_out = _ops.aten.mean.out
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
 _op_min_default = _ops.aten.min.default
@@ -333,6 +346,7 @@ _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
+_op_mm_out = _ops.aten.mm.out
 _op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
@@ -344,6 +358,7 @@ _op_mul_out = _ops.aten.mul.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
+_op_mv_out = _ops.aten.mv.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
@@ -383,6 +398,7 @@ _op_pow__Tensor = _ops.aten.pow_.Tensor
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_prod_int_out = _ops.aten.prod.int_out
 _op_put__default = _ops.aten.put_.default
 _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
@@ -455,6 +471,7 @@ _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
+_op_softmax_int_out = _ops.aten.softmax.int_out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
@@ -481,6 +498,7 @@ _op_subtract_Tensor = _ops.aten.subtract.Tensor
 _op_subtract__Scalar = _ops.aten.subtract_.Scalar
 _op_subtract__Tensor = _ops.aten.subtract_.Tensor
 _op_subtract_out = _ops.aten.subtract.out
+_op_sum_IntList_out = _ops.aten.sum.IntList_out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_svd_U = _ops.aten.svd.U
@@ -526,6 +544,7 @@ _op_view_as_default = _ops.aten.view_as.default
 _op_view_default = _ops.aten.view.default
 _op_view_dtype = _ops.aten.view.dtype
 _op_where_self = _ops.aten.where.self
+_op_where_self_out = _ops.aten.where.self_out
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
@@ -538,7 +557,7 @@ def _m_relu_(self):
     return _op_relu__default(self)
 
 def _m_prelu(self, weight):
-    if not isinstance(weight, TensorImpl):
+    if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
     return _op_prelu_default(self, weight)
 
@@ -563,7 +582,7 @@ def _m_clone(self, *, memory_format=None):
     return _op_clone_default(self, memory_format=memory_format)
 
 def _m_copy_(self, src, non_blocking=False):
-    if not isinstance(src, TensorImpl) and not _is_num(src):
+    if src.__class__ not in _TENSOR_TYPES and not _is_num(src):
         raise _bad_arg('copy_', 'src', 1, 'Tensor', src)
     if non_blocking.__class__ is not bool:
         raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
@@ -685,7 +704,7 @@ def _m_zero_(self):
     return _op_zero__default(self)
 
 def _m_add(self, other, *, alpha=1, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('add', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_add_Tensor(self, other)
@@ -696,7 +715,7 @@ def _m_add(self, other, *, alpha=1, out=None):
     return _op_add_Tensor(self, other, alpha=alpha)
 
 def _m_add_(self, other, *, alpha=1):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('add_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         return _op_add__Tensor(self, other)
@@ -705,7 +724,7 @@ def _m_add_(self, other, *, alpha=1):
     return _op_add__Tensor(self, other, alpha=alpha)
 
 def _m_sub(self, other, *, alpha=1, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('sub', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_sub_Tensor(self, other)
@@ -716,7 +735,7 @@ def _m_sub(self, other, *, alpha=1, out=None):
     return _op_sub_Tensor(self, other, alpha=alpha)
 
 def _m_sub_(self, other, *, alpha=1):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         return _op_sub__Tensor(self, other)
@@ -725,14 +744,14 @@ def _m_sub_(self, other, *, alpha=1):
     return _op_sub__Tensor(self, other, alpha=alpha)
 
 def _m_mul(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('mul', 'other', 1, 'Tensor', other)
     if out is not None:
         return _op_mul_out(self, other, out=out)
     return _op_mul_Tensor(self, other)
 
 def _m_mul_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
     return _op_mul__Tensor(self, other)
 
@@ -825,19 +844,19 @@ def _m_div_(*args, **kwargs):
     raise _no_match('div_', args, kwargs, __m_div__sigs, True)
 
 def _m_floor_divide(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('floor_divide', 'other', 1, 'Tensor', other)
     if out is not None:
         return _op_floor_divide_out(self, other, out=out)
     return _op_floor_divide_default(self, other)
 
 def _m_floor_divide_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
     return _op_floor_divide__default(self, other)
 
 def _m_remainder(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -846,12 +865,12 @@ def _m_remainder(self, other, *, out=None):
     return _op_remainder_Tensor(self, other)
 
 def _m_remainder_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
     return _op_remainder__Tensor(self, other)
 
 def _m_pow(self, exponent, *, out=None):
-    if not isinstance(exponent, TensorImpl) and not _is_num(exponent):
+    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
         raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -898,7 +917,7 @@ def _m_pow_(*args, **kwargs):
     raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
 def _m_eq(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -907,12 +926,12 @@ def _m_eq(self, other, *, out=None):
     return _op_eq_Tensor(self, other)
 
 def _m_eq_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
     return _op_eq__Tensor(self, other)
 
 def _m_ne(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -921,12 +940,12 @@ def _m_ne(self, other, *, out=None):
     return _op_ne_Tensor(self, other)
 
 def _m_ne_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
     return _op_ne__Tensor(self, other)
 
 def _m_lt(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -935,12 +954,12 @@ def _m_lt(self, other, *, out=None):
     return _op_lt_Tensor(self, other)
 
 def _m_lt_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
     return _op_lt__Tensor(self, other)
 
 def _m_le(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -949,12 +968,12 @@ def _m_le(self, other, *, out=None):
     return _op_le_Tensor(self, other)
 
 def _m_le_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le_', 'other', 1, 'Tensor', other)
     return _op_le__Tensor(self, other)
 
 def _m_gt(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -963,12 +982,12 @@ def _m_gt(self, other, *, out=None):
     return _op_gt_Tensor(self, other)
 
 def _m_gt_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
     return _op_gt__Tensor(self, other)
 
 def _m_ge(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -977,12 +996,12 @@ def _m_ge(self, other, *, out=None):
     return _op_ge_Tensor(self, other)
 
 def _m_ge_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
     return _op_ge__Tensor(self, other)
 
 def _m_logical_and(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_and', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -991,12 +1010,12 @@ def _m_logical_and(self, other, *, out=None):
     return _op_logical_and_default(self, other)
 
 def _m_logical_and_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_and_', 'other', 1, 'Tensor', other)
     return _op_logical_and__default(self, other)
 
 def _m_logical_or(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_or', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1005,12 +1024,12 @@ def _m_logical_or(self, other, *, out=None):
     return _op_logical_or_default(self, other)
 
 def _m_logical_or_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_or_', 'other', 1, 'Tensor', other)
     return _op_logical_or__default(self, other)
 
 def _m_logical_xor(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_xor', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1019,12 +1038,12 @@ def _m_logical_xor(self, other, *, out=None):
     return _op_logical_xor_default(self, other)
 
 def _m_logical_xor_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_xor_', 'other', 1, 'Tensor', other)
     return _op_logical_xor__default(self, other)
 
 def _m_bitwise_and(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1033,12 +1052,12 @@ def _m_bitwise_and(self, other, *, out=None):
     return _op_bitwise_and_Tensor(self, other)
 
 def _m_bitwise_and_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
     return _op_bitwise_and__Tensor(self, other)
 
 def _m_bitwise_or(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1047,12 +1066,12 @@ def _m_bitwise_or(self, other, *, out=None):
     return _op_bitwise_or_Tensor(self, other)
 
 def _m_bitwise_or_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
     return _op_bitwise_or__Tensor(self, other)
 
 def _m_bitwise_xor(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1061,7 +1080,7 @@ def _m_bitwise_xor(self, other, *, out=None):
     return _op_bitwise_xor_Tensor(self, other)
 
 def _m_bitwise_xor_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
     return _op_bitwise_xor__Tensor(self, other)
 
@@ -1277,25 +1296,37 @@ def _m_clamp_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clamp_', args, kwargs, __m_clamp__sigs, True)
 
-def _m_clamp_min(self, min):
+def _m_clamp_min(self, min, *, out=None):
     if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
         raise _bad_arg('clamp_min', 'min', 1, 'Number', min)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
+        return _op_clamp_min_out(self, min, out=out)
     return _op_clamp_min_default(self, min)
 
-def _m_clamp_max(self, max):
+def _m_clamp_max(self, max, *, out=None):
     if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
         raise _bad_arg('clamp_max', 'max', 1, 'Number', max)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+        return _op_clamp_max_out(self, max, out=out)
     return _op_clamp_max_default(self, max)
 
-def _m_where(self, condition, other):
-    if not isinstance(condition, TensorImpl):
+def _m_where(self, condition, other, *, out=None):
+    if condition.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('where', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('where', 'out', None, 'Tensor', out)
+        return _op_where_self_out(condition, self, other, out=out)
     return _op_where_self(condition, self, other)
 
 def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isclose', 'other', 1, 'Tensor', other)
     if rtol.__class__ is not float and not _is_double(rtol):
         raise _bad_arg('isclose', 'rtol', 2, 'float', rtol)
@@ -1306,7 +1337,7 @@ def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _op_isclose_default(self, other, rtol, atol, equal_nan)
 
 def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('allclose', 'other', 1, 'Tensor', other)
     if rtol.__class__ is not float and not _is_double(rtol):
         raise _bad_arg('allclose', 'rtol', 2, 'float', rtol)
@@ -1675,7 +1706,7 @@ def _m_logit_(self, eps=None):
     return _op_logit__default(self, eps)
 
 def _m_hypot(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1684,12 +1715,12 @@ def _m_hypot(self, other, *, out=None):
     return _op_hypot_default(self, other)
 
 def _m_hypot_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot_', 'other', 1, 'Tensor', other)
     return _op_hypot__default(self, other)
 
 def _m_atan2(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1698,7 +1729,7 @@ def _m_atan2(self, other, *, out=None):
     return _op_atan2_default(self, other)
 
 def _m_atan2_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2_', 'other', 1, 'Tensor', other)
     return _op_atan2__default(self, other)
 
@@ -1791,7 +1822,7 @@ def _m_lerp_(*args, **kwargs):
     raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
 
 def _m_fmod(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1800,12 +1831,12 @@ def _m_fmod(self, other, *, out=None):
     return _op_fmod_Tensor(self, other)
 
 def _m_fmod_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod_', 'other', 1, 'Tensor', other)
     return _op_fmod__Tensor(self, other)
 
 def _m_maximum(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('maximum', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1814,7 +1845,7 @@ def _m_maximum(self, other, *, out=None):
     return _op_maximum_default(self, other)
 
 def _m_minimum(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('minimum', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1823,7 +1854,7 @@ def _m_minimum(self, other, *, out=None):
     return _op_minimum_default(self, other)
 
 def _m_fmax(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmax', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1832,7 +1863,7 @@ def _m_fmax(self, other, *, out=None):
     return _op_fmax_default(self, other)
 
 def _m_fmin(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmin', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1864,9 +1895,9 @@ def _m_isneginf(self, *, out=None):
     return _op_isneginf_default(self)
 
 def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor2', 2, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcmul_default(self, tensor1, tensor2)
@@ -1879,9 +1910,9 @@ def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
     return _op_addcmul_default(self, tensor1, tensor2, value=value)
 
 def _m_addcmul_(self, tensor1, tensor2, *, value=1):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul_', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul_', 'tensor2', 2, 'Tensor', tensor2)
     if value.__class__ is int and value == 1:
         return _op_addcmul__default(self, tensor1, tensor2)
@@ -1890,9 +1921,9 @@ def _m_addcmul_(self, tensor1, tensor2, *, value=1):
     return _op_addcmul__default(self, tensor1, tensor2, value=value)
 
 def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor2', 2, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
         return _op_addcdiv_default(self, tensor1, tensor2)
@@ -1905,9 +1936,9 @@ def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
     return _op_addcdiv_default(self, tensor1, tensor2, value=value)
 
 def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
-    if not isinstance(tensor1, TensorImpl):
+    if tensor1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv_', 'tensor1', 1, 'Tensor', tensor1)
-    if not isinstance(tensor2, TensorImpl):
+    if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv_', 'tensor2', 2, 'Tensor', tensor2)
     if value.__class__ is int and value == 1:
         return _op_addcdiv__default(self, tensor1, tensor2)
@@ -1916,7 +1947,7 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
     return _op_addcdiv__default(self, tensor1, tensor2, value=value)
 
 def _m_xlogy(self, other, *, out=None):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1925,12 +1956,12 @@ def _m_xlogy(self, other, *, out=None):
     return _op_xlogy_Tensor(self, other)
 
 def _m_xlogy_(self, other):
-    if not isinstance(other, TensorImpl) and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 1, 'Tensor', other)
     return _op_xlogy__Tensor(self, other)
 
 def _m_logaddexp(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logaddexp', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -1999,7 +2030,7 @@ def _m_arctanh_(self):
     return _op_arctanh__default(self)
 
 def _m_arctan2(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2008,7 +2039,7 @@ def _m_arctan2(self, other, *, out=None):
     return _op_arctan2_default(self, other)
 
 def _m_arctan2_(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2_', 'other', 1, 'Tensor', other)
     return _op_arctan2__default(self, other)
 
@@ -2209,7 +2240,7 @@ def _m_subtract_(*args, **kwargs):
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('gather', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gather', 'index', 2, 'Tensor', index)
     if out is None and sparse_grad is False:
         return _op_gather_default(self, dim, index)
@@ -2388,9 +2419,9 @@ def _m_scatter_(*args, **kwargs):
 def _m_scatter_add(self, dim, index, src, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_add', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add', 'src', 3, 'Tensor', src)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2401,18 +2432,18 @@ def _m_scatter_add(self, dim, index, src, *, out=None):
 def _m_scatter_add_(self, dim, index, src):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_add_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add_', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add_', 'src', 3, 'Tensor', src)
     return _op_scatter_add__default(self, dim, index, src)
 
 def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_reduce', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce', 'src', 3, 'Tensor', src)
     if reduce.__class__ is not str:
         raise _bad_arg('scatter_reduce', 'reduce', 4, 'str', reduce)
@@ -2429,9 +2460,9 @@ def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=N
 def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('scatter_reduce_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce_', 'index', 2, 'Tensor', index)
-    if not isinstance(src, TensorImpl):
+    if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_reduce_', 'src', 3, 'Tensor', src)
     if reduce.__class__ is not str:
         raise _bad_arg('scatter_reduce_', 'reduce', 4, 'str', reduce)
@@ -2444,7 +2475,7 @@ def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 def _m_index_select(self, dim, index, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_select', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_select', 'index', 2, 'Tensor', index)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2455,9 +2486,9 @@ def _m_index_select(self, dim, index, *, out=None):
 def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_add', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'source', 3, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
         return _op_index_add_default(self, dim, index, source)
@@ -2472,9 +2503,9 @@ def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
 def _m_index_add_(self, dim, index, source, *, alpha=1):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_add_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add_', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add_', 'source', 3, 'Tensor', source)
     if alpha.__class__ is int and alpha == 1:
         return _op_index_add__default(self, dim, index, source)
@@ -2485,9 +2516,9 @@ def _m_index_add_(self, dim, index, source, *, alpha=1):
 def _m_index_copy(self, dim, index, source, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_copy', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy', 'source', 3, 'Tensor', source)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2498,9 +2529,9 @@ def _m_index_copy(self, dim, index, source, *, out=None):
 def _m_index_copy_(self, dim, index, source):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_copy_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy_', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy_', 'source', 3, 'Tensor', source)
     return _op_index_copy__default(self, dim, index, source)
 
@@ -2681,7 +2712,7 @@ def _m_masked_fill_(*args, **kwargs):
     raise _no_match('masked_fill_', args, kwargs, __m_masked_fill__sigs, True)
 
 def _m_masked_select(self, mask, *, out=None):
-    if not isinstance(mask, TensorImpl):
+    if mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_select', 'mask', 1, 'Tensor', mask)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2690,21 +2721,21 @@ def _m_masked_select(self, mask, *, out=None):
     return _op_masked_select_default(self, mask)
 
 def _m_masked_scatter(self, mask, source):
-    if not isinstance(mask, TensorImpl):
+    if mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'mask', 1, 'Tensor', mask)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'source', 2, 'Tensor', source)
     return _op_masked_scatter_default(self, mask, source)
 
 def _m_masked_scatter_(self, mask, source):
-    if not isinstance(mask, TensorImpl):
+    if mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter_', 'mask', 1, 'Tensor', mask)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter_', 'source', 2, 'Tensor', source)
     return _op_masked_scatter__default(self, mask, source)
 
 def _m_take(self, index, *, out=None):
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take', 'index', 1, 'Tensor', index)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2713,7 +2744,7 @@ def _m_take(self, index, *, out=None):
     return _op_take_default(self, index)
 
 def _m_take_along_dim(self, indices, dim=None, *, out=None):
-    if not isinstance(indices, TensorImpl):
+    if indices.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('take_along_dim', 'indices', 1, 'Tensor', indices)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('take_along_dim', 'dim', 2, 'int', dim)
@@ -2734,18 +2765,18 @@ def _m_argwhere(self):
     return _op_argwhere_default(self)
 
 def _m_put_(self, index, source, accumulate=False):
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put_', 'index', 1, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put_', 'source', 2, 'Tensor', source)
     if accumulate.__class__ is not bool:
         raise _bad_arg('put_', 'accumulate', 3, 'bool', accumulate)
     return _op_put__default(self, index, source, accumulate)
 
 def _m_put(self, index, source, accumulate=False):
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put', 'index', 1, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('put', 'source', 2, 'Tensor', source)
     if accumulate.__class__ is not bool:
         raise _bad_arg('put', 'accumulate', 3, 'bool', accumulate)
@@ -2754,9 +2785,9 @@ def _m_put(self, index, source, accumulate=False):
 def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_reduce', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce', 'source', 3, 'Tensor', source)
     if reduce.__class__ is not str:
         raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
@@ -2773,9 +2804,9 @@ def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=
 def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('index_reduce_', 'dim', 1, 'int', dim)
-    if not isinstance(index, TensorImpl):
+    if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce_', 'index', 2, 'Tensor', index)
-    if not isinstance(source, TensorImpl):
+    if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_reduce_', 'source', 3, 'Tensor', source)
     if reduce.__class__ is not str:
         raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
@@ -2789,14 +2820,14 @@ def _m_index(self, indices):
     return _op_index_Tensor(self, indices)
 
 def _m_index_put_(self, indices, values, accumulate=False):
-    if not isinstance(values, TensorImpl):
+    if values.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put_', 'values', 2, 'Tensor', values)
     if accumulate.__class__ is not bool:
         raise _bad_arg('index_put_', 'accumulate', 3, 'bool', accumulate)
     return _op_index_put__default(self, indices, values, accumulate)
 
 def _m_index_put(self, indices, values, accumulate=False):
-    if not isinstance(values, TensorImpl):
+    if values.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_put', 'values', 2, 'Tensor', values)
     if accumulate.__class__ is not bool:
         raise _bad_arg('index_put', 'accumulate', 3, 'bool', accumulate)
@@ -2863,7 +2894,7 @@ def _m_matrix_exp(self):
     return _op_matrix_exp_default(self)
 
 def _m_cholesky_solve(self, input2, upper=False, *, out=None):
-    if not isinstance(input2, TensorImpl):
+    if input2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cholesky_solve', 'input2', 1, 'Tensor', input2)
     if upper.__class__ is not bool:
         raise _bad_arg('cholesky_solve', 'upper', 2, 'bool', upper)
@@ -2883,7 +2914,7 @@ def _m_cholesky_inverse(self, upper=False, *, out=None):
     return _op_cholesky_inverse_default(self, upper)
 
 def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
-    if not isinstance(A, TensorImpl):
+    if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
     if upper.__class__ is not bool:
         raise _bad_arg('triangular_solve', 'upper', 2, 'bool', upper)
@@ -2894,9 +2925,9 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
 def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
-    if not isinstance(LU_data, TensorImpl):
+    if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
-    if not isinstance(LU_pivots, TensorImpl):
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2910,7 +2941,7 @@ def _m_geqrf(self, *, out=None):
     return _rt_geqrf(*_op_geqrf_default(self))
 
 def _m_vdot(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2918,49 +2949,73 @@ def _m_vdot(self, other, *, out=None):
         return _op_vdot_out(self, other, out=out)
     return _op_vdot_default(self, other)
 
-def _m_mm(self, mat2):
-    if not isinstance(mat2, TensorImpl):
+def _m_mm(self, mat2, *, out=None):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mm', 'out', None, 'Tensor', out)
+        return _op_mm_out(self, mat2, out=out)
     return _op_mm_default(self, mat2)
 
-def _m_bmm(self, mat2):
-    if not isinstance(mat2, TensorImpl):
+def _m_bmm(self, mat2, *, out=None):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bmm', 'mat2', 1, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bmm', 'out', None, 'Tensor', out)
+        return _op_bmm_out(self, mat2, out=out)
     return _op_bmm_default(self, mat2)
 
-def _m_mv(self, vec):
-    if not isinstance(vec, TensorImpl):
+def _m_mv(self, vec, *, out=None):
+    if vec.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mv', 'vec', 1, 'Tensor', vec)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mv', 'out', None, 'Tensor', out)
+        return _op_mv_out(self, vec, out=out)
     return _op_mv_default(self, vec)
 
-def _m_dot(self, tensor):
-    if not isinstance(tensor, TensorImpl):
+def _m_dot(self, tensor, *, out=None):
+    if tensor.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dot', 'tensor', 1, 'Tensor', tensor)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('dot', 'out', None, 'Tensor', out)
+        return _op_dot_out(self, tensor, out=out)
     return _op_dot_default(self, tensor)
 
-def _m_matmul(self, other):
-    if not isinstance(other, TensorImpl):
+def _m_matmul(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matmul', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('matmul', 'out', None, 'Tensor', out)
+        return _op_matmul_out(self, other, out=out)
     return _op_matmul_default(self, other)
 
-def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    if not isinstance(mat1, TensorImpl):
+def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if mat1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat1', 1, 'Tensor', mat1)
-    if not isinstance(mat2, TensorImpl):
+    if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         return _op_addmm_default(self, mat1, mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addmm', 'beta', None, 'Number', beta)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addmm', 'out', None, 'Tensor', out)
+        return _op_addmm_out(self, mat1, mat2, beta=beta, alpha=alpha, out=out)
     return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
 
 def _m_trace(self):
     return _op_trace_default(self)
 
 def _m_outer(self, vec2, *, out=None):
-    if not isinstance(vec2, TensorImpl):
+    if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('outer', 'vec2', 1, 'Tensor', vec2)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2969,7 +3024,7 @@ def _m_outer(self, vec2, *, out=None):
     return _op_outer_default(self, vec2)
 
 def _m_ger(self, vec2, *, out=None):
-    if not isinstance(vec2, TensorImpl):
+    if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ger', 'vec2', 1, 'Tensor', vec2)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2978,7 +3033,7 @@ def _m_ger(self, vec2, *, out=None):
     return _op_ger_default(self, vec2)
 
 def _m_kron(self, other, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kron', 'other', 1, 'Tensor', other)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -2987,7 +3042,7 @@ def _m_kron(self, other, *, out=None):
     return _op_kron_default(self, other)
 
 def _m_cross(self, other, dim=None, *, out=None):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross', 'other', 1, 'Tensor', other)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cross', 'dim', 2, 'int', dim)
@@ -3169,7 +3224,7 @@ def __m_sum_b0(self, *, dtype=None):
         return _op_sum_default(self)
     return _op_sum_default(self, dtype=dtype)
 
-def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
+def __m_sum_c1(self, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if dim is not None and not _is_intlist(dim):
         return None
@@ -3179,13 +3234,15 @@ def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def __m_sum_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def __m_sum_b1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_sum_dim_IntList(self, dim, keepdim)
+    if out is not None:
+        return _op_sum_IntList_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
 
 __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
-__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_sum(*args, **kwargs):
     best = None
@@ -3202,18 +3259,20 @@ def _m_sum(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
 
-def __m_mean_c0(self, *, dtype=None):
+def __m_mean_c0(self, *, dtype=None, out=None):
     s = 0
     if dtype is not None and not _is_dtype(dtype):
         return None
     return s
 
-def __m_mean_b0(self, *, dtype=None):
-    if dtype is None:
+def __m_mean_b0(self, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_default(self)
+    if out is not None:
+        return _op_mean_dtype_out(self, dtype=dtype, out=out)
     return _op_mean_default(self, dtype=dtype)
 
-def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
+def __m_mean_c1(self, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if dim is not None and not _is_intlist(dim):
         return None
@@ -3223,13 +3282,15 @@ def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def __m_mean_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def __m_mean_b1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_dim(self, dim, keepdim)
+    if out is not None:
+        return _op_mean_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_mean_dim(self, dim, keepdim, dtype=dtype)
 
 __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
-__m_mean_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+__m_mean_sigs = ('(*, dtype? dtype = None, Tensor out = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_mean(*args, **kwargs):
     best = None
@@ -3257,7 +3318,7 @@ def __m_prod_b0(self, *, dtype=None):
         return _op_prod_default(self)
     return _op_prod_default(self, dtype=dtype)
 
-def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
+def __m_prod_c1(self, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3267,13 +3328,15 @@ def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def __m_prod_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def __m_prod_b1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_prod_dim_int(self, dim, keepdim)
+    if out is not None:
+        return _op_prod_int_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_prod_dim_int(self, dim, keepdim, dtype=dtype)
 
 __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
-__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None)')
+__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_prod(*args, **kwargs):
     best = None
@@ -3290,18 +3353,26 @@ def _m_prod(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
 
-def _m_amax(self, dim=(), keepdim=False):
+def _m_amax(self, dim=(), keepdim=False, *, out=None):
     if not _is_intlist(dim):
         raise _bad_arg('amax', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amax', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amax', 'out', None, 'Tensor', out)
+        return _op_amax_out(self, dim, keepdim, out=out)
     return _op_amax_default(self, dim, keepdim)
 
-def _m_amin(self, dim=(), keepdim=False):
+def _m_amin(self, dim=(), keepdim=False, *, out=None):
     if not _is_intlist(dim):
         raise _bad_arg('amin', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amin', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amin', 'out', None, 'Tensor', out)
+        return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
 
 def __m_max_c0(self):
@@ -3376,18 +3447,26 @@ def _m_min(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('min', args, kwargs, __m_min_sigs, True)
 
-def _m_argmax(self, dim=None, keepdim=False):
+def _m_argmax(self, dim=None, keepdim=False, *, out=None):
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmax', 'dim', 1, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmax', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmax', 'out', None, 'Tensor', out)
+        return _op_argmax_out(self, dim, keepdim, out=out)
     return _op_argmax_default(self, dim, keepdim)
 
-def _m_argmin(self, dim=None, keepdim=False):
+def _m_argmin(self, dim=None, keepdim=False, *, out=None):
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmin', 'dim', 1, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmin', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmin', 'out', None, 'Tensor', out)
+        return _op_argmin_out(self, dim, keepdim, out=out)
     return _op_argmin_default(self, dim, keepdim)
 
 def __m_all_c0(self):
@@ -3815,7 +3894,7 @@ def _m_mode(self, dim=-1, keepdim=False):
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
 
 def _m_bincount(self, weights=None, minlength=0):
-    if weights is not None and not isinstance(weights, TensorImpl):
+    if weights is not None and weights.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bincount', 'weights', 1, 'Tensor', weights)
     if minlength.__class__ is not int and not _is_int(minlength):
         raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
@@ -4057,18 +4136,26 @@ def _m_narrow_copy(self, dim, start, length, *, out=None):
         return _op_narrow_copy_out(self, dim, start, length, out=out)
     return _op_narrow_copy_default(self, dim, start, length)
 
-def _m_softmax(self, dim, dtype=None):
+def _m_softmax(self, dim, dtype=None, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('softmax', 'dim', 1, 'int', dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('softmax', 'dtype', 2, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('softmax', 'out', None, 'Tensor', out)
+        return _op_softmax_int_out(self, dim, dtype, out=out)
     return _op_softmax_int(self, dim, dtype)
 
-def _m_log_softmax(self, dim, dtype=None):
+def _m_log_softmax(self, dim, dtype=None, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('log_softmax', 'dim', 1, 'int', dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('log_softmax', 'dtype', 2, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
+        return _op_log_softmax_int_out(self, dim, dtype, out=out)
     return _op_log_softmax_int(self, dim, dtype)
 
 def _m_kthvalue(self, k, dim=-1, keepdim=False):
@@ -4254,7 +4341,7 @@ def _m_expand(self, *size, implicit=False):
     return _op_expand_default(self, size, implicit=implicit)
 
 def _m_expand_as(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('expand_as', 'other', 1, 'Tensor', other)
     return _op_expand_as_default(self, other)
 
@@ -4453,7 +4540,7 @@ def _m_detach(self):
     return _op_detach_default(self)
 
 def _m_view_as(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as', 'other', 1, 'Tensor', other)
     return _op_view_as_default(self, other)
 
@@ -4465,7 +4552,7 @@ def _m_reshape(self, *shape):
     return _op_reshape_default(self, shape)
 
 def _m_reshape_as(self, other):
-    if not isinstance(other, TensorImpl):
+    if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
     return _op_reshape_as_default(self, other)
 

@@ -17,7 +17,7 @@ import weakref
 
 from ember._core.device import CPU, META, device as _device
 from ember._core.tls import state as _tls
-from ember._dispatch.keys import META_BIT, PYTHON_BIT, DispatchKey
+from ember._core.dispatch_keys import META_BIT, PYTHON_BIT, DispatchKey
 from ember._dispatch.modes import TorchDispatchMode
 from ember._tensor import Tensor
 

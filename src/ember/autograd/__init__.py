@@ -132,3 +132,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 __all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "detect_anomaly", "set_detect_anomaly", "graph"]
+
+
+from . import functional, grad_mode, variable  # noqa: F401,E402  (torch.autograd.<submodule> paths)

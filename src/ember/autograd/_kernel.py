@@ -1,7 +1,7 @@
 """Runtime helpers for the generated Autograd kernels (torch/csrc/autograd/functions/utils.h,
 VariableTypeUtils.h) and the boxed Autograd fallback for ops without a formula."""
 from .._core.tls import state
-from .._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, DispatchKey
+from .._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey
 from .._ops import _keyset
 from .._core.tensor_impl import TensorImpl as Tensor
 from .forward_ad import _FW, fw_has, fw_unsupported
@@ -21,8 +21,12 @@ def below_ks(args, kwargs=None):
                     if isinstance(t, Tensor):
                         ks |= t._ks
         if ks & (CPU_BIT | META_BIT):
-            return (ks | state.include) & ~state.exclude & BELOW_AUTOGRAD
-    return _keyset(args, kwargs or {}) & BELOW_AUTOGRAD
+            ks = (ks | state.include) & ~state.exclude
+            # a formula calling a kernel directly (cat(grads) in a backward) is still seen by an active
+            # dispatch mode / tensor subclass: the Python key is kept unless the dispatcher already passed it
+            return ks & BELOW_AUTOGRAD | ks & PYTHON_BIT
+    ks = _keyset(args, kwargs or {})
+    return ks & BELOW_AUTOGRAD | ks & PYTHON_BIT
 
 
 def rg(t):

@@ -25,6 +25,9 @@ class _TaskState:
 
 def _zeros(meta):
     shape, dtype, dev = meta
+    if state.mode_stack:                 # a tracing mode (make_fx, fake tensors) must see the op
+        from .._ops import ops
+        return ops.aten.zeros.default(list(shape), dtype=dtype)
     if getattr(dev, "type", "cpu") == "meta":
         from ..kernels.common import empty_tensor
         return empty_tensor(tuple(shape), dtype, dev)

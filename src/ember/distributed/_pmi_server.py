@@ -43,6 +43,24 @@ class PMIConnection:
     def _key(self, k):
         return f"pmi/{self.job}/kvs/{k}"
 
+    def _mapping(self):
+        """MPICH's PMI_process_mapping: which ranks share a node.  Unless the caller said, every rank publishes
+        its host name and consecutive ranks on one host form a block ``(node, 1, ranks)``."""
+        if self.process_mapping:
+            return self.process_mapping
+        prefix = f"pmi/{self.job}/host/"
+        self.store.set(prefix + str(self.rank), socket.gethostname())
+        hosts = [self.store.get(prefix + str(r)).decode() for r in range(self.size)]
+        nodes, blocks = {}, []
+        for h in hosts:
+            node = nodes.setdefault(h, len(nodes))
+            if blocks and blocks[-1][0] == node:
+                blocks[-1][2] += 1
+            else:
+                blocks.append([node, 1, 1])
+        self.process_mapping = "(vector," + ",".join(f"({a},{b},{c})" for a, b, c in blocks) + ")"
+        return self.process_mapping
+
     def _send(self, **kv):
         line = " ".join(f"{k}={v}" for k, v in kv.items()) + "\n"
         self.sock.sendall(line.encode())
@@ -85,8 +103,8 @@ class PMIConnection:
             self._send(cmd="put_result", rc=0, msg="success")
         elif cmd == "get":
             key = self._key(m["key"])
-            if m["key"] == "PMI_process_mapping" and self.process_mapping:
-                self._send(cmd="get_result", rc=0, msg="success", value=self.process_mapping)
+            if m["key"] == "PMI_process_mapping":
+                self._send(cmd="get_result", rc=0, msg="success", value=self._mapping())
             elif self.store.check([key]):
                 self._send(cmd="get_result", rc=0, msg="success", value=self.store.get(key).decode())
             else:

@@ -280,6 +280,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         _World.watchdog = _mpi.Watchdog(store, rank)
     impl = _mpi.ProcessGroupMPI(comm, range(world_size), "default_pg", timeout, _World.watchdog)
     pg = ProcessGroup(impl, range(world_size), group_name or "default_pg", name, store)
+    _mpi._state["default_group"] = impl
     _World.default_pg = pg
     _World.groups = {pg: list(range(world_size))}
     _World.group_count = 0
@@ -315,7 +316,7 @@ def destroy_process_group(group=None):
         for pg in list(_World.groups):
             if pg is not _World.default_pg and pg._impl.comm is not None:
                 pg._impl.comm.Free()
-        _mpi.finalize()
+        _mpi.finalize(_World.default_pg._impl)
         store = _World.store
         while isinstance(store, PrefixStore):
             store = store.underlying_store

@@ -26,6 +26,7 @@ import uuid
 from datetime import timedelta
 
 from . import _pmi_server
+from ._errors import DistError
 from ._store import TCPStore
 
 
@@ -96,7 +97,7 @@ class Launcher:
             host, port = (h or host), int(p) if p else port
         if port is None:
             port = 0 if (self.nnodes == 1 or args.standalone) else 29500
-        self.run_id = args.rdzv_id if args.rdzv_id != "none" else uuid.uuid4().hex[:12]
+        run_id = args.rdzv_id if args.rdzv_id != "none" else uuid.uuid4().hex[:12]
         secret = os.environ.get("EMBER_STORE_SECRET")
         if secret is None and self.nnodes == 1:
             secret = secrets.token_hex(16)
@@ -106,6 +107,8 @@ class Launcher:
         self.host = host
         self.port = self.store.port
         self.failed = None
+        # every node's launcher uses node 0's run id (the PMI keys and the failure marks are named by it)
+        self.run_id = self.store.compare_set("launcher/run_id", "", run_id).decode()
 
     def _env(self, local_rank, rank, attempt, pmi_fd):
         a = self.args
@@ -142,7 +145,7 @@ class Launcher:
             mine, theirs = socket.socketpair()
             proc = subprocess.Popen(self._cmd(), env=self._env(lr, rank, attempt, theirs.fileno()),
                                     pass_fds=[theirs.fileno()], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    start_new_session=True)
+                                    start_new_session=True, preexec_fn=_die_with_parent)
             theirs.close()
             r = _Rank(lr, rank, proc, mine)
             ranks.append(r)
@@ -213,6 +216,7 @@ class Launcher:
                     if self.store.check([fail_key]):
                         rk, code = self.store.get(fail_key).decode().split(":")
                         return int(rk), int(code)
+                    self._leave(attempt)
                 return 0
             if self.nnodes > 1 and now - last_remote > 0.5:
                 last_remote = now
@@ -221,6 +225,16 @@ class Launcher:
                     return int(rk), int(code)
             time.sleep(self.args.monitor_interval)
 
+    def _leave(self, attempt):
+        """Multi-node: node 0 keeps the store up until every other launcher has seen the job end."""
+        key = f"launcher/{self.run_id}/left/{attempt}"
+        if self.args.node_rank != 0:
+            self.store.add(key, 1)
+            return
+        deadline = time.monotonic() + 30
+        while self.store.add(key, 0) < self.nnodes - 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+
     def run(self) -> int:
         attempt = 0
         while True:
@@ -228,6 +242,9 @@ class Launcher:
             ranks = self._start(attempt)
             try:
                 result = self._monitor(ranks, attempt)
+            except DistError as e:          # node 0's store went away: end this node's ranks
+                sys.stderr.write(f"ember-run: lost the job's store ({e}); ending this node's ranks\n")
+                result = (-1, 1)
             except KeyboardInterrupt:
                 self._kill(ranks)
                 self._clean(ranks)
@@ -249,7 +266,17 @@ class Launcher:
 
 
 def _terminate(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)       # once: the cleanup that follows must not be interrupted
     raise KeyboardInterrupt
+
+
+def _die_with_parent():
+    """In each rank (before exec): SIGKILL when the launcher dies, however it dies (Linux prctl)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)     # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def run(args) -> int:

@@ -83,6 +83,8 @@ class TracerBase:
             return tuple(self.create_arg(e) for e in a)
         if isinstance(a, tuple) and hasattr(a, "_fields"):
             return t(*(self.create_arg(e) for e in a))
+        if isinstance(a, tuple):                 # ember.Size and other tuple subclasses: a plain tuple
+            return tuple(self.create_arg(e) for e in a)
         if t is list:
             return [self.create_arg(e) for e in a]
         if t is dict:

@@ -4,7 +4,7 @@ size and dtype formatting."""
 import numpy as np
 
 from .._core import dtype as D
-from .._core.device import CPU, META, as_device
+from .._core.device import CPU, as_device
 from .._core.promotion import get_default_dtype
 from .._core.storage import UntypedStorage
 from .._core.strides import contiguous_strides, storage_nbytes_needed

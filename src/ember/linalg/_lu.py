@@ -1,4 +1,4 @@
-"""torch.linalg's LU / LDL / tensor-inverse functions (and the legacy torch.lu) over the aten ops of
+"""torch.linalg's LU / LDL / tensor-inverse functions over the aten ops of
 native/linalg_lu.yaml."""
 import ember as _e
 
@@ -40,16 +40,3 @@ def tensorinv(A, ind=2, *, out=None):
 
 def tensorsolve(A, B, dims=None, *, out=None):
     return _e._linalg.linalg_tensorsolve(A, B, dims, out=out)
-
-
-def legacy_lu(A, pivot=True, get_infos=False, out=None):
-    """torch.lu: (LU, pivots) or, with get_infos, (LU, pivots, infos); never raises on singular inputs."""
-    LU, piv, info = _e._lu_with_info(A, pivot=pivot, check_errors=not get_infos)
-    res = (LU, piv, info) if get_infos else (LU, piv)
-    if out is None:
-        return res
-    if len(out) != len(res):
-        raise TypeError(f"expected tuple of {len(res)} elements but got {len(out)}")
-    for o, r in zip(out, res):
-        o.resize_(r.shape).copy_(r)
-    return tuple(out)

@@ -1,7 +1,8 @@
-"""ember.utils: helpers outside the core (data, checkpoint, safetensors); submodules load lazily."""
+"""ember.utils: helpers outside the core (data, checkpoint, safetensors, tensorboard, the dispatch-mode
+path _python_dispatch); submodules load lazily."""
 import importlib as _importlib
 
-_SUBMODULES = ("data", "checkpoint", "safetensors")
+_SUBMODULES = ("data", "checkpoint", "safetensors", "tensorboard", "_python_dispatch", "hooks")
 
 
 def __getattr__(name):

@@ -24,12 +24,16 @@ def _meta(shape, dtype):
 
 
 def const_zeros_like(t):
+    if state.mode_stack:                 # under a dispatch mode (make_fx, fake tensors) helpers run visible ops
+        return _aten().zeros_like.default(t)
     if t._np is None:
         return _meta(t._size, t.dtype)
     return _const(np.zeros(t._size, t.dtype._np), t.dtype)
 
 
 def const_ones_like(t):
+    if state.mode_stack:
+        return _aten().ones_like.default(t)
     if t._np is None:
         return _meta(t._size, t.dtype)
     return _const(np.ones(t._size, t.dtype._np), t.dtype)
@@ -41,6 +45,8 @@ def maybe_multiply(g, s):
 
 def const_sgn(t):
     """sign of t as a constant (its derivative is zero)."""
+    if state.mode_stack:
+        return _aten().sign.default(t.detach())
     return _const(np.sign(t._np), t.dtype)
 
 
@@ -51,7 +57,8 @@ def masked_grad(mask, grad):
     """where(mask, grad, 0) — keeps nan out of masked-off elements. Without a graph to record
     (no create_graph) it is one bitwise AND of grad's bits with the mask (np.where is branchy and
     several times slower)."""
-    if _needs_history(grad, mask) or grad._np is None or mask._np is None or "_fw_tangent" in grad.__dict__:
+    if _needs_history(grad, mask) or grad._np is None or mask._np is None or "_fw_tangent" in grad.__dict__ \
+            or state.mode_stack:
         from ..._generated.functions import where
         return where(mask, grad, const_zeros_like(grad))
     g, m = grad._np, mask._np
@@ -113,6 +120,8 @@ def sum_to(g, shape):
         return g
     lead = len(g._size) - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g._size[i + lead] != 1)
+    if state.mode_stack:
+        return _aten().sum.dim_IntList(g, list(axes), True).reshape(shape) if axes else g.reshape(shape)
     if g._np is None:
         out = _meta(shape, g.dtype)
     else:
@@ -127,6 +136,8 @@ def expand_to(g, shape):
     shape = tuple(shape)
     if g._size == shape:
         return g
+    if state.mode_stack:
+        return _aten().expand.default(g, list(shape))
     out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._np, shape).copy(), g.dtype)
     if _needs_history(g):
         _record(out, ExpandBackward0(g._size), (g,))
@@ -145,6 +156,8 @@ class ToCopyBackward0(Node):
 def to_dtype(g, dtype):
     if g.dtype is dtype:
         return g
+    if state.mode_stack:
+        return _aten()._to_copy.default(g, dtype=dtype)
     out = _meta(g._size, dtype) if g._np is None else _const(g._np.astype(dtype._np), dtype)
     if _needs_history(g) and (dtype.is_floating_point or dtype.is_complex):
         _record(out, ToCopyBackward0(g.dtype), (g,))
@@ -157,6 +170,8 @@ def _aten():
 
 
 def _zeros(shape, dtype):
+    if state.mode_stack:
+        return _aten().zeros.default(list(shape), dtype=dtype)
     return _const(np.zeros(tuple(shape), dtype._np), dtype)
 
 

@@ -4,6 +4,7 @@ elu/selu/celu, hardswish/hardsigmoid, glu."""
 import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
+from ..._core.tls import state as _state
 from ._common import const_zeros_like, masked_grad, _needs_history, _aten
 
 __all__ = ["HARDSIGMOID_SLOPE", "SELU_ALPHA", "SELU_SCALE", "elu_backward", "gelu_double_backward",
@@ -15,7 +16,8 @@ def relu_grad(grad, result):
     """torch's threshold_backward(grad, result, 0): 0 where result <= 0, else grad (a NaN result passes
     its grad on). Without a graph to record, one C pass over contiguous float arrays."""
     g, r = grad._np, result._np
-    if g is not None and r is not None and not _needs_history(grad, result) and "_fw_tangent" not in grad.__dict__:
+    if g is not None and r is not None and not _needs_history(grad, result) and "_fw_tangent" not in grad.__dict__ \
+            and not _state.mode_stack:
         gi = _relu_c().relu_backward(g, r)
         if gi is not None:
             return Tensor._wrap_fresh(gi, grad.dtype)
@@ -25,9 +27,9 @@ def relu_grad(grad, result):
 
 
 def _relu_c():
-    from ...kernels.cpu import relu_c
-    globals()["_relu_c"] = lambda: relu_c      # later calls skip the import machinery
-    return relu_c
+    from ...kernels.cpu import activation
+    globals()["_relu_c"] = lambda: activation      # later calls skip the import machinery
+    return activation
 
 
 _SQRT_2PI = float(np.sqrt(2.0 * np.pi))

@@ -18,7 +18,7 @@ def _cdist_grad(grad, x1, x2, p, dist, mm):
     differentiable there)."""
     e = _e()
     if p == 1 and not e.is_grad_enabled() and grad.device.type == "cpu":   # no graph to record: C loop
-        from ...kernels.cpu import cdist_c
+        from ...kernels.cpu import distance as cdist_c
         r = cdist_c.p1_grad(grad._np, x1._np, x2._np)
         if r is not None:
             return e.from_numpy(r)

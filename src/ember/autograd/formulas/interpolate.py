@@ -142,7 +142,7 @@ def _taps(g, h, w, mode, padding_mode, align, gx_t, gy_t):
 def _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask):
     """The first-order grads by csrc/taps.c (no graph is recorded, so the channel loops need not be
     ember ops), or None when C does not apply."""
-    from ...kernels.cpu import interpolate_taps as taps_c
+    from ...kernels.cpu import interpolate_taps
     e = _e()
     dt = input._np.dtype
     if e.is_grad_enabled() or input.device.type != "cpu" or grad._np.dtype != dt or grid._np.dtype != dt \

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._core import dtype as _dt
 from ..._core.tensor_impl import TensorImpl as Tensor
+from ..._core.tls import state as _state
 from ._common import _const, maybe_multiply, const_sgn, _needs_history, sum_to, _aten, _e, _mH
 from .reduction import _restore, amax_backward, norm_backward
 
@@ -46,7 +47,7 @@ def _mm_direct(grad, other, col, first):
     gradient of mat1 (grad @ other^T), else of mat2 (other^T @ grad). `col`: return it column-major
     (a fresh tensor with transposed strides, as `x.mm(y).t()` lays it out). None: take the general path."""
     g, o = grad._np, other._np
-    if (g is None or o is None or g.ndim != 2 or o.ndim != 2 or grad.dtype not in _MM_DIRECT
+    if (_state.mode_stack or g is None or o is None or g.ndim != 2 or o.ndim != 2 or grad.dtype not in _MM_DIRECT
             or other.dtype is not grad.dtype or _needs_history(grad, other) or "_fw_tangent" in grad.__dict__
             or "_fw_tangent" in other.__dict__):
         return None

@@ -3,6 +3,7 @@ grad back into its base (as_strided)."""
 
 import numpy as np
 
+from ..._core.tls import state as _state
 from ..graph import Node
 from ._common import _const, _needs_history, _record, _fw_linear, _zeros
 
@@ -33,6 +34,9 @@ def view_scatter(grad, sizes, fn):
     """Gradient of a non-overlapping view `fn(self)`: zeros shaped like self with `grad` written into
     the region `fn` selects (torch's select_backward / slice_backward / diagonal_backward)."""
     out = _zeros(sizes, grad.dtype)
+    if _state.mode_stack:                # ops a tracing mode records (functionalization makes the write pure)
+        fn(out).copy_(grad)
+        return out
     v = fn(out)
     v._np[...] = grad._np
     if _needs_history(grad):

@@ -15,7 +15,7 @@ import inspect
 from operator import getitem as _getitem
 
 from ember._core.tls import state as _tls
-from ember._dispatch.keys import DispatchKey
+from ember._core.dispatch_keys import DispatchKey
 from ember._dispatch.modes import TorchDispatchMode
 from ember._tensor import Tensor
 
@@ -41,6 +41,11 @@ class PythonKeyTracer(Tracer):
         if isinstance(a, Tensor):
             qualname = self.tensor_attrs.get(id(a))
             if qualname is None:
+                if a._np is None:
+                    raise RuntimeError(
+                        f"make_fx: a {'fake' if type(a) is not Tensor else 'meta'} tensor of shape {tuple(a.shape)} "
+                        f"that no traced op produced reached the graph: it was made outside the dispatcher (a "
+                        f"numpy shortcut in a kernel or autograd formula?), so the graph cannot recompute it")
                 i = 0
                 while hasattr(self.root, f"_tensor_constant{i}"):
                     i += 1
@@ -104,7 +109,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 return r
         out = func(*args, **kwargs)
         proxy_args = map_aggregate(args, self._to_proxy_arg)
-        proxy_kwargs = map_aggregate(kwargs, self._to_proxy_arg)
+        proxy_kwargs = map_aggregate(_drop_default_kwargs(func, kwargs), self._to_proxy_arg)
         node = self.tracer.create_node("call_function", func, self.tracer.create_arg(proxy_args),
                                        self.tracer.create_arg(proxy_kwargs))
         st = _user_stack()
@@ -135,6 +140,46 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 elif isinstance(o, (tuple, list)):
                     sub = self.tracer.create_proxy("call_function", _getitem, (proxy, i), {})
                     self._track_outputs(o, sub)
+
+
+_DEFAULTS = {}
+_LITERALS = {"None": None, "True": True, "False": False}
+
+
+def _parse_default(text):
+    if text in _LITERALS:
+        return True, _LITERALS[text]
+    try:
+        return True, int(text)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return True, float(text)
+    except (TypeError, ValueError):
+        return False, None
+
+
+def _drop_default_kwargs(func, kwargs):
+    """Keyword arguments equal to the schema's default are left out of the node (readable graphs)."""
+    if not kwargs:
+        return kwargs
+    defaults = _DEFAULTS.get(func)
+    if defaults is None:
+        defaults = {}
+        for a in func._schema.arguments.flat_all:
+            d = getattr(a, "default", None)
+            if d is not None:
+                ok, v = _parse_default(d)
+                if ok:
+                    defaults[a.name] = v
+        _DEFAULTS[func] = defaults
+    out = {}
+    for k, v in kwargs.items():
+        if k in defaults and (v is None or type(v) in (bool, int, float)) and type(v) is type(defaults[k]) \
+                and v == defaults[k]:
+            continue
+        out[k] = v
+    return out
 
 
 def _is_composite_implicit(func):
@@ -219,7 +264,8 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", _allow_non_fake_in
     """Return a function that traces `f` on example inputs into an aten-level GraphModule (torch's make_fx).
 
     tracing_mode "real" runs the ops on the inputs; "fake" converts them to FakeTensors first, so only
-    metadata is computed. Placeholders are `arg0_1, arg1_1, ...`, one per flattened input.
+    metadata is computed. Placeholders are named as torch names them: `x_1` for parameter x (`pair_1, pair_2` for
+    the leaves of a nested one), `arg0_1, arg1_1, ...` for *args.
     """
     if tracing_mode not in ("real", "fake"):
         raise NotImplementedError(f"make_fx: tracing_mode={tracing_mode!r} (only 'real' and 'fake'; ember has no "
@@ -245,8 +291,8 @@ def _trace(f, args, decomposition_table, tracing_mode, allow_non_fake_inputs):
         fake_mode = _current_fake_mode(flat_args) or FakeTensorMode(allow_non_fake_inputs=allow_non_fake_inputs)
         flat_args = [fake_mode.from_tensor(a) if isinstance(a, Tensor) else a for a in flat_args]
     mode = ProxyTorchDispatchMode(tracer, tracing_mode, decomposition_table)
-    for i, a in enumerate(flat_args):
-        node = tracer.graph.placeholder(f"arg{i}_1")
+    for i, (a, name) in enumerate(zip(flat_args, _placeholder_names(f, args))):
+        node = tracer.graph.placeholder(name)
         if isinstance(a, Tensor):
             node.meta["val"] = _snapshot(a)
             mode.tracker.set(a, tracer.proxy(node))
@@ -267,8 +313,23 @@ def _trace(f, args, decomposition_table, tracing_mode, allow_non_fake_inputs):
     result = _tree_unflatten(out_nodes, _plain_spec(_tree_flatten(out)[1]))   # namedtuples are returned as tuples
     tracer.graph.output(result)
     gm = GraphModule(tracer.root, tracer.graph)
-    gm.meta["fake_mode"] = fake_mode
     return gm
+
+
+def _placeholder_names(f, args):
+    """torch's names: the leaves of parameter `p` are p_1, p_2, ...; *args (or no signature) give arg{i}_1."""
+    try:
+        params = [p for p in inspect.signature(f).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    names, flat_i = [], 0
+    for i, a in enumerate(args):
+        leaves = _tree_flatten(a)[0]
+        for k in range(len(leaves)):
+            names.append(f"{params[i].name}_{k + 1}" if i < len(params) else f"arg{flat_i}_1")
+            flat_i += 1
+    return names
 
 
 def _plain_spec(spec):

@@ -10,6 +10,8 @@ from .runtime import clib
 from . import activation_gelu
 from .elementwise_math import make_unary_p
 from .elementwise_special import erf
+from ..meta.elementwise_common import ARITH
+from .elementwise import make_unary
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -181,3 +183,64 @@ def prelu(self, weight):
                                f"{weight.numel()} and channel size = {self._size[1]}.")
         w = weight.reshape([-1] + [1] * (self.dim() - 2))
     return ember.where(self > 0, self, self * w)
+
+
+def _neg(a, out):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    np.negative(a, out=out)
+
+
+def _relu(a, out):
+    """torch's clamp_min(a, 0): a < 0 becomes 0, NaN and -0.0 stay as they are."""
+    if a.dtype == np.bool_:
+        raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
+    if not relu_into(a, out):
+        neg = a < 0
+        np.copyto(out, a, casting="unsafe")
+        out[neg] = 0
+
+
+neg, neg_, neg_out = make_unary(_neg, ARITH, "neg")
+
+
+relu, relu_, _relu_out = make_unary(_relu, ARITH, "relu")
+
+
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+
+
+MIN_ELEMS = 1 << 12   # below this, numpy's one or two calls beat a foreign call (each pointer costs ~1.4 us)
+
+
+def _fn(name, dtype, sig):
+    sfx = _SUFFIX.get(dtype)
+    return None if sfx is None else clib.kernel("relu", f"{name}_{sfx}", sig)
+
+
+def relu_into(x, y):
+    """y = relu(x) for c-contiguous arrays of one shape and float dtype (y may be x); False if not done."""
+    if x.size < MIN_ELEMS or x.dtype != y.dtype or x.shape != y.shape or not (
+            x.flags.c_contiguous and y.flags.c_contiguous):
+        return False
+    f = _fn("relu", x.dtype, "ppl")
+    if f is None:
+        return False
+    if x.size:
+        f(x.ctypes.data, y.ctypes.data, x.size)
+    return True
+
+
+def relu_backward(g, r):
+    """where(r <= 0, 0, g) for c-contiguous float arrays of one shape and dtype, or None."""
+    if g.size < MIN_ELEMS or r.dtype != g.dtype or r.shape != g.shape or not (
+            g.flags.c_contiguous and r.flags.c_contiguous):
+        return None
+    f = _fn("relu_backward", g.dtype, "pppl")
+    if f is None:
+        return None
+    gi = np.empty(g.shape, g.dtype)
+    if g.size:
+        f(g.ctypes.data, r.ctypes.data, gi.ctypes.data, g.size)
+    return gi

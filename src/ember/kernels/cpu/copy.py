@@ -6,7 +6,7 @@ import numpy as np
 
 from ..._core.device import as_device
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import as_dtype, check_out, empty_tensor
+from ..common import as_dtype, empty_tensor
 from ..meta import copy as M
 
 
@@ -75,28 +75,3 @@ def zero_(self):
     if self._np.size:
         self._np[...] = 0
     return self
-
-
-def cat(tensors, dim=0):
-    shape, dtype, st, parts = M.cat_spec(tensors, dim)
-    out = empty_tensor(shape, dtype, strides=st)
-    _cat_into(out, parts, dim)
-    return out
-
-
-def cat_out(tensors, dim=0, out=None):
-    shape, dtype, st, parts = M.cat_spec(tensors, dim)
-    for t in parts:
-        M.check_no_partial_overlap(out, t)
-    check_out(out, shape, dtype, "cat")
-    _cat_into(out, parts, dim)
-    return out
-
-
-def _cat_into(out, parts, dim):
-    if not parts or out.numel() == 0:
-        return
-    d = dim % out.dim()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        np.concatenate([t._np for t in parts], axis=d, out=out._np, casting="unsafe")

@@ -10,6 +10,8 @@ from ..._core.promotion import get_default_dtype
 from ..common import as_dtype
 from ..meta.creation import (alloc, arange_spec, check_size, check_strides, eye_spec, like_spec, linspace_spec,
                              memory_format_strides, new_spec, scalar_dtype, _num)
+from ..._core import dtype as D
+from ..common import empty_tensor
 
 
 def _filled(shape, dt, device, value, strides=None):
@@ -134,3 +136,26 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
     dt, dev = new_spec(self, dtype, device)
     shape = check_size(size)
     return _filled(shape, dt, dev, 0, check_strides(shape, stride))
+
+
+def _tri_indices(fn, row, col, offset, dtype, device):
+    from ..._core.device import as_device
+    from ..common import as_dtype
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    dt = as_dtype(dtype) or D.int64
+    r = np.stack(fn(row, offset, col)) if row and col else np.zeros((2, 0), np.int64)
+    out = empty_tensor(r.shape, dt, as_device(device) or as_device("cpu"))
+    if out._np is not None and r.size:
+        out._np[...] = r
+    return out
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _tri_indices(np.tril_indices, row, col, offset, dtype, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _tri_indices(np.triu_indices, row, col, offset, dtype, device)

@@ -1,10 +1,11 @@
 """cpu _cdist_forward: p=2 through one matmul (|a|^2 + |b|^2 - 2ab, torch's mm path) when torch
-would use it, p=1 in C (cdist_c.py), else the broadcast difference reduced with the p-norm."""
+would use it, p=1 in C (distance.py), else the broadcast difference reduced with the p-norm."""
 import numpy as np
 
 from ..meta.distance import cdist_spec
 from .runtime.arrays import acc, wrap
-from . import cdist_c
+from .runtime import clib
+from .runtime.pool import split_run
 
 
 def _cdist_forward(x1, x2, p, compute_mode):
@@ -18,7 +19,7 @@ def _cdist_forward(x1, x2, p, compute_mode):
         d = np.sqrt(np.clip(a2 + b2 - 2 * np.matmul(a, np.swapaxes(b, -1, -2)), 0, None))
         return wrap(np.broadcast_to(d, shape), dt)
     if p == 1:
-        d = cdist_c.p1(a, b)
+        d = p1(a, b)
         if d is not None:
             return wrap(np.broadcast_to(d, shape), dt)
     diff = np.abs(a[..., :, None, :] - b[..., None, :, :])
@@ -33,3 +34,50 @@ def _cdist_forward(x1, x2, p, compute_mode):
     else:
         d = np.sum(diff ** p, axis=-1) ** (1.0 / p)
     return wrap(np.broadcast_to(d, shape), dt)
+
+
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+
+
+def _kernel(name, dtype):
+    sfx = _SUFFIX.get(np.dtype(dtype))
+    return None if sfx is None else clib.kernel("cdist", f"{name}_{sfx}", "ppp" + "p" * (name.endswith("grad")) + "llll")
+
+
+def _flat(x, dt):
+    """x (..., N, M) as a contiguous (batch, N, M) array of dtype dt."""
+    return np.ascontiguousarray(x, dt).reshape((int(np.prod(x.shape[:-2])),) + x.shape[-2:])
+
+
+def p1(a, b):
+    """(..., P, M), (..., R, M) -> (..., P, R) sums of absolute differences, or None."""
+    f = _kernel("cdist_p1", a.dtype)
+    if f is None or b.dtype != a.dtype or a.shape[:-2] != b.shape[:-2]:
+        return None
+    A, B = _flat(a, a.dtype), _flat(b, a.dtype)
+    nb, P, M = A.shape
+    R = B.shape[1]
+    d = np.empty((nb, P, R), a.dtype)
+
+    for z in range(nb):       # rows of each batch element split over the pool
+        def run(ac, dc, bz=B[z]):
+            f(ac.ctypes.data, bz.ctypes.data, dc.ctypes.data, 1, len(ac), R, M)
+        split_run(run, [A[z], d[z]], 0, min_elems=1 << 12)
+    return d.reshape(a.shape[:-2] + (P, R))
+
+
+def p1_grad(g, a, b):
+    """sum_j g[..., i, j] * sign(a[..., i, :] - b[..., j, :]) -> (..., P, M), or None."""
+    f = _kernel("cdist_p1_grad", a.dtype)
+    if f is None or b.dtype != a.dtype or g.dtype != a.dtype or not (a.shape[:-2] == b.shape[:-2] == g.shape[:-2]):
+        return None
+    A, B, G = _flat(a, a.dtype), _flat(b, a.dtype), _flat(g, a.dtype)
+    nb, P, M = A.shape
+    R = B.shape[1]
+    out = np.empty((nb, P, M), a.dtype)
+
+    for z in range(nb):
+        def run(gc, ac, oc, bz=B[z]):
+            f(gc.ctypes.data, ac.ctypes.data, bz.ctypes.data, oc.ctypes.data, 1, len(ac), R, M)
+        split_run(run, [G[z], A[z], out[z]], 0, min_elems=1 << 12)
+    return out.reshape(a.shape)

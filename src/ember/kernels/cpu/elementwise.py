@@ -5,7 +5,6 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor, check_out, np_of
-from . import relu_c
 from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype
 
 
@@ -345,13 +344,6 @@ def _u(uf):
     return f
 
 
-def _neg(a, out):
-    if a.dtype == np.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    np.negative(a, out=out)
-
-
 def _rsqrt(a, out):
     with np.errstate(divide="ignore", invalid="ignore"):
         np.divide(1, np.sqrt(a), out=out, casting="unsafe")
@@ -360,16 +352,6 @@ def _rsqrt(a, out):
 def _sigmoid(a, out):
     with np.errstate(over="ignore"):
         np.divide(1, 1 + np.exp(-a), out=out, casting="unsafe")
-
-
-def _relu(a, out):
-    """torch's clamp_min(a, 0): a < 0 becomes 0, NaN and -0.0 stay as they are."""
-    if a.dtype == np.bool_:
-        raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
-    if not relu_c.relu_into(a, out):
-        neg = a < 0
-        np.copyto(out, a, casting="unsafe")
-        out[neg] = 0
 
 
 def _abs(a, out):
@@ -389,7 +371,6 @@ def _logical_not(a, out):
     np.logical_not(a, out=out, casting="unsafe")
 
 
-neg, neg_, neg_out = make_unary(_neg, ARITH, "neg")
 abs, abs_, abs_out = make_unary(_abs, ABS, "abs")
 exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp")
 log, log_, log_out = make_unary(_u(np.log), FLOAT_OUT, "log")
@@ -399,7 +380,6 @@ sin, sin_, sin_out = make_unary(_u(np.sin), FLOAT_OUT, "sin")
 cos, cos_, cos_out = make_unary(_u(np.cos), FLOAT_OUT, "cos")
 tanh, tanh_, tanh_out = make_unary(_u(np.tanh), FLOAT_OUT, "tanh")
 sigmoid, sigmoid_, sigmoid_out = make_unary(_sigmoid, FLOAT_OUT, "sigmoid")
-relu, relu_, _relu_out = make_unary(_relu, ARITH, "relu")
 bitwise_not, bitwise_not_, bitwise_not_out = make_unary(_bitwise_not, ARITH, "bitwise_not")
 logical_not, logical_not_, logical_not_out = make_unary(_logical_not, LOGICAL, "logical_not")
 

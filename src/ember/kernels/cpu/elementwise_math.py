@@ -4,8 +4,8 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import check_out, np_of, broadcast_shapes, shape_of
-from ..meta.elementwise_common import ARITH, COMPARE, FLOAT_OUT, LOGICAL, check_inplace, unary_dtype
+from ..common import check_out, np_of
+from ..meta.elementwise_common import ARITH, FLOAT_OUT, check_inplace
 from .elementwise import make_binary, _alloc, _ufunc2
 from . import elementwise_special
 from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype

@@ -5,7 +5,7 @@ from ..._core import dtype as D
 from ..meta.embedding import embedding_spec, one_hot_check
 from ..common import size_str
 from .runtime.arrays import wrap
-from .scatter_rows import add_rows
+from .index import add_rows
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):

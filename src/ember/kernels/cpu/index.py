@@ -5,8 +5,11 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, empty_tensor
-from .scatter_rows import add_rows
 from ..meta import index as M
+from ..meta.index import check_index_put
+from ..meta.index import index_plan
+from ..meta.index import index_strides
+from ..meta.index import is_mask
 
 
 def _wrap(arr, dtype):
@@ -449,3 +452,61 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
 
 def index_reduce_out(self, dim, index, source, reduce, *, include_self=True, out):
     return _copy_out(index_reduce(self, dim, index, source, reduce, include_self=include_self), out, "index_reduce")
+
+
+def _np_index(self, entries):
+    """The numpy index tuple for checked entries, raising torch's IndexError for out-of-range values."""
+    out = []
+    for d, t in entries:
+        if t is None:
+            out.append(slice(None))
+            continue
+        a = t._np
+        if is_mask(t):
+            out.append(a.astype(bool, copy=False))
+            continue
+        n = self._size[d]
+        bad = (a < -n) | (a >= n)
+        if bad.any():
+            v = int(a[bad].reshape(-1)[0])
+            raise IndexError(f"index {v} is out of bounds for dimension {d} with size {n}")
+        out.append(a.astype(np.intp, copy=False))
+    return tuple(out)
+
+
+def index(self, indices):
+    entries, bshape, shape = index_plan(self, indices)
+    r = self._np[_np_index(self, entries)].reshape(shape)
+    out = empty_tensor(shape, self.dtype, strides=index_strides(self, entries, bshape, shape))
+    if r.size:
+        out._np[...] = r
+    return out
+
+
+def index_put_(self, indices, values, accumulate=False):
+    entries, shape = check_index_put(self, indices, values)
+    idx = _np_index(self, entries)
+    if self._np is None or self.numel() == 0:
+        return self
+    v = values._np
+    if accumulate:
+        idx = tuple(np.nonzero(i) if isinstance(i, np.ndarray) and i.dtype == bool else (i,) for i in idx)
+        idx = tuple(x for group in idx for x in group)
+        np.add.at(self._np, idx, np.broadcast_to(v, shape))
+    else:
+        self._np[idx] = np.broadcast_to(v, shape)
+    return self
+
+
+MIN_ROWS = 32
+
+
+def add_rows(v, i, s):
+    if (v.dtype.kind != "f" or v.dtype.itemsize < 4 or s.dtype != v.dtype or i.size < MIN_ROWS
+            or i.min() < 0):
+        np.add.at(v, i, s)
+        return
+    order = np.argsort(i, kind="stable")
+    si = i[order]
+    starts = np.flatnonzero(np.concatenate(([True], si[1:] != si[:-1])))
+    v[si[starts]] += np.add.reduceat(s[order], starts, axis=0)

@@ -6,6 +6,9 @@ import numpy as np
 from ..common import check_out, empty_tensor
 from ..meta import linalg as M
 from ..meta.linalg import LinAlgError
+from ..meta import linalg as M_linalg
+from .shape import _copy_out
+from .shape import _wrap as _wrap_shape
 
 
 def _wrap(arr, dtype, strides=None):
@@ -399,3 +402,19 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
 def linalg_solve_triangular_out(self, B, *, upper, left=True, unitriangular=False, out):
     r = linalg_solve_triangular(self, B, upper=upper, left=left, unitriangular=unitriangular)
     return _into((r,), (out,), "linalg_solve_triangular")[0]
+
+
+def trace(self):
+    dt = M_linalg.trace_dtype(self)
+    return _wrap_shape(np.trace(self._np, dtype=dt._np), dt)
+
+
+def linalg_cross(self, other, *, dim=-1):
+    d, shape, dt = M_linalg.cross_spec(self, other, dim)
+    a = np.broadcast_to(self._np.astype(dt._np, copy=False), shape)
+    b = np.broadcast_to(other._np.astype(dt._np, copy=False), shape)
+    return _wrap_shape(np.cross(a, b, axis=d) if a.size else np.zeros(shape, dt._np), dt)
+
+
+def linalg_cross_out(self, other, *, dim=-1, out):
+    return _copy_out(linalg_cross(self, other, dim=dim), out, "linalg_cross")

@@ -8,9 +8,10 @@ from ..._core import dtype as D
 
 from ..meta import norm as M
 from ..common import _tn
-from .runtime.arrays import acc, np_or_none, wrap
+from .runtime.arrays import acc, wrap
 from . import norm_rows
 from .runtime.rowblocks import row_dot, row_sum, run_rows
+from ..meta.norm import weight_norm_spec
 
 
 def _affine(y, weight, bias, shape):
@@ -237,3 +238,22 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     if output_mask[2]:
         db = wrap(go3.sum(axis=(0, 2)), input.dtype)
     return dx, dw, db
+
+
+def _wn_axes(v, dim):
+    return tuple(d for d in range(v.ndim) if d != dim)
+
+
+def _weight_norm_interface(v, g, dim=0):
+    weight_norm_spec(v, g, dim)
+    vv = v._np
+    norms = np.sqrt(np.sum(vv * vv, axis=_wn_axes(vv, dim), keepdims=True))
+    return wrap(vv * (g._np / norms), v.dtype), wrap(norms, g.dtype)
+
+
+def _weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim):
+    weight_norm_spec(saved_v, saved_g, dim)
+    gw, v, g, n = grad_w._np, saved_v._np, saved_g._np, saved_norms._np
+    grad_g = np.sum(gw * v, axis=_wn_axes(v, dim), keepdims=True) / n
+    grad_v = (g / n) * (gw - v * (grad_g / n))
+    return wrap(grad_v, saved_v.dtype), wrap(grad_g.reshape(saved_g._size), saved_g.dtype)

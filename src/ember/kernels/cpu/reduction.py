@@ -4,6 +4,18 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..meta.reduction import arg_spec, logical_dtype, mean_dtype, reduce_spec, sum_dtype
+from ..meta import scan as M
+from ..meta import reduction as M_reduction
+from .scan import _into
+from .scan import _quiet
+from .scan import _wrap as _wrap_scan
+import warnings
+from ..meta import sort as M_sort
+from .sort import _kth_along
+from .sort import _last
+from .sort import _wrap as _wrap_sort
+from ..common import check_out
+from ..._core.strides import wrap_dim
 
 
 def _wrap(arr, dtype, shape):
@@ -103,3 +115,274 @@ def all(self, dim=None, keepdim=False):
 def any(self, dim=None, keepdim=False):
     axes, shape = reduce_spec(self, dim, keepdim, "any")
     return _wrap(np.any(self._np, axis=axes), logical_dtype(self), shape)
+
+
+@_quiet
+def _var(self, dim, correction, keepdim, sqrt):
+    rdt = M_reduction.var_dtype(self)
+    axes, shape = M_reduction.var_spec(self, dim, keepdim)
+    a = self._np
+    n = int(np.prod([a.shape[i] for i in axes])) if axes else (a.size if a.ndim else 1)
+    if n - correction <= 0:
+        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).")
+    acc = np.float32 if a.dtype == np.float16 else None
+    if a.ndim == 0:
+        a, axes = a.reshape(1), (0,)
+    mean = np.mean(a, axis=axes, keepdims=True, dtype=acc)
+    d = a - mean
+    sq = (d * np.conj(d)).real if np.iscomplexobj(d) else d * d
+    r = np.sum(sq, axis=axes, dtype=acc) / np.float64(n - correction if n > correction else 0)   # (`max` is the kernel here)
+    return _wrap_scan(np.sqrt(r) if sqrt else r, rdt, shape)
+
+
+def _maker(sqrt):
+    def full(self, unbiased=True):
+        return _var(self, None, M.correction_of(unbiased), False, sqrt)
+
+    def dim_(self, dim, unbiased=True, keepdim=False):
+        return _var(self, dim, M.correction_of(unbiased), keepdim, sqrt)
+
+    def corr(self, dim=None, *, correction=None, keepdim=False):
+        return _var(self, dim, M.correction_of(None, correction), keepdim, sqrt)
+
+    def out_(self, dim, unbiased=True, keepdim=False, *, out):
+        return _into(out, dim_(self, dim, unbiased, keepdim))
+
+    def corr_out(self, dim=None, *, correction=None, keepdim=False, out):
+        return _into(out, corr(self, dim, correction=correction, keepdim=keepdim))
+    return full, dim_, corr, out_, corr_out
+
+
+var, var_dim, var_correction, var_out, var_correction_out = _maker(False)
+
+
+std, std_dim, std_correction, std_out, std_correction_out = _maker(True)
+
+
+def _with_mean(f):
+    def g(self, *args, **kw):
+        r = f(self, *args, **kw)
+        dim = kw.get("dim", args[0] if args and f.__name__ != "full" else None)
+        keepdim = kw.get("keepdim", args[2] if len(args) > 2 else False)
+        axes, shape = reduce_spec(self, dim, keepdim, "mean")
+        return r, _wrap_scan(np.mean(self._np, axis=axes) if self._np.size else np.full(shape, np.nan), self.dtype, shape)
+    return g
+
+
+var_mean, var_mean_dim, var_mean_correction = (_with_mean(f) for f in (var, var_dim, var_correction))
+
+
+std_mean, std_mean_dim, std_mean_correction = (_with_mean(f) for f in (std, std_dim, std_correction))
+
+
+@_quiet
+def logsumexp(self, dim, keepdim=False):
+    rdt = M.float_dtype(self)
+    axes, shape = reduce_spec(self, dim, keepdim, "logsumexp")
+    a = self._np.astype(rdt._np, copy=False)
+    if a.ndim == 0:
+        return _wrap_scan(a, rdt, shape)
+    m = np.max(a, axis=axes, keepdims=True) if a.size else np.zeros([1] * a.ndim, a.dtype)
+    m = np.where(np.isfinite(m), m, 0)
+    r = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
+    return _wrap_scan(r, rdt, shape)
+
+
+def logsumexp_out(self, dim, keepdim=False, *, out):
+    return _into(out, logsumexp(self, dim, keepdim))
+
+
+def norm_Scalar(self, p=2):
+    return linalg_vector_norm(self, p)
+
+
+def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim)
+
+
+def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
+    return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+def norm_ScalarOpt_dtype(self, p, *, dtype):
+    return linalg_vector_norm(self, 2 if p is None else p, dtype=dtype)
+
+
+def norm_out(self, p, dim, keepdim=False, *, out):
+    return _into(out, norm_ScalarOpt_dim(self, p, dim, keepdim))
+
+
+def norm_dtype_out(self, p, dim, keepdim, *, dtype, out):
+    return _into(out, norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype=dtype))
+
+
+def count_nonzero(self, dim=None):
+    axes, shape = reduce_spec(self, dim, False, "count_nonzero")
+    return _wrap_scan(np.count_nonzero(self._np, axis=axes if self._np.ndim else None), D.int64, shape)
+
+
+count_nonzero_dim_IntList = count_nonzero
+
+
+@_quiet
+def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    rdt = M_reduction.norm_dtype(self, dtype)
+    axes, shape = reduce_spec(self, dim, keepdim, "linalg.vector_norm")
+    a = np.abs(self._np.astype(np.result_type(self._np.dtype, rdt._np) if dtype is not None else self._np.dtype,
+                               copy=False))
+    if a.ndim == 0:
+        a, axes = a.reshape(1), (0,)
+    if a.size == 0 and ord in (float("inf"), float("-inf")) and any(a.shape[i] == 0 for i in axes):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                           "operation does not have an identity")
+    if ord == float("inf"):
+        r = np.max(a, axis=axes) if a.size else np.zeros(shape)
+    elif ord == float("-inf"):
+        r = np.min(a, axis=axes)
+    elif ord == 0:
+        r = np.sum(a != 0, axis=axes)
+    elif ord == 1:
+        r = np.sum(a, axis=axes)
+    elif ord == 2:
+        r = np.sqrt(np.sum(a * a, axis=axes))
+    else:
+        r = np.sum(a ** ord, axis=axes) ** (1.0 / ord)
+    return _wrap_scan(r, rdt, shape)
+
+
+def linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    return _into(out, linalg_vector_norm(self, ord, dim, keepdim, dtype=dtype))
+
+
+def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    rdt = M_reduction.norm_dtype(self, dtype, "linalg.matrix_norm")
+    axes, shape = M_reduction.matrix_norm_spec(self, dim, keepdim)
+    a = np.moveaxis(self._np, axes, (-2, -1)).astype(rdt._np if dtype is not None else self._np.dtype, copy=False)
+    if ord == "fro":
+        r = np.sqrt(np.sum(np.abs(a) ** 2, axis=(-2, -1)))
+    elif ord == "nuc" or ord in (2, -2):
+        s = np.linalg.svd(a, compute_uv=False)
+        r = np.sum(s, axis=-1) if ord == "nuc" else (np.max(s, axis=-1) if ord == 2 else np.min(s, axis=-1))
+    elif ord in (1, -1):
+        c = np.sum(np.abs(a), axis=-2)
+        r = np.max(c, axis=-1) if ord == 1 else np.min(c, axis=-1)
+    elif ord in (float("inf"), float("-inf")):
+        c = np.sum(np.abs(a), axis=-1)
+        r = np.max(c, axis=-1) if ord > 0 else np.min(c, axis=-1)
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return _wrap_scan(r, rdt, shape)
+
+
+def linalg_matrix_norm_str_ord(self, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if ord not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return linalg_matrix_norm(self, ord, dim, keepdim, dtype=dtype)
+
+
+def linalg_matrix_norm_out(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out):
+    return _into(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype=dtype))
+
+
+linalg_matrix_norm_str_ord_out = linalg_matrix_norm_out
+
+
+def _nan_first_or(self, d, pos):
+    a = self._np
+    if a.dtype.kind not in "fc":
+        return pos
+    nan = np.isnan(a)
+    n = a.shape[d]
+    # NaN sorts last: its sorted position is (n - count(nan)); torch's median returns the first NaN
+    return np.where(nan.any(axis=d), n - nan.sum(axis=d), pos)
+
+
+def median_dim(self, dim, keepdim=False):
+    M_reduction.dim_reduce_shape(self, dim, keepdim, "median")
+    d = wrap_dim(dim, self.dim())
+    n = self._size[d] if self.dim() else 1
+    base = np.full(tuple(s for i, s in enumerate(self._size) if i != d), (n - 1) // 2)
+    return _kth_along(self, d, _nan_first_or(self, d, base) if self.dim() else base, keepdim, "median")
+
+
+def nanmedian_dim(self, dim, keepdim=False):
+    M_reduction.dim_reduce_shape(self, dim, keepdim, "nanmedian")
+    d = wrap_dim(dim, self.dim())
+    if not self.dim():
+        return _kth_along(self, d, np.zeros((), np.int64), keepdim, "nanmedian")
+    a = self._np
+    valid = a.shape[d] - (np.isnan(a).sum(axis=d) if a.dtype.kind in "fc" else 0)
+    pos = np.maximum(valid - 1, 0) // 2 + np.zeros(tuple(s for i, s in enumerate(self._size) if i != d), np.int64)
+    return _kth_along(self, d, pos, keepdim, "nanmedian")
+
+
+def median(self):
+    if self.numel() == 0:
+        return _wrap_sort(np.nan, self.dtype, ())
+    flat = self._np.reshape(-1)
+    return _wrap_sort(median_dim(Tensor._wrap_np(np.ascontiguousarray(flat), self.dtype), 0)[0]._np, self.dtype, ())
+
+
+def nanmedian(self):
+    if self.numel() == 0:
+        return _wrap_sort(np.nan, self.dtype, ())
+    flat = self._np.reshape(-1)
+    return _wrap_sort(nanmedian_dim(Tensor._wrap_np(np.ascontiguousarray(flat), self.dtype), 0)[0]._np, self.dtype, ())
+
+
+def mode(self, dim=-1, keepdim=False):
+    shape = M_reduction.dim_reduce_shape(self, dim, keepdim, "mode")
+    d = wrap_dim(dim, self.dim())
+    a = self._np
+    if a.ndim == 0:
+        return _wrap_sort(a, self.dtype, shape), _wrap_sort(0, D.int64, shape)
+    a = _last(a, d)
+    n = a.shape[-1]
+    idx = np.argsort(a, axis=-1, kind="stable")
+    s = np.take_along_axis(a, idx, -1)
+    pos = np.broadcast_to(np.arange(n), s.shape)
+    start = np.ones(s.shape, bool)
+    start[..., 1:] = s[..., 1:] != s[..., :-1]
+    run_start = np.maximum.accumulate(np.where(start, pos, 0), axis=-1)
+    end = np.ones(s.shape, bool)
+    end[..., :-1] = start[..., 1:]
+    run_end = np.flip(np.minimum.accumulate(np.flip(np.where(end, pos, n), -1), axis=-1), -1)
+    count = run_end - run_start + 1
+    best = np.argmax(count, axis=-1)[..., None]            # first = smallest value among the most frequent
+    last_of_run = np.take_along_axis(run_end, best, -1)     # stable sort: the run's last is the latest index
+    vals = np.take_along_axis(s, best, -1)[..., 0]
+    inds = np.take_along_axis(idx, last_of_run, -1)[..., 0]
+    return _wrap_sort(vals, self.dtype, shape), _wrap_sort(inds, D.int64, shape)
+
+
+def bincount(self, weights=None, minlength=0):
+    M_sort.bincount_check(self, weights, minlength)
+    a = self._np
+    if a.size and a.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    rdt = M_sort.bincount_dtype(weights)
+    w = None if weights is None else weights._np.astype(np.float64)
+    return _wrap_sort(np.bincount(a, weights=w, minlength=minlength), rdt)
+
+
+def histc(self, bins=100, min=0, max=0):
+    M_reduction.hist_check(self, bins, min, max)
+    a = self._np.reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    keep = (a >= lo) & (a <= hi)
+    v = a[keep].astype(np.float64)
+    b = ((v - lo) * bins / (hi - lo)).astype(np.int64)
+    b = np.minimum(b, bins - 1)
+    return _wrap_sort(np.bincount(b, minlength=bins), self.dtype)
+
+
+def histc_out(self, bins=100, min=0, max=0, *, out):
+    r = histc(self, bins, min, max)
+    check_out(out, r._size, r.dtype, "histc")
+    np.copyto(out._np, r._np)
+    return out

@@ -3,11 +3,13 @@ searchsorted/bucketize: one numpy call each (np.tile, np.roll, np.flip, np.tril,
 np.searchsorted). Shapes and checks come from meta/shape_ops.py."""
 import numpy as np
 
-from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, empty_tensor
 from ..meta import shape as M
 from ..meta.view import diagonal as _diagonal_view, narrow as _narrow_view
+from ..meta import copy as M_copy
+from ..meta import shape as M_shape
+import warnings
 
 
 def _wrap(arr, dtype, strides=None):
@@ -101,21 +103,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     return out
 
 
-def trace(self):
-    dt = M.trace_dtype(self)
-    return _wrap(np.trace(self._np, dtype=dt._np), dt)
-
-
 # ------------------------------------------------------------------ cross / block_diag
-def linalg_cross(self, other, *, dim=-1):
-    d, shape, dt = M.cross_spec(self, other, dim)
-    a = np.broadcast_to(self._np.astype(dt._np, copy=False), shape)
-    b = np.broadcast_to(other._np.astype(dt._np, copy=False), shape)
-    return _wrap(np.cross(a, b, axis=d) if a.size else np.zeros(shape, dt._np), dt)
-
-
-def linalg_cross_out(self, other, *, dim=-1, out):
-    return _copy_out(linalg_cross(self, other, dim=dim), out, "linalg_cross")
 
 
 def block_diag(tensors):
@@ -139,70 +127,31 @@ def narrow_copy_out(self, dim, start, length, *, out):
 
 
 # ------------------------------------------------------------------ searchsorted / bucketize
-def _searchsorted(seq, vals, right, sorter):
-    if sorter is not None:
-        seq = np.take_along_axis(seq, sorter, -1)
-    side = "right" if right else "left"
-    if seq.ndim == 1:
-        return np.searchsorted(seq, vals, side=side)
-    # batched: count the boundaries below each value in one broadcast comparison while that stays small,
-    # else one np.searchsorted per boundary row
-    if seq.shape[-1] * vals.size <= 1 << 24:
-        cmp = np.less_equal if right else np.less
-        return cmp(seq[..., None, :], vals[..., :, None]).sum(-1)
-    s2, v2 = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
-    return np.stack([np.searchsorted(a, b, side=side) for a, b in zip(s2, v2)]).reshape(vals.shape)
-
-
-def searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
-    right, shape, dt = M.searchsorted_spec(sorted_sequence, self, out_int32, right, side, sorter)
-    vals = self._np if isinstance(self, Tensor) else np.asarray(self)
-    r = _searchsorted(sorted_sequence._np, vals, right, None if sorter is None else sorter._np)
-    return _wrap(np.asarray(r).reshape(shape), dt)
-
-
-searchsorted_Scalar = searchsorted_Tensor
-
-
-def searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
-    r = searchsorted_Tensor(sorted_sequence, self, out_int32=out_int32, right=right, side=side, sorter=sorter)
-    return _copy_out(r, out, "searchsorted")
-
-
-searchsorted_Scalar_out = searchsorted_Tensor_out
-
-
-def bucketize_Tensor(self, boundaries, *, out_int32=False, right=False):
-    M.bucketize_check(boundaries)
-    return searchsorted_Tensor(boundaries, self, out_int32=out_int32, right=right)
-
-
-bucketize_Scalar = bucketize_Tensor
-
-
-def bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
-    return _copy_out(bucketize_Tensor(self, boundaries, out_int32=out_int32, right=right), out, "bucketize")
 
 
 # ------------------------------------------------------------------ tril_indices / triu_indices (factories)
-def _tri_indices(fn, row, col, offset, dtype, device):
-    from ..._core.device import as_device
-    from ..common import as_dtype
-    if row < 0:
-        raise RuntimeError(f"row must be non-negative, got{row}")
-    if col < 0:
-        raise RuntimeError(f"col must be non-negative, got{col}")
-    dt = as_dtype(dtype) or D.int64
-    r = np.stack(fn(row, offset, col)) if row and col else np.zeros((2, 0), np.int64)
-    out = empty_tensor(r.shape, dt, as_device(device) or as_device("cpu"))
-    if out._np is not None and r.size:
-        out._np[...] = r
+
+
+def cat(tensors, dim=0):
+    shape, dtype, st, parts = M_shape.cat_spec(tensors, dim)
+    out = empty_tensor(shape, dtype, strides=st)
+    _cat_into(out, parts, dim)
     return out
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return _tri_indices(np.tril_indices, row, col, offset, dtype, device)
+def cat_out(tensors, dim=0, out=None):
+    shape, dtype, st, parts = M_shape.cat_spec(tensors, dim)
+    for t in parts:
+        M_copy.check_no_partial_overlap(out, t)
+    check_out(out, shape, dtype, "cat")
+    _cat_into(out, parts, dim)
+    return out
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return _tri_indices(np.triu_indices, row, col, offset, dtype, device)
+def _cat_into(out, parts, dim):
+    if not parts or out.numel() == 0:
+        return
+    d = dim % out.dim()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.concatenate([t._np for t in parts], axis=d, out=out._np, casting="unsafe")

@@ -9,6 +9,9 @@ from ..common import check_out
 from ..meta import sort as M
 from ..meta.reduction import reduce_spec
 from ..._core.strides import wrap_dim
+from ..meta import sort as M_sort
+from .shape import _copy_out
+from .shape import _wrap as _wrap_shape
 
 
 def _contig(arr):
@@ -112,74 +115,6 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     return _kth_along(self, d, pos, keepdim, "kthvalue")
 
 
-def _nan_first_or(self, d, pos):
-    a = self._np
-    if a.dtype.kind not in "fc":
-        return pos
-    nan = np.isnan(a)
-    n = a.shape[d]
-    # NaN sorts last: its sorted position is (n - count(nan)); torch's median returns the first NaN
-    return np.where(nan.any(axis=d), n - nan.sum(axis=d), pos)
-
-
-def median_dim(self, dim, keepdim=False):
-    M.dim_reduce_shape(self, dim, keepdim, "median")
-    d = wrap_dim(dim, self.dim())
-    n = self._size[d] if self.dim() else 1
-    base = np.full(tuple(s for i, s in enumerate(self._size) if i != d), (n - 1) // 2)
-    return _kth_along(self, d, _nan_first_or(self, d, base) if self.dim() else base, keepdim, "median")
-
-
-def nanmedian_dim(self, dim, keepdim=False):
-    M.dim_reduce_shape(self, dim, keepdim, "nanmedian")
-    d = wrap_dim(dim, self.dim())
-    if not self.dim():
-        return _kth_along(self, d, np.zeros((), np.int64), keepdim, "nanmedian")
-    a = self._np
-    valid = a.shape[d] - (np.isnan(a).sum(axis=d) if a.dtype.kind in "fc" else 0)
-    pos = np.maximum(valid - 1, 0) // 2 + np.zeros(tuple(s for i, s in enumerate(self._size) if i != d), np.int64)
-    return _kth_along(self, d, pos, keepdim, "nanmedian")
-
-
-def median(self):
-    if self.numel() == 0:
-        return _wrap(np.nan, self.dtype, ())
-    flat = self._np.reshape(-1)
-    return _wrap(median_dim(Tensor._wrap_np(np.ascontiguousarray(flat), self.dtype), 0)[0]._np, self.dtype, ())
-
-
-def nanmedian(self):
-    if self.numel() == 0:
-        return _wrap(np.nan, self.dtype, ())
-    flat = self._np.reshape(-1)
-    return _wrap(nanmedian_dim(Tensor._wrap_np(np.ascontiguousarray(flat), self.dtype), 0)[0]._np, self.dtype, ())
-
-
-def mode(self, dim=-1, keepdim=False):
-    shape = M.dim_reduce_shape(self, dim, keepdim, "mode")
-    d = wrap_dim(dim, self.dim())
-    a = self._np
-    if a.ndim == 0:
-        return _wrap(a, self.dtype, shape), _wrap(0, D.int64, shape)
-    a = _last(a, d)
-    n = a.shape[-1]
-    idx = np.argsort(a, axis=-1, kind="stable")
-    s = np.take_along_axis(a, idx, -1)
-    pos = np.broadcast_to(np.arange(n), s.shape)
-    start = np.ones(s.shape, bool)
-    start[..., 1:] = s[..., 1:] != s[..., :-1]
-    run_start = np.maximum.accumulate(np.where(start, pos, 0), axis=-1)
-    end = np.ones(s.shape, bool)
-    end[..., :-1] = start[..., 1:]
-    run_end = np.flip(np.minimum.accumulate(np.flip(np.where(end, pos, n), -1), axis=-1), -1)
-    count = run_end - run_start + 1
-    best = np.argmax(count, axis=-1)[..., None]            # first = smallest value among the most frequent
-    last_of_run = np.take_along_axis(run_end, best, -1)     # stable sort: the run's last is the latest index
-    vals = np.take_along_axis(s, best, -1)[..., 0]
-    inds = np.take_along_axis(idx, last_of_run, -1)[..., 0]
-    return _wrap(vals, self.dtype, shape), _wrap(inds, D.int64, shape)
-
-
 # ------------------------------------------------------------------ unique / counting
 def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
     u, inv, cnt = np.unique(self._np.reshape(-1), return_inverse=True, return_counts=True)
@@ -218,33 +153,46 @@ def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None
     return (vals, _wrap(inv if return_inverse else empty, D.int64), _wrap(counts if return_counts else empty, D.int64))
 
 
-def bincount(self, weights=None, minlength=0):
-    M.bincount_check(self, weights, minlength)
-    a = self._np
-    if a.size and a.min() < 0:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    rdt = M.bincount_dtype(weights)
-    w = None if weights is None else weights._np.astype(np.float64)
-    return _wrap(np.bincount(a, weights=w, minlength=minlength), rdt)
+def _searchsorted(seq, vals, right, sorter):
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter, -1)
+    side = "right" if right else "left"
+    if seq.ndim == 1:
+        return np.searchsorted(seq, vals, side=side)
+    # batched: count the boundaries below each value in one broadcast comparison while that stays small,
+    # else one np.searchsorted per boundary row
+    if seq.shape[-1] * vals.size <= 1 << 24:
+        cmp = np.less_equal if right else np.less
+        return cmp(seq[..., None, :], vals[..., :, None]).sum(-1)
+    s2, v2 = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
+    return np.stack([np.searchsorted(a, b, side=side) for a, b in zip(s2, v2)]).reshape(vals.shape)
 
 
-def histc(self, bins=100, min=0, max=0):
-    M.hist_check(self, bins, min, max)
-    a = self._np.reshape(-1)
-    lo, hi = float(min), float(max)
-    if lo == hi and a.size:
-        lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    keep = (a >= lo) & (a <= hi)
-    v = a[keep].astype(np.float64)
-    b = ((v - lo) * bins / (hi - lo)).astype(np.int64)
-    b = np.minimum(b, bins - 1)
-    return _wrap(np.bincount(b, minlength=bins), self.dtype)
+def searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    right, shape, dt = M_sort.searchsorted_spec(sorted_sequence, self, out_int32, right, side, sorter)
+    vals = self._np if isinstance(self, Tensor) else np.asarray(self)
+    r = _searchsorted(sorted_sequence._np, vals, right, None if sorter is None else sorter._np)
+    return _wrap_shape(np.asarray(r).reshape(shape), dt)
 
 
-def histc_out(self, bins=100, min=0, max=0, *, out):
-    r = histc(self, bins, min, max)
-    check_out(out, r._size, r.dtype, "histc")
-    np.copyto(out._np, r._np)
-    return out
+searchsorted_Scalar = searchsorted_Tensor
+
+
+def searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
+    r = searchsorted_Tensor(sorted_sequence, self, out_int32=out_int32, right=right, side=side, sorter=sorter)
+    return _copy_out(r, out, "searchsorted")
+
+
+searchsorted_Scalar_out = searchsorted_Tensor_out
+
+
+def bucketize_Tensor(self, boundaries, *, out_int32=False, right=False):
+    M_sort.bucketize_check(boundaries)
+    return searchsorted_Tensor(boundaries, self, out_int32=out_int32, right=right)
+
+
+bucketize_Scalar = bucketize_Tensor
+
+
+def bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
+    return _copy_out(bucketize_Tensor(self, boundaries, out_int32=out_int32, right=right), out, "bucketize")

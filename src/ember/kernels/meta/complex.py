@@ -2,6 +2,7 @@
 (one kernel for cpu and meta: metadata only, like the other views)."""
 from ..._core import dtype as D
 from .view import make_view
+from ..common import alloc
 
 _REAL = {"complex64": D.float32, "complex128": D.float64}
 _COMPLEX = {"float32": D.complex64, "float64": D.complex128}
@@ -38,3 +39,7 @@ def view_as_complex(self):
 def _scalar_name(dt):
     return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
             "bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(dt.name, dt.name)
+
+
+def conj_physical(self):
+    return alloc(self._size, self.dtype, self.device)

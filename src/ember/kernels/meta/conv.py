@@ -1,6 +1,7 @@
 """Meta function for aten::convolution (forward and transposed, any spatial rank): torch's
 argument checks (check_shape_forward) and the output-size formula."""
 from ..common import alloc, size_str, tup
+from .softmax import _like
 
 
 def conv_params(input, weight, stride, padding, dilation, transposed, output_padding, groups):
@@ -73,3 +74,10 @@ def conv_spec(input, weight, bias, stride, padding, dilation, transposed, output
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     shape, dt, _ = conv_spec(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     return alloc(shape, dt, input.device)
+
+
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                         output_padding, groups, output_mask):
+    gb = alloc(tuple(bias_sizes), grad_output.dtype, grad_output.device) if bias_sizes is not None and \
+        output_mask[2] else None
+    return (_like(input) if output_mask[0] else None, _like(weight) if output_mask[1] else None, gb)

@@ -1,11 +1,8 @@
 """Meta functions for memory ops (clone, copy_, _to_copy, resize_, fill_, cat): output geometry and
 argument checks. The cpu kernels in kernels/cpu/copy.py call these to validate and allocate."""
 import numbers
-from ..._core import dtype as D
 from ..._core.device import META
-from ..._core.promotion import result_type
-from ..._core.strides import (contiguous_strides, sort_dims, strides_in_order, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed,
-                              wrap_dim)
+from ..._core.strides import (contiguous_strides, sort_dims, strides_in_order, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed)
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import broadcast_shapes, empty_tensor
 
@@ -149,48 +146,3 @@ def zero_(self):
 
 
 # ---------------------------------------------------------------- cat
-def _is_legacy_empty(t):
-    return t._size == (0,)
-
-
-def cat_spec(tensors, dim):
-    """(shape, dtype, strides, tensors that take part) for cat, with torch's checks."""
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-        if t.dim() == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    dtype = result_type(*tensors)
-    parts = [(i, t) for i, t in enumerate(tensors) if not _is_legacy_empty(t)]
-    if not parts:
-        return (0,), dtype, (1,), []
-    ref_i, ref = parts[0]
-    d = wrap_dim(dim, ref.dim())
-    total = 0
-    for i, t in parts:
-        if t.dim() != ref.dim():
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} and {t.dim()}")
-        for k in range(ref.dim()):
-            if k != d and t._size[k] != ref._size[k]:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                                   f"{ref._size[k]} but got size {t._size[k]} for tensor number {i} in the list.")
-        total += t._size[d]
-    shape = ref._size[:d] + (total,) + ref._size[d + 1:]
-    cl = all(t.dim() == 4 and is_channels_last(t._size, t.stride()) for _, t in parts)
-    st = channels_last_strides(shape) if cl else contiguous_strides(shape)
-    return shape, dtype, st, [t for _, t in parts]
-
-
-def cat(tensors, dim=0):
-    shape, dtype, st, _ = cat_spec(tensors, dim)
-    return empty_tensor(shape, dtype, META, st)
-
-
-def cat_out(tensors, dim=0, out=None):
-    from ..common import check_out
-    shape, dtype, st, _ = cat_spec(tensors, dim)
-    check_out(out, shape, dtype, "cat")
-    return out

@@ -67,3 +67,7 @@ def embedding_renorm_check(self, indices):
 def embedding_renorm_(self, indices, max_norm, norm_type):
     embedding_renorm_check(self, indices)
     return self
+
+
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    return alloc((num_weights, grad_output._size[-1]), grad_output.dtype, grad_output.device)

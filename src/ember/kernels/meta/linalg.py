@@ -4,6 +4,9 @@ from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import contiguous_strides
 from ..common import _tname, broadcast_shapes, check_out, empty_tensor
+from .shape import _t as _t_shape
+from ..._core.promotion import result_type
+from ..._core.strides import wrap_dim
 
 
 class LinAlgError(RuntimeError):
@@ -321,3 +324,34 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
 
 def linalg_solve_triangular_out(self, B, *, upper, left=True, unitriangular=False, out):
     return _outs((linalg_solve_triangular(self, B, upper=upper, left=left),), (out,), "linalg_solve_triangular")[0]
+
+
+def trace_dtype(self):
+    if self.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.dim()}")
+    return D.int64 if not (self.dtype.is_floating_point or self.dtype.is_complex) else self.dtype
+
+
+def trace(self):
+    return _t_shape((), trace_dtype(self))
+
+
+def cross_spec(self, other, dim=-1):
+    if self.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, self.dim())
+    a, b = self._size[d] if self.dim() else 1, other._size[d] if other.dim() else 1
+    if a != 3 or b != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a} and {b}")
+    return d, broadcast_shapes(self._size, other._size), result_type(self, other)
+
+
+def linalg_cross(self, other, *, dim=-1):
+    _, shape, dt = cross_spec(self, other, dim)
+    return _t_shape(shape, dt)
+
+
+def linalg_cross_out(self, other, *, dim=-1, out):
+    _, shape, dt = cross_spec(self, other, dim)
+    check_out(out, shape, dt, "linalg_cross")
+    return out

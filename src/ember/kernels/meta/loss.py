@@ -3,6 +3,7 @@
 from ..._core import dtype as D
 from ..common import broadcast_shapes
 from ..common import alloc, size_str, _tn
+from .softmax import _like
 
 
 def _torch_size(s):
@@ -90,3 +91,14 @@ def binary_cross_entropy(self, target, weight=None, reduction=1):
 def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
     shape, dt = pointwise_spec(self, target, reduction, "binary_cross_entropy_with_logits")
     return alloc(shape, dt, self.device)
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    return _like(self)
+
+
+nll_loss2d_backward = nll_loss_backward
+
+
+def mse_loss_backward(grad_output, self, target, reduction):
+    return _like(self)

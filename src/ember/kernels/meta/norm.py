@@ -2,6 +2,7 @@
 checks and the shapes of the saved statistics (mean/rstd)."""
 from ..._core import dtype as D
 from ..common import alloc, size_str
+from .softmax import _like
 
 
 def layer_norm_spec(input, normalized_shape, weight, bias):
@@ -66,3 +67,41 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     shape, stat = group_norm_spec(input, weight, bias, N, C, HxW, group)
     return alloc(shape, input.dtype, input.device), alloc(stat, input.dtype, input.device), \
         alloc(stat, input.dtype, input.device)
+
+
+def weight_norm_spec(v, g, dim):
+    """The norms' shape: v's with every dim but `dim` set to 1 (the fused kernel takes dim 0 or the last)."""
+    last = v.dim() - 1
+    if dim not in (0, last):
+        raise RuntimeError("Dim must be either 0 or last dim for the weight norm kernel")
+    return tuple(s if d == dim else 1 for d, s in enumerate(v._size))
+
+
+def _weight_norm_interface(v, g, dim=0):
+    shape = weight_norm_spec(v, g, dim)
+    return alloc(v._size, v.dtype, v.device), alloc(shape, g.dtype, v.device)
+
+
+def _weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim):
+    weight_norm_spec(saved_v, saved_g, dim)
+    return alloc(saved_v._size, saved_v.dtype, saved_v.device), alloc(saved_g._size, saved_g.dtype, saved_v.device)
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    return (_like(input) if output_mask[0] else None,
+            _like(weight) if output_mask[1] and weight is not None else None,
+            _like(bias) if output_mask[2] and bias is not None else None)
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train,
+                               eps, output_mask):
+    c = input._size[1]
+    return (_like(input) if output_mask[0] else None,
+            alloc((c,), input.dtype, input.device) if output_mask[1] else None,
+            alloc((c,), input.dtype, input.device) if output_mask[2] else None)
+
+
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    return (_like(input) if output_mask[0] else None,
+            alloc((C,), input.dtype, input.device) if output_mask[1] else None,
+            alloc((C,), input.dtype, input.device) if output_mask[2] else None)

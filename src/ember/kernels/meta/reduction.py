@@ -3,8 +3,25 @@ The cpu kernels in kernels/cpu/reductions.py call `reduce_spec` / `*_dtype` and 
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import wrap_dim
-from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import as_dtype, empty_tensor
+from ..._core.promotion import get_default_dtype
+from ..common import _tname
+
+
+def float_dtype(self):
+    d = self.dtype
+    return d if (d.is_floating_point or d.is_complex) else get_default_dtype()
+
+
+def _t(shape, dtype):
+    return empty_tensor(shape, dtype, META)
+
+
+def _data_dependent(name):
+    def f(self, *args, **kw):
+        raise NotImplementedError(f"aten::{name}: the output shape depends on the data, which meta tensors do not have")
+    f.__name__ = name
+    return f
 
 
 def _dims_list(dim):
@@ -131,3 +148,176 @@ def all(self, dim=None, keepdim=False):
 
 
 any = all
+
+
+def var_dtype(self, name="var"):
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return real_of(self.dtype)
+
+
+def var_spec(self, dim, keepdim):
+    return reduce_spec(self, dim, keepdim, "var")
+
+
+def var(self, unbiased=True):
+    return _t((), var_dtype(self))
+
+
+def var_dim(self, dim, unbiased=True, keepdim=False):
+    return _t(var_spec(self, dim, keepdim)[1], var_dtype(self))
+
+
+def var_correction(self, dim=None, *, correction=None, keepdim=False):
+    return _t(var_spec(self, dim, keepdim)[1], var_dtype(self))
+
+
+def var_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return out
+
+
+var_correction_out = var_out
+
+
+std, std_dim, std_correction, std_out, std_correction_out = var, var_dim, var_correction, var_out, var_out
+
+
+def var_mean(self, unbiased=True):
+    return var(self), _t((), self.dtype)
+
+
+def var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    r = var_dim(self, dim, unbiased, keepdim)
+    return r, _t(r._size, self.dtype)
+
+
+def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    r = var_correction(self, dim, keepdim=keepdim)
+    return r, _t(r._size, self.dtype)
+
+
+std_mean, std_mean_dim, std_mean_correction = var_mean, var_mean_dim, var_mean_correction
+
+
+def logsumexp(self, dim, keepdim=False):
+    return _t(reduce_spec(self, dim, keepdim, "logsumexp")[1], float_dtype(self))
+
+
+def logsumexp_out(self, dim, keepdim=False, *, out):
+    return out
+
+
+def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    d = norm_dtype(self, dtype)
+    return _t(reduce_spec(self, dim, keepdim, "linalg.vector_norm")[1], d)
+
+
+def norm_Scalar(self, p=2):
+    return linalg_vector_norm(self, p)
+
+
+def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim)
+
+
+def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
+    return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+def norm_ScalarOpt_dtype(self, p, *, dtype):
+    return linalg_vector_norm(self, 2 if p is None else p, dtype=dtype)
+
+
+
+
+def count_nonzero_dim_IntList(self, dim):
+    return _t(reduce_spec(self, dim, False, "count_nonzero")[1], D.int64)
+
+
+def count_nonzero(self, dim=None):
+    return _t(reduce_spec(self, dim, False, "count_nonzero")[1], D.int64)
+
+
+def dim_reduce_shape(self, dim, keepdim, name):
+    return reduce_spec(self, dim, keepdim, name, True)[1]
+
+
+def median(self):
+    if self.numel() == 0:
+        return _t((), self.dtype)
+    return _t((), self.dtype)
+
+
+nanmedian = median
+
+
+def median_dim(self, dim, keepdim=False):
+    s = dim_reduce_shape(self, dim, keepdim, "median")
+    return _t(s, self.dtype), _t(s, D.int64)
+
+
+nanmedian_dim = median_dim
+
+
+def mode(self, dim=-1, keepdim=False):
+    s = dim_reduce_shape(self, dim, keepdim, "mode")
+    return _t(s, self.dtype), _t(s, D.int64)
+
+
+def histc(self, bins=100, min=0, max=0):
+    hist_check(self, bins, min, max)
+    return _t((bins,), self.dtype)
+
+
+def hist_check(self, bins, lo, hi):
+    if not (self.dtype.is_floating_point):
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_tname(self.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for dimension 0")
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+
+
+bincount = _data_dependent("bincount")
+
+
+def histc_out(self, bins=100, min=0, max=0, *, out):
+    return out
+
+
+def real_of(d):
+    return {D.complex64: D.float32, D.complex128: D.float64}.get(d, d)
+
+
+def norm_dtype(self, dtype, name="linalg.vector_norm"):
+    d = as_dtype(dtype)
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_tname(self.dtype)}")
+    return real_of(d or self.dtype)
+
+
+def matrix_norm_spec(self, dim, keepdim):
+    if self.dim() < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d = tuple(wrap_dim(x, self.dim()) for x in dim)
+    if len(d) != 2 or d[0] == d[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[-1]})")
+    return reduce_spec(self, list(d), keepdim, "matrix_norm")
+
+
+def linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    return out
+
+
+def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    d = norm_dtype(self, dtype, "linalg.matrix_norm")
+    return _t(matrix_norm_spec(self, dim, keepdim)[1], d)
+
+
+linalg_matrix_norm_str_ord = linalg_matrix_norm
+
+
+linalg_matrix_norm_out = linalg_matrix_norm_str_ord_out = linalg_vector_norm_out
+
+
+norm_out = norm_dtype_out = linalg_vector_norm_out

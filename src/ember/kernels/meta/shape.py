@@ -7,7 +7,10 @@ from ..._core.promotion import result_type
 from ..._core.strides import dense_strides_like, wrap_dim
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname, broadcast_shapes, check_out, empty_tensor
-from .view import make_view, narrow as _narrow_view
+from .view import narrow as _narrow_view
+from .copy import channels_last_strides
+from ..._core.strides import contiguous_strides
+from ..._core.strides import is_channels_last
 
 
 def _fmt(xs):
@@ -138,36 +141,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     return _t(diag_embed_shape(self, offset, dim1, dim2)[2], self.dtype)
 
 
-def trace_dtype(self):
-    if self.dim() != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.dim()}")
-    return D.int64 if not (self.dtype.is_floating_point or self.dtype.is_complex) else self.dtype
-
-
-def trace(self):
-    return _t((), trace_dtype(self))
-
-
 # ------------------------------------------------------------------ cross / einsum / block_diag
-def cross_spec(self, other, dim=-1):
-    if self.dim() != other.dim():
-        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    d = wrap_dim(dim, self.dim())
-    a, b = self._size[d] if self.dim() else 1, other._size[d] if other.dim() else 1
-    if a != 3 or b != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a} and {b}")
-    return d, broadcast_shapes(self._size, other._size), result_type(self, other)
-
-
-def linalg_cross(self, other, *, dim=-1):
-    _, shape, dt = cross_spec(self, other, dim)
-    return _t(shape, dt)
-
-
-def linalg_cross_out(self, other, *, dim=-1, out):
-    _, shape, dt = cross_spec(self, other, dim)
-    check_out(out, shape, dt, "linalg_cross")
-    return out
 
 
 def _einsum_terms(term, t, k):
@@ -245,23 +219,6 @@ def block_diag(tensors):
 
 
 # ------------------------------------------------------------------ unfold (a view) / narrow_copy
-def unfold(self, dimension, size, step):
-    nd = self.dim()
-    d = wrap_dim(dimension, nd)
-    n = self._size[d] if nd else 1
-    st = self.stride()[d] if nd else 1
-    if size > n:
-        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
-    if size < 0:
-        raise RuntimeError(f"size is {size} but must be >= 0")
-    if step <= 0:
-        raise RuntimeError(f"step is {step} but must be > 0")
-    if nd == 0:
-        return make_view(self, [size], [1])
-    sizes, strides = list(self._size), list(self.stride())
-    sizes[d] = (n - size) // step + 1
-    strides[d] = step * st
-    return make_view(self, sizes + [size], strides + [st])
 
 
 def narrow_copy(self, dim, start, length):
@@ -276,64 +233,50 @@ def narrow_copy_out(self, dim, start, length, *, out):
 
 
 # ------------------------------------------------------------------ searchsorted / bucketize
-def searchsorted_spec(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None):
-    """(right, output shape, output dtype) with torch's checks."""
-    if side is not None:
-        if side not in ("left", "right"):
-            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
-        if right and side == "left":
-            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
-                               "while right was True")
-        right = side == "right"
-    shape = self._size if isinstance(self, Tensor) else ()
-    seq = sorted_sequence._size
-    if len(seq) > 1 and (not isinstance(self, Tensor) or len(shape) != len(seq) or shape[:-1] != seq[:-1]):
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions "
-                           f"of boundaries tensor and input value tensor must match, but we got boundaries tensor "
-                           f"{_fmt(seq)} and input value tensor {_fmt(shape)}")
-    if len(seq) == 0:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
-                           "dimension")
-    if sorter is not None:
-        if sorter._size != seq:
-            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
-                               f"tensor {_fmt(seq)}and got sorter tensor {_fmt(sorter._size)}")
-        if sorter.dtype is not D.int64:
-            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got "
-                               f"{_tname(sorter.dtype)}")
-    return right, tuple(shape), (D.int32 if out_int32 else D.int64)
 
 
-def searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
-    _, shape, dt = searchsorted_spec(sorted_sequence, self, out_int32, right, side, sorter)
-    return _t(shape, dt)
+def _is_legacy_empty(t):
+    return t._size == (0,)
 
 
-searchsorted_Scalar = searchsorted_Tensor
+def cat_spec(tensors, dim):
+    """(shape, dtype, strides, tensors that take part) for cat, with torch's checks."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        if t.dim() == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    dtype = result_type(*tensors)
+    parts = [(i, t) for i, t in enumerate(tensors) if not _is_legacy_empty(t)]
+    if not parts:
+        return (0,), dtype, (1,), []
+    ref_i, ref = parts[0]
+    d = wrap_dim(dim, ref.dim())
+    total = 0
+    for i, t in parts:
+        if t.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} and {t.dim()}")
+        for k in range(ref.dim()):
+            if k != d and t._size[k] != ref._size[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref._size[k]} but got size {t._size[k]} for tensor number {i} in the list.")
+        total += t._size[d]
+    shape = ref._size[:d] + (total,) + ref._size[d + 1:]
+    cl = all(t.dim() == 4 and is_channels_last(t._size, t.stride()) for _, t in parts)
+    st = channels_last_strides(shape) if cl else contiguous_strides(shape)
+    return shape, dtype, st, [t for _, t in parts]
 
 
-def searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
-    _, shape, dt = searchsorted_spec(sorted_sequence, self, out_int32, right, side, sorter)
-    check_out(out, shape, dt, "searchsorted")
+def cat(tensors, dim=0):
+    shape, dtype, st, _ = cat_spec(tensors, dim)
+    return empty_tensor(shape, dtype, META, st)
+
+
+def cat_out(tensors, dim=0, out=None):
+    from ..common import check_out
+    shape, dtype, st, _ = cat_spec(tensors, dim)
+    check_out(out, shape, dtype, "cat")
     return out
-
-
-searchsorted_Scalar_out = searchsorted_Tensor_out
-
-
-def bucketize_check(boundaries):
-    if boundaries.dim() != 1:
-        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
-
-
-def bucketize_Tensor(self, boundaries, *, out_int32=False, right=False):
-    bucketize_check(boundaries)
-    return searchsorted_Tensor(boundaries, self, out_int32=out_int32, right=right)
-
-
-bucketize_Scalar = bucketize_Tensor
-
-
-def bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
-    bucketize_check(boundaries)
-    return searchsorted_Tensor_out(boundaries, self, out_int32=out_int32, right=right, out=out)

@@ -25,3 +25,14 @@ def _softmax(self, dim, half_to_float):
 def _log_softmax(self, dim, half_to_float):
     shape, dt = softmax_spec(self, dim, half_to_float, "log_softmax")
     return alloc(shape, dt, self.device)
+
+
+def _like(t):
+    return alloc(t._size, t.dtype, t.device)
+
+
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    return _like(grad_output)
+
+
+_log_softmax_backward_data = _softmax_backward_data

@@ -5,15 +5,15 @@ from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import wrap_dim
 from ..common import empty_tensor, _tname
-from .reduction import reduce_spec
+from .reduction import _data_dependent, reduce_spec
+from ..._core.tensor_impl import TensorImpl as Tensor
+from .shape import _fmt
+from .shape import _t as _t_shape
+from ..common import check_out
 
 
 def _t(shape, dtype):
     return empty_tensor(shape, dtype, META)
-
-
-def dim_reduce_shape(self, dim, keepdim, name):
-    return reduce_spec(self, dim, keepdim, name, True)[1]
 
 
 def kth_check(self, k, dim, name="kthvalue"):
@@ -32,28 +32,6 @@ def topk_shape(self, k, dim):
     if not self.dim():
         return d, ()
     return d, self._size[:d] + (k,) + self._size[d + 1:]
-
-
-def median(self):
-    if self.numel() == 0:
-        return _t((), self.dtype)
-    return _t((), self.dtype)
-
-
-nanmedian = median
-
-
-def median_dim(self, dim, keepdim=False):
-    s = dim_reduce_shape(self, dim, keepdim, "median")
-    return _t(s, self.dtype), _t(s, D.int64)
-
-
-nanmedian_dim = median_dim
-
-
-def mode(self, dim=-1, keepdim=False):
-    s = dim_reduce_shape(self, dim, keepdim, "mode")
-    return _t(s, self.dtype), _t(s, D.int64)
 
 
 def kthvalue(self, k, dim=-1, keepdim=False):
@@ -89,20 +67,6 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     return _t(s, self.dtype), _t(s, D.int64)
 
 
-def histc(self, bins=100, min=0, max=0):
-    hist_check(self, bins, min, max)
-    return _t((bins,), self.dtype)
-
-
-def hist_check(self, bins, lo, hi):
-    if not (self.dtype.is_floating_point):
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_tname(self.dtype)}'")
-    if bins <= 0:
-        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for dimension 0")
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
-
-
 def bincount_check(self, weights, minlength):
     if self.dim() != 1 or self.dtype.is_floating_point or self.dtype.is_complex or self.dtype is D.bool_:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
@@ -118,21 +82,9 @@ def bincount_dtype(weights):
     return D.float32 if weights.dtype is D.float32 else D.float64
 
 
-def _data_dependent(name):
-    def f(self, *args, **kw):
-        raise NotImplementedError(f"aten::{name}: the output shape depends on the data, which meta tensors do not have")
-    f.__name__ = name
-    return f
-
-
 _unique2 = _data_dependent("_unique2")
 unique_dim = _data_dependent("unique_dim")
 unique_consecutive = _data_dependent("unique_consecutive")
-bincount = _data_dependent("bincount")
-
-
-def histc_out(self, bins=100, min=0, max=0, *, out):
-    return out
 
 
 def msort_out(self, *, out):
@@ -141,3 +93,66 @@ def msort_out(self, *, out):
 
 def argsort_stable_out(self, *, stable, dim=-1, descending=False, out):
     return out
+
+
+def searchsorted_spec(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None):
+    """(right, output shape, output dtype) with torch's checks."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                               "while right was True")
+        right = side == "right"
+    shape = self._size if isinstance(self, Tensor) else ()
+    seq = sorted_sequence._size
+    if len(seq) > 1 and (not isinstance(self, Tensor) or len(shape) != len(seq) or shape[:-1] != seq[:-1]):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions "
+                           f"of boundaries tensor and input value tensor must match, but we got boundaries tensor "
+                           f"{_fmt(seq)} and input value tensor {_fmt(shape)}")
+    if len(seq) == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
+    if sorter is not None:
+        if sorter._size != seq:
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {_fmt(seq)}and got sorter tensor {_fmt(sorter._size)}")
+        if sorter.dtype is not D.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got "
+                               f"{_tname(sorter.dtype)}")
+    return right, tuple(shape), (D.int32 if out_int32 else D.int64)
+
+
+def searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    _, shape, dt = searchsorted_spec(sorted_sequence, self, out_int32, right, side, sorter)
+    return _t_shape(shape, dt)
+
+
+searchsorted_Scalar = searchsorted_Tensor
+
+
+def searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
+    _, shape, dt = searchsorted_spec(sorted_sequence, self, out_int32, right, side, sorter)
+    check_out(out, shape, dt, "searchsorted")
+    return out
+
+
+searchsorted_Scalar_out = searchsorted_Tensor_out
+
+
+def bucketize_check(boundaries):
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+
+
+def bucketize_Tensor(self, boundaries, *, out_int32=False, right=False):
+    bucketize_check(boundaries)
+    return searchsorted_Tensor(boundaries, self, out_int32=out_int32, right=right)
+
+
+bucketize_Scalar = bucketize_Tensor
+
+
+def bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
+    bucketize_check(boundaries)
+    return searchsorted_Tensor_out(boundaries, self, out_int32=out_int32, right=right, out=out)

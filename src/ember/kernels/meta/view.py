@@ -355,3 +355,22 @@ def alias(self):
 def detach(self):
     a = self._np
     return make_view(self, self._size, self.stride(), arr=None if a is None else a.view())
+
+
+def unfold(self, dimension, size, step):
+    nd = self.dim()
+    d = wrap_dim(dimension, nd)
+    n = self._size[d] if nd else 1
+    st = self.stride()[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if nd == 0:
+        return make_view(self, [size], [1])
+    sizes, strides = list(self._size), list(self.stride())
+    sizes[d] = (n - size) // step + 1
+    strides[d] = step * st
+    return make_view(self, sizes + [size], strides + [st])

@@ -291,3 +291,6 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3, _stacklevel=5)
+
+
+from .attention import MultiheadAttention  # noqa: E402  (torch defines it in activation.py)

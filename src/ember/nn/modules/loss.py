@@ -2,7 +2,7 @@
 from .. import functional as F
 from .._reduction import legacy_get_string
 from .module import Module
-from .upsampling import PairwiseDistance
+from .distance import PairwiseDistance
 
 __all__ = ["L1Loss", "NLLLoss", "CrossEntropyLoss", "MSELoss", "SmoothL1Loss", "HuberLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss",

@@ -1,5 +1,4 @@
-"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm (torch/nn/modules/normalization.py) and
-InstanceNorm1d/2d (torch/nn/modules/instancenorm.py)."""
+"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm (torch/nn/modules/normalization.py)."""
 import numbers
 import warnings
 
@@ -10,7 +9,7 @@ from ..parameter import Parameter
 from .batchnorm import _NormBase, _dims
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 def _shape(normalized_shape):
@@ -119,39 +118,3 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
-
-
-class _InstanceNorm(_NormBase):
-    _no_batch_dim = 0
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
-                 dtype=None, *, bias=True):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
-
-    def _apply_instance_norm(self, input):
-        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                               self.training or not self.track_running_stats,
-                               self.momentum if self.momentum is not None else 0.0, self.eps)
-
-    def forward(self, input):
-        self._check_input_dim(input)
-        feature_dim = input.dim() - self._no_batch_dim
-        if input.shape[feature_dim] != self.num_features:
-            if self.affine:
-                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
-                                 f"({self.num_features}), but got: {input.shape[feature_dim]}.")
-            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
-                          "warning by not passing in num_features, which is not used because affine=False")
-        if input.dim() == self._no_batch_dim:
-            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
-        return self._apply_instance_norm(input)
-
-
-class InstanceNorm1d(_InstanceNorm):
-    _no_batch_dim = 2
-    _check_input_dim = _dims("_check_input_dim", (2, 3), "2D or 3D")
-
-
-class InstanceNorm2d(_InstanceNorm):
-    _no_batch_dim = 3
-    _check_input_dim = _dims("_check_input_dim", (3, 4), "3D or 4D")

@@ -117,7 +117,8 @@ class DistributedDataParallel(Module):
                                          self._dist.get_global_rank(self.process_group, 0), group=self.process_group)
         self._reset()
         out = self.module(*inputs, **kwargs)
-        self._expect = self.require_backward_grad_sync
+        import ember
+        self._expect = self.require_backward_grad_sync and ember.is_grad_enabled()
         if self._expect and self.find_unused_parameters:
             used = _reachable_params(out)
             for b in self._buckets:

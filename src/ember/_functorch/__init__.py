@@ -1,0 +1,1 @@
+"""torch._functorch: ahead-of-time autograd (aot_autograd), the graph partitioners and functionalization."""

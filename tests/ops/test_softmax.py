@@ -1,0 +1,39 @@
+"""softmax / log_softmax: values, grads, stability and infinities against torch."""
+import numpy as np
+import pytest
+import ember
+from ._nn_util import DTYPES, arr, close, meta_matches, pair
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,dim", [((3, 5), 1), ((3, 5), 0), ((2, 3, 4), -1), ((), 0), ((4, 0), 1)])
+def test_softmax(dtype, shape, dim):
+    torch = pytest.importorskip("torch")
+    a = arr(*shape, dtype=dtype) * 30
+    x, tx = pair(torch, a)
+    close(ember.softmax(x, dim), torch.softmax(tx, dim))
+    close(ember.log_softmax(x, dim), torch.log_softmax(tx, dim))
+    close(x.softmax(dim), tx.softmax(dim))
+    close(ember.softmax(x, dim, dtype=ember.float64), torch.softmax(tx, dim, dtype=torch.float64))
+    meta_matches(ember.log_softmax, x, dim)
+
+
+@pytest.mark.parity
+def test_softmax_stable_and_inf():
+    torch = pytest.importorskip("torch")
+    x, tx = pair(torch, np.array([[1000., 1001., -np.inf], [-np.inf, -np.inf, 0.]], np.float32))
+    close(ember.softmax(x, 1), torch.softmax(tx, 1))
+    close(ember.log_softmax(x, 1), torch.log_softmax(tx, 1))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dim", [0, 1])
+def test_softmax_rows_with_pos_inf_or_all_neg_inf_are_nan(dim):
+    torch = pytest.importorskip("torch")
+    a = np.array([[1., np.inf, 2., 0.], [-np.inf] * 4, [3., 1., 2., 0.], [np.inf, np.inf, 0., 1.]], np.float32)
+    x, tx = pair(torch, a if dim == 1 else a.T.copy())
+    for f in ("softmax", "log_softmax"):
+        e, t = getattr(ember, f)(x, dim), getattr(torch, f)(tx, dim)
+        assert np.isnan(t.numpy()).any()
+        close(e, t)
