@@ -218,3 +218,15 @@ def test_recompiles_on_new_shapes():
     assert len(cf._aot_cache) == 1
     cf(ember.randn(4, requires_grad=True))
     assert len(cf._aot_cache) == 2
+
+
+def test_outputs_aliasing_each_other():
+    def f(x):
+        y = x * 2
+        return y, y.view(-1)
+
+    x = ember.randn(2, 2, requires_grad=True)
+    a, b = aot_function(f, nop)(x)
+    assert b.data_ptr() == a.data_ptr() and b._base is a
+    (a.sum() + (b * 3).sum()).backward()
+    assert_close(x.grad, ember.full((2, 2), 8.0))

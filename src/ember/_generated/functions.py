@@ -1013,6 +1013,53 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
         raise _bad_arg('_to_copy', 'non_blocking', None, 'bool', non_blocking)
     return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
 
+def _fill__c0(input, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _fill__b0(input, value):
+    return _op_fill__Scalar(input, value)
+
+def _fill__c1(input, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def _fill__b1(input, value):
+    return _op_fill__Tensor(input, value)
+
+_fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
+_fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
+
+def fill_(*args, **kwargs):
+    best = None
+    for c, b in _fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, _fill__sigs, False)
+
+def zero_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
+    return _op_zero__default(input)
+
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -1352,53 +1399,6 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
     if requires_grad:
         r.requires_grad_()
     return r
-
-def _fill__c0(input, value):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _fill__b0(input, value):
-    return _op_fill__Scalar(input, value)
-
-def _fill__c1(input, value):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def _fill__b1(input, value):
-    return _op_fill__Tensor(input, value)
-
-_fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
-_fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
-
-def fill_(*args, **kwargs):
-    best = None
-    for c, b in _fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('fill_', args, kwargs, _fill__sigs, False)
-
-def zero_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
-    return _op_zero__default(input)
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     if x1.__class__ not in _TENSOR_TYPES:

@@ -597,6 +597,47 @@ def _m_resize_(self, *size, memory_format=None):
         return _op_resize__default(self, size)
     return _op_resize__default(self, size, memory_format=memory_format)
 
+def __m_fill__c0(self, value):
+    s = 0
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_fill__b0(self, value):
+    return _op_fill__Scalar(self, value)
+
+def __m_fill__c1(self, value):
+    s = 0
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def __m_fill__b1(self, value):
+    return _op_fill__Tensor(self, value)
+
+__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
+__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
+
+def _m_fill_(*args, **kwargs):
+    best = None
+    for c, b in __m_fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
+
+def _m_zero_(self):
+    return _op_zero__default(self)
+
 def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -661,47 +702,6 @@ def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=No
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('new_ones', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-
-def __m_fill__c0(self, value):
-    s = 0
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_fill__b0(self, value):
-    return _op_fill__Scalar(self, value)
-
-def __m_fill__c1(self, value):
-    s = 0
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def __m_fill__b1(self, value):
-    return _op_fill__Tensor(self, value)
-
-__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
-__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
-
-def _m_fill_(*args, **kwargs):
-    best = None
-    for c, b in __m_fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
-
-def _m_zero_(self):
-    return _op_zero__default(self)
 
 def _m_add(self, other, *, alpha=1, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
