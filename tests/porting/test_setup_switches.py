@@ -29,6 +29,7 @@ def test_set_printoptions_matches_torch(torch, opts):
 @pytest.mark.parity
 def test_deterministic_and_matmul_precision_switches_match_torch(torch):
     for t in (ember, torch):
+        t.set_float32_matmul_precision("highest")      # other tests set torch's cuda.matmul.allow_tf32 (-> "high")
         assert t.get_float32_matmul_precision() == "highest"
         try:
             t.set_float32_matmul_precision("high")
