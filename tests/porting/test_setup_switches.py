@@ -51,3 +51,19 @@ def test_deterministic_and_matmul_precision_switches_match_torch(torch):
         finally:
             t.use_deterministic_algorithms(False)
         assert t.get_deterministic_debug_mode() == 0
+
+
+def test_allow_tf32_is_the_matmul_precision_switch():
+    """torch documents cuda.matmul.allow_tf32 = True as set_float32_matmul_precision("high") (torch 2.13 then
+    refuses to read the precision after such mixing, so this is checked on ember only)."""
+    for t in (ember,):
+        try:
+            t.backends.cuda.matmul.allow_tf32 = True
+            assert t.get_float32_matmul_precision() == "high"
+            t.set_float32_matmul_precision("highest")
+            assert t.backends.cuda.matmul.allow_tf32 is False
+            t.set_float32_matmul_precision("medium")
+            assert t.backends.cuda.matmul.allow_tf32 is True
+        finally:
+            t.backends.cuda.matmul.allow_tf32 = False
+        assert t.get_float32_matmul_precision() == "highest"

@@ -1,5 +1,6 @@
 """torch.backends.cuda without CUDA: `is_built()` False, `matmul` holding cuBLAS's precision switches
-(`allow_tf32`, reduced-precision reductions) with torch's defaults and torch's "Unknown attribute" error
+(`allow_tf32`, which is set_float32_matmul_precision's "high" as in torch; reduced-precision reductions)
+with torch's defaults and torch's "Unknown attribute" error
 for any other name, and the scaled-dot-product-attention backend switches."""
 import contextlib
 import warnings
@@ -22,6 +23,9 @@ class cuBLASModule:
         object.__setattr__(self, "_values", dict(self._DEFAULTS))
 
     def __getattr__(self, name):
+        if name == "allow_tf32":          # torch: the same switch as set_float32_matmul_precision
+            from .._numeric_flags import get_float32_matmul_precision
+            return get_float32_matmul_precision() != "highest"
         values = object.__getattribute__(self, "_values")
         if name in values:
             return values[name]
@@ -30,7 +34,10 @@ class cuBLASModule:
     def __setattr__(self, name, value):
         if name not in self._DEFAULTS or name.endswith("_split_k"):
             raise AttributeError("Unknown attribute " + name)
-        if name.startswith("allow_") and name.endswith("_reduced_precision_reduction"):
+        if name == "allow_tf32":
+            from .._numeric_flags import set_float32_matmul_precision
+            set_float32_matmul_precision("high" if value else "highest")
+        elif name.startswith("allow_") and name.endswith("_reduced_precision_reduction"):
             allow, splitk = _reduction_setting(value, name)
             self._values[name] = allow
             self._values[name + "_split_k"] = splitk
