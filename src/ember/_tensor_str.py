@@ -11,7 +11,8 @@ THRESHOLD = 1000
 
 
 class _Formatter:
-    """torch's _Formatter: int mode / fixed 4 decimals / scientific, chosen from the nonzero finite values."""
+    """torch's _Formatter: int mode / fixed 4 decimals / scientific, chosen from the nonzero finite values.
+    A complex tensor gets one formatter for the real parts and one for the imaginary parts, as in torch."""
 
     def __init__(self, t, arr):
         self.kind = "bool" if t.dtype is D.bool_ else "float" if t.dtype.is_floating_point else \
@@ -24,16 +25,29 @@ class _Formatter:
         elif self.kind == "bool":
             self.width = max((len(str(bool(v))) for v in vals), default=1)
         elif self.kind == "float":
-            v = vals.astype(np.float64)
-            fin = np.abs(v[np.isfinite(v) & (v != 0)])
-            self.int_mode = bool(np.all(np.ceil(v[np.isfinite(v)]) == v[np.isfinite(v)]))
-            if fin.size:
-                mx, mn = fin.max(), fin.min()
-                if self.int_mode:
-                    self.sci = mx / mn > 1000.0 or mx > 1.0e8
-                else:
-                    self.sci = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
-                self.width = max(len(self._fmt(float(x))) for x in v[np.isfinite(v) & (v != 0)])
+            self._init_float(vals)
+        else:
+            self.re, self.im = _Formatter._real(vals.real), _Formatter._real(vals.imag)
+            self.width = self.re.width + self.im.width + 1      # the element length torch counts ("j")
+
+    @staticmethod
+    def _real(vals):
+        f = object.__new__(_Formatter)
+        f.kind, f.sci, f.int_mode, f.width = "float", False, False, 1
+        f._init_float(vals)
+        return f
+
+    def _init_float(self, vals):
+        v = vals.astype(np.float64)
+        fin = v[np.isfinite(v) & (v != 0)]
+        self.int_mode = bool(np.all(np.ceil(fin) == fin))
+        if fin.size:
+            mx, mn = np.abs(fin).max(), np.abs(fin).min()
+            if self.int_mode:
+                self.sci = mx / mn > 1000.0 or mx > 1.0e8
+            else:
+                self.sci = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
+            self.width = max(len(self._fmt(float(x))) for x in fin)
 
     def _fmt(self, x):
         if self.sci:
@@ -51,8 +65,9 @@ class _Formatter:
         elif self.kind == "float":
             r = self._fmt(float(v))
         else:
-            re, im = float(v.real), float(v.imag)
-            r = f"{re:.4f}{'+' if im >= 0 or np.isnan(im) else '-'}{abs(im):.4f}j"
+            real = self.re(v.real)
+            imag = (self.im(v.imag) + "j").lstrip()
+            return real + imag if imag[0] in "+-" else real + "+" + imag
         return " " * (self.width - len(r)) + r
 
 
@@ -104,7 +119,8 @@ def tensor_repr(t):
         summarize = arr.size > THRESHOLD
         fmt = _Formatter(t, _summary_values(arr, summarize))
         body = _format(arr, fmt, len("tensor("), summarize)
-    implicit = {get_default_dtype(), D.int64, D.bool_}
+    default_complex = D.complex128 if get_default_dtype() is D.float64 else D.complex64
+    implicit = {get_default_dtype(), default_complex, D.int64, D.bool_}
     if t.dtype not in implicit or (t.numel() == 0 and t.dtype is not get_default_dtype()):
         suffix.append(f"dtype={t.dtype}")
     if t.grad_fn is not None:

@@ -1,5 +1,13 @@
-"""Helpers for the porting suite: run a torch-style snippet with `torch` bound to ember or to real
-torch, and compare what each returned or raised."""
+"""Helpers for the porting suite: the `torch` fixture (real torch, or the test is skipped), and running a
+torch-style snippet with `torch` bound to ember or to real torch to compare what each returned or raised.
+(No conftest.py here: tests/nn imports `arr` from its conftest by module name, which another conftest
+collected in the same run would shadow.)"""
+import pytest
+
+
+@pytest.fixture(name="torch")
+def torch_fixture():
+    return pytest.importorskip("torch")
 
 
 def outcome(fn):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ember
-from _porting import outcome
+from _porting import outcome, torch_fixture  # noqa: F401  (the `torch` fixture)
 
 EXPRS = [
     # device validation: factories, .to(), tensor(), *_like / new_*, modules

@@ -3,6 +3,7 @@ drop_last as torch computes them; the default replica count needs a process grou
 import pytest
 
 import ember
+from _porting import torch_fixture  # noqa: F401  (the `torch` fixture)
 
 
 @pytest.mark.parity

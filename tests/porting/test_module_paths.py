@@ -3,6 +3,7 @@ torch defines a class in, e.g. torch.nn.modules.activation.MultiheadAttention)."
 import importlib
 
 import pytest
+from _porting import torch_fixture  # noqa: F401  (the `torch` fixture)
 
 PATHS = [
     ("nn.modules.activation", "MultiheadAttention"), ("nn.modules.activation", "ReLU"),

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import ember
+from _porting import torch_fixture  # noqa: F401  (the `torch` fixture)
 
 A = np.arange(12, dtype=np.float32).reshape(3, 4) / 7 - 0.5
 B = np.arange(20, dtype=np.float32).reshape(4, 5) / 9 - 1

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 import ember
+from _porting import torch_fixture  # noqa: F401  (the `torch` fixture)
 
 _PRINT = "import ember; print(ember.initial_seed(), ember.rand(3).tolist())"
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import ember
+from _porting import torch_fixture  # noqa: F401  (the `torch` fixture)
 
 pytest.importorskip("tensorboard")
 

@@ -5,6 +5,7 @@ import pytest
 
 import ember
 from ember.kernels.cpu.runtime import blas, pool
+from _porting import torch_fixture  # noqa: F401  (the `torch` fixture)
 
 
 def test_set_num_threads_sizes_the_pool_and_blas():

@@ -312,7 +312,6 @@ _KERNELS = (
     ('nll_loss_forward', '', 'loss', 'nll_loss_forward'),
     ('nll_loss2d_forward', '', 'loss', 'nll_loss2d_forward'),
     ('mse_loss', '', 'loss', 'mse_loss'),
-    ('l1_loss', '', 'loss', 'l1_loss'),
     ('smooth_l1_loss', '', 'loss', 'smooth_l1_loss'),
     ('huber_loss', '', 'loss', 'huber_loss'),
     ('soft_margin_loss', '', 'loss', 'soft_margin_loss'),

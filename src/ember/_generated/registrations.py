@@ -687,7 +687,7 @@ _d('nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean
 _d('nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.loss:nll_loss_nd'),))
 _d('cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.loss:cross_entropy_loss'),))
 _d('mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor', (('CPU', 'cpu.loss:mse_loss'), ('Meta', 'meta.loss:mse_loss')))
-_d('l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor', (('CPU', 'cpu.loss:l1_loss'), ('Meta', 'meta.loss:l1_loss')))
+_d('l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.loss:l1_loss'),))
 _d('smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor', (('CPU', 'cpu.loss:smooth_l1_loss'), ('Meta', 'meta.loss:smooth_l1_loss')))
 _d('huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor', (('CPU', 'cpu.loss:huber_loss'), ('Meta', 'meta.loss:huber_loss')))
 _d('soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor', (('CPU', 'cpu.loss:soft_margin_loss'), ('Meta', 'meta.loss:soft_margin_loss')))

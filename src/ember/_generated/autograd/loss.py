@@ -24,7 +24,7 @@ from ember.autograd.formulas.loss import (bce_with_logits_backward,
                                           binary_cross_entropy_backward,
                                           binary_cross_entropy_target_backward,
                                           huber_loss_backward, kl_div_backward_self,
-                                          kl_div_backward_target, l1_loss_backward,
+                                          kl_div_backward_target,
                                           mse_loss_double_backward_grad_output,
                                           mse_loss_double_backward_self,
                                           nll_loss_double_backward_grad_output,
@@ -309,92 +309,6 @@ def mse_loss(self, target, reduction=1):
 
 
 _self_mse_loss = mse_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class L1LossBackward0(_Node):
-    _op_name = 'aten::l1_loss'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
-            _r0 = l1_loss_backward(grad, self, target, reduction)
-        _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
-            reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
-            _r1 = l1_loss_backward(grad, target, self, reduction)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_target', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_l1_loss = getattr(_aten.l1_loss, 'default')
-
-
-def _jvp_l1_loss(_ts, self, target, reduction, result):
-    _o = None
-    _u = _fw_seed(result)
-    _gs, _tt = [], []
-    with _fw_enable_grad():
-        grad = _u
-        if _ts[0] is not None:
-            _gs.append(sum_to(l1_loss_backward(grad, self, target, reduction), self._size))
-            _tt.append(_ts[0])
-        if _ts[1] is not None:
-            _gs.append(sum_to(l1_loss_backward(grad, target, self, reduction), target._size))
-            _tt.append(_ts[1])
-        _o = _fw_transpose(_gs, _u, _tt, result)
-    return _o
-
-
-def l1_loss(self, target, reduction=1):
-    if _FW[0] and _fw_has((self, target, )):
-        _ts = _fw_take((self, target, ))
-        try:
-            _res = _self_l1_loss(self, target, reduction)
-            _t = _jvp_l1_loss(_ts, self, target, reduction, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(target)
-    if not _need:
-        return _OP_l1_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
-    _n = L1LossBackward0()
-    _n.next_edges = (_edge(self), _edge(target), )
-    if _rg(self) or _rg(target):
-        _n.s_reduction = reduction
-    if _rg(self) or _rg(target):
-        _n.s_self = _SV(self)
-    if _rg(self) or _rg(target):
-        _n.s_target = _SV(target)
-    _res = _OP_l1_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
-    _set_history(_res, _n)
-    return _res
-
-
-_self_l1_loss = l1_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SmoothL1LossBackward0(_Node):

@@ -1,7 +1,7 @@
 """Meta functions for mm, bmm, mv, dot, addmm and matmul: torch's shape/dtype checks and result shapes.
 The cpu kernels (kernels/cpu/linalg_matmul.py) call the same `*_spec` functions before computing."""
 from ..._core import dtype as D
-from ..common import broadcast_shapes, empty_tensor
+from ..common import _tname, broadcast_shapes, empty_tensor
 
 _CNAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
           "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half",
@@ -70,6 +70,9 @@ def dot_spec(self, tensor):
 
 
 def addmm_spec(self, mat1, mat2):
+    if mat1.dtype is not mat2.dtype and mat1.dim() == 2 and mat2.dim() == 2:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(mat1.dtype)} and "
+                           f"{_tname(mat2.dtype)}")
     shape, dt = mm_spec(mat1, mat2)
     if not all(s == 1 or s == t for s, t in zip(reversed(self._size), reversed(shape))) or self.dim() > 2:
         raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "

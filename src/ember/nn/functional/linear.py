@@ -4,6 +4,7 @@
 import ember
 from ..._arg_parser import _bad_arg
 from ..._tensor import Tensor
+from ...kernels.common import _tname
 
 __all__ = ["bilinear", "linear"]
 
@@ -21,6 +22,10 @@ def linear(input, weight, bias=None):
     if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
         raise _bad_arg("linear", "bias", 3, "Tensor", bias)
     if bias is not None:
+        if input.dtype is not weight.dtype and (input.dim() <= 2 or input.is_contiguous()):
+            # torch runs these cases as one addmm, whose dtype check is what the user sees
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(input.dtype)} and "
+                               f"{_tname(weight.dtype)}")
         if input.dim() == 2:
             return ember.addmm(bias, input, weight.t())
         if input.dim() > 2 and input.is_contiguous():

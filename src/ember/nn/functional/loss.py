@@ -43,7 +43,11 @@ def _weighted(op, input, target, reduction, weight, *extra):
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _size_warning(input, target, "l1_loss")
     reduction = _name(_reduction_enum(reduction, size_average, reduce))
-    return _weighted(ember._nn.l1_loss, input, target, reduction, weight)
+    if input.shape != target.shape:
+        input, target = ember.broadcast_tensors(input, target)
+    if weight is None:
+        return ember._nn.l1_loss(input, target, _RED[reduction])
+    return _weighted_mean_by_weight_sum((input - target).abs(), weight, input, reduction)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -179,14 +183,22 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
                       "same size.", stacklevel=2)
     if size_average is not None or reduce is not None:
         reduction = legacy_get_string(size_average, reduce)
-    get_enum(reduction)     # a ValueError for an unknown reduction
-    diff = input - target
-    sq = diff * diff
-    if weight is not None:
-        sq = sq * weight
+    enum = get_enum(reduction)     # a ValueError for an unknown reduction
+    if input.shape != target.shape:
+        input, target = ember.broadcast_tensors(input, target)
+    if weight is None:
+        return ember._nn.mse_loss(input, target, enum)
+    return _weighted_mean_by_weight_sum((input - target).pow(2), weight, input, reduction)
+
+
+def _weighted_mean_by_weight_sum(loss, weight, input, reduction):
+    """torch's weighted l1_loss / mse_loss: a weighted mean divides by the sum of the weights."""
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
     if reduction == "none":
-        return sq
-    return sq.sum() if reduction == "sum" else sq.mean()
+        return loss
+    return ember.sum(loss) if reduction == "sum" else ember.sum(loss) / ember.sum(weight)
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
