@@ -82,11 +82,6 @@ KNOWN_CYCLES = {
         "autograd/__init__ re-exports its submodules, which import names from the package, and formula helpers "
         "still reach the public `ember` namespace (formulas/_common's `_e()`)",
     ("ember.kernels.cpu.linalg", "ember.kernels.cpu.linalg_lu"): "linalg kernels call each other (kernels helper)",
-    ("ember._decomp", "ember._decomp.decompositions"):
-        "the table module registers with the package's register_decomposition, and the package imports it on first "
-        "lookup (torch._decomp does the same)",
-    ("ember._dynamo.backends.debugging", "ember._dynamo.backends.registry"):
-        "the eager/aot_eager backends register with the registry, which imports them on first lookup",
 }
 
 
