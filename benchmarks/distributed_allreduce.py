@@ -18,7 +18,7 @@ ROOT = os.path.dirname(HERE)
 
 
 def reps_for(nbytes):
-    return 2000 if nbytes <= 4096 else 200 if nbytes <= (1 << 20) else 10
+    return 1000 if nbytes <= 4096 else 50 if nbytes <= (1 << 20) else 3
 
 
 def worker(lib, sizes):
@@ -38,7 +38,7 @@ def worker(lib, sizes):
         for _ in range(max(3, reps // 10)):
             dist.all_reduce(t)
         times = []
-        for _ in range(5):
+        for _ in range(3):
             dist.barrier()
             t0 = time.perf_counter()
             for _ in range(reps):

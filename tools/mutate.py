@@ -252,12 +252,16 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=None, help="stop starting mutants after this many seconds")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per mutant's test run (then: killed)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the sample")
+    ap.add_argument("--lines", help="only sites on these lines, FIRST-LAST (a function's span)")
     ap.add_argument("--list", action="store_true", help="list the mutation sites and stop")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
     with open(args.file, encoding="utf-8") as f:
         source = f.read()
     all_sites = sites(source)
+    if args.lines:
+        first, _, last = args.lines.partition("-")
+        all_sites = [s for s in all_sites if int(first) <= s[1] <= int(last or first)]
     if args.list:
         for s in all_sites:
             print(f"{args.file}:{s[1]}:{s[2]}: {s[3]}")

@@ -35,6 +35,8 @@ from ._generated import linalg_functions as _linalg  # noqa: F401  (torch._C._li
 from .functional import *  # noqa: F401,F403
 from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
 from ._core.device import set_default_device, get_default_device  # noqa: F401
+from .kernels.cpu.runtime.pool import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: F401
+                                       set_num_interop_threads)
 from ._dtype_info import finfo, iinfo  # noqa: F401
 from ._random import manual_seed, seed, initial_seed, Generator, default_generator, get_rng_state, set_rng_state  # noqa: F401
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode, is_inference_mode_enabled  # noqa: F401

@@ -74,5 +74,4 @@ def test_under_a_real_mpiexec():
     r = subprocess.run([mpiexec, "-n", "2", sys.executable, str(_launch.WORKERS / "mpiexec_world.py")],
                        env=_launch.env(), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
-    for rank in (0, 1):
-        assert f"MPIEXEC {rank} 2 [3.0, 3.0, 3.0, 3.0] [0, 1]" in r.stdout
+    assert "MPIEXEC [(0, 2, [3.0, 3.0, 3.0, 3.0]), (1, 2, [3.0, 3.0, 3.0, 3.0])]" in r.stdout

@@ -3,7 +3,7 @@ set their flags before the first tensor op; ember answers as torch's CPU build d
 import pytest
 
 import ember
-from conftest import outcome, run_script
+from _porting import outcome, run_script
 
 SCRIPT = """
 device = "cuda" if torch.cuda.is_available() else "cpu"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ember
-from conftest import outcome
+from _porting import outcome
 
 EXPRS = [
     # device validation: factories, .to(), tensor(), *_like / new_*, modules

@@ -3,7 +3,7 @@ imports at the top of a file; what ember cannot do raises NotImplementedError na
 import pytest
 
 import ember
-from conftest import run_script
+from _porting import run_script
 
 SCRIPT = """
 import math

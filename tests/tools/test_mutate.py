@@ -56,3 +56,11 @@ def test_run_kills_and_survives(tmp_path):
 def test_default_tests_follow_the_yaml():
     ops = mutate.covering_ops(mutate.os.path.join(mutate.SRC, "ember", "kernels", "cpu", "elementwise.py"))
     assert {"add", "div", "floor_divide", "remainder"} <= ops
+
+
+def test_lines_restrict_the_sites(tmp_path, capsys):
+    f = tmp_path / "m.py"
+    f.write_text(SNIPPET)
+    mutate.main([str(f), "--list", "--lines", "7-8"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == "6 sites" and all(":7:" in line or ":8:" in line for line in out[:-1])

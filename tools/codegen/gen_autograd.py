@@ -233,10 +233,12 @@ class Writer:
     def class_name(self, base):
         # str.title() per word, as torch's codegen does: a letter after a digit is capitalised too
         # (upsample_bilinear2d -> UpsampleBilinear2D, max_pool2d_with_indices -> MaxPool2DWithIndices)
-        camel = "".join(p.title() for p in base.strip("_").split("_"))
+        # and drops a trailing "Forward" (nll_loss_forward -> NllLossBackward0), as its create_op_name does
+        camel = ("".join(p.title() for p in base.strip("_").split("_")) + "Backward").replace("ForwardBackward",
+                                                                                           "Backward")
         n = self.class_names[camel]
         self.class_names[camel] += 1
-        return f"{camel}Backward{n}"
+        return f"{camel}{n}"
 
 
 def _py(name):

@@ -46,6 +46,7 @@ _op_addcdiv_out = _ops.aten.addcdiv.out
 _op_addcmul_default = _ops.aten.addcmul.default
 _op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
+_op_addmm_out = _ops.aten.addmm.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
@@ -54,12 +55,16 @@ _op_all_dims = _ops.aten.all.dims
 _op_allclose_default = _ops.aten.allclose.default
 _op_alpha_dropout_default = _ops.aten.alpha_dropout.default
 _op_amax_default = _ops.aten.amax.default
+_op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
+_op_amin_out = _ops.aten.amin.out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
 _op_arange_default = _ops.aten.arange.default
+_op_arange_out = _ops.aten.arange.out
 _op_arange_start = _ops.aten.arange.start
+_op_arange_start_out = _ops.aten.arange.start_out
 _op_arange_start_step = _ops.aten.arange.start_step
 _op_arccos__default = _ops.aten.arccos_.default
 _op_arccos_default = _ops.aten.arccos.default
@@ -82,7 +87,9 @@ _op_arctanh__default = _ops.aten.arctanh_.default
 _op_arctanh_default = _ops.aten.arctanh.default
 _op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
+_op_argmax_out = _ops.aten.argmax.out
 _op_argmin_default = _ops.aten.argmin.default
+_op_argmin_out = _ops.aten.argmin.out
 _op_argsort_default = _ops.aten.argsort.default
 _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
@@ -120,6 +127,7 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_block_diag_default = _ops.aten.block_diag.default
 _op_bmm_default = _ops.aten.bmm.default
+_op_bmm_out = _ops.aten.bmm.out
 _op_broadcast_tensors_default = _ops.aten.broadcast_tensors.default
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
 _op_bucketize_Tensor = _ops.aten.bucketize.Tensor
@@ -146,7 +154,9 @@ _op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
+_op_clamp_max_out = _ops.aten.clamp_max.out
 _op_clamp_min_default = _ops.aten.clamp_min.default
+_op_clamp_min_out = _ops.aten.clamp_min.out
 _op_clamp_out = _ops.aten.clamp.out
 _op_clip_Tensor = _ops.aten.clip.Tensor
 _op_clip_Tensor_out = _ops.aten.clip.Tensor_out
@@ -200,6 +210,7 @@ _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_dot_out = _ops.aten.dot.out
 _op_dropout_default = _ops.aten.dropout.default
 _op_einsum_default = _ops.aten.einsum.default
 _op_embedding_bag_default = _ops.aten.embedding_bag.default
@@ -230,6 +241,8 @@ _op_expm1_default = _ops.aten.expm1.default
 _op_expm1_out = _ops.aten.expm1.out
 _op_eye_default = _ops.aten.eye.default
 _op_eye_m = _ops.aten.eye.m
+_op_eye_m_out = _ops.aten.eye.m_out
+_op_eye_out = _ops.aten.eye.out
 _op_feature_alpha_dropout_default = _ops.aten.feature_alpha_dropout.default
 _op_feature_dropout_default = _ops.aten.feature_dropout.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
@@ -254,6 +267,7 @@ _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
 _op_full_default = _ops.aten.full.default
 _op_full_like_default = _ops.aten.full_like.default
+_op_full_out = _ops.aten.full.out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
 _op_ge_Tensor = _ops.aten.ge.Tensor
@@ -309,6 +323,7 @@ _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
 _op_linspace_default = _ops.aten.linspace.default
+_op_linspace_out = _ops.aten.linspace.out
 _op_log10__default = _ops.aten.log10_.default
 _op_log10_default = _ops.aten.log10.default
 _op_log10_out = _ops.aten.log10.out
@@ -322,6 +337,7 @@ _op_log__default = _ops.aten.log_.default
 _op_log_default = _ops.aten.log.default
 _op_log_out = _ops.aten.log.out
 _op_log_softmax_int = _ops.aten.log_softmax.int
+_op_log_softmax_int_out = _ops.aten.log_softmax.int_out
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
@@ -353,6 +369,7 @@ _op_masked_scatter_default = _ops.aten.masked_scatter.default
 _op_masked_select_default = _ops.aten.masked_select.default
 _op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matmul_out = _ops.aten.matmul.out
 _op_matrix_exp_default = _ops.aten.matrix_exp.default
 _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
@@ -366,6 +383,8 @@ _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
+_op_mean_dtype_out = _ops.aten.mean.dtype_out
+_op_mean_out = _ops.aten.mean.out
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
 _op_meshgrid_default = _ops.aten.meshgrid.default
@@ -375,6 +394,7 @@ _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
+_op_mm_out = _ops.aten.mm.out
 _op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
@@ -385,6 +405,7 @@ _op_mul_out = _ops.aten.mul.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
+_op_mv_out = _ops.aten.mv.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
@@ -421,6 +442,7 @@ _op_normal_float_float = _ops.aten.normal.float_float
 _op_normal_float_float_out = _ops.aten.normal.float_float_out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
+_op_ones_out = _ops.aten.ones.out
 _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_pairwise_distance_default = _ops.aten.pairwise_distance.default
@@ -435,13 +457,16 @@ _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_prod_int_out = _ops.aten.prod.int_out
 _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
 _op_rand_default = _ops.aten.rand.default
 _op_rand_generator = _ops.aten.rand.generator
+_op_rand_generator_out = _ops.aten.rand.generator_out
 _op_rand_like_default = _ops.aten.rand_like.default
 _op_rand_like_generator = _ops.aten.rand_like.generator
+_op_rand_out = _ops.aten.rand.out
 _op_randint_default = _ops.aten.randint.default
 _op_randint_generator = _ops.aten.randint.generator
 _op_randint_like_default = _ops.aten.randint_like.default
@@ -450,12 +475,17 @@ _op_randint_like_low_dtype = _ops.aten.randint_like.low_dtype
 _op_randint_like_low_generator_dtype = _ops.aten.randint_like.low_generator_dtype
 _op_randint_low = _ops.aten.randint.low
 _op_randint_low_generator = _ops.aten.randint.low_generator
+_op_randint_low_out = _ops.aten.randint.low_out
+_op_randint_out = _ops.aten.randint.out
 _op_randn_default = _ops.aten.randn.default
 _op_randn_generator = _ops.aten.randn.generator
+_op_randn_generator_out = _ops.aten.randn.generator_out
 _op_randn_like_default = _ops.aten.randn_like.default
 _op_randn_like_generator = _ops.aten.randn_like.generator
+_op_randn_out = _ops.aten.randn.out
 _op_randperm_default = _ops.aten.randperm.default
 _op_randperm_generator = _ops.aten.randperm.generator
+_op_randperm_out = _ops.aten.randperm.out
 _op_reciprocal__default = _ops.aten.reciprocal_.default
 _op_reciprocal_default = _ops.aten.reciprocal.default
 _op_reciprocal_out = _ops.aten.reciprocal.out
@@ -518,6 +548,7 @@ _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
+_op_softmax_int_out = _ops.aten.softmax.int_out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
@@ -532,6 +563,7 @@ _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
 _op_squeeze_dims = _ops.aten.squeeze.dims
 _op_stack_default = _ops.aten.stack.default
+_op_stack_out = _ops.aten.stack.out
 _op_std_correction = _ops.aten.std.correction
 _op_std_correction_out = _ops.aten.std.correction_out
 _op_std_default = _ops.aten.std.default
@@ -545,6 +577,7 @@ _op_sub_out = _ops.aten.sub.out
 _op_subtract_Scalar = _ops.aten.subtract.Scalar
 _op_subtract_Tensor = _ops.aten.subtract.Tensor
 _op_subtract_out = _ops.aten.subtract.out
+_op_sum_IntList_out = _ops.aten.sum.IntList_out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_svd_U = _ops.aten.svd.U
@@ -600,12 +633,14 @@ _op_view_as_real_default = _ops.aten.view_as_real.default
 _op_vstack_default = _ops.aten.vstack.default
 _op_where_default = _ops.aten.where.default
 _op_where_self = _ops.aten.where.self
+_op_where_self_out = _ops.aten.where.self_out
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
 _op_zeros_like_default = _ops.aten.zeros_like.default
+_op_zeros_out = _ops.aten.zeros.out
 
 def relu(input):
     if input.__class__ not in _TENSOR_TYPES:
@@ -978,6 +1013,53 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
         raise _bad_arg('_to_copy', 'non_blocking', None, 'bool', non_blocking)
     return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
 
+def _fill__c0(input, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _fill__b0(input, value):
+    return _op_fill__Scalar(input, value)
+
+def _fill__c1(input, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def _fill__b1(input, value):
+    return _op_fill__Tensor(input, value)
+
+_fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
+_fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
+
+def fill_(*args, **kwargs):
+    best = None
+    for c, b in _fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, _fill__sigs, False)
+
+def zero_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
+    return _op_zero__default(input)
+
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -1006,7 +1088,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         r.requires_grad_()
     return r
 
-def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1015,12 +1097,16 @@ def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires
         raise _bad_arg('zeros', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('zeros', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('zeros', 'out', None, 'Tensor', out)
+        return _op_zeros_out(size, out=out)
     r = _op_zeros_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1029,12 +1115,16 @@ def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_
         raise _bad_arg('ones', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('ones', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ones', 'out', None, 'Tensor', out)
+        return _op_ones_out(size, out=out)
     r = _op_ones_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if not _is_intseq(size):
         raise _bad_arg('full', 'size', 1, 'tuple of ints', size)
     if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
@@ -1043,6 +1133,10 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
         raise _bad_arg('full', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('full', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('full', 'out', None, 'Tensor', out)
+        return _op_full_out(size, fill_value, out=out)
     r = _op_full_default(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -1060,7 +1154,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
         r.requires_grad_()
     return r
 
-def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_num(end):
         if not (isinstance(end, TensorImpl) and end.numel() == 1):
@@ -1072,7 +1166,9 @@ def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, re
         return None
     return s
 
-def _arange_b0(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_b0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_arange_out(end, out=out)
     r = _op_arange_default(end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -1100,7 +1196,7 @@ def _arange_b1(start, end, *, dtype=None, layout=None, device=None, pin_memory=N
         r.requires_grad_()
     return r
 
-def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_num(start):
         if not (isinstance(start, TensorImpl) and start.numel() == 1):
@@ -1120,14 +1216,16 @@ def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_
         return None
     return s
 
-def _arange_b2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _arange_b2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_arange_start_out(start, end, step, out=out)
     r = _op_arange_start_step(start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _arange_ovs = ((_arange_c0, _arange_b0), (_arange_c1, _arange_b1), (_arange_c2, _arange_b2),)
-_arange_sigs = ('(Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, Scalar step = 1, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_arange_sigs = ('(Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(Scalar start, Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, Scalar step = 1, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def arange(*args, **kwargs):
     best = None
@@ -1144,7 +1242,7 @@ def arange(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('arange', args, kwargs, _arange_sigs, False)
 
-def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if start.__class__ is not int and start.__class__ is not float and not _is_scalar(start):
         raise _bad_arg('linspace', 'start', 1, 'Number', start)
     if end.__class__ is not int and end.__class__ is not float and not _is_scalar(end):
@@ -1155,12 +1253,16 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
         raise _bad_arg('linspace', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('linspace', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('linspace', 'out', None, 'Tensor', out)
+        return _op_linspace_out(start, end, steps, out=out)
     r = _op_linspace_default(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -1170,13 +1272,15 @@ def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, require
         return None
     return s
 
-def _eye_b0(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_b0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_eye_out(n, out=out)
     r = _op_eye_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -1188,14 +1292,16 @@ def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requ
         return None
     return s
 
-def _eye_b1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _eye_b1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_eye_m_out(n, m, out=out)
     r = _op_eye_m(n, m, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _eye_ovs = ((_eye_c0, _eye_b0), (_eye_c1, _eye_b1),)
-_eye_sigs = ('(int n, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int n, int m, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_eye_sigs = ('(int n, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, int m, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def eye(*args, **kwargs):
     best = None
@@ -1293,53 +1399,6 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
     if requires_grad:
         r.requires_grad_()
     return r
-
-def _fill__c0(input, value):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _fill__b0(input, value):
-    return _op_fill__Scalar(input, value)
-
-def _fill__c1(input, value):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def _fill__b1(input, value):
-    return _op_fill__Tensor(input, value)
-
-_fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
-_fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
-
-def fill_(*args, **kwargs):
-    best = None
-    for c, b in _fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('fill_', args, kwargs, _fill__sigs, False)
-
-def zero_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
-    return _op_zero__default(input)
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     if x1.__class__ not in _TENSOR_TYPES:
@@ -1993,21 +2052,29 @@ def clamp_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clamp_', args, kwargs, _clamp__sigs, False)
 
-def clamp_min(input, min):
+def clamp_min(input, min, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
     if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
         raise _bad_arg('clamp_min', 'min', 2, 'Number', min)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
+        return _op_clamp_min_out(input, min, out=out)
     return _op_clamp_min_default(input, min)
 
-def clamp_max(input, max):
+def clamp_max(input, max, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
     if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
         raise _bad_arg('clamp_max', 'max', 2, 'Number', max)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+        return _op_clamp_max_out(input, max, out=out)
     return _op_clamp_max_default(input, max)
 
-def _where_c0(condition, input, other):
+def _where_c0(condition, input, other, *, out=None):
     s = 0
     if not isinstance(condition, TensorImpl):
         return None
@@ -2021,7 +2088,9 @@ def _where_c0(condition, input, other):
         s += 1
     return s
 
-def _where_b0(condition, input, other):
+def _where_b0(condition, input, other, *, out=None):
+    if out is not None:
+        return _op_where_self_out(condition, input, other, out=out)
     return _op_where_self(condition, input, other)
 
 def _where_c1(condition):
@@ -2034,7 +2103,7 @@ def _where_b1(condition):
     return _op_where_default(condition)
 
 _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
-_where_sigs = ('(Tensor condition, Tensor input, Tensor other)', '(Tensor condition)')
+_where_sigs = ('(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)', '(Tensor condition)')
 
 def where(*args, **kwargs):
     best = None
@@ -3777,54 +3846,78 @@ def bilinear(input1, input2, weight, bias=None):
         raise _bad_arg('bilinear', 'bias', 4, 'Tensor', bias)
     return _op_bilinear_default(input1, input2, weight, bias)
 
-def mm(input, mat2):
+def mm(input, mat2, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'input', 1, 'Tensor', input)
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'mat2', 2, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mm', 'out', None, 'Tensor', out)
+        return _op_mm_out(input, mat2, out=out)
     return _op_mm_default(input, mat2)
 
-def bmm(input, mat2):
+def bmm(input, mat2, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bmm', 'mat2', 2, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bmm', 'out', None, 'Tensor', out)
+        return _op_bmm_out(input, mat2, out=out)
     return _op_bmm_default(input, mat2)
 
-def mv(input, vec):
+def mv(input, vec, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mv', 'input', 1, 'Tensor', input)
     if vec.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mv', 'vec', 2, 'Tensor', vec)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mv', 'out', None, 'Tensor', out)
+        return _op_mv_out(input, vec, out=out)
     return _op_mv_default(input, vec)
 
-def dot(input, tensor):
+def dot(input, tensor, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dot', 'input', 1, 'Tensor', input)
     if tensor.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dot', 'tensor', 2, 'Tensor', tensor)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('dot', 'out', None, 'Tensor', out)
+        return _op_dot_out(input, tensor, out=out)
     return _op_dot_default(input, tensor)
 
-def matmul(input, other):
+def matmul(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matmul', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matmul', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('matmul', 'out', None, 'Tensor', out)
+        return _op_matmul_out(input, other, out=out)
     return _op_matmul_default(input, other)
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
     if mat1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat1', 2, 'Tensor', mat1)
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat2', 3, 'Tensor', mat2)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         return _op_addmm_default(input, mat1, mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addmm', 'beta', None, 'Number', beta)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addmm', 'out', None, 'Tensor', out)
+        return _op_addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
 def trace(input):
@@ -4390,7 +4483,7 @@ def _adaptive_avg_pool3d(input, output_size):
         raise _bad_arg('_adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op__adaptive_avg_pool3d_default(input, output_size)
 
-def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -4402,15 +4495,17 @@ def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requi
         return None
     return s
 
-def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_rand_out(size, out=out)
     r = _op_rand_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -4422,16 +4517,18 @@ def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
         return None
     return s
 
-def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_rand_generator_out(size, generator=generator, out=out)
     r = _op_rand_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
-_rand_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_rand_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def rand(*args, **kwargs):
     best = None
@@ -4448,7 +4545,7 @@ def rand(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('rand', args, kwargs, _rand_sigs, False)
 
-def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -4460,15 +4557,17 @@ def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, requ
         return None
     return s
 
-def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_randn_out(size, out=out)
     r = _op_randn_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
-def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
@@ -4480,16 +4579,18 @@ def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory
         return None
     return s
 
-def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if out is not None:
+        return _op_randn_generator_out(size, generator=generator, out=out)
     r = _op_randn_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
-_randn_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randn_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def randn(*args, **kwargs):
     best = None
@@ -4506,7 +4607,7 @@ def randn(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('randn', args, kwargs, _randn_sigs, False)
 
-def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(high):
         return None
@@ -4518,7 +4619,9 @@ def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memor
         return None
     return s
 
-def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randint_out(high, size, out=out)
     r = _op_randint_default(high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -4542,7 +4645,7 @@ def _randint_b1(high, size, *, generator, dtype='long', layout=None, device=None
         r.requires_grad_()
     return r
 
-def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(low):
         return None
@@ -4556,7 +4659,9 @@ def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_
         return None
     return s
 
-def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randint_low_out(low, high, size, out=out)
     r = _op_randint_low(low, high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -4583,7 +4688,7 @@ def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device
     return r
 
 _randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randint_c2, _randint_b2), (_randint_c3, _randint_b3),)
-_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
 def randint(*args, **kwargs):
     best = None
@@ -4600,7 +4705,7 @@ def randint(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('randint', args, kwargs, _randint_sigs, False)
 
-def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -4610,7 +4715,9 @@ def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, 
         return None
     return s
 
-def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randperm_out(n, out=out)
     r = _op_randperm_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -4633,7 +4740,7 @@ def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_me
     return r
 
 _randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
-_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
 def randperm(*args, **kwargs):
     best = None
@@ -5006,7 +5113,7 @@ def _sum_b0(input, *, dtype=None):
         return _op_sum_default(input)
     return _op_sum_default(input, dtype=dtype)
 
-def _sum_c1(input, dim, keepdim=False, *, dtype=None):
+def _sum_c1(input, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5018,13 +5125,15 @@ def _sum_c1(input, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def _sum_b1(input, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def _sum_b1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_sum_dim_IntList(input, dim, keepdim)
+    if out is not None:
+        return _op_sum_IntList_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_sum_dim_IntList(input, dim, keepdim, dtype=dtype)
 
 _sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
-_sum_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+_sum_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def sum(*args, **kwargs):
     best = None
@@ -5041,7 +5150,7 @@ def sum(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('sum', args, kwargs, _sum_sigs, False)
 
-def _mean_c0(input, *, dtype=None):
+def _mean_c0(input, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5049,12 +5158,14 @@ def _mean_c0(input, *, dtype=None):
         return None
     return s
 
-def _mean_b0(input, *, dtype=None):
-    if dtype is None:
+def _mean_b0(input, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_default(input)
+    if out is not None:
+        return _op_mean_dtype_out(input, dtype=dtype, out=out)
     return _op_mean_default(input, dtype=dtype)
 
-def _mean_c1(input, dim, keepdim=False, *, dtype=None):
+def _mean_c1(input, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5066,13 +5177,15 @@ def _mean_c1(input, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def _mean_b1(input, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def _mean_b1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_dim(input, dim, keepdim)
+    if out is not None:
+        return _op_mean_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_mean_dim(input, dim, keepdim, dtype=dtype)
 
 _mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
-_mean_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+_mean_sigs = ('(Tensor input, *, dtype? dtype = None, Tensor out = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def mean(*args, **kwargs):
     best = None
@@ -5102,7 +5215,7 @@ def _prod_b0(input, *, dtype=None):
         return _op_prod_default(input)
     return _op_prod_default(input, dtype=dtype)
 
-def _prod_c1(input, dim, keepdim=False, *, dtype=None):
+def _prod_c1(input, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5114,13 +5227,15 @@ def _prod_c1(input, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def _prod_b1(input, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_prod_dim_int(input, dim, keepdim)
+    if out is not None:
+        return _op_prod_int_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_prod_dim_int(input, dim, keepdim, dtype=dtype)
 
 _prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
-_prod_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, dtype? dtype = None)')
+_prod_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def prod(*args, **kwargs):
     best = None
@@ -5137,22 +5252,30 @@ def prod(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('prod', args, kwargs, _prod_sigs, False)
 
-def amax(input, dim=(), keepdim=False):
+def amax(input, dim=(), keepdim=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('amax', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('amax', 'dim', 2, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amax', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amax', 'out', None, 'Tensor', out)
+        return _op_amax_out(input, dim, keepdim, out=out)
     return _op_amax_default(input, dim, keepdim)
 
-def amin(input, dim=(), keepdim=False):
+def amin(input, dim=(), keepdim=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('amin', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
         raise _bad_arg('amin', 'dim', 2, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amin', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amin', 'out', None, 'Tensor', out)
+        return _op_amin_out(input, dim, keepdim, out=out)
     return _op_amin_default(input, dim, keepdim)
 
 def _max_c0(input):
@@ -5235,22 +5358,30 @@ def min(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('min', args, kwargs, _min_sigs, False)
 
-def argmax(input, dim=None, keepdim=False):
+def argmax(input, dim=None, keepdim=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argmax', 'input', 1, 'Tensor', input)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmax', 'dim', 2, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmax', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmax', 'out', None, 'Tensor', out)
+        return _op_argmax_out(input, dim, keepdim, out=out)
     return _op_argmax_default(input, dim, keepdim)
 
-def argmin(input, dim=None, keepdim=False):
+def argmin(input, dim=None, keepdim=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argmin', 'input', 1, 'Tensor', input)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmin', 'dim', 2, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmin', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmin', 'out', None, 'Tensor', out)
+        return _op_argmin_out(input, dim, keepdim, out=out)
     return _op_argmin_default(input, dim, keepdim)
 
 def _all_c0(input):
@@ -6179,11 +6310,15 @@ def cat(tensors, dim=0, *, out=None):
         return _op_cat_out(tensors, dim, out=out)
     return _op_cat_default(tensors, dim)
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
     if not _is_tensorlist(tensors):
         _bad_tensorlist('stack', 'tensors', 1, tensors)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('stack', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('stack', 'out', None, 'Tensor', out)
+        return _op_stack_out(tensors, dim, out=out)
     return _op_stack_default(tensors, dim)
 
 def hstack(tensors):
@@ -6214,22 +6349,30 @@ def _log_softmax(input, dim, half_to_float):
         raise _bad_arg('_log_softmax', 'half_to_float', 3, 'bool', half_to_float)
     return _op__log_softmax_default(input, dim, half_to_float)
 
-def softmax(input, dim, dtype=None):
+def softmax(input, dim, dtype=None, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('softmax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('softmax', 'dim', 2, 'int', dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('softmax', 'dtype', 3, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('softmax', 'out', None, 'Tensor', out)
+        return _op_softmax_int_out(input, dim, dtype, out=out)
     return _op_softmax_int(input, dim, dtype)
 
-def log_softmax(input, dim, dtype=None):
+def log_softmax(input, dim, dtype=None, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log_softmax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('log_softmax', 'dim', 2, 'int', dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('log_softmax', 'dtype', 3, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
+        return _op_log_softmax_int_out(input, dim, dtype, out=out)
     return _op_log_softmax_int(input, dim, dtype)
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):

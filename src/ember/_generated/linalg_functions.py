@@ -691,6 +691,34 @@ def linalg_householder_product(input, tau):
         raise _bad_arg('linalg_householder_product', 'tau', 2, 'Tensor', tau)
     return _op_linalg_householder_product_default(input, tau)
 
+def linalg_cross(input, other, *, dim=-1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_cross', 'other', 2, 'Tensor', other)
+    if out is None and dim.__class__ is int and dim == -1:
+        return _op_linalg_cross_default(input, other)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('linalg_cross', 'dim', None, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('linalg_cross', 'out', None, 'Tensor', out)
+        return _op_linalg_cross_out(input, other, dim=dim, out=out)
+    return _op_linalg_cross_default(input, other, dim=dim)
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    if A.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
+    if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
+        return _op_linalg_diagonal_default(A)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('linalg_diagonal', 'dim1', None, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('linalg_diagonal', 'dim2', None, 'int', dim2)
+    return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
+
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_vector_norm', 'input', 1, 'Tensor', input)
@@ -771,33 +799,5 @@ def linalg_matrix_norm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('linalg_matrix_norm', args, kwargs, _linalg_matrix_norm_sigs, False)
-
-def linalg_cross(input, other, *, dim=-1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_cross', 'other', 2, 'Tensor', other)
-    if out is None and dim.__class__ is int and dim == -1:
-        return _op_linalg_cross_default(input, other)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('linalg_cross', 'dim', None, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_cross', 'out', None, 'Tensor', out)
-        return _op_linalg_cross_out(input, other, dim=dim, out=out)
-    return _op_linalg_cross_default(input, other, dim=dim)
-
-def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
-    if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
-        return _op_linalg_diagonal_default(A)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('linalg_diagonal', 'dim1', None, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('linalg_diagonal', 'dim2', None, 'int', dim2)
-    return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
 
 __all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vecdot', 'linalg_vector_norm']

@@ -28,6 +28,7 @@ _op_addcmul__default = _ops.aten.addcmul_.default
 _op_addcmul_default = _ops.aten.addcmul.default
 _op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
+_op_addmm_out = _ops.aten.addmm.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_default = _ops.aten.all.default
@@ -35,7 +36,9 @@ _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
 _op_allclose_default = _ops.aten.allclose.default
 _op_amax_default = _ops.aten.amax.default
+_op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
+_op_amin_out = _ops.aten.amin.out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
@@ -61,7 +64,9 @@ _op_arctanh__default = _ops.aten.arctanh_.default
 _op_arctanh_default = _ops.aten.arctanh.default
 _op_arctanh_out = _ops.aten.arctanh.out
 _op_argmax_default = _ops.aten.argmax.default
+_op_argmax_out = _ops.aten.argmax.out
 _op_argmin_default = _ops.aten.argmin.default
+_op_argmin_out = _ops.aten.argmin.out
 _op_argsort_default = _ops.aten.argsort.default
 _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
@@ -100,6 +105,7 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
 _op_bmm_default = _ops.aten.bmm.default
+_op_bmm_out = _ops.aten.bmm.out
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
 _op_cauchy__default = _ops.aten.cauchy_.default
 _op_ceil__default = _ops.aten.ceil_.default
@@ -118,7 +124,9 @@ _op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
 _op_clamp_max_default = _ops.aten.clamp_max.default
+_op_clamp_max_out = _ops.aten.clamp_max.out
 _op_clamp_min_default = _ops.aten.clamp_min.default
+_op_clamp_min_out = _ops.aten.clamp_min.out
 _op_clamp_out = _ops.aten.clamp.out
 _op_clip_Tensor = _ops.aten.clip.Tensor
 _op_clip_Tensor_out = _ops.aten.clip.Tensor_out
@@ -163,6 +171,7 @@ _op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
 _op_dot_default = _ops.aten.dot.default
+_op_dot_out = _ops.aten.dot.out
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_eq__Tensor = _ops.aten.eq_.Tensor
@@ -281,6 +290,7 @@ _op_log_default = _ops.aten.log.default
 _op_log_normal__default = _ops.aten.log_normal_.default
 _op_log_out = _ops.aten.log.out
 _op_log_softmax_int = _ops.aten.log_softmax.int
+_op_log_softmax_int_out = _ops.aten.log_softmax.int_out
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
@@ -317,6 +327,7 @@ _op_masked_scatter_default = _ops.aten.masked_scatter.default
 _op_masked_select_default = _ops.aten.masked_select.default
 _op_masked_select_out = _ops.aten.masked_select.out
 _op_matmul_default = _ops.aten.matmul.default
+_op_matmul_out = _ops.aten.matmul.out
 _op_matrix_exp_default = _ops.aten.matrix_exp.default
 _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
@@ -326,6 +337,8 @@ _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
 _op_mean_dim = _ops.aten.mean.dim
+_op_mean_dtype_out = _ops.aten.mean.dtype_out
+_op_mean_out = _ops.aten.mean.out
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
 _op_min_default = _ops.aten.min.default
@@ -333,6 +346,7 @@ _op_min_dim = _ops.aten.min.dim
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
+_op_mm_out = _ops.aten.mm.out
 _op_mode_default = _ops.aten.mode.default
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
@@ -344,6 +358,7 @@ _op_mul_out = _ops.aten.mul.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
+_op_mv_out = _ops.aten.mv.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
@@ -383,6 +398,7 @@ _op_pow__Tensor = _ops.aten.pow_.Tensor
 _op_prelu_default = _ops.aten.prelu.default
 _op_prod_default = _ops.aten.prod.default
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_op_prod_int_out = _ops.aten.prod.int_out
 _op_put__default = _ops.aten.put_.default
 _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
@@ -455,6 +471,7 @@ _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
+_op_softmax_int_out = _ops.aten.softmax.int_out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
 _op_split_Tensor = _ops.aten.split.Tensor
@@ -481,6 +498,7 @@ _op_subtract_Tensor = _ops.aten.subtract.Tensor
 _op_subtract__Scalar = _ops.aten.subtract_.Scalar
 _op_subtract__Tensor = _ops.aten.subtract_.Tensor
 _op_subtract_out = _ops.aten.subtract.out
+_op_sum_IntList_out = _ops.aten.sum.IntList_out
 _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_svd_U = _ops.aten.svd.U
@@ -526,6 +544,7 @@ _op_view_as_default = _ops.aten.view_as.default
 _op_view_default = _ops.aten.view.default
 _op_view_dtype = _ops.aten.view.dtype
 _op_where_self = _ops.aten.where.self
+_op_where_self_out = _ops.aten.where.self_out
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
@@ -577,6 +596,47 @@ def _m_resize_(self, *size, memory_format=None):
     if memory_format is None:
         return _op_resize__default(self, size)
     return _op_resize__default(self, size, memory_format=memory_format)
+
+def __m_fill__c0(self, value):
+    s = 0
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_fill__b0(self, value):
+    return _op_fill__Scalar(self, value)
+
+def __m_fill__c1(self, value):
+    s = 0
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def __m_fill__b1(self, value):
+    return _op_fill__Tensor(self, value)
+
+__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
+__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
+
+def _m_fill_(*args, **kwargs):
+    best = None
+    for c, b in __m_fill__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
+
+def _m_zero_(self):
+    return _op_zero__default(self)
 
 def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
@@ -642,47 +702,6 @@ def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=No
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('new_ones', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-
-def __m_fill__c0(self, value):
-    s = 0
-    if not _is_num(value):
-        if not (isinstance(value, TensorImpl) and value.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def __m_fill__b0(self, value):
-    return _op_fill__Scalar(self, value)
-
-def __m_fill__c1(self, value):
-    s = 0
-    if not isinstance(value, TensorImpl):
-        return None
-    return s
-
-def __m_fill__b1(self, value):
-    return _op_fill__Tensor(self, value)
-
-__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
-__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
-
-def _m_fill_(*args, **kwargs):
-    best = None
-    for c, b in __m_fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
-
-def _m_zero_(self):
-    return _op_zero__default(self)
 
 def _m_add(self, other, *, alpha=1, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
@@ -1277,21 +1296,33 @@ def _m_clamp_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clamp_', args, kwargs, __m_clamp__sigs, True)
 
-def _m_clamp_min(self, min):
+def _m_clamp_min(self, min, *, out=None):
     if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
         raise _bad_arg('clamp_min', 'min', 1, 'Number', min)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
+        return _op_clamp_min_out(self, min, out=out)
     return _op_clamp_min_default(self, min)
 
-def _m_clamp_max(self, max):
+def _m_clamp_max(self, max, *, out=None):
     if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
         raise _bad_arg('clamp_max', 'max', 1, 'Number', max)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+        return _op_clamp_max_out(self, max, out=out)
     return _op_clamp_max_default(self, max)
 
-def _m_where(self, condition, other):
+def _m_where(self, condition, other, *, out=None):
     if condition.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('where', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('where', 'out', None, 'Tensor', out)
+        return _op_where_self_out(condition, self, other, out=out)
     return _op_where_self(condition, self, other)
 
 def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -2918,42 +2949,66 @@ def _m_vdot(self, other, *, out=None):
         return _op_vdot_out(self, other, out=out)
     return _op_vdot_default(self, other)
 
-def _m_mm(self, mat2):
+def _m_mm(self, mat2, *, out=None):
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mm', 'out', None, 'Tensor', out)
+        return _op_mm_out(self, mat2, out=out)
     return _op_mm_default(self, mat2)
 
-def _m_bmm(self, mat2):
+def _m_bmm(self, mat2, *, out=None):
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bmm', 'mat2', 1, 'Tensor', mat2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bmm', 'out', None, 'Tensor', out)
+        return _op_bmm_out(self, mat2, out=out)
     return _op_bmm_default(self, mat2)
 
-def _m_mv(self, vec):
+def _m_mv(self, vec, *, out=None):
     if vec.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mv', 'vec', 1, 'Tensor', vec)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mv', 'out', None, 'Tensor', out)
+        return _op_mv_out(self, vec, out=out)
     return _op_mv_default(self, vec)
 
-def _m_dot(self, tensor):
+def _m_dot(self, tensor, *, out=None):
     if tensor.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('dot', 'tensor', 1, 'Tensor', tensor)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('dot', 'out', None, 'Tensor', out)
+        return _op_dot_out(self, tensor, out=out)
     return _op_dot_default(self, tensor)
 
-def _m_matmul(self, other):
+def _m_matmul(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matmul', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('matmul', 'out', None, 'Tensor', out)
+        return _op_matmul_out(self, other, out=out)
     return _op_matmul_default(self, other)
 
-def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat1', 1, 'Tensor', mat1)
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         return _op_addmm_default(self, mat1, mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addmm', 'beta', None, 'Number', beta)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addmm', 'out', None, 'Tensor', out)
+        return _op_addmm_out(self, mat1, mat2, beta=beta, alpha=alpha, out=out)
     return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
 
 def _m_trace(self):
@@ -3169,7 +3224,7 @@ def __m_sum_b0(self, *, dtype=None):
         return _op_sum_default(self)
     return _op_sum_default(self, dtype=dtype)
 
-def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
+def __m_sum_c1(self, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if dim is not None and not _is_intlist(dim):
         return None
@@ -3179,13 +3234,15 @@ def __m_sum_c1(self, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def __m_sum_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def __m_sum_b1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_sum_dim_IntList(self, dim, keepdim)
+    if out is not None:
+        return _op_sum_IntList_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
 
 __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
-__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_sum(*args, **kwargs):
     best = None
@@ -3202,18 +3259,20 @@ def _m_sum(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
 
-def __m_mean_c0(self, *, dtype=None):
+def __m_mean_c0(self, *, dtype=None, out=None):
     s = 0
     if dtype is not None and not _is_dtype(dtype):
         return None
     return s
 
-def __m_mean_b0(self, *, dtype=None):
-    if dtype is None:
+def __m_mean_b0(self, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_default(self)
+    if out is not None:
+        return _op_mean_dtype_out(self, dtype=dtype, out=out)
     return _op_mean_default(self, dtype=dtype)
 
-def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
+def __m_mean_c1(self, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if dim is not None and not _is_intlist(dim):
         return None
@@ -3223,13 +3282,15 @@ def __m_mean_c1(self, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def __m_mean_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def __m_mean_b1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_mean_dim(self, dim, keepdim)
+    if out is not None:
+        return _op_mean_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_mean_dim(self, dim, keepdim, dtype=dtype)
 
 __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
-__m_mean_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None)')
+__m_mean_sigs = ('(*, dtype? dtype = None, Tensor out = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_mean(*args, **kwargs):
     best = None
@@ -3257,7 +3318,7 @@ def __m_prod_b0(self, *, dtype=None):
         return _op_prod_default(self)
     return _op_prod_default(self, dtype=dtype)
 
-def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
+def __m_prod_c1(self, dim, keepdim=False, *, dtype=None, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3267,13 +3328,15 @@ def __m_prod_c1(self, dim, keepdim=False, *, dtype=None):
         return None
     return s
 
-def __m_prod_b1(self, dim, keepdim=False, *, dtype=None):
-    if dtype is None:
+def __m_prod_b1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if out is None and dtype is None:
         return _op_prod_dim_int(self, dim, keepdim)
+    if out is not None:
+        return _op_prod_int_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_prod_dim_int(self, dim, keepdim, dtype=dtype)
 
 __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
-__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None)')
+__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_prod(*args, **kwargs):
     best = None
@@ -3290,18 +3353,26 @@ def _m_prod(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
 
-def _m_amax(self, dim=(), keepdim=False):
+def _m_amax(self, dim=(), keepdim=False, *, out=None):
     if not _is_intlist(dim):
         raise _bad_arg('amax', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amax', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amax', 'out', None, 'Tensor', out)
+        return _op_amax_out(self, dim, keepdim, out=out)
     return _op_amax_default(self, dim, keepdim)
 
-def _m_amin(self, dim=(), keepdim=False):
+def _m_amin(self, dim=(), keepdim=False, *, out=None):
     if not _is_intlist(dim):
         raise _bad_arg('amin', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('amin', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('amin', 'out', None, 'Tensor', out)
+        return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
 
 def __m_max_c0(self):
@@ -3376,18 +3447,26 @@ def _m_min(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('min', args, kwargs, __m_min_sigs, True)
 
-def _m_argmax(self, dim=None, keepdim=False):
+def _m_argmax(self, dim=None, keepdim=False, *, out=None):
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmax', 'dim', 1, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmax', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmax', 'out', None, 'Tensor', out)
+        return _op_argmax_out(self, dim, keepdim, out=out)
     return _op_argmax_default(self, dim, keepdim)
 
-def _m_argmin(self, dim=None, keepdim=False):
+def _m_argmin(self, dim=None, keepdim=False, *, out=None):
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('argmin', 'dim', 1, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('argmin', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('argmin', 'out', None, 'Tensor', out)
+        return _op_argmin_out(self, dim, keepdim, out=out)
     return _op_argmin_default(self, dim, keepdim)
 
 def __m_all_c0(self):
@@ -4057,18 +4136,26 @@ def _m_narrow_copy(self, dim, start, length, *, out=None):
         return _op_narrow_copy_out(self, dim, start, length, out=out)
     return _op_narrow_copy_default(self, dim, start, length)
 
-def _m_softmax(self, dim, dtype=None):
+def _m_softmax(self, dim, dtype=None, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('softmax', 'dim', 1, 'int', dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('softmax', 'dtype', 2, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('softmax', 'out', None, 'Tensor', out)
+        return _op_softmax_int_out(self, dim, dtype, out=out)
     return _op_softmax_int(self, dim, dtype)
 
-def _m_log_softmax(self, dim, dtype=None):
+def _m_log_softmax(self, dim, dtype=None, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('log_softmax', 'dim', 1, 'int', dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('log_softmax', 'dtype', 2, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
+        return _op_log_softmax_int_out(self, dim, dtype, out=out)
     return _op_log_softmax_int(self, dim, dtype)
 
 def _m_kthvalue(self, k, dim=-1, keepdim=False):

@@ -20,10 +20,18 @@ importlib.import_module("_ember_dist." + sys.argv[2]).main(sys.argv[3:])
 """
 
 
+_keep = []
+
+
 def spawn(module: str, args, pass_fds=(), env=None) -> subprocess.Popen:
-    """Start ``python -c BOOT <dir> <module> args...``; its stdout is a pipe (the helper reports on it)."""
-    return subprocess.Popen([sys.executable, "-c", _BOOT, _DIR, module, *map(str, args)], stdin=subprocess.PIPE,
+    """Start ``python -c BOOT <dir> <module> args...``; its stdout is a pipe (the helper reports on it).
+
+    A duplicate of the helper's stdin pipe is kept open until this process is gone: Python closes the pipe's file
+    object during interpreter shutdown, but MPICH still talks PMI (cmd=finalize) after that, from C at exit."""
+    proc = subprocess.Popen([sys.executable, "-c", _BOOT, _DIR, module, *map(str, args)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, pass_fds=tuple(pass_fds), env=env, close_fds=True)
+    _keep.append(os.dup(proc.stdin.fileno()))
+    return proc
 
 
 def start_store_server(host: str, port: int, secret: bytes | None) -> tuple[subprocess.Popen, int]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import socket
 import threading
 
-KVS_NAME = "ember_kvs"
 
 
 def _parse(line: str) -> dict:
@@ -66,6 +65,7 @@ class PMIConnection:
         self.sock.sendall(line.encode())
 
     def serve(self):
+        """Answer commands until the rank closes the socket (its process ended)."""
         buf = b""
         try:
             while True:
@@ -78,7 +78,10 @@ class PMIConnection:
                 buf += chunk
                 while b"\n" in buf:
                     line, buf = buf.split(b"\n", 1)
-                    if not self._handle(_parse(line.decode())):
+                    try:
+                        if not self._handle(_parse(line.decode())):
+                            return
+                    except OSError:         # the rank went away mid-answer
                         return
         finally:
             try:
@@ -95,7 +98,9 @@ class PMIConnection:
         elif cmd == "get_appnum":
             self._send(cmd="appnum", appnum=self.appnum, rc=0)
         elif cmd == "get_my_kvsname":
-            self._send(cmd="my_kvsname", kvsname=KVS_NAME, rc=0)
+            # MPICH names its /dev/shm segments after the KVS: every job needs its own name, or two jobs on one
+            # machine attach to each other's segments (seen: "Message truncated" inside MPI_Init)
+            self._send(cmd="my_kvsname", kvsname=f"ember_{self.job}", rc=0)
         elif cmd == "get_universe_size":
             self._send(cmd="universe_size", size=self.size, rc=0)
         elif cmd == "put":
@@ -118,9 +123,9 @@ class PMIConnection:
                 self.store.wait([key + "/done"])
             self._send(cmd="barrier_out", rc=0)
         elif cmd == "finalize":
+            # keep serving until the rank's end closes the socket: MPICH can say finalize again at process exit
             self.finalized = True
             self._send(cmd="finalize_ack", rc=0)
-            return False
         elif cmd == "abort":
             if self.on_abort is not None:
                 self.on_abort(self.rank, m)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import os
+import uuid
 import time
 from datetime import timedelta
 
@@ -266,7 +267,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             store.set_timeout(timeout)
     if store is not None:
         store = PrefixStore("default_pg", store)
-    job = "default"
+    # a name for this MPI job, the same on every rank and different from every other job's
+    job = store.compare_set("mpi_job", "", uuid.uuid4().hex[:16]).decode() if store is not None else "local"
     comm = _mpi.init_world(rank if store is not None else None, world_size,
                            _store_spec(store) if store is not None else None, job) \
         if not (store is not None and _store_spec(store) is None and world_size == 1) \

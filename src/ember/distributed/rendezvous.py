@@ -53,16 +53,8 @@ class _HostedTCPStore(TCPStore):
         self._helper, port = start_store_server("" if host in ("", "0.0.0.0") else host, port, secret)
         super().__init__(host, port, None, False, timeout, secret=secret)
 
-    def close(self):
-        super().close()
-        helper = getattr(self, "_helper", None)
-        if helper is not None:
-            self._helper = None
-            try:
-                helper.stdin.close()
-                helper.wait(5)
-            except Exception:
-                helper.kill()
+    # close() closes this client only: the server process serves the other ranks until this process ends (their
+    # MPI_Finalize still meets at a PMI barrier kept in the store)
 
 
 def _tcp_store(host, port, rank, world_size, timeout):

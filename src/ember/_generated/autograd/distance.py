@@ -24,7 +24,7 @@ from ember.autograd.formulas.distance import cdist_backward_
 _aten = _ops_ns.aten
 
 
-class CdistForwardBackward0(_Node):
+class CdistBackward0(_Node):
     _op_name = 'aten::_cdist_forward'
     _complex = 'conj'
 
@@ -101,7 +101,7 @@ def _cdist_forward(x1, x2, p, compute_mode):
     _need = _rg(x1) or _rg(x2)
     if not _need:
         return _OP__cdist_forward.redispatch(_below_ks((x1, x2, p, compute_mode)), x1, x2, p, compute_mode)
-    _n = CdistForwardBackward0()
+    _n = CdistBackward0()
     _n.next_edges = (_edge(x1), _edge(x2), )
     if _rg(x1) or _rg(x2):
         _n.s_compute_mode = compute_mode

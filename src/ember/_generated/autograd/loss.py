@@ -33,7 +33,7 @@ from ember.autograd.formulas.loss import (bce_with_logits_backward,
 _aten = _ops_ns.aten
 
 
-class NllLossForwardBackward0(_Node):
+class NllLossBackward0(_Node):
     _op_name = 'aten::nll_loss_forward'
     _complex = 'conj'
 
@@ -108,7 +108,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     _need = _rg(self)
     if not _need:
         return _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
-    _n = NllLossForwardBackward0()
+    _n = NllLossBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ignore_index = ignore_index
@@ -129,7 +129,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
 _self_nll_loss_forward = nll_loss_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class NllLoss2DForwardBackward0(_Node):
+class NllLoss2DBackward0(_Node):
     _op_name = 'aten::nll_loss2d_forward'
     _complex = 'conj'
 
@@ -204,7 +204,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     _need = _rg(self)
     if not _need:
         return _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
-    _n = NllLoss2DForwardBackward0()
+    _n = NllLoss2DBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_ignore_index = ignore_index
@@ -1476,7 +1476,7 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=1):
 _self_multi_margin_loss = multi_margin_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MultilabelMarginLossForwardBackward0(_Node):
+class MultilabelMarginLossBackward0(_Node):
     _op_name = 'aten::multilabel_margin_loss_forward'
     _complex = 'conj'
 
@@ -1545,7 +1545,7 @@ def multilabel_margin_loss_forward(self, target, reduction):
     _need = _rg(self)
     if not _need:
         return _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
-    _n = MultilabelMarginLossForwardBackward0()
+    _n = MultilabelMarginLossBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_reduction = reduction

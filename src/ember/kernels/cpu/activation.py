@@ -1,5 +1,5 @@
 """cpu kernels for activation functions (nn.functional calls these ops); each is one numpy
-expression over the input, through the (functional, in-place, out) factory of kernels/cpu/math.py."""
+expression over the input, through the (functional, in-place, out) factory of kernels/cpu/elementwise_math.py."""
 import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
@@ -144,16 +144,6 @@ for _n, _f in _TABLE.items():
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = make_unary_p(_f, _n)
 
 
-def relu6(self):
-    import ember
-    return ember._nn.hardtanh(self, 0, 6)
-
-
-def relu6_(self):
-    import ember
-    return ember._nn.hardtanh_(self, 0, 6)
-
-
 def _glu_np(self, dim):
     unary_kind_dtype(self, "float_only", "glu")
     d, shape = glu_shape(self, dim)
@@ -174,24 +164,6 @@ def glu_out(self, dim=-1, out=None):
     return out
 
 
-def prelu(self, weight):
-    import ember
-    w = weight
-    if self.dim() >= 2 and weight.numel() != 1:
-        if weight.numel() != self._size[1]:
-            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-                               f"{weight.numel()} and channel size = {self._size[1]}.")
-        w = weight.reshape([-1] + [1] * (self.dim() - 2))
-    return ember.where(self > 0, self, self * w)
-
-
-def _neg(a, out):
-    if a.dtype == np.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    np.negative(a, out=out)
-
-
 def _relu(a, out):
     """torch's clamp_min(a, 0): a < 0 becomes 0, NaN and -0.0 stay as they are."""
     if a.dtype == np.bool_:
@@ -200,9 +172,6 @@ def _relu(a, out):
         neg = a < 0
         np.copyto(out, a, casting="unsafe")
         out[neg] = 0
-
-
-neg, neg_, neg_out = make_unary(_neg, ARITH, "neg")
 
 
 relu, relu_, _relu_out = make_unary(_relu, ARITH, "relu")

@@ -15,7 +15,7 @@ The constant term is then nudged by 1e-7 so that float32 evaluation gives Q(1) =
 Evaluated in float32, Phi is within a few float32 ulps (relative) for |x| < 5 and keeps full relative
 accuracy deep into the lower tail where 1 + erf(x / sqrt(2)) would cancel (tested in
 tests/nn/test_gelu_fast.py against float64). exp(-z^2) is exp(-x^2 / 2), which the PDF reuses.
-float64 inputs keep the exact erf path of kernels/cpu/special.py.
+float64 inputs keep the exact erf path of kernels/cpu/elementwise_special.py.
 
 The ~25 elementwise passes run over chunks of _BLOCK elements so their work arrays stay in cache: done
 over whole activations, the passes are bound by memory bandwidth instead of arithmetic.

@@ -7,7 +7,14 @@ masked softmax in place and its log-sum-exp (C row kernels of csrc/attention.c, 
 out = p @ v. Backward (torch's flash formulas, with the probabilities rebuilt from logsumexp):
 p = exp(scale * q @ k^T - lse), dv = p^T @ dO, dp = dO @ v^T, ds = scale * p * (dp - rowsum(dO * O)),
 dq = ds @ k, dk = ds^T @ q. The causal mask is top-left aligned (query i sees keys j <= i), as torch's
-is_causal; an additive attn_mask (q's dtype) broadcast to (B, H, L, S) runs numpy."""
+is_causal; an additive attn_mask (q's dtype) broadcast to (B, H, L, S) runs numpy.
+
+Tuning: scaled_dot_product_attention takes this fused op only without mask or dropout on 4-d float
+q/k/v. The stacked BLAS products run per batch chunk of about 256 KB of scores, so a chunk's scores
+stay in L2 while the C rows (csrc/attention.c: scaled, causal-masked softmax and its log-sum-exp) pass
+over them; the backward rebuilds the probabilities from the log-sum-exp instead of saving them. torch
+gives the fused op no double backward; ember's backward is written in ember ops and differentiated
+like any other, so second order still works."""
 import math
 
 import numpy as np

@@ -6,6 +6,11 @@ each kernel tap as a shifted run of a zero-padded copy of the image instead, wit
 loop, so the work stays in L1. `usable` decides when that beats im2col + BLAS: stride 1, and channel
 counts small enough that BLAS's packing does not pay. Every function returns None when the C path
 does not apply; the caller then takes conv_im2col's path.
+
+Tuning: each image is copied into a zero-padded buffer; on that buffer every kernel tap is a contiguous
+run at a constant offset, so the convolution is a register-blocked loop with no column matrix and no
+BLAS. The input gradient is the same loop over the padded output gradient with the kernel flipped. The
+limits below (rows x taps of the implicit gemm) were measured with `benchmarks/conv_direct.py`.
 """
 import math
 

@@ -6,6 +6,11 @@ place, already in NC(D)HW order: no padded copy of the input, no big (N*O, K*C) 
 transpose. Images are shared out over ember's thread pool (ctypes and numpy's matmul release the
 GIL). Every function returns None when C is unavailable or the dtype is not float32/float64; the
 caller then takes the numpy path of conv.py.
+
+Tuning: this is the path of every float convolution that conv_direct.py does not take (one gemm per
+chunk of images on each pool thread). While the images are on the pool, `runtime/blas.py` holds
+OpenBLAS at one thread (nested BLAS threads were 2-10x slower). OpenBLAS's thread count is
+process-wide, so a matmul in another Python thread during a conv also runs on one thread.
 """
 import numpy as np
 

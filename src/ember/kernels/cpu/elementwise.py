@@ -442,3 +442,13 @@ def where(condition, self, other):
     out = _alloc(shape, dt, self, other)
     np.copyto(out._np, np.where(condition._np, _operand(self, dt), _operand(other, dt)), casting="unsafe")
     return out
+
+
+def _neg(a, out):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    np.negative(a, out=out)
+
+
+neg, neg_, neg_out = make_unary(_neg, ARITH, "neg")

@@ -22,7 +22,7 @@ def _quiet(f):
 
 def make_unary_p(fn, name, kind=None):
     """(functional, inplace, out) for a same-shape op `fn(a, *params) -> ndarray` (params are the
-    schema's extra arguments). Result dtype from kernels/meta/math.py's table."""
+    schema's extra arguments). Result dtype from kernels/meta/elementwise_math.py's table."""
     kind = UNARY_KINDS.get(name, FLOAT_OUT) if kind is None else kind
     fn = _quiet(fn)
 
@@ -142,28 +142,6 @@ isposinf, _, isposinf_out = make_unary_p(lambda a: np.isposinf(a) if a.dtype.kin
                                          "isposinf")
 isneginf, _, isneginf_out = make_unary_p(lambda a: np.isneginf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool),
                                          "isneginf")
-
-
-# ------------------------------------------------------------------ aliases (CompositeImplicitAutograd)
-def _alias(target):
-    def f(*args, **kw):
-        import ember
-        return getattr(ember, target)(*args, **kw)
-    return f
-
-
-def _alias_(target):
-    def f(self, *args, **kw):
-        return getattr(self, target + "_")(*args, **kw)
-    return f
-
-
-for _a, _t in {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
-               "arctanh": "atanh", "arctan2": "atan2", "clip": "clamp"}.items():
-    globals()[_a] = globals()[_a + "_out"] = _alias(_t)
-    globals()[_a + "_"] = _alias_(_t)
-clip_Tensor = clip_Tensor_out = _alias("clamp")
-clip__Tensor = _alias_("clamp")
 
 
 # ------------------------------------------------------------------ binary

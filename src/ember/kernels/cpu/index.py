@@ -1,5 +1,5 @@
 """cpu kernels for gather/scatter, index_* along a dim, masked_* and take: each op is one numpy fancy-indexing
-call or one unbuffered ufunc.at (np.add.at ...) over an index grid. Checks come from meta/gather_scatter.py."""
+call or one unbuffered ufunc.at (np.add.at ...) over an index grid. Checks come from meta/index.py."""
 import numpy as np
 
 from ..._core import dtype as D

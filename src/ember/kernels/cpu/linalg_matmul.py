@@ -1,5 +1,5 @@
 """cpu kernels for mm, bmm, mv, dot, addmm, matmul: checks and result shape from
-kernels/meta/linalg_basic.py, then one np.matmul (or np.dot) call.
+kernels/meta/linalg_matmul.py, then one np.matmul (or np.dot) call.
 
 matmul is a direct CPU+Meta kernel here (torch's is CompositeImplicitAutograd over mm/bmm with
 views); it becomes a decomposition once reshape/expand land."""

@@ -1,7 +1,7 @@
 """The C paths of the cpu norm kernels (csrc/norm.c): layer_norm, group_norm and batch_norm forward and
 backward. Each `c_*` function returns numpy results, or None when C cannot take the arrays (no
 compiler, C switched off, a dtype other than float32/float64, empty or unsuitable shapes), so the
-caller in normalization.py falls back to its numpy path. Rows (or channels) are split over the thread
+caller in norm.py falls back to its numpy path. Rows (or channels) are split over the thread
 pool, one foreign call per chunk; weight/bias gradients come back as per-chunk double partial sums
 added in row order, so results do not depend on thread timing."""
 import numpy as np

@@ -230,11 +230,6 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
     return wrap(gi, self.dtype)
 
 
-def _aten():
-    from ..._ops import ops
-    return ops.aten
-
-
 def _lowest_pooling3d(dt):
     return -np.inf if dt.kind in "fc" else (np.iinfo(dt).min if dt.kind in "iu" else False)
 
@@ -278,10 +273,6 @@ def max_pool3d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
     g = [np.arange(o[i]).reshape([-1 if j == i else 1 for j in range(3)]) * s[i] - p[i] for i in range(3)]
     idx = _flat_index(g[0] + kd * dl[0], g[1] + kh * dl[1], g[2] + kw * dl[2], x.shape[-3:])
     return wrap(best, self.dtype), wrap(idx, D.int64)
-
-
-def max_pool3d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    return _aten().max_pool3d_with_indices.default(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
 def _scatter_by_index(grad_output, self, indices):
@@ -365,10 +356,6 @@ def _adaptive_avg_pool3d(self, output_size):
     shape = M.adaptive_spec3d(self, output_size, "adaptive_avg_pool3d")
     out = _adaptive_avg(acc(self), self._size[-3:], shape[-3:])
     return wrap(out, self.dtype)
-
-
-def adaptive_avg_pool3d(self, output_size):
-    return _aten()._adaptive_avg_pool3d.default(self, output_size)
 
 
 def _adaptive_avg_pool3d_backward(grad_output, self):

@@ -1,6 +1,6 @@
 """The C path of the cpu 1-d/2-d max and average pools (csrc/pool.c): one pass over each plane,
 planes shared out over ember's thread pool. Every function returns None when C is unavailable or
-the dtype is not float32/float64 (the caller then takes the numpy path of pooling.py)."""
+the dtype is not float32/float64 (the caller then takes the numpy path of pool.py)."""
 import numpy as np
 
 from .runtime.pool import split_run

@@ -1,4 +1,6 @@
-"""cpu kernels for reductions: one numpy reduction over the axes from kernels/meta/reductions.py."""
+"""cpu kernels for reductions: one numpy reduction over the axes from kernels/meta/reduction.py."""
+import builtins
+
 import numpy as np
 
 from ..._core import dtype as D
@@ -132,7 +134,7 @@ def _var(self, dim, correction, keepdim, sqrt):
     mean = np.mean(a, axis=axes, keepdims=True, dtype=acc)
     d = a - mean
     sq = (d * np.conj(d)).real if np.iscomplexobj(d) else d * d
-    r = np.sum(sq, axis=axes, dtype=acc) / np.float64(n - correction if n > correction else 0)   # (`max` is the kernel here)
+    r = np.sum(sq, axis=axes, dtype=acc) / np.float64(builtins.max(n - correction, 0))
     return _wrap_scan(np.sqrt(r) if sqrt else r, rdt, shape)
 
 
@@ -233,7 +235,7 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
                                copy=False))
     if a.ndim == 0:
         a, axes = a.reshape(1), (0,)
-    if a.size == 0 and ord in (float("inf"), float("-inf")) and any(a.shape[i] == 0 for i in axes):
+    if a.size == 0 and ord in (float("inf"), float("-inf")) and builtins.any(a.shape[i] == 0 for i in axes):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
                            "operation does not have an identity")
     if ord == float("inf"):

@@ -1,5 +1,5 @@
 """cpu kernels for statistical reductions and scans: one numpy call each over the axes computed by
-kernels/meta/scans.py (var/std via np.var's ddof = correction)."""
+kernels/meta/scan.py (var/std via np.var's ddof = correction)."""
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """cpu kernels for repeat/roll/flip, triangles and diagonals, cross, block_diag, narrow_copy and
 searchsorted/bucketize: one numpy call each (np.tile, np.roll, np.flip, np.tril, np.cross,
-np.searchsorted). Shapes and checks come from meta/shape_ops.py."""
+np.searchsorted). Shapes and checks come from meta/shape.py."""
 import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor

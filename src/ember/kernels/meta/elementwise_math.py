@@ -1,6 +1,6 @@
 """Meta functions for pointwise math and activations (issue 3): result dtype per op kind, broadcast
 shapes for ternary ops (lerp, addcmul, addcdiv), and the meta kernels themselves. The cpu kernels in
-kernels/cpu/{math,activations}.py allocate from these same rules."""
+kernels/cpu/{elementwise_math,activation}.py allocate from these same rules."""
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.promotion import get_default_dtype, result_type

@@ -1,5 +1,5 @@
 """Meta functions for mm, bmm, mv, dot, addmm and matmul: torch's shape/dtype checks and result shapes.
-The cpu kernels (kernels/cpu/linalg_basic.py) call the same `*_spec` functions before computing."""
+The cpu kernels (kernels/cpu/linalg_matmul.py) call the same `*_spec` functions before computing."""
 from ..._core import dtype as D
 from ..common import broadcast_shapes, empty_tensor
 

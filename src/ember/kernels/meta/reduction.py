@@ -1,5 +1,5 @@
 """Meta functions for reductions: reduced shape (keepdim), result dtype, torch's argument checks.
-The cpu kernels in kernels/cpu/reductions.py call `reduce_spec` / `*_dtype` and allocate with `out_like`."""
+The cpu kernels in kernels/cpu/reduction.py call `reduce_spec` / `*_dtype` and allocate with `out_like`."""
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import wrap_dim

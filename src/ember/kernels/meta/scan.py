@@ -1,6 +1,6 @@
 """Meta functions for statistical reductions and scans (var/std, logsumexp, norms, cumsum/cumprod,
 cummax/cummin, logcumsumexp, count_nonzero): shapes, dtypes and torch's argument checks. The cpu
-kernels in kernels/cpu/scans.py allocate from these."""
+kernels in kernels/cpu/scan.py allocate from these."""
 from ..._core import dtype as D
 from ..._core.strides import wrap_dim
 from .reduction import _t, float_dtype, sum_dtype

@@ -122,6 +122,46 @@ def _division_infos():
     ]
 
 
+# -- keyword modes and Scalar forms: alpha=, Tensor bounds of clamp, a Scalar base of ** -----------------------
+def _alpha(op, dt):
+    a, b = make((4, 5), dt, seed=11), make((4, 5), dt, seed=12)
+    alphas = (2, -3) if dt.startswith("int") else (0.5, -2.0, 3)
+    out = [SampleInput(a, (b,), {"alpha": al}, f"4x5-alpha={al}") for al in alphas]
+    out.append(SampleInput(a, (make((5,), dt, seed=13),), {"alpha": alphas[0]}, "broadcast-alpha"))
+    out.append(SampleInput(a, (3 if dt.startswith("int") else 1.5,), {"alpha": alphas[-1]}, "scalar-alpha"))
+    return out
+
+
+def _clamp_tensors(op, dt):
+    x = make((4, 5), dt, -5.0, 5.0, seed=14)
+    lo = make((4, 5), dt, -3.0, 0.0, seed=15)
+    hi = make((5,), dt, 0.0, 3.0, seed=16)
+    return [SampleInput(x, (lo, hi), {}, "both"), SampleInput(x, (), {"min": lo}, "min-only"),
+            SampleInput(x, (), {"max": hi}, "max-only"), SampleInput(x, (hi, lo), {}, "min-above-max")]
+
+
+def _clamp_ref(x, min=None, max=None):
+    out = x if min is None else np.maximum(x, min)
+    return out if max is None else np.minimum(out, max)
+
+
+def _scalar_base(op, dt):
+    return [SampleInput(make((4, 5), dt, -2.0, 2.0, seed=17), (2.0,), {}, "base-2"),
+            SampleInput(make((3,), dt, 0.0, 3.0, seed=18), (0.5,), {}, "base-0.5")]
+
+
+def _keyword_infos():
+    return [
+        OpInfo("add", _alpha, ref=lambda a, b, alpha=1: a + alpha * np.asarray(b), dtypes=FI, supports_out=True,
+               inplace_variant="add_"),
+        OpInfo("sub", _alpha, ref=lambda a, b, alpha=1: a - alpha * np.asarray(b), dtypes=FI, supports_out=True,
+               inplace_variant="sub_"),
+        OpInfo("clamp", _clamp_tensors, ref=_clamp_ref, dtypes=FI, supports_out=True, inplace_variant="clamp_"),
+        OpInfo("Tensor.__rpow__", _scalar_base, ref=lambda a, base: np.power(base, a), dtypes=F,
+               method_variant=False, aten_name="pow"),
+    ]
+
+
 op_db = [
     _u("exp2", np.exp2),
     _u("expm1", np.expm1),
@@ -195,4 +235,4 @@ op_db = [
            dtypes=FIB, supports_meta=False, method_variant=False, ref=lambda x: tuple(np.nonzero(x))),
     _info("isclose", _isclose, dtypes=F + ("int64", "bool"), method_variant=True),
     OpInfo("rsub", _rsub_scalar, dtypes=("float32", "float64"), method_variant=False),
-] + _division_infos()
+] + _division_infos() + _keyword_infos()

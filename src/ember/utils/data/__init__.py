@@ -3,6 +3,6 @@ from .dataset import (Dataset, IterableDataset, TensorDataset, StackDataset, Con
                       Subset, random_split)
 from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler,  # noqa: F401
                       WeightedRandomSampler, BatchSampler)
-from .distributed import DistributedSampler  # noqa: F401
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info  # noqa: F401
 from ._utils.worker import WorkerInfo  # noqa: F401
+from .distributed import DistributedSampler  # noqa: F401

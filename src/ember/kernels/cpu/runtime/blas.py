@@ -56,6 +56,23 @@ def available():
     return _fns() is not None
 
 
+def set_num_threads(n):
+    """OpenBLAS's thread count (torch.set_num_threads sets it with the pool's); inside single_blas the
+    count is what the last user restores."""
+    fns = _fns()
+    if fns is not None:
+        with _LOCK:
+            if _STATE[0] == 0:
+                fns[0](n)
+            else:
+                _STATE[1] = n
+
+
+def get_num_threads():
+    fns = _fns()
+    return fns[1]() if fns is not None else None
+
+
 class single_blas:
     """`with single_blas(): ...` keeps OpenBLAS on one thread (a no-op when it was not found)."""
 

@@ -1,9 +1,20 @@
-"""The cpu kernels written in C: `kernels/cpu/csrc/<name>.c`, built on first use by `ember._cc`.
+"""Loading the cpu kernels written in C (ATen's native/cpu kernels have no run-time build; this is
+ember's): `kernels/cpu/csrc/<name>.c`, built on first use by `ember._cc`.
 
 A kernel module asks for a function with `kernel("softmax", "softmax_rows_f32", "ppll")` and gets a
 ctypes function, or None when C is unavailable (no compiler, EMBER_DISABLE_C=1, or the build failed,
 which warns once). Every caller keeps its numpy path for None, so ember runs without a compiler and
 tests can compare both paths (`use_c(False)` switches the C kernels off in this process).
+
+Writing a C kernel that vectorises (check with gcc's `-fopt-info-vec`):
+- a select (`x > a ? a : x`) stays a branch under the default `-ftrapping-math`, so sources with such
+  loops start with `#pragma GCC optimize ("no-trapping-math")` (values, NaN and inf are unchanged; only
+  FP exception flags, which ember never reads, may differ);
+- a run-time flag tested inside the loop can cost 20x, so loops over options are specialised with the
+  flags as compile-time constants (csrc/adam.c);
+- libm's exp does not vectorise without fast-math, so csrc/vmath.h (softmax, norms) and
+  csrc/gelu_math.h (GELU) carry vectorisable exps of their own; they are near twins and could become
+  one header.
 """
 import os
 import threading

@@ -15,13 +15,52 @@ from concurrent.futures import ThreadPoolExecutor
 
 _POOL = None
 _POOL_PID = None
+_NUM_THREADS = [None]     # torch.set_num_threads; None: one thread per core, at most 8
+
+
+def get_num_threads():
+    """torch.get_num_threads: how many threads the kernels split work over (the pool's size)."""
+    return _NUM_THREADS[0] or max(1, min(os.cpu_count() or 1, 8))
+
+
+def set_num_threads(n):
+    """torch.set_num_threads: size the pool to `n` threads (1: every kernel runs on the calling thread)
+    and set numpy's OpenBLAS to `n` threads too."""
+    global _POOL
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _NUM_THREADS[0] = n
+    old, _POOL = _POOL, None          # the next parallel kernel makes a pool of the new size
+    if old is not None:
+        old.shutdown(wait=False)
+    from . import blas
+    blas.set_num_threads(n)
+
+
+_INTEROP = [None]
+
+
+def get_num_interop_threads():
+    """torch.get_num_interop_threads. ember runs ops one after another on the calling thread (no
+    inter-op pool), so this is only the recorded setting (default: the intra-op count)."""
+    return _INTEROP[0] or get_num_threads()
+
+
+def set_num_interop_threads(n):
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("Expected positive number of threads")
+    _INTEROP[0] = n
 
 
 def _pool():
     """A process-local thread pool (a forked child, e.g. a DataLoader worker, gets its own)."""
     global _POOL, _POOL_PID
     if _POOL is None or _POOL_PID != os.getpid():
-        _POOL = ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, 8)))
+        _POOL = ThreadPoolExecutor(max_workers=get_num_threads())
         _POOL_PID = os.getpid()
     return _POOL
 

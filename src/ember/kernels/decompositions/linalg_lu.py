@@ -5,19 +5,16 @@ inv / solve. Written in ember ops, so autograd comes from the ops they call."""
 import math
 import warnings
 
-import numpy as np
 
-from .common import _tname, check_out
+from ..common import check_out
+from ..._ops import ops
 
-
-def _e():
-    import ember
-    return ember
+aten = ops.aten
 
 
 def _to_outs(rs, outs, name, exact=True):
     if exact:
-        from .meta.linalg_lu import check_outs_exact
+        from ..meta.linalg_lu import check_outs_exact
         check_outs_exact(rs, outs)
     for r, o in zip(rs, outs):
         check_out(o, r._size, r.dtype, name)
@@ -31,8 +28,8 @@ def _has_data(t):
 
 # ------------------------------------------------------------------ LU / LDL front ends
 def linalg_lu_factor(A, *, pivot=True):
-    from .cpu.linalg_lu import check_lu_info
-    LU, piv, info = _e()._linalg.linalg_lu_factor_ex(A, pivot=pivot)
+    from ..cpu.linalg_lu import check_lu_info
+    LU, piv, info = aten.linalg_lu_factor_ex(A, pivot=pivot)
     if _has_data(info):
         check_lu_info(info._np, A.dim() > 2, "torch.linalg.lu_factor")
     return LU, piv
@@ -46,14 +43,14 @@ def _lu_with_info(self, pivot=True, check_errors=True):
     # torch ignores check_errors here (a singular input returns its info, torch.lu(get_infos=False) drops it)
     warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
                   "be removed in a future PyTorch release.", UserWarning, stacklevel=3)
-    return tuple(_e()._linalg.linalg_lu_factor_ex(self, pivot=pivot))
+    return tuple(aten.linalg_lu_factor_ex(self, pivot=pivot))
 
 
 def lu_solve(self, LU_data, LU_pivots):
     warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a future "
                   "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.", UserWarning,
                   stacklevel=3)
-    return _e()._linalg.linalg_lu_solve(LU_data, LU_pivots, self)
+    return aten.linalg_lu_solve(LU_data, LU_pivots, self)
 
 
 def lu_solve_out(self, LU_data, LU_pivots, *, out):
@@ -61,8 +58,8 @@ def lu_solve_out(self, LU_data, LU_pivots, *, out):
 
 
 def linalg_ldl_factor(self, *, hermitian=False):
-    from .cpu.linalg_ldl import check_ldl_info
-    LD, piv, info = _e()._linalg.linalg_ldl_factor_ex(self, hermitian=hermitian)
+    from ..cpu.linalg_ldl import check_ldl_info
+    LD, piv, info = aten.linalg_ldl_factor_ex(self, hermitian=hermitian)
     if _has_data(info):
         check_ldl_info(info._np, self.dim() > 2, "torch.linalg.ldl_factor")
     return LD, piv
@@ -73,39 +70,11 @@ def linalg_ldl_factor_out(self, *, hermitian=False, LD, pivots):
 
 
 # ------------------------------------------------------------------ closeness
-def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|self - other| <= atol + rtol |other| (finite), or exactly equal (infinities), or both nan (equal_nan)."""
-    e = _e()
-    if self.dtype is not other.dtype:
-        raise RuntimeError(f"{_tname(self.dtype)} did not match {_tname(other.dtype)}")
-    if self.dtype.is_complex and equal_nan:
-        raise RuntimeError("isclose with equal_nan=True is not supported for complex inputs.")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
-    if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
-    close = self == other
-    if equal_nan and self.dtype.is_floating_point:
-        close = close | (self.isnan() & other.isnan())
-    if rtol == 0 and atol == 0:
-        return close
-    a, b = self, other
-    if not (self.dtype.is_floating_point or self.dtype.is_complex):
-        dt = e.get_default_dtype()
-        a, b = self.to(dt), other.to(dt)
-    with np.errstate(invalid="ignore", over="ignore"):       # inf - inf, inf * 0: nan, not close (no warning)
-        allowed = atol + (rtol * b).abs()
-        actual = (a - b).abs()
-        return close | (actual.isfinite() & (actual <= allowed))
-
-
-def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(isclose(self, other, rtol, atol, equal_nan).all().item())
 
 
 # ------------------------------------------------------------------ tensorinv / tensorsolve
 def linalg_tensorinv(self, ind=2):
-    from .meta.linalg import LinAlgError
+    from ..meta.linalg import LinAlgError
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     if ind > self.dim():
@@ -116,7 +85,7 @@ def linalg_tensorinv(self, ind=2):
     if p != q:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {q} != {p}")
-    inv, info = _e()._linalg.linalg_inv_ex(self.reshape(p, q))
+    inv, info = aten.linalg_inv_ex(self.reshape(p, q))
     if _has_data(info) and int(info.item()):
         raise LinAlgError(f"inv: The diagonal element {int(info.item())} is zero, the inversion could not be "
                           "completed because the input matrix is singular.")
@@ -128,18 +97,17 @@ def linalg_tensorinv_out(self, ind=2, *, out):
 
 
 def linalg_tensorsolve(self, other, dims=None):
-    e = _e()
     a = self
     nd = self.dim()
     if dims is not None:
         dims = list(dims)
-        a = e.movedim(self, dims, list(range(nd - len(dims), nd)))
+        a = aten.movedim(self, dims, list(range(nd - len(dims), nd)))
     result_shape = tuple(a.shape[other.dim():])
     rp, op = math.prod(result_shape), math.prod(other.shape)
     if rp != op:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
                            f"prod(self.shape[:other.ndim]), but got {rp} != {op}")
-    x = e._linalg.linalg_solve(a.reshape(rp, rp), other.flatten())
+    x = aten.linalg_solve(a.reshape(rp, rp), other.flatten())
     return x.reshape(result_shape)
 
 

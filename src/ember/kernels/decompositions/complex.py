@@ -2,11 +2,14 @@
 complex tensor is conj_physical (a new tensor, differentiable through it) and of any other tensor
 the tensor itself, as in torch."""
 
+from ..._ops import ops
+
+aten = ops.aten
+
 
 def conj(self):
     if not self.dtype.is_complex:
         return self
-    from .._ops import ops
     return ops.aten.conj_physical(self)
 
 

@@ -1,0 +1,78 @@
+"""CompositeImplicitAutograd kernels of attention (torch's transformers/attention.cpp: scaled_dot_product_attention)."""
+
+import math
+from .dropout import dropout
+from ..._ops import ops
+
+aten = ops.aten
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
+                                 enable_gqa=False):
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    L, S, E = query._size[-2], key._size[-2], query._size[-1]
+    if enable_gqa and query.dim() >= 3 and key._size[-3] != query._size[-3]:
+        hq, hk = query._size[-3], key._size[-3]
+        if hq % hk:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
+        key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hk)
+    if _fused_ok(query, key, value, attn_mask, dropout_p):
+        return aten._scaled_dot_product_flash_attention_for_cpu.default(query, key, value, 0.0, is_causal,
+                                                                        scale=scale)[0]
+    sc = 1.0 / math.sqrt(E) if scale is None else scale
+    # scale the (.., L, E) query rather than the (.., L, S) scores, and mask by adding a 0/-inf bias of
+    # the mask's own (broadcast) shape, as torch's math path does: the add's backward is the identity
+    # for the scores, where a `where` would materialise a -inf tensor and mask the gradient again
+    q = query if sc == 1 else aten.mul.Scalar(query, sc)
+    attn = aten.matmul.default(q, aten.transpose.int(key, -2, -1))
+    if is_causal:
+        attn_mask = _causal_bias(L, S, attn.dtype, query.device)
+    elif attn_mask is not None and attn_mask.dtype.name == "bool":
+        bias = aten.zeros.default(list(attn_mask._size), dtype=attn.dtype, device=query.device)
+        attn_mask = aten.masked_fill.Scalar(bias, aten.logical_not.default(attn_mask), float("-inf"))
+    if attn_mask is not None:
+        attn = aten.add.Tensor(attn, attn_mask)
+    attn = aten._softmax.default(attn, -1, False)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return aten.matmul.default(attn, value)
+
+
+def _fused_ok(q, k, v, attn_mask, dropout_p):
+    """The fused cpu op (one node, BLAS products and C softmax rows) takes 4-d float32/float64 cpu q, k, v
+    of one batch and head count and one head size, without attn_mask or dropout; else the math path."""
+    if attn_mask is not None or dropout_p > 0.0 or q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+        return False
+    if q.device.type != "cpu" or k.device.type != "cpu" or v.device.type != "cpu":
+        return False
+    if not (q.dtype == k.dtype == v.dtype) or q.dtype.name not in ("float32", "float64"):
+        return False
+    qs, ks, vs = q._size, k._size, v._size
+    return qs[:2] == ks[:2] == vs[:2] and qs[3] == ks[3] == vs[3] and ks[2] == vs[2] and min(qs) > 0 and ks[2] > 0
+
+
+_CAUSAL = {}
+
+
+def _causal_bias(L, S, dtype, device):
+    """The (L, S) 0 / -inf upper-triangle bias of is_causal. Plain cpu calls reuse one cached tensor per
+    (L, S, dtype): it is only ever read (an add's `other`, which saves nothing for backward). Under a
+    dispatch mode, in inference mode or on other devices it is built each time, so modes see the ops."""
+    from ..._core.tls import state
+    cache = device.type == "cpu" and not state.mode_stack and not state.inference_mode
+    key = (L, S, dtype)
+    t = _CAUSAL.get(key) if cache else None
+    if t is None:
+        t = aten.triu.default(aten.full.default([L, S], float("-inf"), dtype=dtype, device=device), 1)
+        if cache:
+            if len(_CAUSAL) >= 16:
+                _CAUSAL.clear()
+            _CAUSAL[key] = t
+    return t
+
+
+def _repeat_heads(t, r):
+    s = list(t._size)
+    e = aten.expand.default(aten.unsqueeze.default(t, -3), s[:-3] + [s[-3], r] + s[-2:])
+    return aten.reshape.default(e, s[:-3] + [s[-3] * r] + s[-2:])

@@ -1,0 +1,42 @@
+"""CompositeImplicitAutograd kernels of copies and conversions (torch's TensorConversions.cpp: to, contiguous)."""
+
+from ..._core.device import as_device
+from ..common import as_dtype
+from ..._ops import ops
+
+aten = ops.aten
+
+
+def contiguous(self, memory_format="contiguous_format"):
+    if self.is_contiguous(memory_format=memory_format):
+        return self
+    return aten.clone.default(self, memory_format=memory_format)
+
+
+def _to_impl(self, dtype, device, copy, memory_format):
+    dtype = as_dtype(dtype) or self.dtype
+    device = as_device(device) or self.device
+    mf = memory_format or "preserve_format"
+    if (not copy and dtype is self.dtype and device.type == self.device.type
+            and (mf == "preserve_format" or self.is_contiguous(memory_format=mf))):
+        return self
+    return aten._to_copy.default(self, dtype=dtype, device=device, memory_format=memory_format)
+
+
+def to_dtype(self, dtype, non_blocking=False, copy=False, memory_format=None):
+    return _to_impl(self, dtype, None, copy, memory_format)
+
+
+def to_device(self, device, dtype, non_blocking=False, copy=False, memory_format=None):
+    return _to_impl(self, dtype, device, copy, memory_format)
+
+
+def to_other(self, other, non_blocking=False, copy=False, memory_format=None):
+    return _to_impl(self, other.dtype, other.device, copy, memory_format)
+
+
+def to_dtype_layout(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, copy=False,
+                    memory_format=None):
+    if layout not in (None, "strided"):
+        raise RuntimeError(f"to(): layout {layout} is not supported by ember (strided only)")
+    return _to_impl(self, dtype, device, copy, memory_format)

@@ -1,0 +1,32 @@
+"""CompositeImplicitAutograd kernels of the distances (torch's Distance.cpp: cdist, pairwise_distance, cosine_similarity)."""
+
+from ..._ops import ops
+
+aten = ops.aten
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    d = max(x1.dim(), x2.dim())
+    diff = aten.add.Scalar(aten.sub.Tensor(x1, x2), eps)
+    return aten.linalg_vector_norm.default(diff, p, [d - 1] if d else None, keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    from ..common import broadcast_shapes
+    shape = list(broadcast_shapes(x1._size, x2._size))
+    x1, x2 = aten.expand.default(x1, shape), aten.expand.default(x2, shape)
+    n1 = aten.clamp_min.default(aten.linalg_vector_norm.default(x1, 2, [dim], True), eps)
+    n2 = aten.clamp_min.default(aten.linalg_vector_norm.default(x2, 2, [dim], True), eps)
+    return aten.sum.dim_IntList(aten.mul.Tensor(aten.div.Tensor(x1, n1), aten.div.Tensor(x2, n2)), [dim])
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    if x1.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: {x2.dim()}D")
+    if x1._size[-1] != x2._size[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._size[-1]} X2: {x2._size[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    return aten._cdist_forward.default(x1, x2, p, compute_mode)

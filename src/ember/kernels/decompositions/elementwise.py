@@ -1,0 +1,113 @@
+"""CompositeImplicitAutograd Scalar overloads (where.ScalarOther, remainder.Scalar_Tensor, eq_.Scalar ...):
+each forwards its Python number to the Tensor overload of the same name, which takes it as a wrapped
+number (torch wraps it with wrapped_scalar_tensor the same way). They exist so that the schema, and with it
+the Python binding, accepts a number exactly where torch's does."""
+
+from ..common import _tname
+import numpy as np
+from ..._ops import ops
+from ..._core.promotion import get_default_dtype
+
+aten = ops.aten
+
+
+def where(condition, self, other):
+    return aten.where.self(condition, self, other)
+
+
+def remainder(self, other):
+    return aten.remainder.Tensor(self, other)
+
+
+def remainder_(self, other):
+    return aten.remainder_.Tensor(self, other)
+
+
+def rsub(self, other, alpha=1):
+    return aten.rsub.Tensor(self, other, alpha=alpha)
+
+
+def _binary(name):
+    def fn(self, other):
+        return getattr(aten, name).Tensor(self, other)
+    fn.__name__ = name
+    return fn
+
+
+bitwise_and = _binary("bitwise_and")
+bitwise_or = _binary("bitwise_or")
+bitwise_xor = _binary("bitwise_xor")
+bitwise_and_ = _binary("bitwise_and_")
+bitwise_or_ = _binary("bitwise_or_")
+bitwise_xor_ = _binary("bitwise_xor_")
+eq_ = _binary("eq_")
+ne_ = _binary("ne_")
+lt_ = _binary("lt_")
+le_ = _binary("le_")
+gt_ = _binary("gt_")
+ge_ = _binary("ge_")
+
+
+def subtract(self, other, alpha=1):
+    return aten.sub.Tensor(self, other, alpha=alpha)
+
+
+def subtract_(self, other, alpha=1):
+    return aten.sub_.Tensor(self, other, alpha=alpha)
+
+
+def subtract_out(self, other, alpha=1, out=None):
+    return aten.sub.out(self, other, alpha=alpha, out=out)
+
+
+def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|self - other| <= atol + rtol |other| (finite), or exactly equal (infinities), or both nan (equal_nan)."""
+    if self.dtype is not other.dtype:
+        raise RuntimeError(f"{_tname(self.dtype)} did not match {_tname(other.dtype)}")
+    if self.dtype.is_complex and equal_nan:
+        raise RuntimeError("isclose with equal_nan=True is not supported for complex inputs.")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    close = self == other
+    if equal_nan and self.dtype.is_floating_point:
+        close = close | (self.isnan() & other.isnan())
+    if rtol == 0 and atol == 0:
+        return close
+    a, b = self, other
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        dt = get_default_dtype()
+        a, b = self.to(dt), other.to(dt)
+    with np.errstate(invalid="ignore", over="ignore"):       # inf - inf, inf * 0: nan, not close (no warning)
+        allowed = atol + (rtol * b).abs()
+        actual = (a - b).abs()
+        return close | (actual.isfinite() & (actual <= allowed))
+
+
+def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(self, other, rtol, atol, equal_nan).all().item())
+
+
+# ------------------------------------------------------------------ aliases (torch's arcsin -> asin, clip -> clamp)
+def _alias(target):
+    """arcsin(x) / arcsin(x, out=y): the packet aten.<target> picks the overload whose schema binds."""
+    def f(*args, **kw):
+        return getattr(aten, target)(*args, **kw)
+    f.__name__ = target
+    return f
+
+
+def _alias_(target):
+    def f(self, *args, **kw):
+        return getattr(aten, target + "_")(self, *args, **kw)
+    f.__name__ = target + "_"
+    return f
+
+
+for _a, _t in {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
+               "arctanh": "atanh", "arctan2": "atan2", "clip": "clamp"}.items():
+    globals()[_a] = globals()[_a + "_out"] = _alias(_t)
+    globals()[_a + "_"] = _alias_(_t)
+clip_Tensor = clip_Tensor_out = _alias("clamp")
+clip__Tensor = _alias_("clamp")

@@ -1,0 +1,64 @@
+"""CompositeImplicitAutograd kernels of upsampling (torch's UpSample.cpp .vec overloads, PixelShuffle.cpp)."""
+
+from ..._ops import ops
+from ..meta.interpolate import upsample_spec
+
+aten = ops.aten
+
+
+def pixel_shuffle(self, upscale_factor):
+    r = upscale_factor
+    if self.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{self.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *b, c, h, w = self._size
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+                           f"of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    n = len(b)
+    x = aten.reshape.default(self, b + [c // (r * r), r, r, h, w])
+    x = aten.permute.default(x, list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2])
+    return aten.reshape.default(x, b + [c // (r * r), h * r, w * r])
+
+
+def pixel_unshuffle(self, downscale_factor):
+    r = downscale_factor
+    if self.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{self.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *b, c, h, w = self._size
+    if h % r:
+        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)="
+                           f"{h} is not divisible by {r}")
+    if w % r:
+        raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)="
+                           f"{w} is not divisible by {r}")
+    n = len(b)
+    x = aten.reshape.default(self, b + [c, h // r, r, w // r, r])
+    x = aten.permute.default(x, list(range(n)) + [n, n + 2, n + 4, n + 1, n + 3])
+    return aten.reshape.default(x, b + [c * r * r, h // r, w // r])
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() == 4:
+        return aten.grid_sampler_2d.default(input, grid, interpolation_mode, padding_mode, align_corners)
+    raise NotImplementedError("grid_sampler: only 4-D (2d) inputs are supported")
+
+
+def _aa_vec(name):
+    """The .vec overload of an antialiased op (CompositeImplicitAutograd, as in torch): output size
+    from output_size or floor(in * scale), then the op with per-axis scales."""
+    def f(input, output_size, align_corners, scale_factors):
+        _, o, scales = upsample_spec(input, output_size, scale_factors, 2, name)
+        return getattr(aten, name).default(input, list(o), align_corners, scales[0], scales[1])
+    f.__name__ = name
+    return f
+
+
+_upsample_bilinear2d_aa = _aa_vec("_upsample_bilinear2d_aa")
+_upsample_bicubic2d_aa = _aa_vec("_upsample_bicubic2d_aa")
+_upsample_lanczos2d_aa = _aa_vec("_upsample_lanczos2d_aa")

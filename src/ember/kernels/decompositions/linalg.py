@@ -1,0 +1,548 @@
+"""CompositeImplicitAutograd linalg ops (torch's BatchLinearAlgebra.cpp / LinearAlgebra.cpp): the torch.linalg
+front ends over the *_ex / _linalg_* kernels, the legacy names (inverse, det, svd, qr, cholesky, pinverse) and
+matrix_power by repeated squaring."""
+import warnings
+
+from ..common import check_out
+from ..meta.linalg import check_matrix
+from .shape import _to_out as _to_out_shape
+from ..common import broadcast_shapes
+from ..._core.strides import wrap_dim
+from ..._ops import ops
+
+aten = ops.aten
+
+
+def _to_out(r, out, name):
+    check_out(out, r._size, r.dtype, name)
+    return out.copy_(r)
+
+
+def _to_outs(rs, outs, name):
+    for r, o in zip(rs, outs):
+        _to_out(r, o, name)
+    return tuple(outs)
+
+
+# ------------------------------------------------------------------ inverse / determinants / solve
+def linalg_inv(A):
+    return aten.linalg_inv_ex(A, check_errors=True)[0]
+
+
+def linalg_inv_out(A, *, out):
+    return _to_out(linalg_inv(A), out, "linalg_inv")
+
+
+inverse = linalg_inv
+inverse_out = linalg_inv_out
+
+
+def det(self):
+    return aten.linalg_det(self)
+
+
+def slogdet(self):
+    return tuple(aten.linalg_slogdet(self))
+
+
+def slogdet_out(self, *, sign, logabsdet):
+    return _to_outs(slogdet(self), (sign, logabsdet), "slogdet")
+
+
+def logdet(self):
+    s, l = aten.linalg_slogdet(self)
+    return aten.where(s == -1, float("nan"), aten.where(s == 0, float("-inf"), l))
+
+
+def linalg_solve(A, B, *, left=True):
+    return aten.linalg_solve_ex(A, B, left=left, check_errors=True)[0]
+
+
+def linalg_solve_out(A, B, *, left=True, out):
+    return _to_out(linalg_solve(A, B, left=left), out, "linalg_solve")
+
+
+# ------------------------------------------------------------------ factorizations
+def linalg_cholesky(self, *, upper=False):
+    return aten.linalg_cholesky_ex(self, upper=upper, check_errors=True)[0]
+
+
+def linalg_cholesky_out(self, *, upper=False, out):
+    return _to_out(linalg_cholesky(self, upper=upper), out, "linalg_cholesky")
+
+
+def cholesky(self, upper=False):
+    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+                  "PyTorch release.", UserWarning)
+    from ..cpu.linalg import cholesky_ex
+    check_matrix(self, "cholesky")
+    if self.device.type == "meta":
+        return aten.linalg_cholesky_ex(self, upper=upper)[0]
+    try:
+        return aten.linalg_cholesky_ex(self, upper=upper, check_errors=True)[0]
+    except RuntimeError as err:
+        if "linalg.cholesky:" in str(err):
+            return cholesky_ex(self, upper, True, "cholesky")[0]
+        raise
+
+
+def cholesky_out(self, upper=False, *, out):
+    return _to_out(cholesky(self, upper), out, "cholesky")
+
+
+def qr(self, some=True):
+    return tuple(aten.linalg_qr(self, "reduced" if some else "complete"))
+
+
+def qr_Q(self, some=True, *, Q, R):
+    return _to_outs(qr(self, some), (Q, R), "qr")
+
+
+def linalg_svd(A, full_matrices=True, *, driver=None):
+    return tuple(aten._linalg_svd(A, full_matrices, True, driver=driver))
+
+
+def linalg_svd_U(A, full_matrices=True, *, driver=None, U, S, Vh):
+    return _to_outs(linalg_svd(A, full_matrices, driver=driver), (U, S, Vh), "linalg_svd")
+
+
+def linalg_svdvals(A, *, driver=None):
+    return aten._linalg_svd(A, False, False, driver=driver)[1]
+
+
+def linalg_svdvals_out(A, *, driver=None, out):
+    return _to_out(linalg_svdvals(A, driver=driver), out, "linalg_svdvals")
+
+
+def svd(self, some=True, compute_uv=True):
+    U, S, Vh = aten._linalg_svd(self, not some, True)
+    if not compute_uv:
+        return U.zero_(), S, Vh.mT.zero_()
+    return U, S, Vh.mH if hasattr(Vh, "mH") else Vh.transpose(-2, -1).conj()
+
+
+def svd_U(self, some=True, compute_uv=True, *, U, S, V):
+    return _to_outs(svd(self, some, compute_uv), (U, S, V), "svd")
+
+
+def linalg_eigh(self, UPLO="L"):
+    return tuple(aten._linalg_eigh(self, UPLO, True))
+
+
+def linalg_eigh_eigvals(self, UPLO="L", *, eigvals, eigvecs):
+    return _to_outs(linalg_eigh(self, UPLO), (eigvals, eigvecs), "linalg_eigh")
+
+
+def linalg_eigvalsh(self, UPLO="L"):
+    return aten._linalg_eigh(self, UPLO, False)[0]
+
+
+def linalg_eigvalsh_out(self, UPLO="L", *, out):
+    return _to_out(linalg_eigvalsh(self, UPLO), out, "linalg_eigvalsh")
+
+
+# ------------------------------------------------------------------ pinv / matrix_rank front ends
+def _f(x):
+    return None if x is None else (float(x.item()) if hasattr(x, "item") else float(x))
+
+
+def linalg_pinv_atol_rtol_float_out(self, *, atol=None, rtol=None, hermitian=False, out):
+    return _to_out(aten.linalg_pinv(self, atol=atol, rtol=rtol, hermitian=hermitian), out, "linalg_pinv")
+
+
+def linalg_pinv_atol_rtol_tensor_out(self, *, atol=None, rtol=None, hermitian=False, out):
+    r = aten.linalg_pinv.atol_rtol_tensor(self, atol=atol, rtol=rtol, hermitian=hermitian)
+    return _to_out(r, out, "linalg_pinv")
+
+
+def linalg_pinv(self, rcond, hermitian=False):
+    return aten.linalg_pinv.atol_rtol_float(self, atol=0.0, rtol=_f(rcond), hermitian=hermitian)
+
+
+linalg_pinv_rcond_tensor = linalg_pinv
+
+
+def linalg_pinv_out(self, rcond, hermitian=False, *, out):
+    return _to_out(linalg_pinv(self, rcond, hermitian), out, "linalg_pinv")
+
+
+linalg_pinv_out_rcond_tensor = linalg_pinv_out
+
+
+def pinverse(self, rcond=1e-15):
+    return linalg_pinv(self, rcond)
+
+
+def _rank(x, atol=None, rtol=None, hermitian=False):
+    return aten.linalg_matrix_rank.atol_rtol_float(x, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def linalg_matrix_rank_atol_rtol_float_out(self, *, atol=None, rtol=None, hermitian=False, out):
+    return _to_out(_rank(self, atol, rtol, hermitian), out, "linalg_matrix_rank")
+
+
+def linalg_matrix_rank_atol_rtol_tensor_out(input, *, atol=None, rtol=None, hermitian=False, out):
+    r = aten.linalg_matrix_rank.atol_rtol_tensor(input, atol=atol, rtol=rtol, hermitian=hermitian)
+    return _to_out(r, out, "linalg_matrix_rank")
+
+
+def linalg_matrix_rank(self, tol, hermitian=False):
+    return _rank(self, _f(tol), 0.0, hermitian)
+
+
+def linalg_matrix_rank_out(self, tol, hermitian=False, *, out):
+    return _to_out(linalg_matrix_rank(self, tol, hermitian), out, "linalg_matrix_rank")
+
+
+linalg_matrix_rank_tol_tensor = linalg_matrix_rank
+linalg_matrix_rank_out_tol_tensor = linalg_matrix_rank_out
+
+
+# ------------------------------------------------------------------ matrix_power
+def linalg_matrix_power(self, n):
+    if self.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if self._size[-1] != self._size[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{self._size[-2]} by {self._size[-1]} matrices")
+    if n == 0:
+        return aten.eye(self._size[-1], dtype=self.dtype, device=self.device).expand(self._size).clone(
+            memory_format="contiguous_format")
+    a = aten.linalg_inv(self) if n < 0 else self
+    n = abs(n)
+    if n == 1:
+        return a.clone(memory_format="contiguous_format")
+    result = None
+    z = a
+    while n:
+        if n & 1:
+            result = z if result is None else result.matmul(z)
+        n >>= 1
+        if n:
+            z = z.matmul(z)
+    return result
+
+
+linalg_matrix_power.__doc__ = "torch's matrix_power: binary exponentiation with matmul; negative n inverts first."
+matrix_power = linalg_matrix_power
+
+
+def linalg_matrix_power_out(self, n, *, out):
+    return _to_out(linalg_matrix_power(self, n), out, "matrix_power")
+
+
+matrix_power_out = linalg_matrix_power_out
+
+
+# ------------------------------------------------------------------ eigvals / matrix_exp / products / cond
+def linalg_eigvals(self):
+    return aten.linalg_eig(self)[0]
+
+
+def linalg_eigvals_out(self, *, out):
+    return _to_out(linalg_eigvals(self), out, "linalg_eigvals")
+
+
+def matrix_exp(self):
+    return aten.linalg_matrix_exp(self)
+
+
+def linalg_matmul(self, other):
+    return self.matmul(other)
+
+
+def linalg_matmul_out(self, other, *, out):
+    return _to_out(self.matmul(other), out, "linalg_matmul")
+
+
+def linalg_vecdot(x, y, *, dim=-1):
+    if x.dtype is not y.dtype:
+        from ..common import _tname
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{_tname(x.dtype)} and y of type {_tname(y.dtype)} instead")
+    return ((x.conj() if x.dtype.is_complex else x) * y).sum(dim)
+
+
+def linalg_vecdot_out(x, y, *, dim=-1, out):
+    return _to_out(linalg_vecdot(x, y, dim=dim), out, "linalg_vecdot")
+
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return A.diagonal(offset, dim1, dim2)
+
+
+def linalg_multi_dot(tensors):
+    ts = list(tensors)
+    n = len(ts)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = ts[0].dim(), ts[-1].dim()
+    if first not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first}D")
+    if last not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last}D")
+    for i, t in enumerate(ts[1:-1], 1):
+        if t.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    mats = [ts[0].unsqueeze(0) if first == 1 else ts[0]] + ts[1:-1] + [ts[-1].unsqueeze(-1) if last == 1 else ts[-1]]
+    for i in range(n - 1):
+        if mats[i]._size[-1] != mats[i + 1]._size[0]:
+            a, b = list(mats[i]._size), list(mats[i + 1]._size)
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {a} and {b} cannot be multiplied")
+    r = mats[0]
+    for m in mats[1:]:
+        r = r.mm(m)
+    if first == 1:
+        r = r.squeeze(0)
+    if last == 1:
+        r = r.squeeze(-1)
+    return r
+
+
+def linalg_multi_dot_out(tensors, *, out):
+    return _to_out(linalg_multi_dot(tensors), out, "linalg_multi_dot")
+
+
+def linalg_cond(self, p=None):
+    check_matrix(self, "linalg.cond", square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        s = aten.linalg_svdvals(self)
+        big, small = s.select(-1, 0), s.select(-1, -1)
+        return big / small if p != -2 else small / big
+    return aten.linalg_matrix_norm(self, p) * aten.linalg_matrix_norm(aten.linalg_inv(self), p)
+
+
+def linalg_cond_out(self, p=None, *, out):
+    return _to_out(linalg_cond(self, p), out, "linalg_cond")
+
+
+linalg_cond_p_str = linalg_cond
+linalg_cond_p_str_out = linalg_cond_out
+
+
+def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
+                  "in a future PyTorch release.", UserWarning)
+    a = A.mT if transpose else A
+    x = aten.linalg_solve_triangular(a, self, upper=upper != transpose, unitriangular=unitriangular)
+    batch = x._size[:-2]
+    return x, A.expand(tuple(batch) + tuple(A._size[-2:])).mT.clone(memory_format="contiguous_format").mT
+
+
+def outer(self, vec2):
+    for name, t in (("self", self), ("vec2", vec2)):
+        if t.dim() != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.dim()}-D")
+    return self.reshape(-1, 1) * vec2
+
+
+def outer_out(self, vec2, *, out):
+    return _to_out_shape(outer(self, vec2), out, "outer")
+
+
+ger = outer
+
+
+ger_out = outer_out
+
+
+def kron(self, other):
+    nd = max(self.dim(), other.dim())
+    a = (1,) * (nd - self.dim()) + tuple(self._size)
+    b = (1,) * (nd - other.dim()) + tuple(other._size)
+    ra = [x for s in a for x in (s, 1)]
+    rb = [x for s in b for x in (1, s)]
+    return (self.reshape(ra) * other.reshape(rb)).reshape([x * y for x, y in zip(a, b)])
+
+
+def kron_out(self, other, *, out):
+    return _to_out_shape(kron(self, other), out, "kron")
+
+
+def cross(self, other, dim=None):
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning)
+        if self.dim() != other.dim():
+            raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+        sizes = broadcast_shapes(self._size, other._size)
+        dim = next((i for i, s in enumerate(sizes) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return aten.linalg_cross(self, other, dim=dim)
+
+
+def cross_out(self, other, dim=None, *, out):
+    return _to_out_shape(cross(self, other, dim), out, "cross")
+
+
+def tensordot(self, other, dims_self, dims_other):
+    ds = [wrap_dim(d, self.dim()) for d in dims_self]
+    do = [wrap_dim(d, other.dim()) for d in dims_other]
+    if len(ds) != len(do):
+        raise RuntimeError("both dimension lists should have same length")
+    k = 1
+    for a, b in zip(ds, do):
+        if self._size[a] != other._size[b]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {self._size[a]} in dim {a} "
+                               f"and second has size {other._size[b]} in dim {b}")
+        k *= self._size[a]
+    free_s = [i for i in range(self.dim()) if i not in ds]
+    free_o = [i for i in range(other.dim()) if i not in do]
+    m = n = 1
+    for i in free_s:
+        m *= self._size[i]
+    for i in free_o:
+        n *= other._size[i]
+    t1 = self.permute(free_s + ds).reshape(m, k)
+    t2 = other.permute(do + free_o).reshape(k, n)
+    return t1.mm(t2).reshape([self._size[i] for i in free_s] + [other._size[i] for i in free_o])
+
+
+def tensordot_out(self, other, dims_self, dims_other, *, out):
+    return _to_out_shape(tensordot(self, other, dims_self, dims_other), out, "tensordot")
+
+
+def _prod(xs):
+    p = 1
+    for x in xs:
+        p *= x
+    return p
+
+
+def _sumproduct_pair(a, b, sum_dims):
+    """sum over sum_dims of a * b (both aligned to the same dims, size-1 where absent) as one bmm:
+    a -> (batch, left-only, summed), b -> (batch, summed, right-only)."""
+    nd = a.dim()
+    pre_a = [d for d in sum_dims if a._size[d] != 1 and b._size[d] == 1]
+    pre_b = [d for d in sum_dims if b._size[d] != 1 and a._size[d] == 1]
+    if pre_a:
+        a = a.sum(pre_a, keepdim=True)
+    if pre_b:
+        b = b.sum(pre_b, keepdim=True)
+    sums = [d for d in sum_dims if a._size[d] != 1 and b._size[d] != 1]
+    rest = [d for d in range(nd) if d not in sums]
+    lro = [d for d in rest if a._size[d] != 1 and b._size[d] != 1]
+    lo = [d for d in rest if a._size[d] != 1 and b._size[d] == 1]
+    ro = [d for d in rest if a._size[d] == 1 and b._size[d] != 1]
+    ones = [d for d in rest if a._size[d] == 1 and b._size[d] == 1]
+    bs, los, ros, ss = ([a._size[d] for d in lro], [a._size[d] for d in lo], [b._size[d] for d in ro],
+                        [a._size[d] for d in sums])
+    a2 = a.permute(lro + lo + sums + ro + ones).reshape(_prod(bs), _prod(los), _prod(ss))
+    b2 = b.permute(lro + sums + ro + lo + ones).reshape(_prod(bs), _prod(ss), _prod(ros))
+    r = a2.bmm(b2).reshape(bs + los + ros + [1] * (len(sums) + len(ones)))
+    order = lro + lo + ro + sums + ones
+    inv = [0] * nd
+    for i, d in enumerate(order):
+        inv[d] = i
+    return r.permute(inv)
+
+
+def _einsum_labels(equation, tensors):
+    """(labels per operand, output labels) with the ellipsis expanded into right-aligned placeholder labels."""
+    from collections import Counter
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    terms = lhs.split(",")
+    ell_n = max((t.dim() - len(term.replace("...", "")) for term, t in zip(terms, tensors) if "..." in term), default=0)
+    ell = [chr(0x100 + i) for i in range(ell_n)]
+
+    def expand(term, k):
+        if "..." not in term:
+            return list(term)
+        pre, post = term.split("...")
+        return list(pre) + ell[ell_n - k:] + list(post)
+    ops = [expand(term, t.dim() - len(term.replace("...", ""))) for term, t in zip(terms, tensors)]
+    if arrow:
+        pre, dots, post = rhs.partition("...")
+        out = list(pre) + (ell if dots else []) + list(post)
+    else:
+        counts = Counter(c for term in terms for c in term.replace("...", ""))
+        out = ell + sorted(c for c, n in counts.items() if n == 1)
+    return ops, out
+
+
+def einsum(equation, tensors, *, path=None):
+    """Operands are aligned to one label order (output labels first), repeated labels become diagonals,
+    and the operands are contracted left to right with bmm, summing each label once no later operand has it."""
+    from ..meta.shape import einsum_shape
+    tensors = list(tensors)
+    einsum_shape(equation, tensors)                  # torch's checks
+    op_labels, out_labels = _einsum_labels(equation, tensors)
+    all_labels = out_labels + [c for c in dict.fromkeys(c for ls in op_labels for c in ls) if c not in out_labels]
+    pos = {c: i for i, c in enumerate(all_labels)}
+    ops = []
+    for t, labels in zip(tensors, op_labels):
+        labels = list(labels)
+        dup = next((c for c in labels if labels.count(c) > 1), None)
+        while dup is not None:
+            i = labels.index(dup)
+            j = labels.index(dup, i + 1)
+            t = t.diagonal(0, i, j)
+            labels = [c for k, c in enumerate(labels) if k not in (i, j)] + [dup]
+            dup = next((c for c in labels if labels.count(c) > 1), None)
+        order = sorted(range(len(labels)), key=lambda k: pos[labels[k]])
+        t = t.permute(order)
+        shape = [1] * len(all_labels)
+        for k, s in zip(order, t._size):
+            shape[pos[labels[k]]] = s
+        ops.append(t.reshape(shape))
+    n_out = len(out_labels)
+    result = ops[0]
+    for k in range(1, len(ops)):
+        later = ops[k + 1:]
+        sum_dims = [d for d in range(n_out, len(all_labels)) if all(o._size[d] == 1 for o in later)]
+        result = _sumproduct_pair(result, ops[k], sum_dims)
+    rest = [d for d in range(n_out, len(all_labels)) if result._size[d] != 1]
+    if rest:
+        result = result.sum(rest, keepdim=True)
+    for _ in range(len(all_labels) - n_out):
+        result = result.squeeze(-1)
+    return result
+
+
+def linear(input, weight, bias=None):
+    if input.dim() == 2 and bias is not None:
+        return aten.addmm.default(bias, input, aten.t.default(weight))
+    out = aten.matmul.default(input, aten.t.default(weight))
+    return out if bias is None else aten.add.Tensor(out, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    t = aten.matmul.default(aten.unsqueeze.default(aten.unsqueeze.default(input1, -2), -3), weight)   # ..., O, 1, J
+    out = aten.sum.dim_IntList(aten.mul.Tensor(aten.squeeze.dim(t, -2), aten.unsqueeze.default(input2, -2)), [-1])
+    return out if bias is None else aten.add.Tensor(out, bias)
+
+
+def _hh_check(input, tau):
+    from ..common import _tn
+    pre = "torch.linalg.householder_product: "
+    if input.dim() < 2:
+        raise RuntimeError(pre + "input must have at least 2 dimensions.")
+    m, n = input.shape[-2], input.shape[-1]
+    if m < n:
+        raise RuntimeError(pre + "input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if n < tau.shape[-1] if tau.dim() else False:
+        raise RuntimeError(pre + "input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if tau.dim() != input.dim() - 1:
+        raise RuntimeError(pre + f"Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{tau.dim()} and input.ndim is equal to {input.dim()}")
+    if tuple(tau.shape[:-1]) != tuple(input.shape[:-2]):
+        raise RuntimeError(pre + "Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"[{', '.join(str(s) for s in tau.shape[:-1])}]")
+    if tau.dtype is not input.dtype:
+        raise RuntimeError(pre + f"tau dtype {_tn(tau.dtype)} does not match input dtype {_tn(input.dtype)}")
+
+
+def linalg_householder_product(input, tau):
+    """The first n columns of H_0 H_1 ... H_{k-1}, H_i = I - tau_i v_i v_i^H, v_i = column i of `input` below
+    the diagonal with an implicit 1 on it (LAPACK's orgqr). One rank-1 update per reflector, in ember ops."""
+    _hh_check(input, tau)
+    m, n, k = input.shape[-2], input.shape[-1], tau.shape[-1]
+    rows = aten.arange(m).unsqueeze(-1)                                   # (m, 1)
+    Q = aten.eye(m, n, dtype=input.dtype).expand(*input.shape[:-2], m, n)
+    for i in range(k - 1, -1, -1):
+        col = input[..., :, i:i + 1]                                   # (*, m, 1)
+        v = aten.where(rows > i, col, (rows == i).to(input.dtype))
+        Q = Q - tau[..., i:i + 1].unsqueeze(-1) * (v @ (v.mH @ Q))
+    return Q

@@ -1,0 +1,120 @@
+"""CompositeImplicitAutograd decompositions of view and memory ops into other ember ops
+(torch's TensorShape.cpp / TensorConversions.cpp). They run through the dispatcher again, so
+autograd, modes and meta all see the underlying ops."""
+from ..._core.strides import wrap_dim
+from ..meta.view import _fmt, _intlist, compute_stride, infer_size
+from ..._ops import ops
+
+aten = ops.aten
+
+
+# ---------------------------------------------------------------- reshaping
+def reshape(self, shape):
+    shape = infer_size(_intlist(shape), self.numel())
+    if compute_stride(self._size, self.stride(), shape) is not None:
+        return aten.view.default(self, shape)
+    return aten._unsafe_view.default(aten.clone.default(self, memory_format="contiguous_format"), shape)
+
+
+def reshape_as(self, other):
+    return reshape(self, other._size)
+
+
+def view_as(self, other):
+    return aten.view.default(self, other._size)
+
+
+def expand_as(self, other):
+    return aten.expand.default(self, other._size)
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    nd = self.dim()
+    s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if nd == 0:
+        return reshape(self, (1,))
+    if s == e:
+        return self
+    n = 1
+    for x in self._size[s:e + 1]:
+        n *= x
+    return reshape(self, self._size[:s] + (n,) + self._size[e + 1:])
+
+
+def unflatten(self, dim, sizes):
+    d = wrap_dim(dim, self.dim())
+    sizes = _intlist(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    n = self._size[d]
+    try:
+        inferred = infer_size(sizes, n)
+    except RuntimeError:
+        if sizes.count(-1) > 1:
+            raise
+        raise RuntimeError(f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({n}) in the input tensor") from None
+    return aten.view.default(self, self._size[:d] + inferred + self._size[d + 1:])
+
+
+def narrow(self, dim, start, length):
+    from ..meta.view import narrow as _check
+    _check(self, dim, start, length)   # validation only (metadata)
+    n = self._size[wrap_dim(dim, self.dim())]
+    start = start + n if start < 0 else start
+    return aten.slice.Tensor(self, dim, start, start + length, 1)
+
+
+def chunk(self, chunks, dim=0):
+    if self.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, self.dim())
+    n = self._size[d]
+    split_size = (n + chunks - 1) // chunks
+    if split_size == 0 and n == 0:
+        sizes = [0] * chunks
+        return aten.split_with_sizes.default(self, sizes, d)
+    return aten.split.Tensor(self, split_size, d)
+
+
+def adjoint(self):
+    if self.dim() < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. "
+                           f"Got 1-D tensor." if self.dim() == 1 else
+                           "tensor.adjoint() is only supported on matrices or batches of matrices. Got 0-D tensor.")
+    r = aten.transpose.int(self, -2, -1)
+    return r.conj() if self.is_complex() else r
+
+
+def movedim_intlist(self, source, destination):
+    nd = self.dim()
+    src, dst = _intlist(source), _intlist(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({_fmt(src)} dims) should contain "
+                           f"the same number of dims as destination ({_fmt(dst)} dims)")
+    src = [wrap_dim(s, nd) for s in src]
+    dst = [wrap_dim(s, nd) for s in dst]
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({_fmt(source)})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({_fmt(destination)})")
+    order = [-1] * nd
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(nd) if i not in src)
+    order = [o if o != -1 else next(rest) for o in order]
+    return aten.permute.default(self, order)
+
+
+def movedim_int(self, source, destination):
+    return movedim_intlist(self, [source], [destination])
+
+
+# ---------------------------------------------------------------- joining
+
+
+# ---------------------------------------------------------------- conversions

@@ -1,0 +1,42 @@
+"""set_num_threads / get_num_threads size ember's kernel thread pool and numpy's OpenBLAS; the checks
+and messages are torch's."""
+import numpy as np
+import pytest
+
+import ember
+from ember.kernels.cpu.runtime import blas, pool
+
+
+def test_set_num_threads_sizes_the_pool_and_blas():
+    before = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        assert ember.get_num_threads() == 1 and pool._pool()._max_workers == 1
+        if blas.available():
+            assert blas.get_num_threads() == 1
+        x, w = ember.randn(4, 8, 32, 32), ember.randn(16, 8, 3, 3)
+        one = ember.nn.functional.conv2d(x, w).numpy()
+        ember.set_num_threads(2)
+        assert ember.get_num_threads() == 2 and pool._pool()._max_workers == 2
+        if blas.available():
+            assert blas.get_num_threads() == 2
+        np.testing.assert_allclose(ember.nn.functional.conv2d(x, w).numpy(), one, rtol=1e-5, atol=1e-5)
+    finally:
+        ember.set_num_threads(before)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("value", [0, -1, 1.5, "2"])
+def test_bad_thread_counts_raise_like_torch(torch, value):
+    with pytest.raises(RuntimeError) as want:
+        torch.set_num_threads(value)
+    with pytest.raises(RuntimeError) as got:
+        ember.set_num_threads(value)
+    assert str(got.value) == str(want.value)
+
+
+def test_interop_threads_are_recorded():
+    ember.set_num_interop_threads(1)
+    assert ember.get_num_interop_threads() == 1
+    with pytest.raises(RuntimeError):
+        ember.set_num_interop_threads(0)
