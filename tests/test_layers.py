@@ -50,8 +50,6 @@ MODULE_LEVEL_ALLOWED = {
 }
 
 # Deferred upward imports still allowed: importing module -> {imported module: reason}.
-_FACADE_IN_DECOMPOSITION = ("a decomposition written on the public `ember` namespace (an `_e()`/`E` alias "
-                            "returning `import ember`); to become ops.aten calls (issue 13, kernels helper)")
 _FACADE_IN_FORMULA = ("a derivative formula written on the public `ember` namespace (`import ember` in a helper); "
                       "to become ops.aten calls (issue 13, autograd helper)")
 DEFERRED_ALLOWED = {
@@ -60,14 +58,6 @@ DEFERRED_ALLOWED = {
                                                            "process group at construction"},
     "ember.utils.data.distributed": {"ember.distributed": "DistributedSampler (torch's path) asks the default process "
                                                           "group for rank and world size when they are not given"},
-    "ember.kernels.shape_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
-    "ember.kernels.linalg_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
-    "ember.kernels.linalg_lu_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
-    "ember.kernels.nn_extra_implicit": {"ember": _FACADE_IN_DECOMPOSITION},
-    "ember.kernels.cpu.elementwise_math": {"ember": "the special-function aliases forward to `getattr(ember, target)` by name; "
-                                       "to forward to the aten op (issue 13, kernels helper)"},
-    "ember.kernels.cpu.activation": {"ember": "hardtanh/relu6 kernels call ember._nn.hardtanh and ember.where; "
-                                               "to call ops.aten (issue 13, kernels helper)"},
     "ember.autograd.formulas._common": {"ember": _FACADE_IN_FORMULA},
     "ember.autograd.formulas.complex": {"ember": _FACADE_IN_FORMULA},
 }
