@@ -50,8 +50,6 @@ MODULE_LEVEL_ALLOWED = {
 }
 
 # Deferred upward imports still allowed: importing module -> {imported module: reason}.
-_FACADE_IN_DECOMPOSITION = ("a decomposition written on the public `ember` namespace (an `_e()`/`E` alias "
-                            "returning `import ember`); to become ops.aten calls (issue 13, kernels helper)")
 _FACADE_IN_FORMULA = ("a derivative formula written on the public `ember` namespace (`import ember` in a helper); "
                       "to become ops.aten calls (issue 13, autograd helper)")
 DEFERRED_ALLOWED = {
