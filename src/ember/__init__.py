@@ -35,6 +35,10 @@ from ._generated import linalg_functions as _linalg  # noqa: F401  (torch._C._li
 from .functional import *  # noqa: F401,F403
 from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
 from ._core.device import set_default_device, get_default_device  # noqa: F401
+from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
+from ._numeric_flags import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,  # noqa: F401
+                             is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                             get_deterministic_debug_mode, set_float32_matmul_precision, get_float32_matmul_precision)
 from .kernels.cpu.runtime.pool import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: F401
                                        set_num_interop_threads)
 from ._dtype_info import finfo, iinfo  # noqa: F401

@@ -5,9 +5,38 @@ from ._core import dtype as D
 from ._core.promotion import get_default_dtype
 
 
-LINEWIDTH = 80
-EDGEITEMS = 3
-THRESHOLD = 1000
+class _PrintOptions:
+    """torch's PRINT_OPTS, set by `set_printoptions`."""
+    precision = 4
+    threshold = 1000
+    edgeitems = 3
+    linewidth = 80
+    sci_mode = None
+
+
+PRINT_OPTS = _PrintOptions()
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """torch.set_printoptions: digits, summarization threshold and edge items, line width, and a forced
+    (True/False) or automatic (None) scientific notation; `profile` is "default", "short" or "full"."""
+    profiles = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, float("inf"), 3, 80)}
+    if profile is not None:
+        PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = profiles[profile]
+    if precision is not None:
+        PRINT_OPTS.precision = precision
+    if threshold is not None:
+        PRINT_OPTS.threshold = threshold
+    if edgeitems is not None:
+        PRINT_OPTS.edgeitems = edgeitems
+    if linewidth is not None:
+        PRINT_OPTS.linewidth = linewidth
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions():
+    return {"precision": PRINT_OPTS.precision, "threshold": PRINT_OPTS.threshold, "edgeitems": PRINT_OPTS.edgeitems,
+            "linewidth": PRINT_OPTS.linewidth, "sci_mode": PRINT_OPTS.sci_mode}
 
 
 class _Formatter:
@@ -47,15 +76,17 @@ class _Formatter:
                 self.sci = mx / mn > 1000.0 or mx > 1.0e8
             else:
                 self.sci = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
+            if PRINT_OPTS.sci_mode is not None:
+                self.sci = PRINT_OPTS.sci_mode
             self.width = max(len(self._fmt(float(x))) for x in fin)
 
     def _fmt(self, x):
         if self.sci:
-            return f"{x:.4e}"
+            return f"{x:.{PRINT_OPTS.precision}e}"
         if self.int_mode:
             r = f"{x:.0f}"
             return r + "." if np.isfinite(x) else r
-        return f"{x:.4f}"
+        return f"{x:.{PRINT_OPTS.precision}f}"
 
     def __call__(self, v):
         if self.kind == "bool":
@@ -74,7 +105,7 @@ class _Formatter:
 def _summary_values(arr, summarize):
     if not summarize or arr.ndim == 0:
         return arr
-    idx = [np.r_[0:min(EDGEITEMS, n), max(n - EDGEITEMS, EDGEITEMS):n] if n > 2 * EDGEITEMS else np.arange(n)
+    idx = [np.r_[0:min(PRINT_OPTS.edgeitems, n), max(n - PRINT_OPTS.edgeitems, PRINT_OPTS.edgeitems):n] if n > 2 * PRINT_OPTS.edgeitems else np.arange(n)
            for n in arr.shape]
     return arr[np.ix_(*idx)]
 
@@ -84,16 +115,16 @@ def _format(arr, fmt, indent, summarize):
         return fmt(arr[()])
     if arr.ndim == 1:
         n = arr.shape[0]
-        if summarize and n > 2 * EDGEITEMS:
-            items = [fmt(v) for v in arr[:EDGEITEMS]] + [" ..."] + [fmt(v) for v in arr[-EDGEITEMS:]]
+        if summarize and n > 2 * PRINT_OPTS.edgeitems:
+            items = [fmt(v) for v in arr[:PRINT_OPTS.edgeitems]] + [" ..."] + [fmt(v) for v in arr[-PRINT_OPTS.edgeitems:]]
         else:
             items = [fmt(v) for v in arr]
-        per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
+        per_line = max(1, (PRINT_OPTS.linewidth - indent) // (fmt.width + 2))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     rows = list(range(arr.shape[0]))
-    if summarize and arr.shape[0] > 2 * EDGEITEMS:
-        rows = rows[:EDGEITEMS] + [None] + rows[-EDGEITEMS:]
+    if summarize and arr.shape[0] > 2 * PRINT_OPTS.edgeitems:
+        rows = rows[:PRINT_OPTS.edgeitems] + [None] + rows[-PRINT_OPTS.edgeitems:]
     sep = "," + "\n" * (arr.ndim - 1) + " " * (indent + 1)
     parts = ["..." if r is None else _format(arr[r], fmt, indent + 1, summarize) for r in rows]
     return "[" + sep.join(parts) + "]"
@@ -116,7 +147,7 @@ def tensor_repr(t):
         if t.dim() != 1:
             suffix.append(f"size={tuple(t.shape)}")
     else:
-        summarize = arr.size > THRESHOLD
+        summarize = arr.size > PRINT_OPTS.threshold
         fmt = _Formatter(t, _summary_values(arr, summarize))
         body = _format(arr, fmt, len("tensor("), summarize)
     default_complex = D.complex128 if get_default_dtype() is D.float64 else D.complex64
@@ -135,7 +166,7 @@ def _add_suffixes(text, suffixes, indent):
     parts = [text]
     last = len(text) - text.rfind("\n") + 1
     for sfx in suffixes:
-        if last + len(sfx) + 2 > LINEWIDTH:
+        if last + len(sfx) + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + sfx)
             last = indent + len(sfx)
         else:
