@@ -26,7 +26,7 @@ PKG = os.path.join(SRC, "ember")
 
 # Layers, lowest first. A module belongs to the layer of its longest matching prefix.
 LAYERS = [
-    ("core", ["ember._core", "ember._grad_mode", "ember._dtype_info", "ember.version"]),
+    ("core", ["ember._core", "ember._grad_mode", "ember._dtype_info", "ember.version", "ember._numeric_flags"]),
     ("dispatch", ["ember._dispatch"]),
     ("ops", ["ember._ops", "ember._schema", "ember._arg_parser", "ember._fallbacks", "ember.library", "ember._random"]),
     ("generated", ["ember._generated", "ember.return_types"]),
