@@ -123,7 +123,8 @@ def main(argv=None):
     rep = report(recorder, declared_overloads())
     rep["pytest_exit_code"] = int(code)
     n = rep["declared"]
-    print(f"\n{rep['tests']} parity tests; overloads declared in native/*.yaml: {n}")
+    kind = "tests" if args.all_tests else "parity tests"
+    print(f"\n{rep['tests']} {kind}; overloads declared in native/*.yaml: {n}")
     print(f"  reached:          {rep['reached']} ({100 * rep['reached'] / n:.1f}%)")
     print(f"  called directly:  {rep['called_directly']} ({100 * rep['called_directly'] / n:.1f}%)")
     print(f"  never reached:    {n - rep['reached']}")

@@ -60,6 +60,7 @@ _LAZY_SUBMODULES = (
     "cuda", "backends", "onnx", "jit", "amp", "version",
 )
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
+               "compile": ("ember.compiler", "compile"),
                "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
                "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
                "get_autocast_dtype": ("ember.amp", "get_autocast_dtype"),

@@ -1,4 +1,60 @@
-"""torch._dynamo: the compiler front end. This package holds, for now, the backend registry
-(`backends/registry.py`: register_backend, lookup_backend, list_backends) and the debugging backends
-"eager" and "aot_eager"; capture (symbolic_convert, guards, convert_frame) is a later issue."""
+"""torch._dynamo: ember.compile's front end (capture bytecode into fx graphs with guards, a cache per code
+object, graph breaks, resume functions and recompiles), and its public helpers."""
+from . import config, exc, utils  # noqa: F401
 from .backends.registry import list_backends, lookup_backend, register_backend  # noqa: F401
+from .eval_frame import OptimizedModule, optimize, reset as _reset_caches  # noqa: F401
+from .symbolic_convert import _SPECIAL_FUNCTIONS, _allowed_in_graph, _disallowed
+
+__all__ = ["list_backends", "lookup_backend", "register_backend", "reset", "explain", "mark_dynamic", "mark_static", "graph_break", "disable", "allow_in_graph",
+           "disallow_in_graph", "config", "exc", "utils", "OptimizedModule", "optimize"]
+
+
+def reset():
+    """Forget every cache entry, resume function, recompile count and counter (torch._dynamo.reset)."""
+    _reset_caches()
+
+
+def graph_break():
+    """A call that always breaks the graph when compiled; does nothing when run eagerly."""
+
+
+_SPECIAL_FUNCTIONS.add(graph_break)
+
+
+def disable(fn=None, recursive=True, *, reason=None):
+    """Run `fn` eagerly, never captured; a call to it inside compiled code is a graph break."""
+    if fn is None:
+        return lambda f: disable(f, recursive, reason=reason)
+    _disallowed.add(fn)
+    return fn
+
+
+def allow_in_graph(fn):
+    """Put calls to `fn` into the graph as one node (not inlined)."""
+    if isinstance(fn, (list, tuple)):
+        return [allow_in_graph(f) for f in fn]
+    _allowed_in_graph.add(fn)
+    return fn
+
+
+def disallow_in_graph(fn):
+    _allowed_in_graph.discard(fn)
+    _disallowed.add(fn)
+    return fn
+
+
+def mark_dynamic(t, index, *, min=None, max=None):
+    """Treat dimension(s) `index` of tensor `t` as dynamic at its first capture."""
+    idx = set(index) if isinstance(index, (list, tuple, set)) else {index}
+    dims = set(getattr(t, "_dynamo_dynamic_indices", set()))
+    t._dynamo_dynamic_indices = dims | idx
+
+
+def mark_static(t, index=None):
+    if hasattr(t, "_dynamo_dynamic_indices"):
+        t._dynamo_dynamic_indices = set() if index is None else t._dynamo_dynamic_indices - {index}
+
+
+def explain(fn, *extra_args, **extra_kwargs):
+    from .explain_output import explain as _explain
+    return _explain(fn, *extra_args, **extra_kwargs)

@@ -3,10 +3,17 @@ import weakref
 from collections import OrderedDict
 
 
+# The module-mutation epoch: bumped by every nn.Module change a compiled graph can depend on (setattr/delattr,
+# registrations, hooks and their removal, train()/eval(), _apply, load_state_dict). ember._dynamo guards a
+# module tree with one `EPOCH[0] == e` check instead of one check per attribute read.
+MUTATION_EPOCH = [0]
+
+
 class RemovableHandle:
     next_id = 0
 
     def __init__(self, hooks_dict, *, extra_dict=None):
+        MUTATION_EPOCH[0] += 1
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = RemovableHandle.next_id
         RemovableHandle.next_id += 1
@@ -17,6 +24,7 @@ class RemovableHandle:
             self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict)
 
     def remove(self):
+        MUTATION_EPOCH[0] += 1
         hooks_dict = self.hooks_dict_ref()
         if hooks_dict is not None and self.id in hooks_dict:
             del hooks_dict[self.id]

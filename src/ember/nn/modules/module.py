@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
 from .. import _tensor_util as U
-from ._hooks import RemovableHandle, add_hook
+from ._hooks import MUTATION_EPOCH, RemovableHandle, add_hook
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_buffer_registration_hook", "register_module_module_registration_hook",
@@ -207,6 +207,7 @@ class Module:
 
     # ------------------------------------------------------------------ registration
     def register_buffer(self, name, tensor, persistent=True):
+        MUTATION_EPOCH[0] += 1
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         elif not isinstance(name, str):
@@ -232,6 +233,7 @@ class Module:
                 self._non_persistent_buffers_set.add(name)
 
     def register_parameter(self, name, param):
+        MUTATION_EPOCH[0] += 1
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         elif not isinstance(name, str):
@@ -260,6 +262,7 @@ class Module:
             self._parameters[name] = param
 
     def add_module(self, name, module):
+        MUTATION_EPOCH[0] += 1
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{typename(module)} is not a Module subclass")
         elif not isinstance(name, str):
@@ -342,6 +345,7 @@ class Module:
 
     # ------------------------------------------------------------------ applying functions
     def _apply(self, fn, recurse=True):
+        MUTATION_EPOCH[0] += 1
         if recurse:
             for module in self.children():
                 module._apply(fn)
@@ -501,6 +505,8 @@ class Module:
 
     # ------------------------------------------------------------------ calling
     def _wrapped_call_impl(self, *args, **kwargs):
+        if self._compiled_call_impl is not None:
+            return self._compiled_call_impl(*args, **kwargs)
         return self._call_impl(*args, **kwargs)
 
     def _call_impl(self, *args, **kwargs):
@@ -631,6 +637,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
+        MUTATION_EPOCH[0] += 1
         def remove_from(*dicts_or_sets):
             for d in dicts_or_sets:
                 if name in d:
@@ -686,6 +693,7 @@ class Module:
                     super().__setattr__(name, value)
 
     def __delattr__(self, name):
+        MUTATION_EPOCH[0] += 1
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:
@@ -846,6 +854,7 @@ class Module:
                               f"an exception occurred : {ex.args}.")
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
+        MUTATION_EPOCH[0] += 1
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
 
@@ -962,6 +971,7 @@ class Module:
 
     # ------------------------------------------------------------------ modes and grads
     def train(self, mode=True):
+        MUTATION_EPOCH[0] += 1
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -1042,7 +1052,11 @@ class Module:
         return replica
 
     def compile(self, *args, **kwargs):
-        """torch.compile has no counterpart in ember: the module keeps running eagerly."""
+        """Compile this module's call in place with ember.compile (same arguments)."""
+        import ember
+        object.__setattr__(self, "_compiled_call_impl", None)
+        impl = ember.compile(self._call_impl, *args, **kwargs)
+        object.__setattr__(self, "_compiled_call_impl", impl)
 
 
 def _parse_to(*args, **kwargs):

@@ -18,6 +18,8 @@ from ..modules import Module
 
 __all__ = ["DistributedDataParallel"]
 
+_FIRST_BUCKET_BYTES = 1024 * 1024
+
 
 class _Bucket:
     __slots__ = ("params", "ready", "work", "flat", "dtype")
@@ -87,10 +89,13 @@ class DistributedDataParallel(Module):
                 pos += n
 
     def _build_buckets(self, params):
+        """Reverse registration order; the first bucket holds about 1 MiB (torch's _DEFAULT_FIRST_BUCKET_BYTES) so
+        that communication starts early in backward, the others about bucket_cap_mb."""
         buckets, cur, size, dt = [], [], 0, None
         for p in reversed(params):
             nbytes = p.numel() * p.element_size()
-            if cur and (p.dtype != dt or size + nbytes > self.bucket_bytes_cap):
+            cap = min(_FIRST_BUCKET_BYTES, self.bucket_bytes_cap) if not buckets else self.bucket_bytes_cap
+            if cur and (p.dtype != dt or size + nbytes > cap):
                 buckets.append(_Bucket(cur, dt))
                 cur, size = [], 0
             cur.append(p)
@@ -139,6 +144,10 @@ class DistributedDataParallel(Module):
     def _on_grad(self, param):
         if not self._expect:
             return
+        if self._launched:              # MPI progresses only inside MPI calls: poll the buckets in flight
+            for b in self._buckets:
+                if b.work is not None and not b.work.is_completed():
+                    break
         self._mark(param)
 
     def _mark(self, param):

@@ -1,0 +1,14 @@
+"""torch._dynamo.config: the knobs of ember.compile's capture (limits, dynamic shapes, error handling)."""
+
+# captures of one code object before it runs eagerly (torch's `recompile_limit`, formerly cache_size_limit)
+recompile_limit = 8
+# captures of one code object over all its entries and resume functions
+accumulated_recompile_limit = 256
+# on a recompile, a dimension whose size changed is marked dynamic (dynamic=None); False keeps every shape static
+automatic_dynamic_shapes = True
+# every shape dynamic from the first capture (dynamic=True)
+assume_static_by_default = True
+# an exception raised while capturing (not by the user's code) is reported and the frame runs eagerly
+suppress_errors = False
+# print a guard failure reason on each recompile (also EMBER_LOGS=recompiles)
+verbose = False

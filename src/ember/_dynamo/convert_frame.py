@@ -1,0 +1,179 @@
+"""torch._dynamo.convert_frame: capture one frame into a cache entry.
+
+`capture(state, L, G, C)` runs InstructionTranslator over the frame's bytecode; a RestartAnalysis (something
+unsupported) records a graph break at that instruction and starts again. At RETURN_VALUE the entry returns
+the rebuilt value; at a break it runs the graph so far, replays side effects, runs the breaking instruction in
+Python (a call goes through ember.compile, a branch on a tensor picks one of two resume functions) and calls
+the resume function, which is compiled in turn with its own cache.
+"""
+import dis
+import types
+
+from ember.nn import Module
+
+from . import utils
+from .exc import RestartAnalysis, Unsupported
+from .guards import ClosureSource, LocalSource
+from .output_graph import OutputGraph
+from .resume_execution import in_exception_range, resume_code
+from .symbolic_convert import InstructionTranslator, _RealCell, _disallowed
+
+MAX_RESTARTS = 64
+# filled by eval_frame (which calls capture): what the code generated at a break calls at run time
+RUNTIME = {}
+_JUMPS_TRUE = {"POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_IF_TRUE"}
+_JUMPS_FALSE = {"POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_IF_FALSE"}
+
+
+class SkipFrame(Exception):
+    """The frame cannot be captured at all; it runs eagerly (reason in args[0])."""
+
+
+def frame_arg_names(code):
+    n = code.co_argcount + code.co_kwonlyargcount
+    n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+    return code.co_varnames[:n]
+
+
+def capture(state, L, G, C):
+    code = state.code
+    breaks = {}
+    for _ in range(MAX_RESTARTS):
+        output = OutputGraph(code, G, C, state.options)
+        output.dynamic_dims = state.dynamic_dims
+        tx = InstructionTranslator(output, code, G, {}, {}, breaks)
+        try:
+            for i, name in enumerate(frame_arg_names(code)):
+                tx.locals[name] = tx.wrap(L[i], LocalSource(i, name))
+            for i, name in enumerate(code.co_freevars):
+                tx.cells[name] = _RealCell(C[i], ClosureSource(i))
+        except Unsupported as e:
+            raise SkipFrame(f"an argument cannot be tracked: {e.reason}") from None
+        try:
+            result = tx.run()
+        except RestartAnalysis as r:
+            offset, err = r.args
+            if offset in breaks:
+                raise SkipFrame(f"graph break at offset {offset} could not be placed: {err}") from None
+            breaks[offset] = err
+            utils.counters["graph_break"][err.reason] += 1
+            utils.log("graph_breaks", f"Graph break in {code.co_name}: {err.reason}\n  at {err.location}")
+            state.break_log.append((err.reason, err.location))
+            continue
+        try:
+            return _build_entry(state, tx, output, result)
+        except Unsupported as e:
+            raise SkipFrame(str(e)) from None
+    raise SkipFrame("too many graph breaks")
+
+
+def _build_entry(state, tx, output, result):
+    if result[0] == "return":
+        ret = result[1]
+
+        def tail(cg):
+            lines = [f"___ret = {cg.expr(ret)}"]
+            lines += cg.side_effect_lines()
+            lines.append("return ___ret")
+            return lines
+        entry = output.compile_and_codegen(tail)
+        entry.breaks = []
+        return entry
+    _, inst, reason = result
+    if tx.block_stack:
+        raise Unsupported(f"graph break inside a `with` block ({reason.reason})")
+    if in_exception_range(state.code, inst.offset):
+        # the exception handler belongs to this frame: the instruction must raise inside it, so run it eagerly
+        raise Unsupported(f"graph break inside a `try` block ({reason.reason})")
+    code = state.code
+    next_offset = tx.instructions[tx.ip].offset if tx.ip < len(tx.instructions) else None
+    stack = list(tx.stack)
+    call_at_break, compiled_resume = RUNTIME["call_at_break"], RUNTIME["compiled_resume"]
+    from .variables import NullVariable
+    local_names = code.co_varnames
+    unbound = tuple(n for n in local_names if n not in tx.locals)
+    consts = {}
+
+    def resume_fn(offset, stack_after, compiled):
+        null_mask = tuple(isinstance(v, NullVariable) for v in stack_after)
+        rc = resume_code(code, offset, null_mask, unbound)
+        fn = types.FunctionType(rc, output.f_globals, rc.co_name, None, output.closure or None)
+        return compiled_resume(fn, state) if compiled else fn
+
+    def values(cg, stack_after):
+        exprs = [cg.expr(tx.locals[n]) if n in tx.locals else "None" for n in local_names]
+        exprs += [cg.expr(v) for v in stack_after if not isinstance(v, NullVariable)]
+        return "(" + "".join(e + ", " for e in exprs) + ")"
+
+    op = inst.opname
+    if op in ("CALL", "CALL_FUNCTION_EX"):
+        if op == "CALL":
+            argc = inst.arg
+            items = stack[len(stack) - argc - 2:]
+            rest = stack[:len(stack) - argc - 2]
+            kw = tx.kw_names or ()
+            if isinstance(items[0], NullVariable):
+                fn, args = items[1], items[2:]
+            else:
+                fn, args = items[0], items[1:]
+            kwargs = dict(zip(kw, args[len(args) - len(kw):])) if kw else {}
+            args = args[:len(args) - len(kw)]
+            star = False
+        else:
+            n = 4 if inst.arg & 1 else 3
+            items = stack[len(stack) - n:]
+            rest = stack[:len(stack) - n]
+            fn, args = items[1], items[2]
+            kwargs = items[3] if n == 4 else None
+            star = True
+        placeholder = _ResultSlot()
+        resume = resume_fn(next_offset, rest + [placeholder], True)
+
+        def tail(cg):
+            lines = [f"___s = {values(cg, rest)}", f"___f = {cg.expr(fn)}"]
+            if star:
+                lines.append(f"___a = tuple({cg.expr(args)})")
+                lines.append(f"___kw = dict({cg.expr(kwargs)})" if kwargs is not None else "___kw = {}")
+            else:
+                lines.append("___a = (" + "".join(cg.expr(a) + ", " for a in args) + ")")
+                lines.append("___kw = {" + ", ".join(f"{k!r}: {cg.expr(v)}" for k, v in kwargs.items()) + "}")
+            lines += cg.side_effect_lines()
+            lines.append(f"return {cg.const(resume)}(*___s, {cg.const(call_at_break)}(___f, ___a, ___kw, "
+                         f"{cg.const(state.options)}))")
+            return lines
+    elif op in _JUMPS_TRUE or op in _JUMPS_FALSE or op in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
+        value = stack[-1]
+        rest = stack[:-1]
+        jump_when = op in _JUMPS_TRUE or op == "JUMP_IF_TRUE_OR_POP"
+        keep_on_jump = op.startswith("JUMP_IF")
+        jump_resume = resume_fn(inst.argval, rest + ([value] if keep_on_jump else []), True)
+        fall_resume = resume_fn(next_offset, rest, True)
+
+        def tail(cg):
+            lines = [f"___v = {cg.expr(value)}", f"___s = {values(cg, rest)}"]
+            lines += cg.side_effect_lines()
+            jump_args = "*___s, ___v" if keep_on_jump else "*___s"
+            test = "___v" if jump_when else "not ___v"
+            lines.append(f"if {test}:")
+            lines.append(f"    return {cg.const(jump_resume)}({jump_args})")
+            lines.append(f"return {cg.const(fall_resume)}(*___s)")
+            return lines
+    else:
+        resume = resume_fn(inst.offset, stack, False)
+
+        def tail(cg):
+            lines = [f"___s = {values(cg, stack)}"]
+            lines += cg.side_effect_lines()
+            lines.append(f"return {cg.const(resume)}(*___s)")
+            return lines
+    entry = output.compile_and_codegen(tail)
+    entry.breaks = [(reason.reason, reason.location)]
+    del consts
+    return entry
+
+
+class _ResultSlot:
+    """Stands for the value a call at a break returns (a non-NULL stack slot)."""
+
+
+_ = (dis, Module, _disallowed)

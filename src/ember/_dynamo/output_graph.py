@@ -1,0 +1,251 @@
+"""torch._dynamo.output_graph: the graph being built during one capture (fx Graph, fake tensors, graph inputs,
+guards, side effects), and compile_subgraph, which hands the graph to the backend and generates the Python
+function that runs a cache entry: call the compiled graph, replay side effects, rebuild the frame's values."""
+import operator
+import types
+import warnings
+
+from ember.fx import Graph, GraphModule
+from ember.nn import Module
+from ember._subclasses.fake_tensor import FakeTensorMode
+
+from . import utils
+from .exc import BackendCompilerFailed, Unsupported
+from .guards import GuardBuilder
+from .variables import (BuiltinVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
+                        ListVariable, MethodVariable, NestedFunctionVariable, TensorMethodVariable, NNModuleVariable, NullVariable, TensorVariable,
+                        TorchVariable, TupleVariable, UserFunctionVariable, UserMethodVariable,
+                        UserObjectVariable)
+
+_warned_backends = set()
+
+
+def lookup_backend(backend):
+    """A backend name or callable -> callable(gm, example_inputs) returning a callable. "inductor" runs with
+    "eager" (and says so once) until ember._inductor registers itself."""
+    from .backends.registry import lookup_backend as _registry_lookup
+    from .exc import InvalidBackend
+    if backend == "inductor":
+        try:
+            return _registry_lookup("inductor")
+        except InvalidBackend:
+            pass
+        if "inductor" not in _warned_backends:
+            _warned_backends.add("inductor")
+            warnings.warn("ember.compile: backend 'inductor' is not built yet (ember._inductor); running the "
+                          "captured graphs with the 'eager' backend", UserWarning, stacklevel=4)
+        backend = "eager"
+    return _registry_lookup(backend)
+
+
+def _eager_backend(gm, example_inputs):
+    return gm.forward
+
+
+class _Root(Module):
+    pass
+
+
+class OutputGraph:
+    def __init__(self, code, f_globals, closure, options):
+        self.code, self.f_globals, self.closure, self.options = code, f_globals, closure, options
+        self.graph = Graph()
+        self.fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
+        self.guards = GuardBuilder()
+        self.guards.global_state()
+        self.inputs = []                # (source, real tensor, TensorVariable)
+        self.tensor_by_id = {}          # id(real tensor) -> TensorVariable (aliases share one input)
+        self.object_vts = {}            # id(pre-existing mutable object) -> tracker (one tracker per object)
+        self.side_effects = []          # ("setattr", obj tracker, name, value tracker) | ("setglobal", name, vt)
+        self.keepalive = []
+        self.dynamic_dims = {}          # source name -> set of dims (automatic dynamic / mark_dynamic)
+        self.breaks = []                # (reason, location) of breaks taken in this capture
+        self._n = 0
+
+    # ---------------------------------------------------------------- inputs
+    def tensor_input(self, value, source):
+        vt = self.tensor_by_id.get(id(value))
+        if vt is not None:
+            return vt
+        dyn = set(self.dynamic_dims.get(source.name(), ())) | set(getattr(value, "_dynamo_dynamic_indices", ()))
+        if self.options.get("dynamic") is True:
+            dyn = set(range(value.dim()))
+        elif self.options.get("dynamic") is False:
+            dyn = set()
+        if not source.epoch_covered:
+            self.guards.tensor_match(source, value, tuple(sorted(dyn)))
+        fake = self.fake_mode.from_tensor(value)
+        name = _input_name(source)
+        node = self.graph.placeholder(name)
+        vt = TensorVariable(node, fake, source)
+        vt.is_param = getattr(value, "_is_param", False)
+        self.inputs.append((source, value, vt))
+        self.tensor_by_id[id(value)] = vt
+        self.keepalive.append(value)
+        return vt
+
+    def new_node(self, kind, target, args, kwargs):
+        return self.graph.create_node(kind, target, args, kwargs)
+
+    # ---------------------------------------------------------------- the graph and the runtime code
+    def compile_and_codegen(self, build_tail):
+        """Finish the graph; `build_tail(codegen)` returns the Python lines run after it. Returns the entry."""
+        cg = CodeGen(self)
+        tail = build_tail(cg)
+        outputs = cg.tensor_outputs
+        self.graph.output(tuple(vt.node for vt in outputs))
+        # inputs: those read per call first, then the epoch-covered ones (parameters, buffers)
+        fresh = [i for i in self.inputs if not i[0].epoch_covered]
+        covered = [i for i in self.inputs if i[0].epoch_covered]
+        order = fresh + covered
+        placeholders = [vt.node for _, _, vt in order]
+        self._reorder_placeholders(placeholders)
+        n_ops = sum(1 for n in self.graph.nodes if n.op not in ("placeholder", "output"))
+        compiled = None
+        gm = None
+        if outputs:
+            gm = GraphModule(_Root(), self.graph)
+            utils.log("graph_code", f"TRACED GRAPH {self.code.co_name}\n{gm.code}")
+            backend = lookup_backend(self.options.get("backend", "inductor"))
+            example = [self.fake_mode.from_tensor(v) for _, v, _ in order]
+            try:
+                compiled = backend(gm, example)
+            except Unsupported:
+                raise
+            except Exception as e:
+                raise BackendCompilerFailed(getattr(backend, "__name__", str(backend)), e) from e
+            utils.counters["stats"]["unique_graphs"] += 1
+        check = self.guards.compile([s for s, _, _ in fresh], [s for s, _, _ in covered])
+        utils.log("guards", f"GUARDS {self.code.co_name}\n{check.source}")
+        body = ["def ___run(___ins, L, G, C):"]
+        if compiled is not None:
+            body.append("    O = ___graph(*___ins)")
+        body += ["    " + line for line in tail]
+        src = "\n".join(body) + "\n"
+        ns = dict(cg.consts)
+        ns["___graph"] = compiled
+        exec(compile(src, f"<ember compiled {self.code.co_name}>", "exec"), ns)
+        run = ns["___run"]
+        run.source = src
+        return Entry(check, run, self.guards, gm, n_ops, src)
+
+    def _reorder_placeholders(self, placeholders):
+        g = self.graph
+        first = next(iter(g.nodes))
+        for p in reversed(placeholders):
+            if p is not first:
+                first.prepend(p)
+            first = p
+
+
+def _input_name(source):
+    import re
+    s = re.sub(r"[^0-9a-zA-Z_]+", "_", source.name()).strip("_")
+    return s or "arg"
+
+
+class Entry:
+    """One cache entry: its guard check, the function that runs it, and what explain() reports."""
+
+    def __init__(self, check, run, guards, gm, n_ops, source):
+        self.check, self.run, self.guard_builder, self.gm, self.n_ops, self.source = \
+            check, run, guards, gm, n_ops, source
+        self.graphs = [gm] if gm is not None else []
+
+
+class CodeGen:
+    """Python expressions that rebuild trackers after the graph ran (`O` holds the graph's outputs)."""
+
+    def __init__(self, output):
+        self.output = output
+        self.tensor_outputs = []
+        self._out_index = {}
+        self.consts = {"___NULL": None}
+        self._n = 0
+
+    def const(self, value):
+        for k, v in self.consts.items():
+            if v is value and k != "___NULL":
+                return k
+        self._n += 1
+        name = f"___k{self._n}"
+        self.consts[name] = value
+        return name
+
+    def expr(self, vt):
+        if isinstance(vt, TensorVariable):
+            i = self._out_index.get(id(vt))
+            if i is None:
+                i = self._out_index[id(vt)] = len(self.tensor_outputs)
+                self.tensor_outputs.append(vt)
+            return f"O[{i}]"
+        if isinstance(vt, ConstantVariable):
+            v = vt.value
+            if isinstance(v, (int, float, bool, str, type(None))) and not (isinstance(v, float) and v != v):
+                return repr(v) if not isinstance(v, float) or v not in (float("inf"), float("-inf")) \
+                    else self.const(v)
+            return self.const(v)
+        if isinstance(vt, (ListVariable, DictVariable)) and vt.source is not None:
+            return vt.source.name()
+        if isinstance(vt, TupleVariable):
+            inner = "".join(self.expr(i) + ", " for i in vt.items)
+            if vt.tuple_type is tuple:
+                return f"({inner})"
+            return f"{self.const(vt.tuple_type)}(({inner}))" if not hasattr(vt.tuple_type, "_fields") \
+                else f"{self.const(vt.tuple_type)}({inner})"
+        if isinstance(vt, ListVariable):
+            return "[" + ", ".join(self.expr(i) for i in vt.items) + "]"
+        if isinstance(vt, DictVariable):
+            inner = ", ".join(f"{self.const(k) if not isinstance(k, (str, int)) else repr(k)}: {self.expr(v)}"
+                              for k, v in vt.items.items())
+            if vt.dict_type is dict:
+                return "{" + inner + "}"
+            return f"{self.const(vt.dict_type)}({{{inner}}})"
+        if isinstance(vt, IteratorVariable):
+            from .resume_execution import ResumeIterator
+            return f"{self.const(ResumeIterator)}([" + ", ".join(self.expr(i) for i in vt.remaining()) + "])"
+        if isinstance(vt, (TensorMethodVariable, MethodVariable)):
+            obj = vt.tensor if isinstance(vt, TensorMethodVariable) else vt.obj
+            return f"{self.expr(obj)}.{vt.name}"
+        if isinstance(vt, UserMethodVariable):
+            return f"{self.const(types.MethodType)}({self.const(vt.fn)}, {self.expr(vt.obj)})"
+        if isinstance(vt, NestedFunctionVariable):
+            raise Unsupported("rebuilding a closure made during capture")
+        if isinstance(vt, (CellVariable, NullVariable)):
+            raise Unsupported(f"rebuilding {type(vt).__name__}")
+        if vt.source is not None:
+            return vt.source.name()
+        for attr in ("module", "fn", "value"):
+            if isinstance(vt, (NNModuleVariable, UserFunctionVariable, BuiltinVariable, TorchVariable,
+                               UserObjectVariable)) and hasattr(vt, attr):
+                return self.const(getattr(vt, attr))
+        from .variables import GradModeVariable
+        if isinstance(vt, GradModeVariable):
+            import ember
+            return f"{self.const(ember.set_grad_enabled)}({vt.mode})"
+        raise Unsupported(f"rebuilding {type(vt).__name__}")
+
+    def side_effect_lines(self):
+        lines = []
+        for eff in self.output.side_effects:
+            if eff[0] == "setattr":
+                _, obj, name, val = eff
+                lines.append(f"setattr({self.expr(obj)}, {name!r}, {self.expr(val)})")
+            elif eff[0] == "delattr":
+                _, obj, name = eff
+                lines.append(f"delattr({self.expr(obj)}, {name!r})")
+            elif eff[0] == "setglobal":
+                _, name, val = eff
+                lines.append(f"G[{name!r}] = {self.expr(val)}")
+        for vt in self.output.object_vts.values():
+            if getattr(vt, "mutated", False) and vt.source is not None:
+                if isinstance(vt, ListVariable):
+                    lines.append(f"{vt.source.name()}[:] = [{', '.join(self.expr(i) for i in vt.items)}]")
+                elif isinstance(vt, DictVariable):
+                    lines.append(f"{vt.source.name()}.clear()")
+                    inner = ", ".join(f"{self.const(k)}: {self.expr(v)}" for k, v in vt.items.items())
+                    lines.append(f"{vt.source.name()}.update({{{inner}}})")
+        return lines
+
+
+_ = operator

