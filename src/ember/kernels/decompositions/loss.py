@@ -8,15 +8,6 @@ from ..._ops import ops
 aten = ops.aten
 
 
-def l1_loss(self, target, reduction=1):
-    """|self - target| reduced, as torch's composite l1_loss (its graph shows MeanBackward0 <- AbsBackward0
-    <- SubBackward0, as torch's does)."""
-    loss = aten.abs.default(aten.sub.Tensor(self, target))
-    if reduction == 1:
-        return aten.mean.default(loss)
-    return aten.sum.default(loss) if reduction == 2 else loss
-
-
 def nll_loss_nd(self, target, weight=None, reduction=1, ignore_index=-100):
     if self.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {self.dim()})")
