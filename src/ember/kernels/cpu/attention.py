@@ -24,7 +24,7 @@ from .runtime.arrays import acc
 from .runtime.pool import split_run
 from ..common import empty_tensor
 from .runtime import clib
-from .runtime.rowblocks import c_suffix
+from .runtime.clib import c_suffix
 
 
 # score elements: below this the C row kernels run on the calling thread (the GPT step's (16, 4, 64, 64)

@@ -4,7 +4,7 @@ import numpy as np
 from ..meta import loss as M
 from .runtime.arrays import acc, reduce, wrap
 from .runtime import clib
-from .runtime.rowblocks import c_rows, c_suffix
+from .runtime.clib import c_rows, c_suffix
 
 
 def _pair(self, target, reduction, name):

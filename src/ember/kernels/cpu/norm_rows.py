@@ -9,7 +9,7 @@ import numpy as np
 from .runtime.arrays import acc
 from .runtime.pool import split_run
 from .runtime import clib
-from .runtime.rowblocks import c_rows, c_suffix
+from .runtime.clib import c_rows, c_suffix
 
 
 # elements: below this the layer_norm kernels run on the calling thread. A (1024, 128) layer_norm is ~0.1 ms

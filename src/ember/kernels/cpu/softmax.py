@@ -11,7 +11,8 @@ from .runtime.arrays import acc, wrap
 from .runtime.pool import split_run
 from ..meta.softmax import softmax_spec
 from .runtime import clib
-from .runtime.rowblocks import c_rows, c_suffix, row_dot, row_sum, run_rows
+from .runtime.clib import c_rows, c_suffix
+from .runtime.rowblocks import row_dot, row_sum, run_rows
 
 
 def _forward(xc, oc, d, log):

@@ -5,6 +5,8 @@ A kernel module asks for a function with `kernel("softmax", "softmax_rows_f32", 
 ctypes function, or None when C is unavailable (no compiler, EMBER_DISABLE_C=1, or the build failed,
 which warns once). Every caller keeps its numpy path for None, so ember runs without a compiler and
 tests can compare both paths (`use_c(False)` switches the C kernels off in this process).
+`c_suffix` says whether arrays suit the C row kernels and `c_rows` calls one over chunks of rows (on the
+calling thread below `min_elems`, else shared out over the pool).
 
 Writing a C kernel that vectorises (check with gcc's `-fopt-info-vec`):
 - a select (`x > a ? a : x`) stays a branch under the default `-ftrapping-math`, so sources with such
@@ -20,7 +22,10 @@ import os
 import threading
 import warnings
 
+import numpy as np
+
 from .... import _cc
+from .pool import split_run
 
 _DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "csrc")
 _LIBS = {}
@@ -97,3 +102,27 @@ def kernel(name, fname, sig, restype=None):
             return None
         fn = _FUNCS[key] = _cc.function(lib, fname, sig, restype)
     return fn
+
+
+_C_TYPES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}   # by dtype: dtype.name costs ~3 us
+
+
+def c_suffix(*arrays):
+    """'f32' / 'f64' when every array is C-contiguous of that one dtype (what the C row kernels
+    take), else None (the caller keeps its numpy path)."""
+    dt = arrays[0].dtype
+    if any(a.dtype != dt or not a.flags.c_contiguous for a in arrays):
+        return None
+    return _C_TYPES.get(dt)
+
+
+def c_rows(fn, arrays, *args, min_elems=1 << 16):
+    """The C row kernel fn(pointers of `arrays`..., nrows, *args) over chunks of rows shared out over
+    the thread pool, one foreign call per chunk (ctypes releases the GIL during the call). Every array
+    is C-contiguous with the same number of rows (dim 0)."""
+    def chunk(*arrs):
+        fn(*(a.ctypes.data for a in arrs), arrs[0].shape[0], *args)
+    if arrays[0].size < min_elems:      # split_run's inline case, without the call into the pool
+        chunk(*arrays)
+        return
+    split_run(chunk, arrays, 0, min_elems)

@@ -43,24 +43,3 @@ def row_sum(a):
     if ones is None:
         ones = _ONES[key] = np.ones(a.shape[1], a.dtype)
     return np.vecdot(a, ones)[:, None]
-
-
-_C_TYPES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}   # by dtype: dtype.name costs ~3 us
-
-
-def c_suffix(*arrays):
-    """'f32' / 'f64' when every array is C-contiguous of that one dtype (what the C row kernels
-    take), else None (the caller keeps its numpy path)."""
-    dt = arrays[0].dtype
-    if any(a.dtype != dt or not a.flags.c_contiguous for a in arrays):
-        return None
-    return _C_TYPES.get(dt)
-
-
-def c_rows(fn, arrays, *args, min_elems=1 << 16):
-    """The C row kernel fn(pointers of `arrays`..., nrows, *args) over chunks of rows shared out over
-    the thread pool, one foreign call per chunk (ctypes releases the GIL during the call). Every array
-    is C-contiguous with the same number of rows (dim 0)."""
-    def chunk(*arrs):
-        fn(*(a.ctypes.data for a in arrs), arrs[0].shape[0], *args)
-    split_run(chunk, arrays, 0, min_elems)
