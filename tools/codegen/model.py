@@ -1,14 +1,30 @@
 """Load the schema YAML files into NativeFunction records (torchgen/model.py's NativeFunction)."""
 import dataclasses
+import importlib.util
 import os
 import sys
 
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "src", "ember"))  # the parser alone, without importing ember
 
-from _schema import FunctionSchema  # noqa: E402
+
+def _load_schema_package():
+    """ember/_schema alone, registered as the top-level module `_schema`, without importing ember. The
+    package is loaded by path: putting src/ember itself on sys.path would let ember's subpackages (onnx,
+    cuda, distributed, ...) shadow the real packages of those names in the same process."""
+    if "_schema" in sys.modules:
+        return sys.modules["_schema"]
+    path = os.path.join(ROOT, "src", "ember", "_schema")
+    spec = importlib.util.spec_from_file_location("_schema", os.path.join(path, "__init__.py"),
+                                                  submodule_search_locations=[path])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["_schema"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+FunctionSchema = _load_schema_package().FunctionSchema
 
 NATIVE_DIR = os.path.join(ROOT, "src", "ember", "native")
 GENERATED_DIR = os.path.join(ROOT, "src", "ember", "_generated")

@@ -190,3 +190,12 @@ def _as_tensor(values, like):
 
 def multilabel_margin_loss(self, target, reduction=1):
     return aten.multilabel_margin_loss_forward.default(self, target, reduction)[0]
+
+
+def l1_loss(self, target, reduction=1):
+    """|self - target| reduced, as torch's CompositeImplicitAutograd l1_loss (so its graph shows
+    MeanBackward0 <- AbsBackward0 <- SubBackward0, as torch's does)."""
+    loss = aten.abs.default(aten.sub.Tensor(self, target))
+    if reduction == 1:
+        return aten.mean.default(loss)
+    return aten.sum.default(loss) if reduction == 2 else loss
