@@ -207,10 +207,20 @@ _CHILD = textwrap.dedent("""
             raise AttributeError(f"layer rule: ember.{name} is the public facade, above this layer")
         pkg.__getattr__ = __getattr__
         sys.modules["ember"] = pkg
+    optional = set(sys.argv[5].split(","))
     for m in modules:
         if m:
-            importlib.import_module(m)
+            try:
+                importlib.import_module(m)
+            except ModuleNotFoundError as e:
+                # a module that needs an optional package raises torch's error when it is missing: not a layer break
+                if (e.name or "").split(".")[0] not in optional:
+                    raise
 """)
+
+# Third-party packages that some modules need and the test extras do not install: a module that fails to import
+# only because one of these is missing is not a layer break (ember.utils.tensorboard raises as torch's does).
+OPTIONAL_PACKAGES = ("tensorboard", "onnx", "onnxruntime")
 
 
 def _blocked_above(i):
@@ -228,7 +238,8 @@ def test_layer_imports_with_higher_layers_blocked(layer):
     if not mods:
         pytest.skip(f"no modules in layer {layer}")
     stub = "1" if i < LAYER_INDEX["facade"] else "0"
-    r = subprocess.run([sys.executable, "-c", _CHILD, SRC, stub, ",".join(_blocked_above(i)), ",".join(mods)],
+    r = subprocess.run([sys.executable, "-c", _CHILD, SRC, stub, ",".join(_blocked_above(i)), ",".join(mods),
+                        ",".join(OPTIONAL_PACKAGES)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
 
