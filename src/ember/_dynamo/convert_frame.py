@@ -16,7 +16,9 @@ from .exc import RestartAnalysis, Unsupported
 from .guards import ClosureSource, LocalSource
 from .output_graph import OutputGraph
 from .resume_execution import in_exception_range, resume_code
-from .symbolic_convert import InstructionTranslator, _RealCell, _disallowed
+from .symbolic_convert import InstructionTranslator
+from .trace_rules import _disallowed
+from .variables.builder import RealCellVariable
 
 MAX_RESTARTS = 64
 # filled by eval_frame (which calls capture): what the code generated at a break calls at run time
@@ -46,7 +48,7 @@ def capture(state, L, G, C):
             for i, name in enumerate(frame_arg_names(code)):
                 tx.locals[name] = tx.wrap(L[i], LocalSource(i, name))
             for i, name in enumerate(code.co_freevars):
-                tx.cells[name] = _RealCell(C[i], ClosureSource(i))
+                tx.cells[name] = RealCellVariable(C[i], ClosureSource(i))
         except Unsupported as e:
             raise SkipFrame(f"an argument cannot be tracked: {e.reason}") from None
         try:

@@ -1,8 +1,6 @@
-"""torch._dynamo.guards + source.py: where a value came from (sources) and the checks that keep a graph valid.
+"""torch._dynamo.guards: the checks that keep a graph valid, over the sources of source.py.
 
-A source is a Python expression over the frame: `L[i]` (a local, by position), `G['name']` (a global),
-`C[i].cell_contents` (a closure cell), and attribute / item reads on top of those. Each guard is one boolean
-expression over a source; all guards of a cache entry are compiled into one generated function
+Each guard is one boolean expression over a source; all guards of a cache entry are compiled into one generated function
 
     def check(L, G, C):   -> the graph inputs (a tuple) or None
 
@@ -16,74 +14,8 @@ import itertools
 from ember._core.tls import state as _tls
 from ember.nn.modules._hooks import MUTATION_EPOCH
 
-
-class Source:
-    epoch_covered = False      # reached from a guarded module through module attributes only
-
-    def name(self):
-        raise NotImplementedError
-
-    def __repr__(self):
-        return self.name()
-
-    def __eq__(self, other):
-        return type(self) is type(other) and self.name() == other.name()
-
-    def __hash__(self):
-        return hash(self.name())
-
-
-class LocalSource(Source):
-    def __init__(self, index, local_name):
-        self.index, self.local_name = index, local_name
-
-    def name(self):
-        return f"L[{self.index}]"
-
-
-class GlobalSource(Source):
-    def __init__(self, global_name):
-        self.global_name = global_name
-
-    def name(self):
-        return f"G[{self.global_name!r}]"
-
-
-class ClosureSource(Source):
-    def __init__(self, index):
-        self.index = index
-
-    def name(self):
-        return f"C[{self.index}].cell_contents"
-
-
-class AttrSource(Source):
-    def __init__(self, base, attr, epoch_covered=False):
-        self.base, self.attr, self.epoch_covered = base, attr, epoch_covered
-
-    def name(self):
-        return f"{self.base.name()}.{self.attr}"
-
-
-class ItemSource(Source):
-    def __init__(self, base, key, epoch_covered=False):
-        self.base, self.key, self.epoch_covered = base, key, epoch_covered
-
-    def name(self):
-        return f"{self.base.name()}[{self.key!r}]"
-
-
-class ParamSource(ItemSource):
-    """A parameter or buffer of a module: `<module>._parameters['w']` (read once per epoch)."""
-
-
-class TypeSource(Source):
-    def __init__(self, base):
-        self.base = base
-        self.epoch_covered = base.epoch_covered
-
-    def name(self):
-        return f"type({self.base.name()})"
+from .source import (AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource, ParamSource,  # noqa: F401
+                     Source, TypeSource)
 
 
 class Guard:
