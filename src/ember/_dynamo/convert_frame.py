@@ -45,8 +45,15 @@ def capture(state, L, G, C):
         output.dynamic_dims = state.dynamic_dims
         tx = InstructionTranslator(output, code, G, {}, {}, breaks)
         try:
-            for i, name in enumerate(frame_arg_names(code)):
-                tx.locals[name] = tx.wrap(L[i], LocalSource(i, name))
+            names = frame_arg_names(code)
+            n_plain = code.co_argcount + code.co_kwonlyargcount
+            star = n_plain if code.co_flags & 0x04 else None
+            dstar = n_plain + (star is not None) if code.co_flags & 0x08 else None
+            for i, name in enumerate(names):
+                src = LocalSource(i, name)
+                # the binder always gives *args as a tuple and **kwargs as a dict: no TYPE_MATCH needed
+                src.known_type = tuple if i == star else dict if i == dstar else None
+                tx.locals[name] = tx.wrap(L[i], src)
             for i, name in enumerate(code.co_freevars):
                 tx.cells[name] = RealCellVariable(C[i], ClosureSource(i))
         except Unsupported as e:
