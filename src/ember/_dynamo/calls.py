@@ -6,6 +6,7 @@ builtins fold on constants or act on trackers (`len`, `isinstance`, `getattr`, `
 dict methods mutate trackers (replayed after the graph as side effects). Anything else raises Unsupported.
 """
 import inspect
+import operator
 
 import ember
 from ember._tensor import Tensor
@@ -139,6 +140,13 @@ class CallHandlers:
             return ListVariable([]) if fn is list else TupleVariable([])
         if fn is dict and not args:
             return DictVariable({k: v for k, v in kwargs.items()})
+        if fn is sum and args and not args[0].is_python_constant():
+            items = self.unpack(args[0])
+            if any(isinstance(i, TensorVariable) for i in items):
+                acc = args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0))
+                for i in items:                # as Python does: ((start + a) + b) + ...
+                    acc = self.binary(operator.add, acc, i)
+                return acc
         if fn in (min, max) and any(isinstance(a, TensorVariable) for a in args):
             raise Unsupported(f"{fn.__name__}() over tensors")
         if fn in (min, max, sum, any, all, sorted) and len(args) == 1 and not args[0].is_python_constant():

@@ -218,7 +218,7 @@ def _common_reads(cond, source_names):
     its first read (the first evaluated: the chain runs left to right) becomes `(___vN := expr)`, the others
     `___vN`. Longest names first, so `L[1][0]` is bound before `L[1]` inside it is. Returns (cond, {name: var})."""
     names = {}
-    for i, name in enumerate(sorted(source_names, key=len, reverse=True)):
+    for i, name in enumerate(sorted(source_names, key=lambda n: (-len(n), n))):
         pat = _pattern(name)
         hits = list(pat.finditer(cond))
         if len(hits) < 2 or name.isidentifier():

@@ -72,36 +72,52 @@ class OpcodeHandlers:
     @opcode("LOAD_FAST")
     @opcode("LOAD_FAST_CHECK", since=(3, 12))
     def LOAD_FAST(self, inst):
-        if inst.argval not in self.locals:
-            raise Unsupported(f"local {inst.argval!r} read before assignment")
-        self.push(self.locals[inst.argval])
+        self.load_fast(inst.argval)
+
+    def load_fast(self, name):
+        if name in self.cells and name in self.code.co_cellvars:
+            self.push(self.cells[name])        # 3.13 compiles LOAD_CLOSURE to a LOAD_FAST of the cell
+            return
+        if name not in self.locals:
+            raise Unsupported(f"local {name!r} read before assignment")
+        self.push(self.locals[name])
 
 
     @opcode("STORE_FAST")
     def STORE_FAST(self, inst):
+        self.store_fast(inst.argval)
+
+    def store_fast(self, name):
         v = self.pop()
         if isinstance(v, NullVariable):        # 3.12: restoring a local a comprehension shadowed
-            self.locals.pop(inst.argval, None)
+            self.locals.pop(name, None)
         else:
-            self.locals[inst.argval] = v
+            self.locals[name] = v
 
     @opcode("DELETE_FAST")
     def DELETE_FAST(self, inst):
         self.locals.pop(inst.argval, None)
 
-    @opcode("LOAD_GLOBAL")
-    def LOAD_GLOBAL(self, inst):
-        if inst.arg & 1:
-            self.push(NullVariable())
-        name = inst.argval
+    def load_global(self, name):
         if self.f_globals is self.output.f_globals and name in self.output.global_overrides:
-            self.push(self.output.global_overrides[name])
-        elif name in self.f_globals:
-            self.push(self.wrap(self.f_globals[name], global_source(self, name)))
-        elif hasattr(builtins, name):
-            self.push(self.wrap_builtin(getattr(builtins, name)))
-        else:
-            raise Unsupported(f"name {name!r} is not defined")
+            return self.output.global_overrides[name]
+        if name in self.f_globals:
+            return self.wrap(self.f_globals[name], global_source(self, name))
+        if hasattr(builtins, name):
+            return self.wrap_builtin(getattr(builtins, name))
+        raise Unsupported(f"name {name!r} is not defined")
+
+    @opcode("LOAD_GLOBAL", until=(3, 13))
+    def LOAD_GLOBAL(self, inst):
+        if inst.arg & 1:                       # NULL first, then the callable
+            self.push(NullVariable())
+        self.push(self.load_global(inst.argval))
+
+    @opcode("LOAD_GLOBAL", since=(3, 13))
+    def LOAD_GLOBAL_313(self, inst):
+        self.push(self.load_global(inst.argval))
+        if inst.arg & 1:                       # 3.13: the callable, then NULL
+            self.push(NullVariable())
 
     @opcode("STORE_GLOBAL")
     def STORE_GLOBAL(self, inst):
@@ -113,13 +129,20 @@ class OpcodeHandlers:
     def LOAD_ATTR(self, inst):
         self.push(self.getattr(self.pop(), inst.argval))
 
-    @opcode("LOAD_ATTR", since=(3, 12))
+    @opcode("LOAD_ATTR", since=(3, 12), until=(3, 13))
     def LOAD_ATTR_312(self, inst):
         # 3.12 folds LOAD_METHOD into LOAD_ATTR (low bit): NULL, then the bound method
         attr = self.getattr(self.pop(), inst.argval)
         if inst.arg & 1:
             self.push(NullVariable())
         self.push(attr)
+
+    @opcode("LOAD_ATTR", since=(3, 13))
+    def LOAD_ATTR_313(self, inst):
+        # 3.13: the bound method, then NULL (CPython may push method + self; a bound method + NULL is the same call)
+        self.push(self.getattr(self.pop(), inst.argval))
+        if inst.arg & 1:
+            self.push(NullVariable())
 
     @opcode("LOAD_METHOD", until=(3, 12))
     def LOAD_METHOD(self, inst):
@@ -159,7 +182,7 @@ class OpcodeHandlers:
             raise Unsupported("assigning a nonlocal that exists outside the compiled function")
         cell.contents = self.pop()
 
-    @opcode("MAKE_FUNCTION")
+    @opcode("MAKE_FUNCTION", until=(3, 13))
     def MAKE_FUNCTION(self, inst):
         code = self.pop().value
         flags = inst.arg
@@ -170,32 +193,45 @@ class OpcodeHandlers:
         defaults = self.pop() if flags & 0x01 else None
         self.push(NestedFunctionVariable(code, self.f_globals, code.co_qualname, defaults, kwdefaults, closure))
 
+    @opcode("MAKE_FUNCTION", since=(3, 13))
+    def MAKE_FUNCTION_313(self, inst):
+        code = self.pop().value                # 3.13: defaults, closure... come by SET_FUNCTION_ATTRIBUTE
+        self.push(NestedFunctionVariable(code, self.f_globals, code.co_qualname))
+
+    @opcode("SET_FUNCTION_ATTRIBUTE", since=(3, 13))
+    def SET_FUNCTION_ATTRIBUTE(self, inst):
+        fn = self.pop()
+        value = self.pop()
+        if inst.arg == 0x08:
+            fn.closure = value.items
+        elif inst.arg == 0x02:
+            fn.kwdefaults = value
+        elif inst.arg == 0x01:
+            fn.defaults = value
+        self.push(fn)
+
     @opcode("KW_NAMES", until=(3, 13))
     def KW_NAMES(self, inst):
         self.kw_names = self.code.co_consts[inst.arg]
 
     @opcode("CALL")
     def CALL(self, inst):
-        argc = inst.arg
-        items = self.popn(argc + 2)
         kw = self.kw_names or ()
         self.kw_names = None
-        if isinstance(items[0], NullVariable):
-            fn, args = items[1], items[2:]
-        else:
-            fn, args = items[0], items[1:]
-        kwargs = {}
-        if kw:
-            kwargs = dict(zip(kw, args[len(args) - len(kw):]))
-            args = args[:len(args) - len(kw)]
-        self.push(self.call_function(fn, list(args), kwargs))
+        fn, args, kwargs = split_call(self.popn(inst.arg + 2), kw)
+        self.push(self.call_function(fn, args, kwargs))
+
+    @opcode("CALL_KW", since=(3, 13))
+    def CALL_KW(self, inst):
+        kw = self.pop().as_python_constant()
+        fn, args, kwargs = split_call(self.popn(inst.arg + 2), kw)
+        self.push(self.call_function(fn, args, kwargs))
 
     @opcode("CALL_FUNCTION_EX")
     def CALL_FUNCTION_EX(self, inst):
         kwargs = self.pop() if inst.arg & 1 else DictVariable({})
         args = self.pop()
-        fn = self.pop()
-        self.pop()   # NULL
+        fn, _ = split_call_ex(self.popn(2))
         if not isinstance(kwargs, DictVariable):
             raise Unsupported("**kwargs of a non-dict")
         self.push(self.call_function(fn, self.unpack(args), dict(kwargs.items)))
@@ -312,6 +348,29 @@ class OpcodeHandlers:
         parts = self.popn(inst.arg)
         self.push(ConstantVariable("".join(p.as_python_constant() for p in parts)))
 
+    @opcode("CONVERT_VALUE", since=(3, 13))
+    def CONVERT_VALUE(self, inst):
+        v = self.pop()
+        if not v.is_python_constant():
+            raise Unsupported(f"formatting a {type(v).__name__} into a string")
+        conv = (None, str, repr, ascii)[inst.arg]
+        self.push(ConstantVariable(conv(v.as_python_constant())))
+
+    @opcode("FORMAT_SIMPLE", since=(3, 13))
+    def FORMAT_SIMPLE(self, inst):
+        v = self.pop()
+        if not v.is_python_constant():
+            raise Unsupported(f"formatting a {type(v).__name__} into a string")
+        self.push(ConstantVariable(format(v.as_python_constant(), "")))
+
+    @opcode("FORMAT_WITH_SPEC", since=(3, 13))
+    def FORMAT_WITH_SPEC(self, inst):
+        spec = self.pop().as_python_constant()
+        v = self.pop()
+        if not v.is_python_constant():
+            raise Unsupported(f"formatting a {type(v).__name__} into a string")
+        self.push(ConstantVariable(format(v.as_python_constant(), spec)))
+
     @opcode("FORMAT_VALUE", until=(3, 13))
     def FORMAT_VALUE(self, inst):
         spec = self.pop().as_python_constant() if inst.arg & 0x04 else ""
@@ -372,8 +431,11 @@ class OpcodeHandlers:
         if v is None:
             self.pop()
             self.jump(inst)
+            # 3.12 skips the END_FOR at the target, 3.13 the END_FOR and the POP_TOP after it
             if self.instructions[self.ip].opname == "END_FOR":
-                self.ip += 1                   # 3.12: an exhausted FOR_ITER skips its END_FOR
+                self.ip += 1
+                if _PY313 and self.instructions[self.ip].opname == "POP_TOP":
+                    self.ip += 1
         else:
             self.push(v)
 
@@ -386,9 +448,37 @@ class OpcodeHandlers:
     def LOAD_FAST_AND_CLEAR(self, inst):
         self.push(self.locals.pop(inst.argval, NullVariable()))
 
-    @opcode("END_FOR", since=(3, 12))
+    @opcode("END_FOR", since=(3, 12), until=(3, 13))
     def END_FOR(self, inst):
         self.popn(2)
+
+    @opcode("END_FOR", since=(3, 13))
+    def END_FOR_313(self, inst):
+        self.pop()
+
+    @opcode("LOAD_FAST_LOAD_FAST", since=(3, 13))
+    def LOAD_FAST_LOAD_FAST(self, inst):
+        for name in inst.argval:
+            self.load_fast(name)
+
+    @opcode("STORE_FAST_LOAD_FAST", since=(3, 13))
+    def STORE_FAST_LOAD_FAST(self, inst):
+        self.store_fast(inst.argval[0])
+        self.load_fast(inst.argval[1])
+
+    @opcode("STORE_FAST_STORE_FAST", since=(3, 13))
+    def STORE_FAST_STORE_FAST(self, inst):
+        for name in inst.argval:
+            self.store_fast(name)
+
+    @opcode("TO_BOOL", since=(3, 13))
+    def TO_BOOL(self, inst):
+        v = self.stack[-1]
+        if isinstance(v, TensorVariable) and self.instructions[self.ip].opname in (
+                "POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"):
+            return                             # the jump breaks the graph and branches on bool(tensor)
+        self.pop()
+        self.push(ConstantVariable(self.truth(v)))
 
     @opcode("BINARY_SLICE", since=(3, 12))
     def BINARY_SLICE(self, inst):
@@ -514,6 +604,45 @@ class OpcodeHandlers:
             self.output.grad_enabled = mode
 
 
+def _split_call_311(items, kw):
+    # 3.11, 3.12: [NULL, callable, args...] or [callable, self, args...]
+    if isinstance(items[0], NullVariable):
+        fn, args = items[1], items[2:]
+    else:
+        fn, args = items[0], items[1:]
+    return _kwargs(fn, args, kw)
+
+
+def _split_call_313(items, kw):
+    # 3.13: [callable, NULL, args...] or [callable, self, args...]
+    fn = items[0]
+    args = items[2:] if isinstance(items[1], NullVariable) else items[1:]
+    return _kwargs(fn, args, kw)
+
+
+def _kwargs(fn, args, kw):
+    kwargs = {}
+    if kw:
+        kwargs = dict(zip(kw, args[len(args) - len(kw):]))
+        args = args[:len(args) - len(kw)]
+    return fn, list(args), kwargs
+
+
+def _split_call_ex_311(pair):
+    return pair[1], pair[0]                    # [NULL, callable] -> (callable, NULL)
+
+
+def _split_call_ex_313(pair):
+    return pair[0], pair[1]                    # [callable, NULL]
+
+
+_PY313 = sys.version_info[:2] >= (3, 13)
+# (callable, positional args, kwargs) from the CALL's stack items and keyword names, on this version
+split_call = _split_call_313 if _PY313 else _split_call_311
+# (callable, NULL) from the two stack items under CALL_FUNCTION_EX's arguments
+split_call_ex = _split_call_ex_313 if _PY313 else _split_call_ex_311
+
+
 def opcode_table(version):
     """{opcode name: handler} for CPython `version` (a (major, minor) tuple)."""
     table = {}
@@ -526,5 +655,5 @@ def opcode_table(version):
     return table
 
 
-SUPPORTED_VERSIONS = {(3, 11), (3, 12)}
+SUPPORTED_VERSIONS = {(3, 11), (3, 12), (3, 13)}
 OPCODE_TABLE = opcode_table(sys.version_info[:2])
