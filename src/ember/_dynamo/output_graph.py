@@ -153,6 +153,14 @@ class Entry:
         self.graphs = [gm] if gm is not None else []
 
 
+def _enter_grad_mode(mode):
+    """Enter a grad-mode block again after a graph break inside it; returns its `__exit__` (for the stack)."""
+    import ember
+    cm = ember.enable_grad() if mode else ember.no_grad()
+    cm.__enter__()
+    return cm.__exit__
+
+
 class CodeGen:
     """Python expressions that rebuild trackers after the graph ran (`O` holds the graph's outputs)."""
 
@@ -219,7 +227,9 @@ class CodeGen:
             if isinstance(vt, (NNModuleVariable, UserFunctionVariable, BuiltinVariable, TorchVariable,
                                UserObjectVariable)) and hasattr(vt, attr):
                 return self.const(getattr(vt, attr))
-        from .variables import GradModeVariable
+        from .variables import GradModeVariable, WithExitVariable
+        if isinstance(vt, WithExitVariable):
+            return f"{self.const(_enter_grad_mode)}({bool(vt.ctx.mode)})"
         if isinstance(vt, GradModeVariable):
             import ember
             return f"{self.const(ember.set_grad_enabled)}({vt.mode})"

@@ -67,6 +67,40 @@ def in_exception_range(code, offset):
     return False
 
 
+def _covering_entry(code, offset):
+    for start, length, target, depth in _parse_exception_table(code.co_exceptiontable):
+        if 2 * start <= offset < 2 * (start + length):
+            return target * 2, depth
+    return None
+
+
+def exception_leaves_frame(code, offset):
+    """Whether an exception raised by the instruction at `offset` leaves the frame having run only cleanup:
+    the `__exit__` of enclosing `with` blocks (handler: PUSH_EXC_INFO, WITH_EXCEPT_START) and the cleanup of
+    inlined comprehensions (3.12+: a handler that restores a local and re-raises). False when a user
+    `try`/`except`/`finally` handler of this frame would run."""
+    seen = set()
+    while True:
+        entry = _covering_entry(code, offset)
+        if entry is None:
+            return True
+        target = entry[0]
+        if target in seen:
+            return False
+        seen.add(target)
+        insts = {i.offset: i for i in dis.get_instructions(code)}
+        first = insts.get(target)
+        if first is None:
+            return False
+        if first.opname == "PUSH_EXC_INFO":
+            nxt = next((i for i in dis.get_instructions(code) if i.offset > target), None)
+            if nxt is None or nxt.opname != "WITH_EXCEPT_START":
+                return False               # a user handler (except / finally)
+        elif first.opname not in ("SWAP", "COPY", "POP_TOP", "POP_EXCEPT"):
+            return False
+        offset = target                    # where that cleanup re-raises: follow its own handler
+
+
 def _encode_varint_be(n):
     # exception-table varints are big-endian 6-bit groups, continuation bit 64
     groups = [n & 63]

@@ -16,7 +16,7 @@ from .functions import BuiltinVariable, TorchVariable, UserFunctionVariable, Use
 from .lists import DictVariable, IteratorVariable, ListVariable, TupleVariable
 from .nn_module import NNModuleVariable
 from .tensor import TensorVariable
-from .user_defined import UserObjectVariable
+from .user_defined import GradModeVariable, UserObjectVariable, WithExitVariable
 
 
 class VariableBuilder:
@@ -88,6 +88,16 @@ class VariableBuilder:
             if source is not None and not from_python_module(source):
                 out.guards.id_match(source, value)
             return UserFunctionVariable(value, source)
+        if isinstance(value, types.MethodType) and source is not None and value.__name__ == "__exit__" and \
+                type(value.__self__) in (ember.no_grad, ember.enable_grad, ember.set_grad_enabled):
+            # a resume function's stack holds the `__exit__` of each grad-mode block the break was inside
+            ctx_src = AttrSource(source, "__self__")
+            out.guards.type_match(ctx_src, value.__self__)
+            out.guards.equals_match(AttrSource(ctx_src, "prev"), bool(value.__self__.prev))
+            ctx = GradModeVariable(out.grad_enabled)
+            ctx.prev = bool(value.__self__.prev)
+            self.block_stack.append(ctx)
+            return WithExitVariable(ctx)
         if isinstance(value, types.MethodType):
             obj = self.wrap(value.__self__, AttrSource(source, "__self__", source.epoch_covered) if source else None)
             if isinstance(value.__func__, types.FunctionType) and not _is_ember_leaf(value.__func__):
