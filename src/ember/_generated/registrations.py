@@ -427,7 +427,7 @@ _d('where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor', (
 _d('where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.elementwise:where'),))
 _d('remainder.Scalar(Tensor self, Scalar other) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.elementwise:remainder'),))
 _d('remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)', (('CompositeImplicitAutograd', 'decompositions.elementwise:remainder_'),))
-_d('remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.elementwise:remainder'),))
+_d('remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor', (('CPU', 'cpu.elementwise:remainder'), ('Meta', 'meta.elementwise:remainder')))
 _d('rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.elementwise:rsub'),))
 _d('bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.elementwise:bitwise_and'),))
 _d('bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)', (('CompositeImplicitAutograd', 'decompositions.elementwise:bitwise_and_'),))

@@ -140,13 +140,13 @@ class NotImplementedBackward(Node):
 
     def __init__(self, qualname):
         super().__init__()
-        self._op_name = qualname
+        self._op_name = qualname.split(".")[0]     # torch names the op without its overload
 
     def name(self):
-        return "NotImplemented"
+        return "torch::autograd::NotImplemented"   # torch reports the C++ class name
 
     def apply(self, grads):
-        raise RuntimeError(f"the derivative for '{self._op_name}' is not implemented.")
+        raise RuntimeError(f"derivative for {self._op_name} is not implemented")
 
 
 def _tensor_args(args, kwargs):
