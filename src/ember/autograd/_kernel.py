@@ -135,7 +135,7 @@ def out_error(name):
                        "but one of the arguments requires grad.")
 
 
-class NotImplementedBackward(Node):
+class NotImplemented(Node):   # noqa: A001  (torch's class name; this module never uses the builtin)
     """grad_fn of outputs of an op with no derivative formula: differentiating through it raises."""
 
     def __init__(self, qualname):
@@ -183,7 +183,7 @@ def autograd_fallback(op, below):
         outs = [result] if isinstance(result, Tensor) else [r for r in (result if isinstance(result, (tuple, list)) else ()) if isinstance(r, Tensor)]
         if not any(differentiable(o) for o in outs):
             return result
-        node = NotImplementedBackward(qual)
+        node = NotImplemented(qual)
         node.next_edges = tuple(edge(t) for t in tensors)
         if mutable:
             for o in outs:
