@@ -1,0 +1,1 @@
+"""torch._inductor: the C code generator behind ember.compile's default backend ("inductor")."""
