@@ -263,3 +263,37 @@ def test_break_inside_try_block_compiles_the_graph_before_it():
     assert_close(cf(small), f(small))
     assert_close(cf(big), f(big))            # the user's handler catches what the break raised
     assert counters["stats"]["unique_graphs"] >= 1 and not counters["frames"]["skipped"]
+
+def test_break_inside_a_loop_reuses_one_resume_function():
+    def f(xs):
+        acc = ember.zeros(2)
+        for x in xs:
+            acc = acc + x * 2
+            print("step")
+        return acc
+    cf = ember.compile(f, backend="eager")
+    xs = [ember.randn(2) for _ in range(12)]
+    assert_close(cf(xs), f(xs))
+    # the frame, the resume function while items are left, and once they ran out: 3 captures, not 13
+    assert counters["frames"]["ok"] == 3 and counters["stats"]["unique_graphs"] == 3
+    from ember._dynamo import eval_frame
+    names = sorted(st.name for st in eval_frame._STATES.values())
+    assert len(names) == 2 and names[0].startswith("__resume_at_") and names[0].count("__resume_at_") == 1
+    ys = [ember.randn(2) for _ in range(5)]
+    assert_close(cf(ys), f(ys))
+    # another length: the frame recaptures (it guards the list's length), the resume function does not
+    assert counters["frames"]["ok"] == 4
+    (resume,) = [st for st in eval_frame._STATES.values() if st.name.startswith("__resume_at_")]
+    assert len(resume.entries) == 2
+
+
+def test_one_tensor_through_two_sources_is_guarded_as_aliased():
+    def f(a, b):
+        a.add_(1)
+        return b * 2
+    cf = ember.compile(f, backend="eager")
+    t = ember.zeros(2)
+    assert_close(cf(t, t), ember.full((2,), 2.0))
+    u, v = ember.zeros(2), ember.zeros(2)
+    assert_close(cf(u, v), ember.zeros(2))  # no longer the same tensor: a new capture, not the aliased graph
+    assert_close(u, ember.ones(2))

@@ -18,11 +18,11 @@ from .opcodes import split_call, split_call_ex
 from .output_graph import OutputGraph
 from ember._grad_mode import _set_enabled
 
-from .resume_execution import exception_leaves_frame, in_exception_range, resume_code
+from .resume_execution import exception_leaves_frame, in_exception_range, resume_code, resume_origin
 from .symbolic_convert import InstructionTranslator
 from .trace_rules import _disallowed
 from .variables import WithExitVariable
-from .variables.builder import RealCellVariable
+from .variables.builder import LazyLocal, RealCellVariable
 
 MAX_RESTARTS = 64
 # filled by eval_frame (which calls capture): what the code generated at a break calls at run time
@@ -57,7 +57,7 @@ def capture(state, L, G, C):
                 src = LocalSource(i, name)
                 # the binder always gives *args as a tuple and **kwargs as a dict: no TYPE_MATCH needed
                 src.known_type = tuple if i == star else dict if i == dstar else None
-                tx.locals[name] = tx.wrap(L[i], src)
+                tx.locals[name] = LazyLocal(L[i], src)
             for i, name in enumerate(code.co_freevars):
                 tx.cells[name] = RealCellVariable(C[i], ClosureSource(i))
         except Unsupported as e:
@@ -99,8 +99,8 @@ def _build_entry(state, tx, output, result):
     # the blocks' `__exit__`s to the resume function on its stack, as CPython's stack holds them.
     user_handler = in_exception_range(state.code, inst.offset) and \
         not exception_leaves_frame(state.code, inst.offset)
-    code = state.code
-    next_offset = tx.instructions[tx.ip].offset if tx.ip < len(tx.instructions) else None
+    code, shift = resume_origin(state.code)      # offsets below are in `code`, the original bytecode
+    next_offset = tx.instructions[tx.ip].offset - shift if tx.ip < len(tx.instructions) else None
     stack = list(tx.stack)
     call_at_break, compiled_resume = RUNTIME["call_at_break"], RUNTIME["compiled_resume"]
     from .variables import NullVariable
@@ -178,7 +178,7 @@ def _build_entry(state, tx, output, result):
         rest = stack[:-1]
         jump_when = op in _JUMPS_TRUE or op == "JUMP_IF_TRUE_OR_POP"
         keep_on_jump = op.startswith("JUMP_IF")
-        jump_resume = resume_fn(inst.argval, rest + ([value] if keep_on_jump else []), True)
+        jump_resume = resume_fn(inst.argval - shift, rest + ([value] if keep_on_jump else []), True)
         fall_resume = resume_fn(next_offset, rest, True)
 
         def tail(cg):
@@ -191,7 +191,7 @@ def _build_entry(state, tx, output, result):
             lines.append(f"return {cg.const(fall_resume)}(*___s)")
             return lines
     else:
-        resume = resume_fn(inst.offset, stack, False)
+        resume = resume_fn(inst.offset - shift, stack, False)
 
         def tail(cg):
             lines = enter_blocks(cg) + [f"___s = {values(cg, stack)}"]

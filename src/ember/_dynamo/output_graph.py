@@ -12,6 +12,7 @@ from . import utils
 from .exc import BackendCompilerFailed, Unsupported
 from .guards import GuardBuilder
 from .variables import (BuiltinVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
+                        ResumeIteratorVariable,
                         ListVariable, MethodVariable, NestedFunctionVariable, TensorMethodVariable, NNModuleVariable, NullVariable, TensorVariable,
                         TorchVariable, TupleVariable, UserFunctionVariable, UserMethodVariable,
                         UserObjectVariable)
@@ -50,6 +51,10 @@ class OutputGraph:
     def tensor_input(self, value, source):
         vt = self.tensor_by_id.get(id(value))
         if vt is not None:
+            # one tensor reached through two sources: one graph input, valid while they stay the same object
+            if vt.source is not None and vt.source.name() != source.name():
+                self.guards.expr_guard("DUPLICATE_INPUT", f"{source.name()} is {vt.source.name()}",
+                                       epoch_covered=source.epoch_covered and vt.source.epoch_covered)
             return vt
         dyn = set(self.dynamic_dims.get(source.name(), ())) | set(getattr(value, "_dynamo_dynamic_indices", ()))
         if self.options.get("dynamic") is True:
@@ -193,6 +198,10 @@ class CodeGen:
             if vt.dict_type is dict:
                 return "{" + inner + "}"
             return f"{self.const(vt.dict_type)}({{{inner}}})"
+        if isinstance(vt, ResumeIteratorVariable):
+            from .resume_execution import ResumeIterator
+            s = vt.source.name()       # the same list, further on (its items are the frame's objects)
+            return f"{self.const(ResumeIterator)}({s}.items, {s}.index + {vt.index})"
         if isinstance(vt, IteratorVariable):
             from .resume_execution import ResumeIterator
             return f"{self.const(ResumeIterator)}([" + ", ".join(self.expr(i) for i in vt.remaining()) + "])"

@@ -24,6 +24,7 @@ _OP = dis.opmap
 _DEREF_OPS = {_OP[n] for n in ("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE", "MAKE_CELL",
                                "LOAD_CLASSDEREF") if n in _OP}
 _CACHE = {}
+_ORIGIN = {}      # resume code -> (the original code, the prologue's length in bytes)
 
 
 def _varint(n):
@@ -198,7 +199,15 @@ def resume_code(code, offset, null_mask, unbound):
         co_linetable=bytes(lt) + code.co_linetable,
         co_exceptiontable=_shift_exception_table(code.co_exceptiontable, units))
     _CACHE[key] = rc
+    _ORIGIN[rc] = (code, len(pro))
     return rc
+
+
+def resume_origin(code):
+    """(original code, byte shift) of a resume function's code; (code, 0) for any other code. A break in a
+    resume function resumes in the original code, so a loop that breaks each iteration reuses one resume
+    function (one cache) instead of nesting a new one per iteration."""
+    return _ORIGIN.get(code, (code, 0))
 
 
 class ResumeIterator:
@@ -219,6 +228,7 @@ class ResumeIterator:
 
 def clear():
     _CACHE.clear()
+    _ORIGIN.clear()
 
 
 _ = types

@@ -78,6 +78,18 @@ class TypeSource(Source):
         return f"type({self.base.name()})"
 
 
+class IterItemSource(Source):
+    """The k-th item still to come of a ResumeIterator, relative to where it stands:
+    `<it>.items[<it>.index + k]` (a loop resumed at every iteration reads the same sources each time)."""
+
+    def __init__(self, base, k):
+        self.base, self.k = base, k
+
+    def name(self):
+        b = self.base.name()
+        return f"{b}.items[{b}.index + {self.k}]"
+
+
 class ClosureItemSource(AttrSource):
     """A closure cell of an inlined function read through the function's source."""
 

@@ -8,12 +8,13 @@ from ember.nn import Module
 
 from ..exc import Unsupported
 from ..resume_execution import ResumeIterator
-from ..source import AttrSource, CoveredSource, ForeignGlobalSource, GlobalSource, ItemSource, from_python_module
+from ..source import (AttrSource, CoveredSource, ForeignGlobalSource, GlobalSource, ItemSource, IterItemSource,
+                      from_python_module)
 from ..trace_rules import _CONST_TYPES, _SPECIAL_FUNCTIONS, _disallowed, _is_ember_leaf
-from .base import CellVariable
+from .base import CellVariable, VariableTracker
 from .constant import ConstantVariable
 from .functions import BuiltinVariable, TorchVariable, UserFunctionVariable, UserMethodVariable
-from .lists import DictVariable, IteratorVariable, ListVariable, TupleVariable
+from .lists import DictVariable, ListVariable, ResumeIteratorVariable, TupleVariable
 from .nn_module import NNModuleVariable
 from .tensor import TensorVariable
 from .user_defined import GradModeVariable, UserObjectVariable, WithExitVariable
@@ -72,12 +73,9 @@ class VariableBuilder:
             if source is None:
                 raise Unsupported("an iterator without a source")
             out.guards.type_match(source, value)
-            out.guards.length_check(AttrSource(source, "items"), len(value.items))
-            out.guards.equals_match(AttrSource(source, "index"), value.index)
-            it = IteratorVariable([self.wrap(v, ItemSource(AttrSource(source, "items"), i))
-                                   for i, v in enumerate(value.items)])
-            it.index = value.index
-            return it
+            return ResumeIteratorVariable(source, len(value.items) - value.index,
+                                          lambda k: self.wrap(value.items[value.index + k], IterItemSource(source, k)),
+                                          out.guards)
         if isinstance(value, types.ModuleType):
             return UserObjectVariable(value, source)
         if isinstance(value, types.FunctionType):
@@ -139,6 +137,15 @@ class VariableBuilder:
             return UserObjectVariable(type(vt.value))
         return ConstantVariable(vt.python_type()) if not isinstance(vt, TensorVariable) else \
             UserObjectVariable(type(vt.fake) if not hasattr(vt, "is_param") else Tensor)
+
+
+class LazyLocal(VariableTracker):
+    """A frame argument not read yet: wrapped (and guarded) at its first LOAD_FAST, as torch's
+    VariableBuilder does lazily. An argument the capture never reads gets no guard, and is handed on to a
+    resume function through its source."""
+
+    def __init__(self, value, source):
+        self.value, self.source = value, source
 
 
 class RealCellVariable(CellVariable):
