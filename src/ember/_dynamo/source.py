@@ -124,5 +124,12 @@ class ForeignGlobalSource(GlobalSource):
         return f"___modules[{self.module_name!r}].__dict__[{self.global_name!r}]"
 
 
-def from_python_module(source):
-    return getattr(source, "from_python_module", False) or isinstance(source, ForeignGlobalSource)
+_LIBRARY_ROOTS = frozenset(sys.stdlib_module_names) | {"ember", "numpy", "ml_dtypes"}
+
+
+def from_library_module(source):
+    """Whether `source` reads a name from a library's module (ember, the standard library, numpy): such reads
+    are not guarded (libraries are not patched between calls). Functions and classes read from the user's
+    modules are guarded by identity, so patching `helpers.act = other` recompiles."""
+    name = getattr(source, "module_name", None)
+    return name is not None and name.split(".")[0] in _LIBRARY_ROOTS

@@ -159,7 +159,7 @@ class InstructionTranslatorBase(VariableBuilder, CallHandlers, OpcodeHandlers):
             value = getattr(obj.value, name)
             src = AttrSource(obj.source, name) if obj.source is not None else None
             if isinstance(obj.value, types.ModuleType) and src is not None:
-                src.from_python_module = True
+                src.module_name = obj.value.__name__
             return self.wrap(value, src)
         if isinstance(obj, (ListVariable, DictVariable)):
             return MethodVariable(obj, name)

@@ -9,7 +9,7 @@ from ember.nn import Module
 from ..exc import Unsupported
 from ..resume_execution import ResumeIterator
 from ..source import (AttrSource, CoveredSource, ForeignGlobalSource, GlobalSource, ItemSource, IterItemSource,
-                      from_python_module)
+                      from_library_module)
 from ..trace_rules import _CONST_TYPES, _SPECIAL_FUNCTIONS, _disallowed, _is_ember_leaf
 from .base import CellVariable, VariableTracker
 from .constant import ConstantVariable
@@ -83,7 +83,7 @@ class VariableBuilder:
                 return TorchVariable(value, source)
             if _is_ember_leaf(value):
                 return TorchVariable(value, source)
-            if source is not None and not from_python_module(source):
+            if source is not None and not from_library_module(source):
                 out.guards.id_match(source, value)
             return UserFunctionVariable(value, source)
         if isinstance(value, types.MethodType) and source is not None and value.__name__ == "__exit__" and \
@@ -108,7 +108,7 @@ class VariableBuilder:
         if callable(value) and (hasattr(value, "_schema") or type(value).__module__.startswith("ember._ops")):
             return TorchVariable(value, source)
         if isinstance(value, type):
-            if source is not None and not from_python_module(source):
+            if source is not None and not from_library_module(source):
                 out.guards.id_match(source, value)
             return UserObjectVariable(value, source)
         if source is None:
