@@ -227,3 +227,40 @@ def test_module_attribute_and_buffer_assigned_in_forward():
         assert_close(m.last, x * 3)
         assert "last" in m._buffers
         assert m.calls == i
+
+
+def test_reading_grad_of_inputs_and_parameters():
+    def sgd_step(params, lr):
+        with ember.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p.add_(p.grad, alpha=-lr)
+
+    m = ember.nn.Linear(3, 2)
+    ref = ember.nn.Linear(3, 2)
+    ref.load_state_dict(m.state_dict())
+    step = ember.compile(sgd_step, backend="eager", fullgraph=True)
+    step(list(m.parameters()), 0.1)              # no grads yet: nothing changes
+    x = ember.randn(4, 3)
+    for _ in range(2):
+        for mod in (m, ref):
+            mod.zero_grad()
+            mod(x).pow(2).sum().backward()
+        step(list(m.parameters()), 0.1)
+        sgd_step(list(ref.parameters()), 0.1)
+        for a, b in zip(m.parameters(), ref.parameters()):
+            assert_close(a, b)
+    assert not counters["graph_break"]
+
+
+def test_a_graph_run_for_its_in_place_effects_only():
+    def f(x, i):
+        x.add_(1)
+        x[i] = 0.0
+    cf = ember.compile(f, backend="eager")
+    x, y = ember.zeros(3), ember.zeros(3)
+    for _ in range(2):
+        cf(x, 1)
+        f(y, 1)
+    assert_close(x, y)
+    assert counters["stats"]["unique_graphs"] == 1

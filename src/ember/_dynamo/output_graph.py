@@ -92,7 +92,12 @@ class OutputGraph:
         n_ops = sum(1 for n in self.graph.nodes if n.op not in ("placeholder", "output"))
         compiled = None
         gm = None
-        if outputs:
+        # a graph runs when it returns tensors or does work for its effects alone (in-place ops on inputs,
+        # item assignment); one that only toggles grad mode does not need to
+        from ember._grad_mode import _set_enabled
+        effects = any(n.op not in ("placeholder", "output") and n.target is not _set_enabled
+                      for n in self.graph.nodes)
+        if outputs or effects:
             gm = GraphModule(_Root(), self.graph)
             utils.log("graph_code", f"TRACED GRAPH {self.code.co_name}\n{gm.code}")
             backend = lookup_backend(self.options.get("backend", "inductor"))

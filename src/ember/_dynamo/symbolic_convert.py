@@ -138,6 +138,12 @@ class InstructionTranslatorBase(VariableBuilder, CallHandlers, OpcodeHandlers):
     # ------------------------------------------------------------------ attributes
     def getattr(self, obj, name):
         if isinstance(obj, TensorVariable):
+            if name == "grad" and obj.source is not None:
+                # a frame input's .grad is read as an input of its own (guarded per call: backward sets it
+                # without touching the module epoch)
+                real = next((v for _, v, t in self.output.inputs if t is obj), None)
+                if real is not None:
+                    return self.wrap(real.grad, AttrSource(obj.source, "grad"))
             if name in ("grad", "_base", "grad_fn", "_version"):
                 raise Unsupported(f"Tensor.{name}")
             if name in ("shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", "layout", "is_cuda",
