@@ -264,3 +264,19 @@ def test_a_graph_run_for_its_in_place_effects_only():
         f(y, 1)
     assert_close(x, y)
     assert counters["stats"]["unique_graphs"] == 1
+
+
+def test_super_in_forward_is_inlined():
+    class Scaled(nn.Linear):
+        def forward(self, x):
+            return super().forward(x) * 2
+
+    class Shifted(Scaled):
+        def forward(self, x):
+            return super(Shifted, self).forward(x) + 1
+
+    m = Shifted(3, 2)
+    x = ember.randn(4, 3)
+    cm = ember.compile(m, backend="eager", fullgraph=True)
+    assert_close(cm(x), m(x))
+    assert counters["stats"]["unique_graphs"] == 1

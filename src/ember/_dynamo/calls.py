@@ -7,18 +7,21 @@ dict methods mutate trackers (replayed after the graph as side effects). Anythin
 """
 import inspect
 import operator
+import types
 
 import ember
 from ember._tensor import Tensor
 
 from .exc import Unsupported
 from .source import AttrSource, ClosureItemSource, ItemSource
-from .trace_rules import _BREAK_BUILTINS, _BREAK_METHODS, _CONST_TYPES, _PURE_BUILTINS, _SPECIAL_FUNCTIONS, _disallowed
+from .trace_rules import (_BREAK_BUILTINS, _BREAK_METHODS, _CONST_TYPES, _PURE_BUILTINS, _SPECIAL_FUNCTIONS, _disallowed,
+                          _is_ember_leaf)
 from .utils import qualified_name as _name
 from .variables import (BuiltinVariable, ConstantVariable, DictVariable, GradModeVariable, IteratorVariable,
                         ListVariable, MethodVariable, NestedFunctionVariable, NNModuleVariable, TensorMethodVariable,
                         TensorVariable, TorchVariable, TupleVariable, UserFunctionVariable, UserMethodVariable,
                         UserObjectVariable, WithExitVariable)
+from .variables.functions import SuperVariable
 from .variables.builder import RealCellVariable, _wrap_const_result
 
 MAX_INLINE_DEPTH = 48
@@ -89,6 +92,10 @@ class CallHandlers:
     def call_builtin(self, fn, args, kwargs):
         if fn in _BREAK_BUILTINS:
             raise Unsupported(f"builtin {fn.__name__}()")
+        if fn is super and not args:
+            return self.zero_arg_super()
+        if fn is super and len(args) == 2 and isinstance(getattr(args[0], "value", None), type):
+            return SuperVariable(args[0].value, args[1])
         if fn is isinstance:
             obj, cls = args
             cls = cls.as_python_constant() if cls.is_python_constant() else getattr(cls, "value", None)
@@ -221,6 +228,35 @@ class CallHandlers:
         if isinstance(obj, TupleVariable) and name in ("index", "count") and obj.is_python_constant():
             return ConstantVariable(getattr(obj.as_python_constant(), name)(*[a.as_python_constant() for a in args]))
         raise Unsupported(f"{type(obj).__name__}.{name}()")
+
+    def zero_arg_super(self):
+        """`super()` in a method: the class from its `__class__` cell, the object from its first argument."""
+        cell = self.cells.get("__class__")
+        if cell is None or not self.code.co_argcount:
+            raise Unsupported("super() outside a method")
+        cls = cell.load(self) if isinstance(cell, RealCellVariable) else cell.contents
+        obj = self.locals.get(self.code.co_varnames[0])
+        if cls is None or obj is None or not isinstance(getattr(cls, "value", None), type):
+            raise Unsupported("super() whose class or object is not known")
+        return SuperVariable(cls.value, obj)
+
+    def super_getattr(self, sup, name):
+        """An attribute of `super(cls, obj)`: the first class after `cls` in obj's MRO that defines it."""
+        value = getattr(sup.obj, "module", None)
+        if value is None:
+            value = getattr(sup.obj, "value", None)
+        if value is None:
+            raise Unsupported(f"super() of a {type(sup.obj).__name__}")
+        mro = type(value).__mro__
+        for klass in mro[mro.index(sup.cls) + 1:]:
+            if name in klass.__dict__:
+                attr = klass.__dict__[name]
+                if isinstance(attr, types.FunctionType):
+                    if _is_ember_leaf(attr) and not klass.__module__.startswith("ember.nn"):
+                        return TorchVariable(getattr(super(sup.cls, value), name))
+                    return UserMethodVariable(attr, sup.obj)
+                raise Unsupported(f"super().{name} is a {type(attr).__name__}")
+        raise Unsupported(f"super() has no attribute {name!r}")
 
     def mutate(self, vt):
         vt.mutated = True

@@ -13,7 +13,7 @@ import sys
 from ember._grad_mode import _set_enabled
 
 from .exc import Unsupported
-from .variables import (CellVariable, ConstantVariable, DictVariable, GradModeVariable, IteratorVariable,
+from .variables import (BuiltinVariable, CellVariable, ConstantVariable, DictVariable, GradModeVariable, IteratorVariable,
                         ListVariable, NestedFunctionVariable, NNModuleVariable, NullVariable, TensorVariable,
                         TupleVariable, UserObjectVariable, WithExitVariable)
 from .variables.builder import LazyLocal, RealCellVariable, _wrap_const_result, global_source
@@ -142,6 +142,17 @@ class OpcodeHandlers:
         if inst.arg & 1:
             self.push(NullVariable())
         self.push(attr)
+
+    @opcode("LOAD_SUPER_ATTR", since=(3, 12))
+    def LOAD_SUPER_ATTR(self, inst):
+        # 3.12+: super().name with [super, __class__, self] on the stack (low bit: a method load)
+        obj, cls, _ = self.pop(), self.pop(), self.pop()
+        attr = self.getattr(self.call_function(BuiltinVariable(super), [cls, obj], {}), inst.argval)
+        if inst.arg & 1 and not _PY313:
+            self.push(NullVariable())
+        self.push(attr)
+        if inst.arg & 1 and _PY313:
+            self.push(NullVariable())
 
     @opcode("LOAD_ATTR", since=(3, 13))
     def LOAD_ATTR_313(self, inst):

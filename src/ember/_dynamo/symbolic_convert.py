@@ -29,6 +29,7 @@ from .variables import (BuiltinVariable, ConstantVariable, DictVariable, Iterato
                         MethodVariable, NestedFunctionVariable, NNModuleVariable, TensorMethodVariable,
                         TensorVariable, TorchVariable, TupleVariable, UserFunctionVariable, UserMethodVariable,
                         UserObjectVariable)
+from .variables.functions import SuperVariable
 from .variables.builder import RealCellVariable, VariableBuilder, _contains_tensor, _wrap_const_result  # noqa: F401
 
 
@@ -159,6 +160,8 @@ class InstructionTranslatorBase(VariableBuilder, CallHandlers, OpcodeHandlers):
             return self.call_graph("call_function", builtins.getattr, [obj, ConstantVariable(name)], {})
         if isinstance(obj, NNModuleVariable):
             return self.module_getattr(obj, name)
+        if isinstance(obj, SuperVariable):
+            return self.super_getattr(obj, name)
         if isinstance(obj, UserObjectVariable):
             if name in obj.pending_attrs:
                 return obj.pending_attrs[name]

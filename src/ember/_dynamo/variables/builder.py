@@ -126,7 +126,7 @@ class VariableBuilder:
         if isinstance(value, type) and issubclass(value, BaseException):
             return UserObjectVariable(value)
         if isinstance(value, type) and value not in (list, tuple, dict, int, float, bool, str, range, zip,
-                                                     enumerate, reversed, slice, set, frozenset, type, complex):
+                                                     enumerate, reversed, slice, set, frozenset, type, complex, super):
             return UserObjectVariable(value)
         return BuiltinVariable(value)
 
