@@ -280,3 +280,17 @@ def test_super_in_forward_is_inlined():
     cm = ember.compile(m, backend="eager", fullgraph=True)
     assert_close(cm(x), m(x))
     assert counters["stats"]["unique_graphs"] == 1
+
+
+def test_min_max_over_tensors_become_elementwise_ops():
+    def f(a, b):
+        return max(a, b), min(a, 0.5), max([a, b, a * 2]), min(1, 2)
+
+    def ref(a, b):
+        return ember.maximum(a, b), ember.clamp(a, max=0.5), ember.maximum(ember.maximum(a, b), a * 2), 1
+    a, b = ember.randn(4), ember.randn(4)
+    cf = ember.compile(f, backend="eager", fullgraph=True)
+    got, want = cf(a, b), ref(a, b)
+    for g, w in zip(got[:3], want[:3]):
+        assert_close(g, w)
+    assert got[3] == 1

@@ -154,8 +154,13 @@ class CallHandlers:
                 for i in items:                # as Python does: ((start + a) + b) + ...
                     acc = self.binary(operator.add, acc, i)
                 return acc
-        if fn in (min, max) and any(isinstance(a, TensorVariable) for a in args):
-            raise Unsupported(f"{fn.__name__}() over tensors")
+        if fn in (min, max) and not kwargs:
+            items = args
+            if len(args) == 1 and not args[0].is_python_constant():
+                items = self.unpack(args[0])          # consumes an iterator: hand the items on below
+                args = [ListVariable(items)]
+            if len(items) > 1 and any(isinstance(a, TensorVariable) for a in items):
+                return self.tensor_min_max(fn, items)
         if fn in (min, max, sum, any, all, sorted) and len(args) == 1 and not args[0].is_python_constant():
             items = self.unpack(args[0])
             if all(i.is_python_constant() for i in items):
@@ -228,6 +233,24 @@ class CallHandlers:
         if isinstance(obj, TupleVariable) and name in ("index", "count") and obj.is_python_constant():
             return ConstantVariable(getattr(obj.as_python_constant(), name)(*[a.as_python_constant() for a in args]))
         raise Unsupported(f"{type(obj).__name__}.{name}()")
+
+    def tensor_min_max(self, fn, items):
+        """max()/min() with tensors among the items, as torch.compile rewrites them: elementwise maximum/minimum
+        of tensors, clamp against numbers (Python's own max would need bool(tensor))."""
+        acc = items[0]
+        for b in items[1:]:
+            a_t, b_t = isinstance(acc, TensorVariable), isinstance(b, TensorVariable)
+            if a_t and b_t:
+                acc = self.call_graph("call_function", ember.maximum if fn is max else ember.minimum, [acc, b], {})
+            elif a_t or b_t:
+                t, n = (acc, b) if a_t else (b, acc)
+                if not n.is_python_constant():
+                    raise Unsupported(f"{fn.__name__}() of a tensor and a {type(n).__name__}")
+                bound = {"min": n} if fn is max else {"max": n}
+                acc = self.call_graph("call_function", ember.clamp, [t], bound)
+            else:
+                acc = self.call_builtin(fn, [acc, b], {})
+        return acc
 
     def zero_arg_super(self):
         """`super()` in a method: the class from its `__class__` cell, the object from its first argument."""
