@@ -49,6 +49,10 @@ class _StorageRef:
         self.dtype = dtype      # None: untyped (v3 / bare storage)
 
 
+# types the pickler meets most that are never storages (persistent_id answers None at once)
+_PLAIN_TYPES = frozenset({int, float, str, bool, type(None), tuple, list, dict, OrderedDict, bytes, GlobalRef})
+
+
 class _SaveContext:
     def __init__(self):
         self.keys: dict[int, str] = {}           # id(storage) -> key
@@ -57,12 +61,13 @@ class _SaveContext:
 
     # -- persistent ids -----------------------------------------------------------------------
     def persistent_id(self, obj):
-        if type(obj) is _StorageRef:
+        t = type(obj)
+        if t is _StorageRef:
             storage, dtype = obj.storage, obj.dtype
-        elif _tensors.is_storage(obj):
-            storage, dtype = obj, None
-        else:
+        elif t in _PLAIN_TYPES or not _tensors.is_storage(obj):
             return None
+        else:
+            storage, dtype = obj, None
         nbytes = _tensors.storage_nbytes(storage)
         if dtype is None:
             storage_type = _UNTYPED_STORAGE
