@@ -261,3 +261,17 @@ def test_parallel_fill_of_large_storages(tmp_path):
     cut.write_bytes(data[: len(data) // 2] + data[-2000:])
     with pytest.raises(RuntimeError):
         load(cut)
+
+
+def test_loaded_big_storages_are_private_writable_memory(tmp_path):
+    """Storages of 1 MB and more are read into anonymous memory (not numpy's huge-page arrays): they are
+    writable, owned by the tensor, and independent of the file (which may be replaced or removed)."""
+    a = np.arange(1 << 19, dtype=np.float32)                        # 2 MiB
+    p = tmp_path / "big.pt"
+    save({"a": ember.tensor(a)}, p)
+    t = load(p)["a"]
+    t.add_(1)
+    os.remove(p)
+    np.testing.assert_array_equal(t.numpy(), a + 1)
+    save({"a": ember.tensor(a)}, p)
+    np.testing.assert_array_equal(load(p)["a"].numpy(), a)
