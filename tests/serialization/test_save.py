@@ -275,3 +275,24 @@ def test_loaded_big_storages_are_private_writable_memory(tmp_path):
     np.testing.assert_array_equal(t.numpy(), a + 1)
     save({"a": ember.tensor(a)}, p)
     np.testing.assert_array_equal(load(p)["a"].numpy(), a)
+
+
+def test_a_failed_write_in_the_writer_thread_keeps_the_old_file(tmp_path, monkeypatch):
+    """Big records are written by a thread (and the caller) with os.pwrite; a write error there (disk
+    full) fails the save like any other: the old file stays, no temporary file is left."""
+    p = tmp_path / "ckpt.pt"
+    save({"v": ember.tensor([1.0])}, p)
+    old = p.read_bytes()
+    real = _zip._pwrite_all
+
+    def failing(fd, data, offset):
+        if memoryview(data).nbytes >= _zip._CHUNK // 2:
+            raise OSError(28, "No space left on device (simulated)")
+        return real(fd, data, offset)
+    monkeypatch.setattr(_zip, "_pwrite_all", failing)
+    big = ember.tensor(np.arange(1 << 20, dtype=np.float32))         # 4 MiB: written in pieces
+    with pytest.raises(OSError, match="simulated"):
+        save({"v": big}, p)
+    monkeypatch.undo()
+    assert p.read_bytes() == old
+    assert os.listdir(tmp_path) == ["ckpt.pt"]
