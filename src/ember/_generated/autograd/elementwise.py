@@ -24,7 +24,8 @@ from ember.autograd.formulas.complex import abs_jvp
 from ember.autograd.formulas.elementwise import (clamp_backward, clamp_backward_max,
                                                  clamp_backward_min, fmax_backward, logit_backward,
                                                  maximum_backward, pow_backward_exponent,
-                                                 pow_backward_self, xlogy_self)
+                                                 pow_backward_self, sigmoid_grad, tanh_grad,
+                                                 xlogy_self)
 
 _aten = _ops_ns.aten
 
@@ -2118,7 +2119,7 @@ class TanhBackward0(_Node):
         _k += 1
         if _e[_s0] is not None:
             result = _n.s_result.unpack(_n)
-            _r0 = grad * (1 - result * result)
+            _r0 = tanh_grad(grad, result)
         _out = []
         _out.append(_r0)
         return _out
@@ -2137,7 +2138,7 @@ def _jvp_tanh(_ts, self, result):
     _o = None
     if _ts[0] is not None:
         grad = _ts[0]
-        _o = _fw_acc(_o, grad * (1 - result * result))
+        _o = _fw_acc(_o, tanh_grad(grad, result))
     return _o
 
 
@@ -2208,7 +2209,7 @@ class SigmoidBackward0(_Node):
         _k += 1
         if _e[_s0] is not None:
             result = _n.s_result.unpack(_n)
-            _r0 = grad * (result * (1 - result))
+            _r0 = sigmoid_grad(grad, result)
         _out = []
         _out.append(_r0)
         return _out
@@ -2227,7 +2228,7 @@ def _jvp_sigmoid(_ts, self, result):
     _o = None
     if _ts[0] is not None:
         grad = _ts[0]
-        _o = _fw_acc(_o, grad * (result * (1 - result)))
+        _o = _fw_acc(_o, sigmoid_grad(grad, result))
     return _o
 
 
