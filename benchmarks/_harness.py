@@ -1,7 +1,8 @@
-"""What the side-by-side benchmark scripts share: the src/ path, best-of-N wall-clock timing and the
---threads option. A script imports it as `from _harness import best, threads_arg` (run from the repo root
+"""What the side-by-side benchmark scripts share: the src/ path, best-of-N and median-of-N wall-clock timing and
+the --threads option. A script imports it as `from _harness import best, threads_arg` (run from the repo root
 as `python benchmarks/<name>.py`, which puts benchmarks/ on sys.path)."""
 import os
+import statistics
 import sys
 import time
 
@@ -17,6 +18,19 @@ def best(fn, reps=5):
         fn()
         ts.append(time.perf_counter() - t)
     return min(ts) * 1e3
+
+
+def median(fn, reps=7, inner=1):
+    """Milliseconds per call, the median over `reps` rounds of `inner` calls, after one warm-up call (on a
+    shared machine the median resists other jobs' bursts better than a single run)."""
+    fn()
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        ts.append((time.perf_counter() - t) / inner)
+    return statistics.median(ts) * 1e3
 
 
 def threads_arg(default=2):

@@ -18,8 +18,12 @@ the cache and only pay for `dlopen`.
   compiler exists at all so callers can fall back quietly on machines without one.
 - The first actual compile in a process (not a cache hit) prints one line to stderr,
   "ember: building CPU kernels (first run only)...", so a first import that pauses for gcc says why.
+- `stats["builds"]` counts the compiler runs of this process (a cache hit does not run it); callers that
+  know more about what the library depends on (ember._inductor.codecache: the compiler's version) pass
+  it as `key_extra`, and may name another compiler with `cc`.
 """
 import ctypes
+import functools
 import hashlib
 import os
 import shutil
@@ -37,6 +41,7 @@ _LOADED = {}            # key -> CDLL, per process
 _CC = None
 _ANNOUNCED = [False]    # the first-build message was printed in this process
 BUILD_MESSAGE = "ember: building CPU kernels (first run only)..."
+stats = {"builds": 0}   # compiler runs in this process
 
 
 class CompileError(RuntimeError):
@@ -68,8 +73,9 @@ def cache_dir():
     return os.path.join(base, "c")
 
 
+@functools.lru_cache(maxsize=None)
 def _cpu_tag():
-    """What -march=native depends on: the cpu model and its feature flags."""
+    """What -march=native depends on: the cpu model and its feature flags (read once per process)."""
     try:
         with open("/proc/cpuinfo") as f:
             lines = [ln for ln in f.read(1 << 16).splitlines() if ln.startswith(("model name", "flags"))]
@@ -79,26 +85,28 @@ def _cpu_tag():
         return platform.machine() + platform.processor()
 
 
-def _key(source, flags):
+def _key(source, flags, cc=None, key_extra=""):
     h = hashlib.sha256()
-    for part in (source, " ".join(flags), compiler() or "", _cpu_tag(), sys.platform):
+    parts = (source, " ".join(flags), cc or compiler() or "", _cpu_tag(), sys.platform)
+    for part in parts + ((key_extra,) if key_extra else ()):       # no extra: the keys of before
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]
 
 
-def load(source, name="kernel", flags=()):
+def load(source, name="kernel", flags=(), *, cc=None, key_extra=""):
     """Compile `source` (C text) unless the cache holds it, load it and return the ctypes.CDLL.
 
-    `name` only makes the cached file name readable. Raises RuntimeError when C is disabled or no
-    compiler exists, CompileError when the compiler fails."""
+    `name` only makes the cached file name readable; `flags` are added to FLAGS; `cc` is a compiler path
+    (default `compiler()`); `key_extra` is more text for the cache key. Raises RuntimeError when C is
+    disabled or no compiler exists, CompileError when the compiler fails."""
     if disabled():
         raise RuntimeError("C kernels are disabled (EMBER_DISABLE_C is set)")
-    cc = compiler()
+    cc = cc or compiler()
     if cc is None:
         raise RuntimeError("no C compiler found: set CC or install gcc")
     allflags = FLAGS + tuple(flags)
-    key = _key(source, allflags)
+    key = _key(source, allflags, cc, key_extra)
     with _LOCK:
         lib = _LOADED.get(key)
         if lib is not None:
@@ -124,6 +132,7 @@ def _build(cc, source, flags, d, path):
     """Compile into a private temporary file and rename it into place, so a concurrent process never
     loads a half-written library and a failed build leaves nothing behind."""
     _announce()
+    stats["builds"] += 1
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=d)
     os.close(fd)

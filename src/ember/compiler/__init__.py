@@ -18,6 +18,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if disable:
         return model
+    if backend == "inductor" and ((mode and mode != "default") or options):
+        from ember._inductor.modes import InductorWrapper    # checks mode and options (RuntimeError)
+        backend = InductorWrapper(mode, options, dynamic)
     from ember._dynamo.eval_frame import optimize
     return optimize(model, {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend, "mode": mode,
                             "options": options})

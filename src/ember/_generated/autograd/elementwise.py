@@ -990,7 +990,7 @@ def div__Tensor_mode(self, other, *, rounding_mode):
 _self_div__Tensor_mode = div__Tensor_mode   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class RemainderBackward0(_Node):
+class RemainderBackward1(_Node):
     _op_name = 'aten::remainder.Tensor'
     _complex = 'conj'
 
@@ -1053,7 +1053,7 @@ def remainder_Tensor(self, other):
     _need = _g0 or _g1
     if not _need:
         return _OP_remainder_Tensor.redispatch(_below_ks((self, other)), self, other)
-    _n = RemainderBackward0()
+    _n = RemainderBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
@@ -1087,7 +1087,7 @@ def remainder__Tensor(self, other):
     _need = _g0 or _g1
     if not _need:
         return _OP_remainder__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _n = RemainderBackward0()
+    _n = RemainderBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
@@ -2286,7 +2286,7 @@ def sigmoid_(self):
 _self_sigmoid_ = sigmoid_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ClampBackward0(_Node):
+class ClampBackward1(_Node):
     _op_name = 'aten::clamp'
     _complex = 'conj'
 
@@ -2337,7 +2337,7 @@ def clamp(self, min=None, max=None):
     _need = _g0
     if not _need:
         return _OP_clamp.redispatch(_below_ks((self, min, max)), self, min, max)
-    _n = ClampBackward0()
+    _n = ClampBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_max = max
@@ -2372,7 +2372,7 @@ def clamp_(self, min=None, max=None):
     _need = _g0
     if not _need:
         return _OP_clamp_.redispatch(_below_ks((self, min, max)), self, min, max)
-    _n = ClampBackward0()
+    _n = ClampBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_max = max
@@ -2388,7 +2388,7 @@ def clamp_(self, min=None, max=None):
 _self_clamp_ = clamp_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ClampBackward1(_Node):
+class ClampBackward0(_Node):
     _op_name = 'aten::clamp.Tensor'
     _complex = 'conj'
 
@@ -2471,7 +2471,7 @@ def clamp_Tensor(self, min=None, max=None):
     _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_clamp_Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
-    _n = ClampBackward1()
+    _n = ClampBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, _gedge(max) if _g2 else None, )
     if _g0 or _g1 or _g2:
         _n.s_max = _SV(max)
@@ -2508,7 +2508,7 @@ def clamp__Tensor(self, min=None, max=None):
     _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
-    _n = ClampBackward1()
+    _n = ClampBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, _gedge(max) if _g2 else None, )
     if _g0 or _g1 or _g2:
         _n.s_max = _SV(max)
@@ -6144,7 +6144,7 @@ def lerp__Tensor(self, end, weight):
 _self_lerp__Tensor = lerp__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class FmodBackward0(_Node):
+class FmodBackward1(_Node):
     _op_name = 'aten::fmod.Tensor'
     _complex = 'conj'
 
@@ -6207,7 +6207,7 @@ def fmod_Tensor(self, other):
     _need = _g0 or _g1
     if not _need:
         return _OP_fmod_Tensor.redispatch(_below_ks((self, other)), self, other)
-    _n = FmodBackward0()
+    _n = FmodBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
@@ -6241,7 +6241,7 @@ def fmod__Tensor(self, other):
     _need = _g0 or _g1
     if not _need:
         return _OP_fmod__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _n = FmodBackward0()
+    _n = FmodBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
@@ -6255,7 +6255,7 @@ def fmod__Tensor(self, other):
 _self_fmod__Tensor = fmod__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class FmodBackward1(_Node):
+class FmodBackward0(_Node):
     _op_name = 'aten::fmod.Scalar'
     _complex = 'conj'
 
@@ -6300,7 +6300,7 @@ def fmod_Scalar(self, other):
     _need = _g0
     if not _need:
         return _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
-    _n = FmodBackward1()
+    _n = FmodBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -6329,7 +6329,7 @@ def fmod__Scalar(self, other):
     _need = _g0
     if not _need:
         return _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
-    _n = FmodBackward1()
+    _n = FmodBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)

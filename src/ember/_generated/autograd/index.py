@@ -211,7 +211,7 @@ def index_put_(self, indices, values, accumulate=False):
 _self_index_put_ = index_put_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class IndexFillBackward0(_Node):
+class IndexFillBackward1(_Node):
     _op_name = 'aten::index_fill.int_Tensor'
     _complex = 'conj'
 
@@ -278,7 +278,7 @@ def index_fill_int_Tensor(self, dim, index, value):
     _need = _g0 or _g1
     if not _need:
         return _OP_index_fill_int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
-    _n = IndexFillBackward0()
+    _n = IndexFillBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
     if _g0 or _g1:
         _n.s_dim = dim
@@ -313,7 +313,7 @@ def index_fill__int_Tensor(self, dim, index, value):
     _need = _g0 or _g1
     if not _need:
         return _OP_index_fill__int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
-    _n = IndexFillBackward0()
+    _n = IndexFillBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
     if _g0 or _g1:
         _n.s_dim = dim
@@ -1362,7 +1362,7 @@ def index_copy_(self, dim, index, source):
 _self_index_copy_ = index_copy_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class IndexFillBackward1(_Node):
+class IndexFillBackward0(_Node):
     _op_name = 'aten::index_fill.int_Scalar'
     _complex = 'conj'
 
@@ -1418,7 +1418,7 @@ def index_fill_int_Scalar(self, dim, index, value):
     _need = _g0
     if not _need:
         return _OP_index_fill_int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
-    _n = IndexFillBackward1()
+    _n = IndexFillBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
@@ -1452,7 +1452,7 @@ def index_fill__int_Scalar(self, dim, index, value):
     _need = _g0
     if not _need:
         return _OP_index_fill__int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
-    _n = IndexFillBackward1()
+    _n = IndexFillBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim

@@ -1,0 +1,201 @@
+"""Compiled training and generation, ember.compile next to torch.compile, torch eager and ember eager in one run.
+
+    python benchmarks/compile_train.py [--backend inductor] [--only gpt,mlp,cnn] [--steps 10]
+                                       [--skip-torch-compile] [--gen-tokens 32] [--threads N]
+
+Workloads are benchmarks/train_step.py's (MLP, LeNet-style CNN, 4-layer GPT with AdamW). "compiled" means the
+loss function (forward + loss) goes through `ember.compile(loss_fn, backend=...)` / `torch.compile(loss_fn)`; its
+backward runs the compiled backward graph from AOT autograd, and the optimizer step stays eager. Per workload and
+side: the median step time (`step_ms`) and the first step (`first_step_s`, which for the compiled sides holds the
+compile). Also:
+- cold compile of the GPT train step: first compiled step minus a steady step, ember with a fresh EMBER_CACHE_DIR
+  (ember's own eager kernels are loaded beforehand, so only generated code is built) and torch with a fresh
+  TORCHINDUCTOR_CACHE_DIR;
+- warm start: a new process with that (now filled) cache directory compiles the same GPT and runs one step: the
+  time from the compile call to the end of the first step, the process's import time, and how many times the C
+  compiler ran (0 when every kernel came from the disk cache);
+- GPT greedy generation, 16 sequences with a sliding 64-token window (every call has the same shape), no grad:
+  tokens/s of ember compiled, ember eager and torch eager.
+Prints one JSON object. Works with any backend (`--backend aot_eager` before the inductor backend exists).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from _harness import threads_arg  # noqa: E402,F401  (puts src/ on sys.path)
+from train_step import WORKLOADS  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+
+def train(lib, name, steps, compile_fn=None):
+    lib.manual_seed(0)
+    model, opt, loss_fn = WORKLOADS[name](lib)
+    f = compile_fn(loss_fn) if compile_fn is not None else loss_fn
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = f()
+        loss.backward()
+        opt.step()
+        return loss
+
+    row = {}
+    try:
+        t = time.perf_counter()
+        first_loss = float(step().item())
+        row["first_step_s"] = round(time.perf_counter() - t, 3)
+        step()
+        times = []
+        for _ in range(steps):
+            t = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - t)
+        row["step_ms"] = round(statistics.median(times) * 1e3, 3)
+        row["first_loss"] = round(first_loss, 5)
+        if compile_fn is not None:
+            row["compile_s"] = round(row["first_step_s"] - row["step_ms"] / 1e3, 3)
+    except Exception as e:                              # noqa: BLE001 - report, keep going
+        row["error"] = f"{type(e).__name__}: {e}"[:400]
+    return row
+
+
+def generation(lib, tokens, compile_fn=None):
+    """Tokens/s of greedy generation: 16 sequences, 64-token window, `tokens` new tokens each."""
+    lib.manual_seed(0)
+    model, _, _ = WORKLOADS["gpt"](lib)
+    model.eval()
+    f = compile_fn(model) if compile_fn is not None else model
+    idx = lib.tensor(np.random.default_rng(2).integers(0, 65, (16, 64)))
+    try:
+        with lib.no_grad():
+            f(idx)                                      # compile / warm up
+            t = time.perf_counter()
+            for _ in range(tokens):
+                nxt = f(idx)[:, -1, :].argmax(-1, keepdim=True)
+                idx = lib.cat([idx[:, 1:], nxt], dim=1)
+            dt = time.perf_counter() - t
+        return {"tokens_per_s": round(16 * tokens / dt, 1), "ms_per_token_step": round(dt / tokens * 1e3, 3)}
+    except Exception as e:                              # noqa: BLE001
+        return {"error": f"{type(e).__name__}: {e}"[:400]}
+
+
+def warm_child(backend):
+    """Run in a new process: compile the GPT train step with the disk cache filled, time to the first step."""
+    t_import = time.perf_counter()
+    import ember
+    from ember._cc import build as cc_build
+    t0 = time.perf_counter()
+    ember.manual_seed(0)
+    model, opt, loss_fn = WORKLOADS["gpt"](ember)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.perf_counter()
+        f = ember.compile(loss_fn, backend=backend)
+        loss = f()
+        loss.backward()
+        opt.step()
+        first = time.perf_counter() - t
+    print(json.dumps({"compile_to_first_step_s": round(first, 3), "import_ember_s": round(t0 - t_import, 3),
+                      "c_compiler_runs": cc_build.stats["builds"]}))
+
+
+def _seed_cache(root):
+    """Copy the libraries of ember's own kernels this process loaded into the fresh cache `root`, so the warm
+    start child finds them there and only the generated code's libraries are in question."""
+    import shutil
+    from ember import _cc
+    from ember._cc import build as cc_build
+    d = os.path.join(root, "c")
+    os.makedirs(d, exist_ok=True)
+    for lib in list(cc_build._LOADED.values()):
+        path = lib._name
+        for p in (path, path[:-3] + ".protos.json"):
+            if os.path.exists(p):
+                shutil.copy2(p, d)
+    return _cc
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--backend", default="inductor")
+    ap.add_argument("--only", default="gpt,mlp,cnn")
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--skip-torch-compile", action="store_true")
+    ap.add_argument("--gen-tokens", type=int, default=32)
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--warm-child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.warm_child:
+        return warm_child(args.backend)
+    threads = args.threads or len(os.sched_getaffinity(0))
+    torch_cache = tempfile.mkdtemp(prefix="torchinductor-cold-")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = torch_cache          # before torch is imported: a cold torch.compile
+    ember_cache = tempfile.mkdtemp(prefix="ember-cold-")
+
+    import ember
+    ember.set_num_threads(threads)
+    try:
+        import torch
+        torch.set_num_threads(threads)
+    except ImportError:
+        torch = None
+    warnings.simplefilter("ignore")
+    out = {"config": {"backend": args.backend, "steps": args.steps, "threads": threads,
+                      "note": "medians on a shared, loaded 2-core machine"}}
+    names = args.only.split(",")
+    rows = {}
+    for name in names:                                  # eager first: ember's own C kernels load into the process
+        rows[name] = {"ember_eager": train(ember, name, args.steps)}
+        if torch is not None:
+            rows[name]["torch_eager"] = train(torch, name, args.steps)
+    _seed_cache(ember_cache)
+    os.environ["EMBER_CACHE_DIR"] = ember_cache                  # generated code builds into a fresh cache
+    for name in names:
+        ember._dynamo.reset()
+        rows[name]["ember_compile"] = train(ember, name, args.steps,
+                                            lambda f: ember.compile(f, backend=args.backend))
+        if torch is not None and not args.skip_torch_compile:
+            torch._dynamo.reset()
+            rows[name]["torch_compile"] = train(torch, name, args.steps, torch.compile)
+        r = rows[name]
+        if "step_ms" in r["ember_compile"]:
+            for other in ("torch_eager", "torch_compile", "ember_eager"):
+                if "step_ms" in r.get(other, {}):
+                    r[f"ember_compile_vs_{other}"] = round(r["ember_compile"]["step_ms"] / r[other]["step_ms"], 2)
+    out["train"] = rows
+    if "gpt" in names:
+        g = rows["gpt"]
+        out["cold_compile_gpt_train_step_s"] = {"ember": g["ember_compile"].get("compile_s"),
+                                                "torch": g.get("torch_compile", {}).get("compile_s")}
+        env = dict(os.environ, EMBER_CACHE_DIR=ember_cache)
+        t = time.perf_counter()
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--warm-child", "--backend", args.backend],
+                           capture_output=True, text=True, env=env)
+        wall = time.perf_counter() - t
+        if r.returncode == 0:
+            warm = json.loads(r.stdout.strip().splitlines()[-1])
+            warm["process_wall_s"] = round(wall, 3)
+        else:
+            warm = {"error": r.stderr.strip()[-400:]}
+        out["warm_start_gpt_train_step"] = warm
+    ember._dynamo.reset()
+    gen = {"ember_eager": generation(ember, args.gen_tokens),
+           "ember_compile": generation(ember, args.gen_tokens, lambda m: ember.compile(m, backend=args.backend))}
+    if torch is not None:
+        gen["torch_eager"] = generation(torch, args.gen_tokens)
+    out["gpt_greedy_generation"] = gen
+    print(json.dumps(out, indent=1))
+    return out
+
+
+if __name__ == "__main__":
+    main()

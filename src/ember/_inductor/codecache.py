@@ -1,0 +1,173 @@
+"""torch._inductor.codecache: the disk caches of the code ember.compile generates -- C kernels built into shared
+libraries, and the Python wrapper modules that call them.
+
+- `compile_c(source, name)` builds C source through `ember._cc` (the run-time C building that ember's
+  hand-written kernels use: same cache directory, same atomic-rename build) and returns the `ctypes.CDLL`.
+  The cache key is a hash of the source, the flags, the compiler's path and version (`cc --version`, read once
+  per process), the cpu (model name and flags from /proc/cpuinfo, since the build uses -march=native) and the
+  platform. The compiler is `config.cpp.cxx` (default `$CC` or gcc).
+  Concurrency: each build writes a private temporary file and renames it into place, so two processes building
+  the same new source both end up loading a complete library (the later rename replaces the earlier file; a
+  library already loaded keeps its inode). A failed build raises `ember._cc.CompileError` with the compiler's
+  output and leaves nothing in the cache.
+- `PyCodeCache` writes generated Python source to `<cache>/py/<hh>/<key>.py` (key: a hash of the source) and
+  imports it from there, so a traceback through generated code shows its real lines.
+- `counters` counts, per process: "c_compile" (the compiler ran), "c_disk_hit" (the library was in the cache
+  directory), "c_memory_hit" (already loaded in this process), "py_write"/"py_load". A test or a benchmark reads
+  them to tell a warm start from a cold one.
+- `cache_dir()` is the root shared with `ember._cc` (`EMBER_CACHE_DIR`, default `~/.cache/ember`).
+"""
+import collections
+import hashlib
+import importlib.util
+import os
+import shutil
+import subprocess
+import threading
+
+from ember import _cc
+from ember._cc import build as _build
+from ember._cc.build import CompileError  # noqa: F401  (raised by compile_c; torch's name is CppCompileError)
+
+from . import config
+
+counters = collections.Counter()
+_LOCK = threading.Lock()
+_VERSIONS = {}           # compiler path -> its `--version` output
+_LIBS = {}               # cache key -> CDLL loaded in this process
+
+
+def cache_dir():
+    """The root of ember's disk caches (C libraries live in its `c/`, Python wrappers in its `py/`)."""
+    return os.path.dirname(_cc.cache_dir())
+
+
+def cc_path():
+    """The C compiler config.cpp.cxx names (torch's `(None, "g++")` form or a plain string), as a path."""
+    cxx = config.cpp.cxx
+    name = cxx[-1] if isinstance(cxx, (tuple, list)) else cxx
+    if not name:
+        return _cc.compiler()
+    found = shutil.which(name)
+    if found is None:
+        raise RuntimeError(f"config.cpp.cxx names the compiler {name!r}, which is not on PATH")
+    return found
+
+
+def compiler_version(cc):
+    """`cc --version` output (first line is enough to tell builds apart; all of it is kept), once per process."""
+    v = _VERSIONS.get(cc)
+    if v is None:
+        try:
+            r = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=60)
+            v = (r.stdout or r.stderr).strip()
+        except (OSError, subprocess.SubprocessError) as e:
+            v = f"unknown ({type(e).__name__})"
+        _VERSIONS[cc] = v
+    return v
+
+
+def cpu_tag():
+    """The cpu model name and feature flags the key depends on (what -march=native reads)."""
+    return _build._cpu_tag()
+
+
+def c_key(source, flags=()):
+    """The cache key compile_c uses for this source and these extra flags."""
+    cc = cc_path()
+    return _build._key(source, _build.FLAGS + tuple(flags), cc, _key_extra(cc))
+
+
+def _key_extra(cc):
+    return "version:" + compiler_version(cc)
+
+
+def library_path(source, name="kernel", flags=()):
+    """Where compile_c keeps (or will keep) the library of this source."""
+    return os.path.join(_cc.cache_dir(), f"{name}-{c_key(source, flags)}.so")
+
+
+def compile_c(source, name="kernel", flags=()):
+    """Build C `source` unless the disk cache holds it, load it and return the ctypes.CDLL.
+
+    `name` makes the cached file readable (`<name>-<key>.so`); `flags` are added to ember._cc.FLAGS (e.g.
+    `("-fopenmp",)`). Raises ember._cc.CompileError with the compiler's output when the build fails, and
+    RuntimeError when C building is disabled (EMBER_DISABLE_C) or there is no compiler."""
+    if _cc.disabled():
+        raise RuntimeError("ember._inductor needs a C compiler, but C building is disabled (EMBER_DISABLE_C)")
+    cc = cc_path()
+    if cc is None:
+        raise RuntimeError("ember._inductor needs a C compiler: set CC or install gcc")
+    extra = _key_extra(cc)
+    key = _build._key(source, _build.FLAGS + tuple(flags), cc, extra)
+    with _LOCK:
+        lib = _LIBS.get(key)
+        if lib is not None:
+            counters["c_memory_hit"] += 1
+            return lib
+        before = _build.stats["builds"]
+        lib = _cc.load(source, name, flags, cc=cc, key_extra=extra)
+        counters["c_compile" if _build.stats["builds"] > before else "c_disk_hit"] += 1
+        _LIBS[key] = lib
+        return lib
+
+
+class PyCodeCache:
+    """Generated Python modules on disk, keyed by a hash of their source (torch's PyCodeCache)."""
+
+    modules = {}             # key -> module loaded in this process
+
+    @staticmethod
+    def key(source, extra=""):
+        h = hashlib.sha256(source.encode())
+        if extra:
+            h.update(b"\0" + extra.encode())
+        return "py" + h.hexdigest()[:30]
+
+    @classmethod
+    def write(cls, source, extra=""):
+        """Write `source` to the cache (once) and return (key, path)."""
+        key = cls.key(source, extra)
+        d = os.path.join(cache_dir(), "py", key[2:4])
+        path = os.path.join(d, key + ".py")
+        if not os.path.exists(path):
+            os.makedirs(d, exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+            with open(tmp, "w") as f:
+                f.write(source)
+            os.replace(tmp, path)
+            counters["py_write"] += 1
+        return key, path
+
+    @classmethod
+    def load(cls, source, extra=""):
+        """The module made of `source`, written to the cache and imported from its file."""
+        key, path = cls.write(source, extra)
+        return cls.load_by_key_path(key, path)
+
+    @classmethod
+    def load_by_key_path(cls, key, path):
+        mod = cls.modules.get(key)
+        if mod is None:
+            spec = importlib.util.spec_from_file_location(f"ember._inductor.generated.{key}", path)
+            mod = importlib.util.module_from_spec(spec)
+            mod.__file__ = path
+            spec.loader.exec_module(mod)
+            counters["py_load"] += 1
+            cls.modules[key] = mod
+        return mod
+
+    @classmethod
+    def cache_clear(cls):
+        cls.modules.clear()
+
+
+def clear_memory_caches():
+    """Forget the libraries and modules loaded in this process (the disk cache stays); for tests."""
+    with _LOCK:
+        _LIBS.clear()
+        _build._LOADED.clear()
+    PyCodeCache.cache_clear()
+    _VERSIONS.clear()
+    counters.clear()
+
