@@ -18,7 +18,7 @@ def make_view(t, size, stride, offset=None, dtype=None, arr=None):
 # ---------------------------------------------------------------- size/stride rules
 def infer_size(shape, n):
     """Resolve one -1 in `shape` against `n` elements (ATen's infer_size)."""
-    shape = [int(s) for s in shape]
+    shape = list(map(int, shape))
     infer, known = None, 1
     for i, s in enumerate(shape):
         if s == -1:
@@ -74,14 +74,16 @@ def _fmt(xs):
 def _intlist(size):
     if isinstance(size, int):
         return (size,)
-    return tuple(int(s) for s in size)
+    return tuple(map(int, size))
 
 
 # ---------------------------------------------------------------- the views
 def view(self, size):
     shape = infer_size(_intlist(size), self.numel())
     a = self._np
-    if a is not None and a.size and a.flags.c_contiguous:     # a contiguous input: contiguous strides
+    if a is not None and a.size and self.stride() == contiguous_strides(self._size):
+        # contiguous strides in, contiguous strides out (with other strides on its size-1 dims a tensor is still
+        # contiguous, but torch's computeStride carries those strides over: left to compute_stride)
         return make_view(self, shape, contiguous_strides(shape), arr=a.reshape(shape))
     st = compute_stride(self._size, self.stride(), shape)
     if st is None:
