@@ -89,10 +89,10 @@ def generate(graph, sched):
         if out is not None:
             keep.add(out.buffer.name)
     for b in graph.buffers:
-        if isinstance(b, ExternKernel):
+        if isinstance(b, ExternKernel) and b.reason != "extern":
             for v in b.input_views():
                 if isinstance(v.buffer, ComputedBuffer):
-                    keep.add(v.buffer.name)          # conservative: an extern may keep a view of its input
+                    keep.add(v.buffer.name)          # a fallback op might return a view of its input
     assign, slots = plan_memory(groups, graph.buffers, keep)
 
     # C: kernels and entries
