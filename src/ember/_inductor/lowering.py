@@ -417,7 +417,7 @@ def _lower_arange(node, *args, **kwargs):
 
 # ---------------------------------------------------------------------------- views
 def _graph():
-    from .graph import current_graph
+    from .virtualized import current_graph
     return current_graph()
 
 

@@ -39,6 +39,15 @@ class _OpsProxy:
 ops = _OpsProxy()
 
 
+def current_graph():
+    """The GraphLowering being run in this thread (torch's V.graph); lowerings that add buffers read it."""
+    return getattr(_state, "graph", None)
+
+
+def set_current_graph(graph):
+    _state.graph = graph
+
+
 @contextlib.contextmanager
 def set_ops_handler(handler):
     old = getattr(_state, "handler", None)
