@@ -1,5 +1,3 @@
-import warnings
-
 import pytest
 
 import ember
@@ -8,7 +6,5 @@ import ember
 @pytest.fixture(autouse=True)
 def _fresh_caches():
     ember._dynamo.reset()
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*backend 'inductor' is not built.*")
-        yield
+    yield
     ember._dynamo.reset()

@@ -223,15 +223,19 @@ def test_guard_source_is_one_generated_function():
     assert src.count("L[1] == 3") == 1
 
 
-def test_inductor_backend_warns_and_falls_back_to_eager():
-    import ember._dynamo.output_graph as og
-    og._warned_backends.discard("inductor")
+def test_default_backend_is_inductor_and_compiles_to_c():
+    from ember._dynamo.backends.registry import lookup_backend
+    from ember._dynamo.utils import counters
+    before = counters["inductor"]["graphs"]
 
     def f(x):
         return x.sin()
-    with pytest.warns(UserWarning, match="inductor"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")        # no fallback warning any more
         out = ember.compile(f)(ember.ones(2))
     assert_close(out, ember.ones(2).sin())
+    assert lookup_backend("inductor").__module__ == "ember._dynamo.backends.inductor"
+    assert counters["inductor"]["graphs"] == before + 1
 
 
 def test_callable_backend_receives_graph():

@@ -3,7 +3,6 @@ guards, side effects), and compile_subgraph, which hands the graph to the backen
 function that runs a cache entry: call the compiled graph, replay side effects, rebuild the frame's values."""
 import operator
 import types
-import warnings
 
 from ember.fx import Graph, GraphModule
 from ember.nn import Module
@@ -17,24 +16,9 @@ from .variables import (BuiltinVariable, CellVariable, ConstantVariable, DictVar
                         TorchVariable, TupleVariable, UserFunctionVariable, UserMethodVariable,
                         UserObjectVariable)
 
-_warned_backends = set()
-
-
 def lookup_backend(backend):
-    """A backend name or callable -> callable(gm, example_inputs) returning a callable. "inductor" runs with
-    "eager" (and says so once) until ember._inductor registers itself."""
+    """A backend name or callable -> callable(gm, example_inputs) returning a callable."""
     from .backends.registry import lookup_backend as _registry_lookup
-    from .exc import InvalidBackend
-    if backend == "inductor":
-        try:
-            return _registry_lookup("inductor")
-        except InvalidBackend:
-            pass
-        if "inductor" not in _warned_backends:
-            _warned_backends.add("inductor")
-            warnings.warn("ember.compile: backend 'inductor' is not built yet (ember._inductor); running the "
-                          "captured graphs with the 'eager' backend", UserWarning, stacklevel=4)
-        backend = "eager"
     return _registry_lookup(backend)
 
 

@@ -1,0 +1,493 @@
+"""torch/_inductor/codegen/cpp.py: C source for fused kernels (one C function per FusedGroup).
+
+`CppOps` is the ops handler that turns an inner function into C statements: each op becomes one
+`const T tmpN = ...;` line (with common-subexpression elimination), loads read `bufN[index]`, half precision
+is loaded into float and every value is computed in float32 (float64 for double, the integer type itself for
+integers, `_Bool` for bool). `KernelCodegen` writes the loop nest: the group's outer loops, then per section
+its own loops, `#pragma omp simd` on the innermost loop (the build uses -fopenmp-simd: no OpenMP runtime),
+restrict pointers, the contiguous index innermost. Semantics kept as eager's:
+  - no -ffast-math; integer arithmetic wraps (-fwrapv); integer `//` and `%` follow Python (floor);
+    integer division by zero gives 0 instead of trapping (eager raises; see the report);
+  - maximum/minimum and max/min reductions propagate NaN; argmax/argmin pick the first NaN or extreme;
+  - float32/half sums and products accumulate in double (eager's numpy sums pairwise; a plain float
+    accumulator drifts from it on long rows), max/min/any/all in the value type;
+  - an indirect index (embedding) out of range sets an error flag that the wrapper raises as IndexError.
+"""
+import math
+
+from ember._core import dtype as _dt
+
+from ..index import Index
+from ..virtualized import COMPARISONS, set_ops_handler
+
+PREAMBLE = r"""
+#pragma GCC optimize ("wrapv")
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static int64_t ember_index_error;
+
+static inline float ember_bf16_to_f(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
+static inline uint16_t ember_f_to_bf16(float f) {
+    uint32_t u; memcpy(&u, &f, 4);
+    if (f != f) return (uint16_t)((u >> 16) | 0x40);
+    return (uint16_t)((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+}
+static inline float ember_round_bf16(float f) { return ember_bf16_to_f(ember_f_to_bf16(f)); }
+static inline float ember_round_f16(float f) { return (float)(_Float16)f; }
+
+#define EMBER_FLOAT_HELPERS(T, S)                                                              \
+static inline T ember_max_##S(T a, T b) { return (a != a) ? a : ((b != b) ? b : (a > b ? a : b)); } \
+static inline T ember_min_##S(T a, T b) { return (a != a) ? a : ((b != b) ? b : (a < b ? a : b)); } \
+static inline T ember_floordiv_##S(T a, T b) {                                                 \
+    if (b == 0) return a / b;                                                                  \
+    T mod = fmod##S(a, b); T div = (a - mod) / b;                                              \
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;                                         \
+    if (div != 0) { T fl = floor##S(div); if (div - fl > (T)0.5) fl += 1; return fl; }        \
+    return copysign##S((T)0, a / b);                                                           \
+}                                                                                              \
+static inline T ember_mod_##S(T a, T b) {                                                      \
+    T r = fmod##S(a, b); if (r != 0 && ((b < 0) != (r < 0))) r += b; return r;                 \
+}                                                                                              \
+static inline T ember_sign_##S(T a) { return (a != a) ? a : (T)((0 < a) - (a < 0)); }
+#define fmodd fmod
+#define floord floor
+#define copysignd copysign
+EMBER_FLOAT_HELPERS(float, f)
+EMBER_FLOAT_HELPERS(double, d)
+
+static inline int64_t ember_floordiv_i(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return (int64_t)(0ULL - (uint64_t)a);
+    int64_t q = a / b; if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1; return q;
+}
+static inline int64_t ember_truncdiv_i(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return (int64_t)(0ULL - (uint64_t)a);
+    return a / b;
+}
+static inline int64_t ember_mod_i(int64_t a, int64_t b) {
+    if (b == 0 || b == -1) return 0;
+    int64_t r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r;
+}
+static inline int64_t ember_fmod_i(int64_t a, int64_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
+static inline int64_t ember_pow_i(int64_t a, int64_t b) {
+    if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+    uint64_t r = 1, base = (uint64_t)a;
+    while (b) { if (b & 1) r *= base; base *= base; b >>= 1; }
+    return (int64_t)r;
+}
+static inline int64_t ember_index(int64_t i, int64_t size) {
+    if (i < 0) i += size;
+    if (i < 0 || i >= size) { ember_index_error = 1; return 0; }
+    return i;
+}
+"""
+
+_STORAGE_C = {"float32": "float", "float64": "double", "float16": "_Float16", "bfloat16": "uint16_t",
+              "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
+              "bool": "uint8_t"}
+_COMPUTE_C = {"float32": "float", "float64": "double", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
+              "int32": "int32_t", "int64": "int64_t", "bool": "_Bool"}
+
+
+def storage_ctype(dtype):
+    try:
+        return _STORAGE_C[dtype.name]
+    except KeyError:
+        raise NotImplementedError(f"ember._inductor: no C code for dtype {dtype}") from None
+
+
+def compute_dtype(dtype):
+    """The dtype values of `dtype` are computed in: half precision in float32."""
+    return _dt.float32 if dtype.name in ("float16", "bfloat16") else dtype
+
+
+def compute_ctype(dtype):
+    return _COMPUTE_C[compute_dtype(dtype).name]
+
+
+def _is_float(dtype):
+    return dtype.is_floating_point
+
+
+def _suffix(dtype):
+    return "d" if dtype.name == "float64" else "f"
+
+
+def _libm(name, dtype):
+    return name + ("f" if dtype.name != "float64" else "")
+
+
+def c_literal(value, dtype):
+    dtype = compute_dtype(dtype)
+    if dtype.name == "bool":
+        return "1" if value else "0"
+    if _is_float(dtype):
+        v = float(value)
+        if math.isnan(v):
+            return "NAN"
+        if math.isinf(v):
+            return "INFINITY" if v > 0 else "(-INFINITY)"
+        lit = repr(v)
+        return f"(({_COMPUTE_C[dtype.name]}){lit})"
+    v = int(value)
+    ct = _COMPUTE_C[dtype.name]
+    if v == -(1 << 63):
+        return "INT64_MIN"
+    return f"(({ct}){v}LL)"
+
+
+class CVar:
+    __slots__ = ("name", "dtype")
+
+    def __init__(self, name, dtype):
+        self.name = name
+        self.dtype = dtype      # a compute dtype
+
+    def __str__(self):
+        return self.name
+
+
+_UNARY_FLOAT = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10",
+                "log1p": "log1p", "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin",
+                "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "asinh",
+                "acosh": "acosh", "atanh": "atanh", "erf": "erf", "erfc": "erfc", "floor": "floor", "ceil": "ceil",
+                "trunc": "trunc", "round": "nearbyint", "lgamma": "lgamma", "abs": "fabs"}
+
+
+class CppOps:
+    """The ops handler emitting C (see the module docstring)."""
+
+    def __init__(self, kernel):
+        self.k = kernel
+        self.lines = []
+        self.cse = {}
+
+    # -------------------------------------------------------------- plumbing
+    def _emit(self, expr, dtype, key=None):
+        key = key or (expr, dtype.name)
+        v = self.cse.get(key)
+        if v is not None:
+            return v
+        name = self.k.new_tmp()
+        self.lines.append(f"const {_COMPUTE_C[dtype.name]} {name} = {expr};")
+        v = self.cse[key] = CVar(name, dtype)
+        return v
+
+    def load(self, name, index):
+        buf = self.k.arg(name)
+        dt = buf.dtype
+        ref = f"{buf.cname}[{index.c()}]"
+        if dt.name == "bfloat16":
+            expr = f"ember_bf16_to_f({ref})"
+        elif dt.name == "float16":
+            expr = f"(float){ref}"
+        elif dt.name == "bool":
+            expr = f"({ref} != 0)"
+        else:
+            expr = ref
+        return self._emit(expr, compute_dtype(dt), key=("load", name, index.key()))
+
+    def store_expr(self, name, index, value):
+        buf = self.k.arg(name, write=True)
+        dt = buf.dtype
+        v = self._convert(value, dt)
+        if dt.name == "bfloat16":
+            v = f"ember_f_to_bf16({v})"
+        elif dt.name == "float16":
+            v = f"(_Float16)({v})"
+        elif dt.name == "bool":
+            v = f"(uint8_t)({v})"
+        return f"{buf.cname}[{index.c()}] = {v};"
+
+    def _convert(self, x, dtype):
+        """C expression of value x converted to the compute type of dtype."""
+        dst = compute_dtype(dtype)
+        if x.dtype is dst:
+            return x.name
+        if dst.name == "bool":
+            return f"({x.name} != 0)"
+        return f"({_COMPUTE_C[dst.name]})({x.name})"
+
+    def constant(self, value, dtype):
+        return self._emit(c_literal(value, dtype), compute_dtype(dtype))
+
+    def index_expr(self, index, dtype):
+        return self._emit(f"({_COMPUTE_C[compute_dtype(dtype).name]})({index.c()})", compute_dtype(dtype))
+
+    def to_dtype(self, x, dtype):
+        dst = compute_dtype(dtype)
+        expr = self._convert(x, dtype)
+        if dtype.name == "bfloat16":
+            expr = f"ember_round_bf16({expr})"
+        elif dtype.name == "float16":
+            expr = f"ember_round_f16({expr})"
+        elif x.dtype is dst:
+            return x
+        return self._emit(expr, dst)
+
+    def indirect_indexing(self, x, size):
+        v = self._emit(f"ember_index((int64_t)({x.name}), {int(size)})", _dt.int64)
+        return Index.var(v.name)
+
+    def masked(self, mask, body, other):
+        saved_lines, saved_cse = self.lines, dict(self.cse)
+        self.lines = []
+        result = body()
+        inner = self.lines
+        self.lines, self.cse = saved_lines, saved_cse
+        name = self.k.new_tmp()
+        ct = _COMPUTE_C[result.dtype.name]
+        o = c_literal(other, result.dtype)
+        self.lines.append(f"{ct} {name} = {o};")
+        self.lines.append(f"if ({mask.name}) {{")
+        self.lines.extend("    " + ln for ln in inner)
+        self.lines.append(f"    {name} = {result.name};")
+        self.lines.append("}")
+        return CVar(name, result.dtype)
+
+    def where(self, c, a, b):
+        return self._emit(f"{c.name} ? {a.name} : {b.name}", a.dtype)
+
+    # -------------------------------------------------------------- unary
+    def _unary(self, op, x):
+        dt = x.dtype
+        n = x.name
+        if op == "neg":
+            return f"-{n}"
+        if op == "logical_not":
+            return f"!{n}"
+        if op == "bitwise_not":
+            return f"!{n}" if dt.name == "bool" else f"~{n}"
+        if op == "isnan":
+            return f"({n} != {n})" if _is_float(dt) else "0"
+        if op == "isinf":
+            return f"(isinf({n}) != 0)" if _is_float(dt) else "0"
+        if op == "isfinite":
+            return f"(isfinite({n}) != 0)" if _is_float(dt) else "1"
+        if op == "signbit":
+            return f"(signbit({n}) != 0)" if _is_float(dt) else f"({n} < 0)"
+        if op == "relu":
+            return f"({n} < 0 ? 0 : {n})"
+        if op == "sign":
+            return f"ember_sign_{_suffix(dt)}({n})" if _is_float(dt) else f"(({n} > 0) - ({n} < 0))"
+        if op == "sigmoid":
+            one = c_literal(1, dt)
+            return f"{one} / ({one} + {_libm('exp', dt)}(-{n}))"
+        if op == "rsqrt":
+            return f"{c_literal(1, dt)} / {_libm('sqrt', dt)}({n})"
+        if op == "reciprocal":
+            return f"{c_literal(1, dt)} / {n}"
+        if not _is_float(dt):
+            if op == "abs":
+                return f"({n} < 0 ? -{n} : {n})"
+            if op in ("floor", "ceil", "trunc", "round"):
+                return n
+            raise NotImplementedError(f"ember._inductor: {op} of an integer value")
+        return f"{_libm(_UNARY_FLOAT[op], dt)}({n})"
+
+    # -------------------------------------------------------------- binary
+    def _binary(self, op, a, b):
+        dt = a.dtype
+        x, y = a.name, b.name
+        if op in COMPARISONS:
+            sym = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}[op]
+            return f"{x} {sym} {y}"
+        simple = {"add": "+", "sub": "-", "mul": "*", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+                  "lshift": "<<", "rshift": ">>"}
+        if op in simple:
+            if dt.name == "bool" and op in ("add", "mul"):
+                return f"{x} {'|' if op == 'add' else '&'} {y}"
+            return f"{x} {simple[op]} {y}"
+        if op == "logical_and":
+            return f"({x} != 0) && ({y} != 0)"
+        if op == "logical_or":
+            return f"({x} != 0) || ({y} != 0)"
+        if op == "logical_xor":
+            return f"({x} != 0) != ({y} != 0)"
+        if _is_float(dt):
+            s = _suffix(dt)
+            table = {"truediv": f"{x} / {y}", "floordiv": f"ember_floordiv_{s}({x}, {y})",
+                     "truncdiv": f"{_libm('trunc', dt)}({x} / {y})", "remainder": f"ember_mod_{s}({x}, {y})",
+                     "fmod": f"{_libm('fmod', dt)}({x}, {y})", "pow": f"{_libm('pow', dt)}({x}, {y})",
+                     "maximum": f"ember_max_{s}({x}, {y})", "minimum": f"ember_min_{s}({x}, {y})",
+                     "atan2": f"{_libm('atan2', dt)}({x}, {y})", "copysign": f"{_libm('copysign', dt)}({x}, {y})"}
+        else:
+            table = {"floordiv": f"ember_floordiv_i({x}, {y})", "truncdiv": f"ember_truncdiv_i({x}, {y})",
+                     "truediv": f"ember_truncdiv_i({x}, {y})",
+                     "remainder": f"ember_mod_i({x}, {y})", "fmod": f"ember_fmod_i({x}, {y})",
+                     "pow": f"ember_pow_i({x}, {y})",
+                     "maximum": f"({x} > {y} ? {x} : {y})", "minimum": f"({x} < {y} ? {x} : {y})"}
+        if op not in table:
+            raise NotImplementedError(f"ember._inductor: {op} of {dt} values")
+        return table[op]
+
+    def __getattr__(self, op):
+        from ..virtualized import BINARY_OPS, BOOL_RESULT, UNARY_OPS
+        if op in UNARY_OPS:
+            def unary(x):
+                out = _dt.bool_ if op in BOOL_RESULT else x.dtype
+                return self._emit(self._unary(op, x), out)
+            return unary
+        if op in BINARY_OPS:
+            def binary(a, b):
+                if a.dtype is not b.dtype:
+                    raise AssertionError(f"ember._inductor: {op} of {a.dtype} and {b.dtype} (lowering must cast)")
+                out = _dt.bool_ if op in BOOL_RESULT else a.dtype
+                return self._emit(self._binary(op, a, b), out)
+            return binary
+        raise AttributeError(op)
+
+
+# ---------------------------------------------------------------------------- reductions
+def _reduction_init(rtype, dt):
+    if rtype == "sum" or rtype == "any":
+        return c_literal(0, dt)
+    if rtype == "prod" or rtype == "all":
+        return c_literal(1, dt)
+    if rtype in ("max", "argmax"):
+        if _is_float(dt):
+            return "(-INFINITY)"
+        return {"bool": "0", "uint8": "0", "int8": "INT8_MIN", "int16": "INT16_MIN", "int32": "INT32_MIN",
+                "int64": "INT64_MIN"}[dt.name]
+    if rtype in ("min", "argmin"):
+        if _is_float(dt):
+            return "INFINITY"
+        return {"bool": "1", "uint8": "UINT8_MAX", "int8": "INT8_MAX", "int16": "INT16_MAX", "int32": "INT32_MAX",
+                "int64": "INT64_MAX"}[dt.name]
+    raise NotImplementedError(rtype)
+
+
+def accumulator_dtype(rtype, src_dtype):
+    src = compute_dtype(src_dtype)
+    if rtype in ("sum", "prod") and src.name == "float32":
+        return _dt.float64
+    if rtype in ("any", "all"):
+        return _dt.bool_
+    return src
+
+
+class BufArg:
+    __slots__ = ("name", "cname", "dtype", "written")
+
+    def __init__(self, name, cname, dtype):
+        self.name, self.cname, self.dtype, self.written = name, cname, dtype, False
+
+
+class KernelCodegen:
+    """C source of one fused group: `void kernel_name(T0* restrict out, const T1* restrict in, ...)`."""
+
+    def __init__(self, group, name, dtype_of):
+        self.group = group
+        self.name = name
+        self.dtype_of = dtype_of
+        self.args = {}
+        self._tmp = 0
+
+    def new_tmp(self):
+        self._tmp += 1
+        return f"tmp{self._tmp}"
+
+    def arg(self, name, write=False):
+        a = self.args.get(name)
+        if a is None:
+            a = self.args[name] = BufArg(name, f"{'out' if write else 'in'}_{name}", self.dtype_of(name))
+        if write and not a.written:
+            a.written = True
+        return a
+
+    def generate(self):
+        g = self.group
+        body = []
+        outer = list(g.outer)
+        depth = len(outer)
+        only_pointwise_flat = all(not s.loops and s.rindex is None for s in g.sections)
+        for i, size in enumerate(outer):
+            if only_pointwise_flat and i == depth - 1:
+                body.append("    " * (i + 1) + "#pragma omp simd")
+            body.append("    " * (i + 1) + f"for (int64_t x{i} = 0; x{i} < {size}; x{i}++) {{")
+        ind = "    " * (depth + 1)
+        for s in g.sections:
+            body.extend(ind + ln for ln in self._section(s))
+        for i in reversed(range(depth)):
+            body.append("    " * (i + 1) + "}")
+        params = []
+        for a in self.args.values():
+            ct = storage_ctype(a.dtype)
+            params.append(f"{ct}* restrict {a.cname}" if a.written else f"const {ct}* restrict {a.cname}")
+        head = f"static void {self.name}({', '.join(params) or 'void'})"
+        return head + "\n{\n" + "\n".join(body) + "\n}\n"
+
+    def _loops(self, loops, lines, inner_pragma):
+        out = []
+        for j, (v, size) in enumerate(loops):
+            if j == len(loops) - 1 and inner_pragma:
+                out.append("    " * j + inner_pragma)
+            out.append("    " * j + f"for (int64_t {v} = 0; {v} < {size}; {v}++) {{")
+        ind = "    " * len(loops)
+        out.extend(ind + ln for ln in lines)
+        for j in reversed(range(len(loops))):
+            out.append("    " * j + "}")
+        return out
+
+    def _section(self, s):
+        buf = s.buf
+        h = CppOps(self)
+        store_index = buf.layout.flat(s.index)
+        if not buf.is_reduction():
+            with set_ops_handler(h):
+                v = buf.data.inner_fn(s.index)
+                h.lines.append(h.store_expr(buf.name, store_index, v))
+            if not s.loops:
+                return [f"/* {buf.name} */ {{"] + ["    " + ln for ln in h.lines] + ["}"]
+            return [f"/* {buf.name} */"] + self._loops(s.loops, h.lines, "#pragma omp simd")
+        red = buf.data
+        rtype = red.reduction_type
+        acc_dt = accumulator_dtype(rtype, red.src_dtype)
+        acc_ct = _COMPUTE_C[acc_dt.name]
+        acc = self.new_tmp().replace("tmp", "acc")
+        pre = [f"{acc_ct} {acc} = {_reduction_init(rtype, acc_dt)};"]
+        with set_ops_handler(h):
+            v = red.inner_fn(s.index, s.rindex)
+        val = h._convert(v, acc_dt) if v.dtype is not acc_dt else v.name
+        pragma = None
+        if rtype == "sum":
+            h.lines.append(f"{acc} += {val};")
+            pragma = f"#pragma omp simd reduction(+:{acc})"
+        elif rtype == "prod":
+            h.lines.append(f"{acc} *= {val};")
+            pragma = f"#pragma omp simd reduction(*:{acc})"
+        elif rtype in ("max", "min"):
+            fn = (f"ember_{rtype}_{_suffix(acc_dt)}" if _is_float(acc_dt) else None)
+            if fn:
+                h.lines.append(f"{acc} = {fn}({acc}, {val});")
+            else:
+                cmp = ">" if rtype == "max" else "<"
+                h.lines.append(f"{acc} = {val} {cmp} {acc} ? {val} : {acc};")
+        elif rtype == "any":
+            h.lines.append(f"{acc} = {acc} | ({val} != 0);")
+            pragma = f"#pragma omp simd reduction(|:{acc})"
+        elif rtype == "all":
+            h.lines.append(f"{acc} = {acc} & ({val} != 0);")
+            pragma = f"#pragma omp simd reduction(&:{acc})"
+        else:        # argmax / argmin: the first extreme, NaN counting as the extreme
+            pos = acc.replace("acc", "pos")
+            pre.append(f"int64_t {pos} = 0;")
+            lin = Index()
+            mult = 1
+            for (v_, size) in reversed([(ri, sz) for ri, sz in zip(s.rindex, red.reduction_size)]):
+                lin = lin + v_ * mult
+                mult *= size
+            cmp = ">" if rtype == "argmax" else "<"
+            if _is_float(acc_dt):
+                cond = f"!({acc} != {acc}) && (({val} != {val}) || {val} {cmp} {acc})"
+            else:
+                cond = f"{val} {cmp} {acc}"
+            h.lines.append(f"if ({cond}) {{ {acc} = {val}; {pos} = {lin.c()}; }}")
+            val_out = CVar(pos, _dt.int64)
+        out = pre + self._loops(s.loops, h.lines, pragma)
+        res = val_out if rtype in ("argmax", "argmin") else CVar(acc, acc_dt)
+        out.append(h.store_expr(buf.name, store_index, res))
+        return [f"/* {buf.name}: {rtype} */ {{"] + ["    " + ln for ln in out] + ["}"]

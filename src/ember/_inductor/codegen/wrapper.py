@@ -1,0 +1,226 @@
+"""torch/_inductor/codegen/wrapper.py (PythonWrapperCodegen): the Python function that runs one graph.
+
+`generate(graph, scheduler)` returns a `CompiledModule`: the C source (the fused kernels, and one C entry
+per run of consecutive kernels, `int64_t entryN(void** p)`, that calls them in order) and the Python source of
+`call(*args)`, which
+  1. checks each input's strides against the ones compiled for (a different layout is copied into the
+     compiled one, never read wrongly),
+  2. allocates the storage slots of the memory plan (`scheduler.plan_memory`: dead buffers are reused),
+  3. calls each C entry with one array of pointers (one ctypes transition per run of kernels) and each extern
+     op between them (the eager op on ember tensors viewing the buffers),
+  4. returns ember tensors (outputs that view an input are views of that input, as eager).
+"""
+import ctypes
+
+import numpy as np
+
+from ember._core.tensor_impl import TensorImpl
+
+from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
+from ..scheduler import plan_memory
+from .cpp import PREAMBLE, KernelCodegen
+
+
+class CompiledModule:
+    def __init__(self, c_source, py_source, entry_names, namespace, n_kernels):
+        self.c_source = c_source
+        self.py_source = py_source
+        self.entry_names = entry_names
+        self.namespace = namespace
+        self.n_kernels = n_kernels
+
+    def load(self, lib):
+        """Bind the C entries of the built library and return the `call` function."""
+        ns = dict(self.namespace)
+        for name in self.entry_names:
+            fn = lib[name]
+            fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+            fn.restype = ctypes.c_int64
+            ns["_" + name] = fn
+        exec(compile(self.py_source, "<ember._inductor wrapper>", "exec"), ns)
+        return ns["call"]
+
+
+def _wrap_view(base, npdtype, dtype, size, stride, offset):
+    """An ember tensor over the bytes of `base` (a uint8 slot) with the given geometry (in elements)."""
+    itemsize = npdtype.itemsize
+    arr = np.ndarray(size, dtype=npdtype, buffer=base, offset=offset * itemsize,
+                     strides=tuple(s * itemsize for s in stride))
+    return TensorImpl._wrap_np(arr, dtype)
+
+
+def _wrap_contig(base, npdtype, dtype, size):
+    n = 1
+    for s in size:
+        n *= s
+    return TensorImpl._wrap_fresh(base[:n * npdtype.itemsize].view(npdtype).reshape(size), dtype)
+
+
+def _restride(t, size, stride):
+    """A copy of t laid out with `stride` (an input whose layout differs from the compiled one)."""
+    import ember
+    out = ember.empty_strided(size, stride, dtype=t.dtype)
+    out.copy_(t)
+    return out
+
+
+def _view_of(t, size, stride, offset):
+    return t.as_strided(size, stride, t.storage_offset() + offset)
+
+
+def _index_error():
+    raise IndexError("index out of range in self")
+
+
+def _ptr(t):
+    return t._np.ctypes.data
+
+
+def generate(graph, sched):
+    groups = sched.groups
+    dtype_of = {}
+    for b in graph.inputs + graph.constants + graph.buffers:
+        dtype_of[b.name] = b.dtype
+    by_name = {b.name: b for b in graph.inputs + graph.constants + graph.buffers}
+
+    # buffers the wrapper hands out as tensors keep their own storage
+    keep = set()
+    for out in graph.outputs:
+        if out is not None:
+            keep.add(out.buffer.name)
+    for b in graph.buffers:
+        if isinstance(b, ExternKernel):
+            for v in b.input_views():
+                if isinstance(v.buffer, ComputedBuffer):
+                    keep.add(v.buffer.name)          # conservative: an extern may keep a view of its input
+    assign, slots = plan_memory(groups, graph.buffers, keep)
+
+    # C: kernels and entries
+    c_parts = [PREAMBLE]
+    entries = []           # (entry name, [kernel calls], [buffer names in pointer order])
+    py = ["def call(*args):"]
+    namespace = {"np": np, "_wrap_view": _wrap_view, "_wrap_contig": _wrap_contig, "_restride": _restride,
+                 "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "ctypes": ctypes}
+    n_in = len(graph.inputs)
+    if n_in:
+        py.append(f"    {', '.join(b.name for b in graph.inputs)}{',' if n_in == 1 else ''} = args")
+    for b in graph.inputs:
+        py.append(f"    if {b.name}.stride() != {b.layout.stride!r}:")
+        py.append(f"        {b.name} = _restride({b.name}, {b.layout.size!r}, {b.layout.stride!r})")
+    for i, b in enumerate(graph.constants):
+        namespace[b.name] = b.constant
+    for s, nbytes in slots.items():
+        py.append(f"    {s} = np.empty({max(nbytes, 1)}, np.uint8)")
+        py.append(f"    {s}_p = {s}.ctypes.data")
+
+    def ptr_expr(name):
+        b = by_name[name]
+        if isinstance(b, ComputedBuffer):
+            return f"{assign[name]}_p" + (f" + {b.layout.offset * b.dtype.itemsize}" if b.layout.offset else "")
+        return f"_ptr({name})"
+
+    def tensor_expr(view):
+        b = view.buffer
+        lay = view.layout
+        if isinstance(b, ComputedBuffer):
+            npd = b.dtype._np
+            nsname = f"_np_{b.dtype.name}"
+            namespace[nsname] = npd
+            if lay.is_contiguous():
+                return f"_wrap_contig({assign[b.name]}, {nsname}, _dt_{b.dtype.name}, {lay.size!r})"
+            return (f"_wrap_view({assign[b.name]}, {nsname}, _dt_{b.dtype.name}, {lay.size!r}, "
+                    f"{lay.stride!r}, {lay.offset})")
+        if view.is_whole_buffer():
+            return b.name
+        return f"_view_of({b.name}, {lay.size!r}, {lay.stride!r}, {lay.offset - b.layout.offset})"
+
+    pending = []           # kernels of the entry being built: (kernel name, KernelCodegen)
+    n_kernels = 0
+
+    def flush():
+        if not pending:
+            return
+        ename = f"entry{len(entries)}"
+        names = []
+        calls = []
+        for kname, kc in pending:
+            args = []
+            for a in kc.args.values():
+                if a.name not in names:
+                    names.append(a.name)
+                ct = "void"
+                from .cpp import storage_ctype
+                ct = storage_ctype(a.dtype)
+                args.append(f"({ct}*)p[{names.index(a.name)}]")
+            calls.append(f"    {kname}({', '.join(args)});")
+        c_parts.append(f"int64_t {ename}(void** p)\n{{\n" + "\n".join(calls) +
+                       "\n    int64_t err = ember_index_error;\n    ember_index_error = 0;\n    return err;\n}\n")
+        entries.append(ename)
+        namespace[f"_P{len(names)}"] = ctypes.c_void_p * len(names)
+        py.append(f"    if _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)})):")
+        py.append("        _index_error()")
+        pending.clear()
+
+    for g in groups:
+        if g.is_extern:
+            flush()
+            b = g.nodes[0].buf
+            if isinstance(b, MultiOutput):
+                py.append(f"    {b.name} = {b.kernel.name}{''.join(f'[{i}]' for i in b.path)}")
+            else:
+                namespace[f"_op_{b.name}"] = b.op
+                parts = [_render(a, tensor_expr, namespace) for a in b.args]
+                parts += [f"{k}={_render(v, tensor_expr, namespace)}" for k, v in b.kwargs.items()]
+                call = f"_op_{b.name}({', '.join(parts)})"
+                py.append(f"    {b.name} = {call}  # {b.op}: {b.reason}")
+                if not b.has_tensor_result:
+                    continue
+            py.append(f"    if {b.name}.stride() != {b.layout.stride!r}:")
+            py.append(f"        {b.name} = _restride({b.name}, {b.layout.size!r}, {b.layout.stride!r})")
+            continue
+        kname = f"kernel{n_kernels}"
+        n_kernels += 1
+        kc = KernelCodegen(g, kname, dtype_of.__getitem__)
+        c_parts.append(kc.generate())
+        pending.append((kname, kc))
+    flush()
+
+    # outputs
+    outs = []
+    for v, const in zip(graph.outputs, graph.output_consts):
+        if v is None:
+            namespace[f"_const{len(outs)}"] = const
+            outs.append(f"_const{len(outs)}")
+        else:
+            outs.append(tensor_expr(v))
+    for b in graph.buffers + graph.inputs:
+        namespace[f"_dt_{b.dtype.name}"] = b.dtype
+    if graph.single_output:
+        py.append(f"    return {outs[0]}")
+    else:
+        py.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+    return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels)
+
+
+def _render(obj, tensor_expr, namespace):
+    """Python source for an extern argument: tensors via tensor_expr, literals as literals, other objects
+    (dtypes, devices, memory formats) by a name bound in the wrapper's namespace."""
+    import math
+    from ..ir import BufferView
+    if isinstance(obj, BufferView):
+        return tensor_expr(obj)
+    if isinstance(obj, list):
+        return "[" + ", ".join(_render(o, tensor_expr, namespace) for o in obj) + "]"
+    if isinstance(obj, tuple):
+        return "(" + "".join(_render(o, tensor_expr, namespace) + ", " for o in obj) + ")"
+    if isinstance(obj, float):
+        if math.isnan(obj):
+            return "float('nan')"
+        if math.isinf(obj):
+            return "float('inf')" if obj > 0 else "float('-inf')"
+        return repr(obj)
+    if isinstance(obj, (int, bool, str, type(None))):
+        return repr(obj)
+    name = f"_obj{len(namespace)}"
+    namespace[name] = obj
+    return name

@@ -1,0 +1,113 @@
+"""torch/_inductor/compile_fx.py: compile_fx, the "inductor" backend's entry point.
+
+`compile_fx(gm, example_inputs)` runs AOT autograd (ember._functorch) with `compile_fx_inner` as the forward,
+backward and inference compiler, and inductor's decomposition table. `compile_fx_inner(gm, example_inputs)`
+lowers one aten graph (graph.py), schedules and fuses it (scheduler.py), generates C and the Python wrapper
+(codegen/), builds the C and returns the wrapper's `call`. If the graph holds something the IR cannot express
+(`graph.UnsupportedGraph`), it runs as the fx graph (quietly: that is a known limit); if gcc fails, it runs
+as the fx graph with a warning. Never wrong results.
+"""
+import warnings
+
+from ember._dynamo.utils import counters, log
+
+from .graph import GraphLowering, UnsupportedGraph
+from .scheduler import Scheduler
+
+
+def _compile_c(source, name):
+    """Build C through the code cache (ember._inductor.codecache when present, else ember._cc)."""
+    try:
+        from . import codecache
+        return codecache.compile_c(source, name)
+    except ImportError:
+        from ember import _cc
+        return _cc.load(source, name)
+
+
+def compile_to_module(gm, example_inputs=None):
+    """Lower, schedule and generate code for gm: (GraphLowering, Scheduler, CompiledModule)."""
+    from .codegen.wrapper import generate
+    graph = GraphLowering(gm, example_inputs).run()
+    outs = [n for n in gm.graph.nodes if n.op == "output"]
+    graph.single_output = bool(outs) and not isinstance(outs[0].args[0], (tuple, list))
+    nbytes = {b.name: b.nbytes() for b in graph.inputs + graph.constants + graph.buffers}
+    sched = Scheduler(graph.buffers, lambda n: nbytes.get(n, 0),
+                      output_names=[o.buffer.name for o in graph.outputs if o is not None])
+    module = generate(graph, sched)
+    return graph, sched, module
+
+
+def compile_fx_inner(gm, example_inputs=None, **kwargs):
+    from ember._cc import CompileError
+    try:
+        graph, sched, module = compile_to_module(gm, example_inputs)
+    except UnsupportedGraph as e:
+        counters["inductor"]["fx_fallback"] += 1
+        log("output_code", f"graph runs as fx: {e}")
+        return gm.forward
+    except Exception as e:             # a bug in lowering or code generation: say so, stay correct
+        counters["inductor"]["lowering_failed"] += 1
+        warnings.warn(f"ember._inductor: lowering failed, running the graph with the fx interpreter "
+                      f"({type(e).__name__}: {e})", UserWarning, stacklevel=2)
+        return gm.forward
+    log("output_code", f"C source:\n{module.c_source}\nwrapper:\n{module.py_source}")
+    if not module.entry_names:
+        lib = None
+    else:
+        try:
+            lib = _compile_c(module.c_source, "ember_inductor")
+        except (CompileError, RuntimeError, OSError) as e:
+            counters["inductor"]["compile_failed"] += 1
+            warnings.warn(f"ember._inductor: building the generated C failed, running the graph with the fx "
+                          f"interpreter instead ({str(e).splitlines()[0]})", UserWarning, stacklevel=2)
+            return gm.forward
+    counters["inductor"]["graphs"] += 1
+    counters["inductor"]["kernels"] += module.n_kernels
+    call = module.load(lib) if lib is not None else module.load(_NoLib())
+    call._ember_module = module
+    call._ember_graph = graph
+    return call
+
+
+class _NoLib:
+    def __getitem__(self, name):
+        raise KeyError(name)
+
+
+def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decompositions=None, **kwargs):
+    """The "inductor" backend: AOT autograd with every graph compiled to C.
+
+    AOT autograd traces on the first call. If that trace fails (an op whose meta or backward formula cannot
+    run on fake tensors), the graph runs as captured from then on, with a warning naming the error: a
+    failure to compile never becomes a failure of the user's program (a genuine error in the program is
+    raised again by the eager run)."""
+    from ember._functorch.aot_autograd import aot_module_simplified
+    from .decomposition import select_decomp_table
+    compiled = aot_module_simplified(model, example_inputs, fw_compiler=inner_compile, bw_compiler=inner_compile,
+                                     inference_compiler=inner_compile,
+                                     decompositions=decompositions or select_decomp_table())
+    traced_keys = set()
+    eager = [None]
+
+    def forward(*args):
+        if eager[0] is not None:
+            return eager[0](*args)
+        cache = compiled._aot_compiled._aot_cache
+        n_before = len(cache)
+        try:
+            return compiled(*args)
+        except Exception as e:
+            if len(cache) != n_before or any(k in traced_keys for k in cache):
+                raise                   # the graph was already compiled: a genuine run-time error
+            counters["inductor"]["aot_failed"] += 1
+            warnings.warn(f"ember._inductor: AOT autograd could not trace this graph, running it as captured "
+                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})", UserWarning,
+                          stacklevel=2)
+            eager[0] = model.forward if hasattr(model, "forward") else model
+            return eager[0](*args)
+    forward._aot_compiled = compiled._aot_compiled
+    forward.zero_grad = compiled.zero_grad
+    forward.named_parameters = compiled.named_parameters
+    forward.named_buffers = compiled.named_buffers
+    return forward

@@ -1,0 +1,22 @@
+"""torch/_inductor/decomposition.py: the decomposition table inductor traces its graphs with.
+
+It is the core-aten table of `ember._decomp` minus the ops that lower better as a whole here: `_softmax` and
+`_log_softmax` become one fused row kernel straight from `lowering.py` (max, sum of exp and the division in
+one loop nest per row), so their decompositions are left out. Inductor-specific decompositions would be
+added to `decompositions` below.
+"""
+from ember._decomp import core_aten_decompositions
+from ember._ops import ops
+
+aten = ops.aten
+decompositions = {}          # inductor-only entries (op -> function), none needed yet
+
+_LOWERED_WHOLE = (aten._softmax.default, aten._log_softmax.default)
+
+
+def select_decomp_table():
+    table = core_aten_decompositions()
+    for op in _LOWERED_WHOLE:
+        table.pop(op, None)
+    table.update(decompositions)
+    return table

@@ -1,0 +1,260 @@
+"""torch/_inductor/graph.py: GraphLowering, which walks an fx GraphModule of aten ops and builds the IR.
+
+Placeholders become `InputBuffer`s with the layout of their example (fake) value; each call_function node
+goes through `lowering.lowerings`, or becomes an `ExternKernel` calling the eager op when there is no
+lowering. A Pointwise result stays unrealized (inlined into whoever reads it) unless it is read by many
+nodes or is expensive to recompute (torch's realize_reads_threshold / realize_opcount_threshold), is a graph
+output, or feeds an extern kernel. `UnsupportedGraph` means the whole graph should run as fx instead
+(a mutating op, a non-tensor input, an output the IR cannot express).
+"""
+import threading
+
+from ember._tensor import Tensor
+
+from . import ir
+from .ir import BufferView, ComputedBuffer, ExternKernel, InputBuffer, Layout, MultiOutput, Pointwise
+from .index import contiguous_strides
+from .lowering import EXTERN_OPS, FALLBACK_REASONS, lowerings
+
+REALIZE_READS_THRESHOLD = 4
+REALIZE_OPCOUNT_THRESHOLD = 30
+MAX_INLINE_OPCOUNT = 200
+
+_current = threading.local()
+
+
+def current_graph():
+    return _current.graph
+
+
+class UnsupportedGraph(NotImplementedError):
+    """The graph cannot be compiled to C; compile_fx runs it with the fx interpreter instead."""
+
+
+class GraphLowering:
+    def __init__(self, gm, example_inputs=None):
+        self.gm = gm
+        self.example_inputs = example_inputs
+        self.buffers = []            # ComputedBuffer / ExternKernel / MultiOutput in creation order
+        self.inputs = []             # InputBuffer per graph input
+        self.constants = []          # InputBuffer of GraphModule tensor attributes
+        self.outputs = []            # the IR value of each graph output (None for a non-tensor)
+        self.output_consts = []      # a Python value for non-tensor outputs
+        self.env = {}
+        self.fallbacks = {}          # op name -> reason, for the ops that became extern kernels
+        self._n = 0
+
+    def new_name(self):
+        self._n += 1
+        return f"buf{self._n - 1}"
+
+    # ------------------------------------------------------------------ realization
+    def realize(self, x, layout=None):
+        """x as a BufferView of a buffer that holds its elements."""
+        if isinstance(x, BufferView) and layout is None:
+            return x
+        if isinstance(x, BufferView):
+            x = Pointwise(x.get_size(), x.get_dtype(), x.make_loader())
+        layout = layout or Layout.contiguous(x.get_size(), x.get_dtype())
+        buf = ComputedBuffer(self.new_name(), layout, x)
+        self.buffers.append(buf)
+        return buf.view()
+
+    def add_reduction(self, red, dtype):
+        buf = ComputedBuffer(self.new_name(), Layout.contiguous(red.size, dtype), red)
+        self.buffers.append(buf)
+        return buf.view()
+
+    # ------------------------------------------------------------------ the walk
+    def run(self):
+        _current.graph = self
+        try:
+            self._run()
+        finally:
+            _current.graph = None
+        return self
+
+    def _run(self):
+        _fill_missing_meta(self.gm)
+        users = {}
+        for node in self.gm.graph.nodes:
+            for a in node.all_input_nodes:
+                users[a] = users.get(a, 0) + 1
+        position = 0
+        for node in self.gm.graph.nodes:
+            if node.op == "placeholder":
+                val = node.meta.get("val")
+                if not isinstance(val, Tensor):
+                    raise UnsupportedGraph(f"graph input {node.name} is not a tensor ({type(val).__name__})")
+                buf = InputBuffer(f"arg{position}", _layout_of(val), position=position)
+                self.inputs.append(buf)
+                self.env[node] = buf.view()
+                position += 1
+            elif node.op == "get_attr":
+                val = _attr(self.gm, node.target)
+                if not isinstance(val, Tensor):
+                    self.env[node] = val
+                    continue
+                buf = InputBuffer(f"const{len(self.constants)}", _layout_of(val), constant=val)
+                self.constants.append(buf)
+                self.env[node] = buf.view()
+            elif node.op == "call_function":
+                value = self._call(node)
+                if isinstance(value, Pointwise) and users.get(node, 0) > 1:
+                    cost = ir.count_ops(value)
+                    if users[node] > REALIZE_READS_THRESHOLD or cost > REALIZE_OPCOUNT_THRESHOLD:
+                        value = self.realize(value)
+                elif isinstance(value, Pointwise) and ir.count_ops(value) > MAX_INLINE_OPCOUNT:
+                    value = self.realize(value)
+                self.env[node] = value
+            elif node.op == "output":
+                self._outputs(node)
+            else:
+                raise UnsupportedGraph(f"fx node kind {node.op}")
+
+    def _call(self, node):
+        target = node.target
+        schema = getattr(target, "_schema", None)
+        if schema is not None and schema.is_mutable():
+            raise UnsupportedGraph(f"{target} mutates its input")
+        args = _map_args(node.args, self.env)
+        kwargs = _map_args(node.kwargs, self.env)
+        fn = lowerings.get(target)
+        if fn is not None and str(target) not in EXTERN_OPS:
+            try:
+                return fn(node, *args, **kwargs)
+            except NotImplementedError as e:
+                self.fallbacks[str(target)] = str(e)
+        if schema is None:
+            raise UnsupportedGraph(f"no lowering for {target}")
+        reason = "extern" if str(target) in EXTERN_OPS else FALLBACK_REASONS.get(str(target), "no lowering")
+        self.fallbacks.setdefault(str(target), reason)
+        return self._extern(node, target, args, kwargs, reason)
+
+    def _extern(self, node, target, args, kwargs, reason):
+        args = _map_ir(args, self.realize)
+        kwargs = _map_ir(kwargs, self.realize)
+        val = node.meta.get("val")
+        if isinstance(val, Tensor):
+            k = ExternKernel(self.new_name(), _dense_layout(val), target, args, kwargs, reason)
+            self.buffers.append(k)
+            return k.view()
+        if isinstance(val, (tuple, list)):
+            k = ExternKernel(self.new_name(), None, target, args, kwargs, reason)
+            self.buffers.append(k)
+            outs = []
+            for i, v in enumerate(val):
+                if isinstance(v, Tensor):
+                    m = MultiOutput(self.new_name(), _dense_layout(v), k, (i,))
+                    self.buffers.append(m)
+                    outs.append(m.view())
+                elif v is None:
+                    outs.append(None)
+                else:
+                    raise UnsupportedGraph(f"{target} returns a {type(v).__name__} inside its tuple")
+            return tuple(outs)
+        raise UnsupportedGraph(f"{target} returns {type(val).__name__}")
+
+    def _outputs(self, node):
+        (vals,) = node.args
+        if not isinstance(vals, (tuple, list)):
+            vals = (vals,)
+        from ember.fx import Node
+        for v in vals:
+            if isinstance(v, Node):
+                x = self.env[v]
+                meta = v.meta.get("val")
+                if x is None or not isinstance(meta, Tensor):
+                    self.outputs.append(None)
+                    self.output_consts.append(x)
+                    continue
+                if isinstance(x, Pointwise):
+                    x = self.realize(x, _dense_layout(meta))
+                elif isinstance(x, BufferView) and isinstance(x.buffer, InputBuffer) and \
+                        x.layout.stride != tuple(meta.stride()):
+                    x = self.realize(x, _dense_layout(meta))
+                self.outputs.append(x)
+                self.output_consts.append(None)
+            else:
+                self.outputs.append(None)
+                self.output_consts.append(v)
+
+    def computed_buffers(self):
+        return [b for b in self.buffers if isinstance(b, ComputedBuffer)]
+
+
+def _attr(gm, target):
+    obj = gm
+    for a in target.split("."):
+        obj = getattr(obj, a)
+    return obj
+
+
+def _layout_of(t):
+    return Layout(tuple(t.shape), t.stride(), 0, t.dtype)
+
+
+def _dense_layout(t):
+    """The fake value's layout when it is dense with offset 0 (what the eager op produces), else contiguous."""
+    size, stride = tuple(t.shape), tuple(t.stride())
+    lay = Layout(size, stride, 0, t.dtype)
+    dims = sorted((st, s) for s, st in zip(size, stride) if s != 1)
+    expect = 1
+    for st, s in dims:
+        if st != expect:
+            return Layout(size, contiguous_strides(size), 0, t.dtype)
+        expect *= s
+    return lay
+
+
+def _map_args(a, env):
+    from ember.fx import Node
+    if isinstance(a, Node):
+        return env[a]
+    if isinstance(a, (list, tuple)):
+        return type(a)(_map_args(x, env) for x in a)
+    if isinstance(a, dict):
+        return {k: _map_args(v, env) for k, v in a.items()}
+    return a
+
+
+def _map_ir(a, realize):
+    if isinstance(a, (Pointwise, BufferView)):
+        return realize(a)
+    if isinstance(a, (list, tuple)):
+        return type(a)(_map_ir(x, realize) for x in a)
+    if isinstance(a, dict):
+        return {k: _map_ir(v, realize) for k, v in a.items()}
+    return a
+
+
+def _fill_missing_meta(gm):
+    """Give every call_function node a fake `meta["val"]` (passes such as functionalization add nodes
+    without one) by running its op on the fake values of its arguments."""
+    missing = [n for n in gm.graph.nodes if n.op == "call_function" and "val" not in n.meta]
+    if not missing:
+        return
+    from ember._subclasses.fake_tensor import FakeTensorMode
+    mode = next((n.meta["val"].fake_mode for n in gm.graph.nodes
+                 if getattr(n.meta.get("val"), "fake_mode", None) is not None), None)
+    mode = mode or FakeTensorMode(allow_non_fake_inputs=True)
+    with mode:
+        for n in gm.graph.nodes:
+            if n.op != "call_function" or "val" in n.meta:
+                continue
+            args = _map_meta(n.args)
+            kwargs = _map_meta(n.kwargs)
+            n.meta["val"] = n.target(*args, **kwargs)
+
+
+def _map_meta(a):
+    from ember.fx import Node
+    if isinstance(a, Node):
+        if "val" not in a.meta:
+            raise UnsupportedGraph(f"node {a.name} has no example value")
+        return a.meta["val"]
+    if isinstance(a, (list, tuple)):
+        return type(a)(_map_meta(x) for x in a)
+    if isinstance(a, dict):
+        return {k: _map_meta(v) for k, v in a.items()}
+    return a

@@ -1,0 +1,892 @@
+"""torch/_inductor/lowering.py: the table from aten overloads to IR.
+
+`lowerings[op](node, *args, **kwargs)` receives the fx node (its `meta["val"]` is the fake result: size,
+dtype, strides) and the op's arguments with tensors replaced by IR values (`ir.Pointwise`/`ir.BufferView`);
+it returns an IR value (or a tuple of them). Pointwise ops follow torch's type promotion: the fake result's
+dtype is the result dtype, operands are cast to its compute dtype (half precision computes in float32);
+comparisons compute in the promoted dtype of their operands. Reductions create a realized `Reduction` buffer.
+Views return new layouts or re-indexed inner functions (`ir.remap`), never copies.
+
+Ops with no entry here become `ir.ExternKernel`s (the eager op called from the wrapper). `EXTERN_OPS` are
+externs by design (a library kernel beats generated loops); `FALLBACK_REASONS` names the other known
+fallbacks and why they are not lowered.
+"""
+import math
+import operator
+
+from ember._core import dtype as _dt
+from ember._core.promotion import result_type
+from ember._ops import ops as _ops
+
+from .codegen.cpp import compute_dtype
+from .index import Index, contiguous_strides, prod
+from .ir import BufferView, Layout, Pointwise, Reduction, remap, view_strides
+from .virtualized import ops
+
+aten = _ops.aten
+lowerings = {}
+
+EXTERN_OPS = {
+    "aten.mm.default": "BLAS matmul (numpy)", "aten.addmm.default": "BLAS matmul (numpy)",
+    "aten.bmm.default": "BLAS batched matmul (numpy)", "aten.matmul.default": "BLAS matmul (numpy)",
+    "aten.convolution.default": "ember's im2col + BLAS convolution",
+    "aten.convolution_backward.default": "ember's convolution backward kernels",
+    "aten._scaled_dot_product_flash_attention_for_cpu.default": "ember's fused attention kernel",
+    "aten._scaled_dot_product_attention_math.default": "ember's fused attention kernel",
+    "aten.scaled_dot_product_attention.default": "ember's fused attention kernel",
+}
+FALLBACK_REASONS = {
+    "aten.embedding_dense_backward.default": "a scatter-add (several rows add into one): no atomic-free loop yet",
+    "aten.index_put.default": "a scatter: no lowering for stores at data-dependent indices",
+    "aten.scatter_add.default": "a scatter: no lowering for stores at data-dependent indices",
+    "aten.max_pool2d_with_indices.default": "windowed reduction: ember's C pooling kernel",
+    "aten.max_pool2d_with_indices_backward.default": "a scatter into the input window",
+    "aten.avg_pool2d.default": "windowed reduction: ember's C pooling kernel",
+    "aten.native_batch_norm.default": "updates running statistics in place (a mutation inside the op)",
+    "aten.native_batch_norm_backward.default": "follows native_batch_norm",
+    "aten.sort.default": "sorting is not a loop nest", "aten.topk.default": "sorting is not a loop nest",
+    "aten.cumsum.default": "a scan (no scan IR yet)",
+    "aten.bernoulli.default": "random numbers come from ember's generator (eager's stream)",
+    "aten.native_dropout.default": "random numbers come from ember's generator (eager's stream)",
+    "aten.rand.default": "random numbers come from ember's generator",
+    "aten.randn.default": "random numbers come from ember's generator",
+}
+
+
+def register_lowering(*ops_):
+    def deco(fn):
+        for op in ops_:
+            lowerings[op] = fn
+        return fn
+    return deco
+
+
+# ---------------------------------------------------------------------------- helpers
+def _val(node):
+    return node.meta["val"]
+
+
+def _is_ir(x):
+    return isinstance(x, (Pointwise, BufferView))
+
+
+def _meta_of(a):
+    """What type promotion sees for an argument: its fake value, or the Python scalar."""
+    from ember.fx import Node
+    if isinstance(a, Node):
+        return a.meta.get("val")
+    return a
+
+
+def promoted(node, args):
+    metas = [_meta_of(a) for a in args if a is not None]
+    return result_type(*metas)
+
+
+def loader(x, size, dtype):
+    """A function index -> value of x broadcast to `size`, converted to `dtype`'s compute dtype."""
+    if not _is_ir(x):
+        value = x
+        return lambda index: ops.constant(value, dtype)
+    ld = x.make_loader()
+    xs = x.get_size()
+    lead = len(size) - len(xs)
+    bcast = [xs[i] == 1 and size[i + lead] != 1 for i in range(len(xs))]
+    same = compute_dtype(x.get_dtype()) is compute_dtype(dtype) and x.get_dtype().name not in ("float16",
+                                                                                                  "bfloat16")
+
+    def load(index):
+        sub = [Index() if bcast[i] else index[i + lead] for i in range(len(xs))]
+        v = ld(sub)
+        return v if same or x.get_dtype() is dtype else ops.to_dtype(v, dtype)
+    return load
+
+
+def make_pointwise(node, fn, inputs, compute=None, out_dtype=None):
+    out = _val(node)
+    size = tuple(out.shape)
+    out_dtype = out_dtype or out.dtype
+    compute = compute or out_dtype
+    loaders = [loader(x, size, compute) for x in inputs]
+
+    def inner(index):
+        v = fn(*[ld(index) for ld in loaders])
+        return ops.to_dtype(v, out_dtype)
+    return Pointwise(size, out_dtype, inner)
+
+
+def _args_nodes(node):
+    return list(node.args) + list(node.kwargs.values())
+
+
+# ---------------------------------------------------------------------------- pointwise math
+_UNARY_SAME = {  # op -> handler name, computed in the result dtype
+    "abs": "abs", "neg": "neg", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2",
+    "log10": "log10", "log1p": "log1p", "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal",
+    "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh",
+    "cosh": "cosh", "tanh": "tanh", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh", "erf": "erf",
+    "erfc": "erfc", "sigmoid": "sigmoid", "relu": "relu", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
+    "round": "round", "sign": "sign", "bitwise_not": "bitwise_not", "lgamma": "lgamma",
+}
+_UNARY_BOOL = {"logical_not": "logical_not", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
+               "signbit": "signbit"}
+
+
+def _register_unary():
+    for name, h in _UNARY_SAME.items():
+        packet = getattr(aten, name, None)
+        if packet is None or not hasattr(packet, "default"):
+            continue
+
+        def lower(node, x, _h=h):
+            return make_pointwise(node, lambda v: getattr(ops, _h)(v), [x])
+        lowerings[packet.default] = lower
+    for name, h in _UNARY_BOOL.items():
+        packet = getattr(aten, name, None)
+        if packet is None or not hasattr(packet, "default"):
+            continue
+
+        def lower(node, x, _h=h):
+            return make_pointwise(node, lambda v: getattr(ops, _h)(v), [x], compute=x.get_dtype())
+        lowerings[packet.default] = lower
+
+
+_register_unary()
+
+
+def _overloads(name, *overloads):
+    packet = getattr(aten, name, None)
+    return [getattr(packet, o) for o in overloads if packet is not None and hasattr(packet, o)]
+
+
+def _register_binary(name, handler, overloads=("Tensor", "Scalar"), compare=False):
+    def lower(node, a, b):
+        compute = promoted(node, node.args[:2]) if compare else None
+        return make_pointwise(node, lambda x, y: getattr(ops, handler)(x, y), [a, b], compute=compute)
+    for ov in _overloads(name, *overloads):
+        lowerings[ov] = lower
+
+
+for _name, _h in [("mul", "mul"), ("remainder", "remainder"), ("fmod", "fmod"), ("maximum", "maximum"),
+                  ("minimum", "minimum"), ("atan2", "atan2"), ("bitwise_and", "bitwise_and"),
+                  ("bitwise_or", "bitwise_or"), ("bitwise_xor", "bitwise_xor"), ("copysign", "copysign"),
+                  ("floor_divide", "floordiv"), ("logical_and", "logical_and"), ("logical_or", "logical_or"),
+                  ("logical_xor", "logical_xor")]:
+    _register_binary(_name, _h, ("Tensor", "Scalar", "default"),
+                     compare=_name.startswith("logical_"))
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    _register_binary(_name, _name, compare=True)
+
+
+@register_lowering(*_overloads("add", "Tensor", "Scalar"))
+def _add(node, a, b, alpha=1):
+    if alpha != 1:
+        return make_pointwise(node, lambda x, y, k: ops.add(x, ops.mul(y, k)), [a, b, alpha])
+    return make_pointwise(node, ops.add, [a, b])
+
+
+@register_lowering(*_overloads("sub", "Tensor", "Scalar"))
+def _sub(node, a, b, alpha=1):
+    if alpha != 1:
+        return make_pointwise(node, lambda x, y, k: ops.sub(x, ops.mul(y, k)), [a, b, alpha])
+    return make_pointwise(node, ops.sub, [a, b])
+
+
+@register_lowering(*_overloads("rsub", "Tensor", "Scalar"))
+def _rsub(node, a, b, alpha=1):
+    return make_pointwise(node, lambda x, y, k: ops.sub(y, ops.mul(x, k)), [a, b, alpha])
+
+
+@register_lowering(*_overloads("div", "Tensor", "Scalar", "Tensor_mode", "Scalar_mode"))
+def _div(node, a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return make_pointwise(node, ops.truediv, [a, b])
+    h = {"floor": ops.floordiv, "trunc": ops.truncdiv}[rounding_mode]
+    return make_pointwise(node, h, [a, b])
+
+
+@register_lowering(*_overloads("pow", "Tensor_Tensor", "Tensor_Scalar", "Scalar"))
+def _pow(node, a, b):
+    if not _is_ir(b) and not isinstance(b, bool) and _val(node).dtype.is_floating_point:
+        if b == 2:
+            return make_pointwise(node, lambda x: ops.mul(x, x), [a])
+        if b == 0.5:
+            return make_pointwise(node, ops.sqrt, [a])
+        if b == 1:
+            return make_pointwise(node, lambda x: x, [a])
+    return make_pointwise(node, ops.pow, [a, b])
+
+
+@register_lowering(aten.where.self, *_overloads("where", "ScalarSelf", "ScalarOther", "Scalar"))
+def _where(node, c, a, b):
+    out = _val(node)
+    size = tuple(out.shape)
+    lc = loader(c, size, _dt.bool_)
+    la, lb = loader(a, size, out.dtype), loader(b, size, out.dtype)
+    return Pointwise(size, out.dtype, lambda index: ops.where(lc(index), la(index), lb(index)))
+
+
+@register_lowering(*_overloads("masked_fill", "Scalar", "Tensor"))
+def _masked_fill(node, x, mask, value):
+    out = _val(node)
+    size = tuple(out.shape)
+    lm = loader(mask, size, _dt.bool_)
+    lx, lv = loader(x, size, out.dtype), loader(value, size, out.dtype)
+    return Pointwise(size, out.dtype, lambda index: ops.where(lm(index), lv(index), lx(index)))
+
+
+@register_lowering(*_overloads("clamp", "default", "Tensor"))
+def _clamp(node, x, min=None, max=None):
+    def fn(v, *bounds):
+        it = iter(bounds)
+        if min is not None:
+            v = ops.maximum(v, next(it))
+        if max is not None:
+            v = ops.minimum(v, next(it))
+        return v
+    return make_pointwise(node, fn, [x] + [b for b in (min, max) if b is not None])
+
+
+@register_lowering(*_overloads("clamp_min", "default", "Tensor"))
+def _clamp_min(node, x, min):
+    return make_pointwise(node, ops.maximum, [x, min])
+
+
+@register_lowering(*_overloads("clamp_max", "default", "Tensor"))
+def _clamp_max(node, x, max):
+    return make_pointwise(node, ops.minimum, [x, max])
+
+
+@register_lowering(*_overloads("lerp", "Scalar", "Tensor"))
+def _lerp(node, a, b, w):
+    return make_pointwise(node, lambda x, y, t: ops.add(x, ops.mul(t, ops.sub(y, x))), [a, b, w])
+
+
+@register_lowering(*_overloads("threshold_backward", "default"))
+def _threshold_backward(node, grad, x, threshold):
+    out = _val(node)
+    size = tuple(out.shape)
+    lg = loader(grad, size, out.dtype)
+    lx = loader(x, size, x.get_dtype())
+    t = threshold
+
+    def inner(index):
+        return ops.where(ops.le(lx(index), ops.constant(t, x.get_dtype())), ops.constant(0, out.dtype), lg(index))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("sigmoid_backward", "default"))
+def _sigmoid_backward(node, g, y):
+    return make_pointwise(node, lambda gg, yy: ops.mul(gg, ops.mul(yy, ops.sub(ops.constant(1, _val(node).dtype),
+                                                                                  yy))), [g, y])
+
+
+@register_lowering(*_overloads("tanh_backward", "default"))
+def _tanh_backward(node, g, y):
+    return make_pointwise(node, lambda gg, yy: ops.mul(gg, ops.sub(ops.constant(1, _val(node).dtype),
+                                                                    ops.mul(yy, yy))), [g, y])
+
+
+@register_lowering(*_overloads("gelu", "default"))
+def _gelu(node, x, approximate="none"):
+    dt = _val(node).dtype
+
+    def fn(v):
+        c = lambda k: ops.constant(k, dt)  # noqa: E731
+        if approximate == "tanh":
+            inner = ops.mul(c(math.sqrt(2 / math.pi)), ops.add(v, ops.mul(c(0.044715), ops.mul(v, ops.mul(v, v)))))
+            return ops.mul(ops.mul(c(0.5), v), ops.add(c(1), ops.tanh(inner)))
+        return ops.mul(ops.mul(v, c(0.5)), ops.add(c(1), ops.erf(ops.mul(v, c(1 / math.sqrt(2))))))
+    return make_pointwise(node, fn, [x])
+
+
+@register_lowering(*_overloads("gelu_backward", "default"))
+def _gelu_backward(node, g, x, approximate="none"):
+    dt = _val(node).dtype
+
+    def fn(gg, v):
+        c = lambda k: ops.constant(k, dt)  # noqa: E731
+        if approximate == "tanh":
+            k0, k1 = math.sqrt(2 / math.pi), 0.044715
+            x2 = ops.mul(v, v)
+            inner = ops.mul(c(k0), ops.add(v, ops.mul(c(k1), ops.mul(x2, v))))
+            t = ops.tanh(inner)
+            left = ops.mul(c(0.5), ops.add(c(1), t))
+            dinner = ops.mul(c(k0), ops.add(c(1), ops.mul(c(3 * k1), x2)))
+            right = ops.mul(ops.mul(c(0.5), v), ops.mul(ops.sub(c(1), ops.mul(t, t)), dinner))
+            return ops.mul(gg, ops.add(left, right))
+        cdf = ops.mul(c(0.5), ops.add(c(1), ops.erf(ops.mul(v, c(1 / math.sqrt(2))))))
+        pdf = ops.mul(c(1 / math.sqrt(2 * math.pi)), ops.exp(ops.mul(c(-0.5), ops.mul(v, v))))
+        return ops.mul(gg, ops.add(cdf, ops.mul(v, pdf)))
+    return make_pointwise(node, fn, [g, x])
+
+
+@register_lowering(*_overloads("silu", "default"))
+def _silu(node, x):
+    return make_pointwise(node, lambda v: ops.mul(v, ops.sigmoid(v)), [x])
+
+
+@register_lowering(*_overloads("silu_backward", "default"))
+def _silu_backward(node, g, x):
+    dt = _val(node).dtype
+
+    def fn(gg, v):
+        s = ops.sigmoid(v)
+        one = ops.constant(1, dt)
+        return ops.mul(gg, ops.mul(s, ops.add(one, ops.mul(v, ops.sub(one, s)))))
+    return make_pointwise(node, fn, [g, x])
+
+
+# ---------------------------------------------------------------------------- casts and copies
+@register_lowering(*_overloads("_to_copy", "default"), *_overloads("clone", "default"),
+                   *_overloads("lift_fresh_copy", "default"), *_overloads("contiguous", "default"))
+def _copy(node, x, **kwargs):
+    out = _val(node)
+    ld = loader(x, tuple(out.shape), out.dtype)
+    return Pointwise(tuple(out.shape), out.dtype, lambda index: ops.to_dtype(ld(index), out.dtype))
+
+
+@register_lowering(*_overloads("_to_copy", "default"))
+def _to_copy(node, x, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+             memory_format=None):
+    if device is not None and str(device) not in ("cpu",):
+        raise NotImplementedError(f"ember._inductor: _to_copy to device {device}")
+    return _copy(node, x)
+
+
+@register_lowering(*_overloads("copy", "default"))
+def _copy_op(node, dst, src, non_blocking=False):
+    return _copy(node, src)
+
+
+# ---------------------------------------------------------------------------- constants
+def _full(node, value):
+    out = _val(node)
+    size = tuple(out.shape)
+    return Pointwise(size, out.dtype, lambda index: ops.constant(value, out.dtype))
+
+
+@register_lowering(*_overloads("full", "default"))
+def _lower_full(node, size, fill_value, **kwargs):
+    return _full(node, fill_value)
+
+
+@register_lowering(*_overloads("full_like", "default"))
+def _lower_full_like(node, x, fill_value, **kwargs):
+    return _full(node, fill_value)
+
+
+@register_lowering(*_overloads("zeros", "default"), *_overloads("zeros_like", "default"),
+                   *_overloads("new_zeros", "default"), *_overloads("empty", "memory_format"),
+                   *_overloads("empty_like", "default"), *_overloads("new_empty", "default"),
+                   *_overloads("empty_strided", "default"))
+def _lower_zeros(node, *args, **kwargs):
+    return _full(node, 0)
+
+
+@register_lowering(*_overloads("ones", "default"), *_overloads("ones_like", "default"),
+                   *_overloads("new_ones", "default"))
+def _lower_ones(node, *args, **kwargs):
+    return _full(node, 1)
+
+
+@register_lowering(*_overloads("scalar_tensor", "default"))
+def _lower_scalar_tensor(node, value, **kwargs):
+    return _full(node, value)
+
+
+@register_lowering(*_overloads("arange", "default", "start", "start_step"))
+def _lower_arange(node, *args, **kwargs):
+    out = _val(node)
+    nums = [a for a in args]
+    if len(nums) == 1:
+        start, step = 0, 1
+    elif len(nums) == 2:
+        start, step = nums[0], 1
+    else:
+        start, step = nums[0], nums[2]
+    dt = out.dtype
+
+    def inner(index):
+        i = ops.index_expr(index[0], _dt.int64 if not dt.is_floating_point else _dt.float64)
+        cdt = _dt.int64 if not dt.is_floating_point else _dt.float64
+        v = ops.add(ops.constant(start, cdt), ops.mul(i, ops.constant(step, cdt)))
+        return ops.to_dtype(v, dt)
+    return Pointwise(tuple(out.shape), dt, inner)
+
+
+# ---------------------------------------------------------------------------- views
+def _graph():
+    from .graph import current_graph
+    return current_graph()
+
+
+def permute(x, dims):
+    size = x.get_size()
+    dims = [d % len(size) for d in dims]
+    new = tuple(size[d] for d in dims)
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return remap(x, new, lambda index: [index[inv[j]] for j in range(len(dims))])
+
+
+def reshape(x, new_size):
+    size = tuple(x.get_size())
+    new_size = list(new_size)
+    if -1 in new_size:
+        k = new_size.index(-1)
+        rest = prod(s for i, s in enumerate(new_size) if i != k)
+        new_size[k] = prod(size) // rest if rest else 0
+    new_size = tuple(new_size)
+    if new_size == size:
+        return x
+    if _nonone(size) == _nonone(new_size):     # only size-1 dims come or go: an index map
+        src = [i for i, s in enumerate(size) if s != 1]
+        dst = [i for i, s in enumerate(new_size) if s != 1]
+
+        def reindex(index):
+            out = [Index()] * len(size)
+            for si, di in zip(src, dst):
+                out[si] = index[di]
+            return out
+        return remap(x, new_size, reindex)
+    if isinstance(x, BufferView):
+        st = view_strides(size, x.layout.stride, new_size)
+        if st is not None:
+            return BufferView(x.buffer, Layout(new_size, st, x.layout.offset, x.dtype))
+    x = _graph().realize(x)
+    st = view_strides(size, x.layout.stride, new_size)
+    return BufferView(x.buffer, Layout(new_size, st, x.layout.offset, x.dtype))
+
+
+def _nonone(s):
+    return tuple(v for v in s if v != 1)
+
+
+def expand(x, size):
+    xs = x.get_size()
+    size = [xs[i - (len(size) - len(xs))] if s == -1 else s for i, s in enumerate(size)]
+    lead = len(size) - len(xs)
+
+    def reindex(index):
+        return [Index() if xs[i] == 1 and size[i + lead] != 1 else index[i + lead] for i in range(len(xs))]
+    return remap(x, size, reindex)
+
+
+def slice_(x, dim=0, start=None, end=None, step=1):
+    size = list(x.get_size())
+    dim %= len(size)
+    n = size[dim]
+    start = 0 if start is None else start
+    end = n if end is None else end
+    start = start + n if start < 0 else start
+    end = end + n if end < 0 else end
+    start, end = max(0, min(start, n)), max(0, min(end, n))
+    length = max(0, (end - start + step - 1) // step)
+    size[dim] = length
+
+    def reindex(index):
+        out = list(index)
+        out[dim] = index[dim] * step + start
+        return out
+    return remap(x, size, reindex)
+
+
+def select(x, dim, i):
+    size = list(x.get_size())
+    dim %= len(size)
+    i = i + size[dim] if i < 0 else i
+    new = size[:dim] + size[dim + 1:]
+
+    def reindex(index):
+        return list(index[:dim]) + [Index(None, i)] + list(index[dim:])
+    return remap(x, new, reindex)
+
+
+@register_lowering(*_overloads("view", "default"), *_overloads("_unsafe_view", "default"),
+                   *_overloads("reshape", "default"))
+def _view(node, x, size):
+    return reshape(x, tuple(_val(node).shape))
+
+
+@register_lowering(*_overloads("permute", "default"))
+def _permute(node, x, dims):
+    return permute(x, dims)
+
+
+@register_lowering(*_overloads("t", "default"))
+def _t(node, x):
+    return permute(x, [1, 0]) if len(x.get_size()) == 2 else x
+
+
+@register_lowering(*_overloads("transpose", "int"))
+def _transpose(node, x, d0, d1):
+    n = len(x.get_size())
+    if n == 0:
+        return x
+    dims = list(range(n))
+    d0, d1 = d0 % n, d1 % n
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return permute(x, dims)
+
+
+@register_lowering(*_overloads("expand", "default"))
+def _expand(node, x, size, implicit=False):
+    return expand(x, tuple(_val(node).shape))
+
+
+@register_lowering(*_overloads("slice", "Tensor"))
+def _slice(node, x, dim=0, start=None, end=None, step=1):
+    return slice_(x, dim, start, end, step)
+
+
+@register_lowering(*_overloads("select", "int"))
+def _select(node, x, dim, index):
+    return select(x, dim, index)
+
+
+@register_lowering(*_overloads("unsqueeze", "default"), *_overloads("squeeze", "default", "dim", "dims"),
+                   *_overloads("alias", "default"), *_overloads("detach", "default"),
+                   *_overloads("_reshape_alias", "default"))
+def _reshape_like(node, x, *args):
+    return reshape(x, tuple(_val(node).shape))
+
+
+@register_lowering(*_overloads("as_strided", "default"))
+def _as_strided(node, x, size, stride, storage_offset=None):
+    x = _graph().realize(x)
+    if not x.is_whole_buffer() and storage_offset is None:
+        storage_offset = x.layout.offset
+    return BufferView(x.buffer, Layout(size, stride, storage_offset or 0, x.dtype))
+
+
+@register_lowering(*_overloads("split", "Tensor"), *_overloads("split_with_sizes", "default"))
+def _split(node, x, split, dim=0):
+    n = x.get_size()[dim % len(x.get_size())]
+    sizes = split if isinstance(split, (list, tuple)) else [min(split, n - i) for i in range(0, n, split)]
+    out, start = [], 0
+    for s in sizes:
+        out.append(slice_(x, dim, start, start + s))
+        start += s
+    return tuple(out)
+
+
+@register_lowering(*_overloads("unbind", "int"))
+def _unbind(node, x, dim=0):
+    return tuple(select(x, dim, i) for i in range(x.get_size()[dim % len(x.get_size())]))
+
+
+@register_lowering(operator.getitem)
+def _getitem(node, seq, i):
+    return seq[i]
+
+
+@register_lowering(*_overloads("cat", "default"))
+def _cat(node, tensors, dim=0):
+    out = _val(node)
+    size = tuple(out.shape)
+    dim %= len(size)
+    parts = [t for t in tensors if _is_ir(t) and not (len(t.get_size()) == 1 and t.get_size()[0] == 0)]
+    offsets, acc = [], 0
+    for t in parts:
+        offsets.append(acc)
+        acc += t.get_size()[dim]
+    loaders = [loader(t, t.get_size(), out.dtype) for t in parts]
+
+    def inner(index):
+        i = ops.index_expr(index[dim], _dt.int64)
+
+        def piece(k):
+            sub = list(index)
+            sub[dim] = index[dim] - offsets[k]
+            return loaders[k](sub)
+        result = piece(len(parts) - 1)
+        for k in range(len(parts) - 2, -1, -1):
+            end = offsets[k] + parts[k].get_size()[dim]
+            mask = ops.lt(i, ops.constant(end, _dt.int64))
+            result = _select_masked(mask, k, piece, result)
+        return result
+    return Pointwise(size, out.dtype, inner)
+
+
+def _select_masked(mask, k, piece, other_value):
+    """mask ? piece(k) : other_value, loading piece(k) only where mask holds."""
+    v = ops.masked(mask, lambda: piece(k), 0)
+    return ops.where(mask, v, other_value)
+
+
+# ---------------------------------------------------------------------------- reductions
+def _dims(x, dim):
+    n = len(x.get_size())
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(n))
+    if isinstance(dim, int):
+        dim = [dim]
+    return sorted({d % n if n else 0 for d in dim})
+
+
+def make_reduction(node, x, dims, rtype, src_dtype, keepdim, post=None, out_dtype=None):
+    """Reduce x over dims. The result buffer has the fake result's size; `post` maps the reduced value."""
+    graph = _graph()
+    size = tuple(x.get_size())
+    dims = [d for d in dims if d < len(size)]
+    keep = [i for i in range(len(size)) if i not in dims]
+    rsize = tuple(size[d] for d in dims)
+    out_size = tuple(size[i] if i not in dims else 1 for i in range(len(size))) if keepdim else \
+        tuple(size[i] for i in keep)
+    ld = loader(x, size, src_dtype) if src_dtype is not None else x.make_loader()
+    dt = out_dtype or _val(node).dtype if not isinstance(_val(node), tuple) else out_dtype
+
+    def inner(index, rindex):
+        full = [None] * len(size)
+        it = iter(index) if not keepdim else None
+        if keepdim:
+            for i in range(len(size)):
+                if i not in dims:
+                    full[i] = index[i]
+        else:
+            for i in keep:
+                full[i] = next(it)
+        for d, r in zip(dims, rindex):
+            full[d] = r
+        v = ld(full)
+        return v
+    buf = graph.add_reduction(Reduction(out_size, rsize, rtype, inner, src_dtype or x.get_dtype()), dt)
+    if post is None:
+        return buf
+    return post(buf)
+
+
+def _sum_src_dtype(node, x, dtype):
+    return _val(node).dtype if dtype is None else dtype
+
+
+@register_lowering(*_overloads("sum", "dim_IntList", "default"))
+def _sum(node, x, dim=None, keepdim=False, dtype=None):
+    return make_reduction(node, x, _dims(x, dim), "sum", _val(node).dtype, keepdim)
+
+
+@register_lowering(*_overloads("prod", "dim_int", "default"))
+def _prod(node, x, dim=None, keepdim=False, dtype=None):
+    return make_reduction(node, x, _dims(x, dim), "prod", _val(node).dtype, keepdim)
+
+
+@register_lowering(*_overloads("mean", "dim", "default"))
+def _mean(node, x, dim=None, keepdim=False, dtype=None):
+    dims = _dims(x, dim)
+    n = prod(x.get_size()[d] for d in dims)
+    out = _val(node)
+    s = make_reduction(node, x, dims, "sum", out.dtype, keepdim)
+    ld = s.make_loader()
+    return Pointwise(s.get_size(), out.dtype,
+                     lambda index: ops.to_dtype(ops.truediv(ld(index), ops.constant(n, compute_dtype(out.dtype))),
+                                                out.dtype))
+
+
+@register_lowering(*_overloads("amax", "default"), *_overloads("amin", "default"))
+def _amax(node, x, dim=(), keepdim=False):
+    rtype = "max" if node.target.__name__.startswith("amax") or "amax" in str(node.target) else "min"
+    return make_reduction(node, x, _dims(x, dim), rtype, x.get_dtype(), keepdim)
+
+
+@register_lowering(*_overloads("max", "default"), *_overloads("min", "default"))
+def _max_all(node, x):
+    rtype = "max" if "max" in str(node.target) else "min"
+    return make_reduction(node, x, _dims(x, None), rtype, x.get_dtype(), False)
+
+
+@register_lowering(*_overloads("argmax", "default"), *_overloads("argmin", "default"))
+def _argmax(node, x, dim=None, keepdim=False):
+    rtype = "argmax" if "argmax" in str(node.target) else "argmin"
+    if dim is None:
+        x = reshape(x, (prod(x.get_size()),))
+        dim = 0
+        if keepdim:
+            raise NotImplementedError("ember._inductor: argmax(dim=None, keepdim=True)")
+    return make_reduction(node, x, _dims(x, dim), rtype, x.get_dtype(), keepdim)
+
+
+@register_lowering(*_overloads("max", "dim"), *_overloads("min", "dim"))
+def _max_dim(node, x, dim, keepdim=False):
+    kind = "max" if "max" in str(node.target) else "min"
+    values = make_reduction(node, x, _dims(x, dim), kind, x.get_dtype(), keepdim, out_dtype=x.get_dtype())
+    indices = make_reduction(node, x, _dims(x, dim), "arg" + kind, x.get_dtype(), keepdim, out_dtype=_dt.int64)
+    return values, indices
+
+
+@register_lowering(*_overloads("any", "default", "dim", "dims"), *_overloads("all", "default", "dim", "dims"))
+def _any(node, x, dim=None, keepdim=False):
+    rtype = "any" if "any" in str(node.target) else "all"
+    return make_reduction(node, x, _dims(x, dim), rtype, _dt.bool_, keepdim, out_dtype=_dt.bool_)
+
+
+def _var_parts(node, x, dim, correction, keepdim, out_dtype):
+    dims = _dims(x, dim)
+    n = prod(x.get_size()[d] for d in dims)
+    cdt = compute_dtype(out_dtype)
+    mean = make_reduction(node, x, dims, "sum", out_dtype, True, out_dtype=out_dtype)
+    ml = mean.make_loader()
+    xl = loader(x, x.get_size(), out_dtype)
+    mean_pw = Pointwise(mean.get_size(), out_dtype,
+                        lambda index: ops.truediv(ml(index), ops.constant(n, cdt)))
+    mpl = loader(mean_pw, x.get_size(), out_dtype)
+
+    def sq(index):
+        d = ops.sub(xl(index), mpl(index))
+        return ops.mul(d, d)
+    sqr = Pointwise(x.get_size(), out_dtype, sq)
+    ss = make_reduction(node, sqr, dims, "sum", out_dtype, keepdim, out_dtype=out_dtype)
+    sl = ss.make_loader()
+    denom = max(n - (1 if correction is None else correction), 0)
+    var = Pointwise(ss.get_size(), out_dtype,
+                    lambda index: ops.truediv(sl(index), ops.constant(denom, cdt)))
+    mean_out = mean_pw if keepdim else reshape(mean_pw, ss.get_size())
+    return var, mean_out
+
+
+@register_lowering(*_overloads("var", "correction"))
+def _var(node, x, dim=None, *, correction=None, keepdim=False):
+    return _var_parts(node, x, dim, correction, keepdim, _val(node).dtype)[0]
+
+
+@register_lowering(*_overloads("var_mean", "correction"))
+def _var_mean(node, x, dim=None, *, correction=None, keepdim=False):
+    return _var_parts(node, x, dim, correction, keepdim, _val(node)[0].dtype)
+
+
+# ---------------------------------------------------------------------------- softmax family
+def _row_softmax(node, x, dim, log):
+    out = _val(node)
+    dt = out.dtype
+    dim %= max(len(x.get_size()), 1)
+    mx = make_reduction(node, x, [dim], "max", dt, True, out_dtype=dt)
+    xl, ml = loader(x, x.get_size(), dt), loader(mx, x.get_size(), dt)
+
+    def shifted(index):
+        return ops.sub(xl(index), ml(index))
+    e = Pointwise(x.get_size(), dt, lambda index: ops.exp(shifted(index)))
+    s = make_reduction(node, e, [dim], "sum", dt, True, out_dtype=dt)
+    sl = loader(s, x.get_size(), dt)
+    if log:
+        return Pointwise(x.get_size(), dt, lambda index: ops.sub(shifted(index), ops.log(sl(index))))
+    return Pointwise(x.get_size(), dt, lambda index: ops.truediv(ops.exp(shifted(index)), sl(index)))
+
+
+@register_lowering(*_overloads("_softmax", "default"))
+def _softmax(node, x, dim, half_to_float=False):
+    return _row_softmax(node, x, dim, False)
+
+
+@register_lowering(*_overloads("_log_softmax", "default"))
+def _log_softmax(node, x, dim, half_to_float=False):
+    return _row_softmax(node, x, dim, True)
+
+
+@register_lowering(*_overloads("_softmax_backward_data", "default"))
+def _softmax_backward(node, grad, y, dim, input_dtype):
+    dt = _val(node).dtype
+    size = grad.get_size()
+    gl, yl = loader(grad, size, dt), loader(y, size, dt)
+    gy = Pointwise(size, dt, lambda index: ops.mul(gl(index), yl(index)))
+    s = make_reduction(node, gy, [dim % len(size)], "sum", dt, True, out_dtype=dt)
+    sl = loader(s, size, dt)
+    return Pointwise(size, dt, lambda index: ops.mul(yl(index), ops.sub(gl(index), sl(index))))
+
+
+@register_lowering(*_overloads("_log_softmax_backward_data", "default"))
+def _log_softmax_backward(node, grad, y, dim, input_dtype):
+    dt = _val(node).dtype
+    size = grad.get_size()
+    gl, yl = loader(grad, size, dt), loader(y, size, dt)
+    s = make_reduction(node, grad, [dim % len(size)], "sum", dt, True, out_dtype=dt)
+    sl = loader(s, size, dt)
+    return Pointwise(size, dt, lambda index: ops.sub(gl(index), ops.mul(ops.exp(yl(index)), sl(index))))
+
+
+# ---------------------------------------------------------------------------- gathers
+@register_lowering(*_overloads("embedding", "default"))
+def _embedding(node, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    out = _val(node)
+    isz = indices.get_size()
+    il = indices.make_loader()
+    wl = weight.make_loader()
+    nrows = weight.get_size()[0]
+
+    def inner(index):
+        row = ops.indirect_indexing(il(index[:len(isz)]), nrows)
+        return wl([row] + list(index[len(isz):]))
+    return Pointwise(tuple(out.shape), out.dtype, inner)
+
+
+@register_lowering(*_overloads("nll_loss_forward", "default"))
+def _nll_loss_forward(node, x, target, weight, reduction, ignore_index):
+    if weight is not None:
+        raise NotImplementedError("ember._inductor: nll_loss with class weights (falls back)")
+    out, total = _val(node)
+    dt = out.dtype
+    xs = x.get_size()
+    xl, tl = x.make_loader(), target.make_loader()
+    ncls = xs[-1]
+    if len(xs) == 1:
+        xs2 = (1, ncls)
+        xl0 = xl
+        xl = lambda idx: xl0([idx[1]])  # noqa: E731
+        tl0 = tl
+        tl = lambda idx: tl0([])  # noqa: E731
+        xs = xs2
+    if len(xs) != 2:
+        raise NotImplementedError("ember._inductor: nll_loss_forward beyond (N, C) inputs")
+
+    def picked(i):
+        t = tl([i])
+        valid = ops.ne(t, ops.constant(ignore_index, _dt.int64))
+        safe = ops.where(valid, t, ops.constant(0, _dt.int64))
+        col = ops.indirect_indexing(safe, ncls)
+        v = ops.neg(xl([i, col]))
+        return valid, v
+
+    def per_row(index):
+        valid, v = picked(index[0])
+        return ops.where(valid, v, ops.constant(0, dt))
+
+    def count_row(index):
+        valid, _ = picked(index[0])
+        return ops.to_dtype(valid, dt)
+    rows = Pointwise((xs[0],), dt, per_row)
+    counts = Pointwise((xs[0],), dt, count_row)
+    if reduction == 0:
+        return rows, _full_value((), dt, 0.0)
+    total_b = make_reduction(node, counts, [0], "sum", dt, False, out_dtype=dt)
+    loss = make_reduction(node, rows, [0], "sum", dt, False, out_dtype=dt)
+    if reduction == 2:
+        return loss, total_b
+    ll, tl2 = loss.make_loader(), total_b.make_loader()
+    return Pointwise((), dt, lambda index: ops.truediv(ll([]), tl2([]))), total_b
+
+
+def _full_value(size, dt, value):
+    return Pointwise(size, dt, lambda index: ops.constant(value, dt))
+
+
+@register_lowering(*_overloads("nll_loss_backward", "default"))
+def _nll_loss_backward(node, grad_out, x, target, weight, reduction, ignore_index, total_weight):
+    if weight is not None:
+        raise NotImplementedError("ember._inductor: nll_loss with class weights (falls back)")
+    out = _val(node)
+    dt = out.dtype
+    size = tuple(out.shape)
+    gl, tl, twl = grad_out.make_loader(), target.make_loader(), total_weight.make_loader()
+    one_d = len(size) == 1
+
+    def inner(index):
+        t = tl([] if one_d else [index[0]])
+        c = index[-1]
+        hit = ops.logical_and(ops.eq(ops.index_expr(c, _dt.int64), t),
+                              ops.ne(t, ops.constant(ignore_index, _dt.int64)))
+        g = gl([] if reduction != 0 or one_d else [index[0]])
+        g = ops.neg(g)
+        if reduction == 1:
+            g = ops.truediv(g, twl([]))
+        return ops.where(hit, g, ops.constant(0, dt))
+    return Pointwise(size, dt, inner)

@@ -1,0 +1,343 @@
+"""torch/_inductor/scheduler.py: which buffers are computed together in one loop nest (fusion), in what
+order, and the memory plan.
+
+Nodes are the computed buffers (a Pointwise or a Reduction each) and the extern kernels. A fused group
+(`FusedGroup`, torch's FusedSchedulerNode) is one C function: a nest of *outer* loops shared by all its nodes,
+and inside it one *section* per node, in dependency order:
+  - a reduction section loops over its reduction ranges and stores one element per outer iteration;
+  - a pointwise section either has no loop of its own (its ranges are the outer ranges) or loops over the
+    trailing dims that the outer loops do not cover (softmax's `exp(x - max)` over a row).
+So softmax (max, sum of exp, divide) is one kernel with three sections per row, layer norm one kernel per
+row, and a chain of pointwise ops one kernel (they are inlined into each other already at lowering).
+
+Fusion (`Scheduler.fuse`): candidate pairs of groups that share a buffer (one produces what the other
+reads, or both read it: horizontal fusion), scored by the bytes of those buffers (the memory traffic the
+fusion saves), tried best first. A pair fuses when
+  1. their outer ranges agree (pure pointwise groups may take a shorter common prefix of their ranges),
+  2. every read of a buffer produced inside the fused group is *row-local*: it reads, at the same outer
+     index, elements the producer's section has already written (the affine index check in `_legal`),
+  3. no path leads from one group to the other through a third one (the cycle check),
+  4. the group stays under `MAX_SECTIONS`.
+Rounds repeat until nothing fuses (torch does the same, at most 10 rounds).
+
+Memory planning (`plan_memory`): a buffer that is not a graph output takes the storage of a buffer of the
+same byte size whose last reader ran before it is first written (torch's `memory_planning` reuse pools).
+"""
+from .index import Index
+from .ir import ComputedBuffer, body_reads
+
+MAX_SECTIONS = 64
+MAX_ROUNDS = 10
+
+
+def _nonone(sizes):
+    return tuple(s for s in sizes if s != 1)
+
+
+class Section:
+    """One node inside a kernel: the Index of each of its dims (outer vars, its own inner vars, or 0),
+    its reduction indices, and its own loops (name, size)."""
+
+    def __init__(self, buf, index, rindex, loops):
+        self.buf = buf
+        self.index = index
+        self.rindex = rindex
+        self.loops = loops
+
+
+def make_section(buf, outer, k):
+    """Map buf's iteration space onto the outer loops (`outer`, non-1 sizes) and loops of section k, or None."""
+    ovars = [f"x{i}" for i in range(len(outer))]
+    sizes = buf.ranges()
+    if buf.is_reduction():
+        if _nonone(sizes) != outer:
+            return None
+        index, j = [], 0
+        for s in sizes:
+            if s == 1:
+                index.append(Index())
+            else:
+                index.append(Index.var(ovars[j]))
+                j += 1
+        rindex, loops = [], []
+        for d, s in enumerate(buf.reduction_ranges()):
+            if s == 1:
+                rindex.append(Index())
+            else:
+                name = f"y{k}_{d}"
+                rindex.append(Index.var(name))
+                loops.append((name, s))
+        return Section(buf, index, rindex, loops)
+    # pointwise: the leading dims cover the outer loops, the rest become this section's loops
+    index, loops, j = [], [], 0
+    for d, s in enumerate(sizes):
+        if s == 1:
+            index.append(Index())
+        elif j < len(outer):
+            if s != outer[j]:
+                return None
+            index.append(Index.var(ovars[j]))
+            j += 1
+        else:
+            name = f"y{k}_{d}"
+            index.append(Index.var(name))
+            loops.append((name, s))
+    if j != len(outer):
+        return None
+    return Section(buf, index, None, loops)
+
+
+class SchedulerNode:
+    def __init__(self, buf, pos):
+        self.buf = buf
+        self.pos = pos
+        self.is_extern = buf.is_extern
+        if self.is_extern:
+            self.reads = {v.buffer.name for v in buf.input_views()} if hasattr(buf, "input_views") else \
+                {buf.kernel.name}
+        else:
+            n = len(buf.ranges())
+            idx = [Index.var(f"_i{i}") for i in range(n)]
+            ridx = [Index.var(f"_r{i}") for i in range(len(buf.reduction_ranges()))]
+            self.reads = {name for name, _ in body_reads(buf, idx, ridx)}
+
+
+class FusedGroup:
+    def __init__(self, nodes, outer, sections):
+        self.nodes = nodes           # SchedulerNodes in dependency order
+        self.outer = outer           # the outer loop sizes (non-1)
+        self.sections = sections     # a Section per node, or None for an extern
+        self.pos = min(n.pos for n in nodes)
+
+    @property
+    def is_extern(self):
+        return self.nodes[0].is_extern
+
+    def names(self):
+        return {n.buf.name for n in self.nodes}
+
+    def reads(self):
+        out = set()
+        for n in self.nodes:
+            out |= n.reads
+        return out - self.names()
+
+
+class Scheduler:
+    def __init__(self, buffers, nbytes_of, output_names=()):
+        """buffers: computed and extern buffers in creation (topological) order."""
+        self.nodes = [SchedulerNode(b, i) for i, b in enumerate(buffers)]
+        self.nbytes_of = nbytes_of
+        self.output_names = set(output_names)
+        self.groups = []
+        for n in self.nodes:
+            if n.is_extern:
+                self.groups.append(FusedGroup([n], None, None))
+            else:
+                outer = _nonone(n.buf.ranges())
+                self.groups.append(FusedGroup([n], outer, [make_section(n.buf, outer, 0)]))
+        self.fuse()
+        self.groups = self._topo_order(self.groups)
+        for g in self.groups:          # number the sections as they will be emitted
+            if not g.is_extern:
+                g.sections = [make_section(n.buf, g.outer, k) for k, n in enumerate(g.nodes)]
+
+    # ------------------------------------------------------------------ fusion
+    def _producer_map(self, groups):
+        prod = {}
+        for g in groups:
+            for n in g.nodes:
+                prod[n.buf.name] = g
+        return prod
+
+    def fuse(self):
+        for _ in range(MAX_ROUNDS):
+            if not self._fuse_round():
+                break
+
+    def _candidates(self, groups):
+        by_buf = {}
+        prod = self._producer_map(groups)
+        for g in groups:
+            if g.is_extern:
+                continue
+            for name in g.reads():
+                by_buf.setdefault(name, set()).add(g)
+            for n in g.nodes:
+                by_buf.setdefault(n.buf.name, set()).add(g)
+        pairs = {}
+        for name, gs in by_buf.items():
+            gs = sorted(gs, key=lambda g: g.pos)
+            if len(gs) > 32:          # a buffer read everywhere (an input): pair only neighbours
+                gs_pairs = zip(gs, gs[1:])
+            else:
+                gs_pairs = ((a, b) for i, a in enumerate(gs) for b in gs[i + 1:])
+            for a, b in gs_pairs:
+                key = (id(a), id(b))
+                pairs.setdefault(key, [a, b, 0])
+                pairs[key][2] += self.nbytes_of(name)
+        del prod
+        return sorted(pairs.values(), key=lambda p: (-p[2], abs(p[0].pos - p[1].pos)))
+
+    def _fuse_round(self):
+        groups = self.groups
+        fused_any = False
+        alive = set(id(g) for g in groups)
+        for a, b, _score in self._candidates(groups):
+            if id(a) not in alive or id(b) not in alive:
+                continue
+            merged = self._try_fuse(a, b, groups)
+            if merged is None:
+                continue
+            alive.discard(id(a))
+            alive.discard(id(b))
+            alive.add(id(merged))
+            groups = [g for g in groups if g is not a and g is not b] + [merged]
+            fused_any = True
+        self.groups = groups
+        return fused_any
+
+    def _try_fuse(self, a, b, groups):
+        if len(a.nodes) + len(b.nodes) > MAX_SECTIONS:
+            return None
+        fixed = [g.outer for g in (a, b) if any(n.buf.is_reduction() for n in g.nodes)]
+        if fixed and any(f != fixed[0] for f in fixed):
+            return None
+        outer = fixed[0] if fixed else min(a.outer, b.outer, key=len)
+        nodes = sorted(a.nodes + b.nodes, key=lambda n: n.pos)
+        sections = []
+        for k, n in enumerate(nodes):
+            s = make_section(n.buf, outer, k)
+            if s is None:
+                return None
+            sections.append(s)
+        if not self._legal(nodes, sections, outer):
+            return None
+        if self._would_cycle(a, b, groups):
+            return None
+        return FusedGroup(nodes, outer, sections)
+
+    def _legal(self, nodes, sections, outer):
+        """Every read of a buffer produced in the group is row-local and comes after its producer."""
+        outer_vars = {f"x{i}" for i in range(len(outer))}
+        store = {}
+        for s in sections:
+            st = s.buf.layout.flat(s.index)
+            sizes = dict(s.loops)
+            inner = [(v, c) for v, c in st.terms.items() if v not in outer_vars]
+            if any(v not in sizes for v, _ in inner):
+                return False
+            lo = st.const + sum(c * (sizes[v] - 1) for v, c in inner if c < 0)
+            hi = st.const + sum(c * (sizes[v] - 1) for v, c in inner if c > 0)
+            outer_part = {v: c for v, c in st.terms.items() if v in outer_vars}
+            store[s.buf.name] = (outer_part, lo, hi, None if s.buf.layout.is_contiguous() else st)
+            own = {name for name, _ in s.loops}
+            for name, idx in body_reads(s.buf, s.index, s.rindex):
+                if name not in store:
+                    if any(n.buf.name == name for n in nodes):
+                        return False     # read before it is produced
+                    continue
+                o_part, slo, shi, exact = store[name]
+                if exact is not None:        # a permuted (non-contiguous) producer: only the same element
+                    if idx != exact:
+                        return False
+                    continue
+                if {v: c for v, c in idx.terms.items() if v in outer_vars} != o_part:
+                    return False
+                rest = [(v, c) for v, c in idx.terms.items() if v not in outer_vars]
+                if any(v not in own for v, _ in rest):
+                    return False          # an opaque (indirect) index or another section's loop
+                rlo = idx.const + sum(c * (sizes[v] - 1) for v, c in rest if c < 0)
+                rhi = idx.const + sum(c * (sizes[v] - 1) for v, c in rest if c > 0)
+                if rlo < slo or rhi > shi:
+                    return False
+        return True
+
+    def _would_cycle(self, a, b, groups):
+        """True if a path from a to b (or b to a) passes through another group."""
+        prod = self._producer_map(groups)
+        succ = {}
+        for g in groups:
+            for name in g.reads():
+                p = prod.get(name)
+                if p is not None and p is not g:
+                    succ.setdefault(id(p), set()).add(g)
+
+        def reaches_via_other(src, dst):
+            stack = [g for g in succ.get(id(src), ()) if g is not dst]
+            seen = set()
+            while stack:
+                g = stack.pop()
+                if id(g) in seen:
+                    continue
+                seen.add(id(g))
+                for h in succ.get(id(g), ()):
+                    if h is dst:
+                        return True
+                    stack.append(h)
+            return False
+        return reaches_via_other(a, b) or reaches_via_other(b, a)
+
+    def _topo_order(self, groups):
+        prod = self._producer_map(groups)
+        indeg = {id(g): 0 for g in groups}
+        succ = {}
+        for g in groups:
+            deps = {id(prod[n]) for n in g.reads() if n in prod and prod[n] is not g}
+            indeg[id(g)] = len(deps)
+            for d in deps:
+                succ.setdefault(d, []).append(g)
+        import heapq
+        ready = [(g.pos, id(g), g) for g in groups if indeg[id(g)] == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            _, _, g = heapq.heappop(ready)
+            order.append(g)
+            for h in succ.get(id(g), ()):
+                indeg[id(h)] -= 1
+                if indeg[id(h)] == 0:
+                    heapq.heappush(ready, (h.pos, id(h), h))
+        if len(order) != len(groups):
+            raise AssertionError("ember._inductor scheduler: the fused groups have a cycle")
+        return order
+
+    def kernel_groups(self):
+        return [g for g in self.groups if not g.is_extern]
+
+
+# ---------------------------------------------------------------------------- memory planning
+def plan_memory(groups, buffers, keep):
+    """Assign each computed buffer a storage slot: {buffer name: slot name}. A buffer in `keep` (a graph
+    output, or anything the wrapper hands out) gets its own slot; others reuse a slot of the same byte size
+    whose previous occupant is dead. Returns (assignment, {slot: nbytes})."""
+    first_write, last_read = {}, {}
+    for step, g in enumerate(groups):
+        for n in g.nodes:
+            first_write.setdefault(n.buf.name, step)
+            for r in n.reads:
+                last_read[r] = step
+    free = {}            # nbytes -> [(slot, free_from_step)]
+    assign, slots = {}, {}
+    by_name = {b.name: b for b in buffers}
+    events = sorted(first_write.items(), key=lambda kv: kv[1])
+    for name, step in events:
+        b = by_name.get(name)
+        if not isinstance(b, ComputedBuffer):
+            continue
+        nbytes = b.nbytes()
+        slot = None
+        if name not in keep:
+            pool = free.get(nbytes, [])
+            for i, (sname, free_from) in enumerate(pool):
+                if free_from < step:
+                    slot = sname
+                    pool.pop(i)
+                    break
+        if slot is None:
+            slot = f"slot{len(slots)}"
+            slots[slot] = nbytes
+        assign[name] = slot
+        if name not in keep:
+            free.setdefault(nbytes, []).append((slot, last_read.get(name, step)))
+    return assign, slots
