@@ -4,26 +4,37 @@ A Generator wraps a numpy PCG64 bit generator seeded from an int; `ember.manual_
 default one, so every random op is reproducible from the seed. Streams differ from torch's (torch
 uses mt19937 with its own transforms); reproducibility is within ember.
 """
+import os
+
 import numpy as np
 
 
 class Generator:
+    """A seed and the numpy PCG64 stream it starts. The stream (`_rng`) is built on first use, so
+    `import ember` does not pay for importing numpy.random (about 25 ms)."""
+
     def __init__(self, device="cpu"):
         from ._core.device import as_device
         self.device = as_device(device)
         self._seed = 67280421310721
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+
+    def __getattr__(self, name):
+        # only reached while `_rng` is not an instance attribute yet: build it from the seed
+        if name == "_rng":
+            rng = self._rng = np.random.Generator(np.random.PCG64(self._seed))
+            return rng
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def manual_seed(self, seed):
         seed = int(seed)
         if seed < 0:
             seed &= (1 << 64) - 1
         self._seed = seed
-        self._rng = np.random.Generator(np.random.PCG64(seed))
+        self.__dict__.pop("_rng", None)     # the next random op starts the stream of `seed`
         return self
 
     def seed(self):
-        s = int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
+        s = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
         self.manual_seed(s)
         return s
 

@@ -79,7 +79,7 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __matmul__ = _M.matmul
     __rtruediv__ = _reflected(_aten.div.Tensor)
     __rfloordiv__ = _reflected(_aten.floor_divide.default)
-    __rmod__ = _reflected(_aten.remainder.Tensor)
+    __rmod__ = _reflected(_aten.remainder.Scalar_Tensor)
     __rpow__ = _reflected(_aten.pow.Scalar)
 
     def __radd__(self, other):

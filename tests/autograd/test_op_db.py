@@ -149,7 +149,7 @@ def test_op_db_gradcheck(op):
             continue                # refused like torch (scatter's src larger than index...)
         # else: ember differentiates where torch raises (a bug of torch's: narrow_copy's negative start,
         # batched linalg.cond): gradcheck tells whether ember's gradient is right
-        if r.grad_fn is not None and r.grad_fn.name() == "NotImplemented":
+        if r.grad_fn is not None and r.grad_fn.name().endswith("NotImplemented"):
             pytest.fail(f"{op.name}: no derivative formula")
         assert gradcheck(f, ins, raise_exception=True, atol=1e-5, rtol=1e-3), s
         ran += 1

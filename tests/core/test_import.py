@@ -1,4 +1,5 @@
-"""`import ember` never imports torch, stays light (no ml_dtypes until bfloat16/float8 are used)."""
+"""`import ember` never imports torch, stays light (no ml_dtypes until bfloat16/float8 are used, no
+compiler, distributed or nn layers until they are named)."""
 import os
 import subprocess
 import sys
@@ -38,3 +39,33 @@ def test_heavy_parts_load_lazily():
 def test_bfloat16_loads_ml_dtypes_on_demand():
     out = _run("import ember; t = ember.tensor([1.5], dtype=ember.bfloat16); print(t.dtype, 'ml_dtypes' in sys.modules)")
     assert out == "ember.bfloat16 True"
+
+
+# What `import ember` must leave unloaded: every layer above the eager core (they load on first
+# attribute access through ember.__getattr__), the kernels beyond the cpu runtime (registered lazily
+# by the op table), and the stdlib/numpy modules whose import cost nothing at import time needs.
+_HEAVY = (
+    "ember.fx", "ember._dynamo", "ember._functorch", "ember._inductor", "ember._subclasses", "ember._decomp",
+    "ember.compiler", "ember.distributed", "ember.onnx", "ember.jit", "ember.amp", "ember.cuda",
+    "ember.backends", "ember.func", "ember.linalg", "ember.testing", "ember.utils", "ember.library",
+    "ember.nn", "ember.optim", "ember.autograd", "ember.serialization", "ember._cc",
+    "ember.kernels.cpu.elementwise", "ember.kernels.meta", "ember.kernels.decompositions",
+    "ember._generated.autograd_registrations",
+    "numpy.random", "concurrent.futures", "logging", "secrets", "ml_dtypes", "yaml", "sympy", "mpi4py",
+)
+
+
+def test_import_leaves_upper_layers_and_heavy_modules_unloaded():
+    out = _run(f"import ember; print(sorted(m for m in {_HEAVY!r} if m in sys.modules))")
+    assert out == "[]"
+
+
+def test_upper_layers_load_on_first_access():
+    out = _run("import ember; ember.nn; ember.fx; print('ember.nn' in sys.modules, 'ember.fx' in sys.modules)")
+    assert out == "True True"
+
+
+def test_random_stream_is_built_lazily_and_reproducible():
+    out = _run("import ember; ember.manual_seed(3); a = ember.rand(4).tolist(); "
+               "print('numpy.random' in sys.modules); ember.manual_seed(3); print(a == ember.rand(4).tolist())")
+    assert out == "True\nTrue"

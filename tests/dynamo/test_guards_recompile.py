@@ -218,9 +218,38 @@ def test_guard_source_is_one_generated_function():
     (state,) = eval_frame._STATES.values()
     src = state.entries[0].check.source
     assert src.count("def ___check") == 1
-    assert "L[1] == 3" in src and "L[0]._size == (2,)" in src
+    check = src[src.index("def ___check"):]
+    # each source is read once: its first read is bound to a local that the later terms use
+    assert check.count("L[0]") == 1 and check.count("L[1]") == 1
+    assert "(___v0 := L[0])" in check and "___v0._size == (2,)" in check
+    assert "type((___v1 := L[1])) is int and ___v1 == 3" in check
     # deduplicated: the same source is guarded once
-    assert src.count("L[1] == 3") == 1
+    assert check.count("== 3") == 1
+
+
+def test_guards_hold_identity_matched_objects_weakly():
+    import gc
+    import weakref
+
+    def f(m, x):
+        return m(x)
+    cf = ember.compile(f, backend="eager")
+    m = ember.nn.Linear(2, 2)
+    x = ember.ones(1, 2)
+    assert ember.testing.assert_close(cf(m, x), m(x)) is None
+    from ember._dynamo import eval_frame
+    (state,) = eval_frame._STATES.values()
+    (entry,) = state.entries
+    assert "___id(L[0]) == " in entry.check.source
+    ref = weakref.ref(m)
+    del m
+    gc.collect()
+    assert ref() is None                     # the cache entry did not keep the module alive
+    # the entry of a dead module never matches, even an object that reuses its id
+    assert entry.check(([], x), {}, ()) is None
+    m2 = ember.nn.Linear(2, 2)
+    assert ember.testing.assert_close(cf(m2, x), m2(x)) is None
+    assert len(state.entries) == 2
 
 
 def test_default_backend_is_inductor_and_compiles_to_c():

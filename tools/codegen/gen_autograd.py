@@ -16,6 +16,7 @@ import builtins
 import glob
 import keyword
 import os
+import re
 from collections import Counter
 
 import yaml
@@ -166,8 +167,13 @@ class Entry:
         if cx not in ("conj", "exact", "not_implemented"):
             raise ValueError(f"derivatives: {self.name}: complex must be exact or not_implemented, not {cx!r}")
         self.complex_mode = {"conj": "conj", "exact": None, "not_implemented": "raise"}[cx]
+        # `node:` the Node class name when torch's numbering differs from ember's file order
+        # (remainder.Tensor is RemainderBackward1 in torch because remainder.Scalar comes first there)
+        self.node = raw.get("node")
+        if self.node is not None and not re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]+", str(self.node)):
+            raise ValueError(f"derivatives: {self.name}: node must look like FooBackward<N>, not {self.node!r}")
         for k, v in raw.items():
-            if k in ("name", "output_differentiability", "result", "complex"):
+            if k in ("name", "output_differentiability", "result", "complex", "node"):
                 continue
             keys = tuple(x.strip() for x in k.split(","))
             for j, a in enumerate(keys):
@@ -223,22 +229,33 @@ def load(fns):
 
 
 class Writer:
-    def __init__(self, class_names):
+    def __init__(self, class_names, reserved, used):
         self.lines = []
         self.class_names = class_names    # shared by every family: names are numbered across files
+        self.reserved = reserved          # names given by `node:` entries; numbering skips them
+        self.used = used                  # every class name written so far (all families)
 
     def w(self, s=""):
         self.lines.append(s)
 
-    def class_name(self, base):
+    def class_name(self, base, fixed=None):
+        if fixed is not None:
+            if fixed in self.used:
+                raise ValueError(f"derivatives: two entries are named {fixed}")
+            self.used.add(fixed)
+            return fixed
         # str.title() per word, as torch's codegen does: a letter after a digit is capitalised too
         # (upsample_bilinear2d -> UpsampleBilinear2D, max_pool2d_with_indices -> MaxPool2DWithIndices)
         # and drops a trailing "Forward" (nll_loss_forward -> NllLossBackward0), as its create_op_name does
         camel = ("".join(p.title() for p in base.strip("_").split("_")) + "Backward").replace("ForwardBackward",
                                                                                            "Backward")
-        n = self.class_names[camel]
-        self.class_names[camel] += 1
-        return f"{camel}{n}"
+        while True:
+            n = self.class_names[camel]
+            self.class_names[camel] += 1
+            name = f"{camel}{n}"
+            if name not in self.reserved and name not in self.used:
+                self.used.add(name)
+                return name
 
 
 def _py(name):
@@ -719,6 +736,8 @@ def emit(fns):
     known = ops | set(dir(builtins)) | {"_aten"}
     explicit = {str(e.fn.func.name) for e in entries}
     class_names = Counter()
+    reserved = {e.node for e in entries if e.node}
+    used = set()
     registered = []     # (family, fn)
     files = {}
     families = []
@@ -726,7 +745,7 @@ def emit(fns):
         if e.family not in families:
             families.append(e.family)
     for family in families:
-        w = Writer(class_names)
+        w = Writer(class_names, reserved, used)
         for e in (x for x in entries if x.family == family):
             fn = e.fn
             if e.nondiff_outputs:
@@ -734,7 +753,7 @@ def emit(fns):
                 registered.append((family, fn))
                 continue
             base = str(fn.func.name.name).rstrip("_")
-            cls = w.class_name(base)
+            cls = w.class_name(base, e.node)
             uses, saved = emit_node(w, e, cls)
             inplace = any(a.is_write for a in e.all_args)
             emit_kernel(w, e, fn, cls, uses, saved, inplace)

@@ -3,7 +3,7 @@ object, graph breaks, resume functions and recompiles), and its public helpers."
 from . import config, exc, utils  # noqa: F401
 from .backends.registry import list_backends, lookup_backend, register_backend  # noqa: F401
 from .eval_frame import OptimizedModule, optimize, reset as _reset_caches  # noqa: F401
-from .symbolic_convert import _SPECIAL_FUNCTIONS, _allowed_in_graph, _disallowed
+from .trace_rules import _SPECIAL_FUNCTIONS, _allowed_in_graph, _disallowed
 
 __all__ = ["list_backends", "lookup_backend", "register_backend", "reset", "explain", "mark_dynamic", "mark_static", "graph_break", "disable", "allow_in_graph",
            "disallow_in_graph", "config", "exc", "utils", "OptimizedModule", "optimize"]

@@ -14,9 +14,12 @@ from ember.nn import Module
 from . import utils
 from .exc import RestartAnalysis, Unsupported
 from .guards import ClosureSource, LocalSource
+from .opcodes import split_call, split_call_ex
 from .output_graph import OutputGraph
 from .resume_execution import in_exception_range, resume_code
-from .symbolic_convert import InstructionTranslator, _RealCell, _disallowed
+from .symbolic_convert import InstructionTranslator
+from .trace_rules import _disallowed
+from .variables.builder import RealCellVariable
 
 MAX_RESTARTS = 64
 # filled by eval_frame (which calls capture): what the code generated at a break calls at run time
@@ -43,10 +46,17 @@ def capture(state, L, G, C):
         output.dynamic_dims = state.dynamic_dims
         tx = InstructionTranslator(output, code, G, {}, {}, breaks)
         try:
-            for i, name in enumerate(frame_arg_names(code)):
-                tx.locals[name] = tx.wrap(L[i], LocalSource(i, name))
+            names = frame_arg_names(code)
+            n_plain = code.co_argcount + code.co_kwonlyargcount
+            star = n_plain if code.co_flags & 0x04 else None
+            dstar = n_plain + (star is not None) if code.co_flags & 0x08 else None
+            for i, name in enumerate(names):
+                src = LocalSource(i, name)
+                # the binder always gives *args as a tuple and **kwargs as a dict: no TYPE_MATCH needed
+                src.known_type = tuple if i == star else dict if i == dstar else None
+                tx.locals[name] = tx.wrap(L[i], src)
             for i, name in enumerate(code.co_freevars):
-                tx.cells[name] = _RealCell(C[i], ClosureSource(i))
+                tx.cells[name] = RealCellVariable(C[i], ClosureSource(i))
         except Unsupported as e:
             raise SkipFrame(f"an argument cannot be tracked: {e.reason}") from None
         try:
@@ -106,24 +116,21 @@ def _build_entry(state, tx, output, result):
         return "(" + "".join(e + ", " for e in exprs) + ")"
 
     op = inst.opname
-    if op in ("CALL", "CALL_FUNCTION_EX"):
-        if op == "CALL":
-            argc = inst.arg
-            items = stack[len(stack) - argc - 2:]
-            rest = stack[:len(stack) - argc - 2]
-            kw = tx.kw_names or ()
-            if isinstance(items[0], NullVariable):
-                fn, args = items[1], items[2:]
-            else:
-                fn, args = items[0], items[1:]
-            kwargs = dict(zip(kw, args[len(args) - len(kw):])) if kw else {}
-            args = args[:len(args) - len(kw)]
+    if op in ("CALL", "CALL_KW", "CALL_FUNCTION_EX"):
+        if op in ("CALL", "CALL_KW"):
+            kw_items = 1 if op == "CALL_KW" else 0          # 3.13: the keyword names are on the stack
+            n = inst.arg + 2 + kw_items
+            items = stack[len(stack) - n:]
+            rest = stack[:len(stack) - n]
+            kw = items[-1].as_python_constant() if kw_items else (tx.kw_names or ())
+            fn, args, kwargs = split_call(items[:len(items) - kw_items], kw)
             star = False
         else:
             n = 4 if inst.arg & 1 else 3
             items = stack[len(stack) - n:]
             rest = stack[:len(stack) - n]
-            fn, args = items[1], items[2]
+            fn, _ = split_call_ex(items[:2])
+            args = items[2]
             kwargs = items[3] if n == 4 else None
             star = True
         placeholder = _ResultSlot()

@@ -18,7 +18,8 @@ from . import config, utils
 from . import convert_frame
 from .convert_frame import SkipFrame, capture
 from .exc import Unsupported
-from .symbolic_convert import SUPPORTED_VERSIONS, _disallowed, _is_ember_leaf
+from .opcodes import SUPPORTED_VERSIONS
+from .trace_rules import _disallowed, _is_ember_leaf
 
 _STATES = {}             # (code, options key) -> FrameState
 _TOTAL_COMPILES = [0]

@@ -1,8 +1,6 @@
-"""torch._dynamo.guards + source.py: where a value came from (sources) and the checks that keep a graph valid.
+"""torch._dynamo.guards: the checks that keep a graph valid, over the sources of source.py.
 
-A source is a Python expression over the frame: `L[i]` (a local, by position), `G['name']` (a global),
-`C[i].cell_contents` (a closure cell), and attribute / item reads on top of those. Each guard is one boolean
-expression over a source; all guards of a cache entry are compiled into one generated function
+Each guard is one boolean expression over a source; all guards of a cache entry are compiled into one generated function
 
     def check(L, G, C):   -> the graph inputs (a tuple) or None
 
@@ -12,78 +10,15 @@ moved since the last check, and the parameters/buffers read that way are cached 
 12-layer model costs the root's identity, the epoch and the inputs' tensor matches per call.
 """
 import itertools
+import re
+import sys
+import weakref
 
 from ember._core.tls import state as _tls
 from ember.nn.modules._hooks import MUTATION_EPOCH
 
-
-class Source:
-    epoch_covered = False      # reached from a guarded module through module attributes only
-
-    def name(self):
-        raise NotImplementedError
-
-    def __repr__(self):
-        return self.name()
-
-    def __eq__(self, other):
-        return type(self) is type(other) and self.name() == other.name()
-
-    def __hash__(self):
-        return hash(self.name())
-
-
-class LocalSource(Source):
-    def __init__(self, index, local_name):
-        self.index, self.local_name = index, local_name
-
-    def name(self):
-        return f"L[{self.index}]"
-
-
-class GlobalSource(Source):
-    def __init__(self, global_name):
-        self.global_name = global_name
-
-    def name(self):
-        return f"G[{self.global_name!r}]"
-
-
-class ClosureSource(Source):
-    def __init__(self, index):
-        self.index = index
-
-    def name(self):
-        return f"C[{self.index}].cell_contents"
-
-
-class AttrSource(Source):
-    def __init__(self, base, attr, epoch_covered=False):
-        self.base, self.attr, self.epoch_covered = base, attr, epoch_covered
-
-    def name(self):
-        return f"{self.base.name()}.{self.attr}"
-
-
-class ItemSource(Source):
-    def __init__(self, base, key, epoch_covered=False):
-        self.base, self.key, self.epoch_covered = base, key, epoch_covered
-
-    def name(self):
-        return f"{self.base.name()}[{self.key!r}]"
-
-
-class ParamSource(ItemSource):
-    """A parameter or buffer of a module: `<module>._parameters['w']` (read once per epoch)."""
-
-
-class TypeSource(Source):
-    def __init__(self, base):
-        self.base = base
-        self.epoch_covered = base.epoch_covered
-
-    def name(self):
-        return f"type({self.base.name()})"
+from .source import (AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource, ParamSource,  # noqa: F401
+                     Source, TypeSource)
 
 
 class Guard:
@@ -108,6 +43,8 @@ class GuardBuilder:
         self.dynamic = {}          # source name -> dims left free by its TENSOR_MATCH
         self.consts = {}
         self._names = itertools.count()
+        self._weak = {}            # id -> object matched by identity, held weakly once compiled
+        self.weakrefs = []
 
     def _const(self, value, hint="K"):
         for k, v in self.consts.items():
@@ -123,9 +60,19 @@ class GuardBuilder:
             self.guards[key] = Guard(kind, source, code, bool(source is not None and source.epoch_covered))
 
     def id_match(self, source, value):
-        self._add("ID_MATCH", source, f"{source.name()} is {self._const(value)}")
+        """`source is value`. As torch does, the object is held by a weak reference (an entry must not keep a
+        model alive): the guard compares ids, and the entry's check fails for good once the object dies."""
+        try:
+            weakref.ref(value)
+        except TypeError:
+            self._add("ID_MATCH", source, f"{source.name()} is {self._const(value)}")
+            return
+        self._weak[id(value)] = value
+        self._add("ID_MATCH", source, f"___id({source.name()}) == {id(value)}")
 
     def type_match(self, source, value):
+        if getattr(source, "known_type", None) is type(value):
+            return                 # *args / **kwargs of the frame: always a tuple / a dict
         self._add("TYPE_MATCH", source, f"type({source.name()}) is {self._const(type(value), 'T')}")
 
     def equals_match(self, source, value):
@@ -173,25 +120,31 @@ class GuardBuilder:
                     parts.append(f"{s}._size[{d}] == {sizes[d]}")
         else:
             parts.append(f"{s}._size == {sizes!r}")
-            parts.append(f"{s}.stride() == {strides!r}")
+            parts.append(f"({s}._stride or {s}.stride()) == {strides!r}")
         self._add("TENSOR_MATCH", source, " and ".join(parts))
         self.guards[("TENSOR_MATCH", s)].sizes = sizes
 
     def global_state(self):
         from ember._core.promotion import get_default_dtype
         from ember._core import dtype as _dt
+        # the thread-local state's __dict__ is read once (cheaper than two attribute reads on threading.local)
         self._add("GLOBAL_STATE", None,
-                  f"S.grad_enabled is {bool(_tls.grad_enabled)} and S.__dict__.get('default_dtype', "
+                  f"(___s := S.__dict__)['grad_enabled'] is {bool(_tls.grad_enabled)} and ___s.get('default_dtype', "
                   f"{self._const(_dt.float32, 'D')}) is {self._const(get_default_dtype(), 'D')}")
 
     def compile(self, fresh_inputs, epoch_inputs):
-        """The check function of one entry: (L, G, C) -> tuple of graph inputs, or None."""
+        """The check function of one entry: (L, G, C) -> tuple of graph inputs, or None.
+
+        The per-call guards form one `and` chain in which every source read more than once is evaluated once
+        (bound to a local by `:=` at its first read); the epoch-covered guards run only when the module epoch
+        moved, and re-read the parameters then."""
         fast = [g.code for g in self.guards.values() if not g.epoch_covered]
         slow = [g.code for g in self.guards.values() if g.epoch_covered]
-        fresh = "".join(f"{s.name()}, " for s in fresh_inputs)
+        cond, names = _common_reads(" and ".join(fast), self._source_names())
+        fresh = _substitute("".join(f"{s.name()}, " for s in fresh_inputs), names)
         lines = ["def ___check(L, G, C):"]
         if fast:
-            lines.append(f"    if not ({' and '.join(fast)}):")
+            lines.append(f"    if not ({cond}):")
             lines.append("        return None")
         if slow or epoch_inputs:
             lines.append("    if EP[0] != E[0]:")
@@ -202,28 +155,44 @@ class GuardBuilder:
             lines.append(f"    return ({fresh})")
         rev = ["def ___revalidate(L, G, C):"]
         if slow:
-            rev.append(f"    if not ({' and '.join(slow)}):")
+            slow_cond, _ = _common_reads(" and ".join(slow), self._source_names())
+            rev.append(f"    if not ({slow_cond}):")
             rev.append("        return False")
         rev.append(f"    P[0] = ({''.join(f'{s.name()}, ' for s in epoch_inputs)})")
         rev.append("    E[0] = EP[0]")
         rev.append("    return True")
         from ember._core.promotion import get_default_dtype
-        import sys
         ns = dict(self.consts, EP=MUTATION_EPOCH, E=[None], P=[()], S=_tls, ___default_dtype=get_default_dtype,
-                  ___modules=sys.modules)
+                  ___modules=sys.modules, ___id=id)
         src = "\n".join(rev) + "\n\n" + "\n".join(lines) + "\n"
         exec(compile(src, "<ember guards>", "exec"), ns)
         check = ns["___check"]
         check.source = src
         check.revalidate = ns["___revalidate"]
+        # objects matched by identity: from now on held weakly; when one dies the check fails for good
+        dead = _dead_check.__code__
+
+        def died(_ref, check=check, cache=ns["P"]):
+            check.__code__ = dead
+            cache[0] = ()
+        self.weakrefs = [weakref.ref(v, died) for v in self._weak.values()]
+        self._weak = {}
         return check
+
+    def _source_names(self):
+        names = set()
+        for g in self.guards.values():
+            src = g.source
+            while src is not None:
+                names.add(src.name())
+                src = getattr(src, "base", None) or getattr(src, "inner", None)
+        return names
 
     def failure_reason(self, L, G, C):
         """The first guard that fails on (L, G, C), as text (for recompile messages)."""
         from ember._core.promotion import get_default_dtype
-        import sys
         ns = dict(self.consts, EP=MUTATION_EPOCH, S=_tls, ___default_dtype=get_default_dtype, L=L, G=G, C=C,
-                  ___modules=sys.modules)
+                  ___modules=sys.modules, ___id=id)
         for g in self.guards.values():
             try:
                 ok = eval(g.code, ns)
@@ -232,3 +201,37 @@ class GuardBuilder:
             if not ok:
                 return g.code
         return None
+
+
+def _dead_check(L, G, C):
+    """The check of an entry one of whose identity-matched objects died: never matches."""
+    return None
+
+
+def _pattern(name):
+    # a source expression not preceded by a name character, a dot or `]` (`L[1]` is not found in `XL[1]`)
+    return re.compile(r"(?<![\w.\]])" + re.escape(name) + r"(?!\w)")
+
+
+def _common_reads(cond, source_names):
+    """Rewrite the `and` chain `cond` so that each source expression read at least twice is evaluated once:
+    its first read (the first evaluated: the chain runs left to right) becomes `(___vN := expr)`, the others
+    `___vN`. Longest names first, so `L[1][0]` is bound before `L[1]` inside it is. Returns (cond, {name: var})."""
+    names = {}
+    for i, name in enumerate(sorted(source_names, key=lambda n: (-len(n), n))):
+        pat = _pattern(name)
+        hits = list(pat.finditer(cond))
+        if len(hits) < 2 or name.isidentifier():
+            continue
+        var = f"___v{i}"
+        first = hits[0]
+        rest = pat.sub(var, cond[first.end():])
+        cond = cond[:first.start()] + f"({var} := {name})" + rest
+        names[name] = var
+    return cond, names
+
+
+def _substitute(text, names):
+    for name in sorted(names, key=len, reverse=True):
+        text = _pattern(name).sub(names[name], text)
+    return text

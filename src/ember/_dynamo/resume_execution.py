@@ -1,4 +1,4 @@
-"""torch._dynamo.resume_execution: continuation functions after a graph break (CPython 3.11, 3.12).
+"""torch._dynamo.resume_execution: continuation functions after a graph break (CPython 3.11 to 3.13).
 
 A resume function is the frame's original bytecode with a prologue in front:
 
@@ -8,7 +8,7 @@ A resume function is the frame's original bytecode with a prologue in front:
     PUSH_NULL / LOAD_FAST s_i (rebuild the value stack)
     EXTENDED_ARG ... JUMP_FORWARD <offset>
 
-Its parameters are every local of the original code followed by the stack values (`___stack0`...); on 3.11/12
+Its parameters are every local of the original code followed by the stack values (`___stack0`...); on 3.11-3.13
 every jump is relative, so the original bytes run unchanged after the prologue. The location table gets a
 no-location entry for the prologue, the exception table's offsets shift by the prologue's length, and
 `LOAD_DEREF`-family arguments (indices past the locals) shift by the number of stack parameters.
@@ -107,8 +107,8 @@ def resume_code(code, offset, null_mask, unbound):
     rc = _CACHE.get(key)
     if rc is not None:
         return rc
-    if sys.version_info[:2] not in ((3, 11), (3, 12)):
-        raise Unsupported("resume functions are implemented for CPython 3.11 and 3.12")
+    if sys.version_info[:2] not in ((3, 11), (3, 12), (3, 13)):
+        raise Unsupported("resume functions are implemented for CPython 3.11 to 3.13")
     if code.co_cellvars:
         raise Unsupported("graph break in a function whose locals are captured by a closure (cell variables)")
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):

@@ -32,3 +32,8 @@ def user_location(code, offset):
             line = ln
             break
     return f"{code.co_filename}:{line if line is not None else code.co_firstlineno}"
+
+
+def qualified_name(fn):
+    """The name of a callable for messages: its qualname, name, or str()."""
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or str(fn)

@@ -86,7 +86,9 @@ class GraphLowering:
                 val = node.meta.get("val")
                 if not isinstance(val, Tensor):
                     raise UnsupportedGraph(f"graph input {node.name} is not a tensor ({type(val).__name__})")
-                buf = InputBuffer(f"arg{position}", _layout_of(val), position=position)
+                # a non-dense example (an expanded tangent) is compiled as contiguous: the wrapper copies
+                # any input whose strides differ from the compiled ones
+                buf = InputBuffer(f"arg{position}", _dense_layout(val), position=position)
                 self.inputs.append(buf)
                 self.env[node] = buf.view()
                 position += 1
@@ -163,7 +165,7 @@ class GraphLowering:
         for v in vals:
             if isinstance(v, Node):
                 x = self.env[v]
-                meta = v.meta.get("val")
+                meta = v.meta.get("val") if v.op != "get_attr" else _attr(self.gm, v.target)
                 if x is None or not isinstance(meta, Tensor):
                     self.outputs.append(None)
                     self.output_consts.append(x)

@@ -135,18 +135,18 @@ def out_error(name):
                        "but one of the arguments requires grad.")
 
 
-class NotImplementedBackward(Node):
+class NotImplemented(Node):   # noqa: A001  (torch's class name; this module never uses the builtin)
     """grad_fn of outputs of an op with no derivative formula: differentiating through it raises."""
 
     def __init__(self, qualname):
         super().__init__()
-        self._op_name = qualname
+        self._op_name = qualname.split(".")[0]     # torch names the op without its overload
 
     def name(self):
-        return "NotImplemented"
+        return "torch::autograd::NotImplemented"   # torch reports the C++ class name
 
     def apply(self, grads):
-        raise RuntimeError(f"the derivative for '{self._op_name}' is not implemented.")
+        raise RuntimeError(f"derivative for {self._op_name} is not implemented")
 
 
 def _tensor_args(args, kwargs):
@@ -183,7 +183,7 @@ def autograd_fallback(op, below):
         outs = [result] if isinstance(result, Tensor) else [r for r in (result if isinstance(result, (tuple, list)) else ()) if isinstance(r, Tensor)]
         if not any(differentiable(o) for o in outs):
             return result
-        node = NotImplementedBackward(qual)
+        node = NotImplemented(qual)
         node.next_edges = tuple(edge(t) for t in tensors)
         if mutable:
             for o in outs:

@@ -16,7 +16,7 @@ from ._atomic import atomic_write
 from ._pickler import GlobalRef, Pickler, _fresh_str
 from ._weights_only import (LoadedStorage, RestrictedUnpickler, StorageType, default_allowlist,
                             globals_in_pickle, map_python2_name, user_globals)
-from ._zip import ZipReader, ZipWriter, _crc32
+from ._zip import ZipReader, ZipWriter
 
 __all__ = ["save", "load", "get_unsafe_globals_in_checkpoint"]
 
@@ -24,8 +24,6 @@ DEFAULT_PROTOCOL = 2
 LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 LEGACY_PROTOCOL_VERSION = 1001
 _ZIP_MAGIC = b"PK\x03\x04"
-_CRC_THREADS = 2
-_CRC_MIN_BYTES = 1 << 20   # checksum small records inline, big ones in a worker thread
 
 _REBUILD_V2 = GlobalRef("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_V3 = GlobalRef("torch._utils", "_rebuild_tensor_v3")
@@ -147,30 +145,20 @@ def _write_zip(stream, archive_name: str, data_pkl: bytes, storages: list,
     w.write_record(".storage_alignment", b"64")
     if not disable_byteorder_record:
         w.write_record("byteorder", sys.byteorder.encode("ascii"))
-    buffers = []
-    for st in storages:
-        arr = _tensors.storage_array(st)
-        if arr is None:   # meta storage saved directly: torch writes no bytes for it either
-            arr = np.zeros(_tensors.storage_nbytes(st), dtype=np.uint8)
-        buffers.append(arr)
-    big = [i for i, b in enumerate(buffers) if b.nbytes >= _CRC_MIN_BYTES]
-    futures = {}
-    pool = None
-    if big:
-        pool = ThreadPoolExecutor(max_workers=_CRC_THREADS)
-        futures = {i: pool.submit(_crc32, buffers[i]) for i in big}
     try:
-        for i, arr in enumerate(buffers):
-            # big records: written while a worker checksums them (the crc goes after the data)
-            w.write_record(f"data/{i}", arr, crc=futures.get(i))
+        for i, st in enumerate(storages):
+            arr = _tensors.storage_array(st)
+            if arr is None:   # meta storage saved directly: torch writes no bytes for it either
+                arr = np.zeros(_tensors.storage_nbytes(st), dtype=np.uint8)
+            # a big record goes to the writer's threads (checksummed and written in pieces)
+            w.write_record(f"data/{i}", arr)
+        w.write_record("version", b"3\n")
+        if disable_byteorder_record:
+            w.write_record("byteorder", sys.byteorder.encode("ascii"))
+        w.write_record(".data/serialization_id", w.serialization_id().encode("ascii"))
+        w.finish()
     finally:
-        if pool is not None:
-            pool.shutdown(wait=True)
-    w.write_record("version", b"3\n")
-    if disable_byteorder_record:
-        w.write_record("byteorder", sys.byteorder.encode("ascii"))
-    w.write_record(".data/serialization_id", w.serialization_id().encode("ascii"))
-    w.finish()
+        w.close()
 
 
 def _is_path(f) -> bool:

@@ -8,10 +8,18 @@ zip64 locator and the classic end record.
 """
 from __future__ import annotations
 
+import io
+import os
+import stat
 import struct
 import threading
 import zlib
 from dataclasses import dataclass
+
+try:
+    import fcntl
+except ImportError:   # Windows
+    fcntl = None
 
 ALIGNMENT = 64
 _U32_MAX = 0xFFFFFFFF
@@ -162,6 +170,53 @@ class _UnorderedSetOrder:
 
 
 # ---------------------------------------------------------------------------------------------
+# CRC-32 of a record checksummed in pieces
+#
+# Big records are checksummed piece by piece on several threads; crc32_combine joins the pieces'
+# CRCs. CRC-32 is the remainder of the message polynomial modulo P (bit-reflected: the value
+# 1 << 31 stands for x^0), so crc(A || B) = crc(A) * x^(8 |B|) mod P  xor  crc(B) (the initial and
+# final inversions of the register cancel out).
+# ---------------------------------------------------------------------------------------------
+
+_CRC_POLY = 0xEDB88320
+
+
+def _multmodp(a: int, b: int) -> int:
+    """a * b modulo P, both bit-reflected polynomials."""
+    m = 1 << 31
+    prod = 0
+    while a:
+        if a & m:
+            prod ^= b
+            a ^= m
+        m >>= 1
+        b = (b >> 1) ^ _CRC_POLY if b & 1 else b >> 1
+    return prod
+
+
+_X2N = [1 << 30]                  # x^(2^k) mod P: x^1, x^2, x^4, ...
+for _ in range(31):
+    _X2N.append(_multmodp(_X2N[-1], _X2N[-1]))
+
+
+def _x8nmodp(n: int) -> int:
+    """x^(8 n) mod P: the shift of a CRC over n zero bytes."""
+    p = 1 << 31                   # x^0
+    k = 3
+    while n:
+        if n & 1:
+            p = _multmodp(_X2N[k % 32], p)
+        n >>= 1
+        k += 1
+    return p
+
+
+def crc32_combine(crc1: int, crc2: int, len2: int) -> int:
+    """The CRC-32 of A + B from crc32(A), crc32(B) and len(B) (zlib's crc32_combine)."""
+    return _multmodp(_x8nmodp(len2), crc1) ^ crc2
+
+
+# ---------------------------------------------------------------------------------------------
 # writer
 # ---------------------------------------------------------------------------------------------
 
@@ -170,9 +225,11 @@ class _Written:
     name: bytes
     header_offset: int
     flags: int
-    crc: int
+    crc: int | None            # None while the record's pieces are still being written
     size: int
     zip64_extra: bytes
+    pieces: list | None = None         # futures: CRC-32 of each piece, in order
+    descriptor_at: int = 0             # writer offset of its data descriptor (written last)
 
 
 def _nbytes(data) -> int:
@@ -192,9 +249,61 @@ def _crc32(data) -> int:
     return zlib.crc32(memoryview(data).cast("B")) & 0xFFFFFFFF
 
 
+def _pwrite_all(fd: int, data, offset: int) -> None:
+    mv = memoryview(data)
+    done = 0
+    while done < mv.nbytes:
+        n = os.pwrite(fd, mv[done:], offset + done)
+        if n <= 0:
+            raise OSError(f"short write at offset {offset + done}")
+        done += n
+
+
+def _crc_and_pwrite(fd: int, mv: memoryview, offset: int) -> int:
+    """Checksum and write one piece, a chunk at a time (the chunk is still in the cpu cache when
+    the kernel copies it); returns the piece's CRC-32."""
+    crc = 0
+    for start in range(0, mv.nbytes, _CHUNK):
+        chunk = mv[start:start + _CHUNK]
+        crc = zlib.crc32(chunk, crc)
+        _pwrite_all(fd, chunk, offset + start)
+    return crc
+
+
+_PARALLEL_MIN_BYTES = 1 << 20     # records this big go to the writer threads
+_PIECE = 8 << 20                  # one thread's unit of work
+_CHUNK = 1 << 20                  # checksummed, then written
+_WRITE_THREADS = 2
+
+
+def _positional_fd(stream):
+    """(fd, offset of the stream's position) when records can be written with os.pwrite into a
+    regular file behind ``stream`` (what ``open(path, "wb")`` returns), else (None, 0). Wrappers
+    that transform the bytes (gzip, ...) are not of these exact types and keep plain writes."""
+    if type(stream) not in (io.BufferedWriter, io.BufferedRandom, io.FileIO) or not hasattr(os, "pwrite"):
+        return None, 0
+    try:
+        fd = stream.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None, 0
+        if fcntl is not None and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
+            return None, 0        # pwrite appends on an O_APPEND descriptor
+        stream.flush()
+        return fd, stream.tell()
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None, 0
+
+
 class ZipWriter:
     """Writes records in torch's layout to a binary stream.  Offsets are counted from the first
-    byte this writer emits (like torch's miniz writer)."""
+    byte this writer emits (like torch's miniz writer).
+
+    Every offset follows from the sizes of the records before it, so when the stream is a regular
+    file the writer places each record with ``os.pwrite`` and hands the big ones to a few threads
+    that checksum and write them piece by piece (zlib.crc32 and pwrite release the GIL); the data
+    descriptors, which hold the CRCs, are filled in once the pieces are done. Other streams
+    (BytesIO, sockets, wrappers) get the same bytes written in order. Call ``close()`` (``finish``
+    does) before the file is closed: it waits for the threads."""
 
     def __init__(self, stream, archive_name: str, alignment: int = ALIGNMENT):
         self._f = stream
@@ -204,18 +313,31 @@ class ZipWriter:
         self._written: list[_Written] = []
         self._names: set[str] = set()
         self._name_order = _UnorderedSetOrder()
-        self._crc_combined = 0
         self._finished = False
+        self._fd, self._base = _positional_fd(stream)
+        self._pool = None
+        self._pending: list[_Written] = []
 
     def _write(self, data) -> None:
         n = _nbytes(data)
         if n:
-            self._f.write(data)
+            if self._fd is not None:
+                _pwrite_all(self._fd, data, self._base + self._pos)
+            else:
+                self._f.write(data)
         self._pos += n
 
+    def _submit(self, mv: memoryview, offset: int) -> list:
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+            self._pool = ThreadPoolExecutor(max_workers=_WRITE_THREADS)
+        return [self._pool.submit(_crc_and_pwrite, self._fd, mv[s:s + _PIECE], offset + s)
+                for s in range(0, mv.nbytes, _PIECE)]
+
     def write_record(self, name: str, data, crc=None) -> None:
-        """Write one record; ``data`` is any contiguous buffer (bytes, memoryview, numpy array).
-        ``crc`` may be given (an int, or a future whose result is the crc32 of ``data``)."""
+        """Write one record; ``data`` is any contiguous buffer (bytes, memoryview, numpy array)
+        that must stay unchanged until ``finish``.  ``crc`` may be given (an int, or a future
+        whose result is the crc32 of ``data``)."""
         if name in self._names:
             raise RuntimeError(f"record {name!r} written twice")
         self._names.add(name)
@@ -238,27 +360,65 @@ class ZipWriter:
         header = struct.pack(
             "<4sHHHHHIIIHH", _LOCAL_SIG, 0, flags, 0, 0, 0, 0, 0, 0, len(full), len(extra))
         self._write(header + full + extra)
-        self._write(mv)
-        if crc is None:
-            crc = _crc32(mv) if size else 0
-        elif not isinstance(crc, int):   # a future computing it in another thread
-            crc = crc.result()
-        if size:
-            if zip64:
-                self._write(struct.pack("<4sIQQ", _DESCRIPTOR_SIG, crc, size, size))
-            else:
-                self._write(struct.pack("<4sIII", _DESCRIPTOR_SIG, crc, size, size))
-            self._crc_combined = _hash_combine(self._crc_combined, crc)
-        self._name_order.add(name.encode("utf-8"))
         cd_zip64 = _zip64_extra(size if big_size else None, header_offset if big_offset else None)
-        self._written.append(_Written(full, header_offset, flags, crc, size, cd_zip64))
+        written = _Written(full, header_offset, flags, None, size, cd_zip64)
+        if self._fd is not None and crc is None and size >= _PARALLEL_MIN_BYTES:
+            written.pieces = self._submit(mv, self._base + self._pos)
+            self._pos += size
+            written.descriptor_at = self._pos
+            self._pos += 24 if zip64 else 16
+            self._pending.append(written)
+        else:
+            self._write(mv)
+            if crc is None:
+                crc = _crc32(mv) if size else 0
+            elif not isinstance(crc, int):   # a future computing it in another thread
+                crc = crc.result()
+            written.crc = crc
+            if size:
+                self._write(self._descriptor(written))
+        self._name_order.add(name.encode("utf-8"))
+        self._written.append(written)
+
+    @staticmethod
+    def _descriptor(w: _Written) -> bytes:
+        if w.zip64_extra:          # a zip64 record (size or offset past 4 GiB): 64-bit sizes
+            return struct.pack("<4sIQQ", _DESCRIPTOR_SIG, w.crc, w.size, w.size)
+        return struct.pack("<4sIII", _DESCRIPTOR_SIG, w.crc, w.size, w.size)
+
+    def _complete_pending(self) -> None:
+        """Wait for the threads; give each big record its CRC and write its data descriptor."""
+        pending, self._pending = self._pending, []
+        for w in pending:
+            crc, left = 0, w.size
+            for f in w.pieces:
+                piece_len = min(_PIECE, left)
+                crc = crc32_combine(crc, f.result(), piece_len)
+                left -= piece_len
+            w.crc, w.pieces = crc, None
+            _pwrite_all(self._fd, self._descriptor(w), self._base + w.descriptor_at)
+
+    def close(self) -> None:
+        """Wait for (or, after an error, drain) the writer threads; safe to call twice."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
     def serialization_id(self) -> str:
-        return "%020d%020d" % (self._name_order.combined_hash(), self._crc_combined)
+        self._complete_pending()
+        crc_combined = 0
+        for w in self._written:
+            if w.size:
+                crc_combined = _hash_combine(crc_combined, w.crc)
+        return "%020d%020d" % (self._name_order.combined_hash(), crc_combined)
 
     def finish(self) -> None:
         if self._finished:
             return
+        try:
+            self._complete_pending()
+        finally:
+            self.close()
         self._finished = True
         cd_offset = self._pos
         parts = []
@@ -270,14 +430,16 @@ class ZipWriter:
             parts.append(w.name)
             parts.append(w.zip64_extra)
         cd = b"".join(parts)
-        self._write(cd)
-        zip64_eocd_offset = self._pos
+        zip64_eocd_offset = self._pos + len(cd)
         n = len(self._written)
-        self._write(struct.pack("<4sQHHIIQQQQ", _ZIP64_EOCD_SIG, 44, 0x031E, 45, 0, 0, n, n,
-                                len(cd), cd_offset))
-        self._write(struct.pack("<4sIQI", _ZIP64_LOCATOR_SIG, 0, zip64_eocd_offset, 1))
-        self._write(struct.pack("<4sHHHHIIH", _EOCD_SIG, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF),
-                                min(len(cd), _U32_MAX), min(cd_offset, _U32_MAX), 0))
+        tail = (struct.pack("<4sQHHIIQQQQ", _ZIP64_EOCD_SIG, 44, 0x031E, 45, 0, 0, n, n, len(cd),
+                            cd_offset)
+                + struct.pack("<4sIQI", _ZIP64_LOCATOR_SIG, 0, zip64_eocd_offset, 1)
+                + struct.pack("<4sHHHHIIH", _EOCD_SIG, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF),
+                              min(len(cd), _U32_MAX), min(cd_offset, _U32_MAX), 0))
+        self._write(cd + tail)
+        if self._fd is not None:
+            self._f.seek(self._base + self._pos)   # leave the stream after the archive
 
 
 # ---------------------------------------------------------------------------------------------
@@ -471,13 +633,14 @@ class ZipReader:
                 f"has {got:#010x}); the file is corrupt")
 
     def read_into(self, name: str, out) -> None:
-        """Read record ``name`` into the writable buffer ``out`` (sizes must match)."""
+        """Read record ``name`` into the writable buffer ``out`` (sizes must match).  A deflated
+        record is inflated piece by piece straight into ``out``: no second full-size copy."""
         rec = self.get(name)
         mv = memoryview(out).cast("B")
         if mv.nbytes != rec.size:
             raise ZipFormatError(f"record {name}: size {rec.size} does not match {mv.nbytes}")
         if rec.method != 0:
-            mv[:] = self.read(name, check_crc=False)
+            self._inflate_into(name, rec, mv)
             return
         with self._lock:
             self._f.seek(rec.data_offset)
@@ -493,3 +656,39 @@ class ZipReader:
                 if not n:
                     raise ZipFormatError(f"record {name}: short read (file truncated?)")
                 got += n
+
+    _INFLATE_IN = 1 << 20      # compressed bytes read at a time
+    _INFLATE_OUT = 1 << 20     # at most this much inflated output is held outside ``out``
+
+    def _inflate_into(self, name: str, rec: Record, mv: memoryview) -> None:
+        d = zlib.decompressobj(-15)
+        pos, end = rec.data_offset, rec.data_offset + rec.compressed_size
+        got = 0
+        too_long = False
+        try:
+            while not d.eof:
+                if d.unconsumed_tail:
+                    data = d.unconsumed_tail
+                elif pos < end:
+                    data = self._pread(pos, min(self._INFLATE_IN, end - pos))
+                    pos += len(data)
+                else:
+                    break                     # input used up before the end of the stream
+                # one byte more than fits, so that too long a stream is noticed
+                piece = d.decompress(data, min(self._INFLATE_OUT, rec.size - got + 1))
+                if got + len(piece) > rec.size:
+                    too_long = True
+                    break
+                mv[got:got + len(piece)] = piece
+                got += len(piece)
+            if not d.eof and not too_long:
+                rest = d.flush()
+                too_long = got + len(rest) > rec.size
+                if not too_long:
+                    mv[got:got + len(rest)] = rest
+                    got += len(rest)
+        except zlib.error as e:
+            raise ZipFormatError(f"record {name}: corrupt deflate data ({e})") from None
+        if too_long or got != rec.size:
+            raise ZipFormatError(f"record {name}: the inflated data does not have the {rec.size} "
+                                 "bytes the archive records")

@@ -6,4 +6,4 @@ from .lists import ListVariable, TupleVariable, DictVariable, IteratorVariable  
 from .functions import (UserFunctionVariable, NestedFunctionVariable, UserMethodVariable,  # noqa: F401
                         BuiltinVariable, TorchVariable, MethodVariable)
 from .nn_module import NNModuleVariable  # noqa: F401
-from .user_defined import UserObjectVariable, GradModeVariable  # noqa: F401
+from .user_defined import UserObjectVariable, GradModeVariable, WithExitVariable  # noqa: F401

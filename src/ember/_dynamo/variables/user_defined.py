@@ -22,3 +22,17 @@ class GradModeVariable(VariableTracker):
     def __init__(self, mode):
         self.mode = mode
         self.prev = None
+
+
+class WithExitVariable(VariableTracker):
+    """The `__exit__` that BEFORE_WITH pushes for a grad-mode block: calling it restores the previous mode."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def exit(self, tx):
+        from .constant import ConstantVariable
+        tx.set_grad(self.ctx.prev)
+        if tx.block_stack and tx.block_stack[-1] is self.ctx:
+            tx.block_stack.pop()
+        return ConstantVariable(None)

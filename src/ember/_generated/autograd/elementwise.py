@@ -958,7 +958,7 @@ def div__Tensor_mode(self, other, *, rounding_mode):
 _self_div__Tensor_mode = div__Tensor_mode   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class RemainderBackward0(_Node):
+class RemainderBackward1(_Node):
     _op_name = 'aten::remainder.Tensor'
     _complex = 'conj'
 
@@ -1019,7 +1019,7 @@ def remainder_Tensor(self, other):
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_remainder_Tensor.redispatch(_below_ks((self, other)), self, other)
-    _n = RemainderBackward0()
+    _n = RemainderBackward1()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_other = _SV(other)
@@ -1051,7 +1051,7 @@ def remainder__Tensor(self, other):
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_remainder__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _n = RemainderBackward0()
+    _n = RemainderBackward1()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_other = _SV(other)
@@ -2223,7 +2223,7 @@ def sigmoid_(self):
 _self_sigmoid_ = sigmoid_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ClampBackward0(_Node):
+class ClampBackward1(_Node):
     _op_name = 'aten::clamp'
     _complex = 'conj'
 
@@ -2273,7 +2273,7 @@ def clamp(self, min=None, max=None):
     _need = _rg(self)
     if not _need:
         return _OP_clamp.redispatch(_below_ks((self, min, max)), self, min, max)
-    _n = ClampBackward0()
+    _n = ClampBackward1()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_max = max
@@ -2307,7 +2307,7 @@ def clamp_(self, min=None, max=None):
     _need = _rg(self)
     if not _need:
         return _OP_clamp_.redispatch(_below_ks((self, min, max)), self, min, max)
-    _n = ClampBackward0()
+    _n = ClampBackward1()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_max = max
@@ -2323,7 +2323,7 @@ def clamp_(self, min=None, max=None):
 _self_clamp_ = clamp_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class ClampBackward1(_Node):
+class ClampBackward0(_Node):
     _op_name = 'aten::clamp.Tensor'
     _complex = 'conj'
 
@@ -2403,7 +2403,7 @@ def clamp_Tensor(self, min=None, max=None):
     _need = _rg(self) or _rg(min) or _rg(max)
     if not _need:
         return _OP_clamp_Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
-    _n = ClampBackward1()
+    _n = ClampBackward0()
     _n.next_edges = (_edge(self), _edge(min), _edge(max), )
     if _rg(self) or _rg(min) or _rg(max):
         _n.s_max = _SV(max)
@@ -2437,7 +2437,7 @@ def clamp__Tensor(self, min=None, max=None):
     _need = _rg(self) or _rg(min) or _rg(max)
     if not _need:
         return _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
-    _n = ClampBackward1()
+    _n = ClampBackward0()
     _n.next_edges = (_edge(self), _edge(min), _edge(max), )
     if _rg(self) or _rg(min) or _rg(max):
         _n.s_max = _SV(max)
@@ -5983,7 +5983,7 @@ def lerp__Tensor(self, end, weight):
 _self_lerp__Tensor = lerp__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class FmodBackward0(_Node):
+class FmodBackward1(_Node):
     _op_name = 'aten::fmod.Tensor'
     _complex = 'conj'
 
@@ -6044,7 +6044,7 @@ def fmod_Tensor(self, other):
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_fmod_Tensor.redispatch(_below_ks((self, other)), self, other)
-    _n = FmodBackward0()
+    _n = FmodBackward1()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_other = _SV(other)
@@ -6076,7 +6076,7 @@ def fmod__Tensor(self, other):
     _need = _rg(self) or _rg(other)
     if not _need:
         return _OP_fmod__Tensor.redispatch(_below_ks((self, other)), self, other)
-    _n = FmodBackward0()
+    _n = FmodBackward1()
     _n.next_edges = (_edge(self), _edge(other), )
     if _rg(other):
         _n.s_other = _SV(other)
@@ -6090,7 +6090,7 @@ def fmod__Tensor(self, other):
 _self_fmod__Tensor = fmod__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class FmodBackward1(_Node):
+class FmodBackward0(_Node):
     _op_name = 'aten::fmod.Scalar'
     _complex = 'conj'
 
@@ -6134,7 +6134,7 @@ def fmod_Scalar(self, other):
     _need = _rg(self)
     if not _need:
         return _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
-    _n = FmodBackward1()
+    _n = FmodBackward0()
     _n.next_edges = (_edge(self), )
     _res = _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -6162,7 +6162,7 @@ def fmod__Scalar(self, other):
     _need = _rg(self)
     if not _need:
         return _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
-    _n = FmodBackward1()
+    _n = FmodBackward0()
     _n.next_edges = (_edge(self), )
     _res = _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)

@@ -205,7 +205,7 @@ def index_put_(self, indices, values, accumulate=False):
 _self_index_put_ = index_put_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class IndexFillBackward0(_Node):
+class IndexFillBackward1(_Node):
     _op_name = 'aten::index_fill.int_Tensor'
     _complex = 'conj'
 
@@ -270,7 +270,7 @@ def index_fill_int_Tensor(self, dim, index, value):
     _need = _rg(self) or _rg(value)
     if not _need:
         return _OP_index_fill_int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
-    _n = IndexFillBackward0()
+    _n = IndexFillBackward1()
     _n.next_edges = (_edge(self), _edge(value), )
     if _rg(self) or _rg(value):
         _n.s_dim = dim
@@ -303,7 +303,7 @@ def index_fill__int_Tensor(self, dim, index, value):
     _need = _rg(self) or _rg(value)
     if not _need:
         return _OP_index_fill__int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
-    _n = IndexFillBackward0()
+    _n = IndexFillBackward1()
     _n.next_edges = (_edge(self), _edge(value), )
     if _rg(self) or _rg(value):
         _n.s_dim = dim
@@ -1324,7 +1324,7 @@ def index_copy_(self, dim, index, source):
 _self_index_copy_ = index_copy_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class IndexFillBackward1(_Node):
+class IndexFillBackward0(_Node):
     _op_name = 'aten::index_fill.int_Scalar'
     _complex = 'conj'
 
@@ -1379,7 +1379,7 @@ def index_fill_int_Scalar(self, dim, index, value):
     _need = _rg(self)
     if not _need:
         return _OP_index_fill_int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
-    _n = IndexFillBackward1()
+    _n = IndexFillBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_dim = dim
@@ -1412,7 +1412,7 @@ def index_fill__int_Scalar(self, dim, index, value):
     _need = _rg(self)
     if not _need:
         return _OP_index_fill__int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
-    _n = IndexFillBackward1()
+    _n = IndexFillBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_dim = dim

@@ -900,138 +900,6 @@ def any_dims(*args, **kwargs):
 
 
 class VarBackward0(_Node):
-    _op_name = 'aten::var'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            self = _n.s_self.unpack(_n)
-            unbiased = _n.s_unbiased
-            _r0 = var_backward(grad, self, None, correction_of(unbiased), False)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_var = getattr(_aten.var, 'default')
-
-
-def _jvp_var(_ts, self, unbiased, result):
-    _o = None
-    if _ts[0] is not None:
-        grad = _fw_ones(result)
-        _o = _fw_reduce((var_backward(grad, self, None, correction_of(unbiased), False)) * _ts[0], None, False, result)
-    return _o
-
-
-def var(self, unbiased=True):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_var(self, unbiased)
-            _t = _jvp_var(_ts, self, unbiased, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _need = _rg(self)
-    if not _need:
-        return _OP_var.redispatch(_below_ks((self, unbiased)), self, unbiased)
-    _n = VarBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
-        _n.s_self = _SV(self)
-    if _rg(self):
-        _n.s_unbiased = unbiased
-    _res = _OP_var.redispatch(_below_ks((self, unbiased)), self, unbiased)
-    _set_history(_res, _n)
-    return _res
-
-
-_self_var = var   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class VarBackward1(_Node):
-    _op_name = 'aten::var.dim'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            dim = _n.s_dim
-            keepdim = _n.s_keepdim
-            self = _n.s_self.unpack(_n)
-            unbiased = _n.s_unbiased
-            _r0 = var_backward(grad, self, dim, correction_of(unbiased), keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_var_dim = getattr(_aten.var, 'dim')
-
-
-def _jvp_var_dim(_ts, self, dim, unbiased, keepdim, result):
-    _o = None
-    if _ts[0] is not None:
-        grad = _fw_ones(result)
-        _o = _fw_reduce((var_backward(grad, self, dim, correction_of(unbiased), keepdim)) * _ts[0], dim, keepdim, result)
-    return _o
-
-
-def var_dim(self, dim, unbiased=True, keepdim=False):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_var_dim(self, dim, unbiased, keepdim)
-            _t = _jvp_var_dim(_ts, self, dim, unbiased, keepdim, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _need = _rg(self)
-    if not _need:
-        return _OP_var_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
-    _n = VarBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
-        _n.s_dim = dim
-    if _rg(self):
-        _n.s_keepdim = keepdim
-    if _rg(self):
-        _n.s_self = _SV(self)
-    if _rg(self):
-        _n.s_unbiased = unbiased
-    _res = _OP_var_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
-    _set_history(_res, _n)
-    return _res
-
-
-_self_var_dim = var_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class VarBackward2(_Node):
     _op_name = 'aten::var.correction'
     _complex = 'conj'
 
@@ -1082,7 +950,7 @@ def var_correction(self, dim=None, *, correction=None, keepdim=False):
     _need = _rg(self)
     if not _need:
         return _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
-    _n = VarBackward2()
+    _n = VarBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_correction = correction
@@ -1101,148 +969,6 @@ _self_var_correction = var_correction   # the kernel, for its forward-AD re-entr
 
 
 class StdBackward0(_Node):
-    _op_name = 'aten::std'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            unbiased = _n.s_unbiased
-            _r0 = std_backward(grad, self, result, None, correction_of(unbiased), False)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_result', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_std = getattr(_aten.std, 'default')
-
-
-def _jvp_std(_ts, self, unbiased, result):
-    _o = None
-    if _ts[0] is not None:
-        grad = _fw_ones(result)
-        _o = _fw_reduce((std_backward(grad, self, result, None, correction_of(unbiased), False)) * _ts[0], None, False, result)
-    return _o
-
-
-def std(self, unbiased=True):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_std(self, unbiased)
-            _t = _jvp_std(_ts, self, unbiased, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _need = _rg(self)
-    if not _need:
-        return _OP_std.redispatch(_below_ks((self, unbiased)), self, unbiased)
-    _n = StdBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
-        _n.s_self = _SV(self)
-    if _rg(self):
-        _n.s_unbiased = unbiased
-    _res = _OP_std.redispatch(_below_ks((self, unbiased)), self, unbiased)
-    _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
-    return _res
-
-
-_self_std = std   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class StdBackward1(_Node):
-    _op_name = 'aten::std.dim'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            dim = _n.s_dim
-            keepdim = _n.s_keepdim
-            result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            unbiased = _n.s_unbiased
-            _r0 = std_backward(grad, self, result, dim, correction_of(unbiased), keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_result', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_std_dim = getattr(_aten.std, 'dim')
-
-
-def _jvp_std_dim(_ts, self, dim, unbiased, keepdim, result):
-    _o = None
-    if _ts[0] is not None:
-        grad = _fw_ones(result)
-        _o = _fw_reduce((std_backward(grad, self, result, dim, correction_of(unbiased), keepdim)) * _ts[0], dim, keepdim, result)
-    return _o
-
-
-def std_dim(self, dim, unbiased=True, keepdim=False):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_std_dim(self, dim, unbiased, keepdim)
-            _t = _jvp_std_dim(_ts, self, dim, unbiased, keepdim, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _need = _rg(self)
-    if not _need:
-        return _OP_std_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
-    _n = StdBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
-        _n.s_dim = dim
-    if _rg(self):
-        _n.s_keepdim = keepdim
-    if _rg(self):
-        _n.s_self = _SV(self)
-    if _rg(self):
-        _n.s_unbiased = unbiased
-    _res = _OP_std_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
-    _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
-    return _res
-
-
-_self_std_dim = std_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class StdBackward2(_Node):
     _op_name = 'aten::std.correction'
     _complex = 'conj'
 
@@ -1297,7 +1023,7 @@ def std_correction(self, dim=None, *, correction=None, keepdim=False):
     _need = _rg(self)
     if not _need:
         return _OP_std_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
-    _n = StdBackward2()
+    _n = StdBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_correction = correction
@@ -1317,110 +1043,6 @@ _self_std_correction = std_correction   # the kernel, for its forward-AD re-entr
 
 
 class VarMeanBackward0(_Node):
-    _op_name = 'aten::var_mean'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            self = _n.s_self.unpack(_n)
-            unbiased = _n.s_unbiased
-            _r0 = var_backward(grads[0], self, None, correction_of(unbiased), False) + mean_backward(grads[1], self, None, False)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_var_mean = getattr(_aten.var_mean, 'default')
-
-
-def var_mean(self, unbiased=True):
-    if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('var_mean')
-    _need = _rg(self)
-    if not _need:
-        return _OP_var_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
-    _n = VarMeanBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
-        _n.s_self = _SV(self)
-    if _rg(self):
-        _n.s_unbiased = unbiased
-    _res = _OP_var_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
-    _set_history(_res, _n)
-    return _res
-
-
-_self_var_mean = var_mean   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class VarMeanBackward1(_Node):
-    _op_name = 'aten::var_mean.dim'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            dim = _n.s_dim
-            keepdim = _n.s_keepdim
-            self = _n.s_self.unpack(_n)
-            unbiased = _n.s_unbiased
-            _r0 = var_backward(grads[0], self, dim, correction_of(unbiased), keepdim) + mean_backward(grads[1], self, dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_var_mean_dim = getattr(_aten.var_mean, 'dim')
-
-
-def var_mean_dim(self, dim, unbiased=True, keepdim=False):
-    if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('var_mean')
-    _need = _rg(self)
-    if not _need:
-        return _OP_var_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
-    _n = VarMeanBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
-        _n.s_dim = dim
-    if _rg(self):
-        _n.s_keepdim = keepdim
-    if _rg(self):
-        _n.s_self = _SV(self)
-    if _rg(self):
-        _n.s_unbiased = unbiased
-    _res = _OP_var_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
-    _set_history(_res, _n)
-    return _res
-
-
-_self_var_mean_dim = var_mean_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class VarMeanBackward2(_Node):
     _op_name = 'aten::var_mean.correction'
     _complex = 'conj'
 
@@ -1457,7 +1079,7 @@ def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     _need = _rg(self)
     if not _need:
         return _OP_var_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
-    _n = VarMeanBackward2()
+    _n = VarMeanBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_correction = correction
@@ -1476,120 +1098,6 @@ _self_var_mean_correction = var_mean_correction   # the kernel, for its forward-
 
 
 class StdMeanBackward0(_Node):
-    _op_name = 'aten::std_mean'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            result0 = _n.s_result0.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            unbiased = _n.s_unbiased
-            _r0 = std_backward(grads[0], self, result0, None, correction_of(unbiased), False) + mean_backward(grads[1], self, None, False)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_result0', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_std_mean = getattr(_aten.std_mean, 'default')
-
-
-def std_mean(self, unbiased=True):
-    if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('std_mean')
-    _need = _rg(self)
-    if not _need:
-        return _OP_std_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
-    _n = StdMeanBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
-        _n.s_self = _SV(self)
-    if _rg(self):
-        _n.s_unbiased = unbiased
-    _res = _OP_std_mean.redispatch(_below_ks((self, unbiased)), self, unbiased)
-    _set_history(_res, _n)
-    _n.s_result0 = _SV(_res[0], True)
-    return _res
-
-
-_self_std_mean = std_mean   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class StdMeanBackward1(_Node):
-    _op_name = 'aten::std_mean.dim'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            dim = _n.s_dim
-            keepdim = _n.s_keepdim
-            result0 = _n.s_result0.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            unbiased = _n.s_unbiased
-            _r0 = std_backward(grads[0], self, result0, dim, correction_of(unbiased), keepdim) + mean_backward(grads[1], self, dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_result0', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_std_mean_dim = getattr(_aten.std_mean, 'dim')
-
-
-def std_mean_dim(self, dim, unbiased=True, keepdim=False):
-    if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('std_mean')
-    _need = _rg(self)
-    if not _need:
-        return _OP_std_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
-    _n = StdMeanBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
-        _n.s_dim = dim
-    if _rg(self):
-        _n.s_keepdim = keepdim
-    if _rg(self):
-        _n.s_self = _SV(self)
-    if _rg(self):
-        _n.s_unbiased = unbiased
-    _res = _OP_std_mean_dim.redispatch(_below_ks((self, dim, unbiased, keepdim)), self, dim, unbiased, keepdim)
-    _set_history(_res, _n)
-    _n.s_result0 = _SV(_res[0], True)
-    return _res
-
-
-_self_std_mean_dim = std_mean_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class StdMeanBackward2(_Node):
     _op_name = 'aten::std_mean.correction'
     _complex = 'conj'
 
@@ -1630,7 +1138,7 @@ def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     _need = _rg(self)
     if not _need:
         return _OP_std_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
-    _n = StdMeanBackward2()
+    _n = StdMeanBackward0()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_correction = correction
@@ -1862,7 +1370,7 @@ def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
 _self_norm_ScalarOpt_dim = norm_ScalarOpt_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class NormBackward2(_Node):
+class NormBackward3(_Node):
     _op_name = 'aten::norm.ScalarOpt_dim_dtype'
     _complex = 'conj'
 
@@ -1919,7 +1427,7 @@ def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dim_dtype.redispatch(_below_ks((self, p, dim, keepdim, dtype)), self, p, dim, keepdim, dtype=dtype)
-    _n = NormBackward2()
+    _n = NormBackward3()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_dim = dim
@@ -1940,7 +1448,7 @@ def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
 _self_norm_ScalarOpt_dim_dtype = norm_ScalarOpt_dim_dtype   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class NormBackward3(_Node):
+class NormBackward2(_Node):
     _op_name = 'aten::norm.ScalarOpt_dtype'
     _complex = 'conj'
 
@@ -1995,7 +1503,7 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
     _need = _rg(self)
     if not _need:
         return _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
-    _n = NormBackward3()
+    _n = NormBackward2()
     _n.next_edges = (_edge(self), )
     if _rg(self):
         _n.s_p = p

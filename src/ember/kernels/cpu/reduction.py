@@ -139,9 +139,7 @@ def _var(self, dim, correction, keepdim, sqrt):
 
 
 def _maker(sqrt):
-    def full(self, unbiased=True):
-        return _var(self, None, M.correction_of(unbiased), False, sqrt)
-
+    """The `.correction` kernel and the two out= kernels (the `unbiased` overloads are composites)."""
     def dim_(self, dim, unbiased=True, keepdim=False):
         return _var(self, dim, M.correction_of(unbiased), keepdim, sqrt)
 
@@ -153,29 +151,27 @@ def _maker(sqrt):
 
     def corr_out(self, dim=None, *, correction=None, keepdim=False, out):
         return _into(out, corr(self, dim, correction=correction, keepdim=keepdim))
-    return full, dim_, corr, out_, corr_out
+    return corr, out_, corr_out
 
 
-var, var_dim, var_correction, var_out, var_correction_out = _maker(False)
+var_correction, var_out, var_correction_out = _maker(False)
 
 
-std, std_dim, std_correction, std_out, std_correction_out = _maker(True)
+std_correction, std_out, std_correction_out = _maker(True)
 
 
 def _with_mean(f):
-    def g(self, *args, **kw):
-        r = f(self, *args, **kw)
-        dim = kw.get("dim", args[0] if args and f.__name__ != "full" else None)
-        keepdim = kw.get("keepdim", args[2] if len(args) > 2 else False)
+    def g(self, dim=None, *, correction=None, keepdim=False):
+        r = f(self, dim, correction=correction, keepdim=keepdim)
         axes, shape = reduce_spec(self, dim, keepdim, "mean")
         return r, _wrap_scan(np.mean(self._np, axis=axes) if self._np.size else np.full(shape, np.nan), self.dtype, shape)
     return g
 
 
-var_mean, var_mean_dim, var_mean_correction = (_with_mean(f) for f in (var, var_dim, var_correction))
+var_mean_correction = _with_mean(var_correction)
 
 
-std_mean, std_mean_dim, std_mean_correction = (_with_mean(f) for f in (std, std_dim, std_correction))
+std_mean_correction = _with_mean(std_correction)
 
 
 @_quiet

@@ -160,14 +160,6 @@ def var_spec(self, dim, keepdim):
     return reduce_spec(self, dim, keepdim, "var")
 
 
-def var(self, unbiased=True):
-    return _t((), var_dtype(self))
-
-
-def var_dim(self, dim, unbiased=True, keepdim=False):
-    return _t(var_spec(self, dim, keepdim)[1], var_dtype(self))
-
-
 def var_correction(self, dim=None, *, correction=None, keepdim=False):
     return _t(var_spec(self, dim, keepdim)[1], var_dtype(self))
 
@@ -179,16 +171,7 @@ def var_out(self, dim, unbiased=True, keepdim=False, *, out):
 var_correction_out = var_out
 
 
-std, std_dim, std_correction, std_out, std_correction_out = var, var_dim, var_correction, var_out, var_out
-
-
-def var_mean(self, unbiased=True):
-    return var(self), _t((), self.dtype)
-
-
-def var_mean_dim(self, dim, unbiased=True, keepdim=False):
-    r = var_dim(self, dim, unbiased, keepdim)
-    return r, _t(r._size, self.dtype)
+std_correction, std_out, std_correction_out = var_correction, var_out, var_out
 
 
 def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
@@ -196,7 +179,7 @@ def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     return r, _t(r._size, self.dtype)
 
 
-std_mean, std_mean_dim, std_mean_correction = var_mean, var_mean_dim, var_mean_correction
+std_mean_correction = var_mean_correction
 
 
 def logsumexp(self, dim, keepdim=False):

@@ -11,7 +11,6 @@ GELU) loses more to the pool hand-off than it gains, and in a train step the oth
 ~2M elements (their `min_elems`); `split_run`'s default threshold is 256k elements.
 """
 import os
-from concurrent.futures import ThreadPoolExecutor
 
 _POOL = None
 _POOL_PID = None
@@ -60,6 +59,7 @@ def _pool():
     """A process-local thread pool (a forked child, e.g. a DataLoader worker, gets its own)."""
     global _POOL, _POOL_PID
     if _POOL is None or _POOL_PID != os.getpid():
+        from concurrent.futures import ThreadPoolExecutor   # here: importing it costs ~15 ms
         _POOL = ThreadPoolExecutor(max_workers=get_num_threads())
         _POOL_PID = os.getpid()
     return _POOL

@@ -1,0 +1,171 @@
+"""torch._dynamo.variables.builder: VariableBuilder, which wraps a real Python value read from the frame into a
+tracker and installs the guards its source needs (tensor match, identity, type, equality, length, dict keys)."""
+import types
+
+import ember
+from ember._tensor import Tensor
+from ember.nn import Module
+
+from ..exc import Unsupported
+from ..resume_execution import ResumeIterator
+from ..source import AttrSource, CoveredSource, ForeignGlobalSource, GlobalSource, ItemSource, from_python_module
+from ..trace_rules import _CONST_TYPES, _SPECIAL_FUNCTIONS, _disallowed, _is_ember_leaf
+from .base import CellVariable
+from .constant import ConstantVariable
+from .functions import BuiltinVariable, TorchVariable, UserFunctionVariable, UserMethodVariable
+from .lists import DictVariable, IteratorVariable, ListVariable, TupleVariable
+from .nn_module import NNModuleVariable
+from .tensor import TensorVariable
+from .user_defined import UserObjectVariable
+
+
+class VariableBuilder:
+    """Mixed into the instruction translator (which owns `self.output`, the OutputGraph)."""
+
+    def wrap(self, value, source):
+        out = self.output
+        if isinstance(value, Tensor):
+            if source is None:
+                raise Unsupported("a tensor without a source (a constant tensor captured from a closure)")
+            return out.tensor_input(value, source)
+        if isinstance(value, Module):
+            if source is not None:
+                out.guards.id_match(source, value)
+                if not source.epoch_covered:
+                    source = CoveredSource(source)
+            return NNModuleVariable(value, source)
+        if isinstance(value, _CONST_TYPES) or isinstance(value, (ember.dtype, ember.device)):
+            if source is not None:
+                out.guards.equals_match(source, value)
+            return ConstantVariable(value, source)
+        if type(value) in (list, tuple, dict) or isinstance(value, (ember.Size,)):
+            if source is not None:
+                vt = out.object_vts.get(id(value))
+                if vt is not None:
+                    return vt
+                out.guards.type_match(source, value)
+                if isinstance(value, dict):
+                    out.guards.dict_keys(source, value.keys())
+                else:
+                    out.guards.length_check(source, len(value))
+            cov = source is not None and source.epoch_covered
+            if isinstance(value, dict):
+                vt = DictVariable({k: self.wrap(v, ItemSource(source, k, cov) if source else None)
+                                   for k, v in value.items()}, source)
+            else:
+                items = [self.wrap(v, ItemSource(source, i, cov) if source else None) for i, v in enumerate(value)]
+                vt = ListVariable(items, source) if isinstance(value, list) else TupleVariable(items, source)
+            if source is not None and isinstance(value, (list, dict)):
+                out.object_vts[id(value)] = vt
+                out.keepalive.append(value)
+            return vt
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            if source is not None:
+                out.guards.type_match(source, value)
+            cov = source is not None and source.epoch_covered
+            return TupleVariable([self.wrap(v, AttrSource(source, f, cov) if source else None)
+                                  for f, v in zip(value._fields, value)], source, type(value))
+        if value in (ember.no_grad, ember.enable_grad, ember.set_grad_enabled, ember.is_grad_enabled) or \
+                value in _SPECIAL_FUNCTIONS:
+            return TorchVariable(value, source)
+        if type(value) is ResumeIterator:
+            if source is None:
+                raise Unsupported("an iterator without a source")
+            out.guards.type_match(source, value)
+            out.guards.length_check(AttrSource(source, "items"), len(value.items))
+            out.guards.equals_match(AttrSource(source, "index"), value.index)
+            it = IteratorVariable([self.wrap(v, ItemSource(AttrSource(source, "items"), i))
+                                   for i, v in enumerate(value.items)])
+            it.index = value.index
+            return it
+        if isinstance(value, types.ModuleType):
+            return UserObjectVariable(value, source)
+        if isinstance(value, types.FunctionType):
+            if value in _disallowed:
+                return TorchVariable(value, source)
+            if _is_ember_leaf(value):
+                return TorchVariable(value, source)
+            if source is not None and not from_python_module(source):
+                out.guards.id_match(source, value)
+            return UserFunctionVariable(value, source)
+        if isinstance(value, types.MethodType):
+            obj = self.wrap(value.__self__, AttrSource(source, "__self__", source.epoch_covered) if source else None)
+            if isinstance(value.__func__, types.FunctionType) and not _is_ember_leaf(value.__func__):
+                return UserMethodVariable(value.__func__, obj, source)
+            return TorchVariable(value, source)
+        if isinstance(value, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+            if _is_ember_leaf(value):
+                return TorchVariable(value, source)
+            return BuiltinVariable(value, source)
+        if callable(value) and (hasattr(value, "_schema") or type(value).__module__.startswith("ember._ops")):
+            return TorchVariable(value, source)
+        if isinstance(value, type):
+            if source is not None and not from_python_module(source):
+                out.guards.id_match(source, value)
+            return UserObjectVariable(value, source)
+        if source is None:
+            raise Unsupported(f"a {type(value).__name__} object without a source")
+        vt = out.object_vts.get(id(value))
+        if vt is not None:
+            return vt
+        out.guards.type_match(source, value)
+        vt = UserObjectVariable(value, source)
+        out.object_vts[id(value)] = vt
+        out.keepalive.append(value)
+        return vt
+
+    def wrap_builtin(self, value):
+        if isinstance(value, type) and issubclass(value, BaseException):
+            return UserObjectVariable(value)
+        if isinstance(value, type) and value not in (list, tuple, dict, int, float, bool, str, range, zip,
+                                                     enumerate, reversed, slice, set, frozenset, type, complex):
+            return UserObjectVariable(value)
+        return BuiltinVariable(value)
+
+    def wrap_type(self, vt):
+        if isinstance(vt, NNModuleVariable):
+            return UserObjectVariable(type(vt.module))
+        if isinstance(vt, UserObjectVariable):
+            return UserObjectVariable(type(vt.value))
+        return ConstantVariable(vt.python_type()) if not isinstance(vt, TensorVariable) else \
+            UserObjectVariable(type(vt.fake) if not hasattr(vt, "is_param") else Tensor)
+
+
+class RealCellVariable(CellVariable):
+    """A closure cell of a function defined outside the capture: read through its source."""
+
+    def __init__(self, cell, source):
+        super().__init__(None, source)
+        self.cell = cell
+        self.loaded = None
+
+    def load(self, tx):
+        if self.loaded is None:
+            try:
+                value = self.cell.cell_contents
+            except ValueError:
+                raise Unsupported("empty closure cell") from None
+            self.loaded = tx.wrap(value, self.source)
+        return self.loaded
+
+
+def global_source(tx, name):
+    return GlobalSource(name) if tx.f_globals is tx.output.f_globals else ForeignGlobalSource(tx.f_globals, name)
+
+
+def _contains_tensor(x):
+    if isinstance(x, Tensor):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(_contains_tensor(i) for i in x)
+    return False
+
+
+def _wrap_const_result(r):
+    if isinstance(r, (list,)):
+        return ListVariable([_wrap_const_result(i) for i in r])
+    if type(r) is tuple:
+        return TupleVariable([_wrap_const_result(i) for i in r])
+    if isinstance(r, (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType)):
+        return BuiltinVariable(r)
+    return ConstantVariable(r)
