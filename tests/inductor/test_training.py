@@ -1,0 +1,142 @@
+"""Training through ember.compile: the demo CNN (examples/train_digits.py) and the char GPT (examples/char_gpt.py)
+compiled with the default backend ("inductor") take the same steps as eager (losses and parameters), and a
+compiled optimizer step (`ember.compile(opt.step)`) updates the same parameter objects in place with eager's
+values."""
+import copy
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+from ember.testing import assert_close
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples")
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    ember._dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*backend 'inductor' is not built.*")
+        yield
+    ember._dynamo.reset()
+
+
+@pytest.fixture
+def examples():
+    sys.path.insert(0, EXAMPLES)
+    yield
+    sys.path.remove(EXAMPLES)
+
+
+def _train(model, opt, batches, loss_of):
+    losses = []
+    for batch in batches:
+        opt.zero_grad(set_to_none=True)
+        loss = loss_of(model, *batch)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+def _same_training(make, batches, loss_of, backend, rtol=1e-4, atol=1e-5):
+    ember.manual_seed(0)
+    model, opt_cls = make()
+    twin = copy.deepcopy(model)
+    eager = _train(model, opt_cls(model.parameters()), batches, loss_of)
+    compiled_model = ember.compile(twin, backend=backend) if backend else ember.compile(twin)
+    compiled = _train(compiled_model, opt_cls(twin.parameters()), batches, loss_of)
+    np.testing.assert_allclose(compiled, eager, rtol=rtol, atol=atol)
+    assert eager[-1] < eager[0]                                      # it did learn
+    for (name, p), q in zip(model.named_parameters(), twin.parameters()):
+        assert_close(q, p, rtol=1e-3, atol=1e-5, msg=name)
+    return compiled_model
+
+
+@pytest.mark.parametrize("backend", [None, "aot_eager"], ids=["default", "aot_eager"])
+def test_digits_cnn_trains_like_eager(examples, backend):
+    import train_digits
+    rng = np.random.default_rng(0)
+    batches = [(ember.tensor(rng.random((16, 1, 8, 8), dtype=np.float32)), ember.tensor(rng.integers(0, 10, 16)))
+               for _ in range(2)] * 2                                # seen twice: the loss must fall
+
+    def make():
+        return train_digits.DigitsCNN(), lambda ps: ember.optim.SGD(ps, lr=0.1, momentum=0.9)
+    cm = _same_training(make, batches, lambda m, x, y: ember.nn.functional.cross_entropy(m(x), y), backend)
+    assert cm._compiled._state.entries                               # it ran compiled, not eagerly
+
+
+@pytest.mark.parametrize("backend", [None, "aot_eager"], ids=["default", "aot_eager"])
+def test_char_gpt_trains_like_eager(examples, backend):
+    import char_gpt
+    cfg = char_gpt.GPTConfig(vocab_size=11, n_layer=1, n_head=2, n_embd=16, block_size=8)
+    rng = np.random.default_rng(1)
+    data = rng.integers(0, 11, 400)
+    batches = [tuple(ember.tensor(a) for a in char_gpt.batches(data, 8, 4, rng)) for _ in range(2)] * 2
+
+    def make():
+        return char_gpt.GPT(cfg), lambda ps: ember.optim.AdamW(ps, lr=3e-3, weight_decay=0.1)
+    try:
+        cm = _same_training(make, batches, lambda m, x, y: m(x, y)[1], backend)
+    except TypeError as e:
+        if "unhashable type: 'GPTConfig'" in str(e):
+            pytest.xfail(UNHASHABLE_CONFIG)
+        raise
+    assert cm._compiled._state.entries
+
+
+# ember._dynamo (capture work): VariableBuilder.wrap tests `value in _SPECIAL_FUNCTIONS` (a set) for every value it
+# wraps, which raises TypeError for unhashable objects such as GPT's `self.config` (a dataclass with eq=True, so
+# __hash__ is None; symbolic_convert.py, the `value in (ember.no_grad, ...) or value in _SPECIAL_FUNCTIONS` test).
+UNHASHABLE_CONFIG = "ember._dynamo's wrap() hashes every value it meets: the GPT's dataclass config is unhashable"
+
+
+OPTIMIZERS = {"SGD": dict(lr=0.1, momentum=0.9), "Adam": dict(lr=0.01), "AdamW": dict(lr=0.01, weight_decay=0.1)}
+# Why ember.compile(opt.step) cannot keep its updates yet (ember._dynamo, owned by the capture work): the step's
+# captured graph has only in-place updates of its inputs and no tensor output, and
+# OutputGraph.compile_and_codegen compiles and runs a graph only `if outputs:`, so the updates are dropped (a
+# plain `def f(t): t.add_(1)` shows it too). Fix there: keep a graph whose nodes mutate an input, with the
+# mutated inputs as outputs (AOT autograd already copies functionalized updates back).
+MUTATION_ONLY_GRAPH_DROPPED = "ember._dynamo drops a captured graph that has no tensor output (in-place updates only)"
+# And before that: Optimizer.step is wrapped by functools.wraps wrappers (`_hooked_step`, `_use_grad`), and
+# eval_frame.make_binder reads `inspect.signature(fn)`, which follows `__wrapped__`, so the wrapper's locals are
+# bound as (self, closure) instead of (args, kwargs): after the graph break at `self, *_ = args` (UNPACK_EX) the
+# resume function gets `args` = the optimizer and raises TypeError. Fix: inspect.signature(fn, follow_wrapped=False)
+# (checked: SGD/Adam/AdamW steps then equal eager's with the eager and aot_eager backends).
+WRAPPED_SIGNATURE = ("ember._dynamo binds a functools.wraps wrapper's arguments by the wrapped function's signature "
+                     "(make_binder: inspect.signature follows __wrapped__)")
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_compiled_optimizer_step_updates_in_place(name):
+    ember.manual_seed(0)
+    model = ember.nn.Sequential(ember.nn.Linear(4, 6), ember.nn.Tanh(), ember.nn.Linear(6, 2))
+    twin = copy.deepcopy(model)
+    opt = getattr(ember.optim, name)(model.parameters(), **OPTIMIZERS[name])
+    topt = getattr(ember.optim, name)(twin.parameters(), **OPTIMIZERS[name])
+    params = list(twin.parameters())
+    storages = [p.data_ptr() for p in params]
+    before = [p.detach().clone() for p in params]
+    step = ember.compile(topt.step)
+    x = ember.randn(5, 4)
+    for i in range(3):
+        for m, o in ((model, opt), (twin, topt)):
+            o.zero_grad()
+            m(x).pow(2).sum().backward()
+        opt.step()
+        try:
+            step()
+        except TypeError as e:
+            if "cannot unpack non-iterable" in str(e):
+                pytest.xfail(WRAPPED_SIGNATURE)
+            raise
+        if i == 0 and all(ember.equal(p, b) for p, b in zip(params, before)):
+            pytest.xfail(MUTATION_ONLY_GRAPH_DROPPED)
+    assert all(a is b for a, b in zip(params, twin.parameters()))
+    assert [p.data_ptr() for p in params] == storages                 # updated in place
+    for p, q in zip(model.parameters(), params):
+        assert_close(q, p, rtol=1e-5, atol=1e-6)
