@@ -151,3 +151,19 @@ def test_no_warning_on_a_successful_compile():
         warnings.simplefilter("error")
         out = ember.compile(lambda x: x.tanh() * 2)(ember.ones(3))
     assert_close(out, ember.ones(3).tanh() * 2)
+
+
+def test_reductions_down_columns_use_the_column_form():
+    x = ember.randn(300, 70)
+    x[5, 3] = NAN
+    c, got, want = _same(lambda x: (x.sum(0), x.amax(0), x.argmax(0), x.argmin(0), x.prod(0),
+                                    (x * 2).sum((0,)) + 1), x)
+    assert "(columns)" in c.source()
+
+
+def test_long_float32_row_sums_keep_float32_accuracy():
+    x = ember.rand(3, 200_003) + 1000.0
+    c = Compiled(lambda x: x.sum(-1))
+    got = c(x)
+    exact = x.double().sum(-1)
+    assert_close(got.double(), exact, rtol=2e-7, atol=0)
