@@ -554,7 +554,7 @@ class KernelCodegen:
         sum_acc = f"{name}_b" if blocked else acc
         pragma = None
         if rtype == "sum":
-            h.lines.append(f"{sum_acc} += {val};")
+            h.lines.append(f"{sum_acc} += {v.name if blocked else val};")
             pragma = f"#pragma omp simd reduction(+:{sum_acc})"
         elif rtype == "prod":
             h.lines.append(f"{acc} *= {val};")

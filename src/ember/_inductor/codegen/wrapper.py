@@ -37,6 +37,7 @@ class CompiledModule:
             fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
             fn.restype = ctypes.c_int64
             ns["_" + name] = fn
+            ns["_" + name + "_raw"] = fn
         exec(compile(self.py_source, "<ember._inductor wrapper>", "exec"), ns)
         return ns["call"]
 
@@ -91,7 +92,29 @@ def _ptr(t):
 _ALIGN = 64
 
 
+KERNEL_TIMES = {}     # with config.cpp.enable_kernel_profile: kernel label -> [seconds, calls]
+
+
+def _timed(fn, label):
+    import time
+
+    def call(p):
+        t = time.perf_counter()
+        r = fn(p)
+        rec = KERNEL_TIMES.setdefault(label, [0.0, 0])
+        rec[0] += time.perf_counter() - t
+        rec[1] += 1
+        return r
+    return call
+
+
+_GRAPH_IDS = [0]
+
+
 def generate(graph, sched):
+    from .. import config
+    profile = config.cpp.enable_kernel_profile
+    _GRAPH_IDS[0] += 1
     groups = sched.groups
     dtype_of = {}
     for b in graph.inputs + graph.constants + graph.buffers:
@@ -123,7 +146,7 @@ def generate(graph, sched):
     c_parts = [PREAMBLE]
     entries = []
     py = ["def call(*args):"]
-    namespace = {"np": np, "_wrap": _wrap, "_restride": _restride, "_view_of": _view_of,
+    namespace = {"_timed": _timed, "np": np, "_wrap": _wrap, "_restride": _restride, "_view_of": _view_of,
                  "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr}
     n_in = len(graph.inputs)
     if n_in:
@@ -185,6 +208,10 @@ def generate(graph, sched):
         entries.append(ename)
         namespace[f"_P{len(names)}"] = ctypes.c_void_p * len(names)
         namespace.setdefault("ctypes", ctypes)
+        if profile:
+            label = "+".join(sorted({n.buf.name for _, kc in pending for n in kc.group.nodes}))
+            namespace[f"_{ename}_label"] = f"graph{_GRAPH_IDS[0]} {ename}: {label}"
+            py.append(f"    _{ename} = _timed(_{ename}_raw, _{ename}_label)")
         py.append(f"    if _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)})):")
         py.append("        _index_error()")
         pending.clear()
@@ -211,6 +238,8 @@ def generate(graph, sched):
         kc = KernelCodegen(g, kname, dtype_of.__getitem__)
         c_parts.append(kc.generate())
         pending.append((kname, kc))
+        if profile:
+            flush()              # one entry per kernel, timed by the wrapper
     flush()
 
     # outputs
