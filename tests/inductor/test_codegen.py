@@ -172,3 +172,26 @@ def test_long_float32_row_sums_keep_float32_accuracy():
     got = c(x)
     exact = x.double().sum(-1)
     assert_close(got.double(), exact, rtol=2e-7, atol=0)
+
+
+def test_large_kernels_split_their_outer_loop_over_threads_and_fork_safely():
+    from ember._inductor import config
+    x = ember.randn(512, 300)
+    with config.patch({"cpp.threads": 2}):
+        c, got, want = _same(lambda x: (x * 3 - 1, (x - 1).amax(-1), x.amin(0)), x)
+    assert "ember_parallel(" in c.source()
+    if not hasattr(os, "fork"):
+        return
+    pid = os.fork()                  # a forked child (a DataLoader worker) runs the compiled code too
+    if pid == 0:
+        try:
+            ok = all(bool((g == w).all()) for g, w in zip(c(x)[:2], want[:2]))
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+
+
+def test_small_kernels_stay_on_the_calling_thread():
+    c, _, _ = _same(lambda x: x * 2 + 1, ember.randn(8, 8))
+    assert "ember_parallel(kernel" not in c.source()

@@ -32,6 +32,7 @@ def _csrc(name):
 _PREAMBLE_HEAD = r"""
 #pragma GCC optimize ("wrapv", "no-trapping-math")
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -99,6 +100,31 @@ static inline float ember_phi_f(float x) { return gm_phi(x, gm_gauss(x)); }
 static inline double ember_phi_d(double x) { return 0.5 * erfc(-x * 0.70710678118654752440); }
 static inline float ember_gauss_f(float x) { return gm_gauss(x); }
 static inline double ember_gauss_d(double x) { return exp(-0.5 * x * x); }
+
+/* Parallel outer loops: the kernel's first outer loop split in contiguous chunks over threads created for
+   this call and joined before it returns (no pool survives the call, so a forked DataLoader worker inherits
+   no threads and no OpenMP runtime is linked). */
+typedef void (*ember_task_fn)(void**, int64_t, int64_t);
+struct ember_task { ember_task_fn fn; void** p; int64_t lo, hi; };
+static void* ember_task_run(void* a) { struct ember_task* t = a; t->fn(t->p, t->lo, t->hi); return 0; }
+static void ember_parallel(ember_task_fn fn, void** p, int64_t n, int threads) {
+    if (threads > 16) threads = 16;
+    if (threads > n) threads = (int)n;
+    struct ember_task tasks[16];
+    pthread_t th[16];
+    int started[16] = {0};
+    const int64_t chunk = (n + threads - 1) / threads;
+    for (int i = 1; i < threads; i++) {
+        const int64_t lo = i * chunk, hi = lo + chunk < n ? lo + chunk : n;
+        if (lo >= hi) break;
+        tasks[i].fn = fn; tasks[i].p = p; tasks[i].lo = lo; tasks[i].hi = hi;
+        started[i] = pthread_create(&th[i], 0, ember_task_run, &tasks[i]) == 0;
+        if (!started[i]) fn(p, lo, hi);
+    }
+    fn(p, 0, chunk < n ? chunk : n);
+    for (int i = 1; i < threads; i++)
+        if (started[i]) pthread_join(th[i], 0);
+}
 
 static inline int64_t ember_index(int64_t i, int64_t size) {
     if (i < 0) i += size;
@@ -431,7 +457,10 @@ class KernelCodegen:
     def generate(self):
         g = self.group
         outer = list(g.outer)
-        if self._column_form():
+        column = self._column_form()
+        # the first outer loop runs over [x0_lo, x0_hi) so that the entry can split it over threads
+        self.splittable = bool(outer) and not (column and len(outer) == 1)
+        if column:
             body = self._generate_columns(outer)
         else:
             body = self._generate_rows(outer)
@@ -439,8 +468,18 @@ class KernelCodegen:
         for a in self.args.values():
             ct = storage_ctype(a.dtype)
             params.append(f"{ct}* restrict {a.cname}" if a.written else f"const {ct}* restrict {a.cname}")
+        if self.splittable:
+            params += ["int64_t x0_lo", "int64_t x0_hi"]
+            first = f"for (int64_t x0 = 0; x0 < {outer[0]}; x0++)"
+            body = [ln.replace(first, "for (int64_t x0 = x0_lo; x0 < x0_hi; x0++)", 1) for ln in body]
         head = f"static void {self.name}({', '.join(params) or 'void'})"
         return head + "\n{\n" + "\n".join(body) + "\n}\n"
+
+    def work(self):
+        """Elements the kernel touches per call, roughly: outer iterations times its longest section loop."""
+        from ..index import prod
+        inner = max([prod(size for _, size in s.loops) for s in self.group.sections] + [1])
+        return prod(self.group.outer) * inner
 
     # ------------------------------------------------------------------ row form
     def _generate_rows(self, outer):

@@ -18,7 +18,10 @@ from ember._core.tensor_impl import TensorImpl
 
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
-from .cpp import PREAMBLE, KernelCodegen
+from .cpp import PREAMBLE, KernelCodegen, storage_ctype
+
+# a kernel touching at least this many elements splits its first outer loop over config.threads() threads
+PARALLEL_MIN_WORK = 1 << 17
 
 
 class CompiledModule:
@@ -115,6 +118,7 @@ def generate(graph, sched):
     from .. import config
     profile = config.cpp.enable_kernel_profile
     _GRAPH_IDS[0] += 1
+    threads = config.threads()
     groups = sched.groups
     dtype_of = {}
     for b in graph.inputs + graph.constants + graph.buffers:
@@ -198,11 +202,17 @@ def generate(graph, sched):
             for a in kc.args.values():
                 if a.name not in names:
                     names.append(a.name)
-                ct = "void"
-                from .cpp import storage_ctype
-                ct = storage_ctype(a.dtype)
-                args.append(f"({ct}*)p[{names.index(a.name)}]")
-            calls.append(f"    {kname}({', '.join(args)});")
+                args.append(f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]")
+            if not kc.splittable:
+                calls.append(f"    {kname}({', '.join(args)});")
+                continue
+            n0 = kc.group.outer[0]
+            if threads > 1 and n0 > 1 and kc.work() >= PARALLEL_MIN_WORK:
+                c_parts.append(f"static void {kname}_task(void** p, int64_t lo, int64_t hi)\n{{\n"
+                               f"    {kname}({', '.join(args)}, lo, hi);\n}}\n")
+                calls.append(f"    ember_parallel({kname}_task, p, {n0}, {threads});")
+            else:
+                calls.append(f"    {kname}({', '.join(args)}, 0, {n0});")
         c_parts.append(f"int64_t {ename}(void** p)\n{{\n" + "\n".join(calls) +
                        "\n    int64_t err = ember_index_error;\n    ember_index_error = 0;\n    return err;\n}\n")
         entries.append(ename)
