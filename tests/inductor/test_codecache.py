@@ -152,3 +152,19 @@ def test_py_code_cache_writes_a_file_tracebacks_show(cache):
     assert frames[-1].filename == path and frames[-1].lineno == 3
     assert frames[-1].line == "raise ValueError('generated line 3')"
     assert codecache.PyCodeCache.key(source) != codecache.PyCodeCache.key(source, extra="other")
+
+
+def test_simdlen_selects_flags_and_key(cache):
+    src = _source(uuid.uuid4().hex, body="int64_t s = 0; for (int64_t i = 0; i < b; i++) s += a * i; return s;")
+    base = codecache.c_key(src)
+    with config.patch("cpp.simdlen", 1):
+        assert codecache.config_flags() == ("-fno-tree-vectorize",)
+        assert codecache.c_key(src) != base
+        lib = codecache.compile_c(src, "scalar")
+        assert os.path.basename(codecache.library_path(src, "scalar")) in os.listdir(_cc.cache_dir())
+    fn = lib.mul_add
+    fn.argtypes, fn.restype = [ctypes.c_int64, ctypes.c_int64], ctypes.c_int64
+    assert fn(2, 4) == 2 * (0 + 1 + 2 + 3)
+    with config.patch("cpp.simdlen", 3):
+        with pytest.raises(RuntimeError, match="simdlen=3 is not supported"):
+            codecache.compile_c(src, "bad")

@@ -5,7 +5,8 @@ libraries, and the Python wrapper modules that call them.
   hand-written kernels use: same cache directory, same atomic-rename build) and returns the `ctypes.CDLL`.
   The cache key is a hash of the source, the flags, the compiler's path and version (`cc --version`, read once
   per process), the cpu (model name and flags from /proc/cpuinfo, since the build uses -march=native) and the
-  platform. The compiler is `config.cpp.cxx` (default `$CC` or gcc).
+  platform. The compiler is `config.cpp.cxx` (default `$CC` or gcc); `config.cpp.simdlen` adds a vector-width
+  flag (`config_flags()`).
   Concurrency: each build writes a private temporary file and renames it into place, so two processes building
   the same new source both end up loading a complete library (the later rename replaces the earlier file; a
   library already loaded keeps its inode). A failed build raises `ember._cc.CompileError` with the compiler's
@@ -21,6 +22,7 @@ import collections
 import hashlib
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import threading
@@ -72,10 +74,23 @@ def cpu_tag():
     return _build._cpu_tag()
 
 
+def config_flags():
+    """Compiler flags the config asks for: `cpp.simdlen` (float32 lanes gcc should vectorise for: 1 turns the
+    vectoriser off, 4/8/16 prefer 128/256/512-bit vectors on x86; None leaves -march=native's choice)."""
+    n = config.cpp.simdlen
+    if n is None:
+        return ()
+    if n == 1:
+        return ("-fno-tree-vectorize",)
+    if n in (4, 8, 16) and platform.machine() in ("x86_64", "AMD64", "i686"):
+        return (f"-mprefer-vector-width={32 * n}",)
+    raise RuntimeError(f"config.cpp.simdlen={n} is not supported here: expected None, 1, or 4, 8, 16 on x86")
+
+
 def c_key(source, flags=()):
     """The cache key compile_c uses for this source and these extra flags."""
     cc = cc_path()
-    return _build._key(source, _build.FLAGS + tuple(flags), cc, _key_extra(cc))
+    return _build._key(source, _build.FLAGS + config_flags() + tuple(flags), cc, _key_extra(cc))
 
 
 def _key_extra(cc):
@@ -90,8 +105,9 @@ def library_path(source, name="kernel", flags=()):
 def compile_c(source, name="kernel", flags=()):
     """Build C `source` unless the disk cache holds it, load it and return the ctypes.CDLL.
 
-    `name` makes the cached file readable (`<name>-<key>.so`); `flags` are added to ember._cc.FLAGS (e.g.
-    `("-fopenmp",)`). Raises ember._cc.CompileError with the compiler's output when the build fails, and
+    `name` makes the cached file readable (`<name>-<key>.so`); `flags` are added to ember._cc.FLAGS and the
+    config's (`config_flags()`), e.g. `("-fopenmp",)`. Raises ember._cc.CompileError with the compiler's output
+    when the build fails, and
     RuntimeError when C building is disabled (EMBER_DISABLE_C) or there is no compiler."""
     if _cc.disabled():
         raise RuntimeError("ember._inductor needs a C compiler, but C building is disabled (EMBER_DISABLE_C)")
@@ -99,7 +115,8 @@ def compile_c(source, name="kernel", flags=()):
     if cc is None:
         raise RuntimeError("ember._inductor needs a C compiler: set CC or install gcc")
     extra = _key_extra(cc)
-    key = _build._key(source, _build.FLAGS + tuple(flags), cc, extra)
+    flags = config_flags() + tuple(flags)
+    key = _build._key(source, _build.FLAGS + flags, cc, extra)
     with _LOCK:
         lib = _LIBS.get(key)
         if lib is not None:
