@@ -33,6 +33,12 @@ from ember._cc.build import CompileError  # noqa: F401  (raised by compile_c; to
 
 from . import config
 
+# Added for generated code (not for ember._cc's hand-written kernels, whose cache keys stay as they are):
+# -fno-trapping-math lets gcc if-convert and vectorise compare-selects (relu, NaN-propagating min/max, where). Results
+# keep IEEE semantics (NaN/inf propagate, -0.0 stays); only the floating-point exception flags, which ember never
+# reads, may differ. torch's inductor builds with it too. Without it a fused relu/min chain on random-sign data runs
+# as a branchy scalar loop: 16 ms instead of 0.3 ms for 1M float32 here.
+GENERATED_FLAGS = ("-fno-trapping-math",)
 counters = collections.Counter()
 _LOCK = threading.Lock()
 _VERSIONS = {}           # compiler path -> its `--version` output
@@ -75,15 +81,15 @@ def cpu_tag():
 
 
 def config_flags():
-    """Compiler flags the config asks for: `cpp.simdlen` (float32 lanes gcc should vectorise for: 1 turns the
+    """Compiler flags for generated code: GENERATED_FLAGS, and those `cpp.simdlen` asks for (float32 lanes gcc should vectorise for: 1 turns the
     vectoriser off, 4/8/16 prefer 128/256/512-bit vectors on x86; None leaves -march=native's choice)."""
     n = config.cpp.simdlen
     if n is None:
-        return ()
+        return GENERATED_FLAGS
     if n == 1:
-        return ("-fno-tree-vectorize",)
+        return GENERATED_FLAGS + ("-fno-tree-vectorize",)
     if n in (4, 8, 16) and platform.machine() in ("x86_64", "AMD64", "i686"):
-        return (f"-mprefer-vector-width={32 * n}",)
+        return GENERATED_FLAGS + (f"-mprefer-vector-width={32 * n}",)
     raise RuntimeError(f"config.cpp.simdlen={n} is not supported here: expected None, 1, or 4, 8, 16 on x86")
 
 
@@ -127,6 +133,24 @@ def compile_c(source, name="kernel", flags=()):
         counters["c_compile" if _build.stats["builds"] > before else "c_disk_hit"] += 1
         _LIBS[key] = lib
         return lib
+
+
+def vectorization_report(source, flags=()):
+    """The loops gcc vectorises in `source` when built as compile_c would build it: a list of
+    (line number, message) from -fopt-info-vec-optimized (compiles to an object file, caches nothing)."""
+    import re
+    import tempfile
+    cc = cc_path()
+    allflags = [f for f in _build.FLAGS if f != "-shared"] + list(config_flags()) + list(flags)
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "k.c")
+        with open(src, "w") as f:
+            f.write(source)
+        r = subprocess.run([cc, *allflags, "-fopt-info-vec-optimized", "-c", src, "-o", os.path.join(d, "k.o")],
+                           capture_output=True, text=True)
+    if r.returncode != 0:
+        raise CompileError(f"{os.path.basename(cc)} failed:\n{r.stderr.strip()}")
+    return [(int(m.group(1)), m.group(2).strip()) for m in re.finditer(r"k\.c:(\d+):\d+: optimized: (.*)", r.stderr)]
 
 
 class PyCodeCache:
