@@ -7,7 +7,6 @@ nodes or is expensive to recompute (torch's realize_reads_threshold / realize_op
 output, or feeds an extern kernel. `UnsupportedGraph` means the whole graph should run as fx instead
 (a mutating op, a non-tensor input, an output the IR cannot express).
 """
-import threading
 
 from ember._tensor import Tensor
 
@@ -15,17 +14,11 @@ from . import ir
 from .ir import BufferView, ComputedBuffer, ExternKernel, InputBuffer, Layout, MultiOutput, Pointwise
 from .index import contiguous_strides
 from .lowering import EXTERN_OPS, FALLBACK_REASONS, lowerings
+from .virtualized import set_current_graph
 
 REALIZE_READS_THRESHOLD = 4
 REALIZE_OPCOUNT_THRESHOLD = 30
 MAX_INLINE_OPCOUNT = 200
-
-_current = threading.local()
-
-
-def current_graph():
-    return _current.graph
-
 
 class UnsupportedGraph(NotImplementedError):
     """The graph cannot be compiled to C; compile_fx runs it with the fx interpreter instead."""
@@ -67,11 +60,11 @@ class GraphLowering:
 
     # ------------------------------------------------------------------ the walk
     def run(self):
-        _current.graph = self
+        set_current_graph(self)
         try:
             self._run()
         finally:
-            _current.graph = None
+            set_current_graph(None)
         return self
 
     def _run(self):

@@ -20,14 +20,24 @@ from ember._core import dtype as _dt
 from ..index import Index
 from ..virtualized import COMPARISONS, set_ops_handler
 
-PREAMBLE = r"""
-#pragma GCC optimize ("wrapv")
+def _csrc(name):
+    """A header of ember's hand-written kernels (kernels/cpu/csrc), inlined into the generated source so that
+    compiled code computes exp and the normal CDF exactly as the eager kernels do, vectorised."""
+    import os
+    from ember.kernels.cpu.runtime import clib
+    with open(os.path.join(clib._DIR, name)) as f:
+        return f.read()
+
+
+_PREAMBLE_HEAD = r"""
+#pragma GCC optimize ("wrapv", "no-trapping-math")
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 static int64_t ember_index_error;
-
+"""
+_PREAMBLE_TAIL = r"""
 static inline float ember_bf16_to_f(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
 static inline uint16_t ember_f_to_bf16(float f) {
     uint32_t u; memcpy(&u, &f, 4);
@@ -78,12 +88,27 @@ static inline int64_t ember_pow_i(int64_t a, int64_t b) {
     while (b) { if (b & 1) r *= base; base *= base; b >>= 1; }
     return (int64_t)r;
 }
+#pragma omp declare reduction(nanmax_f: float: omp_out = ember_max_f(omp_out, omp_in)) initializer(omp_priv = -INFINITY)
+#pragma omp declare reduction(nanmin_f: float: omp_out = ember_min_f(omp_out, omp_in)) initializer(omp_priv = INFINITY)
+#pragma omp declare reduction(nanmax_d: double: omp_out = ember_max_d(omp_out, omp_in)) initializer(omp_priv = -INFINITY)
+#pragma omp declare reduction(nanmin_d: double: omp_out = ember_min_d(omp_out, omp_in)) initializer(omp_priv = INFINITY)
+
+static inline float ember_sigmoid_f(float x) { return 1.0f / (1.0f + vm_expf(-x)); }
+static inline double ember_sigmoid_d(double x) { return 1.0 / (1.0 + vm_exp(-x)); }
+static inline float ember_phi_f(float x) { return gm_phi(x, gm_gauss(x)); }
+static inline double ember_phi_d(double x) { return 0.5 * erfc(-x * 0.70710678118654752440); }
+static inline float ember_gauss_f(float x) { return gm_gauss(x); }
+static inline double ember_gauss_d(double x) { return exp(-0.5 * x * x); }
+
 static inline int64_t ember_index(int64_t i, int64_t size) {
     if (i < 0) i += size;
     if (i < 0 || i >= size) { ember_index_error = 1; return 0; }
     return i;
 }
 """
+
+PREAMBLE = _PREAMBLE_HEAD + _csrc("vmath.h") + "\n" + _csrc("gelu_math.h") + _PREAMBLE_TAIL
+
 
 _STORAGE_C = {"float32": "float", "float64": "double", "float16": "_Float16", "bfloat16": "uint16_t",
               "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
@@ -273,9 +298,10 @@ class CppOps:
             return f"({n} < 0 ? 0 : {n})"
         if op == "sign":
             return f"ember_sign_{_suffix(dt)}({n})" if _is_float(dt) else f"(({n} > 0) - ({n} < 0))"
-        if op == "sigmoid":
-            one = c_literal(1, dt)
-            return f"{one} / ({one} + {_libm('exp', dt)}(-{n}))"
+        if op in ("sigmoid", "phi", "gauss"):
+            return f"ember_{op}_{_suffix(dt)}({n})"
+        if op == "exp":
+            return f"vm_exp{'f' if dt.name != 'float64' else ''}({n})"
         if op == "rsqrt":
             return f"{c_literal(1, dt)} / {_libm('sqrt', dt)}({n})"
         if op == "reciprocal":
@@ -460,12 +486,13 @@ class KernelCodegen:
             h.lines.append(f"{acc} *= {val};")
             pragma = f"#pragma omp simd reduction(*:{acc})"
         elif rtype in ("max", "min"):
-            fn = (f"ember_{rtype}_{_suffix(acc_dt)}" if _is_float(acc_dt) else None)
-            if fn:
-                h.lines.append(f"{acc} = {fn}({acc}, {val});")
+            if _is_float(acc_dt):
+                h.lines.append(f"{acc} = ember_{rtype}_{_suffix(acc_dt)}({acc}, {val});")
+                pragma = f"#pragma omp simd reduction(nan{rtype}_{_suffix(acc_dt)}:{acc})"
             else:
                 cmp = ">" if rtype == "max" else "<"
                 h.lines.append(f"{acc} = {val} {cmp} {acc} ? {val} : {acc};")
+                pragma = f"#pragma omp simd reduction({rtype}:{acc})"
         elif rtype == "any":
             h.lines.append(f"{acc} = {acc} | ({val} != 0);")
             pragma = f"#pragma omp simd reduction(|:{acc})"

@@ -41,19 +41,14 @@ class CompiledModule:
         return ns["call"]
 
 
-def _wrap_view(base, npdtype, dtype, size, stride, offset):
-    """An ember tensor over the bytes of `base` (a uint8 slot) with the given geometry (in elements)."""
-    itemsize = npdtype.itemsize
-    arr = np.ndarray(size, dtype=npdtype, buffer=base, offset=offset * itemsize,
-                     strides=tuple(s * itemsize for s in stride))
-    return TensorImpl._wrap_np(arr, dtype)
-
-
-def _wrap_contig(base, npdtype, dtype, size):
-    n = 1
-    for s in size:
-        n *= s
-    return TensorImpl._wrap_fresh(base[:n * npdtype.itemsize].view(npdtype).reshape(size), dtype)
+def _wrap(arena, offset, npdtype, dtype, size, stride=None):
+    """An ember tensor over the bytes of `arena` (a uint8 array) from byte `offset`, with the given size and
+    element strides (None: contiguous)."""
+    if stride is not None:
+        itemsize = npdtype.itemsize
+        arr = np.ndarray(size, npdtype, arena, offset, tuple(s * itemsize for s in stride))
+        return TensorImpl._wrap_np(arr, dtype)
+    return TensorImpl._wrap_fresh(np.ndarray(size, npdtype, arena, offset), dtype)
 
 
 def _restride(t, size, stride):
@@ -72,8 +67,28 @@ def _index_error():
     raise IndexError("index out of range in self")
 
 
+_from_buffer = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
+
+
+def _addr(arr):
+    """The address of a writable contiguous array's first byte (1 µs, where `arr.ctypes.data` takes 5)."""
+    try:
+        return _addressof(_from_buffer(arr))
+    except (TypeError, ValueError, BufferError):
+        return arr.ctypes.data
+
+
 def _ptr(t):
-    return t._np.ctypes.data
+    """The address of a tensor's first element."""
+    a = t._np
+    try:
+        return _addressof(_from_buffer(a))
+    except (TypeError, ValueError, BufferError):     # read-only or non-contiguous: numpy knows
+        return a.ctypes.data
+
+
+_ALIGN = 64
 
 
 def generate(graph, sched):
@@ -89,18 +104,27 @@ def generate(graph, sched):
         if out is not None:
             keep.add(out.buffer.name)
     for b in graph.buffers:
-        if isinstance(b, ExternKernel):
+        if isinstance(b, ExternKernel) and b.reason != "extern":
             for v in b.input_views():
                 if isinstance(v.buffer, ComputedBuffer):
-                    keep.add(v.buffer.name)          # conservative: an extern may keep a view of its input
+                    keep.add(v.buffer.name)          # a fallback op might return a view of its input
     assign, slots = plan_memory(groups, graph.buffers, keep)
+    # two arenas per call: `scratch` for buffers that die inside the call (reused by the memory plan) and
+    # `kept` for those handed out as tensors (outputs, fallback inputs); one allocation and one address each
+    slot_place = {}
+    sizes = {"scratch": 0, "kept": 0}
+    kept_slots = {assign[n] for n in keep if n in assign}
+    for slot, nbytes in slots.items():
+        arena = "kept" if slot in kept_slots else "scratch"
+        slot_place[slot] = (arena, sizes[arena])
+        sizes[arena] += -(-max(nbytes, 1) // _ALIGN) * _ALIGN
 
     # C: kernels and entries
     c_parts = [PREAMBLE]
-    entries = []           # (entry name, [kernel calls], [buffer names in pointer order])
+    entries = []
     py = ["def call(*args):"]
-    namespace = {"np": np, "_wrap_view": _wrap_view, "_wrap_contig": _wrap_contig, "_restride": _restride,
-                 "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "ctypes": ctypes}
+    namespace = {"np": np, "_wrap": _wrap, "_restride": _restride, "_view_of": _view_of,
+                 "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr}
     n_in = len(graph.inputs)
     if n_in:
         py.append(f"    {', '.join(b.name for b in graph.inputs)}{',' if n_in == 1 else ''} = args")
@@ -109,27 +133,30 @@ def generate(graph, sched):
         py.append(f"        {b.name} = _restride({b.name}, {b.layout.size!r}, {b.layout.stride!r})")
     for i, b in enumerate(graph.constants):
         namespace[b.name] = b.constant
-    for s, nbytes in slots.items():
-        py.append(f"    {s} = np.empty({max(nbytes, 1)}, np.uint8)")
-        py.append(f"    {s}_p = {s}.ctypes.data")
+    for arena, nbytes in sizes.items():
+        if nbytes:
+            py.append(f"    {arena} = np.empty({nbytes}, np.uint8)")
+            py.append(f"    {arena}_p = _addr({arena})")
 
     def ptr_expr(name):
         b = by_name[name]
         if isinstance(b, ComputedBuffer):
-            return f"{assign[name]}_p" + (f" + {b.layout.offset * b.dtype.itemsize}" if b.layout.offset else "")
+            arena, off = slot_place[assign[name]]
+            off += b.layout.offset * b.dtype.itemsize
+            return f"{arena}_p + {off}" if off else f"{arena}_p"
         return f"_ptr({name})"
 
     def tensor_expr(view):
         b = view.buffer
         lay = view.layout
         if isinstance(b, ComputedBuffer):
-            npd = b.dtype._np
             nsname = f"_np_{b.dtype.name}"
-            namespace[nsname] = npd
+            namespace[nsname] = b.dtype._np
+            arena, off = slot_place[assign[b.name]]
             if lay.is_contiguous():
-                return f"_wrap_contig({assign[b.name]}, {nsname}, _dt_{b.dtype.name}, {lay.size!r})"
-            return (f"_wrap_view({assign[b.name]}, {nsname}, _dt_{b.dtype.name}, {lay.size!r}, "
-                    f"{lay.stride!r}, {lay.offset})")
+                return f"_wrap({arena}, {off}, {nsname}, _dt_{b.dtype.name}, {lay.size!r})"
+            return (f"_wrap({arena}, {off + lay.offset * b.dtype.itemsize}, {nsname}, _dt_{b.dtype.name}, "
+                    f"{lay.size!r}, {lay.stride!r})")
         if view.is_whole_buffer():
             return b.name
         return f"_view_of({b.name}, {lay.size!r}, {lay.stride!r}, {lay.offset - b.layout.offset})"
@@ -157,6 +184,7 @@ def generate(graph, sched):
                        "\n    int64_t err = ember_index_error;\n    ember_index_error = 0;\n    return err;\n}\n")
         entries.append(ename)
         namespace[f"_P{len(names)}"] = ctypes.c_void_p * len(names)
+        namespace.setdefault("ctypes", ctypes)
         py.append(f"    if _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)})):")
         py.append("        _index_error()")
         pending.clear()
