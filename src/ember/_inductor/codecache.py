@@ -57,6 +57,8 @@ def cc_path():
     if not name:
         return _cc.compiler()
     found = shutil.which(name)
+    if found is None and name == os.environ.get("CC", "gcc"):
+        return _cc.compiler()                 # the default compiler is missing: ember._cc's fallback (cc)
     if found is None:
         raise RuntimeError(f"config.cpp.cxx names the compiler {name!r}, which is not on PATH")
     return found
