@@ -151,3 +151,47 @@ def test_no_warning_on_a_successful_compile():
         warnings.simplefilter("error")
         out = ember.compile(lambda x: x.tanh() * 2)(ember.ones(3))
     assert_close(out, ember.ones(3).tanh() * 2)
+
+
+def test_reductions_down_columns_use_the_column_form():
+    x = ember.randn(300, 70)
+    x[5, 3] = NAN
+    c, got, want = _same(lambda x: (x.amax(0), x.argmax(0), x.argmin(0), x.amin(0)), x)
+    assert "(columns)" in c.source()
+    c = Compiled(lambda x: ((x * 2).sum(0) + 1, x.mean(0)))
+    s, m = c(x)
+    assert "(columns)" in c.source()
+    xd = x.double()
+    assert_close(s.double(), (xd * 2).sum(0) + 1, rtol=1e-6, atol=1e-6, equal_nan=True)
+    assert_close(m.double(), xd.mean(0), rtol=1e-6, atol=1e-7, equal_nan=True)
+
+
+def test_long_float32_row_sums_keep_float32_accuracy():
+    x = ember.rand(3, 200_003) + 1000.0
+    c = Compiled(lambda x: x.sum(-1))
+    got = c(x)
+    exact = x.double().sum(-1)
+    assert_close(got.double(), exact, rtol=2e-7, atol=0)
+
+
+def test_large_kernels_split_their_outer_loop_over_threads_and_fork_safely():
+    from ember._inductor import config
+    x = ember.randn(512, 300)
+    with config.patch({"cpp.threads": 2}):
+        c, got, want = _same(lambda x: (x * 3 - 1, (x - 1).amax(-1), x.amin(0)), x)
+    assert "ember_parallel(" in c.source()
+    if not hasattr(os, "fork"):
+        return
+    pid = os.fork()                  # a forked child (a DataLoader worker) runs the compiled code too
+    if pid == 0:
+        try:
+            ok = all(bool((g == w).all()) for g, w in zip(c(x)[:2], want[:2]))
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+
+
+def test_small_kernels_stay_on_the_calling_thread():
+    c, _, _ = _same(lambda x: x * 2 + 1, ember.randn(8, 8))
+    assert "ember_parallel(kernel" not in c.source()

@@ -47,6 +47,9 @@ def compile_fx_inner(gm, example_inputs=None, **kwargs):
         log("output_code", f"graph runs as fx: {e}")
         return gm.forward
     except Exception as e:             # a bug in lowering or code generation: say so, stay correct
+        from . import config
+        if config.debug:
+            raise
         counters["inductor"]["lowering_failed"] += 1
         warnings.warn(f"ember._inductor: lowering failed, running the graph with the fx interpreter "
                       f"({type(e).__name__}: {e})", UserWarning, stacklevel=2)
@@ -95,8 +98,9 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
         try:
             return compiled(*args)
         except Exception as e:
-            if not _raised_while_tracing(e):
-                raise                   # a genuine run-time error of the compiled program
+            from . import config
+            if not _raised_while_tracing(e) or config.debug:
+                raise                   # a genuine run-time error of the compiled program (or debugging)
             counters["inductor"]["aot_failed"] += 1
             warnings.warn(f"ember._inductor: AOT autograd could not trace this graph, running it as captured "
                           f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})", UserWarning,

@@ -18,7 +18,10 @@ from ember._core.tensor_impl import TensorImpl
 
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
-from .cpp import PREAMBLE, KernelCodegen
+from .cpp import PREAMBLE, KernelCodegen, storage_ctype
+
+# a kernel touching at least this many elements splits its first outer loop over config.threads() threads
+PARALLEL_MIN_WORK = 1 << 17
 
 
 class CompiledModule:
@@ -37,6 +40,7 @@ class CompiledModule:
             fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
             fn.restype = ctypes.c_int64
             ns["_" + name] = fn
+            ns["_" + name + "_raw"] = fn
         exec(compile(self.py_source, "<ember._inductor wrapper>", "exec"), ns)
         return ns["call"]
 
@@ -91,7 +95,30 @@ def _ptr(t):
 _ALIGN = 64
 
 
+KERNEL_TIMES = {}     # with config.cpp.enable_kernel_profile: kernel label -> [seconds, calls]
+
+
+def _timed(fn, label):
+    import time
+
+    def call(p):
+        t = time.perf_counter()
+        r = fn(p)
+        rec = KERNEL_TIMES.setdefault(label, [0.0, 0])
+        rec[0] += time.perf_counter() - t
+        rec[1] += 1
+        return r
+    return call
+
+
+_GRAPH_IDS = [0]
+
+
 def generate(graph, sched):
+    from .. import config
+    profile = config.cpp.enable_kernel_profile
+    _GRAPH_IDS[0] += 1
+    threads = config.threads()
     groups = sched.groups
     dtype_of = {}
     for b in graph.inputs + graph.constants + graph.buffers:
@@ -123,7 +150,7 @@ def generate(graph, sched):
     c_parts = [PREAMBLE]
     entries = []
     py = ["def call(*args):"]
-    namespace = {"np": np, "_wrap": _wrap, "_restride": _restride, "_view_of": _view_of,
+    namespace = {"_timed": _timed, "np": np, "_wrap": _wrap, "_restride": _restride, "_view_of": _view_of,
                  "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr}
     n_in = len(graph.inputs)
     if n_in:
@@ -175,16 +202,26 @@ def generate(graph, sched):
             for a in kc.args.values():
                 if a.name not in names:
                     names.append(a.name)
-                ct = "void"
-                from .cpp import storage_ctype
-                ct = storage_ctype(a.dtype)
-                args.append(f"({ct}*)p[{names.index(a.name)}]")
-            calls.append(f"    {kname}({', '.join(args)});")
+                args.append(f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]")
+            if not kc.splittable:
+                calls.append(f"    {kname}({', '.join(args)});")
+                continue
+            n0 = kc.group.outer[0]
+            if threads > 1 and n0 > 1 and kc.work() >= PARALLEL_MIN_WORK:
+                c_parts.append(f"static void {kname}_task(void** p, int64_t lo, int64_t hi)\n{{\n"
+                               f"    {kname}({', '.join(args)}, lo, hi);\n}}\n")
+                calls.append(f"    ember_parallel({kname}_task, p, {n0}, {threads});")
+            else:
+                calls.append(f"    {kname}({', '.join(args)}, 0, {n0});")
         c_parts.append(f"int64_t {ename}(void** p)\n{{\n" + "\n".join(calls) +
                        "\n    int64_t err = ember_index_error;\n    ember_index_error = 0;\n    return err;\n}\n")
         entries.append(ename)
         namespace[f"_P{len(names)}"] = ctypes.c_void_p * len(names)
         namespace.setdefault("ctypes", ctypes)
+        if profile:
+            label = "+".join(sorted({n.buf.name for _, kc in pending for n in kc.group.nodes}))
+            namespace[f"_{ename}_label"] = f"graph{_GRAPH_IDS[0]} {ename}: {label}"
+            py.append(f"    _{ename} = _timed(_{ename}_raw, _{ename}_label)")
         py.append(f"    if _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)})):")
         py.append("        _index_error()")
         pending.clear()
@@ -211,6 +248,8 @@ def generate(graph, sched):
         kc = KernelCodegen(g, kname, dtype_of.__getitem__)
         c_parts.append(kc.generate())
         pending.append((kname, kc))
+        if profile:
+            flush()              # one entry per kernel, timed by the wrapper
     flush()
 
     # outputs
