@@ -147,3 +147,10 @@ def test_gpt_block_training_kernel_counts_stay_small():
     fw, bw = c.kernels()
     # a block is ~10 pointwise/reduction regions around 6 matmuls: fusion keeps each region one kernel
     assert fw <= 12 and bw <= 20, (fw, bw)
+
+
+def test_each_output_has_its_own_storage():
+    c = _run(lambda x: (x.sin(), x.amax(-1), x * 2), ember.randn(8, 16))
+    outs = c(ember.randn(8, 16))
+    bases = [o._np.base if o._np.base is not None else o._np for o in outs]
+    assert len({id(b) for b in bases}) == 3

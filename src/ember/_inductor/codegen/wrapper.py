@@ -136,13 +136,20 @@ def generate(graph, sched):
                 if isinstance(v.buffer, ComputedBuffer):
                     keep.add(v.buffer.name)          # a fallback op might return a view of its input
     assign, slots = plan_memory(groups, graph.buffers, keep)
-    # two arenas per call: `scratch` for buffers that die inside the call (reused by the memory plan) and
-    # `kept` for those handed out as tensors (outputs, fallback inputs); one allocation and one address each
+    # storage per call: `scratch` for the buffers that die inside the call (one allocation, reused by the
+    # memory plan), `kept` for the inputs of fallback ops, and one allocation per graph output, so that an
+    # output the caller keeps (a loss, logits) holds nothing else alive (saved activations die after backward)
     slot_place = {}
     sizes = {"scratch": 0, "kept": 0}
+    out_slots = {assign[o.buffer.name] for o in graph.outputs
+                 if o is not None and o.buffer.name in assign}
     kept_slots = {assign[n] for n in keep if n in assign}
     for slot, nbytes in slots.items():
-        arena = "kept" if slot in kept_slots else "scratch"
+        if slot in out_slots:
+            arena = f"out_{slot}"
+            sizes[arena] = 0
+        else:
+            arena = "kept" if slot in kept_slots else "scratch"
         slot_place[slot] = (arena, sizes[arena])
         sizes[arena] += -(-max(nbytes, 1) // _ALIGN) * _ALIGN
 
