@@ -475,6 +475,10 @@ _KERNELS = (
     ('split_with_sizes', '', 'view', 'split_with_sizes'),
     ('_unsafe_view', '', 'view', '_unsafe_view'),
     ('unfold', '', 'view', 'unfold'),
+    ('slice_scatter', '', 'view', 'slice_scatter'),
+    ('select_scatter', '', 'view', 'select_scatter'),
+    ('diagonal_scatter', '', 'view', 'diagonal_scatter'),
+    ('as_strided_scatter', '', 'view', 'as_strided_scatter'),
 )
 
 

@@ -101,6 +101,7 @@ _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
 _op_argwhere_default = _ops.aten.argwhere.default
 _op_as_strided_default = _ops.aten.as_strided.default
+_op_as_strided_scatter_default = _ops.aten.as_strided_scatter.default
 _op_asin__default = _ops.aten.asin_.default
 _op_asin_default = _ops.aten.asin.default
 _op_asin_out = _ops.aten.asin.out
@@ -211,6 +212,7 @@ _op_diag_embed_default = _ops.aten.diag_embed.default
 _op_diag_out = _ops.aten.diag.out
 _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
+_op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
@@ -535,6 +537,7 @@ _op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
 _op_searchsorted_Tensor = _ops.aten.searchsorted.Tensor
 _op_searchsorted_Tensor_out = _ops.aten.searchsorted.Tensor_out
 _op_select_int = _ops.aten.select.int
+_op_select_scatter_default = _ops.aten.select_scatter.default
 _op_selu__default = _ops.aten.selu_.default
 _op_selu_default = _ops.aten.selu.default
 _op_sgn_default = _ops.aten.sgn.default
@@ -551,6 +554,7 @@ _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_slice_scatter_default = _ops.aten.slice_scatter.default
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
@@ -6898,4 +6902,56 @@ def reshape(input, shape):
         raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)
     return _op_reshape_default(input, shape)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('slice_scatter', 'input', 1, 'Tensor', input)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('slice_scatter', 'src', 2, 'Tensor', src)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('slice_scatter', 'dim', 3, 'int', dim)
+    if start is not None and start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('slice_scatter', 'start', 4, 'int', start)
+    if end is not None and end.__class__ is not int and not _is_int(end):
+        raise _bad_arg('slice_scatter', 'end', 5, 'int', end)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('slice_scatter', 'step', 6, 'int', step)
+    return _op_slice_scatter_default(input, src, dim, start, end, step)
+
+def select_scatter(input, src, dim, index):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('select_scatter', 'input', 1, 'Tensor', input)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('select_scatter', 'src', 2, 'Tensor', src)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('select_scatter', 'dim', 3, 'int', dim)
+    if index.__class__ is not int and not _is_int(index):
+        raise _bad_arg('select_scatter', 'index', 4, 'int', index)
+    return _op_select_scatter_default(input, src, dim, index)
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diagonal_scatter', 'input', 1, 'Tensor', input)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diagonal_scatter', 'src', 2, 'Tensor', src)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diagonal_scatter', 'offset', 3, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('diagonal_scatter', 'dim1', 4, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('diagonal_scatter', 'dim2', 5, 'int', dim2)
+    return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('as_strided_scatter', 'input', 1, 'Tensor', input)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('as_strided_scatter', 'src', 2, 'Tensor', src)
+    if not _is_intseq(size):
+        raise _bad_arg('as_strided_scatter', 'size', 3, 'tuple of ints', size)
+    if not _is_intseq(stride):
+        raise _bad_arg('as_strided_scatter', 'stride', 4, 'tuple of ints', stride)
+    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+        raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
+    return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
+
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -982,3 +982,7 @@ _d('view_as(Tensor(a) self, Tensor other) -> Tensor(a)', (('CompositeImplicitAut
 _d('reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)', (('CompositeImplicitAutograd', 'decompositions.view:reshape'),))
 _d('reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)', (('CompositeImplicitAutograd', 'decompositions.view:reshape_as'),))
 _d('_unsafe_view(Tensor self, SymInt[] size) -> Tensor', (('CompositeExplicitAutograd', 'meta.view:view'),))
+_d('slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor', (('CPU', 'cpu.view:slice_scatter'), ('Meta', 'meta.view:slice_scatter')))
+_d('select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor', (('CPU', 'cpu.view:select_scatter'), ('Meta', 'meta.view:select_scatter')))
+_d('diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor', (('CPU', 'cpu.view:diagonal_scatter'), ('Meta', 'meta.view:diagonal_scatter')))
+_d('as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor', (('CPU', 'cpu.view:as_strided_scatter'), ('Meta', 'meta.view:as_strided_scatter')))

@@ -72,6 +72,7 @@ _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
 _op_argwhere_default = _ops.aten.argwhere.default
 _op_as_strided_default = _ops.aten.as_strided.default
+_op_as_strided_scatter_default = _ops.aten.as_strided_scatter.default
 _op_asin__default = _ops.aten.asin_.default
 _op_asin_default = _ops.aten.asin.default
 _op_asin_out = _ops.aten.asin.out
@@ -164,6 +165,7 @@ _op_diag_embed_default = _ops.aten.diag_embed.default
 _op_diag_out = _ops.aten.diag.out
 _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
+_op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div__Tensor = _ops.aten.div_.Tensor
@@ -452,6 +454,7 @@ _op_scatter_value_out = _ops.aten.scatter.value_out
 _op_scatter_value_reduce = _ops.aten.scatter.value_reduce
 _op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
 _op_select_int = _ops.aten.select.int
+_op_select_scatter_default = _ops.aten.select_scatter.default
 _op_sgn__default = _ops.aten.sgn_.default
 _op_sgn_default = _ops.aten.sgn.default
 _op_sgn_out = _ops.aten.sgn.out
@@ -468,6 +471,7 @@ _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_slice_scatter_default = _ops.aten.slice_scatter.default
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
@@ -4556,6 +4560,50 @@ def _m_reshape_as(self, other):
         raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
     return _op_reshape_as_default(self, other)
 
+def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('slice_scatter', 'src', 1, 'Tensor', src)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('slice_scatter', 'dim', 2, 'int', dim)
+    if start is not None and start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('slice_scatter', 'start', 3, 'int', start)
+    if end is not None and end.__class__ is not int and not _is_int(end):
+        raise _bad_arg('slice_scatter', 'end', 4, 'int', end)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('slice_scatter', 'step', 5, 'int', step)
+    return _op_slice_scatter_default(self, src, dim, start, end, step)
+
+def _m_select_scatter(self, src, dim, index):
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('select_scatter', 'src', 1, 'Tensor', src)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('select_scatter', 'dim', 2, 'int', dim)
+    if index.__class__ is not int and not _is_int(index):
+        raise _bad_arg('select_scatter', 'index', 3, 'int', index)
+    return _op_select_scatter_default(self, src, dim, index)
+
+def _m_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diagonal_scatter', 'src', 1, 'Tensor', src)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diagonal_scatter', 'offset', 2, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('diagonal_scatter', 'dim1', 3, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('diagonal_scatter', 'dim2', 4, 'int', dim2)
+    return _op_diagonal_scatter_default(self, src, offset, dim1, dim2)
+
+def _m_as_strided_scatter(self, src, size, stride, storage_offset=None):
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('as_strided_scatter', 'src', 1, 'Tensor', src)
+    if not _is_intseq(size):
+        raise _bad_arg('as_strided_scatter', 'size', 2, 'tuple of ints', size)
+    if not _is_intseq(stride):
+        raise _bad_arg('as_strided_scatter', 'stride', 3, 'tuple of ints', stride)
+    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+        raise _bad_arg('as_strided_scatter', 'storage_offset', 4, 'int', storage_offset)
+    return _op_as_strided_scatter_default(self, src, size, stride, storage_offset)
+
 
 
 class TensorMethods:
@@ -4601,6 +4649,7 @@ class TensorMethods:
     argsort = _m_argsort
     argwhere = _m_argwhere
     as_strided = _m_as_strided
+    as_strided_scatter = _m_as_strided_scatter
     asin = _m_asin
     asin_ = _m_asin_
     asinh = _m_asinh
@@ -4660,6 +4709,7 @@ class TensorMethods:
     diag_embed = _m_diag_embed
     diagflat = _m_diagflat
     diagonal = _m_diagonal
+    diagonal_scatter = _m_diagonal_scatter
     div = _m_div
     div_ = _m_div_
     dot = _m_dot
@@ -4834,6 +4884,7 @@ class TensorMethods:
     scatter_reduce = _m_scatter_reduce
     scatter_reduce_ = _m_scatter_reduce_
     select = _m_select
+    select_scatter = _m_select_scatter
     sgn = _m_sgn
     sgn_ = _m_sgn_
     sigmoid = _m_sigmoid
@@ -4845,6 +4896,7 @@ class TensorMethods:
     sinh = _m_sinh
     sinh_ = _m_sinh_
     slice = _m_slice
+    slice_scatter = _m_slice_scatter
     slogdet = _m_slogdet
     softmax = _m_softmax
     sort = _m_sort

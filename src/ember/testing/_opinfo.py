@@ -48,6 +48,7 @@ class OpInfo:
     method_variant: bool = True
     supports_meta: bool = True
     check_strides: bool = True
+    layout_dependent: bool = False               # result reads the input's storage positions (as_strided_scatter)
     rtol: Optional[float] = None
     atol: Optional[float] = None
     equal_nan: bool = True

@@ -1172,3 +1172,315 @@ def unfold(self, dimension, size, step):
 
 
 _self_unfold = unfold   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SliceScatterBackward0(_Node):
+    _op_name = 'aten::slice_scatter'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            end = _n.s_end
+            src = _n.s_src.unpack(_n)
+            start = _n.s_start
+            step = _n.s_step
+            _r0 = slice_scatter(grad, zeros_like(src), dim, start, end, step)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            dim = _n.s_dim
+            end = _n.s_end
+            start = _n.s_start
+            step = _n.s_step
+            _r1 = grad.slice(dim, start, end, step)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_src', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_slice_scatter = getattr(_aten.slice_scatter, 'default')
+
+
+def _jvp_slice_scatter(_ts, self, src, dim, start, end, step, result):
+    _o = None
+    _o = _OP_slice_scatter(_z(_ts[0], self), _z(_ts[1], src), dim, start, end, step)
+    return _o
+
+
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    if _FW[0] and _fw_has((self, src, )):
+        _ts = _fw_take((self, src, ))
+        try:
+            _res = _self_slice_scatter(self, src, dim, start, end, step)
+            _t = _jvp_slice_scatter(_ts, self, src, dim, start, end, step, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_slice_scatter.redispatch(_below_ks((self, src, dim, start, end, step)), self, src, dim, start, end, step)
+    _n = SliceScatterBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_dim = dim
+    if _g0 or _g1:
+        _n.s_end = end
+    if _g0:
+        _n.s_src = _SV(src)
+    if _g0 or _g1:
+        _n.s_start = start
+    if _g0 or _g1:
+        _n.s_step = step
+    _res = _OP_slice_scatter.redispatch(_below_ks((self, src, dim, start, end, step)), self, src, dim, start, end, step)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_slice_scatter = slice_scatter   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SelectScatterBackward0(_Node):
+    _op_name = 'aten::select_scatter'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            index = _n.s_index
+            src = _n.s_src.unpack(_n)
+            _r0 = select_scatter(grad, zeros_like(src), dim, index)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            dim = _n.s_dim
+            index = _n.s_index
+            _r1 = grad.select(dim, index)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_src', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_select_scatter = getattr(_aten.select_scatter, 'default')
+
+
+def _jvp_select_scatter(_ts, self, src, dim, index, result):
+    _o = None
+    _o = _OP_select_scatter(_z(_ts[0], self), _z(_ts[1], src), dim, index)
+    return _o
+
+
+def select_scatter(self, src, dim, index):
+    if _FW[0] and _fw_has((self, src, )):
+        _ts = _fw_take((self, src, ))
+        try:
+            _res = _self_select_scatter(self, src, dim, index)
+            _t = _jvp_select_scatter(_ts, self, src, dim, index, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_select_scatter.redispatch(_below_ks((self, src, dim, index)), self, src, dim, index)
+    _n = SelectScatterBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_dim = dim
+    if _g0 or _g1:
+        _n.s_index = index
+    if _g0:
+        _n.s_src = _SV(src)
+    _res = _OP_select_scatter.redispatch(_below_ks((self, src, dim, index)), self, src, dim, index)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_select_scatter = select_scatter   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class DiagonalScatterBackward0(_Node):
+    _op_name = 'aten::diagonal_scatter'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim1 = _n.s_dim1
+            dim2 = _n.s_dim2
+            offset = _n.s_offset
+            src = _n.s_src.unpack(_n)
+            _r0 = diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            dim1 = _n.s_dim1
+            dim2 = _n.s_dim2
+            offset = _n.s_offset
+            _r1 = grad.diagonal(offset, dim1, dim2).clone()
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_src', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_diagonal_scatter = getattr(_aten.diagonal_scatter, 'default')
+
+
+def _jvp_diagonal_scatter(_ts, self, src, offset, dim1, dim2, result):
+    _o = None
+    _o = _OP_diagonal_scatter(_z(_ts[0], self), _z(_ts[1], src), offset, dim1, dim2)
+    return _o
+
+
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    if _FW[0] and _fw_has((self, src, )):
+        _ts = _fw_take((self, src, ))
+        try:
+            _res = _self_diagonal_scatter(self, src, offset, dim1, dim2)
+            _t = _jvp_diagonal_scatter(_ts, self, src, offset, dim1, dim2, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_diagonal_scatter.redispatch(_below_ks((self, src, offset, dim1, dim2)), self, src, offset, dim1, dim2)
+    _n = DiagonalScatterBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_dim1 = dim1
+    if _g0 or _g1:
+        _n.s_dim2 = dim2
+    if _g0 or _g1:
+        _n.s_offset = offset
+    if _g0:
+        _n.s_src = _SV(src)
+    _res = _OP_diagonal_scatter.redispatch(_below_ks((self, src, offset, dim1, dim2)), self, src, offset, dim1, dim2)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_diagonal_scatter = diagonal_scatter   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AsStridedScatterBackward0(_Node):
+    _op_name = 'aten::as_strided_scatter'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            size = _n.s_size
+            src = _n.s_src.unpack(_n)
+            storage_offset = _n.s_storage_offset
+            stride = _n.s_stride
+            _r0 = as_strided_scatter(grad.contiguous(), zeros_like(src), size, stride, storage_offset)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            size = _n.s_size
+            storage_offset = _n.s_storage_offset
+            stride = _n.s_stride
+            _r1 = grad.contiguous().as_strided(size, stride, storage_offset).clone()
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_src', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_as_strided_scatter = getattr(_aten.as_strided_scatter, 'default')
+
+
+def _jvp_as_strided_scatter(_ts, self, src, size, stride, storage_offset, result):
+    _o = None
+    _o = _OP_as_strided_scatter(_z(_ts[0], self), _z(_ts[1], src), size, stride, storage_offset)
+    return _o
+
+
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    if _FW[0] and _fw_has((self, src, )):
+        _ts = _fw_take((self, src, ))
+        try:
+            _res = _self_as_strided_scatter(self, src, size, stride, storage_offset)
+            _t = _jvp_as_strided_scatter(_ts, self, src, size, stride, storage_offset, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_as_strided_scatter.redispatch(_below_ks((self, src, size, stride, storage_offset)), self, src, size, stride, storage_offset)
+    _n = AsStridedScatterBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_size = size
+    if _g0:
+        _n.s_src = _SV(src)
+    if _g0 or _g1:
+        _n.s_storage_offset = storage_offset
+    if _g0 or _g1:
+        _n.s_stride = stride
+    _res = _OP_as_strided_scatter.redispatch(_below_ks((self, src, size, stride, storage_offset)), self, src, size, stride, storage_offset)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_as_strided_scatter = as_strided_scatter   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

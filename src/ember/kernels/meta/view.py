@@ -391,3 +391,52 @@ def unfold(self, dimension, size, step):
     sizes[d] = (n - size) // step + 1
     strides[d] = step * st
     return make_view(self, sizes + [size], strides + [st])
+
+
+# ---------------------------------------------------------------- view scatters (functional writes through a view)
+def _scatter_base(self, meta):
+    """The output of a *_scatter op before the write: a copy of self keeping its strides (torch's
+    clone_preserve_strides): dense tensors get dense strides in the same memory order at offset 0, any other
+    geometry keeps its whole storage (so as_strided_scatter's storage positions mean the same as in self)."""
+    from ..._core.storage import UntypedStorage
+    from ..._core.strides import dense_strides_like, is_non_overlapping_and_dense
+    from ..common import empty_tensor
+    size, st = self._size, self.stride()
+    if is_non_overlapping_and_dense(size, st):
+        out = empty_tensor(size, self.dtype, device="meta" if meta else "cpu", strides=dense_strides_like(size, st))
+        if not meta and out.numel():
+            out._np[...] = self._np
+        return out
+    storage = self.untyped_storage()
+    storage = UntypedStorage._meta(storage.nbytes()) if meta else storage.clone()
+    return Tensor._from_storage(storage, self._offset, size, st, self.dtype)
+
+
+def scatter_into_view(self, src, view_fn, meta=True):
+    """Shared body of the *_scatter ops: out = copy of self; view_fn(out) = src; torch's size check.
+    meta=False (the cpu kernels) also copies the data."""
+    out = _scatter_base(self, meta)
+    region = view_fn(out)
+    if tuple(region._size) != tuple(src._size):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{_fmt(src._size)}, slice size = {_fmt(region._size)}")
+    if not meta and region.numel():
+        import numpy as np
+        np.copyto(region._np, src._np, casting="unsafe")
+    return out
+
+
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    return scatter_into_view(self, src, lambda t: slice(t, dim, start, end, step))
+
+
+def select_scatter(self, src, dim, index):
+    return scatter_into_view(self, src, lambda t: select(t, dim, index))
+
+
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    return scatter_into_view(self, src, lambda t: diagonal(t, offset, dim1, dim2))
+
+
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    return scatter_into_view(self, src, lambda t: as_strided(t, size, stride, storage_offset))

@@ -1,5 +1,7 @@
 """OpInfo entries of the view ops (torch's common_methods_invocations.py op_db, this family's part)."""
 
+import numpy as np
+
 from .._samples import make
 from ._common import FIB, SN, _info_fi
 
@@ -9,6 +11,69 @@ def _unfold(dt):
             SN(make((3, 5), dt), -1, 0, 3)]
 
 
+def _slice_scatter(dt):
+    return [SN(make((5, 4), dt), make((2, 4), dt, seed=1), 0, 1, 3),
+            SN(make((3, 6), dt), make((3, 3), dt, seed=2), 1, None, None, 2),
+            SN(make((3, 6), dt), make((3, 3), dt, seed=3), -1, -4, -1, 1),
+            SN(make((2, 3, 4), dt), make((2, 3, 0), dt, seed=4), 2, 5, 9),
+            SN(make((4,), dt), make((4,), dt, seed=5))]
+
+
+def _select_scatter(dt):
+    return [SN(make((5, 4), dt), make((4,), dt, seed=1), 0, 2),
+            SN(make((3, 6), dt), make((3,), dt, seed=2), 1, -1),
+            SN(make((2, 3, 4), dt), make((2, 4), dt, seed=3), 1, 0),
+            SN(make((4,), dt), make((), dt, seed=4), 0, 3)]
+
+
+def _diagonal_scatter(dt):
+    return [SN(make((4, 4), dt), make((4,), dt, seed=1)),
+            SN(make((3, 5), dt), make((3,), dt, seed=2), 2),
+            SN(make((3, 5), dt), make((2,), dt, seed=3), -1),
+            SN(make((2, 3, 4), dt), make((3, 2), dt, seed=4), 0, 0, 2),
+            SN(make((3, 4), dt), make((0,), dt, seed=5), 4)]
+
+
+def _as_strided_scatter(dt):
+    return [SN(make((3, 4), dt), make((2, 2), dt, seed=1), (2, 2), (4, 1), 1),
+            SN(make((12,), dt), make((3,), dt, seed=2), (3,), (4,)),
+            SN(make((2, 3, 4), dt), make((3, 2), dt, seed=3), (3, 2), (1, 12), 5)]
+
+
+def _np_slice_scatter(x, src, dim=0, start=None, end=None, step=1):
+    out = x.copy()
+    out[(slice(None),) * (dim % max(x.ndim, 1)) + (slice(start, end, step),)] = src
+    return out
+
+
+def _np_select_scatter(x, src, dim, index):
+    out = x.copy()
+    out[(slice(None),) * (dim % x.ndim) + (index,)] = src
+    return out
+
+
+def _np_diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
+    out = np.moveaxis(x.copy(), (dim1, dim2), (-2, -1))
+    n = np.diagonal(out, offset, -2, -1).shape[-1]
+    i = np.arange(n)
+    rows, cols = (i, i + offset) if offset >= 0 else (i - offset, i)
+    out[..., rows, cols] = src
+    return np.moveaxis(out, (-2, -1), (dim1, dim2))
+
+
+def _np_as_strided_scatter(x, src, size, stride, storage_offset=0):
+    out = np.ascontiguousarray(x).copy()
+    flat = out.reshape(-1)
+    step = flat.itemsize
+    np.lib.stride_tricks.as_strided(flat[storage_offset:], size, [s * step for s in stride], writeable=True)[...] = src
+    return out
+
+
 op_db = [
+    _info_fi("slice_scatter", _slice_scatter, dtypes=FIB, ref=_np_slice_scatter),
+    _info_fi("select_scatter", _select_scatter, dtypes=FIB, ref=_np_select_scatter),
+    _info_fi("diagonal_scatter", _diagonal_scatter, dtypes=FIB, ref=_np_diagonal_scatter),
+    _info_fi("as_strided_scatter", _as_strided_scatter, dtypes=FIB, ref=_np_as_strided_scatter,
+             layout_dependent=True),
     _info_fi("Tensor.unfold", _unfold, dtypes=FIB, aten_name="unfold"),
 ]
