@@ -246,7 +246,7 @@ _d('logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cp
 _d('clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', (('CPU', 'cpu.elementwise:clamp'), ('Meta', 'meta.elementwise:clamp')))
 _d('clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', (('CPU', 'cpu.elementwise:clamp'), ('Meta', 'meta.elementwise:clamp')))
 _d('clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)', (('CPU', 'cpu.elementwise:clamp_'), ('Meta', 'meta.elementwise:clamp_')))
-_d('clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.elementwise:clamp_out'), ('Meta', 'meta.elementwise:clamp')))
+_d('clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.elementwise:clamp_out'), ('Meta', 'meta.elementwise_math:clamp_Tensor_out')))
 _d('clamp_min(Tensor self, Scalar min) -> Tensor', (('CPU', 'cpu.elementwise:clamp_min'), ('Meta', 'meta.elementwise:clamp_min')))
 _d('clamp_max(Tensor self, Scalar max) -> Tensor', (('CPU', 'cpu.elementwise:clamp_max'), ('Meta', 'meta.elementwise:clamp_max')))
 _d('where.self(Tensor condition, Tensor self, Tensor other) -> Tensor', (('CPU', 'cpu.elementwise:where'), ('Meta', 'meta.elementwise:where')))
