@@ -219,6 +219,31 @@ def test_write_through_an_input_view():
     assert fg.mutated_inputs == [1]
 
 
+def test_inplace_keeps_self_dtype():
+    def f(x, y):
+        z = x * 1
+        z.add_(y)                     # float32 += float64 stays float32
+        z[0].mul_(y[1])
+        return z
+
+    x, y = ember.randn(3), ember.randn(3, dtype=ember.float64)
+    fg = _run(f, x, y)
+    (got,) = fg.gm(x, y)
+    want = f(x, y)
+    assert got.dtype == want.dtype == ember.float32
+    assert_close(got, want)
+
+
+def test_write_through_unfold_falls_back_to_as_strided_scatter():
+    def f(x):
+        y = x * 1
+        y.unfold(0, 2, 3)[1].mul_(3)   # windows [0:2] and [3:5]; the second is written
+        return y
+
+    fg = _three_ways(f, ember.randn(6))
+    assert "as_strided_scatter" in _scatter_ops(fg)
+
+
 def test_out_variant():
     def f(a, b, c):
         ember.add(a, b, out=c)

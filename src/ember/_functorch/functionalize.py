@@ -307,7 +307,7 @@ class _Functionalizer:
     def _inplace(self, n, fn):
         target = n.args[0]
         new = self.graph.call_function(fn, self._map(n.args), self._map(n.kwargs))
-        new = self._cast_to(new, target, fn)
+        new = self._cast_to(new, target, fn, n.args)
         self._done(n, target, new)
 
     def _done(self, n, target, new):
@@ -316,9 +316,15 @@ class _Functionalizer:
         self.env[n] = new
         self.same_as[n] = self.resolve(target)     # the in-place op's result is the mutated tensor itself
 
-    def _cast_to(self, new, target, fn):
+    def _cast_to(self, new, target, fn, args):
+        """An in-place op keeps self's dtype; its out-of-place twin promotes (float32.add_(float64) stays
+        float32, a comparison gives bool): cast back where the two can differ."""
         v = target.meta.get("val")
-        if v is not None and hasattr(v, "dtype") and fn._packet.__name__ in _COMPARISONS:
+        if v is None or not hasattr(v, "dtype"):
+            return new
+        others = [a.meta.get("val") for a in args[1:] if isinstance(a, Node)]
+        if fn._packet.__name__ in _COMPARISONS or any(getattr(o, "dtype", v.dtype) != v.dtype for o in others) \
+                or (not v.dtype.is_floating_point and any(isinstance(a, float) for a in args[1:])):
             new = self.graph.call_function(aten._to_copy.default, (new,), {"dtype": v.dtype})
         return new
 

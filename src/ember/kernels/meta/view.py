@@ -1,5 +1,6 @@
 """View ops: new sizes/strides/offset over the input's storage, no data touched (ATen's
-TensorShape.cpp). Registered as CompositeExplicitAutograd, so the same kernel serves cpu and meta."""
+TensorShape.cpp). Registered as CompositeExplicitAutograd, so the same kernel serves cpu and meta.
+Also the meta functions of the view scatters (slice_scatter, ...), whose body the cpu kernels share."""
 from ..._core.strides import contiguous_strides, numel, wrap_dim
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname
