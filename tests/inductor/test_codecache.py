@@ -196,3 +196,40 @@ def test_generated_flags_vectorise_compare_selects(cache):
     y = np.empty_like(x)
     fn(x.ctypes.data, y.ctypes.data, len(x))
     np.testing.assert_array_equal(y, [0.0, 0.0, 0.25, 4.0, np.nan, 4.0, 0.0, 1.0])    # IEEE semantics kept
+
+
+_RENDEZVOUS_CC = """#!/bin/sh
+# a compiler that waits (up to 60 s) until two builds have started, then runs gcc: it only finishes both builds
+# promptly when they run at the same time
+case " $* " in *" --version "*|*" -E "*) exec gcc "$@";; esac
+echo $$ >> "{log}.start"
+i=0
+while [ "$(wc -l < "{log}.start")" -lt 2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+wc -l < "{log}.start" >> "{log}.seen"
+exec gcc "$@"
+"""
+
+
+def test_async_builds_run_in_parallel_and_share_keys(cache, tmp_path):
+    log = tmp_path / "cc"
+    script = tmp_path / "rendezvous-cc"
+    script.write_text(_RENDEZVOUS_CC.format(log=log))
+    script.chmod(0o755)
+    a, b = _source(uuid.uuid4().hex), _source(uuid.uuid4().hex, body="return a - b;")
+    with config.patch({"cpp.cxx": (None, str(script)), "compile_threads": 2}):
+        fa = codecache.compile_c_async(a, "async_a")
+        fb = codecache.compile_c_async(b, "async_b")
+        fa2 = codecache.compile_c_async(a, "async_a")              # the same source: built once
+        la, lb, la2 = fa.result(timeout=300), fb.result(timeout=300), fa2.result(timeout=300)
+    assert _call(la) == 43 and la2 is la
+    fn = lb.mul_add
+    fn.argtypes, fn.restype = [ctypes.c_int64, ctypes.c_int64], ctypes.c_int64
+    assert fn(6, 7) == -1
+    assert sorted(int(x) for x in (tmp_path / "cc.seen").read_text().split()) == [2, 2]   # both saw each other
+    assert codecache.counters["c_compile"] == 2
+
+
+def test_async_build_failure_is_raised_by_result(cache):
+    fut = codecache.compile_c_async(_source(uuid.uuid4().hex, body="return nope;"), "broken_async")
+    with pytest.raises(CompileError, match="nope"):
+        fut.result(timeout=300)

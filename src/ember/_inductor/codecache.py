@@ -11,6 +11,8 @@ libraries, and the Python wrapper modules that call them.
   the same new source both end up loading a complete library (the later rename replaces the earlier file; a
   library already loaded keeps its inode). A failed build raises `ember._cc.CompileError` with the compiler's
   output and leaves nothing in the cache.
+- `compile_c_async` returns a Future of compile_c run in a pool of `config.compile_threads` threads, so the
+  builds of several graphs (a forward and its backward) overlap with each other and with Python work.
 - `PyCodeCache` writes generated Python source to `<cache>/py/<hh>/<key>.py` (key: a hash of the source) and
   imports it from there, so a traceback through generated code shows its real lines.
 - `counters` counts, per process: "c_compile" (the compiler ran), "c_disk_hit" (the library was in the cache
@@ -43,6 +45,7 @@ counters = collections.Counter()
 _LOCK = threading.Lock()
 _VERSIONS = {}           # compiler path -> its `--version` output
 _LIBS = {}               # cache key -> CDLL loaded in this process
+_KEY_LOCKS = {}          # cache key -> lock held while it is looked up or built
 
 
 def cache_dir():
@@ -57,6 +60,8 @@ def cc_path():
     if not name:
         return _cc.compiler()
     found = shutil.which(name)
+    if found is None and name == os.environ.get("CC", "gcc"):
+        return _cc.compiler()                 # the default compiler is missing: ember._cc's fallback (cc)
     if found is None:
         raise RuntimeError(f"config.cpp.cxx names the compiler {name!r}, which is not on PATH")
     return found
@@ -113,25 +118,33 @@ def compile_c(source, name="kernel", flags=()):
 
     `name` makes the cached file readable (`<name>-<key>.so`); `flags` are added to ember._cc.FLAGS and the
     config's (`config_flags()`), e.g. `("-fopenmp",)`. Raises ember._cc.CompileError with the compiler's output
-    when the build fails, and
-    RuntimeError when C building is disabled (EMBER_DISABLE_C) or there is no compiler."""
+    when the build fails, and RuntimeError when C building is disabled (EMBER_DISABLE_C) or there is no compiler.
+    Threads may call it at once: the same source builds once, different sources build in parallel."""
     if _cc.disabled():
         raise RuntimeError("ember._inductor needs a C compiler, but C building is disabled (EMBER_DISABLE_C)")
     cc = cc_path()
     if cc is None:
         raise RuntimeError("ember._inductor needs a C compiler: set CC or install gcc")
+    return _compile_c_flags(source, name, config_flags() + tuple(flags), cc)
+
+
+def _compile_c_flags(source, name, flags, cc):
+    """compile_c with its flags and compiler resolved (reads no config: runs in compile_c_async's threads)."""
     extra = _key_extra(cc)
-    flags = config_flags() + tuple(flags)
     key = _build._key(source, _build.FLAGS + flags, cc, extra)
     with _LOCK:
-        lib = _LIBS.get(key)
-        if lib is not None:
-            counters["c_memory_hit"] += 1
-            return lib
-        before = _build.stats["builds"]
+        key_lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    with key_lock:                       # the same source builds once; other sources build in parallel
+        with _LOCK:
+            lib = _LIBS.get(key)
+            if lib is not None:
+                counters["c_memory_hit"] += 1
+                return lib
+        existed = os.path.exists(os.path.join(_cc.cache_dir(), f"{name}-{key}.so"))
         lib = _cc.load(source, name, flags, cc=cc, key_extra=extra)
-        counters["c_compile" if _build.stats["builds"] > before else "c_disk_hit"] += 1
-        _LIBS[key] = lib
+        with _LOCK:
+            counters["c_disk_hit" if existed else "c_compile"] += 1
+            _LIBS[key] = lib
         return lib
 
 
@@ -151,6 +164,29 @@ def vectorization_report(source, flags=()):
     if r.returncode != 0:
         raise CompileError(f"{os.path.basename(cc)} failed:\n{r.stderr.strip()}")
     return [(int(m.group(1)), m.group(2).strip()) for m in re.finditer(r"k\.c:(\d+):\d+: optimized: (.*)", r.stderr)]
+
+
+_POOL = []
+
+
+def compile_c_async(source, name="kernel", flags=()):
+    """compile_c in a background thread (config.compile_threads of them; gcc runs as a subprocess, so builds overlap
+    with each other and with the caller's Python work): returns a concurrent.futures.Future whose result() is the
+    CDLL or raises what compile_c raises. The flags are read from the config now, not when the build runs."""
+    from concurrent.futures import ThreadPoolExecutor
+    if _cc.disabled():
+        raise RuntimeError("ember._inductor needs a C compiler, but C building is disabled (EMBER_DISABLE_C)")
+    flags = config_flags() + tuple(flags)
+    cc = cc_path()
+    if cc is None:
+        raise RuntimeError("ember._inductor needs a C compiler: set CC or install gcc")
+    with _LOCK:
+        if not _POOL or _POOL[0][1] != config.compile_threads:
+            _POOL[:] = [(ThreadPoolExecutor(max_workers=config.compile_threads,
+                                            thread_name_prefix="ember-compile"), config.compile_threads)]
+        pool = _POOL[0][0]
+
+    return pool.submit(_compile_c_flags, source, name, flags, cc)
 
 
 class PyCodeCache:
