@@ -174,6 +174,9 @@ class _CompiledEntry:
         self.n_out = len(self.out_infos)
         fg = functionalize_graph(gm)
         self.mutated = fg.mutated_inputs
+        if self.config.keep_inference_input_mutations and self.mutated:
+            _keep_input_mutations(fg.gm, self.n_out, self.mutated)
+            self.mutated = []              # the graph writes the inputs itself
         self.graph = fg.gm
         self.compiled = self.config.inference_compiler(fg.gm, _fake_inputs(fg.gm))
 
@@ -271,6 +274,21 @@ class _CompiledEntry:
         if self._flat_out:
             return tuple(outs) if self.out_spec[0] is tuple else outs
         return _unflatten(outs, self.out_spec)
+
+
+def _keep_input_mutations(gm, n_out, mutated):
+    """keep_inference_input_mutations=True: the functional graph's new values of mutated inputs (returned after
+    its outputs) are written back by `copy_` nodes at the end of the graph instead of by the runtime wrapper."""
+    from ember._ops import ops
+    g = gm.graph
+    phs = [n for n in g.nodes if n.op == "placeholder"]
+    out = next(n for n in g.nodes if n.op == "output")
+    vals = list(out.args[0])
+    with g.inserting_before(out):
+        for k, v in zip(mutated, vals[n_out:]):
+            g.call_function(ops.aten.copy_.default, (phs[k], v))
+    out.args = (tuple(vals[:n_out]),)
+    gm.recompile()
 
 
 def _make_autograd_function(entry):
