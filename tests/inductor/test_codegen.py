@@ -197,3 +197,14 @@ def test_large_kernels_split_their_outer_loop_over_threads_and_fork_safely(monke
 def test_small_kernels_stay_on_the_calling_thread():
     c, _, _ = _same(lambda x: x * 2 + 1, ember.randn(8, 8))
     assert "ember_parallel(kernel" not in c.source()
+
+
+def test_integer_division_by_zero_raises_like_eager():
+    a, b = ember.tensor([4, 5]), ember.tensor([0, 1])
+    for fn in (lambda a, b: a // b + 1, lambda a, b: ember.remainder(a, b) * 2, lambda a, b: ember.fmod(a, b) - 1):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            fn(a, b)
+        c = Compiled(fn)
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            c(a, b)
+        assert_close(c(a, b + 1), fn(a, b + 1))

@@ -69,7 +69,11 @@ def _view_of(t, size, stride, offset):
     return t.as_strided(size, stride, t.storage_offset() + offset)
 
 
-def _index_error():
+def _index_error(code=1):
+    """Raise what eager raises for the error flag a C entry returned (1: an index out of range, 2: an integer
+    division by zero)."""
+    if code == 2:
+        raise RuntimeError("ZeroDivisionError")
     raise IndexError("index out of range in self")
 
 
@@ -231,8 +235,9 @@ def generate(graph, sched):
             label = "+".join(sorted({n.buf.name for _, kc in pending for n in kc.group.nodes}))
             namespace[f"_{ename}_label"] = f"graph{_GRAPH_IDS[0]} {ename}: {label}"
             py.append(f"    _{ename} = _timed(_{ename}_raw, _{ename}_label)")
-        py.append(f"    if _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)})):")
-        py.append("        _index_error()")
+        py.append(f"    err = _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)}))")
+        py.append("    if err:")
+        py.append("        _index_error(err)")
         pending.clear()
 
     for g in groups:
