@@ -174,8 +174,10 @@ def test_long_float32_row_sums_keep_float32_accuracy():
     assert_close(got.double(), exact, rtol=2e-7, atol=0)
 
 
-def test_large_kernels_split_their_outer_loop_over_threads_and_fork_safely():
+def test_large_kernels_split_their_outer_loop_over_threads_and_fork_safely(monkeypatch):
     from ember._inductor import config
+    from ember._inductor.codegen import wrapper
+    monkeypatch.setattr(wrapper, "PARALLEL_MIN_WORK", 1 << 16)
     x = ember.randn(512, 300)
     with config.patch({"cpp.threads": 2}):
         c, got, want = _same(lambda x: (x * 3 - 1, (x - 1).amax(-1), x.amin(0)), x)

@@ -20,8 +20,10 @@ from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
-# a kernel touching at least this many elements splits its first outer loop over config.threads() threads
-PARALLEL_MIN_WORK = 1 << 17
+# a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
+# Threads are created per call, and on a loaded machine a second thread may wait for a core while the first
+# waits to join it: below ~2M elements (the threshold of ember's own row kernels) one thread is faster.
+PARALLEL_MIN_WORK = 1 << 21
 
 
 class CompiledModule:
