@@ -4,7 +4,8 @@ import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out
-from ..meta.elementwise_math import gelu_backward_spec, glu_shape, unary_kind_dtype
+from ..meta.activation import ACTIVATION_KINDS, gelu_backward_spec, glu_shape
+from ..meta.elementwise_math import unary_kind_dtype
 from .runtime.pool import split_run
 from .runtime import clib
 from . import activation_gelu
@@ -141,7 +142,7 @@ _TABLE = {
     "threshold": _threshold,
 }
 for _n, _f in _TABLE.items():
-    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = make_unary_p(_f, _n)
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = make_unary_p(_f, _n, ACTIVATION_KINDS[_n])
 
 
 def _glu_np(self, dim):
