@@ -255,6 +255,19 @@ def test_out_variant():
     assert aten.add.Tensor in [n.target for n in fg.gm.graph.nodes]
 
 
+def test_out_variant_resizes_out():
+    def f(a, c):
+        ember.mul(a, 2, out=c)
+        return c + 1
+
+    a = ember.randn(3)
+    c_eager, c_aot = ember.empty(0), ember.empty(0)
+    want = f(a, c_eager)                 # an empty out is resized without a warning
+    got = aot_function(f, nop)(a, c_aot)
+    assert_close(got, want)
+    assert_close(c_aot, c_eager)
+
+
 def test_out_variant_into_a_view_and_a_dtype():
     def f(a, b):
         c = ember.zeros(2, 3, dtype=ember.float64)
