@@ -1,0 +1,89 @@
+"""The view family's functional scatters (slice/select/diagonal/as_strided_scatter): torch's errors, the
+strides of the result, meta tensors, and gradients against torch."""
+import numpy as np
+import pytest
+
+import ember
+
+CASES = [
+    ("slice_scatter", (4, 5), (2, 5), (0, 1, 3)),
+    ("slice_scatter", (4, 5), (4, 2), (1, None, None, 3)),
+    ("select_scatter", (4, 5), (5,), (0, -1)),
+    ("diagonal_scatter", (4, 5), (3,), (2,)),
+    ("diagonal_scatter", (2, 3, 4), (3, 2), (0, 0, 2)),
+    ("as_strided_scatter", (4, 5), (2, 2), ((2, 2), (5, 1), 6)),
+]
+
+
+def _mk(lib, shape, seed):
+    return lib.from_numpy(np.random.default_rng(seed).standard_normal(shape))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name,shape,src_shape,args", CASES)
+def test_values_and_gradients_match_torch(name, shape, src_shape, args):
+    torch = pytest.importorskip("torch")
+    res = {}
+    for lib in (ember, torch):
+        x = _mk(lib, shape, 0).requires_grad_()
+        src = _mk(lib, src_shape, 1).requires_grad_()
+        w = _mk(lib, shape, 2)
+        out = getattr(lib, name)(x * 1, src * 1, *args)
+        (out * w).sum().backward()
+        res[lib] = (out.detach().numpy(), x.grad.numpy(), src.grad.numpy())
+    e, t = res[ember], res[torch]
+    np.testing.assert_allclose(e[0], t[0])
+    np.testing.assert_allclose(e[2], t[2])
+    if name != "as_strided_scatter":      # torch's self grad keeps only the region (tests/autograd notes why)
+        np.testing.assert_allclose(e[1], t[1])
+    else:
+        want = np.random.default_rng(2).standard_normal(shape)     # w, with the written region zeroed
+        np.lib.stride_tricks.as_strided(want.reshape(-1)[args[2]:], args[0],
+                                        [s * 8 for s in args[1]], writeable=True)[...] = 0
+        np.testing.assert_allclose(e[1], want)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name,args,src_shape", [
+    ("slice_scatter", (0, 0, 2), (3, 4)),
+    ("select_scatter", (1, 0), (4,)),
+    ("diagonal_scatter", (), (2,)),
+    ("as_strided_scatter", ((2,), (1,)), (3,)),
+])
+def test_size_mismatch_error_matches_torch(name, args, src_shape):
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as e:
+            getattr(lib, name)(lib.zeros(3, 4), lib.ones(*src_shape), *args)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parity
+def test_index_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        with pytest.raises(IndexError, match="out of range"):
+            lib.select_scatter(lib.zeros(3, 4), lib.ones(4), 0, 3)
+        with pytest.raises(RuntimeError, match="slice step must be positive"):
+            lib.slice_scatter(lib.zeros(3, 4), lib.ones(3, 4), 0, None, None, 0)
+
+
+@pytest.mark.parity
+def test_result_keeps_self_strides():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        base = lib.zeros(4, 3).t()
+        out = lib.slice_scatter(base, lib.ones(3, 2), 1, 0, 2)
+        assert out.stride() == (1, 3)
+        out = lib.as_strided_scatter(base, lib.ones(2), (2,), (1,), 1)   # storage positions of base
+        assert [r[0] for r in out.tolist()] == [0.0, 1.0, 1.0] and out.stride() == (1, 3)
+
+
+def test_meta():
+    x = ember.empty(3, 4, device="meta")
+    out = ember.diagonal_scatter(x, ember.empty(3, device="meta"))
+    assert out.device.type == "meta" and out.shape == (3, 4)
+    with pytest.raises(RuntimeError, match="expected src to have a size equal to the slice of self"):
+        ember.select_scatter(x, ember.empty(3, device="meta"), 0, 0)
