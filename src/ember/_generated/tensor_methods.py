@@ -164,6 +164,9 @@ _op_diag_embed_default = _ops.aten.diag_embed.default
 _op_diag_out = _ops.aten.diag.out
 _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
+_op_digamma__default = _ops.aten.digamma_.default
+_op_digamma_default = _ops.aten.digamma.default
+_op_digamma_out = _ops.aten.digamma.out
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div__Tensor = _ops.aten.div_.Tensor
@@ -236,6 +239,9 @@ _op_histc_out = _ops.aten.histc.out
 _op_hypot__default = _ops.aten.hypot_.default
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
+_op_i0__default = _ops.aten.i0_.default
+_op_i0_default = _ops.aten.i0.default
+_op_i0_out = _ops.aten.i0.out
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_add__default = _ops.aten.index_add_.default
 _op_index_add_default = _ops.aten.index_add.default
@@ -276,6 +282,9 @@ _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
 _op_lerp__Scalar = _ops.aten.lerp_.Scalar
 _op_lerp__Tensor = _ops.aten.lerp_.Tensor
+_op_lgamma__default = _ops.aten.lgamma_.default
+_op_lgamma_default = _ops.aten.lgamma.default
+_op_lgamma_out = _ops.aten.lgamma.out
 _op_log10__default = _ops.aten.log10_.default
 _op_log10_default = _ops.aten.log10.default
 _op_log10_out = _ops.aten.log10.out
@@ -359,6 +368,9 @@ _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
 _op_mv_out = _ops.aten.mv.out
+_op_mvlgamma__default = _ops.aten.mvlgamma_.default
+_op_mvlgamma_default = _ops.aten.mvlgamma.default
+_op_mvlgamma_out = _ops.aten.mvlgamma.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
@@ -391,6 +403,9 @@ _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_permute_default = _ops.aten.permute.default
 _op_pinverse_default = _ops.aten.pinverse.default
+_op_polygamma__default = _ops.aten.polygamma_.default
+_op_polygamma_default = _ops.aten.polygamma.default
+_op_polygamma_out = _ops.aten.polygamma.out
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
@@ -2236,6 +2251,64 @@ def _m_subtract_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
+
+def _m_lgamma(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lgamma', 'out', None, 'Tensor', out)
+        return _op_lgamma_out(self, out=out)
+    return _op_lgamma_default(self)
+
+def _m_lgamma_(self):
+    return _op_lgamma__default(self)
+
+def _m_digamma(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('digamma', 'out', None, 'Tensor', out)
+        return _op_digamma_out(self, out=out)
+    return _op_digamma_default(self)
+
+def _m_digamma_(self):
+    return _op_digamma__default(self)
+
+def _m_i0(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('i0', 'out', None, 'Tensor', out)
+        return _op_i0_out(self, out=out)
+    return _op_i0_default(self)
+
+def _m_i0_(self):
+    return _op_i0__default(self)
+
+def _m_polygamma(self, n, *, out=None):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('polygamma', 'n', 1, 'int', n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
+        return _op_polygamma_out(n, self, out=out)
+    return _op_polygamma_default(n, self)
+
+def _m_polygamma_(self, n):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('polygamma_', 'n', 1, 'int', n)
+    return _op_polygamma__default(self, n)
+
+def _m_mvlgamma(self, p, *, out=None):
+    if p.__class__ is not int and not _is_int(p):
+        raise _bad_arg('mvlgamma', 'p', 1, 'int', p)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
+        return _op_mvlgamma_out(self, p, out=out)
+    return _op_mvlgamma_default(self, p)
+
+def _m_mvlgamma_(self, p):
+    if p.__class__ is not int and not _is_int(p):
+        raise _bad_arg('mvlgamma_', 'p', 1, 'int', p)
+    return _op_mvlgamma__default(self, p)
 
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
     if dim.__class__ is not int and not _is_int(dim):
@@ -4660,6 +4733,8 @@ class TensorMethods:
     diag_embed = _m_diag_embed
     diagflat = _m_diagflat
     diagonal = _m_diagonal
+    digamma = _m_digamma
+    digamma_ = _m_digamma_
     div = _m_div
     div_ = _m_div_
     dot = _m_dot
@@ -4706,6 +4781,8 @@ class TensorMethods:
     histc = _m_histc
     hypot = _m_hypot
     hypot_ = _m_hypot_
+    i0 = _m_i0
+    i0_ = _m_i0_
     index = _m_index
     index_add = _m_index_add
     index_add_ = _m_index_add_
@@ -4731,6 +4808,8 @@ class TensorMethods:
     le_ = _m_le_
     lerp = _m_lerp
     lerp_ = _m_lerp_
+    lgamma = _m_lgamma
+    lgamma_ = _m_lgamma_
     log = _m_log
     log10 = _m_log10
     log10_ = _m_log10_
@@ -4780,6 +4859,8 @@ class TensorMethods:
     mul_ = _m_mul_
     multinomial = _m_multinomial
     mv = _m_mv
+    mvlgamma = _m_mvlgamma
+    mvlgamma_ = _m_mvlgamma_
     nan_to_num = _m_nan_to_num
     nan_to_num_ = _m_nan_to_num_
     nanmedian = _m_nanmedian
@@ -4800,6 +4881,8 @@ class TensorMethods:
     outer = _m_outer
     permute = _m_permute
     pinverse = _m_pinverse
+    polygamma = _m_polygamma
+    polygamma_ = _m_polygamma_
     pow = _m_pow
     pow_ = _m_pow_
     prelu = _m_prelu

@@ -7,6 +7,7 @@ from . import conv
 from . import distance
 from . import dropout
 from . import elementwise
+from . import elementwise_special
 from . import embedding
 from . import fft
 from . import index
@@ -33,6 +34,7 @@ FAMILIES = {
     "distance": distance.op_db,
     "dropout": dropout.op_db,
     "elementwise": elementwise.op_db,
+    "elementwise_special": elementwise_special.op_db,
     "embedding": embedding.op_db,
     "fft": fft.op_db,
     "index": index.op_db,
