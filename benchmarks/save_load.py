@@ -1,6 +1,9 @@
 """Save/load throughput of a ~200 MB float32 state dict: ember vs torch (when installed), same run.
 
-    python benchmarks/save_load.py [--mb 200] [--repeat 5] [--dir /tmp]
+    python benchmarks/save_load.py [--mb 200] [--small 256] [--repeat 5] [--dir /tmp]
+
+The state dict: float32 matrices of up to 1024 x 4096 and 1024-element vectors (--mb in all), plus
+--small extra 4 KB vectors, so that per-tensor costs (pickling, record headers) count too.
 
 Prints one JSON object with GB/s medians (and best runs) for every case, both libraries measured in
 alternation so that a burst of load on the machine hits both:
@@ -16,10 +19,13 @@ alternation so that a burst of load on the machine hits both:
 * ``mmap_load_ms``: ``load(mmap=True)`` of the cached file;
 * ``numpy_raw``: writing/reading the same bytes with plain file calls: the ceiling.
 
-Why the earlier figures disagreed: this script used to time ``ember.save(path)`` (which fsyncs) against
-``torch.save(path)`` (which does not) and took the best of 3 runs on a busy machine, so ember's save
-carried a 200 MB disk write that torch's did not; the loads were both from the page cache, where ember's
-four reader threads lose when the two cores are taken by other processes.
+Why the earlier figures disagreed (issue 18): (1) this script used to time ``ember.save(path)``, which
+fsyncs (atomic save), against ``torch.save(path)``, which does not, so ember's save carried a 200 MB disk
+write that torch's did not; (2) on this VM, memory the guest has not touched recently is slow to get:
+writing or reading 200 MB into fresh pages took 1-2 s where reused pages took 0.06-0.1 s, so whichever
+library ran first (ember, in the old script) paid for it, and a best-of-3 on a busy machine mostly
+measured that. Now every case has an untimed warm-up run, the libraries alternate, and medians are
+reported; ``save_durable`` counts the fsync for both.
 """
 from __future__ import annotations
 
@@ -38,7 +44,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 
-def _arrays(total_mb: int):
+def _arrays(total_mb: int, small: int = 0):
     rng = np.random.default_rng(0)
     # a transformer-ish mix: a few big matrices and many small vectors
     shapes = []
@@ -54,6 +60,7 @@ def _arrays(total_mb: int):
             n = rows * 4096
         remaining -= n
         i += 1
+    shapes += [(f"small.{j}.bias", (1024,)) for j in range(small)]    # per-record costs
     return [(k, rng.standard_normal(s, dtype=np.float32)) for k, s in shapes]
 
 
@@ -109,12 +116,13 @@ def main():
     ap.add_argument("--mb", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--dir", default=None)
+    ap.add_argument("--small", type=int, default=256, help="extra 4 KB tensors (per-record overhead)")
     args = ap.parse_args()
 
     import ember
     from ember.serialization import load, save
 
-    arrays = _arrays(args.mb)
+    arrays = _arrays(args.mb, args.small)
     nbytes = sum(a.nbytes for _, a in arrays)
     gb = nbytes / 1e9
     result = {"payload_bytes": nbytes, "tensors": len(arrays), "repeat": args.repeat,

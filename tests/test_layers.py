@@ -50,28 +50,23 @@ MODULE_LEVEL_ALLOWED = {
 }
 
 # Deferred upward imports still allowed: importing module -> {imported module: reason}.
-_FACADE_IN_FORMULA = ("a derivative formula written on the public `ember` namespace (`import ember` in a helper); "
-                      "to become ops.aten calls (issue 13, autograd helper)")
 DEFERRED_ALLOWED = {
     "ember.nn.parallel.distributed": {"ember.distributed": "DistributedDataParallel lives at torch's nn.parallel path "
                                                            "but is a distributed-layer object: it imports the "
                                                            "process group at construction"},
     "ember.utils.data.distributed": {"ember.distributed": "DistributedSampler (torch's path) asks the default process "
                                                           "group for rank and world size when they are not given"},
-    "ember.autograd.formulas._common": {"ember": _FACADE_IN_FORMULA},
-    "ember.autograd.formulas.complex": {"ember": _FACADE_IN_FORMULA},
 }
 
 
 # Import cycles (module-level and deferred imports together) still present, each a sorted tuple of modules.
 KNOWN_CYCLES = {
-    ("ember", "ember._generated.autograd_registrations", "ember._tensor", "ember.autograd", "ember.autograd._kernel",
-     "ember.autograd._saved", "ember.autograd._views", "ember.autograd.engine", "ember.autograd.formulas._common",
-     "ember.autograd.forward_ad", "ember.autograd.function", "ember.autograd.functional", "ember.autograd.gradcheck",
-     "ember.autograd.graph", "ember.autograd.variable"):
-        "autograd/__init__ re-exports its submodules, which import names from the package, and formula helpers "
-        "still reach the public `ember` namespace (formulas/_common's `_e()`)",
-    ("ember.kernels.cpu.linalg", "ember.kernels.cpu.linalg_lu"): "linalg kernels call each other (kernels helper)",
+    ("ember.autograd", "ember.autograd._kernel", "ember.autograd._saved", "ember.autograd._views",
+     "ember.autograd.engine", "ember.autograd.formulas._common", "ember.autograd.forward_ad", "ember.autograd.function",
+     "ember.autograd.functional", "ember.autograd.gradcheck", "ember.autograd.graph", "ember.autograd.variable"):
+        "inside autograd only: backward/grad live in autograd/__init__, which re-exports the submodules that call "
+        "them (functional, gradcheck, forward_ad, formulas/_common's _vjp_composite); graph's nodes call engine "
+        "and _views, which use formulas/_common's sum_to/to_dtype, which record history through _kernel",
 }
 
 

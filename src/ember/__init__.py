@@ -6,8 +6,8 @@ The namespace is filled in this order, later entries winning where a name repeat
 1. `_core`: dtypes (and their short aliases below), device, Size, UntypedStorage, default dtype and promotion;
 2. `Tensor` (`_tensor.py`; importing it loads the op registry, the generated bindings and the fallbacks),
    `ops`, and the generated aten op table (`_generated/registrations.py`);
-3. the generated bindings `_generated/functions.py` (ember.add, ...), and `ember._nn` / `ember._linalg`
-   (torch._C._nn / torch._C._linalg);
+3. the generated bindings `_generated/functions.py` (ember.add, ...); `ember._nn` / `ember._linalg`
+   (torch._C._nn / torch._C._linalg, `_generated/{nn,linalg}_functions.py`) load on first access;
 4. the hand-written functions of `functional.py` (ember.tensor, ember.split, ember.einsum, ...), which
    replace the generated binding of the same name where torch's Python signature differs;
 5. finfo/iinfo, the random-number functions and the grad-mode context managers;
@@ -30,8 +30,6 @@ from ._ops import ops  # noqa: F401
 from . import _fallbacks  # noqa: F401  (Python-mode, ADInplaceOrView and BackendSelect fallbacks)
 from ._generated import registrations as _registrations  # noqa: F401
 from ._generated.functions import *  # noqa: F401,F403
-from ._generated import nn_functions as _nn  # noqa: F401  (torch._C._nn: python_module nn ops)
-from ._generated import linalg_functions as _linalg  # noqa: F401  (torch._C._linalg)
 from .functional import *  # noqa: F401,F403
 from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
 from ._core.device import set_default_device, get_default_device  # noqa: F401
@@ -59,6 +57,7 @@ _LAZY_SUBMODULES = (
     "overrides", "distributions", "fx", "compiler", "distributed", "_dynamo", "_functorch", "_inductor",
     "cuda", "backends", "onnx", "jit", "amp", "version", "fft", "special",
 )
+_LAZY_MODULES = {"_nn": "ember._generated.nn_functions", "_linalg": "ember._generated.linalg_functions"}
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
                "compile": ("ember.compiler", "compile"),
                "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
@@ -76,6 +75,10 @@ def __getattr__(name):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
+    if name in _LAZY_MODULES:
+        mod = _importlib.import_module(_LAZY_MODULES[name])
+        globals()[name] = mod
+        return mod
     if name in _LAZY_ATTRS:
         mod, attr = _LAZY_ATTRS[name]
         val = getattr(_importlib.import_module(mod), attr)
@@ -85,4 +88,5 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | {n for n in _LAZY_SUBMODULES if _lazy_submodule_exists(n)} | set(_LAZY_ATTRS))
+    return sorted(set(globals()) | {n for n in _LAZY_SUBMODULES if _lazy_submodule_exists(n)} | set(_LAZY_ATTRS)
+                  | set(_LAZY_MODULES))

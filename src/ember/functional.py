@@ -22,7 +22,7 @@ from ._core.promotion import get_default_dtype, result_type as _result_type
 from ._core.size import Size
 from ._core.storage import UntypedStorage
 from ._core.tensor_impl import TensorImpl as Tensor
-from ._generated import functions as _F, linalg_functions as _linalg
+from ._generated import functions as _F
 from ._ops import ops
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
@@ -361,6 +361,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if isinstance(dim, int):
         dim = (dim,)
+    from ._generated import linalg_functions as _linalg   # ember._linalg, loaded on first use
     if p == "nuc":
         r = _linalg.linalg_matrix_norm(input, "nuc", list(dim) if dim is not None else [-2, -1], keepdim,
                                        dtype=dtype)

@@ -15,7 +15,7 @@ from tools.codegen.model import load_native_functions  # noqa: E402
 
 
 # nn.functional's implementation, moving out of kernels/ to nn/functional/ (issue 13, the nn part)
-_LEAVING_KERNELS = {"functional_impl.py", "functional_margin.py", "functional_pool3d.py", "interpolate_impl.py"}
+_LEAVING_KERNELS = set()
 
 
 def _names():

@@ -50,7 +50,7 @@ _HEAVY = (
     "ember.backends", "ember.func", "ember.linalg", "ember.testing", "ember.utils", "ember.library",
     "ember.nn", "ember.optim", "ember.autograd", "ember.serialization", "ember._cc",
     "ember.kernels.cpu.elementwise", "ember.kernels.meta", "ember.kernels.decompositions",
-    "ember._generated.autograd_registrations",
+    "ember._generated.autograd_registrations", "ember._generated.nn_functions", "ember._generated.linalg_functions",
     "numpy.random", "concurrent.futures", "logging", "secrets", "ml_dtypes", "yaml", "sympy", "mpi4py",
 )
 

@@ -261,3 +261,38 @@ def test_parallel_fill_of_large_storages(tmp_path):
     cut.write_bytes(data[: len(data) // 2] + data[-2000:])
     with pytest.raises(RuntimeError):
         load(cut)
+
+
+def test_loaded_big_storages_are_private_writable_memory(tmp_path):
+    """Storages of 1 MB and more are read into anonymous memory (not numpy's huge-page arrays): they are
+    writable, owned by the tensor, and independent of the file (which may be replaced or removed)."""
+    a = np.arange(1 << 19, dtype=np.float32)                        # 2 MiB
+    p = tmp_path / "big.pt"
+    save({"a": ember.tensor(a)}, p)
+    t = load(p)["a"]
+    t.add_(1)
+    os.remove(p)
+    np.testing.assert_array_equal(t.numpy(), a + 1)
+    save({"a": ember.tensor(a)}, p)
+    np.testing.assert_array_equal(load(p)["a"].numpy(), a)
+
+
+def test_a_failed_write_in_the_writer_thread_keeps_the_old_file(tmp_path, monkeypatch):
+    """Big records are written by a thread (and the caller) with os.pwrite; a write error there (disk
+    full) fails the save like any other: the old file stays, no temporary file is left."""
+    p = tmp_path / "ckpt.pt"
+    save({"v": ember.tensor([1.0])}, p)
+    old = p.read_bytes()
+    real = _zip._pwrite_all
+
+    def failing(fd, data, offset):
+        if memoryview(data).nbytes >= _zip._CHUNK // 2:
+            raise OSError(28, "No space left on device (simulated)")
+        return real(fd, data, offset)
+    monkeypatch.setattr(_zip, "_pwrite_all", failing)
+    big = ember.tensor(np.arange(1 << 20, dtype=np.float32))         # 4 MiB: written in pieces
+    with pytest.raises(OSError, match="simulated"):
+        save({"v": big}, p)
+    monkeypatch.undo()
+    assert p.read_bytes() == old
+    assert os.listdir(tmp_path) == ["ckpt.pt"]

@@ -228,7 +228,7 @@ class _Written:
     crc: int | None            # None while the record's pieces are still being written
     size: int
     zip64_extra: bytes
-    pieces: list | None = None         # futures: CRC-32 of each piece, in order
+    pieces: list | None = None         # (future, piece, file offset): the future gives its CRC-32
     descriptor_at: int = 0             # writer offset of its data descriptor (written last)
 
 
@@ -273,7 +273,7 @@ def _crc_and_pwrite(fd: int, mv: memoryview, offset: int) -> int:
 _PARALLEL_MIN_BYTES = 1 << 20     # records this big go to the writer threads
 _PIECE = 8 << 20                  # one thread's unit of work
 _CHUNK = 1 << 20                  # checksummed, then written
-_WRITE_THREADS = 2
+_WRITE_THREADS = 1               # besides the caller, which takes the pieces no thread has started
 
 
 def _positional_fd(stream):
@@ -331,8 +331,12 @@ class ZipWriter:
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
             self._pool = ThreadPoolExecutor(max_workers=_WRITE_THREADS)
-        return [self._pool.submit(_crc_and_pwrite, self._fd, mv[s:s + _PIECE], offset + s)
-                for s in range(0, mv.nbytes, _PIECE)]
+        pieces = []
+        for start in range(0, mv.nbytes, _PIECE):
+            piece = mv[start:start + _PIECE]
+            pieces.append((self._pool.submit(_crc_and_pwrite, self._fd, piece, offset + start), piece,
+                           offset + start))
+        return pieces
 
     def write_record(self, name: str, data, crc=None) -> None:
         """Write one record; ``data`` is any contiguous buffer (bytes, memoryview, numpy array)
@@ -368,12 +372,17 @@ class ZipWriter:
             written.descriptor_at = self._pos
             self._pos += 24 if zip64 else 16
             self._pending.append(written)
+        elif crc is None:
+            crc = 0
+            for at in range(0, size, _CHUNK):     # checksummed while the chunk is in the cache
+                chunk = mv[at:at + _CHUNK]
+                crc = zlib.crc32(chunk, crc)
+                self._write(chunk)
         else:
             self._write(mv)
-            if crc is None:
-                crc = _crc32(mv) if size else 0
-            elif not isinstance(crc, int):   # a future computing it in another thread
+            if not isinstance(crc, int):   # a future computing it in another thread
                 crc = crc.result()
+        if written.pieces is None:
             written.crc = crc
             if size:
                 self._write(self._descriptor(written))
@@ -387,21 +396,22 @@ class ZipWriter:
         return struct.pack("<4sIII", _DESCRIPTOR_SIG, w.crc, w.size, w.size)
 
     def _complete_pending(self) -> None:
-        """Wait for the threads; give each big record its CRC and write its data descriptor."""
+        """Give each big record its CRC and write its data descriptor: the calling thread writes
+        the pieces no thread has started yet (``cancel`` succeeds only on those) and waits for the
+        others."""
         pending, self._pending = self._pending, []
         for w in pending:
-            crc, left = 0, w.size
-            for f in w.pieces:
-                piece_len = min(_PIECE, left)
-                crc = crc32_combine(crc, f.result(), piece_len)
-                left -= piece_len
+            crc = 0
+            for f, piece, offset in w.pieces:
+                piece_crc = _crc_and_pwrite(self._fd, piece, offset) if f.cancel() else f.result()
+                crc = crc32_combine(crc, piece_crc, piece.nbytes)
             w.crc, w.pieces = crc, None
             _pwrite_all(self._fd, self._descriptor(w), self._base + w.descriptor_at)
 
     def close(self) -> None:
         """Wait for (or, after an error, drain) the writer threads; safe to call twice."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True)
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def serialization_id(self) -> str:

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented
 from ember.autograd.formulas.elementwise_special import (i1_backward, i1e_backward,
                                                          mvlgamma_backward, special_i1_of,
@@ -71,12 +72,13 @@ def lgamma(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_lgamma.redispatch(_below_ks((self,)), self)
     _n = LgammaBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_lgamma.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -101,12 +103,13 @@ def lgamma_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_lgamma_.redispatch(_below_ks((self,)), self)
     _n = LgammaBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_lgamma_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -161,12 +164,13 @@ def digamma(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_digamma.redispatch(_below_ks((self,)), self)
     _n = DigammaBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_digamma.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -191,12 +195,13 @@ def digamma_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_digamma_.redispatch(_below_ks((self,)), self)
     _n = DigammaBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_digamma_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -252,14 +257,15 @@ def polygamma(n, self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_polygamma.redispatch(_below_ks((n, self)), n, self)
     _n = PolygammaBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_n = n
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_polygamma.redispatch(_below_ks((n, self)), n, self)
     _set_history(_res, _n)
@@ -315,14 +321,15 @@ def mvlgamma(self, p):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_mvlgamma.redispatch(_below_ks((self, p)), self, p)
     _n = MvlgammaBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_p = p
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_mvlgamma.redispatch(_below_ks((self, p)), self, p)
     _set_history(_res, _n)
@@ -347,14 +354,15 @@ def mvlgamma_(self, p):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_mvlgamma_.redispatch(_below_ks((self, p)), self, p)
     _n = MvlgammaBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_p = p
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_mvlgamma_.redispatch(_below_ks((self, p)), self, p)
     _rebase_history(self, _n)
@@ -409,12 +417,13 @@ def i0(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_i0.redispatch(_below_ks((self,)), self)
     _n = I0Backward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_i0.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -439,12 +448,13 @@ def i0_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_i0_.redispatch(_below_ks((self,)), self)
     _n = I0Backward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_i0_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -503,12 +513,13 @@ def special_i0e(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_special_i0e.redispatch(_below_ks((self,)), self)
     _n = SpecialI0EBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_special_i0e.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -568,12 +579,13 @@ def special_i1(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_special_i1.redispatch(_below_ks((self,)), self)
     _n = SpecialI1Backward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_special_i1.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -633,12 +645,13 @@ def special_i1e(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_special_i1e.redispatch(_below_ks((self,)), self)
     _n = SpecialI1EBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_special_i1e.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -698,12 +711,13 @@ def special_erfcx(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_special_erfcx.redispatch(_below_ks((self,)), self)
     _n = SpecialErfcxBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_special_erfcx.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -759,11 +773,12 @@ def special_ndtri(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_special_ndtri.redispatch(_below_ks((self,)), self)
     _n = SpecialNdtriBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_special_ndtri.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -822,12 +837,13 @@ def special_log_ndtr(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_special_log_ndtr.redispatch(_below_ks((self,)), self)
     _n = SpecialLogNdtrBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_special_log_ndtr.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -879,14 +895,16 @@ _OP_special_zeta = getattr(_aten.special_zeta, 'default')
 def special_zeta(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('special_zeta')
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_special_zeta.redispatch(_below_ks((self, other)), self, other)
     _n = SpecialZetaBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_special_zeta.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)

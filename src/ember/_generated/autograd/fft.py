@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas.fft import fft_c2r_backward, fft_r2c_backward
 
 _aten = _ops_ns.aten
@@ -65,18 +66,19 @@ def _fft_r2c(self, dim, normalization, onesided):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__fft_r2c.redispatch(_below_ks((self, dim, normalization, onesided)), self, dim, normalization, onesided)
     _n = FftR2CBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_normalization = normalization
-    if _rg(self):
+    if _g0:
         _n.s_onesided = onesided
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__fft_r2c.redispatch(_below_ks((self, dim, normalization, onesided)), self, dim, normalization, onesided)
     _set_history(_res, _n)
@@ -126,14 +128,15 @@ def _fft_c2r(self, dim, normalization, last_dim_size):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__fft_c2r.redispatch(_below_ks((self, dim, normalization, last_dim_size)), self, dim, normalization, last_dim_size)
     _n = FftC2RBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_normalization = normalization
     _res = _OP__fft_c2r.redispatch(_below_ks((self, dim, normalization, last_dim_size)), self, dim, normalization, last_dim_size)
     _set_history(_res, _n)
@@ -184,16 +187,17 @@ def _fft_c2c(self, dim, normalization, forward):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__fft_c2c.redispatch(_below_ks((self, dim, normalization, forward)), self, dim, normalization, forward)
     _n = FftC2CBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_forward = forward
-    if _rg(self):
+    if _g0:
         _n.s_normalization = normalization
     _res = _OP__fft_c2c.redispatch(_below_ks((self, dim, normalization, forward)), self, dim, normalization, forward)
     _set_history(_res, _n)

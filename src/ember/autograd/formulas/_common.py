@@ -199,11 +199,6 @@ def _dim_index(idx, dim):
     return out
 
 
-def _e():
-    import ember
-    return ember
-
-
 def _mH(x):
     return x.mT.conj() if x.is_complex() else x.mT
 

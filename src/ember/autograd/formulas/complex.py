@@ -1,5 +1,7 @@
 """Backward helpers for complex inputs (torch's FunctionsManual.cpp): sgn's backward and abs's forward rule."""
 
+from ..._generated import functions as at  # the ember.* bindings below the facade (torch's at:: functions)
+
 __all__ = ["abs_jvp", "sgn_backward"]
 
 
@@ -8,10 +10,9 @@ def sgn_backward(self, grad, result):
     where z = 0."""
     if not self.dtype.is_complex:
         return grad.mul(0)
-    import ember
     a = self.abs()
     val = (grad - result * result * grad.conj()) / (2 * a)
-    return ember.where(a == 0, ember.zeros((), dtype=val.dtype), val)
+    return at.where(a == 0, at.zeros((), dtype=val.dtype), val)
 
 
 def abs_jvp(self, self_t):

@@ -3,7 +3,8 @@ per-sample-weight grads and embedding_dense_backward's double backward."""
 
 import numpy as np
 
-from ._common import _const, _e, _on_meta
+from ..._generated import functions as at  # the ember.* bindings below the facade (torch's at:: functions)
+from ._common import _const, _on_meta
 
 __all__ = ["embedding_bag_psw_backward", "embedding_bag_weight_backward", "embedding_double_backward"]
 
@@ -20,9 +21,8 @@ def embedding_bag_weight_backward(grad, indices, offset2bag, bag_size, max_indic
                                   scale_grad_by_freq, mode, per_sample_weights, padding_idx):
     """Each index's row got grad[its bag] (times its per-sample weight, / bag size in mean mode); in max
     mode only the row that won each (bag, column) did. Padding indices and empty bags give nothing."""
-    e = _e()
     d = grad._size[-1]
-    zeros = e.zeros((int(num_weights), d), dtype=grad.dtype, device=indices.device)
+    zeros = at.zeros((int(num_weights), d), dtype=grad.dtype, device=indices.device)
     if _on_meta(grad, indices):
         return zeros
     idx = indices._np.astype(np.int64).reshape(-1)
@@ -50,7 +50,7 @@ def embedding_bag_psw_backward(grad, weight, indices, offset2bag, mode, padding_
     if mode != _MODE_SUM:
         raise NotImplementedError("embedding_bag_backward: per_sample_weights only supported for mode='sum'")
     if _on_meta(grad, indices):
-        return _e().empty(tuple(indices._size), dtype=grad.dtype, device=indices.device)
+        return at.empty(tuple(indices._size), dtype=grad.dtype, device=indices.device)
     keep = _const(_kept(indices, padding_idx), grad.dtype)
     return (grad.index_select(0, offset2bag) * weight.index_select(0, indices)).sum(-1) * keep
 

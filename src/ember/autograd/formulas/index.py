@@ -1,7 +1,8 @@
 """Backward helpers of the indexing ops (torch's FunctionsManual.cpp): index/index_put, gather, the reducing
 scatters (scatter_reduce.two, index_reduce) and index_fill's value."""
 
-from ._common import const_zeros_like, sum_to, _aten, _zeros, index_of, _e, _eval, _f64, _i64
+from ..._generated import functions as at  # the ember.* bindings below the facade (torch's at:: functions)
+from ._common import const_zeros_like, sum_to, _aten, _zeros, index_of, _eval, _f64, _i64
 
 __all__ = ["gather_backward", "index_backward", "index_fill_value_backward", "index_put_backward_self",
            "index_put_backward_values", "index_reduce_backward_", "scatter_reduce_backward_"]
@@ -41,7 +42,7 @@ def _fit(g, shape):
     pad = []
     for have, want in reversed(list(zip(g.shape, shape))):
         pad += [0, int(want) - int(have)]
-    return _e().constant_pad_nd(g, pad, 0.0)
+    return at.constant_pad_nd(g, pad, 0.0)
 
 
 def _hit(self, dim, index):
@@ -59,7 +60,6 @@ def scatter_reduce_backward_(grad, self, dim, index, src, reduce, include_self, 
         gs, gsrc = scatter_reduce_backward_(grad.reshape(1), self.reshape(1), 0, index.reshape(1), src.reshape(1),
                                             reduce, include_self, result.reshape(1), mask)
         return (gs.reshape(()) if gs is not None else None, gsrc.reshape(src.shape) if gsrc is not None else None)
-    E = _e()
     src_used = src
     if tuple(src.shape) != tuple(index.shape):
         src_used = src[tuple(slice(0, int(n)) for n in index.shape)]
@@ -73,7 +73,7 @@ def scatter_reduce_backward_(grad, self, dim, index, src, reduce, include_self, 
     if reduce == "sum":
         return _pair(self_grad(grad), _fit(grad.gather(dim, index), src.shape), *mask)
     if reduce == "mean":
-        ones = E.ones_like(src_used)
+        ones = at.ones_like(src_used)
         base = self.new_ones(self.shape) if include_self else self.new_zeros(self.shape)
         count = base.scatter_add(dim, index, ones)
         count = count.masked_fill(count == 0, 1.0)
@@ -100,19 +100,18 @@ def _safe(x):
 
 def _prod_backward(grad, self, dim, index, src, include_self, result, hit):
     """Product of the other contributions, correct with zeros (see the module docstring)."""
-    E = _e()
     self_zero = self == 0
     src_zero = src == 0
     base = self_zero.to(grad.dtype) if include_self else self.new_zeros(self.shape)
     zeros = base.scatter_add(dim, index, src_zero.to(grad.dtype))
     # the product of the nonzero contributions of each position
-    nonzero = E.scatter_reduce(self.masked_fill(self_zero, 1.0), dim, index, src.masked_fill(src_zero, 1.0),
+    nonzero = at.scatter_reduce(self.masked_fill(self_zero, 1.0), dim, index, src.masked_fill(src_zero, 1.0),
                                "prod", include_self=include_self)
     only_zero = nonzero.masked_fill(zeros != 1, 0.0)
     # self's own position: nothing scattered there (no include_self needed) or include_self
-    self_others = E.where(self_zero, only_zero, result / _safe(self))
-    self_others = E.where(hit.logical_not() & self_zero, E.ones_like(self), self_others)
-    src_others = E.where(src_zero, only_zero.gather(dim, index), result.gather(dim, index) / _safe(src))
+    self_others = at.where(self_zero, only_zero, result / _safe(self))
+    self_others = at.where(hit.logical_not() & self_zero, at.ones_like(self), self_others)
+    src_others = at.where(src_zero, only_zero.gather(dim, index), result.gather(dim, index) / _safe(src))
     return grad * self_others, grad.gather(dim, index) * src_others
 
 

@@ -3,7 +3,9 @@ upsampling's transposed interpolation and grid_sampler_2d's backward."""
 
 import numpy as np
 
-from ._common import _const, _e, _eval, _f64, _on_meta, _ints
+from ..._generated import functions as at  # the ember.* bindings below the facade (torch's at:: functions)
+from ..._grad_mode import is_grad_enabled
+from ._common import _const, _eval, _f64, _on_meta, _ints
 
 __all__ = ["grid_sampler_2d_backward_", "interp_backward"]
 
@@ -143,9 +145,8 @@ def _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask):
     """The first-order grads by csrc/taps.c (no graph is recorded, so the channel loops need not be
     ember ops), or None when C does not apply."""
     from ...kernels.cpu import interpolate_taps
-    e = _e()
     dt = input._np.dtype
-    if e.is_grad_enabled() or input.device.type != "cpu" or grad._np.dtype != dt or grid._np.dtype != dt \
+    if is_grad_enabled() or input.device.type != "cpu" or grad._np.dtype != dt or grid._np.dtype != dt \
             or interpolate_taps.kernel("scatter", dt) is None:
         return None
     n, c, h, w = input._size
@@ -155,24 +156,23 @@ def _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask):
     gi = gg = None
     if mask[0]:
         wt = np.ones(idx.shape, dt) if taps[0][2] is None else np.stack([t[2]._np for t in taps], 1).astype(dt)
-        gi = e.from_numpy(interpolate_taps.scatter(go, idx, np.ascontiguousarray(wt), h * w).reshape(n, c, h, w))
+        gi = _const(interpolate_taps.scatter(go, idx, np.ascontiguousarray(wt), h * w).reshape(n, c, h, w), input.dtype)
     if mask[1]:
         if taps[0][2] is None:
-            gg = e.zeros_like(grid)
+            gg = at.zeros_like(grid)
         else:
             prod = interpolate_taps.dot(go, np.ascontiguousarray(input._np).reshape(n, c, h * w), idx)   # N, k, L
             gx = (prod * np.stack([t[3]._np for t in taps], 1)).sum(1)
             gy = (prod * np.stack([t[4]._np for t in taps], 1)).sum(1)
-            gg = e.from_numpy(np.stack([gx, gy], -1).astype(dt).reshape(n, ho, wo, 2))
+            gg = _const(np.stack([gx, gy], -1).reshape(n, ho, wo, 2), input.dtype)
     return gi, gg
 
 
 def grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mode, align_corners, mask):
     """grad_input: grad * tap weight scattered to every in-bounds tap; grad_grid: sum over channels of
     grad * tap value * d(tap weight)/d(grid). Nearest sampling has a zero grid grad (torch)."""
-    e = _e()
     if _on_meta(grad, input, grid):
-        return (e.empty_like(input) if mask[0] else None), (e.empty_like(grid) if mask[1] else None)
+        return (at.empty_like(input) if mask[0] else None), (at.empty_like(grid) if mask[1] else None)
     n, c, h, w = input._size
     ho, wo = grid._size[1:3]
     L = ho * wo
@@ -189,18 +189,18 @@ def grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mod
     okb = np.concatenate([t[1] for t in taps], axis=1)[:, None, :]                    # N, 1, kL
     ok = _const(okb, D.bool_)           # outside taps are left out (where, not * 0: an inf must not leak)
     if mask[0]:
-        wts = e.ones((), dtype=grad.dtype) if taps[0][2] is None else e.cat([t[2] for t in taps], 1).unsqueeze(1)
-        vals = e.where(ok, go.repeat(1, 1, k) * wts, 0)
-        gi = e.zeros((n, c, h * w), dtype=grad.dtype).scatter_add(2, idx, vals).reshape(n, c, h, w)
+        wts = at.ones((), dtype=grad.dtype) if taps[0][2] is None else at.cat([t[2] for t in taps], 1).unsqueeze(1)
+        vals = at.where(ok, go.repeat(1, 1, k) * wts, 0)
+        gi = at.zeros((n, c, h * w), dtype=grad.dtype).scatter_add(2, idx, vals).reshape(n, c, h, w)
     if mask[1]:
         if taps[0][2] is None:
-            gg = e.zeros_like(grid)
+            gg = at.zeros_like(grid)
         else:
-            v = e.where(ok, input.reshape(n, c, h * w).gather(2, idx), 0)               # N, C, kL
+            v = at.where(ok, input.reshape(n, c, h * w).gather(2, idx), 0)               # N, C, kL
             prod = (go.repeat(1, 1, k) * v).sum(1)                                      # N, kL
-            dx = e.cat([t[3] for t in taps], 1)
-            dy = e.cat([t[4] for t in taps], 1)
+            dx = at.cat([t[3] for t in taps], 1)
+            dy = at.cat([t[4] for t in taps], 1)
             gx = (prod * dx).reshape(n, k, L).sum(1)
             gy = (prod * dy).reshape(n, k, L).sum(1)
-            gg = e.stack([gx, gy], -1).reshape(n, ho, wo, 2)
+            gg = at.stack([gx, gy], -1).reshape(n, ho, wo, 2)
     return gi, gg

@@ -7,7 +7,9 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.tls import state as _state
-from ._common import _const, maybe_multiply, const_sgn, _needs_history, sum_to, _aten, _e, _mH
+from ..._generated import functions as at, linalg_functions as at_linalg  # ember.*, ember._linalg.* (at::)
+from ..._grad_mode import enable_grad
+from ._common import _const, maybe_multiply, const_sgn, _needs_history, sum_to, _aten, _mH
 from .reduction import _restore, amax_backward, norm_backward
 
 __all__ = ["cholesky_backward", "cholesky_solve_backward", "eigh_backward", "inv_backward", "lstsq_backward",
@@ -131,8 +133,7 @@ def slogdet_backward(grad_logabsdet, A):
     """gA = g_logabsdet * A^{-H} (the sign is piecewise constant)."""
     if grad_logabsdet is None:
         return None
-    e = _e()
-    return grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * _mH(e._linalg.linalg_inv(A))
+    return grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * _mH(at_linalg.linalg_inv(A))
 
 
 def _solve_is_vector(A, B):
@@ -141,13 +142,12 @@ def _solve_is_vector(A, B):
 
 def solve_backward(grad, A, B, X, left, grad_input_mask):
     """AX = B: gB = A^{-H} G, gA = -gB X^H (left=False: XA = B, gB = G A^{-H}, gA = -X^H gB)."""
-    e = _e()
     if grad is None:
         return None, None
     vector = left and _solve_is_vector(A, B)
     g = grad.unsqueeze(-1) if vector else grad
     x = X.unsqueeze(-1) if vector else X
-    gB = e._linalg.linalg_solve(_mH(A), g, left=left)
+    gB = at_linalg.linalg_solve(_mH(A), g, left=left)
     gA = None
     if grad_input_mask[0]:
         gA = _to(-gB.matmul(_mH(x)) if left else -_mH(x).matmul(gB), A._size)
@@ -160,22 +160,20 @@ def solve_backward(grad, A, B, X, left, grad_input_mask):
 
 def cholesky_backward(grad, upper, L):
     """gA = sym(L^{-H} Φ(L^H gL) L^{-1}), Φ = lower triangle with the diagonal halved."""
-    e = _e()
     if upper:
         L, grad = _mH(L), _mH(grad)
-    Linv = e._linalg.linalg_inv(L)
+    Linv = at_linalg.linalg_inv(L)
     phi = _mH(L).matmul(grad).tril()
-    phi = phi - 0.5 * e.diag_embed(phi.diagonal(0, -2, -1))
+    phi = phi - 0.5 * at.diag_embed(phi.diagonal(0, -2, -1))
     g = _mH(Linv).matmul(phi).matmul(Linv)
     return 0.5 * (g + _mH(g))
 
 
 def cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask):
     """X = (L L^H)^{-1} B: gB = cholesky_solve(G, L); gL = -(gB X^H + X gB^H) L (upper: -L (...))."""
-    e = _e()
     if grad is None:
         return None, None
-    gB = e.cholesky_solve(grad, input2, upper)
+    gB = at.cholesky_solve(grad, input2, upper)
     gL = None
     if grad_input_mask[1]:
         common = gB.matmul(_mH(result))
@@ -190,7 +188,6 @@ def _copyltu(M):
 
 def _qr_tall(gQ, gR, Q, R):
     """A = QR with m >= n (reduced): gA = (gQ + Q copyltu(M)) R^{-H}, M = R gR^H - gQ^H Q."""
-    e = _e()
     M = None
     if gR is not None:
         M = R.matmul(_mH(gR))
@@ -199,11 +196,10 @@ def _qr_tall(gQ, gR, Q, R):
     b = Q.matmul(_copyltu(M))
     if gQ is not None:
         b = b + gQ
-    return e._linalg.linalg_solve(_mH(R), b, left=False)
+    return at_linalg.linalg_solve(_mH(R), b, left=False)
 
 
 def qr_backward(gQ, gR, Q, R, mode):
-    e = _e()
     if gQ is None and gR is None:
         return None
     if mode == "r":
@@ -225,18 +221,17 @@ def qr_backward(gQ, gR, Q, R, mode):
     if gV is not None:
         gQx = Y.matmul(_mH(gV)) if gQx is None else gQx + Y.matmul(_mH(gV))
     gX = _qr_tall(gQx, gU, Q, U)
-    gY = Q.matmul(gV) if gV is not None else e.zeros_like(Y)
-    return e.cat([gX, gY], -1)
+    gY = Q.matmul(gV) if gV is not None else at.zeros_like(Y)
+    return at.cat([gX, gY], -1)
 
 
 def svd_backward(gU, gS, gVh, A, U, S, Vh, full_matrices, compute_uv):
     """torch's svd_backward (real and complex-free subset): gauge-invariant formula with E_jk = S_k^2 - S_j^2."""
-    e = _e()
     if gU is None and gS is None and gVh is None:
         return None
     if not compute_uv:
-        with e.enable_grad():
-            U, _, Vh = e._linalg_svd(A, False, True)
+        with enable_grad():
+            U, _, Vh = at._linalg_svd(A, False, True)
         gU = gVh = None
     k = S._size[-1]
     if full_matrices:
@@ -250,7 +245,7 @@ def svd_backward(gU, gS, gVh, A, U, S, Vh, full_matrices, compute_uv):
     gV = _mH(gVh) if gVh is not None else None
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
-    E = E + e.diag_embed(e.ones_like(S))          # diagonal E_jj = 1 (numerators vanish there)
+    E = E + at.diag_embed(at.ones_like(S))          # diagonal E_jj = 1 (numerators vanish there)
     gA = None
     if gU is not None:
         UhgU = _mH(U).matmul(gU)
@@ -261,7 +256,7 @@ def svd_backward(gU, gS, gVh, A, U, S, Vh, full_matrices, compute_uv):
         gA = t if gA is None else gA + t
     gA = gA / E
     if gS is not None:
-        gA = gA + e.diag_embed(gS)
+        gA = gA + at.diag_embed(gS)
     if m > n and gU is not None:
         gA = U.matmul(gA)
         gUSinv = gU / S.unsqueeze(-2)
@@ -276,23 +271,22 @@ def svd_backward(gU, gS, gVh, A, U, S, Vh, full_matrices, compute_uv):
 
 def eigh_backward(gL, gV, A, L, V, compute_v):
     """gA = V (diag(gL) + skew(V^H gV)/2 / E) V^H with E_ij = λ_j - λ_i (torch's linalg_eig_backward, hermitian)."""
-    e = _e()
     if gL is None and gV is None:
         return None
     if not compute_v:
-        with e.enable_grad():
-            L, V = e._linalg_eigh(A, "L", True)
+        with enable_grad():
+            L, V = at._linalg_eigh(A, "L", True)
         gV = None
     if gV is None:
         return V.matmul(gL.unsqueeze(-1) * _mH(V))
     VhgV = _mH(V).matmul(gV)
     VhgV = 0.5 * (VhgV - _mH(VhgV))
     E = L.unsqueeze(-2) - L.unsqueeze(-1)
-    E = E + e.diag_embed(e.ones_like(L))
+    E = E + at.diag_embed(at.ones_like(L))
     mid = VhgV / E
-    mid = mid - e.diag_embed(mid.diagonal(0, -2, -1))
+    mid = mid - at.diag_embed(mid.diagonal(0, -2, -1))
     if gL is not None:
-        mid = mid + e.diag_embed(gL)
+        mid = mid + at.diag_embed(gL)
     return V.matmul(mid).matmul(_mH(V))
 
 
@@ -314,7 +308,6 @@ def pinv_backward(grad, pinvA, A):
 def lstsq_backward(gX, gRes, A, B, X, grad_input_mask):
     """X = pinv(A) B: gA = pinv_backward(gX B^H), gB = pinv(A)^H gX; residuals r = Σ|AX - B|^2 (X optimal):
     gA += 2 (AX - B) X^H gr, gB -= 2 (AX - B) gr."""
-    e = _e()
     if gX is None and (gRes is None or gRes.numel() == 0):
         return None, None
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1)
@@ -323,7 +316,7 @@ def lstsq_backward(gX, gRes, A, B, X, grad_input_mask):
     gA = gB = None
     if gX is not None:
         g = gX.unsqueeze(-1) if vector else gX
-        pinvA = e._linalg.linalg_pinv(A)
+        pinvA = at_linalg.linalg_pinv(A)
         if grad_input_mask[0]:
             gA = pinv_backward(g.matmul(_mH(b)), pinvA, A)
         if grad_input_mask[1]:

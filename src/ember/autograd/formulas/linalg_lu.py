@@ -1,7 +1,8 @@
 """Backward helpers of the LU family (torch's FunctionsManual.cpp: linalg_lu_backward, lu_factor_ex_backward,
 lu_unpack_backward, linalg_lu_solve's formulas)."""
 
-from ._common import _e, _mH
+from ..._generated import functions as at, linalg_functions as at_linalg  # ember.*, ember._linalg.* (at::)
+from ._common import _mH
 
 __all__ = ["linalg_lu_backward", "linalg_lu_solve_backward", "lu_factor_ex_backward", "lu_unpack_backward"]
 
@@ -20,25 +21,24 @@ def _sum_to(g, shape):
 
 def _solve_left_h(T, X):
     """T^{-H} X."""
-    return _e()._linalg.linalg_solve(_mH(T), X)
+    return at_linalg.linalg_solve(_mH(T), X)
 
 
 def _solve_right_h(X, T):
     """X T^{-H}."""
-    return _e()._linalg.linalg_solve(_mH(T), X, left=False)
+    return at_linalg.linalg_solve(_mH(T), X, left=False)
 
 
 def _unpack(LU):
     """(L, U) of a packed LU in ember ops: L unit lower (m x k), U upper (k x n)."""
-    e = _e()
     m, n = LU.shape[-2], LU.shape[-1]
     k = min(m, n)
-    L = LU[..., :, :k].tril(-1) + e.eye(m, k, dtype=LU.dtype)
+    L = LU[..., :, :k].tril(-1) + at.eye(m, k, dtype=LU.dtype)
     return L, LU[..., :k, :].triu()
 
 
 def _perm(LU, pivots):
-    return _e().lu_unpack(LU.detach(), pivots, unpack_data=False)[0]
+    return at.lu_unpack(LU.detach(), pivots, unpack_data=False)[0]
 
 
 def _acc(a, b):
@@ -48,7 +48,6 @@ def _acc(a, b):
 def linalg_lu_backward(gL, gU, P, L, U, pivot=True):
     """gA = P L^{-H} phi U^{-H}, phi = tril_{-1}(L^H gL) + triu(gU U^H) for square A; the wide (m < n) and tall
     (m > n) cases split U = [U1 | U2] or L = [L1; L2] and fold the extra block's grad into phi."""
-    e = _e()
     if gL is None and gU is None:
         return None
     m, n = L.shape[-2], U.shape[-1]
@@ -65,8 +64,8 @@ def linalg_lu_backward(gL, gU, P, L, U, pivot=True):
             low = _acc(low, -gU2.matmul(_mH(U2)))
         phi = _acc(low.tril(-1) if low is not None else None, gU1.matmul(_mH(U1)).triu() if gU1 is not None else None)
         g1 = _solve_right_h(_solve_left_h(L, phi), U1)
-        g2 = _solve_left_h(L, gU2) if gU2 is not None else e.zeros_like(U2)
-        return P.matmul(e.cat([g1, g2], -1))
+        g2 = _solve_left_h(L, gU2) if gU2 is not None else at.zeros_like(U2)
+        return P.matmul(at.cat([g1, g2], -1))
     L1, L2 = L[..., :n, :], L[..., n:, :]       # tall: L = [L1; L2], L1 square
     gL1 = gL[..., :n, :] if gL is not None else None
     gL2 = gL[..., n:, :] if gL is not None else None
@@ -75,8 +74,8 @@ def linalg_lu_backward(gL, gU, P, L, U, pivot=True):
         up = _acc(up, -_mH(L2).matmul(gL2))
     phi = _acc(up.triu() if up is not None else None, _mH(L1).matmul(gL1).tril(-1) if gL1 is not None else None)
     g1 = _solve_right_h(_solve_left_h(L1, phi), U)
-    g2 = _solve_right_h(gL2, U) if gL2 is not None else e.zeros_like(L2)
-    return P.matmul(e.cat([g1, g2], -2))
+    g2 = _solve_right_h(gL2, U) if gL2 is not None else at.zeros_like(L2)
+    return P.matmul(at.cat([g1, g2], -2))
 
 
 def lu_factor_ex_backward(grad, LU, pivots, pivot=True):
@@ -91,7 +90,6 @@ def lu_factor_ex_backward(grad, LU, pivots, pivot=True):
 
 def lu_unpack_backward(gL, gU, sizes):
     """L = tril_{-1}(LU)[:, :k] + I, U = triu(LU)[:k]: scatter the grads back into LU's shape."""
-    e = _e()
     if gL is None and gU is None:
         return None
     m, n = sizes[-2], sizes[-1]
@@ -101,12 +99,12 @@ def lu_unpack_backward(gL, gU, sizes):
     if gL is not None:
         g = gL.tril(-1)
         if n > k:
-            g = e.cat([g, e.zeros(batch + (m, n - k), dtype=g.dtype)], -1)
+            g = at.cat([g, at.zeros(batch + (m, n - k), dtype=g.dtype)], -1)
         out = g
     if gU is not None:
         g = gU.triu()
         if m > k:
-            g = e.cat([g, e.zeros(batch + (m - k, n), dtype=g.dtype)], -2)
+            g = at.cat([g, at.zeros(batch + (m - k, n), dtype=g.dtype)], -2)
         out = _acc(out, g)
     return out
 
@@ -114,10 +112,9 @@ def lu_unpack_backward(gL, gU, sizes):
 def linalg_lu_solve_backward(grad, LU, pivots, X, B, left, adjoint, grad_input_mask):
     """op(A) X = B (left) or X op(A) = B: gB = lu_solve(G, adjoint flipped); gA from gB and X; then gLU from
     A = P L U: tril_{-1}(P^T gA U^H) + triu(L^H P^T gA)."""
-    e = _e()
     if grad is None:
         return None, None
-    gB = e._linalg.linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adjoint)
+    gB = at_linalg.linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adjoint)
     gLU = None
     if grad_input_mask[0]:
         if left:

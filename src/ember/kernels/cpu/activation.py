@@ -4,7 +4,8 @@ import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out
-from ..meta.elementwise_math import gelu_backward_spec, glu_shape, unary_kind_dtype
+from ..meta.activation import ACTIVATION_KINDS, gelu_backward_spec, glu_shape
+from ..meta.elementwise_math import unary_kind_dtype
 from .runtime.pool import split_run
 from .runtime import clib
 from . import activation_gelu
@@ -141,7 +142,7 @@ _TABLE = {
     "threshold": _threshold,
 }
 for _n, _f in _TABLE.items():
-    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = make_unary_p(_f, _n)
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = make_unary_p(_f, _n, ACTIVATION_KINDS[_n])
 
 
 def _glu_np(self, dim):
@@ -174,7 +175,20 @@ def _relu(a, out):
         out[neg] = 0
 
 
-relu, relu_, _relu_out = make_unary(_relu, ARITH, "relu")
+_wrap_fresh = Tensor._wrap_fresh
+_relu_general, relu_, _relu_out = make_unary(_relu, ARITH, "relu")
+
+
+def relu(self):
+    """relu of a small contiguous float tensor: a copy and a masked store of zeros (below the C kernel's
+    size; half the time of the general path's empty + casting copy, and np.where or np.maximum are slower
+    or turn -0.0 into 0.0); everything else takes make_unary's path."""
+    a = self._np
+    if a is not None and a.dtype.kind == "f" and a.size < MIN_ELEMS and a.flags.c_contiguous:
+        r = a.copy()
+        r[a < 0] = 0
+        return _wrap_fresh(r, self.dtype)
+    return _relu_general(self)
 
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}

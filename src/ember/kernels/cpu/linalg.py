@@ -40,10 +40,52 @@ def _batch_prefix(A, i):
     return f"(Batch element {i}): " if A.dim() > 2 else ""
 
 
+# ------------------------------------------------------------------ LAPACK's getrf as a numpy loop
+# (cpu/linalg_lu.py's LU and LDL factorisations build on it; here, the error path finds singular pivots with it)
+def _mag(x):
+    """LAPACK's pivot magnitude: |x| for reals, |re| + |im| (cabs1) for complex."""
+    return np.abs(x.real) + np.abs(x.imag) if x.dtype.kind == "c" else np.abs(x)
+
+
+def iamax(x):
+    """LAPACK's i?amax along the last axis: the first largest magnitude (cabs1 for complex); a nan is never
+    chosen, except that a nan first element wins (nothing compares greater than it)."""
+    mag = _mag(x)
+    nan = np.isnan(mag)
+    p = np.argmax(np.where(nan, -np.inf, mag), axis=-1)
+    return np.where(nan[..., 0], 0, p)
+
+
+def _getrf_numpy(a):
+    """In-place partial-pivoting LU of a (B, m, n) array; returns (pivots (B, k) 1-based, info (B,))."""
+    nb, m, n = a.shape
+    k = min(m, n)
+    piv = np.zeros((nb, k), np.int32)
+    info = np.zeros(nb, np.int32)
+    rows = np.arange(nb)
+    for j in range(k):
+        p = iamax(a[:, j:, j]) + j
+        piv[:, j] = p + 1
+        swap = p != j
+        if swap.any():
+            r, pr = rows[swap], p[swap]
+            tmp = a[r, j].copy()
+            a[r, j] = a[r, pr]
+            a[r, pr] = tmp
+        d = a[:, j, j]
+        zero = d == 0
+        info[(info == 0) & zero] = j + 1
+        if j + 1 < m:
+            a[:, j + 1:, j] *= 1 / np.where(zero, 1, d)[:, None]    # LAPACK scales by the reciprocal; a zero
+                                                                    # pivot has a zero column below it
+            if j + 1 < n:
+                a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
+    return piv, info
+
+
 def lu_info(a):
     """LAPACK getrf's info per matrix of a batch: the 1-based index of the first exactly-zero pivot of partial
     pivoting LU, 0 when none (used on the error path only); the LU loop of linalg_lu, run in double."""
-    from .linalg_lu import _getrf_numpy          # linalg_lu imports this module
     n = a.shape[-1]
     a = np.array(a.reshape((-1, n, n)), dtype=np.float64 if a.dtype.kind != "c" else np.complex128)
     with np.errstate(all="ignore"):

@@ -7,7 +7,8 @@ import numpy as np
 
 from ..meta import linalg_lu as M
 from .linalg import _like
-from .linalg_lu import _batch_prefix, _batched, _into, _lapack, _mag, iamax
+from .linalg import _mag, iamax
+from .linalg_lu import _batch_prefix, _batched, _into, _lapack
 
 _ALPHA = (1 + np.sqrt(17.0)) / 8
 

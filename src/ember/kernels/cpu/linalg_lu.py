@@ -1,14 +1,15 @@
 """cpu kernels for the LU family, geqrf and vdot (LDL: cpu/linalg_ldl.py, which shares the helpers here).
 
 LU is LAPACK's getrf (partial pivoting, first largest |.| wins, |re| + |im| for complex like izamax) as a numpy
-loop over the columns, vectorised over the batch. When scipy is installed and a matrix is large, its LAPACK
+loop over the columns, vectorised over the batch (`_getrf_numpy`, in cpu/linalg.py: inv/solve's error path uses
+it too). When scipy is installed and a matrix is large, its LAPACK
 wrappers (imported lazily) do the factorisation instead; `use_scipy(False)` forces the numpy path (tests compare
 both). Pivots are LAPACK's: int32, 1-based row interchanges applied in order."""
 import numpy as np
 
 from ..common import check_out
 from ..meta import linalg_lu as M
-from .linalg import _like, _mT
+from .linalg import _getrf_numpy, _like, _mT
 
 _SCIPY = {"enabled": True, "mod": None}
 SCIPY_MIN_N = 32          # below this the numpy loop is as fast as the per-matrix LAPACK calls
@@ -44,20 +45,6 @@ def _into(results, outs, name, exact=True):
     return tuple(outs)
 
 
-def _mag(x):
-    """LAPACK's pivot magnitude: |x| for reals, |re| + |im| (cabs1) for complex."""
-    return np.abs(x.real) + np.abs(x.imag) if x.dtype.kind == "c" else np.abs(x)
-
-
-def iamax(x):
-    """LAPACK's i?amax along the last axis: the first largest magnitude (cabs1 for complex); a nan is never
-    chosen, except that a nan first element wins (nothing compares greater than it)."""
-    mag = _mag(x)
-    nan = np.isnan(mag)
-    p = np.argmax(np.where(nan, -np.inf, mag), axis=-1)
-    return np.where(nan[..., 0], 0, p)
-
-
 def _batched(a):
     """(flat copy (B, m, n) in a's dtype, batch shape)."""
     m, n = a.shape[-2:]
@@ -66,33 +53,6 @@ def _batched(a):
 
 
 # ------------------------------------------------------------------ LU (getrf)
-def _getrf_numpy(a):
-    """In-place partial-pivoting LU of a (B, m, n) array; returns (pivots (B, k) 1-based, info (B,))."""
-    nb, m, n = a.shape
-    k = min(m, n)
-    piv = np.zeros((nb, k), np.int32)
-    info = np.zeros(nb, np.int32)
-    rows = np.arange(nb)
-    for j in range(k):
-        p = iamax(a[:, j:, j]) + j
-        piv[:, j] = p + 1
-        swap = p != j
-        if swap.any():
-            r, pr = rows[swap], p[swap]
-            tmp = a[r, j].copy()
-            a[r, j] = a[r, pr]
-            a[r, pr] = tmp
-        d = a[:, j, j]
-        zero = d == 0
-        info[(info == 0) & zero] = j + 1
-        if j + 1 < m:
-            a[:, j + 1:, j] *= 1 / np.where(zero, 1, d)[:, None]    # LAPACK scales by the reciprocal; a zero
-                                                                    # pivot has a zero column below it
-            if j + 1 < n:
-                a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
-    return piv, info
-
-
 def _getrf(a):
     nb, m, n = a.shape
     lapack = _lapack(min(m, n))

@@ -1,6 +1,7 @@
-"""Meta functions for pointwise math and activations (issue 3): result dtype per op kind, broadcast
-shapes for ternary ops (lerp, addcmul, addcdiv), and the meta kernels themselves. The cpu kernels in
-kernels/cpu/{elementwise_math,activation}.py allocate from these same rules."""
+"""Meta functions for pointwise math: result dtype per op kind, broadcast shapes for ternary ops (lerp,
+addcmul, addcdiv), and the meta kernels themselves (`unary_meta` also makes those of the activations,
+kernels/meta/activation.py). The cpu kernels in kernels/cpu/elementwise_math.py allocate from these same
+rules."""
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.promotion import get_default_dtype, result_type
@@ -10,14 +11,13 @@ from ..common import broadcast_shapes, check_out, empty_tensor, shape_of, _tname
 from .elementwise_common import ARITH, FLOAT_OUT, check_inplace, meta_binary, meta_binary_inplace, meta_binary_out, out_strides
 
 # unary kinds: "float" (integers compute in the default float dtype), "same" (dtype kept), "bool"
-# (predicates), "square" (bool -> int64), "float_only" (activations: integer inputs are an error)
+# (predicates), "square" (bool -> int64), "float_only" (integer inputs are an error: the activations,
+# whose table is in kernels/meta/activation.py)
 UNARY_KINDS = {n: "float" for n in ("exp2 expm1 log1p log2 log10 asin acos atan sinh cosh tan asinh acosh atanh "
                                     "erf erfc erfinv reciprocal logit").split()}
-UNARY_KINDS.update({n: "same" for n in "floor ceil trunc round sign sgn frac nan_to_num threshold hardtanh".split()})
+UNARY_KINDS.update({n: "same" for n in "floor ceil trunc round sign sgn frac nan_to_num".split()})
 UNARY_KINDS.update({n: "bool" for n in "isnan isinf isfinite isposinf isneginf".split()})
 UNARY_KINDS["square"] = "square"
-ACTIVATIONS = ("gelu silu mish softplus elu selu celu leaky_relu hardsigmoid hardswish log_sigmoid").split()
-UNARY_KINDS.update({n: "float_only" for n in ACTIVATIONS})
 
 
 def unary_kind_dtype(x, kind, name="op"):
@@ -56,25 +56,9 @@ def ternary_spec(self, a, b, name, **kw):
     return shape, rdt
 
 
-def gelu_backward_spec(grad_output, self):
-    """(shape, dtype) of gelu_backward: the broadcast shape, the promoted floating dtype."""
-    rdt = result_type(grad_output, self)
-    if not rdt.is_floating_point:
-        raise NotImplementedError(f"\"GeluBackwardKernelImpl\" not implemented for '{_tname(rdt)}'")
-    return broadcast_shapes(grad_output._size, self._size), rdt
-
-
 # ------------------------------------------------------------------ meta kernels
-def gelu_backward(grad_output, self, approximate="none"):
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    shape, rdt = gelu_backward_spec(grad_output, self)
-    return empty_tensor(shape, rdt, META, out_strides(shape, grad_output, self))
-
-
-def _unary(name):
-    kind = UNARY_KINDS[name]
-
+def unary_meta(name, kind):
+    """(functional, in-place, out) meta kernels of a same-shape unary op of dtype kind `kind`."""
     def f(self, *args, **kw):
         return empty_tensor(self._size, unary_kind_dtype(self, kind, name), META, out_strides(self._size, self))
 
@@ -88,9 +72,9 @@ def _unary(name):
     return f, f_, f_out
 
 
-for _n in UNARY_KINDS:
-    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = _unary(_n)
-round_decimals, round__decimals, round_decimals_out = _unary("round")
+for _n, _kind in UNARY_KINDS.items():
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = unary_meta(_n, _kind)
+round_decimals, round__decimals, round_decimals_out = unary_meta("round", UNARY_KINDS["round"])
 
 for _n, _k in {"atan2": FLOAT_OUT, "hypot": ARITH, "fmod": ARITH, "maximum": ARITH, "minimum": ARITH,
                "fmax": ARITH, "fmin": ARITH, "logaddexp": ARITH, "xlogy": FLOAT_OUT}.items():
@@ -136,28 +120,3 @@ def clamp_Tensor_out(self, min=None, max=None, out=None):
     r = clamp(self, min, max)
     check_out(out, r._size, r.dtype, "clamp")
     return out
-
-
-# ------------------------------------------------------------------ glu / prelu
-def glu_shape(self, dim):
-    if self.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = wrap_dim(dim, self.dim())
-    n = self._size[d]
-    if n % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
-    return d, self._size[:d] + (n // 2,) + self._size[d + 1:]
-
-
-def glu(self, dim=-1):
-    unary_kind_dtype(self, "float_only", "glu")
-    return empty_tensor(glu_shape(self, dim)[1], self.dtype, META)
-
-
-def glu_out(self, dim=-1, out=None):
-    check_out(out, glu_shape(self, dim)[1], self.dtype, "glu")
-    return out
-
-
-def relu6(self):
-    return empty_tensor(self._size, self.dtype, META, out_strides(self._size, self))

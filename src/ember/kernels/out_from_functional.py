@@ -1,10 +1,13 @@
-"""out= overloads built from an op's functional overload (torch's `.out` variants, for the ops whose out
-kernel ember does not write by hand): run the functional overload, then torch's out= rules: the result
-must be castable to `out`'s dtype, a wrongly sized `out` is resized (with torch's warning when it held
-elements), and the values are copied in. An overload whose functional form takes `dtype` and was given
-none computes in `out`'s dtype, as torch's factories and reductions do (`torch.zeros(3, out=long_t)`).
-Only overloads torch's Python functions accept are registered (torch.flip/trace/clone and a dim-less
-torch.sum take no out=). Registered as CompositeExplicitAutograd: one kernel for every backend (on meta only the resize happens).
+"""out= kernels made from an op's functional overload, for every family (what torchgen generates for an
+`autogen: op.out` entry; here for the ops whose out kernel ember does not write by hand).
+
+Each runs the functional overload, then applies torch's out= rules: the result must be castable to
+`out`'s dtype, a wrongly sized `out` is resized (with torch's warning when it held elements), and the
+values are copied in. An overload whose functional form takes `dtype` and was given none computes in
+`out`'s dtype, as torch's factories and reductions do (`torch.zeros(3, out=long_t)`). Only overloads
+torch's Python functions accept are registered (torch.flip/trace/clone and a dim-less torch.sum take no
+out=). Registered as CompositeExplicitAutograd: one kernel for every backend (on meta only the resize
+happens).
 """
 import numpy as np
 

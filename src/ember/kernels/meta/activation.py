@@ -1,0 +1,55 @@
+"""Meta functions of the activations (torch's Activation.cpp, GatedLinearUnit.cpp): their dtype kinds,
+the meta kernels (made by kernels/meta/elementwise_math.py's `unary_meta`), and the shape rules that the
+cpu kernels of kernels/cpu/activation.py share (gelu_backward's broadcast and dtype, glu's halved dim)."""
+from ..._core.device import META
+from ..._core.promotion import result_type
+from ..._core.strides import wrap_dim
+from ..common import broadcast_shapes, check_out, empty_tensor, _tname
+from .elementwise_common import out_strides
+from .elementwise_math import unary_kind_dtype, unary_meta
+
+# dtype kind of each activation (see elementwise_math.UNARY_KINDS): integer inputs are an error
+# ("float_only"), except for threshold and hardtanh, which keep any dtype ("same")
+ACTIVATION_KINDS = {n: "float_only" for n in ("gelu silu mish softplus elu selu celu leaky_relu hardsigmoid "
+                                               "hardswish log_sigmoid").split()}
+ACTIVATION_KINDS.update(threshold="same", hardtanh="same")
+
+for _n, _kind in ACTIVATION_KINDS.items():
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = unary_meta(_n, _kind)
+
+
+# ------------------------------------------------------------------ gelu_backward
+def gelu_backward_spec(grad_output, self):
+    """(shape, dtype) of gelu_backward: the broadcast shape, the promoted floating dtype."""
+    rdt = result_type(grad_output, self)
+    if not rdt.is_floating_point:
+        raise NotImplementedError(f"\"GeluBackwardKernelImpl\" not implemented for '{_tname(rdt)}'")
+    return broadcast_shapes(grad_output._size, self._size), rdt
+
+
+def gelu_backward(grad_output, self, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    shape, rdt = gelu_backward_spec(grad_output, self)
+    return empty_tensor(shape, rdt, META, out_strides(shape, grad_output, self))
+
+
+# ------------------------------------------------------------------ glu
+def glu_shape(self, dim):
+    if self.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = wrap_dim(dim, self.dim())
+    n = self._size[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    return d, self._size[:d] + (n // 2,) + self._size[d + 1:]
+
+
+def glu(self, dim=-1):
+    unary_kind_dtype(self, "float_only", "glu")
+    return empty_tensor(glu_shape(self, dim)[1], self.dtype, META)
+
+
+def glu_out(self, dim=-1, out=None):
+    check_out(out, glu_shape(self, dim)[1], self.dtype, "glu")
+    return out
