@@ -172,6 +172,7 @@ _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_combinations_default = _ops.aten.combinations.default
+_op_complex_default = _ops.aten.complex.default
 _op_conj_default = _ops.aten.conj.default
 _op_conj_physical_default = _ops.aten.conj_physical.default
 _op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
@@ -184,6 +185,7 @@ _op_conv3d_padding = _ops.aten.conv3d.padding
 _op_conv_transpose1d_default = _ops.aten.conv_transpose1d.default
 _op_conv_transpose2d_input = _ops.aten.conv_transpose2d.input
 _op_convolution_default = _ops.aten.convolution.default
+_op_corrcoef_default = _ops.aten.corrcoef.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
@@ -194,6 +196,7 @@ _op_cosine_embedding_loss_default = _ops.aten.cosine_embedding_loss.default
 _op_cosine_similarity_default = _ops.aten.cosine_similarity.default
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cov_default = _ops.aten.cov.default
 _op_cross_default = _ops.aten.cross.default
 _op_cross_out = _ops.aten.cross.out
 _op_ctc_loss_IntList = _ops.aten.ctc_loss.IntList
@@ -211,6 +214,7 @@ _op_diag_embed_default = _ops.aten.diag_embed.default
 _op_diag_out = _ops.aten.diag.out
 _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
+_op_diff_default = _ops.aten.diff.default
 _op_digamma_default = _ops.aten.digamma.default
 _op_digamma_out = _ops.aten.digamma.out
 _op_div_Tensor = _ops.aten.div.Tensor
@@ -423,8 +427,12 @@ _op_mvlgamma_out = _ops.aten.mvlgamma.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
+_op_nanmean_default = _ops.aten.nanmean.default
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_nanquantile_default = _ops.aten.nanquantile.default
+_op_nanquantile_scalar = _ops.aten.nanquantile.scalar
+_op_nansum_default = _ops.aten.nansum.default
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
@@ -466,6 +474,7 @@ _op_pixel_shuffle_default = _ops.aten.pixel_shuffle.default
 _op_pixel_unshuffle_default = _ops.aten.pixel_unshuffle.default
 _op_poisson_default = _ops.aten.poisson.default
 _op_poisson_nll_loss_default = _ops.aten.poisson_nll_loss.default
+_op_polar_default = _ops.aten.polar.default
 _op_polygamma_default = _ops.aten.polygamma.default
 _op_polygamma_out = _ops.aten.polygamma.out
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
@@ -477,6 +486,8 @@ _op_prod_int_out = _ops.aten.prod.int_out
 _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
+_op_quantile_default = _ops.aten.quantile.default
+_op_quantile_scalar = _ops.aten.quantile.scalar
 _op_rand_default = _ops.aten.rand.default
 _op_rand_generator = _ops.aten.rand.generator
 _op_rand_generator_out = _ops.aten.rand.generator_out
@@ -769,6 +780,20 @@ def view_as_complex(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     return _op_view_as_complex_default(input)
+
+def complex(real, imag):
+    if real.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('complex', 'real', 1, 'Tensor', real)
+    if imag.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('complex', 'imag', 2, 'Tensor', imag)
+    return _op_complex_default(real, imag)
+
+def polar(abs, angle):
+    if abs.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('polar', 'abs', 1, 'Tensor', abs)
+    if angle.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('polar', 'angle', 2, 'Tensor', angle)
+    return _op_polar_default(abs, angle)
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     if input.__class__ not in _TENSOR_TYPES:
@@ -6112,6 +6137,167 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(input, bins, min, max, out=out)
     return _op_histc_default(input, bins, min, max)
 
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diff', 'input', 1, 'Tensor', input)
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('diff', 'n', 2, 'int', n)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('diff', 'dim', 3, 'int', dim)
+    if prepend is not None and prepend.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diff', 'prepend', 4, 'Tensor', prepend)
+    if append is not None and append.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diff', 'append', 5, 'Tensor', append)
+    return _op_diff_default(input, n, dim, prepend, append)
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nansum', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('nansum', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nansum', 'keepdim', 3, 'bool', keepdim)
+    if dtype is None:
+        return _op_nansum_default(input, dim, keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
+    return _op_nansum_default(input, dim, keepdim, dtype=dtype)
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nanmean', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('nanmean', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nanmean', 'keepdim', 3, 'bool', keepdim)
+    if dtype is None:
+        return _op_nanmean_default(input, dim, keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
+    return _op_nanmean_default(input, dim, keepdim, dtype=dtype)
+
+def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(q, TensorImpl):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def _quantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_quantile_default(input, q, dim, keepdim, interpolation=interpolation)
+
+def _quantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_real(q):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def _quantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_quantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
+
+_quantile_ovs = ((_quantile_c0, _quantile_b0), (_quantile_c1, _quantile_b1),)
+_quantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+
+def quantile(*args, **kwargs):
+    best = None
+    for c, b in _quantile_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('quantile', args, kwargs, _quantile_sigs, False)
+
+def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(q, TensorImpl):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def _nanquantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_nanquantile_default(input, q, dim, keepdim, interpolation=interpolation)
+
+def _nanquantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_real(q):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def _nanquantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_nanquantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
+
+_nanquantile_ovs = ((_nanquantile_c0, _nanquantile_b0), (_nanquantile_c1, _nanquantile_b1),)
+_nanquantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+
+def nanquantile(*args, **kwargs):
+    best = None
+    for c, b in _nanquantile_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nanquantile', args, kwargs, _nanquantile_sigs, False)
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cov', 'input', 1, 'Tensor', input)
+    if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
+        return _op_cov_default(input)
+    if correction.__class__ is not int and not _is_int(correction):
+        raise _bad_arg('cov', 'correction', None, 'int', correction)
+    if fweights is not None and fweights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cov', 'fweights', None, 'Tensor', fweights)
+    if aweights is not None and aweights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cov', 'aweights', None, 'Tensor', aweights)
+    return _op_cov_default(input, correction=correction, fweights=fweights, aweights=aweights)
+
+def corrcoef(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
+    return _op_corrcoef_default(input)
+
 def cumsum(input, dim, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
@@ -6957,4 +7143,4 @@ def reshape(input, shape):
         raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)
     return _op_reshape_default(input, shape)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'complex', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diff', 'digamma', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

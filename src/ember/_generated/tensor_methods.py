@@ -139,6 +139,7 @@ _op_conj_default = _ops.aten.conj.default
 _op_conj_physical_default = _ops.aten.conj_physical.default
 _op_contiguous_default = _ops.aten.contiguous.default
 _op_copy__default = _ops.aten.copy_.default
+_op_corrcoef_default = _ops.aten.corrcoef.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
@@ -147,6 +148,7 @@ _op_cosh_default = _ops.aten.cosh.default
 _op_cosh_out = _ops.aten.cosh.out
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cov_default = _ops.aten.cov.default
 _op_cross_default = _ops.aten.cross.default
 _op_cross_out = _ops.aten.cross.out
 _op_cummax_default = _ops.aten.cummax.default
@@ -164,6 +166,7 @@ _op_diag_embed_default = _ops.aten.diag_embed.default
 _op_diag_out = _ops.aten.diag.out
 _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
+_op_diff_default = _ops.aten.diff.default
 _op_digamma__default = _ops.aten.digamma_.default
 _op_digamma_default = _ops.aten.digamma.default
 _op_digamma_out = _ops.aten.digamma.out
@@ -374,8 +377,12 @@ _op_mvlgamma_out = _ops.aten.mvlgamma.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
+_op_nanmean_default = _ops.aten.nanmean.default
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_nanquantile_default = _ops.aten.nanquantile.default
+_op_nanquantile_scalar = _ops.aten.nanquantile.scalar
+_op_nansum_default = _ops.aten.nansum.default
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
@@ -418,6 +425,8 @@ _op_put__default = _ops.aten.put_.default
 _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
+_op_quantile_default = _ops.aten.quantile.default
+_op_quantile_scalar = _ops.aten.quantile.scalar
 _op_random__default = _ops.aten.random_.default
 _op_random__from = getattr(_ops.aten.random_, 'from')
 _op_random__to = _ops.aten.random_.to
@@ -3986,6 +3995,149 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(self, bins, min, max, out=out)
     return _op_histc_default(self, bins, min, max)
 
+def _m_diff(self, n=1, dim=-1, prepend=None, append=None):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('diff', 'n', 1, 'int', n)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('diff', 'dim', 2, 'int', dim)
+    if prepend is not None and prepend.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diff', 'prepend', 3, 'Tensor', prepend)
+    if append is not None and append.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diff', 'append', 4, 'Tensor', append)
+    return _op_diff_default(self, n, dim, prepend, append)
+
+def _m_nansum(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('nansum', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nansum', 'keepdim', 2, 'bool', keepdim)
+    if dtype is None:
+        return _op_nansum_default(self, dim, keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
+    return _op_nansum_default(self, dim, keepdim, dtype=dtype)
+
+def _m_nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('nanmean', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nanmean', 'keepdim', 2, 'bool', keepdim)
+    if dtype is None:
+        return _op_nanmean_default(self, dim, keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
+    return _op_nanmean_default(self, dim, keepdim, dtype=dtype)
+
+def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(q, TensorImpl):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def __m_quantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_quantile_default(self, q, dim, keepdim, interpolation=interpolation)
+
+def __m_quantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not _is_real(q):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def __m_quantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_quantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
+
+__m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_quantile_b1),)
+__m_quantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+
+def _m_quantile(*args, **kwargs):
+    best = None
+    for c, b in __m_quantile_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('quantile', args, kwargs, __m_quantile_sigs, True)
+
+def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(q, TensorImpl):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def __m_nanquantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_nanquantile_default(self, q, dim, keepdim, interpolation=interpolation)
+
+def __m_nanquantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not _is_real(q):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def __m_nanquantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_nanquantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
+
+__m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantile_c1, __m_nanquantile_b1),)
+__m_nanquantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+
+def _m_nanquantile(*args, **kwargs):
+    best = None
+    for c, b in __m_nanquantile_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nanquantile', args, kwargs, __m_nanquantile_sigs, True)
+
+def _m_cov(self, *, correction=1, fweights=None, aweights=None):
+    if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
+        return _op_cov_default(self)
+    if correction.__class__ is not int and not _is_int(correction):
+        raise _bad_arg('cov', 'correction', None, 'int', correction)
+    if fweights is not None and fweights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cov', 'fweights', None, 'Tensor', fweights)
+    if aweights is not None and aweights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cov', 'aweights', None, 'Tensor', aweights)
+    return _op_cov_default(self, correction=correction, fweights=fweights, aweights=aweights)
+
+def _m_corrcoef(self):
+    return _op_corrcoef_default(self)
+
 def _m_cumsum(self, dim, *, dtype=None, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
@@ -4715,11 +4867,13 @@ class TensorMethods:
     conj_physical = _m_conj_physical
     contiguous = _m_contiguous
     copy_ = _m_copy_
+    corrcoef = _m_corrcoef
     cos = _m_cos
     cos_ = _m_cos_
     cosh = _m_cosh
     cosh_ = _m_cosh_
     count_nonzero = _m_count_nonzero
+    cov = _m_cov
     cross = _m_cross
     cummax = _m_cummax
     cummin = _m_cummin
@@ -4733,6 +4887,7 @@ class TensorMethods:
     diag_embed = _m_diag_embed
     diagflat = _m_diagflat
     diagonal = _m_diagonal
+    diff = _m_diff
     digamma = _m_digamma
     digamma_ = _m_digamma_
     div = _m_div
@@ -4863,7 +5018,10 @@ class TensorMethods:
     mvlgamma_ = _m_mvlgamma_
     nan_to_num = _m_nan_to_num
     nan_to_num_ = _m_nan_to_num_
+    nanmean = _m_nanmean
     nanmedian = _m_nanmedian
+    nanquantile = _m_nanquantile
+    nansum = _m_nansum
     narrow = _m_narrow
     narrow_copy = _m_narrow_copy
     ne = _m_ne
@@ -4890,6 +5048,7 @@ class TensorMethods:
     put = _m_put
     put_ = _m_put_
     qr = _m_qr
+    quantile = _m_quantile
     random_ = _m_random_
     reciprocal = _m_reciprocal
     reciprocal_ = _m_reciprocal_

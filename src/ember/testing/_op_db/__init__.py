@@ -21,6 +21,7 @@ from . import padding
 from . import pool
 from . import random
 from . import reduction
+from . import reduction_stats
 from . import scan
 from . import shape
 from . import softmax
@@ -48,6 +49,7 @@ FAMILIES = {
     "pool": pool.op_db,
     "random": random.op_db,
     "reduction": reduction.op_db,
+    "reduction_stats": reduction_stats.op_db,
     "scan": scan.op_db,
     "shape": shape.op_db,
     "softmax": softmax.op_db,
