@@ -54,7 +54,6 @@ KNOWN_DIFFERENCES = {
     "fft.ihfft": "as fft.ifft",
     "special.ndtr": "ember's composite multiplies by a wrapped Python number (MulBackward0); torch's by a Scalar",
     "special.entr": "ember composes entr from where/log (WhereBackward0); torch has special_entr",
-    "special.sinc": "ember composes sinc from where/sin (WhereBackward0); torch has sinc",
     "special.xlog1py": "ember composes xlog1py from where/log1p (WhereBackward0); torch has special_xlog1py",
     "nansum": "ember's nansum is a composite (where + sum: SumBackward1); torch's an op (NansumBackward0)",
     "quantile": "ember's quantile ends in a reshape (ViewBackward0); torch's composite in a squeeze",

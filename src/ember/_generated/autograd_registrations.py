@@ -231,6 +231,8 @@ _KERNELS = (
     ('lgamma_', '', 'elementwise_special', 'lgamma_'),
     ('digamma', '', 'elementwise_special', 'digamma'),
     ('digamma_', '', 'elementwise_special', 'digamma_'),
+    ('sinc', '', 'elementwise_special', 'sinc'),
+    ('sinc_', '', 'elementwise_special', 'sinc_'),
     ('polygamma', '', 'elementwise_special', 'polygamma'),
     ('mvlgamma', '', 'elementwise_special', 'mvlgamma'),
     ('mvlgamma_', '', 'elementwise_special', 'mvlgamma_'),

@@ -488,6 +488,9 @@ _op_sign_out = _ops.aten.sign.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_sinc__default = _ops.aten.sinc_.default
+_op_sinc_default = _ops.aten.sinc.default
+_op_sinc_out = _ops.aten.sinc.out
 _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
@@ -2290,6 +2293,16 @@ def _m_i0(self, *, out=None):
 
 def _m_i0_(self):
     return _op_i0__default(self)
+
+def _m_sinc(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sinc', 'out', None, 'Tensor', out)
+        return _op_sinc_out(self, out=out)
+    return _op_sinc_default(self)
+
+def _m_sinc_(self):
+    return _op_sinc__default(self)
 
 def _m_polygamma(self, n, *, out=None):
     if n.__class__ is not int and not _is_int(n):
@@ -5084,6 +5097,8 @@ class TensorMethods:
     sign_ = _m_sign_
     sin = _m_sin
     sin_ = _m_sin_
+    sinc = _m_sinc
+    sinc_ = _m_sinc_
     sinh = _m_sinh
     sinh_ = _m_sinh_
     slice = _m_slice

@@ -7,7 +7,7 @@ Three kinds of entries, as in torch:
   native/elementwise_special.yaml with torch's python_module special, numerics in
   kernels/cpu/elementwise_special_math.py), called through their generated bindings
   (`_generated/special_functions.py`, torch._C._special);
-- composites written in ember ops, differentiable through them: ndtr, entr, sinc, xlog1py.
+- composites written in ember ops, differentiable through them: ndtr, entr, xlog1py.
 Not here yet (torch has them): bessel_j0/j1/y0/y1, modified_bessel_*, scaled_modified_bessel_k0/k1,
 spherical_bessel_j0, airy_ai, the orthogonal polynomials, gammainc/gammaincc; accessing one raises
 AttributeError as for any missing name."""
@@ -171,12 +171,7 @@ def entr(input, *, out=None):
 
 
 def sinc(input, *, out=None):
-    """sin(pi x) / (pi x), and 1 at 0."""
-    _check("special_sinc", input)
-    x = _float(input)
-    zero = x == 0
-    safe = _e.where(zero, _e.ones_like(x), x) * _math.pi
-    return _finish(_e.where(zero, _e.ones_like(x), safe.sin() / safe), out)
+    return _e.sinc(input, out=out)
 
 
 def xlog1py(input, other, *, out=None):

@@ -21,8 +21,9 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented
 from ember.autograd.formulas.elementwise_special import (i1_backward, i1e_backward,
-                                                         mvlgamma_backward, special_i1_of,
-                                                         special_i1e_of, special_zeta_of)
+                                                         mvlgamma_backward, sinc_backward,
+                                                         special_i1_of, special_i1e_of,
+                                                         special_zeta_of)
 
 _aten = _ops_ns.aten
 
@@ -209,6 +210,98 @@ def digamma_(self):
 
 
 _self_digamma_ = digamma_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SincBackward0(_Node):
+    _op_name = 'aten::sinc'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = sinc_backward(grad, self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_sinc = getattr(_aten.sinc, 'default')
+
+
+def _jvp_sinc(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, sinc_backward(grad, self))
+    return _o
+
+
+def sinc(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_sinc(self)
+            _t = _jvp_sinc(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_sinc.redispatch(_below_ks((self,)), self)
+    _n = SincBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_sinc.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_sinc = sinc   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_sinc_ = getattr(_aten.sinc_, 'default')
+
+
+def sinc_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_sinc_(self)
+            _t = _jvp_sinc(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_sinc_.redispatch(_below_ks((self,)), self)
+    _n = SincBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_sinc_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_sinc_ = sinc_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class PolygammaBackward0(_Node):

@@ -3,7 +3,7 @@ i1e_backward), in aten ops so that every backward is differentiable again. The `
 special_* ops, which have no top-level binding (torch's python_module special)."""
 from ._common import _aten
 
-__all__ = ["mvlgamma_backward", "i1_backward", "i1e_backward", "special_i1_of", "special_i1e_of",
+__all__ = ["sinc_backward", "mvlgamma_backward", "i1_backward", "i1e_backward", "special_i1_of", "special_i1e_of",
            "special_zeta_of"]
 
 
@@ -17,6 +17,16 @@ def special_i1e_of(x):
 
 def special_zeta_of(x, q):
     return _aten().special_zeta.default(x, q)
+
+
+def sinc_backward(grad, self):
+    """d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0."""
+    at = _aten()
+    zero = at.eq.Scalar(self, 0)
+    safe = at.where.self(zero, at.ones_like.default(self), self)
+    d = at.div.Tensor(at.sub.Tensor(at.cos.default(at.mul.Scalar(safe, 3.141592653589793)), at.sinc.default(safe)),
+                      safe)
+    return grad * at.where.self(zero, at.zeros_like.default(d), d)
 
 
 def mvlgamma_backward(grad, self, p):

@@ -51,7 +51,8 @@ def _check_p(p):
         raise RuntimeError("p has to be greater than or equal to 1")
 
 
-for _n, _f in {"lgamma": S.lgamma, "digamma": S.digamma, "i0": S.i0, "special_i0e": S.i0e, "special_i1": S.i1,
+for _n, _f in {"sinc": lambda a: np.sinc(np.asarray(a, dtype=np.float64) if a.dtype.kind in "iub" else a),
+               "lgamma": S.lgamma, "digamma": S.digamma, "i0": S.i0, "special_i0e": S.i0e, "special_i1": S.i1,
                "special_i1e": S.i1e, "special_erfcx": S.erfcx, "special_ndtri": S.ndtri,
                "special_log_ndtr": S.log_ndtr}.items():
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = _unary(_n, _f)

@@ -36,7 +36,7 @@ def unary(name):
     return f, f_, f_out
 
 
-for _n in ("lgamma", "digamma", "i0", "mvlgamma", "special_i0e", "special_i1", "special_i1e", "special_erfcx",
+for _n in ("sinc", "lgamma", "digamma", "i0", "mvlgamma", "special_i0e", "special_i1", "special_i1e", "special_erfcx",
            "special_ndtri", "special_log_ndtr"):
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = unary(_n)
 

@@ -30,6 +30,7 @@ op_db = [
     _u("lgamma", domain=(0.1, 6.0), dtypes=FI),
     _u("digamma", domain=(0.1, 6.0), dtypes=FI),
     _u("i0", domain=(-4.0, 4.0), dtypes=FI),
+    _u("sinc", dtypes=FI),
     OpInfo("mvlgamma", _mvlgamma, dtypes=F, supports_out=True, inplace_variant="mvlgamma_"),
     _special("i0e"), _special("i1"), _special("i1e"), _special("erfcx"), _special("log_ndtr", (-6.0, 3.0)),
     _special("ndtri", (0.02, 0.98), dtypes=F), _special("ndtr"), _special("entr", (0.1, 3.0), dtypes=F),
