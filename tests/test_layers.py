@@ -35,6 +35,7 @@ LAYERS = [
     ("facade", ["ember", "ember._tensor", "ember._indexing", "ember._conversions", "ember._tensor_str",
                 "ember.functional", "ember.linalg", "ember.func", "ember._tensor_types", "ember.fft", "ember.special"]),
     ("nn", ["ember.nn", "ember.optim", "ember.utils", "ember.utils.data", "ember.utils.checkpoint", "ember.amp",
+            "ember.distributions",
             "ember.cuda", "ember.backends"]),
     ("serialization", ["ember.serialization", "ember.utils.safetensors"]),
     ("compiler", ["ember.fx", "ember._dynamo", "ember._functorch", "ember._inductor", "ember.compiler", "ember._decomp",

@@ -59,7 +59,7 @@ _LAZY_SUBMODULES = (
 )
 _LAZY_MODULES = {"_nn": "ember._generated.nn_functions", "_linalg": "ember._generated.linalg_functions"}
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
-               "compile": ("ember.compiler", "compile"),
+               "compile": ("ember.compiler", "compile"), "vmap": ("ember.func", "vmap"),
                "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
                "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
                "get_autocast_dtype": ("ember.amp", "get_autocast_dtype"),

@@ -52,6 +52,14 @@ KNOWN_DIFFERENCES = {
     "fft.ifft": "real input: ember has no lazy conj bit, so the conj of the r2c is ConjPhysicalBackward0; torch's "
                 "conj view shows ConjBackward0",
     "fft.ihfft": "as fft.ifft",
+    "special.ndtr": "ember's composite multiplies by a wrapped Python number (MulBackward0); torch's by a Scalar",
+    "special.entr": "ember composes entr from where/log (WhereBackward0); torch has special_entr",
+    "special.xlog1py": "ember composes xlog1py from where/log1p (WhereBackward0); torch has special_xlog1py",
+    "nansum": "ember's nansum is a composite (where + sum: SumBackward1); torch's an op (NansumBackward0)",
+    "quantile": "ember's quantile ends in a reshape (ViewBackward0); torch's composite in a squeeze",
+    "nanquantile": "as quantile",
+    "complex": "ember stacks and views as complex (ViewAsComplexBackward0); torch has ComplexBackward0",
+    "polar": "ember's polar is complex(abs cos, abs sin) (ViewAsComplexBackward0); torch has PolarBackward0",
     "broadcast_tensors": "an input already of the broadcast shape: ember still expands it; torch returns it",
 }
 

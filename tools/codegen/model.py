@@ -28,7 +28,8 @@ FunctionSchema = _load_schema_package().FunctionSchema
 
 NATIVE_DIR = os.path.join(ROOT, "src", "ember", "native")
 GENERATED_DIR = os.path.join(ROOT, "src", "ember", "_generated")
-PYTHON_MODULES = {"": "functions.py", "nn": "nn_functions.py", "linalg": "linalg_functions.py"}
+PYTHON_MODULES = {"": "functions.py", "nn": "nn_functions.py", "linalg": "linalg_functions.py",
+                  "special": "special_functions.py"}
 DISPATCH_KEYS = ("CPU", "Meta", "BackendSelect", "ADInplaceOrView", "Autograd", "Python",
                  "CompositeExplicitAutograd", "CompositeImplicitAutograd", "CompositeExplicitAutogradNonFunctional")
 

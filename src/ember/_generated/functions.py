@@ -173,6 +173,7 @@ _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_combinations_default = _ops.aten.combinations.default
+_op_complex_default = _ops.aten.complex.default
 _op_conj_default = _ops.aten.conj.default
 _op_conj_physical_default = _ops.aten.conj_physical.default
 _op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
@@ -184,7 +185,9 @@ _op_conv3d_default = _ops.aten.conv3d.default
 _op_conv3d_padding = _ops.aten.conv3d.padding
 _op_conv_transpose1d_default = _ops.aten.conv_transpose1d.default
 _op_conv_transpose2d_input = _ops.aten.conv_transpose2d.input
+_op_conv_transpose3d_input = _ops.aten.conv_transpose3d.input
 _op_convolution_default = _ops.aten.convolution.default
+_op_corrcoef_default = _ops.aten.corrcoef.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
@@ -195,6 +198,7 @@ _op_cosine_embedding_loss_default = _ops.aten.cosine_embedding_loss.default
 _op_cosine_similarity_default = _ops.aten.cosine_similarity.default
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cov_default = _ops.aten.cov.default
 _op_cross_default = _ops.aten.cross.default
 _op_cross_out = _ops.aten.cross.out
 _op_ctc_loss_IntList = _ops.aten.ctc_loss.IntList
@@ -213,6 +217,9 @@ _op_diag_out = _ops.aten.diag.out
 _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
+_op_diff_default = _ops.aten.diff.default
+_op_digamma_default = _ops.aten.digamma.default
+_op_digamma_out = _ops.aten.digamma.out
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
@@ -295,6 +302,8 @@ _op_histc_out = _ops.aten.histc.out
 _op_hstack_default = _ops.aten.hstack.default
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
+_op_i0_default = _ops.aten.i0.default
+_op_i0_out = _ops.aten.i0.out
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_add_default = _ops.aten.index_add.default
 _op_index_add_out = _ops.aten.index_add.out
@@ -330,6 +339,8 @@ _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_op_lgamma_default = _ops.aten.lgamma.default
+_op_lgamma_out = _ops.aten.lgamma.out
 _op_linspace_default = _ops.aten.linspace.default
 _op_linspace_out = _ops.aten.linspace.out
 _op_log10__default = _ops.aten.log10_.default
@@ -414,11 +425,17 @@ _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
 _op_mv_out = _ops.aten.mv.out
+_op_mvlgamma_default = _ops.aten.mvlgamma.default
+_op_mvlgamma_out = _ops.aten.mvlgamma.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
+_op_nanmean_default = _ops.aten.nanmean.default
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_nanquantile_default = _ops.aten.nanquantile.default
+_op_nanquantile_scalar = _ops.aten.nanquantile.scalar
+_op_nansum_default = _ops.aten.nansum.default
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
@@ -460,6 +477,9 @@ _op_pixel_shuffle_default = _ops.aten.pixel_shuffle.default
 _op_pixel_unshuffle_default = _ops.aten.pixel_unshuffle.default
 _op_poisson_default = _ops.aten.poisson.default
 _op_poisson_nll_loss_default = _ops.aten.poisson_nll_loss.default
+_op_polar_default = _ops.aten.polar.default
+_op_polygamma_default = _ops.aten.polygamma.default
+_op_polygamma_out = _ops.aten.polygamma.out
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
@@ -469,6 +489,8 @@ _op_prod_int_out = _ops.aten.prod.int_out
 _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
+_op_quantile_default = _ops.aten.quantile.default
+_op_quantile_scalar = _ops.aten.quantile.scalar
 _op_rand_default = _ops.aten.rand.default
 _op_rand_generator = _ops.aten.rand.generator
 _op_rand_generator_out = _ops.aten.rand.generator_out
@@ -550,6 +572,8 @@ _op_sign_out = _ops.aten.sign.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_sinc_default = _ops.aten.sinc.default
+_op_sinc_out = _ops.aten.sinc.out
 _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
@@ -763,6 +787,20 @@ def view_as_complex(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     return _op_view_as_complex_default(input)
+
+def complex(real, imag):
+    if real.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('complex', 'real', 1, 'Tensor', real)
+    if imag.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('complex', 'imag', 2, 'Tensor', imag)
+    return _op_complex_default(real, imag)
+
+def polar(abs, angle):
+    if abs.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('polar', 'abs', 1, 'Tensor', abs)
+    if angle.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('polar', 'angle', 2, 'Tensor', angle)
+    return _op_polar_default(abs, angle)
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     if input.__class__ not in _TENSOR_TYPES:
@@ -1002,6 +1040,25 @@ def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), ou
     if not _is_intlist(dilation):
         raise _bad_arg('conv_transpose2d', 'dilation', 8, 'tuple of ints', dilation)
     return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+def conv_transpose3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), output_padding=(0, 0, 0), groups=1, dilation=(1, 1, 1)):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv_transpose3d', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv_transpose3d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv_transpose3d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv_transpose3d', 'stride', 4, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('conv_transpose3d', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(output_padding):
+        raise _bad_arg('conv_transpose3d', 'output_padding', 6, 'tuple of ints', output_padding)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv_transpose3d', 'groups', 7, 'int', groups)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv_transpose3d', 'dilation', 8, 'tuple of ints', dilation)
+    return _op_conv_transpose3d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 def clone(input, *, memory_format=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -3094,6 +3151,64 @@ def subtract(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
+
+def lgamma(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lgamma', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lgamma', 'out', None, 'Tensor', out)
+        return _op_lgamma_out(input, out=out)
+    return _op_lgamma_default(input)
+
+def digamma(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('digamma', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('digamma', 'out', None, 'Tensor', out)
+        return _op_digamma_out(input, out=out)
+    return _op_digamma_default(input)
+
+def i0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('i0', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('i0', 'out', None, 'Tensor', out)
+        return _op_i0_out(input, out=out)
+    return _op_i0_default(input)
+
+def sinc(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sinc', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sinc', 'out', None, 'Tensor', out)
+        return _op_sinc_out(input, out=out)
+    return _op_sinc_default(input)
+
+def polygamma(n, input, *, out=None):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('polygamma', 'n', 1, 'int', n)
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('polygamma', 'input', 2, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
+        return _op_polygamma_out(n, input, out=out)
+    return _op_polygamma_default(n, input)
+
+def mvlgamma(input, p, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mvlgamma', 'input', 1, 'Tensor', input)
+    if p.__class__ is not int and not _is_int(p):
+        raise _bad_arg('mvlgamma', 'p', 2, 'int', p)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
+        return _op_mvlgamma_out(input, p, out=out)
+    return _op_mvlgamma_default(input, p)
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     if weight.__class__ not in _TENSOR_TYPES:
@@ -6057,6 +6172,167 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(input, bins, min, max, out=out)
     return _op_histc_default(input, bins, min, max)
 
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diff', 'input', 1, 'Tensor', input)
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('diff', 'n', 2, 'int', n)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('diff', 'dim', 3, 'int', dim)
+    if prepend is not None and prepend.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diff', 'prepend', 4, 'Tensor', prepend)
+    if append is not None and append.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diff', 'append', 5, 'Tensor', append)
+    return _op_diff_default(input, n, dim, prepend, append)
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nansum', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('nansum', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nansum', 'keepdim', 3, 'bool', keepdim)
+    if dtype is None:
+        return _op_nansum_default(input, dim, keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
+    return _op_nansum_default(input, dim, keepdim, dtype=dtype)
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nanmean', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('nanmean', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nanmean', 'keepdim', 3, 'bool', keepdim)
+    if dtype is None:
+        return _op_nanmean_default(input, dim, keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
+    return _op_nanmean_default(input, dim, keepdim, dtype=dtype)
+
+def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(q, TensorImpl):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def _quantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_quantile_default(input, q, dim, keepdim, interpolation=interpolation)
+
+def _quantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_real(q):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def _quantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_quantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
+
+_quantile_ovs = ((_quantile_c0, _quantile_b0), (_quantile_c1, _quantile_b1),)
+_quantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+
+def quantile(*args, **kwargs):
+    best = None
+    for c, b in _quantile_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('quantile', args, kwargs, _quantile_sigs, False)
+
+def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(q, TensorImpl):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def _nanquantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_nanquantile_default(input, q, dim, keepdim, interpolation=interpolation)
+
+def _nanquantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_real(q):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def _nanquantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_nanquantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
+
+_nanquantile_ovs = ((_nanquantile_c0, _nanquantile_b0), (_nanquantile_c1, _nanquantile_b1),)
+_nanquantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+
+def nanquantile(*args, **kwargs):
+    best = None
+    for c, b in _nanquantile_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nanquantile', args, kwargs, _nanquantile_sigs, False)
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cov', 'input', 1, 'Tensor', input)
+    if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
+        return _op_cov_default(input)
+    if correction.__class__ is not int and not _is_int(correction):
+        raise _bad_arg('cov', 'correction', None, 'int', correction)
+    if fweights is not None and fweights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cov', 'fweights', None, 'Tensor', fweights)
+    if aweights is not None and aweights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cov', 'aweights', None, 'Tensor', aweights)
+    return _op_cov_default(input, correction=correction, fweights=fweights, aweights=aweights)
+
+def corrcoef(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
+    return _op_corrcoef_default(input)
+
 def cumsum(input, dim, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
@@ -6954,4 +7230,4 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
     return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'convolution', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmedian', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'pow', 'prelu', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'complex', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -140,6 +140,7 @@ _op_conj_default = _ops.aten.conj.default
 _op_conj_physical_default = _ops.aten.conj_physical.default
 _op_contiguous_default = _ops.aten.contiguous.default
 _op_copy__default = _ops.aten.copy_.default
+_op_corrcoef_default = _ops.aten.corrcoef.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
 _op_cos_out = _ops.aten.cos.out
@@ -148,6 +149,7 @@ _op_cosh_default = _ops.aten.cosh.default
 _op_cosh_out = _ops.aten.cosh.out
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_op_cov_default = _ops.aten.cov.default
 _op_cross_default = _ops.aten.cross.default
 _op_cross_out = _ops.aten.cross.out
 _op_cummax_default = _ops.aten.cummax.default
@@ -166,6 +168,10 @@ _op_diag_out = _ops.aten.diag.out
 _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
+_op_diff_default = _ops.aten.diff.default
+_op_digamma__default = _ops.aten.digamma_.default
+_op_digamma_default = _ops.aten.digamma.default
+_op_digamma_out = _ops.aten.digamma.out
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div__Tensor = _ops.aten.div_.Tensor
@@ -238,6 +244,9 @@ _op_histc_out = _ops.aten.histc.out
 _op_hypot__default = _ops.aten.hypot_.default
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
+_op_i0__default = _ops.aten.i0_.default
+_op_i0_default = _ops.aten.i0.default
+_op_i0_out = _ops.aten.i0.out
 _op_index_Tensor = _ops.aten.index.Tensor
 _op_index_add__default = _ops.aten.index_add_.default
 _op_index_add_default = _ops.aten.index_add.default
@@ -278,6 +287,9 @@ _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
 _op_lerp__Scalar = _ops.aten.lerp_.Scalar
 _op_lerp__Tensor = _ops.aten.lerp_.Tensor
+_op_lgamma__default = _ops.aten.lgamma_.default
+_op_lgamma_default = _ops.aten.lgamma.default
+_op_lgamma_out = _ops.aten.lgamma.out
 _op_log10__default = _ops.aten.log10_.default
 _op_log10_default = _ops.aten.log10.default
 _op_log10_out = _ops.aten.log10.out
@@ -361,11 +373,18 @@ _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
 _op_mv_default = _ops.aten.mv.default
 _op_mv_out = _ops.aten.mv.out
+_op_mvlgamma__default = _ops.aten.mvlgamma_.default
+_op_mvlgamma_default = _ops.aten.mvlgamma.default
+_op_mvlgamma_out = _ops.aten.mvlgamma.out
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
+_op_nanmean_default = _ops.aten.nanmean.default
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_nanquantile_default = _ops.aten.nanquantile.default
+_op_nanquantile_scalar = _ops.aten.nanquantile.scalar
+_op_nansum_default = _ops.aten.nansum.default
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
@@ -393,6 +412,9 @@ _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_permute_default = _ops.aten.permute.default
 _op_pinverse_default = _ops.aten.pinverse.default
+_op_polygamma__default = _ops.aten.polygamma_.default
+_op_polygamma_default = _ops.aten.polygamma.default
+_op_polygamma_out = _ops.aten.polygamma.out
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
@@ -405,6 +427,8 @@ _op_put__default = _ops.aten.put_.default
 _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
+_op_quantile_default = _ops.aten.quantile.default
+_op_quantile_scalar = _ops.aten.quantile.scalar
 _op_random__default = _ops.aten.random_.default
 _op_random__from = getattr(_ops.aten.random_, 'from')
 _op_random__to = _ops.aten.random_.to
@@ -467,6 +491,9 @@ _op_sign_out = _ops.aten.sign.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
+_op_sinc__default = _ops.aten.sinc_.default
+_op_sinc_default = _ops.aten.sinc.default
+_op_sinc_out = _ops.aten.sinc.out
 _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
@@ -2241,6 +2268,74 @@ def _m_subtract_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
 
+def _m_lgamma(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lgamma', 'out', None, 'Tensor', out)
+        return _op_lgamma_out(self, out=out)
+    return _op_lgamma_default(self)
+
+def _m_lgamma_(self):
+    return _op_lgamma__default(self)
+
+def _m_digamma(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('digamma', 'out', None, 'Tensor', out)
+        return _op_digamma_out(self, out=out)
+    return _op_digamma_default(self)
+
+def _m_digamma_(self):
+    return _op_digamma__default(self)
+
+def _m_i0(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('i0', 'out', None, 'Tensor', out)
+        return _op_i0_out(self, out=out)
+    return _op_i0_default(self)
+
+def _m_i0_(self):
+    return _op_i0__default(self)
+
+def _m_sinc(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('sinc', 'out', None, 'Tensor', out)
+        return _op_sinc_out(self, out=out)
+    return _op_sinc_default(self)
+
+def _m_sinc_(self):
+    return _op_sinc__default(self)
+
+def _m_polygamma(self, n, *, out=None):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('polygamma', 'n', 1, 'int', n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
+        return _op_polygamma_out(n, self, out=out)
+    return _op_polygamma_default(n, self)
+
+def _m_polygamma_(self, n):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('polygamma_', 'n', 1, 'int', n)
+    return _op_polygamma__default(self, n)
+
+def _m_mvlgamma(self, p, *, out=None):
+    if p.__class__ is not int and not _is_int(p):
+        raise _bad_arg('mvlgamma', 'p', 1, 'int', p)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
+        return _op_mvlgamma_out(self, p, out=out)
+    return _op_mvlgamma_default(self, p)
+
+def _m_mvlgamma_(self, p):
+    if p.__class__ is not int and not _is_int(p):
+        raise _bad_arg('mvlgamma_', 'p', 1, 'int', p)
+    return _op_mvlgamma__default(self, p)
+
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('gather', 'dim', 1, 'int', dim)
@@ -3917,6 +4012,149 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(self, bins, min, max, out=out)
     return _op_histc_default(self, bins, min, max)
 
+def _m_diff(self, n=1, dim=-1, prepend=None, append=None):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('diff', 'n', 1, 'int', n)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('diff', 'dim', 2, 'int', dim)
+    if prepend is not None and prepend.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diff', 'prepend', 3, 'Tensor', prepend)
+    if append is not None and append.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diff', 'append', 4, 'Tensor', append)
+    return _op_diff_default(self, n, dim, prepend, append)
+
+def _m_nansum(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('nansum', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nansum', 'keepdim', 2, 'bool', keepdim)
+    if dtype is None:
+        return _op_nansum_default(self, dim, keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
+    return _op_nansum_default(self, dim, keepdim, dtype=dtype)
+
+def _m_nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('nanmean', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nanmean', 'keepdim', 2, 'bool', keepdim)
+    if dtype is None:
+        return _op_nanmean_default(self, dim, keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
+    return _op_nanmean_default(self, dim, keepdim, dtype=dtype)
+
+def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(q, TensorImpl):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def __m_quantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_quantile_default(self, q, dim, keepdim, interpolation=interpolation)
+
+def __m_quantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not _is_real(q):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def __m_quantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_quantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
+
+__m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_quantile_b1),)
+__m_quantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+
+def _m_quantile(*args, **kwargs):
+    best = None
+    for c, b in __m_quantile_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('quantile', args, kwargs, __m_quantile_sigs, True)
+
+def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not isinstance(q, TensorImpl):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def __m_nanquantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_nanquantile_default(self, q, dim, keepdim, interpolation=interpolation)
+
+def __m_nanquantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    s = 0
+    if not _is_real(q):
+        return None
+    if dim is not None and not _is_int(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    if not isinstance(interpolation, str):
+        return None
+    return s
+
+def __m_nanquantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return _op_nanquantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
+
+__m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantile_c1, __m_nanquantile_b1),)
+__m_nanquantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+
+def _m_nanquantile(*args, **kwargs):
+    best = None
+    for c, b in __m_nanquantile_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nanquantile', args, kwargs, __m_nanquantile_sigs, True)
+
+def _m_cov(self, *, correction=1, fweights=None, aweights=None):
+    if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
+        return _op_cov_default(self)
+    if correction.__class__ is not int and not _is_int(correction):
+        raise _bad_arg('cov', 'correction', None, 'int', correction)
+    if fweights is not None and fweights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cov', 'fweights', None, 'Tensor', fweights)
+    if aweights is not None and aweights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cov', 'aweights', None, 'Tensor', aweights)
+    return _op_cov_default(self, correction=correction, fweights=fweights, aweights=aweights)
+
+def _m_corrcoef(self):
+    return _op_corrcoef_default(self)
+
 def _m_cumsum(self, dim, *, dtype=None, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
@@ -4691,11 +4929,13 @@ class TensorMethods:
     conj_physical = _m_conj_physical
     contiguous = _m_contiguous
     copy_ = _m_copy_
+    corrcoef = _m_corrcoef
     cos = _m_cos
     cos_ = _m_cos_
     cosh = _m_cosh
     cosh_ = _m_cosh_
     count_nonzero = _m_count_nonzero
+    cov = _m_cov
     cross = _m_cross
     cummax = _m_cummax
     cummin = _m_cummin
@@ -4710,6 +4950,9 @@ class TensorMethods:
     diagflat = _m_diagflat
     diagonal = _m_diagonal
     diagonal_scatter = _m_diagonal_scatter
+    diff = _m_diff
+    digamma = _m_digamma
+    digamma_ = _m_digamma_
     div = _m_div
     div_ = _m_div_
     dot = _m_dot
@@ -4756,6 +4999,8 @@ class TensorMethods:
     histc = _m_histc
     hypot = _m_hypot
     hypot_ = _m_hypot_
+    i0 = _m_i0
+    i0_ = _m_i0_
     index = _m_index
     index_add = _m_index_add
     index_add_ = _m_index_add_
@@ -4781,6 +5026,8 @@ class TensorMethods:
     le_ = _m_le_
     lerp = _m_lerp
     lerp_ = _m_lerp_
+    lgamma = _m_lgamma
+    lgamma_ = _m_lgamma_
     log = _m_log
     log10 = _m_log10
     log10_ = _m_log10_
@@ -4830,9 +5077,14 @@ class TensorMethods:
     mul_ = _m_mul_
     multinomial = _m_multinomial
     mv = _m_mv
+    mvlgamma = _m_mvlgamma
+    mvlgamma_ = _m_mvlgamma_
     nan_to_num = _m_nan_to_num
     nan_to_num_ = _m_nan_to_num_
+    nanmean = _m_nanmean
     nanmedian = _m_nanmedian
+    nanquantile = _m_nanquantile
+    nansum = _m_nansum
     narrow = _m_narrow
     narrow_copy = _m_narrow_copy
     ne = _m_ne
@@ -4850,6 +5102,8 @@ class TensorMethods:
     outer = _m_outer
     permute = _m_permute
     pinverse = _m_pinverse
+    polygamma = _m_polygamma
+    polygamma_ = _m_polygamma_
     pow = _m_pow
     pow_ = _m_pow_
     prelu = _m_prelu
@@ -4857,6 +5111,7 @@ class TensorMethods:
     put = _m_put
     put_ = _m_put_
     qr = _m_qr
+    quantile = _m_quantile
     random_ = _m_random_
     reciprocal = _m_reciprocal
     reciprocal_ = _m_reciprocal_
@@ -4893,6 +5148,8 @@ class TensorMethods:
     sign_ = _m_sign_
     sin = _m_sin
     sin_ = _m_sin_
+    sinc = _m_sinc
+    sinc_ = _m_sinc_
     sinh = _m_sinh
     sinh_ = _m_sinh_
     slice = _m_slice

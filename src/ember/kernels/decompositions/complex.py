@@ -15,3 +15,31 @@ def conj(self):
 
 def resolve_conj(self):
     return self
+
+
+def _complex_args(a, b):
+    """torch's complex_check_dtype: both half/float/double and of one dtype."""
+    names = {"float16": "Half", "float32": "Float", "float64": "Double"}
+    if a.dtype.name not in names or b.dtype.name not in names:
+        from ..common import _tname
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_tname(a.dtype)} "
+                           f"and {_tname(b.dtype)}")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"Expected object of scalar type {names[a.dtype.name]} but got scalar type "
+                           f"{names[b.dtype.name]} for second argument")
+    if a.dtype.name == "float16":
+        raise NotImplementedError("complex of float16 tensors needs complex32, which ember does not have")
+
+
+def complex(real, imag):
+    """real + i imag, broadcast (composite over stack and view_as_complex; torch has a kernel of its own)."""
+    _complex_args(real, imag)
+    a, b = ops.aten.broadcast_tensors.default([real, imag])
+    return ops.aten.view_as_complex.default(ops.aten.stack.default([a, b], -1))
+
+
+def polar(abs, angle):
+    """abs * (cos(angle) + i sin(angle))."""
+    _complex_args(abs, angle)
+    return complex(ops.aten.mul.Tensor(abs, ops.aten.cos.default(angle)),
+                   ops.aten.mul.Tensor(abs, ops.aten.sin.default(angle)))

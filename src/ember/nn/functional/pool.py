@@ -5,7 +5,7 @@ import ember
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool2d", "max_pool3d",
-           "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"]
+           "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
 
 
 def _stride(stride):
@@ -87,3 +87,40 @@ def adaptive_avg_pool3d(input, output_size):
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     out = ember._nn.adaptive_max_pool3d(input, _adaptive_size(input, output_size, 3))
     return out if return_indices else out[0]
+
+
+def _lp_finish(out, norm_type, count):
+    """(sum over the window of x^p)^(1/p) from the window mean: sign(m) relu(|m|) * count, to the 1/p."""
+    return (ember.sign(out) * ember.relu(ember.abs(out))).mul(count).pow(1.0 / norm_type)
+
+
+def _tuple(v, n):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * n
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The power-average pool: (sum over each window of x^p)^(1/p) (torch composes it from avg_pool1d)."""
+    if stride is not None:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    (k,) = _tuple(kernel_size, 1)
+    return _lp_finish(out, norm_type, k)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kw, kh = _tuple(kernel_size, 2)
+    if stride is not None:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_finish(out, norm_type, kw * kh)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kd, kw, kh = _tuple(kernel_size, 3)
+    if stride is not None:
+        out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool3d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_finish(out, norm_type, kd * kw * kh)

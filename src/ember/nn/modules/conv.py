@@ -8,7 +8,7 @@ from ..parameter import Parameter
 from .module import Module
 from .utils import _single, _pair, _triple, _reverse_repeat_tuple
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -178,3 +178,9 @@ class ConvTranspose2d(_ConvTransposeNd):
     _ntuple = staticmethod(_pair)
     _fn = staticmethod(F.conv_transpose2d)
     _nd = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _ntuple = staticmethod(_triple)
+    _fn = staticmethod(F.conv_transpose3d)
+    _nd = 3

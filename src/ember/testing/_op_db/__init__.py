@@ -7,6 +7,7 @@ from . import conv
 from . import distance
 from . import dropout
 from . import elementwise
+from . import elementwise_special
 from . import embedding
 from . import fft
 from . import index
@@ -20,6 +21,7 @@ from . import padding
 from . import pool
 from . import random
 from . import reduction
+from . import reduction_stats
 from . import scan
 from . import shape
 from . import softmax
@@ -33,6 +35,7 @@ FAMILIES = {
     "distance": distance.op_db,
     "dropout": dropout.op_db,
     "elementwise": elementwise.op_db,
+    "elementwise_special": elementwise_special.op_db,
     "embedding": embedding.op_db,
     "fft": fft.op_db,
     "index": index.op_db,
@@ -46,6 +49,7 @@ FAMILIES = {
     "pool": pool.op_db,
     "random": random.op_db,
     "reduction": reduction.op_db,
+    "reduction_stats": reduction_stats.op_db,
     "scan": scan.op_db,
     "shape": shape.op_db,
     "softmax": softmax.op_db,

@@ -1,0 +1,106 @@
+"""torch.distributions.categorical.Categorical: an index in [0, K) drawn with the probabilities of the last
+dim of `probs` (normalised) or softmax(`logits`)."""
+import ember
+
+from . import constraints
+from .distribution import Distribution
+from .utils import lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Categorical"]
+
+
+class Categorical(Distribution):
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            if probs.dim() < 1:
+                raise ValueError("`probs` parameter must be at least one-dimensional.")
+            self.probs = probs / probs.sum(-1, keepdim=True)
+        else:
+            if logits.dim() < 1:
+                raise ValueError("`logits` parameter must be at least one-dimensional.")
+            self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        self._param = self.probs if probs is not None else self.logits
+        self._num_events = self._param.size()[-1]
+        batch_shape = self._param.size()[:-1] if self._param.dim() > 1 else ember.Size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Categorical, _instance)
+        batch_shape = ember.Size(batch_shape)
+        param_shape = tuple(batch_shape) + (self._num_events,)
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(param_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(param_shape)
+            new._param = new.logits
+        new._num_events = self._num_events
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self._num_events - 1)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    @property
+    def mean(self):
+        return ember.full(tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype)
+
+    @property
+    def mode(self):
+        return self.probs.argmax(dim=-1)
+
+    @property
+    def variance(self):
+        return ember.full(tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype)
+
+    def sample(self, sample_shape=ember.Size()):
+        if not isinstance(sample_shape, ember.Size):
+            sample_shape = ember.Size(sample_shape)
+        probs_2d = self.probs.reshape(-1, self._num_events)
+        n = 1
+        for s in sample_shape:
+            n *= s
+        with ember.no_grad():
+            samples_2d = ember.multinomial(probs_2d, n, True).T
+        return samples_2d.reshape(tuple(self._extended_shape(sample_shape)))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value = value.long().unsqueeze(-1)
+        value, log_pmf = ember.broadcast_tensors(value, self.logits)
+        value = value[..., :1]
+        return log_pmf.gather(-1, value).squeeze(-1)
+
+    def entropy(self):
+        min_real = ember.finfo(self.logits.dtype).min
+        logits = ember.clamp(self.logits, min=min_real)
+        p_log_p = logits * self.probs
+        return -p_log_p.sum(-1)
+
+    def enumerate_support(self, expand=True):
+        num_events = self._num_events
+        values = ember.arange(num_events, dtype=ember.long)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values

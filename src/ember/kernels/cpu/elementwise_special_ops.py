@@ -1,0 +1,108 @@
+"""cpu kernels of torch.special's pointwise ops with kernels of their own (lgamma, digamma, polygamma,
+mvlgamma, i0, special_i0e/i1/i1e/erfcx/ndtri/log_ndtr/zeta): float64 numpy numerics from
+elementwise_special_math.py, cast to the result dtype the meta functions (kernels/meta/elementwise_special.py)
+give, in the layout they pick."""
+import math
+
+import numpy as np
+
+from ..common import check_out
+from ..meta import elementwise_special as M
+from ..meta.elementwise_common import check_inplace
+from . import elementwise_special_math as S
+from .elementwise import _alloc
+
+
+def _unary(name, fn):
+    def compute(self, args, kw):
+        return fn(self._np, *args, **kw)
+
+    def functional(self, *args, **kw):
+        rdt = M.float_dtype(self, name)
+        out = _alloc(self._size, rdt, self)
+        np.copyto(out._np, compute(self, args, kw), casting="unsafe")
+        return out
+
+    def inplace(self, *args, **kw):
+        check_inplace(self, self._size, M.float_dtype(self, name), name)
+        np.copyto(self._np, compute(self, args, kw), casting="unsafe")
+        return self
+
+    def out_variant(self, *args, out=None, **kw):
+        rdt = M.float_dtype(self, name)
+        r = compute(self, args, kw)
+        check_out(out, self._size, rdt, name)
+        np.copyto(out._np, r, casting="unsafe")
+        return out
+    return functional, inplace, out_variant
+
+
+def _mvlgamma(a, p):
+    """log of the multivariate gamma function: sum_i lgamma(a - i/2) + p (p - 1) / 4 log(pi)."""
+    x = np.asarray(a, dtype=np.float64)            # (torch 2.13 no longer checks x > (p - 1) / 2)
+    r = np.full(x.shape, p * (p - 1) / 4 * math.log(math.pi))
+    for i in range(p):
+        r = r + S.lgamma(x - i / 2)
+    return r
+
+
+def _check_p(p):
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+
+
+for _n, _f in {"sinc": lambda a: np.sinc(np.asarray(a, dtype=np.float64) if a.dtype.kind in "iub" else a),
+               "lgamma": S.lgamma, "digamma": S.digamma, "i0": S.i0, "special_i0e": S.i0e, "special_i1": S.i1,
+               "special_i1e": S.i1e, "special_erfcx": S.erfcx, "special_ndtri": S.ndtri,
+               "special_log_ndtr": S.log_ndtr}.items():
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = _unary(_n, _f)
+
+_mv, _mv_, _mv_out = _unary("mvlgamma", _mvlgamma)
+
+
+def mvlgamma(self, p):
+    _check_p(p)
+    return _mv(self, p)
+
+
+def mvlgamma_(self, p):
+    _check_p(p)
+    return _mv_(self, p)
+
+
+def mvlgamma_out(self, p, *, out):
+    _check_p(p)
+    return _mv_out(self, p, out=out)
+
+
+_pg, _pg_, _pg_out = _unary("polygamma", lambda a, n: S.polygamma(n, a))
+
+
+def polygamma(n, self):
+    M.polygamma(n, self)
+    return _pg(self, n)
+
+
+def polygamma_(self, n):
+    M.polygamma_(self, n)
+    return _pg_(self, n)
+
+
+def polygamma_out(n, self, *, out):
+    M.polygamma_out(n, self, out=out)
+    return _pg_out(self, n, out=out)
+
+
+def special_zeta(self, other):
+    rdt = M.zeta_dtype(self, other)
+    meta = M.special_zeta(self, other)
+    out = _alloc(tuple(meta._size), rdt, self, other)
+    np.copyto(out._np, S.zeta(self._np, other._np), casting="unsafe")
+    return out
+
+
+def special_zeta_out(self, other, *, out):
+    r = special_zeta(self, other)
+    check_out(out, r._size, r.dtype, "special_zeta")
+    np.copyto(out._np, r._np, casting="unsafe")
+    return out

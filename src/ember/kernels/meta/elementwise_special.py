@@ -1,0 +1,78 @@
+"""Meta functions of torch.special's pointwise ops that have kernels of their own (lgamma, digamma,
+polygamma, mvlgamma, i0 and the special_* ops of native/elementwise_special.yaml): same shape, the layout
+TensorIterator picks, integers and bool computed in the default float dtype; complex is refused as
+torch's cpu kernels refuse it. The cpu kernels in kernels/cpu/elementwise_special_ops.py allocate from these."""
+from ..._core.device import META
+from ..._core.promotion import get_default_dtype, result_type
+from ..common import broadcast_shapes, check_out, empty_tensor, _tname
+from .elementwise_common import check_inplace, out_strides
+
+
+# the kernel name torch's "not implemented for 'ComplexFloat'" message shows, per op
+_KERNEL_NAMES = {"lgamma": "lgamma_vml_cpu", "i0": "i0_vml_cpu", "digamma": "digamma", "polygamma": "polygamma",
+                 "mvlgamma": "arange_cpu"}
+
+
+def float_dtype(x, name):
+    d = x.dtype
+    if d.is_complex:
+        kernel = _KERNEL_NAMES.get(name, name.replace("special_", "") + "_cpu")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(d)}'")
+    return d if d.is_floating_point else get_default_dtype()
+
+
+def unary(name):
+    """(functional, in-place, out) meta functions of a float-valued unary op `name(self, *params)`."""
+    def f(self, *args, **kw):
+        return empty_tensor(self._size, float_dtype(self, name), META, out_strides(self._size, self))
+
+    def f_(self, *args, **kw):
+        check_inplace(self, self._size, float_dtype(self, name), name)
+        return self
+
+    def f_out(self, *args, out=None, **kw):
+        check_out(out, self._size, float_dtype(self, name), name)
+        return out
+    return f, f_, f_out
+
+
+for _n in ("sinc", "lgamma", "digamma", "i0", "mvlgamma", "special_i0e", "special_i1", "special_i1e", "special_erfcx",
+           "special_ndtri", "special_log_ndtr"):
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = unary(_n)
+
+
+def _polygamma_check(n):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+
+
+def polygamma(n, self):
+    _polygamma_check(n)
+    return lgamma(self)
+
+
+def polygamma_(self, n):
+    _polygamma_check(n)
+    return lgamma_(self)
+
+
+def polygamma_out(n, self, *, out):
+    _polygamma_check(n)
+    return lgamma_out(self, out=out)
+
+
+def zeta_dtype(self, other):
+    d = result_type(self, other)
+    if d.is_complex:
+        raise NotImplementedError(f"\"zeta_cpu\" not implemented for '{_tname(d)}'")
+    return d if d.is_floating_point else get_default_dtype()
+
+
+def special_zeta(self, other):
+    shape = broadcast_shapes(self._size, other._size)
+    return empty_tensor(shape, zeta_dtype(self, other), META, out_strides(shape, self, other))
+
+
+def special_zeta_out(self, other, *, out):
+    check_out(out, broadcast_shapes(self._size, other._size), zeta_dtype(self, other), "special_zeta")
+    return out
