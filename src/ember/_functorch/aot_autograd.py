@@ -200,10 +200,16 @@ class _CompiledEntry:
         primals = [t.detach().requires_grad_(t.requires_grad) if t.grad_fn is not None else t for t in uniq]
         jgm = make_fx(joint, self.config.decompositions, tracing_mode="fake",
                       _allow_non_fake_inputs=True)(primals, tangents)
-        phs = [n for n in jgm.graph.nodes if n.op == "placeholder"]
-        for i, n in enumerate(phs):
-            n.target = n.name = (f"primals_{i + 1}" if i < len(uniq) else f"tangents_{i - len(uniq) + 1}")
-        jgm.recompile()
+        # make_fx already names the leaves of `primals`/`tangents` primals_1.../tangents_1...: regenerate the
+        # joint graph's code only if a name differs
+        renamed = False
+        for i, n in enumerate(n for n in jgm.graph.nodes if n.op == "placeholder"):
+            name = f"primals_{i + 1}" if i < len(uniq) else f"tangents_{i - len(uniq) + 1}"
+            if n.name != name or n.target != name:
+                n.target = n.name = name
+                renamed = True
+        if renamed:
+            jgm.recompile()
         n_out = len(self.out_infos)
         mutated = []
         if has_mutation(jgm):
