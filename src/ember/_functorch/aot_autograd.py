@@ -198,8 +198,10 @@ class _CompiledEntry:
         tangents = [ember.empty_strided(self.out_infos[j].value[0], self.out_infos[j].value[1],
                                         dtype=self.out_infos[j].value[2]) for j in diff_out]
         primals = [t.detach().requires_grad_(t.requires_grad) if t.grad_fn is not None else t for t in uniq]
-        jgm = make_fx(joint, self.config.decompositions, tracing_mode="fake",
-                      _allow_non_fake_inputs=True)(primals, tangents)
+        from ember.fx.graph_module import _use_lazy_graph_module
+        with _use_lazy_graph_module():        # the joint graph is partitioned, never run: no code unless asked
+            jgm = make_fx(joint, self.config.decompositions, tracing_mode="fake",
+                          _allow_non_fake_inputs=True)(primals, tangents)
         # make_fx already names the leaves of `primals`/`tangents` primals_1.../tangents_1...: regenerate the
         # joint graph's code only if a name differs
         renamed = False
