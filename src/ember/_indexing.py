@@ -104,7 +104,7 @@ def apply_slicing(self, index):
         covered += k
         dim += k
 
-    for x in items:
+    for pos, x in enumerate(items):     # torch's messages name the index's position (its real_dim), not dim
         if isinstance(x, bool):
             result = _aten.unsqueeze.default(result, dim)
             record(_bool_index(x, self.device))
@@ -114,7 +114,7 @@ def apply_slicing(self, index):
                                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
             n = result._size[dim]
             if not -n <= x < n:
-                raise IndexError(f"index {x} is out of bounds for dimension {dim} with size {n}")
+                raise IndexError(f"index {x} is out of bounds for dimension {pos} with size {n}")
             result = _aten.select.int(result, dim, x)
         elif isinstance(x, slice):
             step = 1 if x.step is None else _int(x.step)
@@ -136,7 +136,7 @@ def apply_slicing(self, index):
                     n = result._size[dim]
                     v = x.item()
                     if not -n <= v < n:
-                        raise IndexError(f"index {v} is out of bounds for dimension {dim} with size {n}")
+                        raise IndexError(f"index {v} is out of bounds for dimension {pos} with size {n}")
                     result = _aten.select.int(result, dim, v)
                 continue
             if x.dtype.is_floating_point or x.dtype.is_complex:

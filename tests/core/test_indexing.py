@@ -155,7 +155,7 @@ def test_index_ops_and_meta():
 
 @pytest.mark.parametrize("fn,exc,msg", [
     (lambda x: x[3], IndexError, "index 3 is out of bounds for dimension 0 with size 3"),
-    (lambda x: x[0, -5], IndexError, "index -5 is out of bounds for dimension 0 with size 4"),
+    (lambda x: x[0, -5], IndexError, "index -5 is out of bounds for dimension 1 with size 4"),
     (lambda x: x[[0, 5]], IndexError, "index 5 is out of bounds for dimension 0 with size 3"),
     (lambda x: x[:, [4]], IndexError, "index 4 is out of bounds for dimension 1 with size 4"),
     (lambda x: x[0, 0, 0], IndexError, "too many indices for tensor of dimension 2"),
@@ -198,3 +198,16 @@ def test_getitem_view_writes_through_and_versions():
     c = x[[0]]
     c[0, 0] = -5.0
     assert x.numpy()[0, 0] == 0.0
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("index", [(0, 5), (5,), (0, 0, 9), (slice(None), 7), (Ellipsis, 9), (None, 0, 5),
+                                   (Ellipsis, 0, 9), (True, 0, 9), (0, ember.tensor(7))])
+def test_out_of_bounds_message_names_the_index_position_like_torch(index):
+    torch = pytest.importorskip("torch")
+    tindex = tuple(torch.tensor(int(i)) if isinstance(i, ember.Tensor) else i for i in index)
+    with pytest.raises(IndexError) as want:
+        torch.zeros(2, 3, 4)[tindex]
+    with pytest.raises(IndexError) as got:
+        ember.zeros(2, 3, 4)[index]
+    assert str(got.value) == str(want.value)
