@@ -229,7 +229,8 @@ class _CompiledEntry:
         self.joint_graph = jgm
         self.mutated = mutated
         self.n_out = n_out
-        fw, bw = self.config.partition_fn(jgm, None, num_fwd_outputs=n_out + len(mutated))
+        with _use_lazy_graph_module():        # a compiler that lowers the graphs (inductor) never needs their code
+            fw, bw = self.config.partition_fn(jgm, None, num_fwd_outputs=n_out + len(mutated))
         self.fw_graph, self.bw_graph = fw, bw
         self.compiled_fw = self.config.fw_compiler(fw, _fake_inputs(fw))
         self.compiled_bw = self.config.bw_compiler(bw, _fake_inputs(bw))
