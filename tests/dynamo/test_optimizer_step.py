@@ -114,3 +114,34 @@ def test_wrapped_function_binds_its_own_signature():
     x = ember.randn(3)
     np.testing.assert_allclose(cf(x).numpy(), ((x + 1.0) * 2).numpy())
     np.testing.assert_allclose(cf(x, y=3.0).numpy(), ((x + 3.0) * 2).numpy())
+
+
+def test_step_hooks_run_once_per_call():
+    """A step pre-hook appending to a module-level list: the append is replayed once per call (the list's length
+    is guarded, so each call recompiles, as in torch); a hook added or removed later is seen."""
+    model = _model()
+    opt = ember.optim.SGD(model.parameters(), lr=0.1)
+    step = ember.compile(opt.step, backend="eager")
+    SEEN.clear()
+    opt.register_step_pre_hook(_pre_hook)
+    model(ember.randn(2, 4)).sum().backward()
+    step()
+    step()
+    assert SEEN == ["pre", "pre"]
+    handle = opt.register_step_post_hook(_post_hook)
+    step()
+    assert SEEN == ["pre", "pre", "pre", "post"]
+    handle.remove()
+    step()
+    assert SEEN == ["pre", "pre", "pre", "post", "pre"]
+
+
+SEEN = []
+
+
+def _pre_hook(opt, args, kwargs):
+    SEEN.append("pre")
+
+
+def _post_hook(opt, args, kwargs):
+    SEEN.append("post")
