@@ -179,3 +179,38 @@ def test_error_in_generated_code_points_at_line(capsys):
     with pytest.raises(RuntimeError):
         gm(ember.randn(3))
     assert "--> " in capsys.readouterr().err
+
+
+def test_lazy_graph_module_generates_code_when_first_needed():
+    import ember.fx.graph_module as gm_mod
+    from ember.fx import symbolic_trace
+
+    def f(x):
+        return ember.relu(x) * 2
+
+    calls = []
+    orig = gm_mod.GraphModule.recompile
+
+    def counting(self):
+        calls.append(self)
+        return orig(self)
+    gm_mod.GraphModule.recompile = counting
+    try:
+        eager_gm = symbolic_trace(f)
+        graph = eager_gm.graph
+        assert len(calls) == 1
+        with gm_mod._use_lazy_graph_module():
+            lazy = gm_mod.GraphModule(ember.nn.Module(), graph)
+        assert len(calls) == 1                        # nothing generated yet
+        x = ember.randn(4)
+        assert ember.equal(lazy(x), ember.relu(x) * 2)
+        assert len(calls) == 2                        # generated at the first call, once
+        lazy(x)
+        assert len(calls) == 2
+        with gm_mod._use_lazy_graph_module():
+            lazy2 = gm_mod.GraphModule(ember.nn.Module(), graph)
+        assert "relu" in lazy2.code and len(calls) == 3
+        assert ember.equal(lazy2(x), ember.relu(x) * 2) and len(calls) == 3
+    finally:
+        gm_mod.GraphModule.recompile = orig
+    assert not gm_mod._lazy_recompile[0]

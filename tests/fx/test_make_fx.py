@@ -172,9 +172,17 @@ def test_stack_trace_of_aten_nodes():
     def f(x):
         return x.exp()          # this line
 
-    gm = make_fx(f)(ember.ones(2))
+    gm = make_fx(f, record_stack_traces=True)(ember.ones(2))
     n = next(n for n in gm.graph.nodes if n.op == "call_function")
     assert "test_make_fx.py" in n.stack_trace and "return x.exp()" in n.stack_trace
+    assert "# File:" in gm.code and "test_make_fx.py" in gm.code
+
+
+def test_stack_traces_off_by_default():
+    # as torch's make_fx (record_stack_traces=False): no per-op stack walk, no `# File:` comments
+    gm = make_fx(lambda x: x.exp() + 1)(ember.ones(2))
+    assert all(n.stack_trace is None for n in gm.graph.nodes)
+    assert "# File:" not in gm.code
 
 
 def test_aten_graph_with_constants_survives_pickle_and_deepcopy():

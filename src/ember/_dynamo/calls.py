@@ -6,6 +6,7 @@ builtins fold on constants or act on trackers (`len`, `isinstance`, `getattr`, `
 dict methods mutate trackers (replayed after the graph as side effects). Anything else raises Unsupported.
 """
 import inspect
+import itertools
 import operator
 import types
 
@@ -61,6 +62,8 @@ class CallHandlers:
                 and cls.__module__ in ("builtins", "collections", "fractions", "decimal"):
             return ConstantVariable(cls(*[a.as_python_constant() for a in args],
                                         **{k: v.as_python_constant() for k, v in kwargs.items()}))
+        if cls is itertools.chain and not kwargs:
+            return IteratorVariable([v for a in args for v in self.unpack(a)])
         raise Unsupported(f"constructing a {cls.__name__} object")
 
     def call_torch(self, fn, args, kwargs):

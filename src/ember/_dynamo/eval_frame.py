@@ -162,7 +162,7 @@ class DynamicEntry:
 # ---------------------------------------------------------------------- binding arguments to locals
 def make_binder(fn):
     """A generated function with `fn`'s signature returning its parameters in co_varnames order."""
-    sig = inspect.signature(fn)
+    sig = inspect.signature(fn, follow_wrapped=False)
     parts, ns, seen_kwonly, posonly_done = [], {}, False, True
     order_pos, order_kw, star, dstar = [], [], None, None
     for i, p in enumerate(sig.parameters.values()):

@@ -437,6 +437,20 @@ class OpcodeHandlers:
         for v in reversed(items):
             self.push(v)
 
+    @opcode("UNPACK_EX")
+    def UNPACK_EX(self, inst):
+        # `a, *b, c = seq`: the low byte counts the names before the star, the high byte those after
+        before, after = inst.arg & 0xFF, inst.arg >> 8
+        items = self.unpack(self.pop())
+        if len(items) < before + after:
+            raise Unsupported(f"unpacking {len(items)} values into at least {before + after}")
+        middle = items[before:len(items) - after]
+        for v in reversed(items[len(items) - after:]):
+            self.push(v)
+        self.push(ListVariable(list(middle)))
+        for v in reversed(items[:before]):
+            self.push(v)
+
     @opcode("GET_ITER")
     def GET_ITER(self, inst):
         self.push(self.get_iter(self.pop()))

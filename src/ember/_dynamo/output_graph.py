@@ -2,6 +2,7 @@
 guards, side effects), and compile_subgraph, which hands the graph to the backend and generates the Python
 function that runs a cache entry: call the compiled graph, replay side effects, rebuild the frame's values."""
 import operator
+import sys
 import types
 
 from ember.fx import Graph, GraphModule
@@ -118,6 +119,7 @@ class OutputGraph:
         src = "\n".join(body) + "\n"
         ns = dict(cg.consts)
         ns["___graph"] = compiled
+        ns["___modules"] = sys.modules        # sources of other modules' globals (a hook's list, say)
         exec(compile(src, f"<ember compiled {self.code.co_name}>", "exec"), ns)
         run = ns["___run"]
         run.source = src
@@ -245,8 +247,10 @@ class CodeGen:
             elif eff[0] == "setglobal":
                 _, name, val = eff
                 lines.append(f"G[{name!r}] = {self.expr(val)}")
+        done = set()
         for vt in self.output.object_vts.values():
-            if getattr(vt, "mutated", False) and vt.source is not None:
+            if getattr(vt, "mutated", False) and vt.source is not None and id(vt) not in done:
+                done.add(id(vt))
                 if isinstance(vt, ListVariable):
                     lines.append(f"{vt.source.name()}[:] = [{', '.join(self.expr(i) for i in vt.items)}]")
                 elif isinstance(vt, DictVariable):

@@ -198,12 +198,20 @@ class _CompiledEntry:
         tangents = [ember.empty_strided(self.out_infos[j].value[0], self.out_infos[j].value[1],
                                         dtype=self.out_infos[j].value[2]) for j in diff_out]
         primals = [t.detach().requires_grad_(t.requires_grad) if t.grad_fn is not None else t for t in uniq]
-        jgm = make_fx(joint, self.config.decompositions, tracing_mode="fake",
-                      _allow_non_fake_inputs=True)(primals, tangents)
-        phs = [n for n in jgm.graph.nodes if n.op == "placeholder"]
-        for i, n in enumerate(phs):
-            n.target = n.name = (f"primals_{i + 1}" if i < len(uniq) else f"tangents_{i - len(uniq) + 1}")
-        jgm.recompile()
+        from ember.fx.graph_module import _use_lazy_graph_module
+        with _use_lazy_graph_module():        # the joint graph is partitioned, never run: no code unless asked
+            jgm = make_fx(joint, self.config.decompositions, tracing_mode="fake",
+                          _allow_non_fake_inputs=True)(primals, tangents)
+        # make_fx already names the leaves of `primals`/`tangents` primals_1.../tangents_1...: regenerate the
+        # joint graph's code only if a name differs
+        renamed = False
+        for i, n in enumerate(n for n in jgm.graph.nodes if n.op == "placeholder"):
+            name = f"primals_{i + 1}" if i < len(uniq) else f"tangents_{i - len(uniq) + 1}"
+            if n.name != name or n.target != name:
+                n.target = n.name = name
+                renamed = True
+        if renamed:
+            jgm.recompile()
         n_out = len(self.out_infos)
         mutated = []
         if has_mutation(jgm):
@@ -221,7 +229,8 @@ class _CompiledEntry:
         self.joint_graph = jgm
         self.mutated = mutated
         self.n_out = n_out
-        fw, bw = self.config.partition_fn(jgm, None, num_fwd_outputs=n_out + len(mutated))
+        with _use_lazy_graph_module():        # a compiler that lowers the graphs (inductor) never needs their code
+            fw, bw = self.config.partition_fn(jgm, None, num_fwd_outputs=n_out + len(mutated))
         self.fw_graph, self.bw_graph = fw, bw
         self.compiled_fw = self.config.fw_compiler(fw, _fake_inputs(fw))
         self.compiled_bw = self.config.bw_compiler(bw, _fake_inputs(bw))

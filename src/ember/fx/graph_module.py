@@ -44,6 +44,31 @@ def _forward_from_src(src, globals_):
     return globals_copy["forward"]
 
 
+_lazy_recompile = [False]
+
+
+class _use_lazy_graph_module:
+    """torch.fx._lazy_graph_module._use_lazy_graph_module: GraphModules made inside this context generate their
+    code when first needed (a call, `.code`, `print`) instead of at construction. For graphs that are only
+    transformed (AOT autograd's joint graph, which is partitioned and never run)."""
+
+    def __init__(self, enable=True):
+        self.enable = enable
+
+    def __enter__(self):
+        self.prev = _lazy_recompile[0]
+        _lazy_recompile[0] = self.enable
+
+    def __exit__(self, *exc):
+        _lazy_recompile[0] = self.prev
+
+
+def _lazy_forward(self, *args, **kwargs):
+    """The forward of a GraphModule whose code is not generated yet: generate it, then run it."""
+    self.real_recompile()
+    return type(self).forward(self, *args, **kwargs)
+
+
 def _copy_attr(from_module, to_module, target):
     """Copy from_module's attribute at dotted `target` into to_module, creating empty Modules on the way."""
     *prefix, field = target.split(".")
@@ -128,13 +153,24 @@ class GraphModule(Module):
             raise TypeError(f"Expected a Graph instance, but got {type(g)}")
         self.__dict__["_graph"] = g
         g.owning_module = self
-        self.recompile()
+        if _lazy_recompile[0]:
+            self.__dict__.pop("_code", None)
+            type(self).forward = _lazy_forward
+            type(self).__call__ = _wrapped_call
+        else:
+            self.recompile()
 
     @property
     def code(self):
+        if "_code" not in self.__dict__ and type(self).forward is _lazy_forward:
+            self.real_recompile()
         if not hasattr(self, "_code"):
             raise RuntimeError("Code has not been generated! Please report a bug to PyTorch")
         return self._code
+
+    def real_recompile(self):
+        """Generate the code now (what a lazily built GraphModule does when first needed)."""
+        return GraphModule.recompile(self)
 
     def recompile(self):
         """Regenerate `code` from `graph` and install it as this instance's `forward`."""
@@ -158,7 +194,7 @@ class GraphModule(Module):
 
     def __str__(self):
         orig = super().__str__()
-        return "\n".join([orig, self._code])
+        return "\n".join([orig, self.code])
 
     def __copy__(self):
         res = GraphModule(self, self.graph, self.__class__.__name__)

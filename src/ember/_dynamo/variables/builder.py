@@ -1,6 +1,7 @@
 """torch._dynamo.variables.builder: VariableBuilder, which wraps a real Python value read from the frame into a
 tracker and installs the guards its source needs (tensor match, identity, type, equality, length, dict keys)."""
 import types
+from collections import OrderedDict
 
 import ember
 from ember._tensor import Tensor
@@ -39,7 +40,7 @@ class VariableBuilder:
             if source is not None:
                 out.guards.equals_match(source, value)
             return ConstantVariable(value, source)
-        if type(value) in (list, tuple, dict) or isinstance(value, (ember.Size,)):
+        if type(value) in (list, tuple, dict, OrderedDict) or isinstance(value, (ember.Size,)):
             if source is not None:
                 vt = out.object_vts.get(id(value))
                 if vt is not None:
@@ -66,8 +67,9 @@ class VariableBuilder:
             cov = source is not None and source.epoch_covered
             return TupleVariable([self.wrap(v, AttrSource(source, f, cov) if source else None)
                                   for f, v in zip(value._fields, value)], source, type(value))
-        if value in (ember.no_grad, ember.enable_grad, ember.set_grad_enabled, ember.is_grad_enabled) or \
-                value in _SPECIAL_FUNCTIONS:
+        if callable(value) and not isinstance(value, dict) and (
+                value in (ember.no_grad, ember.enable_grad, ember.set_grad_enabled, ember.is_grad_enabled) or
+                value in _SPECIAL_FUNCTIONS):
             return TorchVariable(value, source)
         if type(value) is ResumeIterator:
             if source is None:

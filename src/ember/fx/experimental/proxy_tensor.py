@@ -112,9 +112,10 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         proxy_kwargs = map_aggregate(_drop_default_kwargs(func, kwargs), self._to_proxy_arg)
         node = self.tracer.create_node("call_function", func, self.tracer.create_arg(proxy_args),
                                        self.tracer.create_arg(proxy_kwargs))
-        st = _user_stack()
-        if st:
-            node.stack_trace = st
+        if self.tracer.record_stack_traces:
+            st = _user_stack()
+            if st:
+                node.stack_trace = st
         node.meta["val"] = _snapshot(out)
         proxy = self.tracer.proxy(node)
         self._track_outputs(out, proxy)
@@ -260,12 +261,15 @@ def _tree_unflatten(leaves, spec):
 
 
 def make_fx(f, decomposition_table=None, tracing_mode="real", _allow_non_fake_inputs=False,
-            pre_dispatch=False, record_module_stack=False, _allow_fake_constant=False, _error_on_data_dependent_ops=True):
+            pre_dispatch=False, record_module_stack=False, _allow_fake_constant=False, _error_on_data_dependent_ops=True,
+            record_stack_traces=False):
     """Return a function that traces `f` on example inputs into an aten-level GraphModule (torch's make_fx).
 
     tracing_mode "real" runs the ops on the inputs; "fake" converts them to FakeTensors first, so only
     metadata is computed. Placeholders are named as torch names them: `x_1` for parameter x (`pair_1, pair_2` for
-    the leaves of a nested one), `arg0_1, arg1_1, ...` for *args.
+    the leaves of a nested one), `arg0_1, arg1_1, ...` for *args. With record_stack_traces=True each node's
+    `stack_trace` holds the user's frames (shown as `# File:` comments in the code); off by default, as torch's,
+    because walking and formatting the stack per op is a large part of tracing time.
     """
     if tracing_mode not in ("real", "fake"):
         raise NotImplementedError(f"make_fx: tracing_mode={tracing_mode!r} (only 'real' and 'fake'; ember has no "
@@ -275,14 +279,16 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", _allow_non_fake_in
 
     @functools.wraps(f)
     def wrapped(*args):
-        return _trace(f, args, decomposition_table or {}, tracing_mode, _allow_non_fake_inputs)
+        return _trace(f, args, decomposition_table or {}, tracing_mode, _allow_non_fake_inputs,
+                      record_stack_traces)
     return wrapped
 
 
-def _trace(f, args, decomposition_table, tracing_mode, allow_non_fake_inputs):
+def _trace(f, args, decomposition_table, tracing_mode, allow_non_fake_inputs, record_stack_traces=False):
     from ember.nn import Module
     flat_args, spec = _tree_flatten(list(args))
     tracer = PythonKeyTracer()
+    tracer.record_stack_traces = record_stack_traces
     tracer.root = Module()
     tracer.graph = Graph(tracer_cls=PythonKeyTracer)
     fake_mode = None
