@@ -158,7 +158,10 @@ def to_dtype(g, dtype):
         return g
     if state.mode_stack:
         return _aten()._to_copy.default(g, dtype=dtype)
-    out = _meta(g._size, dtype) if g._np is None else _const(g._np.astype(dtype._np), dtype)
+    a = g._np
+    if a is not None and a.dtype.kind == "c" and not dtype.is_complex:
+        a = a.real      # a complex grad of a real input keeps its real part (numpy would warn on astype)
+    out = _meta(g._size, dtype) if a is None else _const(a.astype(dtype._np), dtype)
     if _needs_history(g) and (dtype.is_floating_point or dtype.is_complex):
         _record(out, ToCopyBackward0(g.dtype), (g,))
     return _fw_linear(out, g, lambda t: to_dtype(t, dtype))
