@@ -97,24 +97,14 @@ UNHASHABLE_CONFIG = "ember._dynamo's wrap() hashes every value it meets: the GPT
 
 
 OPTIMIZERS = {"SGD": dict(lr=0.1, momentum=0.9), "Adam": dict(lr=0.01), "AdamW": dict(lr=0.01, weight_decay=0.1)}
-# What stands between ember.compile(opt.step) and a compiled step, in the order a call meets it (checked by hand
-# with each earlier obstacle patched out locally):
-# 1. eval_frame.make_binder reads `inspect.signature(fn)`, which follows `__wrapped__`: Optimizer.step is wrapped by
-#    functools.wraps wrappers (`_hooked_step`, `_use_grad`), so the wrapper's locals are bound as (self, closure)
-#    instead of (args, kwargs) and the resume function after the first graph break gets `args` = the optimizer:
-#    TypeError "cannot unpack non-iterable SGD object". Fix: inspect.signature(fn, follow_wrapped=False).
-# 2. `self, *_ = args` in _hooked_step is UNPACK_EX, which symbolic_convert does not handle: a graph break at the
-#    first instruction, after which the step runs as ember library code, eagerly (call_at_break compiles only user
-#    functions).
-# 3. The step bodies (optim/sgd.py, adam.py, ...) update `p._np` with numpy (`_sgd_update`, `_set`): there are no
-#    tensor ops to capture ("UserObjectVariable as an argument of a graph op"). A compiled step needs a tensor-op
-#    path (torch's `_single_tensor_sgd` style: p.add_(grad, alpha=-lr)) chosen while compiling.
-# 4. OutputGraph.compile_and_codegen compiles and runs a graph only `if outputs:`, so a graph of in-place updates
-#    alone (what a step is) is dropped: `def f(t): t.add_(1)` compiled leaves t unchanged.
+# ember.compile(opt.step) runs and caches (tests/dynamo/test_optimizer_step.py), but the update is not in a graph:
+# the step bodies (optim/sgd.py, adam.py, ...) update `p._np` with numpy, so dynamo calls them at a graph break and
+# no tensor op is captured. A compiled, fused step needs a tensor-op path (torch's `_single_tensor_sgd` style:
+# p.add_(grad, alpha=-lr)) chosen while compiling.
 WRAPPED_SIGNATURE = ("ember._dynamo binds a functools.wraps wrapper's arguments by the wrapped function's signature "
                      "(make_binder: inspect.signature follows __wrapped__)")
-STEP_RUNS_EAGERLY = ("no graph is captured for opt.step: UNPACK_EX breaks at the step wrapper's first instruction, "
-                     "the step bodies update numpy arrays, and mutation-only graphs are dropped")
+STEP_RUNS_EAGERLY = ("no graph is captured for opt.step: the step bodies update numpy arrays, which dynamo runs at a "
+                     "graph break")
 
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
