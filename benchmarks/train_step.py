@@ -1,6 +1,6 @@
 """Train-step benchmark (forward + backward + optimizer step), ember vs torch eager, ms/step as JSON.
 
-    python benchmarks/train_step.py [--steps 20] [--only mlp,cnn,gpt] [--out results.json]
+    python benchmarks/train_step.py [--steps 20] [--only mlp,cnn,gpt,gpt_plain,generate] [--out results.json]
                                     [--threads N] [--cpu-time]
 
 --threads sets torch's intra-op threads (default: every core); numpy's BLAS threads follow the environment, so
@@ -9,7 +9,9 @@ process CPU time per step instead of wall time: on a machine shared with other j
 waiting for a core (and multi-threaded runs spin), while one-thread CPU time stays comparable between runs.
 
 Workloads (issue 5): MLP 784-512-512-10 batch 128 SGD(momentum=0.9); LeNet-style CNN batch 64 on 28x28 with SGD;
-4-layer GPT (n_embd 128, 4 heads, block 64, batch 16, vocab 65) with AdamW. The same model code runs on both
+4-layer GPT (n_embd 128, 4 heads, block 64, batch 16, vocab 65) with AdamW, attention by
+scaled_dot_product_attention (gpt) or plain masked softmax (gpt_plain); `generate`: greedy generation with that
+GPT (plain attention) at batch 1, no KV cache, tokens/s (ratio ember / torch: higher is better). The same model code runs on both
 libraries (`lib` is ember or torch); a workload whose backward is not available yet reports its error.
 """
 import argparse
@@ -45,9 +47,11 @@ def cnn(lib):
     return model, opt, lambda: nn.functional.cross_entropy(model(x), y)
 
 
-def gpt(lib):
+def gpt_model(lib, attention="sdpa"):
+    """The GPT of the gpt workloads: `attention` "sdpa" (F.scaled_dot_product_attention) or "plain"
+    (q @ k^T, masked_fill, softmax, @ v); it takes (B, T) token ids, any T <= 64."""
     nn, F = lib.nn, lib.nn.functional
-    C, H, T, B, V, L = 128, 4, 64, 16, 65, 4
+    C, H, TMAX, V, L = 128, 4, 64, 65, 4
 
     class Block(nn.Module):
         def __init__(self):
@@ -57,33 +61,65 @@ def gpt(lib):
             self.fc, self.proj = nn.Linear(C, 4 * C), nn.Linear(4 * C, C)
 
         def forward(self, x):
+            B, T, _ = x.shape
             q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
             q, k, v = (t.view(B, T, H, C // H).transpose(1, 2) for t in (q, k, v))     # (B, H, T, hs)
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).contiguous().view(B, T, C)
+            if attention == "sdpa":
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:
+                att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(C // H))              # (B, H, T, T)
+                att = F.softmax(att.masked_fill(mask[:T, :T], float("-inf")), dim=-1)
+                y = att @ v
+            y = y.transpose(1, 2).contiguous().view(B, T, C)
             x = x + self.c_proj(y)
             return x + self.proj(F.gelu(self.fc(self.ln_2(x))))
 
     class GPT(nn.Module):
         def __init__(self):
             super().__init__()
-            self.wte, self.wpe = nn.Embedding(V, C), nn.Embedding(T, C)
+            self.wte, self.wpe = nn.Embedding(V, C), nn.Embedding(TMAX, C)
             self.h = nn.ModuleList([Block() for _ in range(L)])
             self.ln_f, self.head = nn.LayerNorm(C), nn.Linear(C, V, bias=False)
 
         def forward(self, idx):
-            x = self.wte(idx) + self.wpe(lib.arange(T))
+            x = self.wte(idx) + self.wpe(lib.arange(idx.shape[1]))
             for b in self.h:
                 x = b(x)
             return self.head(self.ln_f(x))
 
-    model = GPT()
+    mask = lib.ones(TMAX, TMAX, dtype=lib.bool).triu(1)
+    return GPT()
+
+
+def gpt(lib, attention="sdpa"):
+    B, T, V = 16, 64, 65
+    model = gpt_model(lib, attention)
     opt = lib.optim.AdamW(model.parameters(), lr=3e-4)
     idx = lib.tensor(np.random.default_rng(0).integers(0, V, (B, T)))
     tgt = lib.tensor(np.random.default_rng(1).integers(0, V, (B, T)))
-    return model, opt, lambda: F.cross_entropy(model(idx).view(-1, V), tgt.view(-1))
+    return model, opt, lambda: lib.nn.functional.cross_entropy(model(idx).view(-1, V), tgt.view(-1))
 
 
-WORKLOADS = {"mlp": mlp, "cnn": cnn, "gpt": gpt}
+def gpt_plain(lib):
+    return gpt(lib, "plain")
+
+
+def generate_tokens_per_s(lib, new_tokens=48, attention="plain"):
+    """Greedy generation at batch 1 without a KV cache (the whole prefix runs again for every token), as
+    tokens per second: the per-op overhead of a forward of ~200 small ops decides it."""
+    lib.manual_seed(0)
+    model = gpt_model(lib, attention).eval()
+    idx = lib.tensor([[1, 2, 3, 4]])
+    with lib.no_grad():
+        model(idx)                                      # warm-up
+        t0 = time.perf_counter()
+        for _ in range(new_tokens):
+            nxt = model(idx[:, -64:])[:, -1, :].argmax(-1, keepdim=True)
+            idx = lib.cat([idx, nxt], dim=1)
+        return new_tokens / (time.perf_counter() - t0)
+
+
+WORKLOADS = {"mlp": mlp, "cnn": cnn, "gpt": gpt, "gpt_plain": gpt_plain}
 
 
 def bench(lib, make, steps, warmup=3, clock=time.perf_counter):
@@ -110,7 +146,7 @@ def bench(lib, make, steps, warmup=3, clock=time.perf_counter):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--only", default="mlp,cnn,gpt")
+    ap.add_argument("--only", default="mlp,cnn,gpt,gpt_plain,generate")
     ap.add_argument("--out", default=None)
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--cpu-time", action="store_true")
@@ -122,6 +158,14 @@ def main(argv=None):
     results = {}
     for name in args.only.split(","):
         row = {}
+        if name == "generate":
+            for libname, lib in (("torch", torch), ("ember", ember)):
+                row[f"{libname}_tokens_per_s"] = round(float(np.median(
+                    [generate_tokens_per_s(lib) for _ in range(3)])), 1)
+            row["ratio"] = round(row["ember_tokens_per_s"] / row["torch_tokens_per_s"], 2)
+            results[name] = row
+            print(name, json.dumps(row), file=sys.stderr)
+            continue
         for libname, lib in (("torch", torch), ("ember", ember)):
             try:
                 row[f"{libname}_ms"] = round(bench(lib, WORKLOADS[name], args.steps, clock=clock), 3)

@@ -33,7 +33,7 @@ LAYERS = [
     ("kernels", ["ember.kernels", "ember._cc"]),
     ("autograd", ["ember.autograd", "ember._generated.autograd", "ember._generated.autograd_registrations"]),
     ("facade", ["ember", "ember._tensor", "ember._indexing", "ember._conversions", "ember._tensor_str",
-                "ember.functional", "ember.linalg", "ember.func", "ember._tensor_types"]),
+                "ember.functional", "ember.linalg", "ember.func", "ember._tensor_types", "ember.fft", "ember.special"]),
     ("nn", ["ember.nn", "ember.optim", "ember.utils", "ember.utils.data", "ember.utils.checkpoint", "ember.amp",
             "ember.cuda", "ember.backends"]),
     ("serialization", ["ember.serialization", "ember.utils.safetensors"]),

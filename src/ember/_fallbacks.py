@@ -52,6 +52,8 @@ def _inplace_or_view_fallback(op, below):
     if not written and not view_rets:
         return None
     single = len(schema.returns) == 1
+    if not written and single and view_rets[0][1] is alias_of.get(_first_alias(schema)):
+        return _view_kernel(op, below, view_rets[0][1], _first_is_self(schema))
 
     def kernel(*args, **kwargs):
         for get in written:          # inference tensors refuse in-place writes outside inference_mode
@@ -74,6 +76,47 @@ def _inplace_or_view_fallback(op, below):
                     _mark_view(x, base)
             else:
                 _mark_view(r, base)
+        return out
+    return kernel
+
+
+def _first_alias(schema):
+    a = schema.arguments.flat_all[0] if schema.arguments.flat_all else None
+    ann = a.annotation if a is not None else None
+    return ann.alias_set[0] if ann is not None and not ann.is_write and ann.alias_set else None
+
+
+def _first_is_self(schema):
+    pos = schema.arguments.flat_positional
+    return bool(pos) and pos[0] is schema.arguments.flat_all[0]
+
+
+def _view_kernel(op, below, get, positional):
+    """The ADInplaceOrView kernel of a view op (one return aliasing its first argument, nothing written):
+    the fallback's loops unrolled for the one case every view op is (view, t, select, slice, split, ...)."""
+    cache = op._dispatch_cache
+
+    def kernel(*args, **kwargs):
+        try:
+            k = cache[below]
+        except KeyError:
+            k = op._resolve(below)
+        out = k(*args, **kwargs)
+        base = args[0] if positional and args else get(args, kwargs)
+        if out.__class__ is list or out.__class__ is tuple:
+            for x in out:
+                _mark_view(x, base)
+            return out
+        if out is not base:
+            root = base._base
+            out._base = base if root is None else root
+            vc = base._vc
+            if vc is None:
+                vc = base._version_counter
+            out._vc = vc
+            if base._requires_grad and not _tls.grad_enabled:
+                out._no_grad_view = True
+                out._ks |= AUTOGRAD_BIT
         return out
     return kernel
 

@@ -14,6 +14,8 @@ from ._core.tensor_impl import TensorImpl as Tensor
 from .functional import tensor as _tensor
 
 _aten = ops.aten
+_select = _aten.select.int
+_slice = _aten.slice.Tensor
 _INVALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
             "(got {})")
 
@@ -156,7 +158,43 @@ def _opt_int(v):
     return None if v is None else _int(v)
 
 
+def _basic(self, index):
+    """x[i], x[i, j], x[a:b], x[i, a:b:s]: ints and slices of ints only, each within range and no more
+    than the tensor's dims (the common case, without apply_slicing's general pass); None otherwise."""
+    size = self._size
+    if index.__class__ is int:
+        if size and -size[0] <= index < size[0]:
+            return _select(self, 0, index)
+        return None
+    if index.__class__ is not tuple or len(index) > len(size):
+        return None
+    for x in index:
+        c = x.__class__
+        if c is slice:
+            if not (x.start is None or x.start.__class__ is int) or not (x.stop is None or x.stop.__class__ is int) \
+                    or not (x.step is None or x.step.__class__ is int and x.step > 0):
+                return None
+        elif c is not int:
+            return None
+    result, dim = self, 0
+    for x in index:
+        if x.__class__ is int:
+            n = result._size[dim]
+            if not -n <= x < n:
+                return None
+            result = _select(result, dim, x)
+        else:
+            result = _slice(result, dim, x.start, x.stop, 1 if x.step is None else x.step)
+            dim += 1
+    return result
+
+
 def getitem(self, index):
+    c = index.__class__
+    if c is int or c is tuple or c is slice:
+        result = _basic(self, (index,) if c is slice else index)
+        if result is not None:
+            return result if result is not self else _aten.alias.default(self)
     result, adv = apply_slicing(self, index)
     if adv is not None:
         return _aten.index.Tensor(result, adv)

@@ -195,14 +195,105 @@ def test_exception_caught_by_user_try_block():
     assert_close(cf(x, ember.ones(2, 3)), f(x, ember.ones(2, 3)))
 
 
-def test_break_inside_with_block_runs_frame_eagerly():
+def test_break_inside_with_block_resumes_compiled():
     def f(x):
+        y = x * 2
         with ember.no_grad():
-            y = x * 2
-            print("inside")
-        return y + x
-    cf = ember.compile(f)
+            z = y * 3
+            s = z.sum().item()
+            w = z + s
+            assert not ember.is_grad_enabled()
+        return w * y
+    cf = ember.compile(f, backend="eager")
     x = ember.ones(2, requires_grad=True)
     out = cf(x)
     assert_close(out, f(x))
-    assert out.requires_grad
+    assert out.requires_grad and ember.is_grad_enabled()
+    assert counters["frames"]["ok"] == 2 and not counters["frames"]["skipped"]
+    out.sum().backward()
+    x2 = ember.ones(2, requires_grad=True)
+    f(x2).sum().backward()
+    assert_close(x.grad, x2.grad)
+    # the resume function's entry is reused: no recompile on the next call
+    cf(x)
+    assert not counters["recompiles"]
+
+
+def test_break_inside_nested_with_blocks_and_a_raise_restores_grad_mode():
+    @ember.compiler.disable
+    def check(t):
+        if t.sum().item() < 0:
+            raise ValueError("negative")
+        return t
+
+    def f(x):
+        with ember.no_grad():
+            with ember.enable_grad():
+                y = check(x * 2)
+                inner = ember.is_grad_enabled()
+            outer = ember.is_grad_enabled()
+        return y + 1, inner, outer
+    cf = ember.compile(f, backend="eager")
+    x = ember.ones(2, requires_grad=True)
+    (out, inner, outer), (ref, r_inner, r_outer) = cf(x), f(x)
+    assert_close(out, ref)
+    assert (inner, outer) == (r_inner, r_outer) == (True, False)
+    assert out.requires_grad and not counters["frames"]["skipped"]
+    with pytest.raises(ValueError, match="negative"):
+        cf(-x)
+    assert ember.is_grad_enabled()
+
+
+def test_break_inside_try_block_compiles_the_graph_before_it():
+    @ember.compiler.disable
+    def risky(t):
+        if t.sum().item() > 100:
+            raise ValueError("too big")
+        return t * 2
+
+    def f(x):
+        y = x + 1
+        try:
+            z = risky(y)
+        except ValueError:
+            z = y * 0
+        return z - 1
+    cf = ember.compile(f, backend="eager")
+    small, big = ember.ones(3), ember.full((3,), 100.0)
+    assert_close(cf(small), f(small))
+    assert_close(cf(big), f(big))            # the user's handler catches what the break raised
+    assert counters["stats"]["unique_graphs"] >= 1 and not counters["frames"]["skipped"]
+
+def test_break_inside_a_loop_reuses_one_resume_function():
+    def f(xs):
+        acc = ember.zeros(2)
+        for x in xs:
+            acc = acc + x * 2
+            print("step")
+        return acc
+    cf = ember.compile(f, backend="eager")
+    xs = [ember.randn(2) for _ in range(12)]
+    assert_close(cf(xs), f(xs))
+    # the frame, the resume function while items are left, and once they ran out: 3 captures, not 13
+    assert counters["frames"]["ok"] == 3 and counters["stats"]["unique_graphs"] == 3
+    from ember._dynamo import eval_frame
+    names = sorted(st.name for st in eval_frame._STATES.values())
+    assert len(names) == 2 and names[0].startswith("__resume_at_") and names[0].count("__resume_at_") == 1
+    ys = [ember.randn(2) for _ in range(5)]
+    assert_close(cf(ys), f(ys))
+    # another length: the frame recaptures (it guards the list's length), the resume function does not
+    assert counters["frames"]["ok"] == 4
+    (resume,) = [st for st in eval_frame._STATES.values() if st.name.startswith("__resume_at_")]
+    assert len(resume.entries) == 2
+
+
+def test_one_tensor_through_two_sources_is_guarded_as_aliased():
+    def f(a, b):
+        a.add_(1)
+        return b * 2
+    cf = ember.compile(f, backend="eager")
+    t = ember.zeros(2)
+    assert_close(cf(t, t), ember.full((2,), 2.0))
+    u, v = ember.zeros(2), ember.zeros(2)
+    assert_close(cf(u, v), ember.zeros(2))  # no longer the same tensor: a new capture, not the aliased graph
+    assert_close(u, ember.ones(2))

@@ -318,3 +318,22 @@ def test_compiler_disable_runs_eagerly():
         return x + 1
     assert_close(ember.compile(f)(ember.zeros(1)), ember.ones(1))
     assert not counters["stats"]
+
+
+def test_functions_read_from_a_user_module_are_guarded():
+    import sys
+    import types
+    helpers = types.ModuleType("ember_test_user_helpers")
+    exec("def act(x):\n    return x * 2\n\ndef outer(x):\n    return act(x) + 1\n", helpers.__dict__)
+    sys.modules[helpers.__name__] = helpers
+    try:
+        def f(x):
+            return helpers.act(x) + helpers.outer(x)
+        cf = ember.compile(f, backend="eager")
+        x = ember.ones(3)
+        assert_close(cf(x), f(x))
+        helpers.act = lambda x: x * 5          # read as helpers.act here, and as a global inside outer()
+        assert_close(cf(x), f(x))
+        assert counters["recompiles"]
+    finally:
+        del sys.modules[helpers.__name__]

@@ -61,7 +61,12 @@ def test_optimized_module_keeps_state_dict_attributes_and_training():
     m = MLP()
     cm = ember.compile(m)
     assert isinstance(cm, ember._dynamo.OptimizedModule)
-    assert list(cm.state_dict().keys()) == list(m.state_dict().keys())
+    # as torch: the original module is the submodule `_orig_mod`
+    assert list(cm.state_dict().keys()) == ["_orig_mod." + k for k in m.state_dict()]
+    assert cm._orig_mod is m and [n for n, _ in cm.named_children()] == ["_orig_mod"]
+    sd = {k: v * 0 for k, v in cm.state_dict().items()}
+    cm.load_state_dict(sd)
+    assert all(float(p.abs().sum()) == 0 for p in m.parameters())
     assert cm.fc1 is m.fc1
     assert cm.training is True
     cm.eval()

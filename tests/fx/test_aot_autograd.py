@@ -230,3 +230,20 @@ def test_outputs_aliasing_each_other():
     assert b.data_ptr() == a.data_ptr() and b._base is a
     (a.sum() + (b * 3).sum()).backward()
     assert_close(x.grad, ember.full((2, 2), 8.0))
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_keep_inference_input_mutations(keep):
+    def f(x, buf):
+        buf.mul_(2)
+        return x + buf
+
+    x, buf = ember.randn(3), ember.ones(3)
+    cf = aot_function(f, nop, keep_inference_input_mutations=keep)
+    assert_close(cf(x, buf), x + 2)
+    assert buf.tolist() == [2.0, 2.0, 2.0]
+    e = _entry(cf)
+    copies = [n for n in e.graph.graph.nodes if n.target is aten.copy_.default]
+    # True: the inference graph writes the input back itself; False: the runtime wrapper does
+    assert (len(copies), e.mutated) == ((1, []) if keep else (0, [1]))
+    assert_close(cf(x, buf), x + 4)

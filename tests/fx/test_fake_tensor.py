@@ -90,6 +90,10 @@ def test_data_dependent_errors():
             bool(x.sum() > 0)
         with pytest.raises(DataDependentOutputException):
             x.tolist()
+        mask = mode.from_tensor(ember.tensor([True, False, True, True, False]))
+        with pytest.raises(DynamicOutputShapeException, match="aten.index.Tensor"):
+            x[mask]                                  # a boolean mask index: data-dependent shape, as torch
+        assert tuple(x[mode.from_tensor(ember.tensor([0, 2]))].shape) == (2,)   # integer indices are fine
 
 
 def test_mixing_fake_and_real_raises():

@@ -152,3 +152,84 @@ def test_py_code_cache_writes_a_file_tracebacks_show(cache):
     assert frames[-1].filename == path and frames[-1].lineno == 3
     assert frames[-1].line == "raise ValueError('generated line 3')"
     assert codecache.PyCodeCache.key(source) != codecache.PyCodeCache.key(source, extra="other")
+
+
+def test_simdlen_selects_flags_and_key(cache):
+    src = _source(uuid.uuid4().hex, body="int64_t s = 0; for (int64_t i = 0; i < b; i++) s += a * i; return s;")
+    base = codecache.c_key(src)
+    with config.patch("cpp.simdlen", 1):
+        assert codecache.config_flags() == codecache.GENERATED_FLAGS + ("-fno-tree-vectorize",)
+        assert codecache.c_key(src) != base
+        lib = codecache.compile_c(src, "scalar")
+        assert os.path.basename(codecache.library_path(src, "scalar")) in os.listdir(_cc.cache_dir())
+    fn = lib.mul_add
+    fn.argtypes, fn.restype = [ctypes.c_int64, ctypes.c_int64], ctypes.c_int64
+    assert fn(2, 4) == 2 * (0 + 1 + 2 + 3)
+    with config.patch("cpp.simdlen", 3):
+        with pytest.raises(RuntimeError, match="simdlen=3 is not supported"):
+            codecache.compile_c(src, "bad")
+
+
+_SELECT_LOOP = """#include <stdint.h>
+static inline float min_nan(float a, float b) { return (a != a) ? a : ((b != b) ? b : (a < b ? a : b)); }
+void relu_min(const float* restrict x, float* restrict y, int64_t n) {
+    #pragma omp simd
+    for (int64_t i = 0; i < n; i++) {
+        float r = x[i] < 0 ? 0 : x[i];
+        y[i] = min_nan(r * r, 4.0f);
+    }
+}
+"""
+
+
+def test_generated_flags_vectorise_compare_selects(cache):
+    """relu and a NaN-propagating min written as selects: with GENERATED_FLAGS gcc vectorises the loop (without
+    -fno-trapping-math it reports "control flow in loop" and runs it scalar, branching on the data)."""
+    report = codecache.vectorization_report(_SELECT_LOOP)
+    assert any("loop vectorized" in msg for _, msg in report), report
+    assert codecache.vectorization_report(_SELECT_LOOP, ("-ftrapping-math",)) == []    # the flag is what does it
+    lib = codecache.compile_c(_SELECT_LOOP, "relu_min")
+    fn = lib.relu_min
+    fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64], None
+    import numpy as np
+    x = np.array([-1.0, -0.0, 0.5, 3.0, np.nan, np.inf, -np.inf, 1.0], np.float32)
+    y = np.empty_like(x)
+    fn(x.ctypes.data, y.ctypes.data, len(x))
+    np.testing.assert_array_equal(y, [0.0, 0.0, 0.25, 4.0, np.nan, 4.0, 0.0, 1.0])    # IEEE semantics kept
+
+
+_RENDEZVOUS_CC = """#!/bin/sh
+# a compiler that waits (up to 60 s) until two builds have started, then runs gcc: it only finishes both builds
+# promptly when they run at the same time
+case " $* " in *" --version "*|*" -E "*) exec gcc "$@";; esac
+echo $$ >> "{log}.start"
+i=0
+while [ "$(wc -l < "{log}.start")" -lt 2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+wc -l < "{log}.start" >> "{log}.seen"
+exec gcc "$@"
+"""
+
+
+def test_async_builds_run_in_parallel_and_share_keys(cache, tmp_path):
+    log = tmp_path / "cc"
+    script = tmp_path / "rendezvous-cc"
+    script.write_text(_RENDEZVOUS_CC.format(log=log))
+    script.chmod(0o755)
+    a, b = _source(uuid.uuid4().hex), _source(uuid.uuid4().hex, body="return a - b;")
+    with config.patch({"cpp.cxx": (None, str(script)), "compile_threads": 2}):
+        fa = codecache.compile_c_async(a, "async_a")
+        fb = codecache.compile_c_async(b, "async_b")
+        fa2 = codecache.compile_c_async(a, "async_a")              # the same source: built once
+        la, lb, la2 = fa.result(timeout=300), fb.result(timeout=300), fa2.result(timeout=300)
+    assert _call(la) == 43 and la2 is la
+    fn = lb.mul_add
+    fn.argtypes, fn.restype = [ctypes.c_int64, ctypes.c_int64], ctypes.c_int64
+    assert fn(6, 7) == -1
+    assert sorted(int(x) for x in (tmp_path / "cc.seen").read_text().split()) == [2, 2]   # both saw each other
+    assert codecache.counters["c_compile"] == 2
+
+
+def test_async_build_failure_is_raised_by_result(cache):
+    fut = codecache.compile_c_async(_source(uuid.uuid4().hex, body="return nope;"), "broken_async")
+    with pytest.raises(CompileError, match="nope"):
+        fut.result(timeout=300)

@@ -111,3 +111,21 @@ def test_rsub_scalar_alpha_grad_parity():
     torch.rsub(tx, 2.0, 3.0).sum().backward()
     np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy())
     assert ember.autograd.gradcheck(lambda a: ember.rsub(a, 1.5, 0.5), (ember.tensor(x, requires_grad=True),))
+
+
+def test_large_binary_ops_split_over_the_pool_match_numpy():
+    """From SPLIT_ELEMS elements a same-shape (or tensor-scalar) binary op is shared out over the pool."""
+    from ember.kernels.cpu.elementwise import SPLIT_ELEMS
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        rng = np.random.default_rng(0)
+        a, b = (rng.standard_normal((SPLIT_ELEMS // 64 + 3, 64)).astype(np.float32) for _ in range(2))
+        x, y = ember.from_numpy(a), ember.from_numpy(b)
+        np.testing.assert_array_equal((x + y).numpy(), a + b)
+        np.testing.assert_array_equal((x * 2.5).numpy(), a * np.float32(2.5))
+        r = x > y
+        assert r.dtype is ember.bool and r.shape == x.shape and r.is_contiguous()
+        np.testing.assert_array_equal(r.numpy(), a > b)
+    finally:
+        ember.set_num_threads(old)

@@ -584,7 +584,13 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         if (_is_tensor(a.type) and a.name not in e.formulas and a.name not in e.nondiff and a.name != "output"
                 and not (a.annotation is not None and a.annotation.is_write)):
             w.w(f"    _no_rg({a.name}, {a.name!r}, {str(fn.func.name.name)!r})")
-    rgs = [f"_rg({a.name})" for a in e.inputs]
+    # requires_grad of each differentiable input, read once (a Tensor-typed argument may be a Python number or
+    # None, which never requires grad: getattr's default, without a Python call)
+    rg_of = {}
+    for i, a in enumerate(e.inputs):
+        rg_of[a.name] = f"_g{i}"
+        w.w(f"    _g{i} = " + (f"_rg({a.name})" if e.is_list(a) else f"_getattr({a.name}, '_requires_grad', False)"))
+    rgs = [rg_of[a.name] for a in e.inputs]
     w.w(f"    _need = {' or '.join(rgs) if rgs else 'False'}")
     w.w("    if not _need:")
     w.w(f"        return {op}.redispatch(_below_ks({args}), {_call(fn)})")
@@ -595,14 +601,14 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             w.w(f"    _n.n_{a.name} = len({a.name})")
             edges.append(f"*[_edge(_t) for _t in {a.name}]")
         else:
-            edges.append(f"_edge({a.name})")
+            edges.append(f"_gedge({a.name}) if {rg_of[a.name]} else None")
     w.w("    _n.next_edges = (" + "".join(f"{x}, " for x in edges) + ")")
     for n in saved:
         kind, expr = kinds[n]
         if kind == "output":
             continue
         users = [a.name for a in e.inputs if n in uses[a.name]]
-        cond = " or ".join(f"_rg({u})" for u in users)
+        cond = " or ".join(rg_of[u] for u in users)
         if kind == "tensor":
             val = "_SV(_saved_clone(self))" if (inplace and n == "self") else f"_SV({n})"
         else:
@@ -707,7 +713,7 @@ PRELUDE = [
     "from ember._generated.functions import *",
     "from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module",
     "from ember._generated.linalg_functions import *",
-    "from ember.autograd.graph import Node as _Node",
+    "from ember.autograd.graph import Node as _Node, gradient_edge as _gedge",
     "from ember.autograd._saved import SavedVariable as _SV",
     "from ember.autograd.graph import _clone_detached as _clone",
     "from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,",
@@ -720,6 +726,7 @@ PRELUDE = [
     "                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,",
     "                                       fw_transpose_multi as _fw_transpose_multi,",
     "                                       enable_grad as _fw_enable_grad)",
+    "_getattr = _bi.getattr",
 ]
 
 

@@ -38,6 +38,7 @@ FLAGS = ("-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-fopenmp-simd"
 
 _LOCK = threading.Lock()
 _LOADED = {}            # key -> CDLL, per process
+_KEY_LOCKS = {}         # key -> lock held while that key builds (other keys build in parallel)
 _CC = None
 _ANNOUNCED = [False]    # the first-build message was printed in this process
 BUILD_MESSAGE = "ember: building CPU kernels (first run only)..."
@@ -111,13 +112,19 @@ def load(source, name="kernel", flags=(), *, cc=None, key_extra=""):
         lib = _LOADED.get(key)
         if lib is not None:
             return lib
+        key_lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    with key_lock:                  # one build per key; builds of different sources run in parallel threads
+        lib = _LOADED.get(key)
+        if lib is not None:
+            return lib
         d = cache_dir()
         path = os.path.join(d, f"{name}-{key}.so")
         if not os.path.exists(path):
             _build(cc, source, allflags, d, path)
         lib = ctypes.CDLL(path)
         lib._ember_protos = _protos.cached(cc, source, path[:-3] + ".protos.json")
-        _LOADED[key] = lib
+        with _LOCK:
+            _LOADED[key] = lib
         return lib
 
 
@@ -132,7 +139,8 @@ def _build(cc, source, flags, d, path):
     """Compile into a private temporary file and rename it into place, so a concurrent process never
     loads a half-written library and a failed build leaves nothing behind."""
     _announce()
-    stats["builds"] += 1
+    with _LOCK:
+        stats["builds"] += 1
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=d)
     os.close(fd)

@@ -1,13 +1,25 @@
 """Stride arithmetic shared by meta functions and kernels (c10/core/TensorImpl + ATen utils)."""
 
 
+_CONTIGUOUS = {}          # shape tuple -> its strides: a model uses a few dozen shapes, asked for thousands of times
+
+
 def contiguous_strides(shape):
+    try:
+        return _CONTIGUOUS[shape]
+    except (KeyError, TypeError):      # (TypeError: a list shape, not hashable)
+        pass
     strides = [1] * len(shape)
     acc = 1
     for i in range(len(shape) - 1, -1, -1):
         strides[i] = acc
         acc *= max(shape[i], 1)
-    return tuple(strides)
+    strides = tuple(strides)
+    if shape.__class__ is tuple and all(x.__class__ is int for x in shape):     # (not symbolic sizes)
+        if len(_CONTIGUOUS) >= 4096:
+            _CONTIGUOUS.clear()
+        _CONTIGUOUS[shape] = strides
+    return strides
 
 
 def numel(shape):

@@ -423,7 +423,7 @@ def _np_view(buf, offset, size, stride, dtype):
 
 def _np_strides(arr, dtype):
     isz = dtype.itemsize
-    if arr.size == 0 or arr.ndim == 0:
+    if arr.size == 0 or arr.ndim == 0 or arr.flags.c_contiguous:     # (numpy ignores size-1 dims' strides)
         return contiguous_strides(arr.shape)
     return tuple((s // isz) if sz != 1 else c for s, sz, c in zip(arr.strides, arr.shape, contiguous_strides(arr.shape)))
 

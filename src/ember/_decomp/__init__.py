@@ -1,11 +1,12 @@
 """torch._decomp: the decomposition table, from composite aten ops to a core aten set.
 
 `decomposition_table` maps an OpOverload to a Python function written in other aten ops
-(`decompositions.py`); `get_decompositions([ops])` selects entries (an OpOverloadPacket selects all its
-overloads) for `make_fx(..., decomposition_table=...)` or AOT autograd; `core_aten_decompositions()` is the
+(`decompositions.py`: activations, softmax, pointwise composites, losses; `normalization.py`, `indexing.py`,
+`backward.py`, `upsample.py`: the families of those names); `get_decompositions([ops])` selects entries (an
+OpOverloadPacket selects all its overloads) for `make_fx(..., decomposition_table=...)` or AOT autograd; `core_aten_decompositions()` is the
 whole table, the set a code generator lowers to. `register_decomposition(op)` adds an entry.
 """
-from . import decompositions  # noqa: F401  (fills the table)
+from . import backward, decompositions, indexing, normalization, upsample  # noqa: F401  (fill the table)
 from .registry import by_packet as _by_packet, decomposition_table, register_decomposition  # noqa: F401
 
 

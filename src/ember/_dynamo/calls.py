@@ -7,18 +7,21 @@ dict methods mutate trackers (replayed after the graph as side effects). Anythin
 """
 import inspect
 import operator
+import types
 
 import ember
 from ember._tensor import Tensor
 
 from .exc import Unsupported
 from .source import AttrSource, ClosureItemSource, ItemSource
-from .trace_rules import _BREAK_BUILTINS, _BREAK_METHODS, _CONST_TYPES, _PURE_BUILTINS, _SPECIAL_FUNCTIONS, _disallowed
+from .trace_rules import (_BREAK_BUILTINS, _BREAK_METHODS, _CONST_TYPES, _PURE_BUILTINS, _SPECIAL_FUNCTIONS, _disallowed,
+                          _is_ember_leaf)
 from .utils import qualified_name as _name
 from .variables import (BuiltinVariable, ConstantVariable, DictVariable, GradModeVariable, IteratorVariable,
                         ListVariable, MethodVariable, NestedFunctionVariable, NNModuleVariable, TensorMethodVariable,
                         TensorVariable, TorchVariable, TupleVariable, UserFunctionVariable, UserMethodVariable,
                         UserObjectVariable, WithExitVariable)
+from .variables.functions import SuperVariable
 from .variables.builder import RealCellVariable, _wrap_const_result
 
 MAX_INLINE_DEPTH = 48
@@ -89,6 +92,10 @@ class CallHandlers:
     def call_builtin(self, fn, args, kwargs):
         if fn in _BREAK_BUILTINS:
             raise Unsupported(f"builtin {fn.__name__}()")
+        if fn is super and not args:
+            return self.zero_arg_super()
+        if fn is super and len(args) == 2 and isinstance(getattr(args[0], "value", None), type):
+            return SuperVariable(args[0].value, args[1])
         if fn is isinstance:
             obj, cls = args
             cls = cls.as_python_constant() if cls.is_python_constant() else getattr(cls, "value", None)
@@ -147,8 +154,13 @@ class CallHandlers:
                 for i in items:                # as Python does: ((start + a) + b) + ...
                     acc = self.binary(operator.add, acc, i)
                 return acc
-        if fn in (min, max) and any(isinstance(a, TensorVariable) for a in args):
-            raise Unsupported(f"{fn.__name__}() over tensors")
+        if fn in (min, max) and not kwargs:
+            items = args
+            if len(args) == 1 and not args[0].is_python_constant():
+                items = self.unpack(args[0])          # consumes an iterator: hand the items on below
+                args = [ListVariable(items)]
+            if len(items) > 1 and any(isinstance(a, TensorVariable) for a in items):
+                return self.tensor_min_max(fn, items)
         if fn in (min, max, sum, any, all, sorted) and len(args) == 1 and not args[0].is_python_constant():
             items = self.unpack(args[0])
             if all(i.is_python_constant() for i in items):
@@ -221,6 +233,53 @@ class CallHandlers:
         if isinstance(obj, TupleVariable) and name in ("index", "count") and obj.is_python_constant():
             return ConstantVariable(getattr(obj.as_python_constant(), name)(*[a.as_python_constant() for a in args]))
         raise Unsupported(f"{type(obj).__name__}.{name}()")
+
+    def tensor_min_max(self, fn, items):
+        """max()/min() with tensors among the items, as torch.compile rewrites them: elementwise maximum/minimum
+        of tensors, clamp against numbers (Python's own max would need bool(tensor))."""
+        acc = items[0]
+        for b in items[1:]:
+            a_t, b_t = isinstance(acc, TensorVariable), isinstance(b, TensorVariable)
+            if a_t and b_t:
+                acc = self.call_graph("call_function", ember.maximum if fn is max else ember.minimum, [acc, b], {})
+            elif a_t or b_t:
+                t, n = (acc, b) if a_t else (b, acc)
+                if not n.is_python_constant():
+                    raise Unsupported(f"{fn.__name__}() of a tensor and a {type(n).__name__}")
+                bound = {"min": n} if fn is max else {"max": n}
+                acc = self.call_graph("call_function", ember.clamp, [t], bound)
+            else:
+                acc = self.call_builtin(fn, [acc, b], {})
+        return acc
+
+    def zero_arg_super(self):
+        """`super()` in a method: the class from its `__class__` cell, the object from its first argument."""
+        cell = self.cells.get("__class__")
+        if cell is None or not self.code.co_argcount:
+            raise Unsupported("super() outside a method")
+        cls = cell.load(self) if isinstance(cell, RealCellVariable) else cell.contents
+        obj = self.locals.get(self.code.co_varnames[0])
+        if cls is None or obj is None or not isinstance(getattr(cls, "value", None), type):
+            raise Unsupported("super() whose class or object is not known")
+        return SuperVariable(cls.value, obj)
+
+    def super_getattr(self, sup, name):
+        """An attribute of `super(cls, obj)`: the first class after `cls` in obj's MRO that defines it."""
+        value = getattr(sup.obj, "module", None)
+        if value is None:
+            value = getattr(sup.obj, "value", None)
+        if value is None:
+            raise Unsupported(f"super() of a {type(sup.obj).__name__}")
+        mro = type(value).__mro__
+        for klass in mro[mro.index(sup.cls) + 1:]:
+            if name in klass.__dict__:
+                attr = klass.__dict__[name]
+                if isinstance(attr, types.FunctionType):
+                    if _is_ember_leaf(attr) and not klass.__module__.startswith("ember.nn"):
+                        return TorchVariable(getattr(super(sup.cls, value), name))
+                    return UserMethodVariable(attr, sup.obj)
+                raise Unsupported(f"super().{name} is a {type(attr).__name__}")
+        raise Unsupported(f"super() has no attribute {name!r}")
 
     def mutate(self, vt):
         vt.mutated = True

@@ -16,10 +16,13 @@ from .exc import RestartAnalysis, Unsupported
 from .guards import ClosureSource, LocalSource
 from .opcodes import split_call, split_call_ex
 from .output_graph import OutputGraph
-from .resume_execution import in_exception_range, resume_code
+from ember._grad_mode import _set_enabled
+
+from .resume_execution import exception_leaves_frame, in_exception_range, resume_code, resume_origin
 from .symbolic_convert import InstructionTranslator
 from .trace_rules import _disallowed
-from .variables.builder import RealCellVariable
+from .variables import WithExitVariable
+from .variables.builder import LazyLocal, RealCellVariable
 
 MAX_RESTARTS = 64
 # filled by eval_frame (which calls capture): what the code generated at a break calls at run time
@@ -54,7 +57,7 @@ def capture(state, L, G, C):
                 src = LocalSource(i, name)
                 # the binder always gives *args as a tuple and **kwargs as a dict: no TYPE_MATCH needed
                 src.known_type = tuple if i == star else dict if i == dstar else None
-                tx.locals[name] = tx.wrap(L[i], src)
+                tx.locals[name] = LazyLocal(L[i], src)
             for i, name in enumerate(code.co_freevars):
                 tx.cells[name] = RealCellVariable(C[i], ClosureSource(i))
         except Unsupported as e:
@@ -90,13 +93,14 @@ def _build_entry(state, tx, output, result):
         entry.breaks = []
         return entry
     _, inst, reason = result
-    if tx.block_stack:
-        raise Unsupported(f"graph break inside a `with` block ({reason.reason})")
-    if in_exception_range(state.code, inst.offset):
-        # the exception handler belongs to this frame: the instruction must raise inside it, so run it eagerly
-        raise Unsupported(f"graph break inside a `try` block ({reason.reason})")
-    code = state.code
-    next_offset = tx.instructions[tx.ip].offset if tx.ip < len(tx.instructions) else None
+    # Inside a user `try`/`except`/`finally` of this frame the breaking instruction must run in the frame's
+    # bytecode (its handler may catch what it raises): the resume function starts at it and runs uncompiled.
+    # Inside `with` blocks (grad mode) the tail re-enters each block before running the instruction and hands
+    # the blocks' `__exit__`s to the resume function on its stack, as CPython's stack holds them.
+    user_handler = in_exception_range(state.code, inst.offset) and \
+        not exception_leaves_frame(state.code, inst.offset)
+    code, shift = resume_origin(state.code)      # offsets below are in `code`, the original bytecode
+    next_offset = tx.instructions[tx.ip].offset - shift if tx.ip < len(tx.instructions) else None
     stack = list(tx.stack)
     call_at_break, compiled_resume = RUNTIME["call_at_break"], RUNTIME["compiled_resume"]
     from .variables import NullVariable
@@ -115,7 +119,27 @@ def _build_entry(state, tx, output, result):
         exprs += [cg.expr(v) for v in stack_after if not isinstance(v, NullVariable)]
         return "(" + "".join(e + ", " for e in exprs) + ")"
 
+    def enter_blocks(cg):
+        # the graph left the grad mode of the innermost block: go back to the mode before the outermost one;
+        # evaluating the stack values (values()) then enters each block again, outermost first
+        if not tx.block_stack:
+            return []
+        return [f"{cg.const(_set_enabled)}({bool(tx.block_stack[0].prev)})"]
+
+    def guarded(cg, stack_after, lines):
+        """`lines` (running the breaking instruction) under a handler that exits the re-entered blocks."""
+        kept = [v for v in stack_after if not isinstance(v, NullVariable)]
+        exits = [len(local_names) + i for i, v in enumerate(kept) if isinstance(v, WithExitVariable)]
+        if not exits:
+            return lines
+        return ["try:"] + ["    " + ln for ln in lines] + [
+            "except BaseException as ___e:",
+            f"    {cg.const(_exit_blocks)}(___s, {tuple(exits)!r}, ___e)",
+            "    raise"]
+
     op = inst.opname
+    if user_handler:
+        op = None                      # the generic path below: resume at the instruction itself
     if op in ("CALL", "CALL_KW", "CALL_FUNCTION_EX"):
         if op in ("CALL", "CALL_KW"):
             kw_items = 1 if op == "CALL_KW" else 0          # 3.13: the keyword names are on the stack
@@ -137,7 +161,7 @@ def _build_entry(state, tx, output, result):
         resume = resume_fn(next_offset, rest + [placeholder], True)
 
         def tail(cg):
-            lines = [f"___s = {values(cg, rest)}", f"___f = {cg.expr(fn)}"]
+            lines = enter_blocks(cg) + [f"___s = {values(cg, rest)}", f"___f = {cg.expr(fn)}"]
             if star:
                 lines.append(f"___a = tuple({cg.expr(args)})")
                 lines.append(f"___kw = dict({cg.expr(kwargs)})" if kwargs is not None else "___kw = {}")
@@ -145,31 +169,32 @@ def _build_entry(state, tx, output, result):
                 lines.append("___a = (" + "".join(cg.expr(a) + ", " for a in args) + ")")
                 lines.append("___kw = {" + ", ".join(f"{k!r}: {cg.expr(v)}" for k, v in kwargs.items()) + "}")
             lines += cg.side_effect_lines()
-            lines.append(f"return {cg.const(resume)}(*___s, {cg.const(call_at_break)}(___f, ___a, ___kw, "
-                         f"{cg.const(state.options)}))")
+            lines += guarded(cg, rest, [f"___r = {cg.const(call_at_break)}(___f, ___a, ___kw, "
+                                        f"{cg.const(state.options)})"])
+            lines.append(f"return {cg.const(resume)}(*___s, ___r)")
             return lines
     elif op in _JUMPS_TRUE or op in _JUMPS_FALSE or op in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
         value = stack[-1]
         rest = stack[:-1]
         jump_when = op in _JUMPS_TRUE or op == "JUMP_IF_TRUE_OR_POP"
         keep_on_jump = op.startswith("JUMP_IF")
-        jump_resume = resume_fn(inst.argval, rest + ([value] if keep_on_jump else []), True)
+        jump_resume = resume_fn(inst.argval - shift, rest + ([value] if keep_on_jump else []), True)
         fall_resume = resume_fn(next_offset, rest, True)
 
         def tail(cg):
-            lines = [f"___v = {cg.expr(value)}", f"___s = {values(cg, rest)}"]
+            lines = enter_blocks(cg) + [f"___v = {cg.expr(value)}", f"___s = {values(cg, rest)}"]
             lines += cg.side_effect_lines()
             jump_args = "*___s, ___v" if keep_on_jump else "*___s"
-            test = "___v" if jump_when else "not ___v"
-            lines.append(f"if {test}:")
+            lines += guarded(cg, rest, [f"___t = {'' if jump_when else 'not '}___v"])
+            lines.append("if ___t:")
             lines.append(f"    return {cg.const(jump_resume)}({jump_args})")
             lines.append(f"return {cg.const(fall_resume)}(*___s)")
             return lines
     else:
-        resume = resume_fn(inst.offset, stack, False)
+        resume = resume_fn(inst.offset - shift, stack, False)
 
         def tail(cg):
-            lines = [f"___s = {values(cg, stack)}"]
+            lines = enter_blocks(cg) + [f"___s = {values(cg, stack)}"]
             lines += cg.side_effect_lines()
             lines.append(f"return {cg.const(resume)}(*___s)")
             return lines
@@ -177,6 +202,12 @@ def _build_entry(state, tx, output, result):
     entry.breaks = [(reason.reason, reason.location)]
     del consts
     return entry
+
+
+def _exit_blocks(values, positions, exc):
+    """The breaking instruction raised inside re-entered `with` blocks: exit them, innermost first."""
+    for i in reversed(positions):
+        values[i](type(exc), exc, exc.__traceback__)
 
 
 class _ResultSlot:

@@ -296,14 +296,14 @@ def _call_module(self, *args, **kwargs):
 
 
 class OptimizedModule(Module):
-    """`ember.compile(module)`: calls run the captured graphs of `module`'s call; state_dict keys, attributes and
-    the training flag are the original module's (ember keeps the original keys, without `_orig_mod.`)."""
-
-    _ember_own = {"_orig_mod", "_compiled", "forward", "dynamo_ctx"}
+    """`ember.compile(module)`: calls run the captured graphs of `module`'s call. As torch's, the original module
+    is the submodule `_orig_mod`, so state_dict keys carry the `_orig_mod.` prefix; other attributes are read from
+    and written to the original module, and the training flag is the original module's."""
 
     def __init__(self, mod, options):
         super().__init__()
-        object.__setattr__(self, "_orig_mod", mod)
+        Module.__setattr__(self, "_orig_mod", mod)            # a submodule, as torch registers it
+        object.__setattr__(self, "_ember_orig", mod)           # the same, read without __getattr__ per call
         code = _call_module.__code__.replace(co_name=f"{type(mod).__name__}_compiled_call")
         fn = types.FunctionType(code, _call_module.__globals__, code.co_name)
         fn.__qualname__ = f"{type(mod).__qualname__}.forward"
@@ -311,74 +311,42 @@ class OptimizedModule(Module):
 
     @property
     def training(self):
-        return self.__dict__["_orig_mod"].training if "_orig_mod" in self.__dict__ else True
+        orig = self.__dict__.get("_ember_orig")
+        return orig.training if orig is not None else True
 
     @training.setter
     def training(self, value):
-        if "_orig_mod" in self.__dict__:
-            self._orig_mod.training = value
+        orig = self.__dict__.get("_ember_orig")
+        if orig is not None:
+            orig.training = value
 
     def __call__(self, *args, **kwargs):
         c = self._compiled
         if c is None:
-            return self._orig_mod(*args, **kwargs)
-        return c(self._orig_mod, *args, **kwargs)
+            return self._ember_orig(*args, **kwargs)
+        return c(self._ember_orig, *args, **kwargs)
 
     def forward(self, *args, **kwargs):
         return self(*args, **kwargs)
 
     def __getattr__(self, name):
-        return getattr(self.__dict__["_orig_mod"], name)
+        orig = self.__dict__.get("_ember_orig")
+        if orig is None:
+            raise AttributeError(f"'OptimizedModule' object has no attribute '{name}'")
+        if name == "_orig_mod":
+            return orig
+        return getattr(orig, name)
 
     def __setattr__(self, name, value):
         if name == "training":
             object.__setattr__(self, name, value)
+        elif "_ember_orig" not in self.__dict__:
+            Module.__setattr__(self, name, value)               # during Module.__init__
         else:
-            setattr(self._orig_mod, name, value)
+            setattr(self._ember_orig, name, value)
 
     def __delattr__(self, name):
-        delattr(self._orig_mod, name)
-
-    def train(self, mode=True):
-        self._orig_mod.train(mode)
-        return self
-
-    def state_dict(self, *args, **kwargs):
-        return self._orig_mod.state_dict(*args, **kwargs)
-
-    def load_state_dict(self, *args, **kwargs):
-        return self._orig_mod.load_state_dict(*args, **kwargs)
-
-    def named_parameters(self, *args, **kwargs):
-        return self._orig_mod.named_parameters(*args, **kwargs)
-
-    def parameters(self, recurse=True):
-        return self._orig_mod.parameters(recurse)
-
-    def named_buffers(self, *args, **kwargs):
-        return self._orig_mod.named_buffers(*args, **kwargs)
-
-    def buffers(self, recurse=True):
-        return self._orig_mod.buffers(recurse)
-
-    def named_modules(self, *args, **kwargs):
-        return self._orig_mod.named_modules(*args, **kwargs)
-
-    def modules(self):
-        return self._orig_mod.modules()
-
-    def children(self):
-        return self._orig_mod.children()
-
-    def named_children(self):
-        return self._orig_mod.named_children()
-
-    def _apply(self, fn, recurse=True):
-        self._orig_mod._apply(fn, recurse)
-        return self
-
-    def __repr__(self):
-        return f"OptimizedModule({self._orig_mod!r})"
+        delattr(self._ember_orig, name)
 
 
 def optimize(model, options):

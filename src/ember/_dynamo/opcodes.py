@@ -13,10 +13,10 @@ import sys
 from ember._grad_mode import _set_enabled
 
 from .exc import Unsupported
-from .variables import (CellVariable, ConstantVariable, DictVariable, GradModeVariable, IteratorVariable,
+from .variables import (BuiltinVariable, CellVariable, ConstantVariable, DictVariable, GradModeVariable, IteratorVariable,
                         ListVariable, NestedFunctionVariable, NNModuleVariable, NullVariable, TensorVariable,
                         TupleVariable, UserObjectVariable, WithExitVariable)
-from .variables.builder import RealCellVariable, _wrap_const_result, global_source
+from .variables.builder import LazyLocal, RealCellVariable, _wrap_const_result, global_source
 
 _BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
            "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
@@ -80,7 +80,13 @@ class OpcodeHandlers:
             return
         if name not in self.locals:
             raise Unsupported(f"local {name!r} read before assignment")
-        self.push(self.locals[name])
+        self.push(self.local_value(name))
+
+    def local_value(self, name):
+        v = self.locals[name]
+        if type(v) is LazyLocal:
+            v = self.locals[name] = self.wrap(v.value, v.source)
+        return v
 
 
     @opcode("STORE_FAST")
@@ -137,6 +143,17 @@ class OpcodeHandlers:
             self.push(NullVariable())
         self.push(attr)
 
+    @opcode("LOAD_SUPER_ATTR", since=(3, 12))
+    def LOAD_SUPER_ATTR(self, inst):
+        # 3.12+: super().name with [super, __class__, self] on the stack (low bit: a method load)
+        obj, cls, _ = self.pop(), self.pop(), self.pop()
+        attr = self.getattr(self.call_function(BuiltinVariable(super), [cls, obj], {}), inst.argval)
+        if inst.arg & 1 and not _PY313:
+            self.push(NullVariable())
+        self.push(attr)
+        if inst.arg & 1 and _PY313:
+            self.push(NullVariable())
+
     @opcode("LOAD_ATTR", since=(3, 13))
     def LOAD_ATTR_313(self, inst):
         # 3.13: the bound method, then NULL (CPython may push method + self; a bound method + NULL is the same call)
@@ -159,6 +176,8 @@ class OpcodeHandlers:
 
     @opcode("MAKE_CELL")
     def MAKE_CELL(self, inst):
+        if inst.argval in self.locals:
+            self.local_value(inst.argval)
         self.cells[inst.argval] = CellVariable(self.locals.pop(inst.argval, None))
 
     @opcode("LOAD_CLOSURE")
@@ -446,6 +465,8 @@ class OpcodeHandlers:
 
     @opcode("LOAD_FAST_AND_CLEAR", since=(3, 12))
     def LOAD_FAST_AND_CLEAR(self, inst):
+        if inst.argval in self.locals:
+            self.local_value(inst.argval)
         self.push(self.locals.pop(inst.argval, NullVariable()))
 
     @opcode("END_FOR", since=(3, 12), until=(3, 13))

@@ -12,6 +12,7 @@ from . import utils
 from .exc import BackendCompilerFailed, Unsupported
 from .guards import GuardBuilder
 from .variables import (BuiltinVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
+                        ResumeIteratorVariable,
                         ListVariable, MethodVariable, NestedFunctionVariable, TensorMethodVariable, NNModuleVariable, NullVariable, TensorVariable,
                         TorchVariable, TupleVariable, UserFunctionVariable, UserMethodVariable,
                         UserObjectVariable)
@@ -50,6 +51,10 @@ class OutputGraph:
     def tensor_input(self, value, source):
         vt = self.tensor_by_id.get(id(value))
         if vt is not None:
+            # one tensor reached through two sources: one graph input, valid while they stay the same object
+            if vt.source is not None and vt.source.name() != source.name():
+                self.guards.expr_guard("DUPLICATE_INPUT", f"{source.name()} is {vt.source.name()}",
+                                       epoch_covered=source.epoch_covered and vt.source.epoch_covered)
             return vt
         dyn = set(self.dynamic_dims.get(source.name(), ())) | set(getattr(value, "_dynamo_dynamic_indices", ()))
         if self.options.get("dynamic") is True:
@@ -87,7 +92,12 @@ class OutputGraph:
         n_ops = sum(1 for n in self.graph.nodes if n.op not in ("placeholder", "output"))
         compiled = None
         gm = None
-        if outputs:
+        # a graph runs when it returns tensors or does work for its effects alone (in-place ops on inputs,
+        # item assignment); one that only toggles grad mode does not need to
+        from ember._grad_mode import _set_enabled
+        effects = any(n.op not in ("placeholder", "output") and n.target is not _set_enabled
+                      for n in self.graph.nodes)
+        if outputs or effects:
             gm = GraphModule(_Root(), self.graph)
             utils.log("graph_code", f"TRACED GRAPH {self.code.co_name}\n{gm.code}")
             backend = lookup_backend(self.options.get("backend", "inductor"))
@@ -135,6 +145,14 @@ class Entry:
         self.check, self.run, self.guard_builder, self.gm, self.n_ops, self.source = \
             check, run, guards, gm, n_ops, source
         self.graphs = [gm] if gm is not None else []
+
+
+def _enter_grad_mode(mode):
+    """Enter a grad-mode block again after a graph break inside it; returns its `__exit__` (for the stack)."""
+    import ember
+    cm = ember.enable_grad() if mode else ember.no_grad()
+    cm.__enter__()
+    return cm.__exit__
 
 
 class CodeGen:
@@ -185,6 +203,10 @@ class CodeGen:
             if vt.dict_type is dict:
                 return "{" + inner + "}"
             return f"{self.const(vt.dict_type)}({{{inner}}})"
+        if isinstance(vt, ResumeIteratorVariable):
+            from .resume_execution import ResumeIterator
+            s = vt.source.name()       # the same list, further on (its items are the frame's objects)
+            return f"{self.const(ResumeIterator)}({s}.items, {s}.index + {vt.index})"
         if isinstance(vt, IteratorVariable):
             from .resume_execution import ResumeIterator
             return f"{self.const(ResumeIterator)}([" + ", ".join(self.expr(i) for i in vt.remaining()) + "])"
@@ -203,7 +225,9 @@ class CodeGen:
             if isinstance(vt, (NNModuleVariable, UserFunctionVariable, BuiltinVariable, TorchVariable,
                                UserObjectVariable)) and hasattr(vt, attr):
                 return self.const(getattr(vt, attr))
-        from .variables import GradModeVariable
+        from .variables import GradModeVariable, WithExitVariable
+        if isinstance(vt, WithExitVariable):
+            return f"{self.const(_enter_grad_mode)}({bool(vt.ctx.mode)})"
         if isinstance(vt, GradModeVariable):
             import ember
             return f"{self.const(ember.set_grad_enabled)}({vt.mode})"

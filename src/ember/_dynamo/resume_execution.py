@@ -24,6 +24,7 @@ _OP = dis.opmap
 _DEREF_OPS = {_OP[n] for n in ("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE", "MAKE_CELL",
                                "LOAD_CLASSDEREF") if n in _OP}
 _CACHE = {}
+_ORIGIN = {}      # resume code -> (the original code, the prologue's length in bytes)
 
 
 def _varint(n):
@@ -65,6 +66,40 @@ def in_exception_range(code, offset):
         if 2 * start <= offset < 2 * (start + length):
             return True
     return False
+
+
+def _covering_entry(code, offset):
+    for start, length, target, depth in _parse_exception_table(code.co_exceptiontable):
+        if 2 * start <= offset < 2 * (start + length):
+            return target * 2, depth
+    return None
+
+
+def exception_leaves_frame(code, offset):
+    """Whether an exception raised by the instruction at `offset` leaves the frame having run only cleanup:
+    the `__exit__` of enclosing `with` blocks (handler: PUSH_EXC_INFO, WITH_EXCEPT_START) and the cleanup of
+    inlined comprehensions (3.12+: a handler that restores a local and re-raises). False when a user
+    `try`/`except`/`finally` handler of this frame would run."""
+    seen = set()
+    while True:
+        entry = _covering_entry(code, offset)
+        if entry is None:
+            return True
+        target = entry[0]
+        if target in seen:
+            return False
+        seen.add(target)
+        insts = {i.offset: i for i in dis.get_instructions(code)}
+        first = insts.get(target)
+        if first is None:
+            return False
+        if first.opname == "PUSH_EXC_INFO":
+            nxt = next((i for i in dis.get_instructions(code) if i.offset > target), None)
+            if nxt is None or nxt.opname != "WITH_EXCEPT_START":
+                return False               # a user handler (except / finally)
+        elif first.opname not in ("SWAP", "COPY", "POP_TOP", "POP_EXCEPT"):
+            return False
+        offset = target                    # where that cleanup re-raises: follow its own handler
 
 
 def _encode_varint_be(n):
@@ -164,7 +199,15 @@ def resume_code(code, offset, null_mask, unbound):
         co_linetable=bytes(lt) + code.co_linetable,
         co_exceptiontable=_shift_exception_table(code.co_exceptiontable, units))
     _CACHE[key] = rc
+    _ORIGIN[rc] = (code, len(pro))
     return rc
+
+
+def resume_origin(code):
+    """(original code, byte shift) of a resume function's code; (code, 0) for any other code. A break in a
+    resume function resumes in the original code, so a loop that breaks each iteration reuses one resume
+    function (one cache) instead of nesting a new one per iteration."""
+    return _ORIGIN.get(code, (code, 0))
 
 
 class ResumeIterator:
@@ -185,6 +228,7 @@ class ResumeIterator:
 
 def clear():
     _CACHE.clear()
+    _ORIGIN.clear()
 
 
 _ = types

@@ -78,6 +78,18 @@ class TypeSource(Source):
         return f"type({self.base.name()})"
 
 
+class IterItemSource(Source):
+    """The k-th item still to come of a ResumeIterator, relative to where it stands:
+    `<it>.items[<it>.index + k]` (a loop resumed at every iteration reads the same sources each time)."""
+
+    def __init__(self, base, k):
+        self.base, self.k = base, k
+
+    def name(self):
+        b = self.base.name()
+        return f"{b}.items[{b}.index + {self.k}]"
+
+
 class ClosureItemSource(AttrSource):
     """A closure cell of an inlined function read through the function's source."""
 
@@ -112,5 +124,12 @@ class ForeignGlobalSource(GlobalSource):
         return f"___modules[{self.module_name!r}].__dict__[{self.global_name!r}]"
 
 
-def from_python_module(source):
-    return getattr(source, "from_python_module", False) or isinstance(source, ForeignGlobalSource)
+_LIBRARY_ROOTS = frozenset(sys.stdlib_module_names) | {"ember", "numpy", "ml_dtypes"}
+
+
+def from_library_module(source):
+    """Whether `source` reads a name from a library's module (ember, the standard library, numpy): such reads
+    are not guarded (libraries are not patched between calls). Functions and classes read from the user's
+    modules are guarded by identity, so patching `helpers.act = other` recompiles."""
+    name = getattr(source, "module_name", None)
+    return name is not None and name.split(".")[0] in _LIBRARY_ROOTS

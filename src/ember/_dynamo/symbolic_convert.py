@@ -29,6 +29,7 @@ from .variables import (BuiltinVariable, ConstantVariable, DictVariable, Iterato
                         MethodVariable, NestedFunctionVariable, NNModuleVariable, TensorMethodVariable,
                         TensorVariable, TorchVariable, TupleVariable, UserFunctionVariable, UserMethodVariable,
                         UserObjectVariable)
+from .variables.functions import SuperVariable
 from .variables.builder import RealCellVariable, VariableBuilder, _contains_tensor, _wrap_const_result  # noqa: F401
 
 
@@ -138,6 +139,12 @@ class InstructionTranslatorBase(VariableBuilder, CallHandlers, OpcodeHandlers):
     # ------------------------------------------------------------------ attributes
     def getattr(self, obj, name):
         if isinstance(obj, TensorVariable):
+            if name == "grad" and obj.source is not None:
+                # a frame input's .grad is read as an input of its own (guarded per call: backward sets it
+                # without touching the module epoch)
+                real = next((v for _, v, t in self.output.inputs if t is obj), None)
+                if real is not None:
+                    return self.wrap(real.grad, AttrSource(obj.source, "grad"))
             if name in ("grad", "_base", "grad_fn", "_version"):
                 raise Unsupported(f"Tensor.{name}")
             if name in ("shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", "layout", "is_cuda",
@@ -153,13 +160,15 @@ class InstructionTranslatorBase(VariableBuilder, CallHandlers, OpcodeHandlers):
             return self.call_graph("call_function", builtins.getattr, [obj, ConstantVariable(name)], {})
         if isinstance(obj, NNModuleVariable):
             return self.module_getattr(obj, name)
+        if isinstance(obj, SuperVariable):
+            return self.super_getattr(obj, name)
         if isinstance(obj, UserObjectVariable):
             if name in obj.pending_attrs:
                 return obj.pending_attrs[name]
             value = getattr(obj.value, name)
             src = AttrSource(obj.source, name) if obj.source is not None else None
             if isinstance(obj.value, types.ModuleType) and src is not None:
-                src.from_python_module = True
+                src.module_name = obj.value.__name__
             return self.wrap(value, src)
         if isinstance(obj, (ListVariable, DictVariable)):
             return MethodVariable(obj, name)

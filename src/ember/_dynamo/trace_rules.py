@@ -17,14 +17,18 @@ _disallowed = set()           # functions under compiler.disable: always a graph
 _SPECIAL_FUNCTIONS = set()    # ember._dynamo.graph_break: a break wherever it is called
 
 
+def _is_ember_module(name):
+    return name == "ember" or name.startswith("ember.")
+
+
 def _is_ember_leaf(fn):
     """Whether a call to `fn` becomes one graph node (ember's ops and bindings) rather than being inlined."""
     if fn in _allowed_in_graph:
         return True
     mod = getattr(fn, "__module__", None) or ""
-    if isinstance(fn, (types.BuiltinFunctionType, types.BuiltinMethodType)) and mod.startswith("ember"):
+    if isinstance(fn, (types.BuiltinFunctionType, types.BuiltinMethodType)) and _is_ember_module(mod):
         return True
-    if not mod.startswith("ember"):
+    if not _is_ember_module(mod):
         return hasattr(fn, "_schema") or type(fn).__module__.startswith("ember._ops")
     if mod.startswith(("ember.nn.modules", "ember._dynamo", "ember.compiler")):
         return False

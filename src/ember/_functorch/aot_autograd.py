@@ -75,8 +75,23 @@ def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partiti
                        decompositions, keep_inference_input_mutations)
     cache = {}
 
+    fast_cache = {}
+
     @functools.wraps(fn)
     def returned(*args, **kwargs):
+        if not kwargs:
+            # fast path: every argument a tensor (a module's parameters and inputs). The key holds what
+            # _arg_key does, read from the fields directly; a miss takes the general path below.
+            try:
+                ids = {}
+                key = (tuple((a._size, a.stride(), a.dtype, a.requires_grad, a._np is None,
+                              ids.setdefault(id(a), i)) for i, a in enumerate(args)), _tls.grad_enabled)
+            except AttributeError:
+                key = None
+            if key is not None:
+                entry = fast_cache.get(key)
+                if entry is not None:
+                    return entry(args)
         flat, spec = _flatten((list(args), kwargs))
         ids = {}
         dup = tuple(ids.setdefault(id(a), i) if isinstance(a, Tensor) else i for i, a in enumerate(flat))
@@ -87,6 +102,9 @@ def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partiti
                 a, k = _unflatten(list(leaves), spec)
                 return fn(*a, **k)
             entry = cache[key] = _CompiledEntry(flat_fn, flat, config)
+        if not kwargs and all(isinstance(a, Tensor) for a in args):
+            fast_cache[tuple((a._size, a.stride(), a.dtype, a.requires_grad, a._np is None, dup[i])
+                             for i, a in enumerate(args)), _tls.grad_enabled] = entry
         return entry(flat)
     returned._aot_cache = cache
     return returned
@@ -156,6 +174,9 @@ class _CompiledEntry:
         self.n_out = len(self.out_infos)
         fg = functionalize_graph(gm)
         self.mutated = fg.mutated_inputs
+        if self.config.keep_inference_input_mutations and self.mutated:
+            _keep_input_mutations(fg.gm, self.n_out, self.mutated)
+            self.mutated = []              # the graph writes the inputs itself
         self.graph = fg.gm
         self.compiled = self.config.inference_compiler(fg.gm, _fake_inputs(fg.gm))
 
@@ -207,32 +228,67 @@ class _CompiledEntry:
         self.function = _make_autograd_function(self)
 
     # ------------------------------------------------------------------ 5. runtime
+    def _runtime_plan(self):
+        """What __call__ needs, computed once: how to pick the distinct tensors out of the flat arguments,
+        which outputs are inputs, and whether the output structure is flat."""
+        items = sorted(self.slot_of.items())
+        self._n_uniq = max(self.slot_of.values()) + 1 if self.slot_of else 0
+        self._identity = [i for i, _ in items] == list(range(len(items))) and \
+            all(i == k for i, k in items)
+        self._slot_items = items
+        self._out_inputs = [(j, info.input_index) for j, info in enumerate(self.out_infos)
+                            if info.is_tensor and info.input_index is not None]
+        spec = self.out_spec
+        self._flat_out = spec[0] in (tuple, list) and all(e is None for e in spec[1]) if spec else False
+        self._single_out = spec is None
+
     def __call__(self, flat_args):
-        uniq = [None] * (max(self.slot_of.values()) + 1 if self.slot_of else 0)
-        for i, k in self.slot_of.items():
-            uniq[k] = flat_args[i]
+        if not hasattr(self, "_slot_items"):
+            self._runtime_plan()
+        if self._identity and len(flat_args) == self._n_uniq:
+            uniq = flat_args
+        else:
+            uniq = [None] * self._n_uniq
+            for i, k in self._slot_items:
+                uniq[k] = flat_args[i]
         if self.needs_autograd:
             res = self.function.apply(*uniq)
-            res = list(res) if isinstance(res, tuple) else [res]
-            outs, muts = res[:self.n_out], res[self.n_out:]
         else:
-            import ember
-            with ember.no_grad():
+            prev = _tls.grad_enabled
+            _tls.grad_enabled = False
+            try:
                 res = self.compiled(*uniq)
-            res = list(res) if isinstance(res, (tuple, list)) else [res]
-            outs, muts = res[:self.n_out], res[self.n_out:]
-        if muts:
+            finally:
+                _tls.grad_enabled = prev
+        res = list(res) if isinstance(res, (tuple, list)) else [res]
+        outs = res[:self.n_out]
+        if len(res) > self.n_out:
             import ember
             with ember.no_grad():
-                for k, v in zip(self.mutated, muts):
+                for k, v in zip(self.mutated, res[self.n_out:]):
                     uniq[k].copy_(v)
-        final = []
-        for info, o in zip(self.out_infos, outs):
-            if info.is_tensor and info.input_index is not None:
-                final.append(uniq[info.input_index])   # an output that is an input: the input itself
-            else:
-                final.append(o)
-        return _unflatten(final, self.out_spec)
+        for j, k in self._out_inputs:
+            outs[j] = uniq[k]          # an output that is an input: the input itself
+        if self._single_out:
+            return outs[0]
+        if self._flat_out:
+            return tuple(outs) if self.out_spec[0] is tuple else outs
+        return _unflatten(outs, self.out_spec)
+
+
+def _keep_input_mutations(gm, n_out, mutated):
+    """keep_inference_input_mutations=True: the functional graph's new values of mutated inputs (returned after
+    its outputs) are written back by `copy_` nodes at the end of the graph instead of by the runtime wrapper."""
+    from ember._ops import ops
+    g = gm.graph
+    phs = [n for n in g.nodes if n.op == "placeholder"]
+    out = next(n for n in g.nodes if n.op == "output")
+    vals = list(out.args[0])
+    with g.inserting_before(out):
+        for k, v in zip(mutated, vals[n_out:]):
+            g.call_function(ops.aten.copy_.default, (phs[k], v))
+    out.args = (tuple(vals[:n_out]),)
+    gm.recompile()
 
 
 def _make_autograd_function(entry):

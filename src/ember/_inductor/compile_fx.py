@@ -47,6 +47,9 @@ def compile_fx_inner(gm, example_inputs=None, **kwargs):
         log("output_code", f"graph runs as fx: {e}")
         return gm.forward
     except Exception as e:             # a bug in lowering or code generation: say so, stay correct
+        from . import config
+        if config.debug:
+            raise
         counters["inductor"]["lowering_failed"] += 1
         warnings.warn(f"ember._inductor: lowering failed, running the graph with the fx interpreter "
                       f"({type(e).__name__}: {e})", UserWarning, stacklevel=2)
@@ -87,19 +90,17 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
     compiled = aot_module_simplified(model, example_inputs, fw_compiler=inner_compile, bw_compiler=inner_compile,
                                      inference_compiler=inner_compile,
                                      decompositions=decompositions or select_decomp_table())
-    traced_keys = set()
     eager = [None]
 
     def forward(*args):
         if eager[0] is not None:
             return eager[0](*args)
-        cache = compiled._aot_compiled._aot_cache
-        n_before = len(cache)
         try:
             return compiled(*args)
         except Exception as e:
-            if len(cache) != n_before or any(k in traced_keys for k in cache):
-                raise                   # the graph was already compiled: a genuine run-time error
+            from . import config
+            if not _raised_while_tracing(e) or config.debug:
+                raise                   # a genuine run-time error of the compiled program (or debugging)
             counters["inductor"]["aot_failed"] += 1
             warnings.warn(f"ember._inductor: AOT autograd could not trace this graph, running it as captured "
                           f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})", UserWarning,
@@ -111,3 +112,17 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
     forward.named_parameters = compiled.named_parameters
     forward.named_buffers = compiled.named_buffers
     return forward
+
+
+_TRACE_STEPS = {"_analyze", "_compile_joint", "_compile_inference"}
+
+
+def _raised_while_tracing(e):
+    """True if e came out of AOT autograd's trace of a new input signature (not out of running a graph)."""
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name in _TRACE_STEPS and code.co_filename.endswith("aot_autograd.py"):
+            return True
+        tb = tb.tb_next
+    return False

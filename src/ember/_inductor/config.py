@@ -11,6 +11,12 @@ Top-level knobs are module attributes; `cpp` is a namespace class (`config.cpp.t
 no `triton` namespace (ember generates C for the CPU only). Patches are process-wide (torch's are thread-local),
 and restore the previous values on exit even when the body raises.
 
+Who reads what today: `fallback_by_default` (modes.InductorWrapper runs the graphs with aot_eager), `cpp.cxx` and
+`cpp.simdlen` (codecache: the compiler and a vector-width flag, both in the cache key). The code generator does not
+read `max_autotune`, `coordinate_descent_tuning`, `cpp_wrapper`, `cpp.threads` (its loops are single-threaded),
+`cpp.enable_kernel_profile`, `freezing` or `debug` yet: they are set (by modes or by hand) and change nothing until
+it does. Random ops are always extern calls to eager (what `fallback_random=True` asks for).
+
 What ember.compile's `mode=` selects (ember._inductor.modes, torch's `list_mode_options`):
   "default"                      nothing changes.
   "lite"                         fallback_by_default: the graphs run op by op (AOT autograd, no generated C).

@@ -2,7 +2,8 @@
 
 It is the core-aten table of `ember._decomp` minus the ops that lower better as a whole here: `_softmax` and
 `_log_softmax` become one fused row kernel straight from `lowering.py` (max, sum of exp and the division in
-one loop nest per row), so their decompositions are left out. Inductor-specific decompositions would be
+one loop nest per row), and `gelu` uses the eager kernel's vectorised normal CDF instead of libm's erf (which
+gcc cannot vectorise), so their decompositions are left out. Inductor-specific decompositions would be
 added to `decompositions` below.
 """
 from ember._decomp import core_aten_decompositions
@@ -11,7 +12,7 @@ from ember._ops import ops
 aten = ops.aten
 decompositions = {}          # inductor-only entries (op -> function), none needed yet
 
-_LOWERED_WHOLE = (aten._softmax.default, aten._log_softmax.default)
+_LOWERED_WHOLE = (aten._softmax.default, aten._log_softmax.default, aten.gelu.default)
 
 
 def select_decomp_table():

@@ -289,14 +289,16 @@ def _tanh_backward(node, g, y):
 
 @register_lowering(*_overloads("gelu", "default"))
 def _gelu(node, x, approximate="none"):
+    """x Phi(x) with ember's vectorised normal CDF (the eager kernel's formula); the tanh form as
+    x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3), which has no cancellation near 0."""
     dt = _val(node).dtype
 
     def fn(v):
         c = lambda k: ops.constant(k, dt)  # noqa: E731
         if approximate == "tanh":
-            inner = ops.mul(c(math.sqrt(2 / math.pi)), ops.add(v, ops.mul(c(0.044715), ops.mul(v, ops.mul(v, v)))))
-            return ops.mul(ops.mul(c(0.5), v), ops.add(c(1), ops.tanh(inner)))
-        return ops.mul(ops.mul(v, c(0.5)), ops.add(c(1), ops.erf(ops.mul(v, c(1 / math.sqrt(2))))))
+            u = ops.mul(c(math.sqrt(2 / math.pi)), ops.add(v, ops.mul(c(0.044715), ops.mul(v, ops.mul(v, v)))))
+            return ops.mul(v, ops.sigmoid(ops.mul(c(2.0), u)))
+        return ops.mul(v, ops.phi(v))
     return make_pointwise(node, fn, [x])
 
 
@@ -308,16 +310,13 @@ def _gelu_backward(node, g, x, approximate="none"):
         c = lambda k: ops.constant(k, dt)  # noqa: E731
         if approximate == "tanh":
             k0, k1 = math.sqrt(2 / math.pi), 0.044715
-            x2 = ops.mul(v, v)
-            inner = ops.mul(c(k0), ops.add(v, ops.mul(c(k1), ops.mul(x2, v))))
-            t = ops.tanh(inner)
-            left = ops.mul(c(0.5), ops.add(c(1), t))
-            dinner = ops.mul(c(k0), ops.add(c(1), ops.mul(c(3 * k1), x2)))
-            right = ops.mul(ops.mul(c(0.5), v), ops.mul(ops.sub(c(1), ops.mul(t, t)), dinner))
-            return ops.mul(gg, ops.add(left, right))
-        cdf = ops.mul(c(0.5), ops.add(c(1), ops.erf(ops.mul(v, c(1 / math.sqrt(2))))))
-        pdf = ops.mul(c(1 / math.sqrt(2 * math.pi)), ops.exp(ops.mul(c(-0.5), ops.mul(v, v))))
-        return ops.mul(gg, ops.add(cdf, ops.mul(v, pdf)))
+            u = ops.mul(c(k0), ops.add(v, ops.mul(c(k1), ops.mul(v, ops.mul(v, v)))))
+            s = ops.sigmoid(ops.mul(c(2.0), u))
+            sm = ops.sub(c(1.0), s)
+            du = ops.mul(c(2 * k0), ops.add(c(1.0), ops.mul(c(3 * k1), ops.mul(v, v))))
+            return ops.mul(gg, ops.add(s, ops.mul(ops.mul(ops.mul(v, s), sm), du)))
+        pdf = ops.mul(ops.gauss(v), c(1 / math.sqrt(2 * math.pi)))
+        return ops.mul(gg, ops.add(ops.phi(v), ops.mul(v, pdf)))
     return make_pointwise(node, fn, [g, x])
 
 

@@ -7,7 +7,7 @@ which index, the op counter counts work. The vocabulary (every handler implement
 
     load(name, index)          constant(value, dtype)      index_expr(index, dtype)     to_dtype(x, dtype)
     masked(mask, body, other)  indirect_indexing(x, size)  where(c, a, b)
-    unary:  neg abs exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan asin acos atan sinh
+    unary:  phi (the standard normal CDF) gauss (exp(-x^2/2)) neg abs exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan asin acos atan sinh
             cosh tanh asinh acosh atanh erf erfc sigmoid relu floor ceil trunc round sign logical_not
             bitwise_not isnan isinf isfinite signbit lgamma
     binary: add sub mul truediv floordiv truncdiv remainder fmod pow maximum minimum atan2 copysign
@@ -58,7 +58,7 @@ def set_ops_handler(handler):
         _state.handler = old
 
 
-UNARY_OPS = ("neg abs exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan asin acos atan sinh "
+UNARY_OPS = ("phi gauss neg abs exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan asin acos atan sinh "
              "cosh tanh asinh acosh atanh erf erfc sigmoid relu floor ceil trunc round sign logical_not "
              "bitwise_not isnan isinf isfinite signbit lgamma").split()
 BINARY_OPS = ("add sub mul truediv floordiv truncdiv remainder fmod pow maximum minimum atan2 copysign "

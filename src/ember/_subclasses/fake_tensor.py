@@ -263,6 +263,8 @@ class FakeTensorMode(TorchDispatchMode):
             raise DynamicOutputShapeException(func)
         if name in _DATA_DEPENDENT:
             raise DataDependentOutputException(func)
+        if name == "index" and _has_mask_index(args, kwargs):
+            raise DynamicOutputShapeException(func)      # x[bool_mask]: the count of True decides the shape
         args, kwargs, any_fake = self._validate_and_convert(func, args, kwargs)
         mutates, aliases, has_device, device_pos = _schema_info(func)
         out_device = CPU
@@ -440,3 +442,10 @@ def unset_fake_temporarily():
         else:
             yield
     return cm()
+
+
+def _has_mask_index(args, kwargs):
+    """Whether aten.index's index list holds a bool/uint8 tensor (a mask: a data-dependent output shape)."""
+    from ember._core import dtype as _dt
+    indices = args[1] if len(args) > 1 else kwargs.get("indices", ())
+    return any(getattr(i, "dtype", None) in (_dt.bool_, _dt.uint8) for i in indices or ())

@@ -3,7 +3,7 @@ VariableTypeUtils.h) and the boxed Autograd fallback for ops without a formula."
 from .._core.tls import state
 from .._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey
 from .._ops import _keyset
-from .._core.tensor_impl import TensorImpl as Tensor
+from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl as Tensor
 from .forward_ad import _FW, fw_has, fw_unsupported
 from .graph import Node, gradient_edge
 
@@ -14,7 +14,7 @@ def below_ks(args, kwargs=None):
     if kwargs is None:             # the generated kernels' call: tensors, numbers and lists, no kwargs
         ks = 0
         for a in args:
-            if type(a) is Tensor or isinstance(a, Tensor):
+            if a.__class__ in _TENSOR_TYPES:
                 ks |= a._ks
             elif type(a) in (list, tuple):
                 for t in a:
@@ -61,10 +61,13 @@ def set_history(result, node, single_grad=False):
     single_grad: the formulas read only `grad`, so (as in torch's codegen) only the first differentiable
     output gets a history; the others (mean/rstd of a norm, CTC's log_alpha ...) do not require grad."""
     if isinstance(result, Tensor):
-        if differentiable(result):
+        dt = result.dtype
+        if dt.is_floating_point or dt.is_complex:
             if result._base is not None:
                 result._gfv = result._version_counter.value
-            result._output_nr = node._add_input_meta(result)
+            meta = node.input_meta
+            result._output_nr = len(meta)
+            meta.append((result._size, dt, result.device))
             result.grad_fn = node
             result._requires_grad = True
             result._ks |= AUTOGRAD_BIT

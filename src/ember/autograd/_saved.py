@@ -1,6 +1,7 @@
 """SavedVariable: a tensor saved for backward, with a version check (torch/csrc/autograd/saved_variable.cpp)."""
 from .._core.dispatch_keys import AUTOGRAD_BIT
 from .._core.tensor_impl import INFERENCE_VC, TensorImpl as Tensor
+from .._core.tls import state as _tls
 from . import forward_ad as _forward_ad, graph as _graph
 
 ERR_INFERENCE = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
@@ -76,7 +77,8 @@ class SavedVariable:
         vc = t._vc
         cur = 0 if vc is None else vc.value
         if self.is_output and t.grad_fn is None and node is not None and cur == self.version \
-                and getattr(self, "output_nr", None) is not None:
+                and _tls.grad_enabled and getattr(self, "output_nr", None) is not None:
+            # only a backward that records (create_graph) needs the output wired to its node
             t = _shell(t)                       # a fresh tensor per unpack, wired to the node (double backward)
             d = t.__dict__
             d["grad_fn"], d["_output_nr"], d["_requires_grad"] = node, self.output_nr, True

@@ -245,7 +245,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     for j, g in enumerate(buf):
                         if g is None and j < len(meta) and meta[j] is not None:
                             buf[j] = _zeros(meta[j])
-                if fn._complex is not None and _has_complex(buf):
+                if fn._complex is not None and (_has_complex(buf) if len(buf) != 1 else
+                                                buf[0] is not None and buf[0].dtype.is_complex):
                     outs = _apply_complex(fn, buf, anomaly)
                 else:
                     outs = anomaly_mode.run_checked(fn, buf) if anomaly else fn.apply(buf)

@@ -133,9 +133,14 @@ class AccumulateGrad(Node):
         self.input_meta = [(variable._size, variable.dtype, variable.device)]
 
     def apply(self, grads):
-        from .engine import accumulate_grad
-        accumulate_grad(self.variable, grads[0])
+        if not _accumulate:
+            from .engine import accumulate_grad
+            _accumulate.append(accumulate_grad)
+        _accumulate[0](self.variable, grads[0])
         return ()
+
+
+_accumulate = []      # engine.accumulate_grad, imported on first use (the engine imports this module)
 
 
 def grad_accumulator(t):

@@ -8,15 +8,16 @@ from ember.nn import Module
 
 from ..exc import Unsupported
 from ..resume_execution import ResumeIterator
-from ..source import AttrSource, CoveredSource, ForeignGlobalSource, GlobalSource, ItemSource, from_python_module
+from ..source import (AttrSource, CoveredSource, ForeignGlobalSource, GlobalSource, ItemSource, IterItemSource,
+                      from_library_module)
 from ..trace_rules import _CONST_TYPES, _SPECIAL_FUNCTIONS, _disallowed, _is_ember_leaf
-from .base import CellVariable
+from .base import CellVariable, VariableTracker
 from .constant import ConstantVariable
 from .functions import BuiltinVariable, TorchVariable, UserFunctionVariable, UserMethodVariable
-from .lists import DictVariable, IteratorVariable, ListVariable, TupleVariable
+from .lists import DictVariable, ListVariable, ResumeIteratorVariable, TupleVariable
 from .nn_module import NNModuleVariable
 from .tensor import TensorVariable
-from .user_defined import UserObjectVariable
+from .user_defined import GradModeVariable, UserObjectVariable, WithExitVariable
 
 
 class VariableBuilder:
@@ -72,12 +73,9 @@ class VariableBuilder:
             if source is None:
                 raise Unsupported("an iterator without a source")
             out.guards.type_match(source, value)
-            out.guards.length_check(AttrSource(source, "items"), len(value.items))
-            out.guards.equals_match(AttrSource(source, "index"), value.index)
-            it = IteratorVariable([self.wrap(v, ItemSource(AttrSource(source, "items"), i))
-                                   for i, v in enumerate(value.items)])
-            it.index = value.index
-            return it
+            return ResumeIteratorVariable(source, len(value.items) - value.index,
+                                          lambda k: self.wrap(value.items[value.index + k], IterItemSource(source, k)),
+                                          out.guards)
         if isinstance(value, types.ModuleType):
             return UserObjectVariable(value, source)
         if isinstance(value, types.FunctionType):
@@ -85,9 +83,19 @@ class VariableBuilder:
                 return TorchVariable(value, source)
             if _is_ember_leaf(value):
                 return TorchVariable(value, source)
-            if source is not None and not from_python_module(source):
+            if source is not None and not from_library_module(source):
                 out.guards.id_match(source, value)
             return UserFunctionVariable(value, source)
+        if isinstance(value, types.MethodType) and source is not None and value.__name__ == "__exit__" and \
+                type(value.__self__) in (ember.no_grad, ember.enable_grad, ember.set_grad_enabled):
+            # a resume function's stack holds the `__exit__` of each grad-mode block the break was inside
+            ctx_src = AttrSource(source, "__self__")
+            out.guards.type_match(ctx_src, value.__self__)
+            out.guards.equals_match(AttrSource(ctx_src, "prev"), bool(value.__self__.prev))
+            ctx = GradModeVariable(out.grad_enabled)
+            ctx.prev = bool(value.__self__.prev)
+            self.block_stack.append(ctx)
+            return WithExitVariable(ctx)
         if isinstance(value, types.MethodType):
             obj = self.wrap(value.__self__, AttrSource(source, "__self__", source.epoch_covered) if source else None)
             if isinstance(value.__func__, types.FunctionType) and not _is_ember_leaf(value.__func__):
@@ -100,7 +108,7 @@ class VariableBuilder:
         if callable(value) and (hasattr(value, "_schema") or type(value).__module__.startswith("ember._ops")):
             return TorchVariable(value, source)
         if isinstance(value, type):
-            if source is not None and not from_python_module(source):
+            if source is not None and not from_library_module(source):
                 out.guards.id_match(source, value)
             return UserObjectVariable(value, source)
         if source is None:
@@ -118,7 +126,7 @@ class VariableBuilder:
         if isinstance(value, type) and issubclass(value, BaseException):
             return UserObjectVariable(value)
         if isinstance(value, type) and value not in (list, tuple, dict, int, float, bool, str, range, zip,
-                                                     enumerate, reversed, slice, set, frozenset, type, complex):
+                                                     enumerate, reversed, slice, set, frozenset, type, complex, super):
             return UserObjectVariable(value)
         return BuiltinVariable(value)
 
@@ -129,6 +137,15 @@ class VariableBuilder:
             return UserObjectVariable(type(vt.value))
         return ConstantVariable(vt.python_type()) if not isinstance(vt, TensorVariable) else \
             UserObjectVariable(type(vt.fake) if not hasattr(vt, "is_param") else Tensor)
+
+
+class LazyLocal(VariableTracker):
+    """A frame argument not read yet: wrapped (and guarded) at its first LOAD_FAST, as torch's
+    VariableBuilder does lazily. An argument the capture never reads gets no guard, and is handed on to a
+    resume function through its source."""
+
+    def __init__(self, value, source):
+        self.value, self.source = value, source
 
 
 class RealCellVariable(CellVariable):

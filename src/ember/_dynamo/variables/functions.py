@@ -70,3 +70,10 @@ class MethodVariable(VariableTracker):
 
     def __init__(self, obj, name):
         self.obj, self.name = obj, name
+
+
+class SuperVariable(VariableTracker):
+    """`super()` (or `super(cls, obj)`) inside a traced method: attribute reads start after `cls` in obj's MRO."""
+
+    def __init__(self, cls, obj):
+        self.cls, self.obj = cls, obj

@@ -62,3 +62,37 @@ class IteratorVariable(VariableTracker):
 
     def remaining(self):
         return self.items[self.index:]
+
+
+class ResumeIteratorVariable(IteratorVariable):
+    """A loop's iterator handed to a resume function (a ResumeIterator read from `source`). Items are read
+    lazily, each through a source relative to the iterator's position, and the guards only say how many items
+    are left as far as the capture looked (more than k, or exactly k when it ran out): so the resume function
+    of a loop that breaks at every iteration matches the same cache entry at each iteration."""
+
+    def __init__(self, source, n_left, wrap_item, guards):
+        super().__init__([])
+        self.source, self.n_left, self.wrap_item, self.guards = source, n_left, wrap_item, guards
+
+    def _left(self, op, k):
+        s = self.source.name()
+        self.guards.expr_guard("ITER_LEFT", f"len({s}.items) - {s}.index {op} {k}")
+
+    def _fetch(self, k):
+        while len(self.items) <= k < self.n_left:
+            self._left(">", len(self.items))
+            self.items.append(self.wrap_item(len(self.items)))
+
+    def next(self):
+        if self.index >= self.n_left:
+            self._left("==", self.index)
+            return None
+        self._fetch(self.index)
+        v = self.items[self.index]
+        self.index += 1
+        return v
+
+    def remaining(self):
+        self._fetch(self.n_left - 1)
+        self._left("==", self.n_left)
+        return self.items[self.index:]

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, sum_to
 from ember.autograd.formulas.activation import (HARDSIGMOID_SLOPE, SELU_ALPHA, SELU_SCALE,
                                                 elu_backward, gelu_double_backward, glu_backward,
@@ -72,11 +73,12 @@ def relu(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_relu.redispatch(_below_ks((self,)), self)
     _n = ReluBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_relu.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -101,11 +103,12 @@ def relu_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_relu_.redispatch(_below_ks((self,)), self)
     _n = ReluBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_relu_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -161,14 +164,15 @@ def gelu(self, *, approximate='none'):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_gelu.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
     _n = GeluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_approximate = approximate
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_gelu.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
     _set_history(_res, _n)
@@ -193,14 +197,15 @@ def gelu_(self, *, approximate='none'):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_gelu_.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
     _n = GeluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_approximate = approximate
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_gelu_.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
     _rebase_history(self, _n)
@@ -268,16 +273,18 @@ def gelu_backward(grad_output, self, *, approximate='none'):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(self)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_gelu_backward.redispatch(_below_ks((grad_output, self, approximate)), grad_output, self, approximate=approximate)
     _n = GeluBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), )
-    if _rg(grad_output) or _rg(self):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_approximate = approximate
-    if _rg(self):
+    if _g1:
         _n.s_grad_output = _SV(grad_output)
-    if _rg(grad_output) or _rg(self):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_gelu_backward.redispatch(_below_ks((grad_output, self, approximate)), grad_output, self, approximate=approximate)
     _set_history(_res, _n)
@@ -332,12 +339,13 @@ def silu(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_silu.redispatch(_below_ks((self,)), self)
     _n = SiluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_silu.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -362,12 +370,13 @@ def silu_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_silu_.redispatch(_below_ks((self,)), self)
     _n = SiluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_silu_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -422,12 +431,13 @@ def mish(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_mish.redispatch(_below_ks((self,)), self)
     _n = MishBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_mish.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -452,12 +462,13 @@ def mish_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_mish_.redispatch(_below_ks((self,)), self)
     _n = MishBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_mish_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -514,16 +525,17 @@ def softplus(self, beta=1, threshold=20):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_softplus.redispatch(_below_ks((self, beta, threshold)), self, beta, threshold)
     _n = SoftplusBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_beta = beta
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_threshold = threshold
     _res = _OP_softplus.redispatch(_below_ks((self, beta, threshold)), self, beta, threshold)
     _set_history(_res, _n)
@@ -581,18 +593,19 @@ def elu(self, alpha=1, scale=1, input_scale=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_elu.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
     _n = EluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_alpha = alpha
-    if _rg(self):
+    if _g0:
         _n.s_input_scale = input_scale
-    if _rg(self):
+    if _g0:
         _n.s_scale = scale
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_elu.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
     _set_history(_res, _n)
@@ -617,18 +630,19 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_elu_.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
     _n = EluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_alpha = alpha
-    if _rg(self):
+    if _g0:
         _n.s_input_scale = input_scale
-    if _rg(self):
+    if _g0:
         _n.s_scale = scale
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_elu_.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
     _rebase_history(self, _n)
@@ -683,12 +697,13 @@ def selu(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_selu.redispatch(_below_ks((self,)), self)
     _n = SeluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_selu.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -713,12 +728,13 @@ def selu_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_selu_.redispatch(_below_ks((self,)), self)
     _n = SeluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_selu_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -774,14 +790,15 @@ def celu(self, alpha=1.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_celu.redispatch(_below_ks((self, alpha)), self, alpha)
     _n = CeluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_alpha = alpha
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_celu.redispatch(_below_ks((self, alpha)), self, alpha)
     _set_history(_res, _n)
@@ -806,14 +823,15 @@ def celu_(self, alpha=1.0):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_celu_.redispatch(_below_ks((self, alpha)), self, alpha)
     _n = CeluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_alpha = alpha
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_celu_.redispatch(_below_ks((self, alpha)), self, alpha)
     _rebase_history(self, _n)
@@ -869,14 +887,15 @@ def leaky_relu(self, negative_slope=0.01):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_leaky_relu.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
     _n = LeakyReluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_negative_slope = negative_slope
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_leaky_relu.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
     _set_history(_res, _n)
@@ -901,14 +920,15 @@ def leaky_relu_(self, negative_slope=0.01):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_leaky_relu_.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
     _n = LeakyReluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_negative_slope = negative_slope
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_leaky_relu_.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
     _rebase_history(self, _n)
@@ -965,16 +985,17 @@ def hardtanh(self, min_val=-1, max_val=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_hardtanh.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
     _n = HardtanhBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_max_val = max_val
-    if _rg(self):
+    if _g0:
         _n.s_min_val = min_val
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_hardtanh.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
     _set_history(_res, _n)
@@ -999,16 +1020,17 @@ def hardtanh_(self, min_val=-1, max_val=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_hardtanh_.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
     _n = HardtanhBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_max_val = max_val
-    if _rg(self):
+    if _g0:
         _n.s_min_val = min_val
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_hardtanh_.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
     _rebase_history(self, _n)
@@ -1063,12 +1085,13 @@ def hardsigmoid(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_hardsigmoid.redispatch(_below_ks((self,)), self)
     _n = HardsigmoidBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_hardsigmoid.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -1093,12 +1116,13 @@ def hardsigmoid_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_hardsigmoid_.redispatch(_below_ks((self,)), self)
     _n = HardsigmoidBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_hardsigmoid_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -1153,12 +1177,13 @@ def hardswish(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_hardswish.redispatch(_below_ks((self,)), self)
     _n = HardswishBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_hardswish.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -1183,12 +1208,13 @@ def hardswish_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_hardswish_.redispatch(_below_ks((self,)), self)
     _n = HardswishBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_hardswish_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -1243,12 +1269,13 @@ def log_sigmoid(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_log_sigmoid.redispatch(_below_ks((self,)), self)
     _n = LogSigmoidBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_log_sigmoid.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -1304,14 +1331,15 @@ def threshold(self, threshold, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_threshold.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
     _n = ThresholdBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_threshold = threshold
     _res = _OP_threshold.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
     _set_history(_res, _n)
@@ -1336,14 +1364,15 @@ def threshold_(self, threshold, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_threshold_.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
     _n = ThresholdBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    if _rg(self):
+    if _g0:
         _n.s_threshold = threshold
     _res = _OP_threshold_.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
     _rebase_history(self, _n)
@@ -1404,14 +1433,15 @@ def glu(self, dim=-1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
     _n = GluBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.attention import flash_attention_double_backward
 
@@ -119,24 +120,27 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(query) or _rg(key) or _rg(value)
+    _g0 = _getattr(query, '_requires_grad', False)
+    _g1 = _getattr(key, '_requires_grad', False)
+    _g2 = _getattr(value, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP__scaled_dot_product_flash_attention_for_cpu.redispatch(_below_ks((query, key, value, dropout_p, is_causal, attn_mask, scale)), query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _n = ScaledDotProductFlashAttentionForCpuBackward0()
-    _n.next_edges = (_edge(query), _edge(key), _edge(value), )
-    if _rg(query) or _rg(key) or _rg(value):
+    _n.next_edges = (_gedge(query) if _g0 else None, _gedge(key) if _g1 else None, _gedge(value) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_attn_mask = _SV(attn_mask)
-    if _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2:
         _n.s_dropout_p = dropout_p
-    if _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2:
         _n.s_is_causal = is_causal
-    if _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2:
         _n.s_key = _SV(key)
-    if _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2:
         _n.s_query = _SV(query)
-    if _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2:
         _n.s_scale = scale
-    if _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2:
         _n.s_value = _SV(value)
     _res = _OP__scaled_dot_product_flash_attention_for_cpu.redispatch(_below_ks((query, key, value, dropout_p, is_causal, attn_mask, scale)), query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     for _x, _d in zip(_res, (True, False)):
@@ -253,24 +257,28 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(grad_out) or _rg(query) or _rg(key) or _rg(value)
+    _g0 = _getattr(grad_out, '_requires_grad', False)
+    _g1 = _getattr(query, '_requires_grad', False)
+    _g2 = _getattr(key, '_requires_grad', False)
+    _g3 = _getattr(value, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2 or _g3
     if not _need:
         return _OP__scaled_dot_product_flash_attention_for_cpu_backward.redispatch(_below_ks((grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)), grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _n = ScaledDotProductFlashAttentionForCpuBackwardBackward0()
-    _n.next_edges = (_edge(grad_out), _edge(query), _edge(key), _edge(value), )
-    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+    _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(query) if _g1 else None, _gedge(key) if _g2 else None, _gedge(value) if _g3 else None, )
+    if _g0 or _g1 or _g2 or _g3:
         _n.s_attn_mask = _SV(attn_mask)
-    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2 or _g3:
         _n.s_grad_out = _SV(grad_out)
-    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2 or _g3:
         _n.s_is_causal = is_causal
-    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2 or _g3:
         _n.s_key = _SV(key)
-    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2 or _g3:
         _n.s_query = _SV(query)
-    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2 or _g3:
         _n.s_scale = scale
-    if _rg(grad_out) or _rg(query) or _rg(key) or _rg(value):
+    if _g0 or _g1 or _g2 or _g3:
         _n.s_value = _SV(value)
     _res = _OP__scaled_dot_product_flash_attention_for_cpu_backward.redispatch(_below_ks((grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)), grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _set_history(_res, _n)

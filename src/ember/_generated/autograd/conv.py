@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.conv import convolution_backward_, convolution_double_backward
 
@@ -99,26 +100,29 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(input) or _rg(weight) or _rg(bias)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _g1 = _getattr(weight, '_requires_grad', False)
+    _g2 = _getattr(bias, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_convolution.redispatch(_below_ks((input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     _n = ConvolutionBackward0()
-    _n.next_edges = (_edge(input), _edge(weight), _edge(bias), )
-    if _rg(input) or _rg(weight) or _rg(bias):
+    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight) if _g1 else None, _gedge(bias) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_dilation = dilation
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_groups = groups
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_input = _SV(input)
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_output_padding = output_padding
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_padding = padding
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_stride = stride
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_transposed = transposed
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
     _res = _OP_convolution.redispatch(_below_ks((input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     _set_history(_res, _n)
@@ -180,20 +184,21 @@ def im2col(self, kernel_size, dilation, padding, stride):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_im2col.redispatch(_below_ks((self, kernel_size, dilation, padding, stride)), self, kernel_size, dilation, padding, stride)
     _n = Im2ColBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dilation = dilation
-    if _rg(self):
+    if _g0:
         _n.s_kernel_size = kernel_size
-    if _rg(self):
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
-    if _rg(self):
+    if _g0:
         _n.s_stride = stride
     _res = _OP_im2col.redispatch(_below_ks((self, kernel_size, dilation, padding, stride)), self, kernel_size, dilation, padding, stride)
     _set_history(_res, _n)
@@ -253,18 +258,19 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_col2im.redispatch(_below_ks((self, output_size, kernel_size, dilation, padding, stride)), self, output_size, kernel_size, dilation, padding, stride)
     _n = Col2ImBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dilation = dilation
-    if _rg(self):
+    if _g0:
         _n.s_kernel_size = kernel_size
-    if _rg(self):
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_stride = stride
     _res = _OP_col2im.redispatch(_below_ks((self, output_size, kernel_size, dilation, padding, stride)), self, output_size, kernel_size, dilation, padding, stride)
     _set_history(_res, _n)
@@ -362,28 +368,31 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(grad_output) or _rg(input) or _rg(weight)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(input, '_requires_grad', False)
+    _g2 = _getattr(weight, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_convolution_backward.redispatch(_below_ks((grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)), grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
     _n = ConvolutionBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(input), _edge(weight), )
-    if _rg(grad_output) or _rg(input) or _rg(weight):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(input) if _g1 else None, _gedge(weight) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_dilation = dilation
-    if _rg(grad_output) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_grad_output = _SV(grad_output)
-    if _rg(grad_output) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_groups = groups
-    if _rg(grad_output) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_input = _SV(input)
-    if _rg(grad_output) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_output_padding = output_padding
-    if _rg(grad_output) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_padding = padding
-    if _rg(grad_output) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_stride = stride
-    if _rg(grad_output) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_transposed = transposed
-    if _rg(grad_output) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
     _res = _OP_convolution_backward.redispatch(_below_ks((grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)), grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
     _set_history(_res, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to, to_dtype
 
 _aten = _ops_ns.aten
@@ -62,11 +63,12 @@ def clone(self, *, memory_format=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_clone.redispatch(_below_ks((self, memory_format)), self, memory_format=memory_format)
     _n = CloneBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_clone.redispatch(_below_ks((self, memory_format)), self, memory_format=memory_format)
     _set_history(_res, _n)
     return _res
@@ -115,12 +117,13 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__to_copy.redispatch(_below_ks((self, dtype, layout, device, pin_memory, non_blocking, memory_format)), self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
     _n = ToCopyBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP__to_copy.redispatch(_below_ks((self, dtype, layout, device, pin_memory, non_blocking, memory_format)), self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
     _set_history(_res, _n)
@@ -182,14 +185,16 @@ def copy_(self, src, non_blocking=False):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(src)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_copy_.redispatch(_below_ks((self, src, non_blocking)), self, src, non_blocking)
     _n = CopyBackward0()
-    _n.next_edges = (_edge(self), _edge(src), )
-    if _rg(src):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g1:
         _n.s_src_scalar_type = src.dtype
-    if _rg(src):
+    if _g1:
         _n.s_src_sym_sizes = src._size
     _res = _OP_copy_.redispatch(_below_ks((self, src, non_blocking)), self, src, non_blocking)
     _rebase_history(self, _n)

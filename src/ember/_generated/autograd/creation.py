@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 
 _aten = _ops_ns.aten
 
@@ -65,11 +66,12 @@ def fill__Scalar(self, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_fill__Scalar.redispatch(_below_ks((self, value)), self, value)
     _n = FillBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_fill__Scalar.redispatch(_below_ks((self, value)), self, value)
     _rebase_history(self, _n)
     return _res
@@ -128,11 +130,13 @@ def fill__Tensor(self, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(value)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(value, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_fill__Tensor.redispatch(_below_ks((self, value)), self, value)
     _n = FillBackward1()
-    _n.next_edges = (_edge(self), _edge(value), )
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
     _res = _OP_fill__Tensor.redispatch(_below_ks((self, value)), self, value)
     _rebase_history(self, _n)
     return _res
@@ -184,11 +188,12 @@ def zero_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_zero_.redispatch(_below_ks((self,)), self)
     _n = ZeroBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_zero_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.distance import cdist_backward_
 
@@ -98,18 +99,20 @@ def _cdist_forward(x1, x2, p, compute_mode):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(x1) or _rg(x2)
+    _g0 = _getattr(x1, '_requires_grad', False)
+    _g1 = _getattr(x2, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP__cdist_forward.redispatch(_below_ks((x1, x2, p, compute_mode)), x1, x2, p, compute_mode)
     _n = CdistBackward0()
-    _n.next_edges = (_edge(x1), _edge(x2), )
-    if _rg(x1) or _rg(x2):
+    _n.next_edges = (_gedge(x1) if _g0 else None, _gedge(x2) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_compute_mode = compute_mode
-    if _rg(x1) or _rg(x2):
+    if _g0 or _g1:
         _n.s_p = p
-    if _rg(x1) or _rg(x2):
+    if _g0 or _g1:
         _n.s_x1 = _SV(x1)
-    if _rg(x1) or _rg(x2):
+    if _g0 or _g1:
         _n.s_x2 = _SV(x2)
     _res = _OP__cdist_forward.redispatch(_below_ks((x1, x2, p, compute_mode)), x1, x2, p, compute_mode)
     _set_history(_res, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.dropout import dropout_scale
 
@@ -81,14 +82,15 @@ def native_dropout(input, p, train):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(input)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_native_dropout.redispatch(_below_ks((input, p, train)), input, p, train)
     _n = NativeDropoutBackward0()
-    _n.next_edges = (_edge(input), )
-    if _rg(input):
+    _n.next_edges = (_gedge(input) if _g0 else None, )
+    if _g0:
         _n.s_p = p
-    if _rg(input):
+    if _g0:
         _n.s_train = train
     _res = _OP_native_dropout.redispatch(_below_ks((input, p, train)), input, p, train)
     _set_history(_res, _n, True)
@@ -150,14 +152,15 @@ def native_dropout_backward(grad_output, mask, scale):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_native_dropout_backward.redispatch(_below_ks((grad_output, mask, scale)), grad_output, mask, scale)
     _n = NativeDropoutBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, )
+    if _g0:
         _n.s_mask = _SV(mask)
-    if _rg(grad_output):
+    if _g0:
         _n.s_scale = scale
     _res = _OP_native_dropout_backward.redispatch(_below_ks((grad_output, mask, scale)), grad_output, mask, scale)
     _set_history(_res, _n)

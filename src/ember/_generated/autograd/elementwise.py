@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,12 +18,14 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, maybe_multiply, sum_to
 from ember.autograd.formulas.complex import abs_jvp
 from ember.autograd.formulas.elementwise import (clamp_backward, clamp_backward_max,
                                                  clamp_backward_min, fmax_backward, logit_backward,
                                                  maximum_backward, pow_backward_exponent,
-                                                 pow_backward_self, xlogy_self)
+                                                 pow_backward_self, sigmoid_grad, tanh_grad,
+                                                 xlogy_self)
 
 _aten = _ops_ns.aten
 
@@ -79,12 +81,14 @@ def add_Tensor(self, other, *, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_add_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _n = AddBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_alpha = alpha
     _res = _OP_add_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _set_history(_res, _n)
@@ -109,12 +113,14 @@ def add__Tensor(self, other, *, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_add__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _n = AddBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_alpha = alpha
     _res = _OP_add__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _rebase_history(self, _n)
@@ -165,11 +171,12 @@ def add_Scalar(self, other, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_add_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _n = AddBackward1()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_add_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _set_history(_res, _n)
     return _res
@@ -193,11 +200,12 @@ def add__Scalar(self, other, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_add__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _n = AddBackward1()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_add__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _rebase_history(self, _n)
     return _res
@@ -257,12 +265,14 @@ def sub_Tensor(self, other, *, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_sub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _n = SubBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_alpha = alpha
     _res = _OP_sub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _set_history(_res, _n)
@@ -287,12 +297,14 @@ def sub__Tensor(self, other, *, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_sub__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _n = SubBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_alpha = alpha
     _res = _OP_sub__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _rebase_history(self, _n)
@@ -343,11 +355,12 @@ def sub_Scalar(self, other, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sub_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _n = SubBackward1()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_sub_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _set_history(_res, _n)
     return _res
@@ -371,11 +384,12 @@ def sub__Scalar(self, other, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sub__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _n = SubBackward1()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_sub__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
     _rebase_history(self, _n)
     return _res
@@ -435,12 +449,14 @@ def rsub_Tensor(self, other, *, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_rsub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _n = RsubBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0:
         _n.s_alpha = alpha
     _res = _OP_rsub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
     _set_history(_res, _n)
@@ -508,14 +524,16 @@ def mul_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_mul_Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = MulBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_mul_Tensor.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -540,14 +558,16 @@ def mul__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_mul__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = MulBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_mul__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -599,12 +619,13 @@ def mul_Scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_mul_Scalar.redispatch(_below_ks((self, other)), self, other)
     _n = MulBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_other = other
     _res = _OP_mul_Scalar.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -629,12 +650,13 @@ def mul__Scalar(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_mul__Scalar.redispatch(_below_ks((self, other)), self, other)
     _n = MulBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_other = other
     _res = _OP_mul__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -703,14 +725,16 @@ def div_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_div_Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = DivBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_div_Tensor.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -735,14 +759,16 @@ def div__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_div__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = DivBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_div__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -794,12 +820,13 @@ def div_Scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_div_Scalar.redispatch(_below_ks((self, other)), self, other)
     _n = DivBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_other = other
     _res = _OP_div_Scalar.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -824,12 +851,13 @@ def div__Scalar(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_div__Scalar.redispatch(_below_ks((self, other)), self, other)
     _n = DivBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_other = other
     _res = _OP_div__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -905,16 +933,18 @@ def div_Tensor_mode(self, other, *, rounding_mode):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_div_Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
     _n = DivBackward2()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_rounding_mode = rounding_mode
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_div_Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
     _set_history(_res, _n)
@@ -939,16 +969,18 @@ def div__Tensor_mode(self, other, *, rounding_mode):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_div__Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
     _n = DivBackward2()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_rounding_mode = rounding_mode
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_div__Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
     _rebase_history(self, _n)
@@ -1016,14 +1048,16 @@ def remainder_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_remainder_Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = RemainderBackward1()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_remainder_Tensor.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -1048,14 +1082,16 @@ def remainder__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_remainder__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = RemainderBackward1()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_remainder__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -1129,14 +1165,16 @@ def pow_Tensor_Tensor(self, exponent):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(exponent)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(exponent, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_pow_Tensor_Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
     _n = PowBackward0()
-    _n.next_edges = (_edge(self), _edge(exponent), )
-    if _rg(self) or _rg(exponent):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(exponent) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_exponent = _SV(exponent)
-    if _rg(self) or _rg(exponent):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_pow_Tensor_Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
     _set_history(_res, _n)
@@ -1162,14 +1200,16 @@ def pow__Tensor(self, exponent):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(exponent)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(exponent, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_pow__Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
     _n = PowBackward0()
-    _n.next_edges = (_edge(self), _edge(exponent), )
-    if _rg(self) or _rg(exponent):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(exponent) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_exponent = _SV(exponent)
-    if _rg(self) or _rg(exponent):
+    if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_pow__Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
     _rebase_history(self, _n)
@@ -1226,14 +1266,15 @@ def pow_Tensor_Scalar(self, exponent):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_pow_Tensor_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
     _n = PowBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_exponent = exponent
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_pow_Tensor_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
     _set_history(_res, _n)
@@ -1258,14 +1299,15 @@ def pow__Scalar(self, exponent):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_pow__Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
     _n = PowBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_exponent = exponent
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_pow__Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
     _rebase_history(self, _n)
@@ -1325,14 +1367,15 @@ def pow_Scalar(self, exponent):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(exponent)
+    _g0 = _getattr(exponent, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_pow_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
     _n = PowBackward2()
-    _n.next_edges = (_edge(exponent), )
-    if _rg(exponent):
+    _n.next_edges = (_gedge(exponent) if _g0 else None, )
+    if _g0:
         _n.s_exponent = _SV(exponent)
-    if _rg(exponent):
+    if _g0:
         _n.s_self = self
     _res = _OP_pow_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
     _set_history(_res, _n)
@@ -1384,11 +1427,12 @@ def neg(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_neg.redispatch(_below_ks((self,)), self)
     _n = NegBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_neg.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
@@ -1412,11 +1456,12 @@ def neg_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_neg_.redispatch(_below_ks((self,)), self)
     _n = NegBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_neg_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
@@ -1468,12 +1513,13 @@ def abs(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_abs.redispatch(_below_ks((self,)), self)
     _n = AbsBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_abs.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -1498,12 +1544,13 @@ def abs_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_abs_.redispatch(_below_ks((self,)), self)
     _n = AbsBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_abs_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -1558,11 +1605,12 @@ def exp(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_exp.redispatch(_below_ks((self,)), self)
     _n = ExpBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_exp.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -1587,11 +1635,12 @@ def exp_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_exp_.redispatch(_below_ks((self,)), self)
     _n = ExpBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_exp_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -1646,12 +1695,13 @@ def log(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_log.redispatch(_below_ks((self,)), self)
     _n = LogBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_log.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -1676,12 +1726,13 @@ def log_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_log_.redispatch(_below_ks((self,)), self)
     _n = LogBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_log_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -1736,11 +1787,12 @@ def sqrt(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sqrt.redispatch(_below_ks((self,)), self)
     _n = SqrtBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_sqrt.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -1765,11 +1817,12 @@ def sqrt_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sqrt_.redispatch(_below_ks((self,)), self)
     _n = SqrtBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_sqrt_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -1824,11 +1877,12 @@ def rsqrt(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_rsqrt.redispatch(_below_ks((self,)), self)
     _n = RsqrtBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_rsqrt.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -1853,11 +1907,12 @@ def rsqrt_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_rsqrt_.redispatch(_below_ks((self,)), self)
     _n = RsqrtBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_rsqrt_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -1912,12 +1967,13 @@ def sin(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sin.redispatch(_below_ks((self,)), self)
     _n = SinBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_sin.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -1942,12 +1998,13 @@ def sin_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sin_.redispatch(_below_ks((self,)), self)
     _n = SinBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_sin_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -2002,12 +2059,13 @@ def cos(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cos.redispatch(_below_ks((self,)), self)
     _n = CosBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_cos.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -2032,12 +2090,13 @@ def cos_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cos_.redispatch(_below_ks((self,)), self)
     _n = CosBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_cos_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -2060,7 +2119,7 @@ class TanhBackward0(_Node):
         _k += 1
         if _e[_s0] is not None:
             result = _n.s_result.unpack(_n)
-            _r0 = grad * (1 - result * result)
+            _r0 = tanh_grad(grad, result)
         _out = []
         _out.append(_r0)
         return _out
@@ -2079,7 +2138,7 @@ def _jvp_tanh(_ts, self, result):
     _o = None
     if _ts[0] is not None:
         grad = _ts[0]
-        _o = _fw_acc(_o, grad * (1 - result * result))
+        _o = _fw_acc(_o, tanh_grad(grad, result))
     return _o
 
 
@@ -2092,11 +2151,12 @@ def tanh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_tanh.redispatch(_below_ks((self,)), self)
     _n = TanhBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_tanh.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -2121,11 +2181,12 @@ def tanh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_tanh_.redispatch(_below_ks((self,)), self)
     _n = TanhBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_tanh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -2148,7 +2209,7 @@ class SigmoidBackward0(_Node):
         _k += 1
         if _e[_s0] is not None:
             result = _n.s_result.unpack(_n)
-            _r0 = grad * (result * (1 - result))
+            _r0 = sigmoid_grad(grad, result)
         _out = []
         _out.append(_r0)
         return _out
@@ -2167,7 +2228,7 @@ def _jvp_sigmoid(_ts, self, result):
     _o = None
     if _ts[0] is not None:
         grad = _ts[0]
-        _o = _fw_acc(_o, grad * (result * (1 - result)))
+        _o = _fw_acc(_o, sigmoid_grad(grad, result))
     return _o
 
 
@@ -2180,11 +2241,12 @@ def sigmoid(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sigmoid.redispatch(_below_ks((self,)), self)
     _n = SigmoidBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_sigmoid.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -2209,11 +2271,12 @@ def sigmoid_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sigmoid_.redispatch(_below_ks((self,)), self)
     _n = SigmoidBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_sigmoid_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -2270,16 +2333,17 @@ def clamp(self, min=None, max=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_clamp.redispatch(_below_ks((self, min, max)), self, min, max)
     _n = ClampBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_max = max
-    if _rg(self):
+    if _g0:
         _n.s_min = min
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_clamp.redispatch(_below_ks((self, min, max)), self, min, max)
     _set_history(_res, _n)
@@ -2304,16 +2368,17 @@ def clamp_(self, min=None, max=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_clamp_.redispatch(_below_ks((self, min, max)), self, min, max)
     _n = ClampBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_max = max
-    if _rg(self):
+    if _g0:
         _n.s_min = min
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_clamp_.redispatch(_below_ks((self, min, max)), self, min, max)
     _rebase_history(self, _n)
@@ -2400,16 +2465,19 @@ def clamp_Tensor(self, min=None, max=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(min) or _rg(max)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(min, '_requires_grad', False)
+    _g2 = _getattr(max, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_clamp_Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
     _n = ClampBackward0()
-    _n.next_edges = (_edge(self), _edge(min), _edge(max), )
-    if _rg(self) or _rg(min) or _rg(max):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, _gedge(max) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_max = _SV(max)
-    if _rg(self) or _rg(min) or _rg(max):
+    if _g0 or _g1 or _g2:
         _n.s_min = _SV(min)
-    if _rg(self) or _rg(min) or _rg(max):
+    if _g0 or _g1 or _g2:
         _n.s_self = _SV(self)
     _res = _OP_clamp_Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
     _set_history(_res, _n)
@@ -2434,16 +2502,19 @@ def clamp__Tensor(self, min=None, max=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(min) or _rg(max)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(min, '_requires_grad', False)
+    _g2 = _getattr(max, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
     _n = ClampBackward0()
-    _n.next_edges = (_edge(self), _edge(min), _edge(max), )
-    if _rg(self) or _rg(min) or _rg(max):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, _gedge(max) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_max = _SV(max)
-    if _rg(self) or _rg(min) or _rg(max):
+    if _g0 or _g1 or _g2:
         _n.s_min = _SV(min)
-    if _rg(self) or _rg(min) or _rg(max):
+    if _g0 or _g1 or _g2:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
     _rebase_history(self, _n)
@@ -2499,14 +2570,15 @@ def clamp_min(self, min):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_clamp_min.redispatch(_below_ks((self, min)), self, min)
     _n = ClampMinBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_min = min
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_clamp_min.redispatch(_below_ks((self, min)), self, min)
     _set_history(_res, _n)
@@ -2562,14 +2634,15 @@ def clamp_max(self, max):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_clamp_max.redispatch(_below_ks((self, max)), self, max)
     _n = ClampMaxBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_max = max
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_clamp_max.redispatch(_below_ks((self, max)), self, max)
     _set_history(_res, _n)
@@ -2634,12 +2707,14 @@ def where_self(condition, self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_where_self.redispatch(_below_ks((condition, self, other)), condition, self, other)
     _n = WhereBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_condition = _SV(condition)
     _res = _OP_where_self.redispatch(_below_ks((condition, self, other)), condition, self, other)
     _set_history(_res, _n)
@@ -2687,12 +2762,14 @@ def eq__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('eq_')
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_eq__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = EqBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
     _res = _OP_eq__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -2740,12 +2817,14 @@ def ne__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('ne_')
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_ne__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = NeBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
     _res = _OP_ne__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -2793,12 +2872,14 @@ def lt__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('lt_')
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_lt__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = LtBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
     _res = _OP_lt__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -2846,12 +2927,14 @@ def le__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('le_')
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_le__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = LeBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
     _res = _OP_le__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -2899,12 +2982,14 @@ def gt__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('gt_')
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_gt__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = GtBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
     _res = _OP_gt__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -2952,12 +3037,14 @@ def ge__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('ge_')
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_ge__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = GeBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
     _res = _OP_ge__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -3124,11 +3211,12 @@ def exp2(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_exp2.redispatch(_below_ks((self,)), self)
     _n = Exp2Backward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_exp2.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -3153,11 +3241,12 @@ def exp2_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_exp2_.redispatch(_below_ks((self,)), self)
     _n = Exp2Backward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_exp2_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -3212,11 +3301,12 @@ def expm1(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_expm1.redispatch(_below_ks((self,)), self)
     _n = Expm1Backward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_expm1.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -3241,11 +3331,12 @@ def expm1_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_expm1_.redispatch(_below_ks((self,)), self)
     _n = Expm1Backward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_expm1_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -3300,12 +3391,13 @@ def log1p(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_log1p.redispatch(_below_ks((self,)), self)
     _n = Log1PBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_log1p.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -3330,12 +3422,13 @@ def log1p_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_log1p_.redispatch(_below_ks((self,)), self)
     _n = Log1PBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_log1p_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -3390,12 +3483,13 @@ def log2(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_log2.redispatch(_below_ks((self,)), self)
     _n = Log2Backward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_log2.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -3420,12 +3514,13 @@ def log2_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_log2_.redispatch(_below_ks((self,)), self)
     _n = Log2Backward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_log2_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -3480,12 +3575,13 @@ def log10(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_log10.redispatch(_below_ks((self,)), self)
     _n = Log10Backward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_log10.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -3510,12 +3606,13 @@ def log10_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_log10_.redispatch(_below_ks((self,)), self)
     _n = Log10Backward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_log10_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -3566,11 +3663,12 @@ def sign(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sign.redispatch(_below_ks((self,)), self)
     _n = SignBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_sign.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
@@ -3594,11 +3692,12 @@ def sign_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sign_.redispatch(_below_ks((self,)), self)
     _n = SignBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_sign_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
@@ -3648,11 +3747,12 @@ def floor(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_floor.redispatch(_below_ks((self,)), self)
     _n = FloorBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_floor.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
@@ -3676,11 +3776,12 @@ def floor_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_floor_.redispatch(_below_ks((self,)), self)
     _n = FloorBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_floor_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
@@ -3730,11 +3831,12 @@ def ceil(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_ceil.redispatch(_below_ks((self,)), self)
     _n = CeilBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_ceil.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
@@ -3758,11 +3860,12 @@ def ceil_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_ceil_.redispatch(_below_ks((self,)), self)
     _n = CeilBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_ceil_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
@@ -3812,11 +3915,12 @@ def round(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_round.redispatch(_below_ks((self,)), self)
     _n = RoundBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_round.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
@@ -3840,11 +3944,12 @@ def round_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_round_.redispatch(_below_ks((self,)), self)
     _n = RoundBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_round_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
@@ -3894,11 +3999,12 @@ def round_decimals(self, *, decimals):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_round_decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
     _n = RoundBackward1()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_round_decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
     _set_history(_res, _n)
     return _res
@@ -3922,11 +4028,12 @@ def round__decimals(self, *, decimals):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_round__decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
     _n = RoundBackward1()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_round__decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
     _rebase_history(self, _n)
     return _res
@@ -3976,11 +4083,12 @@ def trunc(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_trunc.redispatch(_below_ks((self,)), self)
     _n = TruncBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_trunc.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
@@ -4004,11 +4112,12 @@ def trunc_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_trunc_.redispatch(_below_ks((self,)), self)
     _n = TruncBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_trunc_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
@@ -4058,11 +4167,12 @@ def frac(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_frac.redispatch(_below_ks((self,)), self)
     _n = FracBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_frac.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
@@ -4086,11 +4196,12 @@ def frac_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_frac_.redispatch(_below_ks((self,)), self)
     _n = FracBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_frac_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     return _res
@@ -4144,11 +4255,12 @@ def reciprocal(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_reciprocal.redispatch(_below_ks((self,)), self)
     _n = ReciprocalBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_reciprocal.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -4173,11 +4285,12 @@ def reciprocal_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_reciprocal_.redispatch(_below_ks((self,)), self)
     _n = ReciprocalBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_reciprocal_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -4232,12 +4345,13 @@ def square(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_square.redispatch(_below_ks((self,)), self)
     _n = SquareBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_square.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -4262,12 +4376,13 @@ def square_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_square_.redispatch(_below_ks((self,)), self)
     _n = SquareBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_square_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -4322,12 +4437,13 @@ def erf(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_erf.redispatch(_below_ks((self,)), self)
     _n = ErfBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_erf.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -4352,12 +4468,13 @@ def erf_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_erf_.redispatch(_below_ks((self,)), self)
     _n = ErfBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_erf_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -4412,12 +4529,13 @@ def erfc(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_erfc.redispatch(_below_ks((self,)), self)
     _n = ErfcBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_erfc.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -4442,12 +4560,13 @@ def erfc_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_erfc_.redispatch(_below_ks((self,)), self)
     _n = ErfcBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_erfc_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -4502,11 +4621,12 @@ def erfinv(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_erfinv.redispatch(_below_ks((self,)), self)
     _n = ErfinvBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_erfinv.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -4531,11 +4651,12 @@ def erfinv_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_erfinv_.redispatch(_below_ks((self,)), self)
     _n = ErfinvBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_erfinv_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -4590,12 +4711,13 @@ def asin(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_asin.redispatch(_below_ks((self,)), self)
     _n = AsinBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_asin.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -4620,12 +4742,13 @@ def asin_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_asin_.redispatch(_below_ks((self,)), self)
     _n = AsinBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_asin_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -4680,12 +4803,13 @@ def acos(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_acos.redispatch(_below_ks((self,)), self)
     _n = AcosBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_acos.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -4710,12 +4834,13 @@ def acos_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_acos_.redispatch(_below_ks((self,)), self)
     _n = AcosBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_acos_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -4770,12 +4895,13 @@ def atan(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_atan.redispatch(_below_ks((self,)), self)
     _n = AtanBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_atan.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -4800,12 +4926,13 @@ def atan_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_atan_.redispatch(_below_ks((self,)), self)
     _n = AtanBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_atan_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -4860,12 +4987,13 @@ def sinh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sinh.redispatch(_below_ks((self,)), self)
     _n = SinhBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_sinh.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -4890,12 +5018,13 @@ def sinh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sinh_.redispatch(_below_ks((self,)), self)
     _n = SinhBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_sinh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -4950,12 +5079,13 @@ def cosh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cosh.redispatch(_below_ks((self,)), self)
     _n = CoshBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_cosh.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -4980,12 +5110,13 @@ def cosh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cosh_.redispatch(_below_ks((self,)), self)
     _n = CoshBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_cosh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -5040,11 +5171,12 @@ def tan(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_tan.redispatch(_below_ks((self,)), self)
     _n = TanBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_tan.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
@@ -5069,11 +5201,12 @@ def tan_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_tan_.redispatch(_below_ks((self,)), self)
     _n = TanBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_tan_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -5128,12 +5261,13 @@ def asinh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_asinh.redispatch(_below_ks((self,)), self)
     _n = AsinhBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_asinh.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -5158,12 +5292,13 @@ def asinh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_asinh_.redispatch(_below_ks((self,)), self)
     _n = AsinhBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_asinh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -5218,12 +5353,13 @@ def acosh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_acosh.redispatch(_below_ks((self,)), self)
     _n = AcoshBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_acosh.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -5248,12 +5384,13 @@ def acosh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_acosh_.redispatch(_below_ks((self,)), self)
     _n = AcoshBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_acosh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -5308,12 +5445,13 @@ def atanh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_atanh.redispatch(_below_ks((self,)), self)
     _n = AtanhBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_atanh.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -5338,12 +5476,13 @@ def atanh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_atanh_.redispatch(_below_ks((self,)), self)
     _n = AtanhBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_atanh_.redispatch(_below_ks((self,)), self)
     _rebase_history(self, _n)
@@ -5398,12 +5537,13 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_nan_to_num.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
     _n = NanToNumBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_nan_to_num.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
     _set_history(_res, _n)
@@ -5428,12 +5568,13 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_nan_to_num_.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
     _n = NanToNumBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_nan_to_num_.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
     _rebase_history(self, _n)
@@ -5489,14 +5630,15 @@ def logit(self, eps=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_logit.redispatch(_below_ks((self, eps)), self, eps)
     _n = LogitBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_eps = eps
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_logit.redispatch(_below_ks((self, eps)), self, eps)
     _set_history(_res, _n)
@@ -5521,14 +5663,15 @@ def logit_(self, eps=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_logit_.redispatch(_below_ks((self, eps)), self, eps)
     _n = LogitBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_eps = eps
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_logit_.redispatch(_below_ks((self, eps)), self, eps)
     _rebase_history(self, _n)
@@ -5601,14 +5744,16 @@ def hypot(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_hypot.redispatch(_below_ks((self, other)), self, other)
     _n = HypotBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_hypot.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -5634,14 +5779,16 @@ def hypot_(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_hypot_.redispatch(_below_ks((self, other)), self, other)
     _n = HypotBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_hypot_.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -5712,14 +5859,16 @@ def atan2(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_atan2.redispatch(_below_ks((self, other)), self, other)
     _n = Atan2Backward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_atan2.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -5744,14 +5893,16 @@ def atan2_(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_atan2_.redispatch(_below_ks((self, other)), self, other)
     _n = Atan2Backward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_atan2_.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -5813,12 +5964,14 @@ def lerp_Scalar(self, end, weight):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(end)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(end, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_lerp_Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _n = LerpBackward0()
-    _n.next_edges = (_edge(self), _edge(end), )
-    if _rg(self) or _rg(end):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_weight = weight
     _res = _OP_lerp_Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _set_history(_res, _n)
@@ -5843,12 +5996,14 @@ def lerp__Scalar(self, end, weight):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(end)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(end, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_lerp__Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _n = LerpBackward0()
-    _n.next_edges = (_edge(self), _edge(end), )
-    if _rg(self) or _rg(end):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_weight = weight
     _res = _OP_lerp__Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _rebase_history(self, _n)
@@ -5930,16 +6085,19 @@ def lerp_Tensor(self, end, weight):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(end) or _rg(weight)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(end, '_requires_grad', False)
+    _g2 = _getattr(weight, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_lerp_Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _n = LerpBackward1()
-    _n.next_edges = (_edge(self), _edge(end), _edge(weight), )
-    if _rg(weight):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, _gedge(weight) if _g2 else None, )
+    if _g2:
         _n.s_end = _SV(end)
-    if _rg(weight):
+    if _g2:
         _n.s_self = _SV(self)
-    if _rg(self) or _rg(end):
+    if _g0 or _g1:
         _n.s_weight = _SV(weight)
     _res = _OP_lerp_Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _set_history(_res, _n)
@@ -5964,16 +6122,19 @@ def lerp__Tensor(self, end, weight):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(end) or _rg(weight)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(end, '_requires_grad', False)
+    _g2 = _getattr(weight, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_lerp__Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _n = LerpBackward1()
-    _n.next_edges = (_edge(self), _edge(end), _edge(weight), )
-    if _rg(weight):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, _gedge(weight) if _g2 else None, )
+    if _g2:
         _n.s_end = _SV(end)
-    if _rg(weight):
+    if _g2:
         _n.s_self = _SV(_saved_clone(self))
-    if _rg(self) or _rg(end):
+    if _g0 or _g1:
         _n.s_weight = _SV(weight)
     _res = _OP_lerp__Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
     _rebase_history(self, _n)
@@ -6041,14 +6202,16 @@ def fmod_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_fmod_Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = FmodBackward1()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_fmod_Tensor.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -6073,14 +6236,16 @@ def fmod__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_fmod__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = FmodBackward1()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_fmod__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -6131,11 +6296,12 @@ def fmod_Scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
     _n = FmodBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
     return _res
@@ -6159,11 +6325,12 @@ def fmod__Scalar(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
     _n = FmodBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
     return _res
@@ -6232,14 +6399,16 @@ def maximum(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_maximum.redispatch(_below_ks((self, other)), self, other)
     _n = MaximumBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_maximum.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -6309,14 +6478,16 @@ def minimum(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_minimum.redispatch(_below_ks((self, other)), self, other)
     _n = MinimumBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_minimum.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -6386,14 +6557,16 @@ def fmax(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_fmax.redispatch(_below_ks((self, other)), self, other)
     _n = FmaxBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_fmax.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -6463,14 +6636,16 @@ def fmin(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_fmin.redispatch(_below_ks((self, other)), self, other)
     _n = FminBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_fmin.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -6584,16 +6759,19 @@ def addcmul(self, tensor1, tensor2, *, value=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(tensor1, '_requires_grad', False)
+    _g2 = _getattr(tensor2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_addcmul.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _n = AddcmulBackward0()
-    _n.next_edges = (_edge(self), _edge(tensor1), _edge(tensor2), )
-    if _rg(tensor2):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
+    if _g2:
         _n.s_tensor1 = _SV(tensor1)
-    if _rg(tensor1):
+    if _g1:
         _n.s_tensor2 = _SV(tensor2)
-    if _rg(tensor1) or _rg(tensor2):
+    if _g1 or _g2:
         _n.s_value = value
     _res = _OP_addcmul.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _set_history(_res, _n)
@@ -6618,16 +6796,19 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(tensor1, '_requires_grad', False)
+    _g2 = _getattr(tensor2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_addcmul_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _n = AddcmulBackward0()
-    _n.next_edges = (_edge(self), _edge(tensor1), _edge(tensor2), )
-    if _rg(tensor2):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
+    if _g2:
         _n.s_tensor1 = _SV(tensor1)
-    if _rg(tensor1):
+    if _g1:
         _n.s_tensor2 = _SV(tensor2)
-    if _rg(tensor1) or _rg(tensor2):
+    if _g1 or _g2:
         _n.s_value = value
     _res = _OP_addcmul_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _rebase_history(self, _n)
@@ -6707,16 +6888,19 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(tensor1, '_requires_grad', False)
+    _g2 = _getattr(tensor2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_addcdiv.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _n = AddcdivBackward0()
-    _n.next_edges = (_edge(self), _edge(tensor1), _edge(tensor2), )
-    if _rg(tensor2):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
+    if _g2:
         _n.s_tensor1 = _SV(tensor1)
-    if _rg(tensor1) or _rg(tensor2):
+    if _g1 or _g2:
         _n.s_tensor2 = _SV(tensor2)
-    if _rg(tensor1) or _rg(tensor2):
+    if _g1 or _g2:
         _n.s_value = value
     _res = _OP_addcdiv.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _set_history(_res, _n)
@@ -6741,16 +6925,19 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(tensor1) or _rg(tensor2)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(tensor1, '_requires_grad', False)
+    _g2 = _getattr(tensor2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_addcdiv_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _n = AddcdivBackward0()
-    _n.next_edges = (_edge(self), _edge(tensor1), _edge(tensor2), )
-    if _rg(tensor2):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
+    if _g2:
         _n.s_tensor1 = _SV(tensor1)
-    if _rg(tensor1) or _rg(tensor2):
+    if _g1 or _g2:
         _n.s_tensor2 = _SV(tensor2)
-    if _rg(tensor1) or _rg(tensor2):
+    if _g1 or _g2:
         _n.s_value = value
     _res = _OP_addcdiv_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
     _rebase_history(self, _n)
@@ -6820,14 +7007,16 @@ def xlogy_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_xlogy_Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = XlogyBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_xlogy_Tensor.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -6852,14 +7041,16 @@ def xlogy__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_xlogy__Tensor.redispatch(_below_ks((self, other)), self, other)
     _n = XlogyBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_xlogy__Tensor.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -6915,14 +7106,15 @@ def xlogy_Scalar_Self(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(other)
+    _g0 = _getattr(other, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_xlogy_Scalar_Self.redispatch(_below_ks((self, other)), self, other)
     _n = XlogyBackward1()
-    _n.next_edges = (_edge(other), )
-    if _rg(other):
+    _n.next_edges = (_gedge(other) if _g0 else None, )
+    if _g0:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g0:
         _n.s_self = self
     _res = _OP_xlogy_Scalar_Self.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -6978,14 +7170,15 @@ def xlogy_Scalar_Other(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_xlogy_Scalar_Other.redispatch(_below_ks((self, other)), self, other)
     _n = XlogyBackward2()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_other = other
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_xlogy_Scalar_Other.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -7010,14 +7203,15 @@ def xlogy__Scalar_Other(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_xlogy__Scalar_Other.redispatch(_below_ks((self, other)), self, other)
     _n = XlogyBackward2()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_other = other
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _OP_xlogy__Scalar_Other.redispatch(_below_ks((self, other)), self, other)
     _rebase_history(self, _n)
@@ -7087,14 +7281,16 @@ def logaddexp(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_logaddexp.redispatch(_below_ks((self, other)), self, other)
     _n = LogaddexpBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_logaddexp.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.embedding import (embedding_bag_psw_backward,
                                                embedding_bag_weight_backward,
@@ -79,18 +80,19 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(weight)
+    _g0 = _getattr(weight, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_embedding.redispatch(_below_ks((weight, indices, padding_idx, scale_grad_by_freq, sparse)), weight, indices, padding_idx, scale_grad_by_freq, sparse)
     _n = EmbeddingBackward0()
-    _n.next_edges = (_edge(weight), )
-    if _rg(weight):
+    _n.next_edges = (_gedge(weight) if _g0 else None, )
+    if _g0:
         _n.s_indices = _SV(indices)
-    if _rg(weight):
+    if _g0:
         _n.s_padding_idx = padding_idx
-    if _rg(weight):
+    if _g0:
         _n.s_scale_grad_by_freq = scale_grad_by_freq
-    if _rg(weight):
+    if _g0:
         _n.s_weight_sym_sizes = weight._size
     _res = _OP_embedding.redispatch(_below_ks((weight, indices, padding_idx, scale_grad_by_freq, sparse)), weight, indices, padding_idx, scale_grad_by_freq, sparse)
     _set_history(_res, _n)
@@ -195,24 +197,26 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(weight) or _rg(per_sample_weights)
+    _g0 = _getattr(weight, '_requires_grad', False)
+    _g1 = _getattr(per_sample_weights, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP__embedding_bag.redispatch(_below_ks((weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     _n = EmbeddingBagBackward0()
-    _n.next_edges = (_edge(weight), _edge(per_sample_weights), )
-    if _rg(weight) or _rg(per_sample_weights):
+    _n.next_edges = (_gedge(weight) if _g0 else None, _gedge(per_sample_weights) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_indices = _SV(indices)
-    if _rg(weight) or _rg(per_sample_weights):
+    if _g0 or _g1:
         _n.s_mode = mode
-    if _rg(weight) or _rg(per_sample_weights):
+    if _g0 or _g1:
         _n.s_padding_idx = padding_idx
-    if _rg(weight):
+    if _g0:
         _n.s_per_sample_weights = _SV(per_sample_weights)
-    if _rg(weight):
+    if _g0:
         _n.s_scale_grad_by_freq = scale_grad_by_freq
-    if _rg(per_sample_weights):
+    if _g1:
         _n.s_weight = _SV(weight)
-    if _rg(weight):
+    if _g0:
         _n.s_weight_sym_sizes = weight._size
     _res = _OP__embedding_bag.redispatch(_below_ks((weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     _set_history(_res, _n, True)
@@ -277,16 +281,17 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_embedding_dense_backward.redispatch(_below_ks((grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)), grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     _n = EmbeddingDenseBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, )
+    if _g0:
         _n.s_indices = _SV(indices)
-    if _rg(grad_output):
+    if _g0:
         _n.s_padding_idx = padding_idx
-    if _rg(grad_output):
+    if _g0:
         _n.s_scale_grad_by_freq = scale_grad_by_freq
     _res = _OP_embedding_dense_backward.redispatch(_below_ks((grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)), grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     _set_history(_res, _n)
@@ -324,11 +329,12 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('embedding_renorm_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_embedding_renorm_.redispatch(_below_ks((self, indices, max_norm, norm_type)), self, indices, max_norm, norm_type)
     _n = EmbeddingRenormBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_embedding_renorm_.redispatch(_below_ks((self, indices, max_norm, norm_type)), self, indices, max_norm, norm_type)
     _rebase_history(self, _n)
     return _res

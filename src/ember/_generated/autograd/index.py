@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to
 from ember.autograd.formulas.index import (index_backward, index_fill_value_backward,
                                            index_put_backward_self, index_put_backward_values,
@@ -67,14 +68,15 @@ def index_Tensor(self, indices):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
     _n = IndexBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_indices = list(indices)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
     _set_history(_res, _n)
@@ -148,18 +150,20 @@ def index_put(self, indices, values, accumulate=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(values)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(values, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     _n = IndexPutBackward0()
-    _n.next_edges = (_edge(self), _edge(values), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(values) if _g1 else None, )
+    if _g0:
         _n.s_accumulate = accumulate
-    if _rg(self) or _rg(values):
+    if _g0 or _g1:
         _n.s_indices = list(indices)
-    if _rg(self):
+    if _g0:
         _n.s_values = _SV(values)
-    if _rg(values):
+    if _g1:
         _n.s_values_sym_sizes = values._size
     _res = _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     _set_history(_res, _n)
@@ -184,18 +188,20 @@ def index_put_(self, indices, values, accumulate=False):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self) or _rg(values)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(values, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_index_put_.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     _n = IndexPutBackward0()
-    _n.next_edges = (_edge(self), _edge(values), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(values) if _g1 else None, )
+    if _g0:
         _n.s_accumulate = accumulate
-    if _rg(self) or _rg(values):
+    if _g0 or _g1:
         _n.s_indices = list(indices)
-    if _rg(self):
+    if _g0:
         _n.s_values = _SV(values)
-    if _rg(values):
+    if _g1:
         _n.s_values_sym_sizes = values._size
     _res = _OP_index_put_.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     _rebase_history(self, _n)
@@ -267,14 +273,16 @@ def index_fill_int_Tensor(self, dim, index, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(value)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(value, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_index_fill_int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _n = IndexFillBackward1()
-    _n.next_edges = (_edge(self), _edge(value), )
-    if _rg(self) or _rg(value):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self) or _rg(value):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
     _res = _OP_index_fill_int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _set_history(_res, _n)
@@ -300,14 +308,16 @@ def index_fill__int_Tensor(self, dim, index, value):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_fill_')
-    _need = _rg(self) or _rg(value)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(value, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_index_fill__int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _n = IndexFillBackward1()
-    _n.next_edges = (_edge(self), _edge(value), )
-    if _rg(self) or _rg(value):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self) or _rg(value):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
     _res = _OP_index_fill__int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _rebase_history(self, _n)
@@ -391,22 +401,24 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(src)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_scatter_reduce_two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
     _n = ScatterReduceBackward0()
-    _n.next_edges = (_edge(self), _edge(src), )
-    if _rg(self) or _rg(src):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_include_self = include_self
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_reduce = reduce
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_src = _SV(src)
     _res = _OP_scatter_reduce_two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
     _set_history(_res, _n)
@@ -433,22 +445,24 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_reduce_')
-    _need = _rg(self) or _rg(src)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_scatter_reduce__two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
     _n = ScatterReduceBackward0()
-    _n.next_edges = (_edge(self), _edge(src), )
-    if _rg(self) or _rg(src):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_include_self = include_self
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_reduce = reduce
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_src = _SV(src)
     _res = _OP_scatter_reduce__two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
     _rebase_history(self, _n)
@@ -533,22 +547,24 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(source)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(source, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_index_reduce.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
     _n = IndexReduceBackward0()
-    _n.next_edges = (_edge(self), _edge(source), )
-    if _rg(self) or _rg(source):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_include_self = include_self
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_reduce = reduce
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_source = _SV(source)
     _res = _OP_index_reduce.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
     _set_history(_res, _n)
@@ -575,22 +591,24 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_reduce_')
-    _need = _rg(self) or _rg(source)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(source, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_index_reduce_.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
     _n = IndexReduceBackward0()
-    _n.next_edges = (_edge(self), _edge(source), )
-    if _rg(self) or _rg(source):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_include_self = include_self
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_reduce = reduce
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_source = _SV(source)
     _res = _OP_index_reduce_.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
     _rebase_history(self, _n)
@@ -655,16 +673,17 @@ def gather(self, dim, index, *, sparse_grad=False):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'gather')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_gather.redispatch(_below_ks((self, dim, index, sparse_grad)), self, dim, index, sparse_grad=sparse_grad)
     _n = GatherBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_index = _SV(index)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_gather.redispatch(_below_ks((self, dim, index, sparse_grad)), self, dim, index, sparse_grad=sparse_grad)
     _set_history(_res, _n)
@@ -737,14 +756,16 @@ def scatter_src(self, dim, index, src):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'scatter')
-    _need = _rg(self) or _rg(src)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_scatter_src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
     _n = ScatterBackward0()
-    _n.next_edges = (_edge(self), _edge(src), )
-    if _rg(self) or _rg(src):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
     _res = _OP_scatter_src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
     _set_history(_res, _n)
@@ -770,14 +791,16 @@ def scatter__src(self, dim, index, src):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_')
-    _need = _rg(self) or _rg(src)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_scatter__src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
     _n = ScatterBackward0()
-    _n.next_edges = (_edge(self), _edge(src), )
-    if _rg(self) or _rg(src):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self) or _rg(src):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
     _res = _OP_scatter__src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
     _rebase_history(self, _n)
@@ -839,14 +862,15 @@ def scatter_value(self, dim, index, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'scatter')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_scatter_value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _n = ScatterBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_index = _SV(index)
     _res = _OP_scatter_value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _set_history(_res, _n)
@@ -872,14 +896,15 @@ def scatter__value(self, dim, index, value):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_scatter__value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _n = ScatterBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_index = _SV(index)
     _res = _OP_scatter__value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _rebase_history(self, _n)
@@ -950,14 +975,16 @@ def scatter_add(self, dim, index, src):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'scatter_add')
-    _need = _rg(self) or _rg(src)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_scatter_add.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
     _n = ScatterAddBackward0()
-    _n.next_edges = (_edge(self), _edge(src), )
-    if _rg(src):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g1:
         _n.s_dim = dim
-    if _rg(src):
+    if _g1:
         _n.s_index = _SV(index)
     _res = _OP_scatter_add.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
     _set_history(_res, _n)
@@ -983,14 +1010,16 @@ def scatter_add_(self, dim, index, src):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_add_')
-    _need = _rg(self) or _rg(src)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(src, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_scatter_add_.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
     _n = ScatterAddBackward0()
-    _n.next_edges = (_edge(self), _edge(src), )
-    if _rg(src):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    if _g1:
         _n.s_dim = dim
-    if _rg(src):
+    if _g1:
         _n.s_index = _SV(index)
     _res = _OP_scatter_add_.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
     _rebase_history(self, _n)
@@ -1058,18 +1087,19 @@ def index_select(self, dim, index):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_select')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_index_select.redispatch(_below_ks((self, dim, index)), self, dim, index)
     _n = IndexSelectBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_index = _SV(index)
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_index_select.redispatch(_below_ks((self, dim, index)), self, dim, index)
     _set_history(_res, _n)
@@ -1145,18 +1175,20 @@ def index_add(self, dim, index, source, *, alpha=1):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_add')
-    _need = _rg(self) or _rg(source)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(source, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_index_add.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
     _n = IndexAddBackward0()
-    _n.next_edges = (_edge(self), _edge(source), )
-    if _rg(source):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    if _g1:
         _n.s_alpha = alpha
-    if _rg(source):
+    if _g1:
         _n.s_dim = dim
-    if _rg(source):
+    if _g1:
         _n.s_index = _SV(index)
-    if _rg(source):
+    if _g1:
         _n.s_source = _SV(source)
     _res = _OP_index_add.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
     _set_history(_res, _n)
@@ -1182,18 +1214,20 @@ def index_add_(self, dim, index, source, *, alpha=1):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_add_')
-    _need = _rg(self) or _rg(source)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(source, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_index_add_.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
     _n = IndexAddBackward0()
-    _n.next_edges = (_edge(self), _edge(source), )
-    if _rg(source):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    if _g1:
         _n.s_alpha = alpha
-    if _rg(source):
+    if _g1:
         _n.s_dim = dim
-    if _rg(source):
+    if _g1:
         _n.s_index = _SV(index)
-    if _rg(source):
+    if _g1:
         _n.s_source = _SV(source)
     _res = _OP_index_add_.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
     _rebase_history(self, _n)
@@ -1270,16 +1304,18 @@ def index_copy(self, dim, index, source):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_copy')
-    _need = _rg(self) or _rg(source)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(source, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_index_copy.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
     _n = IndexCopyBackward0()
-    _n.next_edges = (_edge(self), _edge(source), )
-    if _rg(self) or _rg(source):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
-    if _rg(source):
+    if _g1:
         _n.s_source = _SV(source)
     _res = _OP_index_copy.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
     _set_history(_res, _n)
@@ -1305,16 +1341,18 @@ def index_copy_(self, dim, index, source):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_copy_')
-    _need = _rg(self) or _rg(source)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(source, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_index_copy_.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
     _n = IndexCopyBackward0()
-    _n.next_edges = (_edge(self), _edge(source), )
-    if _rg(self) or _rg(source):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
-    if _rg(source):
+    if _g1:
         _n.s_source = _SV(source)
     _res = _OP_index_copy_.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
     _rebase_history(self, _n)
@@ -1376,14 +1414,15 @@ def index_fill_int_Scalar(self, dim, index, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_fill')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_index_fill_int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _n = IndexFillBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_index = _SV(index)
     _res = _OP_index_fill_int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _set_history(_res, _n)
@@ -1409,14 +1448,15 @@ def index_fill__int_Scalar(self, dim, index, value):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_fill_')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_index_fill__int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _n = IndexFillBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_index = _SV(index)
     _res = _OP_index_fill__int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
     _rebase_history(self, _n)
@@ -1479,14 +1519,15 @@ def masked_fill_Scalar(self, mask, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_fill')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_masked_fill_Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
     _n = MaskedFillBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_mask = _SV(mask)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_masked_fill_Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
     _set_history(_res, _n)
@@ -1512,14 +1553,15 @@ def masked_fill__Scalar(self, mask, value):
         return _res
     _check_inplace(self)
     _no_rg(mask, 'mask', 'masked_fill_')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_masked_fill__Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
     _n = MaskedFillBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_mask = _SV(mask)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_masked_fill__Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
     _rebase_history(self, _n)
@@ -1592,14 +1634,16 @@ def masked_fill_Tensor(self, mask, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_fill')
-    _need = _rg(self) or _rg(value)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(value, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_masked_fill_Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
     _n = MaskedFillBackward1()
-    _n.next_edges = (_edge(self), _edge(value), )
-    if _rg(self) or _rg(value):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_mask = _SV(mask)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_masked_fill_Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
     _set_history(_res, _n)
@@ -1625,14 +1669,16 @@ def masked_fill__Tensor(self, mask, value):
         return _res
     _check_inplace(self)
     _no_rg(mask, 'mask', 'masked_fill_')
-    _need = _rg(self) or _rg(value)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(value, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_masked_fill__Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
     _n = MaskedFillBackward1()
-    _n.next_edges = (_edge(self), _edge(value), )
-    if _rg(self) or _rg(value):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_mask = _SV(mask)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_masked_fill__Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
     _rebase_history(self, _n)
@@ -1699,16 +1745,17 @@ def masked_select(self, mask):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_select')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_masked_select.redispatch(_below_ks((self, mask)), self, mask)
     _n = MaskedSelectBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_mask = _SV(mask)
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_masked_select.redispatch(_below_ks((self, mask)), self, mask)
     _set_history(_res, _n)
@@ -1783,14 +1830,16 @@ def masked_scatter(self, mask, source):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_scatter')
-    _need = _rg(self) or _rg(source)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(source, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_masked_scatter.redispatch(_below_ks((self, mask, source)), self, mask, source)
     _n = MaskedScatterBackward0()
-    _n.next_edges = (_edge(self), _edge(source), )
-    if _rg(self) or _rg(source):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_mask = _SV(mask)
-    if _rg(source):
+    if _g1:
         _n.s_source = _SV(source)
     _res = _OP_masked_scatter.redispatch(_below_ks((self, mask, source)), self, mask, source)
     _set_history(_res, _n)
@@ -1816,14 +1865,16 @@ def masked_scatter_(self, mask, source):
         return _res
     _check_inplace(self)
     _no_rg(mask, 'mask', 'masked_scatter_')
-    _need = _rg(self) or _rg(source)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(source, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_masked_scatter_.redispatch(_below_ks((self, mask, source)), self, mask, source)
     _n = MaskedScatterBackward0()
-    _n.next_edges = (_edge(self), _edge(source), )
-    if _rg(self) or _rg(source):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_mask = _SV(mask)
-    if _rg(source):
+    if _g1:
         _n.s_source = _SV(source)
     _res = _OP_masked_scatter_.redispatch(_below_ks((self, mask, source)), self, mask, source)
     _rebase_history(self, _n)
@@ -1886,14 +1937,15 @@ def take(self, index):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'take')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_take.redispatch(_below_ks((self, index)), self, index)
     _n = TakeBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_index = _SV(index)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_take.redispatch(_below_ks((self, index)), self, index)
     _set_history(_res, _n)
@@ -1970,16 +2022,18 @@ def put(self, index, source, accumulate=False):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'put')
-    _need = _rg(self) or _rg(source)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(source, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_put.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)
     _n = PutBackward0()
-    _n.next_edges = (_edge(self), _edge(source), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    if _g0:
         _n.s_accumulate = accumulate
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_source = _SV(source)
     _res = _OP_put.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)
     _set_history(_res, _n)
@@ -2005,16 +2059,18 @@ def put_(self, index, source, accumulate=False):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'put_')
-    _need = _rg(self) or _rg(source)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(source, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_put_.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)
     _n = PutBackward0()
-    _n.next_edges = (_edge(self), _edge(source), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    if _g0:
         _n.s_accumulate = accumulate
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_index = _SV(index)
-    if _rg(self) or _rg(source):
+    if _g0 or _g1:
         _n.s_source = _SV(source)
     _res = _OP_put_.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)
     _rebase_history(self, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.index import gather_backward
 from ember.autograd.formulas.interpolate import grid_sampler_2d_backward_, interp_backward
@@ -69,20 +70,21 @@ def _upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, sca
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _n = UpsampleBilinear2DAaBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_align_corners = align_corners
-    if _rg(self):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(self):
+    if _g0:
         _n.s_scales_h = scales_h
-    if _rg(self):
+    if _g0:
         _n.s_scales_w = scales_w
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _set_history(_res, _n)
@@ -136,20 +138,21 @@ def _upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scal
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _n = UpsampleBicubic2DAaBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_align_corners = align_corners
-    if _rg(self):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(self):
+    if _g0:
         _n.s_scales_h = scales_h
-    if _rg(self):
+    if _g0:
         _n.s_scales_w = scales_w
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _set_history(_res, _n)
@@ -203,20 +206,21 @@ def _upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scal
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _n = UpsampleLanczos2DAaBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_align_corners = align_corners
-    if _rg(self):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(self):
+    if _g0:
         _n.s_scales_h = scales_h
-    if _rg(self):
+    if _g0:
         _n.s_scales_w = scales_w
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _set_history(_res, _n)
@@ -269,18 +273,19 @@ def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _n = UpsampleBilinear2DAaBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, )
+    if _g0:
         _n.s_align_corners = align_corners
-    if _rg(grad_output):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(grad_output):
+    if _g0:
         _n.s_scales_h = scales_h
-    if _rg(grad_output):
+    if _g0:
         _n.s_scales_w = scales_w
     _res = _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _set_history(_res, _n)
@@ -333,18 +338,19 @@ def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _n = UpsampleBicubic2DAaBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, )
+    if _g0:
         _n.s_align_corners = align_corners
-    if _rg(grad_output):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(grad_output):
+    if _g0:
         _n.s_scales_h = scales_h
-    if _rg(grad_output):
+    if _g0:
         _n.s_scales_w = scales_w
     _res = _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _set_history(_res, _n)
@@ -397,18 +403,19 @@ def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _n = UpsampleLanczos2DAaBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, )
+    if _g0:
         _n.s_align_corners = align_corners
-    if _rg(grad_output):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(grad_output):
+    if _g0:
         _n.s_scales_h = scales_h
-    if _rg(grad_output):
+    if _g0:
         _n.s_scales_w = scales_w
     _res = _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _set_history(_res, _n)
@@ -470,16 +477,17 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(input)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _n = UpsampleNearest1DBackward0()
-    _n.next_edges = (_edge(input), )
-    if _rg(input):
+    _n.next_edges = (_gedge(input) if _g0 else None, )
+    if _g0:
         _n.s_input = _SV(input)
-    if _rg(input):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(input):
+    if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _set_history(_res, _n)
@@ -541,16 +549,17 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(input)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _n = UpsampleNearest2DBackward0()
-    _n.next_edges = (_edge(input), )
-    if _rg(input):
+    _n.next_edges = (_gedge(input) if _g0 else None, )
+    if _g0:
         _n.s_input = _SV(input)
-    if _rg(input):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(input):
+    if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _set_history(_res, _n)
@@ -612,16 +621,17 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(input)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _n = UpsampleNearestExact2DBackward0()
-    _n.next_edges = (_edge(input), )
-    if _rg(input):
+    _n.next_edges = (_gedge(input) if _g0 else None, )
+    if _g0:
         _n.s_input = _SV(input)
-    if _rg(input):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(input):
+    if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _set_history(_res, _n)
@@ -684,18 +694,19 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(input)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _n = UpsampleLinear1DBackward0()
-    _n.next_edges = (_edge(input), )
-    if _rg(input):
+    _n.next_edges = (_gedge(input) if _g0 else None, )
+    if _g0:
         _n.s_align_corners = align_corners
-    if _rg(input):
+    if _g0:
         _n.s_input = _SV(input)
-    if _rg(input):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(input):
+    if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _set_history(_res, _n)
@@ -758,18 +769,19 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(input)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _n = UpsampleBilinear2DBackward0()
-    _n.next_edges = (_edge(input), )
-    if _rg(input):
+    _n.next_edges = (_gedge(input) if _g0 else None, )
+    if _g0:
         _n.s_align_corners = align_corners
-    if _rg(input):
+    if _g0:
         _n.s_input = _SV(input)
-    if _rg(input):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(input):
+    if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _set_history(_res, _n)
@@ -832,18 +844,19 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(input)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _n = UpsampleBicubic2DBackward0()
-    _n.next_edges = (_edge(input), )
-    if _rg(input):
+    _n.next_edges = (_gedge(input) if _g0 else None, )
+    if _g0:
         _n.s_align_corners = align_corners
-    if _rg(input):
+    if _g0:
         _n.s_input = _SV(input)
-    if _rg(input):
+    if _g0:
         _n.s_output_size = output_size
-    if _rg(input):
+    if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _set_history(_res, _n)
@@ -919,20 +932,22 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(input) or _rg(grid)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _g1 = _getattr(grid, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_grid_sampler_2d.redispatch(_below_ks((input, grid, interpolation_mode, padding_mode, align_corners)), input, grid, interpolation_mode, padding_mode, align_corners)
     _n = GridSampler2DBackward0()
-    _n.next_edges = (_edge(input), _edge(grid), )
-    if _rg(input) or _rg(grid):
+    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(grid) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_align_corners = align_corners
-    if _rg(input) or _rg(grid):
+    if _g0 or _g1:
         _n.s_grid = _SV(grid)
-    if _rg(input) or _rg(grid):
+    if _g0 or _g1:
         _n.s_input = _SV(input)
-    if _rg(input) or _rg(grid):
+    if _g0 or _g1:
         _n.s_interpolation_mode = interpolation_mode
-    if _rg(input) or _rg(grid):
+    if _g0 or _g1:
         _n.s_padding_mode = padding_mode
     _res = _OP_grid_sampler_2d.redispatch(_below_ks((input, grid, interpolation_mode, padding_mode, align_corners)), input, grid, interpolation_mode, padding_mode, align_corners)
     _set_history(_res, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to, to_dtype
 from ember.autograd.formulas.linalg import (cholesky_backward, cholesky_solve_backward,
                                             eigh_backward, inv_backward, lstsq_backward,
@@ -90,22 +91,24 @@ def mm(self, mat2):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(mat2)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(mat2, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_mm.redispatch(_below_ks((self, mat2)), self, mat2)
     _n = MmBackward0()
-    _n.next_edges = (_edge(self), _edge(mat2), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat2) if _g1 else None, )
+    if _g0:
         _n.s_mat2 = _SV(mat2)
-    if _rg(mat2):
+    if _g1:
         _n.s_mat2_sym_sizes = mat2._size
-    if _rg(mat2):
+    if _g1:
         _n.s_mat2_sym_strides = mat2.stride()
-    if _rg(mat2):
+    if _g1:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_strides = self.stride()
     _res = _OP_mm.redispatch(_below_ks((self, mat2)), self, mat2)
     _set_history(_res, _n)
@@ -171,14 +174,16 @@ def bmm(self, mat2):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(mat2)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(mat2, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_bmm.redispatch(_below_ks((self, mat2)), self, mat2)
     _n = BmmBackward0()
-    _n.next_edges = (_edge(self), _edge(mat2), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat2) if _g1 else None, )
+    if _g0:
         _n.s_mat2 = _SV(mat2)
-    if _rg(mat2):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_bmm.redispatch(_below_ks((self, mat2)), self, mat2)
     _set_history(_res, _n)
@@ -244,14 +249,16 @@ def mv(self, vec):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(vec)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(vec, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_mv.redispatch(_below_ks((self, vec)), self, vec)
     _n = MvBackward0()
-    _n.next_edges = (_edge(self), _edge(vec), )
-    if _rg(vec):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(vec) if _g1 else None, )
+    if _g1:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_vec = _SV(vec)
     _res = _OP_mv.redispatch(_below_ks((self, vec)), self, vec)
     _set_history(_res, _n)
@@ -317,14 +324,16 @@ def dot(self, tensor):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(tensor)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(tensor, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_dot.redispatch(_below_ks((self, tensor)), self, tensor)
     _n = DotBackward0()
-    _n.next_edges = (_edge(self), _edge(tensor), )
-    if _rg(tensor):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor) if _g1 else None, )
+    if _g1:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_tensor = _SV(tensor)
     _res = _OP_dot.redispatch(_below_ks((self, tensor)), self, tensor)
     _set_history(_res, _n)
@@ -392,14 +401,16 @@ def matmul(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_matmul.redispatch(_below_ks((self, other)), self, other)
     _n = MatmulBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_other = _SV(other)
-    if _rg(self) or _rg(other):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_matmul.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -479,28 +490,31 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(mat1) or _rg(mat2)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(mat1, '_requires_grad', False)
+    _g2 = _getattr(mat2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_addmm.redispatch(_below_ks((self, mat1, mat2, beta, alpha)), self, mat1, mat2, beta=beta, alpha=alpha)
     _n = AddmmBackward0()
-    _n.next_edges = (_edge(self), _edge(mat1), _edge(mat2), )
-    if _rg(mat1) or _rg(mat2):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat1) if _g1 else None, _gedge(mat2) if _g2 else None, )
+    if _g1 or _g2:
         _n.s_alpha = alpha
-    if _rg(self):
+    if _g0:
         _n.s_beta = beta
-    if _rg(mat2):
+    if _g2:
         _n.s_mat1 = _SV(mat1)
-    if _rg(mat1):
+    if _g1:
         _n.s_mat1_sym_sizes = mat1._size
-    if _rg(mat1):
+    if _g1:
         _n.s_mat1_sym_strides = mat1.stride()
-    if _rg(mat1):
+    if _g1:
         _n.s_mat2 = _SV(mat2)
-    if _rg(mat2):
+    if _g2:
         _n.s_mat2_sym_sizes = mat2._size
-    if _rg(mat2):
+    if _g2:
         _n.s_mat2_sym_strides = mat2.stride()
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_addmm.redispatch(_below_ks((self, mat1, mat2, beta, alpha)), self, mat1, mat2, beta=beta, alpha=alpha)
     _set_history(_res, _n)
@@ -564,20 +578,21 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
     _n = LinalgVectorNormBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_ord = ord
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
@@ -642,20 +657,21 @@ def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_matrix_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
     _n = LinalgMatrixNormBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_ord = ord
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_linalg_matrix_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
@@ -720,20 +736,21 @@ def linalg_matrix_norm_str_ord(self, ord='fro', dim=(-2, -1), keepdim=False, *, 
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_matrix_norm_str_ord.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
     _n = LinalgMatrixNormBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_ord = ord
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_linalg_matrix_norm_str_ord.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
@@ -801,11 +818,12 @@ def linalg_inv_ex(A, *, check_errors=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(A)
+    _g0 = _getattr(A, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_inv_ex.redispatch(_below_ks((A, check_errors)), A, check_errors=check_errors)
     _n = LinalgInvExBackward0()
-    _n.next_edges = (_edge(A), )
+    _n.next_edges = (_gedge(A) if _g0 else None, )
     _res = _OP_linalg_inv_ex.redispatch(_below_ks((A, check_errors)), A, check_errors=check_errors)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -850,12 +868,13 @@ _OP_linalg_slogdet = getattr(_aten.linalg_slogdet, 'default')
 def linalg_slogdet(A):
     if _FW[0] and _fw_has((A, )):
         _fw_unsupported('linalg_slogdet')
-    _need = _rg(A)
+    _g0 = _getattr(A, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_slogdet.redispatch(_below_ks((A,)), A)
     _n = LinalgSlogdetBackward0()
-    _n.next_edges = (_edge(A), )
-    if _rg(A):
+    _n.next_edges = (_gedge(A) if _g0 else None, )
+    if _g0:
         _n.s_A = _SV(A)
     _res = _OP_linalg_slogdet.redispatch(_below_ks((A,)), A)
     _set_history(_res, _n)
@@ -940,16 +959,18 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(A) or _rg(B)
+    _g0 = _getattr(A, '_requires_grad', False)
+    _g1 = _getattr(B, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_linalg_solve_ex.redispatch(_below_ks((A, B, left, check_errors)), A, B, left=left, check_errors=check_errors)
     _n = LinalgSolveExBackward0()
-    _n.next_edges = (_edge(A), _edge(B), )
-    if _rg(A) or _rg(B):
+    _n.next_edges = (_gedge(A) if _g0 else None, _gedge(B) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_A = _SV(A)
-    if _rg(A) or _rg(B):
+    if _g0 or _g1:
         _n.s_B = _SV(B)
-    if _rg(A) or _rg(B):
+    if _g0 or _g1:
         _n.s_left = left
     _res = _OP_linalg_solve_ex.redispatch(_below_ks((A, B, left, check_errors)), A, B, left=left, check_errors=check_errors)
     _set_history(_res, _n, True)
@@ -1018,12 +1039,13 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_cholesky_ex.redispatch(_below_ks((self, upper, check_errors)), self, upper=upper, check_errors=check_errors)
     _n = LinalgCholeskyExBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_upper = upper
     _res = _OP_linalg_cholesky_ex.redispatch(_below_ks((self, upper, check_errors)), self, upper=upper, check_errors=check_errors)
     _set_history(_res, _n, True)
@@ -1102,16 +1124,18 @@ def cholesky_solve(self, input2, upper=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(input2)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(input2, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_cholesky_solve.redispatch(_below_ks((self, input2, upper)), self, input2, upper)
     _n = CholeskySolveBackward0()
-    _n.next_edges = (_edge(self), _edge(input2), )
-    if _rg(self) or _rg(input2):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(input2) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_input2 = _SV(input2)
-    if _rg(self) or _rg(input2):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
-    if _rg(self) or _rg(input2):
+    if _g0 or _g1:
         _n.s_upper = upper
     _res = _OP_cholesky_solve.redispatch(_below_ks((self, input2, upper)), self, input2, upper)
     _set_history(_res, _n)
@@ -1187,12 +1211,13 @@ def linalg_qr(A, mode='reduced'):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(A)
+    _g0 = _getattr(A, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_qr.redispatch(_below_ks((A, mode)), A, mode)
     _n = LinalgQrBackward0()
-    _n.next_edges = (_edge(A), )
-    if _rg(A):
+    _n.next_edges = (_gedge(A) if _g0 else None, )
+    if _g0:
         _n.s_mode = mode
     _res = _OP_linalg_qr.redispatch(_below_ks((A, mode)), A, mode)
     _set_history(_res, _n)
@@ -1280,16 +1305,17 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(A)
+    _g0 = _getattr(A, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__linalg_svd.redispatch(_below_ks((A, full_matrices, compute_uv, driver)), A, full_matrices, compute_uv, driver=driver)
     _n = LinalgSvdBackward0()
-    _n.next_edges = (_edge(A), )
-    if _rg(A):
+    _n.next_edges = (_gedge(A) if _g0 else None, )
+    if _g0:
         _n.s_A = _SV(A)
-    if _rg(A):
+    if _g0:
         _n.s_compute_uv = compute_uv
-    if _rg(A):
+    if _g0:
         _n.s_full_matrices = full_matrices
     _res = _OP__linalg_svd.redispatch(_below_ks((A, full_matrices, compute_uv, driver)), A, full_matrices, compute_uv, driver=driver)
     _set_history(_res, _n)
@@ -1371,14 +1397,15 @@ def _linalg_eigh(A, UPLO='L', compute_v=True):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(A)
+    _g0 = _getattr(A, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__linalg_eigh.redispatch(_below_ks((A, UPLO, compute_v)), A, UPLO, compute_v)
     _n = LinalgEighBackward0()
-    _n.next_edges = (_edge(A), )
-    if _rg(A):
+    _n.next_edges = (_gedge(A) if _g0 else None, )
+    if _g0:
         _n.s_A = _SV(A)
-    if _rg(A):
+    if _g0:
         _n.s_compute_v = compute_v
     _res = _OP__linalg_eigh.redispatch(_below_ks((A, UPLO, compute_v)), A, UPLO, compute_v)
     _set_history(_res, _n)
@@ -1432,14 +1459,16 @@ _OP_linalg_lstsq = getattr(_aten.linalg_lstsq, 'default')
 def linalg_lstsq(self, b, rcond=None, *, driver=None):
     if _FW[0] and _fw_has((self, b, )):
         _fw_unsupported('linalg_lstsq')
-    _need = _rg(self) or _rg(b)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(b, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_linalg_lstsq.redispatch(_below_ks((self, b, rcond, driver)), self, b, rcond, driver=driver)
     _n = LinalgLstsqBackward0()
-    _n.next_edges = (_edge(self), _edge(b), )
-    if _rg(self) or _rg(b):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(b) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_b = _SV(b)
-    if _rg(self) or _rg(b):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _OP_linalg_lstsq.redispatch(_below_ks((self, b, rcond, driver)), self, b, rcond, driver=driver)
     for _x, _d in zip(_res, (True, True, False, False)):
@@ -1508,12 +1537,13 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_pinv_atol_rtol_float.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
     _n = LinalgPinvBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_linalg_pinv_atol_rtol_float.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
     _set_history(_res, _n)
@@ -1580,12 +1610,13 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
         return _fw_attach(_res, _t)
     _no_rg(atol, 'atol', 'linalg_pinv')
     _no_rg(rtol, 'rtol', 'linalg_pinv')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_pinv_atol_rtol_tensor.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
     _n = LinalgPinvBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_linalg_pinv_atol_rtol_tensor.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
     _set_history(_res, _n)
@@ -1659,14 +1690,16 @@ def vdot(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_vdot.redispatch(_below_ks((self, other)), self, other)
     _n = VdotBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_vdot.redispatch(_below_ks((self, other)), self, other)
     _set_history(_res, _n)
@@ -1724,12 +1757,13 @@ def trace(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_trace.redispatch(_below_ks((self,)), self)
     _n = TraceBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_trace.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -1808,20 +1842,22 @@ def linalg_cross(self, other, *, dim=-1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(other)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_linalg_cross.redispatch(_below_ks((self, other, dim)), self, other, dim=dim)
     _n = LinalgCrossBackward0()
-    _n.next_edges = (_edge(self), _edge(other), )
-    if _rg(self) or _rg(other):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_other = _SV(other)
-    if _rg(other):
+    if _g1:
         _n.s_other_sym_sizes = other._size
-    if _rg(other):
+    if _g1:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_linalg_cross.redispatch(_below_ks((self, other, dim)), self, other, dim=dim)
     _set_history(_res, _n)
@@ -1885,12 +1921,13 @@ def linalg_det(A):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(A)
+    _g0 = _getattr(A, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_det.redispatch(_below_ks((A,)), A)
     _n = LinalgDetBackward0()
-    _n.next_edges = (_edge(A), )
-    if _rg(A):
+    _n.next_edges = (_gedge(A) if _g0 else None, )
+    if _g0:
         _n.s_A = _SV(A)
     _res = _OP_linalg_det.redispatch(_below_ks((A,)), A)
     _set_history(_res, _n)
@@ -1951,12 +1988,13 @@ def linalg_matrix_exp(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_matrix_exp.redispatch(_below_ks((self,)), self)
     _n = LinalgMatrixExpBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_linalg_matrix_exp.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -2021,14 +2059,15 @@ def cholesky_inverse(self, upper=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cholesky_inverse.redispatch(_below_ks((self, upper)), self, upper)
     _n = CholeskyInverseBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_upper = upper
     _res = _OP_cholesky_inverse.redispatch(_below_ks((self, upper)), self, upper)
     _set_history(_res, _n)

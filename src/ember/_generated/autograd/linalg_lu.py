@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.linalg_lu import (linalg_lu_backward, linalg_lu_solve_backward,
                                                lu_factor_ex_backward, lu_unpack_backward)
@@ -89,12 +90,13 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(A)
+    _g0 = _getattr(A, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_lu_factor_ex.redispatch(_below_ks((A, pivot, check_errors)), A, pivot=pivot, check_errors=check_errors)
     _n = LinalgLuFactorExBackward0()
-    _n.next_edges = (_edge(A), )
-    if _rg(A):
+    _n.next_edges = (_gedge(A) if _g0 else None, )
+    if _g0:
         _n.s_pivot = pivot
     _res = _OP_linalg_lu_factor_ex.redispatch(_below_ks((A, pivot, check_errors)), A, pivot=pivot, check_errors=check_errors)
     for _x, _d in zip(_res, (True, False, False)):
@@ -181,12 +183,13 @@ def linalg_lu(A, *, pivot=True):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(A)
+    _g0 = _getattr(A, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_linalg_lu.redispatch(_below_ks((A, pivot)), A, pivot=pivot)
     _n = LinalgLuBackward0()
-    _n.next_edges = (_edge(A), )
-    if _rg(A):
+    _n.next_edges = (_gedge(A) if _g0 else None, )
+    if _g0:
         _n.s_pivot = pivot
     _res = _OP_linalg_lu.redispatch(_below_ks((A, pivot)), A, pivot=pivot)
     for _x, _d in zip(_res, (False, True, True)):
@@ -263,12 +266,13 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(LU_data)
+    _g0 = _getattr(LU_data, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_lu_unpack.redispatch(_below_ks((LU_data, LU_pivots, unpack_data, unpack_pivots)), LU_data, LU_pivots, unpack_data, unpack_pivots)
     _n = LuUnpackBackward0()
-    _n.next_edges = (_edge(LU_data), )
-    if _rg(LU_data):
+    _n.next_edges = (_gedge(LU_data) if _g0 else None, )
+    if _g0:
         _n.s_LU_data_sym_sizes = LU_data._size
     _res = _OP_lu_unpack.redispatch(_below_ks((LU_data, LU_pivots, unpack_data, unpack_pivots)), LU_data, LU_pivots, unpack_data, unpack_pivots)
     for _x, _d in zip(_res, (False, True, True)):
@@ -355,20 +359,22 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(LU) or _rg(B)
+    _g0 = _getattr(LU, '_requires_grad', False)
+    _g1 = _getattr(B, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_linalg_lu_solve.redispatch(_below_ks((LU, pivots, B, left, adjoint)), LU, pivots, B, left=left, adjoint=adjoint)
     _n = LinalgLuSolveBackward0()
-    _n.next_edges = (_edge(LU), _edge(B), )
-    if _rg(LU) or _rg(B):
+    _n.next_edges = (_gedge(LU) if _g0 else None, _gedge(B) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_B = _SV(B)
-    if _rg(LU) or _rg(B):
+    if _g0 or _g1:
         _n.s_LU = _SV(LU)
-    if _rg(LU) or _rg(B):
+    if _g0 or _g1:
         _n.s_adjoint = adjoint
-    if _rg(LU) or _rg(B):
+    if _g0 or _g1:
         _n.s_left = left
-    if _rg(LU) or _rg(B):
+    if _g0 or _g1:
         _n.s_pivots = _SV(pivots)
     _res = _OP_linalg_lu_solve.redispatch(_below_ks((LU, pivots, B, left, adjoint)), LU, pivots, B, left=left, adjoint=adjoint)
     _set_history(_res, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.loss import (bce_with_logits_backward,
                                           bce_with_logits_target_backward,
@@ -105,20 +106,21 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
         _fw_attach(_res[0], _t)
         return _res
     _no_rg(weight, 'weight', 'nll_loss_forward')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
     _n = NllLossBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_ignore_index = ignore_index
-    if _rg(self):
+    if _g0:
         _n.s_reduction = reduction
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_target = _SV(target)
-    if _rg(self):
+    if _g0:
         _n.s_weight = _SV(weight)
     _res = _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
     _set_history(_res, _n, True)
@@ -201,20 +203,21 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
         _fw_attach(_res[0], _t)
         return _res
     _no_rg(weight, 'weight', 'nll_loss2d_forward')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
     _n = NllLoss2DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_ignore_index = ignore_index
-    if _rg(self):
+    if _g0:
         _n.s_reduction = reduction
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_target = _SV(target)
-    if _rg(self):
+    if _g0:
         _n.s_weight = _SV(weight)
     _res = _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
     _set_history(_res, _n, True)
@@ -292,16 +295,18 @@ def mse_loss(self, target, reduction=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(target)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(target, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_mse_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
     _n = MseLossBackward0()
-    _n.next_edges = (_edge(self), _edge(target), )
-    if _rg(self) or _rg(target):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_reduction = reduction
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_target = _SV(target)
     _res = _OP_mse_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
     _set_history(_res, _n)
@@ -380,18 +385,20 @@ def smooth_l1_loss(self, target, reduction=1, beta=1.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(target)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(target, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_smooth_l1_loss.redispatch(_below_ks((self, target, reduction, beta)), self, target, reduction, beta)
     _n = SmoothL1LossBackward0()
-    _n.next_edges = (_edge(self), _edge(target), )
-    if _rg(self) or _rg(target):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_beta = beta
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_reduction = reduction
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_target = _SV(target)
     _res = _OP_smooth_l1_loss.redispatch(_below_ks((self, target, reduction, beta)), self, target, reduction, beta)
     _set_history(_res, _n)
@@ -470,18 +477,20 @@ def huber_loss(self, target, reduction=1, delta=1.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(target)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(target, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_huber_loss.redispatch(_below_ks((self, target, reduction, delta)), self, target, reduction, delta)
     _n = HuberLossBackward0()
-    _n.next_edges = (_edge(self), _edge(target), )
-    if _rg(self) or _rg(target):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_delta = delta
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_reduction = reduction
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_target = _SV(target)
     _res = _OP_huber_loss.redispatch(_below_ks((self, target, reduction, delta)), self, target, reduction, delta)
     _set_history(_res, _n)
@@ -555,16 +564,18 @@ def soft_margin_loss(self, target, reduction=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(target)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(target, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_soft_margin_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
     _n = SoftMarginLossBackward0()
-    _n.next_edges = (_edge(self), _edge(target), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    if _g0:
         _n.s_reduction = reduction
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_target = _SV(target)
     _res = _OP_soft_margin_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
     _set_history(_res, _n)
@@ -643,18 +654,20 @@ def kl_div(self, target, reduction=1, *, log_target=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self) or _rg(target)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(target, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_kl_div.redispatch(_below_ks((self, target, reduction, log_target)), self, target, reduction, log_target=log_target)
     _n = KlDivBackward0()
-    _n.next_edges = (_edge(self), _edge(target), )
-    if _rg(self) or _rg(target):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_log_target = log_target
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_reduction = reduction
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_target = _SV(target)
     _res = _OP_kl_div.redispatch(_below_ks((self, target, reduction, log_target)), self, target, reduction, log_target=log_target)
     _set_history(_res, _n)
@@ -737,18 +750,20 @@ def binary_cross_entropy(self, target, weight=None, reduction=1):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(weight, 'weight', 'binary_cross_entropy')
-    _need = _rg(self) or _rg(target)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(target, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_binary_cross_entropy.redispatch(_below_ks((self, target, weight, reduction)), self, target, weight, reduction)
     _n = BinaryCrossEntropyBackward0()
-    _n.next_edges = (_edge(self), _edge(target), )
-    if _rg(self) or _rg(target):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_reduction = reduction
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_target = _SV(target)
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_weight = _SV(weight)
     _res = _OP_binary_cross_entropy.redispatch(_below_ks((self, target, weight, reduction)), self, target, weight, reduction)
     _set_history(_res, _n)
@@ -837,20 +852,22 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         return _fw_attach(_res, _t)
     _no_rg(weight, 'weight', 'binary_cross_entropy_with_logits')
     _no_rg(pos_weight, 'pos_weight', 'binary_cross_entropy_with_logits')
-    _need = _rg(self) or _rg(target)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(target, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_binary_cross_entropy_with_logits.redispatch(_below_ks((self, target, weight, pos_weight, reduction)), self, target, weight, pos_weight, reduction)
     _n = BinaryCrossEntropyWithLogitsBackward0()
-    _n.next_edges = (_edge(self), _edge(target), )
-    if _rg(self) or _rg(target):
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_pos_weight = _SV(pos_weight)
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_reduction = reduction
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_target = _SV(target)
-    if _rg(self) or _rg(target):
+    if _g0 or _g1:
         _n.s_weight = _SV(weight)
     _res = _OP_binary_cross_entropy_with_logits.redispatch(_below_ks((self, target, weight, pos_weight, reduction)), self, target, weight, pos_weight, reduction)
     _set_history(_res, _n)
@@ -907,22 +924,23 @@ _OP__ctc_loss = getattr(_aten._ctc_loss, 'default')
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     if _FW[0] and _fw_has((log_probs, )):
         _fw_unsupported('_ctc_loss')
-    _need = _rg(log_probs)
+    _g0 = _getattr(log_probs, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     _n = CtcLossBackward0()
-    _n.next_edges = (_edge(log_probs), )
-    if _rg(log_probs):
+    _n.next_edges = (_gedge(log_probs) if _g0 else None, )
+    if _g0:
         _n.s_blank = blank
-    if _rg(log_probs):
+    if _g0:
         _n.s_input_lengths = input_lengths
-    if _rg(log_probs):
+    if _g0:
         _n.s_log_probs = _SV(log_probs)
-    if _rg(log_probs):
+    if _g0:
         _n.s_target_lengths = target_lengths
-    if _rg(log_probs):
+    if _g0:
         _n.s_targets = _SV(targets)
-    if _rg(log_probs):
+    if _g0:
         _n.s_zero_infinity = zero_infinity
     _res = _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     _set_history(_res, _n, True)
@@ -989,22 +1007,23 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
         _fw_unsupported('_ctc_loss')
     _no_rg(input_lengths, 'input_lengths', '_ctc_loss')
     _no_rg(target_lengths, 'target_lengths', '_ctc_loss')
-    _need = _rg(log_probs)
+    _g0 = _getattr(log_probs, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__ctc_loss_Tensor.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     _n = CtcLossBackward1()
-    _n.next_edges = (_edge(log_probs), )
-    if _rg(log_probs):
+    _n.next_edges = (_gedge(log_probs) if _g0 else None, )
+    if _g0:
         _n.s_blank = blank
-    if _rg(log_probs):
+    if _g0:
         _n.s_input_lengths = _SV(input_lengths)
-    if _rg(log_probs):
+    if _g0:
         _n.s_log_probs = _SV(log_probs)
-    if _rg(log_probs):
+    if _g0:
         _n.s_target_lengths = _SV(target_lengths)
-    if _rg(log_probs):
+    if _g0:
         _n.s_targets = _SV(targets)
-    if _rg(log_probs):
+    if _g0:
         _n.s_zero_infinity = zero_infinity
     _res = _OP__ctc_loss_Tensor.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     _set_history(_res, _n, True)
@@ -1085,20 +1104,22 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(self)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_nll_loss_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = NllLossBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
         _n.s_ignore_index = ignore_index
-    if _rg(grad_output):
+    if _g0:
         _n.s_reduction = reduction
-    if _rg(self):
+    if _g1:
         _n.s_self = _SV(self)
-    if _rg(grad_output):
+    if _g0:
         _n.s_target = _SV(target)
-    if _rg(grad_output):
+    if _g0:
         _n.s_weight = _SV(weight)
     _res = _OP_nll_loss_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _set_history(_res, _n)
@@ -1177,20 +1198,22 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(self)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_nll_loss2d_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = NllLoss2DBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
         _n.s_ignore_index = ignore_index
-    if _rg(grad_output):
+    if _g0:
         _n.s_reduction = reduction
-    if _rg(self):
+    if _g1:
         _n.s_self = _SV(self)
-    if _rg(grad_output):
+    if _g0:
         _n.s_target = _SV(target)
-    if _rg(grad_output):
+    if _g0:
         _n.s_weight = _SV(weight)
     _res = _OP_nll_loss2d_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _set_history(_res, _n)
@@ -1282,18 +1305,21 @@ def mse_loss_backward(grad_output, self, target, reduction):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(self) or _rg(target)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _g2 = _getattr(target, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_mse_loss_backward.redispatch(_below_ks((grad_output, self, target, reduction)), grad_output, self, target, reduction)
     _n = MseLossBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), _edge(target), )
-    if _rg(self) or _rg(target):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, _gedge(target) if _g2 else None, )
+    if _g1 or _g2:
         _n.s_grad_output = _SV(grad_output)
-    if _rg(grad_output) or _rg(self) or _rg(target):
+    if _g0 or _g1 or _g2:
         _n.s_reduction = reduction
-    if _rg(grad_output) or _rg(self):
+    if _g0 or _g1:
         _n.s_self = _SV(self)
-    if _rg(grad_output) or _rg(target):
+    if _g0 or _g2:
         _n.s_target = _SV(target)
     _res = _OP_mse_loss_backward.redispatch(_below_ks((grad_output, self, target, reduction)), grad_output, self, target, reduction)
     _set_history(_res, _n)
@@ -1365,22 +1391,23 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=1):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(weight, 'weight', 'multi_margin_loss')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_multi_margin_loss.redispatch(_below_ks((self, target, p, margin, weight, reduction)), self, target, p, margin, weight, reduction)
     _n = MultiMarginLossBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_margin = margin
-    if _rg(self):
+    if _g0:
         _n.s_p = p
-    if _rg(self):
+    if _g0:
         _n.s_reduction = reduction
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_target = _SV(target)
-    if _rg(self):
+    if _g0:
         _n.s_weight = _SV(weight)
     _res = _OP_multi_margin_loss.redispatch(_below_ks((self, target, p, margin, weight, reduction)), self, target, p, margin, weight, reduction)
     _set_history(_res, _n)
@@ -1456,16 +1483,17 @@ def multilabel_margin_loss_forward(self, target, reduction):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
     _n = MultilabelMarginLossBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_reduction = reduction
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_target = _SV(target)
     _res = _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
     _set_history(_res, _n, True)

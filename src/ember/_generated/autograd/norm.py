@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.norm import (batch_norm_backward_, batch_norm_double_backward,
                                           group_norm_double_backward, layer_norm_double_backward)
@@ -113,18 +114,21 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(input) or _rg(weight) or _rg(bias)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _g1 = _getattr(weight, '_requires_grad', False)
+    _g2 = _getattr(bias, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
     _n = NativeLayerNormBackward0()
-    _n.next_edges = (_edge(input), _edge(weight), _edge(bias), )
-    if _rg(input) or _rg(weight) or _rg(bias):
+    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight) if _g1 else None, _gedge(bias) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_bias = _SV(bias)
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_input = _SV(input)
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_normalized_shape = normalized_shape
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
     _res = _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
     _set_history(_res, _n, True)
@@ -231,22 +235,25 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         return _res
     _no_rg(running_mean, 'running_mean', 'native_batch_norm')
     _no_rg(running_var, 'running_var', 'native_batch_norm')
-    _need = _rg(input) or _rg(weight) or _rg(bias)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _g1 = _getattr(weight, '_requires_grad', False)
+    _g2 = _getattr(bias, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
     _n = NativeBatchNormBackward0()
-    _n.next_edges = (_edge(input), _edge(weight), _edge(bias), )
-    if _rg(input) or _rg(weight) or _rg(bias):
+    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight) if _g1 else None, _gedge(bias) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_eps = eps
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_input = _SV(input)
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_running_mean = _SV(running_mean)
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_running_var = _SV(running_var)
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_training = training
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
     _res = _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
     _set_history(_res, _n, True)
@@ -345,22 +352,25 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(input) or _rg(weight) or _rg(bias)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _g1 = _getattr(weight, '_requires_grad', False)
+    _g2 = _getattr(bias, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_native_group_norm.redispatch(_below_ks((input, weight, bias, N, C, HxW, group, eps)), input, weight, bias, N, C, HxW, group, eps)
     _n = NativeGroupNormBackward0()
-    _n.next_edges = (_edge(input), _edge(weight), _edge(bias), )
-    if _rg(input) or _rg(weight) or _rg(bias):
+    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight) if _g1 else None, _gedge(bias) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_C = C
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_HxW = HxW
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_N = N
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_group = group
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_input = _SV(input)
-    if _rg(input) or _rg(weight) or _rg(bias):
+    if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
     _res = _OP_native_group_norm.redispatch(_below_ks((input, weight, bias, N, C, HxW, group, eps)), input, weight, bias, N, C, HxW, group, eps)
     _set_history(_res, _n, True)
@@ -459,20 +469,23 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(grad_out) or _rg(input) or _rg(weight)
+    _g0 = _getattr(grad_out, '_requires_grad', False)
+    _g1 = _getattr(input, '_requires_grad', False)
+    _g2 = _getattr(weight, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_native_layer_norm_backward.redispatch(_below_ks((grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
     _n = NativeLayerNormBackwardBackward0()
-    _n.next_edges = (_edge(grad_out), _edge(input), _edge(weight), )
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(input) if _g1 else None, _gedge(weight) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_grad_out = _SV(grad_out)
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_input = _SV(input)
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_normalized_shape = normalized_shape
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_rstd = _SV(rstd)
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
     _res = _OP_native_layer_norm_backward.redispatch(_below_ks((grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
     _set_history(_res, _n)
@@ -574,24 +587,27 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(grad_out) or _rg(input) or _rg(weight)
+    _g0 = _getattr(grad_out, '_requires_grad', False)
+    _g1 = _getattr(input, '_requires_grad', False)
+    _g2 = _getattr(weight, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_native_batch_norm_backward.redispatch(_below_ks((grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)), grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
     _n = NativeBatchNormBackwardBackward0()
-    _n.next_edges = (_edge(grad_out), _edge(input), _edge(weight), )
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(input) if _g1 else None, _gedge(weight) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_eps = eps
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_grad_out = _SV(grad_out)
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_input = _SV(input)
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_running_mean = _SV(running_mean)
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_running_var = _SV(running_var)
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_train = train
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
     _res = _OP_native_batch_norm_backward.redispatch(_below_ks((grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)), grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
     _set_history(_res, _n)
@@ -690,24 +706,27 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(grad_out) or _rg(input) or _rg(weight)
+    _g0 = _getattr(grad_out, '_requires_grad', False)
+    _g1 = _getattr(input, '_requires_grad', False)
+    _g2 = _getattr(weight, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_native_group_norm_backward.redispatch(_below_ks((grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
     _n = NativeGroupNormBackwardBackward0()
-    _n.next_edges = (_edge(grad_out), _edge(input), _edge(weight), )
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(input) if _g1 else None, _gedge(weight) if _g2 else None, )
+    if _g0 or _g1 or _g2:
         _n.s_C = C
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_N = N
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_grad_out = _SV(grad_out)
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_group = group
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_input = _SV(input)
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_rstd = _SV(rstd)
-    if _rg(grad_out) or _rg(input) or _rg(weight):
+    if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
     _res = _OP_native_group_norm_backward.redispatch(_below_ks((grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
     _set_history(_res, _n)
@@ -790,16 +809,18 @@ def _weight_norm_interface(v, g, dim=0):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(v) or _rg(g)
+    _g0 = _getattr(v, '_requires_grad', False)
+    _g1 = _getattr(g, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP__weight_norm_interface.redispatch(_below_ks((v, g, dim)), v, g, dim)
     _n = WeightNormInterfaceBackward0()
-    _n.next_edges = (_edge(v), _edge(g), )
-    if _rg(v) or _rg(g):
+    _n.next_edges = (_gedge(v) if _g0 else None, _gedge(g) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(v) or _rg(g):
+    if _g0 or _g1:
         _n.s_g = _SV(g)
-    if _rg(v) or _rg(g):
+    if _g0 or _g1:
         _n.s_v = _SV(v)
     _res = _OP__weight_norm_interface.redispatch(_below_ks((v, g, dim)), v, g, dim)
     _set_history(_res, _n, True)

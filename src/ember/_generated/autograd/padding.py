@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.index import gather_backward
 
@@ -71,12 +72,13 @@ def constant_pad_nd(self, pad, value=0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_constant_pad_nd.redispatch(_below_ks((self, pad, value)), self, pad, value)
     _n = ConstantPadNdBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_pad = pad
     _res = _OP_constant_pad_nd.redispatch(_below_ks((self, pad, value)), self, pad, value)
     _set_history(_res, _n)
@@ -137,14 +139,15 @@ def _pad_circular(self, pad):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__pad_circular.redispatch(_below_ks((self, pad)), self, pad)
     _n = PadCircularBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_pad = pad
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP__pad_circular.redispatch(_below_ks((self, pad)), self, pad)
     _set_history(_res, _n)
@@ -205,14 +208,15 @@ def reflection_pad1d(self, padding):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_reflection_pad1d.redispatch(_below_ks((self, padding)), self, padding)
     _n = ReflectionPad1DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_reflection_pad1d.redispatch(_below_ks((self, padding)), self, padding)
     _set_history(_res, _n)
@@ -273,14 +277,15 @@ def reflection_pad2d(self, padding):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_reflection_pad2d.redispatch(_below_ks((self, padding)), self, padding)
     _n = ReflectionPad2DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_reflection_pad2d.redispatch(_below_ks((self, padding)), self, padding)
     _set_history(_res, _n)
@@ -341,14 +346,15 @@ def reflection_pad3d(self, padding):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_reflection_pad3d.redispatch(_below_ks((self, padding)), self, padding)
     _n = ReflectionPad3DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_reflection_pad3d.redispatch(_below_ks((self, padding)), self, padding)
     _set_history(_res, _n)
@@ -409,14 +415,15 @@ def replication_pad1d(self, padding):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_replication_pad1d.redispatch(_below_ks((self, padding)), self, padding)
     _n = ReplicationPad1DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_replication_pad1d.redispatch(_below_ks((self, padding)), self, padding)
     _set_history(_res, _n)
@@ -477,14 +484,15 @@ def replication_pad2d(self, padding):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_replication_pad2d.redispatch(_below_ks((self, padding)), self, padding)
     _n = ReplicationPad2DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_replication_pad2d.redispatch(_below_ks((self, padding)), self, padding)
     _set_history(_res, _n)
@@ -545,14 +553,15 @@ def replication_pad3d(self, padding):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_replication_pad3d.redispatch(_below_ks((self, padding)), self, padding)
     _n = ReplicationPad3DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_replication_pad3d.redispatch(_below_ks((self, padding)), self, padding)
     _set_history(_res, _n)

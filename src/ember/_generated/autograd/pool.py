@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.pool import (adaptive_max_pool2d_backward_, max_pool1d_backward_,
                                           max_pool_double_backward, max_unpool2d_backward_)
@@ -89,22 +90,23 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_max_pool2d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
     _n = MaxPool2DWithIndicesBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_ceil_mode = ceil_mode
-    if _rg(self):
+    if _g0:
         _n.s_dilation = dilation
-    if _rg(self):
+    if _g0:
         _n.s_kernel_size = kernel_size
-    if _rg(self):
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_stride = stride
     _res = _OP_max_pool2d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
     for _x, _d in zip(_res, (True, False)):
@@ -178,12 +180,13 @@ def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_max_pool1d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
     _n = MaxPool1DWithIndicesBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_max_pool1d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
     _set_history(_res, _n, True)
@@ -253,12 +256,13 @@ def adaptive_max_pool2d(self, output_size):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_adaptive_max_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
     _n = AdaptiveMaxPool2DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_adaptive_max_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
     for _x, _d in zip(_res, (True, False)):
@@ -329,24 +333,25 @@ def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, co
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_avg_pool2d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _n = AvgPool2DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_ceil_mode = ceil_mode
-    if _rg(self):
+    if _g0:
         _n.s_count_include_pad = count_include_pad
-    if _rg(self):
+    if _g0:
         _n.s_divisor_override = divisor_override
-    if _rg(self):
+    if _g0:
         _n.s_kernel_size = kernel_size
-    if _rg(self):
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_stride = stride
     _res = _OP_avg_pool2d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _set_history(_res, _n)
@@ -406,12 +411,13 @@ def _adaptive_avg_pool2d(self, output_size):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__adaptive_avg_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
     _n = AdaptiveAvgPool2DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP__adaptive_avg_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
     _set_history(_res, _n)
@@ -473,14 +479,15 @@ def max_unpool2d(self, indices, output_size):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_max_unpool2d.redispatch(_below_ks((self, indices, output_size)), self, indices, output_size)
     _n = MaxUnpool2DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_indices = _SV(indices)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_max_unpool2d.redispatch(_below_ks((self, indices, output_size)), self, indices, output_size)
     _set_history(_res, _n)
@@ -553,14 +560,16 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(self)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_max_pool2d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     _n = MaxPool2DWithIndicesBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
         _n.s_indices = _SV(indices)
-    if _rg(self):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_max_pool2d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     _set_history(_res, _n)
@@ -635,24 +644,26 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(self)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_avg_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _n = AvgPool2DBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
         _n.s_ceil_mode = ceil_mode
-    if _rg(grad_output):
+    if _g0:
         _n.s_count_include_pad = count_include_pad
-    if _rg(grad_output):
+    if _g0:
         _n.s_divisor_override = divisor_override
-    if _rg(grad_output):
+    if _g0:
         _n.s_kernel_size = kernel_size
-    if _rg(grad_output):
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g1:
         _n.s_self = _SV(self)
-    if _rg(grad_output):
+    if _g0:
         _n.s_stride = stride
     _res = _OP_avg_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _set_history(_res, _n)
@@ -723,14 +734,16 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(self)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP__adaptive_avg_pool2d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
     _n = AdaptiveAvgPool2DBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
         _n.s_grad_output_sym_sizes = grad_output._size
-    if _rg(self):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP__adaptive_avg_pool2d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
     _set_history(_res, _n)
@@ -804,22 +817,23 @@ def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0, 0, 0), dil
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_max_pool3d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
     _n = MaxPool3DWithIndicesBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_ceil_mode = ceil_mode
-    if _rg(self):
+    if _g0:
         _n.s_dilation = dilation
-    if _rg(self):
+    if _g0:
         _n.s_kernel_size = kernel_size
-    if _rg(self):
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_stride = stride
     _res = _OP_max_pool3d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
     for _x, _d in zip(_res, (True, False)):
@@ -898,14 +912,16 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(indices, 'indices', 'max_pool3d_with_indices_backward')
-    _need = _rg(grad_output) or _rg(self)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_max_pool3d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     _n = MaxPool3DWithIndicesBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
         _n.s_indices = _SV(indices)
-    if _rg(self):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_max_pool3d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     _set_history(_res, _n)
@@ -971,24 +987,25 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False,
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_avg_pool3d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _n = AvgPool3DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_ceil_mode = ceil_mode
-    if _rg(self):
+    if _g0:
         _n.s_count_include_pad = count_include_pad
-    if _rg(self):
+    if _g0:
         _n.s_divisor_override = divisor_override
-    if _rg(self):
+    if _g0:
         _n.s_kernel_size = kernel_size
-    if _rg(self):
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_stride = stride
     _res = _OP_avg_pool3d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _set_history(_res, _n)
@@ -1063,24 +1080,26 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(self)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_avg_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _n = AvgPool3DBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
         _n.s_ceil_mode = ceil_mode
-    if _rg(grad_output):
+    if _g0:
         _n.s_count_include_pad = count_include_pad
-    if _rg(grad_output):
+    if _g0:
         _n.s_divisor_override = divisor_override
-    if _rg(grad_output):
+    if _g0:
         _n.s_kernel_size = kernel_size
-    if _rg(grad_output):
+    if _g0:
         _n.s_padding = padding
-    if _rg(self):
+    if _g1:
         _n.s_self = _SV(self)
-    if _rg(grad_output):
+    if _g0:
         _n.s_stride = stride
     _res = _OP_avg_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _set_history(_res, _n)
@@ -1140,12 +1159,13 @@ def _adaptive_avg_pool3d(self, output_size):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__adaptive_avg_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
     _n = AdaptiveAvgPool3DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP__adaptive_avg_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
     _set_history(_res, _n)
@@ -1218,14 +1238,16 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(self)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP__adaptive_avg_pool3d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
     _n = AdaptiveAvgPool3DBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
         _n.s_grad_output = _SV(grad_output)
-    if _rg(self):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP__adaptive_avg_pool3d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
     _set_history(_res, _n)
@@ -1294,12 +1316,13 @@ def adaptive_max_pool3d(self, output_size):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_adaptive_max_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
     _n = AdaptiveMaxPool3DBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_adaptive_max_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
     for _x, _d in zip(_res, (True, False)):
@@ -1378,14 +1401,16 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(indices, 'indices', 'adaptive_max_pool3d_backward')
-    _need = _rg(grad_output) or _rg(self)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_adaptive_max_pool3d_backward.redispatch(_below_ks((grad_output, self, indices)), grad_output, self, indices)
     _n = AdaptiveMaxPool3DBackwardBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(self), )
-    if _rg(grad_output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
         _n.s_indices = _SV(indices)
-    if _rg(self):
+    if _g1:
         _n.s_self = _SV(self)
     _res = _OP_adaptive_max_pool3d_backward.redispatch(_below_ks((grad_output, self, indices)), grad_output, self, indices)
     _set_history(_res, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 
 _aten = _ops_ns.aten
@@ -107,11 +108,12 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('normal_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
     _n = NormalBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -150,11 +152,12 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('uniform_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_uniform_.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
     _n = UniformBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_uniform_.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -191,11 +194,12 @@ def random__to(self, to, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('random_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_random__to.redispatch(_below_ks((self, to, generator)), self, to, generator=generator)
     _n = RandomBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_random__to.redispatch(_below_ks((self, to, generator)), self, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -232,11 +236,12 @@ def random_(self, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('random_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_random_.redispatch(_below_ks((self, generator)), self, generator=generator)
     _n = RandomBackward1()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_random_.redispatch(_below_ks((self, generator)), self, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -273,11 +278,12 @@ def bernoulli__float(self, p=0.5, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('bernoulli_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_bernoulli__float.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
     _n = BernoulliBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_bernoulli__float.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -332,11 +338,12 @@ def bernoulli(self, *, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
     _n = BernoulliBackward1()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
     _set_history(_res, _n)
     return _res
@@ -391,11 +398,12 @@ def bernoulli_p(self, p, *, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
     _n = BernoulliBackward2()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
     _set_history(_res, _n)
     return _res
@@ -434,11 +442,12 @@ def random__from(self, from_, to, *, generator=None, **_kw):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('random_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_random__from.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
     _n = RandomBackward2()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_random__from.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -502,12 +511,13 @@ def normal_Tensor_float(mean, std=1.0, *, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(mean)
+    _g0 = _getattr(mean, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_normal_Tensor_float.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
     _n = NormalBackward1()
-    _n.next_edges = (_edge(mean), )
-    if _rg(mean):
+    _n.next_edges = (_gedge(mean) if _g0 else None, )
+    if _g0:
         _n.s_mean_sym_sizes = mean._size
     _res = _OP_normal_Tensor_float.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
     _set_history(_res, _n)
@@ -565,12 +575,13 @@ def normal_float_Tensor(mean, std, *, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(std)
+    _g0 = _getattr(std, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_normal_float_Tensor.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
     _n = NormalBackward2()
-    _n.next_edges = (_edge(std), )
-    if _rg(std):
+    _n.next_edges = (_gedge(std) if _g0 else None, )
+    if _g0:
         _n.s_std_sym_sizes = std._size
     _res = _OP_normal_float_Tensor.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
     _set_history(_res, _n)
@@ -639,14 +650,16 @@ def normal_Tensor_Tensor(mean, std, *, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(mean) or _rg(std)
+    _g0 = _getattr(mean, '_requires_grad', False)
+    _g1 = _getattr(std, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP_normal_Tensor_Tensor.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
     _n = NormalBackward3()
-    _n.next_edges = (_edge(mean), _edge(std), )
-    if _rg(mean):
+    _n.next_edges = (_gedge(mean) if _g0 else None, _gedge(std) if _g1 else None, )
+    if _g0:
         _n.s_mean_sym_sizes = mean._size
-    if _rg(std):
+    if _g1:
         _n.s_std_sym_sizes = std._size
     _res = _OP_normal_Tensor_Tensor.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
     _set_history(_res, _n)
@@ -684,11 +697,12 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('exponential_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_exponential_.redispatch(_below_ks((self, lambd, generator)), self, lambd, generator=generator)
     _n = ExponentialBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_exponential_.redispatch(_below_ks((self, lambd, generator)), self, lambd, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -725,11 +739,12 @@ def geometric_(self, p, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('geometric_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_geometric_.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
     _n = GeometricBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_geometric_.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -766,11 +781,12 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('log_normal_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_log_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
     _n = LogNormalBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_log_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -807,11 +823,12 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('cauchy_')
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cauchy_.redispatch(_below_ks((self, median, sigma, generator)), self, median, sigma, generator=generator)
     _n = CauchyBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_cauchy_.redispatch(_below_ks((self, median, sigma, generator)), self, median, sigma, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -866,11 +883,12 @@ def poisson(self, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_poisson.redispatch(_below_ks((self, generator)), self, generator)
     _n = PoissonBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_poisson.redispatch(_below_ks((self, generator)), self, generator)
     _set_history(_res, _n)
     return _res

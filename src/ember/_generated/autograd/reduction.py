@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import expand_to, to_dtype
 from ember.autograd.formulas.reduction import (amax_backward, correction_of,
                                                evenly_distribute_backward, logsumexp_backward,
@@ -69,14 +70,15 @@ def sum(self, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
     _n = SumBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_scalar_type = self.dtype
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
     _set_history(_res, _n)
@@ -129,18 +131,19 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sum_dim_IntList.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _n = SumBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_sum_dim_IntList.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
@@ -192,16 +195,17 @@ def mean(self, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
     _n = MeanBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_numel = self.numel()
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
     _set_history(_res, _n)
@@ -254,18 +258,19 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_mean_dim.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _n = MeanBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_mean_dim.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
@@ -326,14 +331,15 @@ def prod(self, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_prod.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
     _n = ProdBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_prod.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
     _set_history(_res, _n)
@@ -397,18 +403,19 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_prod_dim_int.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _n = ProdBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_prod_dim_int.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
@@ -470,16 +477,17 @@ def amax(self, dim=(), keepdim=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_amax.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = AmaxBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_amax.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _set_history(_res, _n)
@@ -541,16 +549,17 @@ def amin(self, dim=(), keepdim=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_amin.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = AminBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_amin.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _set_history(_res, _n)
@@ -610,12 +619,13 @@ def max(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_max.redispatch(_below_ks((self,)), self)
     _n = MaxBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_max.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -675,12 +685,13 @@ def min(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_min.redispatch(_below_ks((self,)), self)
     _n = MinBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_min.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -747,16 +758,17 @@ def max_dim(self, dim, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = MaxBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _set_history(_res, _n, True)
@@ -823,16 +835,17 @@ def min_dim(self, dim, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = MinBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _set_history(_res, _n, True)
@@ -947,18 +960,19 @@ def var_correction(self, dim=None, *, correction=None, keepdim=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _n = VarBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_correction = correction
-    if _rg(self):
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _set_history(_res, _n)
@@ -1020,18 +1034,19 @@ def std_correction(self, dim=None, *, correction=None, keepdim=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_std_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _n = StdBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_correction = correction
-    if _rg(self):
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_std_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _set_history(_res, _n)
@@ -1076,18 +1091,19 @@ _OP_var_mean_correction = getattr(_aten.var_mean, 'correction')
 def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('var_mean')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_var_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _n = VarMeanBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_correction = correction
-    if _rg(self):
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_var_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _set_history(_res, _n)
@@ -1135,18 +1151,19 @@ _OP_std_mean_correction = getattr(_aten.std_mean, 'correction')
 def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('std_mean')
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_std_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _n = StdMeanBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_correction = correction
-    if _rg(self):
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_std_mean_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _set_history(_res, _n)
@@ -1208,16 +1225,17 @@ def logsumexp(self, dim, keepdim=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_logsumexp.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = LogsumexpBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_logsumexp.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _set_history(_res, _n)
@@ -1278,14 +1296,15 @@ def norm_Scalar(self, p=2):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
     _n = NormBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_p = p
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
     _set_history(_res, _n)
@@ -1348,18 +1367,19 @@ def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_norm_ScalarOpt_dim.redispatch(_below_ks((self, p, dim, keepdim)), self, p, dim, keepdim)
     _n = NormBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_p = p
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_norm_ScalarOpt_dim.redispatch(_below_ks((self, p, dim, keepdim)), self, p, dim, keepdim)
     _set_history(_res, _n)
@@ -1424,20 +1444,21 @@ def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_norm_ScalarOpt_dim_dtype.redispatch(_below_ks((self, p, dim, keepdim, dtype)), self, p, dim, keepdim, dtype=dtype)
     _n = NormBackward3()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_p = p
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_norm_ScalarOpt_dim_dtype.redispatch(_below_ks((self, p, dim, keepdim, dtype)), self, p, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
@@ -1500,16 +1521,17 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
     _n = NormBackward2()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_p = p
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
     _set_history(_res, _n)
@@ -1583,12 +1605,13 @@ def median(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_median.redispatch(_below_ks((self,)), self)
     _n = MedianBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_median.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -1648,12 +1671,13 @@ def nanmedian(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_nanmedian.redispatch(_below_ks((self,)), self)
     _n = NanmedianBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_nanmedian.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -1720,16 +1744,17 @@ def median_dim(self, dim, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = MedianBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _set_history(_res, _n, True)
@@ -1796,16 +1821,17 @@ def nanmedian_dim(self, dim, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = NanmedianBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _set_history(_res, _n, True)
@@ -1872,16 +1898,17 @@ def mode(self, dim=-1, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = ModeBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _set_history(_res, _n, True)

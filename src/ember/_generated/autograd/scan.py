@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to, to_dtype
 from ember.autograd.formulas.reduction import value_selecting_backward
 from ember.autograd.formulas.scan import cumprod_backward, cumsum_backward, logcumsumexp_backward
@@ -66,14 +67,15 @@ def cumsum(self, dim, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cumsum.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
     _n = CumsumBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_cumsum.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
     _set_history(_res, _n)
@@ -98,14 +100,15 @@ def cumsum_(self, dim, *, dtype=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cumsum_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
     _n = CumsumBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_cumsum_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
     _rebase_history(self, _n)
@@ -172,16 +175,17 @@ def cumprod(self, dim, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cumprod.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
     _n = CumprodBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_cumprod.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
     _set_history(_res, _n)
@@ -207,16 +211,17 @@ def cumprod_(self, dim, *, dtype=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cumprod_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
     _n = CumprodBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_cumprod_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
     _rebase_history(self, _n)
@@ -280,14 +285,15 @@ def cummax(self, dim):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
     _n = CummaxBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n, True)
@@ -351,14 +357,15 @@ def cummin(self, dim):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
     _n = CumminBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n, True)
@@ -424,14 +431,15 @@ def logcumsumexp(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_logcumsumexp.redispatch(_below_ks((self, dim)), self, dim)
     _n = LogcumsumexpBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_logcumsumexp.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)

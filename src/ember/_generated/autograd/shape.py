@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.shape import block_diag_backward, cat_backward
 
@@ -65,15 +66,16 @@ def cat(tensors, dim=0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(tensors)
+    _g0 = _rg(tensors)
+    _need = _g0
     if not _need:
         return _OP_cat.redispatch(_below_ks((tensors, dim)), tensors, dim)
     _n = CatBackward0()
     _n.n_tensors = len(tensors)
     _n.next_edges = (*[_edge(_t) for _t in tensors], )
-    if _rg(tensors):
+    if _g0:
         _n.s_dim = dim
-    if _rg(tensors):
+    if _g0:
         _n.s_tensors_sym_sizes = [_t._size for _t in tensors]
     _res = _OP_cat.redispatch(_below_ks((tensors, dim)), tensors, dim)
     _set_history(_res, _n)
@@ -112,15 +114,16 @@ _OP_block_diag = getattr(_aten.block_diag, 'default')
 def block_diag(tensors):
     if _FW[0] and _fw_has((tensors, )):
         _fw_unsupported('block_diag')
-    _need = _rg(tensors)
+    _g0 = _rg(tensors)
+    _need = _g0
     if not _need:
         return _OP_block_diag.redispatch(_below_ks((tensors,)), tensors)
     _n = BlockDiagBackward0()
     _n.n_tensors = len(tensors)
     _n.next_edges = (*[_edge(_t) for _t in tensors], )
-    if _rg(tensors):
+    if _g0:
         _n.s_tensors_scalar_type = [_t.dtype for _t in tensors]
-    if _rg(tensors):
+    if _g0:
         _n.s_tensors_sym_sizes = [_t._size for _t in tensors]
     _res = _OP_block_diag.redispatch(_below_ks((tensors,)), tensors)
     _set_history(_res, _n)
@@ -179,14 +182,15 @@ def repeat(self, repeats):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_repeat.redispatch(_below_ks((self, repeats)), self, repeats)
     _n = RepeatBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_repeats = repeats
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_repeat.redispatch(_below_ks((self, repeats)), self, repeats)
     _set_history(_res, _n)
@@ -244,14 +248,15 @@ def roll(self, shifts, dims=()):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_roll.redispatch(_below_ks((self, shifts, dims)), self, shifts, dims)
     _n = RollBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dims = dims
-    if _rg(self):
+    if _g0:
         _n.s_shifts = shifts
     _res = _OP_roll.redispatch(_below_ks((self, shifts, dims)), self, shifts, dims)
     _set_history(_res, _n)
@@ -308,12 +313,13 @@ def flip(self, dims):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_flip.redispatch(_below_ks((self, dims)), self, dims)
     _n = FlipBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dims = dims
     _res = _OP_flip.redispatch(_below_ks((self, dims)), self, dims)
     _set_history(_res, _n)
@@ -370,12 +376,13 @@ def tril(self, diagonal=0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_tril.redispatch(_below_ks((self, diagonal)), self, diagonal)
     _n = TrilBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_diagonal = diagonal
     _res = _OP_tril.redispatch(_below_ks((self, diagonal)), self, diagonal)
     _set_history(_res, _n)
@@ -400,12 +407,13 @@ def tril_(self, diagonal=0):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_tril_.redispatch(_below_ks((self, diagonal)), self, diagonal)
     _n = TrilBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_diagonal = diagonal
     _res = _OP_tril_.redispatch(_below_ks((self, diagonal)), self, diagonal)
     _rebase_history(self, _n)
@@ -462,12 +470,13 @@ def triu(self, diagonal=0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_triu.redispatch(_below_ks((self, diagonal)), self, diagonal)
     _n = TriuBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_diagonal = diagonal
     _res = _OP_triu.redispatch(_below_ks((self, diagonal)), self, diagonal)
     _set_history(_res, _n)
@@ -492,12 +501,13 @@ def triu_(self, diagonal=0):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_triu_.redispatch(_below_ks((self, diagonal)), self, diagonal)
     _n = TriuBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_diagonal = diagonal
     _res = _OP_triu_.redispatch(_below_ks((self, diagonal)), self, diagonal)
     _rebase_history(self, _n)
@@ -556,16 +566,17 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_diag_embed.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
     _n = DiagEmbedBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim1 = dim1
-    if _rg(self):
+    if _g0:
         _n.s_dim2 = dim2
-    if _rg(self):
+    if _g0:
         _n.s_offset = offset
     _res = _OP_diag_embed.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
     _set_history(_res, _n)
@@ -626,18 +637,19 @@ def narrow_copy(self, dim, start, length):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_narrow_copy.redispatch(_below_ks((self, dim, start, length)), self, dim, start, length)
     _n = NarrowCopyBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_length = length
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
-    if _rg(self):
+    if _g0:
         _n.s_start = start
     _res = _OP_narrow_copy.redispatch(_below_ks((self, dim, start, length)), self, dim, start, length)
     _set_history(_res, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.softmax import (log_softmax_double_backward_grad_output,
                                              log_softmax_double_backward_output,
@@ -79,14 +80,15 @@ def _softmax(self, dim, half_to_float):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
     _n = SoftmaxBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP__softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
     _set_history(_res, _n)
@@ -150,14 +152,15 @@ def _log_softmax(self, dim, half_to_float):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__log_softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
     _n = LogSoftmaxBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP__log_softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
     _set_history(_res, _n)
@@ -234,16 +237,18 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(output)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(output, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP__softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
     _n = SoftmaxBackwardDataBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(output), )
-    if _rg(grad_output) or _rg(output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(output) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(output):
+    if _g1:
         _n.s_grad_output = _SV(grad_output)
-    if _rg(grad_output) or _rg(output):
+    if _g0 or _g1:
         _n.s_output = _SV(output)
     _res = _OP__softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
     _set_history(_res, _n)
@@ -319,16 +324,18 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(grad_output) or _rg(output)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(output, '_requires_grad', False)
+    _need = _g0 or _g1
     if not _need:
         return _OP__log_softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
     _n = LogSoftmaxBackwardDataBackward0()
-    _n.next_edges = (_edge(grad_output), _edge(output), )
-    if _rg(grad_output) or _rg(output):
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(output) if _g1 else None, )
+    if _g0 or _g1:
         _n.s_dim = dim
-    if _rg(output):
+    if _g1:
         _n.s_grad_output = _SV(grad_output)
-    if _rg(grad_output) or _rg(output):
+    if _g0 or _g1:
         _n.s_output = _SV(output)
     _res = _OP__log_softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
     _set_history(_res, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.reduction import value_selecting_backward
 from ember.autograd.formulas.sort import msort_backward
@@ -81,16 +82,17 @@ def kthvalue(self, k, dim=-1, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
     _n = KthvalueBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_keepdim = keepdim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
     _set_history(_res, _n, True)
@@ -154,14 +156,15 @@ def sort(self, dim=-1, descending=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
     _n = SortBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
     for _x, _d in zip(_res, (True, False)):
@@ -229,14 +232,15 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
     _n = SortBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
     for _x, _d in zip(_res, (True, False)):
@@ -304,14 +308,15 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
     _n = TopkBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
     for _x, _d in zip(_res, (True, False)):
@@ -376,12 +381,13 @@ def msort(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_msort.redispatch(_below_ks((self,)), self)
     _n = MsortBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self = _SV(self)
     _res = _OP_msort.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -18,6 +18,7 @@ from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_ta
                                        fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                        fw_transpose_multi as _fw_transpose_multi,
                                        enable_grad as _fw_enable_grad)
+_getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.view import as_strided_backward, inverse_permutation, view_scatter
 
@@ -70,11 +71,12 @@ def alias(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_alias.redispatch(_below_ks((self,)), self)
     _n = AliasBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_alias.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
@@ -123,12 +125,13 @@ def view(self, size):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_view.redispatch(_below_ks((self, size)), self, size)
     _n = ViewBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_view.redispatch(_below_ks((self, size)), self, size)
     _set_history(_res, _n)
@@ -178,12 +181,13 @@ def expand(self, size, *, implicit=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
     _n = ExpandBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
     _set_history(_res, _n)
@@ -234,14 +238,15 @@ def transpose_int(self, dim0, dim1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_transpose_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
     _n = TransposeBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim0 = dim0
-    if _rg(self):
+    if _g0:
         _n.s_dim1 = dim1
     _res = _OP_transpose_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
     _set_history(_res, _n)
@@ -291,12 +296,13 @@ def permute(self, dims):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
     _n = PermuteBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dims = dims
     _res = _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
     _set_history(_res, _n)
@@ -345,11 +351,12 @@ def t(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_t.redispatch(_below_ks((self,)), self)
     _n = TBackward0()
-    _n.next_edges = (_edge(self), )
+    _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_t.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
     return _res
@@ -398,12 +405,13 @@ def unsqueeze(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_unsqueeze.redispatch(_below_ks((self, dim)), self, dim)
     _n = UnsqueezeBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
     _res = _OP_unsqueeze.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
@@ -453,12 +461,13 @@ def squeeze(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_squeeze.redispatch(_below_ks((self,)), self)
     _n = SqueezeBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze.redispatch(_below_ks((self,)), self)
     _set_history(_res, _n)
@@ -508,12 +517,13 @@ def squeeze_dim(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_squeeze_dim.redispatch(_below_ks((self, dim)), self, dim)
     _n = SqueezeBackward1()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze_dim.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
@@ -563,12 +573,13 @@ def squeeze_dims(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
     _n = SqueezeBackward2()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
@@ -627,16 +638,17 @@ def select_int(self, dim, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_select_int.redispatch(_below_ks((self, dim, index)), self, dim, index)
     _n = SelectBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_index = index
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_select_int.redispatch(_below_ks((self, dim, index)), self, dim, index)
     _set_history(_res, _n)
@@ -690,20 +702,21 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_slice_Tensor.redispatch(_below_ks((self, dim, start, end, step)), self, dim, start, end, step)
     _n = SliceBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
-    if _rg(self):
+    if _g0:
         _n.s_end = end
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
-    if _rg(self):
+    if _g0:
         _n.s_start = start
-    if _rg(self):
+    if _g0:
         _n.s_step = step
     _res = _OP_slice_Tensor.redispatch(_below_ks((self, dim, start, end, step)), self, dim, start, end, step)
     _set_history(_res, _n)
@@ -756,18 +769,19 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_diagonal.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
     _n = DiagonalBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim1 = dim1
-    if _rg(self):
+    if _g0:
         _n.s_dim2 = dim2
-    if _rg(self):
+    if _g0:
         _n.s_offset = offset
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_diagonal.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
     _set_history(_res, _n)
@@ -822,22 +836,23 @@ def as_strided(self, size, stride, storage_offset=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
     _n = AsStridedBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_sym_sizes = self._size
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_storage_offset = self._offset
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_strides = self.stride()
-    if _rg(self):
+    if _g0:
         _n.s_size = size
-    if _rg(self):
+    if _g0:
         _n.s_storage_offset = storage_offset
-    if _rg(self):
+    if _g0:
         _n.s_stride = stride
     _res = _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
     _set_history(_res, _n)
@@ -890,12 +905,13 @@ def unbind_int(self, dim=0):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_unbind_int.redispatch(_below_ks((self, dim)), self, dim)
     _n = UnbindBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
     _res = _OP_unbind_int.redispatch(_below_ks((self, dim)), self, dim)
     _set_history(_res, _n)
@@ -948,12 +964,13 @@ def split_Tensor(self, split_size, dim=0):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_split_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
     _n = SplitBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
     _res = _OP_split_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
     _set_history(_res, _n)
@@ -1006,12 +1023,13 @@ def split_with_sizes(self, split_sizes, dim=0):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
     _n = SplitWithSizesBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dim = dim
     _res = _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
     _set_history(_res, _n)
@@ -1061,12 +1079,13 @@ def _unsafe_view(self, size):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
     _n = UnsafeViewBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
     _set_history(_res, _n)
@@ -1131,20 +1150,21 @@ def unfold(self, dimension, size, step):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _need = _rg(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
     if not _need:
         return _OP_unfold.redispatch(_below_ks((self, dimension, size, step)), self, dimension, size, step)
     _n = UnfoldBackward0()
-    _n.next_edges = (_edge(self), )
-    if _rg(self):
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
         _n.s_dimension = dimension
-    if _rg(self):
+    if _g0:
         _n.s_self = _SV(self)
-    if _rg(self):
+    if _g0:
         _n.s_self_sym_sizes = self._size
-    if _rg(self):
+    if _g0:
         _n.s_size = size
-    if _rg(self):
+    if _g0:
         _n.s_step = step
     _res = _OP_unfold.redispatch(_below_ks((self, dimension, size, step)), self, dimension, size, step)
     _set_history(_res, _n)

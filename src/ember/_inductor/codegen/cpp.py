@@ -20,14 +20,25 @@ from ember._core import dtype as _dt
 from ..index import Index
 from ..virtualized import COMPARISONS, set_ops_handler
 
-PREAMBLE = r"""
-#pragma GCC optimize ("wrapv")
+def _csrc(name):
+    """A header of ember's hand-written kernels (kernels/cpu/csrc), inlined into the generated source so that
+    compiled code computes exp and the normal CDF exactly as the eager kernels do, vectorised."""
+    import os
+    from ember.kernels.cpu.runtime import clib
+    with open(os.path.join(clib._DIR, name)) as f:
+        return f.read()
+
+
+_PREAMBLE_HEAD = r"""
+#pragma GCC optimize ("wrapv", "no-trapping-math")
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
 static int64_t ember_index_error;
-
+"""
+_PREAMBLE_TAIL = r"""
 static inline float ember_bf16_to_f(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
 static inline uint16_t ember_f_to_bf16(float f) {
     uint32_t u; memcpy(&u, &f, 4);
@@ -78,12 +89,52 @@ static inline int64_t ember_pow_i(int64_t a, int64_t b) {
     while (b) { if (b & 1) r *= base; base *= base; b >>= 1; }
     return (int64_t)r;
 }
+#pragma omp declare reduction(nanmax_f: float: omp_out = ember_max_f(omp_out, omp_in)) initializer(omp_priv = -INFINITY)
+#pragma omp declare reduction(nanmin_f: float: omp_out = ember_min_f(omp_out, omp_in)) initializer(omp_priv = INFINITY)
+#pragma omp declare reduction(nanmax_d: double: omp_out = ember_max_d(omp_out, omp_in)) initializer(omp_priv = -INFINITY)
+#pragma omp declare reduction(nanmin_d: double: omp_out = ember_min_d(omp_out, omp_in)) initializer(omp_priv = INFINITY)
+
+static inline float ember_sigmoid_f(float x) { return 1.0f / (1.0f + vm_expf(-x)); }
+static inline double ember_sigmoid_d(double x) { return 1.0 / (1.0 + vm_exp(-x)); }
+static inline float ember_phi_f(float x) { return gm_phi(x, gm_gauss(x)); }
+static inline double ember_phi_d(double x) { return 0.5 * erfc(-x * 0.70710678118654752440); }
+static inline float ember_gauss_f(float x) { return gm_gauss(x); }
+static inline double ember_gauss_d(double x) { return exp(-0.5 * x * x); }
+
+/* Parallel outer loops: the kernel's first outer loop split in contiguous chunks over threads created for
+   this call and joined before it returns (no pool survives the call, so a forked DataLoader worker inherits
+   no threads and no OpenMP runtime is linked). */
+typedef void (*ember_task_fn)(void**, int64_t, int64_t);
+struct ember_task { ember_task_fn fn; void** p; int64_t lo, hi; };
+static void* ember_task_run(void* a) { struct ember_task* t = a; t->fn(t->p, t->lo, t->hi); return 0; }
+static void ember_parallel(ember_task_fn fn, void** p, int64_t n, int threads) {
+    if (threads > 16) threads = 16;
+    if (threads > n) threads = (int)n;
+    struct ember_task tasks[16];
+    pthread_t th[16];
+    int started[16] = {0};
+    const int64_t chunk = (n + threads - 1) / threads;
+    for (int i = 1; i < threads; i++) {
+        const int64_t lo = i * chunk, hi = lo + chunk < n ? lo + chunk : n;
+        if (lo >= hi) break;
+        tasks[i].fn = fn; tasks[i].p = p; tasks[i].lo = lo; tasks[i].hi = hi;
+        started[i] = pthread_create(&th[i], 0, ember_task_run, &tasks[i]) == 0;
+        if (!started[i]) fn(p, lo, hi);
+    }
+    fn(p, 0, chunk < n ? chunk : n);
+    for (int i = 1; i < threads; i++)
+        if (started[i]) pthread_join(th[i], 0);
+}
+
 static inline int64_t ember_index(int64_t i, int64_t size) {
     if (i < 0) i += size;
     if (i < 0 || i >= size) { ember_index_error = 1; return 0; }
     return i;
 }
 """
+
+PREAMBLE = _PREAMBLE_HEAD + _csrc("vmath.h") + "\n" + _csrc("gelu_math.h") + _PREAMBLE_TAIL
+
 
 _STORAGE_C = {"float32": "float", "float64": "double", "float16": "_Float16", "bfloat16": "uint16_t",
               "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
@@ -273,9 +324,10 @@ class CppOps:
             return f"({n} < 0 ? 0 : {n})"
         if op == "sign":
             return f"ember_sign_{_suffix(dt)}({n})" if _is_float(dt) else f"(({n} > 0) - ({n} < 0))"
-        if op == "sigmoid":
-            one = c_literal(1, dt)
-            return f"{one} / ({one} + {_libm('exp', dt)}(-{n}))"
+        if op in ("sigmoid", "phi", "gauss"):
+            return f"ember_{op}_{_suffix(dt)}({n})"
+        if op == "exp":
+            return f"vm_exp{'f' if dt.name != 'float64' else ''}({n})"
         if op == "rsqrt":
             return f"{c_literal(1, dt)} / {_libm('sqrt', dt)}({n})"
         if op == "reciprocal":
@@ -369,6 +421,10 @@ def accumulator_dtype(rtype, src_dtype):
     return src
 
 
+COLUMN_BLOCK = 64     # accumulators of a column-form reduction (one block of the contiguous outer dim)
+SUM_BLOCK = 1024      # float32 sums: float lanes over blocks this long, block sums added in double
+
+
 class BufArg:
     __slots__ = ("name", "cname", "dtype", "written")
 
@@ -400,8 +456,36 @@ class KernelCodegen:
 
     def generate(self):
         g = self.group
-        body = []
         outer = list(g.outer)
+        column = self._column_form()
+        # the first outer loop runs over [x0_lo, x0_hi) so that the entry can split it over threads
+        self.splittable = bool(outer) and not (column and len(outer) == 1)
+        if column:
+            body = self._generate_columns(outer)
+        else:
+            body = self._generate_rows(outer)
+        params = []
+        for a in self.args.values():
+            ct = storage_ctype(a.dtype)
+            params.append(f"{ct}* restrict {a.cname}" if a.written else f"const {ct}* restrict {a.cname}")
+        if self.splittable:
+            params += ["int64_t x0_lo", "int64_t x0_hi"]
+            first = f"for (int64_t x0 = 0; x0 < {outer[0]}; x0++)"
+            body = [ln.replace(first, "for (int64_t x0 = x0_lo; x0 < x0_hi; x0++)", 1) for ln in body]
+        head = f"static void {self.name}({', '.join(params) or 'void'})"
+        return head + "\n{\n" + "\n".join(body) + "\n}\n"
+
+    def work(self):
+        """Elements the kernel touches per call, roughly: outer iterations times its longest section loop."""
+        from ..index import prod
+        inner = max([prod(size for _, size in s.loops) for s in self.group.sections] + [1])
+        return prod(self.group.outer) * inner
+
+    # ------------------------------------------------------------------ row form
+    def _generate_rows(self, outer):
+        """Outer loops, then each section in turn (its own loops innermost)."""
+        g = self.group
+        body = []
         depth = len(outer)
         only_pointwise_flat = all(not s.loops and s.rindex is None for s in g.sections)
         for i, size in enumerate(outer):
@@ -413,12 +497,52 @@ class KernelCodegen:
             body.extend(ind + ln for ln in self._section(s))
         for i in reversed(range(depth)):
             body.append("    " * (i + 1) + "}")
-        params = []
-        for a in self.args.values():
-            ct = storage_ctype(a.dtype)
-            params.append(f"{ct}* restrict {a.cname}" if a.written else f"const {ct}* restrict {a.cname}")
-        head = f"static void {self.name}({', '.join(params) or 'void'})"
-        return head + "\n{\n" + "\n".join(body) + "\n}\n"
+        return body
+
+    # ------------------------------------------------------------------ column form
+    def _column_form(self):
+        """Reductions that read down columns (sum over the batch dims of a [B, T, C] gradient): the innermost
+        outer loop walks memory contiguously while the reduction loop strides. Then the reduction loop goes
+        outside and the contiguous outer dim inside, over a block of COLUMN_BLOCK accumulators."""
+        g = self.group
+        if not g.outer or any(s.loops and s.rindex is None for s in g.sections):
+            return False
+        last = f"x{len(g.outer) - 1}"
+        from ..ir import body_reads
+        for s in g.sections:
+            if s.rindex is None or not s.loops:
+                continue
+            inner = s.loops[-1][0]
+            for _, idx in body_reads(s.buf, s.index, s.rindex):
+                if idx.coeff(last) == 1 and idx.coeff(inner) not in (0, 1):
+                    return True
+        return False
+
+    def _generate_columns(self, outer):
+        body = []
+        depth = len(outer)
+        last, n_last = f"x{depth - 1}", outer[-1]
+        for i, size in enumerate(outer[:-1]):
+            body.append("    " * (i + 1) + f"for (int64_t x{i} = 0; x{i} < {size}; x{i}++) {{")
+        ind = "    " * depth
+        body.append(ind + f"for (int64_t xb = 0; xb < {n_last}; xb += {COLUMN_BLOCK}) {{")
+        body.append(ind + f"    const int64_t xe = xb + {COLUMN_BLOCK} < {n_last} ? xb + {COLUMN_BLOCK} : {n_last};")
+        col = f"for (int64_t {last} = xb; {last} < xe; {last}++)"
+        for s in self.group.sections:
+            if s.rindex is None:         # an outer-only pointwise section: one pass over the block
+                h = CppOps(self)
+                with set_ops_handler(h):
+                    v = s.buf.data.inner_fn(s.index)
+                    h.lines.append(h.store_expr(s.buf.name, s.buf.layout.flat(s.index), v))
+                lines = [f"/* {s.buf.name} */", "#pragma omp simd", col + " {"] + \
+                    ["    " + ln for ln in h.lines] + ["}"]
+            else:
+                lines = self._reduction(s, column=(col, f"[{last} - xb]"))
+            body.extend(ind + "    " + ln for ln in lines)
+        body.append(ind + "}")
+        for i in reversed(range(depth - 1)):
+            body.append("    " * (i + 1) + "}")
+        return body
 
     def _loops(self, loops, lines, inner_pragma):
         out = []
@@ -434,38 +558,54 @@ class KernelCodegen:
 
     def _section(self, s):
         buf = s.buf
+        if buf.is_reduction():
+            return self._reduction(s)
         h = CppOps(self)
         store_index = buf.layout.flat(s.index)
-        if not buf.is_reduction():
-            with set_ops_handler(h):
-                v = buf.data.inner_fn(s.index)
-                h.lines.append(h.store_expr(buf.name, store_index, v))
-            if not s.loops:
-                return [f"/* {buf.name} */ {{"] + ["    " + ln for ln in h.lines] + ["}"]
-            return [f"/* {buf.name} */"] + self._loops(s.loops, h.lines, "#pragma omp simd")
+        with set_ops_handler(h):
+            v = buf.data.inner_fn(s.index)
+            h.lines.append(h.store_expr(buf.name, store_index, v))
+        if not s.loops:
+            return [f"/* {buf.name} */ {{"] + ["    " + ln for ln in h.lines] + ["}"]
+        return [f"/* {buf.name} */"] + self._loops(s.loops, h.lines, "#pragma omp simd")
+
+    def _reduction(self, s, column=None):
+        """A reduction section. Row form: a scalar accumulator per outer iteration (float32 sums in blocks of
+        float lanes added in double, as eager's row kernels). Column form (`column` = (the block loop header,
+        the accumulator subscript)): an array of accumulators, the block loop innermost."""
+        buf = s.buf
         red = buf.data
         rtype = red.reduction_type
         acc_dt = accumulator_dtype(rtype, red.src_dtype)
         acc_ct = _COMPUTE_C[acc_dt.name]
-        acc = self.new_tmp().replace("tmp", "acc")
-        pre = [f"{acc_ct} {acc} = {_reduction_init(rtype, acc_dt)};"]
+        name = self.new_tmp().replace("tmp", "acc")
+        pos_name = name.replace("acc", "pos")
+        argred = rtype in ("argmax", "argmin")
+        h = CppOps(self)
+        store_index = buf.layout.flat(s.index)
         with set_ops_handler(h):
             v = red.inner_fn(s.index, s.rindex)
         val = h._convert(v, acc_dt) if v.dtype is not acc_dt else v.name
+        blocked = column is None and rtype == "sum" and acc_dt.name == "float64" and \
+            compute_dtype(red.src_dtype).name == "float32" and len(s.loops) == 1
+        acc = name + (column[1] if column else "")
+        pos = pos_name + (column[1] if column else "")
+        sum_acc = f"{name}_b" if blocked else acc
         pragma = None
         if rtype == "sum":
-            h.lines.append(f"{acc} += {val};")
-            pragma = f"#pragma omp simd reduction(+:{acc})"
+            h.lines.append(f"{sum_acc} += {v.name if blocked else val};")
+            pragma = f"#pragma omp simd reduction(+:{sum_acc})"
         elif rtype == "prod":
             h.lines.append(f"{acc} *= {val};")
             pragma = f"#pragma omp simd reduction(*:{acc})"
         elif rtype in ("max", "min"):
-            fn = (f"ember_{rtype}_{_suffix(acc_dt)}" if _is_float(acc_dt) else None)
-            if fn:
-                h.lines.append(f"{acc} = {fn}({acc}, {val});")
+            if _is_float(acc_dt):
+                h.lines.append(f"{acc} = ember_{rtype}_{_suffix(acc_dt)}({acc}, {val});")
+                pragma = f"#pragma omp simd reduction(nan{rtype}_{_suffix(acc_dt)}:{acc})"
             else:
                 cmp = ">" if rtype == "max" else "<"
                 h.lines.append(f"{acc} = {val} {cmp} {acc} ? {val} : {acc};")
+                pragma = f"#pragma omp simd reduction({rtype}:{acc})"
         elif rtype == "any":
             h.lines.append(f"{acc} = {acc} | ({val} != 0);")
             pragma = f"#pragma omp simd reduction(|:{acc})"
@@ -473,21 +613,38 @@ class KernelCodegen:
             h.lines.append(f"{acc} = {acc} & ({val} != 0);")
             pragma = f"#pragma omp simd reduction(&:{acc})"
         else:        # argmax / argmin: the first extreme, NaN counting as the extreme
-            pos = acc.replace("acc", "pos")
-            pre.append(f"int64_t {pos} = 0;")
-            lin = Index()
-            mult = 1
-            for (v_, size) in reversed([(ri, sz) for ri, sz in zip(s.rindex, red.reduction_size)]):
-                lin = lin + v_ * mult
+            lin, mult = Index(), 1
+            for ri, size in reversed(list(zip(s.rindex, red.reduction_size))):
+                lin = lin + ri * mult
                 mult *= size
             cmp = ">" if rtype == "argmax" else "<"
-            if _is_float(acc_dt):
-                cond = f"!({acc} != {acc}) && (({val} != {val}) || {val} {cmp} {acc})"
-            else:
-                cond = f"{val} {cmp} {acc}"
+            cond = f"!({acc} != {acc}) && (({val} != {val}) || {val} {cmp} {acc})" if _is_float(acc_dt) else \
+                f"{val} {cmp} {acc}"
             h.lines.append(f"if ({cond}) {{ {acc} = {val}; {pos} = {lin.c()}; }}")
-            val_out = CVar(pos, _dt.int64)
-        out = pre + self._loops(s.loops, h.lines, pragma)
-        res = val_out if rtype in ("argmax", "argmin") else CVar(acc, acc_dt)
-        out.append(h.store_expr(buf.name, store_index, res))
+        init = _reduction_init(rtype, acc_dt)
+        result = pos if argred else acc
+        res_var = CVar(result, _dt.int64 if argred else acc_dt)
+        if column is not None:
+            col, _ = column
+            out = [f"{acc_ct} {name}[{COLUMN_BLOCK}];"] + ([f"int64_t {pos_name}[{COLUMN_BLOCK}];"] if argred else [])
+            out += ["#pragma omp simd", col + f" {{ {acc} = {init};" + (f" {pos} = 0;" if argred else "") + " }"]
+            inner = ["#pragma omp simd", col + " {"] + ["    " + ln for ln in h.lines] + ["}"]
+            out += self._loops(s.loops, inner, None) if s.loops else inner
+            out += ["#pragma omp simd", col + " {", "    " + h.store_expr(buf.name, store_index, res_var), "}"]
+            return [f"/* {buf.name}: {rtype} (columns) */ {{"] + ["    " + ln for ln in out] + ["}"]
+        out = [f"{acc_ct} {acc} = {init};"] + ([f"int64_t {pos} = 0;"] if argred else [])
+        if blocked:
+            (v_, size), = s.loops
+            out.append(f"for (int64_t {v_}b = 0; {v_}b < {size}; {v_}b += {SUM_BLOCK}) {{")
+            out.append(f"    const int64_t {v_}e = {v_}b + {SUM_BLOCK} < {size} ? {v_}b + {SUM_BLOCK} : {size};")
+            out.append(f"    float {sum_acc} = 0.0f;")
+            out.append(f"    {pragma}")
+            out.append(f"    for (int64_t {v_} = {v_}b; {v_} < {v_}e; {v_}++) {{")
+            out.extend("        " + ln for ln in h.lines)
+            out.append("    }")
+            out.append(f"    {acc} += (double){sum_acc};")
+            out.append("}")
+        else:
+            out += self._loops(s.loops, h.lines, pragma if not argred else None)
+        out.append(h.store_expr(buf.name, store_index, res_var))
         return [f"/* {buf.name}: {rtype} */ {{"] + ["    " + ln for ln in out] + ["}"]

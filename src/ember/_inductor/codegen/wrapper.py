@@ -18,7 +18,10 @@ from ember._core.tensor_impl import TensorImpl
 
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
-from .cpp import PREAMBLE, KernelCodegen
+from .cpp import PREAMBLE, KernelCodegen, storage_ctype
+
+# a kernel touching at least this many elements splits its first outer loop over config.threads() threads
+PARALLEL_MIN_WORK = 1 << 17
 
 
 class CompiledModule:
@@ -37,23 +40,19 @@ class CompiledModule:
             fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
             fn.restype = ctypes.c_int64
             ns["_" + name] = fn
+            ns["_" + name + "_raw"] = fn
         exec(compile(self.py_source, "<ember._inductor wrapper>", "exec"), ns)
         return ns["call"]
 
 
-def _wrap_view(base, npdtype, dtype, size, stride, offset):
-    """An ember tensor over the bytes of `base` (a uint8 slot) with the given geometry (in elements)."""
-    itemsize = npdtype.itemsize
-    arr = np.ndarray(size, dtype=npdtype, buffer=base, offset=offset * itemsize,
-                     strides=tuple(s * itemsize for s in stride))
-    return TensorImpl._wrap_np(arr, dtype)
-
-
-def _wrap_contig(base, npdtype, dtype, size):
-    n = 1
-    for s in size:
-        n *= s
-    return TensorImpl._wrap_fresh(base[:n * npdtype.itemsize].view(npdtype).reshape(size), dtype)
+def _wrap(arena, offset, npdtype, dtype, size, stride=None):
+    """An ember tensor over the bytes of `arena` (a uint8 array) from byte `offset`, with the given size and
+    element strides (None: contiguous)."""
+    if stride is not None:
+        itemsize = npdtype.itemsize
+        arr = np.ndarray(size, npdtype, arena, offset, tuple(s * itemsize for s in stride))
+        return TensorImpl._wrap_np(arr, dtype)
+    return TensorImpl._wrap_fresh(np.ndarray(size, npdtype, arena, offset), dtype)
 
 
 def _restride(t, size, stride):
@@ -72,11 +71,54 @@ def _index_error():
     raise IndexError("index out of range in self")
 
 
+_from_buffer = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
+
+
+def _addr(arr):
+    """The address of a writable contiguous array's first byte (1 µs, where `arr.ctypes.data` takes 5)."""
+    try:
+        return _addressof(_from_buffer(arr))
+    except (TypeError, ValueError, BufferError):
+        return arr.ctypes.data
+
+
 def _ptr(t):
-    return t._np.ctypes.data
+    """The address of a tensor's first element."""
+    a = t._np
+    try:
+        return _addressof(_from_buffer(a))
+    except (TypeError, ValueError, BufferError):     # read-only or non-contiguous: numpy knows
+        return a.ctypes.data
+
+
+_ALIGN = 64
+
+
+KERNEL_TIMES = {}     # with config.cpp.enable_kernel_profile: kernel label -> [seconds, calls]
+
+
+def _timed(fn, label):
+    import time
+
+    def call(p):
+        t = time.perf_counter()
+        r = fn(p)
+        rec = KERNEL_TIMES.setdefault(label, [0.0, 0])
+        rec[0] += time.perf_counter() - t
+        rec[1] += 1
+        return r
+    return call
+
+
+_GRAPH_IDS = [0]
 
 
 def generate(graph, sched):
+    from .. import config
+    profile = config.cpp.enable_kernel_profile
+    _GRAPH_IDS[0] += 1
+    threads = config.threads()
     groups = sched.groups
     dtype_of = {}
     for b in graph.inputs + graph.constants + graph.buffers:
@@ -89,18 +131,34 @@ def generate(graph, sched):
         if out is not None:
             keep.add(out.buffer.name)
     for b in graph.buffers:
-        if isinstance(b, ExternKernel):
+        if isinstance(b, ExternKernel) and b.reason != "extern":
             for v in b.input_views():
                 if isinstance(v.buffer, ComputedBuffer):
-                    keep.add(v.buffer.name)          # conservative: an extern may keep a view of its input
+                    keep.add(v.buffer.name)          # a fallback op might return a view of its input
     assign, slots = plan_memory(groups, graph.buffers, keep)
+    # storage per call: `scratch` for the buffers that die inside the call (one allocation, reused by the
+    # memory plan), `kept` for the inputs of fallback ops, and one allocation per graph output, so that an
+    # output the caller keeps (a loss, logits) holds nothing else alive (saved activations die after backward)
+    slot_place = {}
+    sizes = {"scratch": 0, "kept": 0}
+    out_slots = {assign[o.buffer.name] for o in graph.outputs
+                 if o is not None and o.buffer.name in assign}
+    kept_slots = {assign[n] for n in keep if n in assign}
+    for slot, nbytes in slots.items():
+        if slot in out_slots:
+            arena = f"out_{slot}"
+            sizes[arena] = 0
+        else:
+            arena = "kept" if slot in kept_slots else "scratch"
+        slot_place[slot] = (arena, sizes[arena])
+        sizes[arena] += -(-max(nbytes, 1) // _ALIGN) * _ALIGN
 
     # C: kernels and entries
     c_parts = [PREAMBLE]
-    entries = []           # (entry name, [kernel calls], [buffer names in pointer order])
+    entries = []
     py = ["def call(*args):"]
-    namespace = {"np": np, "_wrap_view": _wrap_view, "_wrap_contig": _wrap_contig, "_restride": _restride,
-                 "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "ctypes": ctypes}
+    namespace = {"_timed": _timed, "np": np, "_wrap": _wrap, "_restride": _restride, "_view_of": _view_of,
+                 "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr}
     n_in = len(graph.inputs)
     if n_in:
         py.append(f"    {', '.join(b.name for b in graph.inputs)}{',' if n_in == 1 else ''} = args")
@@ -109,27 +167,30 @@ def generate(graph, sched):
         py.append(f"        {b.name} = _restride({b.name}, {b.layout.size!r}, {b.layout.stride!r})")
     for i, b in enumerate(graph.constants):
         namespace[b.name] = b.constant
-    for s, nbytes in slots.items():
-        py.append(f"    {s} = np.empty({max(nbytes, 1)}, np.uint8)")
-        py.append(f"    {s}_p = {s}.ctypes.data")
+    for arena, nbytes in sizes.items():
+        if nbytes:
+            py.append(f"    {arena} = np.empty({nbytes}, np.uint8)")
+            py.append(f"    {arena}_p = _addr({arena})")
 
     def ptr_expr(name):
         b = by_name[name]
         if isinstance(b, ComputedBuffer):
-            return f"{assign[name]}_p" + (f" + {b.layout.offset * b.dtype.itemsize}" if b.layout.offset else "")
+            arena, off = slot_place[assign[name]]
+            off += b.layout.offset * b.dtype.itemsize
+            return f"{arena}_p + {off}" if off else f"{arena}_p"
         return f"_ptr({name})"
 
     def tensor_expr(view):
         b = view.buffer
         lay = view.layout
         if isinstance(b, ComputedBuffer):
-            npd = b.dtype._np
             nsname = f"_np_{b.dtype.name}"
-            namespace[nsname] = npd
+            namespace[nsname] = b.dtype._np
+            arena, off = slot_place[assign[b.name]]
             if lay.is_contiguous():
-                return f"_wrap_contig({assign[b.name]}, {nsname}, _dt_{b.dtype.name}, {lay.size!r})"
-            return (f"_wrap_view({assign[b.name]}, {nsname}, _dt_{b.dtype.name}, {lay.size!r}, "
-                    f"{lay.stride!r}, {lay.offset})")
+                return f"_wrap({arena}, {off}, {nsname}, _dt_{b.dtype.name}, {lay.size!r})"
+            return (f"_wrap({arena}, {off + lay.offset * b.dtype.itemsize}, {nsname}, _dt_{b.dtype.name}, "
+                    f"{lay.size!r}, {lay.stride!r})")
         if view.is_whole_buffer():
             return b.name
         return f"_view_of({b.name}, {lay.size!r}, {lay.stride!r}, {lay.offset - b.layout.offset})"
@@ -148,15 +209,26 @@ def generate(graph, sched):
             for a in kc.args.values():
                 if a.name not in names:
                     names.append(a.name)
-                ct = "void"
-                from .cpp import storage_ctype
-                ct = storage_ctype(a.dtype)
-                args.append(f"({ct}*)p[{names.index(a.name)}]")
-            calls.append(f"    {kname}({', '.join(args)});")
+                args.append(f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]")
+            if not kc.splittable:
+                calls.append(f"    {kname}({', '.join(args)});")
+                continue
+            n0 = kc.group.outer[0]
+            if threads > 1 and n0 > 1 and kc.work() >= PARALLEL_MIN_WORK:
+                c_parts.append(f"static void {kname}_task(void** p, int64_t lo, int64_t hi)\n{{\n"
+                               f"    {kname}({', '.join(args)}, lo, hi);\n}}\n")
+                calls.append(f"    ember_parallel({kname}_task, p, {n0}, {threads});")
+            else:
+                calls.append(f"    {kname}({', '.join(args)}, 0, {n0});")
         c_parts.append(f"int64_t {ename}(void** p)\n{{\n" + "\n".join(calls) +
                        "\n    int64_t err = ember_index_error;\n    ember_index_error = 0;\n    return err;\n}\n")
         entries.append(ename)
         namespace[f"_P{len(names)}"] = ctypes.c_void_p * len(names)
+        namespace.setdefault("ctypes", ctypes)
+        if profile:
+            label = "+".join(sorted({n.buf.name for _, kc in pending for n in kc.group.nodes}))
+            namespace[f"_{ename}_label"] = f"graph{_GRAPH_IDS[0]} {ename}: {label}"
+            py.append(f"    _{ename} = _timed(_{ename}_raw, _{ename}_label)")
         py.append(f"    if _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)})):")
         py.append("        _index_error()")
         pending.clear()
@@ -183,6 +255,8 @@ def generate(graph, sched):
         kc = KernelCodegen(g, kname, dtype_of.__getitem__)
         c_parts.append(kc.generate())
         pending.append((kname, kc))
+        if profile:
+            flush()              # one entry per kernel, timed by the wrapper
     flush()
 
     # outputs

@@ -3,10 +3,55 @@
 import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ._common import _const, const_zeros_like, masked_grad, _aten
+from ..._core.tls import state as _state
+from ._common import _const, const_zeros_like, masked_grad, _aten, _needs_history
 
 __all__ = ["clamp_backward", "clamp_backward_max", "clamp_backward_min", "fmax_backward", "logit_backward",
-           "maximum_backward", "pow_backward_exponent", "pow_backward_self", "xlogy_self"]
+           "maximum_backward", "pow_backward_exponent", "pow_backward_self", "sigmoid_grad", "tanh_grad",
+           "xlogy_self"]
+
+_REAL_FLOAT = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _direct(grad, result):
+    """(g, y) numpy arrays when a backward can be computed in numpy without recording anything: no
+    graph (no create_graph), no dispatch mode, no forward-AD tangent, float32/float64 of one shape and
+    dtype; else None (the formula then runs in ember ops)."""
+    g, y = grad._np, result._np
+    if (g is None or y is None or g.dtype not in _REAL_FLOAT or y.dtype != g.dtype or g.shape != y.shape
+            or _state.mode_stack or _needs_history(grad, result) or "_fw_tangent" in grad.__dict__
+            or "_fw_tangent" in result.__dict__):
+        return None
+    return g, y
+
+
+def sigmoid_grad(grad, result):
+    """torch's sigmoid_backward(grad, result) = grad * (result * (1 - result)): three dispatched ops
+    (rsub, mul, mul) in ember ops, or two numpy passes when nothing is recorded (an LSTM step runs three
+    sigmoids)."""
+    d = _direct(grad, result)
+    if d is not None:
+        g, y = d
+        r = np.empty(y.shape, y.dtype)          # (a 0-d result of a ufunc would be a numpy scalar)
+        np.subtract(1, y, out=r)
+        np.multiply(r, y, out=r)
+        np.multiply(r, g, out=r)
+        return Tensor._wrap_fresh(r, grad.dtype)
+    return grad * (result * (1 - result))
+
+
+def tanh_grad(grad, result):
+    """torch's tanh_backward(grad, result) = grad * (1 - result^2), directly in numpy when nothing is
+    recorded (see sigmoid_grad)."""
+    d = _direct(grad, result)
+    if d is not None:
+        g, y = d
+        r = np.empty(y.shape, y.dtype)
+        np.multiply(y, y, out=r)
+        np.subtract(1, r, out=r)
+        np.multiply(r, g, out=r)
+        return Tensor._wrap_fresh(r, grad.dtype)
+    return grad * (1 - result * result)
 
 
 def pow_backward_self(grad, self, exponent):

@@ -4,7 +4,12 @@ value-selecting reductions (max.dim, median, mode, ...), var/std, norm, logsumex
 import numpy as np
 
 from ..._core import dtype as _dt
-from ._common import _const, const_zeros_like, const_ones_like, const_sgn, masked_grad, expand_to, _aten, _zeros, _dims, _dim_index
+from ..._core.tensor_impl import TensorImpl as Tensor
+from ..._core.tls import state as _state
+from ._common import (_const, const_zeros_like, const_ones_like, const_sgn, masked_grad, expand_to, _aten, _zeros,
+                      _dims, _dim_index, _needs_history)
+
+_REAL_FLOAT = (np.dtype(np.float32), np.dtype(np.float64))
 
 __all__ = ["amax_backward", "correction_of", "evenly_distribute_backward", "logsumexp_backward",
            "mean_backward", "norm_backward", "prod_backward", "reduced_numel", "std_backward", "sum_backward",
@@ -49,6 +54,18 @@ def amax_backward(grad, self, result, dim, keepdim):
 
 
 def evenly_distribute_backward(grad, self, result):
+    """grad / count at the elements equal to the extremum (NaN ones when it is NaN), zeros elsewhere: torch's
+    zeros().masked_fill_(mask, grad / mask.sum()). In numpy when nothing is recorded (a full max() or min()
+    in a Python loop, a CRF's forward algorithm: five dispatched ops otherwise)."""
+    s, g, r = self._np, grad._np, result._np
+    if (s is not None and g is not None and r is not None and s.dtype in _REAL_FLOAT and g.dtype == s.dtype
+            and g.ndim == 0 and not _state.mode_stack and not _needs_history(grad, self, result)
+            and "_fw_tangent" not in grad.__dict__ and "_fw_tangent" not in self.__dict__
+            and "_fw_tangent" not in result.__dict__):
+        mask = np.isnan(s) if np.isnan(r) else s == r
+        out = np.zeros(s.shape, s.dtype)
+        out[mask] = g / s.dtype.type(np.count_nonzero(mask))
+        return Tensor._wrap_fresh(out, self.dtype)
     if bool(np.isnan(result._np)):
         mask = _const(np.isnan(self._np), self.dtype)
     else:

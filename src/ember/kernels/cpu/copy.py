@@ -12,7 +12,10 @@ from ..meta import copy as M
 
 def _copyto(dst, src):
     """Cast-and-broadcast copy of numpy `src` into numpy `dst` (complex->real drops the imaginary part)."""
-    with warnings.catch_warnings():
+    if src.__class__ is np.ndarray and src.dtype == dst.dtype:
+        np.copyto(dst, src)         # nothing to warn about: no catch_warnings (five Python calls per copy)
+        return
+    with warnings.catch_warnings():       # complex -> real and NaN -> int casts warn in numpy, not in torch
         warnings.simplefilter("ignore")
         np.copyto(dst, src, casting="unsafe")
 

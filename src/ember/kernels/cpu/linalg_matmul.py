@@ -9,6 +9,9 @@ from ..._core.tensor_impl import TensorImpl as Tensor
 from ..meta.linalg_matmul import addmm_spec, bmm_spec, dot_spec, matmul_spec, mm_spec, mv_spec
 
 
+_wrap_fresh = Tensor._wrap_fresh
+
+
 def _result(arr, shape, dt):
     arr = np.asarray(arr, dtype=dt._np).reshape(shape)
     return Tensor._wrap_np(arr if arr.flags.c_contiguous else arr.copy(), dt)
@@ -21,6 +24,10 @@ def _acc(x):
 
 def _make(spec):
     def k(self, other):
+        if spec is mm_spec:
+            r = _mm_fast(self, other)
+            if r is not None:
+                return r
         shape, dt = spec(self, other)
         return _result(np.matmul(_acc(self), _acc(other)), shape, dt)
     k.__name__ = spec.__name__[:-5]
@@ -33,7 +40,23 @@ mv = _make(mv_spec)
 dot = _make(dot_spec)
 
 
+_FAST = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _mm_fast(self, other):
+    """The product of two float32/float64 matrices of one dtype whose shapes fit: np.matmul's fresh
+    c-contiguous result wrapped as it is (no spec, no cast, no copy); None for every other case."""
+    a, b = self._np, other._np
+    if (a is None or b is None or a.ndim != 2 or b.ndim != 2 or a.dtype not in _FAST or b.dtype != a.dtype
+            or a.shape[1] != b.shape[0] or self.dtype is not other.dtype):
+        return None
+    return _wrap_fresh(np.matmul(a, b), self.dtype)
+
+
 def matmul(self, other):
+    r = _mm_fast(self, other)
+    if r is not None:
+        return r
     shape, dt = matmul_spec(self, other)
     a, b = _acc(self), _acc(other)
     if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:

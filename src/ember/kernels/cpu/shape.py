@@ -152,6 +152,11 @@ def _cat_into(out, parts, dim):
     if not parts or out.numel() == 0:
         return
     d = dim % out.dim()
-    with warnings.catch_warnings():
+    arrays = [t._np for t in parts]
+    o = out._np
+    if all(a.dtype == o.dtype for a in arrays):
+        np.concatenate(arrays, axis=d, out=o)
+        return
+    with warnings.catch_warnings():       # complex -> real casts warn in numpy, not in torch
         warnings.simplefilter("ignore")
-        np.concatenate([t._np for t in parts], axis=d, out=out._np, casting="unsafe")
+        np.concatenate(arrays, axis=d, out=o, casting="unsafe")

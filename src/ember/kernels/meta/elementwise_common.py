@@ -25,7 +25,26 @@ def out_strides(shape, *operands):
                 return st
             pad = nd - len(t._size)
             ops.append(((1,) * pad + tuple(t._size), (0,) * pad + tuple(st)))
-    return iterator_strides(shape, ops) if ops else contiguous_strides(shape)
+    if not ops or _row_major(shape, ops):
+        return contiguous_strides(shape)
+    return iterator_strides(shape, ops)
+
+
+def _row_major(shape, ops):
+    """True when iterator_strides would keep the dims in order, so the result is contiguous: no dim of
+    size 1, and every operand's strides (broadcast dims aside) strictly decrease from the first dim to
+    the last (a chunk of a matrix, a slice of rows). Saves its sort for the commonest strided case."""
+    if 1 in shape:
+        return False
+    for osz, ost in ops:
+        prev = None
+        for n, s in zip(osz, ost):
+            if n == 1 or s == 0:
+                continue
+            if prev is not None and s >= prev:
+                return False
+            prev = s
+    return True
 
 
 def binary_dtypes(a, b, kind, name="op"):

@@ -4,6 +4,9 @@ from ..._core.strides import contiguous_strides, numel, wrap_dim
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname
 
+_ALL = slice(None)
+_slice = slice          # `slice` below is the view op
+
 
 def make_view(t, size, stride, offset=None, dtype=None, arr=None):
     """A tensor over t's storage with the given geometry (the one constructor every view uses).
@@ -15,7 +18,7 @@ def make_view(t, size, stride, offset=None, dtype=None, arr=None):
 # ---------------------------------------------------------------- size/stride rules
 def infer_size(shape, n):
     """Resolve one -1 in `shape` against `n` elements (ATen's infer_size)."""
-    shape = [int(s) for s in shape]
+    shape = list(map(int, shape))
     infer, known = None, 1
     for i, s in enumerate(shape):
         if s == -1:
@@ -71,12 +74,17 @@ def _fmt(xs):
 def _intlist(size):
     if isinstance(size, int):
         return (size,)
-    return tuple(int(s) for s in size)
+    return tuple(map(int, size))
 
 
 # ---------------------------------------------------------------- the views
 def view(self, size):
     shape = infer_size(_intlist(size), self.numel())
+    a = self._np
+    if a is not None and a.size and self.stride() == contiguous_strides(self._size):
+        # contiguous strides in, contiguous strides out (with other strides on its size-1 dims a tensor is still
+        # contiguous, but torch's computeStride carries those strides over: left to compute_stride)
+        return make_view(self, shape, contiguous_strides(shape), arr=a.reshape(shape))
     st = compute_stride(self._size, self.stride(), shape)
     if st is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
@@ -192,7 +200,9 @@ def permute(self, dims):
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     st = self.stride()
-    return make_view(self, [self._size[d] for d in wrapped], [st[d] for d in wrapped])
+    a = self._np
+    return make_view(self, [self._size[d] for d in wrapped], [st[d] for d in wrapped],
+                     arr=None if a is None else a.transpose(wrapped))
 
 
 def t(self):
@@ -213,7 +223,9 @@ def select(self, dim, index):
     if index < 0:
         index += n
     st = self.stride()
-    return make_view(self, self._size[:d] + self._size[d + 1:], st[:d] + st[d + 1:], self._offset + index * st[d])
+    a = self._np
+    return make_view(self, self._size[:d] + self._size[d + 1:], st[:d] + st[d + 1:], self._offset + index * st[d],
+                     arr=None if a is None else a[(_ALL,) * d + (index, Ellipsis)])
 
 
 def slice(self, dim=0, start=None, end=None, step=1):
@@ -238,7 +250,8 @@ def slice(self, dim=0, start=None, end=None, step=1):
     off = self._offset + start * st[d]
     size[d] = length
     st[d] *= step
-    return make_view(self, size, st, off)
+    a = self._np
+    return make_view(self, size, st, off, arr=None if a is None else a[(_ALL,) * d + (_slice(start, end, step),)])
 
 
 def narrow(self, dim, start, length):
@@ -264,13 +277,16 @@ def unsqueeze(self, dim):
     new_st = size[d] * st[d] if d < len(size) else 1
     size.insert(d, 1)
     st.insert(d, new_st)
-    return make_view(self, size, st)
+    a = self._np
+    return make_view(self, size, st, arr=None if a is None else a[(_ALL,) * d + (None,)])
 
 
 def _squeeze_dims(self, dims):
     keep = [i for i in range(self.dim()) if not (i in dims and self._size[i] == 1)]
     st = self.stride()
-    return make_view(self, [self._size[i] for i in keep], [st[i] for i in keep])
+    a = self._np
+    arr = None if a is None else a[tuple(_ALL if i in keep else 0 for i in range(len(self._size))) + (Ellipsis,)]
+    return make_view(self, [self._size[i] for i in keep], [st[i] for i in keep], arr=arr)
 
 
 def squeeze(self):
@@ -349,7 +365,8 @@ def split(self, split_size, dim=0):
 
 
 def alias(self):
-    return make_view(self, self._size, self.stride())
+    a = self._np
+    return make_view(self, self._size, self.stride(), arr=None if a is None else a.view())
 
 
 def detach(self):

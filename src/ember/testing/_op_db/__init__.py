@@ -8,6 +8,7 @@ from . import distance
 from . import dropout
 from . import elementwise
 from . import embedding
+from . import fft
 from . import index
 from . import interpolate
 from . import linear
@@ -33,6 +34,7 @@ FAMILIES = {
     "dropout": dropout.op_db,
     "elementwise": elementwise.op_db,
     "embedding": embedding.op_db,
+    "fft": fft.op_db,
     "index": index.op_db,
     "interpolate": interpolate.op_db,
     "linear": linear.op_db,

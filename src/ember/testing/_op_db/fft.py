@@ -1,0 +1,84 @@
+"""OpInfo entries of torch.fft (torch's common_methods_invocations.py spectral_funcs, this family's part):
+real inputs of several shapes, lengths and norms, numpy.fft as the reference."""
+import numpy as np
+
+from .._opinfo import OpInfo, SampleInput
+from .._samples import make
+
+FFT_DTYPES = ("float32", "float64", "int64")
+
+# (input shape, kwargs) per kind of transform; kwargs are torch's names
+_ONE_DIM = [((5,), {}), ((3, 4), {"n": 6, "norm": "ortho"}), ((2, 3, 4), {"dim": 1, "norm": "forward"}),
+            ((3, 4), {"n": 3, "dim": 0})]
+_N_DIM = [((3, 4), {}), ((2, 3, 4), {"dim": (0, 2), "norm": "ortho"}), ((3, 4), {"s": (4, 5), "norm": "forward"}),
+          ((2, 3, 4), {"s": (2, -1)})]
+_TWO_DIM = [((3, 4), {}), ((2, 3, 4), {"norm": "ortho"}), ((3, 4), {"s": (2, 6), "norm": "forward"})]
+_SHIFT = [((5,), {}), ((3, 4), {}), ((3, 5), {"dim": 1}), ((2, 3, 4), {"dim": (0, 2)})]
+
+
+def _samples(cases):
+    def f(op, dt):
+        return [SampleInput(make(shape, dt, seed=i), (), dict(kw), f"{shape}-{kw}") for i, (shape, kw) in enumerate(cases)]
+    return f
+
+
+def _np_args(kw, one_dim):
+    """torch's keyword names as numpy.fft's."""
+    out = {"norm": kw.get("norm")}
+    if one_dim:
+        out["n"], out["axis"] = kw.get("n"), kw.get("dim", -1)
+    else:
+        if "s" in kw:
+            out["s"] = kw["s"]
+        if "dim" in kw:
+            out["axes"] = kw["dim"]
+    return out
+
+
+def _ref(np_fn, one_dim, default_axes=None):
+    def ref(a, **kw):
+        a = a.astype(np.float32) if a.dtype.kind in "iub" else a
+        args = _np_args(kw, one_dim)
+        if default_axes is not None and "axes" not in args:
+            args["axes"] = default_axes
+        if "s" in args:                                  # torch's -1: the default length of that dim
+            axes = args.setdefault("axes", tuple(range(a.ndim - len(args["s"]), a.ndim)))
+            args["s"] = [a.shape[d] if n == -1 else n for d, n in zip(axes, args["s"])]
+            if np_fn in (np.fft.irfftn, np.fft.irfft2) and kw["s"][-1] == -1:
+                args["s"][-1] = 2 * (a.shape[axes[-1]] - 1)
+        r = np_fn(a, **args)
+        return r.astype(np.complex64 if a.dtype == np.float32 and r.dtype.kind == "c" else
+                        np.float32 if a.dtype == np.float32 else r.dtype)
+    return ref
+
+
+
+def _info(name, cases, ref):
+    return OpInfo(f"fft.{name}", _samples(cases), ref=ref, dtypes=FFT_DTYPES, method_variant=False,
+                  check_strides=False, aten_name=f"fft_{name}", rtol=1e-4, atol=1e-4)
+
+
+op_db = [
+    _info("fft", _ONE_DIM, _ref(np.fft.fft, True)),
+    _info("ifft", _ONE_DIM, _ref(np.fft.ifft, True)),
+    _info("rfft", _ONE_DIM, _ref(np.fft.rfft, True)),
+    _info("irfft", _ONE_DIM, _ref(np.fft.irfft, True)),
+    _info("hfft", _ONE_DIM, _ref(np.fft.hfft, True)),
+    _info("fftn", _N_DIM, _ref(np.fft.fftn, False)),
+    _info("ifftn", _N_DIM, _ref(np.fft.ifftn, False)),
+    _info("rfftn", _N_DIM, _ref(np.fft.rfftn, False)),
+    _info("irfftn", _N_DIM, _ref(np.fft.irfftn, False)),
+    _info("fft2", _TWO_DIM, _ref(np.fft.fft2, False, (-2, -1))),
+    _info("ifft2", _TWO_DIM, _ref(np.fft.ifft2, False, (-2, -1))),
+    _info("rfft2", _TWO_DIM, _ref(np.fft.rfft2, False, (-2, -1))),
+    _info("irfft2", _TWO_DIM, _ref(np.fft.irfft2, False, (-2, -1))),
+    _info("hfft2", _TWO_DIM, None),
+    _info("hfftn", _N_DIM, None),
+    _info("ihfft2", _TWO_DIM, None),
+    _info("ihfftn", _N_DIM, None),
+    _info("ihfft", _ONE_DIM, None),
+    OpInfo("fft.fftshift", _samples(_SHIFT), ref=lambda a, dim=None: np.fft.fftshift(a, dim), dtypes=FFT_DTYPES,
+           method_variant=False, aten_name="fft_fftshift"),
+    OpInfo("fft.ifftshift", _samples(_SHIFT), ref=lambda a, dim=None: np.fft.ifftshift(a, dim), dtypes=FFT_DTYPES,
+           method_variant=False, aten_name="fft_ifftshift"),
+]

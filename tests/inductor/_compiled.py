@@ -1,0 +1,37 @@
+"""Helpers of the inductor tests: compile a function with the "inductor" backend and keep what was generated."""
+import ember
+from ember._inductor.compile_fx import compile_fx, compile_fx_inner
+
+
+class Compiled:
+    """ember.compile(fn) through compile_fx, recording every compiled graph's module (C, wrapper, counts)."""
+
+    def __init__(self, fn):
+        self.calls = []
+
+        def inner(gm, example_inputs):
+            c = compile_fx_inner(gm, example_inputs)
+            self.calls.append(c)
+            return c
+        self.fn = ember.compile(fn, backend=lambda gm, ex: compile_fx(gm, ex, inner_compile=inner))
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    @property
+    def modules(self):
+        return [c._ember_module for c in self.calls if hasattr(c, "_ember_module")]
+
+    def kernels(self):
+        """Kernels per compiled graph."""
+        return [m.n_kernels for m in self.modules]
+
+    def source(self):
+        return "\n".join(m.c_source for m in self.modules)
+
+
+def fresh_caches():
+    """Body of each test module's autouse fixture: compiled-code caches of ember.compile start empty."""
+    ember._dynamo.reset()
+    yield
+    ember._dynamo.reset()

@@ -1,0 +1,197 @@
+"""The generated C: special values and integer semantics as eager, vectorised inner loops, the fallback when
+gcc fails, EMBER_LOGS=output_code."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import ember
+from ember.testing import assert_close
+
+from ._compiled import Compiled, fresh_caches
+
+_fresh = pytest.fixture(autouse=True)(fresh_caches)
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _same(fn, *args):
+    c = Compiled(fn)
+    got = c(*args)
+    want = fn(*args)
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        assert_close(g, w, equal_nan=True, rtol=1e-6, atol=0)
+    assert sum(c.kernels()) >= 1
+    return c, got, want
+
+
+def test_nan_propagates_through_max_min_and_reductions():
+    x = ember.tensor([[1.0, NAN, 3.0], [-INF, 2.0, INF], [0.0, -0.0, 5.0]])
+    y = ember.tensor([2.0, 2.0, NAN])
+    _same(lambda x, y: (ember.maximum(x, y), ember.minimum(x, y), x.amax(-1), x.amin(-1), x.argmax(-1),
+                        x.argmin(-1), x.sum(-1), x.clamp(0, 2), x.relu()), x, y)
+
+
+def test_inf_arithmetic_and_signed_zero():
+    x = ember.tensor([0.0, -0.0, INF, -INF, 1.0, -1.0])
+    c, got, want = _same(lambda x: (1.0 / x, x * 0, x - x, x.exp(), (-x).sqrt(), x.sign(), x.neg()), x)
+    # -0.0 keeps its sign: 1/-0.0 is -inf in both
+    assert got[0].tolist()[1] == -INF and want[0].tolist()[1] == -INF
+
+
+def test_float_floor_division_and_remainder_follow_python():
+    x = ember.tensor([5.5, -5.5, 5.5, -5.5, 0.0, 3.0])
+    y = ember.tensor([2.0, 2.0, -2.0, -2.0, 3.0, 0.0])
+    _same(lambda x, y: (ember.div(x, y, rounding_mode="floor"), ember.remainder(x, y), ember.fmod(x, y),
+                        ember.div(x, y, rounding_mode="trunc")), x, y)
+
+
+def test_integer_floor_division_remainder_with_negatives():
+    x = ember.tensor([7, -7, 7, -7, 0, -9223372036854775807 - 1])
+    y = ember.tensor([2, 2, -2, -2, 5, 3])
+    _same(lambda x, y: (ember.div(x, y, rounding_mode="floor"), ember.remainder(x, y), ember.fmod(x, y),
+                        ember.div(x, y, rounding_mode="trunc"), x // y), x, y)
+
+
+def test_integer_overflow_wraps_like_eager():
+    x = ember.tensor([2147483647, -2147483648, 100000], dtype=ember.int32)
+    b = ember.tensor([100, -100, 27], dtype=ember.int8)
+    big = ember.tensor([9223372036854775807, 3037000500])
+    _same(lambda x, b, big: (x + 1, x * 3, x - 2, b * 3, b + 100, big + 1, big * big), x, b, big)
+
+
+def test_bool_and_uint8_semantics():
+    a = ember.tensor([True, False, True])
+    u = ember.tensor([250, 3, 0], dtype=ember.uint8)
+    _same(lambda a, u: (a + a, a * a, ~a, u + 10, u - 5, a.logical_xor(u > 1)), a, u)
+
+
+def test_bf16_results_round_like_eager():
+    x = (ember.randn(64) * 100).to(ember.bfloat16)
+    c = Compiled(lambda x: (x * 3 + 1).to(ember.bfloat16))
+    got = c(x)
+    want = (x * 3 + 1)
+    assert got.dtype == ember.bfloat16
+    assert_close(got.float(), want.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_embedding_index_out_of_range_raises_index_error():
+    w = ember.randn(5, 3)
+    c = Compiled(lambda w, i: ember.nn.functional.embedding(i, w) + 1)
+    c(w, ember.tensor([0, 4]))
+    with pytest.raises(IndexError):
+        c(w, ember.tensor([0, 5]))
+
+
+def test_pointwise_inner_loop_is_vectorised_by_gcc():
+    c = Compiled(lambda x, y: ((x * y + 1.5) * x - y).relu())
+    c(ember.randn(64, 256), ember.randn(64, 256))
+    src = c.source()
+    gcc = shutil.which(os.environ.get("CC", "gcc"))
+    if gcc is None:
+        pytest.skip("no C compiler")
+    from ember._cc.build import FLAGS
+    flags = [f for f in FLAGS if f not in ("-shared", "-fPIC")]
+    r = subprocess.run([gcc, *flags, "-fopt-info-vec-optimized", "-x", "c", "-", "-c", "-o", os.devnull],
+                       input=src, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = src.splitlines()
+    kernel_start = next(i for i, ln in enumerate(lines) if ln.startswith("static void kernel0")) + 1
+    vec_lines = [int(m.group(1)) for m in re.finditer(r"<stdin>:(\d+):\d+: optimized: loop vectorized", r.stderr)]
+    assert any(ln > kernel_start for ln in vec_lines), r.stderr
+
+
+def test_failed_build_falls_back_to_the_interpreter_with_a_warning(monkeypatch):
+    from ember._cc import CompileError
+    from ember._inductor import compile_fx as cfx
+
+    def broken(source, name):
+        raise CompileError("gcc: simulated failure")
+    monkeypatch.setattr(cfx, "_compile_c", broken)
+    x = ember.randn(4, 5)
+    with pytest.warns(UserWarning, match="building the generated C failed"):
+        out = ember.compile(lambda x: (x.sin() * 2).sum(-1))(x)
+    assert_close(out, (x.sin() * 2).sum(-1))
+
+
+def test_compiler_that_fails_in_a_fresh_process_falls_back(tmp_path):
+    code = (
+        "import warnings, ember\n"
+        "from ember.testing import assert_close\n"
+        "x = ember.randn(3, 4)\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    out = ember.compile(lambda x: (x * 3).exp().sum(-1))(x)\n"
+        "assert_close(out, (x * 3).exp().sum(-1))\n"
+        "assert any('failed' in str(m.message) for m in w), [str(m.message) for m in w]\n"
+        "print('ok')\n")
+    env = dict(os.environ, CC="/bin/false", EMBER_CACHE_DIR=str(tmp_path))
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+    env["PYTHONPATH"] = os.path.abspath(src) + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-3000:]
+
+
+def test_output_code_log_prints_c_and_wrapper(capsys, monkeypatch):
+    monkeypatch.setenv("EMBER_LOGS", "output_code")
+    ember.compile(lambda x: x.cos() + 1)(ember.randn(3))
+    err = capsys.readouterr().err
+    assert "static void kernel0" in err and "def call(*args):" in err
+
+
+def test_no_warning_on_a_successful_compile():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = ember.compile(lambda x: x.tanh() * 2)(ember.ones(3))
+    assert_close(out, ember.ones(3).tanh() * 2)
+
+
+def test_reductions_down_columns_use_the_column_form():
+    x = ember.randn(300, 70)
+    x[5, 3] = NAN
+    c, got, want = _same(lambda x: (x.amax(0), x.argmax(0), x.argmin(0), x.amin(0)), x)
+    assert "(columns)" in c.source()
+    c = Compiled(lambda x: ((x * 2).sum(0) + 1, x.mean(0)))
+    s, m = c(x)
+    assert "(columns)" in c.source()
+    xd = x.double()
+    assert_close(s.double(), (xd * 2).sum(0) + 1, rtol=1e-6, atol=1e-6, equal_nan=True)
+    assert_close(m.double(), xd.mean(0), rtol=1e-6, atol=1e-7, equal_nan=True)
+
+
+def test_long_float32_row_sums_keep_float32_accuracy():
+    x = ember.rand(3, 200_003) + 1000.0
+    c = Compiled(lambda x: x.sum(-1))
+    got = c(x)
+    exact = x.double().sum(-1)
+    assert_close(got.double(), exact, rtol=2e-7, atol=0)
+
+
+def test_large_kernels_split_their_outer_loop_over_threads_and_fork_safely():
+    from ember._inductor import config
+    x = ember.randn(512, 300)
+    with config.patch({"cpp.threads": 2}):
+        c, got, want = _same(lambda x: (x * 3 - 1, (x - 1).amax(-1), x.amin(0)), x)
+    assert "ember_parallel(" in c.source()
+    if not hasattr(os, "fork"):
+        return
+    pid = os.fork()                  # a forked child (a DataLoader worker) runs the compiled code too
+    if pid == 0:
+        try:
+            ok = all(bool((g == w).all()) for g, w in zip(c(x)[:2], want[:2]))
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+
+
+def test_small_kernels_stay_on_the_calling_thread():
+    c, _, _ = _same(lambda x: x * 2 + 1, ember.randn(8, 8))
+    assert "ember_parallel(kernel" not in c.source()
