@@ -4,7 +4,9 @@
 
 Workloads (issue 2): `a + b`, `relu`, 8x8 matmul, `x.sum()`, `a + b` with requires_grad, on
 4-element tensors; plus `import ember` (and numpy, torch) in fresh interpreters, with bytecode cached and
-as this environment runs it (see `import_ms`). Prints JSON.
+as this environment runs it (see `import_ms`). Issue 18's rows too: views (t(), view, select, slice, with
+and without requires_grad) on an 8x8 tensor, their backward next to a plain sum's, and the engine's time per
+node (a retained chain of 100 multiplications). Prints JSON.
 """
 import argparse
 import json
@@ -27,10 +29,28 @@ def workloads(mod):
     b = mod.tensor([4.0, 3.0, 2.0, 1.0])
     m = mod.tensor([[float(i + j) for j in range(8)] for i in range(8)])
     ag = mod.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
-    g = {"mod": mod, "a": a, "b": b, "m": m, "ag": ag}
+    mg = mod.tensor([[float(i + j) for j in range(8)] for i in range(8)], requires_grad=True)
+    g = {"mod": mod, "a": a, "b": b, "m": m, "ag": ag, "mg": mg}
     out = {"a + b": "a + b", "relu": "mod.relu(a)", "matmul 8x8": "m @ m" if hasattr(type(m), "__matmul__") else None,
-           "x.sum()": "a.sum()" if hasattr(a, "sum") else None, "a + b (requires_grad)": "ag + b"}
+           "x.sum()": "a.sum()" if hasattr(a, "sum") else None, "a + b (requires_grad)": "ag + b",
+           # views (issue 18: t(), view, slicing at or below 1.5x torch, forward and backward)
+           "t()": "m.t()", "view": "m.view(64)", "x[2]": "m[2]", "x[1:3]": "m[1:3]",
+           "t() (requires_grad)": "mg.t()", "x[2] (requires_grad)": "mg[2]",
+           # backward: a view's share is the difference from the plain sum row
+           "sum().backward()": "mg.sum().backward()", "t().sum().backward()": "mg.t().sum().backward()",
+           "x[2].sum().backward()": "mg[2].sum().backward()", "view(64).sum().backward()": "mg.view(64).sum().backward()"}
     return g, {k: v for k, v in out.items() if v is not None}
+
+
+def engine_us_per_node(mod, n=100):
+    """backward() of a retained chain of n multiplications, per node (each node's formula is one mul)."""
+    x = mod.ones(4, requires_grad=True)
+    y = x
+    for _ in range(n):
+        y = y * 1.0001
+    loss = y.sum()
+    loss.backward(retain_graph=True)
+    return round(median_us("loss.backward(retain_graph=True)", {"loss": loss}, number=20, repeat=9) / (n + 1), 3)
 
 
 def bench(mod):
@@ -42,7 +62,8 @@ def bench(mod):
         except Exception as e:  # an op not implemented yet is reported, not timed
             res[name] = f"unavailable: {type(e).__name__}: {e}"[:120]
             continue
-        res[name] = round(median_us(stmt, g), 3)
+        res[name] = round(median_us(stmt, g, number=400 if "backward" in stmt else 2000), 3)
+    res["engine per node"] = engine_us_per_node(mod)
     return res
 
 

@@ -297,3 +297,36 @@ def test_one_tensor_through_two_sources_is_guarded_as_aliased():
     u, v = ember.zeros(2), ember.zeros(2)
     assert_close(cf(u, v), ember.zeros(2))  # no longer the same tensor: a new capture, not the aliased graph
     assert_close(u, ember.ones(2))
+
+
+def test_break_in_a_function_with_cell_variables_resumes_compiled():
+    def f(x, k):
+        y = x * 2
+        s = y.sum().item()                       # the break
+        scale = lambda t: t * k + s              # noqa: E731  (k, s: cell variables of f)
+        zs = [scale(y) for _ in range(2)]        # on 3.11 the comprehension makes y a cell variable too
+        return zs[0] + zs[1]
+    cf = ember.compile(f, backend="eager")
+    x = ember.randn(3)
+    assert_close(cf(x, 3.0), f(x, 3.0))
+    assert counters["frames"]["ok"] == 2 and not counters["frames"]["skipped"]
+    assert_close(cf(x, 3.0), f(x, 3.0))
+    assert counters["frames"]["ok"] == 2
+
+
+def test_break_in_a_closure_with_cells_and_stack_values():
+    def make():
+        bias = ember.ones(3)
+
+        def f(x, k):
+            y = x * 2
+            out = [y + bias, y.sum().item() + k]   # breaks with a list being built on the stack
+            g = lambda t: t * k + bias             # noqa: E731  (k: a cell of f, bias: a free variable)
+            return g(out[0]) + out[1]
+        return f
+    f = make()
+    cf = ember.compile(f, backend="eager")
+    x = ember.randn(3)
+    for _ in range(2):
+        assert_close(cf(x, 2.0), f(x, 2.0))
+    assert counters["frames"]["ok"] == 2 and len(counters["graph_break"]) == 1

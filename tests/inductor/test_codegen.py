@@ -174,8 +174,10 @@ def test_long_float32_row_sums_keep_float32_accuracy():
     assert_close(got.double(), exact, rtol=2e-7, atol=0)
 
 
-def test_large_kernels_split_their_outer_loop_over_threads_and_fork_safely():
+def test_large_kernels_split_their_outer_loop_over_threads_and_fork_safely(monkeypatch):
     from ember._inductor import config
+    from ember._inductor.codegen import wrapper
+    monkeypatch.setattr(wrapper, "PARALLEL_MIN_WORK", 1 << 16)
     x = ember.randn(512, 300)
     with config.patch({"cpp.threads": 2}):
         c, got, want = _same(lambda x: (x * 3 - 1, (x - 1).amax(-1), x.amin(0)), x)
@@ -195,3 +197,14 @@ def test_large_kernels_split_their_outer_loop_over_threads_and_fork_safely():
 def test_small_kernels_stay_on_the_calling_thread():
     c, _, _ = _same(lambda x: x * 2 + 1, ember.randn(8, 8))
     assert "ember_parallel(kernel" not in c.source()
+
+
+def test_integer_division_by_zero_raises_like_eager():
+    a, b = ember.tensor([4, 5]), ember.tensor([0, 1])
+    for fn in (lambda a, b: a // b + 1, lambda a, b: ember.remainder(a, b) * 2, lambda a, b: ember.fmod(a, b) - 1):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            fn(a, b)
+        c = Compiled(fn)
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            c(a, b)
+        assert_close(c(a, b + 1), fn(a, b + 1))

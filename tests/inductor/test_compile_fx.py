@@ -113,3 +113,18 @@ def test_parity_gpt_block_forward_with_torch_weights():
     h = torch.nn.functional.gelu(h @ sd["mlp.0.weight"].T + sd["mlp.0.bias"]) @ sd["mlp.2.weight"].T + sd["mlp.2.bias"]
     del tm
     assert_close(out, ember.tensor((xt + h).detach().numpy()), rtol=1e-4, atol=1e-5)
+
+
+def test_dropout_draws_the_same_random_numbers_as_eager():
+    m = MLP(p=0.3)
+    m2 = copy.deepcopy(m)
+    cm = ember.compile(m2)
+    x = ember.randn(8, 6)
+    ember.manual_seed(5)
+    a = m(x)
+    a.sum().backward()
+    ember.manual_seed(5)
+    b = cm(x)
+    b.sum().backward()
+    assert_close(b, a)
+    assert_close(m2.fc1.weight.grad, m.fc1.weight.grad)

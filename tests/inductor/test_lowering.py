@@ -225,3 +225,11 @@ def test_math_constants_inf_nan_literals():
     x = ember.tensor([1.0, -2.0, 0.0])
     _check(lambda x: (x.masked_fill(x < 0, float("-inf")), x + float("inf"), x * math.pi,
                       x.masked_fill(x == 0, float("nan"))), x)
+
+
+def test_empty_zero_dim_and_broadcast_inputs():
+    _check(lambda x: (x * 2, x.sum(0), x.sum(), x.mean(1)), ember.randn(0, 3), expect_kernels=False)
+    _check(lambda x: (x * 2 + 1, x.exp()), ember.tensor(3.0))
+    _check(lambda x, y: x + y, ember.tensor(3.0), ember.randn(4))
+    _check(lambda x: x[::2].t().contiguous() * 3, ember.randn(6, 5))
+    _check(lambda x: x.expand(3, 4) + 1, ember.randn(1, 4))

@@ -18,7 +18,8 @@ from .opcodes import split_call, split_call_ex
 from .output_graph import OutputGraph
 from ember._grad_mode import _set_enabled
 
-from .resume_execution import exception_leaves_frame, in_exception_range, resume_code, resume_origin
+from .resume_execution import (exception_leaves_frame, frame_local_names, in_exception_range, resume_code,
+                               resume_origin)
 from .symbolic_convert import InstructionTranslator
 from .trace_rules import _disallowed
 from .variables import WithExitVariable
@@ -104,8 +105,16 @@ def _build_entry(state, tx, output, result):
     stack = list(tx.stack)
     call_at_break, compiled_resume = RUNTIME["call_at_break"], RUNTIME["compiled_resume"]
     from .variables import NullVariable
-    local_names = code.co_varnames
-    unbound = tuple(n for n in local_names if n not in tx.locals)
+    local_names = frame_local_names(code)
+    from .variables import CellVariable
+
+    def local_vt(n):
+        """The tracker of local `n` at the break (a cell variable's contents), or None if unbound."""
+        cell = tx.cells.get(n)
+        if n in code.co_cellvars and isinstance(cell, CellVariable) and not isinstance(cell, RealCellVariable):
+            return cell.contents
+        return tx.locals.get(n)
+    unbound = tuple(n for n in local_names if local_vt(n) is None)
     consts = {}
 
     def resume_fn(offset, stack_after, compiled):
@@ -115,7 +124,7 @@ def _build_entry(state, tx, output, result):
         return compiled_resume(fn, state) if compiled else fn
 
     def values(cg, stack_after):
-        exprs = [cg.expr(tx.locals[n]) if n in tx.locals else "None" for n in local_names]
+        exprs = [cg.expr(local_vt(n)) if local_vt(n) is not None else "None" for n in local_names]
         exprs += [cg.expr(v) for v in stack_after if not isinstance(v, NullVariable)]
         return "(" + "".join(e + ", " for e in exprs) + ")"
 

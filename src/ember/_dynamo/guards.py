@@ -155,8 +155,9 @@ class GuardBuilder:
             lines.append(f"    return ({fresh})")
         rev = ["def ___revalidate(L, G, C):"]
         if slow:
-            slow_cond, _ = _common_reads(" and ".join(slow), self._source_names())
-            rev.append(f"    if not ({slow_cond}):")
+            # checked only when the module epoch moved: written plainly (sharing reads would cost more at
+            # capture than it saves)
+            rev.append(f"    if not ({' and '.join(slow)}):")
             rev.append("        return False")
         rev.append(f"    P[0] = ({''.join(f'{s.name()}, ' for s in epoch_inputs)})")
         rev.append("    E[0] = EP[0]")
@@ -219,6 +220,8 @@ def _common_reads(cond, source_names):
     `___vN`. Longest names first, so `L[1][0]` is bound before `L[1]` inside it is. Returns (cond, {name: var})."""
     names = {}
     for i, name in enumerate(sorted(source_names, key=lambda n: (-len(n), n))):
+        if cond.count(name) < 2:               # a cheap filter before the exact (regex) count
+            continue
         pat = _pattern(name)
         hits = list(pat.finditer(cond))
         if len(hits) < 2 or name.isidentifier():

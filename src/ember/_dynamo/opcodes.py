@@ -75,7 +75,7 @@ class OpcodeHandlers:
         self.load_fast(inst.argval)
 
     def load_fast(self, name):
-        if name in self.cells and name in self.code.co_cellvars:
+        if name in self.cells and (name in self.code.co_cellvars or name in self.code.co_freevars):
             self.push(self.cells[name])        # 3.13 compiles LOAD_CLOSURE to a LOAD_FAST of the cell
             return
         if name not in self.locals:

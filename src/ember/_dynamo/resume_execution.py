@@ -3,8 +3,9 @@
 A resume function is the frame's original bytecode with a prologue in front:
 
     COPY_FREE_VARS n          (if the code has free variables)
-    RESUME 0
     DELETE_FAST x ...         (locals that were unbound at the break)
+    MAKE_CELL c ...           (cell variables, passed by value)
+    RESUME 0
     PUSH_NULL / LOAD_FAST s_i (rebuild the value stack)
     EXTENDED_ARG ... JUMP_FORWARD <offset>
 
@@ -23,6 +24,11 @@ from .exc import Unsupported
 _OP = dis.opmap
 _DEREF_OPS = {_OP[n] for n in ("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE", "MAKE_CELL",
                                "LOAD_CLASSDEREF") if n in _OP}
+# 3.13 compiles LOAD_CLOSURE to a LOAD_FAST of the cell's slot: slot-indexed ops that may name a free variable
+_FAST_OPS = {_OP[n] for n in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "STORE_FAST", "DELETE_FAST")
+             if n in _OP}
+_FAST_PAIR_OPS = {_OP[n] for n in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")
+                  if n in _OP}
 _CACHE = {}
 _ORIGIN = {}      # resume code -> (the original code, the prologue's length in bytes)
 
@@ -135,6 +141,12 @@ def _emit(op, arg=0):
     return out + [_OP[op] if isinstance(op, str) else op, arg & 255]
 
 
+def frame_local_names(code):
+    """The values a resume function of `code` takes before the stack: its locals, then its cell variables that
+    are not arguments (their slots follow the locals' in CPython's frame layout)."""
+    return code.co_varnames + tuple(n for n in code.co_cellvars if n not in code.co_varnames)
+
+
 def resume_code(code, offset, null_mask, unbound):
     """The code object resuming `code` at `offset` with a stack described by `null_mask` (True: NULL) and
     the locals in `unbound` deleted. Cached, so each continuation has one code object (and one cache)."""
@@ -144,19 +156,23 @@ def resume_code(code, offset, null_mask, unbound):
         return rc
     if sys.version_info[:2] not in ((3, 11), (3, 12), (3, 13)):
         raise Unsupported("resume functions are implemented for CPython 3.11 to 3.13")
-    if code.co_cellvars:
-        raise Unsupported("graph break in a function whose locals are captured by a closure (cell variables)")
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
         raise Unsupported("graph break in a generator")
-    nlocals = len(code.co_varnames)
+    # parameters: the locals, then the cell variables that are not arguments (passed by value and made cells
+    # again by MAKE_CELL, as the original prologue does), then the stack values. The cells keep their slots,
+    # so only free variables (after them) move, by the number of stack parameters.
+    names = frame_local_names(code)
+    nlocals = len(names)
     nstack = sum(1 for n in null_mask if not n)
     stack_names = tuple(f"___stack{i}" for i in range(nstack))
     pro = []
     if code.co_freevars:
         pro += _emit("COPY_FREE_VARS", len(code.co_freevars))
-    pro += _emit("RESUME", 0)
     for name in unbound:
-        pro += _emit("DELETE_FAST", code.co_varnames.index(name))
+        pro += _emit("DELETE_FAST", names.index(name))
+    for name in code.co_cellvars:
+        pro += _emit("MAKE_CELL", names.index(name))
+    pro += _emit("RESUME", 0)
     si = 0
     for is_null in null_mask:
         if is_null:
@@ -169,17 +185,23 @@ def resume_code(code, offset, null_mask, unbound):
     delta_units = (len(pro) + 6 + offset - jump_at) // 2
     pro += [_OP["EXTENDED_ARG"], (delta_units >> 16) & 255, _OP["EXTENDED_ARG"], (delta_units >> 8) & 255,
             _OP["JUMP_FORWARD"], delta_units & 255]
-    # original bytes, deref opargs shifted past the new parameters
+    # original bytes, free-variable opargs shifted past the stack parameters
     body = bytearray(code.co_code)
-    if nstack and (code.co_freevars or code.co_cellvars):
+    if nstack and code.co_freevars:
         ext = 0
         for i in range(0, len(body), 2):
             op, arg = body[i], body[i + 1]
-            if op in _DEREF_OPS:
-                full = (ext << 8) | arg
+            full = (ext << 8) | arg
+            if (op in _DEREF_OPS or op in _FAST_OPS) and full >= nlocals:
                 if full + nstack > 255 or ext:
                     raise Unsupported("too many locals for a resume function")
                 body[i + 1] = arg + nstack
+            elif op in _FAST_PAIR_OPS:          # 3.13: two 4-bit slot indices in one argument
+                hi, lo = arg >> 4, arg & 15
+                hi, lo = (hi + nstack if hi >= nlocals else hi), (lo + nstack if lo >= nlocals else lo)
+                if hi > 15 or lo > 15:
+                    raise Unsupported("too many locals for a resume function")
+                body[i + 1] = (hi << 4) | lo
             ext = arg if op == _OP["EXTENDED_ARG"] else 0
     co_code = bytes(pro) + bytes(body)
     units = len(pro) // 2
@@ -192,7 +214,7 @@ def resume_code(code, offset, null_mask, unbound):
     flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
     rc = code.replace(
         co_code=co_code, co_argcount=nlocals + nstack, co_posonlyargcount=0, co_kwonlyargcount=0,
-        co_nlocals=nlocals + nstack, co_varnames=code.co_varnames + stack_names, co_flags=flags,
+        co_nlocals=nlocals + nstack, co_varnames=names + stack_names, co_flags=flags,
         co_stacksize=code.co_stacksize + nstack + 2,
         co_name=f"__resume_at_{offset}_{code.co_name}",
         co_qualname=f"__resume_at_{offset}_{code.co_qualname}",

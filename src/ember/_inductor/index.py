@@ -13,8 +13,8 @@ class Index:
     __slots__ = ("terms", "const")
 
     def __init__(self, terms=None, const=0):
-        self.terms = {k: c for k, c in (terms or {}).items() if c}
-        self.const = int(const)
+        self.terms = {k: c for k, c in terms.items() if c} if terms else {}
+        self.const = const if type(const) is int else int(const)
 
     @staticmethod
     def var(name):
@@ -25,7 +25,14 @@ class Index:
         return x if isinstance(x, Index) else Index(None, x)
 
     def __add__(self, other):
-        other = Index.wrap(other)
+        if type(other) is not Index:
+            if not other:
+                return self
+            other = Index(None, other)
+        if not other.terms:
+            out = Index.__new__(Index)
+            out.terms, out.const = self.terms, self.const + other.const     # terms are never mutated
+            return out
         terms = dict(self.terms)
         for k, c in other.terms.items():
             terms[k] = terms.get(k, 0) + c

@@ -454,9 +454,43 @@ def reshape(x, new_size):
         st = view_strides(size, x.layout.stride, new_size)
         if st is not None:
             return BufferView(x.buffer, Layout(new_size, st, x.layout.offset, x.dtype))
+    else:
+        split = _split_map(size, new_size)
+        if split is not None:          # every old dim splits into new dims: old index = affine in new
+            def reindex(index):
+                return [sum((index[j] * m for j, m in terms), Index()) for terms in split]
+            return remap(x, new_size, reindex)
     x = _graph().realize(x)
     st = view_strides(size, x.layout.stride, new_size)
     return BufferView(x.buffer, Layout(new_size, st, x.layout.offset, x.dtype))
+
+
+def _split_map(old, new):
+    """For a reshape in which each old dim is a run of consecutive new dims (a split, no merge): per old dim,
+    the (new dim, multiplier) terms of its index. None if some new dim merges old dims."""
+    out, j = [], 0
+    for s in old:
+        terms, p = [], 1
+        group = []
+        while j < len(new) and p < s:
+            group.append(j)
+            p *= new[j]
+            j += 1
+        if s == 1:
+            out.append([])
+            continue
+        if p != s:
+            return None
+        m = 1
+        for d in reversed(group):
+            terms.append((d, m))
+            m *= new[d]
+        out.append(terms)
+    while j < len(new):
+        if new[j] != 1:
+            return None
+        j += 1
+    return out
 
 
 def _nonone(s):

@@ -99,7 +99,21 @@ class SchedulerNode:
             n = len(buf.ranges())
             idx = [Index.var(f"_i{i}") for i in range(n)]
             ridx = [Index.var(f"_r{i}") for i in range(len(buf.reduction_ranges()))]
-            self.reads = {name for name, _ in body_reads(buf, idx, ridx)}
+            # the loads once, over placeholder loop variables; a section substitutes its own (`reads_at`)
+            self.canonical_reads = body_reads(buf, idx, ridx)
+            self.reads = {name for name, _ in self.canonical_reads}
+
+    def reads_at(self, section):
+        """The node's loads with the loop variables of `section` substituted for the placeholders."""
+        sub = {f"_i{d}": ix for d, ix in enumerate(section.index)}
+        sub.update({f"_r{d}": ix for d, ix in enumerate(section.rindex or ())})
+        out = []
+        for name, index in self.canonical_reads:
+            new = Index(None, index.const)
+            for v, c in index.terms.items():
+                new = new + (sub[v] * c if v in sub else Index({v: c}))
+            out.append((name, new))
+        return out
 
 
 class FusedGroup:
@@ -221,7 +235,7 @@ class Scheduler:
         """Every read of a buffer produced in the group is row-local and comes after its producer."""
         outer_vars = {f"x{i}" for i in range(len(outer))}
         store = {}
-        for s in sections:
+        for node, s in zip(nodes, sections):
             st = s.buf.layout.flat(s.index)
             sizes = dict(s.loops)
             inner = [(v, c) for v, c in st.terms.items() if v not in outer_vars]
@@ -232,7 +246,7 @@ class Scheduler:
             outer_part = {v: c for v, c in st.terms.items() if v in outer_vars}
             store[s.buf.name] = (outer_part, lo, hi, None if s.buf.layout.is_contiguous() else st)
             own = {name for name, _ in s.loops}
-            for name, idx in body_reads(s.buf, s.index, s.rindex):
+            for name, idx in node.reads_at(s):
                 if name not in store:
                     if any(n.buf.name == name for n in nodes):
                         return False     # read before it is produced

@@ -6,6 +6,7 @@ op's j-th output, used to validate and materialize incoming gradients.
 """
 import itertools
 import threading
+import weakref
 
 from .._core.tensor_impl import TensorImpl as Tensor
 from . import anomaly_mode as _anomaly
@@ -148,7 +149,6 @@ def grad_accumulator(t):
     ref = getattr(t, "_grad_acc_ref", None)
     acc = ref() if ref is not None else None
     if acc is None:
-        import weakref
         acc = AccumulateGrad(t)
         t._grad_acc_ref = weakref.ref(acc)
     return acc

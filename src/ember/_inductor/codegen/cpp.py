@@ -7,11 +7,12 @@ integers, `_Bool` for bool). `KernelCodegen` writes the loop nest: the group's o
 its own loops, `#pragma omp simd` on the innermost loop (the build uses -fopenmp-simd: no OpenMP runtime),
 restrict pointers, the contiguous index innermost. Semantics kept as eager's:
   - no -ffast-math; integer arithmetic wraps (-fwrapv); integer `//` and `%` follow Python (floor);
-    integer division by zero gives 0 instead of trapping (eager raises; see the report);
+    integer division by zero does not trap: it sets the error flag, and the wrapper raises eager's
+    RuntimeError("ZeroDivisionError");
   - maximum/minimum and max/min reductions propagate NaN; argmax/argmin pick the first NaN or extreme;
   - float32/half sums and products accumulate in double (eager's numpy sums pairwise; a plain float
     accumulator drifts from it on long rows), max/min/any/all in the value type;
-  - an indirect index (embedding) out of range sets an error flag that the wrapper raises as IndexError.
+  - an indirect index (embedding) out of range sets the error flag (1) that the wrapper raises as IndexError.
 """
 import math
 
@@ -69,20 +70,24 @@ EMBER_FLOAT_HELPERS(float, f)
 EMBER_FLOAT_HELPERS(double, d)
 
 static inline int64_t ember_floordiv_i(int64_t a, int64_t b) {
-    if (b == 0) return 0;
+    if (b == 0) { ember_index_error = 2; return 0; }
     if (b == -1) return (int64_t)(0ULL - (uint64_t)a);
     int64_t q = a / b; if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1; return q;
 }
 static inline int64_t ember_truncdiv_i(int64_t a, int64_t b) {
-    if (b == 0) return 0;
+    if (b == 0) { ember_index_error = 2; return 0; }
     if (b == -1) return (int64_t)(0ULL - (uint64_t)a);
     return a / b;
 }
 static inline int64_t ember_mod_i(int64_t a, int64_t b) {
-    if (b == 0 || b == -1) return 0;
+    if (b == 0) { ember_index_error = 2; return 0; }
+    if (b == -1) return 0;
     int64_t r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r;
 }
-static inline int64_t ember_fmod_i(int64_t a, int64_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
+static inline int64_t ember_fmod_i(int64_t a, int64_t b) {
+    if (b == 0) { ember_index_error = 2; return 0; }
+    return b == -1 ? 0 : a % b;
+}
 static inline int64_t ember_pow_i(int64_t a, int64_t b) {
     if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
     uint64_t r = 1, base = (uint64_t)a;

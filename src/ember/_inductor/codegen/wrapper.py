@@ -20,8 +20,10 @@ from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
-# a kernel touching at least this many elements splits its first outer loop over config.threads() threads
-PARALLEL_MIN_WORK = 1 << 17
+# a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
+# Threads are created per call, and on a loaded machine a second thread may wait for a core while the first
+# waits to join it: below ~2M elements (the threshold of ember's own row kernels) one thread is faster.
+PARALLEL_MIN_WORK = 1 << 21
 
 
 class CompiledModule:
@@ -67,7 +69,11 @@ def _view_of(t, size, stride, offset):
     return t.as_strided(size, stride, t.storage_offset() + offset)
 
 
-def _index_error():
+def _index_error(code=1):
+    """Raise what eager raises for the error flag a C entry returned (1: an index out of range, 2: an integer
+    division by zero)."""
+    if code == 2:
+        raise RuntimeError("ZeroDivisionError")
     raise IndexError("index out of range in self")
 
 
@@ -229,8 +235,9 @@ def generate(graph, sched):
             label = "+".join(sorted({n.buf.name for _, kc in pending for n in kc.group.nodes}))
             namespace[f"_{ename}_label"] = f"graph{_GRAPH_IDS[0]} {ename}: {label}"
             py.append(f"    _{ename} = _timed(_{ename}_raw, _{ename}_label)")
-        py.append(f"    if _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)})):")
-        py.append("        _index_error()")
+        py.append(f"    err = _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)}))")
+        py.append("    if err:")
+        py.append("        _index_error(err)")
         pending.clear()
 
     for g in groups:
