@@ -264,7 +264,7 @@ def test_parallel_fill_of_large_storages(tmp_path):
 
 
 def test_loaded_big_storages_are_private_writable_memory(tmp_path):
-    """Storages of 1 MB and more are read into anonymous memory (not numpy's huge-page arrays): they are
+    """Storages of 1 MB and more are read into malloc'ed memory (not numpy's huge-page arrays): they are
     writable, owned by the tensor, and independent of the file (which may be replaced or removed)."""
     a = np.arange(1 << 19, dtype=np.float32)                        # 2 MiB
     p = tmp_path / "big.pt"

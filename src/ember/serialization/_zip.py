@@ -363,9 +363,16 @@ class ZipWriter:
         extra = zip64 + b"FB" + struct.pack("<H", pad) + b"Z" * pad
         header = struct.pack(
             "<4sHHHHHIIIHH", _LOCAL_SIG, 0, flags, 0, 0, 0, 0, 0, 0, len(full), len(extra))
-        self._write(header + full + extra)
+        header += full + extra
         cd_zip64 = _zip64_extra(size if big_size else None, header_offset if big_offset else None)
         written = _Written(full, header_offset, flags, None, size, cd_zip64)
+        self._name_order.add(name.encode("utf-8"))
+        self._written.append(written)
+        if size < _CHUNK and crc is None:            # a small record: one write for all of it
+            written.crc = _crc32(mv) if size else 0
+            self._write(header + mv.tobytes() + (self._descriptor(written) if size else b""))
+            return
+        self._write(header)
         if self._fd is not None and crc is None and size >= _PARALLEL_MIN_BYTES:
             written.pieces = self._submit(mv, self._base + self._pos)
             self._pos += size
@@ -386,8 +393,6 @@ class ZipWriter:
             written.crc = crc
             if size:
                 self._write(self._descriptor(written))
-        self._name_order.add(name.encode("utf-8"))
-        self._written.append(written)
 
     @staticmethod
     def _descriptor(w: _Written) -> bytes:
