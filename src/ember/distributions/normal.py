@@ -1,17 +1,15 @@
 """torch.distributions.normal.Normal: the Gaussian with mean `loc` and standard deviation `scale`."""
 import math
-import numbers
 
 import ember
 
 from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .location_scale import LocationScale
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(LocationScale):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -33,22 +31,8 @@ class Normal(Distribution):
     def variance(self):
         return self.stddev.pow(2)
 
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
-            batch_shape = ember.Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = ember.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_as(Normal, batch_shape, _instance)
 
     def sample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)
