@@ -974,7 +974,7 @@ _d('narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor', (
 _d('narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.shape:narrow_copy_out'), ('Meta', 'meta.shape:narrow_copy_out')))
 _d('cat(Tensor[] tensors, int dim=0) -> Tensor', (('CPU', 'cpu.shape:cat'), ('Meta', 'meta.shape:cat')))
 _d('cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.shape:cat_out'), ('Meta', 'meta.shape:cat_out')))
-_d('stack(Tensor[] tensors, int dim=0) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.shape:stack'),))
+_d('stack(Tensor[] tensors, int dim=0) -> Tensor', (('CPU', 'cpu.shape:stack'), ('Meta', 'meta.shape:stack')))
 _d('hstack(Tensor[] tensors) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.shape:hstack'),))
 _d('vstack(Tensor[] tensors) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.shape:vstack'),))
 _d('stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)', (('CompositeExplicitAutograd', 'out_from_functional:stack_out'),))
