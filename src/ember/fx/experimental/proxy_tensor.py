@@ -18,6 +18,7 @@ from ember._core.tls import state as _tls
 from ember._core.dispatch_keys import DispatchKey
 from ember._dispatch.modes import TorchDispatchMode
 from ember._tensor import Tensor
+from ember._ops import ops
 
 from .._symbolic_trace import Tracer
 from ..graph import Graph
@@ -84,6 +85,10 @@ class _TensorTracker:
         return None
 
 
+_LIFT_FRESH = ops.aten.lift_fresh.default
+_LIFT_FRESH_COPY = ops.aten.lift_fresh_copy.default
+
+
 class ProxyTorchDispatchMode(TorchDispatchMode):
     """Records every op reaching the Python key as a node of `tracer.graph`."""
 
@@ -96,6 +101,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if func is _LIFT_FRESH:
+            func = _LIFT_FRESH_COPY            # torch's: the fresh constant becomes a graph attribute, copied
         decomp = self.decomposition_table.get(func)
         if decomp is not None:
             with self:
