@@ -19,10 +19,21 @@ from .size import Size
 from .storage import UntypedStorage
 from .strides import contiguous_strides, is_contiguous, is_channels_last, is_non_overlapping_and_dense, wrap_dim
 from .tls import state as _tls
-from .version import VersionCounter
 
 _CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
 _INFERENCE = [0]   # threads currently in inference_mode: constructors check the thread-local flag only then
+
+
+# ------------------------------------------------------------ version counters (c10's VariableVersion, which
+# TensorImpl.h defines too): shared by a tensor and all its views; in-place ops bump it, saved tensors compare it.
+class VersionCounter:
+    __slots__ = ("value",)
+
+    def __init__(self, value=0):
+        self.value = value
+
+    def bump(self):
+        self.value += 1
 
 
 class _InferenceVersionCounter:
