@@ -8,6 +8,7 @@ import itertools
 import threading
 import weakref
 
+from .._core.dispatch_keys import MATH_BITS
 from .._core.tensor_impl import TensorImpl as Tensor
 from . import anomaly_mode as _anomaly
 
@@ -239,7 +240,8 @@ class disable_saved_tensors_hooks:
 def _clone_detached(t):
     if t._np is None:
         return t.detach()
-    return Tensor._wrap_np(t._np.copy(), t.dtype)
+    # a clone reads the logical values: a conjugated grad comes out resolved (torch's clone)
+    return Tensor._wrap_np(t._np.copy() if not t._ks & MATH_BITS else t._logical_np(), t.dtype)
 
 
 def increment_version(t):

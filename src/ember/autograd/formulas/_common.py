@@ -47,7 +47,7 @@ def const_sgn(t):
     """sign of t as a constant (its derivative is zero)."""
     if state.mode_stack:
         return _aten().sign.default(t.detach())
-    return _const(np.sign(t._np), t.dtype)
+    return _const(np.sign(t._logical_np()), t.dtype)
 
 
 _INT_OF = {4: np.int32, 8: np.int64, 2: np.int16}
@@ -61,7 +61,7 @@ def masked_grad(mask, grad):
             or state.mode_stack:
         from ..._generated.functions import where
         return where(mask, grad, const_zeros_like(grad))
-    g, m = grad._np, mask._np
+    g, m = grad._logical_np(), mask._np
     it = _INT_OF.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
     if it is None:
         return _const(np.where(m, g, g.dtype.type(0)), grad.dtype)
@@ -125,7 +125,8 @@ def sum_to(g, shape):
     if g._np is None:
         out = _meta(shape, g.dtype)
     else:
-        arr = g._np.sum(axis=axes, keepdims=True) if axes else g._np
+        arr = g._logical_np()
+        arr = arr.sum(axis=axes, keepdims=True) if axes else arr
         out = _const(arr.reshape(shape), g.dtype)
     if _needs_history(g):
         _record(out, SumToSizeBackward0(g._size), (g,))
@@ -138,7 +139,7 @@ def expand_to(g, shape):
         return g
     if state.mode_stack:
         return _aten().expand.default(g, list(shape))
-    out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._np, shape).copy(), g.dtype)
+    out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._logical_np(), shape).copy(), g.dtype)
     if _needs_history(g):
         _record(out, ExpandBackward0(g._size), (g,))
     return _fw_linear(out, g, lambda t: expand_to(t, shape))
@@ -158,7 +159,7 @@ def to_dtype(g, dtype):
         return g
     if state.mode_stack:
         return _aten()._to_copy.default(g, dtype=dtype)
-    a = g._np
+    a = g._logical_np()
     if a is not None and a.dtype.kind == "c" and not dtype.is_complex:
         a = a.real      # a complex grad of a real input keeps its real part (numpy would warn on astype)
     out = _meta(g._size, dtype) if a is None else _const(a.astype(dtype._np), dtype)
