@@ -35,6 +35,8 @@ _KERNELS = (
     ('_scaled_dot_product_flash_attention_for_cpu', '', 'attention', '_scaled_dot_product_flash_attention_for_cpu'),
     ('_scaled_dot_product_flash_attention_for_cpu_backward', '', 'attention', '_scaled_dot_product_flash_attention_for_cpu_backward'),
     ('conj_physical', '', 'complex', 'conj_physical'),
+    ('_conj', '', 'complex', '_conj'),
+    ('_neg_view', '', 'complex', '_neg_view'),
     ('view_as_real', '', 'complex', 'view_as_real'),
     ('view_as_complex', '', 'complex', 'view_as_complex'),
     ('sgn', '', 'complex', 'sgn'),
