@@ -165,69 +165,17 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         return self._expr_proxy(expr, s)
 
     def _expr_proxy(self, expr, val=None):
-        import sympy as sp
-        hit = self.expr_proxies.get(expr)
-        if hit is not None:
-            return hit
-        if expr.is_Integer:
-            return int(expr)
-        if expr.is_Rational or expr.is_Float:
-            return float(expr)
-        if expr in (sp.true, sp.false):
-            return bool(expr)
-        call = self.tracer.create_proxy
-        if expr.is_Symbol:
-            src = self.sym_sources.get(expr)
+        from .symbolic_shapes import expr_to_graph
+
+        def leaf(sym):
+            src = self.sym_sources.get(sym)
             if src is None:
-                raise RuntimeError(f"make_fx: size symbol {expr} does not come from any input of the traced function")
-            p = call("call_function", _sym_size_int(), (src[0], src[1]), {})
-        elif isinstance(expr, sp.Add):
-            pos = [a for a in expr.args if not a.could_extract_minus_sign()]
-            neg = [-a for a in expr.args if a.could_extract_minus_sign()]
-            if not pos:
-                p = call("call_function", operator.neg, (self._expr_proxy(sp.Add(*neg)),), {})
-            else:
-                p = self._expr_proxy(pos[0])
-                for a in pos[1:]:
-                    p = call("call_function", operator.add, (p, self._expr_proxy(a)), {})
-                for a in neg:
-                    p = call("call_function", operator.sub, (p, self._expr_proxy(a)), {})
-        elif isinstance(expr, sp.Mul):
-            num, den = sp.fraction(expr)
-            if den != 1:
-                p = call("call_function", operator.truediv, (self._expr_proxy(num), self._expr_proxy(den)), {})
-            else:
-                coeff, rest = expr.as_coeff_Mul()
-                if coeff == -1:
-                    p = call("call_function", operator.neg, (self._expr_proxy(rest),), {})
-                else:
-                    args = list(expr.args)
-                    p = self._expr_proxy(args[0])
-                    for a in args[1:]:
-                        p = call("call_function", operator.mul, (p, self._expr_proxy(a)), {})
-        elif isinstance(expr, sp.floor):
-            num, den = sp.fraction(sp.together(expr.args[0]))
-            p = call("call_function", operator.floordiv, (self._expr_proxy(num), self._expr_proxy(den)), {})
-        elif isinstance(expr, sp.Mod):
-            p = call("call_function", operator.mod, (self._expr_proxy(expr.args[0]), self._expr_proxy(expr.args[1])),
-                     {})
-        elif isinstance(expr, sp.Pow) and expr.exp.is_Integer and int(expr.exp) > 0:
-            p = call("call_function", operator.pow, (self._expr_proxy(expr.base), int(expr.exp)), {})
-        elif isinstance(expr, (sp.Max, sp.Min)):
-            from ember import sym_max, sym_min
-            f = sym_max if isinstance(expr, sp.Max) else sym_min
-            p = self._expr_proxy(expr.args[0])
-            for a in expr.args[1:]:
-                p = call("call_function", f, (p, self._expr_proxy(a)), {})
-        elif isinstance(expr, sp.core.relational.Relational):
-            op = {sp.Eq: operator.eq, sp.Ne: operator.ne, sp.StrictLessThan: operator.lt, sp.LessThan: operator.le,
-                  sp.StrictGreaterThan: operator.gt, sp.GreaterThan: operator.ge}[type(expr)]
-            p = call("call_function", op, (self._expr_proxy(expr.lhs), self._expr_proxy(expr.rhs)), {})
-        else:
-            raise NotImplementedError(f"make_fx: a symbolic size {expr} ({type(expr).__name__}) as a graph value")
-        if val is not None:
+                raise RuntimeError(f"make_fx: size symbol {sym} does not come from any input of the traced function")
+            return self.tracer.create_proxy("call_function", _sym_size_int(), (src[0], src[1]), {})
+        p = expr_to_graph(expr, self.expr_proxies, leaf,
+                          lambda fn, args: self.tracer.create_proxy("call_function", fn, args, {}))
+        if val is not None and hasattr(p, "node") and "val" not in p.node.meta:
             p.node.meta["val"] = val
-        self.expr_proxies[expr] = p
         return p
 
     def _track_outputs(self, out, proxy):

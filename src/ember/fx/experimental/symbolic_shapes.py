@@ -440,6 +440,79 @@ def to_python(expr, names):
     raise NotImplementedError(f"symbolic_shapes: printing {type(expr).__name__} as Python")
 
 
+# ---------------------------------------------------------------- sympy expressions as graph values
+def expr_to_graph(expr, memo, leaf, call):
+    """The graph value computing sympy `expr`: `leaf(symbol)` reads a symbol (a sym_size node), `call(fn, args)`
+    adds an `operator` node; numbers stay Python constants; `memo` (expr -> value) computes each once."""
+    import operator
+    sp = _sympy()
+    hit = memo.get(expr)
+    if hit is not None:
+        return hit
+    if expr.is_Integer:
+        return int(expr)
+    if expr.is_Rational or expr.is_Float:
+        return float(expr)
+    if expr in (sp.true, sp.false):
+        return bool(expr)
+    g = lambda e: expr_to_graph(e, memo, leaf, call)      # noqa: E731
+    if expr.is_Symbol:
+        v = leaf(expr)
+    elif isinstance(expr, sp.Add):
+        pos = [a for a in expr.args if not a.could_extract_minus_sign()]
+        neg = [-a for a in expr.args if a.could_extract_minus_sign()]
+        if not pos:
+            v = call(operator.neg, (g(sp.Add(*neg)),))
+        else:
+            v = g(pos[0])
+            for a in pos[1:]:
+                v = call(operator.add, (v, g(a)))
+            for a in neg:
+                v = call(operator.sub, (v, g(a)))
+    elif isinstance(expr, sp.Mul):
+        num, den = sp.fraction(expr)
+        coeff, rest = expr.as_coeff_Mul()
+        if den != 1:
+            v = call(operator.truediv, (g(num), g(den)))
+        elif coeff == -1:
+            v = call(operator.neg, (g(rest),))
+        else:
+            v = g(expr.args[0])
+            for a in expr.args[1:]:
+                v = call(operator.mul, (v, g(a)))
+    elif isinstance(expr, sp.floor):
+        num, den = sp.fraction(sp.together(expr.args[0]))
+        v = call(operator.floordiv, (g(num), g(den)))
+    elif isinstance(expr, sp.Mod):
+        v = call(operator.mod, (g(expr.args[0]), g(expr.args[1])))
+    elif isinstance(expr, sp.Pow) and expr.exp.is_Integer and int(expr.exp) > 0:
+        v = call(operator.pow, (g(expr.base), int(expr.exp)))
+    elif isinstance(expr, (sp.Max, sp.Min)):
+        from ember._core.symint import sym_max, sym_min
+        f = sym_max if isinstance(expr, sp.Max) else sym_min
+        v = g(expr.args[0])
+        for a in expr.args[1:]:
+            v = call(f, (v, g(a)))
+    elif isinstance(expr, sp.core.relational.Relational):
+        op = {sp.Eq: operator.eq, sp.Ne: operator.ne, sp.StrictLessThan: operator.lt, sp.LessThan: operator.le,
+              sp.StrictGreaterThan: operator.gt, sp.GreaterThan: operator.ge}[type(expr)]
+        v = call(op, (g(expr.lhs), g(expr.rhs)))
+    else:
+        raise NotImplementedError(f"a symbolic size {expr} ({type(expr).__name__}) as a graph value")
+    memo[expr] = v
+    return v
+
+
+def simplified_expr(s):
+    """The expression of Sym* `s` with the symbols specialised since it was made replaced by their values."""
+    node = s.node
+    env = node.shape_env
+    expr = node.expr
+    if env.replacements and expr.free_symbols & env.replacements.keys():
+        expr = expr.xreplace(env.replacements)
+    return expr
+
+
 # ---------------------------------------------------------------- torch's helper functions
 def guard_int(a):
     return a.node.guard_int() if isinstance(a, SymInt) else int(a)
