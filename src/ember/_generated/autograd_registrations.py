@@ -446,6 +446,8 @@ _KERNELS = (
     ('mode', '', 'reduction', 'mode'),
     ('histc', '', 'reduction', 'histc'),
     ('bincount', '', 'reduction', 'bincount'),
+    ('_thnn_fused_lstm_cell', '', 'rnn', '_thnn_fused_lstm_cell'),
+    ('_thnn_fused_gru_cell', '', 'rnn', '_thnn_fused_gru_cell'),
     ('cumsum', '', 'scan', 'cumsum'),
     ('cumsum_', '', 'scan', 'cumsum_'),
     ('cumprod', '', 'scan', 'cumprod'),
