@@ -23,6 +23,7 @@ def _tensor_or_tensors_to_tuple(t, n):
 
 
 from .._core.tls import state as _tls  # noqa: E402
+from .._core.strides import same_shape
 
 
 def _make_grads(outputs, grads):
@@ -42,7 +43,7 @@ def _make_grads(outputs, grads):
                 else:
                     g = Tensor._wrap_np(np.ones(o._size, o.dtype._np), o.dtype)
         elif isinstance(g, Tensor):
-            if g._size != o._size:
+            if not same_shape(g._size, o._size):
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
                                    f"output[{i}] has a shape of {o.shape!r}.")
             if o.dtype.is_complex != g.dtype.is_complex:

@@ -15,6 +15,7 @@ import numpy as np
 from .._core.dispatch_keys import AUTOGRAD_BIT
 from .._core.tensor_impl import TensorImpl as Tensor
 from .graph import Node, gradient_edge
+from .._core.strides import same_shape
 
 
 def _storage_positions(size, stride, offset):
@@ -88,7 +89,7 @@ class CopySlices(Node):
         r0 = res[0]
         if r0 is None:
             r0 = gs * 0
-        if r0._size != gs._size:
+        if not same_shape(r0._size, gs._size):
             r0 = r0.expand(gs._size)
         res[0] = _aten().index_put.default(flat, idx, r0, False).reshape(self.base_size)
         return tuple(res)

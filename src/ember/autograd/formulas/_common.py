@@ -6,6 +6,7 @@ import numpy as np
 from ..._core.tls import state
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..graph import Node
+from ..._core.strides import same_shape
 
 __all__ = ["ExpandBackward0", "SumToSizeBackward0", "ToCopyBackward0", "const_ones_like", "const_sgn",
            "const_zeros_like", "expand_to", "index_of", "masked_grad", "maybe_multiply", "not_implemented",
@@ -116,7 +117,7 @@ class ExpandBackward0(Node):
 
 def sum_to(g, shape):
     shape = tuple(shape)
-    if g._size == shape:
+    if same_shape(g._size, shape):
         return g
     lead = len(g._size) - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g._size[i + lead] != 1)
@@ -134,7 +135,7 @@ def sum_to(g, shape):
 
 def expand_to(g, shape):
     shape = tuple(shape)
-    if g._size == shape:
+    if same_shape(g._size, shape):
         return g
     if state.mode_stack:
         return _aten().expand.default(g, list(shape))
