@@ -235,3 +235,32 @@ def test_symint_is_not_loaded_by_import_ember():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": src})
     assert out.stdout.strip() == "False"
+
+
+def test_aot_function_dynamic_traces_once_per_guarded_range():
+    from ember._functorch.aot_autograd import aot_function
+    graphs = []
+
+    def compiler(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    def f(x, w):
+        y = (x @ w).relu()
+        if x.shape[0] > 6:
+            y = y * 2
+        return y.sum(1)
+    cf = aot_function(f, compiler, dynamic=True)
+    w = ember.randn(4, 3, requires_grad=True)
+    for b in (2, 3, 5, 8, 9, 4):
+        x = ember.randn(b, 4, requires_grad=True)
+        out = cf(x, w)
+        out.sum().backward()
+        gx, gw = x.grad.clone(), w.grad.clone()
+        x.grad = w.grad = None
+        ref = f(x, w)
+        ref.sum().backward()
+        assert ember.allclose(out, ref, atol=1e-6)
+        assert ember.allclose(gx, x.grad, atol=1e-5) and ember.allclose(gw, w.grad, atol=1e-5)
+        w.grad = None
+    assert len(graphs) == 4          # forward + backward for sizes <= 6, and again for sizes > 6

@@ -69,10 +69,10 @@ def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partiti
                  num_params_buffers=0, keep_inference_input_mutations=False, inference_compiler=None,
                  dynamic=False, enable_log=True):
     """Compile fn's forward and backward ahead of time (torch.func / functorch's aot_function)."""
-    if dynamic:
-        raise NotImplementedError("aot_function(dynamic=True): ember has no symbolic shapes")
     config = AOTConfig(fw_compiler, bw_compiler or fw_compiler, inference_compiler or fw_compiler, partition_fn,
                        decompositions, keep_inference_input_mutations)
+    if dynamic:
+        return _dynamic_aot_function(fn, config)
     cache = {}
 
     fast_cache = {}
@@ -107,6 +107,48 @@ def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partiti
                              for i, a in enumerate(args)), _tls.grad_enabled] = entry
         return entry(flat)
     returned._aot_cache = cache
+    return returned
+
+
+def _dynamic_aot_function(fn, config):
+    """aot_function(dynamic=True): each input signature (everything but the sizes) is traced once with symbolic
+    sizes; the ShapeEnv's guards (0/1 specialisation, duck-sized equalities, branches on sizes) become a check
+    over the arguments, and a call that fails every check traces a new entry."""
+    from ember._subclasses.fake_tensor import FakeTensorMode
+    from ember.fx.experimental.symbolic_shapes import ShapeEnv
+    entries = {}
+
+    def signature(flat, spec):
+        return (repr(spec), _tls.grad_enabled, tuple(
+            ("T", a.dtype, a.dim(), a.requires_grad, a.is_contiguous()) if isinstance(a, Tensor) else _arg_key(a)
+            for a in flat))
+
+    @functools.wraps(fn)
+    def returned(*args, **kwargs):
+        flat, spec = _flatten((list(args), kwargs))
+        bucket = entries.setdefault(signature(flat, spec), [])
+        for check, entry in bucket:
+            if check(flat):
+                return entry(flat)
+        mode = FakeTensorMode(shape_env=ShapeEnv())
+        fakes = [mode.from_tensor(a, static_shapes=False, source=f"a[{i}]") if isinstance(a, Tensor) else a
+                 for i, a in enumerate(flat)]
+
+        def flat_fn(*leaves):
+            a, k = _unflatten(list(leaves), spec)
+            return fn(*a, **k)
+        entry = _CompiledEntry(flat_fn, fakes, config)
+        exprs = mode.shape_env.produce_guards_expression(lambda src: f"{src.base}._size[{src.dim}]")
+        for i, a in enumerate(flat):           # sizes that stayed static (0, 1) are checked as they are
+            if isinstance(a, Tensor):
+                exprs += [f"a[{i}]._size[{d}] == {s}" for d, s in enumerate(fakes[i]._size) if s.__class__ is int]
+        ns = {}
+        exec(f"def check(a):\n    return {' and '.join(exprs) or 'True'}\n", ns)
+        check = ns["check"]
+        check.source = exprs
+        bucket.append((check, entry))
+        return entry(flat)
+    returned._aot_cache = entries
     return returned
 
 
