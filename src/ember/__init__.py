@@ -29,6 +29,7 @@ from ._core.promotion import get_default_dtype, set_default_dtype, can_cast  # n
 from ._tensor import Tensor  # noqa: F401
 from ._ops import ops  # noqa: F401
 from . import _fallbacks  # noqa: F401  (Python-mode, ADInplaceOrView and BackendSelect fallbacks)
+from . import _math_bits  # noqa: F401  (the Conjugate and Negative fallbacks: lazy conj and neg bits)
 from ._generated import registrations as _registrations  # noqa: F401
 from ._generated.functions import *  # noqa: F401,F403
 from .functional import *  # noqa: F401,F403

@@ -122,6 +122,8 @@ class InstructionTranslatorBase(VariableBuilder, CallHandlers, OpcodeHandlers):
         finally:
             _set_enabled(prev)
         if not _contains_tensor(result):
+            if target is operator.setitem:      # t[i] = v returns None but writes t: the graph must run it
+                self.output.new_node(kind, target, tuple(gargs), gkw)
             return _wrap_const_result(result)
         node = self.output.new_node(kind, target, tuple(gargs), gkw)
         return self.wrap_result(node, result)

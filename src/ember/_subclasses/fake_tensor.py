@@ -276,6 +276,9 @@ class FakeTensorMode(TorchDispatchMode):
             raise DataDependentOutputException(func)
         if name == "index" and _has_mask_index(args, kwargs):
             raise DynamicOutputShapeException(func)      # x[bool_mask]: the count of True decides the shape
+        if name in ("lift_fresh", "lift_fresh_copy") and args and type(args[0]) is not FakeTensor \
+                and isinstance(args[0], Tensor):
+            return self.from_tensor(args[0])       # a constant made fresh from a Python value (x[0] = 5)
         args, kwargs, any_fake = self._validate_and_convert(func, args, kwargs)
         mutates, aliases, has_device, device_pos = _schema_info(func)
         out_device = CPU

@@ -20,6 +20,7 @@ from ember._core.tls import state as _tls
 from ember._core.dispatch_keys import DispatchKey
 from ember._dispatch.modes import TorchDispatchMode
 from ember._tensor import Tensor
+from ember._ops import ops
 
 from .._symbolic_trace import Tracer
 from ..graph import Graph
@@ -96,6 +97,10 @@ class _TensorTracker:
         return None
 
 
+_LIFT_FRESH = ops.aten.lift_fresh.default
+_LIFT_FRESH_COPY = ops.aten.lift_fresh_copy.default
+
+
 class ProxyTorchDispatchMode(TorchDispatchMode):
     """Records every op reaching the Python key as a node of `tracer.graph`."""
 
@@ -110,6 +115,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if func is _LIFT_FRESH:
+            func = _LIFT_FRESH_COPY            # torch's: the fresh constant becomes a graph attribute, copied
         if func is _sym_size_int():
             return args[0].size(args[1])    # a size read (retracing a graph): a node only where the size is used
         decomp = self.decomposition_table.get(func)
