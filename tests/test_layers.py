@@ -28,7 +28,8 @@ PKG = os.path.join(SRC, "ember")
 LAYERS = [
     ("core", ["ember._core", "ember._grad_mode", "ember._dtype_info", "ember.version", "ember._numeric_flags"]),
     ("dispatch", ["ember._dispatch"]),
-    ("ops", ["ember._ops", "ember._schema", "ember._arg_parser", "ember._fallbacks", "ember.library", "ember._random"]),
+    ("ops", ["ember._ops", "ember._schema", "ember._arg_parser", "ember._fallbacks", "ember._math_bits", "ember.library",
+             "ember._random"]),
     ("generated", ["ember._generated", "ember.return_types"]),
     ("kernels", ["ember.kernels", "ember._cc"]),
     ("autograd", ["ember.autograd", "ember._generated.autograd", "ember._generated.autograd_registrations"]),

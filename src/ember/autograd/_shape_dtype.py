@@ -75,7 +75,8 @@ def sum_to(g, shape):
     if g._np is None:
         out = _meta(shape, g.dtype)
     else:
-        arr = g._np.sum(axis=axes, keepdims=True) if axes else g._np
+        arr = g._logical_np()
+        arr = arr.sum(axis=axes, keepdims=True) if axes else arr
         out = _const(arr.reshape(shape), g.dtype)
     if _needs_history(g):
         _record(out, SumToSizeBackward0(g._size), (g,))
@@ -88,7 +89,7 @@ def expand_to(g, shape):
         return g
     if state.mode_stack:
         return _aten().expand.default(g, list(shape))
-    out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._np, shape).copy(), g.dtype)
+    out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._logical_np(), shape).copy(), g.dtype)
     if _needs_history(g):
         _record(out, ExpandBackward0(g._size), (g,))
     return _fw_linear(out, g, lambda t: expand_to(t, shape))
@@ -108,7 +109,7 @@ def to_dtype(g, dtype):
         return g
     if state.mode_stack:
         return _aten()._to_copy.default(g, dtype=dtype)
-    a = g._np
+    a = g._logical_np()
     if a is not None and a.dtype.kind == "c" and not dtype.is_complex:
         a = a.real      # a complex grad of a real input keeps its real part (numpy would warn on astype)
     out = _meta(g._size, dtype) if a is None else _const(a.astype(dtype._np), dtype)

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._core.dispatch_keys import AUTOGRAD_BIT
 from .._core.tls import state
+from .._core.dispatch_keys import MATH_BITS
 from .._core.tensor_impl import TensorImpl as Tensor
 from . import anomaly_mode as _anomaly
 
@@ -169,11 +170,13 @@ def accumulate_grad(var, g):
                         or _refcount(g._base) > 2 or g._base._base is not None):
                     g = _clone_detached(g)
                 else:
+                    bits = g._ks & MATH_BITS
                     g = Tensor._wrap_np(g._np, g.dtype)
+                    g._ks |= bits
             elif g._storage is not None or g._requires_grad or _refcount(g) > _STEAL_REFS:
                 g = _clone_detached(g)
         var._grad = g
-    elif not state.grad_enabled and old.grad_fn is None and old._np is not None:
+    elif not state.grad_enabled and old.grad_fn is None and old._np is not None and not (old._ks | g._ks) & MATH_BITS:
         np.add(old._np, g._np, out=old._np, casting="unsafe")
         old._version_counter.bump()
     else:
@@ -352,7 +355,8 @@ class disable_saved_tensors_hooks:
 def _clone_detached(t):
     if t._np is None:
         return t.detach()
-    return Tensor._wrap_np(t._np.copy(), t.dtype)
+    # a clone reads the logical values: a conjugated grad comes out resolved (torch's clone)
+    return Tensor._wrap_np(t._np.copy() if not t._ks & MATH_BITS else t._logical_np(), t.dtype)
 
 
 def increment_version(t):

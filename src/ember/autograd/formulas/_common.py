@@ -38,7 +38,7 @@ def const_sgn(t):
     """sign of t as a constant (its derivative is zero)."""
     if state.mode_stack:
         return _aten().sign.default(t.detach())
-    return _const(np.sign(t._np), t.dtype)
+    return _const(np.sign(t._logical_np()), t.dtype)
 
 
 _INT_OF = {4: np.int32, 8: np.int64, 2: np.int16}
@@ -52,7 +52,7 @@ def masked_grad(mask, grad):
             or state.mode_stack:
         from ..._generated.functions import where
         return where(mask, grad, const_zeros_like(grad))
-    g, m = grad._np, mask._np
+    g, m = grad._logical_np(), mask._np
     it = _INT_OF.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
     if it is None:
         return _const(np.where(m, g, g.dtype.type(0)), grad.dtype)
