@@ -247,3 +247,21 @@ def test_keep_inference_input_mutations(keep):
     # True: the inference graph writes the input back itself; False: the runtime wrapper does
     assert (len(copies), e.mutated) == ((1, []) if keep else (0, [1]))
     assert_close(cf(x, buf), x + 4)
+
+
+@pytest.mark.parametrize("values", [[1.0, 3.0, 3.0, -2.0], [1.0, float("nan"), 3.0, float("nan")]])
+def test_full_max_backward_traces(values):
+    """max()'s backward (evenly_distribute_backward) splits the grad over the tied maxima (or the NaNs) without
+    reading values, so the joint graph traces on fake tensors."""
+    x = ember.tensor(values, requires_grad=True)
+
+    def f(x):
+        return x.max() * 2 + x.min()
+    got = aot_function(f, nop)(x)
+    want = f(x)
+    assert_close(got, want, equal_nan=True)
+    g, = ember.autograd.grad(got, [x])
+    w, = ember.autograd.grad(want, [x])
+    assert_close(g, w, equal_nan=True)
+    if values[1] == values[1]:
+        assert g.tolist() == [0.0, 1.0, 1.0, 1.0]      # 2 split over the two maxima; the minimum's 1
