@@ -21,7 +21,6 @@ AOT_XFAIL = {
     "linalg.tensorinv": (DataDependentOutputException, "ember's tensorinv checks invertibility on values"),
     "nn.functional.grid_sample": (_NUMPY_FORMULA, "grid_sample's backward (formulas/interpolate.py) computes taps in numpy"),
     "nn.functional.embedding_bag": (_NUMPY_FORMULA, "embedding_bag's backward (formulas/embedding.py) reads indices in numpy"),
-    "nn.functional.interpolate": (_NUMPY_FORMULA, "interp_backward builds its weights in numpy from data"),
 }
 
 

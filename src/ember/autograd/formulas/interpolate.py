@@ -12,20 +12,18 @@ __all__ = ["grid_sampler_2d_backward_", "interp_backward"]
 
 def _interp_matrix(fn, self, axis):
     """The (in, out) interpolation matrix of a separable resampling op along spatial `axis`: feed it
-    one-hot rows, constant along the other axes (the weights along those sum to one)."""
-    import numpy as np
-    from ._common import _const
+    one-hot rows (an identity matrix), constant along the other axes (the weights along those sum to one).
+    Written in ops, so tracing modes and fake tensors record it."""
     size = self._size
     k = size[axis]
-    e = np.zeros((k, 1) + tuple(size[2:]), np.float64)
-    for i in range(k):
-        sl = [i, 0] + [slice(None)] * (len(size) - 2)
-        sl[axis] = i
-        e[tuple(sl)] = 1.0
-    out = _eval(fn, _const(e, _f64()))._np
-    take = [slice(None), 0] + [0] * (len(size) - 2)
-    take[axis] = slice(None)
-    return _const(np.ascontiguousarray(out[tuple(take)]), self.dtype)
+    shape = [k, 1] + [1] * (len(size) - 2)
+    shape[axis] = k
+    e = at.eye(k, dtype=_f64(), device=self.device).reshape(shape).expand([k, 1] + list(size[2:])).contiguous()
+    out = _eval(fn, e).select(1, 0)
+    for d in reversed(range(2, len(size))):     # keep the `axis` column of the output's spatial dims
+        if d != axis:
+            out = out.select(d - 1, 0)
+    return out.to(self.dtype)
 
 
 def interp_backward(grad, self, fn):
