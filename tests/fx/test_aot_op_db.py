@@ -20,7 +20,6 @@ AOT_XFAIL = {
     "nn.functional.gaussian_nll_loss": (DataDependentOutputException, "checks `var < 0` on values, as torch's"),
     "linalg.tensorinv": (DataDependentOutputException, "ember's tensorinv checks invertibility on values"),
     "nn.functional.grid_sample": (_NUMPY_FORMULA, "grid_sample's backward (formulas/interpolate.py) computes taps in numpy"),
-    "nn.functional.embedding_bag": (_NUMPY_FORMULA, "embedding_bag's backward (formulas/embedding.py) reads indices in numpy"),
 }
 
 
