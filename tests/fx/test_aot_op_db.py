@@ -10,7 +10,6 @@ from ember.testing import assert_close
 
 from ._op_db_util import as_function, first_sample, flat, ops_with_samples
 
-_NUMPY_FORMULA = (AttributeError, TypeError)
 AOT_XFAIL = {
     "masked_select": (DynamicOutputShapeException, "output shape depends on the data (as in torch)"),
     "masked_scatter": (DynamicOutputShapeException, "its backward is a masked_select (data-dependent shape)"),
@@ -19,7 +18,6 @@ AOT_XFAIL = {
     "nn.functional.ctc_loss": (DataDependentOutputException, "reads target lengths as values"),
     "nn.functional.gaussian_nll_loss": (DataDependentOutputException, "checks `var < 0` on values, as torch's"),
     "linalg.tensorinv": (DataDependentOutputException, "ember's tensorinv checks invertibility on values"),
-    "nn.functional.grid_sample": (_NUMPY_FORMULA, "grid_sample's backward (formulas/interpolate.py) computes taps in numpy"),
 }
 
 

@@ -5,7 +5,8 @@ import numpy as np
 
 from ..._generated import functions as at  # the ember.* bindings below the facade (torch's at:: functions)
 from ..._grad_mode import is_grad_enabled
-from ._common import _const, _eval, _f64, _on_meta, _ints
+from ..._core.tls import state
+from ._common import _const, _eval, _f64, _i64, _on_meta
 
 __all__ = ["grid_sampler_2d_backward_", "interp_backward"]
 
@@ -54,19 +55,19 @@ def _unnorm(g, size, align):
 
 def _clip_slope(c, size):
     """clip to [0, size-1] and its slope: 0 at and beyond the ends (torch's clip_coordinates_set_grad)."""
-    return np.clip(c, 0, size - 1), ((c > 0) & (c < size - 1)).astype(c.dtype)
+    return c.clamp(0, size - 1), (c > 0).logical_and(c < size - 1).to(c.dtype)
 
 
 def _reflect_slope(c, lo2, hi2):
     """reflect into [lo2/2, hi2/2] and its slope (+-1; torch's reflect_coordinates_set_grad)."""
     if lo2 == hi2:
-        return np.zeros_like(c), np.zeros_like(c)
+        return at.zeros_like(c), at.zeros_like(c)
     mn, span = lo2 / 2, (hi2 - lo2) / 2
-    s = np.where(c - mn < 0, -1.0, 1.0)
-    a = np.abs(c - mn)
-    extra, flips = np.fmod(a, span), np.floor(a / span)
-    even = flips % 2 == 0
-    return np.where(even, extra + mn, span - extra + mn), np.where(even, s, -s)
+    s = 1 - 2 * (c - mn < 0).to(c.dtype)
+    a = (c - mn).abs()
+    extra, flips = a.fmod(span), (a / span).floor()
+    even = flips.fmod(2) == 0
+    return at.where(even, extra + mn, span - extra + mn), at.where(even, s, -s)
 
 
 def _pad_slope(c, size, mode, align):
@@ -76,7 +77,7 @@ def _pad_slope(c, size, mode, align):
         r, s = _reflect_slope(c, 0, 2 * (size - 1)) if align else _reflect_slope(c, -1, 2 * size - 1)
         r, s2 = _clip_slope(r, size)
         return r, s * s2
-    return c, np.ones_like(c)
+    return c, at.ones_like(c)
 
 
 def _cubic(t):
@@ -99,23 +100,26 @@ def _cubic(t):
     return w, dw
 
 
-def _taps(g, h, w, mode, padding_mode, align, gx_t, gy_t):
-    """The taps of every output point: flat plane index (N, L) and in-bounds mask (numpy), weight and its
-    derivatives in the x / y grid coordinates (ember tensors of grid_t, (N, L))."""
-    L = int(np.prod(g.shape[1:-1]))
-    gx, gy = g[..., 0].reshape(g.shape[0], L), g[..., 1].reshape(g.shape[0], L)
+def _taps(grid, h, w, mode, padding_mode, align, gx_t, gy_t):
+    """The taps of every output point: flat plane index (N, L) and in-bounds mask, weight and its derivatives
+    in the x / y grid coordinates (in grid_t's dtype, (N, L)). The tap geometry is computed in float64 ops on
+    the detached grid (no value is read, so tracing modes and fake tensors record it)."""
+    n = grid._size[0]
+    g = grid.detach().to(_f64()).reshape(n, -1, 2)
+    gx, gy = g.select(2, 0), g.select(2, 1)
     ux, sx = _unnorm(gx, w, align)
     uy, sy = _unnorm(gy, h, align)
+    dt = gx_t.dtype
     taps = []
 
     def add(iy, ix, wt, dx, dy):
-        iy, ix = iy.astype(np.int64), ix.astype(np.int64)
-        ok = (iy >= 0) & (iy < h) & (ix >= 0) & (ix < w)
-        taps.append((np.clip(iy, 0, h - 1) * w + np.clip(ix, 0, w - 1), ok, wt, dx, dy))
+        iy, ix = iy.to(_i64()), ix.to(_i64())
+        ok = (iy >= 0).logical_and(iy < h).logical_and(ix >= 0).logical_and(ix < w)
+        taps.append((iy.clamp(0, h - 1) * w + ix.clamp(0, w - 1), ok, wt, dx, dy))
     if mode == _BICUBIC:                       # the coordinate is not padded; each tap index is
-        fx, fy = np.floor(ux), np.floor(uy)
-        tx = gx_t * sx + _const(ux - fx - sx * gx, gx_t.dtype)
-        ty = gy_t * sy + _const(uy - fy - sy * gy, gy_t.dtype)
+        fx, fy = ux.floor(), uy.floor()
+        tx = gx_t * sx + (ux - fx - sx * gx).to(dt)
+        ty = gy_t * sy + (uy - fy - sy * gy).to(dt)
         (wx, dwx), (wy, dwy) = _cubic(tx), _cubic(ty)
         for i in range(4):
             py = _pad_slope(fy - 1 + i, h, padding_mode, align)[0]
@@ -126,13 +130,13 @@ def _taps(g, h, w, mode, padding_mode, align, gx_t, gy_t):
     ix, kx = _pad_slope(ux, w, padding_mode, align)
     iy, ky = _pad_slope(uy, h, padding_mode, align)
     if mode == _NEAREST:
-        add(np.rint(iy), np.rint(ix), None, None, None)
+        add(iy.round(), ix.round(), None, None, None)
         return taps
-    x0, y0 = np.floor(ix), np.floor(iy)
+    x0, y0 = ix.floor(), iy.floor()
     ax, ay = kx * sx, ky * sy                   # d padded coordinate / d grid value
-    tx = gx_t * _const(ax, gx_t.dtype) + _const(ix - x0 - ax * gx, gx_t.dtype)
-    ty = gy_t * _const(ay, gy_t.dtype) + _const(iy - y0 - ay * gy, gy_t.dtype)
-    cax, cay = _const(ax, gx_t.dtype), _const(ay, gy_t.dtype)
+    cax, cay = ax.to(dt), ay.to(dt)
+    tx = gx_t * cax + (ix - x0 - ax * gx).to(dt)
+    ty = gy_t * cay + (iy - y0 - ay * gy).to(dt)
     for yo, wy_, dwy in ((0, 1 - ty, -cay), (1, ty, cay)):
         for xo, wx_, dwx in ((0, 1 - tx, -cax), (1, tx, cax)):
             add(y0 + yo, x0 + xo, wy_ * wx_, wy_ * dwx, dwy * wx_)
@@ -143,13 +147,14 @@ def _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask):
     """The first-order grads by csrc/taps.c (no graph is recorded, so the channel loops need not be
     ember ops), or None when C does not apply."""
     from ...kernels.cpu import interpolate_taps
+    if is_grad_enabled() or state.mode_stack or input._np is None or grad._np is None or grid._np is None:
+        return None
     dt = input._np.dtype
-    if is_grad_enabled() or input.device.type != "cpu" or grad._np.dtype != dt or grid._np.dtype != dt \
-            or interpolate_taps.kernel("scatter", dt) is None:
+    if grad._np.dtype != dt or grid._np.dtype != dt or interpolate_taps.kernel("scatter", dt) is None:
         return None
     n, c, h, w = input._size
     ho, wo = grid._size[1:3]
-    idx = np.stack([np.where(t[1], t[0], -1) for t in taps], 1)                       # N, k, L
+    idx = np.stack([np.where(t[1]._np, t[0]._np, -1) for t in taps], 1)                       # N, k, L
     go = np.ascontiguousarray(grad._np).reshape(n, c, ho * wo)
     gi = gg = None
     if mask[0]:
@@ -175,17 +180,16 @@ def grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mod
     ho, wo = grid._size[1:3]
     L = ho * wo
     gflat = grid.reshape(n, L, 2)
-    taps = _taps(grid._np, h, w, interpolation_mode, padding_mode, align_corners, gflat[..., 0], gflat[..., 1])
+    taps = _taps(grid, h, w, interpolation_mode, padding_mode, align_corners, gflat[..., 0], gflat[..., 1])
     fast = _grid_backward_c(grad, input, grid, taps, interpolation_mode, mask)
     if fast is not None:
         return fast
     go = grad.reshape(n, c, L)
     gi = gg = None
     k = len(taps)
-    idx = _ints(np.concatenate([t[0] for t in taps], axis=1)[:, None, :]).expand(n, c, k * L)
-    from ..._core import dtype as D
-    okb = np.concatenate([t[1] for t in taps], axis=1)[:, None, :]                    # N, 1, kL
-    ok = _const(okb, D.bool_)           # outside taps are left out (where, not * 0: an inf must not leak)
+    idx = at.cat([t[0] for t in taps], 1).unsqueeze(1).expand(n, c, k * L)
+    ok = at.cat([t[1] for t in taps], 1).unsqueeze(1)      # N, 1, kL: outside taps are left out (where, not * 0:
+                                                           # an inf must not leak)
     if mask[0]:
         wts = at.ones((), dtype=grad.dtype) if taps[0][2] is None else at.cat([t[2] for t in taps], 1).unsqueeze(1)
         vals = at.where(ok, go.repeat(1, 1, k) * wts, 0)
