@@ -25,7 +25,7 @@ def _interp_matrix(fn, self, axis):
     for d in reversed(range(2, len(size))):     # keep the `axis` column of the output's spatial dims
         if d != axis:
             out = out.select(d - 1, 0)
-    return out.to(self.dtype)
+    return out.to(self.dtype).contiguous()
 
 
 def interp_backward(grad, self, fn):
