@@ -4012,59 +4012,6 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
         raise _bad_arg('triangular_solve', 'unitriangular', 5, 'bool', unitriangular)
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
-    if unpack_data.__class__ is not bool:
-        raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
-    if unpack_pivots.__class__ is not bool:
-        raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
-    if out is not None:
-        return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
-    return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
-
-def _lu_with_info(input, pivot=True, check_errors=True):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
-    if pivot.__class__ is not bool:
-        raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
-    return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
-
-def lu_solve(input, LU_data, LU_pivots, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
-    return _op_lu_solve_default(input, LU_data, LU_pivots)
-
-def geqrf(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
-    return _rt_geqrf(*_op_geqrf_default(input))
-
-def vdot(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(input, other, out=out)
-    return _op_vdot_default(input, other)
-
 def bilinear(input1, input2, weight, bias=None):
     if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'input1', 1, 'Tensor', input1)
@@ -4226,6 +4173,59 @@ def tensordot(input, other, dims_self, dims_other, *, out=None):
             raise _bad_arg('tensordot', 'out', None, 'Tensor', out)
         return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
     return _op_tensordot_default(input, other, dims_self, dims_other)
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if unpack_data.__class__ is not bool:
+        raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
+    if unpack_pivots.__class__ is not bool:
+        raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
+    if out is not None:
+        return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
+    return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
+
+def _lu_with_info(input, pivot=True, check_errors=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
+    if pivot.__class__ is not bool:
+        raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
+    if check_errors.__class__ is not bool:
+        raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
+    return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
+
+def lu_solve(input, LU_data, LU_pivots, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(input, LU_data, LU_pivots)
+
+def geqrf(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(input))
+
+def vdot(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(input, other, out=out)
+    return _op_vdot_default(input, other)
 
 def __ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     s = 0

@@ -3031,31 +3031,6 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
         raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
-def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
-    return _op_lu_solve_default(self, LU_data, LU_pivots)
-
-def _m_geqrf(self, *, out=None):
-    if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
-    return _rt_geqrf(*_op_geqrf_default(self))
-
-def _m_vdot(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(self, other, out=out)
-    return _op_vdot_default(self, other)
-
 def _m_mm(self, mat2, *, out=None):
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
@@ -3158,6 +3133,31 @@ def _m_cross(self, other, dim=None, *, out=None):
             raise _bad_arg('cross', 'out', None, 'Tensor', out)
         return _op_cross_out(self, other, dim, out=out)
     return _op_cross_default(self, other, dim)
+
+def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(self, LU_data, LU_pivots)
+
+def _m_geqrf(self, *, out=None):
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(self))
+
+def _m_vdot(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(self, other, out=out)
+    return _op_vdot_default(self, other)
 
 def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
     if mean.__class__ is not float and not _is_double(mean):
