@@ -46,9 +46,6 @@ KNOWN_DIFFERENCES = {
     "msort": "ember's msort is an op with a formula; torch's is a composite over sort",
     "square": "ember's square is an op with a formula; torch's is pow(x, 2)",
     "selu": "ember's selu is an op with a formula; torch's is elu with fixed alpha and scale",
-    "rsub": "rsub with a Python number: ember wraps it and runs rsub.Tensor; torch runs rsub.Scalar",
-    "pow": "a Python-number exponent binds pow.Tensor_Tensor in ember (torch: pow.Tensor_Scalar), so ember keeps "
-           "PowBackward0 on Tensor_Tensor for `x ** 2`, which tutorials print; `x ** y` shows PowBackward0 too",
     "fft.ifft": "real input: ember has no lazy conj bit, so the conj of the r2c is ConjPhysicalBackward0; torch's "
                 "conj view shows ConjBackward0",
     "fft.ihfft": "as fft.ifft",
