@@ -158,8 +158,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 
 
 def householder_product(A, tau, *, out=None):
-    r = _e._linalg.linalg_householder_product(A, tau)
-    return r if out is None else out.copy_(r)
+    return _e._linalg.linalg_householder_product(A, tau, out=out)
 
 
 __all__ += ["householder_product"]
