@@ -63,7 +63,12 @@ _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serializ
                "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
                "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
                "get_autocast_dtype": ("ember.amp", "get_autocast_dtype"),
-               "set_autocast_dtype": ("ember.amp", "set_autocast_dtype")}
+               "set_autocast_dtype": ("ember.amp", "set_autocast_dtype"),
+               **{n: ("ember.amp", n) for n in (
+                   "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+                   "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cpu_enabled",
+                   "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype",
+                   "get_autocast_gpu_dtype")}}
 
 
 def _lazy_submodule_exists(name):
