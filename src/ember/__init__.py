@@ -25,6 +25,7 @@ from ._core.device import device  # noqa: F401
 from ._core.size import Size  # noqa: F401
 from ._core.symint import SymInt, SymFloat, SymBool, sym_int, sym_float, sym_max, sym_min, sym_not, sym_ite  # noqa: F401
 from ._core.storage import UntypedStorage  # noqa: F401
+from ._core import unimplemented as _unimplemented
 from ._core.promotion import get_default_dtype, set_default_dtype, can_cast  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 from ._ops import ops  # noqa: F401
@@ -73,6 +74,9 @@ _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serializ
                    "get_autocast_gpu_dtype")}}
 
 
+_unimplemented.install()    # `import ember.<torch submodule ember lacks>` names the missing torch module
+
+
 def _lazy_submodule_exists(name):
     return _importlib_util.find_spec(f"{__name__}.{name}") is not None
 
@@ -91,7 +95,7 @@ def __getattr__(name):
         val = getattr(_importlib.import_module(mod), attr)
         globals()[name] = val
         return val
-    raise AttributeError(f"module 'ember' has no attribute '{name}'")
+    raise _unimplemented.no_attribute("ember", name)
 
 
 def __dir__():
