@@ -235,6 +235,8 @@ _KERNELS = (
     ('bitwise_and', 'Tensor', 'elementwise', 'bitwise_and_Tensor'),
     ('bitwise_or', 'Tensor', 'elementwise', 'bitwise_or_Tensor'),
     ('bitwise_xor', 'Tensor', 'elementwise', 'bitwise_xor_Tensor'),
+    ('clamp_min', 'Tensor', 'elementwise', 'clamp_min_Tensor'),
+    ('clamp_max', 'Tensor', 'elementwise', 'clamp_max_Tensor'),
     ('lgamma', '', 'elementwise_special', 'lgamma'),
     ('lgamma_', '', 'elementwise_special', 'lgamma_'),
     ('digamma', '', 'elementwise_special', 'digamma'),
