@@ -63,12 +63,6 @@ DEFERRED_ALLOWED = {
 
 # Import cycles (module-level and deferred imports together) still present, each a sorted tuple of modules.
 KNOWN_CYCLES = {
-    ("ember.autograd", "ember.autograd._kernel", "ember.autograd._saved", "ember.autograd._views",
-     "ember.autograd.engine", "ember.autograd.formulas._common", "ember.autograd.forward_ad", "ember.autograd.function",
-     "ember.autograd.functional", "ember.autograd.gradcheck", "ember.autograd.graph", "ember.autograd.variable"):
-        "inside autograd only: backward/grad live in autograd/__init__, which re-exports the submodules that call "
-        "them (functional, gradcheck, forward_ad, formulas/_common's _vjp_composite); graph's nodes call engine "
-        "and _views, which use formulas/_common's sum_to/to_dtype, which record history through _kernel",
 }
 
 

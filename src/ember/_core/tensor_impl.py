@@ -17,12 +17,24 @@ from .device import CPU, META
 from .dispatch_keys import AUTOGRAD_BIT, CONJ_BIT, CPU_BIT, INPLACE_OR_VIEW_BIT, MATH_BITS, META_BIT, NEG_BIT
 from .size import Size
 from .storage import UntypedStorage
+from .symint import size_int
 from .strides import contiguous_strides, is_contiguous, is_channels_last, is_non_overlapping_and_dense, wrap_dim
 from .tls import state as _tls
-from .version import VersionCounter
 
 _CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
 _INFERENCE = [0]   # threads currently in inference_mode: constructors check the thread-local flag only then
+
+
+# ------------------------------------------------------------ version counters (c10's VariableVersion, which
+# TensorImpl.h defines too): shared by a tensor and all its views; in-place ops bump it, saved tensors compare it.
+class VersionCounter:
+    __slots__ = ("value",)
+
+    def __init__(self, value=0):
+        self.value = value
+
+    def bump(self):
+        self.value += 1
 
 
 class _InferenceVersionCounter:
@@ -86,14 +98,18 @@ class TensorImpl:
         (a reshape or transpose of its input's view), saving the build from the raw bytes."""
         self = object.__new__(cls._tensor_cls)
         self._storage = storage
-        self._offset = int(storage_offset)
-        self._size = tuple(map(int, size))
-        self._stride = tuple(map(int, stride))
         self.dtype = dtype
         if storage.device.type == "meta":
+            # a meta (fake) tensor's sizes may be symbolic (SymInt): kept as they are, not specialised by int()
+            self._offset = size_int(storage_offset)
+            self._size = tuple(map(size_int, size))
+            self._stride = tuple(map(size_int, stride))
             self._np = None
             self._ks = _META_KS
         else:
+            self._offset = int(storage_offset)
+            self._size = tuple(map(int, size))
+            self._stride = tuple(map(int, stride))
             self._ks = _CPU_KS
             self._np = _np_view(storage._data, self._offset, self._size, self._stride, dtype) if arr is None else arr
             storage._track(self)
@@ -145,11 +161,11 @@ class TensorImpl:
     # ------------------------------------------------------------ metadata
     @property
     def shape(self):
-        return Size(self._size)
+        return tuple.__new__(Size, self._size)        # (_size holds ints or SymInts already)
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._size)
+            return tuple.__new__(Size, self._size)
         return self._size[wrap_dim(dim, len(self._size))]
 
     def stride(self, dim=None):
