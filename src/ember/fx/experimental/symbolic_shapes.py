@@ -18,6 +18,8 @@ sympy is imported when the first ShapeEnv is made (never by `import ember`).
 """
 import enum
 import math
+import os
+import sys
 
 from ember._core.symint import SymBool, SymFloat, SymInt, hint_int, is_symbolic  # noqa: F401
 
@@ -94,6 +96,12 @@ def _sympy():
     return sympy
 
 
+def _log(text):
+    """torch's TORCH_LOGS=dynamic: symbols made, guards added (EMBER_LOGS=dynamic)."""
+    if "dynamic" in {p.strip().lstrip("+") for p in os.environ.get("EMBER_LOGS", "").split(",")}:
+        print(f"[ember.fx.experimental.symbolic_shapes:dynamic] {text}", file=sys.stderr)
+
+
 class ShapeEnv:
     """Size symbols, their sources, example values and ranges, and the guards recorded on them."""
 
@@ -131,6 +139,7 @@ class ShapeEnv:
         self.var_to_sources[sym] = [source] if source is not None else []
         if dynamic_dim is DimDynamic.DUCK and self.duck_shape:
             self.val_to_var[val] = sym
+        _log(f"create_symbol {sym} = {val} for {source.name() if hasattr(source, 'name') else source}")
         return sym
 
     def create_symintnode(self, sym, hint=None, source=None):
@@ -318,6 +327,7 @@ class ShapeEnv:
             return
         self.guards.append(guard)
         self._refine(guard)
+        _log(f"eval {guard} [guard added]")
 
     def _refine(self, guard):
         """A guard bounding one symbol by a constant narrows the symbol's range."""
