@@ -119,6 +119,8 @@ class ShapeEnv:
         self.guards = []              # sympy boolean expressions recorded as guards, in order
         self._known = {}              # relation -> its value (guarded)
         self._next = 0
+        self._expr_cache = {}         # (op, expr, expr) -> expr (sympy construction is the cost of tracing)
+        self._decided = {}            # relation -> True/False/None from the ranges (cleared when they change)
 
     # ---------------------------------------------------------------- symbols
     def create_symbol(self, val, source=None, dynamic_dim=DimDynamic.DUCK, constraint_dim=None):
@@ -237,6 +239,14 @@ class ShapeEnv:
 
     def _static_eval(self, expr):
         """True/False when ranges and earlier guards decide the boolean `expr`, else None."""
+        try:
+            return self._decided[expr]
+        except KeyError:
+            pass
+        r = self._decided[expr] = self._static_eval_uncached(expr)
+        return r
+
+    def _static_eval_uncached(self, expr):
         sp = _sympy()
         if expr in (sp.true, sp.false):
             return bool(expr)
@@ -319,6 +329,7 @@ class ShapeEnv:
         if expr.is_Symbol:
             self.replacements[expr] = sp.Integer(hint)
             self.var_to_range[expr] = ValueRanges(hint, hint)
+            self._decided.clear()
         return hint
 
     def _record(self, guard):
@@ -326,6 +337,7 @@ class ShapeEnv:
         if guard in (sp.true, sp.false):
             return
         self.guards.append(guard)
+        self._decided.clear()
         self._refine(guard)
         _log(f"eval {guard} [guard added]")
 
