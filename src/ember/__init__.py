@@ -23,11 +23,13 @@ from ._core.dtype import (dtype, bool_ as bool, uint8, int8, int16, uint16, int3
                           float64, complex64, complex128, promote_types)
 from ._core.device import device  # noqa: F401
 from ._core.size import Size  # noqa: F401
+from ._core.symint import SymInt, SymFloat, SymBool, sym_int, sym_float, sym_max, sym_min, sym_not, sym_ite  # noqa: F401
 from ._core.storage import UntypedStorage  # noqa: F401
 from ._core.promotion import get_default_dtype, set_default_dtype, can_cast  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 from ._ops import ops  # noqa: F401
 from . import _fallbacks  # noqa: F401  (Python-mode, ADInplaceOrView and BackendSelect fallbacks)
+from . import _math_bits  # noqa: F401  (the Conjugate and Negative fallbacks: lazy conj and neg bits)
 from ._generated import registrations as _registrations  # noqa: F401
 from ._generated.functions import *  # noqa: F401,F403
 from .functional import *  # noqa: F401,F403

@@ -6,7 +6,8 @@ the hand-written parts of python_torch_functions.cpp): the ones that are not one
   returning tuples, varargs tensor lists (einsum, meshgrid, broadcast_tensors, block_diag,
   cartesian_prod), tensordot's dims forms, nonzero(as_tuple=True), where(condition), unique's optional
   outputs, norm's p='fro'/'nuc', cdist's compute_mode names;
-- small predicates and helpers: broadcast_shapes, result_type, is_tensor, is_floating_point, is_complex, numel.
+- small predicates and helpers: broadcast_shapes, result_type, is_tensor, is_floating_point, is_complex, is_conj,
+  is_neg, numel.
 
 `ember/__init__.py` re-exports `__all__`; `Tensor` methods that share these (split, nonzero, unique, norm)
 call them from its class body. Argument errors come from `_arg_parser`, as a binding's would.
@@ -28,7 +29,7 @@ from ._ops import ops
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "split", "unbind", "chunk", "nonzero", "where", "einsum", "tensordot", "meshgrid", "broadcast_tensors",
            "block_diag", "cartesian_prod", "unique", "unique_consecutive", "broadcast_shapes", "norm", "cdist",
-           "lu", "result_type", "is_tensor", "is_floating_point", "is_complex", "numel", "equal"]
+           "lu", "result_type", "is_tensor", "is_floating_point", "is_complex", "is_conj", "is_neg", "numel", "equal"]
 
 _aten = ops.aten
 
@@ -410,6 +411,18 @@ def is_floating_point(input):
 def is_complex(input):
     _ap.check_tensor("is_complex", "input", 1, input)
     return input.dtype.is_complex
+
+
+def is_conj(input):
+    """The lazy conjugate bit (x.conj() of a complex tensor is a view with it set)."""
+    _ap.check_tensor("is_conj", "input", 1, input)
+    return input.is_conj()
+
+
+def is_neg(input):
+    """The lazy negative bit (x.conj().imag is a view with it set)."""
+    _ap.check_tensor("is_neg", "input", 1, input)
+    return input.is_neg()
 
 
 def numel(input):

@@ -49,9 +49,6 @@ KNOWN_DIFFERENCES = {
     "rsub": "rsub with a Python number: ember wraps it and runs rsub.Tensor; torch runs rsub.Scalar",
     "pow": "a Python-number exponent binds pow.Tensor_Tensor in ember (torch: pow.Tensor_Scalar), so ember keeps "
            "PowBackward0 on Tensor_Tensor for `x ** 2`, which tutorials print; `x ** y` shows PowBackward0 too",
-    "fft.ifft": "real input: ember has no lazy conj bit, so the conj of the r2c is ConjPhysicalBackward0; torch's "
-                "conj view shows ConjBackward0",
-    "fft.ihfft": "as fft.ifft",
     "special.ndtr": "ember's composite multiplies by a wrapped Python number (MulBackward0); torch's by a Scalar",
     "special.entr": "ember composes entr from where/log (WhereBackward0); torch has special_entr",
     "special.xlog1py": "ember composes xlog1py from where/log1p (WhereBackward0); torch has special_xlog1py",

@@ -11,6 +11,7 @@ _ops = _opsmod.ops
 
 _op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
 _op__adaptive_avg_pool3d_default = _ops.aten._adaptive_avg_pool3d.default
+_op__conj_default = _ops.aten._conj.default
 _op__ctc_loss_Tensor = _ops.aten._ctc_loss.Tensor
 _op__ctc_loss_default = _ops.aten._ctc_loss.default
 _op__embedding_bag_default = _ops.aten._embedding_bag.default
@@ -27,6 +28,7 @@ _op__linalg_svd_default = _ops.aten._linalg_svd.default
 _op__log_softmax_backward_data_default = _ops.aten._log_softmax_backward_data.default
 _op__log_softmax_default = _ops.aten._log_softmax.default
 _op__lu_with_info_default = _ops.aten._lu_with_info.default
+_op__neg_view_default = _ops.aten._neg_view.default
 _op__scaled_dot_product_flash_attention_for_cpu_default = _ops.aten._scaled_dot_product_flash_attention_for_cpu.default
 _op__softmax_backward_data_default = _ops.aten._softmax_backward_data.default
 _op__softmax_default = _ops.aten._softmax.default
@@ -260,6 +262,8 @@ _op_eye_m_out = _ops.aten.eye.m_out
 _op_eye_out = _ops.aten.eye.out
 _op_feature_alpha_dropout_default = _ops.aten.feature_alpha_dropout.default
 _op_feature_dropout_default = _ops.aten.feature_dropout.default
+_op_fill_Scalar = _ops.aten.fill.Scalar
+_op_fill_Tensor = _ops.aten.fill.Tensor
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
@@ -294,6 +298,7 @@ _op_ger_out = _ops.aten.ger.out
 _op_grid_sampler_2d_default = _ops.aten.grid_sampler_2d.default
 _op_grid_sampler_default = _ops.aten.grid_sampler.default
 _op_group_norm_default = _ops.aten.group_norm.default
+_op_gru_cell_default = _ops.aten.gru_cell.default
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_hinge_embedding_loss_default = _ops.aten.hinge_embedding_loss.default
@@ -375,6 +380,7 @@ _op_logit_default = _ops.aten.logit.default
 _op_logit_out = _ops.aten.logit.out
 _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
+_op_lstm_cell_default = _ops.aten.lstm_cell.default
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lu_solve_default = _ops.aten.lu_solve.default
@@ -530,6 +536,8 @@ _op_reshape_default = _ops.aten.reshape.default
 _op_resolve_conj_default = _ops.aten.resolve_conj.default
 _op_resolve_neg_default = _ops.aten.resolve_neg.default
 _op_rms_norm_default = _ops.aten.rms_norm.default
+_op_rnn_relu_cell_default = _ops.aten.rnn_relu_cell.default
+_op_rnn_tanh_cell_default = _ops.aten.rnn_tanh_cell.default
 _op_roll_default = _ops.aten.roll.default
 _op_rot90_default = _ops.aten.rot90.default
 _op_round__decimals = _ops.aten.round_.decimals
@@ -767,6 +775,16 @@ def conj(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     return _op_conj_default(input)
+
+def _conj(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
+    return _op__conj_default(input)
+
+def _neg_view(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
+    return _op__neg_view_default(input)
 
 def resolve_conj(input):
     if input.__class__ not in _TENSOR_TYPES:
@@ -1121,6 +1139,48 @@ def fill_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('fill_', args, kwargs, _fill__sigs, False)
+
+def _fill_c0(input, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _fill_b0(input, value):
+    return _op_fill_Scalar(input, value)
+
+def _fill_c1(input, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def _fill_b1(input, value):
+    return _op_fill_Tensor(input, value)
+
+_fill_ovs = ((_fill_c0, _fill_b0), (_fill_c1, _fill_b1),)
+_fill_sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
+
+def fill(*args, **kwargs):
+    best = None
+    for c, b in _fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill', args, kwargs, _fill_sigs, False)
 
 def zero_(input):
     if input.__class__ not in _TENSOR_TYPES:
@@ -6333,6 +6393,66 @@ def corrcoef(input):
         raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
     return _op_corrcoef_default(input)
 
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm_cell', 'input', 1, 'Tensor', input)
+    if not _is_tensorlist(hx):
+        _bad_tensorlist('lstm_cell', 'hx', 2, hx)
+    if w_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm_cell', 'w_ih', 3, 'Tensor', w_ih)
+    if w_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm_cell', 'w_hh', 4, 'Tensor', w_hh)
+    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm_cell', 'b_ih', 5, 'Tensor', b_ih)
+    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm_cell', 'b_hh', 6, 'Tensor', b_hh)
+    return _op_lstm_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'input', 1, 'Tensor', input)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'hx', 2, 'Tensor', hx)
+    if w_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'w_ih', 3, 'Tensor', w_ih)
+    if w_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'w_hh', 4, 'Tensor', w_hh)
+    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'b_ih', 5, 'Tensor', b_ih)
+    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'b_hh', 6, 'Tensor', b_hh)
+    return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'input', 1, 'Tensor', input)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'hx', 2, 'Tensor', hx)
+    if w_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'w_ih', 3, 'Tensor', w_ih)
+    if w_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'w_hh', 4, 'Tensor', w_hh)
+    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'b_ih', 5, 'Tensor', b_ih)
+    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'b_hh', 6, 'Tensor', b_hh)
+    return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'input', 1, 'Tensor', input)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'hx', 2, 'Tensor', hx)
+    if w_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'w_ih', 3, 'Tensor', w_ih)
+    if w_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'w_hh', 4, 'Tensor', w_hh)
+    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'b_ih', 5, 'Tensor', b_ih)
+    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'b_hh', 6, 'Tensor', b_hh)
+    return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+
 def cumsum(input, dim, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
@@ -7230,4 +7350,4 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
     return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'complex', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'complex', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

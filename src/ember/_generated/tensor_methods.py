@@ -9,6 +9,8 @@ from .return_types import (cummax as _rt_cummax, cummin as _rt_cummin, geqrf as 
 
 _ops = _opsmod.ops
 
+_op__conj_default = _ops.aten._conj.default
+_op__neg_view_default = _ops.aten._neg_view.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
@@ -597,6 +599,12 @@ def _m_conj_physical(self):
 
 def _m_conj(self):
     return _op_conj_default(self)
+
+def _m__conj(self):
+    return _op__conj_default(self)
+
+def _m__neg_view(self):
+    return _op__neg_view_default(self)
 
 def _m_resolve_conj(self):
     return _op_resolve_conj_default(self)
@@ -4848,6 +4856,8 @@ class TensorMethods:
     """The generated binding methods (torch's python_variable_methods.cpp): a mixin `ember.Tensor`
     names in its class statement."""
     __slots__ = ()
+    _conj = _m__conj
+    _neg_view = _m__neg_view
     abs = _m_abs
     abs_ = _m_abs_
     acos = _m_acos

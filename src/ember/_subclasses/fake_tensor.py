@@ -171,7 +171,10 @@ class FakeTensorConverter:
         self._real_refs = {}                                  # id(real) -> weakref(real), to detect id reuse
         self.storage_memo = {}                                # id(real storage) -> (weakref(storage), meta storage)
 
-    def from_real_tensor(self, mode, t, *, static_shapes=True):
+    def from_real_tensor(self, mode, t, *, static_shapes=True, source=None, symbolic_context=None):
+        """The fake of real tensor `t`. With a ShapeEnv on `mode` and `static_shapes=False` (or a
+        `symbolic_context` naming dynamic dims) its sizes and strides are SymInts with `source` as their origin;
+        a tensor already converted keeps the sizes it got first (memo)."""
         if isinstance(t, FakeTensor):
             if t.fake_mode is not mode:
                 raise UnsupportedFakeTensorException("Mixing fake modes NYI")
@@ -189,7 +192,11 @@ class FakeTensorConverter:
             self.storage_memo[skey] = (weakref.ref(real_storage), meta_storage)
         else:
             meta_storage = entry[1]
-        out = Tensor._from_storage(meta_storage, t.storage_offset(), t.shape, t.stride(), t.dtype)
+        shape, stride, offset = t.shape, t.stride(), t.storage_offset()
+        if mode.shape_env is not None and (not static_shapes or symbolic_context is not None):
+            shape, stride, offset = mode.shape_env.create_symbolic_sizes_strides_storage_offset(
+                t, source, symbolic_context)
+        out = Tensor._from_storage(meta_storage, offset, shape, stride, t.dtype)
         out = _make_fake(out, mode, CPU if t._np is not None else META)
         if t._base is not None:
             base = self.from_real_tensor(mode, t._base)
@@ -224,7 +231,7 @@ _SCHEMA_CACHE = {}
 class FakeTensorMode(TorchDispatchMode):
     """Run ops on FakeTensors: outputs computed by the Meta kernels, cached by argument metadata."""
 
-    def __init__(self, *, allow_non_fake_inputs=False, shape_env=None, static_shapes=True):
+    def __init__(self, *, allow_non_fake_inputs=False, shape_env=None, static_shapes=None):
         self.allow_non_fake_inputs = allow_non_fake_inputs
         self.fake_tensor_converter = FakeTensorConverter()
         self.cache = {}
@@ -233,7 +240,8 @@ class FakeTensorMode(TorchDispatchMode):
         self.cache_bypasses = {}
         self.enter_depth = 0
         self.shape_env = shape_env
-        self.static_shapes = static_shapes
+        # torch's default: with a ShapeEnv, converted tensors get symbolic sizes
+        self.static_shapes = shape_env is None if static_shapes is None else static_shapes
 
     def __enter__(self):
         self.enter_depth += 1
@@ -243,8 +251,11 @@ class FakeTensorMode(TorchDispatchMode):
         self.enter_depth -= 1
         return super().__exit__(*exc)
 
-    def from_tensor(self, tensor, *, static_shapes=None, source=None):
-        return self.fake_tensor_converter.from_real_tensor(self, tensor)
+    def from_tensor(self, tensor, *, static_shapes=None, source=None, symbolic_context=None):
+        if static_shapes is None:
+            static_shapes = self.static_shapes
+        return self.fake_tensor_converter.from_real_tensor(self, tensor, static_shapes=static_shapes, source=source,
+                                                           symbolic_context=symbolic_context)
 
     def cache_info(self):
         return {"hits": self.cache_hits, "misses": self.cache_misses, "bypasses": dict(self.cache_bypasses),
@@ -265,6 +276,9 @@ class FakeTensorMode(TorchDispatchMode):
             raise DataDependentOutputException(func)
         if name == "index" and _has_mask_index(args, kwargs):
             raise DynamicOutputShapeException(func)      # x[bool_mask]: the count of True decides the shape
+        if name in ("lift_fresh", "lift_fresh_copy") and args and type(args[0]) is not FakeTensor \
+                and isinstance(args[0], Tensor):
+            return self.from_tensor(args[0])       # a constant made fresh from a Python value (x[0] = 5)
         args, kwargs, any_fake = self._validate_and_convert(func, args, kwargs)
         mutates, aliases, has_device, device_pos = _schema_info(func)
         out_device = CPU

@@ -1,6 +1,7 @@
 """Helpers shared by meta and cpu kernels (ATen's native/Resize.h + TensorUtils checks, in miniature):
 making outputs, broadcasting, argument coercion, int-list expansion, reduction codes and torch-style
 size and dtype formatting."""
+from .._core.symint import SymInt, size_int
 import numpy as np
 
 from .._core import dtype as D
@@ -108,9 +109,9 @@ REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 def tup(v, n):
     """Expand an int or short int list argument (`stride=1`, `[2]`) to an n-tuple."""
-    if isinstance(v, int):
-        return (int(v),) * n
-    v = tuple(int(x) for x in v)
+    if isinstance(v, int) or v.__class__ is SymInt:
+        return (size_int(v),) * n
+    v = tuple(size_int(x) for x in v)
     return v * n if len(v) == 1 and n > 1 else v
 
 
@@ -119,7 +120,7 @@ def size_str(shape):
 
 
 def alloc(shape, dtype, device):
-    return empty_tensor(tuple(int(s) for s in shape), dtype, device)
+    return empty_tensor(tuple(map(size_int, shape)), dtype, device)
 
 
 def is_meta(*ts):

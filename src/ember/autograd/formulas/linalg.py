@@ -48,7 +48,7 @@ def _mm_direct(grad, other, col, first):
     record: the two matrices of a Linear's backward cost five dispatches otherwise. `first`: the
     gradient of mat1 (grad @ other^T), else of mat2 (other^T @ grad). `col`: return it column-major
     (a fresh tensor with transposed strides, as `x.mm(y).t()` lays it out). None: take the general path."""
-    g, o = grad._np, other._np
+    g, o = grad._logical_np(), other._logical_np()
     if (_state.mode_stack or g is None or o is None or g.ndim != 2 or o.ndim != 2 or grad.dtype not in _MM_DIRECT
             or other.dtype is not grad.dtype or _needs_history(grad, other) or "_fw_tangent" in grad.__dict__
             or "_fw_tangent" in other.__dict__):

@@ -57,7 +57,7 @@ def evenly_distribute_backward(grad, self, result):
     """grad / count at the elements equal to the extremum (NaN ones when it is NaN), zeros elsewhere: torch's
     zeros().masked_fill_(mask, grad / mask.sum()). In numpy when nothing is recorded (a full max() or min()
     in a Python loop, a CRF's forward algorithm: five dispatched ops otherwise)."""
-    s, g, r = self._np, grad._np, result._np
+    s, g, r = self._logical_np(), grad._logical_np(), result._np
     if (s is not None and g is not None and r is not None and s.dtype in _REAL_FLOAT and g.dtype == s.dtype
             and g.ndim == 0 and not _state.mode_stack and not _needs_history(grad, self, result)
             and "_fw_tangent" not in grad.__dict__ and "_fw_tangent" not in self.__dict__

@@ -38,7 +38,7 @@ def view_scatter(grad, sizes, fn):
         fn(out).copy_(grad)
         return out
     v = fn(out)
-    v._np[...] = grad._np
+    v._np[...] = grad._logical_np()
     if _needs_history(grad):
         _record(out, ViewScatterBackward0(fn), (grad,))
     return _fw_linear(out, grad, lambda t: view_scatter(t, sizes, fn))
@@ -69,7 +69,7 @@ def _restride(g, src, dst, extent):
     """Linear map: scatter-add g (laid out by storage positions `src`) into a storage of `extent`
     elements and read it back at positions `dst`. Its adjoint swaps src and dst."""
     buf = np.zeros(extent, g.dtype._np)
-    np.add.at(buf, src.reshape(-1), np.ascontiguousarray(g._np).reshape(-1))
+    np.add.at(buf, src.reshape(-1), np.ascontiguousarray(g._logical_np()).reshape(-1))
     out = _const(buf[dst], g.dtype)
     if _needs_history(g):
         _record(out, RestrideBackward0(src, dst, extent), (g,))

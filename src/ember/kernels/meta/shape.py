@@ -1,6 +1,7 @@
 """Meta functions for repeat/roll/flip, triangles and diagonals, cross, einsum checks, block_diag, unfold,
 narrow_copy and searchsorted/bucketize (ATen's TensorShape.cpp, TensorTransformations.cpp, Bucketization.cpp):
 torch's checks and output shapes/dtypes. unfold is a view and serves cpu and meta alike."""
+from ..._core.symint import size_int
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.promotion import result_type
@@ -19,7 +20,8 @@ def _fmt(xs):
 
 def ilist(x):
     """An int[] argument as a list (a bare int is a one-element list, as torch's int[1])."""
-    return [int(x)] if isinstance(x, int) or hasattr(x, "__index__") and not hasattr(x, "__len__") else [int(v) for v in x]
+    return [size_int(x)] if isinstance(x, int) or hasattr(x, "__index__") and not hasattr(x, "__len__") else \
+        [size_int(v) for v in x]
 
 
 def _t(shape, dtype, strides=None):

@@ -1,6 +1,7 @@
 """View ops: new sizes/strides/offset over the input's storage, no data touched (ATen's
 TensorShape.cpp). Registered as CompositeExplicitAutograd, so the same kernel serves cpu and meta.
 Also the meta functions of the view scatters (slice_scatter, ...), whose body the cpu kernels share."""
+from ..._core.symint import SymInt, size_int
 from ..._core.strides import contiguous_strides, numel, wrap_dim
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname
@@ -19,7 +20,7 @@ def make_view(t, size, stride, offset=None, dtype=None, arr=None):
 # ---------------------------------------------------------------- size/stride rules
 def infer_size(shape, n):
     """Resolve one -1 in `shape` against `n` elements (ATen's infer_size)."""
-    shape = list(map(int, shape))
+    shape = list(map(size_int, shape))
     infer, known = None, 1
     for i, s in enumerate(shape):
         if s == -1:
@@ -30,7 +31,8 @@ def infer_size(shape, n):
             raise RuntimeError(f"invalid shape dimension {s}")
         else:
             known *= s
-    if known == n or (infer is not None and known > 0 and n % known == 0):
+    # (with a -1 only divisibility is asked: `known == n` would guard on a symbolic n for nothing)
+    if (infer is not None and known > 0 and n % known == 0) or (infer is None and known == n):
         if infer is not None:
             if known == 0:
                 raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
@@ -69,13 +71,13 @@ def compute_stride(oldshape, oldstride, newshape):
 
 
 def _fmt(xs):
-    return "[" + ", ".join(str(int(x)) for x in xs) + "]"
+    return "[" + ", ".join(str(x) for x in xs) + "]"
 
 
 def _intlist(size):
-    if isinstance(size, int):
+    if isinstance(size, int) or size.__class__ is SymInt:
         return (size,)
-    return tuple(map(int, size))
+    return tuple(map(size_int, size))
 
 
 # ---------------------------------------------------------------- the views
@@ -127,7 +129,7 @@ def view_dtype(self, dtype):
 
 def as_strided(self, size, stride, storage_offset=None):
     size, stride = _intlist(size), _intlist(stride)
-    off = self._offset if storage_offset is None else int(storage_offset)
+    off = self._offset if storage_offset is None else size_int(storage_offset)
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
@@ -218,7 +220,7 @@ def select(self, dim, index):
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, nd)
     n = self._size[d]
-    index = int(index)
+    index = size_int(index)
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size {_fmt(self._size)} at dimension {d}")
     if index < 0:
@@ -234,12 +236,12 @@ def slice(self, dim=0, start=None, end=None, step=1):
     if nd == 0:
         raise RuntimeError("slice() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, nd)
-    step = int(step)
+    step = size_int(step)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     n = self._size[d]
-    start = 0 if start is None else int(start)
-    end = n if end is None else int(end)
+    start = 0 if start is None else size_int(start)
+    end = n if end is None else size_int(end)
     if start < 0:
         start += n
     if end < 0:
@@ -354,7 +356,7 @@ def split(self, split_size, dim=0):
     if nd == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, nd)
-    split_size = int(split_size)
+    split_size = size_int(split_size)
     n = self._size[d]
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
