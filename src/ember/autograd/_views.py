@@ -13,6 +13,7 @@ elements), so grads are moved with index / index_put (both differentiable: creat
 """
 from .._core.dispatch_keys import AUTOGRAD_BIT
 from .graph import Node, _aten, _idx_tensor, _set_view_fn, gradient_edge, view_positions
+from .._core.strides import same_shape
 
 
 class CopySlices(Node):
@@ -36,7 +37,7 @@ class CopySlices(Node):
         r0 = res[0]
         if r0 is None:
             r0 = gs * 0
-        if r0._size != gs._size:
+        if not same_shape(r0._size, gs._size):
             r0 = r0.expand(gs._size)
         res[0] = _aten().index_put.default(flat, idx, r0, False).reshape(self.base_size)
         return tuple(res)
