@@ -55,16 +55,47 @@ def compile_fx_inner(gm, example_inputs=None, **kwargs):
                       f"({type(e).__name__}: {e})", UserWarning, stacklevel=2)
         return gm.forward
     log("output_code", f"C source:\n{module.c_source}\nwrapper:\n{module.py_source}")
-    try:
-        call = load_module(module)
-    except (CompileError, RuntimeError, OSError) as e:
-        counters["inductor"]["compile_failed"] += 1
-        warnings.warn(f"ember._inductor: building the generated C failed, running the graph with the fx "
-                      f"interpreter instead ({str(e).splitlines()[0]})", UserWarning, stacklevel=2)
-        return gm.forward
     counters["inductor"]["graphs"] += 1
     counters["inductor"]["kernels"] += module.n_kernels
+    if not module.entry_names:
+        call = load_module(module)
+    else:
+        call = _deferred_call(module, gm, _build_in_background(module.c_source))
     call._ember_graph = graph
+    call._ember_module = module
+    return call
+
+
+_BUILDERS = []
+
+
+def _build_in_background(source):
+    """A Future of the built library: gcc runs (in a subprocess, from a worker thread) while AOT autograd goes
+    on, e.g. lowering the backward graph while the forward's C compiles (the two builds of a training graph
+    overlap the Python work between them)."""
+    from concurrent.futures import ThreadPoolExecutor
+    if not _BUILDERS:
+        _BUILDERS.append(ThreadPoolExecutor(max_workers=2, thread_name_prefix="ember-inductor-build"))
+    return _BUILDERS[0].submit(lambda: _compile_c(source, "ember_inductor"))
+
+
+def _deferred_call(module, gm, future):
+    """The graph's `call`, which waits for its library on the first call. A failed build runs the graph with
+    the fx interpreter from then on, with a warning (never wrong results)."""
+    state = [None]
+
+    def call(*args):
+        fn = state[0]
+        if fn is None:
+            try:
+                fn = module.load(future.result())
+            except (CompileError, RuntimeError, OSError) as e:
+                counters["inductor"]["compile_failed"] += 1
+                warnings.warn(f"ember._inductor: building the generated C failed, running the graph with the fx "
+                              f"interpreter instead ({str(e).splitlines()[0]})", UserWarning, stacklevel=2)
+                fn = gm.forward
+            state[0] = fn
+        return fn(*args)
     return call
 
 
