@@ -48,6 +48,7 @@ class OutputGraph:
         self.dynamic_dims = {}          # source name -> set of dims (automatic dynamic / mark_dynamic)
         self.breaks = []                # (reason, location) of breaks taken in this capture
         self.sym_sources = {}           # size Symbol -> (placeholder node, dim) it is read from
+        self.marked_symbols = []        # (Symbol, source, dim) of mark_dynamic dims: must stay symbolic
         self.expr_nodes = {}            # sympy expression -> the node computing it
         self._n = 0
 
@@ -78,6 +79,13 @@ class OutputGraph:
             fake = self.fake_mode.from_tensor(value)
         # dims that became symbols (a size 0 or 1 stays static: torch's 0/1 specialisation)
         sym_dims = tuple(d for d, sz in enumerate(fake._size) if sz.__class__ is SymInt)
+        for d in sym_dims:
+            if d in marked:
+                sym = fake._size[d].node.expr
+                self.marked_symbols.append((sym, source, d))
+                lo, hi = getattr(value, "_dynamo_dynamic_range", {}).get(d, (None, None))
+                if lo is not None or hi is not None:
+                    self.shape_env().constrain_range(sym, lo, hi)
         if not source.epoch_covered:
             self.guards.tensor_match(source, value, sym_dims)
         name = _input_name(source)
@@ -178,6 +186,7 @@ class OutputGraph:
             utils.counters["stats"]["unique_graphs"] += 1
         env = self.fake_mode.shape_env
         if env is not None:
+            env.check_marked_dynamic(self.marked_symbols, _size_source_name)
             # the relations the capture relied on (duck-sized equalities, ranges, branches on sizes)
             for code in env.produce_guards_expression(_size_source_name):
                 self.guards.expr_guard("SHAPE_ENV", code)

@@ -378,6 +378,30 @@ class ShapeEnv:
             self.replacements[s] = sp.Integer(lo)       # (torch: a guarded `s == 8` makes s the constant 8)
         self.var_to_range[s] = ValueRanges(lo, hi)
 
+    def constrain_range(self, sym, lower=None, upper=None):
+        """Narrow `sym`'s range to [lower, upper] (mark_dynamic's min/max); the bounds become guards."""
+        r = self.var_to_range[sym]
+        lo = r.lower if lower is None else max(r.lower, lower)
+        hi = r.upper if upper is None else min(r.upper, upper)
+        val = self.var_to_val[sym]
+        if not lo <= val <= hi:
+            raise ConstraintViolationError(f"the example size {val} is outside the declared range [{lower}, {upper}]")
+        self.var_to_range[sym] = ValueRanges(lo, hi)
+        self._decided.clear()
+
+    def check_marked_dynamic(self, marked, name_of):
+        """Raise ConstraintViolationError if a dimension marked dynamic was specialised (torch's message)."""
+        bad = []
+        for sym, source, dim in marked:
+            name = name_of(SymbolicSizeSource(source, dim))
+            if sym in self.replacements:
+                bad.append(f"  - Not all values of {name} are valid because {name} was inferred to be a constant "
+                           f"({self.replacements[sym]}).")
+        if bad:
+            names = ", ".join(name_of(SymbolicSizeSource(s, d)) for _, s, d in marked)
+            raise ConstraintViolationError(f"Constraints violated ({names})! For more information, run with "
+                                           f"EMBER_LOGS=dynamic.\n" + "\n".join(bad))
+
     def source_names(self, name_of=None):
         """Symbol -> the Python expression of its first source."""
         name_of = name_of or (lambda src: src.name() if hasattr(src, "name") else str(src))
