@@ -4,7 +4,8 @@ np.searchsorted). Shapes and checks come from meta/shape.py."""
 import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import check_out, empty_tensor
+from ..._core.promotion import can_cast
+from ..common import _tname, check_out, empty_tensor
 from ..meta import shape as M
 from ..meta.view import diagonal as _diagonal_view, narrow as _narrow_view
 from ..meta import copy as M_copy
@@ -143,6 +144,8 @@ def cat_out(tensors, dim=0, out=None):
     shape, dtype, st, parts = M_shape.cat_spec(tensors, dim)
     for t in parts:
         M_copy.check_no_partial_overlap(out, t)
+    if not can_cast(dtype, out.dtype):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {_tname(out.dtype)}")
     check_out(out, shape, dtype, "cat")
     _cat_into(out, parts, dim)
     return out

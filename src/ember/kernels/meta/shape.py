@@ -278,7 +278,10 @@ def cat(tensors, dim=0):
 
 
 def cat_out(tensors, dim=0, out=None):
-    from ..common import check_out
+    from ..._core.promotion import can_cast
+    from ..common import _tname, check_out
     shape, dtype, st, _ = cat_spec(tensors, dim)
+    if not can_cast(dtype, out.dtype):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {_tname(out.dtype)}")
     check_out(out, shape, dtype, "cat")
     return out
