@@ -112,7 +112,8 @@ class ShapeEnv:
         self.specialize_zero_one = specialize_zero_one
         self.assume_static_by_default = assume_static_by_default
         self.var_to_val = {}          # Symbol -> example value
-        self.var_to_range = {}        # Symbol -> ValueRanges
+        self.var_to_range = {}        # Symbol -> ValueRanges (narrowed by guards)
+        self.var_to_declared = {}     # Symbol -> the range it was made with (2 <= s) or declared (mark_dynamic)
         self.var_to_sources = {}      # Symbol -> [source]
         self.val_to_var = {}          # example value -> Symbol (duck sizing)
         self.replacements = {}        # Symbol -> Integer (specialised by int())
@@ -138,6 +139,7 @@ class ShapeEnv:
         self._next += 1
         self.var_to_val[sym] = val
         self.var_to_range[sym] = ValueRanges(2 if self.specialize_zero_one else 0, INF)
+        self.var_to_declared[sym] = self.var_to_range[sym]
         self.var_to_sources[sym] = [source] if source is not None else []
         if dynamic_dim is DimDynamic.DUCK and self.duck_shape:
             self.val_to_var[val] = sym
@@ -387,6 +389,7 @@ class ShapeEnv:
         if not lo <= val <= hi:
             raise ConstraintViolationError(f"the example size {val} is outside the declared range [{lower}, {upper}]")
         self.var_to_range[sym] = ValueRanges(lo, hi)
+        self.var_to_declared[sym] = ValueRanges(lo, hi)
         self._decided.clear()
 
     def check_marked_dynamic(self, marked, name_of):
@@ -421,7 +424,7 @@ class ShapeEnv:
                 out.append(f"{name_of(other)} == {first}")
             if s in self.replacements:
                 continue
-            r = self.var_to_range[s]
+            r = self.var_to_declared[s]          # (narrowing by guards is said by the guards themselves)
             if r.lower != -INF:
                 out.append(f"{first} >= {r.lower}")
             if r.upper != INF:
