@@ -461,6 +461,7 @@ _KERNELS = (
     ('cummin', '', 'scan', 'cummin'),
     ('logcumsumexp', '', 'scan', 'logcumsumexp'),
     ('cat', '', 'shape', 'cat'),
+    ('stack', '', 'shape', 'stack'),
     ('block_diag', '', 'shape', 'block_diag'),
     ('repeat', '', 'shape', 'repeat'),
     ('roll', '', 'shape', 'roll'),

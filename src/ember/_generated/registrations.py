@@ -1055,7 +1055,7 @@ _d('concat(Tensor[] tensors, int dim=0) -> Tensor', (('CompositeImplicitAutograd
 _d('concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)', (('CompositeImplicitAutograd', 'decompositions.shape:concat'),))
 _d('concatenate(Tensor[] tensors, int dim=0) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.shape:concat'),))
 _d('concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)', (('CompositeImplicitAutograd', 'decompositions.shape:concat'),))
-_d('stack(Tensor[] tensors, int dim=0) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.shape:stack'),))
+_d('stack(Tensor[] tensors, int dim=0) -> Tensor', (('CPU', 'cpu.shape:stack'), ('Meta', 'meta.shape:stack')))
 _d('hstack(Tensor[] tensors) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.shape:hstack'),))
 _d('vstack(Tensor[] tensors) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.shape:vstack'),))
 _d('dstack(Tensor[] tensors) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.shape:dstack'),))
