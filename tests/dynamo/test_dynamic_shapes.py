@@ -280,3 +280,15 @@ def test_mark_dynamic_range_and_constraint_violation():
     ember._dynamo.mark_dynamic(z, 0)
     with pytest.raises(ConstraintViolationError, match=r"inferred to be a constant \(6\)"):
         cg(z)
+
+
+def test_assume_static_by_default_false_is_dynamic_from_the_start(monkeypatch):
+    monkeypatch.setattr(config, "assume_static_by_default", False)
+
+    def f(x):
+        return x.sum(0) * x.shape[0]
+    cf = ember.compile(f, backend="eager")
+    for b in (3, 4, 7):
+        x = ember.randn(b, 2)
+        assert_close(cf(x), f(x))
+    assert counters["frames"]["ok"] == 1 and not counters["recompiles"]

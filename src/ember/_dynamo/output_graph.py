@@ -10,7 +10,7 @@ from ember.nn import Module
 from ember._core.symint import SymBool, SymFloat, SymInt
 from ember._subclasses.fake_tensor import FakeTensorMode
 
-from . import utils
+from . import config, utils
 from .exc import BackendCompilerFailed, Unsupported
 from .guards import GuardBuilder
 from .variables import (BuiltinVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
@@ -63,11 +63,12 @@ class OutputGraph:
             return vt
         marked = set(getattr(value, "_dynamo_dynamic_indices", ()))
         dyn = set(self.dynamic_dims.get(source.name(), ())) | marked
-        if self.options.get("dynamic") is True:
+        dynamic = self.options.get("dynamic")
+        if dynamic is True or (dynamic is None and not config.assume_static_by_default):
             dyn = set(range(value.dim()))
-        elif self.options.get("dynamic") is False:
+        elif dynamic is False:
             dyn = set()
-        if source.epoch_covered or not value.is_contiguous():
+        if (source.epoch_covered and config.force_parameter_static_shapes) or not value.is_contiguous():
             dyn = set()       # parameters and buffers keep static shapes (torch's force_parameter_static_shapes)
         if dyn:
             from ember.fx.experimental.symbolic_shapes import DimDynamic, StatelessSymbolicContext
