@@ -116,7 +116,8 @@ class ShapeEnv:
         self.var_to_declared = {}     # Symbol -> the range it was made with (2 <= s) or declared (mark_dynamic)
         self.var_to_sources = {}      # Symbol -> [source]
         self.val_to_var = {}          # example value -> Symbol (duck sizing)
-        self.replacements = {}        # Symbol -> Integer (specialised by int())
+        self.replacements = {}        # Symbol (or term) -> Integer (specialised by int() or an equality guard)
+        self._replaced_syms = set()   # the symbols the replacements' keys contain
         self.guards = []              # sympy boolean expressions recorded as guards, in order
         self._known = {}              # relation -> its value (guarded)
         self._next = 0
@@ -180,11 +181,21 @@ class ShapeEnv:
         v = expr.xreplace({s: sp.Integer(self.var_to_val[s]) for s in expr.free_symbols if s in self.var_to_val})
         return int(v) if v.is_integer else float(v)
 
+    def _replace(self, target, value):
+        """From now on `target` (a symbol or a term such as floor(s1/2)**2) is `value` in every new expression."""
+        self.replacements[target] = value
+        self._replaced_syms |= target.free_symbols
+        self._decided.clear()
+
+    def _simplify(self, expr):
+        if self.replacements and not expr.free_symbols.isdisjoint(self._replaced_syms):
+            expr = expr.xreplace(self.replacements)
+        return expr
+
     def _make_value(self, expr, pytype, hint):
         """The result of an operation: a plain Python value when the expression is a number, else a Sym*."""
         sp = _sympy()
-        if self.replacements and expr.free_symbols & self.replacements.keys():
-            expr = expr.xreplace(self.replacements)
+        expr = self._simplify(expr)
         if pytype is bool:
             if expr in (sp.true, sp.false):
                 return bool(expr)
@@ -300,8 +311,7 @@ class ShapeEnv:
         """The value of boolean `expr`: decided by the ranges when possible, else by the example value, with a
         guard recorded so the traced code is only reused where the same decision holds."""
         sp = _sympy()
-        if self.replacements and expr.free_symbols & self.replacements.keys():
-            expr = expr.xreplace(self.replacements)
+        expr = self._simplify(expr)
         decided = self._static_eval(expr)
         if decided is not None:
             return decided
@@ -320,8 +330,7 @@ class ShapeEnv:
     def specialize(self, expr, hint):
         """`int()` of a symbolic value: the guard `expr == hint`; a lone symbol is replaced by its value."""
         sp = _sympy()
-        if self.replacements and expr.free_symbols & self.replacements.keys():
-            expr = expr.xreplace(self.replacements)
+        expr = self._simplify(expr)
         if expr.is_number:
             return expr
         eq = sp.Eq(expr, hint)
@@ -329,9 +338,8 @@ class ShapeEnv:
             self._record(eq)
             self._known[eq] = True
         if expr.is_Symbol:
-            self.replacements[expr] = sp.Integer(hint)
+            self._replace(expr, sp.Integer(hint))
             self.var_to_range[expr] = ValueRanges(hint, hint)
-            self._decided.clear()
         return hint
 
     def _record(self, guard):
@@ -350,6 +358,15 @@ class ShapeEnv:
             return
         diff = sp.expand(guard.lhs - guard.rhs)
         syms = diff.free_symbols
+        if isinstance(guard, sp.Eq) and syms:
+            # `c*term + k == 0` with one non-constant term (4*floor(s1/2)**2 == 64): the term is a constant from
+            # now on, so expressions made later that contain it simplify (and relations implied by it decide)
+            coeff, term = diff.as_independent(*syms, as_Add=True)
+            if term.is_Mul or term.is_Pow or isinstance(term, (sp.floor, sp.Mod)):
+                c, t = term.as_coeff_Mul()
+                value = -coeff / c
+                if value.is_Integer and not t.is_Symbol:
+                    self._replace(t, sp.Integer(value))
         if len(syms) != 1:
             return
         (s,) = syms
@@ -377,7 +394,7 @@ class ShapeEnv:
             lo = max(lo, math.ceil(bound))
         elif kind is sp.Eq and bound.is_Integer:
             lo = hi = int(bound)
-            self.replacements[s] = sp.Integer(lo)       # (torch: a guarded `s == 8` makes s the constant 8)
+            self._replace(s, sp.Integer(lo))       # (torch: a guarded `s == 8` makes s the constant 8)
         self.var_to_range[s] = ValueRanges(lo, hi)
 
     def constrain_range(self, sym, lower=None, upper=None):
@@ -567,9 +584,7 @@ def simplified_expr(s):
     node = s.node
     env = node.shape_env
     expr = node.expr
-    if env.replacements and expr.free_symbols & env.replacements.keys():
-        expr = expr.xreplace(env.replacements)
-    return expr
+    return env._simplify(expr)
 
 
 # ---------------------------------------------------------------- torch's helper functions
