@@ -180,10 +180,10 @@ def record_of(entry, sig):
     return record
 
 
-def entry_of(record):
-    """Rebuild AOT autograd's runtime entry from a record (the C libraries come from the code cache)."""
+def entry_of(record, load_module):
+    """Rebuild AOT autograd's runtime entry from a record; `load_module(CompiledModule) -> call` builds or finds
+    each graph's library in the code cache (compile_fx.load_module)."""
     from ember._functorch.aot_autograd import _CompiledEntry, _make_autograd_function
-    from .compile_fx import load_module
     entry = _CompiledEntry.__new__(_CompiledEntry)
     entry.config = None
     for f in _ENTRY_FIELDS:
