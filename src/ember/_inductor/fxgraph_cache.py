@@ -48,8 +48,10 @@ def _compiler_source_hash():
 
 
 def _config_repr():
+    """The knobs, and the thread count generated loops split over (it decides which kernels run parallel)."""
     from . import config
-    return repr(sorted((k, v) for k, v in config.get_config_copy().items() if k != "fx_graph_cache"))
+    knobs = sorted((k, v) for k, v in config.get_config_copy().items() if k != "fx_graph_cache")
+    return repr((knobs, config.threads()))
 
 
 def _global_state():
