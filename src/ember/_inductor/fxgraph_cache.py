@@ -36,14 +36,20 @@ def _compiler_source_hash():
     Read once per process; stat() keeps it at a few ms where hashing the 4.7 MB of source takes ~70."""
     import ember
     root = os.path.dirname(ember.__file__)
-    h = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for f in sorted(filenames):
-            if f.endswith((".py", ".yaml", ".c", ".h")):
-                path = os.path.join(dirpath, f)
-                st = os.stat(path)
-                h.update(f"{os.path.relpath(path, root)} {st.st_size} {st.st_mtime_ns}\n".encode())
+    parts = []
+
+    def walk(d, rel):
+        with os.scandir(d) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                if e.name != "__pycache__":
+                    walk(e.path, rel + e.name + "/")
+            elif e.name.endswith((".py", ".yaml", ".c", ".h")):
+                st = e.stat()
+                parts.append(f"{rel}{e.name} {st.st_size} {st.st_mtime_ns}")
+    walk(root, "")
+    h = hashlib.sha256("\n".join(parts).encode())
     return h.hexdigest()
 
 
