@@ -4,10 +4,11 @@ ValueError messages, and kl_divergence. One module per distribution, as torch.
 
 Present: Distribution, Normal, Uniform, Bernoulli, Categorical, OneHotCategorical, Exponential, Laplace,
 Cauchy, Poisson, Gamma, Chi2, Beta, Dirichlet (reparameterised through _standard_gamma's implicit gradient),
-StudentT, Geometric, Binomial, MultivariateNormal, Independent, constraints, kl_divergence / register_kl. Samples come from ember's
+StudentT, Geometric, Binomial, LogNormal, TransformedDistribution with the common transforms (Exp, Affine,
+Sigmoid, Tanh, Power, Compose), MultivariateNormal, Independent, constraints, kl_divergence / register_kl. Samples come from ember's
 generator (ember.manual_seed), so their values differ from torch's; their distribution does not.
-Not here yet (torch has them; touching one raises AttributeError saying so): Multinomial, LogNormal,
-TransformedDistribution and transforms, MixtureSameFamily, the relaxed distributions, ..."""
+Not here yet (torch has them; touching one raises AttributeError saying so): Multinomial, the other
+transforms, MixtureSameFamily, the relaxed distributions, ..."""
 from .._core.unimplemented import missing_attribute as _missing_attribute
 from . import constraints  # noqa: F401
 from .bernoulli import Bernoulli
@@ -24,16 +25,23 @@ from .geometric import Geometric
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .log_normal import LogNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .studentT import StudentT
+from . import transforms  # noqa: F401
+from .transformed_distribution import TransformedDistribution
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform,
+                         TanhTransform, Transform)
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "Exponential",
-           "Gamma", "Geometric", "Independent", "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical",
-           "Poisson", "StudentT", "Uniform", "constraints", "kl_divergence", "register_kl"]
+           "Gamma", "Geometric", "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal",
+           "OneHotCategorical", "Poisson", "StudentT", "TransformedDistribution", "Uniform", "constraints",
+           "kl_divergence", "register_kl", "Transform", "ComposeTransform", "ExpTransform", "AffineTransform",
+           "SigmoidTransform", "TanhTransform", "PowerTransform", "transforms"]
 
 
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
