@@ -4,10 +4,10 @@ ValueError messages, and kl_divergence. One module per distribution, as torch.
 
 Present: Distribution, Normal, Uniform, Bernoulli, Categorical, OneHotCategorical, Exponential, Laplace,
 Cauchy, Poisson, Gamma, Chi2, Beta, Dirichlet (reparameterised through _standard_gamma's implicit gradient),
-StudentT, Geometric, Binomial, LogNormal, TransformedDistribution with the common transforms (Exp, Affine,
+StudentT, Geometric, Binomial, Multinomial, LogNormal, TransformedDistribution with the common transforms (Exp, Affine,
 Sigmoid, Tanh, Power, Compose), MultivariateNormal, Independent, constraints, kl_divergence / register_kl. Samples come from ember's
 generator (ember.manual_seed), so their values differ from torch's; their distribution does not.
-Not here yet (torch has them; touching one raises AttributeError saying so): Multinomial, the other
+Not here yet (torch has them; touching one raises AttributeError saying so): the other
 transforms, MixtureSameFamily, the relaxed distributions, ..."""
 from .._core.unimplemented import missing_attribute as _missing_attribute
 from . import constraints  # noqa: F401
@@ -26,6 +26,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -38,7 +39,7 @@ from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerT
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "Exponential",
-           "Gamma", "Geometric", "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal",
+           "Gamma", "Geometric", "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal",
            "OneHotCategorical", "Poisson", "StudentT", "TransformedDistribution", "Uniform", "constraints",
            "kl_divergence", "register_kl", "Transform", "ComposeTransform", "ExpTransform", "AffineTransform",
            "SigmoidTransform", "TanhTransform", "PowerTransform", "transforms"]
