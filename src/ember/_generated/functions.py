@@ -137,12 +137,18 @@ _op_bilinear_default = _ops.aten.bilinear.default
 _op_binary_cross_entropy_with_logits_default = _ops.aten.binary_cross_entropy_with_logits.default
 _op_bincount_default = _ops.aten.bincount.default
 _op_binomial_default = _ops.aten.binomial.default
+_op_bitwise_and_Scalar = _ops.aten.bitwise_and.Scalar
+_op_bitwise_and_Scalar_Tensor = _ops.aten.bitwise_and.Scalar_Tensor
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_not_default = _ops.aten.bitwise_not.default
 _op_bitwise_not_out = _ops.aten.bitwise_not.out
+_op_bitwise_or_Scalar = _ops.aten.bitwise_or.Scalar
+_op_bitwise_or_Scalar_Tensor = _ops.aten.bitwise_or.Scalar_Tensor
 _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
+_op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
+_op_bitwise_xor_Scalar_Tensor = _ops.aten.bitwise_xor.Scalar_Tensor
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_block_diag_default = _ops.aten.block_diag.default
@@ -150,6 +156,7 @@ _op_bmm_default = _ops.aten.bmm.default
 _op_bmm_out = _ops.aten.bmm.out
 _op_broadcast_tensors_default = _ops.aten.broadcast_tensors.default
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
+_op_bucketize_Scalar = _ops.aten.bucketize.Scalar
 _op_bucketize_Tensor = _ops.aten.bucketize.Tensor
 _op_bucketize_Tensor_out = _ops.aten.bucketize.Tensor_out
 _op_cartesian_prod_default = _ops.aten.cartesian_prod.default
@@ -270,6 +277,7 @@ _op_empty_like_default = _ops.aten.empty_like.default
 _op_empty_memory_format = _ops.aten.empty.memory_format
 _op_empty_out = _ops.aten.empty.out
 _op_empty_strided_default = _ops.aten.empty_strided.default
+_op_eq_Scalar = _ops.aten.eq.Scalar
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_erf__default = _ops.aten.erf_.default
@@ -314,6 +322,8 @@ _op_fmax_default = _ops.aten.fmax.default
 _op_fmax_out = _ops.aten.fmax.out
 _op_fmin_default = _ops.aten.fmin.default
 _op_fmin_out = _ops.aten.fmin.out
+_op_fmod_Scalar = _ops.aten.fmod.Scalar
+_op_fmod_Scalar_out = _ops.aten.fmod.Scalar_out
 _op_fmod_Tensor = _ops.aten.fmod.Tensor
 _op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
 _op_frac__default = _ops.aten.frac_.default
@@ -324,20 +334,24 @@ _op_full_like_default = _ops.aten.full_like.default
 _op_full_out = _ops.aten.full.out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
+_op_ge_Scalar = _ops.aten.ge.Scalar
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_geqrf_a = _ops.aten.geqrf.a
 _op_geqrf_default = _ops.aten.geqrf.default
 _op_ger_default = _ops.aten.ger.default
 _op_ger_out = _ops.aten.ger.out
+_op_greater_Scalar = _ops.aten.greater.Scalar
 _op_greater_Tensor = _ops.aten.greater.Tensor
 _op_greater_Tensor_out = _ops.aten.greater.Tensor_out
+_op_greater_equal_Scalar = _ops.aten.greater_equal.Scalar
 _op_greater_equal_Tensor = _ops.aten.greater_equal.Tensor
 _op_greater_equal_Tensor_out = _ops.aten.greater_equal.Tensor_out
 _op_grid_sampler_2d_default = _ops.aten.grid_sampler_2d.default
 _op_grid_sampler_default = _ops.aten.grid_sampler.default
 _op_group_norm_default = _ops.aten.group_norm.default
 _op_gru_cell_default = _ops.aten.gru_cell.default
+_op_gt_Scalar = _ops.aten.gt.Scalar
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_hinge_embedding_loss_default = _ops.aten.hinge_embedding_loss.default
@@ -379,14 +393,17 @@ _op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
 _op_kthvalue_values = _ops.aten.kthvalue.values
 _op_layer_norm_default = _ops.aten.layer_norm.default
+_op_le_Scalar = _ops.aten.le.Scalar
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_op_less_Scalar = _ops.aten.less.Scalar
 _op_less_Tensor = _ops.aten.less.Tensor
 _op_less_Tensor_out = _ops.aten.less.Tensor_out
+_op_less_equal_Scalar = _ops.aten.less_equal.Scalar
 _op_less_equal_Tensor = _ops.aten.less_equal.Tensor
 _op_less_equal_Tensor_out = _ops.aten.less_equal.Tensor_out
 _op_lgamma_default = _ops.aten.lgamma.default
@@ -426,6 +443,7 @@ _op_logit_out = _ops.aten.logit.out
 _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lstm_cell_default = _ops.aten.lstm_cell.default
+_op_lt_Scalar = _ops.aten.lt.Scalar
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lu_solve_default = _ops.aten.lu_solve.default
@@ -511,6 +529,7 @@ _op_native_batch_norm_default = _ops.aten.native_batch_norm.default
 _op_native_dropout_default = _ops.aten.native_dropout.default
 _op_native_group_norm_default = _ops.aten.native_group_norm.default
 _op_native_layer_norm_default = _ops.aten.native_layer_norm.default
+_op_ne_Scalar = _ops.aten.ne.Scalar
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
@@ -535,6 +554,7 @@ _op_normal_float_Tensor = _ops.aten.normal.float_Tensor
 _op_normal_float_Tensor_out = _ops.aten.normal.float_Tensor_out
 _op_normal_float_float = _ops.aten.normal.float_float
 _op_normal_float_float_out = _ops.aten.normal.float_float_out
+_op_not_equal_Scalar = _ops.aten.not_equal.Scalar
 _op_not_equal_Tensor = _ops.aten.not_equal.Tensor
 _op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
 _op_ones_default = _ops.aten.ones.default
@@ -553,6 +573,8 @@ _op_polar_default = _ops.aten.polar.default
 _op_polar_out = _ops.aten.polar.out
 _op_polygamma_default = _ops.aten.polygamma.default
 _op_polygamma_out = _ops.aten.polygamma.out
+_op_pow_Scalar = _ops.aten.pow.Scalar
+_op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
@@ -599,6 +621,8 @@ _op_reciprocal_default = _ops.aten.reciprocal.default
 _op_reciprocal_out = _ops.aten.reciprocal.out
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
+_op_remainder_Scalar = _ops.aten.remainder.Scalar
+_op_remainder_Scalar_Tensor = _ops.aten.remainder.Scalar_Tensor
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
 _op_repeat_interleave_Tensor = _ops.aten.repeat_interleave.Tensor
@@ -638,6 +662,8 @@ _op_scatter_value = _ops.aten.scatter.value
 _op_scatter_value_out = _ops.aten.scatter.value_out
 _op_scatter_value_reduce = _ops.aten.scatter.value_reduce
 _op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
+_op_searchsorted_Scalar = _ops.aten.searchsorted.Scalar
+_op_searchsorted_Scalar_out = _ops.aten.searchsorted.Scalar_out
 _op_searchsorted_Tensor = _ops.aten.searchsorted.Tensor
 _op_searchsorted_Tensor_out = _ops.aten.searchsorted.Tensor_out
 _op_select_int = _ops.aten.select.int
@@ -755,11 +781,19 @@ _op_view_as_complex_default = _ops.aten.view_as_complex.default
 _op_view_as_real_default = _ops.aten.view_as_real.default
 _op_vstack_default = _ops.aten.vstack.default
 _op_vstack_out = _ops.aten.vstack.out
+_op_where_Scalar = _ops.aten.where.Scalar
+_op_where_ScalarOther = _ops.aten.where.ScalarOther
+_op_where_ScalarSelf = _ops.aten.where.ScalarSelf
 _op_where_default = _ops.aten.where.default
 _op_where_self = _ops.aten.where.self
 _op_where_self_out = _ops.aten.where.self_out
+_op_xlogy_OutScalar_Other = _ops.aten.xlogy.OutScalar_Other
+_op_xlogy_OutScalar_Self = _ops.aten.xlogy.OutScalar_Self
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
+_op_xlogy_Scalar_Other = _ops.aten.xlogy.Scalar_Other
+_op_xlogy_Scalar_Self = _ops.aten.xlogy.Scalar_Self
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
+_op_xlogy__Scalar_Other = _ops.aten.xlogy_.Scalar_Other
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
@@ -1862,6 +1896,12 @@ def remainder(input, other, *, out=None):
         raise _bad_arg('remainder', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_remainder_Scalar(input, other)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_remainder_Scalar_Tensor(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('remainder', 'out', None, 'Tensor', out)
@@ -1875,6 +1915,12 @@ def pow(input, exponent, *, out=None):
         raise _bad_arg('pow', 'exponent', 2, 'Tensor', exponent)
     if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
         raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
+    if not isinstance(exponent, TensorImpl):
+        if out is None:
+            return _op_pow_Tensor_Scalar(input, exponent)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_pow_Scalar(input, exponent)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('pow', 'out', None, 'Tensor', out)
@@ -1886,6 +1932,9 @@ def eq(input, other, *, out=None):
         raise _bad_arg('eq', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_eq_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('eq', 'out', None, 'Tensor', out)
@@ -1897,6 +1946,9 @@ def ne(input, other, *, out=None):
         raise _bad_arg('ne', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_ne_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ne', 'out', None, 'Tensor', out)
@@ -1908,6 +1960,9 @@ def lt(input, other, *, out=None):
         raise _bad_arg('lt', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_lt_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lt', 'out', None, 'Tensor', out)
@@ -1919,6 +1974,9 @@ def le(input, other, *, out=None):
         raise _bad_arg('le', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_le_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('le', 'out', None, 'Tensor', out)
@@ -1930,6 +1988,9 @@ def gt(input, other, *, out=None):
         raise _bad_arg('gt', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_gt_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('gt', 'out', None, 'Tensor', out)
@@ -1941,6 +2002,9 @@ def ge(input, other, *, out=None):
         raise _bad_arg('ge', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_ge_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ge', 'out', None, 'Tensor', out)
@@ -1987,6 +2051,12 @@ def bitwise_and(input, other, *, out=None):
         raise _bad_arg('bitwise_and', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_and_Scalar(input, other)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_bitwise_and_Scalar_Tensor(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
@@ -2000,6 +2070,12 @@ def bitwise_or(input, other, *, out=None):
         raise _bad_arg('bitwise_or', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_or_Scalar(input, other)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_bitwise_or_Scalar_Tensor(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
@@ -2013,6 +2089,12 @@ def bitwise_xor(input, other, *, out=None):
         raise _bad_arg('bitwise_xor', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_xor_Scalar(input, other)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_bitwise_xor_Scalar_Tensor(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
@@ -2384,6 +2466,15 @@ def _where_c0(condition, input, other, *, out=None):
     return s
 
 def _where_b0(condition, input, other, *, out=None):
+    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_where_Scalar(condition, input, other)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_where_ScalarSelf(condition, input, other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_where_ScalarOther(condition, input, other)
     if out is not None:
         return _op_where_self_out(condition, input, other, out=out)
     return _op_where_self(condition, input, other)
@@ -2977,6 +3068,10 @@ def fmod(input, other, *, out=None):
         raise _bad_arg('fmod', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_fmod_Scalar_out(input, other, out=out)
+        return _op_fmod_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmod', 'out', None, 'Tensor', out)
@@ -3101,6 +3196,14 @@ def xlogy(input, other, *, out=None):
         raise _bad_arg('xlogy', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(input, TensorImpl):
+        if out is not None:
+            return _op_xlogy_OutScalar_Self(input, other, out=out)
+        return _op_xlogy_Scalar_Self(input, other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_xlogy_OutScalar_Other(input, other, out=out)
+        return _op_xlogy_Scalar_Other(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
@@ -3112,6 +3215,8 @@ def xlogy_(input, other):
         raise _bad_arg('xlogy_', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_xlogy__Scalar_Other(input, other)
     return _op_xlogy__Tensor(input, other)
 
 def logaddexp(input, other, *, out=None):
@@ -3484,6 +3589,9 @@ def greater(input, other, *, out=None):
         raise _bad_arg('greater', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('greater', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('greater', 'out', None, 'Tensor', out)
@@ -3495,6 +3603,9 @@ def greater_equal(input, other, *, out=None):
         raise _bad_arg('greater_equal', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('greater_equal', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_equal_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
@@ -3506,6 +3617,9 @@ def less(input, other, *, out=None):
         raise _bad_arg('less', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('less', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('less', 'out', None, 'Tensor', out)
@@ -3517,6 +3631,9 @@ def less_equal(input, other, *, out=None):
         raise _bad_arg('less_equal', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('less_equal', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_equal_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
@@ -3528,6 +3645,9 @@ def not_equal(input, other, *, out=None):
         raise _bad_arg('not_equal', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('not_equal', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_not_equal_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
@@ -4336,59 +4456,6 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
         return _rt_triangular_solve(*_op_triangular_solve_X(input, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
-    if unpack_data.__class__ is not bool:
-        raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
-    if unpack_pivots.__class__ is not bool:
-        raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
-    if out is not None:
-        return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
-    return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
-
-def _lu_with_info(input, pivot=True, check_errors=True):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
-    if pivot.__class__ is not bool:
-        raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
-    return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
-
-def lu_solve(input, LU_data, LU_pivots, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
-    return _op_lu_solve_default(input, LU_data, LU_pivots)
-
-def geqrf(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
-    return _rt_geqrf(*_op_geqrf_default(input))
-
-def vdot(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(input, other, out=out)
-    return _op_vdot_default(input, other)
-
 def bilinear(input1, input2, weight, bias=None):
     if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'input1', 1, 'Tensor', input1)
@@ -4550,6 +4617,59 @@ def tensordot(input, other, dims_self, dims_other, *, out=None):
             raise _bad_arg('tensordot', 'out', None, 'Tensor', out)
         return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
     return _op_tensordot_default(input, other, dims_self, dims_other)
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if unpack_data.__class__ is not bool:
+        raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
+    if unpack_pivots.__class__ is not bool:
+        raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
+    if out is not None:
+        return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
+    return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
+
+def _lu_with_info(input, pivot=True, check_errors=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
+    if pivot.__class__ is not bool:
+        raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
+    if check_errors.__class__ is not bool:
+        raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
+    return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
+
+def lu_solve(input, LU_data, LU_pivots, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(input, LU_data, LU_pivots)
+
+def geqrf(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(input))
+
+def vdot(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(input, other, out=out)
+    return _op_vdot_default(input, other)
 
 def __ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     s = 0
@@ -7505,6 +7625,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise _bad_arg('searchsorted', 'sorted_sequence', 1, 'Tensor', sorted_sequence)
     if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('searchsorted', 'input', 2, 'Tensor', input)
+    if not isinstance(input, TensorImpl):
+        if out is not None:
+            return _op_searchsorted_Scalar_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
+        return _op_searchsorted_Scalar(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
     if out is None and out_int32 is False and right is False and side is None and sorter is None:
         return _op_searchsorted_Tensor(sorted_sequence, input)
     if out_int32.__class__ is not bool:
@@ -7526,6 +7650,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         raise _bad_arg('bucketize', 'input', 1, 'Tensor', input)
     if boundaries.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bucketize', 'boundaries', 2, 'Tensor', boundaries)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_bucketize_Scalar(input, boundaries, out_int32=out_int32, right=right)
     if out is None and out_int32 is False and right is False:
         return _op_bucketize_Tensor(input, boundaries)
     if out_int32.__class__ is not bool:

@@ -103,17 +103,23 @@ _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_out = _ops.aten.bernoulli.out
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bincount_default = _ops.aten.bincount.default
+_op_bitwise_and_Scalar = _ops.aten.bitwise_and.Scalar
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
+_op_bitwise_and__Scalar = _ops.aten.bitwise_and_.Scalar
 _op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
 _op_bitwise_not__default = _ops.aten.bitwise_not_.default
 _op_bitwise_not_default = _ops.aten.bitwise_not.default
 _op_bitwise_not_out = _ops.aten.bitwise_not.out
+_op_bitwise_or_Scalar = _ops.aten.bitwise_or.Scalar
 _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
+_op_bitwise_or__Scalar = _ops.aten.bitwise_or_.Scalar
 _op_bitwise_or__Tensor = _ops.aten.bitwise_or_.Tensor
+_op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
+_op_bitwise_xor__Scalar = _ops.aten.bitwise_xor_.Scalar
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
 _op_bmm_default = _ops.aten.bmm.default
 _op_bmm_out = _ops.aten.bmm.out
@@ -202,8 +208,10 @@ _op_divide_out = _ops.aten.divide.out
 _op_divide_out_mode = _ops.aten.divide.out_mode
 _op_dot_default = _ops.aten.dot.default
 _op_dot_out = _ops.aten.dot.out
+_op_eq_Scalar = _ops.aten.eq.Scalar
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
+_op_eq__Scalar = _ops.aten.eq_.Scalar
 _op_eq__Tensor = _ops.aten.eq_.Tensor
 _op_erf__default = _ops.aten.erf_.default
 _op_erf_default = _ops.aten.erf.default
@@ -244,28 +252,37 @@ _op_fmax_default = _ops.aten.fmax.default
 _op_fmax_out = _ops.aten.fmax.out
 _op_fmin_default = _ops.aten.fmin.default
 _op_fmin_out = _ops.aten.fmin.out
+_op_fmod_Scalar = _ops.aten.fmod.Scalar
+_op_fmod_Scalar_out = _ops.aten.fmod.Scalar_out
 _op_fmod_Tensor = _ops.aten.fmod.Tensor
 _op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
+_op_fmod__Scalar = _ops.aten.fmod_.Scalar
 _op_fmod__Tensor = _ops.aten.fmod_.Tensor
 _op_frac__default = _ops.aten.frac_.default
 _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
+_op_ge_Scalar = _ops.aten.ge.Scalar
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
+_op_ge__Scalar = _ops.aten.ge_.Scalar
 _op_ge__Tensor = _ops.aten.ge_.Tensor
 _op_geometric__default = _ops.aten.geometric_.default
 _op_geqrf_a = _ops.aten.geqrf.a
 _op_geqrf_default = _ops.aten.geqrf.default
 _op_ger_default = _ops.aten.ger.default
 _op_ger_out = _ops.aten.ger.out
+_op_greater_Scalar = _ops.aten.greater.Scalar
 _op_greater_Tensor = _ops.aten.greater.Tensor
 _op_greater_Tensor_out = _ops.aten.greater.Tensor_out
+_op_greater_equal_Scalar = _ops.aten.greater_equal.Scalar
 _op_greater_equal_Tensor = _ops.aten.greater_equal.Tensor
 _op_greater_equal_Tensor_out = _ops.aten.greater_equal.Tensor_out
+_op_gt_Scalar = _ops.aten.gt.Scalar
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
+_op_gt__Scalar = _ops.aten.gt_.Scalar
 _op_gt__Tensor = _ops.aten.gt_.Tensor
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
@@ -307,8 +324,10 @@ _op_kron_default = _ops.aten.kron.default
 _op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
 _op_kthvalue_values = _ops.aten.kthvalue.values
+_op_le_Scalar = _ops.aten.le.Scalar
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
+_op_le__Scalar = _ops.aten.le_.Scalar
 _op_le__Tensor = _ops.aten.le_.Tensor
 _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
@@ -316,8 +335,10 @@ _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
 _op_lerp__Scalar = _ops.aten.lerp_.Scalar
 _op_lerp__Tensor = _ops.aten.lerp_.Tensor
+_op_less_Scalar = _ops.aten.less.Scalar
 _op_less_Tensor = _ops.aten.less.Tensor
 _op_less_Tensor_out = _ops.aten.less.Tensor_out
+_op_less_equal_Scalar = _ops.aten.less_equal.Scalar
 _op_less_equal_Tensor = _ops.aten.less_equal.Tensor
 _op_less_equal_Tensor_out = _ops.aten.less_equal.Tensor_out
 _op_lgamma__default = _ops.aten.lgamma_.default
@@ -360,8 +381,10 @@ _op_logit_default = _ops.aten.logit.default
 _op_logit_out = _ops.aten.logit.out
 _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
+_op_lt_Scalar = _ops.aten.lt.Scalar
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_op_lt__Scalar = _ops.aten.lt_.Scalar
 _op_lt__Tensor = _ops.aten.lt_.Tensor
 _op_lu_solve_default = _ops.aten.lu_solve.default
 _op_lu_solve_out = _ops.aten.lu_solve.out
@@ -438,8 +461,10 @@ _op_nansum_out = _ops.aten.nansum.out
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
+_op_ne_Scalar = _ops.aten.ne.Scalar
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
+_op_ne__Scalar = _ops.aten.ne_.Scalar
 _op_ne__Tensor = _ops.aten.ne_.Tensor
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
@@ -460,6 +485,7 @@ _op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
 _op_norm_dtype_out = _ops.aten.norm.dtype_out
 _op_norm_out = _ops.aten.norm.out
 _op_normal__default = _ops.aten.normal_.default
+_op_not_equal_Scalar = _ops.aten.not_equal.Scalar
 _op_not_equal_Tensor = _ops.aten.not_equal.Tensor
 _op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
 _op_outer_default = _ops.aten.outer.default
@@ -469,6 +495,7 @@ _op_pinverse_default = _ops.aten.pinverse.default
 _op_polygamma__default = _ops.aten.polygamma_.default
 _op_polygamma_default = _ops.aten.polygamma.default
 _op_polygamma_out = _ops.aten.polygamma.out
+_op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
@@ -493,8 +520,10 @@ _op_reciprocal_default = _ops.aten.reciprocal.default
 _op_reciprocal_out = _ops.aten.reciprocal.out
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
+_op_remainder_Scalar = _ops.aten.remainder.Scalar
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
+_op_remainder__Scalar = _ops.aten.remainder_.Scalar
 _op_remainder__Tensor = _ops.aten.remainder_.Tensor
 _op_repeat_default = _ops.aten.repeat.default
 _op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
@@ -637,10 +666,14 @@ _op_vdot_out = _ops.aten.vdot.out
 _op_view_as_default = _ops.aten.view_as.default
 _op_view_default = _ops.aten.view.default
 _op_view_dtype = _ops.aten.view.dtype
+_op_where_ScalarOther = _ops.aten.where.ScalarOther
 _op_where_self = _ops.aten.where.self
 _op_where_self_out = _ops.aten.where.self_out
+_op_xlogy_OutScalar_Other = _ops.aten.xlogy.OutScalar_Other
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
+_op_xlogy_Scalar_Other = _ops.aten.xlogy.Scalar_Other
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
+_op_xlogy__Scalar_Other = _ops.aten.xlogy_.Scalar_Other
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 
@@ -962,6 +995,9 @@ def _m_floor_divide_(self, other):
 def _m_remainder(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_remainder_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('remainder', 'out', None, 'Tensor', out)
@@ -971,11 +1007,16 @@ def _m_remainder(self, other, *, out=None):
 def _m_remainder_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_remainder__Scalar(self, other)
     return _op_remainder__Tensor(self, other)
 
 def _m_pow(self, exponent, *, out=None):
     if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
         raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
+    if not isinstance(exponent, TensorImpl):
+        if out is None:
+            return _op_pow_Tensor_Scalar(self, exponent)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('pow', 'out', None, 'Tensor', out)
@@ -1023,6 +1064,9 @@ def _m_pow_(*args, **kwargs):
 def _m_eq(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_eq_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('eq', 'out', None, 'Tensor', out)
@@ -1032,11 +1076,16 @@ def _m_eq(self, other, *, out=None):
 def _m_eq_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_eq__Scalar(self, other)
     return _op_eq__Tensor(self, other)
 
 def _m_ne(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_ne_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ne', 'out', None, 'Tensor', out)
@@ -1046,11 +1095,16 @@ def _m_ne(self, other, *, out=None):
 def _m_ne_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_ne__Scalar(self, other)
     return _op_ne__Tensor(self, other)
 
 def _m_lt(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_lt_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lt', 'out', None, 'Tensor', out)
@@ -1060,11 +1114,16 @@ def _m_lt(self, other, *, out=None):
 def _m_lt_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_lt__Scalar(self, other)
     return _op_lt__Tensor(self, other)
 
 def _m_le(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_le_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('le', 'out', None, 'Tensor', out)
@@ -1074,11 +1133,16 @@ def _m_le(self, other, *, out=None):
 def _m_le_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_le__Scalar(self, other)
     return _op_le__Tensor(self, other)
 
 def _m_gt(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_gt_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('gt', 'out', None, 'Tensor', out)
@@ -1088,11 +1152,16 @@ def _m_gt(self, other, *, out=None):
 def _m_gt_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_gt__Scalar(self, other)
     return _op_gt__Tensor(self, other)
 
 def _m_ge(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_ge_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ge', 'out', None, 'Tensor', out)
@@ -1102,6 +1171,8 @@ def _m_ge(self, other, *, out=None):
 def _m_ge_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_ge__Scalar(self, other)
     return _op_ge__Tensor(self, other)
 
 def _m_logical_and(self, other, *, out=None):
@@ -1149,6 +1220,9 @@ def _m_logical_xor_(self, other):
 def _m_bitwise_and(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_and_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
@@ -1158,11 +1232,16 @@ def _m_bitwise_and(self, other, *, out=None):
 def _m_bitwise_and_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_bitwise_and__Scalar(self, other)
     return _op_bitwise_and__Tensor(self, other)
 
 def _m_bitwise_or(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_or_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
@@ -1172,11 +1251,16 @@ def _m_bitwise_or(self, other, *, out=None):
 def _m_bitwise_or_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_bitwise_or__Scalar(self, other)
     return _op_bitwise_or__Tensor(self, other)
 
 def _m_bitwise_xor(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_xor_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
@@ -1186,6 +1270,8 @@ def _m_bitwise_xor(self, other, *, out=None):
 def _m_bitwise_xor_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_bitwise_xor__Scalar(self, other)
     return _op_bitwise_xor__Tensor(self, other)
 
 def _m_neg(self, *, out=None):
@@ -1489,6 +1575,9 @@ def _m_where(self, condition, other, *, out=None):
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('where', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_where_ScalarOther(condition, self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('where', 'out', None, 'Tensor', out)
@@ -1994,6 +2083,10 @@ def _m_lerp_(*args, **kwargs):
 def _m_fmod(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_fmod_Scalar_out(self, other, out=out)
+        return _op_fmod_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmod', 'out', None, 'Tensor', out)
@@ -2003,6 +2096,8 @@ def _m_fmod(self, other, *, out=None):
 def _m_fmod_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_fmod__Scalar(self, other)
     return _op_fmod__Tensor(self, other)
 
 def _m_maximum(self, other, *, out=None):
@@ -2119,6 +2214,10 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
 def _m_xlogy(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_xlogy_OutScalar_Other(self, other, out=out)
+        return _op_xlogy_Scalar_Other(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
@@ -2128,6 +2227,8 @@ def _m_xlogy(self, other, *, out=None):
 def _m_xlogy_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_xlogy__Scalar_Other(self, other)
     return _op_xlogy__Tensor(self, other)
 
 def _m_logaddexp(self, other, *, out=None):
@@ -2491,6 +2592,9 @@ def _m_multiply(self, other, *, out=None):
 def _m_greater(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('greater', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('greater', 'out', None, 'Tensor', out)
@@ -2500,6 +2604,9 @@ def _m_greater(self, other, *, out=None):
 def _m_greater_equal(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('greater_equal', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_equal_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
@@ -2509,6 +2616,9 @@ def _m_greater_equal(self, other, *, out=None):
 def _m_less(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('less', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('less', 'out', None, 'Tensor', out)
@@ -2518,6 +2628,9 @@ def _m_less(self, other, *, out=None):
 def _m_less_equal(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('less_equal', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_equal_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
@@ -2527,6 +2640,9 @@ def _m_less_equal(self, other, *, out=None):
 def _m_not_equal(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('not_equal', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_not_equal_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
@@ -3290,31 +3406,6 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
         return _rt_triangular_solve(*_op_triangular_solve_X(self, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
-def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
-    return _op_lu_solve_default(self, LU_data, LU_pivots)
-
-def _m_geqrf(self, *, out=None):
-    if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
-    return _rt_geqrf(*_op_geqrf_default(self))
-
-def _m_vdot(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(self, other, out=out)
-    return _op_vdot_default(self, other)
-
 def _m_mm(self, mat2, *, out=None):
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
@@ -3417,6 +3508,31 @@ def _m_cross(self, other, dim=None, *, out=None):
             raise _bad_arg('cross', 'out', None, 'Tensor', out)
         return _op_cross_out(self, other, dim, out=out)
     return _op_cross_default(self, other, dim)
+
+def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(self, LU_data, LU_pivots)
+
+def _m_geqrf(self, *, out=None):
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(self))
+
+def _m_vdot(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(self, other, out=out)
+    return _op_vdot_default(self, other)
 
 def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
     if mean.__class__ is not float and not _is_double(mean):

@@ -12,7 +12,8 @@ Positions: a view's elements are located in its base by flat index (C order over
 elements), so grads are moved with index / index_put (both differentiable: create_graph works).
 """
 from .._core.dispatch_keys import AUTOGRAD_BIT
-from .graph import Node, _aten, _idx_tensor, _set_view_fn, gradient_edge, view_positions
+from .._ops import ops
+from .graph import Node, _idx_tensor, _set_view_fn, gradient_edge, view_positions
 from .._core.strides import same_shape
 
 
@@ -32,14 +33,14 @@ class CopySlices(Node):
         grad = grads[0]
         idx = [_idx_tensor(self.pos)]
         flat = grad.reshape(-1)
-        gs = _aten().index.Tensor(flat, idx)
+        gs = ops.aten.index.Tensor(flat, idx)
         res = list(self.fn.apply([gs]))
         r0 = res[0]
         if r0 is None:
             r0 = gs * 0
         if not same_shape(r0._size, gs._size):
             r0 = r0.expand(gs._size)
-        res[0] = _aten().index_put.default(flat, idx, r0, False).reshape(self.base_size)
+        res[0] = ops.aten.index_put.default(flat, idx, r0, False).reshape(self.base_size)
         return tuple(res)
 
     def release_variables(self):

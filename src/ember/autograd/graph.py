@@ -15,10 +15,12 @@ import weakref
 
 import numpy as np
 
+from .._core import dtype as _dt
 from .._core.dispatch_keys import AUTOGRAD_BIT
 from .._core.tls import state
 from .._core.dispatch_keys import MATH_BITS
 from .._core.tensor_impl import TensorImpl as Tensor
+from .._ops import ops
 from . import anomaly_mode as _anomaly
 
 _seq = itertools.count()
@@ -234,13 +236,7 @@ def view_positions(view, base):
 
 
 def _idx_tensor(pos):
-    from .._core import dtype as _dt
     return Tensor._wrap_np(np.ascontiguousarray(pos), _dt.int64)
-
-
-def _aten():
-    from .._ops import ops
-    return ops.aten
 
 
 class AsStridedBackward0(Node):
@@ -255,8 +251,8 @@ class AsStridedBackward0(Node):
 
     def apply(self, grads):
         g = grads[0]
-        z = _aten().zeros.default([self.base_numel], dtype=g.dtype)
-        out = _aten().index_put.default(z, [_idx_tensor(self.pos)], g, True)
+        z = ops.aten.zeros.default([self.base_numel], dtype=g.dtype)
+        out = ops.aten.index_put.default(z, [_idx_tensor(self.pos)], g, True)
         return (out.reshape(self.base_size),)
 
 

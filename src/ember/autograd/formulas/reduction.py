@@ -66,10 +66,9 @@ def evenly_distribute_backward(grad, self, result):
         out = np.zeros(s.shape, s.dtype)
         out[mask] = g / s.dtype.type(np.count_nonzero(mask))
         return Tensor._wrap_fresh(out, self.dtype)
-    if bool(np.isnan(result._np)):
-        mask = _const(np.isnan(self._np), self.dtype)
-    else:
-        mask = (self == result).to(grad.dtype)
+    # torch's data-independent form (its tensor-subclass branch): no value is read, so fake tensors and
+    # tracing modes see ops only
+    mask = (self == result).logical_or(self.isnan().logical_and(result.isnan())).to(grad.dtype)
     return mask * (grad / mask.sum())
 
 

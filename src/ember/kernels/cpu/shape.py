@@ -140,6 +140,20 @@ def cat(tensors, dim=0):
     return out
 
 
+def stack(tensors, dim=0):
+    """One np.stack into a fresh contiguous result (torch's stack is a real op too: one StackBackward0 node,
+    not an unsqueeze per tensor plus a cat)."""
+    shape, dtype, d = M_shape.stack_spec(tensors, dim)
+    arrays = [t._np for t in tensors]
+    if all(a.dtype == dtype._np for a in arrays):
+        return Tensor._wrap_fresh(np.stack(arrays, axis=d), dtype)
+    out = empty_tensor(shape, dtype)
+    with warnings.catch_warnings():       # complex -> real casts warn in numpy, not in torch
+        warnings.simplefilter("ignore")
+        np.stack(arrays, axis=d, out=out._np, casting="unsafe")
+    return out
+
+
 def cat_out(tensors, dim=0, out=None):
     shape, dtype, st, parts = M_shape.cat_spec(tensors, dim)
     for t in parts:

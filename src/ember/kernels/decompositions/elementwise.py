@@ -1,4 +1,4 @@
-"""CompositeImplicitAutograd Scalar overloads (where.ScalarOther, remainder.Scalar_Tensor, eq_.Scalar ...):
+"""CompositeImplicitAutograd Scalar overloads (where.ScalarOther, bitwise_and.Scalar_Tensor, eq_.Scalar ...):
 each forwards its Python number to the Tensor overload of the same name, which takes it as a wrapped
 number (torch wraps it with wrapped_scalar_tensor the same way). They exist so that the schema, and with it
 the Python binding, accepts a number exactly where torch's does."""
@@ -13,18 +13,6 @@ aten = ops.aten
 
 def where(condition, self, other):
     return aten.where.self(condition, self, other)
-
-
-def remainder(self, other):
-    return aten.remainder.Tensor(self, other)
-
-
-def remainder_(self, other):
-    return aten.remainder_.Tensor(self, other)
-
-
-def rsub(self, other, alpha=1):
-    return aten.rsub.Tensor(self, other, alpha=alpha)
 
 
 def _binary(name):

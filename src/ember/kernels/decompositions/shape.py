@@ -176,19 +176,6 @@ def combinations(self, r=2, with_replacement=False):
 # ------------------------------------------------------------------ einsum (ATen's Linear.cpp algorithm)
 
 
-def stack(tensors, dim=0):
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    shape0 = tensors[0]._size
-    for i, t in enumerate(tensors[1:], 1):
-        if t._size != shape0:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {_fmt_view(shape0)} at entry 0 and "
-                               f"{_fmt_view(t._size)} at entry {i}")
-    d = wrap_dim(dim, len(shape0) + 1)
-    return aten.cat.default([aten.unsqueeze.default(t, d) for t in tensors], d)
-
-
 def atleast_1d(self):
     return aten.reshape.default(self, [1]) if self.dim() == 0 else self
 

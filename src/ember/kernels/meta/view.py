@@ -1,10 +1,13 @@
 """View ops: new sizes/strides/offset over the input's storage, no data touched (ATen's
 TensorShape.cpp). Registered as CompositeExplicitAutograd, so the same kernel serves cpu and meta.
-Also the meta functions of the view scatters (slice_scatter, ...), whose body the cpu kernels share."""
+Also the meta functions of the view scatters (slice_scatter, ...): output geometry and the size check,
+which the cpu kernels (cpu/view.py) reuse."""
 from ..._core.symint import SymInt, size_int
-from ..._core.strides import contiguous_strides, numel, wrap_dim
+from ..._core.storage import UntypedStorage
+from ..._core.strides import (contiguous_strides, dense_strides_like, is_non_overlapping_and_dense, numel,
+                              wrap_dim)
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import _tname
+from ..common import _tname, empty_tensor
 
 _ALL = slice(None)
 _slice = slice          # `slice` below is the view op
@@ -397,35 +400,30 @@ def unfold(self, dimension, size, step):
 
 
 # ---------------------------------------------------------------- view scatters (functional writes through a view)
-def _scatter_base(self, meta):
-    """The output of a *_scatter op before the write: a copy of self keeping its strides (torch's
-    clone_preserve_strides): dense tensors get dense strides in the same memory order at offset 0, any other
-    geometry keeps its whole storage (so as_strided_scatter's storage positions mean the same as in self)."""
-    from ..._core.storage import UntypedStorage
-    from ..._core.strides import dense_strides_like, is_non_overlapping_and_dense
-    from ..common import empty_tensor
+def scatter_strides(self):
+    """The strides of a *_scatter op's output, a copy of self keeping its strides (torch's
+    clone_preserve_strides): a dense self's memory order, dense, at offset 0; None for any other geometry,
+    whose copy keeps self's whole storage (so as_strided_scatter's storage positions mean the same as in self)."""
     size, st = self._size, self.stride()
-    if is_non_overlapping_and_dense(size, st):
-        out = empty_tensor(size, self.dtype, device="meta" if meta else "cpu", strides=dense_strides_like(size, st))
-        if not meta and out.numel():
-            out._np[...] = self._np
-        return out
-    storage = self.untyped_storage()
-    storage = UntypedStorage._meta(storage.nbytes()) if meta else storage.clone()
-    return Tensor._from_storage(storage, self._offset, size, st, self.dtype)
+    return dense_strides_like(size, st) if is_non_overlapping_and_dense(size, st) else None
 
 
-def scatter_into_view(self, src, view_fn, meta=True):
-    """Shared body of the *_scatter ops: out = copy of self; view_fn(out) = src; torch's size check.
-    meta=False (the cpu kernels) also copies the data."""
-    out = _scatter_base(self, meta)
-    region = view_fn(out)
+def check_scatter_src(region, src):
     if tuple(region._size) != tuple(src._size):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{_fmt(src._size)}, slice size = {_fmt(region._size)}")
-    if not meta and region.numel():
-        import numpy as np
-        np.copyto(region._np, src._np, casting="unsafe")
+
+
+def scatter_into_view(self, src, view_fn):
+    """Shared body of the *_scatter meta functions: the output's geometry, and torch's size check of src
+    against view_fn(output). The cpu kernels (cpu/view.py) copy the data."""
+    strides = scatter_strides(self)
+    if strides is not None:
+        out = empty_tensor(self._size, self.dtype, device="meta", strides=strides)
+    else:
+        storage = UntypedStorage._meta(self.untyped_storage().nbytes())
+        out = Tensor._from_storage(storage, self._offset, self._size, self.stride(), self.dtype)
+    check_scatter_src(view_fn(out), src)
     return out
 
 

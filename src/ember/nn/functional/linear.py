@@ -44,5 +44,7 @@ def linear(input, weight, bias=None):
             for n in lead:
                 rows *= n           # not view(-1, k): k may be 0
             return ember.addmm(bias, input.view(rows, input._size[-1]), weight.t()).view(*lead, weight._size[0])
+    elif input.dim() == 2 and input.dtype is weight.dtype:
+        return ember.mm(input, weight.t())      # torch's matmul of two matrices is one mm (MmBackward0)
     out = ember.matmul(input, weight.t())
     return out + bias if bias is not None else out
