@@ -127,6 +127,7 @@ def _inplace_cases(t):
         return t.tensor(A)
     return {
         "add_": lambda y: y.add_(1 + 1j), "mul_": lambda y: y.mul_(2j), "neg_": lambda y: y.neg_(),
+        "conj_physical_": lambda y: y.conj_physical_(), "imag_conj_physical_": lambda y: y.imag.conj_physical_(),
         "copy_": lambda y: y.copy_(t.ones(2, 3) * (1 - 3j)), "copy_conj_src": lambda y: y.copy_(mk().conj()),
         "fill_": lambda y: y.fill_(2 + 5j), "zero_": lambda y: y.zero_(), "exp_": lambda y: y.exp_(),
         "setitem": lambda y: y.__setitem__((0, 1), 7 + 8j), "setitem_all": lambda y: y.__setitem__(slice(None), mk()),
@@ -207,11 +208,12 @@ def test_node_names_of_the_bit_ops_match_torch():
         w = mod.tensor([1 + 2j], requires_grad=True)
         names = [type(r.grad_fn).__name__ for r in (w.conj(), w.conj().resolve_conj(), w.conj().imag,
                                                      mod._neg_view(w), w.conj_physical(),
-                                                     mod.fft.ifft(mod.ones(4, requires_grad=True)))]
+                                                     mod.fft.ifft(mod.ones(4, requires_grad=True)),
+                                                     (w * 1).conj_physical_())]
         if mod is ember:
             got = names
     assert got == names == ["ConjBackward0", "CloneBackward0", "SelectBackward0", "NegViewBackward0",
-                            "ConjPhysicalBackward0", "ConjBackward0"]
+                            "ConjPhysicalBackward0", "ConjBackward0", "ConjPhysicalBackward1"]
 
 
 def test_compiled_functions_read_the_bits():
