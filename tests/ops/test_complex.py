@@ -216,6 +216,15 @@ def test_node_names_of_the_bit_ops_match_torch():
                             "ConjPhysicalBackward0", "ConjBackward0", "ConjPhysicalBackward1"]
 
 
+def test_gradcheck_through_conj_and_neg_views():
+    from ember.autograd import gradcheck
+    z = ember.tensor([1 + 2j, 3 - 1j], dtype=ember.complex128, requires_grad=True)
+    for f in (lambda z: z.conj(), lambda z: z.conj().imag, lambda z: (z.conj() * z).real, lambda z: z[None].conj().mH):
+        assert gradcheck(f, (z,))
+    r = ember.tensor([1.0, 2.0], dtype=ember.float64, requires_grad=True)
+    assert gradcheck(lambda r: ember._neg_view(r) * r, (r,))
+
+
 def test_compiled_functions_read_the_bits():
     x = ember.tensor([1.0, -2.0, 3.0])
     f = ember.compile(lambda x: ember._neg_view(x) * 2 + 1)
