@@ -235,3 +235,22 @@ def test_recompile_counts_match_torch():
         for b in seq:
             eg(ember.randn(b, 4))
         assert counters["stats"]["unique_graphs"] == tcounters["stats"]["unique_graphs"], seq
+
+
+def test_size_held_across_a_graph_break():
+    def f(x):
+        n = x.shape[0]
+        y = x * 2
+        ember._dynamo.graph_break()
+        return y.sum(0) * n, n + 1
+    cf = ember.compile(f, backend="aot_eager", dynamic=True)
+    for b in (3, 5, 8):
+        x = ember.randn(b, 2)
+        out, m = cf(x)
+        ref, rm = f(x)
+        assert_close(out, ref)
+        assert m == rm and type(m) is int
+    # the resume function gets `n` as an int equal to y's dynamic size: one symbol, no recompile per size
+    assert not counters["recompiles"]
+    resume = next(e for st in _STATES.values() if "resume" in st.name for e in st.entries)
+    assert "== ___v" in resume.check.source or "._size[0]" in resume.check.source

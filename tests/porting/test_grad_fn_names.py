@@ -23,8 +23,6 @@ KNOWN_DIFFERENCES = {
     "linalg.eigvals": "ember's eigvals has no formula; torch goes through linalg_eig",
     "unique": "ember's unique has no node of its own (NotImplemented); torch names it Unique2Backward0",
     # torch's composite ends in another op than ember's
-    "cartesian_prod": "ember concatenates (CatBackward0); torch stacks",
-    "combinations": "ember concatenates (CatBackward0); torch stacks",
     "diag": "ember copies the diagonal (CloneBackward0); torch uses diagonal_copy",
     "einsum": "ember's einsum ends in a squeeze; torch's in a view",
     "kron": "ember's kron ends in a view; torch's in _unsafe_view",

@@ -124,6 +124,20 @@ class OutputGraph:
             return list(items) if isinstance(v, list) else tuple(items)
         return v
 
+    def int_input(self, value, source):
+        """An int argument equal to a dynamic size already seen (a size handed to a resume function, `n = x.shape[0]`
+        before a graph break): the size's symbol, guarded `source == size`, so the entry serves every size. None
+        when it is no such size (the caller guards the int's value)."""
+        env = self.fake_mode.shape_env
+        if env is None or self.options.get("dynamic") is False or source.epoch_covered:
+            return None
+        sym = env.val_to_var.get(value)
+        if sym is None or sym in env.replacements:
+            return None
+        env.var_to_sources[sym].append(source)
+        self.guards.type_match(source, value)
+        return env.create_symintnode(sym, value)
+
     def sym_source_expr(self, v):
         """A Python expression over the frame's sources computing Sym* `v` (for values rebuilt after the graph)."""
         from ember.fx.experimental.symbolic_shapes import simplified_expr, to_python
@@ -192,7 +206,10 @@ class OutputGraph:
 
 
 def _size_source_name(src):
-    """Guards read a dynamic size as `L['x']._size[0]` (torch prints `L['x'].size()[0]`; same value, faster)."""
+    """Guards read a dynamic size as `L['x']._size[0]` (torch prints `L['x'].size()[0]`; same value, faster);
+    an int argument that stands for a size symbol is read as itself."""
+    if not hasattr(src, "dim"):
+        return src.name()
     base = src.base.name() if hasattr(src.base, "name") else str(src.base)
     return f"{base}._size[{src.dim}]"
 

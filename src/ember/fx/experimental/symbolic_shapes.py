@@ -18,6 +18,8 @@ sympy is imported when the first ShapeEnv is made (never by `import ember`).
 """
 import enum
 import math
+import os
+import sys
 
 from ember._core.symint import SymBool, SymFloat, SymInt, hint_int, is_symbolic  # noqa: F401
 
@@ -94,6 +96,12 @@ def _sympy():
     return sympy
 
 
+def _log(text):
+    """torch's TORCH_LOGS=dynamic: symbols made, guards added (EMBER_LOGS=dynamic)."""
+    if "dynamic" in {p.strip().lstrip("+") for p in os.environ.get("EMBER_LOGS", "").split(",")}:
+        print(f"[ember.fx.experimental.symbolic_shapes:dynamic] {text}", file=sys.stderr)
+
+
 class ShapeEnv:
     """Size symbols, their sources, example values and ranges, and the guards recorded on them."""
 
@@ -111,6 +119,8 @@ class ShapeEnv:
         self.guards = []              # sympy boolean expressions recorded as guards, in order
         self._known = {}              # relation -> its value (guarded)
         self._next = 0
+        self._expr_cache = {}         # (op, expr, expr) -> expr (sympy construction is the cost of tracing)
+        self._decided = {}            # relation -> True/False/None from the ranges (cleared when they change)
 
     # ---------------------------------------------------------------- symbols
     def create_symbol(self, val, source=None, dynamic_dim=DimDynamic.DUCK, constraint_dim=None):
@@ -131,6 +141,7 @@ class ShapeEnv:
         self.var_to_sources[sym] = [source] if source is not None else []
         if dynamic_dim is DimDynamic.DUCK and self.duck_shape:
             self.val_to_var[val] = sym
+        _log(f"create_symbol {sym} = {val} for {source.name() if hasattr(source, 'name') else source}")
         return sym
 
     def create_symintnode(self, sym, hint=None, source=None):
@@ -228,6 +239,14 @@ class ShapeEnv:
 
     def _static_eval(self, expr):
         """True/False when ranges and earlier guards decide the boolean `expr`, else None."""
+        try:
+            return self._decided[expr]
+        except KeyError:
+            pass
+        r = self._decided[expr] = self._static_eval_uncached(expr)
+        return r
+
+    def _static_eval_uncached(self, expr):
         sp = _sympy()
         if expr in (sp.true, sp.false):
             return bool(expr)
@@ -310,6 +329,7 @@ class ShapeEnv:
         if expr.is_Symbol:
             self.replacements[expr] = sp.Integer(hint)
             self.var_to_range[expr] = ValueRanges(hint, hint)
+            self._decided.clear()
         return hint
 
     def _record(self, guard):
@@ -317,7 +337,9 @@ class ShapeEnv:
         if guard in (sp.true, sp.false):
             return
         self.guards.append(guard)
+        self._decided.clear()
         self._refine(guard)
+        _log(f"eval {guard} [guard added]")
 
     def _refine(self, guard):
         """A guard bounding one symbol by a constant narrows the symbol's range."""
