@@ -216,6 +216,21 @@ def test_node_names_of_the_bit_ops_match_torch():
                             "ConjPhysicalBackward0", "ConjBackward0", "ConjPhysicalBackward1"]
 
 
+@pytest.mark.parity
+def test_sgd_on_a_parameter_used_through_conj_matches_torch():
+    torch = pytest.importorskip("torch")
+    res = []
+    for mod in (ember, torch):
+        w = mod.nn.Parameter(mod.tensor([1 + 2j, 3 - 1j]))
+        opt = mod.optim.SGD([w], lr=0.1, momentum=0.9)
+        for _ in range(3):
+            opt.zero_grad()
+            (w.conj() * mod.tensor([1j, 2])).abs().sum().backward()
+            opt.step()
+        res.append(np.round(w.detach().numpy(), 5).tolist())
+    assert res[0] == res[1]
+
+
 def test_gradcheck_through_conj_and_neg_views():
     from ember.autograd import gradcheck
     z = ember.tensor([1 + 2j, 3 - 1j], dtype=ember.complex128, requires_grad=True)
