@@ -70,11 +70,7 @@ def check_reference(op, s):
         w = np.asarray(w)
         assert tuple(g.shape) == w.shape, (s, g.shape, w.shape)
         rt, at = ember.testing.default_tolerances(g.dtype)
-<<<<<<< HEAD
-        g = g.resolve_conj()          # ifft of a real input is a conj view, as torch's
-=======
         g = g.resolve_conj()          # ifft of a real input is a conjugate view, as torch's
->>>>>>> main
         assert_close(g.numpy(), w.astype(g.numpy().dtype), rtol=max(rt, 1e-5), atol=max(at, 1e-5),
                      equal_nan=True, check_dtype=False, msg=None)
 
@@ -243,7 +239,7 @@ RANDOM = [c for c in CASES if c.values[0].randomness]
 
 
 def _values(r):
-    return [t.resolve_conj().numpy().copy() for t in _flat(r)]
+    return [t.numpy().copy() for t in _flat(r)]
 
 
 @pytest.mark.parametrize("op,dtype", RANDOM)
