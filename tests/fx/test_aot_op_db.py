@@ -23,6 +23,9 @@ AOT_XFAIL = {
     "nn.functional.embedding_bag": (_NUMPY_FORMULA, "formulas_nn2's embedding_bag backward reads indices in numpy"),
     "nn.functional.pad": (_NUMPY_FORMULA, "gather_backward (replication/reflection pad) builds its index map "
                                           "in numpy from data"),
+    **{f"ops.aten.{n}": (_NUMPY_FORMULA, "the pad backward (gather_backward) builds its index map in numpy, as for "
+                                         "nn.functional.pad") for n in ("reflection_pad1d", "reflection_pad3d",
+                                                                         "replication_pad3d")},
     "nn.functional.interpolate": (_NUMPY_FORMULA, "interp_backward builds its weights in numpy from data"),
 }
 

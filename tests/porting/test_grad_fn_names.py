@@ -46,6 +46,13 @@ KNOWN_DIFFERENCES = {
     "msort": "ember's msort is an op with a formula; torch's is a composite over sort",
     "square": "ember's square is an op with a formula; torch's is pow(x, 2)",
     "selu": "ember's selu is an op with a formula; torch's is elu with fixed alpha and scale",
+    "linalg.matmul": "ember's linalg_matmul is an op with a node of its own (MatmulBackward0); torch's is matmul, "
+                     "which ends in mm or _unsafe_view",
+    "linalg.solve_triangular": "ember has no linalg_solve_triangular formula yet (NotImplemented); torch has "
+                               "LinalgSolveTriangularBackward0",
+    "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
+                "CholeskyBackward0",
+    "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",
     "fft.ifft": "real input: ember has no lazy conj bit, so the conj of the r2c is ConjPhysicalBackward0; torch's "
                 "conj view shows ConjBackward0",
     "fft.ihfft": "as fft.ifft",

@@ -127,6 +127,8 @@ op_db = [
     _info_fi("scatter", lambda dt: _scatter(dt, value=True), supports_out=True, inplace_variant="scatter_"),
     _info_fi("scatter", lambda dt: _scatter(dt, reduce="add"), dtypes=F, supports_out=True, inplace_variant="scatter_"),
     _info_fi("scatter", lambda dt: _scatter(dt, reduce="multiply"), dtypes=F, supports_out=True, inplace_variant="scatter_"),
+    _info_fi("scatter", lambda dt: _scatter(dt, value=True, reduce="add"), dtypes=F, supports_out=True,
+             inplace_variant="scatter_"),
     _info_fi("scatter_add", _scatter_add, supports_out=True, inplace_variant="scatter_add_"),
     _info_fi("scatter_reduce", _scatter_reduce, supports_out=True, inplace_variant="scatter_reduce_"),
     _info_fi("index_select", _index_select, dtypes=FIB, supports_out=True),
