@@ -8,6 +8,7 @@ select + index, and a result from basic indexing alone is a view sharing storage
 """
 import numbers
 
+from ._core.symint import SymInt
 from ._core import dtype as D
 from ._ops import ops
 from ._core.tensor_impl import TensorImpl as Tensor
@@ -148,6 +149,8 @@ def apply_slicing(self, index):
 def _int(v):
     if isinstance(v, Tensor):
         return int(v.item())
+    if v.__class__ is SymInt:
+        return v                   # a symbolic bound (x[:n] with n a size) stays symbolic
     try:
         return v.__index__()
     except (AttributeError, TypeError):
@@ -216,7 +219,7 @@ def _value_tensor(self, value):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 np.copyto(t._np, value, casting="unsafe")
-        return t
+        return _aten.lift_fresh.default(t)      # torch's: tracing modes see a fresh constant
     raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
 
 
@@ -234,8 +237,10 @@ def setitem(self, index, value):
     value = _strip_leading_ones(value)
     if adv is not None:
         _aten.index_put_.default(result, adv, value, False)
-    else:
+    elif value._size == result._size or value._size:
         _aten.copy_.default(result, value)
+    else:
+        _aten.fill_.Tensor(result, value)       # a 0-dim value into a bigger slice (torch's copy_to)
 
 
 class TensorIndexing:

@@ -272,12 +272,15 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     def real(self):
         if not self.is_complex():
             return self
-        return _aten.view_as_real(self).select(-1, 0)
+        # a conjugated tensor's real part is its base's (torch's at::real)
+        return _aten.view_as_real(_aten._conj(self) if self.is_conj() else self).select(-1, 0)
 
     @property
     def imag(self):
         if not self.is_complex():
             raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+        if self.is_conj():      # the imaginary part of conj(z) is -imag(z): a neg view (torch's at::imag)
+            return _aten.view_as_real(_aten._conj(self))._neg_view().select(-1, 1)
         return _aten.view_as_real(self).select(-1, 1)
 
     def type(self, dtype=None, non_blocking=False):

@@ -139,7 +139,7 @@ def tensor_repr(t):
         body = "..."
         suffix.insert(0, "device='meta'")
         return "tensor(" + body + ", " + ", ".join(suffix) + ")"
-    arr = t._np
+    arr = t._logical_np()      # a conj or neg view prints its logical values
     if arr.dtype.kind not in "biufc" or t.dtype.name in ("bfloat16",) or t.dtype.name.startswith("float8"):
         arr = arr.astype(np.float32)
     if arr.size == 0:

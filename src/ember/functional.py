@@ -6,7 +6,8 @@ the hand-written parts of python_torch_functions.cpp): the ones that are not one
   returning tuples, varargs tensor lists (einsum, meshgrid, broadcast_tensors, block_diag,
   cartesian_prod), tensordot's dims forms, nonzero(as_tuple=True), where(condition), unique's optional
   outputs, norm's p='fro'/'nuc', cdist's compute_mode names;
-- small predicates and helpers: broadcast_shapes, result_type, is_tensor, is_floating_point, is_complex, numel.
+- small predicates and helpers: broadcast_shapes, result_type, is_tensor, is_floating_point, is_complex, is_conj,
+  is_neg, numel.
 
 `ember/__init__.py` re-exports `__all__`; `Tensor` methods that share these (split, nonzero, unique, norm)
 call them from its class body. Argument errors come from `_arg_parser`, as a binding's would.
@@ -27,8 +28,9 @@ from ._ops import ops
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "split", "unbind", "chunk", "nonzero", "where", "einsum", "tensordot", "meshgrid", "broadcast_tensors",
-           "block_diag", "cartesian_prod", "unique", "unique_consecutive", "broadcast_shapes", "norm", "cdist",
-           "lu", "result_type", "is_tensor", "is_floating_point", "is_complex", "numel", "equal"]
+           "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d", "atleast_3d", "unique", "unique_consecutive",
+           "broadcast_shapes", "norm", "cdist", "lu", "result_type", "is_tensor", "is_floating_point", "is_complex",
+           "is_conj", "is_neg", "numel", "equal"]
 
 _aten = ops.aten
 
@@ -280,6 +282,28 @@ def block_diag(*tensors):
     return _F.block_diag(list(tensors))
 
 
+def _atleast(name, tensors):
+    """torch.atleast_Nd(t) is one tensor; atleast_Nd(a, b) and atleast_Nd([a, b]) are tuples."""
+    op = getattr(_aten, name).default
+    if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)):
+        _ap.check_tensors(name, "input", 1, tensors)
+        return op(tensors[0])
+    ts = _tensors(tensors, name)
+    return tuple(op(t) for t in ts)
+
+
+def atleast_1d(*tensors):
+    return _atleast("atleast_1d", tensors)
+
+
+def atleast_2d(*tensors):
+    return _atleast("atleast_2d", tensors)
+
+
+def atleast_3d(*tensors):
+    return _atleast("atleast_3d", tensors)
+
+
 def cartesian_prod(*tensors):
     _ap.check_tensors("cartesian_prod", "tensors", 1, tensors)
     return _F.cartesian_prod(list(tensors))
@@ -410,6 +434,18 @@ def is_floating_point(input):
 def is_complex(input):
     _ap.check_tensor("is_complex", "input", 1, input)
     return input.dtype.is_complex
+
+
+def is_conj(input):
+    """The lazy conjugate bit (x.conj() of a complex tensor is a view with it set)."""
+    _ap.check_tensor("is_conj", "input", 1, input)
+    return input.is_conj()
+
+
+def is_neg(input):
+    """The lazy negative bit (x.conj().imag is a view with it set)."""
+    _ap.check_tensor("is_neg", "input", 1, input)
+    return input.is_neg()
 
 
 def numel(input):

@@ -72,53 +72,53 @@ def test_nn_grad(name):
         np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-9, atol=1e-11)
 
 
-def r_nn_grads2(*shape, seed=0, low=-1.0, high=1.0):
+def r_sampled(*shape, seed=0, low=-1.0, high=1.0):
     return np.random.default_rng(seed + 7 * sum(shape)).uniform(low, high, shape)
 
 
 def _grid(n, h, w, seed, span=1.2):
     """A sampling grid away from the integer lattice (where bilinear weights have kinks)."""
-    return r_nn_grads2(n, h, w, 2, seed=seed, low=-span, high=span)
+    return r_sampled(n, h, w, 2, seed=seed, low=-span, high=span)
 
 
 def _unpool_indices(m):
     """Indices of a 2x2 max pool over a 5x4 plane (distinct positions), for max_unpool2d."""
-    x = m.tensor(r_nn_grads2(2, 3, 4, 4, seed=9).tolist(), dtype=m.float64)
+    x = m.tensor(r_sampled(2, 3, 4, 4, seed=9).tolist(), dtype=m.float64)
     return m.nn.functional.max_pool2d(x, 2, return_indices=True)[1]
 
 
 GRID = {f"grid_{mode}_{pad}_{'ac' if ac else 'nac'}": (
     (lambda m, x, g, mode=mode, pad=pad, ac=ac: m.nn.functional.grid_sample(x, g, mode, pad, ac)),
-    [r_nn_grads2(2, 2, 4, 5, seed=1), _grid(2, 3, 2, seed=2 + i)])
+    [r_sampled(2, 2, 4, 5, seed=1), _grid(2, 3, 2, seed=2 + i)])
     for i, (mode, pad, ac) in enumerate([(m, p, a) for m in ("bilinear", "bicubic") for p in ("zeros", "border",
                                                                                               "reflection")
                                          for a in (False, True)])}
 
 
 GRID["grid_nearest"] = ((lambda m, x, g: m.nn.functional.grid_sample(x, g, "nearest", "zeros", False)),
-                        [r_nn_grads2(1, 2, 3, 4, seed=3), _grid(1, 2, 3, seed=4)])
+                        [r_sampled(1, 2, 3, 4, seed=3), _grid(1, 2, 3, seed=4)])
 
 
 GRID["grid_nearest_reflection"] = ((lambda m, x, g: m.nn.functional.grid_sample(x, g, "nearest", "reflection", True)),
-                                   [r_nn_grads2(1, 2, 3, 4, seed=3), _grid(1, 2, 3, seed=5, span=2.5)])
+                                   [r_sampled(1, 2, 3, 4, seed=3), _grid(1, 2, 3, seed=5, span=2.5)])
 
 
 GRID["grid_far_outside"] = ((lambda m, x, g: m.nn.functional.grid_sample(x, g, "bilinear", "reflection", False)),
-                            [r_nn_grads2(1, 1, 3, 3, seed=6), _grid(1, 3, 3, seed=7, span=4.0)])
+                            [r_sampled(1, 1, 3, 3, seed=6), _grid(1, 3, 3, seed=7, span=4.0)])
 
 
-CDIST = {f"cdist_p{p}": ((lambda m, a, b, p=p: m.cdist(a, b, p=p)), [r_nn_grads2(4, 3, seed=1), r_nn_grads2(5, 3, seed=2)])
+CDIST = {f"cdist_p{p}": ((lambda m, a, b, p=p: m.cdist(a, b, p=p)), [r_sampled(4, 3, seed=1), r_sampled(5, 3, seed=2)])
          for p in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf"))}
 
 
-CDIST["cdist_batch_broadcast"] = ((lambda m, a, b: m.cdist(a, b)), [r_nn_grads2(2, 1, 3, 4, seed=3), r_nn_grads2(3, 2, 4, seed=4)])
+CDIST["cdist_batch_broadcast"] = ((lambda m, a, b: m.cdist(a, b)), [r_sampled(2, 1, 3, 4, seed=3), r_sampled(3, 2, 4, seed=4)])
 
 
 CDIST["cdist_mm_path"] = ((lambda m, a, b: m.cdist(a, b, compute_mode="use_mm_for_euclid_dist")),
-                          [r_nn_grads2(3, 2, seed=5), r_nn_grads2(4, 2, seed=6)])
+                          [r_sampled(3, 2, seed=5), r_sampled(4, 2, seed=6)])
 
 
-CDIST["cdist_p3_batched"] = ((lambda m, a, b: m.cdist(a, b, p=3.0)), [r_nn_grads2(2, 3, 2, seed=7), r_nn_grads2(2, 4, 2, seed=8)])
+CDIST["cdist_p3_batched"] = ((lambda m, a, b: m.cdist(a, b, p=3.0)), [r_sampled(2, 3, 2, seed=7), r_sampled(2, 4, 2, seed=8)])
 
 
 _IDX = [1, 2, 4, 5, 4, 3, 2, 0, 2]
@@ -136,31 +136,31 @@ def _bag(mode, **kw):
 
 
 BAG = {
-    "bag_sum": (_bag("sum"), [r_nn_grads2(6, 3, seed=1)]),
-    "bag_mean": (_bag("mean"), [r_nn_grads2(6, 3, seed=2)]),
-    "bag_max": (_bag("max"), [r_nn_grads2(6, 3, seed=3)]),
-    "bag_sum_padding": (_bag("sum", padding_idx=2), [r_nn_grads2(6, 3, seed=4)]),
-    "bag_mean_padding": (_bag("mean", padding_idx=2), [r_nn_grads2(6, 3, seed=5)]),
-    "bag_max_padding": (_bag("max", padding_idx=4), [r_nn_grads2(6, 3, seed=6)]),
-    "bag_mean_last_offset": (_bag("mean", include_last_offset=True), [r_nn_grads2(6, 3, seed=7)]),
-    "bag_sum_freq": (_bag("sum", scale_grad_by_freq=True), [r_nn_grads2(6, 3, seed=8)]),
-    "bag_mean_freq_padding": (_bag("mean", scale_grad_by_freq=True, padding_idx=4), [r_nn_grads2(6, 3, seed=9)]),
-    "bag_psw": (_bag("sum"), [r_nn_grads2(6, 3, seed=11), r_nn_grads2(len(_IDX), seed=12)]),
-    "bag_psw_padding": (_bag("sum", padding_idx=2), [r_nn_grads2(6, 3, seed=13), r_nn_grads2(len(_IDX), seed=14)]),
+    "bag_sum": (_bag("sum"), [r_sampled(6, 3, seed=1)]),
+    "bag_mean": (_bag("mean"), [r_sampled(6, 3, seed=2)]),
+    "bag_max": (_bag("max"), [r_sampled(6, 3, seed=3)]),
+    "bag_sum_padding": (_bag("sum", padding_idx=2), [r_sampled(6, 3, seed=4)]),
+    "bag_mean_padding": (_bag("mean", padding_idx=2), [r_sampled(6, 3, seed=5)]),
+    "bag_max_padding": (_bag("max", padding_idx=4), [r_sampled(6, 3, seed=6)]),
+    "bag_mean_last_offset": (_bag("mean", include_last_offset=True), [r_sampled(6, 3, seed=7)]),
+    "bag_sum_freq": (_bag("sum", scale_grad_by_freq=True), [r_sampled(6, 3, seed=8)]),
+    "bag_mean_freq_padding": (_bag("mean", scale_grad_by_freq=True, padding_idx=4), [r_sampled(6, 3, seed=9)]),
+    "bag_psw": (_bag("sum"), [r_sampled(6, 3, seed=11), r_sampled(len(_IDX), seed=12)]),
+    "bag_psw_padding": (_bag("sum", padding_idx=2), [r_sampled(6, 3, seed=13), r_sampled(len(_IDX), seed=14)]),
     "bag_2d_input": ((lambda m, w: m.nn.functional.embedding_bag(m.tensor([[0, 2, 2], [3, 1, 0]]), w, mode="mean")),
-                     [r_nn_grads2(4, 5, seed=15)]),
+                     [r_sampled(4, 5, seed=15)]),
 }
 
 
 UNPOOL = {
-    "max_unpool2d": ((lambda m, x: m.nn.functional.max_unpool2d(x, _unpool_indices(m), 2)), [r_nn_grads2(2, 3, 2, 2, seed=1)]),
+    "max_unpool2d": ((lambda m, x: m.nn.functional.max_unpool2d(x, _unpool_indices(m), 2)), [r_sampled(2, 3, 2, 2, seed=1)]),
     "max_unpool2d_3d_output_size": ((lambda m, x: m.nn.functional.max_unpool2d(
-        x, _unpool_indices(m)[0], 2, output_size=(5, 5))), [r_nn_grads2(3, 2, 2, seed=2)]),
+        x, _unpool_indices(m)[0], 2, output_size=(5, 5))), [r_sampled(3, 2, 2, seed=2)]),
 }
 
 
 def _ctc(targets, il, tl, normalise=True, **kw):
-    """CTC on log_softmax(x) (torch's grad w.r_nn_grads2.t. log_probs assumes normalised log-probs: exp(lp) - posterior,
+    """CTC on log_softmax(x) (torch's grad w.r_sampled.t. log_probs assumes normalised log-probs: exp(lp) - posterior,
     so only through log_softmax is it the derivative finite differences see)."""
     def f(m, x):
         lp = m.nn.functional.log_softmax(x, -1) if normalise else x
@@ -172,20 +172,21 @@ _TG = [[1, 2, 2], [3, 1, 1], [1, 1, 3]]
 
 
 CTC = {
-    "ctc_none": (_ctc(_TG, [6, 5, 4], [3, 1, 2], reduction="none"), [r_nn_grads2(6, 3, 4, seed=1, low=-2, high=2)]),
-    "ctc_mean": (_ctc(_TG, [6, 5, 6], [3, 0, 3]), [r_nn_grads2(6, 3, 4, seed=2, low=-2, high=2)]),
+    "ctc_none": (_ctc(_TG, [6, 5, 4], [3, 1, 2], reduction="none"), [r_sampled(6, 3, 4, seed=1, low=-2, high=2)]),
+    "ctc_mean": (_ctc(_TG, [6, 5, 6], [3, 0, 3]), [r_sampled(6, 3, 4, seed=2, low=-2, high=2)]),
     "ctc_sum_blank2": (_ctc([[0, 1, 3], [3, 0, 0], [1, 1, 3]], [5, 6, 4], [2, 3, 1], blank=2, reduction="sum"),
-                       [r_nn_grads2(6, 3, 4, seed=3)]),
-    "ctc_concat_targets": (_ctc([1, 2, 2, 3, 1, 3], [6, 5, 4], [3, 1, 2], reduction="sum"), [r_nn_grads2(6, 3, 4, seed=4)]),
+                       [r_sampled(6, 3, 4, seed=3)]),
+    "ctc_concat_targets": (_ctc([1, 2, 2, 3, 1, 3], [6, 5, 4], [3, 1, 2], reduction="sum"), [r_sampled(6, 3, 4, seed=4)]),
     "ctc_zero_infinity": (_ctc([[1, 1], [2, 3]], [2, 4], [2, 2], zero_infinity=True, reduction="sum"),
-                          [r_nn_grads2(4, 2, 4, seed=5)]),
-    "ctc_unbatched": (_ctc([2, 1, 2], [5], [3]), [r_nn_grads2(5, 4, seed=6)]),
+                          [r_sampled(4, 2, 4, seed=5)]),
+    "ctc_unbatched": (_ctc([2, 1, 2], [5], [3]), [r_sampled(5, 4, seed=6)]),
     "ctc_raw_log_probs": (_ctc(_TG, [6, 5, 4], [3, 1, 2], normalise=False, reduction="sum"),
-                          [r_nn_grads2(6, 3, 4, seed=7, low=-3, high=-0.5)]),
+                          [r_sampled(6, 3, 4, seed=7, low=-3, high=-0.5)]),
 }
 
 
-CASES_nn_grads2 = {**GRID, **CDIST, **BAG, **UNPOOL, **CTC}
+# the ops that sample, gather or align: grid_sample, cdist, embedding_bag, max_unpool, ctc_loss
+CASES_SAMPLING = {**GRID, **CDIST, **BAG, **UNPOOL, **CTC}
 
 
 # scale_grad_by_freq divides each row's grad by its index's frequency on purpose: not the derivative
@@ -194,7 +195,7 @@ CASES_nn_grads2 = {**GRID, **CDIST, **BAG, **UNPOOL, **CTC}
 FREQ = {"bag_sum_freq": _bag("sum"), "bag_mean_freq_padding": _bag("mean", padding_idx=4)}   # -> unscaled
 
 
-def _nn_grads2_mods(torch):
+def _sampling_mods(torch):
     class T:
         tensor = staticmethod(torch.tensor)
         float64 = torch.float64
@@ -211,18 +212,18 @@ def _ember_inputs(arrays):
 NO_GRADCHECK = set(FREQ) | {"ctc_raw_log_probs"}
 
 
-@pytest.mark.parametrize("name", sorted(set(CASES_nn_grads2) - NO_GRADCHECK))
+@pytest.mark.parametrize("name", sorted(set(CASES_SAMPLING) - NO_GRADCHECK))
 def test_gradcheck(name):
-    fn, arrays = CASES_nn_grads2[name]
+    fn, arrays = CASES_SAMPLING[name]
     assert gradcheck(lambda *xs: fn(ember, *xs), _ember_inputs(arrays), atol=1e-6, rtol=1e-4)
 
 
 @pytest.mark.parity
-@pytest.mark.parametrize("name", sorted(CASES_nn_grads2))
+@pytest.mark.parametrize("name", sorted(CASES_SAMPLING))
 def test_grads_match_torch(name):
     torch = pytest.importorskip("torch")
-    fn, arrays = CASES_nn_grads2[name]
-    em, tm = _nn_grads2_mods(torch)
+    fn, arrays = CASES_SAMPLING[name]
+    em, tm = _sampling_mods(torch)
     ins = _ember_inputs(arrays)
     tins = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
     out, tout = fn(em, *ins), fn(tm, *tins)
@@ -243,7 +244,7 @@ def test_grads_match_torch(name):
 @pytest.mark.parity
 def test_embedding_bag_max_mode_refusals():
     torch = pytest.importorskip("torch")
-    w, i, o = r_nn_grads2(6, 3), [1, 2, 4], [0, 1]
+    w, i, o = r_sampled(6, 3), [1, 2, 4], [0, 1]
     for kw in (dict(scale_grad_by_freq=True), dict(sparse=True)):
         with pytest.raises(ValueError) as te:
             torch.nn.functional.embedding_bag(torch.tensor(i), torch.tensor(w), torch.tensor(o), mode="max", **kw)
@@ -258,7 +259,7 @@ def test_embedding_bag_max_mode_refusals():
 @pytest.mark.parametrize("name", ["grid_bilinear_border_nac", "grid_bicubic_zeros_ac", "cdist_p1.5",
                                   "bag_psw", "max_unpool2d"])
 def test_gradgradcheck(name):
-    fn, arrays = CASES_nn_grads2[name]
+    fn, arrays = CASES_SAMPLING[name]
     assert gradgradcheck(lambda *xs: fn(ember, *xs), _ember_inputs(arrays), atol=1e-5, rtol=1e-3)
 
 
@@ -306,7 +307,7 @@ def test_ctc_backward_kernel_on_meta_and_double_backward_refused():
 def test_forward_ad_matches_finite_differences(name):
     """Forward mode comes from the (linear in grad) backward formulas; torch has none for cdist / embedding_bag."""
     import ember.autograd.forward_ad as fwAD
-    fn, arrays = CASES_nn_grads2[name]
+    fn, arrays = CASES_SAMPLING[name]
     tangents = [np.random.default_rng(1).standard_normal(a.shape) for a in arrays]
     with fwAD.dual_level():
         duals = [fwAD.make_dual(x, ember.tensor(v.tolist(), dtype=ember.float64))
@@ -325,7 +326,7 @@ def test_only_the_first_output_of_a_single_grad_op_requires_grad():
     """Like torch's codegen: formulas reading only `grad` make only the first float output differentiable
     (CTC's log_alpha, the norms' mean / rstd, nll_loss's total_weight)."""
     torch = pytest.importorskip("torch")
-    x = r_nn_grads2(5, 2, 4, seed=1)
+    x = r_sampled(5, 2, 4, seed=1)
     t = [[1, 2], [3, 3]]
     cases = [
         (lambda m, a: m.ops.aten._ctc_loss(a.log_softmax(-1), m.tensor(t), [5, 4], [2, 2]), x),
@@ -344,8 +345,8 @@ def test_cdist_grad_near_coincident_points_matches_torch():
     """Rows 1e-12 apart (p=2, no matmul path): the elementwise form keeps each unit direction exact, as torch's
     _cdist_backward does; the matmul form (used past 25 rows, like torch) would cancel here."""
     torch = pytest.importorskip("torch")
-    a = r_nn_grads2(6, 3, seed=4)
-    b = a + 1e-12 * r_nn_grads2(6, 3, seed=5)
+    a = r_sampled(6, 3, seed=4)
+    b = a + 1e-12 * r_sampled(6, 3, seed=5)
     ins = _ember_inputs([a, b])
     tins = [torch.tensor(x, requires_grad=True) for x in (a, b)]
     gs = ember.autograd.grad(ember.cdist(*ins).sum(), ins)
@@ -382,8 +383,8 @@ def test_grid_sample_double_backward_matches_torch(name):
     """torch differentiates grid_sampler_2d_backward (grid_sampler_2d_double_backward); ember's formula is
     ember ops, so create_graph gives the same second derivatives."""
     torch = pytest.importorskip("torch")
-    fn, arrays = CASES_nn_grads2[name]
-    em, tm = _nn_grads2_mods(torch)
+    fn, arrays = CASES_SAMPLING[name]
+    em, tm = _sampling_mods(torch)
     ins = _ember_inputs(arrays)
     tins = [torch.tensor(a, requires_grad=True) for a in arrays]
     rng = np.random.default_rng(2)

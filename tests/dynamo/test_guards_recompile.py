@@ -137,14 +137,15 @@ def test_mark_dynamic():
     ember._dynamo.mark_dynamic(y, 0)
     assert_close(cf(y), f(y))
     assert not counters["recompiles"]
-    assert counters["stats"]["dynamic_shape_retraces"] == 1
+    assert counters["stats"]["unique_graphs"] == 1      # one symbolic graph serves both sizes
 
 
 def test_dynamic_true_one_entry_for_all_shapes():
     def f(x):
         return x.view(-1) * x.shape[0]
     cf = ember.compile(f, dynamic=True)
-    for n in (2, 3, 4):
+    # (starting with (2, 2) would give both dims one symbol by duck sizing, and (3, 2) a recompile, as in torch)
+    for n in (3, 2, 4):
         x = ember.randn(n, 2)
         assert_close(cf(x), f(x))
     assert not counters["recompiles"]
@@ -255,7 +256,9 @@ def test_guards_hold_identity_matched_objects_weakly():
 def test_default_backend_is_inductor_and_compiles_to_c():
     from ember._dynamo.backends.registry import lookup_backend
     from ember._dynamo.utils import counters
-    before = counters["inductor"]["graphs"]
+    def compiled_graphs():        # lowered now, or taken from the graph-level disk cache (an earlier run's)
+        return counters["inductor"]["graphs"] + counters["inductor"]["fxgraph_cache_hit"]
+    before = compiled_graphs()
 
     def f(x):
         return x.sin()
@@ -264,7 +267,7 @@ def test_default_backend_is_inductor_and_compiles_to_c():
         out = ember.compile(f)(ember.ones(2))
     assert_close(out, ember.ones(2).sin())
     assert lookup_backend("inductor").__module__ == "ember._dynamo.backends.inductor"
-    assert counters["inductor"]["graphs"] == before + 1
+    assert compiled_graphs() == before + 1
 
 
 def test_callable_backend_receives_graph():

@@ -294,3 +294,30 @@ def test_min_max_over_tensors_become_elementwise_ops():
     for g, w in zip(got[:3], want[:3]):
         assert_close(g, w)
     assert got[3] == 1
+
+
+def test_item_assignment_of_numbers_is_captured_in_the_graph():
+    """`y[0] = 5` and `x[1, :2] = t` run inside the graph (also on an input, whose mutation is kept) for every
+    backend, forward and backward equal to eager."""
+    def f(x, w):
+        x[2, :2] = ember.tensor(7.0)
+        y = x * w
+        y[0] = 5
+        y[1, 1:3] = -1.5
+        return y.sum(1)
+
+    for backend in ("eager", "aot_eager", "inductor"):
+        ember._dynamo.reset()
+        w = ember.randn(3, 4, requires_grad=True)
+        a = ember.randn(3, 4)
+        b = a.clone()
+        ref = f(a, w)
+        ref.sum().backward()
+        g_ref, w.grad = w.grad, None
+        cf = ember.compile(f, backend=backend)
+        out = cf(b, w)
+        out.sum().backward()
+        assert_close(out, ref)
+        assert_close(w.grad, g_ref)
+        assert ember.equal(a, b)
+        assert counters["stats"]["unique_graphs"] == 1, backend

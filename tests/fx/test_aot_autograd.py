@@ -247,3 +247,39 @@ def test_keep_inference_input_mutations(keep):
     # True: the inference graph writes the input back itself; False: the runtime wrapper does
     assert (len(copies), e.mutated) == ((1, []) if keep else (0, [1]))
     assert_close(cf(x, buf), x + 4)
+
+
+@pytest.mark.parametrize("values", [[1.0, 3.0, 3.0, -2.0], [1.0, float("nan"), 3.0, float("nan")]])
+def test_full_max_backward_traces(values):
+    """max()'s backward (evenly_distribute_backward) splits the grad over the tied maxima (or the NaNs) without
+    reading values, so the joint graph traces on fake tensors."""
+    x = ember.tensor(values, requires_grad=True)
+
+    def f(x):
+        return x.max() * 2 + x.min()
+    got = aot_function(f, nop)(x)
+    want = f(x)
+    assert_close(got, want, equal_nan=True)
+    g, = ember.autograd.grad(got, [x])
+    w, = ember.autograd.grad(want, [x])
+    assert_close(g, w, equal_nan=True)
+    if values[1] == values[1]:
+        assert g.tolist() == [0.0, 1.0, 1.0, 1.0]      # 2 split over the two maxima; the minimum's 1
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_backward_traces_like_eager(mode, padding_mode):
+    """grid_sampler_2d's backward computes its tap geometry in ops when traced (numpy in eager): both agree,
+    for every padding mode, with grid points outside the input."""
+    import ember.nn.functional as F
+    ember.manual_seed(0)
+    x = ember.randn(2, 3, 5, 6, requires_grad=True)
+    g = (ember.rand(2, 4, 3, 2) * 2.6 - 1.3).requires_grad_()
+    for align in (True, False):
+        def f(x, g):
+            return F.grid_sample(x, g, mode=mode, padding_mode=padding_mode, align_corners=align)
+        got = ember.autograd.grad(aot_function(f, nop)(x, g).sum(), [x, g])
+        want = ember.autograd.grad(f(x, g).sum(), [x, g])
+        for a, b in zip(got, want):
+            assert_close(a, b, atol=1e-5, rtol=1e-5)

@@ -10,7 +10,6 @@ from ember.testing import assert_close
 
 from ._op_db_util import as_function, first_sample, flat, ops_with_samples
 
-_NUMPY_FORMULA = (AttributeError, TypeError)
 AOT_XFAIL = {
     "masked_select": (DynamicOutputShapeException, "output shape depends on the data (as in torch)"),
     "masked_scatter": (DynamicOutputShapeException, "its backward is a masked_select (data-dependent shape)"),
@@ -19,14 +18,6 @@ AOT_XFAIL = {
     "nn.functional.ctc_loss": (DataDependentOutputException, "reads target lengths as values"),
     "nn.functional.gaussian_nll_loss": (DataDependentOutputException, "checks `var < 0` on values, as torch's"),
     "linalg.tensorinv": (DataDependentOutputException, "ember's tensorinv checks invertibility on values"),
-    "nn.functional.grid_sample": (_NUMPY_FORMULA, "formulas_nn2's grid_sample backward computes taps in numpy"),
-    "nn.functional.embedding_bag": (_NUMPY_FORMULA, "formulas_nn2's embedding_bag backward reads indices in numpy"),
-    "nn.functional.pad": (_NUMPY_FORMULA, "gather_backward (replication/reflection pad) builds its index map "
-                                          "in numpy from data"),
-    **{f"ops.aten.{n}": (_NUMPY_FORMULA, "the pad backward (gather_backward) builds its index map in numpy, as for "
-                                         "nn.functional.pad") for n in ("reflection_pad1d", "reflection_pad3d",
-                                                                         "replication_pad3d")},
-    "nn.functional.interpolate": (_NUMPY_FORMULA, "interp_backward builds its weights in numpy from data"),
 }
 
 

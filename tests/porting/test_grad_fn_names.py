@@ -23,8 +23,6 @@ KNOWN_DIFFERENCES = {
     "linalg.eigvals": "ember's eigvals has no formula; torch goes through linalg_eig",
     "unique": "ember's unique has no node of its own (NotImplemented); torch names it Unique2Backward0",
     # torch's composite ends in another op than ember's
-    "cartesian_prod": "ember concatenates (CatBackward0); torch stacks",
-    "combinations": "ember concatenates (CatBackward0); torch stacks",
     "diag": "ember copies the diagonal (CloneBackward0); torch uses diagonal_copy",
     "einsum": "ember's einsum ends in a squeeze; torch's in a view",
     "kron": "ember's kron ends in a view; torch's in _unsafe_view",
@@ -53,9 +51,6 @@ KNOWN_DIFFERENCES = {
     "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
                 "CholeskyBackward0",
     "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",
-    "fft.ifft": "real input: ember has no lazy conj bit, so the conj of the r2c is ConjPhysicalBackward0; torch's "
-                "conj view shows ConjBackward0",
-    "fft.ihfft": "as fft.ifft",
     "special.ndtr": "ember's composite multiplies by a wrapped Python number (MulBackward0); torch's by a Scalar",
     "special.entr": "ember composes entr from where/log (WhereBackward0); torch has special_entr",
     "special.xlog1py": "ember composes xlog1py from where/log1p (WhereBackward0); torch has special_xlog1py",

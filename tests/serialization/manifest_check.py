@@ -45,17 +45,19 @@ class Checker:
         assert t.dtype.name == node["dtype"], f"{path}: dtype {t.dtype.name} != {node['dtype']}"
         assert list(t.size()) == node["shape"], f"{path}: shape"
         meta = node.get("metadata") or {}
-        if not meta:
-            assert list(t.stride()) == node["stride"], f"{path}: stride {t.stride()} != {node['stride']}"
-            assert t.storage_offset() == node["storage_offset"], f"{path}: storage_offset"
-            st = t.untyped_storage()
-            key = node["storage"]
-            if key in self.storage_of_key:
-                assert self.storage_of_key[key] is st, f"{path}: storage {key} not shared"
-            else:
-                assert id(st) not in self.key_of_storage, f"{path}: storages wrongly merged"
-                self.storage_of_key[key] = st
-                self.key_of_storage[id(st)] = key
+        # a conj / neg view (its metadata) loads as torch's: a view of the shared storage with the bit set
+        assert t.is_conj() == bool(meta.get("conj")), f"{path}: is_conj() {t.is_conj()} != {meta}"
+        assert t.is_neg() == bool(meta.get("neg")), f"{path}: is_neg() {t.is_neg()} != {meta}"
+        assert list(t.stride()) == node["stride"], f"{path}: stride {t.stride()} != {node['stride']}"
+        assert t.storage_offset() == node["storage_offset"], f"{path}: storage_offset"
+        st = t.untyped_storage()
+        key = node["storage"]
+        if key in self.storage_of_key:
+            assert self.storage_of_key[key] is st, f"{path}: storage {key} not shared"
+        else:
+            assert id(st) not in self.key_of_storage, f"{path}: storages wrongly merged"
+            self.storage_of_key[key] = st
+            self.key_of_storage[id(st)] = key
         assert bool(t.requires_grad) == node["requires_grad"], f"{path}: requires_grad"
         got = logical_values(t)
         want = node["values"]

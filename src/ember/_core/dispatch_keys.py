@@ -13,7 +13,9 @@ class DispatchKey(enum.IntEnum):
     CPU = 0
     Meta = 1
     BackendSelect = 4
-    ADInplaceOrView = 6
+    Conjugate = 5        # the lazy conjugate bit (x.conj()): a fallback materializes before other kernels
+    Negative = 6         # the lazy negative bit (x.conj().imag, _neg_view)
+    ADInplaceOrView = 7
     Autograd = 8
     AutocastCPU = 9
     Python = 10
@@ -28,12 +30,16 @@ CPU_BIT = 1 << K.CPU
 META_BIT = 1 << K.Meta
 BACKEND_SELECT_BIT = 1 << K.BackendSelect
 INPLACE_OR_VIEW_BIT = 1 << K.ADInplaceOrView
+CONJ_BIT = 1 << K.Conjugate
+NEG_BIT = 1 << K.Negative
+MATH_BITS = CONJ_BIT | NEG_BIT
 AUTOGRAD_BIT = 1 << K.Autograd
 PYTHON_BIT = 1 << K.Python
 
 BACKEND_KEYS = (K.CPU, K.Meta)
 BACKEND_BITS = CPU_BIT | META_BIT
-RUNTIME_KEYS = (K.Python, K.AutocastCPU, K.Autograd, K.ADInplaceOrView, K.BackendSelect, K.Meta, K.CPU)
+RUNTIME_KEYS = (K.Python, K.AutocastCPU, K.Autograd, K.ADInplaceOrView, K.Negative, K.Conjugate, K.BackendSelect,
+                K.Meta, K.CPU)
 ALIAS_KEYS = (K.CompositeExplicitAutograd, K.CompositeImplicitAutograd, K.CompositeExplicitAutogradNonFunctional)
 
 # every key strictly below a key: used to redispatch "below myself"

@@ -1,11 +1,12 @@
-"""torch.Size: a tuple of ints with a torch-style repr."""
+"""torch.Size: a tuple of ints (or SymInts, under dynamic shapes) with a torch-style repr."""
+from .symint import SymInt
 
 
 class Size(tuple):
     __slots__ = ()
 
     def __new__(cls, seq=()):
-        return tuple.__new__(cls, (int(s) for s in seq))
+        return tuple.__new__(cls, (s if s.__class__ is SymInt else int(s) for s in seq))
 
     def __repr__(self):
         return f"ember.Size([{', '.join(str(s) for s in self)}])"

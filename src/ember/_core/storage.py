@@ -11,6 +11,7 @@ import weakref
 import numpy as np
 
 from .device import CPU, META, as_device
+from .symint import hint_int
 
 
 class UntypedStorage:
@@ -22,7 +23,7 @@ class UntypedStorage:
             self._data = np.frombuffer(bytearray(nbytes), dtype=np.uint8)
             self._nbytes = len(nbytes)
         else:
-            nbytes = int(nbytes)
+            nbytes = hint_int(nbytes)        # a symbolic size: a meta storage records its example byte size
             if nbytes < 0:
                 raise RuntimeError(f"Storage size must be non-negative, got {nbytes}")
             self._nbytes = nbytes
@@ -48,7 +49,7 @@ class UntypedStorage:
     def _meta(cls, nbytes):
         self = object.__new__(cls)
         self._data = None
-        self._nbytes = int(nbytes)
+        self._nbytes = hint_int(nbytes)      # symbolic sizes: the example byte size
         self.device = META
         self._resizable = True
         self._views = []

@@ -14,15 +14,27 @@ import numpy as np
 
 from . import dtype as _dt
 from .device import CPU, META
-from .dispatch_keys import AUTOGRAD_BIT, CPU_BIT, INPLACE_OR_VIEW_BIT, META_BIT
+from .dispatch_keys import AUTOGRAD_BIT, CONJ_BIT, CPU_BIT, INPLACE_OR_VIEW_BIT, MATH_BITS, META_BIT, NEG_BIT
 from .size import Size
 from .storage import UntypedStorage
+from .symint import size_int
 from .strides import contiguous_strides, is_contiguous, is_channels_last, is_non_overlapping_and_dense, wrap_dim
 from .tls import state as _tls
-from .version import VersionCounter
 
 _CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
 _INFERENCE = [0]   # threads currently in inference_mode: constructors check the thread-local flag only then
+
+
+# ------------------------------------------------------------ version counters (c10's VariableVersion, which
+# TensorImpl.h defines too): shared by a tensor and all its views; in-place ops bump it, saved tensors compare it.
+class VersionCounter:
+    __slots__ = ("value",)
+
+    def __init__(self, value=0):
+        self.value = value
+
+    def bump(self):
+        self.value += 1
 
 
 class _InferenceVersionCounter:
@@ -86,14 +98,18 @@ class TensorImpl:
         (a reshape or transpose of its input's view), saving the build from the raw bytes."""
         self = object.__new__(cls._tensor_cls)
         self._storage = storage
-        self._offset = int(storage_offset)
-        self._size = tuple(map(int, size))
-        self._stride = tuple(map(int, stride))
         self.dtype = dtype
         if storage.device.type == "meta":
+            # a meta (fake) tensor's sizes may be symbolic (SymInt): kept as they are, not specialised by int()
+            self._offset = size_int(storage_offset)
+            self._size = tuple(map(size_int, size))
+            self._stride = tuple(map(size_int, stride))
             self._np = None
             self._ks = _META_KS
         else:
+            self._offset = int(storage_offset)
+            self._size = tuple(map(int, size))
+            self._stride = tuple(map(int, stride))
             self._ks = _CPU_KS
             self._np = _np_view(storage._data, self._offset, self._size, self._stride, dtype) if arr is None else arr
             storage._track(self)
@@ -145,11 +161,11 @@ class TensorImpl:
     # ------------------------------------------------------------ metadata
     @property
     def shape(self):
-        return Size(self._size)
+        return tuple.__new__(Size, self._size)        # (_size holds ints or SymInts already)
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._size)
+            return tuple.__new__(Size, self._size)
         return self._size[wrap_dim(dim, len(self._size))]
 
     def stride(self, dim=None):
@@ -222,10 +238,23 @@ class TensorImpl:
         return self.dtype.is_signed
 
     def is_conj(self):
-        return False
+        """The lazy conjugate bit: the logical values are the conjugates of the stored ones."""
+        return bool(self._ks & CONJ_BIT)
 
     def is_neg(self):
-        return False
+        """The lazy negative bit: the logical values are the negatives of the stored ones."""
+        return bool(self._ks & NEG_BIT)
+
+    def _logical_np(self):
+        """The numpy array of the logical values: `_np` itself, or a resolved copy when a math bit is set."""
+        a = self._np
+        ks = self._ks
+        if ks & MATH_BITS and a is not None:
+            if ks & CONJ_BIT:
+                a = np.conjugate(a)
+            if ks & NEG_BIT:
+                a = np.negative(a)
+        return a
 
     def is_contiguous(self, memory_format=None):
         if memory_format in ("channels_last",) or getattr(memory_format, "name", None) == "channels_last":
@@ -350,11 +379,17 @@ class TensorImpl:
     def numpy(self, *, force=False):
         if self._np is None:
             raise RuntimeError("Can't call numpy() on Tensor on the meta device: it has no data")
-        if self._requires_grad and not force:
+        if force:
+            return self._logical_np()
+        if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._ks & MATH_BITS:
+            _check_no_math_bits(self)
         return self._np
 
     def __array__(self, dtype=None, copy=None):
+        if self._ks & MATH_BITS:
+            _check_no_math_bits(self)
         a = self.numpy(force=True)
         if dtype is not None:
             a = a.astype(dtype)
@@ -363,7 +398,7 @@ class TensorImpl:
     def tolist(self):
         if self._np is None:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-        a = self._np
+        a = self._logical_np()
         if self.dtype._kind == "f" and self.dtype._np.itemsize <= 2 or self.dtype.name.startswith("float8"):
             a = a.astype(np.float32)
         return a.tolist()
@@ -373,7 +408,7 @@ class TensorImpl:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         if self._np is None:
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        v = self._np.reshape(-1)[0]
+        v = self._logical_np().reshape(-1)[0]
         if self.dtype.is_complex:
             return complex(v)
         if self.dtype.is_floating_point:
@@ -410,6 +445,14 @@ def ensure_autograd():
     if fn is not None:
         _AUTOGRAD_LOADER[0] = None
         fn()
+
+
+def _check_no_math_bits(t):
+    if t._ks & CONJ_BIT:
+        raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
+                           "instead.")
+    raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() "
+                       "instead.")
 
 
 def _np_view(buf, offset, size, stride, dtype):

@@ -99,8 +99,6 @@ def _miss(state, L, G, C, eager, args, kwargs):
     state.n_compiles += 1
     _TOTAL_COMPILES[0] += 1
     utils.counters["frames"]["ok"] += 1
-    if entry.guard_builder.dynamic:
-        entry = DynamicEntry(entry, state, L, G, C)
     state.entries.append(entry)
     ins = entry.check(L, G, C)
     if ins is None:
@@ -124,39 +122,6 @@ def _mark_changed_dims(state, entry, L, G, C):
         if dims:
             state.dynamic_dims.setdefault(name, set()).update(dims)
             utils.log("recompiles", f"automatic dynamic: {name} dims {sorted(dims)}")
-
-
-class DynamicEntry:
-    """An entry whose guards leave some dimensions free (dynamic). Meta kernels have no symbolic sizes yet, so
-    the graph is re-captured once per distinct tuple of those sizes, in a sub-cache keyed by them; those
-    re-captures do not count as recompiles."""
-
-    def __init__(self, first, state, L, G, C):
-        self.state = state
-        self.check = first.check
-        self.guard_builder = first.guard_builder
-        self.graphs = first.graphs
-        self.breaks = first.breaks
-        self.n_ops = first.n_ops
-        dyn = first.guard_builder.dynamic
-        parts = [f"{n}._size[{d}]" for n in sorted(dyn) for d in dyn[n]]
-        ns = {"___modules": sys.modules}
-        exec("def ___key(L, G, C):\n    return (" + "".join(p + ", " for p in parts) + ")\n", ns)
-        self.key = ns["___key"]
-        self.sub = {self.key(L, G, C): first}
-
-    def run(self, ins, L, G, C):
-        k = self.key(L, G, C)
-        e = self.sub.get(k)
-        if e is None:
-            e = self.sub[k] = capture(self.state, L, G, C)
-            utils.counters["stats"]["dynamic_shape_retraces"] += 1
-            ins = e.check(L, G, C)
-        elif e.check is not self.check:
-            ins = e.check(L, G, C)
-        if ins is None:
-            raise Unsupported("a dynamic-shape sub-entry's guards failed")
-        return e.run(ins, L, G, C)
 
 
 # ---------------------------------------------------------------------- binding arguments to locals

@@ -7,6 +7,7 @@ import types
 
 from ember.fx import Graph, GraphModule
 from ember.nn import Module
+from ember._core.symint import SymBool, SymFloat, SymInt
 from ember._subclasses.fake_tensor import FakeTensorMode
 
 from . import utils
@@ -46,6 +47,8 @@ class OutputGraph:
         self.keepalive = []
         self.dynamic_dims = {}          # source name -> set of dims (automatic dynamic / mark_dynamic)
         self.breaks = []                # (reason, location) of breaks taken in this capture
+        self.sym_sources = {}           # size Symbol -> (placeholder node, dim) it is read from
+        self.expr_nodes = {}            # sympy expression -> the node computing it
         self._n = 0
 
     # ---------------------------------------------------------------- inputs
@@ -57,16 +60,32 @@ class OutputGraph:
                 self.guards.expr_guard("DUPLICATE_INPUT", f"{source.name()} is {vt.source.name()}",
                                        epoch_covered=source.epoch_covered and vt.source.epoch_covered)
             return vt
-        dyn = set(self.dynamic_dims.get(source.name(), ())) | set(getattr(value, "_dynamo_dynamic_indices", ()))
+        marked = set(getattr(value, "_dynamo_dynamic_indices", ()))
+        dyn = set(self.dynamic_dims.get(source.name(), ())) | marked
         if self.options.get("dynamic") is True:
             dyn = set(range(value.dim()))
         elif self.options.get("dynamic") is False:
             dyn = set()
+        if source.epoch_covered or not value.is_contiguous():
+            dyn = set()       # parameters and buffers keep static shapes (torch's force_parameter_static_shapes)
+        if dyn:
+            from ember.fx.experimental.symbolic_shapes import DimDynamic, StatelessSymbolicContext
+            self.shape_env()
+            ctx = StatelessSymbolicContext([(DimDynamic.DYNAMIC if d in marked else DimDynamic.DUCK) if d in dyn
+                                            else DimDynamic.STATIC for d in range(value.dim())])
+            fake = self.fake_mode.from_tensor(value, symbolic_context=ctx, source=source)
+        else:
+            fake = self.fake_mode.from_tensor(value)
+        # dims that became symbols (a size 0 or 1 stays static: torch's 0/1 specialisation)
+        sym_dims = tuple(d for d, sz in enumerate(fake._size) if sz.__class__ is SymInt)
         if not source.epoch_covered:
-            self.guards.tensor_match(source, value, tuple(sorted(dyn)))
-        fake = self.fake_mode.from_tensor(value)
+            self.guards.tensor_match(source, value, sym_dims)
         name = _input_name(source)
         node = self.graph.placeholder(name)
+        for d in sym_dims:
+            expr = fake._size[d].node.expr
+            if expr.is_Symbol and expr not in self.sym_sources:
+                self.sym_sources[expr] = (node, d)
         vt = TensorVariable(node, fake, source)
         vt.is_param = getattr(value, "_is_param", False)
         self.inputs.append((source, value, vt))
@@ -76,6 +95,53 @@ class OutputGraph:
 
     def new_node(self, kind, target, args, kwargs):
         return self.graph.create_node(kind, target, args, kwargs)
+
+    # ---------------------------------------------------------------- dynamic shapes
+    def shape_env(self):
+        """The ShapeEnv of this capture, made with the first dynamic input (sympy is loaded only then)."""
+        if self.fake_mode.shape_env is None:
+            from ember.fx.experimental.symbolic_shapes import ShapeEnv
+            self.fake_mode.shape_env = ShapeEnv()
+        return self.fake_mode.shape_env
+
+    def sym_arg(self, v):
+        """A graph argument for a value that may hold SymInts (a size, a tuple of sizes): each symbolic entry
+        becomes a node computing it from the inputs' sizes (aten.sym_size.int and `operator` arithmetic)."""
+        if v.__class__ in (SymInt, SymFloat, SymBool):
+            from ember.fx.experimental.proxy_tensor import _sym_size_int
+            from ember.fx.experimental.symbolic_shapes import expr_to_graph, simplified_expr
+
+            def leaf(sym):
+                node, d = self.sym_sources[sym]
+                n = self.graph.create_node("call_function", _sym_size_int(), (node, d), {}, name="sym_size_int")
+                n.meta["example_value"] = self.fake_mode.shape_env.create_symintnode(sym)
+                return n
+            return expr_to_graph(simplified_expr(v), self.expr_nodes, leaf,
+                                 lambda fn, args: self.graph.create_node("call_function", fn, args, {}))
+        if isinstance(v, (tuple, list)) and any(x.__class__ in (SymInt, SymFloat, SymBool) or
+                                                isinstance(x, (tuple, list)) for x in v):
+            items = [self.sym_arg(x) for x in v]
+            return list(items) if isinstance(v, list) else tuple(items)
+        return v
+
+    def int_input(self, value, source):
+        """An int argument equal to a dynamic size already seen (a size handed to a resume function, `n = x.shape[0]`
+        before a graph break): the size's symbol, guarded `source == size`, so the entry serves every size. None
+        when it is no such size (the caller guards the int's value)."""
+        env = self.fake_mode.shape_env
+        if env is None or self.options.get("dynamic") is False or source.epoch_covered:
+            return None
+        sym = env.val_to_var.get(value)
+        if sym is None or sym in env.replacements:
+            return None
+        env.var_to_sources[sym].append(source)
+        self.guards.type_match(source, value)
+        return env.create_symintnode(sym, value)
+
+    def sym_source_expr(self, v):
+        """A Python expression over the frame's sources computing Sym* `v` (for values rebuilt after the graph)."""
+        from ember.fx.experimental.symbolic_shapes import simplified_expr, to_python
+        return to_python(simplified_expr(v), self.shape_env().source_names(_size_source_name))
 
     # ---------------------------------------------------------------- the graph and the runtime code
     def compile_and_codegen(self, build_tail):
@@ -110,6 +176,11 @@ class OutputGraph:
             except Exception as e:
                 raise BackendCompilerFailed(getattr(backend, "__name__", str(backend)), e) from e
             utils.counters["stats"]["unique_graphs"] += 1
+        env = self.fake_mode.shape_env
+        if env is not None:
+            # the relations the capture relied on (duck-sized equalities, ranges, branches on sizes)
+            for code in env.produce_guards_expression(_size_source_name):
+                self.guards.expr_guard("SHAPE_ENV", code)
         check = self.guards.compile([s for s, _, _ in fresh], [s for s, _, _ in covered])
         utils.log("guards", f"GUARDS {self.code.co_name}\n{check.source}")
         body = ["def ___run(___ins, L, G, C):"]
@@ -132,6 +203,15 @@ class OutputGraph:
             if p is not first:
                 first.prepend(p)
             first = p
+
+
+def _size_source_name(src):
+    """Guards read a dynamic size as `L['x']._size[0]` (torch prints `L['x'].size()[0]`; same value, faster);
+    an int argument that stands for a size symbol is read as itself."""
+    if not hasattr(src, "dim"):
+        return src.name()
+    base = src.base.name() if hasattr(src.base, "name") else str(src.base)
+    return f"{base}._size[{src.dim}]"
 
 
 def _input_name(source):
@@ -185,6 +265,12 @@ class CodeGen:
             return f"O[{i}]"
         if isinstance(vt, ConstantVariable):
             v = vt.value
+            if v.__class__ in (SymInt, SymFloat, SymBool):
+                return self.output.sym_source_expr(v)
+            if isinstance(v, tuple) and any(x.__class__ in (SymInt, SymFloat, SymBool) for x in v):
+                inner = "".join(f"{self.output.sym_source_expr(x) if x.__class__ in (SymInt, SymFloat, SymBool) else repr(x)}, "
+                                for x in v)
+                return f"{self.const(type(v))}(({inner}))" if type(v) is not tuple else f"({inner})"
             if isinstance(v, (int, float, bool, str, type(None))) and not (isinstance(v, float) and v != v):
                 return repr(v) if not isinstance(v, float) or v not in (float("inf"), float("-inf")) \
                     else self.const(v)

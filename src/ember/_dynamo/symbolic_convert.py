@@ -15,6 +15,7 @@ import inspect
 import operator
 import types
 
+from ember._core.symint import SymInt
 from ember._core.tls import state as _tls
 from ember._grad_mode import _set_enabled
 from ember._tensor import Tensor
@@ -83,8 +84,10 @@ class InstructionTranslatorBase(VariableBuilder, CallHandlers, OpcodeHandlers):
         if isinstance(vt, ConstantVariable):
             v = vt.value
             if isinstance(v, slice):
+                if any(x.__class__ is SymInt for x in (v.start, v.stop, v.step)):
+                    return slice(*self.output.sym_arg((v.start, v.stop, v.step))), v
                 return v, v
-            return v, v
+            return self.output.sym_arg(v), v
         if isinstance(vt, (ListVariable, TupleVariable)):
             pairs = [self.graph_arg(i) for i in vt.items]
             t = list if isinstance(vt, ListVariable) else tuple
@@ -119,6 +122,8 @@ class InstructionTranslatorBase(VariableBuilder, CallHandlers, OpcodeHandlers):
         finally:
             _set_enabled(prev)
         if not _contains_tensor(result):
+            if target is operator.setitem:      # t[i] = v returns None but writes t: the graph must run it
+                self.output.new_node(kind, target, tuple(gargs), gkw)
             return _wrap_const_result(result)
         node = self.output.new_node(kind, target, tuple(gargs), gkw)
         return self.wrap_result(node, result)

@@ -11,6 +11,7 @@ _ops = _opsmod.ops
 
 _op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
 _op__adaptive_avg_pool3d_default = _ops.aten._adaptive_avg_pool3d.default
+_op__conj_default = _ops.aten._conj.default
 _op__ctc_loss_Tensor = _ops.aten._ctc_loss.Tensor
 _op__ctc_loss_default = _ops.aten._ctc_loss.default
 _op__embedding_bag_default = _ops.aten._embedding_bag.default
@@ -27,6 +28,7 @@ _op__linalg_svd_default = _ops.aten._linalg_svd.default
 _op__log_softmax_backward_data_default = _ops.aten._log_softmax_backward_data.default
 _op__log_softmax_default = _ops.aten._log_softmax.default
 _op__lu_with_info_default = _ops.aten._lu_with_info.default
+_op__neg_view_default = _ops.aten._neg_view.default
 _op__scaled_dot_product_flash_attention_for_cpu_default = _ops.aten._scaled_dot_product_flash_attention_for_cpu.default
 _op__softmax_backward_data_default = _ops.aten._softmax_backward_data.default
 _op__softmax_default = _ops.aten._softmax.default
@@ -37,6 +39,8 @@ _op__weight_norm_interface_default = _ops.aten._weight_norm_interface.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
+_op_absolute_default = _ops.aten.absolute.default
+_op_absolute_out = _ops.aten.absolute.out
 _op_acos__default = _ops.aten.acos_.default
 _op_acos_default = _ops.aten.acos.default
 _op_acos_out = _ops.aten.acos.out
@@ -55,18 +59,24 @@ _op_addmm_default = _ops.aten.addmm.default
 _op_addmm_out = _ops.aten.addmm.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
+_op_all_all_out = _ops.aten.all.all_out
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
+_op_all_dims_out = _ops.aten.all.dims_out
+_op_all_out = _ops.aten.all.out
 _op_allclose_default = _ops.aten.allclose.default
 _op_alpha_dropout_default = _ops.aten.alpha_dropout.default
 _op_amax_default = _ops.aten.amax.default
 _op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
 _op_amin_out = _ops.aten.amin.out
+_op_any_all_out = _ops.aten.any.all_out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
+_op_any_dims_out = _ops.aten.any.dims_out
+_op_any_out = _ops.aten.any.out
 _op_arange_default = _ops.aten.arange.default
 _op_arange_out = _ops.aten.arange.out
 _op_arange_start = _ops.aten.arange.start
@@ -167,8 +177,12 @@ _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
 _op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
+_op_clamp_max_Tensor = _ops.aten.clamp_max.Tensor
+_op_clamp_max_Tensor_out = _ops.aten.clamp_max.Tensor_out
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_max_out = _ops.aten.clamp_max.out
+_op_clamp_min_Tensor = _ops.aten.clamp_min.Tensor
+_op_clamp_min_Tensor_out = _ops.aten.clamp_min.Tensor_out
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_min_out = _ops.aten.clamp_min.out
 _op_clamp_out = _ops.aten.clamp.out
@@ -179,10 +193,18 @@ _op_clip__default = _ops.aten.clip_.default
 _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
+_op_column_stack_default = _ops.aten.column_stack.default
+_op_column_stack_out = _ops.aten.column_stack.out
 _op_combinations_default = _ops.aten.combinations.default
 _op_complex_default = _ops.aten.complex.default
+_op_complex_out = _ops.aten.complex.out
+_op_concat_default = _ops.aten.concat.default
+_op_concat_out = _ops.aten.concat.out
+_op_concatenate_default = _ops.aten.concatenate.default
+_op_concatenate_out = _ops.aten.concatenate.out
 _op_conj_default = _ops.aten.conj.default
 _op_conj_physical_default = _ops.aten.conj_physical.default
+_op_conj_physical_out = _ops.aten.conj_physical.out
 _op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
 _op_conv1d_default = _ops.aten.conv1d.default
 _op_conv1d_padding = _ops.aten.conv1d.padding
@@ -211,7 +233,9 @@ _op_cross_out = _ops.aten.cross.out
 _op_ctc_loss_IntList = _ops.aten.ctc_loss.IntList
 _op_ctc_loss_Tensor = _ops.aten.ctc_loss.Tensor
 _op_cummax_default = _ops.aten.cummax.default
+_op_cummax_out = _ops.aten.cummax.out
 _op_cummin_default = _ops.aten.cummin.default
+_op_cummin_out = _ops.aten.cummin.out
 _op_cumprod_default = _ops.aten.cumprod.default
 _op_cumprod_out = _ops.aten.cumprod.out
 _op_cumsum_default = _ops.aten.cumsum.default
@@ -225,15 +249,22 @@ _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
 _op_diff_default = _ops.aten.diff.default
+_op_diff_out = _ops.aten.diff.out
 _op_digamma_default = _ops.aten.digamma.default
 _op_digamma_out = _ops.aten.digamma.out
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_divide_Tensor = _ops.aten.divide.Tensor
+_op_divide_Tensor_mode = _ops.aten.divide.Tensor_mode
+_op_divide_out = _ops.aten.divide.out
+_op_divide_out_mode = _ops.aten.divide.out_mode
 _op_dot_default = _ops.aten.dot.default
 _op_dot_out = _ops.aten.dot.out
 _op_dropout_default = _ops.aten.dropout.default
+_op_dstack_default = _ops.aten.dstack.default
+_op_dstack_out = _ops.aten.dstack.out
 _op_einsum_default = _ops.aten.einsum.default
 _op_embedding_bag_default = _ops.aten.embedding_bag.default
 _op_embedding_bag_padding_idx = _ops.aten.embedding_bag.padding_idx
@@ -241,6 +272,7 @@ _op_embedding_default = _ops.aten.embedding.default
 _op_embedding_renorm__default = _ops.aten.embedding_renorm_.default
 _op_empty_like_default = _ops.aten.empty_like.default
 _op_empty_memory_format = _ops.aten.empty.memory_format
+_op_empty_out = _ops.aten.empty.out
 _op_empty_strided_default = _ops.aten.empty_strided.default
 _op_eq_Scalar = _ops.aten.eq.Scalar
 _op_eq_Tensor = _ops.aten.eq.Tensor
@@ -268,8 +300,12 @@ _op_eye_m_out = _ops.aten.eye.m_out
 _op_eye_out = _ops.aten.eye.out
 _op_feature_alpha_dropout_default = _ops.aten.feature_alpha_dropout.default
 _op_feature_dropout_default = _ops.aten.feature_dropout.default
+_op_fill_Scalar = _ops.aten.fill.Scalar
+_op_fill_Tensor = _ops.aten.fill.Tensor
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
+_op_fix_default = _ops.aten.fix.default
+_op_fix_out = _ops.aten.fix.out
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_flip_default = _ops.aten.flip.default
 _op_fliplr_default = _ops.aten.fliplr.default
@@ -302,9 +338,16 @@ _op_geqrf_a = _ops.aten.geqrf.a
 _op_geqrf_default = _ops.aten.geqrf.default
 _op_ger_default = _ops.aten.ger.default
 _op_ger_out = _ops.aten.ger.out
+_op_greater_Scalar = _ops.aten.greater.Scalar
+_op_greater_Tensor = _ops.aten.greater.Tensor
+_op_greater_Tensor_out = _ops.aten.greater.Tensor_out
+_op_greater_equal_Scalar = _ops.aten.greater_equal.Scalar
+_op_greater_equal_Tensor = _ops.aten.greater_equal.Tensor
+_op_greater_equal_Tensor_out = _ops.aten.greater_equal.Tensor_out
 _op_grid_sampler_2d_default = _ops.aten.grid_sampler_2d.default
 _op_grid_sampler_default = _ops.aten.grid_sampler.default
 _op_group_norm_default = _ops.aten.group_norm.default
+_op_gru_cell_default = _ops.aten.gru_cell.default
 _op_gt_Scalar = _ops.aten.gt.Scalar
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
@@ -312,6 +355,7 @@ _op_hinge_embedding_loss_default = _ops.aten.hinge_embedding_loss.default
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
 _op_hstack_default = _ops.aten.hstack.default
+_op_hstack_out = _ops.aten.hstack.out
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
 _op_i0_default = _ops.aten.i0.default
@@ -344,6 +388,7 @@ _op_kl_div_default = _ops.aten.kl_div.default
 _op_kron_default = _ops.aten.kron.default
 _op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
+_op_kthvalue_values = _ops.aten.kthvalue.values
 _op_layer_norm_default = _ops.aten.layer_norm.default
 _op_le_Scalar = _ops.aten.le.Scalar
 _op_le_Tensor = _ops.aten.le.Tensor
@@ -352,6 +397,12 @@ _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_op_less_Scalar = _ops.aten.less.Scalar
+_op_less_Tensor = _ops.aten.less.Tensor
+_op_less_Tensor_out = _ops.aten.less.Tensor_out
+_op_less_equal_Scalar = _ops.aten.less_equal.Scalar
+_op_less_equal_Tensor = _ops.aten.less_equal.Tensor
+_op_less_equal_Tensor_out = _ops.aten.less_equal.Tensor_out
 _op_lgamma_default = _ops.aten.lgamma.default
 _op_lgamma_out = _ops.aten.lgamma.out
 _op_linspace_default = _ops.aten.linspace.default
@@ -388,6 +439,7 @@ _op_logit_default = _ops.aten.logit.default
 _op_logit_out = _ops.aten.logit.out
 _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
+_op_lstm_cell_default = _ops.aten.lstm_cell.default
 _op_lt_Scalar = _ops.aten.lt.Scalar
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
@@ -408,10 +460,14 @@ _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
+_op_max_dim_max = _ops.aten.max.dim_max
+_op_max_other = _ops.aten.max.other
+_op_max_out = _ops.aten.max.out
 _op_max_pool1d_default = _ops.aten.max_pool1d.default
 _op_max_pool1d_with_indices_default = _ops.aten.max_pool1d_with_indices.default
 _op_max_pool2d_default = _ops.aten.max_pool2d.default
 _op_max_pool3d_default = _ops.aten.max_pool3d.default
+_op_max_unary_out = _ops.aten.max.unary_out
 _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
@@ -420,15 +476,21 @@ _op_mean_dtype_out = _ops.aten.mean.dtype_out
 _op_mean_out = _ops.aten.mean.out
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
+_op_median_dim_values = _ops.aten.median.dim_values
 _op_meshgrid_default = _ops.aten.meshgrid.default
 _op_meshgrid_indexing = _ops.aten.meshgrid.indexing
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_min_dim_min = _ops.aten.min.dim_min
+_op_min_other = _ops.aten.min.other
+_op_min_out = _ops.aten.min.out
+_op_min_unary_out = _ops.aten.min.unary_out
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
 _op_mm_out = _ops.aten.mm.out
 _op_mode_default = _ops.aten.mode.default
+_op_mode_values = _ops.aten.mode.values
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_msort_default = _ops.aten.msort.default
@@ -437,6 +499,8 @@ _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
+_op_multiply_Tensor = _ops.aten.multiply.Tensor
+_op_multiply_out = _ops.aten.multiply.out
 _op_mv_default = _ops.aten.mv.default
 _op_mv_out = _ops.aten.mv.out
 _op_mvlgamma_default = _ops.aten.mvlgamma.default
@@ -445,11 +509,16 @@ _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_nanmean_default = _ops.aten.nanmean.default
+_op_nanmean_out = _ops.aten.nanmean.out
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_nanmedian_dim_values = _ops.aten.nanmedian.dim_values
 _op_nanquantile_default = _ops.aten.nanquantile.default
+_op_nanquantile_out = _ops.aten.nanquantile.out
 _op_nanquantile_scalar = _ops.aten.nanquantile.scalar
+_op_nanquantile_scalar_out = _ops.aten.nanquantile.scalar_out
 _op_nansum_default = _ops.aten.nansum.default
+_op_nansum_out = _ops.aten.nansum.out
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
@@ -463,6 +532,8 @@ _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_negative_default = _ops.aten.negative.default
+_op_negative_out = _ops.aten.negative.out
 _op_nonzero_default = _ops.aten.nonzero.default
 _op_nonzero_out = _ops.aten.nonzero.out
 _op_norm_Scalar = _ops.aten.norm.Scalar
@@ -480,6 +551,9 @@ _op_normal_float_Tensor = _ops.aten.normal.float_Tensor
 _op_normal_float_Tensor_out = _ops.aten.normal.float_Tensor_out
 _op_normal_float_float = _ops.aten.normal.float_float
 _op_normal_float_float_out = _ops.aten.normal.float_float_out
+_op_not_equal_Scalar = _ops.aten.not_equal.Scalar
+_op_not_equal_Tensor = _ops.aten.not_equal.Tensor
+_op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
 _op_ones_out = _ops.aten.ones.out
@@ -493,6 +567,7 @@ _op_pixel_unshuffle_default = _ops.aten.pixel_unshuffle.default
 _op_poisson_default = _ops.aten.poisson.default
 _op_poisson_nll_loss_default = _ops.aten.poisson_nll_loss.default
 _op_polar_default = _ops.aten.polar.default
+_op_polar_out = _ops.aten.polar.out
 _op_polygamma_default = _ops.aten.polygamma.default
 _op_polygamma_out = _ops.aten.polygamma.out
 _op_pow_Scalar = _ops.aten.pow.Scalar
@@ -507,7 +582,9 @@ _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
 _op_quantile_default = _ops.aten.quantile.default
+_op_quantile_out = _ops.aten.quantile.out
 _op_quantile_scalar = _ops.aten.quantile.scalar
+_op_quantile_scalar_out = _ops.aten.quantile.scalar_out
 _op_rand_default = _ops.aten.rand.default
 _op_rand_generator = _ops.aten.rand.generator
 _op_rand_generator_out = _ops.aten.rand.generator_out
@@ -516,12 +593,14 @@ _op_rand_like_generator = _ops.aten.rand_like.generator
 _op_rand_out = _ops.aten.rand.out
 _op_randint_default = _ops.aten.randint.default
 _op_randint_generator = _ops.aten.randint.generator
+_op_randint_generator_out = _ops.aten.randint.generator_out
 _op_randint_like_default = _ops.aten.randint_like.default
 _op_randint_like_generator = _ops.aten.randint_like.generator
 _op_randint_like_low_dtype = _ops.aten.randint_like.low_dtype
 _op_randint_like_low_generator_dtype = _ops.aten.randint_like.low_generator_dtype
 _op_randint_low = _ops.aten.randint.low
 _op_randint_low_generator = _ops.aten.randint.low_generator
+_op_randint_low_generator_out = _ops.aten.randint.low_generator_out
 _op_randint_low_out = _ops.aten.randint.low_out
 _op_randint_out = _ops.aten.randint.out
 _op_randn_default = _ops.aten.randn.default
@@ -532,6 +611,7 @@ _op_randn_like_generator = _ops.aten.randn_like.generator
 _op_randn_out = _ops.aten.randn.out
 _op_randperm_default = _ops.aten.randperm.default
 _op_randperm_generator = _ops.aten.randperm.generator
+_op_randperm_generator_out = _ops.aten.randperm.generator_out
 _op_randperm_out = _ops.aten.randperm.out
 _op_reciprocal__default = _ops.aten.reciprocal_.default
 _op_reciprocal_default = _ops.aten.reciprocal.default
@@ -549,6 +629,8 @@ _op_reshape_default = _ops.aten.reshape.default
 _op_resolve_conj_default = _ops.aten.resolve_conj.default
 _op_resolve_neg_default = _ops.aten.resolve_neg.default
 _op_rms_norm_default = _ops.aten.rms_norm.default
+_op_rnn_relu_cell_default = _ops.aten.rnn_relu_cell.default
+_op_rnn_tanh_cell_default = _ops.aten.rnn_tanh_cell.default
 _op_roll_default = _ops.aten.roll.default
 _op_rot90_default = _ops.aten.rot90.default
 _op_round__decimals = _ops.aten.round_.decimals
@@ -557,6 +639,8 @@ _op_round_decimals = _ops.aten.round.decimals
 _op_round_decimals_out = _ops.aten.round.decimals_out
 _op_round_default = _ops.aten.round.default
 _op_round_out = _ops.aten.round.out
+_op_row_stack_default = _ops.aten.row_stack.default
+_op_row_stack_out = _ops.aten.row_stack.out
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
@@ -600,12 +684,15 @@ _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slice_scatter_default = _ops.aten.slice_scatter.default
+_op_slice_scatter_out = _ops.aten.slice_scatter.out
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
 _op_softmax_int_out = _ops.aten.softmax.int_out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
+_op_sort_values = _ops.aten.sort.values
+_op_sort_values_stable = _ops.aten.sort.values_stable
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
@@ -655,8 +742,10 @@ _op_threshold_default = _ops.aten.threshold.default
 _op_threshold_out = _ops.aten.threshold.out
 _op_tile_default = _ops.aten.tile.default
 _op_topk_default = _ops.aten.topk.default
+_op_topk_values = _ops.aten.topk.values
 _op_trace_default = _ops.aten.trace.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_triangular_solve_X = _ops.aten.triangular_solve.X
 _op_triangular_solve_default = _ops.aten.triangular_solve.default
 _op_tril_default = _ops.aten.tril.default
 _op_tril_indices_default = _ops.aten.tril_indices.default
@@ -665,6 +754,8 @@ _op_triplet_margin_loss_default = _ops.aten.triplet_margin_loss.default
 _op_triu_default = _ops.aten.triu.default
 _op_triu_indices_default = _ops.aten.triu_indices.default
 _op_triu_out = _ops.aten.triu.out
+_op_true_divide_Tensor = _ops.aten.true_divide.Tensor
+_op_true_divide_out = _ops.aten.true_divide.out
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
@@ -686,6 +777,7 @@ _op_vdot_out = _ops.aten.vdot.out
 _op_view_as_complex_default = _ops.aten.view_as_complex.default
 _op_view_as_real_default = _ops.aten.view_as_real.default
 _op_vstack_default = _ops.aten.vstack.default
+_op_vstack_out = _ops.aten.vstack.out
 _op_where_Scalar = _ops.aten.where.Scalar
 _op_where_ScalarOther = _ops.aten.where.ScalarOther
 _op_where_ScalarSelf = _ops.aten.where.ScalarSelf
@@ -787,15 +879,29 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'scale', None, 'float', scale)
     return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale))
 
-def conj_physical(input):
+def conj_physical(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj_physical', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
+        return _op_conj_physical_out(input, out=out)
     return _op_conj_physical_default(input)
 
 def conj(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     return _op_conj_default(input)
+
+def _conj(input):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
+    return _op__conj_default(input)
+
+def _neg_view(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
+    return _op__neg_view_default(input)
 
 def resolve_conj(input):
     if input.__class__ not in _TENSOR_TYPES:
@@ -817,18 +923,26 @@ def view_as_complex(input):
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     return _op_view_as_complex_default(input)
 
-def complex(real, imag):
+def complex(real, imag, *, out=None):
     if real.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('complex', 'real', 1, 'Tensor', real)
     if imag.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('complex', 'imag', 2, 'Tensor', imag)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('complex', 'out', None, 'Tensor', out)
+        return _op_complex_out(real, imag, out=out)
     return _op_complex_default(real, imag)
 
-def polar(abs, angle):
+def polar(abs, angle, *, out=None):
     if abs.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('polar', 'abs', 1, 'Tensor', abs)
     if angle.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('polar', 'angle', 2, 'Tensor', angle)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('polar', 'out', None, 'Tensor', out)
+        return _op_polar_out(abs, angle, out=out)
     return _op_polar_default(abs, angle)
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -1151,12 +1265,54 @@ def fill_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('fill_', args, kwargs, _fill__sigs, False)
 
+def _fill_c0(input, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(value):
+        if not (isinstance(value, TensorImpl) and value.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _fill_b0(input, value):
+    return _op_fill_Scalar(input, value)
+
+def _fill_c1(input, value):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(value, TensorImpl):
+        return None
+    return s
+
+def _fill_b1(input, value):
+    return _op_fill_Tensor(input, value)
+
+_fill_ovs = ((_fill_c0, _fill_b0), (_fill_c1, _fill_b1),)
+_fill_sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
+
+def fill(*args, **kwargs):
+    best = None
+    for c, b in _fill_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('fill', args, kwargs, _fill_sigs, False)
+
 def zero_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     return _op_zero__default(input)
 
-def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1165,6 +1321,10 @@ def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_f
         raise _bad_arg('empty', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('empty', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('empty', 'out', None, 'Tensor', out)
+        return _op_empty_out(size, memory_format=memory_format, out=out)
     r = _op_empty_memory_format(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
@@ -2196,27 +2356,97 @@ def clamp_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clamp_', args, kwargs, _clamp__sigs, False)
 
-def clamp_min(input, min, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('clamp_min', 'min', 2, 'Number', min)
+def _clamp_min_c0(input, min, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp_min_b0(input, min, *, out=None):
     if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
         return _op_clamp_min_out(input, min, out=out)
     return _op_clamp_min_default(input, min)
 
-def clamp_max(input, max, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('clamp_max', 'max', 2, 'Number', max)
+def _clamp_min_c1(input, min, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(min, TensorImpl):
+        return None
+    return s
+
+def _clamp_min_b1(input, min, *, out=None):
     if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+        return _op_clamp_min_Tensor_out(input, min, out=out)
+    return _op_clamp_min_Tensor(input, min)
+
+_clamp_min_ovs = ((_clamp_min_c0, _clamp_min_b0), (_clamp_min_c1, _clamp_min_b1),)
+_clamp_min_sigs = ('(Tensor input, Scalar min, *, Tensor out = None)', '(Tensor input, Tensor min, *, Tensor out = None)')
+
+def clamp_min(*args, **kwargs):
+    best = None
+    for c, b in _clamp_min_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_min', args, kwargs, _clamp_min_sigs, False)
+
+def _clamp_max_c0(input, max, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp_max_b0(input, max, *, out=None):
+    if out is not None:
         return _op_clamp_max_out(input, max, out=out)
     return _op_clamp_max_default(input, max)
+
+def _clamp_max_c1(input, max, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def _clamp_max_b1(input, max, *, out=None):
+    if out is not None:
+        return _op_clamp_max_Tensor_out(input, max, out=out)
+    return _op_clamp_max_Tensor(input, max)
+
+_clamp_max_ovs = ((_clamp_max_c0, _clamp_max_b0), (_clamp_max_c1, _clamp_max_b1),)
+_clamp_max_sigs = ('(Tensor input, Scalar max, *, Tensor out = None)', '(Tensor input, Tensor max, *, Tensor out = None)')
+
+def clamp_max(*args, **kwargs):
+    best = None
+    for c, b in _clamp_max_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_max', args, kwargs, _clamp_max_sigs, False)
 
 def _where_c0(condition, input, other, *, out=None):
     s = 0
@@ -3252,6 +3482,175 @@ def subtract(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
 
+def absolute(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('absolute', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('absolute', 'out', None, 'Tensor', out)
+        return _op_absolute_out(input, out=out)
+    return _op_absolute_default(input)
+
+def negative(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('negative', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('negative', 'out', None, 'Tensor', out)
+        return _op_negative_out(input, out=out)
+    return _op_negative_default(input)
+
+def fix(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fix', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('fix', 'out', None, 'Tensor', out)
+        return _op_fix_out(input, out=out)
+    return _op_fix_default(input)
+
+def _divide_c0(input, other, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def _divide_b0(input, other, *, out=None):
+    if out is not None:
+        return _op_divide_out(input, other, out=out)
+    return _op_divide_Tensor(input, other)
+
+def _divide_c1(input, other, *, rounding_mode, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        return None
+    return s
+
+def _divide_b1(input, other, *, rounding_mode, out=None):
+    if out is not None:
+        return _op_divide_out_mode(input, other, rounding_mode=rounding_mode, out=out)
+    return _op_divide_Tensor_mode(input, other, rounding_mode=rounding_mode)
+
+_divide_ovs = ((_divide_c0, _divide_b0), (_divide_c1, _divide_b1),)
+_divide_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)')
+
+def divide(*args, **kwargs):
+    best = None
+    for c, b in _divide_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('divide', args, kwargs, _divide_sigs, False)
+
+def true_divide(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('true_divide', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('true_divide', 'other', 2, 'Tensor', other)
+    if out is not None:
+        return _op_true_divide_out(input, other, out=out)
+    return _op_true_divide_Tensor(input, other)
+
+def multiply(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('multiply', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('multiply', 'other', 2, 'Tensor', other)
+    if out is not None:
+        return _op_multiply_out(input, other, out=out)
+    return _op_multiply_Tensor(input, other)
+
+def greater(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('greater', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('greater', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('greater', 'out', None, 'Tensor', out)
+        return _op_greater_Tensor_out(input, other, out=out)
+    return _op_greater_Tensor(input, other)
+
+def greater_equal(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('greater_equal', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('greater_equal', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_equal_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
+        return _op_greater_equal_Tensor_out(input, other, out=out)
+    return _op_greater_equal_Tensor(input, other)
+
+def less(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('less', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('less', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('less', 'out', None, 'Tensor', out)
+        return _op_less_Tensor_out(input, other, out=out)
+    return _op_less_Tensor(input, other)
+
+def less_equal(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('less_equal', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('less_equal', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_equal_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
+        return _op_less_equal_Tensor_out(input, other, out=out)
+    return _op_less_equal_Tensor(input, other)
+
+def not_equal(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('not_equal', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('not_equal', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_not_equal_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
+        return _op_not_equal_Tensor_out(input, other, out=out)
+    return _op_not_equal_Tensor(input, other)
+
 def lgamma(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lgamma', 'input', 1, 'Tensor', input)
@@ -4039,7 +4438,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
         return _op_cholesky_inverse_out(input, upper, out=out)
     return _op_cholesky_inverse_default(input, upper)
 
-def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
     if A.__class__ not in _TENSOR_TYPES:
@@ -4050,60 +4449,9 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
         raise _bad_arg('triangular_solve', 'transpose', 4, 'bool', transpose)
     if unitriangular.__class__ is not bool:
         raise _bad_arg('triangular_solve', 'unitriangular', 5, 'bool', unitriangular)
+    if out is not None:
+        return _rt_triangular_solve(*_op_triangular_solve_X(input, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
-
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
-    if unpack_data.__class__ is not bool:
-        raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
-    if unpack_pivots.__class__ is not bool:
-        raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
-    if out is not None:
-        return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
-    return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
-
-def _lu_with_info(input, pivot=True, check_errors=True):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
-    if pivot.__class__ is not bool:
-        raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
-    return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
-
-def lu_solve(input, LU_data, LU_pivots, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
-    return _op_lu_solve_default(input, LU_data, LU_pivots)
-
-def geqrf(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
-    return _rt_geqrf(*_op_geqrf_default(input))
-
-def vdot(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(input, other, out=out)
-    return _op_vdot_default(input, other)
 
 def bilinear(input1, input2, weight, bias=None):
     if input1.__class__ not in _TENSOR_TYPES:
@@ -4266,6 +4614,59 @@ def tensordot(input, other, dims_self, dims_other, *, out=None):
             raise _bad_arg('tensordot', 'out', None, 'Tensor', out)
         return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
     return _op_tensordot_default(input, other, dims_self, dims_other)
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if unpack_data.__class__ is not bool:
+        raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
+    if unpack_pivots.__class__ is not bool:
+        raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
+    if out is not None:
+        return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
+    return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
+
+def _lu_with_info(input, pivot=True, check_errors=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
+    if pivot.__class__ is not bool:
+        raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
+    if check_errors.__class__ is not bool:
+        raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
+    return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
+
+def lu_solve(input, LU_data, LU_pivots, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(input, LU_data, LU_pivots)
+
+def geqrf(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(input))
+
+def vdot(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(input, other, out=out)
+    return _op_vdot_default(input, other)
 
 def __ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     s = 0
@@ -4897,7 +5298,7 @@ def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memor
         r.requires_grad_()
     return r
 
-def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(high):
         return None
@@ -4909,7 +5310,9 @@ def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None
         return None
     return s
 
-def _randint_b1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_b1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randint_generator_out(high, size, generator=generator, out=out)
     r = _op_randint_generator(high, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -4937,7 +5340,7 @@ def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_
         r.requires_grad_()
     return r
 
-def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(low):
         return None
@@ -4951,14 +5354,16 @@ def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device
         return None
     return s
 
-def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randint_low_generator_out(low, high, size, generator=generator, out=out)
     r = _op_randint_low_generator(low, high, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randint_c2, _randint_b2), (_randint_c3, _randint_b3),)
-_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def randint(*args, **kwargs):
     best = None
@@ -4993,7 +5398,7 @@ def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, 
         r.requires_grad_()
     return r
 
-def _randperm_c1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randperm_c1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -5003,14 +5408,16 @@ def _randperm_c1(n, *, generator, dtype='long', layout=None, device=None, pin_me
         return None
     return s
 
-def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randperm_generator_out(n, generator=generator, out=out)
     r = _op_randperm_generator(n, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
-_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def randperm(*args, **kwargs):
     best = None
@@ -5548,16 +5955,18 @@ def amin(input, dim=(), keepdim=False, *, out=None):
         return _op_amin_out(input, dim, keepdim, out=out)
     return _op_amin_default(input, dim, keepdim)
 
-def _max_c0(input):
+def _max_c0(input, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
     return s
 
-def _max_b0(input):
+def _max_b0(input, *, out=None):
+    if out is not None:
+        return _op_max_unary_out(input, out=out)
     return _op_max_default(input)
 
-def _max_c1(input, dim, keepdim=False):
+def _max_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5567,11 +5976,26 @@ def _max_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _max_b1(input, dim, keepdim=False):
+def _max_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_max(*_op_max_dim_max(input, dim, keepdim, max=out[0], max_values=out[1]))
     return _rt_max(*_op_max_dim(input, dim, keepdim))
 
-_max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1),)
-_max_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+def _max_c2(input, other, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(other, TensorImpl):
+        return None
+    return s
+
+def _max_b2(input, other, *, out=None):
+    if out is not None:
+        return _op_max_out(input, other, out=out)
+    return _op_max_other(input, other)
+
+_max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1), (_max_c2, _max_b2),)
+_max_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
 
 def max(*args, **kwargs):
     best = None
@@ -5588,16 +6012,18 @@ def max(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('max', args, kwargs, _max_sigs, False)
 
-def _min_c0(input):
+def _min_c0(input, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
     return s
 
-def _min_b0(input):
+def _min_b0(input, *, out=None):
+    if out is not None:
+        return _op_min_unary_out(input, out=out)
     return _op_min_default(input)
 
-def _min_c1(input, dim, keepdim=False):
+def _min_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5607,11 +6033,26 @@ def _min_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _min_b1(input, dim, keepdim=False):
+def _min_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_min(*_op_min_dim_min(input, dim, keepdim, min=out[0], min_indices=out[1]))
     return _rt_min(*_op_min_dim(input, dim, keepdim))
 
-_min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1),)
-_min_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+def _min_c2(input, other, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(other, TensorImpl):
+        return None
+    return s
+
+def _min_b2(input, other, *, out=None):
+    if out is not None:
+        return _op_min_out(input, other, out=out)
+    return _op_min_other(input, other)
+
+_min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1), (_min_c2, _min_b2),)
+_min_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
 
 def min(*args, **kwargs):
     best = None
@@ -5654,16 +6095,18 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
         return _op_argmin_out(input, dim, keepdim, out=out)
     return _op_argmin_default(input, dim, keepdim)
 
-def _all_c0(input):
+def _all_c0(input, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
     return s
 
-def _all_b0(input):
+def _all_b0(input, *, out=None):
+    if out is not None:
+        return _op_all_all_out(input, out=out)
     return _op_all_default(input)
 
-def _all_c1(input, dim, keepdim=False):
+def _all_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5673,10 +6116,12 @@ def _all_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _all_b1(input, dim, keepdim=False):
+def _all_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_all_out(input, dim, keepdim, out=out)
     return _op_all_dim(input, dim, keepdim)
 
-def _all_c2(input, dim=None, keepdim=False):
+def _all_c2(input, dim=None, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5686,11 +6131,13 @@ def _all_c2(input, dim=None, keepdim=False):
         return None
     return s
 
-def _all_b2(input, dim=None, keepdim=False):
+def _all_b2(input, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_all_dims_out(input, dim, keepdim, out=out)
     return _op_all_dims(input, dim, keepdim)
 
 _all_ovs = ((_all_c0, _all_b0), (_all_c1, _all_b1), (_all_c2, _all_b2),)
-_all_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)', '(Tensor input, int[]? dim = None, bool keepdim = False)')
+_all_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def all(*args, **kwargs):
     best = None
@@ -5707,16 +6154,18 @@ def all(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('all', args, kwargs, _all_sigs, False)
 
-def _any_c0(input):
+def _any_c0(input, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
     return s
 
-def _any_b0(input):
+def _any_b0(input, *, out=None):
+    if out is not None:
+        return _op_any_all_out(input, out=out)
     return _op_any_default(input)
 
-def _any_c1(input, dim, keepdim=False):
+def _any_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5726,10 +6175,12 @@ def _any_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _any_b1(input, dim, keepdim=False):
+def _any_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_any_out(input, dim, keepdim, out=out)
     return _op_any_dim(input, dim, keepdim)
 
-def _any_c2(input, dim=None, keepdim=False):
+def _any_c2(input, dim=None, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5739,11 +6190,13 @@ def _any_c2(input, dim=None, keepdim=False):
         return None
     return s
 
-def _any_b2(input, dim=None, keepdim=False):
+def _any_b2(input, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_any_dims_out(input, dim, keepdim, out=out)
     return _op_any_dims(input, dim, keepdim)
 
 _any_ovs = ((_any_c0, _any_b0), (_any_c1, _any_b1), (_any_c2, _any_b2),)
-_any_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)', '(Tensor input, int[]? dim = None, bool keepdim = False)')
+_any_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def any(*args, **kwargs):
     best = None
@@ -6168,7 +6621,7 @@ def _median_c0(input):
 def _median_b0(input):
     return _op_median_default(input)
 
-def _median_c1(input, dim, keepdim=False):
+def _median_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6178,11 +6631,13 @@ def _median_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _median_b1(input, dim, keepdim=False):
+def _median_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_median(*_op_median_dim_values(input, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_median(*_op_median_dim(input, dim, keepdim))
 
 _median_ovs = ((_median_c0, _median_b0), (_median_c1, _median_b1),)
-_median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+_median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def median(*args, **kwargs):
     best = None
@@ -6208,7 +6663,7 @@ def _nanmedian_c0(input):
 def _nanmedian_b0(input):
     return _op_nanmedian_default(input)
 
-def _nanmedian_c1(input, dim, keepdim=False):
+def _nanmedian_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6218,11 +6673,13 @@ def _nanmedian_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _nanmedian_b1(input, dim, keepdim=False):
+def _nanmedian_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_nanmedian(*_op_nanmedian_dim_values(input, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
 
 _nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0), (_nanmedian_c1, _nanmedian_b1),)
-_nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+_nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def nanmedian(*args, **kwargs):
     best = None
@@ -6239,13 +6696,15 @@ def nanmedian(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
 
-def mode(input, dim=-1, keepdim=False):
+def mode(input, dim=-1, keepdim=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mode', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('mode', 'dim', 2, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('mode', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        return _rt_mode(*_op_mode_values(input, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
 
 def bincount(input, weights=None, minlength=0):
@@ -6272,7 +6731,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(input, bins, min, max, out=out)
     return _op_histc_default(input, bins, min, max)
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diff', 'input', 1, 'Tensor', input)
     if n.__class__ is not int and not _is_int(n):
@@ -6283,35 +6742,47 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise _bad_arg('diff', 'prepend', 4, 'Tensor', prepend)
     if append is not None and append.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diff', 'append', 5, 'Tensor', append)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('diff', 'out', None, 'Tensor', out)
+        return _op_diff_out(input, n, dim, prepend, append, out=out)
     return _op_diff_default(input, n, dim, prepend, append)
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nansum', 'input', 1, 'Tensor', input)
     if dim is not None and not _is_intlist(dim):
         raise _bad_arg('nansum', 'dim', 2, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('nansum', 'keepdim', 3, 'bool', keepdim)
-    if dtype is None:
+    if out is None and dtype is None:
         return _op_nansum_default(input, dim, keepdim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nansum', 'out', None, 'Tensor', out)
+        return _op_nansum_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_nansum_default(input, dim, keepdim, dtype=dtype)
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nanmean', 'input', 1, 'Tensor', input)
     if dim is not None and not _is_intlist(dim):
         raise _bad_arg('nanmean', 'dim', 2, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('nanmean', 'keepdim', 3, 'bool', keepdim)
-    if dtype is None:
+    if out is None and dtype is None:
         return _op_nanmean_default(input, dim, keepdim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nanmean', 'out', None, 'Tensor', out)
+        return _op_nanmean_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_nanmean_default(input, dim, keepdim, dtype=dtype)
 
-def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6325,10 +6796,12 @@ def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
         return None
     return s
 
-def _quantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _quantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_quantile_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_default(input, q, dim, keepdim, interpolation=interpolation)
 
-def _quantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _quantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6342,11 +6815,13 @@ def _quantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
         return None
     return s
 
-def _quantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _quantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_quantile_scalar_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
 
 _quantile_ovs = ((_quantile_c0, _quantile_b0), (_quantile_c1, _quantile_b1),)
-_quantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+_quantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def quantile(*args, **kwargs):
     best = None
@@ -6363,7 +6838,7 @@ def quantile(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('quantile', args, kwargs, _quantile_sigs, False)
 
-def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6377,10 +6852,12 @@ def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'
         return None
     return s
 
-def _nanquantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _nanquantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_nanquantile_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_default(input, q, dim, keepdim, interpolation=interpolation)
 
-def _nanquantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _nanquantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6394,11 +6871,13 @@ def _nanquantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'
         return None
     return s
 
-def _nanquantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _nanquantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_nanquantile_scalar_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
 
 _nanquantile_ovs = ((_nanquantile_c0, _nanquantile_b0), (_nanquantile_c1, _nanquantile_b1),)
-_nanquantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+_nanquantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def nanquantile(*args, **kwargs):
     best = None
@@ -6433,6 +6912,66 @@ def corrcoef(input):
         raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
     return _op_corrcoef_default(input)
 
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm_cell', 'input', 1, 'Tensor', input)
+    if not _is_tensorlist(hx):
+        _bad_tensorlist('lstm_cell', 'hx', 2, hx)
+    if w_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm_cell', 'w_ih', 3, 'Tensor', w_ih)
+    if w_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm_cell', 'w_hh', 4, 'Tensor', w_hh)
+    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm_cell', 'b_ih', 5, 'Tensor', b_ih)
+    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm_cell', 'b_hh', 6, 'Tensor', b_hh)
+    return _op_lstm_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'input', 1, 'Tensor', input)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'hx', 2, 'Tensor', hx)
+    if w_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'w_ih', 3, 'Tensor', w_ih)
+    if w_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'w_hh', 4, 'Tensor', w_hh)
+    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'b_ih', 5, 'Tensor', b_ih)
+    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru_cell', 'b_hh', 6, 'Tensor', b_hh)
+    return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'input', 1, 'Tensor', input)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'hx', 2, 'Tensor', hx)
+    if w_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'w_ih', 3, 'Tensor', w_ih)
+    if w_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'w_hh', 4, 'Tensor', w_hh)
+    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'b_ih', 5, 'Tensor', b_ih)
+    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh_cell', 'b_hh', 6, 'Tensor', b_hh)
+    return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'input', 1, 'Tensor', input)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'hx', 2, 'Tensor', hx)
+    if w_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'w_ih', 3, 'Tensor', w_ih)
+    if w_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'w_hh', 4, 'Tensor', w_hh)
+    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'b_ih', 5, 'Tensor', b_ih)
+    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu_cell', 'b_hh', 6, 'Tensor', b_hh)
+    return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+
 def cumsum(input, dim, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
@@ -6463,18 +7002,22 @@ def cumprod(input, dim, *, dtype=None, out=None):
         return _op_cumprod_out(input, dim, dtype=dtype, out=out)
     return _op_cumprod_default(input, dim, dtype=dtype)
 
-def cummax(input, dim):
+def cummax(input, dim, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cummax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummax', 'dim', 2, 'int', dim)
+    if out is not None:
+        return _rt_cummax(*_op_cummax_out(input, dim, values=out[0], indices=out[1]))
     return _rt_cummax(*_op_cummax_default(input, dim))
 
-def cummin(input, dim):
+def cummin(input, dim, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cummin', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummin', 'dim', 2, 'int', dim)
+    if out is not None:
+        return _rt_cummin(*_op_cummin_out(input, dim, values=out[0], indices=out[1]))
     return _rt_cummin(*_op_cummin_default(input, dim))
 
 def logcumsumexp(input, dim, *, out=None):
@@ -6741,6 +7284,28 @@ def cat(tensors, dim=0, *, out=None):
         return _op_cat_out(tensors, dim, out=out)
     return _op_cat_default(tensors, dim)
 
+def concat(tensors, dim=0, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('concat', 'tensors', 1, tensors)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('concat', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('concat', 'out', None, 'Tensor', out)
+        return _op_concat_out(tensors, dim, out=out)
+    return _op_concat_default(tensors, dim)
+
+def concatenate(tensors, dim=0, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('concatenate', 'tensors', 1, tensors)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('concatenate', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('concatenate', 'out', None, 'Tensor', out)
+        return _op_concatenate_out(tensors, dim, out=out)
+    return _op_concatenate_default(tensors, dim)
+
 def stack(tensors, dim=0, *, out=None):
     if not _is_tensorlist(tensors):
         _bad_tensorlist('stack', 'tensors', 1, tensors)
@@ -6752,15 +7317,50 @@ def stack(tensors, dim=0, *, out=None):
         return _op_stack_out(tensors, dim, out=out)
     return _op_stack_default(tensors, dim)
 
-def hstack(tensors):
+def hstack(tensors, *, out=None):
     if not _is_tensorlist(tensors):
         _bad_tensorlist('hstack', 'tensors', 1, tensors)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('hstack', 'out', None, 'Tensor', out)
+        return _op_hstack_out(tensors, out=out)
     return _op_hstack_default(tensors)
 
-def vstack(tensors):
+def vstack(tensors, *, out=None):
     if not _is_tensorlist(tensors):
         _bad_tensorlist('vstack', 'tensors', 1, tensors)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vstack', 'out', None, 'Tensor', out)
+        return _op_vstack_out(tensors, out=out)
     return _op_vstack_default(tensors)
+
+def dstack(tensors, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('dstack', 'tensors', 1, tensors)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('dstack', 'out', None, 'Tensor', out)
+        return _op_dstack_out(tensors, out=out)
+    return _op_dstack_default(tensors)
+
+def column_stack(tensors, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('column_stack', 'tensors', 1, tensors)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('column_stack', 'out', None, 'Tensor', out)
+        return _op_column_stack_out(tensors, out=out)
+    return _op_column_stack_default(tensors)
+
+def row_stack(tensors, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('row_stack', 'tensors', 1, tensors)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('row_stack', 'out', None, 'Tensor', out)
+        return _op_row_stack_out(tensors, out=out)
+    return _op_row_stack_default(tensors)
 
 def _softmax(input, dim, half_to_float):
     if input.__class__ not in _TENSOR_TYPES:
@@ -6828,7 +7428,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         raise _bad_arg('_log_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
-def kthvalue(input, k, dim=-1, keepdim=False):
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kthvalue', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
@@ -6837,9 +7437,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise _bad_arg('kthvalue', 'dim', 3, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('kthvalue', 'keepdim', 4, 'bool', keepdim)
+    if out is not None:
+        return _rt_kthvalue(*_op_kthvalue_values(input, k, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
 
-def _sort_c0(input, dim=-1, descending=False):
+def _sort_c0(input, dim=-1, descending=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6849,10 +7451,12 @@ def _sort_c0(input, dim=-1, descending=False):
         return None
     return s
 
-def _sort_b0(input, dim=-1, descending=False):
+def _sort_b0(input, dim=-1, descending=False, *, out=None):
+    if out is not None:
+        return _rt_sort(*_op_sort_values(input, dim, descending, values=out[0], indices=out[1]))
     return _rt_sort(*_op_sort_default(input, dim, descending))
 
-def _sort_c1(input, *, stable, dim=-1, descending=False):
+def _sort_c1(input, *, stable, dim=-1, descending=False, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6864,11 +7468,13 @@ def _sort_c1(input, *, stable, dim=-1, descending=False):
         return None
     return s
 
-def _sort_b1(input, *, stable, dim=-1, descending=False):
+def _sort_b1(input, *, stable, dim=-1, descending=False, out=None):
+    if out is not None:
+        return _rt_sort(*_op_sort_values_stable(input, stable=stable, dim=dim, descending=descending, values=out[0], indices=out[1]))
     return _rt_sort(*_op_sort_stable(input, stable=stable, dim=dim, descending=descending))
 
 _sort_ovs = ((_sort_c0, _sort_b0), (_sort_c1, _sort_b1),)
-_sort_sigs = ('(Tensor input, int dim = -1, bool descending = False)', '(Tensor input, *, bool? stable, int dim = -1, bool descending = False)')
+_sort_sigs = ('(Tensor input, int dim = -1, bool descending = False, *, Tensor out = None)', '(Tensor input, *, bool? stable, int dim = -1, bool descending = False, Tensor out = None)')
 
 def sort(*args, **kwargs):
     best = None
@@ -6933,7 +7539,7 @@ def argsort(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
 
-def topk(input, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('topk', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
@@ -6944,6 +7550,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         raise _bad_arg('topk', 'largest', 4, 'bool', largest)
     if sorted.__class__ is not bool:
         raise _bad_arg('topk', 'sorted', 5, 'bool', sorted)
+    if out is not None:
+        return _rt_topk(*_op_topk_values(input, k, dim, largest, sorted, values=out[0], indices=out[1]))
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
 
 def msort(input, *, out=None):
@@ -7285,7 +7893,7 @@ def reshape(input, shape):
         raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)
     return _op_reshape_default(input, shape)
 
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('slice_scatter', 'input', 1, 'Tensor', input)
     if src.__class__ not in _TENSOR_TYPES:
@@ -7298,6 +7906,10 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         raise _bad_arg('slice_scatter', 'end', 5, 'int', end)
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('slice_scatter', 'step', 6, 'int', step)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('slice_scatter', 'out', None, 'Tensor', out)
+        return _op_slice_scatter_out(input, src, dim, start, end, step, out=out)
     return _op_slice_scatter_default(input, src, dim, start, end, step)
 
 def select_scatter(input, src, dim, index):
@@ -7337,4 +7949,4 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
     return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'complex', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -31,6 +31,7 @@ _op_linalg_eigvals_out = _ops.aten.linalg_eigvals.out
 _op_linalg_eigvalsh_default = _ops.aten.linalg_eigvalsh.default
 _op_linalg_eigvalsh_out = _ops.aten.linalg_eigvalsh.out
 _op_linalg_householder_product_default = _ops.aten.linalg_householder_product.default
+_op_linalg_householder_product_out = _ops.aten.linalg_householder_product.out
 _op_linalg_inv_default = _ops.aten.linalg_inv.default
 _op_linalg_inv_ex_default = _ops.aten.linalg_inv_ex.default
 _op_linalg_inv_ex_inverse = _ops.aten.linalg_inv_ex.inverse
@@ -565,6 +566,45 @@ def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, 
         return _op_linalg_solve_triangular_out(input, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
     return _op_linalg_solve_triangular_default(input, B, upper=upper, left=left, unitriangular=unitriangular)
 
+def linalg_householder_product(input, tau, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_householder_product', 'input', 1, 'Tensor', input)
+    if tau.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_householder_product', 'tau', 2, 'Tensor', tau)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('linalg_householder_product', 'out', None, 'Tensor', out)
+        return _op_linalg_householder_product_out(input, tau, out=out)
+    return _op_linalg_householder_product_default(input, tau)
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_cross', 'other', 2, 'Tensor', other)
+    if out is None and dim.__class__ is int and dim == -1:
+        return _op_linalg_cross_default(input, other)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('linalg_cross', 'dim', None, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('linalg_cross', 'out', None, 'Tensor', out)
+        return _op_linalg_cross_out(input, other, dim=dim, out=out)
+    return _op_linalg_cross_default(input, other, dim=dim)
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    if A.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
+    if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
+        return _op_linalg_diagonal_default(A)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('linalg_diagonal', 'dim1', None, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('linalg_diagonal', 'dim2', None, 'int', dim2)
+    return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
+
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu_factor_ex', 'A', 1, 'Tensor', A)
@@ -683,41 +723,6 @@ def linalg_tensorsolve(input, other, dims=None, *, out=None):
             raise _bad_arg('linalg_tensorsolve', 'out', None, 'Tensor', out)
         return _op_linalg_tensorsolve_out(input, other, dims, out=out)
     return _op_linalg_tensorsolve_default(input, other, dims)
-
-def linalg_householder_product(input, tau):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_householder_product', 'input', 1, 'Tensor', input)
-    if tau.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_householder_product', 'tau', 2, 'Tensor', tau)
-    return _op_linalg_householder_product_default(input, tau)
-
-def linalg_cross(input, other, *, dim=-1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_cross', 'other', 2, 'Tensor', other)
-    if out is None and dim.__class__ is int and dim == -1:
-        return _op_linalg_cross_default(input, other)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('linalg_cross', 'dim', None, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_cross', 'out', None, 'Tensor', out)
-        return _op_linalg_cross_out(input, other, dim=dim, out=out)
-    return _op_linalg_cross_default(input, other, dim=dim)
-
-def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
-    if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
-        return _op_linalg_diagonal_default(A)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('linalg_diagonal', 'dim1', None, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('linalg_diagonal', 'dim2', None, 'int', dim2)
-    return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
 
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:

@@ -9,9 +9,13 @@ from .return_types import (cummax as _rt_cummax, cummin as _rt_cummin, geqrf as 
 
 _ops = _opsmod.ops
 
+_op__conj_default = _ops.aten._conj.default
+_op__neg_view_default = _ops.aten._neg_view.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
+_op_absolute_default = _ops.aten.absolute.default
+_op_absolute_out = _ops.aten.absolute.out
 _op_acos__default = _ops.aten.acos_.default
 _op_acos_default = _ops.aten.acos.default
 _op_acos_out = _ops.aten.acos.out
@@ -31,17 +35,23 @@ _op_addmm_default = _ops.aten.addmm.default
 _op_addmm_out = _ops.aten.addmm.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
+_op_all_all_out = _ops.aten.all.all_out
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
+_op_all_dims_out = _ops.aten.all.dims_out
+_op_all_out = _ops.aten.all.out
 _op_allclose_default = _ops.aten.allclose.default
 _op_amax_default = _ops.aten.amax.default
 _op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
 _op_amin_out = _ops.aten.amin.out
+_op_any_all_out = _ops.aten.any.all_out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
+_op_any_dims_out = _ops.aten.any.dims_out
+_op_any_out = _ops.aten.any.out
 _op_arccos__default = _ops.aten.arccos_.default
 _op_arccos_default = _ops.aten.arccos.default
 _op_arccos_out = _ops.aten.arccos.out
@@ -130,8 +140,12 @@ _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
 _op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
+_op_clamp_max_Tensor = _ops.aten.clamp_max.Tensor
+_op_clamp_max_Tensor_out = _ops.aten.clamp_max.Tensor_out
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_max_out = _ops.aten.clamp_max.out
+_op_clamp_min_Tensor = _ops.aten.clamp_min.Tensor
+_op_clamp_min_Tensor_out = _ops.aten.clamp_min.Tensor_out
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_min_out = _ops.aten.clamp_min.out
 _op_clamp_out = _ops.aten.clamp.out
@@ -144,6 +158,7 @@ _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_conj_default = _ops.aten.conj.default
 _op_conj_physical_default = _ops.aten.conj_physical.default
+_op_conj_physical_out = _ops.aten.conj_physical.out
 _op_contiguous_default = _ops.aten.contiguous.default
 _op_copy__default = _ops.aten.copy_.default
 _op_corrcoef_default = _ops.aten.corrcoef.default
@@ -159,7 +174,9 @@ _op_cov_default = _ops.aten.cov.default
 _op_cross_default = _ops.aten.cross.default
 _op_cross_out = _ops.aten.cross.out
 _op_cummax_default = _ops.aten.cummax.default
+_op_cummax_out = _ops.aten.cummax.out
 _op_cummin_default = _ops.aten.cummin.default
+_op_cummin_out = _ops.aten.cummin.out
 _op_cumprod__default = _ops.aten.cumprod_.default
 _op_cumprod_default = _ops.aten.cumprod.default
 _op_cumprod_out = _ops.aten.cumprod.out
@@ -175,6 +192,7 @@ _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
 _op_diff_default = _ops.aten.diff.default
+_op_diff_out = _ops.aten.diff.out
 _op_digamma__default = _ops.aten.digamma_.default
 _op_digamma_default = _ops.aten.digamma.default
 _op_digamma_out = _ops.aten.digamma.out
@@ -184,6 +202,10 @@ _op_div__Tensor = _ops.aten.div_.Tensor
 _op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_divide_Tensor = _ops.aten.divide.Tensor
+_op_divide_Tensor_mode = _ops.aten.divide.Tensor_mode
+_op_divide_out = _ops.aten.divide.out
+_op_divide_out_mode = _ops.aten.divide.out_mode
 _op_dot_default = _ops.aten.dot.default
 _op_dot_out = _ops.aten.dot.out
 _op_eq_Scalar = _ops.aten.eq.Scalar
@@ -214,6 +236,8 @@ _op_expm1_out = _ops.aten.expm1.out
 _op_exponential__default = _ops.aten.exponential_.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
+_op_fix_default = _ops.aten.fix.default
+_op_fix_out = _ops.aten.fix.out
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_flip_default = _ops.aten.flip.default
 _op_fliplr_default = _ops.aten.fliplr.default
@@ -249,6 +273,12 @@ _op_geqrf_a = _ops.aten.geqrf.a
 _op_geqrf_default = _ops.aten.geqrf.default
 _op_ger_default = _ops.aten.ger.default
 _op_ger_out = _ops.aten.ger.out
+_op_greater_Scalar = _ops.aten.greater.Scalar
+_op_greater_Tensor = _ops.aten.greater.Tensor
+_op_greater_Tensor_out = _ops.aten.greater.Tensor_out
+_op_greater_equal_Scalar = _ops.aten.greater_equal.Scalar
+_op_greater_equal_Tensor = _ops.aten.greater_equal.Tensor
+_op_greater_equal_Tensor_out = _ops.aten.greater_equal.Tensor_out
 _op_gt_Scalar = _ops.aten.gt.Scalar
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
@@ -293,6 +323,7 @@ _op_isposinf_out = _ops.aten.isposinf.out
 _op_kron_default = _ops.aten.kron.default
 _op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
+_op_kthvalue_values = _ops.aten.kthvalue.values
 _op_le_Scalar = _ops.aten.le.Scalar
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
@@ -304,6 +335,12 @@ _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
 _op_lerp__Scalar = _ops.aten.lerp_.Scalar
 _op_lerp__Tensor = _ops.aten.lerp_.Tensor
+_op_less_Scalar = _ops.aten.less.Scalar
+_op_less_Tensor = _ops.aten.less.Tensor
+_op_less_Tensor_out = _ops.aten.less.Tensor_out
+_op_less_equal_Scalar = _ops.aten.less_equal.Scalar
+_op_less_equal_Tensor = _ops.aten.less_equal.Tensor
+_op_less_equal_Tensor_out = _ops.aten.less_equal.Tensor_out
 _op_lgamma__default = _ops.aten.lgamma_.default
 _op_lgamma_default = _ops.aten.lgamma.default
 _op_lgamma_out = _ops.aten.lgamma.out
@@ -366,6 +403,10 @@ _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
+_op_max_dim_max = _ops.aten.max.dim_max
+_op_max_other = _ops.aten.max.other
+_op_max_out = _ops.aten.max.out
+_op_max_unary_out = _ops.aten.max.unary_out
 _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
@@ -374,13 +415,19 @@ _op_mean_dtype_out = _ops.aten.mean.dtype_out
 _op_mean_out = _ops.aten.mean.out
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
+_op_median_dim_values = _ops.aten.median.dim_values
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_min_dim_min = _ops.aten.min.dim_min
+_op_min_other = _ops.aten.min.other
+_op_min_out = _ops.aten.min.out
+_op_min_unary_out = _ops.aten.min.unary_out
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
 _op_mm_out = _ops.aten.mm.out
 _op_mode_default = _ops.aten.mode.default
+_op_mode_values = _ops.aten.mode.values
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_msort_default = _ops.aten.msort.default
@@ -390,6 +437,8 @@ _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
+_op_multiply_Tensor = _ops.aten.multiply.Tensor
+_op_multiply_out = _ops.aten.multiply.out
 _op_mv_default = _ops.aten.mv.default
 _op_mv_out = _ops.aten.mv.out
 _op_mvlgamma__default = _ops.aten.mvlgamma_.default
@@ -399,11 +448,16 @@ _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_nanmean_default = _ops.aten.nanmean.default
+_op_nanmean_out = _ops.aten.nanmean.out
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_nanmedian_dim_values = _ops.aten.nanmedian.dim_values
 _op_nanquantile_default = _ops.aten.nanquantile.default
+_op_nanquantile_out = _ops.aten.nanquantile.out
 _op_nanquantile_scalar = _ops.aten.nanquantile.scalar
+_op_nanquantile_scalar_out = _ops.aten.nanquantile.scalar_out
 _op_nansum_default = _ops.aten.nansum.default
+_op_nansum_out = _ops.aten.nansum.out
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
@@ -415,6 +469,8 @@ _op_ne__Tensor = _ops.aten.ne_.Tensor
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_negative_default = _ops.aten.negative.default
+_op_negative_out = _ops.aten.negative.out
 _op_new_empty_default = _ops.aten.new_empty.default
 _op_new_empty_strided_default = _ops.aten.new_empty_strided.default
 _op_new_full_default = _ops.aten.new_full.default
@@ -429,6 +485,9 @@ _op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
 _op_norm_dtype_out = _ops.aten.norm.dtype_out
 _op_norm_out = _ops.aten.norm.out
 _op_normal__default = _ops.aten.normal_.default
+_op_not_equal_Scalar = _ops.aten.not_equal.Scalar
+_op_not_equal_Tensor = _ops.aten.not_equal.Tensor
+_op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
 _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_permute_default = _ops.aten.permute.default
@@ -450,7 +509,9 @@ _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
 _op_quantile_default = _ops.aten.quantile.default
+_op_quantile_out = _ops.aten.quantile.out
 _op_quantile_scalar = _ops.aten.quantile.scalar
+_op_quantile_scalar_out = _ops.aten.quantile.scalar_out
 _op_random__default = _ops.aten.random_.default
 _op_random__from = getattr(_ops.aten.random_, 'from')
 _op_random__to = _ops.aten.random_.to
@@ -523,12 +584,15 @@ _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slice_scatter_default = _ops.aten.slice_scatter.default
+_op_slice_scatter_out = _ops.aten.slice_scatter.out
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
 _op_softmax_int_out = _ops.aten.softmax.int_out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
+_op_sort_values = _ops.aten.sort.values
+_op_sort_values_stable = _ops.aten.sort.values_stable
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
@@ -571,8 +635,10 @@ _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
 _op_tile_default = _ops.aten.tile.default
 _op_topk_default = _ops.aten.topk.default
+_op_topk_values = _ops.aten.topk.values
 _op_trace_default = _ops.aten.trace.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_triangular_solve_X = _ops.aten.triangular_solve.X
 _op_triangular_solve_default = _ops.aten.triangular_solve.default
 _op_tril__default = _ops.aten.tril_.default
 _op_tril_default = _ops.aten.tril.default
@@ -580,6 +646,8 @@ _op_tril_out = _ops.aten.tril.out
 _op_triu__default = _ops.aten.triu_.default
 _op_triu_default = _ops.aten.triu.default
 _op_triu_out = _ops.aten.triu.out
+_op_true_divide_Tensor = _ops.aten.true_divide.Tensor
+_op_true_divide_out = _ops.aten.true_divide.out
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
@@ -620,11 +688,21 @@ def _m_prelu(self, weight):
         raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
     return _op_prelu_default(self, weight)
 
-def _m_conj_physical(self):
+def _m_conj_physical(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
+        return _op_conj_physical_out(self, out=out)
     return _op_conj_physical_default(self)
 
 def _m_conj(self):
     return _op_conj_default(self)
+
+def _m__conj(self):
+    return _op__conj_default(self)
+
+def _m__neg_view(self):
+    return _op__neg_view_default(self)
 
 def _m_resolve_conj(self):
     return _op_resolve_conj_default(self)
@@ -1408,23 +1486,89 @@ def _m_clamp_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clamp_', args, kwargs, __m_clamp__sigs, True)
 
-def _m_clamp_min(self, min, *, out=None):
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('clamp_min', 'min', 1, 'Number', min)
+def __m_clamp_min_c0(self, min, *, out=None):
+    s = 0
+    if not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_min_b0(self, min, *, out=None):
     if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
         return _op_clamp_min_out(self, min, out=out)
     return _op_clamp_min_default(self, min)
 
-def _m_clamp_max(self, max, *, out=None):
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('clamp_max', 'max', 1, 'Number', max)
+def __m_clamp_min_c1(self, min, *, out=None):
+    s = 0
+    if not isinstance(min, TensorImpl):
+        return None
+    return s
+
+def __m_clamp_min_b1(self, min, *, out=None):
     if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+        return _op_clamp_min_Tensor_out(self, min, out=out)
+    return _op_clamp_min_Tensor(self, min)
+
+__m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __m_clamp_min_b1),)
+__m_clamp_min_sigs = ('(Scalar min, *, Tensor out = None)', '(Tensor min, *, Tensor out = None)')
+
+def _m_clamp_min(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_min_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_min', args, kwargs, __m_clamp_min_sigs, True)
+
+def __m_clamp_max_c0(self, max, *, out=None):
+    s = 0
+    if not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_max_b0(self, max, *, out=None):
+    if out is not None:
         return _op_clamp_max_out(self, max, out=out)
     return _op_clamp_max_default(self, max)
+
+def __m_clamp_max_c1(self, max, *, out=None):
+    s = 0
+    if not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def __m_clamp_max_b1(self, max, *, out=None):
+    if out is not None:
+        return _op_clamp_max_Tensor_out(self, max, out=out)
+    return _op_clamp_max_Tensor(self, max)
+
+__m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __m_clamp_max_b1),)
+__m_clamp_max_sigs = ('(Scalar max, *, Tensor out = None)', '(Tensor max, *, Tensor out = None)')
+
+def _m_clamp_max(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_max_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_max', args, kwargs, __m_clamp_max_sigs, True)
 
 def _m_where(self, condition, other, *, out=None):
     if condition.__class__ not in _TENSOR_TYPES:
@@ -2364,6 +2508,147 @@ def _m_subtract_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
 
+def _m_absolute(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('absolute', 'out', None, 'Tensor', out)
+        return _op_absolute_out(self, out=out)
+    return _op_absolute_default(self)
+
+def _m_negative(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('negative', 'out', None, 'Tensor', out)
+        return _op_negative_out(self, out=out)
+    return _op_negative_default(self)
+
+def _m_fix(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('fix', 'out', None, 'Tensor', out)
+        return _op_fix_out(self, out=out)
+    return _op_fix_default(self)
+
+def __m_divide_c0(self, other, *, out=None):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def __m_divide_b0(self, other, *, out=None):
+    if out is not None:
+        return _op_divide_out(self, other, out=out)
+    return _op_divide_Tensor(self, other)
+
+def __m_divide_c1(self, other, *, rounding_mode, out=None):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        return None
+    return s
+
+def __m_divide_b1(self, other, *, rounding_mode, out=None):
+    if out is not None:
+        return _op_divide_out_mode(self, other, rounding_mode=rounding_mode, out=out)
+    return _op_divide_Tensor_mode(self, other, rounding_mode=rounding_mode)
+
+__m_divide_ovs = ((__m_divide_c0, __m_divide_b0), (__m_divide_c1, __m_divide_b1),)
+__m_divide_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str? rounding_mode, Tensor out = None)')
+
+def _m_divide(*args, **kwargs):
+    best = None
+    for c, b in __m_divide_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('divide', args, kwargs, __m_divide_sigs, True)
+
+def _m_true_divide(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('true_divide', 'other', 1, 'Tensor', other)
+    if out is not None:
+        return _op_true_divide_out(self, other, out=out)
+    return _op_true_divide_Tensor(self, other)
+
+def _m_multiply(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('multiply', 'other', 1, 'Tensor', other)
+    if out is not None:
+        return _op_multiply_out(self, other, out=out)
+    return _op_multiply_Tensor(self, other)
+
+def _m_greater(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('greater', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('greater', 'out', None, 'Tensor', out)
+        return _op_greater_Tensor_out(self, other, out=out)
+    return _op_greater_Tensor(self, other)
+
+def _m_greater_equal(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('greater_equal', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_equal_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
+        return _op_greater_equal_Tensor_out(self, other, out=out)
+    return _op_greater_equal_Tensor(self, other)
+
+def _m_less(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('less', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('less', 'out', None, 'Tensor', out)
+        return _op_less_Tensor_out(self, other, out=out)
+    return _op_less_Tensor(self, other)
+
+def _m_less_equal(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('less_equal', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_equal_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
+        return _op_less_equal_Tensor_out(self, other, out=out)
+    return _op_less_equal_Tensor(self, other)
+
+def _m_not_equal(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('not_equal', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_not_equal_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
+        return _op_not_equal_Tensor_out(self, other, out=out)
+    return _op_not_equal_Tensor(self, other)
+
 def _m_lgamma(self, *, out=None):
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3108,7 +3393,7 @@ def _m_cholesky_inverse(self, upper=False, *, out=None):
         return _op_cholesky_inverse_out(self, upper, out=out)
     return _op_cholesky_inverse_default(self, upper)
 
-def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
     if upper.__class__ is not bool:
@@ -3117,32 +3402,9 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
         raise _bad_arg('triangular_solve', 'transpose', 3, 'bool', transpose)
     if unitriangular.__class__ is not bool:
         raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
+    if out is not None:
+        return _rt_triangular_solve(*_op_triangular_solve_X(self, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
-
-def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
-    return _op_lu_solve_default(self, LU_data, LU_pivots)
-
-def _m_geqrf(self, *, out=None):
-    if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
-    return _rt_geqrf(*_op_geqrf_default(self))
-
-def _m_vdot(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(self, other, out=out)
-    return _op_vdot_default(self, other)
 
 def _m_mm(self, mat2, *, out=None):
     if mat2.__class__ not in _TENSOR_TYPES:
@@ -3246,6 +3508,31 @@ def _m_cross(self, other, dim=None, *, out=None):
             raise _bad_arg('cross', 'out', None, 'Tensor', out)
         return _op_cross_out(self, other, dim, out=out)
     return _op_cross_default(self, other, dim)
+
+def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
+    if LU_data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
+    if LU_pivots.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
+    return _op_lu_solve_default(self, LU_data, LU_pivots)
+
+def _m_geqrf(self, *, out=None):
+    if out is not None:
+        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
+    return _rt_geqrf(*_op_geqrf_default(self))
+
+def _m_vdot(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+        return _op_vdot_out(self, other, out=out)
+    return _op_vdot_default(self, other)
 
 def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
     if mean.__class__ is not float and not _is_double(mean):
@@ -3570,14 +3857,16 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
         return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
 
-def __m_max_c0(self):
+def __m_max_c0(self, *, out=None):
     s = 0
     return s
 
-def __m_max_b0(self):
+def __m_max_b0(self, *, out=None):
+    if out is not None:
+        return _op_max_unary_out(self, out=out)
     return _op_max_default(self)
 
-def __m_max_c1(self, dim, keepdim=False):
+def __m_max_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3585,11 +3874,24 @@ def __m_max_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_max_b1(self, dim, keepdim=False):
+def __m_max_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_max(*_op_max_dim_max(self, dim, keepdim, max=out[0], max_values=out[1]))
     return _rt_max(*_op_max_dim(self, dim, keepdim))
 
-__m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1),)
-__m_max_sigs = ('()', '(int dim, bool keepdim = False)')
+def __m_max_c2(self, other, *, out=None):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        return None
+    return s
+
+def __m_max_b2(self, other, *, out=None):
+    if out is not None:
+        return _op_max_out(self, other, out=out)
+    return _op_max_other(self, other)
+
+__m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, __m_max_b2),)
+__m_max_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor other, *, Tensor out = None)')
 
 def _m_max(*args, **kwargs):
     best = None
@@ -3606,14 +3908,16 @@ def _m_max(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('max', args, kwargs, __m_max_sigs, True)
 
-def __m_min_c0(self):
+def __m_min_c0(self, *, out=None):
     s = 0
     return s
 
-def __m_min_b0(self):
+def __m_min_b0(self, *, out=None):
+    if out is not None:
+        return _op_min_unary_out(self, out=out)
     return _op_min_default(self)
 
-def __m_min_c1(self, dim, keepdim=False):
+def __m_min_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3621,11 +3925,24 @@ def __m_min_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_min_b1(self, dim, keepdim=False):
+def __m_min_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_min(*_op_min_dim_min(self, dim, keepdim, min=out[0], min_indices=out[1]))
     return _rt_min(*_op_min_dim(self, dim, keepdim))
 
-__m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1),)
-__m_min_sigs = ('()', '(int dim, bool keepdim = False)')
+def __m_min_c2(self, other, *, out=None):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        return None
+    return s
+
+def __m_min_b2(self, other, *, out=None):
+    if out is not None:
+        return _op_min_out(self, other, out=out)
+    return _op_min_other(self, other)
+
+__m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, __m_min_b2),)
+__m_min_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor other, *, Tensor out = None)')
 
 def _m_min(*args, **kwargs):
     best = None
@@ -3664,14 +3981,16 @@ def _m_argmin(self, dim=None, keepdim=False, *, out=None):
         return _op_argmin_out(self, dim, keepdim, out=out)
     return _op_argmin_default(self, dim, keepdim)
 
-def __m_all_c0(self):
+def __m_all_c0(self, *, out=None):
     s = 0
     return s
 
-def __m_all_b0(self):
+def __m_all_b0(self, *, out=None):
+    if out is not None:
+        return _op_all_all_out(self, out=out)
     return _op_all_default(self)
 
-def __m_all_c1(self, dim, keepdim=False):
+def __m_all_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3679,10 +3998,12 @@ def __m_all_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_all_b1(self, dim, keepdim=False):
+def __m_all_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_all_out(self, dim, keepdim, out=out)
     return _op_all_dim(self, dim, keepdim)
 
-def __m_all_c2(self, dim=None, keepdim=False):
+def __m_all_c2(self, dim=None, keepdim=False, *, out=None):
     s = 0
     if dim is not None and not _is_intseq(dim):
         return None
@@ -3690,11 +4011,13 @@ def __m_all_c2(self, dim=None, keepdim=False):
         return None
     return s
 
-def __m_all_b2(self, dim=None, keepdim=False):
+def __m_all_b2(self, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_all_dims_out(self, dim, keepdim, out=out)
     return _op_all_dims(self, dim, keepdim)
 
 __m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
-__m_all_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
+__m_all_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def _m_all(*args, **kwargs):
     best = None
@@ -3711,14 +4034,16 @@ def _m_all(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('all', args, kwargs, __m_all_sigs, True)
 
-def __m_any_c0(self):
+def __m_any_c0(self, *, out=None):
     s = 0
     return s
 
-def __m_any_b0(self):
+def __m_any_b0(self, *, out=None):
+    if out is not None:
+        return _op_any_all_out(self, out=out)
     return _op_any_default(self)
 
-def __m_any_c1(self, dim, keepdim=False):
+def __m_any_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3726,10 +4051,12 @@ def __m_any_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_any_b1(self, dim, keepdim=False):
+def __m_any_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_any_out(self, dim, keepdim, out=out)
     return _op_any_dim(self, dim, keepdim)
 
-def __m_any_c2(self, dim=None, keepdim=False):
+def __m_any_c2(self, dim=None, keepdim=False, *, out=None):
     s = 0
     if dim is not None and not _is_intseq(dim):
         return None
@@ -3737,11 +4064,13 @@ def __m_any_c2(self, dim=None, keepdim=False):
         return None
     return s
 
-def __m_any_b2(self, dim=None, keepdim=False):
+def __m_any_b2(self, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_any_dims_out(self, dim, keepdim, out=out)
     return _op_any_dims(self, dim, keepdim)
 
 __m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
-__m_any_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
+__m_any_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def _m_any(*args, **kwargs):
     best = None
@@ -4016,7 +4345,7 @@ def __m_median_c0(self):
 def __m_median_b0(self):
     return _op_median_default(self)
 
-def __m_median_c1(self, dim, keepdim=False):
+def __m_median_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -4024,11 +4353,13 @@ def __m_median_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_median_b1(self, dim, keepdim=False):
+def __m_median_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_median(*_op_median_dim_values(self, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_median(*_op_median_dim(self, dim, keepdim))
 
 __m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
-__m_median_sigs = ('()', '(int dim, bool keepdim = False)')
+__m_median_sigs = ('()', '(int dim, bool keepdim = False, *, Tensor out = None)')
 
 def _m_median(*args, **kwargs):
     best = None
@@ -4052,7 +4383,7 @@ def __m_nanmedian_c0(self):
 def __m_nanmedian_b0(self):
     return _op_nanmedian_default(self)
 
-def __m_nanmedian_c1(self, dim, keepdim=False):
+def __m_nanmedian_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -4060,11 +4391,13 @@ def __m_nanmedian_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_nanmedian_b1(self, dim, keepdim=False):
+def __m_nanmedian_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_nanmedian(*_op_nanmedian_dim_values(self, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
 
 __m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
-__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
+__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False, *, Tensor out = None)')
 
 def _m_nanmedian(*args, **kwargs):
     best = None
@@ -4081,11 +4414,13 @@ def _m_nanmedian(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
 
-def _m_mode(self, dim=-1, keepdim=False):
+def _m_mode(self, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('mode', 'dim', 1, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('mode', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        return _rt_mode(*_op_mode_values(self, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
 
 def _m_bincount(self, weights=None, minlength=0):
@@ -4108,7 +4443,7 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(self, bins, min, max, out=out)
     return _op_histc_default(self, bins, min, max)
 
-def _m_diff(self, n=1, dim=-1, prepend=None, append=None):
+def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('diff', 'n', 1, 'int', n)
     if dim.__class__ is not int and not _is_int(dim):
@@ -4117,31 +4452,43 @@ def _m_diff(self, n=1, dim=-1, prepend=None, append=None):
         raise _bad_arg('diff', 'prepend', 3, 'Tensor', prepend)
     if append is not None and append.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diff', 'append', 4, 'Tensor', append)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('diff', 'out', None, 'Tensor', out)
+        return _op_diff_out(self, n, dim, prepend, append, out=out)
     return _op_diff_default(self, n, dim, prepend, append)
 
-def _m_nansum(self, dim=None, keepdim=False, *, dtype=None):
+def _m_nansum(self, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is not None and not _is_intlist(dim):
         raise _bad_arg('nansum', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('nansum', 'keepdim', 2, 'bool', keepdim)
-    if dtype is None:
+    if out is None and dtype is None:
         return _op_nansum_default(self, dim, keepdim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nansum', 'out', None, 'Tensor', out)
+        return _op_nansum_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_nansum_default(self, dim, keepdim, dtype=dtype)
 
-def _m_nanmean(self, dim=None, keepdim=False, *, dtype=None):
+def _m_nanmean(self, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is not None and not _is_intlist(dim):
         raise _bad_arg('nanmean', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('nanmean', 'keepdim', 2, 'bool', keepdim)
-    if dtype is None:
+    if out is None and dtype is None:
         return _op_nanmean_default(self, dim, keepdim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nanmean', 'out', None, 'Tensor', out)
+        return _op_nanmean_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_nanmean_default(self, dim, keepdim, dtype=dtype)
 
-def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(q, TensorImpl):
         return None
@@ -4153,10 +4500,12 @@ def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear')
         return None
     return s
 
-def __m_quantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_quantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_quantile_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_default(self, q, dim, keepdim, interpolation=interpolation)
 
-def __m_quantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_quantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not _is_real(q):
         return None
@@ -4168,11 +4517,13 @@ def __m_quantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear')
         return None
     return s
 
-def __m_quantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_quantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_quantile_scalar_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
 
 __m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_quantile_b1),)
-__m_quantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+__m_quantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def _m_quantile(*args, **kwargs):
     best = None
@@ -4189,7 +4540,7 @@ def _m_quantile(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('quantile', args, kwargs, __m_quantile_sigs, True)
 
-def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(q, TensorImpl):
         return None
@@ -4201,10 +4552,12 @@ def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linea
         return None
     return s
 
-def __m_nanquantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_nanquantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_nanquantile_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_default(self, q, dim, keepdim, interpolation=interpolation)
 
-def __m_nanquantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_nanquantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not _is_real(q):
         return None
@@ -4216,11 +4569,13 @@ def __m_nanquantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linea
         return None
     return s
 
-def __m_nanquantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_nanquantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_nanquantile_scalar_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
 
 __m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantile_c1, __m_nanquantile_b1),)
-__m_nanquantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+__m_nanquantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def _m_nanquantile(*args, **kwargs):
     best = None
@@ -4295,14 +4650,18 @@ def _m_cumprod_(self, dim, *, dtype=None):
         raise _bad_arg('cumprod_', 'dtype', None, 'ember.dtype', dtype)
     return _op_cumprod__default(self, dim, dtype=dtype)
 
-def _m_cummax(self, dim):
+def _m_cummax(self, dim, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummax', 'dim', 1, 'int', dim)
+    if out is not None:
+        return _rt_cummax(*_op_cummax_out(self, dim, values=out[0], indices=out[1]))
     return _rt_cummax(*_op_cummax_default(self, dim))
 
-def _m_cummin(self, dim):
+def _m_cummin(self, dim, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummin', 'dim', 1, 'int', dim)
+    if out is not None:
+        return _rt_cummin(*_op_cummin_out(self, dim, values=out[0], indices=out[1]))
     return _rt_cummin(*_op_cummin_default(self, dim))
 
 def _m_logcumsumexp(self, dim, *, out=None):
@@ -4496,16 +4855,18 @@ def _m_log_softmax(self, dim, dtype=None, *, out=None):
         return _op_log_softmax_int_out(self, dim, dtype, out=out)
     return _op_log_softmax_int(self, dim, dtype)
 
-def _m_kthvalue(self, k, dim=-1, keepdim=False):
+def _m_kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('kthvalue', 'k', 1, 'int', k)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('kthvalue', 'dim', 2, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('kthvalue', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        return _rt_kthvalue(*_op_kthvalue_values(self, k, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
 
-def __m_sort_c0(self, dim=-1, descending=False):
+def __m_sort_c0(self, dim=-1, descending=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -4513,10 +4874,12 @@ def __m_sort_c0(self, dim=-1, descending=False):
         return None
     return s
 
-def __m_sort_b0(self, dim=-1, descending=False):
+def __m_sort_b0(self, dim=-1, descending=False, *, out=None):
+    if out is not None:
+        return _rt_sort(*_op_sort_values(self, dim, descending, values=out[0], indices=out[1]))
     return _rt_sort(*_op_sort_default(self, dim, descending))
 
-def __m_sort_c1(self, *, stable, dim=-1, descending=False):
+def __m_sort_c1(self, *, stable, dim=-1, descending=False, out=None):
     s = 0
     if stable is not None and not isinstance(stable, bool):
         return None
@@ -4526,11 +4889,13 @@ def __m_sort_c1(self, *, stable, dim=-1, descending=False):
         return None
     return s
 
-def __m_sort_b1(self, *, stable, dim=-1, descending=False):
+def __m_sort_b1(self, *, stable, dim=-1, descending=False, out=None):
+    if out is not None:
+        return _rt_sort(*_op_sort_values_stable(self, stable=stable, dim=dim, descending=descending, values=out[0], indices=out[1]))
     return _rt_sort(*_op_sort_stable(self, stable=stable, dim=dim, descending=descending))
 
 __m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
-__m_sort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool? stable, int dim = -1, bool descending = False)')
+__m_sort_sigs = ('(int dim = -1, bool descending = False, *, Tensor out = None)', '(*, bool? stable, int dim = -1, bool descending = False, Tensor out = None)')
 
 def _m_sort(*args, **kwargs):
     best = None
@@ -4591,7 +4956,7 @@ def _m_argsort(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
 
-def _m_topk(self, k, dim=-1, largest=True, sorted=True):
+def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('topk', 'k', 1, 'int', k)
     if dim.__class__ is not int and not _is_int(dim):
@@ -4600,6 +4965,8 @@ def _m_topk(self, k, dim=-1, largest=True, sorted=True):
         raise _bad_arg('topk', 'largest', 3, 'bool', largest)
     if sorted.__class__ is not bool:
         raise _bad_arg('topk', 'sorted', 4, 'bool', sorted)
+    if out is not None:
+        return _rt_topk(*_op_topk_values(self, k, dim, largest, sorted, values=out[0], indices=out[1]))
     return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
 
 def _m_msort(self, *, out=None):
@@ -4894,7 +5261,7 @@ def _m_reshape_as(self, other):
         raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
     return _op_reshape_as_default(self, other)
 
-def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None):
     if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('slice_scatter', 'src', 1, 'Tensor', src)
     if dim.__class__ is not int and not _is_int(dim):
@@ -4905,6 +5272,10 @@ def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         raise _bad_arg('slice_scatter', 'end', 4, 'int', end)
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('slice_scatter', 'step', 5, 'int', step)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('slice_scatter', 'out', None, 'Tensor', out)
+        return _op_slice_scatter_out(self, src, dim, start, end, step, out=out)
     return _op_slice_scatter_default(self, src, dim, start, end, step)
 
 def _m_select_scatter(self, src, dim, index):
@@ -4944,8 +5315,11 @@ class TensorMethods:
     """The generated binding methods (torch's python_variable_methods.cpp): a mixin `ember.Tensor`
     names in its class statement."""
     __slots__ = ()
+    _conj = _m__conj
+    _neg_view = _m__neg_view
     abs = _m_abs
     abs_ = _m_abs_
+    absolute = _m_absolute
     acos = _m_acos
     acos_ = _m_acos_
     acosh = _m_acosh
@@ -5051,6 +5425,7 @@ class TensorMethods:
     digamma_ = _m_digamma_
     div = _m_div
     div_ = _m_div_
+    divide = _m_divide
     dot = _m_dot
     eq = _m_eq
     eq_ = _m_eq_
@@ -5070,6 +5445,7 @@ class TensorMethods:
     expm1_ = _m_expm1_
     exponential_ = _m_exponential_
     fill_ = _m_fill_
+    fix = _m_fix
     flatten = _m_flatten
     flip = _m_flip
     fliplr = _m_fliplr
@@ -5090,6 +5466,8 @@ class TensorMethods:
     geometric_ = _m_geometric_
     geqrf = _m_geqrf
     ger = _m_ger
+    greater = _m_greater
+    greater_equal = _m_greater_equal
     gt = _m_gt
     gt_ = _m_gt_
     histc = _m_histc
@@ -5122,6 +5500,8 @@ class TensorMethods:
     le_ = _m_le_
     lerp = _m_lerp
     lerp_ = _m_lerp_
+    less = _m_less
+    less_equal = _m_less_equal
     lgamma = _m_lgamma
     lgamma_ = _m_lgamma_
     log = _m_log
@@ -5172,6 +5552,7 @@ class TensorMethods:
     mul = _m_mul
     mul_ = _m_mul_
     multinomial = _m_multinomial
+    multiply = _m_multiply
     mv = _m_mv
     mvlgamma = _m_mvlgamma
     mvlgamma_ = _m_mvlgamma_
@@ -5187,6 +5568,7 @@ class TensorMethods:
     ne_ = _m_ne_
     neg = _m_neg
     neg_ = _m_neg_
+    negative = _m_negative
     new_empty = _m_new_empty
     new_empty_strided = _m_new_empty_strided
     new_full = _m_new_full
@@ -5195,6 +5577,7 @@ class TensorMethods:
     nonzero = _m_nonzero
     norm = _m_norm
     normal_ = _m_normal_
+    not_equal = _m_not_equal
     outer = _m_outer
     permute = _m_permute
     pinverse = _m_pinverse
@@ -5283,6 +5666,7 @@ class TensorMethods:
     tril_ = _m_tril_
     triu = _m_triu
     triu_ = _m_triu_
+    true_divide = _m_true_divide
     trunc = _m_trunc
     trunc_ = _m_trunc_
     unbind = _m_unbind

@@ -50,6 +50,9 @@ fallback_by_default = False
 # One C entry point per graph that calls every kernel and extern op (mode="reduce-overhead"); False: a Python
 # wrapper calls the kernels one by one.
 cpp_wrapper = False
+# The graph-level disk cache (fxgraph_cache.py): a new process reuses the AOT graphs and generated code of a graph
+# it compiled before (torch: fx_graph_cache, TORCHINDUCTOR_FX_GRAPH_CACHE).
+fx_graph_cache = _env_flag("EMBER_INDUCTOR_FX_GRAPH_CACHE", True)
 # Processes compiling kernels in parallel.
 compile_threads = max(1, min(32, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                              else os.cpu_count() or 1))
@@ -69,11 +72,12 @@ class cpp:
 
 _NAMESPACES = {"cpp": cpp}
 _TOP = ("debug", "max_autotune", "coordinate_descent_tuning", "fallback_random", "freezing",
-        "fallback_by_default", "cpp_wrapper", "compile_threads")
+        "fallback_by_default", "cpp_wrapper", "compile_threads", "fx_graph_cache")
 _CPP = ("threads", "simdlen", "enable_kernel_profile", "cxx")
 _KEYS = _TOP + tuple(f"cpp.{k}" for k in _CPP)
 _TYPES = {"debug": bool, "max_autotune": bool, "coordinate_descent_tuning": bool, "fallback_random": bool,
           "freezing": bool, "fallback_by_default": bool, "cpp_wrapper": bool, "compile_threads": int,
+          "fx_graph_cache": bool,
           "cpp.threads": int, "cpp.simdlen": (int, type(None)), "cpp.enable_kernel_profile": bool,
           "cpp.cxx": tuple}
 

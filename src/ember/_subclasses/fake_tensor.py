@@ -16,6 +16,7 @@ import contextlib
 import weakref
 
 from ember._core.device import CPU, META, device as _device
+from ember._core.symint import SymBool, SymFloat, SymInt
 from ember._core.tls import state as _tls
 from ember._core.dispatch_keys import META_BIT, PYTHON_BIT, DispatchKey
 from ember._dispatch.modes import TorchDispatchMode
@@ -171,7 +172,10 @@ class FakeTensorConverter:
         self._real_refs = {}                                  # id(real) -> weakref(real), to detect id reuse
         self.storage_memo = {}                                # id(real storage) -> (weakref(storage), meta storage)
 
-    def from_real_tensor(self, mode, t, *, static_shapes=True):
+    def from_real_tensor(self, mode, t, *, static_shapes=True, source=None, symbolic_context=None):
+        """The fake of real tensor `t`. With a ShapeEnv on `mode` and `static_shapes=False` (or a
+        `symbolic_context` naming dynamic dims) its sizes and strides are SymInts with `source` as their origin;
+        a tensor already converted keeps the sizes it got first (memo)."""
         if isinstance(t, FakeTensor):
             if t.fake_mode is not mode:
                 raise UnsupportedFakeTensorException("Mixing fake modes NYI")
@@ -189,7 +193,11 @@ class FakeTensorConverter:
             self.storage_memo[skey] = (weakref.ref(real_storage), meta_storage)
         else:
             meta_storage = entry[1]
-        out = Tensor._from_storage(meta_storage, t.storage_offset(), t.shape, t.stride(), t.dtype)
+        shape, stride, offset = t.shape, t.stride(), t.storage_offset()
+        if mode.shape_env is not None and (not static_shapes or symbolic_context is not None):
+            shape, stride, offset = mode.shape_env.create_symbolic_sizes_strides_storage_offset(
+                t, source, symbolic_context)
+        out = Tensor._from_storage(meta_storage, offset, shape, stride, t.dtype)
         out = _make_fake(out, mode, CPU if t._np is not None else META)
         if t._base is not None:
             base = self.from_real_tensor(mode, t._base)
@@ -219,12 +227,13 @@ def _schema_info(func):
 
 
 _SCHEMA_CACHE = {}
+_SYM_TYPES = (SymInt, SymFloat, SymBool)
 
 
 class FakeTensorMode(TorchDispatchMode):
     """Run ops on FakeTensors: outputs computed by the Meta kernels, cached by argument metadata."""
 
-    def __init__(self, *, allow_non_fake_inputs=False, shape_env=None, static_shapes=True):
+    def __init__(self, *, allow_non_fake_inputs=False, shape_env=None, static_shapes=None):
         self.allow_non_fake_inputs = allow_non_fake_inputs
         self.fake_tensor_converter = FakeTensorConverter()
         self.cache = {}
@@ -233,7 +242,8 @@ class FakeTensorMode(TorchDispatchMode):
         self.cache_bypasses = {}
         self.enter_depth = 0
         self.shape_env = shape_env
-        self.static_shapes = static_shapes
+        # torch's default: with a ShapeEnv, converted tensors get symbolic sizes
+        self.static_shapes = shape_env is None if static_shapes is None else static_shapes
 
     def __enter__(self):
         self.enter_depth += 1
@@ -243,8 +253,11 @@ class FakeTensorMode(TorchDispatchMode):
         self.enter_depth -= 1
         return super().__exit__(*exc)
 
-    def from_tensor(self, tensor, *, static_shapes=None, source=None):
-        return self.fake_tensor_converter.from_real_tensor(self, tensor)
+    def from_tensor(self, tensor, *, static_shapes=None, source=None, symbolic_context=None):
+        if static_shapes is None:
+            static_shapes = self.static_shapes
+        return self.fake_tensor_converter.from_real_tensor(self, tensor, static_shapes=static_shapes, source=source,
+                                                           symbolic_context=symbolic_context)
 
     def cache_info(self):
         return {"hits": self.cache_hits, "misses": self.cache_misses, "bypasses": dict(self.cache_bypasses),
@@ -265,6 +278,9 @@ class FakeTensorMode(TorchDispatchMode):
             raise DataDependentOutputException(func)
         if name == "index" and _has_mask_index(args, kwargs):
             raise DynamicOutputShapeException(func)      # x[bool_mask]: the count of True decides the shape
+        if name in ("lift_fresh", "lift_fresh_copy") and args and type(args[0]) is not FakeTensor \
+                and isinstance(args[0], Tensor):
+            return self.from_tensor(args[0])       # a constant made fresh from a Python value (x[0] = 5)
         args, kwargs, any_fake = self._validate_and_convert(func, args, kwargs)
         mutates, aliases, has_device, device_pos = _schema_info(func)
         out_device = CPU
@@ -370,11 +386,30 @@ def _cache_key(func, args, kwargs):
     try:
         for a in list(args) + sorted(kwargs.items(), key=lambda kv: kv[0]):
             parts.append(_key_of(a))
+    except TypeError:
+        return None
+    try:
         key = tuple(parts)
         hash(key)
         return key
     except TypeError:
+        pass
+    try:                              # symbolic sizes (unhashable SymInts) stand as their expressions
+        key = _sym_key(tuple(parts))
+        hash(key)
+        return key
+    except TypeError:
         return None
+
+
+def _sym_key(x):
+    """x with each SymInt/SymFloat/SymBool replaced by ("sym", its expression): a cache key within one ShapeEnv
+    (a hit skips the meta kernel, whose guards the first run recorded already)."""
+    if x.__class__ in _SYM_TYPES:
+        return ("sym", x.node.expr)
+    if x.__class__ is tuple or x.__class__ is list:
+        return tuple(_sym_key(v) for v in x)
+    return x
 
 
 def _key_of(a):
@@ -384,6 +419,8 @@ def _key_of(a):
         return (type(a).__name__,) + tuple(_key_of(x) for x in a)
     if a is None or isinstance(a, (int, float, bool, str, complex)):
         return (type(a).__name__, a)
+    if a.__class__ in _SYM_TYPES:
+        return ("sym", a.node.expr)
     from ember._core.dtype import dtype
     if isinstance(a, dtype) or a is META or a is CPU:
         return a

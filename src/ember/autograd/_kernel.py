@@ -5,7 +5,8 @@ from .._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, PYTHON_BIT, D
 from .._ops import _keyset
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl as Tensor
 from .forward_ad import _FW, fw_has, fw_unsupported
-from .graph import Node, gradient_edge
+from ._views import rebase_view
+from .graph import Node, _clone_detached, gradient_edge
 
 BELOW_AUTOGRAD = (1 << int(DispatchKey.Autograd)) - 1
 
@@ -117,7 +118,6 @@ def rebase_history(t, node):
     On a view, the base's history is rebased instead (CopySlices, see _views.py)."""
     node.input_meta = []
     if t._base is not None and differentiable(t):
-        from ._views import rebase_view
         node._add_input_meta(t)
         rebase_view(t, node)
         return
@@ -211,5 +211,4 @@ def saved_clone(t):
     if t._requires_grad and state.grad_enabled:
         from .._ops import ops
         return ops.aten.clone.default(t)
-    from .graph import _clone_detached
     return _clone_detached(t)

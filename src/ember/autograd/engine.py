@@ -5,7 +5,6 @@ ready when all its producers have run. Ready Nodes run in torch's CPU order: hig
 first (the most recently created op), AccumulateGrad as soon as it is ready.
 """
 import heapq
-import sys
 
 import numpy as np
 
@@ -13,11 +12,9 @@ from .._core.tls import state
 from .._grad_mode import _set_enabled
 from .._core.tensor_impl import TensorImpl as Tensor
 from . import anomaly_mode
-from .graph import AccumulateGrad, _clone_detached, gradient_edge
-
-_refcount = sys.getrefcount
-_STEAL_REFS = 3     # references to a grad nobody else holds, inside accumulate_grad (see there)
-
+from ._shape_dtype import sum_to, to_dtype
+from .graph import AccumulateGrad, _clone_detached
+from .._core.strides import same_shape
 
 class _TaskState:
     stack = []      # running GraphTasks (reentrant backward nests)
@@ -32,11 +29,6 @@ def _zeros(meta):
         from ..kernels.common import empty_tensor
         return empty_tensor(tuple(shape), dtype, dev)
     return Tensor._wrap_np(np.zeros(shape, dtype._np), dtype)
-
-
-def sum_to(g, shape):
-    from .formulas._common import sum_to as _st
-    return _st(g, shape)
 
 
 def _has_complex(buf):
@@ -73,15 +65,14 @@ def _validate_outputs(fn, edges, grads):
         if g.__class__ is not Tensor and not isinstance(g, Tensor):
             raise TypeError(f"function {fn.name()} returned a gradient of type {type(g).__name__} at index {i}")
         shape, dtype, _ = e[0].input_meta[e[1]]
-        if g._size == shape and g.dtype is dtype:
+        if same_shape(g._size, shape) and g.dtype is dtype:
             continue
-        if g._size != shape:
+        if not same_shape(g._size, shape):
             if not _expandable(shape, g._size):
                 raise RuntimeError(f"Function {fn.name()} returned an invalid gradient at index {i} - got "
                                    f"{list(g._size)} but expected shape compatible with {list(shape)}")
             g = sum_to(g, shape)
         if g.dtype is not dtype:
-            from .formulas._common import to_dtype
             if g.dtype.is_complex and not dtype.is_complex:
                 g = g.real          # a real input's grad is the real part (torch's handle_r_to_c)
             g = to_dtype(g, dtype)
@@ -137,7 +128,6 @@ def _call_tensor_hooks(fn, buf):
             if t._grad is None:
                 t._grad = g.detach() if not state.grad_enabled else g
                 if t._grad is g:
-                    from .graph import _clone_detached
                     t._grad = _clone_detached(g)
             else:
                 t._grad = t._grad + g
@@ -154,7 +144,7 @@ def _check_hook_result(h, g, r):
     if not isinstance(r, Tensor):
         raise TypeError(f"expected Tensor, but hook '{name}' returned {type(r).__name__}")
     if g is not None:
-        if r._size != g._size:
+        if not same_shape(r._size, g._size):
             raise RuntimeError(f"hook '{name}' has changed the size of value")
         if r.dtype is not g.dtype:
             raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.dtype} got {r.dtype})")
@@ -312,36 +302,3 @@ def _topo(order, children):
                 out.append(c)
         i += 1
     return out
-
-
-def accumulate_grad(var, g):
-    """AccumulateGrad::accumulateGrad: new grad into var.grad (in place unless create_graph)."""
-    old = var._grad
-    if old is None:
-        if not state.grad_enabled:
-            # steal the incoming gradient when it obeys the layout contract (torch's AccumulateGrad):
-            # same strides as the variable, e.g. the transposed view TBackward hands to `weight`; and,
-            # as torch checks its use count, only when nothing else holds it: the same grad object
-            # sent to two leaves (a + b) or kept by a hook must not become a .grad that the next
-            # backward adds into in place. Held here by the engine's buffer, `g` and getrefcount's
-            # argument; a tensor whose storage was ever viewed (detach, retain_grad) may be shared.
-            if g._base is not None:
-                # a view (TBackward's transpose of a fresh product) whose base only it holds: keep its
-                # elements as a tensor of their own, not a view (torch's weight.grad is no view)
-                if (g._np is None or g.stride() != var.stride() or _refcount(g) > _STEAL_REFS
-                        or _refcount(g._base) > 2 or g._base._base is not None):
-                    g = _clone_detached(g)
-                else:
-                    g = Tensor._wrap_np(g._np, g.dtype)
-            elif g._storage is not None or g._requires_grad or _refcount(g) > _STEAL_REFS:
-                g = _clone_detached(g)
-        var._grad = g
-    elif not state.grad_enabled and old.grad_fn is None and old._np is not None:
-        np.add(old._np, g._np, out=old._np, casting="unsafe")
-        old._version_counter.bump()
-    else:
-        var._grad = old + g
-    hooks = var._post_acc_hooks
-    if hooks:
-        for h in list(hooks.values()):
-            h(var)

@@ -4,7 +4,7 @@ tensor or a tuple of tensors; results follow torch's nesting (per output, then p
 from .. import _grad_mode
 from .._core.tensor_impl import TensorImpl as Tensor
 from .._generated.functions import ones_like, stack, zeros, zeros_like
-from . import grad as _grad
+from ._backward import grad as _grad
 
 
 def _as_tuple(inp, arg_name, fn_name):

@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 from .._core.tensor_impl import TensorImpl as Tensor
+from ._backward import grad as _grad
 
 
 class GradcheckError(RuntimeError):
@@ -50,7 +51,6 @@ def _numerical(func, tupled, inputs, outputs_mask, eps):
 
 
 def _analytical(outputs, inputs, nondet_tol):
-    from . import grad as _grad
     jac = [[None] * len(outputs) for _ in inputs]
     for o, out in enumerate(outputs):
         n = out.numel()
@@ -117,7 +117,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
                   gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0, check_undefined_grad=True,
                   check_grad_dtypes=False, check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True,
                   fast_mode=False, masked=False):
-    from . import grad as _grad
     tupled = _as_tuple(inputs)
     if grad_outputs is None:
         outs = [o for o in _as_tuple(func(*tupled)) if isinstance(o, Tensor) and o.requires_grad]

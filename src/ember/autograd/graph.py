@@ -3,12 +3,24 @@
 A Node is the backward of one forward op. `next_edges[i]` is where the gradient for the op's i-th
 differentiable input goes: `(node, input_nr)` or None. `input_meta[j]` is (shape, dtype) of the
 op's j-th output, used to validate and materialize incoming gradients.
+
+Also here: AccumulateGrad and accumulate_grad (torch/csrc/autograd/functions/accumulate_grad.h), and
+gradient_edge, which regenerates the history of a view whose base was written in place (torch's
+VariableHooks::grad_fn); the in-place side of views, CopySlices, is in _views.py.
 """
 import itertools
+import sys
 import threading
 import weakref
 
+import numpy as np
+
+from .._core import dtype as _dt
+from .._core.dispatch_keys import AUTOGRAD_BIT
+from .._core.tls import state
+from .._core.dispatch_keys import MATH_BITS
 from .._core.tensor_impl import TensorImpl as Tensor
+from .._ops import ops
 from . import anomaly_mode as _anomaly
 
 _seq = itertools.count()
@@ -134,14 +146,47 @@ class AccumulateGrad(Node):
         self.input_meta = [(variable._size, variable.dtype, variable.device)]
 
     def apply(self, grads):
-        if not _accumulate:
-            from .engine import accumulate_grad
-            _accumulate.append(accumulate_grad)
-        _accumulate[0](self.variable, grads[0])
+        accumulate_grad(self.variable, grads[0])
         return ()
 
 
-_accumulate = []      # engine.accumulate_grad, imported on first use (the engine imports this module)
+_refcount = sys.getrefcount
+_STEAL_REFS = 3     # references to a grad nobody else holds, inside accumulate_grad (see there)
+
+
+def accumulate_grad(var, g):
+    """AccumulateGrad::accumulateGrad: new grad into var.grad (in place unless create_graph)."""
+    old = var._grad
+    if old is None:
+        if not state.grad_enabled:
+            # steal the incoming gradient when it obeys the layout contract (torch's AccumulateGrad):
+            # same strides as the variable, e.g. the transposed view TBackward hands to `weight`; and,
+            # as torch checks its use count, only when nothing else holds it: the same grad object
+            # sent to two leaves (a + b) or kept by a hook must not become a .grad that the next
+            # backward adds into in place. Held here by the engine's buffer, `g` and getrefcount's
+            # argument; a tensor whose storage was ever viewed (detach, retain_grad) may be shared.
+            if g._base is not None:
+                # a view (TBackward's transpose of a fresh product) whose base only it holds: keep its
+                # elements as a tensor of their own, not a view (torch's weight.grad is no view)
+                if (g._np is None or g.stride() != var.stride() or _refcount(g) > _STEAL_REFS
+                        or _refcount(g._base) > 2 or g._base._base is not None):
+                    g = _clone_detached(g)
+                else:
+                    bits = g._ks & MATH_BITS
+                    g = Tensor._wrap_np(g._np, g.dtype)
+                    g._ks |= bits
+            elif g._storage is not None or g._requires_grad or _refcount(g) > _STEAL_REFS:
+                g = _clone_detached(g)
+        var._grad = g
+    elif not state.grad_enabled and old.grad_fn is None and old._np is not None and not (old._ks | g._ks) & MATH_BITS:
+        np.add(old._np, g._np, out=old._np, casting="unsafe")
+        old._version_counter.bump()
+    else:
+        var._grad = old + g
+    hooks = var._post_acc_hooks
+    if hooks:
+        for h in list(hooks.values()):
+            h(var)
 
 
 def grad_accumulator(t):
@@ -154,20 +199,87 @@ def grad_accumulator(t):
     return acc
 
 
-_refresh_view = []     # ._views.refresh_view, imported on first use (_views imports this module)
-
-
 def gradient_edge(t):
+    """Where the gradient of t goes: (its grad_fn, output_nr), its leaf's AccumulateGrad, or None.
+    A view whose base was written in place since its grad_fn was set gets a new one first."""
     if t._base is not None:
-        if not _refresh_view:
-            from ._views import refresh_view
-            _refresh_view.append(refresh_view)
-        _refresh_view[0](t)
+        refresh_view(t)
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     if t._requires_grad:
         return (grad_accumulator(t), 0)
     return None
+
+
+# ------------------------------------------------------------ a view's history after its base was written
+# (the in-place side, CopySlices, is in _views.py)
+def _storage_positions(size, stride, offset):
+    if any(s == 0 for s in size):
+        return np.zeros(tuple(size), np.int64)
+    ext = offset + 1 + sum((s - 1) * st for s, st in zip(size, stride))
+    idx = np.arange(ext, dtype=np.int64)
+    return np.lib.stride_tricks.as_strided(idx[offset:], shape=tuple(size),
+                                           strides=tuple(s * idx.itemsize for s in stride))
+
+
+def view_positions(view, base):
+    """Flat (C-order) indices into `base` of each element of `view` (same storage)."""
+    bpos = _storage_positions(base._size, base.stride(), base._offset)
+    vpos = _storage_positions(view._size, view.stride(), view._offset)
+    n = int(max(bpos.max(initial=0), vpos.max(initial=0))) + 1
+    inv = np.full(n, -1, np.int64)
+    inv[bpos.reshape(-1)] = np.arange(bpos.size, dtype=np.int64)
+    out = inv[vpos]
+    if out.size and out.min() < 0:
+        raise RuntimeError("view_positions: the view reaches outside its base")
+    return out
+
+
+def _idx_tensor(pos):
+    return Tensor._wrap_np(np.ascontiguousarray(pos), _dt.int64)
+
+
+class AsStridedBackward0(Node):
+    """grad_fn of a view whose base was modified in place: scatter the view's grad into the base."""
+    _op_name = "aten::as_strided"
+
+    def __init__(self, base, pos):
+        super().__init__()
+        self.base_size = base._size
+        self.base_numel = base.numel()
+        self.pos = pos
+
+    def apply(self, grads):
+        g = grads[0]
+        z = ops.aten.zeros.default([self.base_numel], dtype=g.dtype)
+        out = ops.aten.index_put.default(z, [_idx_tensor(self.pos)], g, True)
+        return (out.reshape(self.base_size),)
+
+
+def _set_view_fn(view, base, pos=None):
+    if pos is None:
+        pos = view_positions(view, base)
+    node = AsStridedBackward0(base, pos)
+    node.next_edges = (gradient_edge(base),)
+    node.input_meta = [(view._size, view.dtype, view.device)]
+    view.grad_fn = node
+    view._output_nr = 0
+    view._requires_grad = True
+    view._ks |= AUTOGRAD_BIT
+    view._gfv = view._version_counter.value
+
+
+def refresh_view(t):
+    """Lazily regenerate the grad_fn of a view whose base was written since (torch's
+    VariableHooks::grad_fn for views)."""
+    base = t._base
+    if base.grad_fn is None or t._vc is None or t.__dict__.get("_gfv") == t._vc.value:
+        return
+    if t.__dict__.get("_no_grad_view"):
+        return
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        return
+    _set_view_fn(t, base)
 
 
 def get_gradient_edge(t):
@@ -239,7 +351,8 @@ class disable_saved_tensors_hooks:
 def _clone_detached(t):
     if t._np is None:
         return t.detach()
-    return Tensor._wrap_np(t._np.copy(), t.dtype)
+    # a clone reads the logical values: a conjugated grad comes out resolved (torch's clone)
+    return Tensor._wrap_np(t._np.copy() if not t._ks & MATH_BITS else t._logical_np(), t.dtype)
 
 
 def increment_version(t):

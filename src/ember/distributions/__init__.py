@@ -6,6 +6,7 @@ Present: Distribution, Normal, Uniform, Bernoulli, Categorical, OneHotCategorica
 Cauchy, Poisson, MultivariateNormal, Independent, constraints, kl_divergence / register_kl. Samples come from ember's
 generator (ember.manual_seed), so their values differ from torch's; their distribution does not.
 Not here yet (torch has them): Beta, Gamma, Dirichlet, Binomial, Multinomial, StudentT, LogNormal, TransformedDistribution and transforms, MixtureSameFamily, the relaxed distributions, ..."""
+from .._core.unimplemented import missing_attribute as _missing_attribute
 from . import constraints  # noqa: F401
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -23,3 +24,7 @@ from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential", "Independent", "Laplace", "MultivariateNormal",
            "Normal", "OneHotCategorical", "Poisson", "Uniform", "constraints", "kl_divergence", "register_kl"]
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

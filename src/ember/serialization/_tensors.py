@@ -161,20 +161,14 @@ def set_requires_grad(t, flag: bool):
 
 
 def apply_flags(t, metadata: dict):
-    """Apply {'conj': True} / {'neg': True}.  ember has no lazy conj/neg bits, so the logical
-    values are materialized into a new tensor (it no longer shares the storage)."""
-    arr = None
+    """Apply {'conj': True} / {'neg': True} as torch's _set_tensor_metadata does: the rebuilt view keeps its
+    storage and gets the lazy conj / neg bit, so its logical values are the conjugates / negatives."""
+    from .._core.dispatch_keys import CONJ_BIT, NEG_BIT
     if metadata.get("conj"):
-        arr = np.conj(_numpy(t))
+        t._ks |= CONJ_BIT
     if metadata.get("neg"):
-        arr = -(arr if arr is not None else _numpy(t))
-    if arr is None:
-        return t
-    e = _ember()
-    out = e.Tensor._from_storage(
-        e.UntypedStorage._from_numpy(np.ascontiguousarray(arr).reshape(-1).view(np.uint8)),
-        0, tuple(t.size()), _contiguous_strides(tuple(t.size())), t.dtype)
-    return out
+        t._ks |= NEG_BIT
+    return t
 
 
 def _contiguous_strides(size):

@@ -11,13 +11,13 @@ from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
                                     check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,
                                     saved_clone as _saved_clone, no_requires_grad as _no_rg)
-from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,
-                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,
-                                       fw_restore as _fw_restore, fw_attach as _fw_attach,
-                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
-                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,
-                                       fw_transpose_multi as _fw_transpose_multi,
-                                       enable_grad as _fw_enable_grad)
+from ember.autograd.forward_ad import _FW, fw_has as _fw_has, fw_unsupported as _fw_unsupported
+from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_acc, zeros_if_none as _z,
+                                           fw_restore as _fw_restore, fw_attach as _fw_attach,
+                                           fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
+                                           fw_seed as _fw_seed, fw_transpose as _fw_transpose,
+                                           fw_transpose_multi as _fw_transpose_multi,
+                                           enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
 from ember.autograd.formulas.complex import sgn_backward
 
@@ -74,6 +74,112 @@ def conj_physical(self):
 
 
 _self_conj_physical = conj_physical   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ConjBackward0(_Node):
+    _op_name = 'aten::_conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad.conj()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__conj = getattr(_aten._conj, 'default')
+
+
+def _jvp__conj(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.conj()
+    return _o
+
+
+def _conj(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__conj(self)
+            _t = _jvp__conj(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP__conj.redispatch(_below_ks((self,)), self)
+    _n = ConjBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _OP__conj.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__conj = _conj   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NegViewBackward0(_Node):
+    _op_name = 'aten::_neg_view'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad.neg()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__neg_view = getattr(_aten._neg_view, 'default')
+
+
+def _jvp__neg_view(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t._neg_view()
+    return _o
+
+
+def _neg_view(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__neg_view(self)
+            _t = _jvp__neg_view(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP__neg_view.redispatch(_below_ks((self,)), self)
+    _n = NegViewBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _OP__neg_view.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__neg_view = _neg_view   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ViewAsRealBackward0(_Node):
@@ -140,7 +246,7 @@ class ViewAsComplexBackward0(_Node):
         _s0 = _k
         _k += 1
         if _e[_s0] is not None:
-            _r0 = view_as_real(grad.contiguous())
+            _r0 = view_as_real(grad.contiguous().resolve_conj())
         _out = []
         _out.append(_r0)
         return _out

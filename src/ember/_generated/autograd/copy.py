@@ -11,13 +11,13 @@ from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
                                     check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,
                                     saved_clone as _saved_clone, no_requires_grad as _no_rg)
-from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,
-                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,
-                                       fw_restore as _fw_restore, fw_attach as _fw_attach,
-                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
-                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,
-                                       fw_transpose_multi as _fw_transpose_multi,
-                                       enable_grad as _fw_enable_grad)
+from ember.autograd.forward_ad import _FW, fw_has as _fw_has, fw_unsupported as _fw_unsupported
+from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_acc, zeros_if_none as _z,
+                                           fw_restore as _fw_restore, fw_attach as _fw_attach,
+                                           fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
+                                           fw_seed as _fw_seed, fw_transpose as _fw_transpose,
+                                           fw_transpose_multi as _fw_transpose_multi,
+                                           enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to, to_dtype
 
@@ -75,6 +75,59 @@ def clone(self, *, memory_format=None):
 
 
 _self_clone = clone   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LiftFreshCopyBackward0(_Node):
+    _op_name = 'aten::lift_fresh_copy'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_lift_fresh_copy = getattr(_aten.lift_fresh_copy, 'default')
+
+
+def _jvp_lift_fresh_copy(_ts, self, result):
+    _o = None
+    _o = _OP_lift_fresh_copy(_z(_ts[0], self))
+    return _o
+
+
+def lift_fresh_copy(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_lift_fresh_copy(self)
+            _t = _jvp_lift_fresh_copy(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_lift_fresh_copy.redispatch(_below_ks((self,)), self)
+    _n = LiftFreshCopyBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _OP_lift_fresh_copy.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_lift_fresh_copy = lift_fresh_copy   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class ToCopyBackward0(_Node):

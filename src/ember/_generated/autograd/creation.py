@@ -11,19 +11,135 @@ from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
                                     check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,
                                     saved_clone as _saved_clone, no_requires_grad as _no_rg)
-from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,
-                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,
-                                       fw_restore as _fw_restore, fw_attach as _fw_attach,
-                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
-                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,
-                                       fw_transpose_multi as _fw_transpose_multi,
-                                       enable_grad as _fw_enable_grad)
+from ember.autograd.forward_ad import _FW, fw_has as _fw_has, fw_unsupported as _fw_unsupported
+from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_acc, zeros_if_none as _z,
+                                           fw_restore as _fw_restore, fw_attach as _fw_attach,
+                                           fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
+                                           fw_seed as _fw_seed, fw_transpose as _fw_transpose,
+                                           fw_transpose_multi as _fw_transpose_multi,
+                                           enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
 
 _aten = _ops_ns.aten
 
 
 class FillBackward0(_Node):
+    _op_name = 'aten::fill.Scalar'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_fill_Scalar = getattr(_aten.fill, 'Scalar')
+
+
+def _jvp_fill_Scalar(_ts, self, value, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = zeros_like(self)
+    return _o
+
+
+def fill_Scalar(self, value):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_fill_Scalar(self, value)
+            _t = _jvp_fill_Scalar(_ts, self, value, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_fill_Scalar.redispatch(_below_ks((self, value)), self, value)
+    _n = FillBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _OP_fill_Scalar.redispatch(_below_ks((self, value)), self, value)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_fill_Scalar = fill_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class FillBackward1(_Node):
+    _op_name = 'aten::fill.Tensor'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = zeros_like(grad)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            _r1 = grad.sum()
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_fill_Tensor = getattr(_aten.fill, 'Tensor')
+
+
+def _jvp_fill_Tensor(_ts, self, value, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    value_t = _z(_ts[1], value)
+    _o = self_t * 0 + value_t
+    return _o
+
+
+def fill_Tensor(self, value):
+    if _FW[0] and _fw_has((self, value, )):
+        _ts = _fw_take((self, value, ))
+        try:
+            _res = _self_fill_Tensor(self, value)
+            _t = _jvp_fill_Tensor(_ts, self, value, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(value, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_fill_Tensor.redispatch(_below_ks((self, value)), self, value)
+    _n = FillBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    _res = _OP_fill_Tensor.redispatch(_below_ks((self, value)), self, value)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_fill_Tensor = fill_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class FillBackward2(_Node):
     _op_name = 'aten::fill_.Scalar'
     _complex = 'conj'
 
@@ -70,7 +186,7 @@ def fill__Scalar(self, value):
     _need = _g0
     if not _need:
         return _OP_fill__Scalar.redispatch(_below_ks((self, value)), self, value)
-    _n = FillBackward0()
+    _n = FillBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     _res = _OP_fill__Scalar.redispatch(_below_ks((self, value)), self, value)
     _rebase_history(self, _n)
@@ -80,7 +196,7 @@ def fill__Scalar(self, value):
 _self_fill__Scalar = fill__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class FillBackward1(_Node):
+class FillBackward3(_Node):
     _op_name = 'aten::fill_.Tensor'
     _complex = 'conj'
 
@@ -135,7 +251,7 @@ def fill__Tensor(self, value):
     _need = _g0 or _g1
     if not _need:
         return _OP_fill__Tensor.redispatch(_below_ks((self, value)), self, value)
-    _n = FillBackward1()
+    _n = FillBackward3()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
     _res = _OP_fill__Tensor.redispatch(_below_ks((self, value)), self, value)
     _rebase_history(self, _n)

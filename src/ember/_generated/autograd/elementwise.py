@@ -11,13 +11,13 @@ from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
                                     check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,
                                     saved_clone as _saved_clone, no_requires_grad as _no_rg)
-from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,
-                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,
-                                       fw_restore as _fw_restore, fw_attach as _fw_attach,
-                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
-                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,
-                                       fw_transpose_multi as _fw_transpose_multi,
-                                       enable_grad as _fw_enable_grad)
+from ember.autograd.forward_ad import _FW, fw_has as _fw_has, fw_unsupported as _fw_unsupported
+from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_acc, zeros_if_none as _z,
+                                           fw_restore as _fw_restore, fw_attach as _fw_attach,
+                                           fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
+                                           fw_seed as _fw_seed, fw_transpose as _fw_transpose,
+                                           fw_transpose_multi as _fw_transpose_multi,
+                                           enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, maybe_multiply, sum_to
 from ember.autograd.formulas.complex import abs_jvp
@@ -7468,3 +7468,161 @@ _OP_bitwise_xor_Tensor = getattr(_aten.bitwise_xor, 'Tensor')
 
 def bitwise_xor_Tensor(*args, **kwargs):
     return _OP_bitwise_xor_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class ClampMinBackward1(_Node):
+    _op_name = 'aten::clamp_min.Tensor'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            min = _n.s_min.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = masked_grad(self >= min, grad)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            min = _n.s_min.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = masked_grad(self < min, grad)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_min', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_clamp_min_Tensor = getattr(_aten.clamp_min, 'Tensor')
+
+
+def _jvp_clamp_min_Tensor(_ts, self, min, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self >= min, grad))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, masked_grad(self < min, grad))
+    return _o
+
+
+def clamp_min_Tensor(self, min):
+    if _FW[0] and _fw_has((self, min, )):
+        _ts = _fw_take((self, min, ))
+        try:
+            _res = _self_clamp_min_Tensor(self, min)
+            _t = _jvp_clamp_min_Tensor(_ts, self, min, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(min, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_clamp_min_Tensor.redispatch(_below_ks((self, min)), self, min)
+    _n = ClampMinBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_min = _SV(min)
+    if _g0 or _g1:
+        _n.s_self = _SV(self)
+    _res = _OP_clamp_min_Tensor.redispatch(_below_ks((self, min)), self, min)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_clamp_min_Tensor = clamp_min_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ClampMaxBackward1(_Node):
+    _op_name = 'aten::clamp_max.Tensor'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            max = _n.s_max.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = masked_grad(self <= max, grad)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            max = _n.s_max.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = masked_grad(self > max, grad)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_max', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_clamp_max_Tensor = getattr(_aten.clamp_max, 'Tensor')
+
+
+def _jvp_clamp_max_Tensor(_ts, self, max, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self <= max, grad))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, masked_grad(self > max, grad))
+    return _o
+
+
+def clamp_max_Tensor(self, max):
+    if _FW[0] and _fw_has((self, max, )):
+        _ts = _fw_take((self, max, ))
+        try:
+            _res = _self_clamp_max_Tensor(self, max)
+            _t = _jvp_clamp_max_Tensor(_ts, self, max, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(max, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_clamp_max_Tensor.redispatch(_below_ks((self, max)), self, max)
+    _n = ClampMaxBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(max) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_max = _SV(max)
+    if _g0 or _g1:
+        _n.s_self = _SV(self)
+    _res = _OP_clamp_max_Tensor.redispatch(_below_ks((self, max)), self, max)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_clamp_max_Tensor = clamp_max_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

@@ -11,13 +11,13 @@ from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
                                     check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,
                                     saved_clone as _saved_clone, no_requires_grad as _no_rg)
-from ember.autograd.forward_ad import (_FW, fw_has as _fw_has, fw_take as _fw_take, fw_acc as _fw_acc,
-                                       zeros_if_none as _z, fw_unsupported as _fw_unsupported,
-                                       fw_restore as _fw_restore, fw_attach as _fw_attach,
-                                       fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
-                                       fw_seed as _fw_seed, fw_transpose as _fw_transpose,
-                                       fw_transpose_multi as _fw_transpose_multi,
-                                       enable_grad as _fw_enable_grad)
+from ember.autograd.forward_ad import _FW, fw_has as _fw_has, fw_unsupported as _fw_unsupported
+from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_acc, zeros_if_none as _z,
+                                           fw_restore as _fw_restore, fw_attach as _fw_attach,
+                                           fw_ones as _fw_ones, fw_reduce as _fw_reduce, fw_gather as _fw_gather,
+                                           fw_seed as _fw_seed, fw_transpose as _fw_transpose,
+                                           fw_transpose_multi as _fw_transpose_multi,
+                                           enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.index import gather_backward

@@ -20,6 +20,7 @@ from ember._core import dtype as _dt
 
 from ..index import Index
 from ..virtualized import COMPARISONS, set_ops_handler
+from . import vec_math
 
 def _csrc(name):
     """A header of ember's hand-written kernels (kernels/cpu/csrc), inlined into the generated source so that
@@ -138,7 +139,8 @@ static inline int64_t ember_index(int64_t i, int64_t size) {
 }
 """
 
-PREAMBLE = _PREAMBLE_HEAD + _csrc("vmath.h") + "\n" + _csrc("gelu_math.h") + _PREAMBLE_TAIL
+PREAMBLE = (_PREAMBLE_HEAD + _csrc("vmath.h") + "\n" + _csrc("gelu_math.h") + vec_math.C_SOURCE
+            + _PREAMBLE_TAIL)
 
 
 _STORAGE_C = {"float32": "float", "float64": "double", "float16": "_Float16", "bfloat16": "uint16_t",
@@ -333,6 +335,8 @@ class CppOps:
             return f"ember_{op}_{_suffix(dt)}({n})"
         if op == "exp":
             return f"vm_exp{'f' if dt.name != 'float64' else ''}({n})"
+        if op in vec_math.FLOAT32_FUNCTIONS and dt.name == "float32":
+            return f"{vec_math.FLOAT32_FUNCTIONS[op]}({n})"
         if op == "rsqrt":
             return f"{c_literal(1, dt)} / {_libm('sqrt', dt)}({n})"
         if op == "reciprocal":

@@ -5,22 +5,13 @@ import numpy as np
 
 from ..._core.tls import state
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..graph import Node
+from .._backward import grad as _grad
+from .._shape_dtype import (ExpandBackward0, SumToSizeBackward0, ToCopyBackward0, _aten, _const, _fw_linear,  # noqa: F401
+                            _meta, _needs_history, _record, expand_to, sum_to, to_dtype)
 
 __all__ = ["ExpandBackward0", "SumToSizeBackward0", "ToCopyBackward0", "const_ones_like", "const_sgn",
            "const_zeros_like", "expand_to", "index_of", "masked_grad", "maybe_multiply", "not_implemented",
            "sum_to", "to_dtype"]
-
-
-def _const(arr, dtype):
-    return Tensor._wrap_np(np.asarray(arr, dtype=dtype._np), dtype)
-
-
-def _meta(shape, dtype):
-    """A meta tensor of that shape: what the numpy helpers below return for a meta grad (no data)."""
-    from ..._core.device import META
-    from ...kernels.common import empty_tensor
-    return empty_tensor(tuple(shape), dtype, META)
 
 
 def const_zeros_like(t):
@@ -47,7 +38,7 @@ def const_sgn(t):
     """sign of t as a constant (its derivative is zero)."""
     if state.mode_stack:
         return _aten().sign.default(t.detach())
-    return _const(np.sign(t._np), t.dtype)
+    return _const(np.sign(t._logical_np()), t.dtype)
 
 
 _INT_OF = {4: np.int32, 8: np.int64, 2: np.int16}
@@ -61,7 +52,7 @@ def masked_grad(mask, grad):
             or state.mode_stack:
         from ..._generated.functions import where
         return where(mask, grad, const_zeros_like(grad))
-    g, m = grad._np, mask._np
+    g, m = grad._logical_np(), mask._np
     it = _INT_OF.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
     if it is None:
         return _const(np.where(m, g, g.dtype.type(0)), grad.dtype)
@@ -71,105 +62,6 @@ def masked_grad(mask, grad):
     bits = np.ascontiguousarray(g).view(it)
     keep = np.negative(m, dtype=it) if m.dtype != np.bool_ else np.negative(m.view(np.int8), dtype=it)
     return Tensor._wrap_fresh(np.bitwise_and(bits, keep).view(g.dtype), grad.dtype)
-
-
-def _needs_history(*ts):
-    return state.grad_enabled and any(isinstance(t, Tensor) and t._requires_grad for t in ts)
-
-
-def _record(out, node, inputs):
-    from .._kernel import edge, set_history
-    node.next_edges = tuple(edge(t) for t in inputs)
-    set_history(out, node)
-    return out
-
-
-def _fw_linear(out, g, fn):
-    """Forward-mode tangent for a helper that is a linear map of g computed in numpy (sum_to,
-    view_scatter, ...): the same map applied to g's tangent. Without it forward-over-reverse
-    (jvp of a gradient) would silently lose the tangent."""
-    t = g.__dict__.get("_fw_tangent")
-    if t is not None:
-        from ..forward_ad import _FW, _attach
-        if _FW[0]:
-            _attach(out, fn(t))
-    return out
-
-
-class SumToSizeBackward0(Node):
-    def __init__(self, shape):
-        super().__init__()
-        self.shape = shape
-
-    def apply(self, grads):
-        return (expand_to(grads[0], self.shape),)
-
-
-class ExpandBackward0(Node):
-    def __init__(self, shape):
-        super().__init__()
-        self.shape = shape
-
-    def apply(self, grads):
-        return (sum_to(grads[0], self.shape),)
-
-
-def sum_to(g, shape):
-    shape = tuple(shape)
-    if g._size == shape:
-        return g
-    lead = len(g._size) - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g._size[i + lead] != 1)
-    if state.mode_stack:
-        return _aten().sum.dim_IntList(g, list(axes), True).reshape(shape) if axes else g.reshape(shape)
-    if g._np is None:
-        out = _meta(shape, g.dtype)
-    else:
-        arr = g._np.sum(axis=axes, keepdims=True) if axes else g._np
-        out = _const(arr.reshape(shape), g.dtype)
-    if _needs_history(g):
-        _record(out, SumToSizeBackward0(g._size), (g,))
-    return _fw_linear(out, g, lambda t: sum_to(t, shape))
-
-
-def expand_to(g, shape):
-    shape = tuple(shape)
-    if g._size == shape:
-        return g
-    if state.mode_stack:
-        return _aten().expand.default(g, list(shape))
-    out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._np, shape).copy(), g.dtype)
-    if _needs_history(g):
-        _record(out, ExpandBackward0(g._size), (g,))
-    return _fw_linear(out, g, lambda t: expand_to(t, shape))
-
-
-class ToCopyBackward0(Node):
-    def __init__(self, dtype):
-        super().__init__()
-        self.dtype = dtype
-
-    def apply(self, grads):
-        return (to_dtype(grads[0], self.dtype),)
-
-
-def to_dtype(g, dtype):
-    if g.dtype is dtype:
-        return g
-    if state.mode_stack:
-        return _aten()._to_copy.default(g, dtype=dtype)
-    a = g._np
-    if a is not None and a.dtype.kind == "c" and not dtype.is_complex:
-        a = a.real      # a complex grad of a real input keeps its real part (numpy would warn on astype)
-    out = _meta(g._size, dtype) if a is None else _const(a.astype(dtype._np), dtype)
-    if _needs_history(g) and (dtype.is_floating_point or dtype.is_complex):
-        _record(out, ToCopyBackward0(g.dtype), (g,))
-    return _fw_linear(out, g, lambda t: to_dtype(t, dtype))
-
-
-def _aten():
-    from ..._ops import ops
-    return ops.aten
 
 
 def _zeros(shape, dtype):
@@ -252,7 +144,6 @@ def _vjp_composite(fn, primals, cotangents):
     """Gradients of sum_i <cotangents[i], fn(*primals)[i]> w.r.t. each primal (None for None
     primals or unused ones), differentiable when the outer backward records a graph."""
     from ..._grad_mode import enable_grad
-    from .. import grad as _grad
     create = state.grad_enabled
     pairs_c = [c for c in cotangents]
     with enable_grad():

@@ -15,7 +15,7 @@ __all__ = ["HARDSIGMOID_SLOPE", "SELU_ALPHA", "SELU_SCALE", "elu_backward", "gel
 def relu_grad(grad, result):
     """torch's threshold_backward(grad, result, 0): 0 where result <= 0, else grad (a NaN result passes
     its grad on). Without a graph to record, one C pass over contiguous float arrays."""
-    g, r = grad._np, result._np
+    g, r = grad._logical_np(), result._np
     if g is not None and r is not None and not _needs_history(grad, result) and "_fw_tangent" not in grad.__dict__ \
             and not _state.mode_stack:
         gi = _relu_c().relu_backward(g, r)

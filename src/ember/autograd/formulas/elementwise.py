@@ -17,7 +17,7 @@ def _direct(grad, result):
     """(g, y) numpy arrays when a backward can be computed in numpy without recording anything: no
     graph (no create_graph), no dispatch mode, no forward-AD tangent, float32/float64 of one shape and
     dtype; else None (the formula then runs in ember ops)."""
-    g, y = grad._np, result._np
+    g, y = grad._logical_np(), result._np
     if (g is None or y is None or g.dtype not in _REAL_FLOAT or y.dtype != g.dtype or g.shape != y.shape
             or _state.mode_stack or _needs_history(grad, result) or "_fw_tangent" in grad.__dict__
             or "_fw_tangent" in result.__dict__):

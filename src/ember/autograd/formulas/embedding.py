@@ -1,10 +1,8 @@
 """Backward helpers of the embedding ops (torch's FunctionsManual.cpp): embedding_bag's weight and
 per-sample-weight grads and embedding_dense_backward's double backward."""
 
-import numpy as np
-
 from ..._generated import functions as at  # the ember.* bindings below the facade (torch's at:: functions)
-from ._common import _const, _on_meta
+from ._common import _f64, _i64, _on_meta
 
 __all__ = ["embedding_bag_psw_backward", "embedding_bag_weight_backward", "embedding_double_backward"]
 
@@ -13,33 +11,38 @@ _MODE_SUM, _MODE_MEAN, _MODE_MAX = 0, 1, 2
 
 
 def _kept(indices, padding_idx):
-    idx = indices._np.astype(np.int64)
-    return idx >= 0 if padding_idx is None or padding_idx < 0 else idx != padding_idx
+    """True where the index counts (not padding_idx; with no padding_idx, not negative)."""
+    return indices >= 0 if padding_idx is None or padding_idx < 0 else indices != padding_idx
+
+
+def _freq(idx, num_weights):
+    """How often each row index occurs (bincount with a fixed length, so the shape depends on no value)."""
+    return at.zeros((num_weights,), dtype=_f64(), device=idx.device).index_add(0, idx, at.ones_like(idx, dtype=_f64()))
 
 
 def embedding_bag_weight_backward(grad, indices, offset2bag, bag_size, max_indices, num_weights,
                                   scale_grad_by_freq, mode, per_sample_weights, padding_idx):
     """Each index's row got grad[its bag] (times its per-sample weight, / bag size in mean mode); in max
-    mode only the row that won each (bag, column) did. Padding indices and empty bags give nothing."""
+    mode only the row that won each (bag, column) did. Padding indices and empty bags give nothing.
+    Written in ops (no value read), so tracing modes and fake tensors record it."""
     d = grad._size[-1]
-    zeros = at.zeros((int(num_weights), d), dtype=grad.dtype, device=indices.device)
+    nw = int(num_weights)
+    zeros = at.zeros((nw, d), dtype=grad.dtype, device=indices.device)
     if _on_meta(grad, indices):
         return zeros
-    idx = indices._np.astype(np.int64).reshape(-1)
+    idx = indices.reshape(-1).to(_i64())
     if mode == _MODE_MAX:
-        full = _const((bag_size._np > 0)[:, None], grad.dtype)
-        g = grad * full
+        g = grad * (bag_size > 0).unsqueeze(1).to(grad.dtype)
         if scale_grad_by_freq:
-            freq = np.bincount(idx, minlength=int(num_weights)).astype(np.float64)
-            g = g / _const(np.maximum(freq[max_indices._np], 1), grad.dtype)
+            won = max_indices.clamp_min(0)       # an empty bag's -1 (its grad is zero already)
+            g = g / _freq(idx, nw).index_select(0, won.reshape(-1)).reshape(won._size).clamp_min(1).to(grad.dtype)
         return zeros.scatter_add(0, max_indices, g)
-    keep = _kept(indices, padding_idx)
-    scale = keep.astype(np.float64)
+    scale = _kept(idx, padding_idx).to(_f64())
     if mode == _MODE_MEAN:
-        scale = scale / np.maximum(bag_size._np[offset2bag._np], 1)
+        scale = scale / bag_size.index_select(0, offset2bag).to(_f64()).clamp_min(1)
     if scale_grad_by_freq:
-        scale = scale / np.maximum(np.bincount(idx, minlength=int(num_weights))[idx], 1)
-    rows = grad.index_select(0, offset2bag) * _const(scale[:, None], grad.dtype)
+        scale = scale / _freq(idx, nw).index_select(0, idx).clamp_min(1)
+    rows = grad.index_select(0, offset2bag) * scale.to(grad.dtype).unsqueeze(-1)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(-1)
     return zeros.index_add(0, indices, rows)
@@ -51,7 +54,7 @@ def embedding_bag_psw_backward(grad, weight, indices, offset2bag, mode, padding_
         raise NotImplementedError("embedding_bag_backward: per_sample_weights only supported for mode='sum'")
     if _on_meta(grad, indices):
         return at.empty(tuple(indices._size), dtype=grad.dtype, device=indices.device)
-    keep = _const(_kept(indices, padding_idx), grad.dtype)
+    keep = _kept(indices, padding_idx).to(grad.dtype)
     return (grad.index_select(0, offset2bag) * weight.index_select(0, indices)).sum(-1) * keep
 
 
@@ -64,10 +67,8 @@ def embedding_double_backward(grad, indices, padding_idx, scale_grad_by_freq):
         raise RuntimeError("the derivative for 'embedding_dense_backward' is not implemented with "
                            "scale_grad_by_freq=True: the frequency-scaled gradient has no second derivative; "
                            "use scale_grad_by_freq=False for double backward")
-    from ._common import _const
     idx = indices.reshape(-1)
     rows = grad.index_select(0, idx)
     if padding_idx is not None and padding_idx >= 0:
-        keep = (idx._np != padding_idx).astype(np.float64)
-        rows = rows * _const(keep.reshape(-1, 1), grad.dtype)
+        rows = rows * (idx != padding_idx).to(grad.dtype).reshape(-1, 1)
     return rows.reshape(list(indices._size) + [grad._size[-1]])

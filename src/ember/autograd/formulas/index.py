@@ -26,12 +26,9 @@ def index_put_backward_values(grad, indices, sizes):
 def gather_backward(grad, self, fn):
     """Backward of an op that only copies input elements (reflection/replication/circular pad,
     nearest upsampling): run it on the element numbers to learn where each output came from, then
-    add the gradient back there."""
-    from ._common import _const
-    import numpy as np
-    n = self.numel()
-    idx = _eval(fn, _const(np.arange(n, dtype=np.float64).reshape(self._size), _f64()))
-    src = _const(idx._np.reshape(-1).astype(np.int64), _i64())
+    add the gradient back there. Written in ops, so tracing modes and fake tensors record it."""
+    pos = _eval(fn, at.arange(self.numel(), dtype=_f64(), device=self.device).reshape(self._size))
+    src = pos.reshape(-1).to(_i64())
     return const_zeros_like(self).reshape(-1).index_put((src,), grad.reshape(-1), True).reshape(self._size)
 
 

@@ -11,6 +11,7 @@ from ..._generated import functions as at, linalg_functions as at_linalg  # embe
 from ..._grad_mode import enable_grad
 from ._common import _const, maybe_multiply, const_sgn, _needs_history, sum_to, _aten, _mH
 from .reduction import _restore, amax_backward, norm_backward
+from ..._core.strides import same_shape
 
 __all__ = ["cholesky_backward", "cholesky_solve_backward", "eigh_backward", "inv_backward", "lstsq_backward",
            "matmul_backward", "matrix_norm_backward", "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
@@ -48,7 +49,7 @@ def _mm_direct(grad, other, col, first):
     record: the two matrices of a Linear's backward cost five dispatches otherwise. `first`: the
     gradient of mat1 (grad @ other^T), else of mat2 (other^T @ grad). `col`: return it column-major
     (a fresh tensor with transposed strides, as `x.mm(y).t()` lays it out). None: take the general path."""
-    g, o = grad._np, other._np
+    g, o = grad._logical_np(), other._logical_np()
     if (_state.mode_stack or g is None or o is None or g.ndim != 2 or o.ndim != 2 or grad.dtype not in _MM_DIRECT
             or other.dtype is not grad.dtype or _needs_history(grad, other) or "_fw_tangent" in grad.__dict__
             or "_fw_tangent" in other.__dict__):
@@ -62,6 +63,12 @@ def _mm_direct(grad, other, col, first):
 
 def matmul_backward(grad, self, other, which):
     """d(self @ other) for 1-D/2-D/batched (broadcast) operands, written with matmul itself."""
+    if self.dim() == 2 and other.dim() == 2 and grad.dim() == 2:       # two matrices: mm's formulas
+        if which == 0:
+            r = _mm_direct(grad, other, False, True)
+            return r if r is not None else grad.mm(other.t())
+        r = _mm_direct(grad, self, False, False)
+        return r if r is not None else self.t().mm(grad)
     a = self.unsqueeze(0) if self.dim() == 1 else self
     b = other.unsqueeze(-1) if other.dim() == 1 else other
     from ...kernels.common import broadcast_shapes
@@ -74,12 +81,12 @@ def matmul_backward(grad, self, other, which):
         if which == 0:
             return g2.mm(b.t()).reshape(self._size)
         r = a.reshape(-1, a._size[-1]).t().mm(g2)
-        return r.reshape(other._size) if r._size != other._size else r
+        return r.reshape(other._size) if not same_shape(r._size, other._size) else r
     if which == 0:
         r = sum_to(g.matmul(b.transpose(-1, -2)), a._size)
-        return r.reshape(self._size) if r._size != self._size else r
+        return r.reshape(self._size) if not same_shape(r._size, self._size) else r
     r = sum_to(a.transpose(-1, -2).matmul(g), b._size)
-    return r.reshape(other._size) if r._size != other._size else r
+    return r.reshape(other._size) if not same_shape(r._size, other._size) else r
 
 
 def matrix_norm_backward(grad, self, ord, result, dim, keepdim):

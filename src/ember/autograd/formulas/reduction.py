@@ -57,7 +57,7 @@ def evenly_distribute_backward(grad, self, result):
     """grad / count at the elements equal to the extremum (NaN ones when it is NaN), zeros elsewhere: torch's
     zeros().masked_fill_(mask, grad / mask.sum()). In numpy when nothing is recorded (a full max() or min()
     in a Python loop, a CRF's forward algorithm: five dispatched ops otherwise)."""
-    s, g, r = self._np, grad._np, result._np
+    s, g, r = self._logical_np(), grad._logical_np(), result._np
     if (s is not None and g is not None and r is not None and s.dtype in _REAL_FLOAT and g.dtype == s.dtype
             and g.ndim == 0 and not _state.mode_stack and not _needs_history(grad, self, result)
             and "_fw_tangent" not in grad.__dict__ and "_fw_tangent" not in self.__dict__
@@ -66,10 +66,9 @@ def evenly_distribute_backward(grad, self, result):
         out = np.zeros(s.shape, s.dtype)
         out[mask] = g / s.dtype.type(np.count_nonzero(mask))
         return Tensor._wrap_fresh(out, self.dtype)
-    if bool(np.isnan(result._np)):
-        mask = _const(np.isnan(self._np), self.dtype)
-    else:
-        mask = (self == result).to(grad.dtype)
+    # torch's data-independent form (its tensor-subclass branch): no value is read, so fake tensors and
+    # tracing modes see ops only
+    mask = (self == result).logical_or(self.isnan().logical_and(result.isnan())).to(grad.dtype)
     return mask * (grad / mask.sum())
 
 

@@ -12,12 +12,15 @@ the mutating op (later uses read its result), view ops are ordinary nodes, rando
 import contextlib
 import functools
 import inspect
+import operator
 from operator import getitem as _getitem
 
+from ember._core.symint import SymBool, SymFloat, SymInt
 from ember._core.tls import state as _tls
 from ember._core.dispatch_keys import DispatchKey
 from ember._dispatch.modes import TorchDispatchMode
 from ember._tensor import Tensor
+from ember._ops import ops
 
 from .._symbolic_trace import Tracer
 from ..graph import Graph
@@ -60,7 +63,17 @@ def _tensor_key(t):
     """A key that survives autograd's saved-output shells (same data and geometry, a new object)."""
     if t._np is not None:
         return ("np", id(t._np), t.dtype)
-    return ("st", id(t._storage), t._offset, tuple(t._size), t.stride(), t.dtype)
+    return ("st", id(t._storage), _hashable(t._offset), _hashable(tuple(t._size)), _hashable(t.stride()), t.dtype)
+
+
+def _hashable(x):
+    """Sizes as a dict key: a SymInt (unhashable) stands as its expression."""
+    if x.__class__ is tuple:
+        for v in x:
+            if v.__class__ is not int:
+                return tuple(v.node.expr if v.__class__ is SymInt else v for v in x)
+        return x
+    return x.node.expr if x.__class__ is SymInt else x
 
 
 class _TensorTracker:
@@ -84,6 +97,10 @@ class _TensorTracker:
         return None
 
 
+_LIFT_FRESH = ops.aten.lift_fresh.default
+_LIFT_FRESH_COPY = ops.aten.lift_fresh_copy.default
+
+
 class ProxyTorchDispatchMode(TorchDispatchMode):
     """Records every op reaching the Python key as a node of `tracer.graph`."""
 
@@ -93,9 +110,15 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         self.decomposition_table = decomposition_table or {}
         self.tracker = _TensorTracker()
         self.enable_tracing = True
+        self.sym_sources = {}           # size Symbol -> (placeholder proxy, dim) it is read from
+        self.expr_proxies = {}          # sympy expression -> the proxy computing it
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if func is _LIFT_FRESH:
+            func = _LIFT_FRESH_COPY            # torch's: the fresh constant becomes a graph attribute, copied
+        if func is _sym_size_int():
+            return args[0].size(args[1])    # a size read (retracing a graph): a node only where the size is used
         decomp = self.decomposition_table.get(func)
         if decomp is not None:
             with self:
@@ -127,7 +150,41 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             if p is not None:
                 return p
             return a                    # a constant: create_arg makes it a get_attr
+        if a.__class__ is SymInt or a.__class__ is SymFloat or a.__class__ is SymBool:
+            return self.sym_proxy(a)
         return a
+
+    # ---------------------------------------------------------------- symbolic sizes as graph values
+    def track_sizes(self, t, proxy):
+        """Remember where the size symbols of input `t` can be read: dim d of the placeholder `proxy`."""
+        for d, s in enumerate(t._size):
+            if s.__class__ is SymInt and s.node.expr.is_Symbol and s.node.expr not in self.sym_sources:
+                self.sym_sources[s.node.expr] = (proxy, d)
+
+    def sym_proxy(self, s):
+        """The graph value of SymInt/SymFloat/SymBool `s`: `aten.sym_size.int` of the input it came from, and
+        `operator` arithmetic over those for an expression (each distinct expression computed once)."""
+        node = s.node
+        expr = node.expr
+        env = node.shape_env
+        if env.replacements and expr.free_symbols & env.replacements.keys():
+            expr = expr.xreplace(env.replacements)
+        return self._expr_proxy(expr, s)
+
+    def _expr_proxy(self, expr, val=None):
+        from .symbolic_shapes import expr_to_graph
+
+        def leaf(sym):
+            src = self.sym_sources.get(sym)
+            if src is None:
+                raise RuntimeError(f"make_fx: size symbol {sym} does not come from any input of the traced function")
+            return self.tracer.create_proxy("call_function", _sym_size_int(), (src[0], src[1]), {},
+                                            name="sym_size_int")
+        p = expr_to_graph(expr, self.expr_proxies, leaf,
+                          lambda fn, args: self.tracer.create_proxy("call_function", fn, args, {}))
+        if val is not None and hasattr(p, "node") and "val" not in p.node.meta:
+            p.node.meta["val"] = val
+        return p
 
     def _track_outputs(self, out, proxy):
         if isinstance(out, Tensor):
@@ -271,9 +328,8 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", _allow_non_fake_in
     `stack_trace` holds the user's frames (shown as `# File:` comments in the code); off by default, as torch's,
     because walking and formatting the stack per op is a large part of tracing time.
     """
-    if tracing_mode not in ("real", "fake"):
-        raise NotImplementedError(f"make_fx: tracing_mode={tracing_mode!r} (only 'real' and 'fake'; ember has no "
-                                  f"symbolic shapes)")
+    if tracing_mode not in ("real", "fake", "symbolic"):
+        raise NotImplementedError(f"make_fx: tracing_mode={tracing_mode!r} (expected 'real', 'fake' or 'symbolic')")
     if pre_dispatch:
         raise NotImplementedError("make_fx: pre_dispatch tracing is not supported by ember")
 
@@ -292,16 +348,31 @@ def _trace(f, args, decomposition_table, tracing_mode, allow_non_fake_inputs, re
     tracer.root = Module()
     tracer.graph = Graph(tracer_cls=PythonKeyTracer)
     fake_mode = None
+    names = _placeholder_names(f, args)
     if tracing_mode == "fake":
         from ember._subclasses.fake_tensor import FakeTensorMode
         fake_mode = _current_fake_mode(flat_args) or FakeTensorMode(allow_non_fake_inputs=allow_non_fake_inputs)
         flat_args = [fake_mode.from_tensor(a) if isinstance(a, Tensor) else a for a in flat_args]
+    elif tracing_mode == "symbolic":
+        # every size of every input a symbol (duck-sized, 0/1 specialised), unless the inputs are fake already
+        from ember._subclasses.fake_tensor import FakeTensorMode
+        from .symbolic_shapes import ShapeEnv
+        fake_mode = _current_fake_mode(flat_args)
+        if fake_mode is None or fake_mode.shape_env is None:
+            fake_mode = FakeTensorMode(allow_non_fake_inputs=allow_non_fake_inputs, shape_env=ShapeEnv())
+        flat_args = [fake_mode.from_tensor(a, static_shapes=False, source=n) if isinstance(a, Tensor) else a
+                     for a, n in zip(flat_args, names)]
     mode = ProxyTorchDispatchMode(tracer, tracing_mode, decomposition_table)
-    for i, (a, name) in enumerate(zip(flat_args, _placeholder_names(f, args))):
+    for i, (a, name) in enumerate(zip(flat_args, names)):
         node = tracer.graph.placeholder(name)
         if isinstance(a, Tensor):
             node.meta["val"] = _snapshot(a)
             mode.tracker.set(a, tracer.proxy(node))
+            mode.track_sizes(a, tracer.proxy(node))
+        elif a.__class__ is SymInt:
+            node.meta["val"] = a
+            if a.node.expr.is_Symbol:
+                mode.expr_proxies.setdefault(a.node.expr, tracer.proxy(node))
     call_args = _tree_unflatten(flat_args, spec)
     with contextlib.ExitStack() as stack:
         if fake_mode is not None and fake_mode not in _tls.mode_stack:
@@ -314,6 +385,9 @@ def _trace(f, args, decomposition_table, tracing_mode, allow_non_fake_inputs, re
         if isinstance(o, Tensor):
             p = mode.tracker.get(o)
             return p.node if p is not None else tracer.create_arg(o)
+        if o.__class__ in (SymInt, SymFloat, SymBool):
+            p = mode.sym_proxy(o)
+            return p.node if hasattr(p, "node") else p
         return o
     out_nodes = [out_arg(o) for o in flat_out]
     result = _tree_unflatten(out_nodes, _plain_spec(_tree_flatten(out)[1]))   # namedtuples are returned as tuples
@@ -363,3 +437,28 @@ def get_isolated_graphmodule(func, args, kwargs, tracing_mode="real"):
     sig = inspect.signature(func)
     bound = sig.bind(*args, **kwargs)
     return make_fx(lambda *a: func(*a))(*bound.args)
+
+
+_SYM_SIZE = []
+
+
+def _sym_size_int():
+    """aten.sym_size.int(Tensor self, int dim) -> SymInt: the graph node that reads a dynamic size at run time
+    (defined here, in the aten namespace as torch has it, when the first symbolic graph needs it)."""
+    if not _SYM_SIZE:
+        from ember import ops
+        if not hasattr(ops.aten, "sym_size"):
+            from ember.library import Library
+            lib = Library("aten", "FRAGMENT")
+            lib.define("sym_size.int(Tensor self, int dim) -> SymInt")
+            lib.impl("sym_size.int", _sym_size_kernel, "CompositeExplicitAutograd")
+            _SYM_SIZE.append(lib)
+        _SYM_SIZE.insert(0, ops.aten.sym_size.int)
+    return _SYM_SIZE[0]
+
+
+def _sym_size_kernel(self, dim):
+    return self.size(dim)
+
+
+_sym_size_int()          # defined with the graph layer, so graphs and user code can name it

@@ -74,6 +74,16 @@ def fill_(self, value):
     return self
 
 
+def fill(self, value):
+    """fill.Scalar / fill.Tensor: a new tensor shaped and typed like self, every element `value`."""
+    return fill_(empty_tensor(self._size, self.dtype, strides=M.format_strides(self, None)), value)
+
+
+def lift_fresh(self):
+    """lift_fresh: self itself (a tensor just made from a Python value); modes intercept it."""
+    return self
+
+
 def zero_(self):
     if self._np.size:
         self._np[...] = 0

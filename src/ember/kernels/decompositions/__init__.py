@@ -3,7 +3,8 @@
 torch/_decomp/decompositions.py: each op here is written in other aten ops, so autograd, modes and the
 Meta backend see the underlying ops and no derivative formula is needed.
 
-One module per family (FAMILIES.md). Every module reaches the op namespace the same way:
+One module per family (the family names of every tree: native/<family>.yaml, kernels/*/<family>.py, ...).
+Every module reaches the op namespace the same way:
 
     from ..._ops import ops
     aten = ops.aten

@@ -1,6 +1,6 @@
-"""CompositeImplicitAutograd conj / resolve_conj: ember has no lazy conjugate bit, so conj() of a
-complex tensor is conj_physical (a new tensor, differentiable through it) and of any other tensor
-the tensor itself, as in torch."""
+"""CompositeImplicitAutograd conj / resolve_conj / resolve_neg, complex, polar: conj() of a complex tensor is
+the lazy `_conj` view (the conj bit, see ember/_math_bits.py) and of any other tensor the tensor itself;
+resolving a bit is a clone (the clone reads the logical values), as in torch."""
 
 from ..._ops import ops
 
@@ -10,11 +10,19 @@ aten = ops.aten
 def conj(self):
     if not self.dtype.is_complex:
         return self
-    return ops.aten.conj_physical(self)
+    return aten._conj.default(self)
 
 
 def resolve_conj(self):
-    return self
+    if not self.is_conj():
+        return self
+    return aten.clone.default(self)
+
+
+def resolve_neg(self):
+    if not self.is_neg():
+        return self
+    return aten.clone.default(self)
 
 
 def _complex_args(a, b):

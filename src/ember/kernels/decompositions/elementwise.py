@@ -98,4 +98,32 @@ for _a, _t in {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": 
     globals()[_a] = globals()[_a + "_out"] = _alias(_t)
     globals()[_a + "_"] = _alias_(_t)
 clip_Tensor = clip_Tensor_out = _alias("clamp")
+
+
+
+def _binding_alias(target):
+    """numpy / array-API spellings (torch.divide, torch.greater, ...): torch's Python binding of `target`
+    with the same arguments, so a Python number binds as it does there (to the Scalar overload, or as a
+    wrapped number where only a Tensor form exists, e.g. divide(t, 2, rounding_mode=...))."""
+    def f(*args, **kw):
+        from ..._generated import functions
+        return getattr(functions, target)(*args, **kw)
+    f.__name__ = target
+    return f
+
+
+for _a, _t in {"absolute": "abs", "negative": "neg", "fix": "trunc", "divide": "div", "true_divide": "div",
+               "multiply": "mul", "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
+               "not_equal": "ne"}.items():
+    globals()[_a] = _binding_alias(_t)
 clip__Tensor = _alias_("clamp")
+
+
+def max_other(self, other):
+    """torch.max(a, b): the elementwise maximum (torch's max.other is maximum)."""
+    return aten.maximum.default(self, other)
+
+
+def min_other(self, other):
+    """torch.min(a, b): the elementwise minimum."""
+    return aten.minimum.default(self, other)

@@ -1,6 +1,8 @@
-"""view_as_real / view_as_complex: the same storage seen as (..., 2) reals or as complex numbers
-(one kernel for cpu and meta: metadata only, like the other views)."""
+"""view_as_real / view_as_complex: the same storage seen as (..., 2) reals or as complex numbers; `_conj` /
+`_neg_view`: the same storage with the lazy conj / neg bit flipped (one kernel for cpu and meta: metadata only,
+like the other views)."""
 from ..._core import dtype as D
+from ..._core.dispatch_keys import CONJ_BIT, MATH_BITS, NEG_BIT
 from .view import make_view
 from ..common import alloc
 
@@ -8,9 +10,27 @@ _REAL = {"complex64": D.float32, "complex128": D.float64}
 _COMPLEX = {"float32": D.complex64, "float64": D.complex128}
 
 
+def _flipped(self, bit):
+    out = make_view(self, self._size, self.stride(), self._offset, arr=self._np)
+    out._ks = (out._ks & ~MATH_BITS) | ((self._ks & MATH_BITS) ^ bit)
+    return out
+
+
+def _conj(self):
+    return _flipped(self, CONJ_BIT)
+
+
+def _neg_view(self):
+    return _flipped(self, NEG_BIT)
+
+
 def view_as_real(self):
     if not self.dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if self._ks & CONJ_BIT:
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+                           "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the "
+                           "resulting tensor will NOT alias the original.")
     size = tuple(self._size) + (2,)
     stride = tuple(2 * s for s in self.stride()) + (1,)
     return make_view(self, size, stride, 2 * self._offset, _REAL[self.dtype.name])

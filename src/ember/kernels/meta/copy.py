@@ -141,6 +141,11 @@ def fill_(self, value):
     return self
 
 
+def fill(self, value):
+    check_fill_value(value)
+    return empty_tensor(self._size, self.dtype, META, format_strides(self, None))
+
+
 def zero_(self):
     return self
 

@@ -3,6 +3,7 @@
 The cpu kernels (kernels/cpu/creation.py, kernels/cpu/random.py) call the same `*_spec` helpers and
 `alloc` with device cpu, then fill the data: one truth per op for shape, dtype and strides.
 """
+from ..._core.symint import SymInt, size_int
 import math
 import numbers
 
@@ -20,7 +21,7 @@ def check_size(size, name=None):
     ones check earlier, with their own message)."""
     if isinstance(size, (int, Tensor)) or hasattr(size, "__index__"):
         size = (size,)
-    shape = tuple(int(s) for s in size)
+    shape = tuple(map(size_int, size))
     for s in shape:
         if s < 0:
             if name:
@@ -30,7 +31,7 @@ def check_size(size, name=None):
 
 
 def check_strides(shape, stride):
-    stride = tuple(int(s) for s in stride)
+    stride = tuple(map(size_int, stride))
     if len(stride) != len(shape):
         raise RuntimeError(f"mismatch in length of strides and shape: sizes {list(shape)} and strides {list(stride)}")
     for s in stride:
@@ -109,6 +110,13 @@ def arange_spec(start, end, step, dtype):
     dt = as_dtype(dtype)
     if dt is None:
         dt = get_default_dtype() if any(_is_float_arg(x) for x in (start, end, step)) else D.int64
+    if any(x.__class__ is SymInt for x in (start, end, step)) and not dt.is_floating_point and \
+            all(isinstance(x, numbers.Integral) for x in (start, end, step)) and step.__class__ is int:
+        # symbolic bounds (arange(x.size(0))): the length stays an expression; the sign checks are the caller's
+        if step == 0:
+            raise RuntimeError("step must be nonzero")
+        sgn = (step > 0) - (step < 0)
+        return (end - start + step - sgn) // step, dt
     s, e, st = float(_num(start)), float(_num(end)), float(_num(step))
     if not all(math.isfinite(x) for x in (s, e)):
         raise RuntimeError(f"unsupported range: {_num(start)} -> {_num(end)}")

@@ -1,9 +1,13 @@
 """View ops: new sizes/strides/offset over the input's storage, no data touched (ATen's
 TensorShape.cpp). Registered as CompositeExplicitAutograd, so the same kernel serves cpu and meta.
-Also the meta functions of the view scatters (slice_scatter, ...), whose body the cpu kernels share."""
-from ..._core.strides import contiguous_strides, numel, wrap_dim
+Also the meta functions of the view scatters (slice_scatter, ...): output geometry and the size check,
+which the cpu kernels (cpu/view.py) reuse."""
+from ..._core.symint import SymInt, size_int
+from ..._core.storage import UntypedStorage
+from ..._core.strides import (contiguous_strides, dense_strides_like, is_non_overlapping_and_dense, numel,
+                              wrap_dim)
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import _tname
+from ..common import _tname, empty_tensor
 
 _ALL = slice(None)
 _slice = slice          # `slice` below is the view op
@@ -19,7 +23,7 @@ def make_view(t, size, stride, offset=None, dtype=None, arr=None):
 # ---------------------------------------------------------------- size/stride rules
 def infer_size(shape, n):
     """Resolve one -1 in `shape` against `n` elements (ATen's infer_size)."""
-    shape = list(map(int, shape))
+    shape = list(map(size_int, shape))
     infer, known = None, 1
     for i, s in enumerate(shape):
         if s == -1:
@@ -30,7 +34,8 @@ def infer_size(shape, n):
             raise RuntimeError(f"invalid shape dimension {s}")
         else:
             known *= s
-    if known == n or (infer is not None and known > 0 and n % known == 0):
+    # (with a -1 only divisibility is asked: `known == n` would guard on a symbolic n for nothing)
+    if (infer is not None and known > 0 and n % known == 0) or (infer is None and known == n):
         if infer is not None:
             if known == 0:
                 raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
@@ -69,13 +74,13 @@ def compute_stride(oldshape, oldstride, newshape):
 
 
 def _fmt(xs):
-    return "[" + ", ".join(str(int(x)) for x in xs) + "]"
+    return "[" + ", ".join(str(x) for x in xs) + "]"
 
 
 def _intlist(size):
-    if isinstance(size, int):
+    if isinstance(size, int) or size.__class__ is SymInt:
         return (size,)
-    return tuple(map(int, size))
+    return tuple(map(size_int, size))
 
 
 # ---------------------------------------------------------------- the views
@@ -127,7 +132,7 @@ def view_dtype(self, dtype):
 
 def as_strided(self, size, stride, storage_offset=None):
     size, stride = _intlist(size), _intlist(stride)
-    off = self._offset if storage_offset is None else int(storage_offset)
+    off = self._offset if storage_offset is None else size_int(storage_offset)
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
@@ -218,7 +223,7 @@ def select(self, dim, index):
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, nd)
     n = self._size[d]
-    index = int(index)
+    index = size_int(index)
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size {_fmt(self._size)} at dimension {d}")
     if index < 0:
@@ -234,12 +239,12 @@ def slice(self, dim=0, start=None, end=None, step=1):
     if nd == 0:
         raise RuntimeError("slice() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, nd)
-    step = int(step)
+    step = size_int(step)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     n = self._size[d]
-    start = 0 if start is None else int(start)
-    end = n if end is None else int(end)
+    start = 0 if start is None else size_int(start)
+    end = n if end is None else size_int(end)
     if start < 0:
         start += n
     if end < 0:
@@ -354,7 +359,7 @@ def split(self, split_size, dim=0):
     if nd == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, nd)
-    split_size = int(split_size)
+    split_size = size_int(split_size)
     n = self._size[d]
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
@@ -395,35 +400,30 @@ def unfold(self, dimension, size, step):
 
 
 # ---------------------------------------------------------------- view scatters (functional writes through a view)
-def _scatter_base(self, meta):
-    """The output of a *_scatter op before the write: a copy of self keeping its strides (torch's
-    clone_preserve_strides): dense tensors get dense strides in the same memory order at offset 0, any other
-    geometry keeps its whole storage (so as_strided_scatter's storage positions mean the same as in self)."""
-    from ..._core.storage import UntypedStorage
-    from ..._core.strides import dense_strides_like, is_non_overlapping_and_dense
-    from ..common import empty_tensor
+def scatter_strides(self):
+    """The strides of a *_scatter op's output, a copy of self keeping its strides (torch's
+    clone_preserve_strides): a dense self's memory order, dense, at offset 0; None for any other geometry,
+    whose copy keeps self's whole storage (so as_strided_scatter's storage positions mean the same as in self)."""
     size, st = self._size, self.stride()
-    if is_non_overlapping_and_dense(size, st):
-        out = empty_tensor(size, self.dtype, device="meta" if meta else "cpu", strides=dense_strides_like(size, st))
-        if not meta and out.numel():
-            out._np[...] = self._np
-        return out
-    storage = self.untyped_storage()
-    storage = UntypedStorage._meta(storage.nbytes()) if meta else storage.clone()
-    return Tensor._from_storage(storage, self._offset, size, st, self.dtype)
+    return dense_strides_like(size, st) if is_non_overlapping_and_dense(size, st) else None
 
 
-def scatter_into_view(self, src, view_fn, meta=True):
-    """Shared body of the *_scatter ops: out = copy of self; view_fn(out) = src; torch's size check.
-    meta=False (the cpu kernels) also copies the data."""
-    out = _scatter_base(self, meta)
-    region = view_fn(out)
+def check_scatter_src(region, src):
     if tuple(region._size) != tuple(src._size):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{_fmt(src._size)}, slice size = {_fmt(region._size)}")
-    if not meta and region.numel():
-        import numpy as np
-        np.copyto(region._np, src._np, casting="unsafe")
+
+
+def scatter_into_view(self, src, view_fn):
+    """Shared body of the *_scatter meta functions: the output's geometry, and torch's size check of src
+    against view_fn(output). The cpu kernels (cpu/view.py) copy the data."""
+    strides = scatter_strides(self)
+    if strides is not None:
+        out = empty_tensor(self._size, self.dtype, device="meta", strides=strides)
+    else:
+        storage = UntypedStorage._meta(self.untyped_storage().nbytes())
+        out = Tensor._from_storage(storage, self._offset, self._size, self.stride(), self.dtype)
+    check_scatter_src(view_fn(out), src)
     return out
 
 

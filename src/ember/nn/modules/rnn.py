@@ -3,7 +3,8 @@
 Parameter names, shapes and gate order are torch's (weight_ih_l{k}[_reverse], weight_hh_l{k}, bias_ih_l{k},
 bias_hh_l{k}, weight_hr_l{k} for LSTM projections; LSTM gates i,f,g,o; GRU gates r,z,n), so state_dicts move
 between ember and torch. The recurrence is written with ember ops (one input matmul per layer for every time
-step, then one hidden matmul per step), so autograd differentiates it. Packed sequences run as padded batches
+step, then one hidden matmul per step); an LSTM or GRU step's pointwise part is the fused cell
+(`_thnn_fused_lstm_cell` / `_thnn_fused_gru_cell`, one autograd node), as torch's CUDA path does. Packed sequences run as padded batches
 with a per-step length mask.
 Shapes: L sequence length, N batch, D directions, H hidden size, H_out = proj_size or H.
 """
@@ -17,6 +18,9 @@ from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, _pack_like, pad_packed_sequence
 from .module import Module
+from ..._ops import ops as _ops
+
+_aten = _ops.aten
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -127,25 +131,18 @@ class RNNBase(Module):
             raise RuntimeError(msg.format(expected, list(hx.shape)))
 
     # ------------------------------------------------------------------ recurrence
-    def _cell(self, gi, h, c, w_hh, b_hh, w_hr):
-        """One step. gi: (N, G) precomputed input gates; h: (N, H_out); c: (N, H) for LSTM."""
-        gh = F.linear(h, w_hh, b_hh)
+    def _cell(self, gi, h, c, w_hh, b_ih, b_hh, w_hr):
+        """One step. gi: (N, G) precomputed input gates (without b_ih for LSTM and GRU, whose fused cell adds
+        both biases, as torch's fused kernels do); h: (N, H_out); c: (N, H) for LSTM."""
         if self.mode == "LSTM":
-            i, f, g, o = (gi + gh).chunk(4, dim=1)
-            c = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
-            h = ember.sigmoid(o) * ember.tanh(c)
+            h, c, _ = _aten._thnn_fused_lstm_cell.default(gi, F.linear(h, w_hh), c, b_ih, b_hh)
             if w_hr is not None:
                 h = F.linear(h, w_hr)
             return h, c
         if self.mode == "GRU":
-            ir, iz, in_ = gi.chunk(3, dim=1)
-            hr, hz, hn = gh.chunk(3, dim=1)
-            r = ember.sigmoid(ir + hr)
-            z = ember.sigmoid(iz + hz)
-            n = ember.tanh(in_ + r * hn)
-            return n + z * (h - n), None
+            return _aten._thnn_fused_gru_cell.default(gi, F.linear(h, w_hh), h, b_ih, b_hh)[0], None
         act = ember.tanh if self.mode == "RNN_TANH" else ember.relu
-        return act(gi + gh), None
+        return act(gi + F.linear(h, w_hh, b_hh)), None
 
     def _run(self, x, h0, c0, lengths):
         """x: (L, N, H_in); h0: (layers*D, N, H_out); c0 same with H (LSTM) or None;
@@ -166,12 +163,13 @@ class RNNBase(Module):
                 p = {n.split("_l")[0]: getattr(self, n) for n in names}
                 w_ih, w_hh = p["weight_ih"], p["weight_hh"]
                 b_ih, b_hh, w_hr = p.get("bias_ih"), p.get("bias_hh"), p.get("weight_hr")
-                gi_all = F.linear(layer_in, w_ih, b_ih)                 # (L, N, G): one matmul for all steps
+                fused = self.mode in ("LSTM", "GRU")                  # biases go to the fused cell
+                gi_all = F.linear(layer_in, w_ih, None if fused else b_ih)    # (L, N, G): one matmul for all steps
                 h, c = h0[idx], (c0[idx] if c0 is not None else None)
                 steps = range(L - 1, -1, -1) if d == 1 else range(L)
                 out = [None] * L
                 for t in steps:
-                    nh, nc = self._cell(gi_all[t], h, c, w_hh, b_hh, w_hr)
+                    nh, nc = self._cell(gi_all[t], h, c, w_hh, b_ih, b_hh, w_hr)
                     if masks is not None:
                         nh = ember.where(masks[t], nh, h)
                         if nc is not None:
@@ -317,8 +315,11 @@ class RNNCellBase(Module):
         return x, batched
 
     def _step(self, x, h, c):
-        gi = F.linear(x, self.weight_ih, self.bias_ih)
-        return RNNBase._cell(self, gi, h, c, self.weight_hh, self.bias_hh, None)
+        args = (self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        if self.mode == "LSTM":
+            return ember.lstm_cell(x, (h, c), *args)
+        cell = {"GRU": ember.gru_cell, "RNN_TANH": ember.rnn_tanh_cell, "RNN_RELU": ember.rnn_relu_cell}[self.mode]
+        return cell(x, h, *args), None
 
 
 class RNNCell(RNNCellBase):

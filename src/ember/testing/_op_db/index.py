@@ -29,7 +29,9 @@ def _scatter(dt, value=False, reduce=None):
         idx = _perm(shape, dim)
         sl = tuple(slice(0, 2) if i == (dim % len(shape)) else slice(None) for i in range(len(shape)))
         idx = idx[sl]
-        src = 2.5 if value else make(shape, dt, seed=5)
+        # src shaped like index (torch's samples): its gradient, grad.gather(dim, index), has src's shape; the
+        # last sample keeps a larger src, whose backward torch refuses ("returned an invalid gradient")
+        src = 2.5 if value else make(idx.shape if len(shape) > 1 else shape, dt, seed=5)
         kw = {} if reduce is None else {"reduce": reduce}
         out.append(SN(x, dim, idx, src, **kw))
     out.append(SN(make((), dt), 0, np.array(0), 1 if value else make((), dt, seed=3)))

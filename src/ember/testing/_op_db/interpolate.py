@@ -48,7 +48,7 @@ def _aa(mode):
 op_db = [
     OpInfo("pixel_shuffle", _s(((2, 8, 3, 2), (2,), {})), torch_name="nn.functional.pixel_shuffle",
            check_strides=False),
-    # second tier (backward formulas in derivatives_nn2.yaml); grids and indices kept off the kinks
+    # grids and indices kept off the kinks of the backward formulas
     OpInfo("nn.functional.grid_sample", _s(((1, 2, 3, 4), (("arr", (1, 2, 3, 2), -1.2, 1.2),), {}),
                                            ((1, 2, 3, 4), (("arr", (1, 3, 2, 2), -1.5, 1.5),),
                                             {"mode": "bicubic", "padding_mode": "border", "align_corners": True}),

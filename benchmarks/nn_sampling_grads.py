@@ -1,7 +1,7 @@
-"""Forward+backward times of the ops whose formulas live in derivatives_nn2.yaml (grid_sample, cdist,
+"""Forward+backward times of the nn ops that sample, gather or align (grid_sample, cdist,
 embedding_bag, ctc_loss, max_unpool2d), ember vs torch on the same float32 data and thread count.
 Prints one JSON object: {case: {ember_ms, torch_ms, ratio}}. Run from the repo root:
-python benchmarks/nn_grads2.py [--threads N]"""
+python benchmarks/nn_sampling_grads.py [--threads N]"""
 import json
 import sys
 

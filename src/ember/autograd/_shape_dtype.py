@@ -1,0 +1,124 @@
+"""Bringing a gradient to its input's shape and dtype: sum_to / expand_to (broadcast reduction and its
+inverse) and to_dtype, each recording its own Node when create_graph records history (at::sum_to in
+ATen/ExpandUtils.h, grad.to(dtype) in the engine's validate_outputs). The engine uses them on every
+gradient it validates; the formulas reach them through formulas/_common.py."""
+
+import numpy as np
+
+from .._core.tls import state
+from .._core.tensor_impl import TensorImpl as Tensor
+from ._kernel import edge, set_history
+from .forward_ad import _FW, _attach
+from .graph import Node
+from .._core.strides import same_shape
+
+__all__ = ["ExpandBackward0", "SumToSizeBackward0", "ToCopyBackward0", "expand_to", "sum_to", "to_dtype"]
+
+
+def _const(arr, dtype):
+    return Tensor._wrap_np(np.asarray(arr, dtype=dtype._np), dtype)
+
+
+def _meta(shape, dtype):
+    """A meta tensor of that shape: what the numpy helpers below return for a meta grad (no data)."""
+    from .._core.device import META
+    from ..kernels.common import empty_tensor
+    return empty_tensor(tuple(shape), dtype, META)
+
+
+def _needs_history(*ts):
+    return state.grad_enabled and any(isinstance(t, Tensor) and t._requires_grad for t in ts)
+
+
+def _record(out, node, inputs):
+    node.next_edges = tuple(edge(t) for t in inputs)
+    set_history(out, node)
+    return out
+
+
+def _fw_linear(out, g, fn):
+    """Forward-mode tangent for a helper that is a linear map of g computed in numpy (sum_to,
+    view_scatter, ...): the same map applied to g's tangent. Without it forward-over-reverse
+    (jvp of a gradient) would silently lose the tangent."""
+    t = g.__dict__.get("_fw_tangent")
+    if t is not None:
+        if _FW[0]:
+            _attach(out, fn(t))
+    return out
+
+
+class SumToSizeBackward0(Node):
+    def __init__(self, shape):
+        super().__init__()
+        self.shape = shape
+
+    def apply(self, grads):
+        return (expand_to(grads[0], self.shape),)
+
+
+class ExpandBackward0(Node):
+    def __init__(self, shape):
+        super().__init__()
+        self.shape = shape
+
+    def apply(self, grads):
+        return (sum_to(grads[0], self.shape),)
+
+
+def sum_to(g, shape):
+    shape = tuple(shape)
+    if same_shape(g._size, shape):
+        return g
+    lead = len(g._size) - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g._size[i + lead] != 1)
+    if state.mode_stack:
+        return _aten().sum.dim_IntList(g, list(axes), True).reshape(shape) if axes else g.reshape(shape)
+    if g._np is None:
+        out = _meta(shape, g.dtype)
+    else:
+        arr = g._logical_np()
+        arr = arr.sum(axis=axes, keepdims=True) if axes else arr
+        out = _const(arr.reshape(shape), g.dtype)
+    if _needs_history(g):
+        _record(out, SumToSizeBackward0(g._size), (g,))
+    return _fw_linear(out, g, lambda t: sum_to(t, shape))
+
+
+def expand_to(g, shape):
+    shape = tuple(shape)
+    if same_shape(g._size, shape):
+        return g
+    if state.mode_stack:
+        return _aten().expand.default(g, list(shape))
+    out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._logical_np(), shape).copy(), g.dtype)
+    if _needs_history(g):
+        _record(out, ExpandBackward0(g._size), (g,))
+    return _fw_linear(out, g, lambda t: expand_to(t, shape))
+
+
+class ToCopyBackward0(Node):
+    def __init__(self, dtype):
+        super().__init__()
+        self.dtype = dtype
+
+    def apply(self, grads):
+        return (to_dtype(grads[0], self.dtype),)
+
+
+def to_dtype(g, dtype):
+    if g.dtype is dtype:
+        return g
+    if state.mode_stack:
+        return _aten()._to_copy.default(g, dtype=dtype)
+    a = g._logical_np()
+    if a is not None and a.dtype.kind == "c" and not dtype.is_complex:
+        a = a.real      # a complex grad of a real input keeps its real part (numpy would warn on astype)
+    out = _meta(g._size, dtype) if a is None else _const(a.astype(dtype._np), dtype)
+    if _needs_history(g) and (dtype.is_floating_point or dtype.is_complex):
+        _record(out, ToCopyBackward0(g.dtype), (g,))
+    return _fw_linear(out, g, lambda t: to_dtype(t, dtype))
+
+
+def _aten():
+    from .._ops import ops
+    return ops.aten

@@ -1,0 +1,124 @@
+"""CompositeImplicitAutograd kernels of the recurrent cells (torch's RNN.cpp): the cells as two linear maps and
+the fused pointwise op (the path torch takes on CUDA), the fused backward's composite wrapper and the
+differentiable backwards (ember ops, used under create_graph)."""
+from ..._ops import ops
+
+aten = ops.aten
+
+
+def _check_input(input, input_size):
+    if input.size(1) != input_size:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {input_size}")
+
+
+def _check_hidden(input, hx, hidden_size, label):
+    if input.size(0) != hx.size(0):
+        raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{label} batch size {hx.size(0)}")
+    if hx.size(1) != hidden_size:
+        raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got {hx.size(1)}, expected {hidden_size}")
+
+
+def _check_cell(input, hx, w_ih, w_hh, label=""):
+    _check_input(input, w_ih.size(1))
+    _check_hidden(input, hx, w_hh.size(1), label)
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
+    _check_input(input, w_ih.size(1))
+    _check_hidden(input, hx[0], w_hh.size(1), 0)
+    _check_hidden(input, hx[1], w_hh.size(1), 1)
+    igates = aten.mm.default(input, aten.t.default(w_ih))
+    hgates = aten.mm.default(hx[0], aten.t.default(w_hh))
+    hy, cy, _ = aten._thnn_fused_lstm_cell.default(igates, hgates, hx[1], b_ih, b_hh)
+    return hy, cy
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    _check_cell(input, hx, w_ih, w_hh)
+    igates = aten.mm.default(input, aten.t.default(w_ih))
+    hgates = aten.mm.default(hx, aten.t.default(w_hh))
+    return aten._thnn_fused_gru_cell.default(igates, hgates, hx, b_ih, b_hh)[0]
+
+
+def _simple_cell(input, hx, w_ih, w_hh, b_ih, b_hh):
+    _check_cell(input, hx, w_ih, w_hh)
+    return aten.add.Tensor(aten.linear.default(input, w_ih, b_ih), aten.linear.default(hx, w_hh, b_hh))
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    return aten.tanh.default(_simple_cell(input, hx, w_ih, w_hh, b_ih, b_hh))
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    return aten.relu.default(_simple_cell(input, hx, w_ih, w_hh, b_ih, b_hh))
+
+
+def _sigmoid_backward(grad, y):
+    return aten.mul.Tensor(grad, aten.mul.Tensor(y, aten.rsub.Scalar(y, 1)))
+
+
+def _tanh_backward(grad, y):
+    return aten.mul.Tensor(grad, aten.rsub.Scalar(aten.mul.Tensor(y, y), 1))
+
+
+def _thnn_fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    if grad_hy is None and grad_cy is None:
+        return None, None, None, None, None
+    grad_gates, grad_cx, grad_bias = aten._thnn_fused_lstm_cell_backward_impl.default(grad_hy, grad_cy, cx, cy,
+                                                                                        workspace, has_bias)
+    return grad_gates, grad_gates, grad_cx, grad_bias, grad_bias
+
+
+def _thnn_differentiable_lstm_cell_backward(grad_hy, grad_cy, input_gates, hidden_gates, input_bias, hidden_bias,
+                                            cx, cy):
+    if grad_hy is None and grad_cy is None:
+        return None, None, None, None, None
+    gates = aten.add.Tensor(input_gates, hidden_gates)
+    if input_bias is not None:
+        gates = aten.add.Tensor(gates, input_bias)
+    if hidden_bias is not None:
+        gates = aten.add.Tensor(gates, hidden_bias)
+    i, f, c, o = aten.chunk.default(gates, 4, 1)
+    i, f, c, o = aten.sigmoid.default(i), aten.sigmoid.default(f), aten.tanh.default(c), aten.sigmoid.default(o)
+    tanh_cy = aten.tanh.default(cy)
+    if grad_hy is not None:
+        gog = _sigmoid_backward(aten.mul.Tensor(grad_hy, tanh_cy), o)
+        gcx = _tanh_backward(aten.mul.Tensor(grad_hy, o), tanh_cy)
+        if grad_cy is not None:
+            gcx = aten.add.Tensor(gcx, grad_cy)
+    else:
+        gcx = grad_cy
+        gog = aten.zeros_like.default(cx)
+    gig = _sigmoid_backward(aten.mul.Tensor(gcx, c), i)
+    gfg = _sigmoid_backward(aten.mul.Tensor(gcx, cx), f)
+    gcg = _tanh_backward(aten.mul.Tensor(gcx, i), c)
+    grad_cx = aten.mul.Tensor(gcx, f)
+    grad_gates = aten.cat.default([gig, gfg, gcg, gog], 1)
+    grad_bias = aten.sum.dim_IntList(grad_gates, [0], False) if input_bias is not None else None
+    return grad_gates, grad_gates, grad_cx, grad_bias, grad_bias
+
+
+def _thnn_differentiable_gru_cell_backward(grad_hy, input_gates, hidden_gates, hx, input_bias, hidden_bias):
+    in_g, h_g = input_gates, hidden_gates
+    if input_bias is not None:
+        in_g = aten.add.Tensor(in_g, input_bias)
+    if hidden_bias is not None:
+        h_g = aten.add.Tensor(h_g, hidden_bias)
+    ir, ii, in_ = aten.chunk.default(in_g, 3, 1)
+    hr, hi, hn = aten.chunk.default(h_g, 3, 1)
+    rg = aten.sigmoid.default(aten.add.Tensor(ir, hr))
+    ig = aten.sigmoid.default(aten.add.Tensor(ii, hi))
+    grad_hx = aten.mul.Tensor(grad_hy, ig)
+    ng = aten.tanh.default(aten.add.Tensor(in_, aten.mul.Tensor(rg, hn)))
+    gig = _sigmoid_backward(aten.mul.Tensor(grad_hy, aten.sub.Tensor(hx, ng)), ig)
+    gin = _tanh_backward(aten.mul.Tensor(grad_hy, aten.rsub.Scalar(ig, 1)), ng)
+    ghn = aten.mul.Tensor(gin, rg)
+    grg = _sigmoid_backward(aten.mul.Tensor(gin, hn), rg)
+    grad_input_gates = aten.cat.default([grg, gig, gin], 1)
+    grad_hidden_gates = aten.cat.default([grg, gig, ghn], 1)
+    if input_bias is not None:
+        return grad_input_gates, grad_hidden_gates, grad_hx, aten.sum.dim_IntList(grad_input_gates, [0], False), \
+            aten.sum.dim_IntList(grad_hidden_gates, [0], False)
+    return grad_input_gates, grad_hidden_gates, grad_hx, None, None
