@@ -50,6 +50,12 @@ KNOWN_DIFFERENCES = {
                                "LinalgSolveTriangularBackward0",
     "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
                 "CholeskyBackward0",
+    "ops.aten.divide.Scalar": "ember's divide.Scalar composite divides by a wrapped number (DivBackward0); torch's "
+                              "runs div.Scalar (DivBackward1)",
+    "ops.aten.true_divide.Scalar": "as ops.aten.divide.Scalar",
+    "ops.aten.multiply.Scalar": "ember's multiply.Scalar composite multiplies by a wrapped number (MulBackward0); "
+                                "torch's runs mul.Scalar (MulBackward1)",
+    "atleast_2d": "a 0-dim input: ember unsqueezes (UnsqueezeBackward0); torch views (ViewBackward0)",
     "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",
     "special.ndtr": "ember's composite multiplies by a wrapped Python number (MulBackward0); torch's by a Scalar",
     "special.entr": "ember composes entr from where/log (WhereBackward0); torch has special_entr",

@@ -25,6 +25,10 @@ op_db = [
     OpInfo("std", lambda op, dt: [SampleInput(make((3, 4), dt), (1,), {"correction": 2, "keepdim": True}, "correction=2")],
            dtypes=F, method_variant=False, supports_out=True),
     OpInfo("argmin", reduction((None, 0, -1)), dtypes=FI, supports_out=True),
+    OpInfo("max", lambda op, dt: [SampleInput(make((3, 4), dt), (make((4,), dt, seed=1),), {}, "other")], dtypes=FI,
+           ref=np.maximum),
+    OpInfo("min", lambda op, dt: [SampleInput(make((3, 4), dt), (make((4,), dt, seed=1),), {}, "other")], dtypes=FI,
+           ref=np.minimum),
     _aten("norm.Scalar", lambda op, dt: [SampleInput(make((3, 4), dt), (p,), {}, f"p={p}") for p in (2, 1, 3.5)], F),
     _aten("norm.ScalarOpt_dim", lambda op, dt: [SampleInput(make((3, 4), dt), (p, [d], k), {}, f"p={p}-{d}-{k}")
                                                 for p, d, k in ((2, 1, False), (None, 0, True), (1, -1, False))], F),
