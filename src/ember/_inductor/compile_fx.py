@@ -145,7 +145,7 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
         record = fxgraph_cache.load(key)
         if record is not None:
             try:
-                cached[:] = [record["signature"], fxgraph_cache.entry_of(record)]
+                cached[:] = [record["signature"], fxgraph_cache.entry_of(record, load_module)]
                 counters["inductor"]["fxgraph_cache_hit"] += 1
             except Exception:                      # noqa: BLE001 - an entry that does not load is a miss
                 counters["inductor"]["fxgraph_cache_bad"] += 1

@@ -12,10 +12,11 @@ no `triton` namespace (ember generates C for the CPU only). Patches are process-
 and restore the previous values on exit even when the body raises.
 
 Who reads what today: `fallback_by_default` (modes.InductorWrapper runs the graphs with aot_eager), `cpp.cxx` and
-`cpp.simdlen` (codecache: the compiler and a vector-width flag, both in the cache key). The code generator does not
-read `max_autotune`, `coordinate_descent_tuning`, `cpp_wrapper`, `cpp.threads` (its loops are single-threaded),
-`cpp.enable_kernel_profile`, `freezing` or `debug` yet: they are set (by modes or by hand) and change nothing until
-it does. Random ops are always extern calls to eager (what `fallback_random=True` asks for).
+`cpp.simdlen` (codecache: the compiler and a vector-width flag, both in the cache key), `fx_graph_cache`
+(compile_fx: the graph-level disk cache of fxgraph_cache.py; every knob is part of its key), `cpp.threads` and
+`cpp.enable_kernel_profile` (codegen/wrapper.py: parallel outer loops, per-entry timing). The code generator does not
+read `max_autotune`, `coordinate_descent_tuning`, `cpp_wrapper` or `freezing` yet (`debug` re-raises lowering
+errors): they are set (by modes or by hand) and change nothing until it does. Random ops are always extern calls to eager (what `fallback_random=True` asks for).
 
 What ember.compile's `mode=` selects (ember._inductor.modes, torch's `list_mode_options`):
   "default"                      nothing changes.

@@ -36,20 +36,28 @@ def _compiler_source_hash():
     Read once per process; stat() keeps it at a few ms where hashing the 4.7 MB of source takes ~70."""
     import ember
     root = os.path.dirname(ember.__file__)
-    h = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for f in sorted(filenames):
-            if f.endswith((".py", ".yaml", ".c", ".h")):
-                path = os.path.join(dirpath, f)
-                st = os.stat(path)
-                h.update(f"{os.path.relpath(path, root)} {st.st_size} {st.st_mtime_ns}\n".encode())
+    parts = []
+
+    def walk(d, rel):
+        with os.scandir(d) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                if e.name != "__pycache__":
+                    walk(e.path, rel + e.name + "/")
+            elif e.name.endswith((".py", ".yaml", ".c", ".h")):
+                st = e.stat()
+                parts.append(f"{rel}{e.name} {st.st_size} {st.st_mtime_ns}")
+    walk(root, "")
+    h = hashlib.sha256("\n".join(parts).encode())
     return h.hexdigest()
 
 
 def _config_repr():
+    """The knobs, and the thread count generated loops split over (it decides which kernels run parallel)."""
     from . import config
-    return repr(sorted((k, v) for k, v in config.get_config_copy().items() if k != "fx_graph_cache"))
+    knobs = sorted((k, v) for k, v in config.get_config_copy().items() if k != "fx_graph_cache")
+    return repr((knobs, config.threads()))
 
 
 def _global_state():
@@ -180,10 +188,10 @@ def record_of(entry, sig):
     return record
 
 
-def entry_of(record):
-    """Rebuild AOT autograd's runtime entry from a record (the C libraries come from the code cache)."""
+def entry_of(record, load_module):
+    """Rebuild AOT autograd's runtime entry from a record; `load_module(CompiledModule) -> call` builds or finds
+    each graph's library in the code cache (compile_fx.load_module)."""
     from ember._functorch.aot_autograd import _CompiledEntry, _make_autograd_function
-    from .compile_fx import load_module
     entry = _CompiledEntry.__new__(_CompiledEntry)
     entry.config = None
     for f in _ENTRY_FIELDS:

@@ -179,7 +179,10 @@ def _taps(xp, grid, h, w, mode, padding_mode, align, gx_t, gy_t):
     """The taps of every output point: flat plane index (N, L) and in-bounds mask (arrays of the geometry
     `xp`), weight and its derivatives in the x / y grid coordinates (ember tensors of grid_t's dtype, (N, L))."""
     n = grid._size[0]
-    g = xp.grid(grid).reshape(n, -1, 2)
+    points = 1
+    for s in grid._size[1:-1]:
+        points *= s
+    g = xp.grid(grid).reshape(n, points, 2)     # explicit: -1 cannot be inferred when n == 0
     gx, gy = g[:, :, 0], g[:, :, 1]
     ux, sx = _unnorm(gx, w, align)
     uy, sy = _unnorm(gy, h, align)
