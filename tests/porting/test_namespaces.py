@@ -29,6 +29,8 @@ def _lacking(torch_namespace):
             getattr(mod, name)
         except AttributeError as e:
             out[name] = str(e)
+        except ImportError:
+            pass        # ember has it, behind an optional package that is not installed (utils.tensorboard)
     return out
 
 
