@@ -1,7 +1,7 @@
 """ember.compile's front end next to torch.compile(backend="eager"): capture time of a 2-layer and a 12-layer
-GPT (first compiled call minus a cached call), the guard check per cached call of the 12-layer GPT (ember's
-generated check function, timed alone), and the per-call overhead of a tiny compiled function (compiled call
-minus eager call). Medians of repeated runs (the machine is shared; medians resist its noise).
+GPT (first compiled call minus a cached call), static and with dynamic=True (symbolic sizes), the guard check
+per cached call of the 12-layer GPT (ember's generated check function, timed alone), and the per-call overhead
+of a tiny compiled function (compiled call minus eager call). Medians of repeated runs (the machine is shared; medians resist its noise).
 Prints one JSON object. Run from the repo root: python benchmarks/compile_capture.py [--threads N]
 """
 import json
@@ -51,6 +51,9 @@ def ember_side():
     comp = lambda m: ember.compile(m, backend="eager")  # noqa: E731
     out["capture_ms_gpt_2layer"], _ = capture_ms(ember, comp, ember._dynamo.reset, 2)
     out["capture_ms_gpt_12layer"], (cm, model, idx, tgt) = capture_ms(ember, comp, ember._dynamo.reset, 12)
+    dyn = lambda m: ember.compile(m, backend="eager", dynamic=True)  # noqa: E731
+    out["capture_ms_gpt_2layer_dynamic"], _ = capture_ms(ember, dyn, ember._dynamo.reset, 2)
+    out["capture_ms_gpt_12layer_dynamic"], _ = capture_ms(ember, dyn, ember._dynamo.reset, 12)
     from ember._dynamo import eval_frame
     state = cm._compiled._state
     entry = state.entries[0]
@@ -95,6 +98,9 @@ def torch_side():
     comp = lambda m: torch.compile(m, backend="eager")  # noqa: E731
     out["capture_ms_gpt_2layer"], _ = capture_ms(torch, comp, torch._dynamo.reset, 2)
     out["capture_ms_gpt_12layer"], (cm, model, idx, tgt) = capture_ms(torch, comp, torch._dynamo.reset, 12)
+    dyn = lambda m: torch.compile(m, backend="eager", dynamic=True)  # noqa: E731
+    out["capture_ms_gpt_2layer_dynamic"], _ = capture_ms(torch, dyn, torch._dynamo.reset, 2)
+    out["capture_ms_gpt_12layer_dynamic"], _ = capture_ms(torch, dyn, torch._dynamo.reset, 12)
     torch._dynamo.reset()
 
     def tiny(x):

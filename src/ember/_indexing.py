@@ -8,6 +8,7 @@ select + index, and a result from basic indexing alone is a view sharing storage
 """
 import numbers
 
+from ._core.symint import SymInt
 from ._core import dtype as D
 from ._ops import ops
 from ._core.tensor_impl import TensorImpl as Tensor
@@ -148,6 +149,8 @@ def apply_slicing(self, index):
 def _int(v):
     if isinstance(v, Tensor):
         return int(v.item())
+    if v.__class__ is SymInt:
+        return v                   # a symbolic bound (x[:n] with n a size) stays symbolic
     try:
         return v.__index__()
     except (AttributeError, TypeError):

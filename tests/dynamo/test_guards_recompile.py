@@ -137,14 +137,15 @@ def test_mark_dynamic():
     ember._dynamo.mark_dynamic(y, 0)
     assert_close(cf(y), f(y))
     assert not counters["recompiles"]
-    assert counters["stats"]["dynamic_shape_retraces"] == 1
+    assert counters["stats"]["unique_graphs"] == 1      # one symbolic graph serves both sizes
 
 
 def test_dynamic_true_one_entry_for_all_shapes():
     def f(x):
         return x.view(-1) * x.shape[0]
     cf = ember.compile(f, dynamic=True)
-    for n in (2, 3, 4):
+    # (starting with (2, 2) would give both dims one symbol by duck sizing, and (3, 2) a recompile, as in torch)
+    for n in (3, 2, 4):
         x = ember.randn(n, 2)
         assert_close(cf(x), f(x))
     assert not counters["recompiles"]

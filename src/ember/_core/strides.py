@@ -22,6 +22,21 @@ def contiguous_strides(shape):
     return strides
 
 
+def same_shape(a, b):
+    """`a == b` for two shapes, asked by fast paths: with symbolic sizes, entries count as equal only when that
+    is known without a guard (an unknown answer takes the general path instead of recording a guard)."""
+    try:
+        return hash(a) == hash(b) and a == b          # plain ints
+    except TypeError:
+        pass
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is not y and (x == y) is not True:
+            return False
+    return True
+
+
 def numel(shape):
     n = 1
     for s in shape:

@@ -113,7 +113,7 @@ class OutputGraph:
 
             def leaf(sym):
                 node, d = self.sym_sources[sym]
-                n = self.graph.create_node("call_function", _sym_size_int(), (node, d), {})
+                n = self.graph.create_node("call_function", _sym_size_int(), (node, d), {}, name="sym_size_int")
                 n.meta["example_value"] = self.fake_mode.shape_env.create_symintnode(sym)
                 return n
             return expr_to_graph(simplified_expr(v), self.expr_nodes, leaf,

@@ -69,10 +69,10 @@ def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partiti
                  num_params_buffers=0, keep_inference_input_mutations=False, inference_compiler=None,
                  dynamic=False, enable_log=True):
     """Compile fn's forward and backward ahead of time (torch.func / functorch's aot_function)."""
-    if dynamic:
-        raise NotImplementedError("aot_function(dynamic=True): ember has no symbolic shapes")
     config = AOTConfig(fw_compiler, bw_compiler or fw_compiler, inference_compiler or fw_compiler, partition_fn,
                        decompositions, keep_inference_input_mutations)
+    if dynamic:
+        return _dynamic_aot_function(fn, config)
     cache = {}
 
     fast_cache = {}
@@ -110,6 +110,48 @@ def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partiti
     return returned
 
 
+def _dynamic_aot_function(fn, config):
+    """aot_function(dynamic=True): each input signature (everything but the sizes) is traced once with symbolic
+    sizes; the ShapeEnv's guards (0/1 specialisation, duck-sized equalities, branches on sizes) become a check
+    over the arguments, and a call that fails every check traces a new entry."""
+    from ember._subclasses.fake_tensor import FakeTensorMode
+    from ember.fx.experimental.symbolic_shapes import ShapeEnv
+    entries = {}
+
+    def signature(flat, spec):
+        return (repr(spec), _tls.grad_enabled, tuple(
+            ("T", a.dtype, a.dim(), a.requires_grad, a.is_contiguous()) if isinstance(a, Tensor) else _arg_key(a)
+            for a in flat))
+
+    @functools.wraps(fn)
+    def returned(*args, **kwargs):
+        flat, spec = _flatten((list(args), kwargs))
+        bucket = entries.setdefault(signature(flat, spec), [])
+        for check, entry in bucket:
+            if check(flat):
+                return entry(flat)
+        mode = FakeTensorMode(shape_env=ShapeEnv())
+        fakes = [mode.from_tensor(a, static_shapes=False, source=f"a[{i}]") if isinstance(a, Tensor) else a
+                 for i, a in enumerate(flat)]
+
+        def flat_fn(*leaves):
+            a, k = _unflatten(list(leaves), spec)
+            return fn(*a, **k)
+        entry = _CompiledEntry(flat_fn, fakes, config)
+        exprs = mode.shape_env.produce_guards_expression(lambda src: f"{src.base}._size[{src.dim}]")
+        for i, a in enumerate(flat):           # sizes that stayed static (0, 1) are checked as they are
+            if isinstance(a, Tensor):
+                exprs += [f"a[{i}]._size[{d}] == {s}" for d, s in enumerate(fakes[i]._size) if s.__class__ is int]
+        ns = {}
+        exec(f"def check(a):\n    return {' and '.join(exprs) or 'True'}\n", ns)
+        check = ns["check"]
+        check.source = exprs
+        bucket.append((check, entry))
+        return entry(flat)
+    returned._aot_cache = entries
+    return returned
+
+
 class _CompiledEntry:
     """The compiled graphs for one input signature, and the wrapper that runs them."""
 
@@ -137,16 +179,28 @@ class _CompiledEntry:
             return flat_fn(*leaves)
         self.tensor_fn = tensor_fn
         self.needs_autograd = _tls.grad_enabled and any(t.requires_grad for t in uniq)
-        self._analyze(uniq)
-        if self.needs_autograd:
-            self._compile_joint(uniq)
-        else:
-            self._compile_inference(uniq)
+        # symbolic example inputs (dynamo with dynamic shapes): trace once in their fake mode, sizes as symbols
+        self.fake_mode = _symbolic_fake_mode(uniq)
+        prev_allow = None
+        if self.fake_mode is not None:
+            prev_allow = self.fake_mode.allow_non_fake_inputs
+            self.fake_mode.allow_non_fake_inputs = True      # parameters are real; formulas make constants
+        try:
+            self._analyze(uniq)
+            if self.needs_autograd:
+                self._compile_joint(uniq)
+            else:
+                self._compile_inference(uniq)
+        finally:
+            if self.fake_mode is not None:
+                self.fake_mode.allow_non_fake_inputs = prev_allow
 
     # ------------------------------------------------------------------ 1. metadata
     def _analyze(self, uniq):
         from ember._subclasses.fake_tensor import FakeTensorMode
-        mode = FakeTensorMode(allow_non_fake_inputs=True)    # constants made inside (formulas) are fine
+        mode = self.fake_mode
+        if mode is None:
+            mode = FakeTensorMode(allow_non_fake_inputs=True)    # constants made inside (formulas) are fine
         fakes = [mode.from_tensor(t) for t in uniq]
         versions = [f._version for f in fakes]
         with mode:
@@ -195,8 +249,13 @@ class _CompiledEntry:
             grads = ember.autograd.grad(douts, [primals[k] for k in diff_in], list(tangents), allow_unused=True)
             return (*flat_out, *grads)
 
-        tangents = [ember.empty_strided(self.out_infos[j].value[0], self.out_infos[j].value[1],
-                                        dtype=self.out_infos[j].value[2]) for j in diff_out]
+        if self.fake_mode is not None:
+            with self.fake_mode:              # symbolic output sizes: the tangents are fakes with those sizes
+                tangents = [ember.empty_strided(self.out_infos[j].value[0], self.out_infos[j].value[1],
+                                                dtype=self.out_infos[j].value[2]) for j in diff_out]
+        else:
+            tangents = [ember.empty_strided(self.out_infos[j].value[0], self.out_infos[j].value[1],
+                                            dtype=self.out_infos[j].value[2]) for j in diff_out]
         primals = [t.detach().requires_grad_(t.requires_grad) if t.grad_fn is not None else t for t in uniq]
         from ember.fx.graph_module import _use_lazy_graph_module
         with _use_lazy_graph_module():        # the joint graph is partitioned, never run: no code unless asked
@@ -321,6 +380,7 @@ def _make_autograd_function(entry):
             ctx.saved_layout = [isinstance(s, Tensor) for s in saved]
             ctx.saved_consts = [s for s in saved if not isinstance(s, Tensor)]
             ctx.n_primals = len(primals)
+            ctx.out_shapes = [tuple(o.shape) if isinstance(o, Tensor) else None for o in outs]
             ctx.save_for_backward(*tensors)
             nondiff = [o for j, o in enumerate(outs) if isinstance(o, Tensor) and j not in diff_out] + \
                 [m for m in muts if isinstance(m, Tensor)]
@@ -338,7 +398,7 @@ def _make_autograd_function(entry):
                 g = grad_outs[j]
                 if g is None:
                     shape, stride, dtype = out_infos[j].value
-                    g = ember.zeros(shape, dtype=dtype)
+                    g = ember.zeros(ctx.out_shapes[j], dtype=dtype)     # (the traced shape may be symbolic)
                 tangents.append(g.contiguous() if isinstance(g, Tensor) else g)
             create_graph = _tls.grad_enabled
             with ember.no_grad():
@@ -365,6 +425,17 @@ def _make_autograd_function(entry):
     return CompiledFunction
 
 
+def _symbolic_fake_mode(tensors):
+    """The FakeTensorMode of the first fake tensor with a symbolic size among `tensors`, else None."""
+    from ember._core.symint import SymInt
+    from ember._subclasses.fake_tensor import FakeTensor
+    for t in tensors:
+        if isinstance(t, FakeTensor) and t.fake_mode.shape_env is not None and \
+                any(s.__class__ is SymInt for s in t._size):
+            return t.fake_mode
+    return None
+
+
 def _fake_inputs(gm):
     return [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
 
@@ -383,9 +454,20 @@ def aot_module_simplified(mod, args, fw_compiler, bw_compiler=None, partition_fn
     def functional(*all_args):
         return functional_call(mod, dict(zip(names, all_args[:n])), tuple(all_args[n:]))
 
-    compiled = aot_function(functional, fw_compiler, bw_compiler, partition_fn, decompositions,
-                            num_params_buffers=n, keep_inference_input_mutations=keep_inference_input_mutations,
-                            inference_compiler=inference_compiler)
+    if _symbolic_fake_mode([a for a in args if isinstance(a, Tensor)]) is not None:
+        # dynamo's example inputs have symbolic sizes: one trace now, valid for every size its guards admit
+        # (dynamo guards requires_grad and grad mode, so the signature cannot change under this entry)
+        config = AOTConfig(fw_compiler, bw_compiler or fw_compiler, inference_compiler or fw_compiler, partition_fn,
+                           decompositions, keep_inference_input_mutations)
+        entry = _CompiledEntry(functional, [_attr(mod, k) for k in names] + list(args), config)
+
+        def compiled(*flat):
+            return entry(list(flat))
+        compiled._aot_cache = {"symbolic": entry}
+    else:
+        compiled = aot_function(functional, fw_compiler, bw_compiler, partition_fn, decompositions,
+                                num_params_buffers=n, keep_inference_input_mutations=keep_inference_input_mutations,
+                                inference_compiler=inference_compiler)
 
     def forward(*runtime_args):
         return compiled(*[_attr(mod, k) for k in names], *runtime_args)

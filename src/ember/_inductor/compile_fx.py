@@ -85,8 +85,14 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
     run on fake tensors), the graph runs as captured from then on, with a warning naming the error: a
     failure to compile never becomes a failure of the user's program (a genuine error in the program is
     raised again by the eager run)."""
-    from ember._functorch.aot_autograd import aot_module_simplified
+    from ember._functorch.aot_autograd import _symbolic_fake_mode, aot_module_simplified
     from .decomposition import select_decomp_table
+    if _symbolic_fake_mode([a for a in example_inputs if hasattr(a, "_size")]) is not None:
+        # Dynamic shapes: the generated C has its sizes built in, so a symbolic graph is specialised to the sizes
+        # of each call. AOT autograd then traces per input signature (its cache keyed by shapes, as with static
+        # graphs), and each signature gets its own kernels: one capture, one kernel build per distinct size.
+        counters["inductor"]["specialized_symbolic_graphs"] += 1
+        example_inputs = [None] * len(example_inputs)
     compiled = aot_module_simplified(model, example_inputs, fw_compiler=inner_compile, bw_compiler=inner_compile,
                                      inference_compiler=inner_compile,
                                      decompositions=decompositions or select_decomp_table())

@@ -7,6 +7,7 @@ from .._core.tensor_impl import TensorImpl as Tensor
 from .._core.tls import state as _tls
 from .engine import run_backward
 from .graph import AccumulateGrad, _clone_detached, gradient_edge
+from .._core.strides import same_shape
 
 __all__ = ["backward", "grad"]
 
@@ -35,7 +36,7 @@ def _make_grads(outputs, grads):
                 else:
                     g = Tensor._wrap_np(np.ones(o._size, o.dtype._np), o.dtype)
         elif isinstance(g, Tensor):
-            if g._size != o._size:
+            if not same_shape(g._size, o._size):
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
                                    f"output[{i}] has a shape of {o.shape!r}.")
             if o.dtype.is_complex != g.dtype.is_complex:

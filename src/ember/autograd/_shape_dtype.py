@@ -10,6 +10,7 @@ from .._core.tensor_impl import TensorImpl as Tensor
 from ._kernel import edge, set_history
 from .forward_ad import _FW, _attach
 from .graph import Node
+from .._core.strides import same_shape
 
 __all__ = ["ExpandBackward0", "SumToSizeBackward0", "ToCopyBackward0", "expand_to", "sum_to", "to_dtype"]
 
@@ -66,7 +67,7 @@ class ExpandBackward0(Node):
 
 def sum_to(g, shape):
     shape = tuple(shape)
-    if g._size == shape:
+    if same_shape(g._size, shape):
         return g
     lead = len(g._size) - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g._size[i + lead] != 1)
@@ -85,7 +86,7 @@ def sum_to(g, shape):
 
 def expand_to(g, shape):
     shape = tuple(shape)
-    if g._size == shape:
+    if same_shape(g._size, shape):
         return g
     if state.mode_stack:
         return _aten().expand.default(g, list(shape))

@@ -12,6 +12,7 @@ Positions: a view's elements are located in its base by flat index (C order over
 elements), so grads are moved with index / index_put (both differentiable: create_graph works).
 """
 from .._core.dispatch_keys import AUTOGRAD_BIT
+from .._core.strides import same_shape
 from .._ops import ops
 from .graph import Node, _idx_tensor, _set_view_fn, gradient_edge, view_positions
 
@@ -37,7 +38,7 @@ class CopySlices(Node):
         r0 = res[0]
         if r0 is None:
             r0 = gs * 0
-        if r0._size != gs._size:
+        if not same_shape(r0._size, gs._size):
             r0 = r0.expand(gs._size)
         res[0] = ops.aten.index_put.default(flat, idx, r0, False).reshape(self.base_size)
         return tuple(res)

@@ -14,6 +14,7 @@ from .._core.tensor_impl import TensorImpl as Tensor
 from . import anomaly_mode
 from ._shape_dtype import sum_to, to_dtype
 from .graph import AccumulateGrad, _clone_detached
+from .._core.strides import same_shape
 
 class _TaskState:
     stack = []      # running GraphTasks (reentrant backward nests)
@@ -64,9 +65,9 @@ def _validate_outputs(fn, edges, grads):
         if g.__class__ is not Tensor and not isinstance(g, Tensor):
             raise TypeError(f"function {fn.name()} returned a gradient of type {type(g).__name__} at index {i}")
         shape, dtype, _ = e[0].input_meta[e[1]]
-        if g._size == shape and g.dtype is dtype:
+        if same_shape(g._size, shape) and g.dtype is dtype:
             continue
-        if g._size != shape:
+        if not same_shape(g._size, shape):
             if not _expandable(shape, g._size):
                 raise RuntimeError(f"Function {fn.name()} returned an invalid gradient at index {i} - got "
                                    f"{list(g._size)} but expected shape compatible with {list(shape)}")
@@ -143,7 +144,7 @@ def _check_hook_result(h, g, r):
     if not isinstance(r, Tensor):
         raise TypeError(f"expected Tensor, but hook '{name}' returned {type(r).__name__}")
     if g is not None:
-        if r._size != g._size:
+        if not same_shape(r._size, g._size):
             raise RuntimeError(f"hook '{name}' has changed the size of value")
         if r.dtype is not g.dtype:
             raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.dtype} got {r.dtype})")

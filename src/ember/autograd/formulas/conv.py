@@ -3,6 +3,7 @@ convolution_backward's own derivative (double backward)."""
 
 from ..engine import _add    # None-tolerant sum of grads, as the engine accumulates them
 from ._common import _aten, _at
+from ..._core.strides import same_shape
 
 __all__ = ["convolution_backward_", "convolution_double_backward"]
 
@@ -38,7 +39,7 @@ def convolution_double_backward(grads, grad_output, input, weight, stride, paddi
             g_go = _add(g_go, conv(input, ggW))
         if ggb is not None:
             g_go = _add(g_go, ggb.reshape([1, -1] + [1] * (grad_output.dim() - 2)))
-        if g_go is not None and g_go._size != grad_output._size:
+        if g_go is not None and not same_shape(g_go._size, grad_output._size):
             g_go = g_go.expand(grad_output._size)
     if mask[1] and ggW is not None:
         g_in = A.convolution_backward.default(grad_output, input, ggW, None, stride, padding, dilation, transposed,

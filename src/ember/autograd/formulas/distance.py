@@ -5,6 +5,7 @@ import numpy as np
 from ..._generated import functions as at  # the ember.* bindings below the facade (torch's at:: functions)
 from ..._grad_mode import is_grad_enabled
 from ._common import _const, sum_to
+from ..._core.strides import same_shape
 
 __all__ = ["cdist_backward_"]
 
@@ -49,6 +50,6 @@ def cdist_backward_(grad, x1, x2, p, compute_mode, result, which):
     mm = _uses_mm(p, compute_mode, x1._size[-2], x2._size[-2])
     if which == 0:
         g = _cdist_grad(grad, x1, x2, p, result, mm)
-        return sum_to(g, x1._size) if g._size != x1._size else g
+        return sum_to(g, x1._size) if not same_shape(g._size, x1._size) else g
     g = _cdist_grad(grad.mT, x2, x1, p, result.mT, mm)
-    return sum_to(g, x2._size) if g._size != x2._size else g
+    return sum_to(g, x2._size) if not same_shape(g._size, x2._size) else g

@@ -11,6 +11,7 @@ from ..._generated import functions as at, linalg_functions as at_linalg  # embe
 from ..._grad_mode import enable_grad
 from ._common import _const, maybe_multiply, const_sgn, _needs_history, sum_to, _aten, _mH
 from .reduction import _restore, amax_backward, norm_backward
+from ..._core.strides import same_shape
 
 __all__ = ["cholesky_backward", "cholesky_solve_backward", "eigh_backward", "inv_backward", "lstsq_backward",
            "matmul_backward", "matrix_norm_backward", "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
@@ -74,12 +75,12 @@ def matmul_backward(grad, self, other, which):
         if which == 0:
             return g2.mm(b.t()).reshape(self._size)
         r = a.reshape(-1, a._size[-1]).t().mm(g2)
-        return r.reshape(other._size) if r._size != other._size else r
+        return r.reshape(other._size) if not same_shape(r._size, other._size) else r
     if which == 0:
         r = sum_to(g.matmul(b.transpose(-1, -2)), a._size)
-        return r.reshape(self._size) if r._size != self._size else r
+        return r.reshape(self._size) if not same_shape(r._size, self._size) else r
     r = sum_to(a.transpose(-1, -2).matmul(g), b._size)
-    return r.reshape(other._size) if r._size != other._size else r
+    return r.reshape(other._size) if not same_shape(r._size, other._size) else r
 
 
 def matrix_norm_backward(grad, self, ord, result, dim, keepdim):

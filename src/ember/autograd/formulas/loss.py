@@ -2,6 +2,7 @@
 kernel, and the double backward of the ones with a kernel (mse_loss, nll_loss)."""
 
 from ._common import const_zeros_like, const_ones_like, sum_to, _aten, _numel
+from ..._core.strides import same_shape
 
 __all__ = ["bce_with_logits_backward", "bce_with_logits_target_backward", "binary_cross_entropy_backward",
            "binary_cross_entropy_target_backward", "huber_loss_backward", "kl_div_backward_self",
@@ -21,7 +22,7 @@ def _reduced(grad, g, reduction):
 
 
 def _to(g, t):
-    return sum_to(g, t._size) if g._size != t._size else g
+    return sum_to(g, t._size) if not same_shape(g._size, t._size) else g
 
 
 def l1_loss_backward(grad, self, target, reduction):

@@ -178,7 +178,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             src = self.sym_sources.get(sym)
             if src is None:
                 raise RuntimeError(f"make_fx: size symbol {sym} does not come from any input of the traced function")
-            return self.tracer.create_proxy("call_function", _sym_size_int(), (src[0], src[1]), {})
+            return self.tracer.create_proxy("call_function", _sym_size_int(), (src[0], src[1]), {},
+                                            name="sym_size_int")
         p = expr_to_graph(expr, self.expr_proxies, leaf,
                           lambda fn, args: self.tracer.create_proxy("call_function", fn, args, {}))
         if val is not None and hasattr(p, "node") and "val" not in p.node.meta:
@@ -458,3 +459,6 @@ def _sym_size_int():
 
 def _sym_size_kernel(self, dim):
     return self.size(dim)
+
+
+_sym_size_int()          # defined with the graph layer, so graphs and user code can name it

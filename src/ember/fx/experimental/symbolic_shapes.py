@@ -247,6 +247,16 @@ class ShapeEnv:
         diff = sp.expand(expr.lhs - expr.rhs)
         b = self.bound_sympy(diff)
         lo, hi = b.lower, b.upper
+        r = self._decide(expr, lo, hi)
+        if r is None and isinstance(diff, sp.Add) and len(diff.free_symbols) > 1:
+            # intervals lose the correlation between terms (48*s1 - 48*s0*s1): a factored form may keep it
+            b = self.bound_sympy(sp.factor(diff))
+            r = self._decide(expr, b.lower, b.upper)
+        return r
+
+    @staticmethod
+    def _decide(expr, lo, hi):
+        sp = _sympy()
         if isinstance(expr, sp.StrictLessThan):
             return True if hi < 0 else False if lo >= 0 else None
         if isinstance(expr, sp.LessThan):

@@ -4,7 +4,7 @@ The cpu kernels call these same functions to allocate their outputs."""
 from ..._core import dtype as D
 from ..._core.promotion import binary_result_type, result_type, get_default_dtype
 from ..._core.device import META
-from ..._core.strides import contiguous_strides, iterator_strides
+from ..._core.strides import contiguous_strides, iterator_strides, same_shape
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import broadcast_shapes, empty_tensor
 
@@ -21,7 +21,7 @@ def out_strides(shape, *operands):
     for t in operands:
         if isinstance(t, Tensor):
             st = t.stride()
-            if t._size == shape and not ops and st == contiguous_strides(shape):
+            if not ops and same_shape(t._size, shape) and same_shape(st, contiguous_strides(shape)):
                 return st
             pad = nd - len(t._size)
             ops.append(((1,) * pad + tuple(t._size), (0,) * pad + tuple(st)))
@@ -73,7 +73,7 @@ def binary_dtypes(a, b, kind, name="op"):
 def binary_spec(a, b, kind, name="op"):
     sa = a._size if isinstance(a, Tensor) else ()
     sb = b._size if isinstance(b, Tensor) else ()
-    shape = sa if sa == sb else broadcast_shapes(sa, sb)
+    shape = sa if same_shape(sa, sb) else broadcast_shapes(sa, sb)
     cdt, rdt = binary_dtypes(a, b, kind, name)
     return shape, cdt, rdt
 
