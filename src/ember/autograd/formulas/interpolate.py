@@ -178,8 +178,8 @@ def _cubic(t):
 def _taps(xp, grid, h, w, mode, padding_mode, align, gx_t, gy_t):
     """The taps of every output point: flat plane index (N, L) and in-bounds mask (arrays of the geometry
     `xp`), weight and its derivatives in the x / y grid coordinates (ember tensors of grid_t's dtype, (N, L))."""
-    n = grid._size[0]
-    g = xp.grid(grid).reshape(n, -1, 2)
+    n, ho, wo = grid._size[:3]
+    g = xp.grid(grid).reshape(n, ho * wo, 2)      # (not -1: n or the output may be empty)
     gx, gy = g[:, :, 0], g[:, :, 1]
     ux, sx = _unnorm(gx, w, align)
     uy, sy = _unnorm(gy, h, align)
