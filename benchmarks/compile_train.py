@@ -1,7 +1,7 @@
 """Compiled training and generation, ember.compile next to torch.compile, torch eager and ember eager in one run.
 
     python benchmarks/compile_train.py [--backend inductor] [--only gpt,mlp,cnn] [--steps 10]
-                                       [--skip-torch-compile] [--gen-tokens 32] [--threads N]
+                                       [--skip-torch-compile] [--gen-tokens 32] [--threads N] [--cpu-time]
 
 Workloads are benchmarks/train_step.py's (MLP, LeNet-style CNN, 4-layer GPT with AdamW). "compiled" means the
 loss function (forward + loss) goes through `ember.compile(loss_fn, backend=...)` / `torch.compile(loss_fn)`; its
@@ -12,8 +12,11 @@ compile). Also:
   (ember's own eager kernels are loaded beforehand, so only generated code is built) and torch with a fresh
   TORCHINDUCTOR_CACHE_DIR;
 - warm start: a new process with that (now filled) cache directory compiles the same GPT and runs one step: the
-  time from the compile call to the end of the first step, the process's import time, and how many times the C
-  compiler ran (0 when every kernel came from the disk cache);
+  time from the compile call to the end of the first step, the process's import time, how many times the C
+  compiler ran (0 when every kernel came from the disk cache), how many graphs were lowered (0 when the graph
+  cache, ember/_inductor/fxgraph_cache.py, held them all) and its hits; where PYTHONDONTWRITEBYTECODE is set
+  (this sandbox), also with bytecode cached, as users run it;
+- --cpu-time: step times as process CPU time (on a loaded machine wall time mostly measures waiting for a core);
 - GPT greedy generation, 16 sequences with a sliding 64-token window (every call has the same shape), no grad:
   tokens/s of ember compiled, ember eager and torch eager.
 Prints one JSON object. Works with any backend (`--backend aot_eager` before the inductor backend exists).
@@ -36,6 +39,9 @@ from train_step import WORKLOADS  # noqa: E402
 import numpy as np  # noqa: E402
 
 
+CLOCK = [time.perf_counter]
+
+
 def train(lib, name, steps, compile_fn=None):
     lib.manual_seed(0)
     model, opt, loss_fn = WORKLOADS[name](lib)
@@ -55,10 +61,11 @@ def train(lib, name, steps, compile_fn=None):
         row["first_step_s"] = round(time.perf_counter() - t, 3)
         step()
         times = []
+        clock = CLOCK[0]
         for _ in range(steps):
-            t = time.perf_counter()
+            t = clock()
             step()
-            times.append(time.perf_counter() - t)
+            times.append(clock() - t)
         row["step_ms"] = round(statistics.median(times) * 1e3, 3)
         row["first_loss"] = round(first_loss, 5)
         if compile_fn is not None:
@@ -104,8 +111,11 @@ def warm_child(backend):
         loss.backward()
         opt.step()
         first = time.perf_counter() - t
+    from ember._dynamo.utils import counters
+    c = counters["inductor"]
     print(json.dumps({"compile_to_first_step_s": round(first, 3), "import_ember_s": round(t0 - t_import, 3),
-                      "c_compiler_runs": cc_build.stats["builds"]}))
+                      "c_compiler_runs": cc_build.stats["builds"], "graphs_lowered": c.get("graphs", 0),
+                      "fxgraph_cache_hits": c.get("fxgraph_cache_hit", 0)}))
 
 
 def _seed_cache(root):
@@ -124,6 +134,18 @@ def _seed_cache(root):
     return _cc
 
 
+def _warm(backend, env):
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--warm-child", "--backend", backend],
+                       capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t
+    if r.returncode != 0:
+        return {"error": r.stderr.strip()[-400:]}
+    warm = json.loads(r.stdout.strip().splitlines()[-1])
+    warm["process_wall_s"] = round(wall, 3)
+    return warm
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--backend", default="inductor")
@@ -132,11 +154,15 @@ def main(argv=None):
     ap.add_argument("--skip-torch-compile", action="store_true")
     ap.add_argument("--gen-tokens", type=int, default=32)
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="step times as process CPU time (steadier than wall time on a loaded machine)")
     ap.add_argument("--warm-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.warm_child:
         return warm_child(args.backend)
     threads = args.threads or len(os.sched_getaffinity(0))
+    if args.cpu_time:
+        CLOCK[0] = time.process_time
     torch_cache = tempfile.mkdtemp(prefix="torchinductor-cold-")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = torch_cache          # before torch is imported: a cold torch.compile
     ember_cache = tempfile.mkdtemp(prefix="ember-cold-")
@@ -150,7 +176,8 @@ def main(argv=None):
         torch = None
     warnings.simplefilter("ignore")
     out = {"config": {"backend": args.backend, "steps": args.steps, "threads": threads,
-                      "note": "medians on a shared, loaded 2-core machine"}}
+                      "note": "medians on a shared, loaded 2-core machine",
+                      "clock": "process CPU time" if args.cpu_time else "wall", "load_avg": os.getloadavg()}}
     names = args.only.split(",")
     rows = {}
     for name in names:                                  # eager first: ember's own C kernels load into the process
@@ -176,17 +203,14 @@ def main(argv=None):
         g = rows["gpt"]
         out["cold_compile_gpt_train_step_s"] = {"ember": g["ember_compile"].get("compile_s"),
                                                 "torch": g.get("torch_compile", {}).get("compile_s")}
-        env = dict(os.environ, EMBER_CACHE_DIR=ember_cache)
-        t = time.perf_counter()
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--warm-child", "--backend", args.backend],
-                           capture_output=True, text=True, env=env)
-        wall = time.perf_counter() - t
-        if r.returncode == 0:
-            warm = json.loads(r.stdout.strip().splitlines()[-1])
-            warm["process_wall_s"] = round(wall, 3)
-        else:
-            warm = {"error": r.stderr.strip()[-400:]}
-        out["warm_start_gpt_train_step"] = warm
+        out["warm_start_gpt_train_step"] = _warm(args.backend, dict(os.environ, EMBER_CACHE_DIR=ember_cache))
+        if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+            # this sandbox sets it, so every import compiles ember's source (~1-2 s): also measure a new process
+            # as users run it, with bytecode cached (a first child writes it)
+            env = dict(os.environ, EMBER_CACHE_DIR=ember_cache)
+            env.pop("PYTHONDONTWRITEBYTECODE")
+            _warm(args.backend, env)
+            out["warm_start_gpt_train_step_bytecode_cached"] = _warm(args.backend, env)
     ember._dynamo.reset()
     gen = {"ember_eager": generation(ember, args.gen_tokens),
            "ember_compile": generation(ember, args.gen_tokens, lambda m: ember.compile(m, backend=args.backend))}

@@ -25,6 +25,7 @@ from ._core.device import device  # noqa: F401
 from ._core.size import Size  # noqa: F401
 from ._core.symint import SymInt, SymFloat, SymBool, sym_int, sym_float, sym_max, sym_min, sym_not, sym_ite  # noqa: F401
 from ._core.storage import UntypedStorage  # noqa: F401
+from ._core import unimplemented as _unimplemented
 from ._core.promotion import get_default_dtype, set_default_dtype, can_cast  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 from ._ops import ops  # noqa: F401
@@ -65,7 +66,15 @@ _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serializ
                "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
                "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
                "get_autocast_dtype": ("ember.amp", "get_autocast_dtype"),
-               "set_autocast_dtype": ("ember.amp", "set_autocast_dtype")}
+               "set_autocast_dtype": ("ember.amp", "set_autocast_dtype"),
+               **{n: ("ember.amp", n) for n in (
+                   "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+                   "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cpu_enabled",
+                   "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype",
+                   "get_autocast_gpu_dtype")}}
+
+
+_unimplemented.install()    # `import ember.<torch submodule ember lacks>` names the missing torch module
 
 
 def _lazy_submodule_exists(name):
@@ -86,7 +95,7 @@ def __getattr__(name):
         val = getattr(_importlib.import_module(mod), attr)
         globals()[name] = val
         return val
-    raise AttributeError(f"module 'ember' has no attribute '{name}'")
+    raise _unimplemented.no_attribute("ember", name)
 
 
 def __dir__():

@@ -28,8 +28,9 @@ from ._ops import ops
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "split", "unbind", "chunk", "nonzero", "where", "einsum", "tensordot", "meshgrid", "broadcast_tensors",
-           "block_diag", "cartesian_prod", "unique", "unique_consecutive", "broadcast_shapes", "norm", "cdist",
-           "lu", "result_type", "is_tensor", "is_floating_point", "is_complex", "is_conj", "is_neg", "numel", "equal"]
+           "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d", "atleast_3d", "unique", "unique_consecutive",
+           "broadcast_shapes", "norm", "cdist", "lu", "result_type", "is_tensor", "is_floating_point", "is_complex",
+           "is_conj", "is_neg", "numel", "equal"]
 
 _aten = ops.aten
 
@@ -279,6 +280,28 @@ def broadcast_tensors(*tensors):
 def block_diag(*tensors):
     _ap.check_tensors("block_diag", "tensors", 1, tensors)
     return _F.block_diag(list(tensors))
+
+
+def _atleast(name, tensors):
+    """torch.atleast_Nd(t) is one tensor; atleast_Nd(a, b) and atleast_Nd([a, b]) are tuples."""
+    op = getattr(_aten, name).default
+    if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)):
+        _ap.check_tensors(name, "input", 1, tensors)
+        return op(tensors[0])
+    ts = _tensors(tensors, name)
+    return tuple(op(t) for t in ts)
+
+
+def atleast_1d(*tensors):
+    return _atleast("atleast_1d", tensors)
+
+
+def atleast_2d(*tensors):
+    return _atleast("atleast_2d", tensors)
+
+
+def atleast_3d(*tensors):
+    return _atleast("atleast_3d", tensors)
 
 
 def cartesian_prod(*tensors):

@@ -3,6 +3,7 @@
 Custom ops live in the same registry as aten's, appear under `ember.ops.<ns>` and dispatch exactly
 like built-ins. `register_fake` gives an op its Meta kernel (ember's fake tensors are meta tensors).
 """
+from ._core.unimplemented import missing_attribute as _missing_attribute
 import inspect
 import typing
 
@@ -234,3 +235,7 @@ def register_fake(op, fn=None, *, lib=None):
         (lib or _fragment(ns)).impl(name, f, "Meta")
         return f
     return reg(fn) if fn is not None else reg
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

@@ -235,3 +235,60 @@ def test_recompile_counts_match_torch():
         for b in seq:
             eg(ember.randn(b, 4))
         assert counters["stats"]["unique_graphs"] == tcounters["stats"]["unique_graphs"], seq
+
+
+def test_size_held_across_a_graph_break():
+    def f(x):
+        n = x.shape[0]
+        y = x * 2
+        ember._dynamo.graph_break()
+        return y.sum(0) * n, n + 1
+    cf = ember.compile(f, backend="aot_eager", dynamic=True)
+    for b in (3, 5, 8):
+        x = ember.randn(b, 2)
+        out, m = cf(x)
+        ref, rm = f(x)
+        assert_close(out, ref)
+        assert m == rm and type(m) is int
+    # the resume function gets `n` as an int equal to y's dynamic size: one symbol, no recompile per size
+    assert not counters["recompiles"]
+    resume = next(e for st in _STATES.values() if "resume" in st.name for e in st.entries)
+    assert "== ___v" in resume.check.source or "._size[0]" in resume.check.source
+
+
+def test_mark_dynamic_range_and_constraint_violation():
+    from ember.fx.experimental.symbolic_shapes import ConstraintViolationError
+
+    def f(x):
+        return x * 2
+    cf = ember.compile(f, backend="eager")
+    x = ember.randn(5, 3)
+    ember._dynamo.mark_dynamic(x, 0, min=3, max=8)
+    assert_close(cf(x), x * 2)
+    check = _entries()[0].check.source
+    assert "._size[0] >= 3" in check and "._size[0] <= 8" in check
+    y = ember.randn(8, 3)
+    assert_close(cf(y), y * 2)
+    assert counters["frames"]["ok"] == 1
+    cf(ember.randn(9, 3))                            # outside the declared range: a new entry
+    assert counters["frames"]["ok"] == 2
+
+    def g(x):
+        return x.view(12)                            # forces the marked size to be 6
+    cg = ember.compile(g, backend="eager")
+    z = ember.randn(6, 2)
+    ember._dynamo.mark_dynamic(z, 0)
+    with pytest.raises(ConstraintViolationError, match=r"inferred to be a constant \(6\)"):
+        cg(z)
+
+
+def test_assume_static_by_default_false_is_dynamic_from_the_start(monkeypatch):
+    monkeypatch.setattr(config, "assume_static_by_default", False)
+
+    def f(x):
+        return x.sum(0) * x.shape[0]
+    cf = ember.compile(f, backend="eager")
+    for b in (3, 4, 7):
+        x = ember.randn(b, 2)
+        assert_close(cf(x), f(x))
+    assert counters["frames"]["ok"] == 1 and not counters["recompiles"]

@@ -256,7 +256,9 @@ def test_guards_hold_identity_matched_objects_weakly():
 def test_default_backend_is_inductor_and_compiles_to_c():
     from ember._dynamo.backends.registry import lookup_backend
     from ember._dynamo.utils import counters
-    before = counters["inductor"]["graphs"]
+    def compiled_graphs():        # lowered now, or taken from the graph-level disk cache (an earlier run's)
+        return counters["inductor"]["graphs"] + counters["inductor"]["fxgraph_cache_hit"]
+    before = compiled_graphs()
 
     def f(x):
         return x.sin()
@@ -265,7 +267,7 @@ def test_default_backend_is_inductor_and_compiles_to_c():
         out = ember.compile(f)(ember.ones(2))
     assert_close(out, ember.ones(2).sin())
     assert lookup_backend("inductor").__module__ == "ember._dynamo.backends.inductor"
-    assert counters["inductor"]["graphs"] == before + 1
+    assert compiled_graphs() == before + 1
 
 
 def test_callable_backend_receives_graph():

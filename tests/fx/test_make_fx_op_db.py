@@ -1,5 +1,7 @@
-"""Every op of the op database through make_fx, real and fake tracing: the traced graph run on the sample
+"""Every op of the op database through make_fx, real, fake and symbolic tracing: the traced graph run on the sample
 equals eager. Ops that cannot be traced with fake tensors are listed with the reason and must fail with it."""
+import operator
+
 import pytest
 
 import ember
@@ -25,6 +27,9 @@ FAKE_XFAIL = {
 }
 
 OPS = ops_with_samples()
+# what a symbolic graph computes sizes with, besides aten.sym_size.int
+_SIZE_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod, operator.neg,
+                    operator.truediv, operator.pow, ember.sym_max, ember.sym_min}
 
 
 def _check(op, mode):
@@ -36,7 +41,8 @@ def _check(op, mode):
         ember.manual_seed(0)
     gm = make_fx(fn, tracing_mode=mode)(*tensors)
     assert all(n.op != "call_function" or isinstance(n.target, type(ember.ops.aten.add.Tensor))
-               or n.target.__name__ == "getitem" for n in gm.graph.nodes)
+               or n.target.__name__ == "getitem" or (mode == "symbolic" and n.target in _SIZE_ARITHMETIC)
+               for n in gm.graph.nodes)
     if op.randomness:
         ember.manual_seed(0)
     got = gm(*tensors)
@@ -67,6 +73,20 @@ def test_make_fx_fake(op):
             pytest.xfail(reason)
         return
     _check(op, "fake")
+
+
+@pytest.mark.parametrize("op", OPS, ids=lambda o: o.name)
+def test_make_fx_symbolic(op):
+    """Every size of every input a symbol: the graph (sym_size reads and size arithmetic where sizes are used)
+    run on the sample equals eager. The ops that fail under fake tracing fail here the same way."""
+    if op.name in FAKE_XFAIL:
+        exc, reason = FAKE_XFAIL[op.name]
+        try:
+            _check(op, "symbolic")
+        except exc:
+            pytest.xfail(reason)
+        return
+    _check(op, "symbolic")
 
 
 def test_xfail_list_names_real_ops():

@@ -31,7 +31,11 @@ class Compiled:
 
 
 def fresh_caches():
-    """Body of each test module's autouse fixture: compiled-code caches of ember.compile start empty."""
+    """Body of each test module's autouse fixture: compiled-code caches of ember.compile start empty, and the
+    graph-level disk cache is off (a test counting lowered graphs or kernels must see them lowered, whatever an
+    earlier run stored); test_fxgraph_cache.py turns it on where it tests it."""
+    from ember._inductor import config
     ember._dynamo.reset()
-    yield
+    with config.patch(fx_graph_cache=False):
+        yield
     ember._dynamo.reset()

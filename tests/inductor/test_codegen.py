@@ -6,7 +6,9 @@ import shutil
 import subprocess
 import sys
 import warnings
+import weakref
 
+import numpy as np
 import pytest
 
 import ember
@@ -208,3 +210,23 @@ def test_integer_division_by_zero_raises_like_eager():
         with pytest.raises(RuntimeError, match="ZeroDivisionError"):
             c(a, b)
         assert_close(c(a, b + 1), fn(a, b + 1))
+
+
+def test_arenas_are_reused_only_when_nothing_holds_them():
+    f = ember.compile(lambda x: (x * 2 + 1).exp() * 3)
+    x = ember.randn(50_000)
+    held = f(x)
+    held_np = held.numpy().copy()
+    second = f(x + 1)                       # `held` is alive: its storage must not be written again
+    np.testing.assert_array_equal(held.numpy(), held_np)
+    assert_close(second, ((x + 1) * 2 + 1).exp() * 3)
+    base = weakref.ref(second.numpy().base)
+    del held, second
+    third = f(x)
+    assert third.numpy().base is base()     # released: the arena of the last call is reused
+    assert_close(third, (x * 2 + 1).exp() * 3)
+    view = third[10:20]
+    del third
+    fourth = f(x - 1)                       # a view keeps the arena alive too
+    assert_close(view, ((x * 2 + 1).exp() * 3)[10:20])
+    assert_close(fourth, ((x - 1) * 2 + 1).exp() * 3)

@@ -129,3 +129,22 @@ def test_large_binary_ops_split_over_the_pool_match_numpy():
         np.testing.assert_array_equal(r.numpy(), a > b)
     finally:
         ember.set_num_threads(old)
+
+
+@pytest.mark.parity
+def test_zero_dim_operands_fast_path():
+    # 0-d op 0-d gave a numpy scalar as the result's array (in-place ops on it then failed); a 0-d other
+    # broadcasts through the same fast path
+    torch = pytest.importorskip("torch")
+    r = ember.tensor(1.5) + ember.tensor(2.0)
+    r.add_(1)
+    assert float(r) == 4.5 and r.shape == ()
+    r = ember.tensor(1.5) * 2.0
+    r.mul_(2)
+    assert float(r) == 6.0
+    x = [[1.0, -2.0, 3.0], [0.5, 2.0, -1.0]]
+    for op in ("add", "sub", "mul", "lt", "eq"):
+        got = getattr(ember, op)(ember.tensor(x), ember.tensor(2.0))
+        want = getattr(torch, op)(torch.tensor(x), torch.tensor(2.0))
+        assert got.dtype == getattr(ember, str(want.dtype).split(".")[1]) and got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -23,8 +23,6 @@ KNOWN_DIFFERENCES = {
     "linalg.eigvals": "ember's eigvals has no formula; torch goes through linalg_eig",
     "unique": "ember's unique has no node of its own (NotImplemented); torch names it Unique2Backward0",
     # torch's composite ends in another op than ember's
-    "cartesian_prod": "ember concatenates (CatBackward0); torch stacks",
-    "combinations": "ember concatenates (CatBackward0); torch stacks",
     "diag": "ember copies the diagonal (CloneBackward0); torch uses diagonal_copy",
     "einsum": "ember's einsum ends in a squeeze; torch's in a view",
     "kron": "ember's kron ends in a view; torch's in _unsafe_view",
@@ -46,9 +44,6 @@ KNOWN_DIFFERENCES = {
     "msort": "ember's msort is an op with a formula; torch's is a composite over sort",
     "square": "ember's square is an op with a formula; torch's is pow(x, 2)",
     "selu": "ember's selu is an op with a formula; torch's is elu with fixed alpha and scale",
-    "rsub": "rsub with a Python number: ember wraps it and runs rsub.Tensor; torch runs rsub.Scalar",
-    "pow": "a Python-number exponent binds pow.Tensor_Tensor in ember (torch: pow.Tensor_Scalar), so ember keeps "
-           "PowBackward0 on Tensor_Tensor for `x ** 2`, which tutorials print; `x ** y` shows PowBackward0 too",
     "special.ndtr": "ember's composite multiplies by a wrapped Python number (MulBackward0); torch's by a Scalar",
     "special.entr": "ember composes entr from where/log (WhereBackward0); torch has special_entr",
     "special.xlog1py": "ember composes xlog1py from where/log1p (WhereBackward0); torch has special_xlog1py",

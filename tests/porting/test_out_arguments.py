@@ -77,5 +77,7 @@ def test_out_refuses_autograd_and_bad_casts():
     x = ember.ones(2, 2, requires_grad=True)
     with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
         ember.mm(x, x, out=ember.empty(2, 2))
-    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float, but got long int instead"):
         ember.mm(ember.ones(2, 2), ember.ones(2, 2), out=ember.empty(2, 2, dtype=ember.int64))
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        ember.add(ember.ones(2, 2), 1, out=ember.empty(2, 2, dtype=ember.int64))

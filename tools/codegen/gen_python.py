@@ -9,10 +9,12 @@ several gets a generated matcher per overload (type checks on its parameters, sc
 each number passed where a Tensor is expected) and calls the best match, raising TypeError that lists
 the accepted signatures when none fits.
 
-A Python number binds to a Tensor parameter only where torch's binding lets it: for the names in
-NUMBERS_AS_TENSORS (torch's python_arg_parser allow-list), or where a Scalar overload of the same
-name takes a number in that place (where.ScalarOther, pow.Scalar ...: the Scalar "twin" is folded into
-the Tensor overload, which receives the number as a wrapped number).
+A Python number binds to a Tensor parameter only for the names in NUMBERS_AS_TENSORS (torch's
+python_arg_parser allow-list: `a + 1` is add.Tensor with a wrapped number). Elsewhere a number picks
+the Scalar overload of the same name that takes a number in that place, as torch's parser does after
+the Tensor overload fails to bind: `x ** 2` is pow.Tensor_Scalar, `2 ** x` pow.Scalar, `x == 1`
+eq.Scalar, `where(c, x, 0.)` where.ScalarOther. Such a Scalar "twin" gets no matcher of its own: the
+Tensor overload's binding accepts the number and calls the twin's op.
 """
 import keyword
 
@@ -61,6 +63,7 @@ class Overload:
                         and len(self.positional) == 1)
         self.out_names = [x.name for x in out_fn.func.arguments.out] if out_fn else []
         self.scalar_sets = []    # per shadowed Scalar twin: the Tensor params it takes a number for
+        self.twins = []          # (those params, the twin Overload): a number there calls the twin's op
         self.numbers_anywhere = str(fn.func.name.name) in NUMBERS_AS_TENSORS
 
     @property
@@ -184,6 +187,29 @@ class Overload:
         return [f"if {cond}:",
                 f"    raise TypeError({name + '() received an invalid combination of arguments: at most one of ' + ', '.join(vs) + ' may be a number'!r})"]
 
+    def twin_dispatch(self, rtvar):
+        """Lines calling a Scalar twin's op when Python numbers stand where it takes Scalars (torch's
+        parser tries the Tensor overload first; a number does not fit a Tensor parameter outside the
+        NUMBERS_AS_TENSORS names, so the twin binds: `x ** 2` is pow.Tensor_Scalar, `x == 1` eq.Scalar).
+        The twin taking the most numbers is tried first (where.Scalar before where.ScalarSelf)."""
+        lines = []
+        wrap = (lambda c: f"{rtvar}(*{c})") if rtvar else (lambda c: c)
+        for params, twin in sorted(self.twins, key=lambda t: -len(t[0])):
+            names = [self.pyname(x) for x in self.positional + self.kwonly if x.name in params]
+            cond = " and ".join(f"not isinstance({v}, TensorImpl)" for v in names)
+            lines.append(f"if {cond}:")
+            call = f"{_opvar(twin.fn)}({self.call_args(twin.fn)})"
+            if self.out_fn and twin.out_fn:
+                lines.append("    if out is not None:")
+                lines.append(f"        return {wrap(_opvar(twin.out_fn) + '(' + self.call_args(twin.out_fn, out=True) + ')')}")
+                lines.append(f"    return {wrap(call)}")
+            elif self.out_fn:
+                lines.append("    if out is None:")   # no out= twin: out= takes the number wrapped
+                lines.append(f"        return {wrap(call)}")
+            else:
+                lines.append(f"    return {wrap(call)}")
+        return lines
+
     def body(self, opvar, outvar, rtvar, indent="    ", check=False):
         lines = []
         if self.varargs:
@@ -192,6 +218,7 @@ class Overload:
             lines.append(f"    {v} = {v}[0]")
         if check:
             lines += self.arg_checks()
+        lines += self.twin_dispatch(rtvar)
         call = f"{opvar}({self.call_args(self.fn)})"
         wrap = (lambda c: f"{rtvar}(*{c})") if rtvar else (lambda c: c)
         fast = self.defaults_check()
@@ -354,10 +381,13 @@ def python_groups(fns, module=""):
             lst = groups.setdefault((name, variant == "method"), [])
             shadow = next((o for o in lst if _shadows(o, ov)), None)
             if shadow is not None:
-                shadow.scalar_sets.append(frozenset(
+                params = frozenset(
                     x.name for x, y in zip(shadow.positional + shadow.kwonly, ov.positional + ov.kwonly)
-                    if _is_tensor(x.type) and not _is_tensor(y.type)))
-                continue   # a Scalar twin of an earlier Tensor overload: numbers already bind as wrapped tensors
+                    if _is_tensor(x.type) and not _is_tensor(y.type))
+                shadow.scalar_sets.append(params)
+                if not shadow.numbers_anywhere:
+                    shadow.twins.append((params, ov))
+                continue   # a Scalar twin of an earlier Tensor overload: its binding calls the twin for numbers
             lst.append(ov)
     return groups
 
@@ -396,7 +426,7 @@ def _ops_imports(groups):
     used = {}
     for ovs in groups.values():
         for ov in ovs:
-            for f in (ov.fn, ov.out_fn):
+            for f in (ov.fn, ov.out_fn, *(g for _, t in ov.twins for g in (t.fn, t.out_fn))):
                 if f is not None:
                     used[_opvar(f)] = f
     lines = []

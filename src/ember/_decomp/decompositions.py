@@ -8,6 +8,7 @@ op database (tests/fx/test_decompositions.py).
 import math
 
 from ember._ops import ops
+from ember.kernels.meta.shape import stack_spec
 
 from .registry import register_decomposition
 
@@ -22,6 +23,15 @@ def _reduce(x, reduction):
     if reduction == _SUM:
         return aten.sum.default(x)
     return x
+
+
+# ---------------------------------------------------------------- shape
+@register_decomposition(aten.stack.default)
+def stack(tensors, dim=0):
+    """An unsqueeze per tensor, then one cat (torch's _refs.stack), with the op's own checks."""
+    tensors = list(tensors)
+    d = stack_spec(tensors, dim)[2]
+    return aten.cat.default([aten.unsqueeze.default(t, d) for t in tensors], d)
 
 
 # ---------------------------------------------------------------- activations

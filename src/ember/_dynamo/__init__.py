@@ -44,10 +44,17 @@ def disallow_in_graph(fn):
 
 
 def mark_dynamic(t, index, *, min=None, max=None):
-    """Treat dimension(s) `index` of tensor `t` as dynamic at its first capture."""
+    """Treat dimension(s) `index` of tensor `t` as dynamic at its first capture: its size becomes a symbol of its
+    own (never duck-sized), limited to [min, max] when given. If the capture specialises it to a constant anyway,
+    compiling raises ConstraintViolationError (torch's behaviour)."""
     idx = set(index) if isinstance(index, (list, tuple, set)) else {index}
     dims = set(getattr(t, "_dynamo_dynamic_indices", set()))
     t._dynamo_dynamic_indices = dims | idx
+    if min is not None or max is not None:
+        ranges = dict(getattr(t, "_dynamo_dynamic_range", {}))
+        for d in idx:
+            ranges[d] = (min, max)
+        t._dynamo_dynamic_range = ranges
 
 
 def mark_static(t, index=None):

@@ -6,8 +6,10 @@ recompile_limit = 8
 accumulated_recompile_limit = 256
 # on a recompile, a dimension whose size changed is marked dynamic (dynamic=None); False keeps every shape static
 automatic_dynamic_shapes = True
-# every shape dynamic from the first capture (dynamic=True)
+# False: every shape dynamic from the first capture, as with dynamic=True (unless dynamic=False)
 assume_static_by_default = True
+# parameters and buffers keep static shapes even with dynamic=True
+force_parameter_static_shapes = True
 # an exception raised while capturing (not by the user's code) is reported and the frame runs eagerly
 suppress_errors = False
 # print a guard failure reason on each recompile (also EMBER_LOGS=recompiles)

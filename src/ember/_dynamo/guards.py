@@ -118,6 +118,8 @@ class GuardBuilder:
             for d in range(len(sizes)):
                 if d not in dynamic_dims:
                     parts.append(f"{s}._size[{d}] == {sizes[d]}")
+            # the fake's strides were written as the contiguous strides of its symbolic sizes
+            parts.append(f"{s}.is_contiguous()")
         else:
             parts.append(f"{s}._size == {sizes!r}")
             parts.append(f"({s}._stride or {s}.stride()) == {strides!r}")

@@ -10,7 +10,7 @@ from ember.nn import Module
 from ember._core.symint import SymBool, SymFloat, SymInt
 from ember._subclasses.fake_tensor import FakeTensorMode
 
-from . import utils
+from . import config, utils
 from .exc import BackendCompilerFailed, Unsupported
 from .guards import GuardBuilder
 from .variables import (BuiltinVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
@@ -48,6 +48,7 @@ class OutputGraph:
         self.dynamic_dims = {}          # source name -> set of dims (automatic dynamic / mark_dynamic)
         self.breaks = []                # (reason, location) of breaks taken in this capture
         self.sym_sources = {}           # size Symbol -> (placeholder node, dim) it is read from
+        self.marked_symbols = []        # (Symbol, source, dim) of mark_dynamic dims: must stay symbolic
         self.expr_nodes = {}            # sympy expression -> the node computing it
         self._n = 0
 
@@ -62,11 +63,12 @@ class OutputGraph:
             return vt
         marked = set(getattr(value, "_dynamo_dynamic_indices", ()))
         dyn = set(self.dynamic_dims.get(source.name(), ())) | marked
-        if self.options.get("dynamic") is True:
+        dynamic = self.options.get("dynamic")
+        if dynamic is True or (dynamic is None and not config.assume_static_by_default):
             dyn = set(range(value.dim()))
-        elif self.options.get("dynamic") is False:
+        elif dynamic is False:
             dyn = set()
-        if source.epoch_covered or not value.is_contiguous():
+        if (source.epoch_covered and config.force_parameter_static_shapes) or not value.is_contiguous():
             dyn = set()       # parameters and buffers keep static shapes (torch's force_parameter_static_shapes)
         if dyn:
             from ember.fx.experimental.symbolic_shapes import DimDynamic, StatelessSymbolicContext
@@ -78,6 +80,13 @@ class OutputGraph:
             fake = self.fake_mode.from_tensor(value)
         # dims that became symbols (a size 0 or 1 stays static: torch's 0/1 specialisation)
         sym_dims = tuple(d for d, sz in enumerate(fake._size) if sz.__class__ is SymInt)
+        for d in sym_dims:
+            if d in marked:
+                sym = fake._size[d].node.expr
+                self.marked_symbols.append((sym, source, d))
+                lo, hi = getattr(value, "_dynamo_dynamic_range", {}).get(d, (None, None))
+                if lo is not None or hi is not None:
+                    self.shape_env().constrain_range(sym, lo, hi)
         if not source.epoch_covered:
             self.guards.tensor_match(source, value, sym_dims)
         name = _input_name(source)
@@ -124,6 +133,20 @@ class OutputGraph:
             return list(items) if isinstance(v, list) else tuple(items)
         return v
 
+    def int_input(self, value, source):
+        """An int argument equal to a dynamic size already seen (a size handed to a resume function, `n = x.shape[0]`
+        before a graph break): the size's symbol, guarded `source == size`, so the entry serves every size. None
+        when it is no such size (the caller guards the int's value)."""
+        env = self.fake_mode.shape_env
+        if env is None or self.options.get("dynamic") is False or source.epoch_covered:
+            return None
+        sym = env.val_to_var.get(value)
+        if sym is None or sym in env.replacements:
+            return None
+        env.var_to_sources[sym].append(source)
+        self.guards.type_match(source, value)
+        return env.create_symintnode(sym, value)
+
     def sym_source_expr(self, v):
         """A Python expression over the frame's sources computing Sym* `v` (for values rebuilt after the graph)."""
         from ember.fx.experimental.symbolic_shapes import simplified_expr, to_python
@@ -164,6 +187,7 @@ class OutputGraph:
             utils.counters["stats"]["unique_graphs"] += 1
         env = self.fake_mode.shape_env
         if env is not None:
+            env.check_marked_dynamic(self.marked_symbols, _size_source_name)
             # the relations the capture relied on (duck-sized equalities, ranges, branches on sizes)
             for code in env.produce_guards_expression(_size_source_name):
                 self.guards.expr_guard("SHAPE_ENV", code)
@@ -192,7 +216,10 @@ class OutputGraph:
 
 
 def _size_source_name(src):
-    """Guards read a dynamic size as `L['x']._size[0]` (torch prints `L['x'].size()[0]`; same value, faster)."""
+    """Guards read a dynamic size as `L['x']._size[0]` (torch prints `L['x'].size()[0]`; same value, faster);
+    an int argument that stands for a size symbol is read as itself."""
+    if not hasattr(src, "dim"):
+        return src.name()
     base = src.base.name() if hasattr(src.base, "name") else str(src.base)
     return f"{base}._size[{src.dim}]"
 

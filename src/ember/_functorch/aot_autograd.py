@@ -17,6 +17,7 @@ as torch's does.
 """
 import functools
 
+from ember._core.dispatch_keys import MATH_BITS
 from ember._core.tls import state as _tls
 from ember._tensor import Tensor
 
@@ -319,13 +320,19 @@ class _CompiledEntry:
             uniq = [None] * self._n_uniq
             for i, k in self._slot_items:
                 uniq[k] = flat_args[i]
+        run = uniq
+        if any(a.__class__ is Tensor and a._ks & MATH_BITS for a in uniq):
+            # the graph was traced and compiled for stored values: a conj / neg view goes in resolved (through
+            # resolve_conj, so its grad still flows); mutations are written back into the view itself below
+            run = [a.resolve_conj().resolve_neg() if a.__class__ is Tensor and a._ks & MATH_BITS else a
+                   for a in uniq]
         if self.needs_autograd:
-            res = self.function.apply(*uniq)
+            res = self.function.apply(*run)
         else:
             prev = _tls.grad_enabled
             _tls.grad_enabled = False
             try:
-                res = self.compiled(*uniq)
+                res = self.compiled(*run)
             finally:
                 _tls.grad_enabled = prev
         res = list(res) if isinstance(res, (tuple, list)) else [res]

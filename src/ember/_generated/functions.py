@@ -32,6 +32,8 @@ _op__neg_view_default = _ops.aten._neg_view.default
 _op__scaled_dot_product_flash_attention_for_cpu_default = _ops.aten._scaled_dot_product_flash_attention_for_cpu.default
 _op__softmax_backward_data_default = _ops.aten._softmax_backward_data.default
 _op__softmax_default = _ops.aten._softmax.default
+_op__standard_gamma_default = _ops.aten._standard_gamma.default
+_op__standard_gamma_grad_default = _ops.aten._standard_gamma_grad.default
 _op__to_copy_default = _ops.aten._to_copy.default
 _op__unique2_default = _ops.aten._unique2.default
 _op__weight_norm_default = _ops.aten._weight_norm.default
@@ -39,6 +41,8 @@ _op__weight_norm_interface_default = _ops.aten._weight_norm_interface.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
+_op_absolute_default = _ops.aten.absolute.default
+_op_absolute_out = _ops.aten.absolute.out
 _op_acos__default = _ops.aten.acos_.default
 _op_acos_default = _ops.aten.acos.default
 _op_acos_out = _ops.aten.acos.out
@@ -57,18 +61,24 @@ _op_addmm_default = _ops.aten.addmm.default
 _op_addmm_out = _ops.aten.addmm.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
+_op_all_all_out = _ops.aten.all.all_out
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
+_op_all_dims_out = _ops.aten.all.dims_out
+_op_all_out = _ops.aten.all.out
 _op_allclose_default = _ops.aten.allclose.default
 _op_alpha_dropout_default = _ops.aten.alpha_dropout.default
 _op_amax_default = _ops.aten.amax.default
 _op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
 _op_amin_out = _ops.aten.amin.out
+_op_any_all_out = _ops.aten.any.all_out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
+_op_any_dims_out = _ops.aten.any.dims_out
+_op_any_out = _ops.aten.any.out
 _op_arange_default = _ops.aten.arange.default
 _op_arange_out = _ops.aten.arange.out
 _op_arange_start = _ops.aten.arange.start
@@ -126,12 +136,19 @@ _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bilinear_default = _ops.aten.bilinear.default
 _op_binary_cross_entropy_with_logits_default = _ops.aten.binary_cross_entropy_with_logits.default
 _op_bincount_default = _ops.aten.bincount.default
+_op_binomial_default = _ops.aten.binomial.default
+_op_bitwise_and_Scalar = _ops.aten.bitwise_and.Scalar
+_op_bitwise_and_Scalar_Tensor = _ops.aten.bitwise_and.Scalar_Tensor
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_not_default = _ops.aten.bitwise_not.default
 _op_bitwise_not_out = _ops.aten.bitwise_not.out
+_op_bitwise_or_Scalar = _ops.aten.bitwise_or.Scalar
+_op_bitwise_or_Scalar_Tensor = _ops.aten.bitwise_or.Scalar_Tensor
 _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
+_op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
+_op_bitwise_xor_Scalar_Tensor = _ops.aten.bitwise_xor.Scalar_Tensor
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _op_block_diag_default = _ops.aten.block_diag.default
@@ -139,6 +156,7 @@ _op_bmm_default = _ops.aten.bmm.default
 _op_bmm_out = _ops.aten.bmm.out
 _op_broadcast_tensors_default = _ops.aten.broadcast_tensors.default
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
+_op_bucketize_Scalar = _ops.aten.bucketize.Scalar
 _op_bucketize_Tensor = _ops.aten.bucketize.Tensor
 _op_bucketize_Tensor_out = _ops.aten.bucketize.Tensor_out
 _op_cartesian_prod_default = _ops.aten.cartesian_prod.default
@@ -162,8 +180,12 @@ _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
 _op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
+_op_clamp_max_Tensor = _ops.aten.clamp_max.Tensor
+_op_clamp_max_Tensor_out = _ops.aten.clamp_max.Tensor_out
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_max_out = _ops.aten.clamp_max.out
+_op_clamp_min_Tensor = _ops.aten.clamp_min.Tensor
+_op_clamp_min_Tensor_out = _ops.aten.clamp_min.Tensor_out
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_min_out = _ops.aten.clamp_min.out
 _op_clamp_out = _ops.aten.clamp.out
@@ -174,10 +196,19 @@ _op_clip__default = _ops.aten.clip_.default
 _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
+_op_column_stack_default = _ops.aten.column_stack.default
+_op_column_stack_out = _ops.aten.column_stack.out
 _op_combinations_default = _ops.aten.combinations.default
 _op_complex_default = _ops.aten.complex.default
+_op_complex_out = _ops.aten.complex.out
+_op_concat_default = _ops.aten.concat.default
+_op_concat_out = _ops.aten.concat.out
+_op_concatenate_default = _ops.aten.concatenate.default
+_op_concatenate_out = _ops.aten.concatenate.out
 _op_conj_default = _ops.aten.conj.default
+_op_conj_physical__default = _ops.aten.conj_physical_.default
 _op_conj_physical_default = _ops.aten.conj_physical.default
+_op_conj_physical_out = _ops.aten.conj_physical.out
 _op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
 _op_conv1d_default = _ops.aten.conv1d.default
 _op_conv1d_padding = _ops.aten.conv1d.padding
@@ -206,7 +237,9 @@ _op_cross_out = _ops.aten.cross.out
 _op_ctc_loss_IntList = _ops.aten.ctc_loss.IntList
 _op_ctc_loss_Tensor = _ops.aten.ctc_loss.Tensor
 _op_cummax_default = _ops.aten.cummax.default
+_op_cummax_out = _ops.aten.cummax.out
 _op_cummin_default = _ops.aten.cummin.default
+_op_cummin_out = _ops.aten.cummin.out
 _op_cumprod_default = _ops.aten.cumprod.default
 _op_cumprod_out = _ops.aten.cumprod.out
 _op_cumsum_default = _ops.aten.cumsum.default
@@ -220,15 +253,22 @@ _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
 _op_diff_default = _ops.aten.diff.default
+_op_diff_out = _ops.aten.diff.out
 _op_digamma_default = _ops.aten.digamma.default
 _op_digamma_out = _ops.aten.digamma.out
 _op_div_Tensor = _ops.aten.div.Tensor
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_divide_Tensor = _ops.aten.divide.Tensor
+_op_divide_Tensor_mode = _ops.aten.divide.Tensor_mode
+_op_divide_out = _ops.aten.divide.out
+_op_divide_out_mode = _ops.aten.divide.out_mode
 _op_dot_default = _ops.aten.dot.default
 _op_dot_out = _ops.aten.dot.out
 _op_dropout_default = _ops.aten.dropout.default
+_op_dstack_default = _ops.aten.dstack.default
+_op_dstack_out = _ops.aten.dstack.out
 _op_einsum_default = _ops.aten.einsum.default
 _op_embedding_bag_default = _ops.aten.embedding_bag.default
 _op_embedding_bag_padding_idx = _ops.aten.embedding_bag.padding_idx
@@ -236,7 +276,9 @@ _op_embedding_default = _ops.aten.embedding.default
 _op_embedding_renorm__default = _ops.aten.embedding_renorm_.default
 _op_empty_like_default = _ops.aten.empty_like.default
 _op_empty_memory_format = _ops.aten.empty.memory_format
+_op_empty_out = _ops.aten.empty.out
 _op_empty_strided_default = _ops.aten.empty_strided.default
+_op_eq_Scalar = _ops.aten.eq.Scalar
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
 _op_erf__default = _ops.aten.erf_.default
@@ -266,6 +308,8 @@ _op_fill_Scalar = _ops.aten.fill.Scalar
 _op_fill_Tensor = _ops.aten.fill.Tensor
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
+_op_fix_default = _ops.aten.fix.default
+_op_fix_out = _ops.aten.fix.out
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_flip_default = _ops.aten.flip.default
 _op_fliplr_default = _ops.aten.fliplr.default
@@ -279,6 +323,8 @@ _op_fmax_default = _ops.aten.fmax.default
 _op_fmax_out = _ops.aten.fmax.out
 _op_fmin_default = _ops.aten.fmin.default
 _op_fmin_out = _ops.aten.fmin.out
+_op_fmod_Scalar = _ops.aten.fmod.Scalar
+_op_fmod_Scalar_out = _ops.aten.fmod.Scalar_out
 _op_fmod_Tensor = _ops.aten.fmod.Tensor
 _op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
 _op_frac__default = _ops.aten.frac_.default
@@ -289,22 +335,31 @@ _op_full_like_default = _ops.aten.full_like.default
 _op_full_out = _ops.aten.full.out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
+_op_ge_Scalar = _ops.aten.ge.Scalar
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
 _op_geqrf_a = _ops.aten.geqrf.a
 _op_geqrf_default = _ops.aten.geqrf.default
 _op_ger_default = _ops.aten.ger.default
 _op_ger_out = _ops.aten.ger.out
+_op_greater_Scalar = _ops.aten.greater.Scalar
+_op_greater_Tensor = _ops.aten.greater.Tensor
+_op_greater_Tensor_out = _ops.aten.greater.Tensor_out
+_op_greater_equal_Scalar = _ops.aten.greater_equal.Scalar
+_op_greater_equal_Tensor = _ops.aten.greater_equal.Tensor
+_op_greater_equal_Tensor_out = _ops.aten.greater_equal.Tensor_out
 _op_grid_sampler_2d_default = _ops.aten.grid_sampler_2d.default
 _op_grid_sampler_default = _ops.aten.grid_sampler.default
 _op_group_norm_default = _ops.aten.group_norm.default
 _op_gru_cell_default = _ops.aten.gru_cell.default
+_op_gt_Scalar = _ops.aten.gt.Scalar
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_hinge_embedding_loss_default = _ops.aten.hinge_embedding_loss.default
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
 _op_hstack_default = _ops.aten.hstack.default
+_op_hstack_out = _ops.aten.hstack.out
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
 _op_i0_default = _ops.aten.i0.default
@@ -337,13 +392,21 @@ _op_kl_div_default = _ops.aten.kl_div.default
 _op_kron_default = _ops.aten.kron.default
 _op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
+_op_kthvalue_values = _ops.aten.kthvalue.values
 _op_layer_norm_default = _ops.aten.layer_norm.default
+_op_le_Scalar = _ops.aten.le.Scalar
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
 _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_op_less_Scalar = _ops.aten.less.Scalar
+_op_less_Tensor = _ops.aten.less.Tensor
+_op_less_Tensor_out = _ops.aten.less.Tensor_out
+_op_less_equal_Scalar = _ops.aten.less_equal.Scalar
+_op_less_equal_Tensor = _ops.aten.less_equal.Tensor
+_op_less_equal_Tensor_out = _ops.aten.less_equal.Tensor_out
 _op_lgamma_default = _ops.aten.lgamma.default
 _op_lgamma_out = _ops.aten.lgamma.out
 _op_linspace_default = _ops.aten.linspace.default
@@ -381,6 +444,7 @@ _op_logit_out = _ops.aten.logit.out
 _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lstm_cell_default = _ops.aten.lstm_cell.default
+_op_lt_Scalar = _ops.aten.lt.Scalar
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
 _op_lu_solve_default = _ops.aten.lu_solve.default
@@ -400,10 +464,14 @@ _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
+_op_max_dim_max = _ops.aten.max.dim_max
+_op_max_other = _ops.aten.max.other
+_op_max_out = _ops.aten.max.out
 _op_max_pool1d_default = _ops.aten.max_pool1d.default
 _op_max_pool1d_with_indices_default = _ops.aten.max_pool1d_with_indices.default
 _op_max_pool2d_default = _ops.aten.max_pool2d.default
 _op_max_pool3d_default = _ops.aten.max_pool3d.default
+_op_max_unary_out = _ops.aten.max.unary_out
 _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
@@ -412,15 +480,21 @@ _op_mean_dtype_out = _ops.aten.mean.dtype_out
 _op_mean_out = _ops.aten.mean.out
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
+_op_median_dim_values = _ops.aten.median.dim_values
 _op_meshgrid_default = _ops.aten.meshgrid.default
 _op_meshgrid_indexing = _ops.aten.meshgrid.indexing
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_min_dim_min = _ops.aten.min.dim_min
+_op_min_other = _ops.aten.min.other
+_op_min_out = _ops.aten.min.out
+_op_min_unary_out = _ops.aten.min.unary_out
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
 _op_mm_out = _ops.aten.mm.out
 _op_mode_default = _ops.aten.mode.default
+_op_mode_values = _ops.aten.mode.values
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_msort_default = _ops.aten.msort.default
@@ -429,6 +503,8 @@ _op_mul_Tensor = _ops.aten.mul.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
+_op_multiply_Tensor = _ops.aten.multiply.Tensor
+_op_multiply_out = _ops.aten.multiply.out
 _op_mv_default = _ops.aten.mv.default
 _op_mv_out = _ops.aten.mv.out
 _op_mvlgamma_default = _ops.aten.mvlgamma.default
@@ -437,11 +513,16 @@ _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_nanmean_default = _ops.aten.nanmean.default
+_op_nanmean_out = _ops.aten.nanmean.out
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_nanmedian_dim_values = _ops.aten.nanmedian.dim_values
 _op_nanquantile_default = _ops.aten.nanquantile.default
+_op_nanquantile_out = _ops.aten.nanquantile.out
 _op_nanquantile_scalar = _ops.aten.nanquantile.scalar
+_op_nanquantile_scalar_out = _ops.aten.nanquantile.scalar_out
 _op_nansum_default = _ops.aten.nansum.default
+_op_nansum_out = _ops.aten.nansum.out
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
@@ -449,11 +530,14 @@ _op_native_batch_norm_default = _ops.aten.native_batch_norm.default
 _op_native_dropout_default = _ops.aten.native_dropout.default
 _op_native_group_norm_default = _ops.aten.native_group_norm.default
 _op_native_layer_norm_default = _ops.aten.native_layer_norm.default
+_op_ne_Scalar = _ops.aten.ne.Scalar
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_negative_default = _ops.aten.negative.default
+_op_negative_out = _ops.aten.negative.out
 _op_nonzero_default = _ops.aten.nonzero.default
 _op_nonzero_out = _ops.aten.nonzero.out
 _op_norm_Scalar = _ops.aten.norm.Scalar
@@ -471,6 +555,9 @@ _op_normal_float_Tensor = _ops.aten.normal.float_Tensor
 _op_normal_float_Tensor_out = _ops.aten.normal.float_Tensor_out
 _op_normal_float_float = _ops.aten.normal.float_float
 _op_normal_float_float_out = _ops.aten.normal.float_float_out
+_op_not_equal_Scalar = _ops.aten.not_equal.Scalar
+_op_not_equal_Tensor = _ops.aten.not_equal.Tensor
+_op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
 _op_ones_out = _ops.aten.ones.out
@@ -484,8 +571,11 @@ _op_pixel_unshuffle_default = _ops.aten.pixel_unshuffle.default
 _op_poisson_default = _ops.aten.poisson.default
 _op_poisson_nll_loss_default = _ops.aten.poisson_nll_loss.default
 _op_polar_default = _ops.aten.polar.default
+_op_polar_out = _ops.aten.polar.out
 _op_polygamma_default = _ops.aten.polygamma.default
 _op_polygamma_out = _ops.aten.polygamma.out
+_op_pow_Scalar = _ops.aten.pow.Scalar
+_op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_prelu_default = _ops.aten.prelu.default
@@ -496,7 +586,9 @@ _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
 _op_quantile_default = _ops.aten.quantile.default
+_op_quantile_out = _ops.aten.quantile.out
 _op_quantile_scalar = _ops.aten.quantile.scalar
+_op_quantile_scalar_out = _ops.aten.quantile.scalar_out
 _op_rand_default = _ops.aten.rand.default
 _op_rand_generator = _ops.aten.rand.generator
 _op_rand_generator_out = _ops.aten.rand.generator_out
@@ -505,12 +597,14 @@ _op_rand_like_generator = _ops.aten.rand_like.generator
 _op_rand_out = _ops.aten.rand.out
 _op_randint_default = _ops.aten.randint.default
 _op_randint_generator = _ops.aten.randint.generator
+_op_randint_generator_out = _ops.aten.randint.generator_out
 _op_randint_like_default = _ops.aten.randint_like.default
 _op_randint_like_generator = _ops.aten.randint_like.generator
 _op_randint_like_low_dtype = _ops.aten.randint_like.low_dtype
 _op_randint_like_low_generator_dtype = _ops.aten.randint_like.low_generator_dtype
 _op_randint_low = _ops.aten.randint.low
 _op_randint_low_generator = _ops.aten.randint.low_generator
+_op_randint_low_generator_out = _ops.aten.randint.low_generator_out
 _op_randint_low_out = _ops.aten.randint.low_out
 _op_randint_out = _ops.aten.randint.out
 _op_randn_default = _ops.aten.randn.default
@@ -521,12 +615,15 @@ _op_randn_like_generator = _ops.aten.randn_like.generator
 _op_randn_out = _ops.aten.randn.out
 _op_randperm_default = _ops.aten.randperm.default
 _op_randperm_generator = _ops.aten.randperm.generator
+_op_randperm_generator_out = _ops.aten.randperm.generator_out
 _op_randperm_out = _ops.aten.randperm.out
 _op_reciprocal__default = _ops.aten.reciprocal_.default
 _op_reciprocal_default = _ops.aten.reciprocal.default
 _op_reciprocal_out = _ops.aten.reciprocal.out
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
+_op_remainder_Scalar = _ops.aten.remainder.Scalar
+_op_remainder_Scalar_Tensor = _ops.aten.remainder.Scalar_Tensor
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
 _op_repeat_interleave_Tensor = _ops.aten.repeat_interleave.Tensor
@@ -546,6 +643,8 @@ _op_round_decimals = _ops.aten.round.decimals
 _op_round_decimals_out = _ops.aten.round.decimals_out
 _op_round_default = _ops.aten.round.default
 _op_round_out = _ops.aten.round.out
+_op_row_stack_default = _ops.aten.row_stack.default
+_op_row_stack_out = _ops.aten.row_stack.out
 _op_rsqrt__default = _ops.aten.rsqrt_.default
 _op_rsqrt_default = _ops.aten.rsqrt.default
 _op_rsqrt_out = _ops.aten.rsqrt.out
@@ -564,6 +663,8 @@ _op_scatter_value = _ops.aten.scatter.value
 _op_scatter_value_out = _ops.aten.scatter.value_out
 _op_scatter_value_reduce = _ops.aten.scatter.value_reduce
 _op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
+_op_searchsorted_Scalar = _ops.aten.searchsorted.Scalar
+_op_searchsorted_Scalar_out = _ops.aten.searchsorted.Scalar_out
 _op_searchsorted_Tensor = _ops.aten.searchsorted.Tensor
 _op_searchsorted_Tensor_out = _ops.aten.searchsorted.Tensor_out
 _op_select_int = _ops.aten.select.int
@@ -587,12 +688,15 @@ _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slice_scatter_default = _ops.aten.slice_scatter.default
+_op_slice_scatter_out = _ops.aten.slice_scatter.out
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
 _op_softmax_int_out = _ops.aten.softmax.int_out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
+_op_sort_values = _ops.aten.sort.values
+_op_sort_values_stable = _ops.aten.sort.values_stable
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
@@ -642,8 +746,10 @@ _op_threshold_default = _ops.aten.threshold.default
 _op_threshold_out = _ops.aten.threshold.out
 _op_tile_default = _ops.aten.tile.default
 _op_topk_default = _ops.aten.topk.default
+_op_topk_values = _ops.aten.topk.values
 _op_trace_default = _ops.aten.trace.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_triangular_solve_X = _ops.aten.triangular_solve.X
 _op_triangular_solve_default = _ops.aten.triangular_solve.default
 _op_tril_default = _ops.aten.tril.default
 _op_tril_indices_default = _ops.aten.tril_indices.default
@@ -652,6 +758,8 @@ _op_triplet_margin_loss_default = _ops.aten.triplet_margin_loss.default
 _op_triu_default = _ops.aten.triu.default
 _op_triu_indices_default = _ops.aten.triu_indices.default
 _op_triu_out = _ops.aten.triu.out
+_op_true_divide_Tensor = _ops.aten.true_divide.Tensor
+_op_true_divide_out = _ops.aten.true_divide.out
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
@@ -673,11 +781,20 @@ _op_vdot_out = _ops.aten.vdot.out
 _op_view_as_complex_default = _ops.aten.view_as_complex.default
 _op_view_as_real_default = _ops.aten.view_as_real.default
 _op_vstack_default = _ops.aten.vstack.default
+_op_vstack_out = _ops.aten.vstack.out
+_op_where_Scalar = _ops.aten.where.Scalar
+_op_where_ScalarOther = _ops.aten.where.ScalarOther
+_op_where_ScalarSelf = _ops.aten.where.ScalarSelf
 _op_where_default = _ops.aten.where.default
 _op_where_self = _ops.aten.where.self
 _op_where_self_out = _ops.aten.where.self_out
+_op_xlogy_OutScalar_Other = _ops.aten.xlogy.OutScalar_Other
+_op_xlogy_OutScalar_Self = _ops.aten.xlogy.OutScalar_Self
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
+_op_xlogy_Scalar_Other = _ops.aten.xlogy.Scalar_Other
+_op_xlogy_Scalar_Self = _ops.aten.xlogy.Scalar_Self
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
+_op_xlogy__Scalar_Other = _ops.aten.xlogy_.Scalar_Other
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 _op_zeros_default = _ops.aten.zeros.default
@@ -766,10 +883,19 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'scale', None, 'float', scale)
     return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale))
 
-def conj_physical(input):
+def conj_physical(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj_physical', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
+        return _op_conj_physical_out(input, out=out)
     return _op_conj_physical_default(input)
+
+def conj_physical_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conj_physical_', 'input', 1, 'Tensor', input)
+    return _op_conj_physical__default(input)
 
 def conj(input):
     if input.__class__ not in _TENSOR_TYPES:
@@ -806,18 +932,26 @@ def view_as_complex(input):
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     return _op_view_as_complex_default(input)
 
-def complex(real, imag):
+def complex(real, imag, *, out=None):
     if real.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('complex', 'real', 1, 'Tensor', real)
     if imag.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('complex', 'imag', 2, 'Tensor', imag)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('complex', 'out', None, 'Tensor', out)
+        return _op_complex_out(real, imag, out=out)
     return _op_complex_default(real, imag)
 
-def polar(abs, angle):
+def polar(abs, angle, *, out=None):
     if abs.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('polar', 'abs', 1, 'Tensor', abs)
     if angle.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('polar', 'angle', 2, 'Tensor', angle)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('polar', 'out', None, 'Tensor', out)
+        return _op_polar_out(abs, angle, out=out)
     return _op_polar_default(abs, angle)
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -1187,7 +1321,7 @@ def zero_(input):
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     return _op_zero__default(input)
 
-def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1196,6 +1330,10 @@ def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_f
         raise _bad_arg('empty', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('empty', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('empty', 'out', None, 'Tensor', out)
+        return _op_empty_out(size, memory_format=memory_format, out=out)
     r = _op_empty_memory_format(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
         r.requires_grad_()
@@ -1764,6 +1902,12 @@ def remainder(input, other, *, out=None):
         raise _bad_arg('remainder', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_remainder_Scalar(input, other)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_remainder_Scalar_Tensor(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('remainder', 'out', None, 'Tensor', out)
@@ -1777,6 +1921,12 @@ def pow(input, exponent, *, out=None):
         raise _bad_arg('pow', 'exponent', 2, 'Tensor', exponent)
     if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
         raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
+    if not isinstance(exponent, TensorImpl):
+        if out is None:
+            return _op_pow_Tensor_Scalar(input, exponent)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_pow_Scalar(input, exponent)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('pow', 'out', None, 'Tensor', out)
@@ -1788,6 +1938,9 @@ def eq(input, other, *, out=None):
         raise _bad_arg('eq', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_eq_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('eq', 'out', None, 'Tensor', out)
@@ -1799,6 +1952,9 @@ def ne(input, other, *, out=None):
         raise _bad_arg('ne', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_ne_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ne', 'out', None, 'Tensor', out)
@@ -1810,6 +1966,9 @@ def lt(input, other, *, out=None):
         raise _bad_arg('lt', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_lt_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lt', 'out', None, 'Tensor', out)
@@ -1821,6 +1980,9 @@ def le(input, other, *, out=None):
         raise _bad_arg('le', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_le_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('le', 'out', None, 'Tensor', out)
@@ -1832,6 +1994,9 @@ def gt(input, other, *, out=None):
         raise _bad_arg('gt', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_gt_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('gt', 'out', None, 'Tensor', out)
@@ -1843,6 +2008,9 @@ def ge(input, other, *, out=None):
         raise _bad_arg('ge', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_ge_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ge', 'out', None, 'Tensor', out)
@@ -1889,6 +2057,12 @@ def bitwise_and(input, other, *, out=None):
         raise _bad_arg('bitwise_and', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_and_Scalar(input, other)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_bitwise_and_Scalar_Tensor(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
@@ -1902,6 +2076,12 @@ def bitwise_or(input, other, *, out=None):
         raise _bad_arg('bitwise_or', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_or_Scalar(input, other)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_bitwise_or_Scalar_Tensor(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
@@ -1915,6 +2095,12 @@ def bitwise_xor(input, other, *, out=None):
         raise _bad_arg('bitwise_xor', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_xor_Scalar(input, other)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_bitwise_xor_Scalar_Tensor(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
@@ -2179,27 +2365,97 @@ def clamp_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clamp_', args, kwargs, _clamp__sigs, False)
 
-def clamp_min(input, min, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('clamp_min', 'min', 2, 'Number', min)
+def _clamp_min_c0(input, min, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp_min_b0(input, min, *, out=None):
     if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
         return _op_clamp_min_out(input, min, out=out)
     return _op_clamp_min_default(input, min)
 
-def clamp_max(input, max, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('clamp_max', 'max', 2, 'Number', max)
+def _clamp_min_c1(input, min, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(min, TensorImpl):
+        return None
+    return s
+
+def _clamp_min_b1(input, min, *, out=None):
     if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+        return _op_clamp_min_Tensor_out(input, min, out=out)
+    return _op_clamp_min_Tensor(input, min)
+
+_clamp_min_ovs = ((_clamp_min_c0, _clamp_min_b0), (_clamp_min_c1, _clamp_min_b1),)
+_clamp_min_sigs = ('(Tensor input, Scalar min, *, Tensor out = None)', '(Tensor input, Tensor min, *, Tensor out = None)')
+
+def clamp_min(*args, **kwargs):
+    best = None
+    for c, b in _clamp_min_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_min', args, kwargs, _clamp_min_sigs, False)
+
+def _clamp_max_c0(input, max, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp_max_b0(input, max, *, out=None):
+    if out is not None:
         return _op_clamp_max_out(input, max, out=out)
     return _op_clamp_max_default(input, max)
+
+def _clamp_max_c1(input, max, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def _clamp_max_b1(input, max, *, out=None):
+    if out is not None:
+        return _op_clamp_max_Tensor_out(input, max, out=out)
+    return _op_clamp_max_Tensor(input, max)
+
+_clamp_max_ovs = ((_clamp_max_c0, _clamp_max_b0), (_clamp_max_c1, _clamp_max_b1),)
+_clamp_max_sigs = ('(Tensor input, Scalar max, *, Tensor out = None)', '(Tensor input, Tensor max, *, Tensor out = None)')
+
+def clamp_max(*args, **kwargs):
+    best = None
+    for c, b in _clamp_max_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_max', args, kwargs, _clamp_max_sigs, False)
 
 def _where_c0(condition, input, other, *, out=None):
     s = 0
@@ -2216,6 +2472,15 @@ def _where_c0(condition, input, other, *, out=None):
     return s
 
 def _where_b0(condition, input, other, *, out=None):
+    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_where_Scalar(condition, input, other)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_where_ScalarSelf(condition, input, other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_where_ScalarOther(condition, input, other)
     if out is not None:
         return _op_where_self_out(condition, input, other, out=out)
     return _op_where_self(condition, input, other)
@@ -2809,6 +3074,10 @@ def fmod(input, other, *, out=None):
         raise _bad_arg('fmod', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_fmod_Scalar_out(input, other, out=out)
+        return _op_fmod_Scalar(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmod', 'out', None, 'Tensor', out)
@@ -2933,6 +3202,14 @@ def xlogy(input, other, *, out=None):
         raise _bad_arg('xlogy', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(input, TensorImpl):
+        if out is not None:
+            return _op_xlogy_OutScalar_Self(input, other, out=out)
+        return _op_xlogy_Scalar_Self(input, other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_xlogy_OutScalar_Other(input, other, out=out)
+        return _op_xlogy_Scalar_Other(input, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
@@ -2944,6 +3221,8 @@ def xlogy_(input, other):
         raise _bad_arg('xlogy_', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_xlogy__Scalar_Other(input, other)
     return _op_xlogy__Tensor(input, other)
 
 def logaddexp(input, other, *, out=None):
@@ -3211,6 +3490,175 @@ def subtract(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
+
+def absolute(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('absolute', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('absolute', 'out', None, 'Tensor', out)
+        return _op_absolute_out(input, out=out)
+    return _op_absolute_default(input)
+
+def negative(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('negative', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('negative', 'out', None, 'Tensor', out)
+        return _op_negative_out(input, out=out)
+    return _op_negative_default(input)
+
+def fix(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fix', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('fix', 'out', None, 'Tensor', out)
+        return _op_fix_out(input, out=out)
+    return _op_fix_default(input)
+
+def _divide_c0(input, other, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def _divide_b0(input, other, *, out=None):
+    if out is not None:
+        return _op_divide_out(input, other, out=out)
+    return _op_divide_Tensor(input, other)
+
+def _divide_c1(input, other, *, rounding_mode, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        if not _is_num(input):
+            return None
+        s += 1
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        return None
+    return s
+
+def _divide_b1(input, other, *, rounding_mode, out=None):
+    if out is not None:
+        return _op_divide_out_mode(input, other, rounding_mode=rounding_mode, out=out)
+    return _op_divide_Tensor_mode(input, other, rounding_mode=rounding_mode)
+
+_divide_ovs = ((_divide_c0, _divide_b0), (_divide_c1, _divide_b1),)
+_divide_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)')
+
+def divide(*args, **kwargs):
+    best = None
+    for c, b in _divide_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('divide', args, kwargs, _divide_sigs, False)
+
+def true_divide(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('true_divide', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('true_divide', 'other', 2, 'Tensor', other)
+    if out is not None:
+        return _op_true_divide_out(input, other, out=out)
+    return _op_true_divide_Tensor(input, other)
+
+def multiply(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('multiply', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('multiply', 'other', 2, 'Tensor', other)
+    if out is not None:
+        return _op_multiply_out(input, other, out=out)
+    return _op_multiply_Tensor(input, other)
+
+def greater(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('greater', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('greater', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('greater', 'out', None, 'Tensor', out)
+        return _op_greater_Tensor_out(input, other, out=out)
+    return _op_greater_Tensor(input, other)
+
+def greater_equal(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('greater_equal', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('greater_equal', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_equal_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
+        return _op_greater_equal_Tensor_out(input, other, out=out)
+    return _op_greater_equal_Tensor(input, other)
+
+def less(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('less', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('less', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('less', 'out', None, 'Tensor', out)
+        return _op_less_Tensor_out(input, other, out=out)
+    return _op_less_Tensor(input, other)
+
+def less_equal(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('less_equal', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('less_equal', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_equal_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
+        return _op_less_equal_Tensor_out(input, other, out=out)
+    return _op_less_equal_Tensor(input, other)
+
+def not_equal(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('not_equal', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('not_equal', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_not_equal_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
+        return _op_not_equal_Tensor_out(input, other, out=out)
+    return _op_not_equal_Tensor(input, other)
 
 def lgamma(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -3999,7 +4447,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
         return _op_cholesky_inverse_out(input, upper, out=out)
     return _op_cholesky_inverse_default(input, upper)
 
-def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
     if A.__class__ not in _TENSOR_TYPES:
@@ -4010,6 +4458,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
         raise _bad_arg('triangular_solve', 'transpose', 4, 'bool', transpose)
     if unitriangular.__class__ is not bool:
         raise _bad_arg('triangular_solve', 'unitriangular', 5, 'bool', unitriangular)
+    if out is not None:
+        return _rt_triangular_solve(*_op_triangular_solve_X(input, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
 def bilinear(input1, input2, weight, bias=None):
@@ -4857,7 +5307,7 @@ def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memor
         r.requires_grad_()
     return r
 
-def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(high):
         return None
@@ -4869,7 +5319,9 @@ def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None
         return None
     return s
 
-def _randint_b1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_b1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randint_generator_out(high, size, generator=generator, out=out)
     r = _op_randint_generator(high, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
@@ -4897,7 +5349,7 @@ def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_
         r.requires_grad_()
     return r
 
-def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(low):
         return None
@@ -4911,14 +5363,16 @@ def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device
         return None
     return s
 
-def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randint_low_generator_out(low, high, size, generator=generator, out=out)
     r = _op_randint_low_generator(low, high, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randint_c2, _randint_b2), (_randint_c3, _randint_b3),)
-_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def randint(*args, **kwargs):
     best = None
@@ -4953,7 +5407,7 @@ def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, 
         r.requires_grad_()
     return r
 
-def _randperm_c1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randperm_c1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
     if not _is_int(n):
         return None
@@ -4963,14 +5417,16 @@ def _randperm_c1(n, *, generator, dtype='long', layout=None, device=None, pin_me
         return None
     return s
 
-def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
+def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_randperm_generator_out(n, generator=generator, out=out)
     r = _op_randperm_generator(n, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
         r.requires_grad_()
     return r
 
 _randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
-_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
 def randperm(*args, **kwargs):
     best = None
@@ -5330,6 +5786,25 @@ def poisson(input, generator=None):
         raise _bad_arg('poisson', 'input', 1, 'Tensor', input)
     return _op_poisson_default(input, generator)
 
+def _standard_gamma(input, generator=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_standard_gamma', 'input', 1, 'Tensor', input)
+    return _op__standard_gamma_default(input, generator)
+
+def _standard_gamma_grad(input, output):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_standard_gamma_grad', 'input', 1, 'Tensor', input)
+    if output.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_standard_gamma_grad', 'output', 2, 'Tensor', output)
+    return _op__standard_gamma_grad_default(input, output)
+
+def binomial(count, prob, generator=None):
+    if count.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('binomial', 'count', 1, 'Tensor', count)
+    if prob.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('binomial', 'prob', 2, 'Tensor', prob)
+    return _op_binomial_default(count, prob, generator)
+
 def _sum_c0(input, *, dtype=None):
     s = 0
     if not isinstance(input, TensorImpl):
@@ -5508,16 +5983,18 @@ def amin(input, dim=(), keepdim=False, *, out=None):
         return _op_amin_out(input, dim, keepdim, out=out)
     return _op_amin_default(input, dim, keepdim)
 
-def _max_c0(input):
+def _max_c0(input, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
     return s
 
-def _max_b0(input):
+def _max_b0(input, *, out=None):
+    if out is not None:
+        return _op_max_unary_out(input, out=out)
     return _op_max_default(input)
 
-def _max_c1(input, dim, keepdim=False):
+def _max_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5527,11 +6004,26 @@ def _max_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _max_b1(input, dim, keepdim=False):
+def _max_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_max(*_op_max_dim_max(input, dim, keepdim, max=out[0], max_values=out[1]))
     return _rt_max(*_op_max_dim(input, dim, keepdim))
 
-_max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1),)
-_max_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+def _max_c2(input, other, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(other, TensorImpl):
+        return None
+    return s
+
+def _max_b2(input, other, *, out=None):
+    if out is not None:
+        return _op_max_out(input, other, out=out)
+    return _op_max_other(input, other)
+
+_max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1), (_max_c2, _max_b2),)
+_max_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
 
 def max(*args, **kwargs):
     best = None
@@ -5548,16 +6040,18 @@ def max(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('max', args, kwargs, _max_sigs, False)
 
-def _min_c0(input):
+def _min_c0(input, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
     return s
 
-def _min_b0(input):
+def _min_b0(input, *, out=None):
+    if out is not None:
+        return _op_min_unary_out(input, out=out)
     return _op_min_default(input)
 
-def _min_c1(input, dim, keepdim=False):
+def _min_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5567,11 +6061,26 @@ def _min_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _min_b1(input, dim, keepdim=False):
+def _min_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_min(*_op_min_dim_min(input, dim, keepdim, min=out[0], min_indices=out[1]))
     return _rt_min(*_op_min_dim(input, dim, keepdim))
 
-_min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1),)
-_min_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+def _min_c2(input, other, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(other, TensorImpl):
+        return None
+    return s
+
+def _min_b2(input, other, *, out=None):
+    if out is not None:
+        return _op_min_out(input, other, out=out)
+    return _op_min_other(input, other)
+
+_min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1), (_min_c2, _min_b2),)
+_min_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
 
 def min(*args, **kwargs):
     best = None
@@ -5614,16 +6123,18 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
         return _op_argmin_out(input, dim, keepdim, out=out)
     return _op_argmin_default(input, dim, keepdim)
 
-def _all_c0(input):
+def _all_c0(input, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
     return s
 
-def _all_b0(input):
+def _all_b0(input, *, out=None):
+    if out is not None:
+        return _op_all_all_out(input, out=out)
     return _op_all_default(input)
 
-def _all_c1(input, dim, keepdim=False):
+def _all_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5633,10 +6144,12 @@ def _all_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _all_b1(input, dim, keepdim=False):
+def _all_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_all_out(input, dim, keepdim, out=out)
     return _op_all_dim(input, dim, keepdim)
 
-def _all_c2(input, dim=None, keepdim=False):
+def _all_c2(input, dim=None, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5646,11 +6159,13 @@ def _all_c2(input, dim=None, keepdim=False):
         return None
     return s
 
-def _all_b2(input, dim=None, keepdim=False):
+def _all_b2(input, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_all_dims_out(input, dim, keepdim, out=out)
     return _op_all_dims(input, dim, keepdim)
 
 _all_ovs = ((_all_c0, _all_b0), (_all_c1, _all_b1), (_all_c2, _all_b2),)
-_all_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)', '(Tensor input, int[]? dim = None, bool keepdim = False)')
+_all_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def all(*args, **kwargs):
     best = None
@@ -5667,16 +6182,18 @@ def all(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('all', args, kwargs, _all_sigs, False)
 
-def _any_c0(input):
+def _any_c0(input, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
     return s
 
-def _any_b0(input):
+def _any_b0(input, *, out=None):
+    if out is not None:
+        return _op_any_all_out(input, out=out)
     return _op_any_default(input)
 
-def _any_c1(input, dim, keepdim=False):
+def _any_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5686,10 +6203,12 @@ def _any_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _any_b1(input, dim, keepdim=False):
+def _any_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_any_out(input, dim, keepdim, out=out)
     return _op_any_dim(input, dim, keepdim)
 
-def _any_c2(input, dim=None, keepdim=False):
+def _any_c2(input, dim=None, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -5699,11 +6218,13 @@ def _any_c2(input, dim=None, keepdim=False):
         return None
     return s
 
-def _any_b2(input, dim=None, keepdim=False):
+def _any_b2(input, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_any_dims_out(input, dim, keepdim, out=out)
     return _op_any_dims(input, dim, keepdim)
 
 _any_ovs = ((_any_c0, _any_b0), (_any_c1, _any_b1), (_any_c2, _any_b2),)
-_any_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)', '(Tensor input, int[]? dim = None, bool keepdim = False)')
+_any_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def any(*args, **kwargs):
     best = None
@@ -6128,7 +6649,7 @@ def _median_c0(input):
 def _median_b0(input):
     return _op_median_default(input)
 
-def _median_c1(input, dim, keepdim=False):
+def _median_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6138,11 +6659,13 @@ def _median_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _median_b1(input, dim, keepdim=False):
+def _median_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_median(*_op_median_dim_values(input, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_median(*_op_median_dim(input, dim, keepdim))
 
 _median_ovs = ((_median_c0, _median_b0), (_median_c1, _median_b1),)
-_median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+_median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def median(*args, **kwargs):
     best = None
@@ -6168,7 +6691,7 @@ def _nanmedian_c0(input):
 def _nanmedian_b0(input):
     return _op_nanmedian_default(input)
 
-def _nanmedian_c1(input, dim, keepdim=False):
+def _nanmedian_c1(input, dim, keepdim=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6178,11 +6701,13 @@ def _nanmedian_c1(input, dim, keepdim=False):
         return None
     return s
 
-def _nanmedian_b1(input, dim, keepdim=False):
+def _nanmedian_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_nanmedian(*_op_nanmedian_dim_values(input, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
 
 _nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0), (_nanmedian_c1, _nanmedian_b1),)
-_nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False)')
+_nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def nanmedian(*args, **kwargs):
     best = None
@@ -6199,13 +6724,15 @@ def nanmedian(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
 
-def mode(input, dim=-1, keepdim=False):
+def mode(input, dim=-1, keepdim=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mode', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('mode', 'dim', 2, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('mode', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        return _rt_mode(*_op_mode_values(input, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
 
 def bincount(input, weights=None, minlength=0):
@@ -6232,7 +6759,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(input, bins, min, max, out=out)
     return _op_histc_default(input, bins, min, max)
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diff', 'input', 1, 'Tensor', input)
     if n.__class__ is not int and not _is_int(n):
@@ -6243,35 +6770,47 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise _bad_arg('diff', 'prepend', 4, 'Tensor', prepend)
     if append is not None and append.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diff', 'append', 5, 'Tensor', append)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('diff', 'out', None, 'Tensor', out)
+        return _op_diff_out(input, n, dim, prepend, append, out=out)
     return _op_diff_default(input, n, dim, prepend, append)
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nansum', 'input', 1, 'Tensor', input)
     if dim is not None and not _is_intlist(dim):
         raise _bad_arg('nansum', 'dim', 2, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('nansum', 'keepdim', 3, 'bool', keepdim)
-    if dtype is None:
+    if out is None and dtype is None:
         return _op_nansum_default(input, dim, keepdim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nansum', 'out', None, 'Tensor', out)
+        return _op_nansum_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_nansum_default(input, dim, keepdim, dtype=dtype)
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nanmean', 'input', 1, 'Tensor', input)
     if dim is not None and not _is_intlist(dim):
         raise _bad_arg('nanmean', 'dim', 2, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('nanmean', 'keepdim', 3, 'bool', keepdim)
-    if dtype is None:
+    if out is None and dtype is None:
         return _op_nanmean_default(input, dim, keepdim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nanmean', 'out', None, 'Tensor', out)
+        return _op_nanmean_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_nanmean_default(input, dim, keepdim, dtype=dtype)
 
-def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6285,10 +6824,12 @@ def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
         return None
     return s
 
-def _quantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _quantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_quantile_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_default(input, q, dim, keepdim, interpolation=interpolation)
 
-def _quantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _quantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6302,11 +6843,13 @@ def _quantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
         return None
     return s
 
-def _quantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _quantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_quantile_scalar_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
 
 _quantile_ovs = ((_quantile_c0, _quantile_b0), (_quantile_c1, _quantile_b1),)
-_quantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+_quantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def quantile(*args, **kwargs):
     best = None
@@ -6323,7 +6866,7 @@ def quantile(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('quantile', args, kwargs, _quantile_sigs, False)
 
-def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6337,10 +6880,12 @@ def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'
         return None
     return s
 
-def _nanquantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _nanquantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_nanquantile_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_default(input, q, dim, keepdim, interpolation=interpolation)
 
-def _nanquantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _nanquantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6354,11 +6899,13 @@ def _nanquantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'
         return None
     return s
 
-def _nanquantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+def _nanquantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_nanquantile_scalar_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
 
 _nanquantile_ovs = ((_nanquantile_c0, _nanquantile_b0), (_nanquantile_c1, _nanquantile_b1),)
-_nanquantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+_nanquantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def nanquantile(*args, **kwargs):
     best = None
@@ -6483,18 +7030,22 @@ def cumprod(input, dim, *, dtype=None, out=None):
         return _op_cumprod_out(input, dim, dtype=dtype, out=out)
     return _op_cumprod_default(input, dim, dtype=dtype)
 
-def cummax(input, dim):
+def cummax(input, dim, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cummax', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummax', 'dim', 2, 'int', dim)
+    if out is not None:
+        return _rt_cummax(*_op_cummax_out(input, dim, values=out[0], indices=out[1]))
     return _rt_cummax(*_op_cummax_default(input, dim))
 
-def cummin(input, dim):
+def cummin(input, dim, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cummin', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummin', 'dim', 2, 'int', dim)
+    if out is not None:
+        return _rt_cummin(*_op_cummin_out(input, dim, values=out[0], indices=out[1]))
     return _rt_cummin(*_op_cummin_default(input, dim))
 
 def logcumsumexp(input, dim, *, out=None):
@@ -6761,6 +7312,28 @@ def cat(tensors, dim=0, *, out=None):
         return _op_cat_out(tensors, dim, out=out)
     return _op_cat_default(tensors, dim)
 
+def concat(tensors, dim=0, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('concat', 'tensors', 1, tensors)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('concat', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('concat', 'out', None, 'Tensor', out)
+        return _op_concat_out(tensors, dim, out=out)
+    return _op_concat_default(tensors, dim)
+
+def concatenate(tensors, dim=0, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('concatenate', 'tensors', 1, tensors)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('concatenate', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('concatenate', 'out', None, 'Tensor', out)
+        return _op_concatenate_out(tensors, dim, out=out)
+    return _op_concatenate_default(tensors, dim)
+
 def stack(tensors, dim=0, *, out=None):
     if not _is_tensorlist(tensors):
         _bad_tensorlist('stack', 'tensors', 1, tensors)
@@ -6772,15 +7345,50 @@ def stack(tensors, dim=0, *, out=None):
         return _op_stack_out(tensors, dim, out=out)
     return _op_stack_default(tensors, dim)
 
-def hstack(tensors):
+def hstack(tensors, *, out=None):
     if not _is_tensorlist(tensors):
         _bad_tensorlist('hstack', 'tensors', 1, tensors)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('hstack', 'out', None, 'Tensor', out)
+        return _op_hstack_out(tensors, out=out)
     return _op_hstack_default(tensors)
 
-def vstack(tensors):
+def vstack(tensors, *, out=None):
     if not _is_tensorlist(tensors):
         _bad_tensorlist('vstack', 'tensors', 1, tensors)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('vstack', 'out', None, 'Tensor', out)
+        return _op_vstack_out(tensors, out=out)
     return _op_vstack_default(tensors)
+
+def dstack(tensors, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('dstack', 'tensors', 1, tensors)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('dstack', 'out', None, 'Tensor', out)
+        return _op_dstack_out(tensors, out=out)
+    return _op_dstack_default(tensors)
+
+def column_stack(tensors, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('column_stack', 'tensors', 1, tensors)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('column_stack', 'out', None, 'Tensor', out)
+        return _op_column_stack_out(tensors, out=out)
+    return _op_column_stack_default(tensors)
+
+def row_stack(tensors, *, out=None):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('row_stack', 'tensors', 1, tensors)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('row_stack', 'out', None, 'Tensor', out)
+        return _op_row_stack_out(tensors, out=out)
+    return _op_row_stack_default(tensors)
 
 def _softmax(input, dim, half_to_float):
     if input.__class__ not in _TENSOR_TYPES:
@@ -6848,7 +7456,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         raise _bad_arg('_log_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
-def kthvalue(input, k, dim=-1, keepdim=False):
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kthvalue', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
@@ -6857,9 +7465,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise _bad_arg('kthvalue', 'dim', 3, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('kthvalue', 'keepdim', 4, 'bool', keepdim)
+    if out is not None:
+        return _rt_kthvalue(*_op_kthvalue_values(input, k, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
 
-def _sort_c0(input, dim=-1, descending=False):
+def _sort_c0(input, dim=-1, descending=False, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6869,10 +7479,12 @@ def _sort_c0(input, dim=-1, descending=False):
         return None
     return s
 
-def _sort_b0(input, dim=-1, descending=False):
+def _sort_b0(input, dim=-1, descending=False, *, out=None):
+    if out is not None:
+        return _rt_sort(*_op_sort_values(input, dim, descending, values=out[0], indices=out[1]))
     return _rt_sort(*_op_sort_default(input, dim, descending))
 
-def _sort_c1(input, *, stable, dim=-1, descending=False):
+def _sort_c1(input, *, stable, dim=-1, descending=False, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
         return None
@@ -6884,11 +7496,13 @@ def _sort_c1(input, *, stable, dim=-1, descending=False):
         return None
     return s
 
-def _sort_b1(input, *, stable, dim=-1, descending=False):
+def _sort_b1(input, *, stable, dim=-1, descending=False, out=None):
+    if out is not None:
+        return _rt_sort(*_op_sort_values_stable(input, stable=stable, dim=dim, descending=descending, values=out[0], indices=out[1]))
     return _rt_sort(*_op_sort_stable(input, stable=stable, dim=dim, descending=descending))
 
 _sort_ovs = ((_sort_c0, _sort_b0), (_sort_c1, _sort_b1),)
-_sort_sigs = ('(Tensor input, int dim = -1, bool descending = False)', '(Tensor input, *, bool? stable, int dim = -1, bool descending = False)')
+_sort_sigs = ('(Tensor input, int dim = -1, bool descending = False, *, Tensor out = None)', '(Tensor input, *, bool? stable, int dim = -1, bool descending = False, Tensor out = None)')
 
 def sort(*args, **kwargs):
     best = None
@@ -6953,7 +7567,7 @@ def argsort(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
 
-def topk(input, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('topk', 'input', 1, 'Tensor', input)
     if k.__class__ is not int and not _is_int(k):
@@ -6964,6 +7578,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         raise _bad_arg('topk', 'largest', 4, 'bool', largest)
     if sorted.__class__ is not bool:
         raise _bad_arg('topk', 'sorted', 5, 'bool', sorted)
+    if out is not None:
+        return _rt_topk(*_op_topk_values(input, k, dim, largest, sorted, values=out[0], indices=out[1]))
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
 
 def msort(input, *, out=None):
@@ -7015,6 +7631,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise _bad_arg('searchsorted', 'sorted_sequence', 1, 'Tensor', sorted_sequence)
     if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
         raise _bad_arg('searchsorted', 'input', 2, 'Tensor', input)
+    if not isinstance(input, TensorImpl):
+        if out is not None:
+            return _op_searchsorted_Scalar_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
+        return _op_searchsorted_Scalar(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
     if out is None and out_int32 is False and right is False and side is None and sorter is None:
         return _op_searchsorted_Tensor(sorted_sequence, input)
     if out_int32.__class__ is not bool:
@@ -7036,6 +7656,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         raise _bad_arg('bucketize', 'input', 1, 'Tensor', input)
     if boundaries.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bucketize', 'boundaries', 2, 'Tensor', boundaries)
+    if not isinstance(input, TensorImpl):
+        if out is None:
+            return _op_bucketize_Scalar(input, boundaries, out_int32=out_int32, right=right)
     if out is None and out_int32 is False and right is False:
         return _op_bucketize_Tensor(input, boundaries)
     if out_int32.__class__ is not bool:
@@ -7298,7 +7921,7 @@ def reshape(input, shape):
         raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)
     return _op_reshape_default(input, shape)
 
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('slice_scatter', 'input', 1, 'Tensor', input)
     if src.__class__ not in _TENSOR_TYPES:
@@ -7311,6 +7934,10 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         raise _bad_arg('slice_scatter', 'end', 5, 'int', end)
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('slice_scatter', 'step', 6, 'int', step)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('slice_scatter', 'out', None, 'Tensor', out)
+        return _op_slice_scatter_out(input, src, dim, start, end, step, out=out)
     return _op_slice_scatter_default(input, src, dim, start, end, step)
 
 def select_scatter(input, src, dim, index):
@@ -7350,4 +7977,4 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
     return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'combinations', 'complex', 'conj', 'conj_physical', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'dot', 'dropout', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -31,6 +31,7 @@ _op_linalg_eigvals_out = _ops.aten.linalg_eigvals.out
 _op_linalg_eigvalsh_default = _ops.aten.linalg_eigvalsh.default
 _op_linalg_eigvalsh_out = _ops.aten.linalg_eigvalsh.out
 _op_linalg_householder_product_default = _ops.aten.linalg_householder_product.default
+_op_linalg_householder_product_out = _ops.aten.linalg_householder_product.out
 _op_linalg_inv_default = _ops.aten.linalg_inv.default
 _op_linalg_inv_ex_default = _ops.aten.linalg_inv_ex.default
 _op_linalg_inv_ex_inverse = _ops.aten.linalg_inv_ex.inverse
@@ -565,11 +566,15 @@ def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, 
         return _op_linalg_solve_triangular_out(input, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
     return _op_linalg_solve_triangular_default(input, B, upper=upper, left=left, unitriangular=unitriangular)
 
-def linalg_householder_product(input, tau):
+def linalg_householder_product(input, tau, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_householder_product', 'input', 1, 'Tensor', input)
     if tau.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_householder_product', 'tau', 2, 'Tensor', tau)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('linalg_householder_product', 'out', None, 'Tensor', out)
+        return _op_linalg_householder_product_out(input, tau, out=out)
     return _op_linalg_householder_product_default(input, tau)
 
 def linalg_cross(input, other, *, dim=-1, out=None):

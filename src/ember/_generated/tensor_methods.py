@@ -14,6 +14,8 @@ _op__neg_view_default = _ops.aten._neg_view.default
 _op_abs__default = _ops.aten.abs_.default
 _op_abs_default = _ops.aten.abs.default
 _op_abs_out = _ops.aten.abs.out
+_op_absolute_default = _ops.aten.absolute.default
+_op_absolute_out = _ops.aten.absolute.out
 _op_acos__default = _ops.aten.acos_.default
 _op_acos_default = _ops.aten.acos.default
 _op_acos_out = _ops.aten.acos.out
@@ -33,17 +35,23 @@ _op_addmm_default = _ops.aten.addmm.default
 _op_addmm_out = _ops.aten.addmm.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
+_op_all_all_out = _ops.aten.all.all_out
 _op_all_default = _ops.aten.all.default
 _op_all_dim = _ops.aten.all.dim
 _op_all_dims = _ops.aten.all.dims
+_op_all_dims_out = _ops.aten.all.dims_out
+_op_all_out = _ops.aten.all.out
 _op_allclose_default = _ops.aten.allclose.default
 _op_amax_default = _ops.aten.amax.default
 _op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
 _op_amin_out = _ops.aten.amin.out
+_op_any_all_out = _ops.aten.any.all_out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
 _op_any_dims = _ops.aten.any.dims
+_op_any_dims_out = _ops.aten.any.dims_out
+_op_any_out = _ops.aten.any.out
 _op_arccos__default = _ops.aten.arccos_.default
 _op_arccos_default = _ops.aten.arccos.default
 _op_arccos_out = _ops.aten.arccos.out
@@ -95,17 +103,23 @@ _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_out = _ops.aten.bernoulli.out
 _op_bernoulli_p = _ops.aten.bernoulli.p
 _op_bincount_default = _ops.aten.bincount.default
+_op_bitwise_and_Scalar = _ops.aten.bitwise_and.Scalar
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
+_op_bitwise_and__Scalar = _ops.aten.bitwise_and_.Scalar
 _op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
 _op_bitwise_not__default = _ops.aten.bitwise_not_.default
 _op_bitwise_not_default = _ops.aten.bitwise_not.default
 _op_bitwise_not_out = _ops.aten.bitwise_not.out
+_op_bitwise_or_Scalar = _ops.aten.bitwise_or.Scalar
 _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
+_op_bitwise_or__Scalar = _ops.aten.bitwise_or_.Scalar
 _op_bitwise_or__Tensor = _ops.aten.bitwise_or_.Tensor
+_op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
+_op_bitwise_xor__Scalar = _ops.aten.bitwise_xor_.Scalar
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
 _op_bmm_default = _ops.aten.bmm.default
 _op_bmm_out = _ops.aten.bmm.out
@@ -126,8 +140,12 @@ _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
 _op_clamp__Tensor = _ops.aten.clamp_.Tensor
 _op_clamp__default = _ops.aten.clamp_.default
 _op_clamp_default = _ops.aten.clamp.default
+_op_clamp_max_Tensor = _ops.aten.clamp_max.Tensor
+_op_clamp_max_Tensor_out = _ops.aten.clamp_max.Tensor_out
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _op_clamp_max_out = _ops.aten.clamp_max.out
+_op_clamp_min_Tensor = _ops.aten.clamp_min.Tensor
+_op_clamp_min_Tensor_out = _ops.aten.clamp_min.Tensor_out
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _op_clamp_min_out = _ops.aten.clamp_min.out
 _op_clamp_out = _ops.aten.clamp.out
@@ -139,7 +157,9 @@ _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_conj_default = _ops.aten.conj.default
+_op_conj_physical__default = _ops.aten.conj_physical_.default
 _op_conj_physical_default = _ops.aten.conj_physical.default
+_op_conj_physical_out = _ops.aten.conj_physical.out
 _op_contiguous_default = _ops.aten.contiguous.default
 _op_copy__default = _ops.aten.copy_.default
 _op_corrcoef_default = _ops.aten.corrcoef.default
@@ -155,7 +175,9 @@ _op_cov_default = _ops.aten.cov.default
 _op_cross_default = _ops.aten.cross.default
 _op_cross_out = _ops.aten.cross.out
 _op_cummax_default = _ops.aten.cummax.default
+_op_cummax_out = _ops.aten.cummax.out
 _op_cummin_default = _ops.aten.cummin.default
+_op_cummin_out = _ops.aten.cummin.out
 _op_cumprod__default = _ops.aten.cumprod_.default
 _op_cumprod_default = _ops.aten.cumprod.default
 _op_cumprod_out = _ops.aten.cumprod.out
@@ -171,6 +193,7 @@ _op_diagflat_default = _ops.aten.diagflat.default
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
 _op_diff_default = _ops.aten.diff.default
+_op_diff_out = _ops.aten.diff.out
 _op_digamma__default = _ops.aten.digamma_.default
 _op_digamma_default = _ops.aten.digamma.default
 _op_digamma_out = _ops.aten.digamma.out
@@ -180,10 +203,16 @@ _op_div__Tensor = _ops.aten.div_.Tensor
 _op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
 _op_div_out = _ops.aten.div.out
 _op_div_out_mode = _ops.aten.div.out_mode
+_op_divide_Tensor = _ops.aten.divide.Tensor
+_op_divide_Tensor_mode = _ops.aten.divide.Tensor_mode
+_op_divide_out = _ops.aten.divide.out
+_op_divide_out_mode = _ops.aten.divide.out_mode
 _op_dot_default = _ops.aten.dot.default
 _op_dot_out = _ops.aten.dot.out
+_op_eq_Scalar = _ops.aten.eq.Scalar
 _op_eq_Tensor = _ops.aten.eq.Tensor
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
+_op_eq__Scalar = _ops.aten.eq_.Scalar
 _op_eq__Tensor = _ops.aten.eq_.Tensor
 _op_erf__default = _ops.aten.erf_.default
 _op_erf_default = _ops.aten.erf.default
@@ -208,6 +237,8 @@ _op_expm1_out = _ops.aten.expm1.out
 _op_exponential__default = _ops.aten.exponential_.default
 _op_fill__Scalar = _ops.aten.fill_.Scalar
 _op_fill__Tensor = _ops.aten.fill_.Tensor
+_op_fix_default = _ops.aten.fix.default
+_op_fix_out = _ops.aten.fix.out
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_flip_default = _ops.aten.flip.default
 _op_fliplr_default = _ops.aten.fliplr.default
@@ -222,24 +253,37 @@ _op_fmax_default = _ops.aten.fmax.default
 _op_fmax_out = _ops.aten.fmax.out
 _op_fmin_default = _ops.aten.fmin.default
 _op_fmin_out = _ops.aten.fmin.out
+_op_fmod_Scalar = _ops.aten.fmod.Scalar
+_op_fmod_Scalar_out = _ops.aten.fmod.Scalar_out
 _op_fmod_Tensor = _ops.aten.fmod.Tensor
 _op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
+_op_fmod__Scalar = _ops.aten.fmod_.Scalar
 _op_fmod__Tensor = _ops.aten.fmod_.Tensor
 _op_frac__default = _ops.aten.frac_.default
 _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
+_op_ge_Scalar = _ops.aten.ge.Scalar
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
+_op_ge__Scalar = _ops.aten.ge_.Scalar
 _op_ge__Tensor = _ops.aten.ge_.Tensor
 _op_geometric__default = _ops.aten.geometric_.default
 _op_geqrf_a = _ops.aten.geqrf.a
 _op_geqrf_default = _ops.aten.geqrf.default
 _op_ger_default = _ops.aten.ger.default
 _op_ger_out = _ops.aten.ger.out
+_op_greater_Scalar = _ops.aten.greater.Scalar
+_op_greater_Tensor = _ops.aten.greater.Tensor
+_op_greater_Tensor_out = _ops.aten.greater.Tensor_out
+_op_greater_equal_Scalar = _ops.aten.greater_equal.Scalar
+_op_greater_equal_Tensor = _ops.aten.greater_equal.Tensor
+_op_greater_equal_Tensor_out = _ops.aten.greater_equal.Tensor_out
+_op_gt_Scalar = _ops.aten.gt.Scalar
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
+_op_gt__Scalar = _ops.aten.gt_.Scalar
 _op_gt__Tensor = _ops.aten.gt_.Tensor
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
@@ -280,8 +324,11 @@ _op_isposinf_out = _ops.aten.isposinf.out
 _op_kron_default = _ops.aten.kron.default
 _op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
+_op_kthvalue_values = _ops.aten.kthvalue.values
+_op_le_Scalar = _ops.aten.le.Scalar
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
+_op_le__Scalar = _ops.aten.le_.Scalar
 _op_le__Tensor = _ops.aten.le_.Tensor
 _op_lerp_Scalar = _ops.aten.lerp.Scalar
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
@@ -289,6 +336,12 @@ _op_lerp_Tensor = _ops.aten.lerp.Tensor
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
 _op_lerp__Scalar = _ops.aten.lerp_.Scalar
 _op_lerp__Tensor = _ops.aten.lerp_.Tensor
+_op_less_Scalar = _ops.aten.less.Scalar
+_op_less_Tensor = _ops.aten.less.Tensor
+_op_less_Tensor_out = _ops.aten.less.Tensor_out
+_op_less_equal_Scalar = _ops.aten.less_equal.Scalar
+_op_less_equal_Tensor = _ops.aten.less_equal.Tensor
+_op_less_equal_Tensor_out = _ops.aten.less_equal.Tensor_out
 _op_lgamma__default = _ops.aten.lgamma_.default
 _op_lgamma_default = _ops.aten.lgamma.default
 _op_lgamma_out = _ops.aten.lgamma.out
@@ -329,8 +382,10 @@ _op_logit_default = _ops.aten.logit.default
 _op_logit_out = _ops.aten.logit.out
 _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
+_op_lt_Scalar = _ops.aten.lt.Scalar
 _op_lt_Tensor = _ops.aten.lt.Tensor
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_op_lt__Scalar = _ops.aten.lt_.Scalar
 _op_lt__Tensor = _ops.aten.lt_.Tensor
 _op_lu_solve_default = _ops.aten.lu_solve.default
 _op_lu_solve_out = _ops.aten.lu_solve.out
@@ -349,6 +404,10 @@ _op_matrix_power_default = _ops.aten.matrix_power.default
 _op_matrix_power_out = _ops.aten.matrix_power.out
 _op_max_default = _ops.aten.max.default
 _op_max_dim = _ops.aten.max.dim
+_op_max_dim_max = _ops.aten.max.dim_max
+_op_max_other = _ops.aten.max.other
+_op_max_out = _ops.aten.max.out
+_op_max_unary_out = _ops.aten.max.unary_out
 _op_maximum_default = _ops.aten.maximum.default
 _op_maximum_out = _ops.aten.maximum.out
 _op_mean_default = _ops.aten.mean.default
@@ -357,13 +416,19 @@ _op_mean_dtype_out = _ops.aten.mean.dtype_out
 _op_mean_out = _ops.aten.mean.out
 _op_median_default = _ops.aten.median.default
 _op_median_dim = _ops.aten.median.dim
+_op_median_dim_values = _ops.aten.median.dim_values
 _op_min_default = _ops.aten.min.default
 _op_min_dim = _ops.aten.min.dim
+_op_min_dim_min = _ops.aten.min.dim_min
+_op_min_other = _ops.aten.min.other
+_op_min_out = _ops.aten.min.out
+_op_min_unary_out = _ops.aten.min.unary_out
 _op_minimum_default = _ops.aten.minimum.default
 _op_minimum_out = _ops.aten.minimum.out
 _op_mm_default = _ops.aten.mm.default
 _op_mm_out = _ops.aten.mm.out
 _op_mode_default = _ops.aten.mode.default
+_op_mode_values = _ops.aten.mode.values
 _op_movedim_int = _ops.aten.movedim.int
 _op_movedim_intlist = _ops.aten.movedim.intlist
 _op_msort_default = _ops.aten.msort.default
@@ -373,6 +438,8 @@ _op_mul__Tensor = _ops.aten.mul_.Tensor
 _op_mul_out = _ops.aten.mul.out
 _op_multinomial_default = _ops.aten.multinomial.default
 _op_multinomial_out = _ops.aten.multinomial.out
+_op_multiply_Tensor = _ops.aten.multiply.Tensor
+_op_multiply_out = _ops.aten.multiply.out
 _op_mv_default = _ops.aten.mv.default
 _op_mv_out = _ops.aten.mv.out
 _op_mvlgamma__default = _ops.aten.mvlgamma_.default
@@ -382,20 +449,29 @@ _op_nan_to_num__default = _ops.aten.nan_to_num_.default
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
 _op_nanmean_default = _ops.aten.nanmean.default
+_op_nanmean_out = _ops.aten.nanmean.out
 _op_nanmedian_default = _ops.aten.nanmedian.default
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_op_nanmedian_dim_values = _ops.aten.nanmedian.dim_values
 _op_nanquantile_default = _ops.aten.nanquantile.default
+_op_nanquantile_out = _ops.aten.nanquantile.out
 _op_nanquantile_scalar = _ops.aten.nanquantile.scalar
+_op_nanquantile_scalar_out = _ops.aten.nanquantile.scalar_out
 _op_nansum_default = _ops.aten.nansum.default
+_op_nansum_out = _ops.aten.nansum.out
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
 _op_narrow_default = _ops.aten.narrow.default
+_op_ne_Scalar = _ops.aten.ne.Scalar
 _op_ne_Tensor = _ops.aten.ne.Tensor
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
+_op_ne__Scalar = _ops.aten.ne_.Scalar
 _op_ne__Tensor = _ops.aten.ne_.Tensor
 _op_neg__default = _ops.aten.neg_.default
 _op_neg_default = _ops.aten.neg.default
 _op_neg_out = _ops.aten.neg.out
+_op_negative_default = _ops.aten.negative.default
+_op_negative_out = _ops.aten.negative.out
 _op_new_empty_default = _ops.aten.new_empty.default
 _op_new_empty_strided_default = _ops.aten.new_empty_strided.default
 _op_new_full_default = _ops.aten.new_full.default
@@ -410,6 +486,9 @@ _op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
 _op_norm_dtype_out = _ops.aten.norm.dtype_out
 _op_norm_out = _ops.aten.norm.out
 _op_normal__default = _ops.aten.normal_.default
+_op_not_equal_Scalar = _ops.aten.not_equal.Scalar
+_op_not_equal_Tensor = _ops.aten.not_equal.Tensor
+_op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
 _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_permute_default = _ops.aten.permute.default
@@ -417,6 +496,7 @@ _op_pinverse_default = _ops.aten.pinverse.default
 _op_polygamma__default = _ops.aten.polygamma_.default
 _op_polygamma_default = _ops.aten.polygamma.default
 _op_polygamma_out = _ops.aten.polygamma.out
+_op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
 _op_pow__Scalar = _ops.aten.pow_.Scalar
@@ -430,7 +510,9 @@ _op_put_default = _ops.aten.put.default
 _op_qr_Q = _ops.aten.qr.Q
 _op_qr_default = _ops.aten.qr.default
 _op_quantile_default = _ops.aten.quantile.default
+_op_quantile_out = _ops.aten.quantile.out
 _op_quantile_scalar = _ops.aten.quantile.scalar
+_op_quantile_scalar_out = _ops.aten.quantile.scalar_out
 _op_random__default = _ops.aten.random_.default
 _op_random__from = getattr(_ops.aten.random_, 'from')
 _op_random__to = _ops.aten.random_.to
@@ -439,8 +521,10 @@ _op_reciprocal_default = _ops.aten.reciprocal.default
 _op_reciprocal_out = _ops.aten.reciprocal.out
 _op_relu__default = _ops.aten.relu_.default
 _op_relu_default = _ops.aten.relu.default
+_op_remainder_Scalar = _ops.aten.remainder.Scalar
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
+_op_remainder__Scalar = _ops.aten.remainder_.Scalar
 _op_remainder__Tensor = _ops.aten.remainder_.Tensor
 _op_repeat_default = _ops.aten.repeat.default
 _op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
@@ -501,12 +585,15 @@ _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
 _op_slice_scatter_default = _ops.aten.slice_scatter.default
+_op_slice_scatter_out = _ops.aten.slice_scatter.out
 _op_slogdet_default = _ops.aten.slogdet.default
 _op_slogdet_out = _ops.aten.slogdet.out
 _op_softmax_int = _ops.aten.softmax.int
 _op_softmax_int_out = _ops.aten.softmax.int_out
 _op_sort_default = _ops.aten.sort.default
 _op_sort_stable = _ops.aten.sort.stable
+_op_sort_values = _ops.aten.sort.values
+_op_sort_values_stable = _ops.aten.sort.values_stable
 _op_split_Tensor = _ops.aten.split.Tensor
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
@@ -549,8 +636,10 @@ _op_tanh_default = _ops.aten.tanh.default
 _op_tanh_out = _ops.aten.tanh.out
 _op_tile_default = _ops.aten.tile.default
 _op_topk_default = _ops.aten.topk.default
+_op_topk_values = _ops.aten.topk.values
 _op_trace_default = _ops.aten.trace.default
 _op_transpose_int = _ops.aten.transpose.int
+_op_triangular_solve_X = _ops.aten.triangular_solve.X
 _op_triangular_solve_default = _ops.aten.triangular_solve.default
 _op_tril__default = _ops.aten.tril_.default
 _op_tril_default = _ops.aten.tril.default
@@ -558,6 +647,8 @@ _op_tril_out = _ops.aten.tril.out
 _op_triu__default = _ops.aten.triu_.default
 _op_triu_default = _ops.aten.triu.default
 _op_triu_out = _ops.aten.triu.out
+_op_true_divide_Tensor = _ops.aten.true_divide.Tensor
+_op_true_divide_out = _ops.aten.true_divide.out
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
@@ -576,10 +667,14 @@ _op_vdot_out = _ops.aten.vdot.out
 _op_view_as_default = _ops.aten.view_as.default
 _op_view_default = _ops.aten.view.default
 _op_view_dtype = _ops.aten.view.dtype
+_op_where_ScalarOther = _ops.aten.where.ScalarOther
 _op_where_self = _ops.aten.where.self
 _op_where_self_out = _ops.aten.where.self_out
+_op_xlogy_OutScalar_Other = _ops.aten.xlogy.OutScalar_Other
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
+_op_xlogy_Scalar_Other = _ops.aten.xlogy.Scalar_Other
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
+_op_xlogy__Scalar_Other = _ops.aten.xlogy_.Scalar_Other
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
 _op_zero__default = _ops.aten.zero_.default
 
@@ -594,8 +689,15 @@ def _m_prelu(self, weight):
         raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
     return _op_prelu_default(self, weight)
 
-def _m_conj_physical(self):
+def _m_conj_physical(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
+        return _op_conj_physical_out(self, out=out)
     return _op_conj_physical_default(self)
+
+def _m_conj_physical_(self):
+    return _op_conj_physical__default(self)
 
 def _m_conj(self):
     return _op_conj_default(self)
@@ -897,6 +999,9 @@ def _m_floor_divide_(self, other):
 def _m_remainder(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_remainder_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('remainder', 'out', None, 'Tensor', out)
@@ -906,11 +1011,16 @@ def _m_remainder(self, other, *, out=None):
 def _m_remainder_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_remainder__Scalar(self, other)
     return _op_remainder__Tensor(self, other)
 
 def _m_pow(self, exponent, *, out=None):
     if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
         raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
+    if not isinstance(exponent, TensorImpl):
+        if out is None:
+            return _op_pow_Tensor_Scalar(self, exponent)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('pow', 'out', None, 'Tensor', out)
@@ -958,6 +1068,9 @@ def _m_pow_(*args, **kwargs):
 def _m_eq(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_eq_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('eq', 'out', None, 'Tensor', out)
@@ -967,11 +1080,16 @@ def _m_eq(self, other, *, out=None):
 def _m_eq_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_eq__Scalar(self, other)
     return _op_eq__Tensor(self, other)
 
 def _m_ne(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_ne_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ne', 'out', None, 'Tensor', out)
@@ -981,11 +1099,16 @@ def _m_ne(self, other, *, out=None):
 def _m_ne_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_ne__Scalar(self, other)
     return _op_ne__Tensor(self, other)
 
 def _m_lt(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_lt_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lt', 'out', None, 'Tensor', out)
@@ -995,11 +1118,16 @@ def _m_lt(self, other, *, out=None):
 def _m_lt_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_lt__Scalar(self, other)
     return _op_lt__Tensor(self, other)
 
 def _m_le(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_le_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('le', 'out', None, 'Tensor', out)
@@ -1009,11 +1137,16 @@ def _m_le(self, other, *, out=None):
 def _m_le_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('le_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_le__Scalar(self, other)
     return _op_le__Tensor(self, other)
 
 def _m_gt(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_gt_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('gt', 'out', None, 'Tensor', out)
@@ -1023,11 +1156,16 @@ def _m_gt(self, other, *, out=None):
 def _m_gt_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_gt__Scalar(self, other)
     return _op_gt__Tensor(self, other)
 
 def _m_ge(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_ge_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ge', 'out', None, 'Tensor', out)
@@ -1037,6 +1175,8 @@ def _m_ge(self, other, *, out=None):
 def _m_ge_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_ge__Scalar(self, other)
     return _op_ge__Tensor(self, other)
 
 def _m_logical_and(self, other, *, out=None):
@@ -1084,6 +1224,9 @@ def _m_logical_xor_(self, other):
 def _m_bitwise_and(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_and_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
@@ -1093,11 +1236,16 @@ def _m_bitwise_and(self, other, *, out=None):
 def _m_bitwise_and_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_bitwise_and__Scalar(self, other)
     return _op_bitwise_and__Tensor(self, other)
 
 def _m_bitwise_or(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_or_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
@@ -1107,11 +1255,16 @@ def _m_bitwise_or(self, other, *, out=None):
 def _m_bitwise_or_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_bitwise_or__Scalar(self, other)
     return _op_bitwise_or__Tensor(self, other)
 
 def _m_bitwise_xor(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_bitwise_xor_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
@@ -1121,6 +1274,8 @@ def _m_bitwise_xor(self, other, *, out=None):
 def _m_bitwise_xor_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_bitwise_xor__Scalar(self, other)
     return _op_bitwise_xor__Tensor(self, other)
 
 def _m_neg(self, *, out=None):
@@ -1335,29 +1490,98 @@ def _m_clamp_(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('clamp_', args, kwargs, __m_clamp__sigs, True)
 
-def _m_clamp_min(self, min, *, out=None):
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('clamp_min', 'min', 1, 'Number', min)
+def __m_clamp_min_c0(self, min, *, out=None):
+    s = 0
+    if not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_min_b0(self, min, *, out=None):
     if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
         return _op_clamp_min_out(self, min, out=out)
     return _op_clamp_min_default(self, min)
 
-def _m_clamp_max(self, max, *, out=None):
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('clamp_max', 'max', 1, 'Number', max)
+def __m_clamp_min_c1(self, min, *, out=None):
+    s = 0
+    if not isinstance(min, TensorImpl):
+        return None
+    return s
+
+def __m_clamp_min_b1(self, min, *, out=None):
     if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+        return _op_clamp_min_Tensor_out(self, min, out=out)
+    return _op_clamp_min_Tensor(self, min)
+
+__m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __m_clamp_min_b1),)
+__m_clamp_min_sigs = ('(Scalar min, *, Tensor out = None)', '(Tensor min, *, Tensor out = None)')
+
+def _m_clamp_min(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_min_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_min', args, kwargs, __m_clamp_min_sigs, True)
+
+def __m_clamp_max_c0(self, max, *, out=None):
+    s = 0
+    if not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_max_b0(self, max, *, out=None):
+    if out is not None:
         return _op_clamp_max_out(self, max, out=out)
     return _op_clamp_max_default(self, max)
+
+def __m_clamp_max_c1(self, max, *, out=None):
+    s = 0
+    if not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def __m_clamp_max_b1(self, max, *, out=None):
+    if out is not None:
+        return _op_clamp_max_Tensor_out(self, max, out=out)
+    return _op_clamp_max_Tensor(self, max)
+
+__m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __m_clamp_max_b1),)
+__m_clamp_max_sigs = ('(Scalar max, *, Tensor out = None)', '(Tensor max, *, Tensor out = None)')
+
+def _m_clamp_max(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_max_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_max', args, kwargs, __m_clamp_max_sigs, True)
 
 def _m_where(self, condition, other, *, out=None):
     if condition.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('where', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_where_ScalarOther(condition, self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('where', 'out', None, 'Tensor', out)
@@ -1863,6 +2087,10 @@ def _m_lerp_(*args, **kwargs):
 def _m_fmod(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_fmod_Scalar_out(self, other, out=out)
+        return _op_fmod_Scalar(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmod', 'out', None, 'Tensor', out)
@@ -1872,6 +2100,8 @@ def _m_fmod(self, other, *, out=None):
 def _m_fmod_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('fmod_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_fmod__Scalar(self, other)
     return _op_fmod__Tensor(self, other)
 
 def _m_maximum(self, other, *, out=None):
@@ -1988,6 +2218,10 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
 def _m_xlogy(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_xlogy_OutScalar_Other(self, other, out=out)
+        return _op_xlogy_Scalar_Other(self, other)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
@@ -1997,6 +2231,8 @@ def _m_xlogy(self, other, *, out=None):
 def _m_xlogy_(self, other):
     if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_xlogy__Scalar_Other(self, other)
     return _op_xlogy__Tensor(self, other)
 
 def _m_logaddexp(self, other, *, out=None):
@@ -2275,6 +2511,147 @@ def _m_subtract_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
+
+def _m_absolute(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('absolute', 'out', None, 'Tensor', out)
+        return _op_absolute_out(self, out=out)
+    return _op_absolute_default(self)
+
+def _m_negative(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('negative', 'out', None, 'Tensor', out)
+        return _op_negative_out(self, out=out)
+    return _op_negative_default(self)
+
+def _m_fix(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('fix', 'out', None, 'Tensor', out)
+        return _op_fix_out(self, out=out)
+    return _op_fix_default(self)
+
+def __m_divide_c0(self, other, *, out=None):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def __m_divide_b0(self, other, *, out=None):
+    if out is not None:
+        return _op_divide_out(self, other, out=out)
+    return _op_divide_Tensor(self, other)
+
+def __m_divide_c1(self, other, *, rounding_mode, out=None):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        return None
+    return s
+
+def __m_divide_b1(self, other, *, rounding_mode, out=None):
+    if out is not None:
+        return _op_divide_out_mode(self, other, rounding_mode=rounding_mode, out=out)
+    return _op_divide_Tensor_mode(self, other, rounding_mode=rounding_mode)
+
+__m_divide_ovs = ((__m_divide_c0, __m_divide_b0), (__m_divide_c1, __m_divide_b1),)
+__m_divide_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str? rounding_mode, Tensor out = None)')
+
+def _m_divide(*args, **kwargs):
+    best = None
+    for c, b in __m_divide_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('divide', args, kwargs, __m_divide_sigs, True)
+
+def _m_true_divide(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('true_divide', 'other', 1, 'Tensor', other)
+    if out is not None:
+        return _op_true_divide_out(self, other, out=out)
+    return _op_true_divide_Tensor(self, other)
+
+def _m_multiply(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('multiply', 'other', 1, 'Tensor', other)
+    if out is not None:
+        return _op_multiply_out(self, other, out=out)
+    return _op_multiply_Tensor(self, other)
+
+def _m_greater(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('greater', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('greater', 'out', None, 'Tensor', out)
+        return _op_greater_Tensor_out(self, other, out=out)
+    return _op_greater_Tensor(self, other)
+
+def _m_greater_equal(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('greater_equal', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_greater_equal_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
+        return _op_greater_equal_Tensor_out(self, other, out=out)
+    return _op_greater_equal_Tensor(self, other)
+
+def _m_less(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('less', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('less', 'out', None, 'Tensor', out)
+        return _op_less_Tensor_out(self, other, out=out)
+    return _op_less_Tensor(self, other)
+
+def _m_less_equal(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('less_equal', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_less_equal_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
+        return _op_less_equal_Tensor_out(self, other, out=out)
+    return _op_less_equal_Tensor(self, other)
+
+def _m_not_equal(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('not_equal', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is None:
+            return _op_not_equal_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
+        return _op_not_equal_Tensor_out(self, other, out=out)
+    return _op_not_equal_Tensor(self, other)
 
 def _m_lgamma(self, *, out=None):
     if out is not None:
@@ -3020,7 +3397,7 @@ def _m_cholesky_inverse(self, upper=False, *, out=None):
         return _op_cholesky_inverse_out(self, upper, out=out)
     return _op_cholesky_inverse_default(self, upper)
 
-def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
     if upper.__class__ is not bool:
@@ -3029,6 +3406,8 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
         raise _bad_arg('triangular_solve', 'transpose', 3, 'bool', transpose)
     if unitriangular.__class__ is not bool:
         raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
+    if out is not None:
+        return _rt_triangular_solve(*_op_triangular_solve_X(self, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
 def _m_mm(self, mat2, *, out=None):
@@ -3482,14 +3861,16 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
         return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
 
-def __m_max_c0(self):
+def __m_max_c0(self, *, out=None):
     s = 0
     return s
 
-def __m_max_b0(self):
+def __m_max_b0(self, *, out=None):
+    if out is not None:
+        return _op_max_unary_out(self, out=out)
     return _op_max_default(self)
 
-def __m_max_c1(self, dim, keepdim=False):
+def __m_max_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3497,11 +3878,24 @@ def __m_max_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_max_b1(self, dim, keepdim=False):
+def __m_max_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_max(*_op_max_dim_max(self, dim, keepdim, max=out[0], max_values=out[1]))
     return _rt_max(*_op_max_dim(self, dim, keepdim))
 
-__m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1),)
-__m_max_sigs = ('()', '(int dim, bool keepdim = False)')
+def __m_max_c2(self, other, *, out=None):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        return None
+    return s
+
+def __m_max_b2(self, other, *, out=None):
+    if out is not None:
+        return _op_max_out(self, other, out=out)
+    return _op_max_other(self, other)
+
+__m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, __m_max_b2),)
+__m_max_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor other, *, Tensor out = None)')
 
 def _m_max(*args, **kwargs):
     best = None
@@ -3518,14 +3912,16 @@ def _m_max(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('max', args, kwargs, __m_max_sigs, True)
 
-def __m_min_c0(self):
+def __m_min_c0(self, *, out=None):
     s = 0
     return s
 
-def __m_min_b0(self):
+def __m_min_b0(self, *, out=None):
+    if out is not None:
+        return _op_min_unary_out(self, out=out)
     return _op_min_default(self)
 
-def __m_min_c1(self, dim, keepdim=False):
+def __m_min_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3533,11 +3929,24 @@ def __m_min_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_min_b1(self, dim, keepdim=False):
+def __m_min_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_min(*_op_min_dim_min(self, dim, keepdim, min=out[0], min_indices=out[1]))
     return _rt_min(*_op_min_dim(self, dim, keepdim))
 
-__m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1),)
-__m_min_sigs = ('()', '(int dim, bool keepdim = False)')
+def __m_min_c2(self, other, *, out=None):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        return None
+    return s
+
+def __m_min_b2(self, other, *, out=None):
+    if out is not None:
+        return _op_min_out(self, other, out=out)
+    return _op_min_other(self, other)
+
+__m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, __m_min_b2),)
+__m_min_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor other, *, Tensor out = None)')
 
 def _m_min(*args, **kwargs):
     best = None
@@ -3576,14 +3985,16 @@ def _m_argmin(self, dim=None, keepdim=False, *, out=None):
         return _op_argmin_out(self, dim, keepdim, out=out)
     return _op_argmin_default(self, dim, keepdim)
 
-def __m_all_c0(self):
+def __m_all_c0(self, *, out=None):
     s = 0
     return s
 
-def __m_all_b0(self):
+def __m_all_b0(self, *, out=None):
+    if out is not None:
+        return _op_all_all_out(self, out=out)
     return _op_all_default(self)
 
-def __m_all_c1(self, dim, keepdim=False):
+def __m_all_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3591,10 +4002,12 @@ def __m_all_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_all_b1(self, dim, keepdim=False):
+def __m_all_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_all_out(self, dim, keepdim, out=out)
     return _op_all_dim(self, dim, keepdim)
 
-def __m_all_c2(self, dim=None, keepdim=False):
+def __m_all_c2(self, dim=None, keepdim=False, *, out=None):
     s = 0
     if dim is not None and not _is_intseq(dim):
         return None
@@ -3602,11 +4015,13 @@ def __m_all_c2(self, dim=None, keepdim=False):
         return None
     return s
 
-def __m_all_b2(self, dim=None, keepdim=False):
+def __m_all_b2(self, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_all_dims_out(self, dim, keepdim, out=out)
     return _op_all_dims(self, dim, keepdim)
 
 __m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
-__m_all_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
+__m_all_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def _m_all(*args, **kwargs):
     best = None
@@ -3623,14 +4038,16 @@ def _m_all(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('all', args, kwargs, __m_all_sigs, True)
 
-def __m_any_c0(self):
+def __m_any_c0(self, *, out=None):
     s = 0
     return s
 
-def __m_any_b0(self):
+def __m_any_b0(self, *, out=None):
+    if out is not None:
+        return _op_any_all_out(self, out=out)
     return _op_any_default(self)
 
-def __m_any_c1(self, dim, keepdim=False):
+def __m_any_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3638,10 +4055,12 @@ def __m_any_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_any_b1(self, dim, keepdim=False):
+def __m_any_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_any_out(self, dim, keepdim, out=out)
     return _op_any_dim(self, dim, keepdim)
 
-def __m_any_c2(self, dim=None, keepdim=False):
+def __m_any_c2(self, dim=None, keepdim=False, *, out=None):
     s = 0
     if dim is not None and not _is_intseq(dim):
         return None
@@ -3649,11 +4068,13 @@ def __m_any_c2(self, dim=None, keepdim=False):
         return None
     return s
 
-def __m_any_b2(self, dim=None, keepdim=False):
+def __m_any_b2(self, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_any_dims_out(self, dim, keepdim, out=out)
     return _op_any_dims(self, dim, keepdim)
 
 __m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
-__m_any_sigs = ('()', '(int dim, bool keepdim = False)', '(int[]? dim = None, bool keepdim = False)')
+__m_any_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def _m_any(*args, **kwargs):
     best = None
@@ -3928,7 +4349,7 @@ def __m_median_c0(self):
 def __m_median_b0(self):
     return _op_median_default(self)
 
-def __m_median_c1(self, dim, keepdim=False):
+def __m_median_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3936,11 +4357,13 @@ def __m_median_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_median_b1(self, dim, keepdim=False):
+def __m_median_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_median(*_op_median_dim_values(self, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_median(*_op_median_dim(self, dim, keepdim))
 
 __m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
-__m_median_sigs = ('()', '(int dim, bool keepdim = False)')
+__m_median_sigs = ('()', '(int dim, bool keepdim = False, *, Tensor out = None)')
 
 def _m_median(*args, **kwargs):
     best = None
@@ -3964,7 +4387,7 @@ def __m_nanmedian_c0(self):
 def __m_nanmedian_b0(self):
     return _op_nanmedian_default(self)
 
-def __m_nanmedian_c1(self, dim, keepdim=False):
+def __m_nanmedian_c1(self, dim, keepdim=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -3972,11 +4395,13 @@ def __m_nanmedian_c1(self, dim, keepdim=False):
         return None
     return s
 
-def __m_nanmedian_b1(self, dim, keepdim=False):
+def __m_nanmedian_b1(self, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _rt_nanmedian(*_op_nanmedian_dim_values(self, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
 
 __m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
-__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
+__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False, *, Tensor out = None)')
 
 def _m_nanmedian(*args, **kwargs):
     best = None
@@ -3993,11 +4418,13 @@ def _m_nanmedian(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
 
-def _m_mode(self, dim=-1, keepdim=False):
+def _m_mode(self, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('mode', 'dim', 1, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('mode', 'keepdim', 2, 'bool', keepdim)
+    if out is not None:
+        return _rt_mode(*_op_mode_values(self, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
 
 def _m_bincount(self, weights=None, minlength=0):
@@ -4020,7 +4447,7 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(self, bins, min, max, out=out)
     return _op_histc_default(self, bins, min, max)
 
-def _m_diff(self, n=1, dim=-1, prepend=None, append=None):
+def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('diff', 'n', 1, 'int', n)
     if dim.__class__ is not int and not _is_int(dim):
@@ -4029,31 +4456,43 @@ def _m_diff(self, n=1, dim=-1, prepend=None, append=None):
         raise _bad_arg('diff', 'prepend', 3, 'Tensor', prepend)
     if append is not None and append.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diff', 'append', 4, 'Tensor', append)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('diff', 'out', None, 'Tensor', out)
+        return _op_diff_out(self, n, dim, prepend, append, out=out)
     return _op_diff_default(self, n, dim, prepend, append)
 
-def _m_nansum(self, dim=None, keepdim=False, *, dtype=None):
+def _m_nansum(self, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is not None and not _is_intlist(dim):
         raise _bad_arg('nansum', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('nansum', 'keepdim', 2, 'bool', keepdim)
-    if dtype is None:
+    if out is None and dtype is None:
         return _op_nansum_default(self, dim, keepdim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nansum', 'out', None, 'Tensor', out)
+        return _op_nansum_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_nansum_default(self, dim, keepdim, dtype=dtype)
 
-def _m_nanmean(self, dim=None, keepdim=False, *, dtype=None):
+def _m_nanmean(self, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is not None and not _is_intlist(dim):
         raise _bad_arg('nanmean', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('nanmean', 'keepdim', 2, 'bool', keepdim)
-    if dtype is None:
+    if out is None and dtype is None:
         return _op_nanmean_default(self, dim, keepdim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nanmean', 'out', None, 'Tensor', out)
+        return _op_nanmean_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_nanmean_default(self, dim, keepdim, dtype=dtype)
 
-def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(q, TensorImpl):
         return None
@@ -4065,10 +4504,12 @@ def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear')
         return None
     return s
 
-def __m_quantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_quantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_quantile_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_default(self, q, dim, keepdim, interpolation=interpolation)
 
-def __m_quantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_quantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not _is_real(q):
         return None
@@ -4080,11 +4521,13 @@ def __m_quantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear')
         return None
     return s
 
-def __m_quantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_quantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_quantile_scalar_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
 
 __m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_quantile_b1),)
-__m_quantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+__m_quantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def _m_quantile(*args, **kwargs):
     best = None
@@ -4101,7 +4544,7 @@ def _m_quantile(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('quantile', args, kwargs, __m_quantile_sigs, True)
 
-def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not isinstance(q, TensorImpl):
         return None
@@ -4113,10 +4556,12 @@ def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linea
         return None
     return s
 
-def __m_nanquantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_nanquantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_nanquantile_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_default(self, q, dim, keepdim, interpolation=interpolation)
 
-def __m_nanquantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_nanquantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
     if not _is_real(q):
         return None
@@ -4128,11 +4573,13 @@ def __m_nanquantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linea
         return None
     return s
 
-def __m_nanquantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+def __m_nanquantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is not None:
+        return _op_nanquantile_scalar_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
 
 __m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantile_c1, __m_nanquantile_b1),)
-__m_nanquantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear')")
+__m_nanquantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def _m_nanquantile(*args, **kwargs):
     best = None
@@ -4207,14 +4654,18 @@ def _m_cumprod_(self, dim, *, dtype=None):
         raise _bad_arg('cumprod_', 'dtype', None, 'ember.dtype', dtype)
     return _op_cumprod__default(self, dim, dtype=dtype)
 
-def _m_cummax(self, dim):
+def _m_cummax(self, dim, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummax', 'dim', 1, 'int', dim)
+    if out is not None:
+        return _rt_cummax(*_op_cummax_out(self, dim, values=out[0], indices=out[1]))
     return _rt_cummax(*_op_cummax_default(self, dim))
 
-def _m_cummin(self, dim):
+def _m_cummin(self, dim, *, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cummin', 'dim', 1, 'int', dim)
+    if out is not None:
+        return _rt_cummin(*_op_cummin_out(self, dim, values=out[0], indices=out[1]))
     return _rt_cummin(*_op_cummin_default(self, dim))
 
 def _m_logcumsumexp(self, dim, *, out=None):
@@ -4408,16 +4859,18 @@ def _m_log_softmax(self, dim, dtype=None, *, out=None):
         return _op_log_softmax_int_out(self, dim, dtype, out=out)
     return _op_log_softmax_int(self, dim, dtype)
 
-def _m_kthvalue(self, k, dim=-1, keepdim=False):
+def _m_kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('kthvalue', 'k', 1, 'int', k)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('kthvalue', 'dim', 2, 'int', dim)
     if keepdim.__class__ is not bool:
         raise _bad_arg('kthvalue', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        return _rt_kthvalue(*_op_kthvalue_values(self, k, dim, keepdim, values=out[0], indices=out[1]))
     return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
 
-def __m_sort_c0(self, dim=-1, descending=False):
+def __m_sort_c0(self, dim=-1, descending=False, *, out=None):
     s = 0
     if not _is_int(dim):
         return None
@@ -4425,10 +4878,12 @@ def __m_sort_c0(self, dim=-1, descending=False):
         return None
     return s
 
-def __m_sort_b0(self, dim=-1, descending=False):
+def __m_sort_b0(self, dim=-1, descending=False, *, out=None):
+    if out is not None:
+        return _rt_sort(*_op_sort_values(self, dim, descending, values=out[0], indices=out[1]))
     return _rt_sort(*_op_sort_default(self, dim, descending))
 
-def __m_sort_c1(self, *, stable, dim=-1, descending=False):
+def __m_sort_c1(self, *, stable, dim=-1, descending=False, out=None):
     s = 0
     if stable is not None and not isinstance(stable, bool):
         return None
@@ -4438,11 +4893,13 @@ def __m_sort_c1(self, *, stable, dim=-1, descending=False):
         return None
     return s
 
-def __m_sort_b1(self, *, stable, dim=-1, descending=False):
+def __m_sort_b1(self, *, stable, dim=-1, descending=False, out=None):
+    if out is not None:
+        return _rt_sort(*_op_sort_values_stable(self, stable=stable, dim=dim, descending=descending, values=out[0], indices=out[1]))
     return _rt_sort(*_op_sort_stable(self, stable=stable, dim=dim, descending=descending))
 
 __m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
-__m_sort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool? stable, int dim = -1, bool descending = False)')
+__m_sort_sigs = ('(int dim = -1, bool descending = False, *, Tensor out = None)', '(*, bool? stable, int dim = -1, bool descending = False, Tensor out = None)')
 
 def _m_sort(*args, **kwargs):
     best = None
@@ -4503,7 +4960,7 @@ def _m_argsort(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
 
-def _m_topk(self, k, dim=-1, largest=True, sorted=True):
+def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
     if k.__class__ is not int and not _is_int(k):
         raise _bad_arg('topk', 'k', 1, 'int', k)
     if dim.__class__ is not int and not _is_int(dim):
@@ -4512,6 +4969,8 @@ def _m_topk(self, k, dim=-1, largest=True, sorted=True):
         raise _bad_arg('topk', 'largest', 3, 'bool', largest)
     if sorted.__class__ is not bool:
         raise _bad_arg('topk', 'sorted', 4, 'bool', sorted)
+    if out is not None:
+        return _rt_topk(*_op_topk_values(self, k, dim, largest, sorted, values=out[0], indices=out[1]))
     return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
 
 def _m_msort(self, *, out=None):
@@ -4806,7 +5265,7 @@ def _m_reshape_as(self, other):
         raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
     return _op_reshape_as_default(self, other)
 
-def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None):
     if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('slice_scatter', 'src', 1, 'Tensor', src)
     if dim.__class__ is not int and not _is_int(dim):
@@ -4817,6 +5276,10 @@ def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         raise _bad_arg('slice_scatter', 'end', 4, 'int', end)
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('slice_scatter', 'step', 5, 'int', step)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('slice_scatter', 'out', None, 'Tensor', out)
+        return _op_slice_scatter_out(self, src, dim, start, end, step, out=out)
     return _op_slice_scatter_default(self, src, dim, start, end, step)
 
 def _m_select_scatter(self, src, dim, index):
@@ -4860,6 +5323,7 @@ class TensorMethods:
     _neg_view = _m__neg_view
     abs = _m_abs
     abs_ = _m_abs_
+    absolute = _m_absolute
     acos = _m_acos
     acos_ = _m_acos_
     acosh = _m_acosh
@@ -4937,6 +5401,7 @@ class TensorMethods:
     clone = _m_clone
     conj = _m_conj
     conj_physical = _m_conj_physical
+    conj_physical_ = _m_conj_physical_
     contiguous = _m_contiguous
     copy_ = _m_copy_
     corrcoef = _m_corrcoef
@@ -4965,6 +5430,7 @@ class TensorMethods:
     digamma_ = _m_digamma_
     div = _m_div
     div_ = _m_div_
+    divide = _m_divide
     dot = _m_dot
     eq = _m_eq
     eq_ = _m_eq_
@@ -4984,6 +5450,7 @@ class TensorMethods:
     expm1_ = _m_expm1_
     exponential_ = _m_exponential_
     fill_ = _m_fill_
+    fix = _m_fix
     flatten = _m_flatten
     flip = _m_flip
     fliplr = _m_fliplr
@@ -5004,6 +5471,8 @@ class TensorMethods:
     geometric_ = _m_geometric_
     geqrf = _m_geqrf
     ger = _m_ger
+    greater = _m_greater
+    greater_equal = _m_greater_equal
     gt = _m_gt
     gt_ = _m_gt_
     histc = _m_histc
@@ -5036,6 +5505,8 @@ class TensorMethods:
     le_ = _m_le_
     lerp = _m_lerp
     lerp_ = _m_lerp_
+    less = _m_less
+    less_equal = _m_less_equal
     lgamma = _m_lgamma
     lgamma_ = _m_lgamma_
     log = _m_log
@@ -5086,6 +5557,7 @@ class TensorMethods:
     mul = _m_mul
     mul_ = _m_mul_
     multinomial = _m_multinomial
+    multiply = _m_multiply
     mv = _m_mv
     mvlgamma = _m_mvlgamma
     mvlgamma_ = _m_mvlgamma_
@@ -5101,6 +5573,7 @@ class TensorMethods:
     ne_ = _m_ne_
     neg = _m_neg
     neg_ = _m_neg_
+    negative = _m_negative
     new_empty = _m_new_empty
     new_empty_strided = _m_new_empty_strided
     new_full = _m_new_full
@@ -5109,6 +5582,7 @@ class TensorMethods:
     nonzero = _m_nonzero
     norm = _m_norm
     normal_ = _m_normal_
+    not_equal = _m_not_equal
     outer = _m_outer
     permute = _m_permute
     pinverse = _m_pinverse
@@ -5197,6 +5671,7 @@ class TensorMethods:
     tril_ = _m_tril_
     triu = _m_triu
     triu_ = _m_triu_
+    true_divide = _m_true_divide
     trunc = _m_trunc
     trunc_ = _m_trunc_
     unbind = _m_unbind

@@ -9,6 +9,7 @@ as the fx graph with a warning. Never wrong results.
 """
 import warnings
 
+from ember._cc import CompileError
 from ember._dynamo.utils import counters, log
 
 from .graph import GraphLowering, UnsupportedGraph
@@ -39,7 +40,6 @@ def compile_to_module(gm, example_inputs=None):
 
 
 def compile_fx_inner(gm, example_inputs=None, **kwargs):
-    from ember._cc import CompileError
     try:
         graph, sched, module = compile_to_module(gm, example_inputs)
     except UnsupportedGraph as e:
@@ -55,21 +55,55 @@ def compile_fx_inner(gm, example_inputs=None, **kwargs):
                       f"({type(e).__name__}: {e})", UserWarning, stacklevel=2)
         return gm.forward
     log("output_code", f"C source:\n{module.c_source}\nwrapper:\n{module.py_source}")
-    if not module.entry_names:
-        lib = None
-    else:
-        try:
-            lib = _compile_c(module.c_source, "ember_inductor")
-        except (CompileError, RuntimeError, OSError) as e:
-            counters["inductor"]["compile_failed"] += 1
-            warnings.warn(f"ember._inductor: building the generated C failed, running the graph with the fx "
-                          f"interpreter instead ({str(e).splitlines()[0]})", UserWarning, stacklevel=2)
-            return gm.forward
     counters["inductor"]["graphs"] += 1
     counters["inductor"]["kernels"] += module.n_kernels
-    call = module.load(lib) if lib is not None else module.load(_NoLib())
-    call._ember_module = module
+    if not module.entry_names:
+        call = load_module(module)
+    else:
+        call = _deferred_call(module, gm, _build_in_background(module.c_source))
     call._ember_graph = graph
+    call._ember_module = module
+    return call
+
+
+_BUILDERS = []
+
+
+def _build_in_background(source):
+    """A Future of the built library: gcc runs (in a subprocess, from a worker thread) while AOT autograd goes
+    on, e.g. lowering the backward graph while the forward's C compiles (the two builds of a training graph
+    overlap the Python work between them)."""
+    from concurrent.futures import ThreadPoolExecutor
+    if not _BUILDERS:
+        _BUILDERS.append(ThreadPoolExecutor(max_workers=2, thread_name_prefix="ember-inductor-build"))
+    return _BUILDERS[0].submit(lambda: _compile_c(source, "ember_inductor"))
+
+
+def _deferred_call(module, gm, future):
+    """The graph's `call`, which waits for its library on the first call. A failed build runs the graph with
+    the fx interpreter from then on, with a warning (never wrong results)."""
+    state = [None]
+
+    def call(*args):
+        fn = state[0]
+        if fn is None:
+            try:
+                fn = module.load(future.result())
+            except (CompileError, RuntimeError, OSError) as e:
+                counters["inductor"]["compile_failed"] += 1
+                warnings.warn(f"ember._inductor: building the generated C failed, running the graph with the fx "
+                              f"interpreter instead ({str(e).splitlines()[0]})", UserWarning, stacklevel=2)
+                fn = gm.forward
+            state[0] = fn
+        return fn(*args)
+    return call
+
+
+def load_module(module):
+    """Build (or find in the code cache) a CompiledModule's C and return its `call`."""
+    lib = _compile_c(module.c_source, "ember_inductor") if module.entry_names else _NoLib()
+    call = module.load(lib)
+    call._ember_module = module
     return call
 
 
@@ -86,8 +120,10 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
     failure to compile never becomes a failure of the user's program (a genuine error in the program is
     raised again by the eager run)."""
     from ember._functorch.aot_autograd import _symbolic_fake_mode, aot_module_simplified
+    from . import config, fxgraph_cache
     from .decomposition import select_decomp_table
-    if _symbolic_fake_mode([a for a in example_inputs if hasattr(a, "_size")]) is not None:
+    symbolic = _symbolic_fake_mode([a for a in example_inputs if hasattr(a, "_size")]) is not None
+    if symbolic:
         # Dynamic shapes: the generated C has its sizes built in, so a symbolic graph is specialised to the sizes
         # of each call. AOT autograd then traces per input signature (its cache keyed by shapes, as with static
         # graphs), and each signature gets its own kernels: one capture, one kernel build per distinct size.
@@ -97,12 +133,48 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
                                      inference_compiler=inner_compile,
                                      decompositions=decompositions or select_decomp_table())
     eager = [None]
+    # the graph-level disk cache (fxgraph_cache.py), for the default compiler and decompositions only
+    key = None
+    if config.fx_graph_cache and inner_compile is compile_fx_inner and decompositions is None and not symbolic:
+        try:
+            key = fxgraph_cache.graph_key(model, example_inputs)
+        except Exception:                          # noqa: BLE001 - an undescribable graph is not cached
+            key = None
+    cached = [None, None]                          # (signature, entry) of a hit; set by a save too
+    if key is not None:
+        record = fxgraph_cache.load(key)
+        if record is not None:
+            try:
+                cached[:] = [record["signature"], fxgraph_cache.entry_of(record, load_module)]
+                counters["inductor"]["fxgraph_cache_hit"] += 1
+            except Exception:                      # noqa: BLE001 - an entry that does not load is a miss
+                counters["inductor"]["fxgraph_cache_bad"] += 1
+        else:
+            counters["inductor"]["fxgraph_cache_miss"] += 1
+    names = [k for k, _ in model.named_parameters(remove_duplicate=False)] + \
+        [k for k, _ in model.named_buffers(remove_duplicate=False)] if key is not None else []
+
+    def flat_args(args):
+        from ember._functorch.aot_autograd import _attr
+        return [_attr(model, k) for k in names] + list(args)
 
     def forward(*args):
         if eager[0] is not None:
             return eager[0](*args)
+        if cached[1] is not None:
+            flat = flat_args(args)
+            try:
+                sig = fxgraph_cache.signature(flat)
+            except AttributeError:                 # a non-tensor argument
+                sig = None
+            if sig == cached[0]:
+                return cached[1](flat)
         try:
-            return compiled(*args)
+            out = compiled(*args)
+            if key is not None and cached[0] is None:
+                cached[0] = False                  # tried once
+                _save(key, compiled, flat_args(args))
+            return out
         except Exception as e:
             from . import config
             if not _raised_while_tracing(e) or config.debug:
@@ -118,6 +190,21 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
     forward.named_parameters = compiled.named_parameters
     forward.named_buffers = compiled.named_buffers
     return forward
+
+
+def _save(key, compiled, flat):
+    """Store the one AOT entry the first call compiled (fxgraph_cache.py)."""
+    from . import fxgraph_cache
+    entries = list(compiled._aot_compiled._aot_cache.values())
+    if len(entries) != 1:
+        return
+    try:
+        sig = fxgraph_cache.signature(flat)
+    except AttributeError:
+        return
+    record = fxgraph_cache.record_of(entries[0], sig)
+    if record is not None:
+        fxgraph_cache.save(key, record)
 
 
 _TRACE_STEPS = {"_analyze", "_compile_joint", "_compile_inference"}

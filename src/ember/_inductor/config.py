@@ -12,10 +12,11 @@ no `triton` namespace (ember generates C for the CPU only). Patches are process-
 and restore the previous values on exit even when the body raises.
 
 Who reads what today: `fallback_by_default` (modes.InductorWrapper runs the graphs with aot_eager), `cpp.cxx` and
-`cpp.simdlen` (codecache: the compiler and a vector-width flag, both in the cache key). The code generator does not
-read `max_autotune`, `coordinate_descent_tuning`, `cpp_wrapper`, `cpp.threads` (its loops are single-threaded),
-`cpp.enable_kernel_profile`, `freezing` or `debug` yet: they are set (by modes or by hand) and change nothing until
-it does. Random ops are always extern calls to eager (what `fallback_random=True` asks for).
+`cpp.simdlen` (codecache: the compiler and a vector-width flag, both in the cache key), `fx_graph_cache`
+(compile_fx: the graph-level disk cache of fxgraph_cache.py; every knob is part of its key), `cpp.threads` and
+`cpp.enable_kernel_profile` (codegen/wrapper.py: parallel outer loops, per-entry timing). The code generator does not
+read `max_autotune`, `coordinate_descent_tuning`, `cpp_wrapper` or `freezing` yet (`debug` re-raises lowering
+errors): they are set (by modes or by hand) and change nothing until it does. Random ops are always extern calls to eager (what `fallback_random=True` asks for).
 
 What ember.compile's `mode=` selects (ember._inductor.modes, torch's `list_mode_options`):
   "default"                      nothing changes.
@@ -50,6 +51,9 @@ fallback_by_default = False
 # One C entry point per graph that calls every kernel and extern op (mode="reduce-overhead"); False: a Python
 # wrapper calls the kernels one by one.
 cpp_wrapper = False
+# The graph-level disk cache (fxgraph_cache.py): a new process reuses the AOT graphs and generated code of a graph
+# it compiled before (torch: fx_graph_cache, TORCHINDUCTOR_FX_GRAPH_CACHE).
+fx_graph_cache = _env_flag("EMBER_INDUCTOR_FX_GRAPH_CACHE", True)
 # Processes compiling kernels in parallel.
 compile_threads = max(1, min(32, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                              else os.cpu_count() or 1))
@@ -69,11 +73,12 @@ class cpp:
 
 _NAMESPACES = {"cpp": cpp}
 _TOP = ("debug", "max_autotune", "coordinate_descent_tuning", "fallback_random", "freezing",
-        "fallback_by_default", "cpp_wrapper", "compile_threads")
+        "fallback_by_default", "cpp_wrapper", "compile_threads", "fx_graph_cache")
 _CPP = ("threads", "simdlen", "enable_kernel_profile", "cxx")
 _KEYS = _TOP + tuple(f"cpp.{k}" for k in _CPP)
 _TYPES = {"debug": bool, "max_autotune": bool, "coordinate_descent_tuning": bool, "fallback_random": bool,
           "freezing": bool, "fallback_by_default": bool, "cpp_wrapper": bool, "compile_threads": int,
+          "fx_graph_cache": bool,
           "cpp.threads": int, "cpp.simdlen": (int, type(None)), "cpp.enable_kernel_profile": bool,
           "cpp.cxx": tuple}
 

@@ -3,14 +3,28 @@
 It is the core-aten table of `ember._decomp` minus the ops that lower better as a whole here: `_softmax` and
 `_log_softmax` become one fused row kernel straight from `lowering.py` (max, sum of exp and the division in
 one loop nest per row), and `gelu` uses the eager kernel's vectorised normal CDF instead of libm's erf (which
-gcc cannot vectorise), so their decompositions are left out. Inductor-specific decompositions would be
-added to `decompositions` below.
+gcc cannot vectorise), so their decompositions are left out. Inductor-specific decompositions are in
+`decompositions` below: the lazy conj / neg views (`_conj`, `_neg_view`) become the physical ops, since generated
+loops read a buffer's stored values and know no math bits.
 """
 from ember._decomp import core_aten_decompositions
 from ember._ops import ops
 
 aten = ops.aten
-decompositions = {}          # inductor-only entries (op -> function), none needed yet
+
+
+def _conj_physical(x):
+    return aten.conj_physical.default(x)
+
+
+def _neg(x):
+    return aten.neg.default(x)
+
+
+decompositions = {           # inductor-only entries (op -> function)
+    aten._conj.default: _conj_physical,
+    aten._neg_view.default: _neg,
+}
 
 _LOWERED_WHOLE = (aten._softmax.default, aten._log_softmax.default, aten.gelu.default)
 

@@ -39,11 +39,20 @@ class Layout:
         return Layout(size, contiguous_strides(size), 0, dtype)
 
     def flat(self, index):
-        out = Index(None, self.offset)
+        """The flat element offset of the element at `index` (one Index or int per dim): offset + sum(i * stride),
+        summed into one dict (the hot path of lowering and fusion: no intermediate Index per dim)."""
+        terms = {}
+        const = self.offset
         for i, sz, st in zip(index, self.size, self.stride):
-            if sz != 1:
-                out = out + i * st
-        return out
+            if sz == 1 or not st:
+                continue
+            if type(i) is Index:
+                const += i.const * st
+                for v, c in i.terms.items():
+                    terms[v] = terms.get(v, 0) + c * st
+            else:
+                const += int(i) * st
+        return Index(terms, const)
 
     def numel(self):
         return prod(self.size)

@@ -39,9 +39,8 @@ FALLBACK_REASONS = {
     "aten.embedding_dense_backward.default": "a scatter-add (several rows add into one): no atomic-free loop yet",
     "aten.index_put.default": "a scatter: no lowering for stores at data-dependent indices",
     "aten.scatter_add.default": "a scatter: no lowering for stores at data-dependent indices",
-    "aten.max_pool2d_with_indices.default": "windowed reduction: ember's C pooling kernel",
     "aten.max_pool2d_with_indices_backward.default": "a scatter into the input window",
-    "aten.avg_pool2d.default": "windowed reduction: ember's C pooling kernel",
+    "aten.avg_pool2d_backward.default": "a scatter into the input windows",
     "aten.native_batch_norm.default": "updates running statistics in place (a mutation inside the op)",
     "aten.native_batch_norm_backward.default": "follows native_batch_norm",
     "aten.sort.default": "sorting is not a loop nest", "aten.topk.default": "sorting is not a loop nest",
@@ -923,3 +922,111 @@ def _nll_loss_backward(node, grad_out, x, target, weight, reduction, ignore_inde
             g = ops.truediv(g, twl([]))
         return ops.where(hit, g, ops.constant(0, dt))
     return Pointwise(size, dt, inner)
+
+
+# ---------------------------------------------------------------------------- pooling (windowed reductions)
+def _pair(v, default=None):
+    if v is None or (isinstance(v, (list, tuple)) and len(v) == 0):
+        v = default
+    if isinstance(v, int):
+        return (v, v)
+    return (int(v[0]), int(v[-1]) if len(v) > 1 else int(v[0]))
+
+
+def _window(x, out_size, kernel, stride, padding, dilation, fill):
+    """(loader of the window element (index, rindex) -> value, with `fill` outside the input; the input's H, W).
+    The input element of output (..., oh, ow) and window position (i, j) is (..., oh*sh - ph + i*dh,
+    ow*sw - pw + j*dw): an affine index; rows and columns outside the input are masked."""
+    size = tuple(x.get_size())
+    H, W = size[-2], size[-1]
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    ld = x.make_loader()
+    dt = x.get_dtype()
+    padded = ph or pw or (out_size[-2] - 1) * sh - ph + (kh - 1) * dh >= H or \
+        (out_size[-1] - 1) * sw - pw + (kw - 1) * dw >= W
+
+    def load(index, rindex):
+        h = index[-2] * sh + rindex[0] * dh - ph
+        w = index[-1] * sw + rindex[1] * dw - pw
+        full = list(index[:-2]) + [h, w]
+        if not padded:
+            return ld(full)
+        hv, wv = ops.index_expr(h, _dt.int64), ops.index_expr(w, _dt.int64)
+        zero = ops.constant(0, _dt.int64)
+        inside = ops.logical_and(
+            ops.logical_and(ops.ge(hv, zero), ops.lt(hv, ops.constant(H, _dt.int64))),
+            ops.logical_and(ops.ge(wv, zero), ops.lt(wv, ops.constant(W, _dt.int64))))
+        v = ops.masked(inside, lambda: ld(full), fill)
+        return ops.where(inside, v, ops.constant(fill, dt))
+    return load, H, W
+
+
+@register_lowering(*_overloads("max_pool2d_with_indices", "default"))
+def _max_pool2d_with_indices(node, x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """max_pool2d as a max and an argmax reduction over each window (one kernel after fusion); the index of
+    the argmax's window position is turned into the flat index h * W + w of the input plane, as eager's."""
+    out = _val(node)[0]
+    if not x.get_dtype().is_floating_point:
+        raise NotImplementedError("ember._inductor: max_pool2d of integers")
+    out_size = tuple(out.shape)
+    kernel = _pair(kernel_size)
+    stride = _pair(stride, kernel)
+    padding, dilation = _pair(padding), _pair(dilation)
+    load, H, W = _window(x, out_size, kernel, stride, padding, dilation, float("-inf"))
+    graph = _graph()
+    rsize = kernel
+    dt = x.get_dtype()
+    values = graph.add_reduction(Reduction(out_size, rsize, "max", load, dt), dt)
+    pos = graph.add_reduction(Reduction(out_size, rsize, "argmax", load, dt), _dt.int64)
+    ld_pos = pos.make_loader()
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+
+    def index_of(index):
+        r = ld_pos(index)
+        i = ops.floordiv(r, ops.constant(kw, _dt.int64))
+        j = ops.sub(r, ops.mul(i, ops.constant(kw, _dt.int64)))
+        h = ops.add(ops.index_expr(index[-2] * sh - ph, _dt.int64), ops.mul(i, ops.constant(dh, _dt.int64)))
+        w = ops.add(ops.index_expr(index[-1] * sw - pw, _dt.int64), ops.mul(j, ops.constant(dw, _dt.int64)))
+        return ops.add(ops.mul(h, ops.constant(W, _dt.int64)), w)
+    return values, Pointwise(out_size, _dt.int64, index_of)
+
+
+@register_lowering(*_overloads("avg_pool2d", "default"))
+def _avg_pool2d(node, x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+                divisor_override=None):
+    """avg_pool2d as a sum over each window divided by torch's divisor: the window clipped to the padded input
+    (count_include_pad) or to the input itself, or divisor_override."""
+    out = _val(node)
+    if not x.get_dtype().is_floating_point:
+        raise NotImplementedError("ember._inductor: avg_pool2d of integers")
+    out_size = tuple(out.shape)
+    kernel = _pair(kernel_size)
+    stride = _pair(stride, kernel)
+    padding = _pair(padding)
+    load, H, W = _window(x, out_size, kernel, stride, padding, (1, 1), 0.0)
+    dt = x.get_dtype()
+    cdt = compute_dtype(dt)
+    sums = _graph().add_reduction(Reduction(out_size, kernel, "sum", lambda i, r: ops.to_dtype(load(i, r), cdt),
+                                            cdt), cdt)
+    ld = sums.make_loader()
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
+
+    def c(v):
+        return ops.constant(v, _dt.int64)
+
+    def extent(o, s, p, k, n):
+        start = ops.index_expr(o * s - p, _dt.int64)
+        end = ops.minimum(ops.add(start, c(k)), c(n + p))
+        full = ops.sub(end, start)
+        clipped = ops.sub(ops.minimum(end, c(n)), ops.maximum(start, c(0)))
+        return full, clipped
+
+    def inner(index):
+        if divisor_override:
+            div = ops.constant(divisor_override, cdt)
+        else:
+            fh, ch = extent(index[-2], sh, ph, kh, H)
+            fw, cw = extent(index[-1], sw, pw, kw, W)
+            div = ops.to_dtype(ops.mul(fh, fw) if count_include_pad else ops.mul(ch, cw), cdt)
+        return ops.to_dtype(ops.truediv(ld(index), div), dt)
+    return Pointwise(out_size, dt, inner)

@@ -128,13 +128,21 @@ class FusedGroup:
         return self.nodes[0].is_extern
 
     def names(self):
-        return {n.buf.name for n in self.nodes}
+        names = self.__dict__.get("_names")
+        if names is None:
+            names = self._names = frozenset(n.buf.name for n in self.nodes)
+        return names
 
     def reads(self):
-        out = set()
-        for n in self.nodes:
-            out |= n.reads
-        return out - self.names()
+        """Buffers the group reads that other groups produce (or the graph's inputs). Cached: a group's nodes
+        never change (fusion makes a new group)."""
+        reads = self.__dict__.get("_reads")
+        if reads is None:
+            out = set()
+            for n in self.nodes:
+                out |= n.reads
+            reads = self._reads = frozenset(out - self.names())
+        return reads
 
 
 class Scheduler:
@@ -144,6 +152,7 @@ class Scheduler:
         self.nbytes_of = nbytes_of
         self.output_names = set(output_names)
         self.groups = []
+        self._facts_cache = {}
         for n in self.nodes:
             if n.is_extern:
                 self.groups.append(FusedGroup([n], None, None))
@@ -196,19 +205,19 @@ class Scheduler:
     def _fuse_round(self):
         groups = self.groups
         fused_any = False
-        alive = set(id(g) for g in groups)
+        alive = {id(g): g for g in groups}
+        self._build_edges(groups)
         for a, b, _score in self._candidates(groups):
             if id(a) not in alive or id(b) not in alive:
                 continue
             merged = self._try_fuse(a, b, groups)
             if merged is None:
                 continue
-            alive.discard(id(a))
-            alive.discard(id(b))
-            alive.add(id(merged))
-            groups = [g for g in groups if g is not a and g is not b] + [merged]
+            del alive[id(a)], alive[id(b)]
+            alive[id(merged)] = merged
+            self._merge_edges(a, b, merged)
             fused_any = True
-        self.groups = groups
+        self.groups = list(alive.values())
         return fused_any
 
     def _try_fuse(self, a, b, groups):
@@ -219,73 +228,123 @@ class Scheduler:
             return None
         outer = fixed[0] if fixed else min(a.outer, b.outer, key=len)
         nodes = sorted(a.nodes + b.nodes, key=lambda n: n.pos)
-        sections = []
-        for k, n in enumerate(nodes):
-            s = make_section(n.buf, outer, k)
-            if s is None:
+        facts = []
+        for n in nodes:
+            f = self._facts(n, outer)
+            if f is None:
                 return None
-            sections.append(s)
-        if not self._legal(nodes, sections, outer):
+            facts.append(f)
+        if not self._legal(nodes, facts):
             return None
-        if self._would_cycle(a, b, groups):
+        if self._would_cycle(a, b):
             return None
-        return FusedGroup(nodes, outer, sections)
+        return FusedGroup(nodes, outer, [f[0] for f in facts])
 
-    def _legal(self, nodes, sections, outer):
-        """Every read of a buffer produced in the group is row-local and comes after its producer."""
+    def _facts(self, node, outer):
+        """What the legality check needs of `node` placed under `outer` loops, computed once per (node, outer):
+        (its Section, the outer part / lowest / highest element of its stores or the exact store index of a
+        permuted layout, its loads (name, outer part, lowest, highest, index, uses only its own loops)), or None
+        if it does not fit `outer`. The section's own loop variables are named after the node's position
+        (unique in any group; the final sections are renumbered after fusion)."""
+        key = (node.pos, outer)
+        cache = self._facts_cache
+        if key in cache:
+            return cache[key]
+        s = make_section(node.buf, outer, node.pos)
+        if s is None:
+            cache[key] = None
+            return None
         outer_vars = {f"x{i}" for i in range(len(outer))}
-        store = {}
-        for node, s in zip(nodes, sections):
-            st = s.buf.layout.flat(s.index)
-            sizes = dict(s.loops)
-            inner = [(v, c) for v, c in st.terms.items() if v not in outer_vars]
-            if any(v not in sizes for v, _ in inner):
-                return False
+        st = s.buf.layout.flat(s.index)
+        sizes = dict(s.loops)
+        inner = [(v, c) for v, c in st.terms.items() if v not in outer_vars]
+        if any(v not in sizes for v, _ in inner):
+            store = False                     # stores through a loop that is not its own: never fusable
+        else:
             lo = st.const + sum(c * (sizes[v] - 1) for v, c in inner if c < 0)
             hi = st.const + sum(c * (sizes[v] - 1) for v, c in inner if c > 0)
             outer_part = {v: c for v, c in st.terms.items() if v in outer_vars}
-            store[s.buf.name] = (outer_part, lo, hi, None if s.buf.layout.is_contiguous() else st)
-            own = {name for name, _ in s.loops}
-            for name, idx in node.reads_at(s):
+            store = (outer_part, lo, hi, None if s.buf.layout.is_contiguous() else st)
+        own = {name for name, _ in s.loops}
+        loads = []
+        for name, idx in node.reads_at(s):
+            o_part = {v: c for v, c in idx.terms.items() if v in outer_vars}
+            rest = [(v, c) for v, c in idx.terms.items() if v not in outer_vars]
+            local = all(v in own for v, _ in rest)
+            rlo = idx.const + sum(c * (sizes[v] - 1) for v, c in rest if c < 0) if local else 0
+            rhi = idx.const + sum(c * (sizes[v] - 1) for v, c in rest if c > 0) if local else 0
+            loads.append((name, o_part, rlo, rhi, idx, local))
+        cache[key] = (s, store, loads)
+        return cache[key]
+
+    def _legal(self, nodes, facts):
+        """Every read of a buffer produced in the group is row-local and comes after its producer."""
+        names = {n.buf.name for n in nodes}
+        store = {}
+        for node, (s, st, loads) in zip(nodes, facts):
+            if st is False:
+                return False
+            store[s.buf.name] = st
+            for name, o_part, rlo, rhi, idx, local in loads:
                 if name not in store:
-                    if any(n.buf.name == name for n in nodes):
+                    if name in names:
                         return False     # read before it is produced
                     continue
-                o_part, slo, shi, exact = store[name]
+                s_part, slo, shi, exact = store[name]
                 if exact is not None:        # a permuted (non-contiguous) producer: only the same element
                     if idx != exact:
                         return False
                     continue
-                if {v: c for v, c in idx.terms.items() if v in outer_vars} != o_part:
+                if o_part != s_part:
                     return False
-                rest = [(v, c) for v, c in idx.terms.items() if v not in outer_vars]
-                if any(v not in own for v, _ in rest):
+                if not local:
                     return False          # an opaque (indirect) index or another section's loop
-                rlo = idx.const + sum(c * (sizes[v] - 1) for v, c in rest if c < 0)
-                rhi = idx.const + sum(c * (sizes[v] - 1) for v, c in rest if c > 0)
                 if rlo < slo or rhi > shi:
                     return False
         return True
 
-    def _would_cycle(self, a, b, groups):
-        """True if a path from a to b (or b to a) passes through another group."""
+    # the dependency graph between the groups of a round, kept up to date as groups merge
+    def _build_edges(self, groups):
         prod = self._producer_map(groups)
-        succ = {}
+        self._succ = {id(g): set() for g in groups}
+        self._pred = {id(g): set() for g in groups}
         for g in groups:
             for name in g.reads():
                 p = prod.get(name)
                 if p is not None and p is not g:
-                    succ.setdefault(id(p), set()).add(g)
+                    self._succ[id(p)].add(g)
+                    self._pred[id(g)].add(p)
+
+    def _merge_edges(self, a, b, m):
+        succ, pred = self._succ, self._pred
+        s = (succ.pop(id(a)) | succ.pop(id(b))) - {a, b}
+        p = (pred.pop(id(a)) | pred.pop(id(b))) - {a, b}
+        succ[id(m)], pred[id(m)] = s, p
+        for g in s:
+            pg = pred[id(g)]
+            pg.discard(a)
+            pg.discard(b)
+            pg.add(m)
+        for g in p:
+            sg = succ[id(g)]
+            sg.discard(a)
+            sg.discard(b)
+            sg.add(m)
+
+    def _would_cycle(self, a, b):
+        """True if a path from a to b (or b to a) passes through another group (a search over the round's
+        dependency edges, which `_merge_edges` keeps current)."""
+        succ = self._succ
 
         def reaches_via_other(src, dst):
-            stack = [g for g in succ.get(id(src), ()) if g is not dst]
+            stack = [g for g in succ[id(src)] if g is not dst]
             seen = set()
             while stack:
                 g = stack.pop()
                 if id(g) in seen:
                     continue
                 seen.add(id(g))
-                for h in succ.get(id(g), ()):
+                for h in succ[id(g)]:
                     if h is dst:
                         return True
                     stack.append(h)

@@ -16,6 +16,7 @@ import contextlib
 import weakref
 
 from ember._core.device import CPU, META, device as _device
+from ember._core.symint import SymBool, SymFloat, SymInt
 from ember._core.tls import state as _tls
 from ember._core.dispatch_keys import META_BIT, PYTHON_BIT, DispatchKey
 from ember._dispatch.modes import TorchDispatchMode
@@ -226,6 +227,7 @@ def _schema_info(func):
 
 
 _SCHEMA_CACHE = {}
+_SYM_TYPES = (SymInt, SymFloat, SymBool)
 
 
 class FakeTensorMode(TorchDispatchMode):
@@ -384,11 +386,30 @@ def _cache_key(func, args, kwargs):
     try:
         for a in list(args) + sorted(kwargs.items(), key=lambda kv: kv[0]):
             parts.append(_key_of(a))
+    except TypeError:
+        return None
+    try:
         key = tuple(parts)
         hash(key)
         return key
     except TypeError:
+        pass
+    try:                              # symbolic sizes (unhashable SymInts) stand as their expressions
+        key = _sym_key(tuple(parts))
+        hash(key)
+        return key
+    except TypeError:
         return None
+
+
+def _sym_key(x):
+    """x with each SymInt/SymFloat/SymBool replaced by ("sym", its expression): a cache key within one ShapeEnv
+    (a hit skips the meta kernel, whose guards the first run recorded already)."""
+    if x.__class__ in _SYM_TYPES:
+        return ("sym", x.node.expr)
+    if x.__class__ is tuple or x.__class__ is list:
+        return tuple(_sym_key(v) for v in x)
+    return x
 
 
 def _key_of(a):
@@ -398,6 +419,8 @@ def _key_of(a):
         return (type(a).__name__,) + tuple(_key_of(x) for x in a)
     if a is None or isinstance(a, (int, float, bool, str, complex)):
         return (type(a).__name__, a)
+    if a.__class__ in _SYM_TYPES:
+        return ("sym", a.node.expr)
     from ember._core.dtype import dtype
     if isinstance(a, dtype) or a is META or a is CPU:
         return a

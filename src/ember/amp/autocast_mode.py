@@ -47,6 +47,55 @@ def set_autocast_dtype(device_type, dtype):
         _cuda_dtype[0] = dtype
 
 
+def is_autocast_cache_enabled():
+    return cast_policy.is_cache_enabled()
+
+
+def set_autocast_cache_enabled(enabled):
+    cast_policy.set_cache_enabled(enabled)
+
+
+def clear_autocast_cache():
+    cast_policy.clear_cache()
+
+
+def autocast_increment_nesting():
+    return cast_policy.increment_nesting()
+
+
+def autocast_decrement_nesting():
+    return cast_policy.decrement_nesting()
+
+
+def _deprecated(old, new):
+    warnings.warn(f"torch.{old}() is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3)
+
+
+def is_autocast_cpu_enabled():
+    _deprecated("is_autocast_cpu_enabled", "is_autocast_enabled('cpu')")
+    return is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled):
+    _deprecated("set_autocast_cpu_enabled", "set_autocast_enabled('cpu', enabled)")
+    set_autocast_enabled("cpu", enabled)
+
+
+def get_autocast_cpu_dtype():
+    _deprecated("get_autocast_cpu_dtype", "get_autocast_dtype('cpu')")
+    return get_autocast_dtype("cpu")
+
+
+def set_autocast_cpu_dtype(dtype):
+    _deprecated("set_autocast_cpu_dtype", "set_autocast_dtype('cpu', dtype)")
+    set_autocast_dtype("cpu", dtype)
+
+
+def get_autocast_gpu_dtype():
+    _deprecated("get_autocast_gpu_dtype", "get_autocast_dtype('cuda')")
+    return get_autocast_dtype("cuda")
+
+
 class autocast:
     """`with ember.autocast("cpu", dtype=ember.bfloat16): ...` (or as a decorator). Regions nest; leaving
     one restores the enclosing state. Only float16 and bfloat16 are accepted on the CPU (another dtype
@@ -56,7 +105,7 @@ class autocast:
         _check_device(device_type)
         self.device = device_type
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
-        self._cache_enabled = True if cache_enabled is None else cache_enabled
+        self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
         if enabled:
             if device_type == "cuda":
                 warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
@@ -69,15 +118,21 @@ class autocast:
         self._enabled = enabled
 
     def __enter__(self):
+        self.prev_cache_enabled = is_autocast_cache_enabled()
         self.prev = is_autocast_enabled(self.device)
         self.prev_fastdtype = get_autocast_dtype(self.device)
         set_autocast_enabled(self.device, self._enabled)
         set_autocast_dtype(self.device, self.fast_dtype)
+        autocast_increment_nesting()
+        set_autocast_cache_enabled(self._cache_enabled)
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
+        if autocast_decrement_nesting() == 0:     # left the outermost region: drop the cached casts
+            clear_autocast_cache()
         set_autocast_enabled(self.device, self.prev)
         set_autocast_dtype(self.device, self.prev_fastdtype)
+        set_autocast_cache_enabled(self.prev_cache_enabled)
         return False
 
     def __call__(self, func):

@@ -8,8 +8,14 @@ The casts are ordinary `to` calls, so autograd records them and gradients flow b
 leaves in their own dtype. The op then runs below the Autocast key with autocast excluded, so the ops
 it is built from are not cast again. Every other op, and every in-place or out= overload, falls
 through unchanged.
+
+The weight cache (torch's cached_cast): inside an autocast region the lower-precision copy of a float32
+leaf that requires grad (a model's parameter) is made once and reused by every op that casts it, so a
+layer called twice shares one cast (one ToCopyBackward0 node). `autocast(cache_enabled=False)` turns it
+off; leaving the outermost autocast region drops the cache.
 """
 import threading
+import weakref
 
 from .._core import dtype as D
 from .._core.tls import state as _tls
@@ -22,7 +28,7 @@ AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
 LOWER_PRECISION_FP = frozenset("""
     conv1d conv2d conv3d bmm mm linalg_vecdot baddbmm addmm addbmm linear _convolution matmul conv_tbc
     mkldnn_rnn_layer conv_transpose1d conv_transpose2d conv_transpose3d prelu scaled_dot_product_attention
-    _native_multi_head_attention""".split())
+    _native_multi_head_attention _addmm_activation""".split())
 
 FP32 = frozenset("""
     avg_pool3d binary_cross_entropy grid_sampler polar prod quantile nanquantile stft cdist trace
@@ -36,7 +42,8 @@ FP32 = frozenset("""
     linalg_eigvals linalg_eigvalsh linalg_inv linalg_householder_product linalg_tensorinv linalg_tensorsolve
     fake_quantize_per_tensor_affine geqrf _lu_with_info qr svd triangular_solve fractional_max_pool2d
     fractional_max_pool3d adaptive_max_pool3d multilabel_margin_loss_forward linalg_qr linalg_cholesky_ex
-    linalg_svd linalg_eig linalg_eigh linalg_lstsq linalg_inv_ex""".split()
+    linalg_svd linalg_eig linalg_eigh linalg_lstsq linalg_inv_ex grid_sampler_2d grid_sampler_3d
+    _grid_sampler_2d_cpu_fallback""".split()
     # torch's nll_loss_nd is a decomposition into the listed nll_loss/nll_loss2d; ember's is one kernel
     + ["nll_loss_nd"])
 
@@ -80,7 +87,50 @@ def _run_below(op, below, args, kwargs):
 
 
 def _cast_to(dtype, when):
-    return lambda t: t.to(dtype) if _eligible(t) and t.dtype in when else t
+    return lambda t: _cached_cast(t, dtype) if _eligible(t) and t.dtype in when and t.dtype != dtype else t
+
+
+def _cached_cast(t, dtype):
+    """t.to(dtype), served from the region's cache for a float32 leaf parameter cast to the autocast dtype."""
+    if not (dtype == get_dtype() and t.dtype == D.float32 and t.requires_grad and t.is_leaf and not t._is_view()
+            and is_cache_enabled()):
+        return t.to(dtype)
+    cache = _cache()
+    hit = cache.get(id(t))
+    if hit is not None and hit[0]() is t and hit[1].dtype == dtype:
+        return hit[1]
+    cast = t.to(dtype)
+    cache[id(t)] = (weakref.ref(t), cast)
+    return cast
+
+
+def _cache():
+    c = getattr(_local, "cache", None)
+    if c is None:
+        c = _local.cache = {}
+    return c
+
+
+def clear_cache():
+    _cache().clear()
+
+
+def is_cache_enabled():
+    return getattr(_local, "cache_enabled", True)
+
+
+def set_cache_enabled(enabled):
+    _local.cache_enabled = bool(enabled)
+
+
+def increment_nesting():
+    _local.nesting = getattr(_local, "nesting", 0) + 1
+    return _local.nesting
+
+
+def decrement_nesting():
+    _local.nesting = getattr(_local, "nesting", 0) - 1
+    return _local.nesting
 
 
 def _autocast_fallback(op, below):

@@ -2,6 +2,7 @@
 
 Forward ops record Nodes at the Autograd dispatch key (generated from native/derivatives.yaml);
 `backward` / `grad` run the engine over the recorded graph."""
+from .._core.unimplemented import missing_attribute as _missing_attribute
 from .._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: F401
 from .._core.tensor_impl import TensorImpl as Tensor
 from . import graph, anomaly_mode  # noqa: F401
@@ -17,3 +18,7 @@ __all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradche
 
 
 from . import functional, grad_mode, variable  # noqa: F401,E402  (torch.autograd.<submodule> paths)
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

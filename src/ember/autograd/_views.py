@@ -12,9 +12,9 @@ Positions: a view's elements are located in its base by flat index (C order over
 elements), so grads are moved with index / index_put (both differentiable: create_graph works).
 """
 from .._core.dispatch_keys import AUTOGRAD_BIT
-from .._core.strides import same_shape
 from .._ops import ops
 from .graph import Node, _idx_tensor, _set_view_fn, gradient_edge, view_positions
+from .._core.strides import same_shape
 
 
 class CopySlices(Node):

@@ -3,6 +3,7 @@ CPU-only build does. Queries say "none" (`is_available()` False, `device_count()
 seeding is accepted and ignored (torch queues it for a lazy init that never happens), and everything that
 needs a device raises torch's `AssertionError("Torch not compiled with CUDA enabled")`.
 """
+from .._core.unimplemented import missing_attribute as _missing_attribute
 import collections
 import warnings
 
@@ -224,3 +225,7 @@ ShortTensor = _legacy_type("ShortTensor")
 IntTensor = _legacy_type("IntTensor")
 LongTensor = _legacy_type("LongTensor")
 BoolTensor = _legacy_type("BoolTensor")
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

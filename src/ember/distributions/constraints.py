@@ -3,7 +3,7 @@
 import ember
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
-           "half_open_interval", "independent", "integer_interval", "interval", "less_than", "lower_cholesky",
+           "half_open_interval", "independent", "integer_interval", "interval", "less_than", "lower_cholesky", "multinomial",
            "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
            "real", "real_vector", "simplex", "unit_interval", "is_dependent"]
 
@@ -98,6 +98,18 @@ class _OneHot(Constraint):
     def check(self, value):
         is_boolean = (value == 0) | (value == 1)
         return is_boolean.all(-1) & (value.sum(-1) == 1)
+
+
+class _Multinomial(Constraint):
+    """Nonnegative count vectors summing to at most `upper_bound` (torch checks <=, for cheapness)."""
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
 
 
 class _IntegerInterval(Constraint):
@@ -212,6 +224,7 @@ dependent_property = _DependentProperty
 independent = _IndependentConstraint
 boolean = _Boolean()
 one_hot = _OneHot()
+multinomial = _Multinomial
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)
 integer_interval = _IntegerInterval

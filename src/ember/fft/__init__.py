@@ -7,6 +7,7 @@ torch's cpu backend refuses them), cropped or zero-padded to the requested lengt
 transformed dim, and transformed with the normalization `norm` names for this direction ("backward": the
 inverse scales by 1/n, "forward": the forward does, "ortho": both by 1/sqrt(n)). Gradients come from the
 derivatives of the three aten ops (native/derivatives/fft.yaml)."""
+from .._core.unimplemented import missing_attribute as _missing_attribute
 import ember as _e
 
 from .._core import dtype as _D
@@ -311,3 +312,7 @@ def ifftshift(input, dim=None):
     """The inverse of fftshift: a roll by (size + 1) // 2 along each dim."""
     dims = _shift_dims(input, dim)
     return _e.roll(input, [(input.shape[d] + 1) // 2 for d in dims], dims)
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

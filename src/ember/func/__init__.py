@@ -6,6 +6,7 @@ one dual level, so jvp does not nest inside jvp); hessian = jacfwd(jacrev(f)) is
 jacrev(jacrev(f)). vmap is a LOOP FALLBACK: it slices the batched inputs, calls the function once
 per sample and stacks the results (correct semantics, no batching rules, per-sample cost).
 """
+from .._core.unimplemented import missing_attribute as _missing_attribute
 import functools
 
 from .._grad_mode import enable_grad
@@ -327,3 +328,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *,
     finally:
         for store, leaf, old in reversed(saved):
             store[leaf] = old
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

@@ -4,6 +4,7 @@
     print(gm.code)                          # readable Python; gm(x) runs it
     ember.fx.Interpreter(gm).run(x)         # node by node
 """
+from .._core.unimplemented import missing_attribute as _missing_attribute
 from . import passes  # noqa: F401
 from ._symbolic_trace import PH, Tracer, symbolic_trace, wrap  # noqa: F401
 from .graph import Graph, PythonCode  # noqa: F401
@@ -12,3 +13,7 @@ from .interpreter import Interpreter, Transformer  # noqa: F401
 from .node import Node, has_side_effect, map_aggregate, map_arg  # noqa: F401
 from .proxy import Attribute, GraphAppendingTracer, Proxy, TraceError  # noqa: F401
 from .subgraph_rewriter import replace_pattern  # noqa: F401
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

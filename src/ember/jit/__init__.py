@@ -3,6 +3,7 @@ compiler: code is never being scripted or traced (`is_scripting()`/`is_tracing()
 decorators that steer the scripting compiler (`ignore`, `unused`, `export`, ...) return their function
 unchanged, and `script`/`trace`/`save`/`load` raise NotImplementedError pointing to `ember.compile`.
 """
+from .._core.unimplemented import missing_attribute as _missing_attribute
 import typing as _typing
 
 _NO_JIT = ("ember has no TorchScript compiler; {what} is not supported. To speed up a model, use "
@@ -95,3 +96,7 @@ class ScriptModule:
 class ScriptFunction:
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(_NO_JIT.format(what="torch.jit.ScriptFunction"))
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

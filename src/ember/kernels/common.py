@@ -85,15 +85,36 @@ def float_default_if_integral(d):
 
 def check_out(out, shape, dtype, name):
     """out= semantics: dtype must accept the result; a wrongly sized out is resized (torch warns)."""
+    check_out_dtype(out, dtype)
+    resize_out(out, shape)
+
+
+def check_out_dtype(out, dtype):
+    """TensorIterator's out= dtype rule: the result's dtype must be castable to `out`'s."""
     from .._core.promotion import can_cast
     if not can_cast(dtype, out.dtype):
         raise RuntimeError(f"result type {_tname(dtype)} can't be cast to the desired output type {_tname(out.dtype)}")
+
+
+def resize_out(out, shape):
+    """at::native::resize_output: a wrongly sized `out` is resized, with torch's warning if it held elements."""
     if tuple(out._size) != tuple(shape):
         if out.numel() != 0:
             import warnings
             warnings.warn(f"An output with one or more elements was resized since it had shape {list(out._size)}, "
-                          f"which does not match the required output shape {list(shape)}.")
+                          f"which does not match the required output shape {list(shape)}. This behavior is "
+                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                          "elements with t.resize_(0).")
         out.resize_(shape)
+
+
+def c_type_name(d):
+    """The C++ name of a dtype's element type, as torch's dtype-check messages print it ("long int")."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(d.name, d.name)
 
 
 def _tname(d):

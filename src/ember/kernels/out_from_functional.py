@@ -1,33 +1,70 @@
 """out= kernels made from an op's functional overload, for every family (what torchgen generates for an
 `autogen: op.out` entry; here for the ops whose out kernel ember does not write by hand).
 
-Each runs the functional overload, then applies torch's out= rules: the result must be castable to
-`out`'s dtype, a wrongly sized `out` is resized (with torch's warning when it held elements), and the
-values are copied in. An overload whose functional form takes `dtype` and was given none computes in
-`out`'s dtype, as torch's factories and reductions do (`torch.zeros(3, out=long_t)`). Only overloads
-torch's Python functions accept are registered (torch.flip/trace/clone and a dim-less torch.sum take no
-out=). Registered as CompositeExplicitAutograd: one kernel for every backend (on meta only the resize
-happens).
+Each runs the functional overload, then applies torch's out= rules: every `out` tensor is checked against
+its result first (so a refused call changes nothing), then each wrongly sized `out` is resized (with torch's
+warning when it held elements) and the values are copied in. The dtype rule is TensorIterator's (the result
+must be castable to `out`'s dtype) unless the op's kernel in torch checks otherwise; those ops pass their
+own check, raising torch's message. An overload whose functional form takes `dtype` and was given none
+computes in `out`'s dtype, as torch's factories and reductions do (`torch.zeros(3, out=long_t)`). Only
+overloads torch's Python functions accept are registered (torch.flip/trace/clone and a dim-less torch.sum
+take no out=). Computing before copying makes an `out` that aliases an input safe. Registered as
+CompositeExplicitAutograd: one kernel for every backend (on meta only the resize happens).
 """
 import numpy as np
 
+from .._core import dtype as D
 from .._grad_mode import no_grad
 from .._ops import ops
-from .common import check_out
+from .common import _tname, c_type_name, check_out_dtype, resize_out
 
 
-def _out_of(name, overload="default"):
-    def kernel(*args, out, **kwargs):
+def _castable(i, result, out):
+    check_out_dtype(out, result.dtype)
+
+
+def _out_of(name, overload="default", outs=("out",), check=_castable, dtype_must_match=None, fill_dtype=True,
+            precheck=None):
+    """An out= kernel for ops.aten.<name>.<overload>; `outs` names its out arguments in schema order,
+    `check(i, result, out)` raises torch's error when the i-th `out` cannot take the i-th result and
+    `precheck(args, out)` what torch refuses before computing. `fill_dtype=False`: the result is computed
+    in its own dtype even when the functional form takes one (torch's mean)."""
+    def kernel(*args, **kwargs):
+        targets = tuple(kwargs.pop(n) for n in outs)
         op = getattr(getattr(ops.aten, name), overload)
-        args, kwargs = _default_dtype(op, args, kwargs, out.dtype)
+        if dtype_must_match is not None:
+            _check_dtype_arg(dtype_must_match, op, args, kwargs, targets[0].dtype)
+        if precheck is not None:
+            precheck(args, targets[0])
+        if fill_dtype:
+            args, kwargs = _default_dtype(op, args, kwargs, targets[0].dtype)
         with no_grad():
             r = op(*args, **kwargs)
-        check_out(out, r._size, r.dtype, name)
-        if out._np is not None and r._np is not None:
-            np.copyto(out._np, r._np, casting="unsafe")
-        return out
-    kernel.__name__ = f"{name}_out"
+        results = r if isinstance(r, tuple) else (r,)
+        for i, (res, out) in enumerate(zip(results, targets)):
+            check(i, res, out)
+        for res, out in zip(results, targets):
+            resize_out(out, res._size)
+            if out._np is not None and res._np is not None:
+                np.copyto(out._np, res._np, casting="unsafe")
+        return targets[0] if len(targets) == 1 else targets
+    kernel.__name__ = f"{name}_{overload}_out"
     return kernel
+
+
+def _dtype_arg(op, args, kwargs):
+    names = [a.name for a in op._schema.arguments.flat_positional]
+    if "dtype" in names and names.index("dtype") < len(args):
+        return args[names.index("dtype")]
+    return kwargs.get("dtype")
+
+
+def _check_dtype_arg(name, op, args, kwargs, out_dtype):
+    """Reductions given both dtype= and out=: the two must agree (torch's check_reduction_dtype)."""
+    d = _dtype_arg(op, args, kwargs)
+    if d is not None and d != out_dtype:
+        raise RuntimeError(f"{name}: provided dtype must match dtype of result. Got {_tname(out_dtype)} and "
+                           f"{_tname(d)}.")
 
 
 def _default_dtype(op, args, kwargs, dtype):
@@ -42,30 +79,148 @@ def _default_dtype(op, args, kwargs, dtype):
     return args, kwargs
 
 
+# ---- torch's dtype checks for ops whose out= is not TensorIterator's ----
+
+def _same(message):
+    """`out` must have exactly the result's dtype; message(i, wanted, got) is torch's text."""
+    def check(i, result, out):
+        if out.dtype != result.dtype:
+            raise RuntimeError(message(i, result.dtype, out.dtype))
+    return check
+
+
+def _legacy(d):
+    return "CPUBoolType" if d == D.bool_ else f"torch.{_tname(d)}Tensor"
+
+
+def _cat(i, result, out):
+    from .._core.promotion import can_cast
+    if not can_cast(result.dtype, out.dtype):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {_tname(out.dtype)}")
+
+
+def _nansum_kernel(args, out):
+    """torch's nansum out= kernel runs in out's dtype, which has no integral version for float input."""
+    if args[0].dtype.is_floating_point and not (out.dtype.is_floating_point or out.dtype.is_complex):
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{_tname(out.dtype)}'")
+
+
+# values/indices of sort, topk, max/min over a dim; triangular_solve; slice_scatter (set_output_raw_strided)
+_exact = _same(lambda i, want, got: f"Expected out tensor to have dtype {c_type_name(want)}, but got "
+                                    f"{c_type_name(got)} instead")
+_cummax = _same(lambda i, want, got: f"expected scalar_type {_tname(want)} but found {_tname(got)}")
+_mode = _same(lambda i, want, got: f"expected scalar type '{_tname(want)}' but got '{_tname(got)}' for "
+                                   f"{('values', 'indices')[i]} output")
+_kthvalue = _same(lambda i, want, got: ("output values must be of same type as input", "output indices must be "
+                                        "of scalar type Long")[i])
+_median = _same(lambda i, want, got: (
+    f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type {_legacy(got)} "
+    f"does not equal {_legacy(want)} (while checking arguments for median)" if i == 0 else
+    f"Expected tensor for argument #1 'indices' to have scalar type Long; but got {_legacy(got)} instead (while "
+    "checking arguments for median)"))
+_quantile = _same(lambda i, want, got: "quantile() out tensor must be same dtype as the input tensor")
+_complex = _same(lambda i, want, got: f"Expected object of scalar type {_tname(want)} but got scalar type "
+                                      f"{_tname(got)} for argument 'out'")
+# TensorIterator ops built with check_all_same_dtype (unary float ops, conj_physical, clamp_min/max with a
+# Scalar bound)
+_unary_same = _same(lambda i, want, got: f"Found dtype {_tname(got)} but expected {_tname(want)}")
+_amax = _same(lambda i, want, got: f"Expected the dtype for input and out to match, but got {_tname(want)} for "
+                                   f"input's dtype and {_tname(got)} for out's dtype.")
+_where = _same(lambda i, want, got: f"Expected out type to be {_tname(want)} but got {_tname(got)}")
+
+
+def _linalg_castable(name):
+    """torch's linalg out= check (checkLinalgCompatibleDtype)."""
+    def check(i, result, out):
+        from .._core.promotion import can_cast
+        if not can_cast(result.dtype, out.dtype):
+            raise RuntimeError(f"{name}: Expected result to be safely castable from {_tname(result.dtype)} dtype, "
+                               f"but got result with dtype {_tname(out.dtype)}")
+    return check
+
+
+def _bool_result(name):
+    """all/any: `out` must be bool or uint8 (the result is cast into it)."""
+    def check(i, result, out):
+        if out.dtype not in (D.bool_, D.uint8):
+            raise RuntimeError(f"{name} only supports bool tensor for result, got: {_tname(out.dtype)}")
+    return check
+
+
+def _unary_extremum(i, result, out):
+    """max()/min() of a whole tensor: torch's bare canCast check."""
+    from .._core.promotion import can_cast
+    if not can_cast(result.dtype, out.dtype):
+        raise RuntimeError("Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) "
+                           "to be true, but got false.  (Could this error message be improved?  If so, please report "
+                           "an enhancement request to PyTorch.)")
+
+
+_VALUES = ("values", "indices")
+
 # linalg
-mm_out = _out_of("mm")
-bmm_out = _out_of("bmm")
-matmul_out = _out_of("matmul")
-addmm_out = _out_of("addmm")
-mv_out = _out_of("mv")
-dot_out = _out_of("dot")
+mm_out = _out_of("mm", check=_exact)
+bmm_out = _out_of("bmm", check=_exact)
+matmul_out = _out_of("matmul", check=_exact)
+addmm_out = _out_of("addmm", check=_exact)
+mv_out = _out_of("mv", check=_exact)
+dot_out = _out_of("dot", check=_exact)
+linalg_householder_product_out = _out_of("linalg_householder_product",
+                                        check=_linalg_castable("torch.linalg.householder_product"))
+triangular_solve_X = _out_of("triangular_solve", outs=("X", "M"), check=_exact)
 # reductions
-sum_IntList_out = _out_of("sum", "dim_IntList")
+sum_IntList_out = _out_of("sum", "dim_IntList", dtype_must_match="sum")
 mean_dtype_out = _out_of("mean")
-mean_out = _out_of("mean", "dim")
-prod_int_out = _out_of("prod", "dim_int")
-amax_out = _out_of("amax")
-amin_out = _out_of("amin")
-argmax_out = _out_of("argmax")
-argmin_out = _out_of("argmin")
-# shape, elementwise, softmax
-stack_out = _out_of("stack")
-where_self_out = _out_of("where", "self")
-clamp_min_out = _out_of("clamp_min")
-clamp_max_out = _out_of("clamp_max")
+mean_out = _out_of("mean", "dim", dtype_must_match="mean", fill_dtype=False)
+prod_int_out = _out_of("prod", "dim_int", dtype_must_match="prod")
+nansum_out = _out_of("nansum", dtype_must_match="nansum", precheck=_nansum_kernel)
+nanmean_out = _out_of("nanmean", dtype_must_match="nanmean", precheck=_nansum_kernel)
+amax_out = _out_of("amax", check=_amax)
+amin_out = _out_of("amin", check=_amax)
+argmax_out = _out_of("argmax", check=_exact)
+argmin_out = _out_of("argmin", check=_exact)
+all_all_out = _out_of("all", check=_bool_result("all"))
+all_out = _out_of("all", "dim", check=_bool_result("all"))
+all_dims_out = _out_of("all", "dims", check=_bool_result("all"))
+any_all_out = _out_of("any", check=_bool_result("any"))
+any_out = _out_of("any", "dim", check=_bool_result("any"))
+any_dims_out = _out_of("any", "dims", check=_bool_result("any"))
+max_unary_out = _out_of("max", check=_unary_extremum)
+min_unary_out = _out_of("min", check=_unary_extremum)
+max_out = _out_of("max", "other")
+min_out = _out_of("min", "other")
+max_dim_max = _out_of("max", "dim", outs=("max", "max_values"), check=_exact)
+min_dim_min = _out_of("min", "dim", outs=("min", "min_indices"), check=_exact)
+median_dim_values = _out_of("median", "dim", outs=_VALUES, check=_median)
+nanmedian_dim_values = _out_of("nanmedian", "dim", outs=_VALUES, check=_median)
+mode_values = _out_of("mode", outs=_VALUES, check=_mode)
+quantile_out = _out_of("quantile", check=_quantile)
+quantile_scalar_out = _out_of("quantile", "scalar", check=_quantile)
+nanquantile_out = _out_of("nanquantile", check=_quantile)
+nanquantile_scalar_out = _out_of("nanquantile", "scalar", check=_quantile)
+diff_out = _out_of("diff")
+# scans, sorting
+cummax_out = _out_of("cummax", outs=_VALUES, check=_cummax)
+cummin_out = _out_of("cummin", outs=_VALUES, check=_cummax)
+sort_values = _out_of("sort", outs=_VALUES, check=_exact)
+sort_values_stable = _out_of("sort", "stable", outs=_VALUES, check=_exact)
+topk_values = _out_of("topk", outs=_VALUES, check=_exact)
+kthvalue_values = _out_of("kthvalue", outs=_VALUES, check=_kthvalue)
+# shape, view, elementwise, complex, softmax
+stack_out = _out_of("stack", check=_cat)
+slice_scatter_out = _out_of("slice_scatter", check=_exact)
+where_self_out = _out_of("where", "self", check=_where)
+clamp_min_out = _out_of("clamp_min", check=_unary_same)
+clamp_max_out = _out_of("clamp_max", check=_unary_same)
+clamp_min_Tensor_out = _out_of("clamp_min", "Tensor")
+clamp_max_Tensor_out = _out_of("clamp_max", "Tensor")
+complex_out = _out_of("complex", check=_complex)
+polar_out = _out_of("polar", check=_complex)
+conj_physical_out = _out_of("conj_physical", check=_unary_same)
 softmax_int_out = _out_of("softmax", "int")
 log_softmax_int_out = _out_of("log_softmax", "int")
 # factories
+empty_out = _out_of("empty", "memory_format")
 zeros_out = _out_of("zeros")
 ones_out = _out_of("ones")
 full_out = _out_of("full")
@@ -80,4 +235,7 @@ randn_out = _out_of("randn")
 randn_generator_out = _out_of("randn", "generator")
 randint_out = _out_of("randint")
 randint_low_out = _out_of("randint", "low")
+randint_generator_out = _out_of("randint", "generator")
+randint_low_generator_out = _out_of("randint", "low_generator")
 randperm_out = _out_of("randperm")
+randperm_generator_out = _out_of("randperm", "generator")

@@ -1,4 +1,5 @@
 """ember.linalg: torch.linalg's functions over the aten linalg_* ops."""
+from .._core.unimplemented import missing_attribute as _missing_attribute
 import ember as _e
 
 from ..kernels.meta.linalg import LinAlgError  # noqa: F401  (torch._C._LinAlgError, a RuntimeError)
@@ -158,8 +159,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 
 
 def householder_product(A, tau, *, out=None):
-    r = _e._linalg.linalg_householder_product(A, tau)
-    return r if out is None else out.copy_(r)
+    return _e._linalg.linalg_householder_product(A, tau, out=out)
 
 
 __all__ += ["householder_product"]
@@ -169,3 +169,7 @@ from ._lu import *  # noqa: E402,F401,F403  (lu_factor, lu, lu_solve, ldl_*, ten
 from ._lu import __all__ as _lu_all  # noqa: E402
 
 __all__ += _lu_all
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

@@ -1,4 +1,5 @@
 """ember.nn: modules, parameters, init, functional and utils (torch.nn)."""
+from .._core.unimplemented import missing_attribute as _missing_attribute
 from .parameter import Parameter, Buffer, UninitializedParameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import (Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Flatten,  # noqa: F401
@@ -11,3 +12,7 @@ import importlib as _importlib
 utils = _importlib.import_module(__name__ + ".utils")
 parallel = _importlib.import_module(__name__ + ".parallel")
 from .parallel import DataParallel  # noqa: E402,F401  (torch.nn.DataParallel; DistributedDataParallel stays in nn.parallel)
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

@@ -4,6 +4,7 @@ Every function takes `generator=` and draws from it (or the default generator), 
 `ember.manual_seed(s)` makes initialisation reproducible. Math that torch does with several tensor ops
 (trunc_normal_'s inverse-CDF trick, orthogonal_'s QR) runs here as one numpy computation per call.
 """
+from .._core.unimplemented import missing_attribute as _missing_attribute
 import math
 import warnings
 
@@ -240,3 +241,7 @@ kaiming_uniform = _make_deprecate(kaiming_uniform_)
 kaiming_normal = _make_deprecate(kaiming_normal_)
 orthogonal = _make_deprecate(orthogonal_)
 sparse = _make_deprecate(sparse_)
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

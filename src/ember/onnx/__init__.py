@@ -3,6 +3,7 @@ ember.fx's make_fx (parameters and buffers as inputs), translates each aten op i
 (`_translate.py`), checks the model with `onnx.checker` and saves it. The `onnx` package is an optional
 extra (`pip install ember[onnx]`); an op without a translation raises NotImplementedError naming it.
 """
+from .._core.unimplemented import missing_attribute as _missing_attribute
 import numpy as np
 
 producer_name = "ember"
@@ -106,3 +107,7 @@ def register_custom_op_symbolic(symbolic_name, symbolic_fn, opset_version):
 
 def unregister_custom_op_symbolic(symbolic_name, opset_version):
     raise NotImplementedError("torch.onnx.unregister_custom_op_symbolic: ember has no ONNX exporter yet")
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

@@ -1,4 +1,5 @@
 """ember.optim: optimizers and learning-rate schedulers (torch.optim), one optimizer per module as in torch."""
+from .._core.unimplemented import missing_attribute as _missing_attribute
 from .optimizer import Optimizer  # noqa: F401
 from .adadelta import Adadelta  # noqa: F401
 from .adagrad import Adagrad  # noqa: F401
@@ -12,3 +13,7 @@ from .rmsprop import RMSprop  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 from . import swa_utils  # noqa: F401
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

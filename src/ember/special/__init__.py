@@ -11,6 +11,7 @@ Three kinds of entries, as in torch:
 Not here yet (torch has them): bessel_j0/j1/y0/y1, modified_bessel_*, scaled_modified_bessel_k0/k1,
 spherical_bessel_j0, airy_ai, the orthogonal polynomials, gammainc/gammaincc; accessing one raises
 AttributeError as for any missing name."""
+from .._core.unimplemented import missing_attribute as _missing_attribute
 import math as _math
 import numbers as _numbers
 
@@ -183,3 +184,7 @@ def xlog1py(input, other, *, out=None):
     x, y = _float(x), _float(y)
     r = x * y.log1p()
     return _finish(_e.where((x == 0) & ~y.isnan(), _e.zeros_like(r), r), out)
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

@@ -6,4 +6,5 @@ def __getattr__(name):
     if name in ("OpInfo", "SampleInput", "op_db"):
         from . import _opinfo, _op_db
         return {"OpInfo": _opinfo.OpInfo, "SampleInput": _opinfo.SampleInput, "op_db": _op_db.op_db}[name]
-    raise AttributeError(f"module 'ember.testing' has no attribute '{name}'")
+    from .._core.unimplemented import no_attribute
+    raise no_attribute(__name__, name)

@@ -14,7 +14,8 @@ def default_tolerances(dtype):
 def _as_np(x):
     from .._tensor import Tensor
     if isinstance(x, Tensor):
-        return x.detach().numpy() if hasattr(x, "detach") else x.numpy(), x.dtype, tuple(x.shape)
+        # the logical values: a conjugate or negative view is resolved first (torch's assert_close too)
+        return x.detach().resolve_conj().resolve_neg().numpy(), x.dtype, tuple(x.shape)
     a = np.asarray(x)
     return a, None, a.shape
 

@@ -10,4 +10,5 @@ def __getattr__(name):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
-    raise AttributeError(f"module 'ember.utils' has no attribute '{name}'")
+    from .._core.unimplemented import no_attribute
+    raise no_attribute(__name__, name)

@@ -37,6 +37,10 @@ class VariableBuilder:
                     source = CoveredSource(source)
             return NNModuleVariable(value, source)
         if isinstance(value, _CONST_TYPES) or isinstance(value, (ember.dtype, ember.device)):
+            if type(value) is int and source is not None:
+                sym = out.int_input(value, source)
+                if sym is not None:
+                    return ConstantVariable(sym, source)
             if source is not None:
                 out.guards.equals_match(source, value)
             return ConstantVariable(value, source)

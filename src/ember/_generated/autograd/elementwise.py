@@ -990,6 +990,148 @@ def div__Tensor_mode(self, other, *, rounding_mode):
 _self_div__Tensor_mode = div__Tensor_mode   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class RemainderBackward0(_Node):
+    _op_name = 'aten::remainder.Scalar'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_remainder_Scalar = getattr(_aten.remainder, 'Scalar')
+
+
+def _jvp_remainder_Scalar(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad)
+    return _o
+
+
+def remainder_Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_remainder_Scalar(self, other)
+            _t = _jvp_remainder_Scalar(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_remainder_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _n = RemainderBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _OP_remainder_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_remainder_Scalar = remainder_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_remainder__Scalar = getattr(_aten.remainder_, 'Scalar')
+
+
+def remainder__Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_remainder__Scalar(self, other)
+            _t = _jvp_remainder_Scalar(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_remainder__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _n = RemainderBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _OP_remainder__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_remainder__Scalar = remainder__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class RsubBackward1(_Node):
+    _op_name = 'aten::rsub.Scalar'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            alpha = _n.s_alpha
+            _r0 = maybe_multiply(-grad, alpha)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_rsub_Scalar = getattr(_aten.rsub, 'Scalar')
+
+
+def _jvp_rsub_Scalar(_ts, self, other, alpha, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, maybe_multiply(-grad, alpha))
+    return _o
+
+
+def rsub_Scalar(self, other, alpha=1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_rsub_Scalar(self, other, alpha)
+            _t = _jvp_rsub_Scalar(_ts, self, other, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_rsub_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+    _n = RsubBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_alpha = alpha
+    _res = _OP_rsub_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_rsub_Scalar = rsub_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class RemainderBackward1(_Node):
     _op_name = 'aten::remainder.Tensor'
     _complex = 'conj'
@@ -1101,7 +1243,7 @@ def remainder__Tensor(self, other):
 _self_remainder__Tensor = remainder__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class PowBackward0(_Node):
+class PowBackward1(_Node):
     _op_name = 'aten::pow.Tensor_Tensor'
     _complex = 'conj'
 
@@ -1170,7 +1312,7 @@ def pow_Tensor_Tensor(self, exponent):
     _need = _g0 or _g1
     if not _need:
         return _OP_pow_Tensor_Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
-    _n = PowBackward0()
+    _n = PowBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(exponent) if _g1 else None, )
     if _g0 or _g1:
         _n.s_exponent = _SV(exponent)
@@ -1205,7 +1347,7 @@ def pow__Tensor(self, exponent):
     _need = _g0 or _g1
     if not _need:
         return _OP_pow__Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
-    _n = PowBackward0()
+    _n = PowBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(exponent) if _g1 else None, )
     if _g0 or _g1:
         _n.s_exponent = _SV(exponent)
@@ -1220,7 +1362,7 @@ def pow__Tensor(self, exponent):
 _self_pow__Tensor = pow__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class PowBackward1(_Node):
+class PowBackward0(_Node):
     _op_name = 'aten::pow.Tensor_Scalar'
     _complex = 'conj'
 
@@ -1270,7 +1412,7 @@ def pow_Tensor_Scalar(self, exponent):
     _need = _g0
     if not _need:
         return _OP_pow_Tensor_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
-    _n = PowBackward1()
+    _n = PowBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_exponent = exponent
@@ -1303,7 +1445,7 @@ def pow__Scalar(self, exponent):
     _need = _g0
     if not _need:
         return _OP_pow__Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
-    _n = PowBackward1()
+    _n = PowBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_exponent = exponent
@@ -7326,3 +7468,161 @@ _OP_bitwise_xor_Tensor = getattr(_aten.bitwise_xor, 'Tensor')
 
 def bitwise_xor_Tensor(*args, **kwargs):
     return _OP_bitwise_xor_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class ClampMinBackward1(_Node):
+    _op_name = 'aten::clamp_min.Tensor'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            min = _n.s_min.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = masked_grad(self >= min, grad)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            min = _n.s_min.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = masked_grad(self < min, grad)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_min', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_clamp_min_Tensor = getattr(_aten.clamp_min, 'Tensor')
+
+
+def _jvp_clamp_min_Tensor(_ts, self, min, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self >= min, grad))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, masked_grad(self < min, grad))
+    return _o
+
+
+def clamp_min_Tensor(self, min):
+    if _FW[0] and _fw_has((self, min, )):
+        _ts = _fw_take((self, min, ))
+        try:
+            _res = _self_clamp_min_Tensor(self, min)
+            _t = _jvp_clamp_min_Tensor(_ts, self, min, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(min, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_clamp_min_Tensor.redispatch(_below_ks((self, min)), self, min)
+    _n = ClampMinBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_min = _SV(min)
+    if _g0 or _g1:
+        _n.s_self = _SV(self)
+    _res = _OP_clamp_min_Tensor.redispatch(_below_ks((self, min)), self, min)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_clamp_min_Tensor = clamp_min_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ClampMaxBackward1(_Node):
+    _op_name = 'aten::clamp_max.Tensor'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            max = _n.s_max.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = masked_grad(self <= max, grad)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            max = _n.s_max.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = masked_grad(self > max, grad)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_max', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_clamp_max_Tensor = getattr(_aten.clamp_max, 'Tensor')
+
+
+def _jvp_clamp_max_Tensor(_ts, self, max, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad(self <= max, grad))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, masked_grad(self > max, grad))
+    return _o
+
+
+def clamp_max_Tensor(self, max):
+    if _FW[0] and _fw_has((self, max, )):
+        _ts = _fw_take((self, max, ))
+        try:
+            _res = _self_clamp_max_Tensor(self, max)
+            _t = _jvp_clamp_max_Tensor(_ts, self, max, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(max, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_clamp_max_Tensor.redispatch(_below_ks((self, max)), self, max)
+    _n = ClampMaxBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(max) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_max = _SV(max)
+    if _g0 or _g1:
+        _n.s_self = _SV(self)
+    _res = _OP_clamp_max_Tensor.redispatch(_below_ks((self, max)), self, max)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_clamp_max_Tensor = clamp_max_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

@@ -1629,7 +1629,6 @@ _self_linalg_pinv_atol_rtol_tensor = linalg_pinv_atol_rtol_tensor   # the kernel
 
 class VdotBackward0(_Node):
     _op_name = 'aten::vdot'
-    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]

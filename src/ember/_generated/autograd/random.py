@@ -895,3 +895,88 @@ def poisson(self, generator=None):
 
 
 _self_poisson = poisson   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class StandardGammaBackward0(_Node):
+    _op_name = 'aten::_standard_gamma'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = grad * _standard_gamma_grad(self, result)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__standard_gamma = getattr(_aten._standard_gamma, 'default')
+
+
+def _jvp__standard_gamma(_ts, self, generator, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(grad * _standard_gamma_grad(self, result), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _standard_gamma(self, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__standard_gamma(self, generator)
+            _t = _jvp__standard_gamma(_ts, self, generator, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP__standard_gamma.redispatch(_below_ks((self, generator)), self, generator)
+    _n = StandardGammaBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP__standard_gamma.redispatch(_below_ks((self, generator)), self, generator)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self__standard_gamma = _standard_gamma   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP__standard_gamma_grad = getattr(_aten._standard_gamma_grad, 'default')
+
+
+def _standard_gamma_grad(*args, **kwargs):
+    return _OP__standard_gamma_grad.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_binomial = getattr(_aten.binomial, 'default')
+
+
+def binomial(*args, **kwargs):
+    return _OP_binomial.redispatch(_below_ks(args, kwargs), *args, **kwargs)

@@ -20,7 +20,7 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
-from ember.autograd.formulas.shape import block_diag_backward, cat_backward
+from ember.autograd.formulas.shape import block_diag_backward, cat_backward, stack_backward
 
 _aten = _ops_ns.aten
 
@@ -83,6 +83,63 @@ def cat(tensors, dim=0):
 
 
 _self_cat = cat   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class StackBackward0(_Node):
+    _op_name = 'aten::stack'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += _n.n_tensors
+        if _bi.any(_x is not None for _x in _e[_s0:_k]):
+            dim = _n.s_dim
+            _r0 = stack_backward(grad, dim)
+        _out = []
+        _out.extend(_r0 if _r0 is not None else [None] * _n.n_tensors)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_stack = getattr(_aten.stack, 'default')
+
+
+def _jvp_stack(_ts, tensors, dim, result):
+    _o = None
+    _o = _OP_stack(_z(_ts[0], tensors), dim)
+    return _o
+
+
+def stack(tensors, dim=0):
+    if _FW[0] and _fw_has((tensors, )):
+        _ts = _fw_take((tensors, ))
+        try:
+            _res = _self_stack(tensors, dim)
+            _t = _jvp_stack(_ts, tensors, dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _rg(tensors)
+    _need = _g0
+    if not _need:
+        return _OP_stack.redispatch(_below_ks((tensors, dim)), tensors, dim)
+    _n = StackBackward0()
+    _n.n_tensors = len(tensors)
+    _n.next_edges = (*[_edge(_t) for _t in tensors], )
+    if _g0:
+        _n.s_dim = dim
+    _res = _OP_stack.redispatch(_below_ks((tensors, dim)), tensors, dim)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_stack = stack   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class BlockDiagBackward0(_Node):

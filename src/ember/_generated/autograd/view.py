@@ -20,7 +20,8 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
-from ember.autograd.formulas.view import as_strided_backward, inverse_permutation, view_scatter
+from ember.autograd.formulas.view import (as_strided_backward, axis_select, axis_slice,
+                                          inverse_permutation, view_scatter)
 
 _aten = _ops_ns.aten
 
@@ -611,7 +612,7 @@ class SelectBackward0(_Node):
             dim = _n.s_dim
             index = _n.s_index
             self_sym_sizes = _n.s_self_sym_sizes
-            _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.select(dim, index))
+            _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.select(dim, index), axis_select(self_sym_sizes, dim, index))
         _out = []
         _out.append(_r0)
         return _out
@@ -675,7 +676,7 @@ class SliceBackward0(_Node):
             self_sym_sizes = _n.s_self_sym_sizes
             start = _n.s_start
             step = _n.s_step
-            _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.slice(dim, start, end, step))
+            _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.slice(dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
         _out = []
         _out.append(_r0)
         return _out

@@ -5,12 +5,14 @@ per run of consecutive kernels, `int64_t entryN(void** p)`, that calls them in o
 `call(*args)`, which
   1. checks each input's strides against the ones compiled for (a different layout is copied into the
      compiled one, never read wrongly),
-  2. allocates the storage slots of the memory plan (`scheduler.plan_memory`: dead buffers are reused),
+  2. takes the storage of the memory plan (`scheduler.plan_memory`: dead buffers are reused) from arenas kept
+     between calls (`_arena`: an earlier call's arena is reused once nothing references it),
   3. calls each C entry with one array of pointers (one ctypes transition per run of kernels) and each extern
      op between them (the eager op on ember tensors viewing the buffers),
   4. returns ember tensors (outputs that view an input are views of that input, as eager).
 """
 import ctypes
+import sys
 
 import numpy as np
 
@@ -27,16 +29,26 @@ PARALLEL_MIN_WORK = 1 << 21
 
 
 class CompiledModule:
-    def __init__(self, c_source, py_source, entry_names, namespace, n_kernels):
+    """What generate() produced for one graph. Picklable (the graph-level disk cache, fxgraph_cache.py, stores
+    it): `namespace` holds only data (constants, dtypes, ops); load() adds the helpers, the ctypes pointer-array
+    types and a fresh arena pool."""
+
+    def __init__(self, c_source, py_source, entry_names, namespace, n_kernels, pointer_arrays=(), n_arenas=0):
         self.c_source = c_source
         self.py_source = py_source
         self.entry_names = entry_names
         self.namespace = namespace
         self.n_kernels = n_kernels
+        self.pointer_arrays = tuple(pointer_arrays)
+        self.n_arenas = n_arenas
 
     def load(self, lib):
         """Bind the C entries of the built library and return the `call` function."""
         ns = dict(self.namespace)
+        ns.update(_HELPERS)
+        ns["_pool"] = [None] * self.n_arenas
+        for n in self.pointer_arrays:
+            ns[f"_P{n}"] = ctypes.c_void_p * n
         for name in self.entry_names:
             fn = lib[name]
             fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
@@ -77,6 +89,21 @@ def _index_error(code=1):
     raise IndexError("index out of range in self")
 
 
+def _arena(pool, i, nbytes):
+    """The bytes of storage arena i for this call: the array of an earlier call when nothing holds it any more
+    (no tensor, view or numpy array of it is alive: its only references are the pool's and ours), else a new
+    one that replaces it in the pool. Fresh memory costs a page fault per 4 kB on first touch (about 1.5 ms per
+    MB on this class of machine, more than the kernels writing it), so reusing it is what makes a compiled
+    step cheaper than eager's; a tensor the caller still holds is never overwritten, and a call re-entered
+    while the arena is in use gets its own."""
+    a = pool[i]
+    if a is not None and _getrefcount(a) == 3:     # pool[i], `a`, getrefcount's argument
+        return a
+    a = pool[i] = np.empty(nbytes, np.uint8)
+    return a
+
+
+_getrefcount = sys.getrefcount
 _from_buffer = ctypes.c_char.from_buffer
 _addressof = ctypes.addressof
 
@@ -118,6 +145,10 @@ def _timed(fn, label):
 
 
 _GRAPH_IDS = [0]
+
+# what every wrapper's namespace has (CompiledModule.load adds them; they are not pickled)
+_HELPERS = {"_timed": _timed, "np": np, "ctypes": ctypes, "_arena": _arena, "_wrap": _wrap, "_restride": _restride,
+            "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr}
 
 
 def generate(graph, sched):
@@ -163,8 +194,8 @@ def generate(graph, sched):
     c_parts = [PREAMBLE]
     entries = []
     py = ["def call(*args):"]
-    namespace = {"_timed": _timed, "np": np, "_wrap": _wrap, "_restride": _restride, "_view_of": _view_of,
-                 "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr}
+    namespace = {}
+    pointer_arrays = set()
     n_in = len(graph.inputs)
     if n_in:
         py.append(f"    {', '.join(b.name for b in graph.inputs)}{',' if n_in == 1 else ''} = args")
@@ -173,10 +204,12 @@ def generate(graph, sched):
         py.append(f"        {b.name} = _restride({b.name}, {b.layout.size!r}, {b.layout.stride!r})")
     for i, b in enumerate(graph.constants):
         namespace[b.name] = b.constant
+    pool_index = 0
     for arena, nbytes in sizes.items():
         if nbytes:
-            py.append(f"    {arena} = np.empty({nbytes}, np.uint8)")
+            py.append(f"    {arena} = _arena(_pool, {pool_index}, {nbytes})")
             py.append(f"    {arena}_p = _addr({arena})")
+            pool_index += 1
 
     def ptr_expr(name):
         b = by_name[name]
@@ -229,8 +262,7 @@ def generate(graph, sched):
         c_parts.append(f"int64_t {ename}(void** p)\n{{\n" + "\n".join(calls) +
                        "\n    int64_t err = ember_index_error;\n    ember_index_error = 0;\n    return err;\n}\n")
         entries.append(ename)
-        namespace[f"_P{len(names)}"] = ctypes.c_void_p * len(names)
-        namespace.setdefault("ctypes", ctypes)
+        pointer_arrays.add(len(names))
         if profile:
             label = "+".join(sorted({n.buf.name for _, kc in pending for n in kc.group.nodes}))
             namespace[f"_{ename}_label"] = f"graph{_GRAPH_IDS[0]} {ename}: {label}"
@@ -280,7 +312,8 @@ def generate(graph, sched):
         py.append(f"    return {outs[0]}")
     else:
         py.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
-    return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels)
+    return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels,
+                          sorted(pointer_arrays), pool_index)
 
 
 def _render(obj, tensor_expr, namespace):

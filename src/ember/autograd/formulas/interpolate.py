@@ -178,8 +178,11 @@ def _cubic(t):
 def _taps(xp, grid, h, w, mode, padding_mode, align, gx_t, gy_t):
     """The taps of every output point: flat plane index (N, L) and in-bounds mask (arrays of the geometry
     `xp`), weight and its derivatives in the x / y grid coordinates (ember tensors of grid_t's dtype, (N, L))."""
-    n, ho, wo = grid._size[:3]
-    g = xp.grid(grid).reshape(n, ho * wo, 2)      # (not -1: n or the output may be empty)
+    n = grid._size[0]
+    points = 1
+    for s in grid._size[1:-1]:
+        points *= s
+    g = xp.grid(grid).reshape(n, points, 2)     # explicit: -1 cannot be inferred when n == 0
     gx, gy = g[:, :, 0], g[:, :, 1]
     ux, sx = _unnorm(gx, w, align)
     uy, sy = _unnorm(gy, h, align)

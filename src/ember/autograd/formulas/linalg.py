@@ -63,6 +63,12 @@ def _mm_direct(grad, other, col, first):
 
 def matmul_backward(grad, self, other, which):
     """d(self @ other) for 1-D/2-D/batched (broadcast) operands, written with matmul itself."""
+    if self.dim() == 2 and other.dim() == 2 and grad.dim() == 2:       # two matrices: mm's formulas
+        if which == 0:
+            r = _mm_direct(grad, other, False, True)
+            return r if r is not None else grad.mm(other.t())
+        r = _mm_direct(grad, self, False, False)
+        return r if r is not None else self.t().mm(grad)
     a = self.unsqueeze(0) if self.dim() == 1 else self
     b = other.unsqueeze(-1) if other.dim() == 1 else other
     from ...kernels.common import broadcast_shapes

@@ -2,7 +2,7 @@
 
 from ._common import _zeros
 
-__all__ = ["block_diag_backward", "cat_backward"]
+__all__ = ["block_diag_backward", "cat_backward", "stack_backward"]
 
 
 def cat_backward(grad, sizes, dim):
@@ -19,6 +19,12 @@ def cat_backward(grad, sizes, dim):
         out.append(grad.narrow(d, off, n))
         off += n
     return out
+
+
+def stack_backward(grad, dim):
+    """torch's stack_tensors_backward: the grad of each stacked tensor is its slice along the new axis (one
+    unbind; the engine casts each to its input's dtype)."""
+    return grad.unbind(dim)
 
 
 def block_diag_backward(grad, sizes, dtypes):

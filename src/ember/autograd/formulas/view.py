@@ -3,12 +3,13 @@ grad back into its base (as_strided)."""
 
 import numpy as np
 
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.tls import state as _state
 from ..graph import Node
 from ._common import _const, _needs_history, _record, _fw_linear, _zeros
 
-__all__ = ["RestrideBackward0", "ViewScatterBackward0", "as_strided_backward", "inverse_permutation",
-           "view_scatter"]
+__all__ = ["RestrideBackward0", "ViewScatterBackward0", "as_strided_backward", "axis_select", "axis_slice",
+           "inverse_permutation", "view_scatter"]
 
 
 def inverse_permutation(dims):
@@ -30,9 +31,25 @@ class ViewScatterBackward0(Node):
         return (self.fn(grads[0]),)
 
 
-def view_scatter(grad, sizes, fn):
+def axis_select(sizes, dim, index):
+    """The numpy index of select(dim, index) on a tensor of `sizes` (for view_scatter)."""
+    return (slice(None),) * (dim % len(sizes)) + (index,)
+
+
+def axis_slice(sizes, dim, start, end, step):
+    """The numpy index of slice(dim, start, end, step): numpy's slice clamps and wraps as torch's does."""
+    return (slice(None),) * (dim % len(sizes)) + (slice(start, end, step),)
+
+
+def view_scatter(grad, sizes, fn, np_index=None):
     """Gradient of a non-overlapping view `fn(self)`: zeros shaped like self with `grad` written into
-    the region `fn` selects (torch's select_backward / slice_backward / diagonal_backward)."""
+    the region `fn` selects (torch's select_backward / slice_backward / diagonal_backward). `np_index`,
+    when given, is that region as a numpy index: with nothing to record, one numpy write (no view op)."""
+    if (np_index is not None and grad._np is not None and not _state.mode_stack and not _needs_history(grad)
+            and "_fw_tangent" not in grad.__dict__):
+        out = np.zeros(tuple(sizes), grad.dtype._np)
+        out[np_index] = grad._logical_np()
+        return Tensor._wrap_fresh(out, grad.dtype)
     out = _zeros(sizes, grad.dtype)
     if _state.mode_stack:                # ops a tracing mode records (functionalization makes the write pure)
         fn(out).copy_(grad)

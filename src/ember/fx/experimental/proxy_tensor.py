@@ -167,8 +167,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         node = s.node
         expr = node.expr
         env = node.shape_env
-        if env.replacements and expr.free_symbols & env.replacements.keys():
-            expr = expr.xreplace(env.replacements)
+        expr = env._simplify(expr)
         return self._expr_proxy(expr, s)
 
     def _expr_proxy(self, expr, val=None):

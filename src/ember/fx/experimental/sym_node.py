@@ -116,8 +116,12 @@ class SymNode:
             pytype = float
         else:
             pytype = int
-        expr = _expr_of(op, self.expr, other.expr)
-        return self.shape_env._make_value(expr, pytype, hint)
+        env = self.shape_env
+        key = (op, self.expr, other.expr)
+        expr = env._expr_cache.get(key)           # models repeat the same size arithmetic many times
+        if expr is None:
+            expr = env._expr_cache[key] = _expr_of(op, self.expr, other.expr)
+        return env._make_value(expr, pytype, hint)
 
     def unary(self, op):
         sp = _sympy()

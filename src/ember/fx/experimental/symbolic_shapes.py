@@ -18,6 +18,8 @@ sympy is imported when the first ShapeEnv is made (never by `import ember`).
 """
 import enum
 import math
+import os
+import sys
 
 from ember._core.symint import SymBool, SymFloat, SymInt, hint_int, is_symbolic  # noqa: F401
 
@@ -94,6 +96,12 @@ def _sympy():
     return sympy
 
 
+def _log(text):
+    """torch's TORCH_LOGS=dynamic: symbols made, guards added (EMBER_LOGS=dynamic)."""
+    if "dynamic" in {p.strip().lstrip("+") for p in os.environ.get("EMBER_LOGS", "").split(",")}:
+        print(f"[ember.fx.experimental.symbolic_shapes:dynamic] {text}", file=sys.stderr)
+
+
 class ShapeEnv:
     """Size symbols, their sources, example values and ranges, and the guards recorded on them."""
 
@@ -104,13 +112,17 @@ class ShapeEnv:
         self.specialize_zero_one = specialize_zero_one
         self.assume_static_by_default = assume_static_by_default
         self.var_to_val = {}          # Symbol -> example value
-        self.var_to_range = {}        # Symbol -> ValueRanges
+        self.var_to_range = {}        # Symbol -> ValueRanges (narrowed by guards)
+        self.var_to_declared = {}     # Symbol -> the range it was made with (2 <= s) or declared (mark_dynamic)
         self.var_to_sources = {}      # Symbol -> [source]
         self.val_to_var = {}          # example value -> Symbol (duck sizing)
-        self.replacements = {}        # Symbol -> Integer (specialised by int())
+        self.replacements = {}        # Symbol (or term) -> Integer (specialised by int() or an equality guard)
+        self._replaced_syms = set()   # the symbols the replacements' keys contain
         self.guards = []              # sympy boolean expressions recorded as guards, in order
         self._known = {}              # relation -> its value (guarded)
         self._next = 0
+        self._expr_cache = {}         # (op, expr, expr) -> expr (sympy construction is the cost of tracing)
+        self._decided = {}            # relation -> True/False/None from the ranges (cleared when they change)
 
     # ---------------------------------------------------------------- symbols
     def create_symbol(self, val, source=None, dynamic_dim=DimDynamic.DUCK, constraint_dim=None):
@@ -128,9 +140,11 @@ class ShapeEnv:
         self._next += 1
         self.var_to_val[sym] = val
         self.var_to_range[sym] = ValueRanges(2 if self.specialize_zero_one else 0, INF)
+        self.var_to_declared[sym] = self.var_to_range[sym]
         self.var_to_sources[sym] = [source] if source is not None else []
         if dynamic_dim is DimDynamic.DUCK and self.duck_shape:
             self.val_to_var[val] = sym
+        _log(f"create_symbol {sym} = {val} for {source.name() if hasattr(source, 'name') else source}")
         return sym
 
     def create_symintnode(self, sym, hint=None, source=None):
@@ -167,11 +181,21 @@ class ShapeEnv:
         v = expr.xreplace({s: sp.Integer(self.var_to_val[s]) for s in expr.free_symbols if s in self.var_to_val})
         return int(v) if v.is_integer else float(v)
 
+    def _replace(self, target, value):
+        """From now on `target` (a symbol or a term such as floor(s1/2)**2) is `value` in every new expression."""
+        self.replacements[target] = value
+        self._replaced_syms |= target.free_symbols
+        self._decided.clear()
+
+    def _simplify(self, expr):
+        if self.replacements and not expr.free_symbols.isdisjoint(self._replaced_syms):
+            expr = expr.xreplace(self.replacements)
+        return expr
+
     def _make_value(self, expr, pytype, hint):
         """The result of an operation: a plain Python value when the expression is a number, else a Sym*."""
         sp = _sympy()
-        if self.replacements and expr.free_symbols & self.replacements.keys():
-            expr = expr.xreplace(self.replacements)
+        expr = self._simplify(expr)
         if pytype is bool:
             if expr in (sp.true, sp.false):
                 return bool(expr)
@@ -228,6 +252,14 @@ class ShapeEnv:
 
     def _static_eval(self, expr):
         """True/False when ranges and earlier guards decide the boolean `expr`, else None."""
+        try:
+            return self._decided[expr]
+        except KeyError:
+            pass
+        r = self._decided[expr] = self._static_eval_uncached(expr)
+        return r
+
+    def _static_eval_uncached(self, expr):
         sp = _sympy()
         if expr in (sp.true, sp.false):
             return bool(expr)
@@ -279,8 +311,7 @@ class ShapeEnv:
         """The value of boolean `expr`: decided by the ranges when possible, else by the example value, with a
         guard recorded so the traced code is only reused where the same decision holds."""
         sp = _sympy()
-        if self.replacements and expr.free_symbols & self.replacements.keys():
-            expr = expr.xreplace(self.replacements)
+        expr = self._simplify(expr)
         decided = self._static_eval(expr)
         if decided is not None:
             return decided
@@ -299,8 +330,7 @@ class ShapeEnv:
     def specialize(self, expr, hint):
         """`int()` of a symbolic value: the guard `expr == hint`; a lone symbol is replaced by its value."""
         sp = _sympy()
-        if self.replacements and expr.free_symbols & self.replacements.keys():
-            expr = expr.xreplace(self.replacements)
+        expr = self._simplify(expr)
         if expr.is_number:
             return expr
         eq = sp.Eq(expr, hint)
@@ -308,7 +338,7 @@ class ShapeEnv:
             self._record(eq)
             self._known[eq] = True
         if expr.is_Symbol:
-            self.replacements[expr] = sp.Integer(hint)
+            self._replace(expr, sp.Integer(hint))
             self.var_to_range[expr] = ValueRanges(hint, hint)
         return hint
 
@@ -317,7 +347,9 @@ class ShapeEnv:
         if guard in (sp.true, sp.false):
             return
         self.guards.append(guard)
+        self._decided.clear()
         self._refine(guard)
+        _log(f"eval {guard} [guard added]")
 
     def _refine(self, guard):
         """A guard bounding one symbol by a constant narrows the symbol's range."""
@@ -326,6 +358,15 @@ class ShapeEnv:
             return
         diff = sp.expand(guard.lhs - guard.rhs)
         syms = diff.free_symbols
+        if isinstance(guard, sp.Eq) and syms:
+            # `c*term + k == 0` with one non-constant term (4*floor(s1/2)**2 == 64): the term is a constant from
+            # now on, so expressions made later that contain it simplify (and relations implied by it decide)
+            coeff, term = diff.as_independent(*syms, as_Add=True)
+            if term.is_Mul or term.is_Pow or isinstance(term, (sp.floor, sp.Mod)):
+                c, t = term.as_coeff_Mul()
+                value = -coeff / c
+                if value.is_Integer and not t.is_Symbol:
+                    self._replace(t, sp.Integer(value))
         if len(syms) != 1:
             return
         (s,) = syms
@@ -353,8 +394,33 @@ class ShapeEnv:
             lo = max(lo, math.ceil(bound))
         elif kind is sp.Eq and bound.is_Integer:
             lo = hi = int(bound)
-            self.replacements[s] = sp.Integer(lo)       # (torch: a guarded `s == 8` makes s the constant 8)
+            self._replace(s, sp.Integer(lo))       # (torch: a guarded `s == 8` makes s the constant 8)
         self.var_to_range[s] = ValueRanges(lo, hi)
+
+    def constrain_range(self, sym, lower=None, upper=None):
+        """Narrow `sym`'s range to [lower, upper] (mark_dynamic's min/max); the bounds become guards."""
+        r = self.var_to_range[sym]
+        lo = r.lower if lower is None else max(r.lower, lower)
+        hi = r.upper if upper is None else min(r.upper, upper)
+        val = self.var_to_val[sym]
+        if not lo <= val <= hi:
+            raise ConstraintViolationError(f"the example size {val} is outside the declared range [{lower}, {upper}]")
+        self.var_to_range[sym] = ValueRanges(lo, hi)
+        self.var_to_declared[sym] = ValueRanges(lo, hi)
+        self._decided.clear()
+
+    def check_marked_dynamic(self, marked, name_of):
+        """Raise ConstraintViolationError if a dimension marked dynamic was specialised (torch's message)."""
+        bad = []
+        for sym, source, dim in marked:
+            name = name_of(SymbolicSizeSource(source, dim))
+            if sym in self.replacements:
+                bad.append(f"  - Not all values of {name} are valid because {name} was inferred to be a constant "
+                           f"({self.replacements[sym]}).")
+        if bad:
+            names = ", ".join(name_of(SymbolicSizeSource(s, d)) for _, s, d in marked)
+            raise ConstraintViolationError(f"Constraints violated ({names})! For more information, run with "
+                                           f"EMBER_LOGS=dynamic.\n" + "\n".join(bad))
 
     def source_names(self, name_of=None):
         """Symbol -> the Python expression of its first source."""
@@ -375,7 +441,7 @@ class ShapeEnv:
                 out.append(f"{name_of(other)} == {first}")
             if s in self.replacements:
                 continue
-            r = self.var_to_range[s]
+            r = self.var_to_declared[s]          # (narrowing by guards is said by the guards themselves)
             if r.lower != -INF:
                 out.append(f"{first} >= {r.lower}")
             if r.upper != INF:
@@ -518,9 +584,7 @@ def simplified_expr(s):
     node = s.node
     env = node.shape_env
     expr = node.expr
-    if env.replacements and expr.free_symbols & env.replacements.keys():
-        expr = expr.xreplace(env.replacements)
-    return expr
+    return env._simplify(expr)
 
 
 # ---------------------------------------------------------------- torch's helper functions

@@ -5,6 +5,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor, check_out, np_of
+from .runtime import clib
 from .runtime.pool import split_run
 from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype
 
@@ -43,17 +44,21 @@ def make_binary(fn_np, kind, name, fast_uf=None):
                 oc = other.__class__
                 if oc in _SCALARS:
                     if self.dtype.is_floating_point:
+                        rdt = D.bool_ if fast_bool else self.dtype
                         if a.size >= SPLIT_ELEMS:
-                            return _wrap_fresh(_split_ufunc(fast_uf, a, other, fast_bool), D.bool_ if fast_bool
-                                               else self.dtype)
-                        return _wrap_fresh(fast_uf(a, other), D.bool_ if fast_bool else self.dtype)
-                elif isinstance(other, Tensor) and other.dtype is self.dtype and other._size == self._size:
+                            return _wrap_fresh(_split_ufunc(fast_uf, a, other, fast_bool), rdt)
+                        r = fast_uf(a, other)
+                        return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
+                elif isinstance(other, Tensor) and other.dtype is self.dtype and (other._size == self._size
+                                                                                  or not other._size):
+                    # same shape, or a 0-d other (alpha + x[t, k]): numpy's result is torch's, contiguous
                     b = other._np
                     if b is not None and b.flags.c_contiguous and self.dtype is not D.bool_:
+                        rdt = D.bool_ if fast_bool else self.dtype
                         if a.size >= SPLIT_ELEMS:
-                            return _wrap_fresh(_split_ufunc(fast_uf, a, b, fast_bool), D.bool_ if fast_bool
-                                               else self.dtype)
-                        return _wrap_fresh(fast_uf(a, b), D.bool_ if fast_bool else self.dtype)
+                            return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool), rdt)
+                        r = fast_uf(a, b)       # a numpy scalar when both are 0-d
+                        return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         a, b = _operand(self, cdt), _operand(other, cdt)
         if rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.flags.c_contiguous:
@@ -372,7 +377,32 @@ def _rsqrt(a, out):
         np.divide(1, np.sqrt(a), out=out, casting="unsafe")
 
 
+C_MIN_ELEMS = 1 << 12     # from here where/sigmoid/clamp on contiguous float32/64 run csrc/elementwise.c
+_C_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+
+
+def _c_run(name, sig, arrays, *args):
+    """The C kernel `name` of csrc/elementwise.c over flat views of `arrays` (c-contiguous, one size, the
+    last one written; the others of its float dtype, except a leading bool mask), chunks shared out over
+    the pool from SPLIT_ELEMS elements. False (nothing done) below C_MIN_ELEMS or without C."""
+    o = arrays[-1]
+    sfx = _C_SUFFIX.get(o.dtype)
+    if sfx is None or o.size < C_MIN_ELEMS:
+        return False
+    for a in arrays:
+        if not a.flags.c_contiguous or a.size != o.size or (a.dtype != o.dtype and a.dtype != np.bool_):
+            return False
+    f = clib.kernel("elementwise", f"{name}_{sfx}", sig)
+    if f is None:
+        return False
+    flat = [a.reshape(-1).view(np.uint8) if a.dtype == np.bool_ else a.reshape(-1) for a in arrays]
+    clib.c_rows(f, flat, *args, min_elems=SPLIT_ELEMS)
+    return True
+
+
 def _sigmoid(a, out):
+    if a.shape == out.shape and _c_run("sigmoid", "ppl", [a, out]):
+        return
     with np.errstate(over="ignore"):
         np.divide(1, 1 + np.exp(-a), out=out, casting="unsafe")
 
@@ -426,8 +456,27 @@ def _clamp_dtype(self, lo, hi):
     return result_type(self, *[v for v in (lo, hi) if v is not None])
 
 
+def _c_clamp(self, lo, hi):
+    """clamp of a large contiguous float32/64 tensor by Python-number bounds in one C pass, or None."""
+    if not (lo is None or lo.__class__ is float or lo.__class__ is int) or \
+            not (hi is None or hi.__class__ is float or hi.__class__ is int) or (lo is None and hi is None):
+        return None
+    a = self._np
+    if a is None or a.size < C_MIN_ELEMS or a.dtype not in _C_SUFFIX:
+        return None
+    lo = -np.inf if lo is None else float(lo)
+    hi = np.inf if hi is None else float(hi)
+    if lo != lo or hi != hi:
+        return None
+    r = np.empty(a.shape, a.dtype)
+    return _wrap_fresh(r, self.dtype) if _c_run("clamp", "ppldd", [a, r], lo, hi) else None
+
+
 def clamp(self, min=None, max=None):
     from ..common import broadcast_shapes, shape_of
+    r = _c_clamp(self, min, max)
+    if r is not None:
+        return r
     rdt = _clamp_dtype(self, min, max)
     shape = broadcast_shapes(self._size, shape_of(min), shape_of(max))
     out = _alloc(shape, rdt, self)
@@ -462,6 +511,11 @@ def where(condition, self, other):
     if condition.dtype is not D.bool_ and condition.dtype is not D.uint8:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.name.capitalize()}")
     shape, dt = where_spec(condition, self, other)
+    if (isinstance(self, Tensor) and isinstance(other, Tensor) and self.dtype is dt and other.dtype is dt
+            and self._size == shape and other._size == shape and condition._size == shape):
+        r = np.empty(shape, dt._np)
+        if _c_run("where", "ppppl", [condition._np, self._np, other._np, r]):
+            return _wrap_fresh(r, dt)
     out = _alloc(shape, dt, self, other)
     np.copyto(out._np, np.where(condition._np, _operand(self, dt), _operand(other, dt)), casting="unsafe")
     return out

@@ -69,12 +69,22 @@ amax = _minmax(np.max, "amax")
 amin = _minmax(np.min, "amin")
 
 
+_max_all = _minmax(np.max, "max")
+_min_all = _minmax(np.min, "min")
+
+
 def max(self):
-    return _minmax(np.max, "max")(self, None)
+    a = self._np
+    if a.size and a.dtype.kind in "fiu":       # the common case: one ufunc reduction (NaN propagates)
+        return Tensor._wrap_fresh(np.asarray(np.maximum.reduce(a, axis=None)), self.dtype)
+    return _max_all(self, None)
 
 
 def min(self):
-    return _minmax(np.min, "min")(self, None)
+    a = self._np
+    if a.size and a.dtype.kind in "fiu":
+        return Tensor._wrap_fresh(np.asarray(np.minimum.reduce(a, axis=None)), self.dtype)
+    return _min_all(self, None)
 
 
 def _arg(fn, name):

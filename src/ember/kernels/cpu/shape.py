@@ -4,7 +4,8 @@ np.searchsorted). Shapes and checks come from meta/shape.py."""
 import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import check_out, empty_tensor
+from ..._core.promotion import can_cast
+from ..common import _tname, check_out, empty_tensor
 from ..meta import shape as M
 from ..meta.view import diagonal as _diagonal_view, narrow as _narrow_view
 from ..meta import copy as M_copy
@@ -139,10 +140,26 @@ def cat(tensors, dim=0):
     return out
 
 
+def stack(tensors, dim=0):
+    """One np.stack into a fresh contiguous result (torch's stack is a real op too: one StackBackward0 node,
+    not an unsqueeze per tensor plus a cat)."""
+    shape, dtype, d = M_shape.stack_spec(tensors, dim)
+    arrays = [t._np for t in tensors]
+    if all(a.dtype == dtype._np for a in arrays):
+        return Tensor._wrap_fresh(np.stack(arrays, axis=d), dtype)
+    out = empty_tensor(shape, dtype)
+    with warnings.catch_warnings():       # complex -> real casts warn in numpy, not in torch
+        warnings.simplefilter("ignore")
+        np.stack(arrays, axis=d, out=out._np, casting="unsafe")
+    return out
+
+
 def cat_out(tensors, dim=0, out=None):
     shape, dtype, st, parts = M_shape.cat_spec(tensors, dim)
     for t in parts:
         M_copy.check_no_partial_overlap(out, t)
+    if not can_cast(dtype, out.dtype):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {_tname(out.dtype)}")
     check_out(out, shape, dtype, "cat")
     _cat_into(out, parts, dim)
     return out

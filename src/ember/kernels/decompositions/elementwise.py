@@ -1,4 +1,4 @@
-"""CompositeImplicitAutograd Scalar overloads (where.ScalarOther, remainder.Scalar_Tensor, eq_.Scalar ...):
+"""CompositeImplicitAutograd Scalar overloads (where.ScalarOther, bitwise_and.Scalar_Tensor, eq_.Scalar ...):
 each forwards its Python number to the Tensor overload of the same name, which takes it as a wrapped
 number (torch wraps it with wrapped_scalar_tensor the same way). They exist so that the schema, and with it
 the Python binding, accepts a number exactly where torch's does."""
@@ -13,18 +13,6 @@ aten = ops.aten
 
 def where(condition, self, other):
     return aten.where.self(condition, self, other)
-
-
-def remainder(self, other):
-    return aten.remainder.Tensor(self, other)
-
-
-def remainder_(self, other):
-    return aten.remainder_.Tensor(self, other)
-
-
-def rsub(self, other, alpha=1):
-    return aten.rsub.Tensor(self, other, alpha=alpha)
 
 
 def _binary(name):
@@ -110,4 +98,32 @@ for _a, _t in {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": 
     globals()[_a] = globals()[_a + "_out"] = _alias(_t)
     globals()[_a + "_"] = _alias_(_t)
 clip_Tensor = clip_Tensor_out = _alias("clamp")
+
+
+
+def _binding_alias(target):
+    """numpy / array-API spellings (torch.divide, torch.greater, ...): torch's Python binding of `target`
+    with the same arguments, so a Python number binds as it does there (to the Scalar overload, or as a
+    wrapped number where only a Tensor form exists, e.g. divide(t, 2, rounding_mode=...))."""
+    def f(*args, **kw):
+        from ..._generated import functions
+        return getattr(functions, target)(*args, **kw)
+    f.__name__ = target
+    return f
+
+
+for _a, _t in {"absolute": "abs", "negative": "neg", "fix": "trunc", "divide": "div", "true_divide": "div",
+               "multiply": "mul", "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
+               "not_equal": "ne"}.items():
+    globals()[_a] = _binding_alias(_t)
 clip__Tensor = _alias_("clamp")
+
+
+def max_other(self, other):
+    """torch.max(a, b): the elementwise maximum (torch's max.other is maximum)."""
+    return aten.maximum.default(self, other)
+
+
+def min_other(self, other):
+    """torch.min(a, b): the elementwise minimum."""
+    return aten.minimum.default(self, other)

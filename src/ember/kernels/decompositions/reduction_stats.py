@@ -2,6 +2,7 @@
 Sorting.cpp: quantile, nanquantile; Correlation.cpp: cov, corrcoef), written in aten ops so that autograd,
 meta tensors and tracing see the ops they are made of. torch's argument checks and messages."""
 import math
+import numbers
 import warnings
 
 from ..._core import dtype as D
@@ -58,7 +59,6 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(self, q, dim, keepdim, interpolation, ignore_nan):
-    import numbers
     scalar_q = isinstance(q, numbers.Number) or q.dim() == 0
     if self.numel() == 0:
         raise RuntimeError("quantile() input tensor must be non-empty")
@@ -174,7 +174,7 @@ def cov(self, *, correction=1, fweights=None, aweights=None):
         else:
             norm = aten.sub.Tensor(w_sum_t, aten.div.Tensor(aten.mul.Scalar(aten.sum.default(
                 aten.mul.Tensor(w, aweights)), correction), w_sum_t))
-    if isinstance(norm, (int, float)):
+    if isinstance(norm, numbers.Real):           # (a SymInt under symbolic tracing too)
         if norm <= 0:
             warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number "
                           "of observations.")
@@ -187,7 +187,7 @@ def cov(self, *, correction=1, fweights=None, aweights=None):
     xt = aten.t.default(xm)
     if xt.dtype.is_complex:
         xt = aten.conj_physical.default(xt)
-    c = aten.div.Tensor(aten.mm.default(xw, xt), norm) if not isinstance(norm, (int, float)) \
+    c = aten.div.Tensor(aten.mm.default(xw, xt), norm) if not isinstance(norm, numbers.Real) \
         else aten.div.Scalar(aten.mm.default(xw, xt), norm)
     return aten.squeeze.default(c)
 

@@ -176,34 +176,75 @@ def combinations(self, r=2, with_replacement=False):
 # ------------------------------------------------------------------ einsum (ATen's Linear.cpp algorithm)
 
 
-def stack(tensors, dim=0):
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    shape0 = tensors[0]._size
-    for i, t in enumerate(tensors[1:], 1):
-        if t._size != shape0:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {_fmt_view(shape0)} at entry 0 and "
-                               f"{_fmt_view(t._size)} at entry {i}")
-    d = wrap_dim(dim, len(shape0) + 1)
-    return aten.cat.default([aten.unsqueeze.default(t, d) for t in tensors], d)
+def atleast_1d(self):
+    return aten.reshape.default(self, [1]) if self.dim() == 0 else self
 
 
-def _atleast(t, n):
-    while t.dim() < n:
-        t = aten.unsqueeze.default(t, 0) if t.dim() == 0 or n == 1 else aten.unsqueeze.default(t, 0)
-    return t
+def atleast_2d(self):
+    return aten.unsqueeze.default(atleast_1d(self), 0) if self.dim() < 2 else self
+
+
+def atleast_3d(self):
+    """(n,) -> (1, n, 1) and (m, n) -> (m, n, 1), as numpy's atleast_3d."""
+    if self.dim() == 0:
+        return aten.reshape.default(self, [1, 1, 1])
+    if self.dim() == 1:
+        return aten.unsqueeze.default(aten.unsqueeze.default(self, 0), -1)
+    if self.dim() == 2:
+        return aten.unsqueeze.default(self, -1)
+    return self
+
+
+def _stack_operands(name, tensors, shape_fn):
+    ts = [shape_fn(t) for t in tensors]
+    if not ts:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return ts
+
+
+def _hstack_args(tensors):
+    ts = _stack_operands("hstack", tensors, atleast_1d)
+    return ts, 0 if ts[0].dim() == 1 else 1
+
+
+def _column_stack_args(tensors):
+    def column(t):
+        return aten.reshape.default(t, [t.numel(), 1]) if t.dim() <= 1 else t
+    return _stack_operands("column_stack", tensors, column), 1
+
+
+def concat(tensors, dim=0, *, out=None):
+    """torch.concat / torch.concatenate: numpy's names for cat."""
+    return aten.cat(tensors, dim) if out is None else aten.cat(tensors, dim, out=out)
 
 
 def hstack(tensors):
-    ts = [_atleast(t, 1) for t in tensors]
-    if not ts:
-        raise RuntimeError("hstack expects a non-empty TensorList")
-    return aten.cat.default(ts, 0 if ts[0].dim() == 1 else 1)
+    return aten.cat.default(*_hstack_args(tensors))
+
+
+def hstack_out(tensors, *, out):
+    return aten.cat.out(*_hstack_args(tensors), out=out)
 
 
 def vstack(tensors):
-    ts = [_atleast(t, 2) for t in tensors]
-    if not ts:
-        raise RuntimeError("vstack expects a non-empty TensorList")
-    return aten.cat.default(ts, 0)
+    return aten.cat.default(_stack_operands("vstack", tensors, atleast_2d), 0)
+
+
+def vstack_out(tensors, *, out):
+    return aten.cat.out(_stack_operands("vstack", tensors, atleast_2d), 0, out=out)
+
+
+def dstack(tensors):
+    return aten.cat.default(_stack_operands("dstack", tensors, atleast_3d), 2)
+
+
+def dstack_out(tensors, *, out):
+    return aten.cat.out(_stack_operands("dstack", tensors, atleast_3d), 2, out=out)
+
+
+def column_stack(tensors):
+    return aten.cat.default(*_column_stack_args(tensors))
+
+
+def column_stack_out(tensors, *, out):
+    return aten.cat.out(*_column_stack_args(tensors), out=out)

@@ -272,13 +272,48 @@ def cat_spec(tensors, dim):
     return shape, dtype, st, [t for _, t in parts]
 
 
+def stack_spec(tensors, dim):
+    """(shape, dtype, axis) of stack, with torch's checks: one size for every tensor, the new axis at dim."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape0 = None
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        if shape0 is None:
+            shape0 = t._size
+        elif t._size != shape0:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {_fmt_size(shape0)} at entry 0 "
+                               f"and {_fmt_size(t._size)} at entry {i}")
+    d = wrap_dim(dim, len(shape0) + 1)
+    dtype = tensors[0].dtype
+    for t in tensors:
+        if t.dtype is not dtype:
+            dtype = result_type(*tensors)
+            break
+    return tuple(shape0[:d]) + (len(tensors),) + tuple(shape0[d:]), dtype, d
+
+
+def _fmt_size(s):
+    return "[" + ", ".join(str(x) for x in s) + "]"
+
+
+def stack(tensors, dim=0):
+    shape, dtype, _ = stack_spec(tensors, dim)
+    return empty_tensor(shape, dtype, META)
+
+
 def cat(tensors, dim=0):
     shape, dtype, st, _ = cat_spec(tensors, dim)
     return empty_tensor(shape, dtype, META, st)
 
 
 def cat_out(tensors, dim=0, out=None):
-    from ..common import check_out
+    from ..._core.promotion import can_cast
+    from ..common import _tname, check_out
     shape, dtype, st, _ = cat_spec(tensors, dim)
+    if not can_cast(dtype, out.dtype):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {_tname(out.dtype)}")
     check_out(out, shape, dtype, "cat")
     return out

@@ -2,6 +2,7 @@
 (the family names of native/<family>.yaml, autograd/formulas/<family>.py, ...), re-exported here. Each function
 composes ember ops or calls an aten op, so autograd records the graph torch would. A module name may equal a
 function name (softmax, dropout, ...): the attribute is the function, the module is sys.modules["ember.nn.functional.<family>"]."""
+from ..._core.unimplemented import missing_attribute as _missing_attribute
 import sys as _sys
 
 from .activation import *  # noqa: F401,F403
@@ -19,3 +20,7 @@ from .pool import *  # noqa: F401,F403
 from .softmax import *  # noqa: F401,F403
 
 __all__ = [_n for _m in ('activation', 'attention', 'conv', 'distance', 'dropout', 'embedding', 'interpolate', 'linear', 'loss', 'norm', 'padding', 'pool', 'softmax') for _n in _sys.modules[__name__ + "." + _m].__all__]
+
+
+def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
+    return _missing_attribute(__name__, name)

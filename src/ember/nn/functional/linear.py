@@ -4,7 +4,11 @@
 import ember
 from ..._arg_parser import _bad_arg
 from ..._tensor import Tensor
+from ..._core.dispatch_keys import DispatchKey
+from ..._core.tls import state as _tls
 from ...kernels.common import _tname
+
+_AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
 
 __all__ = ["bilinear", "linear"]
 
@@ -21,6 +25,10 @@ def linear(input, weight, bias=None):
         raise _bad_arg("linear", "weight", 2, "Tensor", weight)
     if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
         raise _bad_arg("linear", "bias", 3, "Tensor", bias)
+    if _tls.include & _AUTOCAST_CPU_BIT:
+        # under autocast, linear itself is on the lower-precision list: its weight (a leaf) is cast, and
+        # cached for the region, before the transpose
+        return ember._nn.linear(input, weight, bias)
     if bias is not None:
         if input.dtype is not weight.dtype and (input.dim() <= 2 or input.is_contiguous()):
             # torch runs these cases as one addmm, whose dtype check is what the user sees
@@ -36,5 +44,7 @@ def linear(input, weight, bias=None):
             for n in lead:
                 rows *= n           # not view(-1, k): k may be 0
             return ember.addmm(bias, input.view(rows, input._size[-1]), weight.t()).view(*lead, weight._size[0])
+    elif input.dim() == 2 and input.dtype is weight.dtype:
+        return ember.mm(input, weight.t())      # torch's matmul of two matrices is one mm (MmBackward0)
     out = ember.matmul(input, weight.t())
     return out + bias if bias is not None else out
