@@ -311,11 +311,23 @@ def test_op_writing_a_non_self_argument():
     assert_close(buf3, buf2)
 
 
-def test_unsupported_view_write_is_named():
+def test_write_through_a_dtype_view():
+    """view.dtype reinterprets the bits: the write is read back as the parent's dtype (torch's too)."""
     def f(x):
         y = x.clone()
         ember.ops.aten.view.dtype(y, ember.int32).add_(1)
         return y
 
-    with pytest.raises(NotImplementedError, match="view.dtype"):
-        _run(f, ember.randn(4))
+    _three_ways(f, ember.randn(4, 3), grad=False)
+
+
+def test_write_through_real_and_imag_of_an_input():
+    """x.real / x.imag are selects of view_as_real: the writes scatter back through view_as_complex."""
+    def f(z, w):
+        z.real.mul_(2)
+        z.imag.add_(w)
+        return z.abs()
+
+    z = ember.complex(ember.randn(3, 4), ember.randn(3, 4))
+    fg = _three_ways(f, z, ember.randn(3, 4), grad=False)
+    assert fg.mutated_inputs == [0]

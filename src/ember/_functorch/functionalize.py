@@ -215,6 +215,14 @@ class _Functionalizer:
             return g.call_function(scatter, (base, new) + args, kwargs)
         if name in ("transpose", "t", "alias", "detach", "lift_fresh"):
             return g.call_function(op, (new,) + args, kwargs) if name in ("transpose", "t") else new
+        if name == "view" and op._overloadname == "dtype":
+            pv = parent.meta.get("val")
+            if pv is not None:          # a reinterpretation: the new bits, read back as the parent's dtype
+                return g.call_function(aten.view.dtype, (new, pv.dtype))
+        if name == "view_as_real":      # x.real / x.imag are selects of view_as_real
+            return g.call_function(aten.view_as_complex.default, (new,))
+        if name == "view_as_complex":
+            return g.call_function(aten.view_as_real.default, (new,))
         if name == "permute":
             dims = args[0] if args else kwargs["dims"]
             return g.call_function(aten.permute.default, (new, _inverse_permutation(dims)))
