@@ -168,10 +168,11 @@ def var_out(self, dim, unbiased=True, keepdim=False, *, out):
     return out
 
 
-var_correction_out = var_out
+def var_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return out
 
 
-std_correction, std_out, std_correction_out = var_correction, var_out, var_out
+std_correction, std_out, std_correction_out = var_correction, var_out, var_correction_out
 
 
 def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
