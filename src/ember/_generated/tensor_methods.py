@@ -33,6 +33,12 @@ _op_addcmul_default = _ops.aten.addcmul.default
 _op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
 _op_addmm_out = _ops.aten.addmm.out
+_op_addmv__default = _ops.aten.addmv_.default
+_op_addmv_default = _ops.aten.addmv.default
+_op_addmv_out = _ops.aten.addmv.out
+_op_addr__default = _ops.aten.addr_.default
+_op_addr_default = _ops.aten.addr.default
+_op_addr_out = _ops.aten.addr.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_all_out = _ops.aten.all.all_out
@@ -98,6 +104,9 @@ _op_atan_out = _ops.aten.atan.out
 _op_atanh__default = _ops.aten.atanh_.default
 _op_atanh_default = _ops.aten.atanh.default
 _op_atanh_out = _ops.aten.atanh.out
+_op_baddbmm__default = _ops.aten.baddbmm_.default
+_op_baddbmm_default = _ops.aten.baddbmm.default
+_op_baddbmm_out = _ops.aten.baddbmm.out
 _op_bernoulli__float = _ops.aten.bernoulli_.float
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_out = _ops.aten.bernoulli.out
@@ -3468,6 +3477,96 @@ def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
         return _op_addmm_out(self, mat1, mat2, beta=beta, alpha=alpha, out=out)
     return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
 
+def _m_baddbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch1', 1, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch2', 2, 'Tensor', batch2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_baddbmm_default(self, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('baddbmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('baddbmm', 'out', None, 'Tensor', out)
+        return _op_baddbmm_out(self, batch1, batch2, beta=beta, alpha=alpha, out=out)
+    return _op_baddbmm_default(self, batch1, batch2, beta=beta, alpha=alpha)
+
+def _m_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm_', 'batch1', 1, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm_', 'batch2', 2, 'Tensor', batch2)
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_baddbmm__default(self, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('baddbmm_', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('baddbmm_', 'alpha', None, 'Number', alpha)
+    return _op_baddbmm__default(self, batch1, batch2, beta=beta, alpha=alpha)
+
+def _m_addmv(self, mat, vec, *, beta=1, alpha=1, out=None):
+    if mat.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv', 'mat', 1, 'Tensor', mat)
+    if vec.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv', 'vec', 2, 'Tensor', vec)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmv_default(self, mat, vec)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmv', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmv', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addmv', 'out', None, 'Tensor', out)
+        return _op_addmv_out(self, mat, vec, beta=beta, alpha=alpha, out=out)
+    return _op_addmv_default(self, mat, vec, beta=beta, alpha=alpha)
+
+def _m_addmv_(self, mat, vec, *, beta=1, alpha=1):
+    if mat.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv_', 'mat', 1, 'Tensor', mat)
+    if vec.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv_', 'vec', 2, 'Tensor', vec)
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmv__default(self, mat, vec)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmv_', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmv_', 'alpha', None, 'Number', alpha)
+    return _op_addmv__default(self, mat, vec, beta=beta, alpha=alpha)
+
+def _m_addr(self, vec1, vec2, *, beta=1, alpha=1, out=None):
+    if vec1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr', 'vec1', 1, 'Tensor', vec1)
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr', 'vec2', 2, 'Tensor', vec2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addr_default(self, vec1, vec2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addr', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addr', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addr', 'out', None, 'Tensor', out)
+        return _op_addr_out(self, vec1, vec2, beta=beta, alpha=alpha, out=out)
+    return _op_addr_default(self, vec1, vec2, beta=beta, alpha=alpha)
+
+def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    if vec1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr_', 'vec1', 1, 'Tensor', vec1)
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr_', 'vec2', 2, 'Tensor', vec2)
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addr__default(self, vec1, vec2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addr_', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addr_', 'alpha', None, 'Number', alpha)
+    return _op_addr__default(self, vec1, vec2, beta=beta, alpha=alpha)
+
 def _m_trace(self):
     return _op_trace_default(self)
 
@@ -5331,6 +5430,10 @@ class TensorMethods:
     addcmul = _m_addcmul
     addcmul_ = _m_addcmul_
     addmm = _m_addmm
+    addmv = _m_addmv
+    addmv_ = _m_addmv_
+    addr = _m_addr
+    addr_ = _m_addr_
     adjoint = _m_adjoint
     alias = _m_alias
     all = _m_all
@@ -5368,6 +5471,8 @@ class TensorMethods:
     atan_ = _m_atan_
     atanh = _m_atanh
     atanh_ = _m_atanh_
+    baddbmm = _m_baddbmm
+    baddbmm_ = _m_baddbmm_
     bernoulli = _m_bernoulli
     bernoulli_ = _m_bernoulli_
     bincount = _m_bincount
