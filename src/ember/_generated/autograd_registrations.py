@@ -318,6 +318,8 @@ _KERNELS = (
     ('addmm', '', 'linalg', 'addmm'),
     ('baddbmm', '', 'linalg', 'baddbmm'),
     ('baddbmm_', '', 'linalg', 'baddbmm_'),
+    ('addbmm', '', 'linalg', 'addbmm'),
+    ('addbmm_', '', 'linalg', 'addbmm_'),
     ('addmv', '', 'linalg', 'addmv'),
     ('addmv_', '', 'linalg', 'addmv_'),
     ('addr', '', 'linalg', 'addr'),

@@ -25,6 +25,9 @@ _op_acosh_out = _ops.aten.acosh.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addbmm__default = _ops.aten.addbmm_.default
+_op_addbmm_default = _ops.aten.addbmm.default
+_op_addbmm_out = _ops.aten.addbmm.out
 _op_addcdiv__default = _ops.aten.addcdiv_.default
 _op_addcdiv_default = _ops.aten.addcdiv.default
 _op_addcdiv_out = _ops.aten.addcdiv.out
@@ -3507,6 +3510,36 @@ def _m_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         raise _bad_arg('baddbmm_', 'alpha', None, 'Number', alpha)
     return _op_baddbmm__default(self, batch1, batch2, beta=beta, alpha=alpha)
 
+def _m_addbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm', 'batch1', 1, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm', 'batch2', 2, 'Tensor', batch2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addbmm_default(self, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addbmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addbmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addbmm', 'out', None, 'Tensor', out)
+        return _op_addbmm_out(self, batch1, batch2, beta=beta, alpha=alpha, out=out)
+    return _op_addbmm_default(self, batch1, batch2, beta=beta, alpha=alpha)
+
+def _m_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm_', 'batch1', 1, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm_', 'batch2', 2, 'Tensor', batch2)
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addbmm__default(self, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addbmm_', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addbmm_', 'alpha', None, 'Number', alpha)
+    return _op_addbmm__default(self, batch1, batch2, beta=beta, alpha=alpha)
+
 def _m_addmv(self, mat, vec, *, beta=1, alpha=1, out=None):
     if mat.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmv', 'mat', 1, 'Tensor', mat)
@@ -5425,6 +5458,8 @@ class TensorMethods:
     acosh_ = _m_acosh_
     add = _m_add
     add_ = _m_add_
+    addbmm = _m_addbmm
+    addbmm_ = _m_addbmm_
     addcdiv = _m_addcdiv
     addcdiv_ = _m_addcdiv_
     addcmul = _m_addcmul

@@ -1,4 +1,4 @@
-"""cpu kernels for mm, bmm, mv, dot, addmm, baddbmm, addmv, addr, matmul: checks and result shape from
+"""cpu kernels for mm, bmm, mv, dot, addmm, baddbmm, addbmm, addmv, addr, matmul: checks and result shape from
 kernels/meta/linalg_matmul.py, then one np.matmul (or np.dot) call.
 
 matmul is a direct CPU+Meta kernel here (torch's is CompositeImplicitAutograd over mm/bmm with
@@ -7,7 +7,7 @@ import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..meta.elementwise_common import check_inplace
-from ..meta.linalg_matmul import (addmm_spec, addmv_spec, addr_spec, baddbmm_spec, bmm_spec, dot_spec, matmul_spec,
+from ..meta.linalg_matmul import (addbmm_spec, addmm_spec, addmv_spec, addr_spec, baddbmm_spec, bmm_spec, dot_spec, matmul_spec,
                                  mm_spec, mv_spec)
 
 
@@ -102,6 +102,12 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum(self, np.matmul(_acc(batch1), _acc(batch2)), beta, alpha, shape, dt)
 
 
+def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    shape, dt = addbmm_spec(self, batch1, batch2)
+    prod = np.matmul(_acc(batch1), _acc(batch2)).sum(axis=0) if batch1._size[0] else np.zeros(shape, _acc(self).dtype)
+    return _scaled_sum(self, prod, beta, alpha, shape, dt)
+
+
 def addmv(self, mat, vec, *, beta=1, alpha=1):
     shape, dt = addmv_spec(self, mat, vec)
     return _scaled_sum(self, np.matmul(_acc(mat), _acc(vec)), beta, alpha, shape, dt)
@@ -134,4 +140,5 @@ def _inplace(name, functional):
 
 baddbmm_ = _inplace("baddbmm", baddbmm)
 addmv_ = _inplace("addmv", addmv)
+addbmm_ = _inplace("addbmm", addbmm)
 addr_ = _inplace("addr", addr)

@@ -1,4 +1,4 @@
-"""Meta functions for mm, bmm, mv, dot, addmm, baddbmm, addmv, addr and matmul: torch's shape/dtype checks and result shapes.
+"""Meta functions for mm, bmm, mv, dot, addmm, baddbmm, addbmm, addmv, addr and matmul: torch's shape/dtype checks and result shapes.
 The cpu kernels (kernels/cpu/linalg_matmul.py) call the same `*_spec` functions before computing."""
 from ..._core import dtype as D
 from ..common import _tname, broadcast_shapes, empty_tensor
@@ -85,8 +85,9 @@ def addmm_spec(self, mat1, mat2):
 def _expandable(self, shape):
     """torch's expand check of `self` (the added term) against the product's shape."""
     if self.dim() > len(shape):
-        raise RuntimeError(f"The number of sizes provided ({len(shape)}) must be greater or equal to the number of "
-                           f"dimensions in the tensor ({self.dim()})")
+        raise RuntimeError(f"expand({self.type()}{{{list(self._size)}}}, size={list(shape)}): the number of sizes "
+                           f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({self.dim()})")
     off = len(shape) - self.dim()
     for i, s in enumerate(self._size):
         if s != 1 and s != shape[off + i]:
@@ -101,6 +102,16 @@ def baddbmm_spec(self, batch1, batch2):
                            f"batch1: {_CNAME.get(batch1.dtype.name, batch1.dtype.name)}, "
                            f"batch2: {_CNAME.get(batch2.dtype.name, batch2.dtype.name)}")
     shape, dt = bmm_spec(batch1, batch2)
+    _expandable(self, shape)
+    return shape, dt
+
+
+def addbmm_spec(self, batch1, batch2):
+    shape, dt = bmm_spec(batch1, batch2)
+    if self.dtype is not batch1.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(self.dtype)} and "
+                           f"{_tname(batch1.dtype)}")
+    shape = shape[1:]
     _expandable(self, shape)
     return shape, dt
 
@@ -188,6 +199,7 @@ matmul = _meta(matmul_spec)
 addmm = _meta(addmm_spec)
 baddbmm = _meta(baddbmm_spec)
 addmv = _meta(addmv_spec)
+addbmm = _meta(addbmm_spec)
 
 
 def addr(self, vec1, vec2, *, beta=1, alpha=1):
@@ -207,4 +219,5 @@ def _inplace(name, functional):
 
 baddbmm_ = _inplace("baddbmm", baddbmm)
 addmv_ = _inplace("addmv", addmv)
+addbmm_ = _inplace("addbmm", addbmm)
 addr_ = _inplace("addr", addr)

@@ -40,6 +40,13 @@ def _baddbmm(dt):
     return out + [SN(make((0, 3, 2), dt), make((0, 3, 4), dt), make((0, 4, 2), dt), name="empty-batch")]
 
 
+def _addbmm(dt):
+    b1, b2 = make((2, 3, 4), dt, seed=1), make((2, 4, 5), dt, seed=2)
+    out = [SN(make(s, dt), b1, b2, beta=be, alpha=al, name=f"{s}-{be}-{al}")
+           for s in ((3, 5), (1, 5), ()) for be, al in _scales(dt)]
+    return out + [SN(make((3, 2), dt), make((0, 3, 4), dt), make((0, 4, 2), dt), name="empty-batch")]
+
+
 def _addmv(dt):
     m, v = make((3, 4), dt, seed=1), make((4,), dt, seed=2)
     out = [SN(make(s, dt), m, v, beta=be, alpha=al, name=f"{s}-{be}-{al}")
@@ -233,6 +240,7 @@ op_db = [
     _info_fi("outer", _outer, supports_out=True, ref=np.outer),
     _info_fi("ger", _outer, supports_out=True, ref=np.outer),
     _info_fi("baddbmm", _baddbmm, supports_out=True, method_variant=True, rtol=1e-5, atol=1e-5),
+    _info_fi("addbmm", _addbmm, supports_out=True, method_variant=True, rtol=1e-5, atol=1e-5),
     _info_fi("addmv", _addmv, supports_out=True, method_variant=True, rtol=1e-5, atol=1e-5),
     _info_fi("addr", _addr, supports_out=True, method_variant=True),
     _info_fi("kron", _kron, supports_out=True, ref=np.kron),
