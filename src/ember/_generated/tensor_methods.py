@@ -173,6 +173,12 @@ _op_conj_physical_default = _ops.aten.conj_physical.default
 _op_conj_physical_out = _ops.aten.conj_physical.out
 _op_contiguous_default = _ops.aten.contiguous.default
 _op_copy__default = _ops.aten.copy_.default
+_op_copysign_Scalar = _ops.aten.copysign.Scalar
+_op_copysign_Scalar_out = _ops.aten.copysign.Scalar_out
+_op_copysign_Tensor = _ops.aten.copysign.Tensor
+_op_copysign__Scalar = _ops.aten.copysign_.Scalar
+_op_copysign__Tensor = _ops.aten.copysign_.Tensor
+_op_copysign_out = _ops.aten.copysign.out
 _op_corrcoef_default = _ops.aten.corrcoef.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
@@ -296,6 +302,9 @@ _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_gt__Scalar = _ops.aten.gt_.Scalar
 _op_gt__Tensor = _ops.aten.gt_.Tensor
+_op_heaviside__default = _ops.aten.heaviside_.default
+_op_heaviside_default = _ops.aten.heaviside.default
+_op_heaviside_out = _ops.aten.heaviside.out
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
 _op_hypot__default = _ops.aten.hypot_.default
@@ -585,6 +594,8 @@ _op_sigmoid_out = _ops.aten.sigmoid.out
 _op_sign__default = _ops.aten.sign_.default
 _op_sign_default = _ops.aten.sign.default
 _op_sign_out = _ops.aten.sign.out
+_op_signbit_default = _ops.aten.signbit.default
+_op_signbit_out = _ops.aten.signbit.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
@@ -2112,6 +2123,40 @@ def _m_fmod_(self, other):
         return _op_fmod__Scalar(self, other)
     return _op_fmod__Tensor(self, other)
 
+def _m_copysign(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('copysign', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_copysign_Scalar_out(self, other, out=out)
+        return _op_copysign_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('copysign', 'out', None, 'Tensor', out)
+        return _op_copysign_out(self, other, out=out)
+    return _op_copysign_Tensor(self, other)
+
+def _m_copysign_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('copysign_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_copysign__Scalar(self, other)
+    return _op_copysign__Tensor(self, other)
+
+def _m_heaviside(self, values, *, out=None):
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('heaviside', 'values', 1, 'Tensor', values)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('heaviside', 'out', None, 'Tensor', out)
+        return _op_heaviside_out(self, values, out=out)
+    return _op_heaviside_default(self, values)
+
+def _m_heaviside_(self, values):
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('heaviside_', 'values', 1, 'Tensor', values)
+    return _op_heaviside__default(self, values)
+
 def _m_maximum(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('maximum', 'other', 1, 'Tensor', other)
@@ -2156,6 +2201,13 @@ def _m_isinf(self):
 
 def _m_isfinite(self):
     return _op_isfinite_default(self)
+
+def _m_signbit(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('signbit', 'out', None, 'Tensor', out)
+        return _op_signbit_out(self, out=out)
+    return _op_signbit_default(self)
 
 def _m_isposinf(self, *, out=None):
     if out is not None:
@@ -5539,6 +5591,8 @@ class TensorMethods:
     conj_physical = _m_conj_physical
     contiguous = _m_contiguous
     copy_ = _m_copy_
+    copysign = _m_copysign
+    copysign_ = _m_copysign_
     corrcoef = _m_corrcoef
     cos = _m_cos
     cos_ = _m_cos_
@@ -5610,6 +5664,8 @@ class TensorMethods:
     greater_equal = _m_greater_equal
     gt = _m_gt
     gt_ = _m_gt_
+    heaviside = _m_heaviside
+    heaviside_ = _m_heaviside_
     histc = _m_histc
     hypot = _m_hypot
     hypot_ = _m_hypot_
@@ -5765,6 +5821,7 @@ class TensorMethods:
     sigmoid_ = _m_sigmoid_
     sign = _m_sign
     sign_ = _m_sign_
+    signbit = _m_signbit
     sin = _m_sin
     sin_ = _m_sin_
     sinc = _m_sinc

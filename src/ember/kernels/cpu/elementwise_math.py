@@ -142,6 +142,14 @@ isposinf, _, isposinf_out = make_unary_p(lambda a: np.isposinf(a) if a.dtype.kin
                                          "isposinf")
 isneginf, _, isneginf_out = make_unary_p(lambda a: np.isneginf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool),
                                          "isneginf")
+signbit, _, _signbit_out = make_unary_p(lambda a: np.signbit(a) if a.dtype.kind in "fiV" else np.zeros(a.shape, bool),
+                                        "signbit")
+
+
+def signbit_out(self, *, out):
+    from ..meta.elementwise_math import check_signbit_out
+    check_signbit_out(out)
+    return _signbit_out(self, out=out)
 
 
 # ------------------------------------------------------------------ binary
@@ -175,6 +183,30 @@ minimum, _, minimum_out = make_binary(_ufunc2(np.minimum), ARITH, "minimum")
 fmax, _, fmax_out = make_binary(_ufunc2(np.fmax), ARITH, "fmax")
 fmin, _, fmin_out = make_binary(_ufunc2(np.fmin), ARITH, "fmin")
 logaddexp, _, logaddexp_out = make_binary(_quiet2(np.logaddexp), ARITH, "logaddexp")
+copysign_Tensor, copysign__Tensor, copysign_out = make_binary(_quiet2(np.copysign), FLOAT_OUT, "copysign")
+copysign_Scalar, copysign__Scalar, copysign_Scalar_out = copysign_Tensor, copysign__Tensor, copysign_out
+
+
+def _heaviside(a, b, out):
+    """0 where self < 0 (and nan), `values` where self == 0, 1 where self > 0."""
+    a, b = np.asarray(a), np.asarray(b)
+    with np.errstate(invalid="ignore"):
+        np.copyto(out, np.where(a == 0, b, a > 0), casting="unsafe")
+
+
+def _checked_heaviside(f):
+    from ..meta.elementwise_math import check_heaviside, check_heaviside_out
+
+    def g(self, values, *a, **k):
+        if "out" in k:
+            check_heaviside_out(self, values, k["out"])
+        check_heaviside(self, values)
+        return f(self, values, *a, **k)
+    g.__name__ = f.__name__
+    return g
+
+
+heaviside, heaviside_, heaviside_out = (_checked_heaviside(f) for f in make_binary(_heaviside, ARITH, "heaviside"))
 xlogy_Tensor, xlogy__Tensor, xlogy_OutTensor = make_binary(_xlogy, FLOAT_OUT, "xlogy")
 xlogy_Scalar_Self = xlogy_Scalar_Other = xlogy_Tensor
 xlogy__Scalar_Other = xlogy__Tensor
