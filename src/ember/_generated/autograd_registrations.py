@@ -22,6 +22,7 @@ _KERNELS = (
     ('celu_', '', 'activation', 'celu_'),
     ('leaky_relu', '', 'activation', 'leaky_relu'),
     ('leaky_relu_', '', 'activation', 'leaky_relu_'),
+    ('hardshrink', '', 'activation', 'hardshrink'),
     ('hardtanh', '', 'activation', 'hardtanh'),
     ('hardtanh_', '', 'activation', 'hardtanh_'),
     ('hardsigmoid', '', 'activation', 'hardsigmoid'),

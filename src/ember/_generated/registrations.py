@@ -33,6 +33,8 @@ _d('celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)', (('CPU', 'cpu.activ
 _d('leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor', (('CPU', 'cpu.activation:leaky_relu'), ('Meta', 'meta.activation:leaky_relu')))
 _d('leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)', (('CPU', 'cpu.activation:leaky_relu_'), ('Meta', 'meta.activation:leaky_relu_')))
 _d('leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.activation:leaky_relu_out'), ('Meta', 'meta.activation:leaky_relu_out')))
+_d('hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor', (('CPU', 'cpu.activation:hardshrink'), ('Meta', 'meta.activation:hardshrink')))
+_d('hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.activation:hardshrink_out'), ('Meta', 'meta.activation:hardshrink_out')))
 _d('hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor', (('CPU', 'cpu.activation:hardtanh'), ('Meta', 'meta.activation:hardtanh')))
 _d('hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)', (('CPU', 'cpu.activation:hardtanh_'), ('Meta', 'meta.activation:hardtanh_')))
 _d('hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.activation:hardtanh_out'), ('Meta', 'meta.activation:hardtanh_out')))

@@ -302,6 +302,8 @@ _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_gt__Scalar = _ops.aten.gt_.Scalar
 _op_gt__Tensor = _ops.aten.gt_.Tensor
+_op_hardshrink_default = _ops.aten.hardshrink.default
+_op_hardshrink_out = _ops.aten.hardshrink.out
 _op_heaviside__default = _ops.aten.heaviside_.default
 _op_heaviside_default = _ops.aten.heaviside.default
 _op_heaviside_out = _ops.aten.heaviside.out
@@ -705,6 +707,15 @@ def _m_relu(self):
 
 def _m_relu_(self):
     return _op_relu__default(self)
+
+def _m_hardshrink(self, lambd=0.5, *, out=None):
+    if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
+        raise _bad_arg('hardshrink', 'lambd', 1, 'Number', lambd)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
+        return _op_hardshrink_out(self, lambd, out=out)
+    return _op_hardshrink_default(self, lambd)
 
 def _m_prelu(self, weight):
     if weight.__class__ not in _TENSOR_TYPES:
@@ -5664,6 +5675,7 @@ class TensorMethods:
     greater_equal = _m_greater_equal
     gt = _m_gt
     gt_ = _m_gt_
+    hardshrink = _m_hardshrink
     heaviside = _m_heaviside
     heaviside_ = _m_heaviside_
     histc = _m_histc
