@@ -41,7 +41,7 @@ MISSING = {
         "spherical_bessel_j0")},
     **{f"torch.{n}": _OP for n in (
         "aminmax", "angle", "bitwise_left_shift", "bitwise_right_shift",
-        "chain_matmul", "deg2rad", "float_power", "frexp", "frobenius_norm", "gcd", "hash_tensor",
+        "chain_matmul", "deg2rad", "frexp", "frobenius_norm", "gcd", "hash_tensor",
         "histogram", "igamma", "igammac", "inner", "isin", "lcm", "ldexp", "logaddexp2", "logspace",
         "nextafter", "nonzero_static", "nuclear_norm", "orgqr", "ormqr", "rad2deg", "renorm")},
 }

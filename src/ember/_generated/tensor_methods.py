@@ -260,6 +260,12 @@ _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_flip_default = _ops.aten.flip.default
 _op_fliplr_default = _ops.aten.fliplr.default
 _op_flipud_default = _ops.aten.flipud.default
+_op_float_power_Tensor_Scalar = _ops.aten.float_power.Tensor_Scalar
+_op_float_power_Tensor_Scalar_out = _ops.aten.float_power.Tensor_Scalar_out
+_op_float_power_Tensor_Tensor = _ops.aten.float_power.Tensor_Tensor
+_op_float_power_Tensor_Tensor_out = _ops.aten.float_power.Tensor_Tensor_out
+_op_float_power__Scalar = _ops.aten.float_power_.Scalar
+_op_float_power__Tensor = _ops.aten.float_power_.Tensor
 _op_floor__default = _ops.aten.floor_.default
 _op_floor_default = _ops.aten.floor.default
 _op_floor_divide__default = _ops.aten.floor_divide_.default
@@ -1044,6 +1050,57 @@ def _m_remainder_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_remainder__Scalar(self, other)
     return _op_remainder__Tensor(self, other)
+
+def _m_float_power(self, exponent, *, out=None):
+    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
+        raise _bad_arg('float_power', 'exponent', 1, 'Tensor', exponent)
+    if not isinstance(exponent, TensorImpl):
+        if out is not None:
+            return _op_float_power_Tensor_Scalar_out(self, exponent, out=out)
+        return _op_float_power_Tensor_Scalar(self, exponent)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('float_power', 'out', None, 'Tensor', out)
+        return _op_float_power_Tensor_Tensor_out(self, exponent, out=out)
+    return _op_float_power_Tensor_Tensor(self, exponent)
+
+def __m_float_power__c0(self, exponent):
+    s = 0
+    if not _is_num(exponent):
+        if not (isinstance(exponent, TensorImpl) and exponent.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_float_power__b0(self, exponent):
+    return _op_float_power__Scalar(self, exponent)
+
+def __m_float_power__c1(self, exponent):
+    s = 0
+    if not isinstance(exponent, TensorImpl):
+        return None
+    return s
+
+def __m_float_power__b1(self, exponent):
+    return _op_float_power__Tensor(self, exponent)
+
+__m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_power__c1, __m_float_power__b1),)
+__m_float_power__sigs = ('(Scalar exponent)', '(Tensor exponent)')
+
+def _m_float_power_(*args, **kwargs):
+    best = None
+    for c, b in __m_float_power__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('float_power_', args, kwargs, __m_float_power__sigs, True)
 
 def _m_pow(self, exponent, *, out=None):
     if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
@@ -5655,6 +5712,8 @@ class TensorMethods:
     flip = _m_flip
     fliplr = _m_fliplr
     flipud = _m_flipud
+    float_power = _m_float_power
+    float_power_ = _m_float_power_
     floor = _m_floor
     floor_ = _m_floor_
     floor_divide = _m_floor_divide
