@@ -287,6 +287,9 @@ _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
+_op_gcd__default = _ops.aten.gcd_.default
+_op_gcd_default = _ops.aten.gcd.default
+_op_gcd_out = _ops.aten.gcd.out
 _op_ge_Scalar = _ops.aten.ge.Scalar
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
@@ -353,6 +356,9 @@ _op_kron_default = _ops.aten.kron.default
 _op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
 _op_kthvalue_values = _ops.aten.kthvalue.values
+_op_lcm__default = _ops.aten.lcm_.default
+_op_lcm_default = _ops.aten.lcm.default
+_op_lcm_out = _ops.aten.lcm.out
 _op_le_Scalar = _ops.aten.le.Scalar
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
@@ -2224,6 +2230,34 @@ def _m_heaviside_(self, values):
     if values.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('heaviside_', 'values', 1, 'Tensor', values)
     return _op_heaviside__default(self, values)
+
+def _m_gcd(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gcd', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('gcd', 'out', None, 'Tensor', out)
+        return _op_gcd_out(self, other, out=out)
+    return _op_gcd_default(self, other)
+
+def _m_gcd_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gcd_', 'other', 1, 'Tensor', other)
+    return _op_gcd__default(self, other)
+
+def _m_lcm(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lcm', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lcm', 'out', None, 'Tensor', out)
+        return _op_lcm_out(self, other, out=out)
+    return _op_lcm_default(self, other)
+
+def _m_lcm_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lcm_', 'other', 1, 'Tensor', other)
+    return _op_lcm__default(self, other)
 
 def _m_maximum(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES:
@@ -5725,6 +5759,8 @@ class TensorMethods:
     frac = _m_frac
     frac_ = _m_frac_
     gather = _m_gather
+    gcd = _m_gcd
+    gcd_ = _m_gcd_
     ge = _m_ge
     ge_ = _m_ge_
     geometric_ = _m_geometric_
@@ -5763,6 +5799,8 @@ class TensorMethods:
     isposinf = _m_isposinf
     kron = _m_kron
     kthvalue = _m_kthvalue
+    lcm = _m_lcm
+    lcm_ = _m_lcm_
     le = _m_le
     le_ = _m_le_
     lerp = _m_lerp

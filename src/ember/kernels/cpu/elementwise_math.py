@@ -207,6 +207,16 @@ def _checked_heaviside(f):
 
 
 heaviside, heaviside_, heaviside_out = (_checked_heaviside(f) for f in make_binary(_heaviside, ARITH, "heaviside"))
+def _integral(uf, name):
+    def f(a, b, out):
+        from ..meta.elementwise_math import check_integral
+        check_integral(out.dtype, name)
+        uf(a, b, out=out, casting="unsafe")
+    return f
+
+
+gcd, gcd_, gcd_out = make_binary(_integral(np.gcd, "gcd"), ARITH, "gcd")
+lcm, lcm_, lcm_out = make_binary(_integral(np.lcm, "lcm"), ARITH, "lcm")
 xlogy_Tensor, xlogy__Tensor, xlogy_OutTensor = make_binary(_xlogy, FLOAT_OUT, "xlogy")
 xlogy_Scalar_Self = xlogy_Scalar_Other = xlogy_Tensor
 xlogy__Scalar_Other = xlogy__Tensor

@@ -2,6 +2,8 @@
 addcmul, addcdiv), and the meta kernels themselves (`unary_meta` also makes those of the activations,
 kernels/meta/activation.py). The cpu kernels in kernels/cpu/elementwise_math.py allocate from these same
 rules."""
+import numpy as np
+
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.promotion import get_default_dtype, result_type
@@ -78,7 +80,7 @@ round_decimals, round__decimals, round_decimals_out = unary_meta("round", UNARY_
 
 for _n, _k in {"atan2": FLOAT_OUT, "hypot": ARITH, "fmod": ARITH, "maximum": ARITH, "minimum": ARITH,
                "fmax": ARITH, "fmin": ARITH, "logaddexp": ARITH, "xlogy": FLOAT_OUT, "copysign": FLOAT_OUT,
-               "heaviside": ARITH}.items():
+               "heaviside": ARITH, "gcd": ARITH, "lcm": ARITH}.items():
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = (
         meta_binary(_k, _n), meta_binary_inplace(_k, _n), meta_binary_out(_k, _n))
 fmod_Tensor = fmod_Scalar = fmod
@@ -166,3 +168,24 @@ def clamp_Tensor_out(self, min=None, max=None, out=None):
     r = clamp(self, min, max)
     check_out(out, r._size, r.dtype, "clamp")
     return out
+
+
+def check_integral(np_dtype, name):
+    """gcd/lcm exist for integer dtypes only (torch's "gcd_cpu" not implemented for 'Float')."""
+    if np_dtype.kind not in "iu":
+        from ..._core import dtype as D
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(D.from_numpy_dtype(np_dtype))}'")
+
+
+def _integral_only(f, name):
+    def g(*a, **k):
+        r = f(*a, **k)
+        check_integral(np.dtype(r.dtype._np), name)
+        return r
+    g.__name__ = f.__name__
+    return g
+
+
+for _n in ("gcd", "lcm"):
+    for _s in ("", "_", "_out"):
+        globals()[_n + _s] = _integral_only(globals()[_n + _s], _n)

@@ -209,6 +209,8 @@ op_db = [
     _b("fmax", np.fmax, inplace=False, scalar_rhs=False),
     _b("fmin", np.fmin, inplace=False, scalar_rhs=False),
     _b("copysign", np.copysign),
+    _b("gcd", np.gcd, domain=(-20, 20), scalar_rhs=False, dtypes=("int64",)),
+    _b("lcm", np.lcm, domain=(-20, 20), scalar_rhs=False, dtypes=("int64",)),
     _b("float_power", lambda a, b: np.power(np.asarray(a, np.float64), np.asarray(b, np.float64)), domain=(0.5, 3.0),
        inplace=False, dtypes=FI, rtol=1e-6, atol=1e-6),
     _b("heaviside", lambda a, b: np.where(a == 0, b, a > 0).astype(np.result_type(a, b)), scalar_rhs=False, dtypes=FI),
