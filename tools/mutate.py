@@ -9,9 +9,12 @@ file on disk is never touched, so an interrupted run leaves nothing behind). A m
 when the tests fail (or time out) and *survives* when they pass; the report lists the survivors.
 
 By default the tests are tests/ops/test_ops.py restricted (``-k``) to the ops whose CPU or Meta
-kernels the yaml of native/ points at this file; ``--tests`` gives any pytest selection instead.
+kernels the yaml of native/ points at this file (``--narrow``: per mutant, to the ops whose kernel
+functions are, or use through module-level names, the definition holding the mutated line);
+``--tests`` gives any pytest selection instead.
 
     python tools/mutate.py src/ember/kernels/cpu/elementwise.py --max-mutants 40 --budget 900
+    nice -n 19 python tools/mutate.py src/ember/kernels/cpu/loss.py --narrow --checks test_parity
     python tools/mutate.py FILE --list                   # the mutation sites, no test run
 """
 import argparse
@@ -184,15 +187,93 @@ def covering_ops(path):
     return ops
 
 
+def kernel_ops(path):
+    """{kernel function name in this file: op names whose CPU/Meta kernel it is} from native/*.yaml."""
+    mod = module_name(path)
+    if not mod.startswith("ember.kernels."):
+        return {}
+    short = mod[len("ember.kernels."):]
+    out, current = {}, None
+    for fname in sorted(os.listdir(NATIVE)):
+        if not fname.endswith(".yaml"):
+            continue
+        with open(os.path.join(NATIVE, fname), encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"^- func:\s*([A-Za-z0-9_]+)", line)
+                if m:
+                    current = m.group(1)
+                    continue
+                k = re.match(rf"^\s+[A-Za-z]+:\s*{re.escape(short)}:([A-Za-z0-9_]+)", line)
+                if current and k:
+                    out.setdefault(k.group(1), set()).add(current.rstrip("_"))
+    return out
+
+
+def _top_level(tree):
+    """[(first line, last line, names bound, names referenced)] for each top-level statement."""
+    out = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound = {node.name}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        else:
+            continue
+        used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - bound
+        out.append((node.lineno, node.end_lineno, bound, used))
+    return out
+
+
+def site_ops(path, source, line):
+    """The ops whose kernels can run the code at `line`: the kernel functions that are, or (through
+    module-level names) use, the top-level definition holding the line. None when that is every kernel
+    of the file or cannot be told (module-level code, a factory all kernels share)."""
+    kernels = kernel_ops(path)
+    stmts = _top_level(ast.parse(source))
+    here = next((b for first, last, b, _ in stmts if first <= line <= last), None)
+    if not here:
+        return None
+    users = {}
+    for _, _, bound, used in stmts:
+        for name in bound:
+            users.setdefault(name, set()).update(used)
+    reach, todo = set(here), list(here)
+    while todo:      # every top-level name that (transitively) uses the one holding the line
+        n = todo.pop()
+        for name, used in users.items():
+            if n in used and name not in reach:
+                reach.add(name)
+                todo.append(name)
+    ops = set().union(*(kernels.get(n, set()) for n in reach))
+    all_ops = set().union(*kernels.values()) if kernels else set()
+    return None if not ops or ops == all_ops else ops
+
+
+def _opinfo_names(ops):
+    """The op database's entry names for these aten ops (nn.functional.mse_loss for mse_loss, ...)."""
+    if SRC not in sys.path:
+        sys.path.insert(0, SRC)
+    from ember.testing import op_db
+    # internal kernels are tested through their public op: _softmax_backward_data -> softmax,
+    # native_batch_norm -> batch_norm, _weight_norm_interface -> weight_norm_interface
+    base = {re.sub(r"^native_", "", o.lstrip("_")).split("_backward")[0] for o in ops}
+    names = set(ops) | base
+    return set(ops) | {o.name for o in op_db if o.aten_name.rstrip("_") in names or o.name.split(".")[-1] in names}
+
+
+def op_tests(ops, checks="test_reference or test_parity or test_out or test_inplace"):
+    # test ids are "<opinfo name>-<dtype>": match the op name at the start of the id; only the tests
+    # that compare numbers (with numpy's reference, torch, and between the function/out=/in-place forms)
+    names = " or ".join(f"[{o}-" for o in sorted(_opinfo_names(ops)))
+    return [os.path.join(ROOT, "tests", "ops", "test_ops.py"), "-k", f"({checks}) and ({names})"]
+
+
 def default_tests(path):
     ops = sorted(covering_ops(path))
     if not ops:
         raise SystemExit(f"no op in native/*.yaml has a kernel in {path}; pass --tests")
-    # test ids are "<opinfo name>-<dtype>": match the op name at the start of the id; only the tests
-    # that compare numbers (with numpy's reference, torch, and between the function/out=/in-place forms)
-    names = " or ".join(f"[{o}-" for o in ops)
-    checks = "test_reference or test_parity or test_out or test_inplace"
-    return [os.path.join(ROOT, "tests", "ops", "test_ops.py"), "-k", f"({checks}) and ({names})"]
+    return op_tests(ops)
 
 
 _BOOT = r"""
@@ -255,6 +336,10 @@ def main(argv=None):
     ap.add_argument("--lines", help="only sites on these lines, FIRST-LAST (a function's span)")
     ap.add_argument("--list", action="store_true", help="list the mutation sites and stop")
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--narrow", action="store_true",
+                    help="default tests only: per mutant, only the ops whose kernels can run the mutated line")
+    ap.add_argument("--checks", default="test_reference or test_parity or test_out or test_inplace",
+                    help="the test_ops.py tests to run (a -k expression)")
     args = ap.parse_args(argv)
     with open(args.file, encoding="utf-8") as f:
         source = f.read()
@@ -270,7 +355,7 @@ def main(argv=None):
     chosen = list(all_sites)
     if args.max_mutants is not None and args.max_mutants < len(chosen):
         chosen = sorted(random.Random(args.seed).sample(chosen, args.max_mutants), key=lambda s: s[1:3])
-    tests = args.tests or default_tests(args.file)
+    tests = args.tests or op_tests(covering_ops(args.file) or default_tests(args.file), args.checks)
     import tempfile
     start = time.monotonic()
     results = []
@@ -282,7 +367,9 @@ def main(argv=None):
             if args.budget is not None and time.monotonic() - start > args.budget:
                 break
             t0 = time.monotonic()
-            outcome = run_tests(args.file, mutant_source(source, site), tests, args.timeout, workdir)
+            ops = site_ops(args.file, source, site[1]) if args.narrow and not args.tests else None
+            outcome = run_tests(args.file, mutant_source(source, site), op_tests(ops, args.checks) if ops else tests,
+                                args.timeout, workdir)
             results.append({"line": site[1], "col": site[2], "mutation": site[3], "outcome": outcome,
                             "seconds": round(time.monotonic() - t0, 1)})
             print(f"{args.file}:{site[1]}:{site[2]} {site[3]:<24} {outcome} ({results[-1]['seconds']}s)",

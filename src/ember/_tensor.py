@@ -213,8 +213,8 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     def __reduce_ex__(self, proto):
         """Plain pickling (multiprocessing, copy): the values as a numpy array; views are not kept
-        (ember.save keeps storages and views)."""
-        arr = None if self._np is None else np.ascontiguousarray(self._np)
+        (ember.save keeps storages and views); a conj or neg view pickles its logical values."""
+        arr = None if self._np is None else np.ascontiguousarray(self._logical_np())
         return (_rebuild_pickled, (type(self), arr, self.dtype.name, self._size, self._requires_grad))
 
     def __deepcopy__(self, memo):

@@ -309,3 +309,20 @@ def test_reflected_remainder_has_no_derivative_like_torch():
     with pytest.raises(RuntimeError) as ours:
         y.sum().backward()
     assert str(ours.value) == str(theirs.value) == "derivative for aten::remainder is not implemented"
+
+
+# a second backward (torch's engine): a node that saved nothing runs again; a freed saved tensor raises
+@pytest.mark.parity
+def test_second_backward_through_nodes_without_saved_tensors():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        x = lib.ones(3, requires_grad=True)
+        y = x + 1                          # AddBackward0 saves nothing: reusable after a backward
+        (y * 2).sum().backward()
+        (y * 3).sum().backward()
+        assert x.grad.tolist() == [5.0, 5.0, 5.0]
+        s = lib.ones(3, requires_grad=True) * 2.0     # MulBackward0 saved its scalar operand's partner
+        z = s * s
+        z.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            z.sum().backward()

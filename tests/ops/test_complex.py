@@ -127,6 +127,7 @@ def _inplace_cases(t):
         return t.tensor(A)
     return {
         "add_": lambda y: y.add_(1 + 1j), "mul_": lambda y: y.mul_(2j), "neg_": lambda y: y.neg_(),
+        "conj_physical_": lambda y: y.conj_physical_(), "imag_conj_physical_": lambda y: y.imag.conj_physical_(),
         "copy_": lambda y: y.copy_(t.ones(2, 3) * (1 - 3j)), "copy_conj_src": lambda y: y.copy_(mk().conj()),
         "fill_": lambda y: y.fill_(2 + 5j), "zero_": lambda y: y.zero_(), "exp_": lambda y: y.exp_(),
         "setitem": lambda y: y.__setitem__((0, 1), 7 + 8j), "setitem_all": lambda y: y.__setitem__(slice(None), mk()),
@@ -207,11 +208,36 @@ def test_node_names_of_the_bit_ops_match_torch():
         w = mod.tensor([1 + 2j], requires_grad=True)
         names = [type(r.grad_fn).__name__ for r in (w.conj(), w.conj().resolve_conj(), w.conj().imag,
                                                      mod._neg_view(w), w.conj_physical(),
-                                                     mod.fft.ifft(mod.ones(4, requires_grad=True)))]
+                                                     mod.fft.ifft(mod.ones(4, requires_grad=True)),
+                                                     (w * 1).conj_physical_())]
         if mod is ember:
             got = names
     assert got == names == ["ConjBackward0", "CloneBackward0", "SelectBackward0", "NegViewBackward0",
-                            "ConjPhysicalBackward0", "ConjBackward0"]
+                            "ConjPhysicalBackward0", "ConjBackward0", "ConjPhysicalBackward1"]
+
+
+@pytest.mark.parity
+def test_sgd_on_a_parameter_used_through_conj_matches_torch():
+    torch = pytest.importorskip("torch")
+    res = []
+    for mod in (ember, torch):
+        w = mod.nn.Parameter(mod.tensor([1 + 2j, 3 - 1j]))
+        opt = mod.optim.SGD([w], lr=0.1, momentum=0.9)
+        for _ in range(3):
+            opt.zero_grad()
+            (w.conj() * mod.tensor([1j, 2])).abs().sum().backward()
+            opt.step()
+        res.append(np.round(w.detach().numpy(), 5).tolist())
+    assert res[0] == res[1]
+
+
+def test_gradcheck_through_conj_and_neg_views():
+    from ember.autograd import gradcheck
+    z = ember.tensor([1 + 2j, 3 - 1j], dtype=ember.complex128, requires_grad=True)
+    for f in (lambda z: z.conj(), lambda z: z.conj().imag, lambda z: (z.conj() * z).real, lambda z: z[None].conj().mH):
+        assert gradcheck(f, (z,))
+    r = ember.tensor([1.0, 2.0], dtype=ember.float64, requires_grad=True)
+    assert gradcheck(lambda r: ember._neg_view(r) * r, (r,))
 
 
 def test_compiled_functions_read_the_bits():

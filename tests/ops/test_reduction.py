@@ -1,4 +1,6 @@
-"""Reductions beyond the OpInfo test: bincount weights and histc against torch."""
+"""Reductions beyond the OpInfo test: bincount weights and histc, sum's dtype=, vector_norm's orders and empty inputs
+against torch (tools/mutate.py found the gaps: a mutant of sum's no-dtype fast path and one of vector_norm's
+ord=0 count survived every op-db test)."""
 import numpy as np
 import pytest
 import ember
@@ -14,3 +16,48 @@ def test_bincount_weights_and_histc_parity():
     np.testing.assert_array_equal(r.numpy(), t.numpy())
     x = np.array([0.0, 1.0, 1.0, 2.0, 3.0, 10.0], np.float32)
     np.testing.assert_array_equal(ember.histc(ember.from_numpy(x), 4, 0, 3).numpy(), torch.histc(torch.from_numpy(x), 4, 0, 3).numpy())
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("src,dst", [("float32", "float64"), ("float64", "float32"), ("int64", "float32"),
+                                     ("float32", "int64")])
+def test_sum_dtype_matches_torch(src, dst):
+    """sum(x, dtype=...) of a whole float tensor must not take the no-dtype fast path."""
+    torch = pytest.importorskip("torch")
+    x = (np.arange(12).reshape(3, 4) * 0.37 - 1.5).astype(src)
+    for dim in (None, 1):
+        r = ember.sum(ember.from_numpy(x.copy()), dim=dim, dtype=getattr(ember, dst))
+        t = torch.sum(torch.from_numpy(x.copy()), dim=dim, dtype=getattr(torch, dst))
+        assert r.dtype.name == dst == str(t.dtype)[6:]
+        np.testing.assert_allclose(r.numpy(), t.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("ord", [float("inf"), float("-inf"), 2.0])
+@pytest.mark.parametrize("shape,dim", [((0, 3), 1), ((0, 3), 0), ((0, 3), None), ((2, 0), 0), ((2, 0), 1)])
+def test_vector_norm_of_empty_matches_torch(shape, dim, ord):
+    """An infinity norm over an empty dimension has no identity (RuntimeError); over a non-empty one it is an
+    empty result."""
+    torch = pytest.importorskip("torch")
+    x = np.zeros(shape, np.float32)
+    try:
+        want = torch.linalg.vector_norm(torch.from_numpy(x), ord, dim)
+    except RuntimeError:
+        with pytest.raises(RuntimeError, match="does not have an identity"):
+            ember.linalg.vector_norm(ember.from_numpy(x), ord, dim)
+        return
+    got = ember.linalg.vector_norm(ember.from_numpy(x), ord, dim)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("ord", [0, 0.5, 1, 2, 3.5, float("inf"), float("-inf")])
+def test_vector_norm_orders_match_torch(ord):
+    """Every order, with zeros in the input (ord=0 counts the nonzeros)."""
+    torch = pytest.importorskip("torch")
+    x = np.where(np.arange(20).reshape(4, 5) % 3 == 0, 0.0, np.linspace(-2.0, 3.0, 20).reshape(4, 5)).astype(np.float64)
+    for dim in (None, 0, 1, (0, 1)):
+        got = ember.linalg.vector_norm(ember.from_numpy(x.copy()), ord, dim)
+        want = torch.linalg.vector_norm(torch.from_numpy(x.copy()), ord, dim)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, err_msg=f"ord={ord} dim={dim}")

@@ -64,3 +64,17 @@ def test_lines_restrict_the_sites(tmp_path, capsys):
     mutate.main([str(f), "--list", "--lines", "7-8"])
     out = capsys.readouterr().out.splitlines()
     assert out[-1] == "6 sites" and all(":7:" in line or ":8:" in line for line in out[:-1])
+
+
+def test_narrow_picks_the_ops_whose_kernels_run_the_line():
+    """--narrow: a line in _floor_div runs only div(rounding_mode="floor") and floor_divide; a line of the
+    shared binary-op factory runs every binary op (None: the file's whole selection)."""
+    path = mutate.os.path.join(mutate.SRC, "ember", "kernels", "cpu", "elementwise.py")
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    tree = ast.parse(src)
+    floor = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_floor_div")
+    ops = mutate.site_ops(path, src, floor.body[-1].lineno)
+    assert ops is not None and "floor_divide" in ops and "div" in ops and "add" not in ops
+    k = mutate.op_tests({"_softmax_backward_data"}, "test_parity")[-1]
+    assert "[nn.functional.softmax-" in k and k.startswith("(test_parity) and (")

@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import overload_coverage as oc
 
 import ember
@@ -55,3 +57,30 @@ def test_report_on_a_selection(tmp_path):
     assert "floor_divide" not in unreached and "sub.Tensor" in unreached   # test_b is not a parity test
     assert rep["declared"] == len(oc.declared_overloads())
     assert "never reached" in r.stdout
+
+
+def test_every_declared_overload_is_reached_or_has_a_reason():
+    """Every overload of native/*.yaml is called by a parity test (tools/overload_reached.txt, written by
+    `python tools/overload_coverage.py --write`) or has a reviewed reason (tools/overload_reasons.txt).
+    A new overload needs an op-db entry (then rerun the tool with --write) or a reason."""
+    declared = oc.declared_overloads()
+    c = oc.classify(declared, oc.load_reached(), oc.load_reasons())
+    new = sorted(set(c["unexplained"]) - set(c["known_gaps"]))
+    assert not new, (
+        f"{len(new)} overloads are reached by no parity test and have no reason in "
+        f"tools/overload_reasons.txt: {' '.join(new)}")
+    assert not c["not_declared"], f"the lists name overloads native/*.yaml does not declare: {c['not_declared']}"
+    assert not c["reason_but_reached"], f"reached now: drop their reasons: {c['reason_but_reached']}"
+
+
+def test_classify_flags_a_new_overload(tmp_path):
+    reasons = tmp_path / "reasons.txt"
+    reasons.write_text("# a comment\n\nfoo_backward bar.out: reached through foo's gradient tests\n"
+                       "baz: TODO no op-db entry yet\n")
+    got = oc.classify({"foo": "x.yaml", "foo_backward": "x.yaml", "bar.out": "x.yaml", "new.Tensor": "x.yaml",
+                       "baz": "x.yaml"}, {"foo": "tests/t.py::test_a"}, oc.load_reasons(str(reasons)))
+    assert got["reached"] == ["foo"] and got["reasoned"] == ["bar.out", "foo_backward"]
+    assert got["unexplained"] == ["baz", "new.Tensor"] and got["known_gaps"] == ["baz"]
+    reasons.write_text("foo.out\n")
+    with pytest.raises(ValueError, match="expected 'overload"):
+        oc.load_reasons(str(reasons))

@@ -118,6 +118,23 @@ class TensorImpl:
         return self
 
     @classmethod
+    def _cpu_view(cls, storage, storage_offset, size, stride, dtype, arr):
+        """_from_storage for the view ops' hot path: a cpu view whose geometry is already Python ints (taken
+        from its input's) and whose numpy view `arr` the caller built from the input's."""
+        self = object.__new__(cls._tensor_cls)
+        self._storage = storage
+        self.dtype = dtype
+        self._offset = storage_offset
+        self._size = size if size.__class__ is tuple else tuple(size)
+        self._stride = stride if stride.__class__ is tuple else tuple(stride)
+        self._ks = _CPU_KS
+        self._np = arr
+        storage._track(self)
+        if _INFERENCE[0] and _tls.inference_mode:
+            self._vc = INFERENCE_VC
+        return self
+
+    @classmethod
     def _wrap_np(cls, arr, dtype=None):
         """Wrap a freshly computed numpy array (owned by nobody else) as a cpu tensor."""
         if not isinstance(arr, np.ndarray):

@@ -36,6 +36,7 @@ _KERNELS = (
     ('_scaled_dot_product_flash_attention_for_cpu', '', 'attention', '_scaled_dot_product_flash_attention_for_cpu'),
     ('_scaled_dot_product_flash_attention_for_cpu_backward', '', 'attention', '_scaled_dot_product_flash_attention_for_cpu_backward'),
     ('conj_physical', '', 'complex', 'conj_physical'),
+    ('conj_physical_', '', 'complex', 'conj_physical_'),
     ('_conj', '', 'complex', '_conj'),
     ('_neg_view', '', 'complex', '_neg_view'),
     ('view_as_real', '', 'complex', 'view_as_real'),

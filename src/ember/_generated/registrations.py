@@ -58,6 +58,7 @@ _d('_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor
 _d('_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)', (('CPU', 'cpu.attention:_scaled_dot_product_flash_attention_for_cpu_backward'), ('Meta', 'meta.attention:flash_attention_backward')))
 _d('scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.attention:scaled_dot_product_attention'),))
 _d('conj_physical(Tensor self) -> Tensor', (('CPU', 'cpu.complex:conj_physical'), ('Meta', 'meta.complex:conj_physical')))
+_d('conj_physical_(Tensor(a!) self) -> Tensor(a!)', (('CPU', 'cpu.complex:conj_physical_'), ('Meta', 'meta.complex:conj_physical_')))
 _d('conj(Tensor(a) self) -> Tensor(a)', (('CompositeImplicitAutograd', 'decompositions.complex:conj'),))
 _d('_conj(Tensor(a) self) -> Tensor(a)', (('CompositeExplicitAutograd', 'meta.complex:_conj'),))
 _d('_neg_view(Tensor(a) self) -> Tensor(a)', (('CompositeExplicitAutograd', 'meta.complex:_neg_view'),))

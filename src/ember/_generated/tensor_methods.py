@@ -169,6 +169,7 @@ _op_clip_default = _ops.aten.clip.default
 _op_clip_out = _ops.aten.clip.out
 _op_clone_default = _ops.aten.clone.default
 _op_conj_default = _ops.aten.conj.default
+_op_conj_physical__default = _ops.aten.conj_physical_.default
 _op_conj_physical_default = _ops.aten.conj_physical.default
 _op_conj_physical_out = _ops.aten.conj_physical.out
 _op_contiguous_default = _ops.aten.contiguous.default
@@ -740,6 +741,9 @@ def _m_conj_physical(self, *, out=None):
             raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
         return _op_conj_physical_out(self, out=out)
     return _op_conj_physical_default(self)
+
+def _m_conj_physical_(self):
+    return _op_conj_physical__default(self)
 
 def _m_conj(self):
     return _op_conj_default(self)
@@ -5691,6 +5695,7 @@ class TensorMethods:
     clone = _m_clone
     conj = _m_conj
     conj_physical = _m_conj_physical
+    conj_physical_ = _m_conj_physical_
     contiguous = _m_contiguous
     copy_ = _m_copy_
     copysign = _m_copysign

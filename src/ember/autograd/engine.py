@@ -82,14 +82,6 @@ def _validate_outputs(fn, edges, grads):
     return grads if out is None else out
 
 
-ERR_RELEASED = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward.")
-
-
 def _expandable(shape, gshape):
     """True if `shape` can be broadcast to `gshape` (so gshape reduces back to shape)."""
     if len(shape) > len(gshape):
@@ -228,8 +220,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
             if n_none == len(buf):
                 outs = (None,) * len(edges)
             else:
-                if fn._released:
-                    raise RuntimeError(ERR_RELEASED)
+                # a released node runs again as in torch: only unpacking a freed saved tensor raises
+                # (SavedVariable.unpack), so a node that saved nothing (y = x + 1) can be reused
                 if n_none and fn._materialize:
                     meta = fn.input_meta
                     for j, g in enumerate(buf):

@@ -26,7 +26,7 @@ def _diff_inputs(tupled):
 
 def _out_arrays(func, tupled):
     outs = _as_tuple(func(*tupled))
-    return [np.array(o._np, dtype=np.float64 if not o.dtype.is_complex else np.complex128).reshape(-1)
+    return [np.array(o._logical_np(), dtype=np.float64 if not o.dtype.is_complex else np.complex128).reshape(-1)
             for o in outs if isinstance(o, Tensor)]
 
 
@@ -63,7 +63,7 @@ def _analytical(outputs, inputs, nondet_tol):
                 grads = _grad(out, inputs, go, retain_graph=True, allow_unused=True)
                 for i, gi in enumerate(grads):
                     if gi is not None:
-                        cols[i][:, k] = np.asarray(gi._np, dtype=np.float64).reshape(-1)
+                        cols[i][:, k] = np.asarray(gi._logical_np(), dtype=np.float64).reshape(-1)
         for i in range(len(inputs)):
             jac[i][o] = cols[i]
     return jac

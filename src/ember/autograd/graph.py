@@ -158,6 +158,10 @@ def accumulate_grad(var, g):
     """AccumulateGrad::accumulateGrad: new grad into var.grad (in place unless create_graph)."""
     old = var._grad
     if old is None:
+        if g._ks & MATH_BITS:
+            # a conj / neg view (ConjBackward0's grad.conj()) is resolved: torch may keep the bit on .grad, but
+            # optimizers and user code read .grad's stored values (torch's own Adam refuses a conj .grad)
+            g = g.resolve_conj().resolve_neg()
         if not state.grad_enabled:
             # steal the incoming gradient when it obeys the layout contract (torch's AccumulateGrad):
             # same strides as the variable, e.g. the transposed view TBackward hands to `weight`; and,
@@ -172,9 +176,7 @@ def accumulate_grad(var, g):
                         or _refcount(g._base) > 2 or g._base._base is not None):
                     g = _clone_detached(g)
                 else:
-                    bits = g._ks & MATH_BITS
                     g = Tensor._wrap_np(g._np, g.dtype)
-                    g._ks |= bits
             elif g._storage is not None or g._requires_grad or _refcount(g) > _STEAL_REFS:
                 g = _clone_detached(g)
         var._grad = g

@@ -396,7 +396,7 @@ class _CodeGen:
             qn = _get_qualified_name(fn)
         except RuntimeError:
             qn = None
-        if qn is not None and "." in qn and "<" not in qn:
+        if qn is not None and "." in qn and "<" not in qn and not any(keyword.iskeyword(p) for p in qn.split(".")):
             top = qn.split(".")[0]
             mod = _import(top)
             if mod is not None and _resolve_path(mod, qn.split(".")[1:]) is fn:
@@ -530,7 +530,9 @@ class _CodeGen:
 
     def call_args(self, args, kwargs):
         parts = [self.fmt(a) for a in args]
-        parts += [f"{k} = {self.fmt(v)}" for k, v in kwargs.items()]
+        # a schema argument named by a Python keyword (random_'s `from`) is passed through a dict
+        parts += [f"**{{{k!r}: {self.fmt(v)}}}" if keyword.iskeyword(k) else f"{k} = {self.fmt(v)}"
+                  for k, v in kwargs.items()]
         return ", ".join(parts)
 
 

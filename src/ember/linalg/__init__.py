@@ -96,26 +96,30 @@ def _num(x):
     return float(x.item()) if isinstance(x, _e.Tensor) else (None if x is None else float(x))
 
 
-def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
-    aten = _e.ops.aten.linalg_pinv
-    if rcond is not None:
-        r = aten.default(A, _num(rcond), hermitian)
+def _tolerance_overload(packet, A, tol, hermitian, atol, rtol, out):
+    """pinv / matrix_rank's overloads (torch's): a positional tolerance (rcond / tol), Tensor or float,
+    else atol/rtol, Tensor (either one) or float; out= picks the matching out overload."""
+    if tol is not None:
+        tensor = isinstance(tol, _e.Tensor)
+        ov = (packet.rcond_tensor if hasattr(packet, "rcond_tensor") else packet.tol_tensor) if tensor else packet.default
+        ovo = (packet.out_rcond_tensor if hasattr(packet, "out_rcond_tensor") else packet.out_tol_tensor) \
+            if tensor else packet.out
+        args, kw = (A, tol if tensor else _num(tol), hermitian), {}
     elif isinstance(atol, _e.Tensor) or isinstance(rtol, _e.Tensor):
-        r = aten.atol_rtol_tensor(A, atol=atol, rtol=rtol, hermitian=hermitian)
+        ov, ovo = packet.atol_rtol_tensor, packet.atol_rtol_tensor_out
+        args, kw = (A,), dict(atol=atol, rtol=rtol, hermitian=hermitian)
     else:
-        r = aten.atol_rtol_float(A, atol=_num(atol), rtol=_num(rtol), hermitian=hermitian)
-    return r if out is None else out.resize_(r.shape).copy_(r)
+        ov, ovo = packet.atol_rtol_float, packet.atol_rtol_float_out
+        args, kw = (A,), dict(atol=_num(atol), rtol=_num(rtol), hermitian=hermitian)
+    return ov(*args, **kw) if out is None else ovo(*args, **kw, out=out)
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    return _tolerance_overload(_e.ops.aten.linalg_pinv, A, rcond, hermitian, atol, rtol, out)
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
-    aten = _e.ops.aten.linalg_matrix_rank
-    if tol is not None:
-        r = aten.default(A, _num(tol), hermitian)
-    elif isinstance(atol, _e.Tensor) or isinstance(rtol, _e.Tensor):
-        r = aten.atol_rtol_tensor(A, atol=atol, rtol=rtol, hermitian=hermitian)
-    else:
-        r = aten.atol_rtol_float(A, atol=_num(atol), rtol=_num(rtol), hermitian=hermitian)
-    return r if out is None else out.resize_(r.shape).copy_(r)
+    return _tolerance_overload(_e.ops.aten.linalg_matrix_rank, A, tol, hermitian, atol, rtol, out)
 
 
 def matrix_power(A, n, *, out=None):

@@ -76,6 +76,47 @@ def conj_physical(self):
 _self_conj_physical = conj_physical   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class ConjPhysicalBackward1(_Node):
+    _op_name = 'aten::conj_physical_'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad.conj_physical()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_conj_physical_ = getattr(_aten.conj_physical_, 'default')
+
+
+def conj_physical_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('conj_physical_')
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_conj_physical_.redispatch(_below_ks((self,)), self)
+    _n = ConjPhysicalBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _OP_conj_physical_.redispatch(_below_ks((self,)), self)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_conj_physical_ = conj_physical_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class ConjBackward0(_Node):
     _op_name = 'aten::_conj'
 

@@ -1,4 +1,5 @@
-"""cpu conj_physical: the complex conjugate (a copy for every other dtype, as in torch)."""
+"""cpu conj_physical / conj_physical_: the complex conjugate (a copy, or nothing in place, for every other dtype,
+as in torch)."""
 import numpy as np
 
 from .elementwise import _alloc
@@ -11,3 +12,9 @@ def conj_physical(self):
     else:
         np.copyto(out._np, self._np)
     return out
+
+
+def conj_physical_(self):
+    if self.dtype.is_complex:
+        np.conjugate(self._np, out=self._np)
+    return self

@@ -159,14 +159,17 @@ def linalg_pinv(self, rcond, hermitian=False):
     return aten.linalg_pinv.atol_rtol_float(self, atol=0.0, rtol=_f(rcond), hermitian=hermitian)
 
 
-linalg_pinv_rcond_tensor = linalg_pinv
+def linalg_pinv_rcond_tensor(self, rcond, hermitian=False):
+    # a Tensor rcond broadcasts over the batch (and stays on its device: no .item() on meta)
+    return aten.linalg_pinv.atol_rtol_tensor(self, atol=None, rtol=rcond, hermitian=hermitian)
 
 
 def linalg_pinv_out(self, rcond, hermitian=False, *, out):
     return _to_out(linalg_pinv(self, rcond, hermitian), out, "linalg_pinv")
 
 
-linalg_pinv_out_rcond_tensor = linalg_pinv_out
+def linalg_pinv_out_rcond_tensor(self, rcond, hermitian=False, *, out):
+    return _to_out(linalg_pinv_rcond_tensor(self, rcond, hermitian), out, "linalg_pinv")
 
 
 def pinverse(self, rcond=1e-15):
@@ -194,8 +197,12 @@ def linalg_matrix_rank_out(self, tol, hermitian=False, *, out):
     return _to_out(linalg_matrix_rank(self, tol, hermitian), out, "linalg_matrix_rank")
 
 
-linalg_matrix_rank_tol_tensor = linalg_matrix_rank
-linalg_matrix_rank_out_tol_tensor = linalg_matrix_rank_out
+def linalg_matrix_rank_tol_tensor(self, tol, hermitian=False):
+    return aten.linalg_matrix_rank.atol_rtol_tensor(self, atol=tol, rtol=None, hermitian=hermitian)
+
+
+def linalg_matrix_rank_out_tol_tensor(self, tol, hermitian=False, *, out):
+    return _to_out(linalg_matrix_rank_tol_tensor(self, tol, hermitian), out, "linalg_matrix_rank")
 
 
 # ------------------------------------------------------------------ matrix_power

@@ -15,7 +15,11 @@ _slice = slice          # `slice` below is the view op
 
 def make_view(t, size, stride, offset=None, dtype=None, arr=None):
     """A tensor over t's storage with the given geometry (the one constructor every view uses).
-    `arr`: the numpy view of the result's elements when the caller has it from t's (see _from_storage)."""
+    `arr`: the numpy view of the result's elements when the caller has it from t's (see _from_storage);
+    then the geometry is t's own ints, or ints computed from them."""
+    if arr is not None:
+        return Tensor._cpu_view(t.untyped_storage(), t._offset if offset is None else offset, size, stride,
+                                dtype or t.dtype, arr)
     return Tensor._from_storage(t.untyped_storage(), t._offset if offset is None else offset,
                                 size, stride, dtype or t.dtype, arr)
 

@@ -79,6 +79,13 @@ def S(x, *args, **kw):
     return SampleInput(x, args, kw)
 
 
+def _aten(overload, samples, dtypes=FI, **kw):
+    """An overload called as ops.aten.<overload> in ember and torch (one no public binding picks: the
+    Python bindings hide it, or ember's public function reaches the op another way)."""
+    return OpInfo("ops.aten." + overload, samples, dtypes=dtypes, method_variant=False,
+                  aten_name=overload.split(".")[0], **kw)
+
+
 def _info(name, samples, dtypes=F, **kw):
     """name: ember path ("nn.functional.pad"); torch's path is the same unless torch_name says otherwise."""
     def f(op, dt):

@@ -94,7 +94,9 @@ def _masked_select(dt):
 def _masked_scatter(dt):
     x = make((3, 4), dt)
     return [SN(x, _mask((3, 4)), make((12,), dt, seed=3)), SN(x, _mask((4,)), make((3, 5), dt, seed=4)),
-            SN(make((2, 3, 4), dt), _mask((2, 3, 4)), make((24,), dt))]
+            SN(make((2, 3, 4), dt), _mask((2, 3, 4)), make((24,), dt)),
+            # exactly as many source elements as the mask selects (tools/mutate.py: `<` -> `<=` survived)
+            SN(x, _mask((3, 4)), make((int(_mask((3, 4)).sum()),), dt, seed=5))]
 
 
 def _take(dt):
@@ -129,6 +131,8 @@ op_db = [
     _info_fi("scatter", lambda dt: _scatter(dt, value=True), supports_out=True, inplace_variant="scatter_"),
     _info_fi("scatter", lambda dt: _scatter(dt, reduce="add"), dtypes=F, supports_out=True, inplace_variant="scatter_"),
     _info_fi("scatter", lambda dt: _scatter(dt, reduce="multiply"), dtypes=F, supports_out=True, inplace_variant="scatter_"),
+    _info_fi("scatter", lambda dt: _scatter(dt, value=True, reduce="add"), dtypes=F, supports_out=True,
+             inplace_variant="scatter_"),
     _info_fi("scatter_add", _scatter_add, supports_out=True, inplace_variant="scatter_add_"),
     _info_fi("scatter_reduce", _scatter_reduce, supports_out=True, inplace_variant="scatter_reduce_"),
     _info_fi("index_select", _index_select, dtypes=FIB, supports_out=True),

@@ -108,11 +108,15 @@ def _lstsq(dt):
 
 def _rank(dt):
     low = (make((4, 1), dt) @ make((1, 3), dt, seed=1)).astype(dt)
-    return [SN(low), SN(make((3, 4), dt)), SN(_spd_dt((2, 3, 3), dt), hermitian=True), SN(make((3, 3), dt), atol=1.0)]
+    t = lambda v: np.asarray(v, dt)  # noqa: E731  (a 0-dim array becomes a tensor: the *_tensor overloads)
+    return [SN(low), SN(make((3, 4), dt)), SN(_spd_dt((2, 3, 3), dt), hermitian=True), SN(make((3, 3), dt), atol=1.0),
+            SN(make((3, 3), dt), atol=t(1.0), rtol=t(0.1)), SN(make((3, 3), dt), tol=1.5), SN(make((3, 3), dt), tol=t(1.5))]
 
 
 def _pinv(dt):
-    return [SN(make((4, 3), dt)), SN(make((2, 3, 5), dt, seed=1)), SN(_spd_dt((3, 3), dt), hermitian=True), SN(make((3, 3), dt), rtol=0.1)]
+    t = lambda v: np.asarray(v, dt)  # noqa: E731
+    return [SN(make((4, 3), dt)), SN(make((2, 3, 5), dt, seed=1)), SN(_spd_dt((3, 3), dt), hermitian=True), SN(make((3, 3), dt), rtol=0.1),
+            SN(make((3, 3), dt), rcond=0.1), SN(make((3, 4), dt), rcond=t(0.1)), SN(make((3, 4), dt), atol=t(0.1), rtol=t(0.2))]
 
 
 def _mpow(dt):
@@ -165,6 +169,23 @@ def _eigh_canonical(outs):
 def _svd(dt):
     return [S(make((3, 3), dt)), S(make((4, 3), dt, seed=1)), S(make((2, 3, 5), dt, seed=2), full_matrices=False),
             S(make((4, 2), dt, seed=3), full_matrices=False)]
+
+
+def _svd_legacy(dt):
+    return [S(make((3, 3), dt)), S(make((4, 3), dt, seed=1)), S(make((2, 3, 5), dt, seed=2)), S(make((3, 3), dt, seed=4), some=False)]
+
+
+def _svd_legacy_canonical(outs):
+    u, s, v = outs
+    u, vh = _fix_signs(u, np.swapaxes(v, -1, -2))
+    return [u, s, vh]
+
+
+def _triangular(dt):
+    a = np.triu(make((3, 3), dt) + 4 * np.eye(3, dtype=dt)).astype(dt)
+    return [SN(a, make((3, 2), dt, seed=1), upper=True), SN(np.swapaxes(a, -1, -2).copy(), make((3, 2), dt, seed=2), upper=False),
+            SN(a, make((2, 3), dt, seed=3), upper=True, left=False),
+            SN(a, make((3, 2), dt, seed=4), upper=True, unitriangular=True)]
 
 
 def _eigh(dt):
@@ -235,7 +256,7 @@ op_db = [
            aten_name="linalg_vector_norm"),
     OpInfo("linalg.matrix_norm", lambda op, dt: [SampleInput(make(s, dt), (o,), {}, f"{s}-{o}") for s in ((3, 4), (2, 3, 3))
                                                  for o in ("fro", "nuc", 1, -1, 2, float("inf"))],
-           dtypes=F, method_variant=False, supports_meta=True, aten_name="linalg_matrix_norm"),
+           dtypes=F, method_variant=False, supports_meta=True, aten_name="linalg_matrix_norm", supports_out=True),
     _info_fi("trace", _trace, ref=np.trace),
     _info_fi("outer", _outer, supports_out=True, ref=np.outer),
     _info_fi("ger", _outer, supports_out=True, ref=np.outer),
@@ -248,30 +269,31 @@ op_db = [
     _info_fi("cross", _torch_cross, supports_out=True),
     OpInfo("einsum", lambda op, dt: _einsum(dt), dtypes=F, method_variant=False, check_strides=False,
            ref=lambda eq, *ops: np.einsum(eq, *ops), rtol=1e-5, atol=1e-5),
-    _info_fi("tensordot", _tensordot, dtypes=F, method_variant=False, ref=_np_tensordot, rtol=1e-5, atol=1e-5),
+    _info_fi("tensordot", _tensordot, dtypes=F, method_variant=False, ref=_np_tensordot, rtol=1e-5, atol=1e-5,
+             supports_out=True),
     _info_fi("linalg.inv", _square, supports_out=True, ref=np.linalg.inv, aten_name="linalg_inv", **_LIN),
     _info_fi("inverse", _square, supports_out=True, ref=np.linalg.inv, dtypes=F, rtol=1e-4, atol=1e-4),
     _info_fi("linalg.det", _square, supports_out=True, ref=np.linalg.det, aten_name="linalg_det", **_LIN),
     _info_fi("det", _square, dtypes=F, rtol=1e-4, atol=1e-4),
-    _info_fi("linalg.slogdet", _square, ref=np.linalg.slogdet, aten_name="linalg_slogdet", **_LIN),
+    _info_fi("linalg.slogdet", _square, ref=np.linalg.slogdet, aten_name="linalg_slogdet", supports_out=True, **_LIN),
     _info_fi("logdet", lambda dt: _square(dt)[:2], dtypes=F, rtol=1e-4, atol=1e-4),
     _info_fi("linalg.solve", _solve, supports_out=True, aten_name="linalg_solve", check_strides=False, **_LIN),
     _info_fi("linalg.cholesky", lambda dt: [SN(_spd_dt((3, 3), dt)), SN(_spd_dt((2, 4, 4), dt, 1)), SN(_spd_dt((3, 3), dt, 2), upper=True)],
           supports_out=True, aten_name="linalg_cholesky", **_LIN),
     _info_fi("linalg.qr", lambda dt: [SN(make((4, 3), dt)), SN(make((3, 5), dt), "complete"), SN(make((2, 4, 3), dt), "r")],
-          aten_name="linalg_qr", **_LIN),
+          aten_name="linalg_qr", supports_out=True, **_LIN),
     _info_fi("linalg.svdvals", _rect, supports_out=True, ref=lambda a: np.linalg.svd(a, compute_uv=False),
           aten_name="linalg_svdvals", **_LIN),
     _info_fi("linalg.eigvalsh", lambda dt: [SN(_spd_dt((3, 3), dt)), SN(_spd_dt((2, 4, 4), dt, 1), "U")], supports_out=True,
           ref=lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO), aten_name="linalg_eigvalsh", **_LIN),
-    _info_fi("linalg.lstsq", _lstsq, aten_name="linalg_lstsq", check_strides=False, **_LIN),
-    _info_fi("linalg.pinv", _pinv, aten_name="linalg_pinv", **_LIN),
+    _info_fi("linalg.lstsq", _lstsq, aten_name="linalg_lstsq", check_strides=False, supports_out=True, **_LIN),
+    _info_fi("linalg.pinv", _pinv, aten_name="linalg_pinv", supports_out=True, **_LIN),
     _info_fi("pinverse", lambda dt: [SN(make((4, 3), dt)), SN(make((2, 3, 5), dt), 0.1)], dtypes=F, rtol=1e-4, atol=1e-4),
-    _info_fi("linalg.matrix_rank", _rank, aten_name="linalg_matrix_rank", **_LIN),
+    _info_fi("linalg.matrix_rank", _rank, aten_name="linalg_matrix_rank", supports_out=True, **_LIN),
     _info_fi("linalg.matrix_power", _mpow, supports_out=True, aten_name="linalg_matrix_power", **_LIN),
-    _info_fi("matrix_power", _mpow_int, dtypes=("int64",)),
+    _info_fi("matrix_power", _mpow_int, dtypes=("int64",), supports_out=True),
     _info_fi("linalg.eigvals", lambda dt: [SN(make((3, 3), dt)), SN(make((2, 4, 4), dt, seed=1))], aten_name="linalg_eigvals",
-          **_LIN),
+          supports_out=True, **_LIN),
     _info_fi("linalg.matrix_exp", lambda dt: [SN(make((3, 3), dt)), SN(4 * make((2, 4, 4), dt, seed=1)), SN(np.zeros((0, 0), dt))],
           aten_name="linalg_matrix_exp", **_LIN),
     _info_fi("matrix_exp", lambda dt: [SN(make((3, 3), dt)), SN(make((2, 2, 2), dt, seed=1))], dtypes=F, rtol=1e-4, atol=1e-4),
@@ -285,7 +307,7 @@ op_db = [
           supports_out=True, aten_name="linalg_vecdot", **_LIN),
     _info_fi("linalg.cond", lambda dt: [SN(_spd_dt((3, 3), dt)), SN(_spd_dt((2, 3, 3), dt), "fro"), SN(_spd_dt((3, 3), dt), 1),
                                      SN(make((3, 4), dt)), SN(_spd_dt((3, 3), dt), -2), SN(_spd_dt((3, 3), dt), float("inf"))],
-          aten_name="linalg_cond", **_LIN),
+          aten_name="linalg_cond", supports_out=True, **_LIN),
     _info("linalg.svd", _svd, output_func=_svd_canonical, supports_out=True, rtol=1e-4, atol=1e-4, aten_name="linalg_svd"),
     _info("linalg.eigh", _eigh, output_func=_eigh_canonical, supports_out=True, rtol=1e-4, atol=1e-4, aten_name="linalg_eigh"),
     _info("lu_unpack", _lu_unpack, supports_out=True),
@@ -296,6 +318,28 @@ op_db = [
     _info("geqrf", _geqrf, dtypes=("float32",), supports_out=True, method_variant=True, rtol=1e-4, atol=1e-5),
     _info("vdot", _vdot, dtypes=F + ("int64",), supports_out=True, method_variant=True),
     _info("linalg.tensorinv", _tensorinv, supports_out=True, rtol=1e-4, atol=1e-5, aten_name="linalg_tensorinv"),
+    # the other public forms of the decompositions and products
+    _info_fi("linalg.matmul", lambda dt: [SN(make((3, 4), dt), make((4, 2), dt, seed=1)),
+                                       SN(make((2, 3, 4), dt), make((4,), dt, seed=2))], supports_out=True,
+             aten_name="linalg_matmul", **_LIN),
+    _info_fi("linalg.diagonal", lambda dt: [SN(make((3, 4), dt)), SN(make((2, 3, 3), dt), offset=1),
+                                         SN(make((2, 3, 4), dt), dim1=0, dim2=2)], aten_name="linalg_diagonal", **_LIN),
+    _info_fi("qr", lambda dt: [SN(make((4, 3), dt)), SN(make((3, 5), dt), False)], method_variant=True,
+             supports_out=True, dtypes=F, rtol=1e-4, atol=1e-4),
+    _info("svd", _svd_legacy, output_func=_svd_legacy_canonical, supports_out=True, method_variant=True, rtol=1e-4,
+          atol=1e-4),
+    _info_fi("slogdet", _square, method_variant=True, supports_out=True, dtypes=F, rtol=1e-4, atol=1e-4),
+    _info_fi("cholesky", lambda dt: [SN(_spd_dt((3, 3), dt)), SN(_spd_dt((2, 3, 3), dt, 1), True)], method_variant=True,
+             supports_out=True, dtypes=F, rtol=1e-4, atol=1e-4),
+    # eigenvalues only, sorted: eigenvectors of a general matrix are fixed up to a complex phase
+    _info_fi("linalg.eig", lambda dt: [SN(make((3, 3), dt)), SN(make((2, 4, 4), dt, seed=1))], supports_out=True,
+             aten_name="linalg_eig", output_func=lambda outs: [np.sort(outs[0], axis=-1)], check_strides=False,
+             **_LIN),
+    _info_fi("linalg.cholesky_ex", lambda dt: [SN(_spd_dt((3, 3), dt)), SN(_spd_dt((2, 3, 3), dt, 1), upper=True)],
+             supports_out=True, aten_name="linalg_cholesky_ex", **_LIN),
+    _info_fi("linalg.inv_ex", _square, supports_out=True, aten_name="linalg_inv_ex", **_LIN),
+    _info_fi("linalg.solve_ex", _solve, supports_out=True, aten_name="linalg_solve_ex", check_strides=False, **_LIN),
+    _info_fi("linalg.solve_triangular", _triangular, supports_out=True, aten_name="linalg_solve_triangular", **_LIN),
     _info("linalg.tensorsolve", _tensorsolve, supports_out=True, rtol=1e-4, atol=1e-5,
           aten_name="linalg_tensorsolve"),
 ]

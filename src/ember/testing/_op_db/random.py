@@ -41,7 +41,36 @@ def _multinomial_stat(op, dt):
     return [S(_tile_rows([0.2, 0.0, 0.8, 1.0], dt), 1), S(_tile_rows([1.0, 2.0, 3.0, 4.0], dt, 20_000), 3)]
 
 
+def _sizes(dt):
+    return [S((3, 4)), S((2, 0)), S(())]
+
+
+def _like(*args):
+    return lambda dt: [S(A((3, 4), dt), *args), S(A((0, 2), dt), *args), S(A((), dt), *args)]
+
+
+_FACTORY = dict(supports_generator=True, **_RAND)
+
+
 op_db = [
+    # factories and *_like (default dtypes: float32, int64); torch's own moments are the reference
+    _info("rand", _sizes, dtypes=("float32",), supports_out=True, stat_inputs_func=lambda op, dt: [S((N_STAT, 2))],
+          **_FACTORY),
+    _info("randn", _sizes, dtypes=("float32",), supports_out=True, stat_inputs_func=lambda op, dt: [S((N_STAT, 2))],
+          **_FACTORY),
+    _info("randint", lambda dt: [S(10, (3, 4)), S(-5, 5, (2, 3)), S(3, (0,))], dtypes=("int64",), supports_out=True,
+          stat_inputs_func=lambda op, dt: [S(7, (N_STAT, 2)), S(-4, 9, (N_STAT, 1))], **_FACTORY),
+    _info("randperm", lambda dt: [S(7), S(1), S(0)], dtypes=("int64",), supports_out=True, **_FACTORY),
+    _info("rand_like", _like(), stat_inputs_func=lambda op, dt: [S(np.zeros((N_STAT, 2), dt))], **_FACTORY),
+    _info("randn_like", _like(), stat_inputs_func=lambda op, dt: [S(np.zeros((N_STAT, 2), dt))], **_FACTORY),
+    _info("randint_like", _like(10), dtypes=("float32", "int64"),
+          stat_inputs_func=lambda op, dt: [S(np.zeros((N_STAT, 2), dt), 6)], **_FACTORY),
+    _info("randint_like", _like(-3, 4), dtypes=("float32", "int64"), **_FACTORY),
+    _info("Tensor.random_", lambda dt: [S(A((3, 4), dt), 0, 10), S(A((3, 4), dt), 10), S(A((2, 3), dt)),
+                                        S(A((0, 3), dt), 5)], dtypes=("float32", "int64"),
+          torch_name="Tensor.random_", aten_name="random_",
+          stat_inputs_func=lambda op, dt: [S(np.zeros((N_STAT, 2), dt), -2, 5)], **_FACTORY),
+
     _info("normal", _normal, supports_out=True, supports_generator=True, stat_inputs_func=lambda op, dt: _normal_stat(dt),
           **_RAND),
     _info("Tensor.uniform_", _fill_inplace(-1.0, 2.0), torch_name="Tensor.uniform_", aten_name="uniform_",

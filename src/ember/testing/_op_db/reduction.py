@@ -3,7 +3,7 @@ import numpy as np
 
 from .._opinfo import OpInfo, SampleInput
 from .._samples import along_dim, make, reduction
-from ._common import F, FI, FIB
+from ._common import F, FI, FIB, _aten
 
 
 def _np_red(fn):
@@ -17,8 +17,21 @@ def _np_red(fn):
 
 
 op_db = [
-    OpInfo("var", reduction(), ref=_np_red(lambda a, **k: np.var(a, ddof=1, **k)), dtypes=F, method_variant=True),
-    OpInfo("std", reduction(), ref=_np_red(lambda a, **k: np.std(a, ddof=1, **k)), dtypes=F),
+    OpInfo("var", reduction(), ref=_np_red(lambda a, **k: np.var(a, ddof=1, **k)), dtypes=F, method_variant=True,
+           supports_out=True),
+    OpInfo("std", reduction(), ref=_np_red(lambda a, **k: np.std(a, ddof=1, **k)), dtypes=F, supports_out=True),
+    OpInfo("var", lambda op, dt: [SampleInput(make((3, 4), dt), (1,), {"correction": 0}, "correction=0")],
+           dtypes=F, method_variant=False, supports_out=True),
+    OpInfo("std", lambda op, dt: [SampleInput(make((3, 4), dt), (1,), {"correction": 2, "keepdim": True}, "correction=2")],
+           dtypes=F, method_variant=False, supports_out=True),
+    OpInfo("argmin", reduction((None, 0, -1)), dtypes=FI, supports_out=True),
+    OpInfo("max", lambda op, dt: [SampleInput(make((3, 4), dt), (make((4,), dt, seed=1),), {}, "other")], dtypes=FI,
+           ref=np.maximum),
+    OpInfo("min", lambda op, dt: [SampleInput(make((3, 4), dt), (make((4,), dt, seed=1),), {}, "other")], dtypes=FI,
+           ref=np.minimum),
+    _aten("norm.Scalar", lambda op, dt: [SampleInput(make((3, 4), dt), (p,), {}, f"p={p}") for p in (2, 1, 3.5)], F),
+    _aten("norm.ScalarOpt_dim", lambda op, dt: [SampleInput(make((3, 4), dt), (p, [d], k), {}, f"p={p}-{d}-{k}")
+                                                for p, d, k in ((2, 1, False), (None, 0, True), (1, -1, False))], F),
     OpInfo("var_mean", reduction(), dtypes=F, method_variant=False),
     OpInfo("std_mean", reduction(), dtypes=F, method_variant=False),
     OpInfo("logsumexp", reduction((0, -1, (0, 1))), dtypes=FI, supports_out=True),

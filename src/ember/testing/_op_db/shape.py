@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._samples import make
-from ._common import FIB, SN, _info_fi
+from ._common import F, FIB, SN, _info_fi
 
 
 def _repeat(dt):
@@ -102,6 +102,9 @@ op_db = [
     _info_fi("broadcast_tensors", _broadcast_tensors, dtypes=FIB, method_variant=False, ref=lambda *a: np.broadcast_arrays(*a)),
     _info_fi("meshgrid", _meshgrid, dtypes=FIB, method_variant=False,
           ref=lambda *a, indexing: tuple(np.meshgrid(*[x.reshape(-1) for x in a], indexing=indexing))),
+    *[_info_fi(n, lambda dt: [SN(make((), dt)), SN(make((3,), dt)), SN(make((2, 3), dt)), SN(make((2, 1, 3, 2), dt))],
+               dtypes=FIB, method_variant=False) for n in ("atleast_1d", "atleast_2d", "atleast_3d")],
+    _info_fi("meshgrid", lambda dt: [SN(make((3,), dt), make((4,), dt, seed=1))], dtypes=F, method_variant=False),
     _info_fi("narrow_copy", _narrow_copy, dtypes=FIB, supports_out=True),
     _info_fi("block_diag", _block_diag, method_variant=False),
     _info_fi("cartesian_prod", _cartesian_prod, method_variant=False),
