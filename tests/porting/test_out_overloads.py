@@ -42,7 +42,7 @@ MISSING = {
     **{f"torch.{n}": _OP for n in (
         "aminmax", "angle", "bitwise_left_shift", "bitwise_right_shift",
         "chain_matmul", "deg2rad", "frexp", "frobenius_norm", "hash_tensor",
-        "histogram", "igamma", "igammac", "inner", "isin", "ldexp", "logaddexp2", "logspace",
+        "histogram", "igamma", "igammac", "inner", "ldexp", "logaddexp2", "logspace",
         "nextafter", "nonzero_static", "nuclear_norm", "orgqr", "ormqr", "rad2deg", "renorm")},
 }
 

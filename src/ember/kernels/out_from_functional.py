@@ -180,6 +180,11 @@ matmul_out = _out_of("matmul", check=_exact)
 addmm_out = _out_of("addmm", check=_exact)
 baddbmm_out = _out_of("baddbmm", check=_exact)
 addmv_out = _out_of("addmv", check=_exact)
+isin_Tensor_Tensor_out = _out_of("isin", "Tensor_Tensor", check=_exact)
+isin_Tensor_Scalar_out = _out_of("isin", "Tensor_Scalar", check=_exact)
+# torch's isin.Scalar_Tensor_out first resizes `out` to [0] (warning about that shape), then to the 0-d result
+isin_Scalar_Tensor_out = _out_of("isin", "Scalar_Tensor", check=_exact,
+                                 precheck=lambda args, out: resize_out(out, (0,)) if out._size != () else None)
 addr_out = _out_of("addr")
 mv_out = _out_of("mv", check=_exact)
 dot_out = _out_of("dot", check=_exact)

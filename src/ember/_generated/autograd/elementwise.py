@@ -7033,6 +7033,27 @@ def isfinite(*args, **kwargs):
     return _OP_isfinite.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
+_OP_isin_Tensor_Tensor = getattr(_aten.isin, 'Tensor_Tensor')
+
+
+def isin_Tensor_Tensor(*args, **kwargs):
+    return _OP_isin_Tensor_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_isin_Tensor_Scalar = getattr(_aten.isin, 'Tensor_Scalar')
+
+
+def isin_Tensor_Scalar(*args, **kwargs):
+    return _OP_isin_Tensor_Scalar.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_isin_Scalar_Tensor = getattr(_aten.isin, 'Scalar_Tensor')
+
+
+def isin_Scalar_Tensor(*args, **kwargs):
+    return _OP_isin_Scalar_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
 _OP_signbit = getattr(_aten.signbit, 'default')
 
 

@@ -283,3 +283,17 @@ def clamp__Tensor(self, min=None, max=None):
 def clamp_Tensor_out(self, min=None, max=None, out=None):
     from .elementwise import clamp_out
     return clamp_out(self, min, max, out=out)
+
+
+# ------------------------------------------------------------------ isin
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element occurs in `test_elements`, both compared in their promoted dtype."""
+    from ..meta.elementwise_math import isin_spec
+    shape, cdt = isin_spec(elements, test_elements)
+    a = np.asarray(elements._np if isinstance(elements, Tensor) else elements, dtype=cdt._np)
+    b = np.asarray(test_elements._np if isinstance(test_elements, Tensor) else test_elements, dtype=cdt._np)
+    r = np.isin(a, b, invert=invert)
+    return _wrap_fresh(np.array(r, dtype=np.bool_, order="C").reshape(shape), D.bool_)
+
+
+isin_Tensor_Tensor = isin_Tensor_Scalar = isin_Scalar_Tensor = isin

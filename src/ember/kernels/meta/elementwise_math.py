@@ -189,3 +189,20 @@ def _integral_only(f, name):
 for _n in ("gcd", "lcm"):
     for _s in ("", "_", "_out"):
         globals()[_n + _s] = _integral_only(globals()[_n + _s], _n)
+
+
+# ------------------------------------------------------------------ isin
+def isin_spec(elements, test_elements):
+    """(shape, compute dtype) of isin: the elements' shape (0-d for a Scalar element), compared in the
+    promoted dtype of both operands."""
+    shape = elements._size if isinstance(elements, Tensor) else ()
+    return shape, result_type(elements, test_elements)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    shape, _ = isin_spec(elements, test_elements)
+    dev = (elements if isinstance(elements, Tensor) else test_elements).device
+    return empty_tensor(shape, D.bool_, dev)
+
+
+isin_Tensor_Tensor = isin_Tensor_Scalar = isin_Scalar_Tensor = isin

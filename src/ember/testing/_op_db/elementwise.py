@@ -337,6 +337,12 @@ op_db = [
     _b("fmax", np.fmax, inplace=False, scalar_rhs=False),
     _b("fmin", np.fmin, inplace=False, scalar_rhs=False),
     _b("copysign", np.copysign),
+    OpInfo("isin", lambda op, dt: [
+        SampleInput(make((3, 4), dt, -3, 3, seed=1), (make((5,), dt, -3, 3, seed=1)[:3].copy(),), {}, "subset"),
+        SampleInput(make((3, 4), dt, -3, 3, seed=2), (make((2, 3), dt, -3, 3, seed=2),), {"invert": True}, "invert"),
+        SampleInput(make((0,), dt), (make((4,), dt),), {}, "empty")],
+           ref=lambda a, b, invert=False: np.isin(a, b, invert=invert), dtypes=FI, supports_out=True,
+           method_variant=False),
     _b("gcd", np.gcd, domain=(-20, 20), scalar_rhs=False, dtypes=("int64",)),
     _b("lcm", np.lcm, domain=(-20, 20), scalar_rhs=False, dtypes=("int64",)),
     _b("float_power", lambda a, b: np.power(np.asarray(a, np.float64), np.asarray(b, np.float64)), domain=(0.5, 3.0),
