@@ -53,12 +53,18 @@ _op_adaptive_avg_pool1d_default = _ops.aten.adaptive_avg_pool1d.default
 _op_adaptive_max_pool1d_default = _ops.aten.adaptive_max_pool1d.default
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addbmm_default = _ops.aten.addbmm.default
+_op_addbmm_out = _ops.aten.addbmm.out
 _op_addcdiv_default = _ops.aten.addcdiv.default
 _op_addcdiv_out = _ops.aten.addcdiv.out
 _op_addcmul_default = _ops.aten.addcmul.default
 _op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
 _op_addmm_out = _ops.aten.addmm.out
+_op_addmv_default = _ops.aten.addmv.default
+_op_addmv_out = _ops.aten.addmv.out
+_op_addr_default = _ops.aten.addr.default
+_op_addr_out = _ops.aten.addr.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_all_out = _ops.aten.all.all_out
@@ -129,6 +135,8 @@ _op_atanh__default = _ops.aten.atanh_.default
 _op_atanh_default = _ops.aten.atanh.default
 _op_atanh_out = _ops.aten.atanh.out
 _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
+_op_baddbmm_default = _ops.aten.baddbmm.default
+_op_baddbmm_out = _ops.aten.baddbmm.out
 _op_batch_norm_default = _ops.aten.batch_norm.default
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_out = _ops.aten.bernoulli.out
@@ -220,6 +228,10 @@ _op_conv_transpose1d_default = _ops.aten.conv_transpose1d.default
 _op_conv_transpose2d_input = _ops.aten.conv_transpose2d.input
 _op_conv_transpose3d_input = _ops.aten.conv_transpose3d.input
 _op_convolution_default = _ops.aten.convolution.default
+_op_copysign_Scalar = _ops.aten.copysign.Scalar
+_op_copysign_Scalar_out = _ops.aten.copysign.Scalar_out
+_op_copysign_Tensor = _ops.aten.copysign.Tensor
+_op_copysign_out = _ops.aten.copysign.out
 _op_corrcoef_default = _ops.aten.corrcoef.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
@@ -314,6 +326,12 @@ _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_flip_default = _ops.aten.flip.default
 _op_fliplr_default = _ops.aten.fliplr.default
 _op_flipud_default = _ops.aten.flipud.default
+_op_float_power_Scalar = _ops.aten.float_power.Scalar
+_op_float_power_Scalar_out = _ops.aten.float_power.Scalar_out
+_op_float_power_Tensor_Scalar = _ops.aten.float_power.Tensor_Scalar
+_op_float_power_Tensor_Scalar_out = _ops.aten.float_power.Tensor_Scalar_out
+_op_float_power_Tensor_Tensor = _ops.aten.float_power.Tensor_Tensor
+_op_float_power_Tensor_Tensor_out = _ops.aten.float_power.Tensor_Tensor_out
 _op_floor__default = _ops.aten.floor_.default
 _op_floor_default = _ops.aten.floor.default
 _op_floor_divide_default = _ops.aten.floor_divide.default
@@ -335,6 +353,9 @@ _op_full_like_default = _ops.aten.full_like.default
 _op_full_out = _ops.aten.full.out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
+_op_gcd__default = _ops.aten.gcd_.default
+_op_gcd_default = _ops.aten.gcd.default
+_op_gcd_out = _ops.aten.gcd.out
 _op_ge_Scalar = _ops.aten.ge.Scalar
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
@@ -355,6 +376,10 @@ _op_gru_cell_default = _ops.aten.gru_cell.default
 _op_gt_Scalar = _ops.aten.gt.Scalar
 _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
+_op_hardshrink_default = _ops.aten.hardshrink.default
+_op_hardshrink_out = _ops.aten.hardshrink.out
+_op_heaviside_default = _ops.aten.heaviside.default
+_op_heaviside_out = _ops.aten.heaviside.out
 _op_hinge_embedding_loss_default = _ops.aten.hinge_embedding_loss.default
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
@@ -382,6 +407,12 @@ _op_inverse_default = _ops.aten.inverse.default
 _op_inverse_out = _ops.aten.inverse.out
 _op_isclose_default = _ops.aten.isclose.default
 _op_isfinite_default = _ops.aten.isfinite.default
+_op_isin_Scalar_Tensor = _ops.aten.isin.Scalar_Tensor
+_op_isin_Scalar_Tensor_out = _ops.aten.isin.Scalar_Tensor_out
+_op_isin_Tensor_Scalar = _ops.aten.isin.Tensor_Scalar
+_op_isin_Tensor_Scalar_out = _ops.aten.isin.Tensor_Scalar_out
+_op_isin_Tensor_Tensor = _ops.aten.isin.Tensor_Tensor
+_op_isin_Tensor_Tensor_out = _ops.aten.isin.Tensor_Tensor_out
 _op_isinf_default = _ops.aten.isinf.default
 _op_isnan_default = _ops.aten.isnan.default
 _op_isneginf_default = _ops.aten.isneginf.default
@@ -394,6 +425,9 @@ _op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
 _op_kthvalue_values = _ops.aten.kthvalue.values
 _op_layer_norm_default = _ops.aten.layer_norm.default
+_op_lcm__default = _ops.aten.lcm_.default
+_op_lcm_default = _ops.aten.lcm.default
+_op_lcm_out = _ops.aten.lcm.out
 _op_le_Scalar = _ops.aten.le.Scalar
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
@@ -678,6 +712,8 @@ _op_sigmoid_default = _ops.aten.sigmoid.default
 _op_sigmoid_out = _ops.aten.sigmoid.out
 _op_sign_default = _ops.aten.sign.default
 _op_sign_out = _ops.aten.sign.out
+_op_signbit_default = _ops.aten.signbit.default
+_op_signbit_out = _ops.aten.signbit.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
@@ -834,6 +870,17 @@ def celu_(input, alpha=1.0):
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
     return _op_celu__default(input, alpha)
+
+def hardshrink(input, lambd=0.5, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('hardshrink', 'input', 1, 'Tensor', input)
+    if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
+        raise _bad_arg('hardshrink', 'lambd', 2, 'Number', lambd)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
+        return _op_hardshrink_out(input, lambd, out=out)
+    return _op_hardshrink_default(input, lambd)
 
 def threshold(input, threshold, value, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -1913,6 +1960,27 @@ def remainder(input, other, *, out=None):
             raise _bad_arg('remainder', 'out', None, 'Tensor', out)
         return _op_remainder_Tensor_out(input, other, out=out)
     return _op_remainder_Tensor(input, other)
+
+def float_power(input, exponent, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('float_power', 'input', 1, 'Tensor', input)
+    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
+        raise _bad_arg('float_power', 'exponent', 2, 'Tensor', exponent)
+    if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
+        raise TypeError('float_power() received an invalid combination of arguments: at most one of input, exponent may be a number')
+    if not isinstance(input, TensorImpl):
+        if out is not None:
+            return _op_float_power_Scalar_out(input, exponent, out=out)
+        return _op_float_power_Scalar(input, exponent)
+    if not isinstance(exponent, TensorImpl):
+        if out is not None:
+            return _op_float_power_Tensor_Scalar_out(input, exponent, out=out)
+        return _op_float_power_Tensor_Scalar(input, exponent)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('float_power', 'out', None, 'Tensor', out)
+        return _op_float_power_Tensor_Tensor_out(input, exponent, out=out)
+    return _op_float_power_Tensor_Tensor(input, exponent)
 
 def pow(input, exponent, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
@@ -3084,6 +3152,147 @@ def fmod(input, other, *, out=None):
         return _op_fmod_Tensor_out(input, other, out=out)
     return _op_fmod_Tensor(input, other)
 
+def copysign(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('copysign', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('copysign', 'other', 2, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_copysign_Scalar_out(input, other, out=out)
+        return _op_copysign_Scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('copysign', 'out', None, 'Tensor', out)
+        return _op_copysign_out(input, other, out=out)
+    return _op_copysign_Tensor(input, other)
+
+def heaviside(input, values, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('heaviside', 'input', 1, 'Tensor', input)
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('heaviside', 'values', 2, 'Tensor', values)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('heaviside', 'out', None, 'Tensor', out)
+        return _op_heaviside_out(input, values, out=out)
+    return _op_heaviside_default(input, values)
+
+def gcd(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gcd', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gcd', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('gcd', 'out', None, 'Tensor', out)
+        return _op_gcd_out(input, other, out=out)
+    return _op_gcd_default(input, other)
+
+def gcd_(input, other):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gcd_', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gcd_', 'other', 2, 'Tensor', other)
+    return _op_gcd__default(input, other)
+
+def lcm(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lcm', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lcm', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lcm', 'out', None, 'Tensor', out)
+        return _op_lcm_out(input, other, out=out)
+    return _op_lcm_default(input, other)
+
+def lcm_(input, other):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lcm_', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lcm_', 'other', 2, 'Tensor', other)
+    return _op_lcm__default(input, other)
+
+def _isin_c0(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+    s = 0
+    if not isinstance(elements, TensorImpl):
+        return None
+    if not isinstance(test_elements, TensorImpl):
+        return None
+    if not isinstance(assume_unique, bool):
+        return None
+    if not isinstance(invert, bool):
+        return None
+    return s
+
+def _isin_b0(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+    if out is None and assume_unique is False and invert is False:
+        return _op_isin_Tensor_Tensor(elements, test_elements)
+    if out is not None:
+        return _op_isin_Tensor_Tensor_out(elements, test_elements, assume_unique=assume_unique, invert=invert, out=out)
+    return _op_isin_Tensor_Tensor(elements, test_elements, assume_unique=assume_unique, invert=invert)
+
+def _isin_c1(elements, test_element, *, assume_unique=False, invert=False, out=None):
+    s = 0
+    if not isinstance(elements, TensorImpl):
+        return None
+    if not _is_num(test_element):
+        if not (isinstance(test_element, TensorImpl) and test_element.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(assume_unique, bool):
+        return None
+    if not isinstance(invert, bool):
+        return None
+    return s
+
+def _isin_b1(elements, test_element, *, assume_unique=False, invert=False, out=None):
+    if out is None and assume_unique is False and invert is False:
+        return _op_isin_Tensor_Scalar(elements, test_element)
+    if out is not None:
+        return _op_isin_Tensor_Scalar_out(elements, test_element, assume_unique=assume_unique, invert=invert, out=out)
+    return _op_isin_Tensor_Scalar(elements, test_element, assume_unique=assume_unique, invert=invert)
+
+def _isin_c2(element, test_elements, *, assume_unique=False, invert=False, out=None):
+    s = 0
+    if not _is_num(element):
+        if not (isinstance(element, TensorImpl) and element.numel() == 1):
+            return None
+        s += 1
+    if not isinstance(test_elements, TensorImpl):
+        return None
+    if not isinstance(assume_unique, bool):
+        return None
+    if not isinstance(invert, bool):
+        return None
+    return s
+
+def _isin_b2(element, test_elements, *, assume_unique=False, invert=False, out=None):
+    if out is None and assume_unique is False and invert is False:
+        return _op_isin_Scalar_Tensor(element, test_elements)
+    if out is not None:
+        return _op_isin_Scalar_Tensor_out(element, test_elements, assume_unique=assume_unique, invert=invert, out=out)
+    return _op_isin_Scalar_Tensor(element, test_elements, assume_unique=assume_unique, invert=invert)
+
+_isin_ovs = ((_isin_c0, _isin_b0), (_isin_c1, _isin_b1), (_isin_c2, _isin_b2),)
+_isin_sigs = ('(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Tensor elements, Scalar test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Scalar element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)')
+
+def isin(*args, **kwargs):
+    best = None
+    for c, b in _isin_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('isin', args, kwargs, _isin_sigs, False)
+
 def maximum(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('maximum', 'input', 1, 'Tensor', input)
@@ -3142,6 +3351,15 @@ def isfinite(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
     return _op_isfinite_default(input)
+
+def signbit(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('signbit', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('signbit', 'out', None, 'Tensor', out)
+        return _op_signbit_out(input, out=out)
+    return _op_signbit_default(input)
 
 def isposinf(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -4546,6 +4764,82 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
             raise _bad_arg('addmm', 'out', None, 'Tensor', out)
         return _op_addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'input', 1, 'Tensor', input)
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch1', 2, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch2', 3, 'Tensor', batch2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_baddbmm_default(input, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('baddbmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('baddbmm', 'out', None, 'Tensor', out)
+        return _op_baddbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
+    return _op_baddbmm_default(input, batch1, batch2, beta=beta, alpha=alpha)
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm', 'input', 1, 'Tensor', input)
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm', 'batch1', 2, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm', 'batch2', 3, 'Tensor', batch2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addbmm_default(input, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addbmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addbmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addbmm', 'out', None, 'Tensor', out)
+        return _op_addbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
+    return _op_addbmm_default(input, batch1, batch2, beta=beta, alpha=alpha)
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv', 'input', 1, 'Tensor', input)
+    if mat.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv', 'mat', 2, 'Tensor', mat)
+    if vec.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv', 'vec', 3, 'Tensor', vec)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmv_default(input, mat, vec)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmv', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmv', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addmv', 'out', None, 'Tensor', out)
+        return _op_addmv_out(input, mat, vec, beta=beta, alpha=alpha, out=out)
+    return _op_addmv_default(input, mat, vec, beta=beta, alpha=alpha)
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr', 'input', 1, 'Tensor', input)
+    if vec1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr', 'vec1', 2, 'Tensor', vec1)
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr', 'vec2', 3, 'Tensor', vec2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addr_default(input, vec1, vec2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addr', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addr', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addr', 'out', None, 'Tensor', out)
+        return _op_addr_out(input, vec1, vec2, beta=beta, alpha=alpha, out=out)
+    return _op_addr_default(input, vec1, vec2, beta=beta, alpha=alpha)
 
 def trace(input):
     if input.__class__ not in _TENSOR_TYPES:
@@ -7977,4 +8271,4 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
     return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addcdiv', 'addcmul', 'addmm', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

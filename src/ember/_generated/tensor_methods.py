@@ -25,6 +25,9 @@ _op_acosh_out = _ops.aten.acosh.out
 _op_add_Tensor = _ops.aten.add.Tensor
 _op_add__Tensor = _ops.aten.add_.Tensor
 _op_add_out = _ops.aten.add.out
+_op_addbmm__default = _ops.aten.addbmm_.default
+_op_addbmm_default = _ops.aten.addbmm.default
+_op_addbmm_out = _ops.aten.addbmm.out
 _op_addcdiv__default = _ops.aten.addcdiv_.default
 _op_addcdiv_default = _ops.aten.addcdiv.default
 _op_addcdiv_out = _ops.aten.addcdiv.out
@@ -33,6 +36,12 @@ _op_addcmul_default = _ops.aten.addcmul.default
 _op_addcmul_out = _ops.aten.addcmul.out
 _op_addmm_default = _ops.aten.addmm.default
 _op_addmm_out = _ops.aten.addmm.out
+_op_addmv__default = _ops.aten.addmv_.default
+_op_addmv_default = _ops.aten.addmv.default
+_op_addmv_out = _ops.aten.addmv.out
+_op_addr__default = _ops.aten.addr_.default
+_op_addr_default = _ops.aten.addr.default
+_op_addr_out = _ops.aten.addr.out
 _op_adjoint_default = _ops.aten.adjoint.default
 _op_alias_default = _ops.aten.alias.default
 _op_all_all_out = _ops.aten.all.all_out
@@ -98,6 +107,9 @@ _op_atan_out = _ops.aten.atan.out
 _op_atanh__default = _ops.aten.atanh_.default
 _op_atanh_default = _ops.aten.atanh.default
 _op_atanh_out = _ops.aten.atanh.out
+_op_baddbmm__default = _ops.aten.baddbmm_.default
+_op_baddbmm_default = _ops.aten.baddbmm.default
+_op_baddbmm_out = _ops.aten.baddbmm.out
 _op_bernoulli__float = _ops.aten.bernoulli_.float
 _op_bernoulli_default = _ops.aten.bernoulli.default
 _op_bernoulli_out = _ops.aten.bernoulli.out
@@ -162,6 +174,12 @@ _op_conj_physical_default = _ops.aten.conj_physical.default
 _op_conj_physical_out = _ops.aten.conj_physical.out
 _op_contiguous_default = _ops.aten.contiguous.default
 _op_copy__default = _ops.aten.copy_.default
+_op_copysign_Scalar = _ops.aten.copysign.Scalar
+_op_copysign_Scalar_out = _ops.aten.copysign.Scalar_out
+_op_copysign_Tensor = _ops.aten.copysign.Tensor
+_op_copysign__Scalar = _ops.aten.copysign_.Scalar
+_op_copysign__Tensor = _ops.aten.copysign_.Tensor
+_op_copysign_out = _ops.aten.copysign.out
 _op_corrcoef_default = _ops.aten.corrcoef.default
 _op_cos__default = _ops.aten.cos_.default
 _op_cos_default = _ops.aten.cos.default
@@ -243,6 +261,12 @@ _op_flatten_using_ints = _ops.aten.flatten.using_ints
 _op_flip_default = _ops.aten.flip.default
 _op_fliplr_default = _ops.aten.fliplr.default
 _op_flipud_default = _ops.aten.flipud.default
+_op_float_power_Tensor_Scalar = _ops.aten.float_power.Tensor_Scalar
+_op_float_power_Tensor_Scalar_out = _ops.aten.float_power.Tensor_Scalar_out
+_op_float_power_Tensor_Tensor = _ops.aten.float_power.Tensor_Tensor
+_op_float_power_Tensor_Tensor_out = _ops.aten.float_power.Tensor_Tensor_out
+_op_float_power__Scalar = _ops.aten.float_power_.Scalar
+_op_float_power__Tensor = _ops.aten.float_power_.Tensor
 _op_floor__default = _ops.aten.floor_.default
 _op_floor_default = _ops.aten.floor.default
 _op_floor_divide__default = _ops.aten.floor_divide_.default
@@ -264,6 +288,9 @@ _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
+_op_gcd__default = _ops.aten.gcd_.default
+_op_gcd_default = _ops.aten.gcd.default
+_op_gcd_out = _ops.aten.gcd.out
 _op_ge_Scalar = _ops.aten.ge.Scalar
 _op_ge_Tensor = _ops.aten.ge.Tensor
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
@@ -285,6 +312,11 @@ _op_gt_Tensor = _ops.aten.gt.Tensor
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _op_gt__Scalar = _ops.aten.gt_.Scalar
 _op_gt__Tensor = _ops.aten.gt_.Tensor
+_op_hardshrink_default = _ops.aten.hardshrink.default
+_op_hardshrink_out = _ops.aten.hardshrink.out
+_op_heaviside__default = _ops.aten.heaviside_.default
+_op_heaviside_default = _ops.aten.heaviside.default
+_op_heaviside_out = _ops.aten.heaviside.out
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
 _op_hypot__default = _ops.aten.hypot_.default
@@ -325,6 +357,9 @@ _op_kron_default = _ops.aten.kron.default
 _op_kron_out = _ops.aten.kron.out
 _op_kthvalue_default = _ops.aten.kthvalue.default
 _op_kthvalue_values = _ops.aten.kthvalue.values
+_op_lcm__default = _ops.aten.lcm_.default
+_op_lcm_default = _ops.aten.lcm.default
+_op_lcm_out = _ops.aten.lcm.out
 _op_le_Scalar = _ops.aten.le.Scalar
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
@@ -574,6 +609,8 @@ _op_sigmoid_out = _ops.aten.sigmoid.out
 _op_sign__default = _ops.aten.sign_.default
 _op_sign_default = _ops.aten.sign.default
 _op_sign_out = _ops.aten.sign.out
+_op_signbit_default = _ops.aten.signbit.default
+_op_signbit_out = _ops.aten.signbit.out
 _op_sin__default = _ops.aten.sin_.default
 _op_sin_default = _ops.aten.sin.default
 _op_sin_out = _ops.aten.sin.out
@@ -683,6 +720,15 @@ def _m_relu(self):
 
 def _m_relu_(self):
     return _op_relu__default(self)
+
+def _m_hardshrink(self, lambd=0.5, *, out=None):
+    if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
+        raise _bad_arg('hardshrink', 'lambd', 1, 'Number', lambd)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
+        return _op_hardshrink_out(self, lambd, out=out)
+    return _op_hardshrink_default(self, lambd)
 
 def _m_prelu(self, weight):
     if weight.__class__ not in _TENSOR_TYPES:
@@ -1014,6 +1060,57 @@ def _m_remainder_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_remainder__Scalar(self, other)
     return _op_remainder__Tensor(self, other)
+
+def _m_float_power(self, exponent, *, out=None):
+    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
+        raise _bad_arg('float_power', 'exponent', 1, 'Tensor', exponent)
+    if not isinstance(exponent, TensorImpl):
+        if out is not None:
+            return _op_float_power_Tensor_Scalar_out(self, exponent, out=out)
+        return _op_float_power_Tensor_Scalar(self, exponent)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('float_power', 'out', None, 'Tensor', out)
+        return _op_float_power_Tensor_Tensor_out(self, exponent, out=out)
+    return _op_float_power_Tensor_Tensor(self, exponent)
+
+def __m_float_power__c0(self, exponent):
+    s = 0
+    if not _is_num(exponent):
+        if not (isinstance(exponent, TensorImpl) and exponent.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_float_power__b0(self, exponent):
+    return _op_float_power__Scalar(self, exponent)
+
+def __m_float_power__c1(self, exponent):
+    s = 0
+    if not isinstance(exponent, TensorImpl):
+        return None
+    return s
+
+def __m_float_power__b1(self, exponent):
+    return _op_float_power__Tensor(self, exponent)
+
+__m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_power__c1, __m_float_power__b1),)
+__m_float_power__sigs = ('(Scalar exponent)', '(Tensor exponent)')
+
+def _m_float_power_(*args, **kwargs):
+    best = None
+    for c, b in __m_float_power__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('float_power_', args, kwargs, __m_float_power__sigs, True)
 
 def _m_pow(self, exponent, *, out=None):
     if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
@@ -2104,6 +2201,68 @@ def _m_fmod_(self, other):
         return _op_fmod__Scalar(self, other)
     return _op_fmod__Tensor(self, other)
 
+def _m_copysign(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('copysign', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_copysign_Scalar_out(self, other, out=out)
+        return _op_copysign_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('copysign', 'out', None, 'Tensor', out)
+        return _op_copysign_out(self, other, out=out)
+    return _op_copysign_Tensor(self, other)
+
+def _m_copysign_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('copysign_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_copysign__Scalar(self, other)
+    return _op_copysign__Tensor(self, other)
+
+def _m_heaviside(self, values, *, out=None):
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('heaviside', 'values', 1, 'Tensor', values)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('heaviside', 'out', None, 'Tensor', out)
+        return _op_heaviside_out(self, values, out=out)
+    return _op_heaviside_default(self, values)
+
+def _m_heaviside_(self, values):
+    if values.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('heaviside_', 'values', 1, 'Tensor', values)
+    return _op_heaviside__default(self, values)
+
+def _m_gcd(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gcd', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('gcd', 'out', None, 'Tensor', out)
+        return _op_gcd_out(self, other, out=out)
+    return _op_gcd_default(self, other)
+
+def _m_gcd_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gcd_', 'other', 1, 'Tensor', other)
+    return _op_gcd__default(self, other)
+
+def _m_lcm(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lcm', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('lcm', 'out', None, 'Tensor', out)
+        return _op_lcm_out(self, other, out=out)
+    return _op_lcm_default(self, other)
+
+def _m_lcm_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lcm_', 'other', 1, 'Tensor', other)
+    return _op_lcm__default(self, other)
+
 def _m_maximum(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('maximum', 'other', 1, 'Tensor', other)
@@ -2148,6 +2307,13 @@ def _m_isinf(self):
 
 def _m_isfinite(self):
     return _op_isfinite_default(self)
+
+def _m_signbit(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('signbit', 'out', None, 'Tensor', out)
+        return _op_signbit_out(self, out=out)
+    return _op_signbit_default(self)
 
 def _m_isposinf(self, *, out=None):
     if out is not None:
@@ -3471,6 +3637,126 @@ def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
             raise _bad_arg('addmm', 'out', None, 'Tensor', out)
         return _op_addmm_out(self, mat1, mat2, beta=beta, alpha=alpha, out=out)
     return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
+
+def _m_baddbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch1', 1, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch2', 2, 'Tensor', batch2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_baddbmm_default(self, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('baddbmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('baddbmm', 'out', None, 'Tensor', out)
+        return _op_baddbmm_out(self, batch1, batch2, beta=beta, alpha=alpha, out=out)
+    return _op_baddbmm_default(self, batch1, batch2, beta=beta, alpha=alpha)
+
+def _m_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm_', 'batch1', 1, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm_', 'batch2', 2, 'Tensor', batch2)
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_baddbmm__default(self, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('baddbmm_', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('baddbmm_', 'alpha', None, 'Number', alpha)
+    return _op_baddbmm__default(self, batch1, batch2, beta=beta, alpha=alpha)
+
+def _m_addbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm', 'batch1', 1, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm', 'batch2', 2, 'Tensor', batch2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addbmm_default(self, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addbmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addbmm', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addbmm', 'out', None, 'Tensor', out)
+        return _op_addbmm_out(self, batch1, batch2, beta=beta, alpha=alpha, out=out)
+    return _op_addbmm_default(self, batch1, batch2, beta=beta, alpha=alpha)
+
+def _m_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm_', 'batch1', 1, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addbmm_', 'batch2', 2, 'Tensor', batch2)
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addbmm__default(self, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addbmm_', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addbmm_', 'alpha', None, 'Number', alpha)
+    return _op_addbmm__default(self, batch1, batch2, beta=beta, alpha=alpha)
+
+def _m_addmv(self, mat, vec, *, beta=1, alpha=1, out=None):
+    if mat.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv', 'mat', 1, 'Tensor', mat)
+    if vec.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv', 'vec', 2, 'Tensor', vec)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmv_default(self, mat, vec)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmv', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmv', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addmv', 'out', None, 'Tensor', out)
+        return _op_addmv_out(self, mat, vec, beta=beta, alpha=alpha, out=out)
+    return _op_addmv_default(self, mat, vec, beta=beta, alpha=alpha)
+
+def _m_addmv_(self, mat, vec, *, beta=1, alpha=1):
+    if mat.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv_', 'mat', 1, 'Tensor', mat)
+    if vec.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv_', 'vec', 2, 'Tensor', vec)
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addmv__default(self, mat, vec)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmv_', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmv_', 'alpha', None, 'Number', alpha)
+    return _op_addmv__default(self, mat, vec, beta=beta, alpha=alpha)
+
+def _m_addr(self, vec1, vec2, *, beta=1, alpha=1, out=None):
+    if vec1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr', 'vec1', 1, 'Tensor', vec1)
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr', 'vec2', 2, 'Tensor', vec2)
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addr_default(self, vec1, vec2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addr', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addr', 'alpha', None, 'Number', alpha)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('addr', 'out', None, 'Tensor', out)
+        return _op_addr_out(self, vec1, vec2, beta=beta, alpha=alpha, out=out)
+    return _op_addr_default(self, vec1, vec2, beta=beta, alpha=alpha)
+
+def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    if vec1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr_', 'vec1', 1, 'Tensor', vec1)
+    if vec2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addr_', 'vec2', 2, 'Tensor', vec2)
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        return _op_addr__default(self, vec1, vec2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addr_', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addr_', 'alpha', None, 'Number', alpha)
+    return _op_addr__default(self, vec1, vec2, beta=beta, alpha=alpha)
 
 def _m_trace(self):
     return _op_trace_default(self)
@@ -5330,11 +5616,17 @@ class TensorMethods:
     acosh_ = _m_acosh_
     add = _m_add
     add_ = _m_add_
+    addbmm = _m_addbmm
+    addbmm_ = _m_addbmm_
     addcdiv = _m_addcdiv
     addcdiv_ = _m_addcdiv_
     addcmul = _m_addcmul
     addcmul_ = _m_addcmul_
     addmm = _m_addmm
+    addmv = _m_addmv
+    addmv_ = _m_addmv_
+    addr = _m_addr
+    addr_ = _m_addr_
     adjoint = _m_adjoint
     alias = _m_alias
     all = _m_all
@@ -5372,6 +5664,8 @@ class TensorMethods:
     atan_ = _m_atan_
     atanh = _m_atanh
     atanh_ = _m_atanh_
+    baddbmm = _m_baddbmm
+    baddbmm_ = _m_baddbmm_
     bernoulli = _m_bernoulli
     bernoulli_ = _m_bernoulli_
     bincount = _m_bincount
@@ -5404,6 +5698,8 @@ class TensorMethods:
     conj_physical_ = _m_conj_physical_
     contiguous = _m_contiguous
     copy_ = _m_copy_
+    copysign = _m_copysign
+    copysign_ = _m_copysign_
     corrcoef = _m_corrcoef
     cos = _m_cos
     cos_ = _m_cos_
@@ -5455,6 +5751,8 @@ class TensorMethods:
     flip = _m_flip
     fliplr = _m_fliplr
     flipud = _m_flipud
+    float_power = _m_float_power
+    float_power_ = _m_float_power_
     floor = _m_floor
     floor_ = _m_floor_
     floor_divide = _m_floor_divide
@@ -5466,6 +5764,8 @@ class TensorMethods:
     frac = _m_frac
     frac_ = _m_frac_
     gather = _m_gather
+    gcd = _m_gcd
+    gcd_ = _m_gcd_
     ge = _m_ge
     ge_ = _m_ge_
     geometric_ = _m_geometric_
@@ -5475,6 +5775,9 @@ class TensorMethods:
     greater_equal = _m_greater_equal
     gt = _m_gt
     gt_ = _m_gt_
+    hardshrink = _m_hardshrink
+    heaviside = _m_heaviside
+    heaviside_ = _m_heaviside_
     histc = _m_histc
     hypot = _m_hypot
     hypot_ = _m_hypot_
@@ -5501,6 +5804,8 @@ class TensorMethods:
     isposinf = _m_isposinf
     kron = _m_kron
     kthvalue = _m_kthvalue
+    lcm = _m_lcm
+    lcm_ = _m_lcm_
     le = _m_le
     le_ = _m_le_
     lerp = _m_lerp
@@ -5630,6 +5935,7 @@ class TensorMethods:
     sigmoid_ = _m_sigmoid_
     sign = _m_sign
     sign_ = _m_sign_
+    signbit = _m_signbit
     sin = _m_sin
     sin_ = _m_sin_
     sinc = _m_sinc

@@ -129,6 +129,21 @@ _amax = _same(lambda i, want, got: f"Expected the dtype for input and out to mat
 _where = _same(lambda i, want, got: f"Expected out type to be {_tname(want)} but got {_tname(got)}")
 
 
+def addbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    """torch's addbmm_out resizes `out` like `self` expanded (no deprecation warning) and then checks it as
+    addmm's `self`, so a wrong dtype names "self and mat2"."""
+    with no_grad():
+        r = ops.aten.addbmm.default(self, batch1, batch2, beta=beta, alpha=alpha)
+    if out.dtype is not r.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(out.dtype)} and "
+                           f"{_tname(batch1.dtype)}")
+    if tuple(out._size) != tuple(r._size):
+        out.resize_(r._size)
+    if out._np is not None and r._np is not None:
+        np.copyto(out._np, r._np)
+    return out
+
+
 def _linalg_castable(name):
     """torch's linalg out= check (checkLinalgCompatibleDtype)."""
     def check(i, result, out):
@@ -163,6 +178,14 @@ mm_out = _out_of("mm", check=_exact)
 bmm_out = _out_of("bmm", check=_exact)
 matmul_out = _out_of("matmul", check=_exact)
 addmm_out = _out_of("addmm", check=_exact)
+baddbmm_out = _out_of("baddbmm", check=_exact)
+addmv_out = _out_of("addmv", check=_exact)
+isin_Tensor_Tensor_out = _out_of("isin", "Tensor_Tensor", check=_exact)
+isin_Tensor_Scalar_out = _out_of("isin", "Tensor_Scalar", check=_exact)
+# torch's isin.Scalar_Tensor_out first resizes `out` to [0] (warning about that shape), then to the 0-d result
+isin_Scalar_Tensor_out = _out_of("isin", "Scalar_Tensor", check=_exact,
+                                 precheck=lambda args, out: resize_out(out, (0,)) if out._size != () else None)
+addr_out = _out_of("addr")
 mv_out = _out_of("mv", check=_exact)
 dot_out = _out_of("dot", check=_exact)
 linalg_householder_product_out = _out_of("linalg_householder_product",

@@ -938,6 +938,70 @@ def leaky_relu_(self, negative_slope=0.01):
 _self_leaky_relu_ = leaky_relu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class HardshrinkBackward0(_Node):
+    _op_name = 'aten::hardshrink'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            lambd = _n.s_lambd
+            self = _n.s_self.unpack(_n)
+            _r0 = masked_grad((self < -lambd) | (self > lambd), grad)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_hardshrink = getattr(_aten.hardshrink, 'default')
+
+
+def _jvp_hardshrink(_ts, self, lambd, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, masked_grad((self < -lambd) | (self > lambd), grad))
+    return _o
+
+
+def hardshrink(self, lambd=0.5):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_hardshrink(self, lambd)
+            _t = _jvp_hardshrink(_ts, self, lambd, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_hardshrink.redispatch(_below_ks((self, lambd)), self, lambd)
+    _n = HardshrinkBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_lambd = lambd
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_hardshrink.redispatch(_below_ks((self, lambd)), self, lambd)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_hardshrink = hardshrink   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class HardtanhBackward0(_Node):
     _op_name = 'aten::hardtanh'
     _complex = 'conj'

@@ -22,10 +22,10 @@ _getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, maybe_multiply, sum_to
 from ember.autograd.formulas.complex import abs_jvp
 from ember.autograd.formulas.elementwise import (clamp_backward, clamp_backward_max,
-                                                 clamp_backward_min, fmax_backward, logit_backward,
-                                                 maximum_backward, pow_backward_exponent,
-                                                 pow_backward_self, sigmoid_grad, tanh_grad,
-                                                 xlogy_self)
+                                                 clamp_backward_min, copysign_tensor_self_backward,
+                                                 fmax_backward, logit_backward, maximum_backward,
+                                                 pow_backward_exponent, pow_backward_self,
+                                                 sigmoid_grad, tanh_grad, xlogy_self)
 
 _aten = _ops_ns.aten
 
@@ -6481,6 +6481,221 @@ def fmod__Scalar(self, other):
 _self_fmod__Scalar = fmod__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class CopysignBackward0(_Node):
+    _op_name = 'aten::copysign.Tensor'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = copysign_tensor_self_backward(grad, self, result)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            _r1 = zeros_like(other)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_copysign_Tensor = getattr(_aten.copysign, 'Tensor')
+
+
+def _jvp_copysign_Tensor(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, copysign_tensor_self_backward(grad, self, result))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, zeros_like(other))
+    return _o
+
+
+def copysign_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_copysign_Tensor(self, other)
+            _t = _jvp_copysign_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_copysign_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _n = CopysignBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
+        _n.s_other = _SV(other)
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_copysign_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_copysign_Tensor = copysign_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_copysign__Tensor = getattr(_aten.copysign_, 'Tensor')
+
+
+def copysign__Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_copysign__Tensor(self, other)
+            _t = _jvp_copysign_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_copysign__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _n = CopysignBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
+        _n.s_other = _SV(other)
+    if _g0:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_copysign__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_copysign__Tensor = copysign__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class CopysignBackward1(_Node):
+    _op_name = 'aten::copysign.Scalar'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = copysign_tensor_self_backward(grad, self, result)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_copysign_Scalar = getattr(_aten.copysign, 'Scalar')
+
+
+def _jvp_copysign_Scalar(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, copysign_tensor_self_backward(grad, self, result))
+    return _o
+
+
+def copysign_Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_copysign_Scalar(self, other)
+            _t = _jvp_copysign_Scalar(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_copysign_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _n = CopysignBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_copysign_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_copysign_Scalar = copysign_Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_copysign__Scalar = getattr(_aten.copysign_, 'Scalar')
+
+
+def copysign__Scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_copysign__Scalar(self, other)
+            _t = _jvp_copysign_Scalar(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_copysign__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _n = CopysignBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_copysign__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_copysign__Scalar = copysign__Scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class MaximumBackward0(_Node):
     _op_name = 'aten::maximum'
     _complex = 'conj'
@@ -6816,6 +7031,34 @@ _OP_isfinite = getattr(_aten.isfinite, 'default')
 
 def isfinite(*args, **kwargs):
     return _OP_isfinite.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_isin_Tensor_Tensor = getattr(_aten.isin, 'Tensor_Tensor')
+
+
+def isin_Tensor_Tensor(*args, **kwargs):
+    return _OP_isin_Tensor_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_isin_Tensor_Scalar = getattr(_aten.isin, 'Tensor_Scalar')
+
+
+def isin_Tensor_Scalar(*args, **kwargs):
+    return _OP_isin_Tensor_Scalar.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_isin_Scalar_Tensor = getattr(_aten.isin, 'Scalar_Tensor')
+
+
+def isin_Scalar_Tensor(*args, **kwargs):
+    return _OP_isin_Scalar_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_signbit = getattr(_aten.signbit, 'default')
+
+
+def signbit(*args, **kwargs):
+    return _OP_signbit.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
 _OP_isposinf = getattr(_aten.isposinf, 'default')

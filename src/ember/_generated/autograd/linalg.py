@@ -524,6 +524,598 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 _self_addmm = addmm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class BaddbmmBackward0(_Node):
+    _op_name = 'aten::baddbmm'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            beta = _n.s_beta
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            alpha = _n.s_alpha
+            batch2 = _n.s_batch2.unpack(_n)
+            _r1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha)
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            alpha = _n.s_alpha
+            batch1 = _n.s_batch1.unpack(_n)
+            _r2 = maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_batch1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_batch2', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_baddbmm = getattr(_aten.baddbmm, 'default')
+
+
+def _jvp_baddbmm(_ts, self, batch1, batch2, beta, alpha, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            self_sym_sizes = self._size
+            _gs.append(sum_to(sum_to(maybe_multiply(grad, beta), self_sym_sizes), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha), batch1._size))
+            _tt.append(_ts[1])
+        if _ts[2] is not None:
+            _gs.append(sum_to(maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha), batch2._size))
+            _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    if _FW[0] and _fw_has((self, batch1, batch2, )):
+        _ts = _fw_take((self, batch1, batch2, ))
+        try:
+            _res = _self_baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+            _t = _jvp_baddbmm(_ts, self, batch1, batch2, beta, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(batch1, '_requires_grad', False)
+    _g2 = _getattr(batch2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    if not _need:
+        return _OP_baddbmm.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _n = BaddbmmBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
+    if _g1 or _g2:
+        _n.s_alpha = alpha
+    if _g2:
+        _n.s_batch1 = _SV(batch1)
+    if _g1:
+        _n.s_batch2 = _SV(batch2)
+    if _g0:
+        _n.s_beta = beta
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_baddbmm.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_baddbmm = baddbmm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_baddbmm_ = getattr(_aten.baddbmm_, 'default')
+
+
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    if _FW[0] and _fw_has((self, batch1, batch2, )):
+        _ts = _fw_take((self, batch1, batch2, ))
+        try:
+            _old = _clone(self)
+            _res = _self_baddbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
+            _t = _jvp_baddbmm(_ts, _old, batch1, batch2, beta, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(batch1, '_requires_grad', False)
+    _g2 = _getattr(batch2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    if not _need:
+        return _OP_baddbmm_.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _n = BaddbmmBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
+    if _g1 or _g2:
+        _n.s_alpha = alpha
+    if _g2:
+        _n.s_batch1 = _SV(batch1)
+    if _g1:
+        _n.s_batch2 = _SV(batch2)
+    if _g0:
+        _n.s_beta = beta
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_baddbmm_.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_baddbmm_ = baddbmm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AddbmmBackward0(_Node):
+    _op_name = 'aten::addbmm'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            beta = _n.s_beta
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            alpha = _n.s_alpha
+            batch1_sym_sizes = _n.s_batch1_sym_sizes
+            batch2 = _n.s_batch2.unpack(_n)
+            batch2_sym_sizes = _n.s_batch2_sym_sizes
+            _r1 = maybe_multiply(grad.unsqueeze(0).expand([batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]]).bmm(batch2.transpose(1, 2).conj()), alpha)
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            alpha = _n.s_alpha
+            batch1 = _n.s_batch1.unpack(_n)
+            batch1_sym_sizes = _n.s_batch1_sym_sizes
+            batch2_sym_sizes = _n.s_batch2_sym_sizes
+            _r2 = maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand([batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]])), alpha)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_batch1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_batch2', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_addbmm = getattr(_aten.addbmm, 'default')
+
+
+def _jvp_addbmm(_ts, self, batch1, batch2, beta, alpha, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            self_sym_sizes = self._size
+            _gs.append(sum_to(sum_to(maybe_multiply(grad, beta), self_sym_sizes), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            batch1_sym_sizes = batch1._size
+            batch2_sym_sizes = batch2._size
+            _gs.append(sum_to(maybe_multiply(grad.unsqueeze(0).expand([batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]]).bmm(batch2.transpose(1, 2).conj()), alpha), batch1._size))
+            _tt.append(_ts[1])
+        if _ts[2] is not None:
+            batch1_sym_sizes = batch1._size
+            batch2_sym_sizes = batch2._size
+            _gs.append(sum_to(maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand([batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]])), alpha), batch2._size))
+            _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    if _FW[0] and _fw_has((self, batch1, batch2, )):
+        _ts = _fw_take((self, batch1, batch2, ))
+        try:
+            _res = _self_addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+            _t = _jvp_addbmm(_ts, self, batch1, batch2, beta, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(batch1, '_requires_grad', False)
+    _g2 = _getattr(batch2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    if not _need:
+        return _OP_addbmm.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _n = AddbmmBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
+    if _g1 or _g2:
+        _n.s_alpha = alpha
+    if _g2:
+        _n.s_batch1 = _SV(batch1)
+    if _g1 or _g2:
+        _n.s_batch1_sym_sizes = batch1._size
+    if _g1:
+        _n.s_batch2 = _SV(batch2)
+    if _g1 or _g2:
+        _n.s_batch2_sym_sizes = batch2._size
+    if _g0:
+        _n.s_beta = beta
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_addbmm.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_addbmm = addbmm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_addbmm_ = getattr(_aten.addbmm_, 'default')
+
+
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    if _FW[0] and _fw_has((self, batch1, batch2, )):
+        _ts = _fw_take((self, batch1, batch2, ))
+        try:
+            _old = _clone(self)
+            _res = _self_addbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
+            _t = _jvp_addbmm(_ts, _old, batch1, batch2, beta, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(batch1, '_requires_grad', False)
+    _g2 = _getattr(batch2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    if not _need:
+        return _OP_addbmm_.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _n = AddbmmBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
+    if _g1 or _g2:
+        _n.s_alpha = alpha
+    if _g2:
+        _n.s_batch1 = _SV(batch1)
+    if _g1 or _g2:
+        _n.s_batch1_sym_sizes = batch1._size
+    if _g1:
+        _n.s_batch2 = _SV(batch2)
+    if _g1 or _g2:
+        _n.s_batch2_sym_sizes = batch2._size
+    if _g0:
+        _n.s_beta = beta
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_addbmm_.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_addbmm_ = addbmm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AddmvBackward0(_Node):
+    _op_name = 'aten::addmv'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            beta = _n.s_beta
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            alpha = _n.s_alpha
+            vec = _n.s_vec.unpack(_n)
+            _r1 = maybe_multiply(grad.unsqueeze(1).mm(vec.conj().unsqueeze(0)), alpha)
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            alpha = _n.s_alpha
+            mat = _n.s_mat.unpack(_n)
+            _r2 = maybe_multiply(mat.t().conj().mv(grad), alpha)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_mat', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_vec', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_addmv = getattr(_aten.addmv, 'default')
+
+
+def _jvp_addmv(_ts, self, mat, vec, beta, alpha, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            self_sym_sizes = self._size
+            _gs.append(sum_to(sum_to(maybe_multiply(grad, beta), self_sym_sizes), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(maybe_multiply(grad.unsqueeze(1).mm(vec.conj().unsqueeze(0)), alpha), mat._size))
+            _tt.append(_ts[1])
+        if _ts[2] is not None:
+            _gs.append(sum_to(maybe_multiply(mat.t().conj().mv(grad), alpha), vec._size))
+            _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    if _FW[0] and _fw_has((self, mat, vec, )):
+        _ts = _fw_take((self, mat, vec, ))
+        try:
+            _res = _self_addmv(self, mat, vec, beta=beta, alpha=alpha)
+            _t = _jvp_addmv(_ts, self, mat, vec, beta, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(mat, '_requires_grad', False)
+    _g2 = _getattr(vec, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    if not _need:
+        return _OP_addmv.redispatch(_below_ks((self, mat, vec, beta, alpha)), self, mat, vec, beta=beta, alpha=alpha)
+    _n = AddmvBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat) if _g1 else None, _gedge(vec) if _g2 else None, )
+    if _g1 or _g2:
+        _n.s_alpha = alpha
+    if _g0:
+        _n.s_beta = beta
+    if _g2:
+        _n.s_mat = _SV(mat)
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    if _g1:
+        _n.s_vec = _SV(vec)
+    _res = _OP_addmv.redispatch(_below_ks((self, mat, vec, beta, alpha)), self, mat, vec, beta=beta, alpha=alpha)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_addmv = addmv   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_addmv_ = getattr(_aten.addmv_, 'default')
+
+
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    if _FW[0] and _fw_has((self, mat, vec, )):
+        _ts = _fw_take((self, mat, vec, ))
+        try:
+            _old = _clone(self)
+            _res = _self_addmv_(self, mat, vec, beta=beta, alpha=alpha)
+            _t = _jvp_addmv(_ts, _old, mat, vec, beta, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(mat, '_requires_grad', False)
+    _g2 = _getattr(vec, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    if not _need:
+        return _OP_addmv_.redispatch(_below_ks((self, mat, vec, beta, alpha)), self, mat, vec, beta=beta, alpha=alpha)
+    _n = AddmvBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat) if _g1 else None, _gedge(vec) if _g2 else None, )
+    if _g1 or _g2:
+        _n.s_alpha = alpha
+    if _g0:
+        _n.s_beta = beta
+    if _g2:
+        _n.s_mat = _SV(mat)
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    if _g1:
+        _n.s_vec = _SV(vec)
+    _res = _OP_addmv_.redispatch(_below_ks((self, mat, vec, beta, alpha)), self, mat, vec, beta=beta, alpha=alpha)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_addmv_ = addmv_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AddrBackward0(_Node):
+    _op_name = 'aten::addr'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            beta = _n.s_beta
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            alpha = _n.s_alpha
+            vec2 = _n.s_vec2.unpack(_n)
+            _r1 = maybe_multiply(grad.mv(vec2.conj()), alpha)
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            alpha = _n.s_alpha
+            vec1 = _n.s_vec1.unpack(_n)
+            _r2 = maybe_multiply(grad.t().mv(vec1.conj()), alpha)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_vec1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_vec2', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_addr = getattr(_aten.addr, 'default')
+
+
+def _jvp_addr(_ts, self, vec1, vec2, beta, alpha, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            self_sym_sizes = self._size
+            _gs.append(sum_to(sum_to(maybe_multiply(grad, beta), self_sym_sizes), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(maybe_multiply(grad.mv(vec2.conj()), alpha), vec1._size))
+            _tt.append(_ts[1])
+        if _ts[2] is not None:
+            _gs.append(sum_to(maybe_multiply(grad.t().mv(vec1.conj()), alpha), vec2._size))
+            _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    if _FW[0] and _fw_has((self, vec1, vec2, )):
+        _ts = _fw_take((self, vec1, vec2, ))
+        try:
+            _res = _self_addr(self, vec1, vec2, beta=beta, alpha=alpha)
+            _t = _jvp_addr(_ts, self, vec1, vec2, beta, alpha, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(vec1, '_requires_grad', False)
+    _g2 = _getattr(vec2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    if not _need:
+        return _OP_addr.redispatch(_below_ks((self, vec1, vec2, beta, alpha)), self, vec1, vec2, beta=beta, alpha=alpha)
+    _n = AddrBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(vec1) if _g1 else None, _gedge(vec2) if _g2 else None, )
+    if _g1 or _g2:
+        _n.s_alpha = alpha
+    if _g0:
+        _n.s_beta = beta
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    if _g2:
+        _n.s_vec1 = _SV(vec1)
+    if _g1:
+        _n.s_vec2 = _SV(vec2)
+    _res = _OP_addr.redispatch(_below_ks((self, vec1, vec2, beta, alpha)), self, vec1, vec2, beta=beta, alpha=alpha)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_addr = addr   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_addr_ = getattr(_aten.addr_, 'default')
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    if _FW[0] and _fw_has((self, vec1, vec2, )):
+        _ts = _fw_take((self, vec1, vec2, ))
+        try:
+            _old = _clone(self)
+            _res = _self_addr_(self, vec1, vec2, beta=beta, alpha=alpha)
+            _t = _jvp_addr(_ts, _old, vec1, vec2, beta, alpha, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(vec1, '_requires_grad', False)
+    _g2 = _getattr(vec2, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    if not _need:
+        return _OP_addr_.redispatch(_below_ks((self, vec1, vec2, beta, alpha)), self, vec1, vec2, beta=beta, alpha=alpha)
+    _n = AddrBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(vec1) if _g1 else None, _gedge(vec2) if _g2 else None, )
+    if _g1 or _g2:
+        _n.s_alpha = alpha
+    if _g0:
+        _n.s_beta = beta
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    if _g2:
+        _n.s_vec1 = _SV(vec1)
+    if _g1:
+        _n.s_vec2 = _SV(vec2)
+    _res = _OP_addr_.redispatch(_below_ks((self, vec1, vec2, beta, alpha)), self, vec1, vec2, beta=beta, alpha=alpha)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_addr_ = addr_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class LinalgVectorNormBackward0(_Node):
     _op_name = 'aten::linalg_vector_norm'
     _complex = 'conj'

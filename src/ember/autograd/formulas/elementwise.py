@@ -1,4 +1,4 @@
-"""Backward helpers of the element-wise ops (torch's FunctionsManual.cpp): pow, clamp, logit, maximum/fmax, xlogy."""
+"""Backward helpers of the element-wise ops (torch's FunctionsManual.cpp): pow, clamp, logit, maximum/fmax, xlogy, copysign."""
 
 import numpy as np
 
@@ -6,7 +6,8 @@ from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.tls import state as _state
 from ._common import _const, const_zeros_like, masked_grad, _aten, _needs_history
 
-__all__ = ["clamp_backward", "clamp_backward_max", "clamp_backward_min", "fmax_backward", "logit_backward",
+__all__ = ["clamp_backward", "clamp_backward_max", "clamp_backward_min", "copysign_tensor_self_backward",
+           "fmax_backward", "logit_backward",
            "maximum_backward", "pow_backward_exponent", "pow_backward_self", "sigmoid_grad", "tanh_grad",
            "xlogy_self"]
 
@@ -125,3 +126,8 @@ def fmax_backward(grad, self, other, which, is_max=True):
 def xlogy_self(grad, self, other):
     from ..._generated.functions import xlogy
     return grad * xlogy((self != 0).to(grad.dtype), other)
+
+
+def copysign_tensor_self_backward(grad, self, result):
+    """grad * (result / self), 0 where self == 0 (torch's copysign_tensor_self_backward)."""
+    return masked_grad((self != 0), grad * (result / self))

@@ -140,6 +140,7 @@ _TABLE = {
     "hardswish": lambda a: a * np.clip(a + 3, 0, 6) / 6,
     "log_sigmoid": lambda a: -_softplus_np(-a),
     "threshold": _threshold,
+    "hardshrink": lambda a, lambd=0.5: np.where((a >= -lambd) & (a <= lambd), a.dtype.type(0), a),
 }
 for _n, _f in _TABLE.items():
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = make_unary_p(_f, _n, ACTIVATION_KINDS[_n])
@@ -227,3 +228,16 @@ def relu_backward(g, r):
     if g.size:
         f(g.ctypes.data, r.ctypes.data, gi.ctypes.data, g.size)
     return gi
+
+
+def _hardshrink_checked(f):
+    from ..meta.activation import check_hardshrink_out
+
+    def g(self, lambd=0.5, *, out):
+        check_hardshrink_out(self, out)
+        return f(self, lambd, out=out)
+    g.__name__ = "hardshrink_out"
+    return g
+
+
+hardshrink_out = _hardshrink_checked(hardshrink_out)

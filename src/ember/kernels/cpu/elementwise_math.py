@@ -142,6 +142,14 @@ isposinf, _, isposinf_out = make_unary_p(lambda a: np.isposinf(a) if a.dtype.kin
                                          "isposinf")
 isneginf, _, isneginf_out = make_unary_p(lambda a: np.isneginf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool),
                                          "isneginf")
+signbit, _, _signbit_out = make_unary_p(lambda a: np.signbit(a) if a.dtype.kind in "fiV" else np.zeros(a.shape, bool),
+                                        "signbit")
+
+
+def signbit_out(self, *, out):
+    from ..meta.elementwise_math import check_signbit_out
+    check_signbit_out(out)
+    return _signbit_out(self, out=out)
 
 
 # ------------------------------------------------------------------ binary
@@ -175,6 +183,40 @@ minimum, _, minimum_out = make_binary(_ufunc2(np.minimum), ARITH, "minimum")
 fmax, _, fmax_out = make_binary(_ufunc2(np.fmax), ARITH, "fmax")
 fmin, _, fmin_out = make_binary(_ufunc2(np.fmin), ARITH, "fmin")
 logaddexp, _, logaddexp_out = make_binary(_quiet2(np.logaddexp), ARITH, "logaddexp")
+copysign_Tensor, copysign__Tensor, copysign_out = make_binary(_quiet2(np.copysign), FLOAT_OUT, "copysign")
+copysign_Scalar, copysign__Scalar, copysign_Scalar_out = copysign_Tensor, copysign__Tensor, copysign_out
+
+
+def _heaviside(a, b, out):
+    """0 where self < 0 (and nan), `values` where self == 0, 1 where self > 0."""
+    a, b = np.asarray(a), np.asarray(b)
+    with np.errstate(invalid="ignore"):
+        np.copyto(out, np.where(a == 0, b, a > 0), casting="unsafe")
+
+
+def _checked_heaviside(f):
+    from ..meta.elementwise_math import check_heaviside, check_heaviside_out
+
+    def g(self, values, *a, **k):
+        if "out" in k:
+            check_heaviside_out(self, values, k["out"])
+        check_heaviside(self, values)
+        return f(self, values, *a, **k)
+    g.__name__ = f.__name__
+    return g
+
+
+heaviside, heaviside_, heaviside_out = (_checked_heaviside(f) for f in make_binary(_heaviside, ARITH, "heaviside"))
+def _integral(uf, name):
+    def f(a, b, out):
+        from ..meta.elementwise_math import check_integral
+        check_integral(out.dtype, name)
+        uf(a, b, out=out, casting="unsafe")
+    return f
+
+
+gcd, gcd_, gcd_out = make_binary(_integral(np.gcd, "gcd"), ARITH, "gcd")
+lcm, lcm_, lcm_out = make_binary(_integral(np.lcm, "lcm"), ARITH, "lcm")
 xlogy_Tensor, xlogy__Tensor, xlogy_OutTensor = make_binary(_xlogy, FLOAT_OUT, "xlogy")
 xlogy_Scalar_Self = xlogy_Scalar_Other = xlogy_Tensor
 xlogy__Scalar_Other = xlogy__Tensor
@@ -241,3 +283,17 @@ def clamp__Tensor(self, min=None, max=None):
 def clamp_Tensor_out(self, min=None, max=None, out=None):
     from .elementwise import clamp_out
     return clamp_out(self, min, max, out=out)
+
+
+# ------------------------------------------------------------------ isin
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element occurs in `test_elements`, both compared in their promoted dtype."""
+    from ..meta.elementwise_math import isin_spec
+    shape, cdt = isin_spec(elements, test_elements)
+    a = np.asarray(elements._np if isinstance(elements, Tensor) else elements, dtype=cdt._np)
+    b = np.asarray(test_elements._np if isinstance(test_elements, Tensor) else test_elements, dtype=cdt._np)
+    r = np.isin(a, b, invert=invert)
+    return _wrap_fresh(np.array(r, dtype=np.bool_, order="C").reshape(shape), D.bool_)
+
+
+isin_Tensor_Tensor = isin_Tensor_Scalar = isin_Scalar_Tensor = isin

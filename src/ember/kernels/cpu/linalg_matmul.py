@@ -1,4 +1,4 @@
-"""cpu kernels for mm, bmm, mv, dot, addmm, matmul: checks and result shape from
+"""cpu kernels for mm, bmm, mv, dot, addmm, baddbmm, addbmm, addmv, addr, matmul: checks and result shape from
 kernels/meta/linalg_matmul.py, then one np.matmul (or np.dot) call.
 
 matmul is a direct CPU+Meta kernel here (torch's is CompositeImplicitAutograd over mm/bmm with
@@ -6,7 +6,9 @@ views); it becomes a decomposition once reshape/expand land."""
 import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..meta.linalg_matmul import addmm_spec, bmm_spec, dot_spec, matmul_spec, mm_spec, mv_spec
+from ..meta.elementwise_common import check_inplace
+from ..meta.linalg_matmul import (addbmm_spec, addmm_spec, addmv_spec, addr_spec, baddbmm_spec, bmm_spec, dot_spec, matmul_spec,
+                                 mm_spec, mv_spec)
 
 
 _wrap_fresh = Tensor._wrap_fresh
@@ -84,3 +86,59 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         else:
             r = r + b
     return _result(np.broadcast_to(r, shape), shape, dt)
+
+
+def _scaled_sum(self, prod, beta, alpha, shape, dt):
+    """beta * self + alpha * prod broadcast to `shape`; beta == 0 ignores self (its nan/inf too), like torch."""
+    r = prod * alpha if alpha != 1 else prod
+    if beta != 0:
+        b = _acc(self)
+        r = r + (b * beta if beta != 1 else b)
+    return _result(np.broadcast_to(r, shape), shape, dt)
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    shape, dt = baddbmm_spec(self, batch1, batch2)
+    return _scaled_sum(self, np.matmul(_acc(batch1), _acc(batch2)), beta, alpha, shape, dt)
+
+
+def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    shape, dt = addbmm_spec(self, batch1, batch2)
+    prod = np.matmul(_acc(batch1), _acc(batch2)).sum(axis=0) if batch1._size[0] else np.zeros(shape, _acc(self).dtype)
+    return _scaled_sum(self, prod, beta, alpha, shape, dt)
+
+
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    shape, dt = addmv_spec(self, mat, vec)
+    return _scaled_sum(self, np.matmul(_acc(mat), _acc(vec)), beta, alpha, shape, dt)
+
+
+def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    shape, dt = addr_spec(self, vec1, vec2, beta, alpha)
+    a, b = vec1._np.astype(dt._np), vec2._np.astype(dt._np)
+    if dt._np == np.bool_:                 # torch's boolean addr: (beta and self) or (alpha and vec1 outer vec2)
+        r = np.logical_and(np.outer(a, b), bool(alpha))
+        if beta:
+            r = np.logical_or(r, self._np)
+        return _result(np.broadcast_to(r, shape), shape, dt)
+    c = self._np.astype(dt._np) if beta != 0 else None
+    r = np.outer(a, b) * alpha if alpha != 1 else np.outer(a, b)
+    if c is not None:
+        r = r + (c * beta if beta != 1 else c)
+    return _result(np.broadcast_to(r, shape), shape, dt)
+
+
+def _inplace(name, functional):
+    def f(self, *args, **kw):
+        r = functional(self, *args, **kw)
+        check_inplace(self, r._size, r.dtype, name)
+        np.copyto(self._np, r._np, casting="unsafe")
+        return self
+    f.__name__ = name + "_"
+    return f
+
+
+baddbmm_ = _inplace("baddbmm", baddbmm)
+addmv_ = _inplace("addmv", addmv)
+addbmm_ = _inplace("addbmm", addbmm)
+addr_ = _inplace("addr", addr)

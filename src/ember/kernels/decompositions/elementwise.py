@@ -127,3 +127,62 @@ def max_other(self, other):
 def min_other(self, other):
     """torch.min(a, b): the elementwise minimum."""
     return aten.minimum.default(self, other)
+
+
+# ------------------------------------------------------------------ float_power (torch's: pow in double precision)
+def _fp_dtype(*xs):
+    from ..._core import dtype as D
+    cplx = any(isinstance(x, complex) or (hasattr(x, "dtype") and x.dtype.is_complex) for x in xs)
+    return D.complex128 if cplx else D.float64
+
+
+def _fp_cast(x, dt):
+    if hasattr(x, "dtype"):
+        return x if x.dtype is dt else aten._to_copy.default(x, dtype=dt)
+    return complex(x) if dt.is_complex else float(x)
+
+
+def _fp_out_check(out, dt, what="output given to float_power"):
+    if out.dtype is not dt:
+        raise RuntimeError(f"the {what} has dtype {_tname(out.dtype)} but the operation's result requires dtype "
+                           f"{_tname(dt)}")
+
+
+def _float_power(overload):
+    def f(self, exponent):
+        dt = _fp_dtype(self, exponent)
+        return getattr(aten.pow, overload)(_fp_cast(self, dt), _fp_cast(exponent, dt))
+    f.__name__ = "float_power_" + overload
+    return f
+
+
+def _float_power_out(overload):
+    def f(self, exponent, *, out):
+        dt = _fp_dtype(self, exponent)
+        _fp_out_check(out, dt)
+        from ..common import resize_out
+        from ..._grad_mode import no_grad
+        with no_grad():
+            r = getattr(aten.pow, overload)(_fp_cast(self, dt), _fp_cast(exponent, dt))
+        resize_out(out, r._size)
+        if out._np is not None and r._np is not None:
+            np.copyto(out._np, r._np)
+        return out
+    f.__name__ = "float_power_" + overload + "_out"
+    return f
+
+
+def _float_power_(overload):
+    def f(self, exponent):
+        dt = _fp_dtype(self, exponent)
+        _fp_out_check(self, dt, "base given to float_power_")
+        return getattr(aten.pow_, overload)(self, _fp_cast(exponent, dt))
+    f.__name__ = "float_power__" + overload
+    return f
+
+
+float_power_Tensor_Tensor, float_power_Tensor_Scalar, float_power_Scalar = (
+    _float_power(o) for o in ("Tensor_Tensor", "Tensor_Scalar", "Scalar"))
+float_power_Tensor_Tensor_out, float_power_Tensor_Scalar_out, float_power_Scalar_out = (
+    _float_power_out(o) for o in ("Tensor_Tensor", "Tensor_Scalar", "Scalar"))
+float_power__Tensor, float_power__Scalar = _float_power_("Tensor"), _float_power_("Scalar")

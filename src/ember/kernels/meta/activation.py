@@ -11,7 +11,7 @@ from .elementwise_math import unary_kind_dtype, unary_meta
 # dtype kind of each activation (see elementwise_math.UNARY_KINDS): integer inputs are an error
 # ("float_only"), except for threshold and hardtanh, which keep any dtype ("same")
 ACTIVATION_KINDS = {n: "float_only" for n in ("gelu silu mish softplus elu selu celu leaky_relu hardsigmoid "
-                                               "hardswish log_sigmoid").split()}
+                                               "hardswish log_sigmoid hardshrink").split()}
 ACTIVATION_KINDS.update(threshold="same", hardtanh="same")
 
 for _n, _kind in ACTIVATION_KINDS.items():
@@ -53,3 +53,21 @@ def glu(self, dim=-1):
 def glu_out(self, dim=-1, out=None):
     check_out(out, glu_shape(self, dim)[1], self.dtype, "glu")
     return out
+
+
+# ------------------------------------------------------------------ hardshrink.out
+def check_hardshrink_out(self, out):
+    """hardshrink is a structured TensorIterator op: `out` must have the input's dtype exactly."""
+    if out.dtype is not self.dtype and (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"Found dtype {_tname(out.dtype)} but expected {_tname(self.dtype)}")
+
+
+def _hardshrink_checked(f):
+    def g(self, lambd=0.5, *, out):
+        check_hardshrink_out(self, out)
+        return f(self, lambd, out=out)
+    g.__name__ = "hardshrink_out"
+    return g
+
+
+hardshrink_out = _hardshrink_checked(hardshrink_out)

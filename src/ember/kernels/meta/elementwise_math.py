@@ -2,6 +2,8 @@
 addcmul, addcdiv), and the meta kernels themselves (`unary_meta` also makes those of the activations,
 kernels/meta/activation.py). The cpu kernels in kernels/cpu/elementwise_math.py allocate from these same
 rules."""
+import numpy as np
+
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.promotion import get_default_dtype, result_type
@@ -16,7 +18,7 @@ from .elementwise_common import ARITH, FLOAT_OUT, check_inplace, meta_binary, me
 UNARY_KINDS = {n: "float" for n in ("exp2 expm1 log1p log2 log10 asin acos atan sinh cosh tan asinh acosh atanh "
                                     "erf erfc erfinv reciprocal logit").split()}
 UNARY_KINDS.update({n: "same" for n in "floor ceil trunc round sign sgn frac nan_to_num".split()})
-UNARY_KINDS.update({n: "bool" for n in "isnan isinf isfinite isposinf isneginf".split()})
+UNARY_KINDS.update({n: "bool" for n in "isnan isinf isfinite isposinf isneginf signbit".split()})
 UNARY_KINDS["square"] = "square"
 
 
@@ -77,10 +79,56 @@ for _n, _kind in UNARY_KINDS.items():
 round_decimals, round__decimals, round_decimals_out = unary_meta("round", UNARY_KINDS["round"])
 
 for _n, _k in {"atan2": FLOAT_OUT, "hypot": ARITH, "fmod": ARITH, "maximum": ARITH, "minimum": ARITH,
-               "fmax": ARITH, "fmin": ARITH, "logaddexp": ARITH, "xlogy": FLOAT_OUT}.items():
+               "fmax": ARITH, "fmin": ARITH, "logaddexp": ARITH, "xlogy": FLOAT_OUT, "copysign": FLOAT_OUT,
+               "heaviside": ARITH, "gcd": ARITH, "lcm": ARITH}.items():
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = (
         meta_binary(_k, _n), meta_binary_inplace(_k, _n), meta_binary_out(_k, _n))
 fmod_Tensor = fmod_Scalar = fmod
+copysign_Tensor = copysign_Scalar = copysign
+copysign__Tensor = copysign__Scalar = copysign_
+copysign_Scalar_out = copysign_out
+
+
+def check_heaviside(self, values):
+    """torch's heaviside refuses mixed dtypes instead of promoting."""
+    if self.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def check_heaviside_out(self, values, out):
+    """heaviside.out: `out` must share the inputs' dtype too."""
+    check_heaviside(self, values)
+    if out.dtype is not self.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def check_signbit_out(out):
+    if out.dtype is not D.bool_:
+        raise RuntimeError("signbit does not support non-boolean outputs.")
+
+
+def _checked(f):
+    def g(self, values, *a, **k):
+        if "out" in k:
+            check_heaviside_out(self, values, k["out"])
+        check_heaviside(self, values)
+        return f(self, values, *a, **k)
+    g.__name__ = f.__name__
+    return g
+
+
+def _signbit_checked(f):
+    def g(self, *, out):
+        check_signbit_out(out)
+        return f(self, out=out)
+    g.__name__ = f.__name__
+    return g
+
+
+signbit_out = _signbit_checked(signbit_out)
+
+
+heaviside, heaviside_, heaviside_out = _checked(heaviside), _checked(heaviside_), _checked(heaviside_out)
 fmod__Tensor = fmod__Scalar = fmod_
 fmod_Tensor_out = fmod_Scalar_out = fmod_out
 xlogy_Tensor = xlogy_Scalar_Self = xlogy_Scalar_Other = xlogy
@@ -120,3 +168,41 @@ def clamp_Tensor_out(self, min=None, max=None, out=None):
     r = clamp(self, min, max)
     check_out(out, r._size, r.dtype, "clamp")
     return out
+
+
+def check_integral(np_dtype, name):
+    """gcd/lcm exist for integer dtypes only (torch's "gcd_cpu" not implemented for 'Float')."""
+    if np_dtype.kind not in "iu":
+        from ..._core import dtype as D
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(D.from_numpy_dtype(np_dtype))}'")
+
+
+def _integral_only(f, name):
+    def g(*a, **k):
+        r = f(*a, **k)
+        check_integral(np.dtype(r.dtype._np), name)
+        return r
+    g.__name__ = f.__name__
+    return g
+
+
+for _n in ("gcd", "lcm"):
+    for _s in ("", "_", "_out"):
+        globals()[_n + _s] = _integral_only(globals()[_n + _s], _n)
+
+
+# ------------------------------------------------------------------ isin
+def isin_spec(elements, test_elements):
+    """(shape, compute dtype) of isin: the elements' shape (0-d for a Scalar element), compared in the
+    promoted dtype of both operands."""
+    shape = elements._size if isinstance(elements, Tensor) else ()
+    return shape, result_type(elements, test_elements)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    shape, _ = isin_spec(elements, test_elements)
+    dev = (elements if isinstance(elements, Tensor) else test_elements).device
+    return empty_tensor(shape, D.bool_, dev)
+
+
+isin_Tensor_Tensor = isin_Tensor_Scalar = isin_Scalar_Tensor = isin

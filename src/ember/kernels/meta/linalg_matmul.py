@@ -1,4 +1,4 @@
-"""Meta functions for mm, bmm, mv, dot, addmm and matmul: torch's shape/dtype checks and result shapes.
+"""Meta functions for mm, bmm, mv, dot, addmm, baddbmm, addbmm, addmv, addr and matmul: torch's shape/dtype checks and result shapes.
 The cpu kernels (kernels/cpu/linalg_matmul.py) call the same `*_spec` functions before computing."""
 from ..._core import dtype as D
 from ..common import _tname, broadcast_shapes, empty_tensor
@@ -82,6 +82,72 @@ def addmm_spec(self, mat1, mat2):
     return shape, dt
 
 
+def _expandable(self, shape):
+    """torch's expand check of `self` (the added term) against the product's shape."""
+    if self.dim() > len(shape):
+        raise RuntimeError(f"expand({self.type()}{{{list(self._size)}}}, size={list(shape)}): the number of sizes "
+                           f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({self.dim()})")
+    off = len(shape) - self.dim()
+    for i, s in enumerate(self._size):
+        if s != 1 and s != shape[off + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[off + i]}) must match the existing size ({s}) "
+                               f"at non-singleton dimension {off + i}.  Target sizes: {list(shape)}.  "
+                               f"Tensor sizes: {list(self._size)}")
+
+
+def baddbmm_spec(self, batch1, batch2):
+    if self.dtype is not batch1.dtype or self.dtype is not batch2.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_CNAME.get(self.dtype.name, self.dtype.name)}, "
+                           f"batch1: {_CNAME.get(batch1.dtype.name, batch1.dtype.name)}, "
+                           f"batch2: {_CNAME.get(batch2.dtype.name, batch2.dtype.name)}")
+    shape, dt = bmm_spec(batch1, batch2)
+    _expandable(self, shape)
+    return shape, dt
+
+
+def addbmm_spec(self, batch1, batch2):
+    shape, dt = bmm_spec(batch1, batch2)
+    if self.dtype is not batch1.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(self.dtype)} and "
+                           f"{_tname(batch1.dtype)}")
+    shape = shape[1:]
+    _expandable(self, shape)
+    return shape, dt
+
+
+def addmv_spec(self, mat, vec):
+    if self.dtype is not mat.dtype or self.dtype is not vec.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_tname(self.dtype)}, "
+                           f"{_tname(mat.dtype)}, and {_tname(vec.dtype)}")
+    if mat.dim() != 2 or vec.dim() != 1 or self.dim() > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self.dim()}, {mat.dim()}, {vec.dim()}")
+    if mat._size[1] != vec._size[0] or (self.dim() == 1 and self._size[0] not in (1, mat._size[0])):
+        raise RuntimeError(f"size mismatch, got input ({self._size[0] if self.dim() else 1}), mat ({_x(mat._size)}), "
+                           f"vec ({vec._size[0]})")
+    _check_dtype(mat, vec)
+    return (mat._size[0],), self.dtype
+
+
+def addr_spec(self, vec1, vec2, beta=1, alpha=1):
+    from ..._core.promotion import result_type
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+    dt = result_type(self, vec1, vec2)
+    if dt is D.bool_:
+        if isinstance(beta, (float, complex)) or isinstance(alpha, (float, complex)):
+            raise RuntimeError("Boolean beta only supported for Boolean results.")
+    elif not (dt.is_floating_point or dt.is_complex):
+        if isinstance(beta, float) or isinstance(alpha, float):
+            raise RuntimeError("For integral input tensors, argument beta must not be a floating point number."
+                               if isinstance(beta, float) else
+                               "For integral input tensors, argument alpha must not be a floating point number.")
+    shape = (vec1._size[0], vec2._size[0])
+    _expandable(self, shape)
+    return shape, dt
+
+
 def matmul_spec(self, other):
     """torch.matmul's cases: dot, mv, (1-D @ 2-D as a row), mm, and broadcast batched matmul."""
     da, db = self.dim(), other.dim()
@@ -131,3 +197,27 @@ mv = _meta(mv_spec)
 dot = _meta(dot_spec)
 matmul = _meta(matmul_spec)
 addmm = _meta(addmm_spec)
+baddbmm = _meta(baddbmm_spec)
+addmv = _meta(addmv_spec)
+addbmm = _meta(addbmm_spec)
+
+
+def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    shape, dt = addr_spec(self, vec1, vec2, beta, alpha)
+    return empty_tensor(shape, dt, self.device)
+
+
+def _inplace(name, functional):
+    def f(self, *args, **kw):
+        from .elementwise_common import check_inplace
+        r = functional(self, *args, **kw)
+        check_inplace(self, r._size, r.dtype, name)
+        return self
+    f.__name__ = name + "_"
+    return f
+
+
+baddbmm_ = _inplace("baddbmm", baddbmm)
+addmv_ = _inplace("addmv", addmv)
+addbmm_ = _inplace("addbmm", addbmm)
+addr_ = _inplace("addr", addr)

@@ -119,8 +119,7 @@ def softshrink(input, lambd=0.5):
 
 
 def hardshrink(input, lambd=0.5):
-    zero = ember.zeros((), dtype=input.dtype)
-    return ember.where((input > lambd) | (input < -lambd), input, zero)
+    return ember.hardshrink(input, lambd)
 
 
 def threshold(input, threshold, value, inplace=False):

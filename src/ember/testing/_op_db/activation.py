@@ -26,6 +26,8 @@ op_db = [
                torch_name="nn.functional.leaky_relu"),
     _with_args("_nn.hardtanh", [((), {}), ((-0.5, 2.0), {})], lambda a, lo=-1, hi=1: np.clip(a, lo, hi),
                torch_name="nn.functional.hardtanh"),
+    _with_args("hardshrink", [((), {}), ((1.2,), {}), ((), {"lambd": 0.0})],
+               lambda a, lambd=0.5: np.where((a >= -lambd) & (a <= lambd), 0, a), inplace=False, method_variant=True),
     _u("_nn.hardsigmoid", lambda a: np.clip(a / 6 + 0.5, 0, 1), torch_name="nn.functional.hardsigmoid"),
     _u("_nn.hardswish", lambda a: a * np.clip(a + 3, 0, 6) / 6, torch_name="nn.functional.hardswish"),
     _u("_nn.relu6", lambda a: np.clip(a, 0, 6), out=False, torch_name="nn.functional.relu6"),

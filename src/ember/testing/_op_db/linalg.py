@@ -28,6 +28,38 @@ def _torch_cross(dt):
     return [SN(make((4, 3), dt), make((4, 3), dt, seed=1), 1), SN(make((3, 2), dt), make((3, 2), dt, seed=1), dim=0)]
 
 
+def _scales(dt):
+    """(beta, alpha) pairs for the add*-products: integer scales for integer dtypes (torch refuses floats)."""
+    return [(1, 1), (2, 3), (0, 2)] + ([(0.5, -1.5)] if dt in ("float32", "float64") else [])
+
+
+def _baddbmm(dt):
+    b1, b2 = make((2, 3, 4), dt, seed=1), make((2, 4, 5), dt, seed=2)
+    out = [SN(make(s, dt), b1, b2, beta=be, alpha=al, name=f"{s}-{be}-{al}")
+           for s in ((2, 3, 5), (3, 1), (5,)) for be, al in _scales(dt)]
+    return out + [SN(make((0, 3, 2), dt), make((0, 3, 4), dt), make((0, 4, 2), dt), name="empty-batch")]
+
+
+def _addbmm(dt):
+    b1, b2 = make((2, 3, 4), dt, seed=1), make((2, 4, 5), dt, seed=2)
+    out = [SN(make(s, dt), b1, b2, beta=be, alpha=al, name=f"{s}-{be}-{al}")
+           for s in ((3, 5), (1, 5), ()) for be, al in _scales(dt)]
+    return out + [SN(make((3, 2), dt), make((0, 3, 4), dt), make((0, 4, 2), dt), name="empty-batch")]
+
+
+def _addmv(dt):
+    m, v = make((3, 4), dt, seed=1), make((4,), dt, seed=2)
+    out = [SN(make(s, dt), m, v, beta=be, alpha=al, name=f"{s}-{be}-{al}")
+           for s in ((3,), (1,), ()) for be, al in _scales(dt)]
+    return out + [SN(make((3,), dt), make((3, 0), dt), make((0,), dt), name="empty-k")]
+
+
+def _addr(dt):
+    v1, v2 = make((3,), dt, seed=1), make((4,), dt, seed=2)
+    return [SN(make(s, dt), v1, v2, beta=be, alpha=al, name=f"{s}-{be}-{al}")
+            for s in ((3, 4), (3, 1), (4,), ()) for be, al in _scales(dt)]
+
+
 def _einsum(dt):
     a, b, c = make((3, 4), dt), make((4, 5), dt, seed=1), make((5,), dt, seed=2)
     return [SN("ij,jk->ik", a, b), SN("ij,jk,k->i", a, b, c), SN("ii", make((3, 3), dt)), SN("ij->ji", a),
@@ -228,6 +260,10 @@ op_db = [
     _info_fi("trace", _trace, ref=np.trace),
     _info_fi("outer", _outer, supports_out=True, ref=np.outer),
     _info_fi("ger", _outer, supports_out=True, ref=np.outer),
+    _info_fi("baddbmm", _baddbmm, supports_out=True, method_variant=True, rtol=1e-5, atol=1e-5),
+    _info_fi("addbmm", _addbmm, supports_out=True, method_variant=True, rtol=1e-5, atol=1e-5),
+    _info_fi("addmv", _addmv, supports_out=True, method_variant=True, rtol=1e-5, atol=1e-5),
+    _info_fi("addr", _addr, supports_out=True, method_variant=True),
     _info_fi("kron", _kron, supports_out=True, ref=np.kron),
     _info_fi("linalg.cross", _cross, supports_out=True, method_variant=False, aten_name="linalg_cross"),
     _info_fi("cross", _torch_cross, supports_out=True),
