@@ -164,9 +164,8 @@ def _float_power_out(overload):
         from ..._grad_mode import no_grad
         with no_grad():
             r = getattr(aten.pow, overload)(_fp_cast(self, dt), _fp_cast(exponent, dt))
-        resize_out(out, r._size)
-        if out._np is not None and r._np is not None:
-            np.copyto(out._np, r._np)
+            resize_out(out, r._size)
+            aten.copy_.default(out, r)      # through the dispatcher: tracing and functionalization see it
         return out
     f.__name__ = "float_power_" + overload + "_out"
     return f
