@@ -36,13 +36,128 @@ EXTERN_OPS = {
     "aten.scaled_dot_product_attention.default": "ember's fused attention kernel",
 }
 FALLBACK_REASONS = {
+    "aten._adaptive_avg_pool2d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten._adaptive_avg_pool2d_backward.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten._adaptive_avg_pool3d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten._adaptive_avg_pool3d_backward.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten._cdist_forward.default": "matmul family not routed to the BLAS externs yet (eager"s kernel)",
+    "aten._ctc_loss.default": "loss without a lowering or decomposition yet (eager"s kernel)",
+    "aten._ctc_loss_backward.default": "loss without a lowering or decomposition yet (eager"s kernel)",
+    "aten._embedding_bag.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten._linalg_eigh.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten._linalg_svd.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten._scaled_dot_product_flash_attention_for_cpu_backward.default": "ember"s fused attention backward (extern)",
+    "aten._upsample_bicubic2d_aa.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten._upsample_bicubic2d_aa_backward.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten._upsample_bilinear2d_aa.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten._upsample_bilinear2d_aa_backward.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten._upsample_lanczos2d_aa.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten._upsample_lanczos2d_aa_backward.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.adaptive_max_pool2d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.adaptive_max_pool3d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.adaptive_max_pool3d_backward.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.addbmm.default": "matmul family not routed to the BLAS externs yet (eager"s kernel)",
+    "aten.addmv.default": "matmul family not routed to the BLAS externs yet (eager"s kernel)",
+    "aten.addr.default": "matmul family not routed to the BLAS externs yet (eager"s kernel)",
+    "aten.argsort.default": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.argsort.stable": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.as_strided_scatter.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.avg_pool3d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.avg_pool3d_backward.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.baddbmm.default": "matmul family not routed to the BLAS externs yet (eager"s kernel)",
+    "aten.binary_cross_entropy_with_logits.default": "loss without a lowering or decomposition yet (eager"s kernel)",
+    "aten.block_diag.default": "matmul family not routed to the BLAS externs yet (eager"s kernel)",
+    "aten.bucketize.Tensor": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.cholesky_inverse.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.cholesky_solve.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.count_nonzero.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.cummax.default": "scan with an index or log-sum-exp combine: not lowered (cumsum/cumprod are)",
+    "aten.cummin.default": "scan with an index or log-sum-exp combine: not lowered (cumsum/cumprod are)",
+    "aten.diag_embed.default": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.digamma.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.erfinv.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.eye.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.eye.m": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.grid_sampler_2d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.hardshrink.default": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.histc.default": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.i0.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.index_copy.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.index_fill.int_Scalar": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.index_reduce.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.isin.Tensor_Tensor": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.isneginf.default": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.isposinf.default": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.kl_div.default": "loss without a lowering or decomposition yet (eager"s kernel)",
+    "aten.kthvalue.default": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.linalg_cholesky_ex.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_cross.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_det.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_inv_ex.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_lstsq.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_lu.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_lu_factor_ex.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_lu_solve.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_matrix_exp.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_matrix_norm.str_ord": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_matrix_rank.atol_rtol_float": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_pinv.atol_rtol_float": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_qr.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_slogdet.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_solve_ex.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.linalg_vector_norm.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.log_sigmoid.default": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.logcumsumexp.default": "scan with an index or log-sum-exp combine: not lowered (cumsum/cumprod are)",
+    "aten.logit.default": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.lu_unpack.default": "LAPACK factorisation/solve: eager"s numpy.linalg kernel, by design",
+    "aten.max_pool1d_with_indices.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.max_pool3d_with_indices.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.max_pool3d_with_indices_backward.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.max_unpool2d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.median.dim": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.msort.default": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.multi_margin_loss.default": "loss without a lowering or decomposition yet (eager"s kernel)",
+    "aten.multi_margin_loss_backward.default": "loss without a lowering or decomposition yet (eager"s kernel)",
+    "aten.multilabel_margin_loss_backward.default": "loss without a lowering or decomposition yet (eager"s kernel)",
+    "aten.multilabel_margin_loss_forward.default": "loss without a lowering or decomposition yet (eager"s kernel)",
+    "aten.mvlgamma.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.nan_to_num.default": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.nanmedian.dim": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.narrow_copy.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
     "aten.native_batch_norm.default": "updates running statistics in place (a mutation inside the op)",
     "aten.native_batch_norm_backward.default": "follows native_batch_norm",
-    "aten.sort.default": "sorting is not a loop nest (eager's sort, by design)",
-    "aten.topk.default": "sorting is not a loop nest (eager's topk, by design)",
-    "aten.scatter.reduce": "scatter with reduce='add'/'multiply' (the src/value overloads are lowered)",
-    "aten.scatter.value_reduce": "scatter with reduce='add'/'multiply' (the src/value overloads are lowered)",
+    "aten.new_empty_strided.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.norm.Scalar": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.norm.ScalarOpt_dim": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.polygamma.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.put.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.reflection_pad1d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.reflection_pad3d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.repeat.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.replication_pad1d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.replication_pad3d.default": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.roll.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.round.decimals": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.scatter.reduce": "scatter with reduce="add"/"multiply" (the src/value overloads are lowered)",
+    "aten.scatter.value_reduce": "scatter with reduce="add"/"multiply" (the src/value overloads are lowered)",
     "aten.scatter_reduce.two": "scatter_reduce (sum/prod/mean/amax/amin with include_self): not lowered yet",
+    "aten.searchsorted.Tensor": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.sinc.default": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.sort.default": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.sort.stable": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.special_erfcx.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.special_i0e.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.special_i1.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.special_i1e.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.special_log_ndtr.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.special_ndtri.default": "special function with no vectorisable C yet (eager"s scipy-style kernel)",
+    "aten.std_mean.correction": "pointwise / reduction not lowered yet (eager"s kernel)",
+    "aten.take.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.topk.default": "sorting / searching / histogram: not a loop nest, eager"s kernel by design",
+    "aten.trace.default": "matmul family not routed to the BLAS externs yet (eager"s kernel)",
+    "aten.unfold.default": "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)",
+    "aten.upsample_linear1d.vec": "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)",
+    "aten.vdot.default": "matmul family not routed to the BLAS externs yet (eager"s kernel)",
     # Random numbers: extern calls to eager's kernels, by decision. They draw from ember's global generator in
     # the order eager does, so a compiled function gives eager's numbers for a seed (dropout masks included) and
     # ember.manual_seed / get_rng_state keep working; generated Philox code would need its own stream.
@@ -1308,3 +1423,164 @@ def _cumsum(node, x, dim, dtype=None):
 @register_lowering(*_overloads("cumprod", "default"))
 def _cumprod(node, x, dim, dtype=None):
     return _scan_lowering(node, x, dim, "prod")
+
+
+# ---------------------------------------------------------------------------- more views and pointwise ops
+@register_lowering(*_overloads("flip", "default"))
+def _flip(node, x, dims):
+    size = tuple(x.get_size())
+    dims = {d % len(size) for d in dims} if size else set()
+
+    def reindex(index):
+        return [size[d] - 1 - index[d] if d in dims else index[d] for d in range(len(size))]
+    return remap(x, size, reindex)
+
+
+@register_lowering(*_overloads("diagonal", "default"))
+def _diagonal(node, x, offset=0, dim1=0, dim2=1):
+    """A view: the diagonal's index i reads (i, i + offset) of dims dim1, dim2 (an affine map)."""
+    size = tuple(x.get_size())
+    n = len(size)
+    d1, d2 = dim1 % n, dim2 % n
+    rest = [d for d in range(n) if d not in (d1, d2)]
+
+    def reindex(index):
+        full = [None] * n
+        for j, d in enumerate(rest):
+            full[d] = index[j]
+        i = index[-1]
+        full[d1], full[d2] = (i, i + offset) if offset >= 0 else (i - offset, i)
+        return full
+    return remap(x, tuple(_val(node).shape), reindex)
+
+
+def _tri(node, x, diagonal, lower):
+    out = _val(node)
+    size = tuple(out.shape)
+    ld = loader(x, size, out.dtype)
+
+    def inner(index):
+        r, c = ops.index_expr(index[-2], _dt.int64), ops.index_expr(index[-1], _dt.int64)
+        d = ops.sub(c, r)
+        keep = ops.le(d, ops.constant(diagonal, _dt.int64)) if lower else ops.ge(d, ops.constant(diagonal, _dt.int64))
+        return ops.where(keep, ld(index), ops.constant(0, out.dtype))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("tril", "default"))
+def _tril(node, x, diagonal=0):
+    return _tri(node, x, diagonal, True)
+
+
+@register_lowering(*_overloads("triu", "default"))
+def _triu(node, x, diagonal=0):
+    return _tri(node, x, diagonal, False)
+
+
+@register_lowering(*_overloads("fill", "Scalar"))
+def _fill(node, x, value):
+    return _full(node, value)
+
+
+@register_lowering(*_overloads("new_full", "default"))
+def _new_full(node, x, size, fill_value, **kwargs):
+    return _full(node, fill_value)
+
+
+@register_lowering(*_overloads("fmax", "default"), *_overloads("fmin", "default"))
+def _fmax(node, a, b):
+    """fmax/fmin: the non-NaN operand wins (NaN only when both are)."""
+    pick = ops.gt if "fmax" in str(node.target) else ops.lt
+
+    def fn(x, y):
+        if not _val(node).dtype.is_floating_point:
+            return ops.where(pick(x, y), x, y)
+        return ops.where(ops.isnan(y), x, ops.where(ops.isnan(x), y, ops.where(pick(y, x), y, x)))
+    return make_pointwise(node, fn, [a, b])
+
+
+@register_lowering(*_overloads("frac", "default"))
+def _frac(node, x):
+    return make_pointwise(node, lambda v: ops.sub(v, ops.trunc(v)), [x])
+
+
+@register_lowering(*_overloads("threshold", "default"))
+def _threshold(node, x, threshold, value):
+    dt = _val(node).dtype
+    return make_pointwise(node, lambda v: ops.where(ops.le(v, ops.constant(threshold, dt)), ops.constant(value, dt),
+                                                    v), [x])
+
+
+@register_lowering(*_overloads("xlogy", "Tensor", "Scalar_Other", "Scalar_Self"))
+def _xlogy(node, a, b):
+    """x * log(y), 0 where x == 0 (unless y is NaN), NaN where y is NaN."""
+    dt = _val(node).dtype
+
+    def fn(x, y):
+        zero = ops.constant(0, dt)
+        v = ops.mul(x, ops.log(y))
+        return ops.where(ops.isnan(y), y, ops.where(ops.eq(x, zero), zero, v))
+    return make_pointwise(node, fn, [a, b])
+
+
+@register_lowering(*_overloads("std", "correction"))
+def _std(node, x, dim=None, *, correction=None, keepdim=False):
+    var = _var_parts(node, x, dim, correction, keepdim, _val(node).dtype)[0]
+    ld = var.make_loader()
+    return Pointwise(var.get_size(), var.get_dtype(), lambda index: ops.sqrt(ld(index)))
+
+
+@register_lowering(*_overloads("constant_pad_nd", "default"))
+def _constant_pad_nd(node, x, pad, value=0):
+    """The padded tensor: x where the index falls inside it (negative pads crop), `value` elsewhere."""
+    out = _val(node)
+    size = tuple(out.shape)
+    xs = tuple(x.get_size())
+    n = len(size)
+    ld = loader(x, xs, out.dtype)
+    before = [0] * n
+    for k in range(len(pad) // 2):
+        before[n - 1 - k] = pad[2 * k]
+
+    def inner(index):
+        sub = [index[d] - before[d] for d in range(n)]
+        inside = None
+        for d in range(n):
+            if before[d] == 0 and size[d] <= xs[d]:
+                continue
+            i = ops.index_expr(sub[d], _dt.int64)
+            ok = ops.logical_and(ops.ge(i, ops.constant(0, _dt.int64)), ops.lt(i, ops.constant(xs[d], _dt.int64)))
+            inside = ok if inside is None else ops.logical_and(inside, ok)
+        if inside is None:
+            return ld(sub)
+        v = ops.masked(inside, lambda: ld(sub), 0)
+        return ops.where(inside, v, ops.constant(value, out.dtype))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("diagonal_scatter", "default"))
+def _diagonal_scatter(node, x, src, offset=0, dim1=0, dim2=1):
+    out = _val(node)
+    size = tuple(out.shape)
+    n = len(size)
+    d1, d2 = dim1 % n, dim2 % n
+    rest = [d for d in range(n) if d not in (d1, d2)]
+    xl, sl = loader(x, size, out.dtype), loader(src, src.get_size(), out.dtype)
+    length = src.get_size()[-1] if src.get_size() else 0
+
+    def inner(index):
+        r, c = ops.index_expr(index[d1], _dt.int64), ops.index_expr(index[d2], _dt.int64)
+        on = ops.eq(ops.sub(c, r), ops.constant(offset, _dt.int64))
+        i = index[d1] if offset >= 0 else index[d2]
+        iv = ops.index_expr(i, _dt.int64)
+        on = ops.logical_and(on, ops.lt(iv, ops.constant(length, _dt.int64)))
+        v = ops.masked(on, lambda: sl([index[d] for d in rest] + [i]), 0)
+        return ops.where(on, v, xl(index))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("sgn", "default"))
+def _sgn(node, x):
+    if getattr(x.get_dtype(), "is_complex", False):
+        raise NotImplementedError("ember._inductor: sgn of complex values (falls back)")
+    return make_pointwise(node, ops.sign, [x])
