@@ -296,14 +296,19 @@ def linalg_multi_dot(tensors):
         if mats[i]._size[-1] != mats[i + 1]._size[0]:
             a, b = list(mats[i]._size), list(mats[i + 1]._size)
             raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {a} and {b} cannot be multiplied")
-    r = mats[0]
-    for m in mats[1:]:
-        r = r.mm(m)
-    if first == 1:
-        r = r.squeeze(0)
-    if last == 1:
-        r = r.squeeze(-1)
-    return r
+    if n == 3:      # torch's choice of the cheaper parenthesisation of (a x b)(b x c)(c x d)
+        a, b, c, d = mats[0]._size[0], mats[1]._size[0], mats[2]._size[0], mats[2]._size[1]
+        if (a * c) * (b + d) > (b * d) * (a + c):
+            r = mats[0].mm(mats[1].mm(mats[2]))
+        else:
+            r = mats[0].mm(mats[1]).mm(mats[2])
+    else:
+        r = mats[0]
+        for m in mats[1:]:
+            r = r.mm(m)
+    # like torch, the 2-D product is viewed as the output shape (a 1-D end drops its dim)
+    out_shape = ([mats[0]._size[0]] if first == 2 else []) + ([mats[-1]._size[1]] if last == 2 else [])
+    return r.view(out_shape)
 
 
 def linalg_multi_dot_out(tensors, *, out):
