@@ -10,6 +10,7 @@ from ..._core.promotion import get_default_dtype, result_type
 from ..._core.strides import wrap_dim
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import broadcast_shapes, check_out, empty_tensor, shape_of, _tname
+from ..out_rules import same_dtype
 from .elementwise_common import ARITH, FLOAT_OUT, check_inplace, meta_binary, meta_binary_inplace, meta_binary_out, out_strides
 
 # unary kinds: "float" (integers compute in the default float dtype), "same" (dtype kept), "bool"
@@ -22,6 +23,18 @@ UNARY_KINDS.update({n: "bool" for n in "isnan isinf isfinite isposinf isneginf s
 UNARY_KINDS["square"] = "square"
 # the kernel torch's "not implemented for 'Long'" message names, where it is not "<op>_cpu"
 _FLOAT_ONLY_KERNEL = {"gelu": "GeluKernelImpl", "selu": "elu_cpu", "celu": "elu_cpu"}
+
+
+def unary_out_rule(kind, name):
+    """The out= dtype rule of a unary op of this kind: the "same" ops are built with TensorIterator's
+    check_all_same_dtype (nan_to_num with its own message), the "bool" ones take a bool `out` only, the float
+    ones cast into `out` (the default rule)."""
+    from .. import out_rules
+    if name == "nan_to_num":
+        return out_rules.NAN_TO_NUM
+    if UNARY_KINDS.get(name) != kind:        # the activations reuse the kinds, with TensorIterator's usual rule
+        return None
+    return {"same": out_rules.same_dtype, "bool": out_rules.boolean_output(name)}.get(kind)
 
 
 def unary_kind_dtype(x, kind, name="op"):
@@ -71,8 +84,10 @@ def unary_meta(name, kind):
         check_inplace(self, self._size, unary_kind_dtype(self, kind, name), name)
         return self
 
+    rule = unary_out_rule(kind, name)
+
     def f_out(self, *args, out=None, **kw):
-        check_out(out, self._size, unary_kind_dtype(self, kind, name), name)
+        check_out(out, self._size, unary_kind_dtype(self, kind, name), name, rule)
         return out
     return f, f_, f_out
 
@@ -139,7 +154,7 @@ xlogy__Tensor = xlogy__Scalar_Other = xlogy_
 xlogy_OutTensor = xlogy_OutScalar_Self = xlogy_OutScalar_Other = xlogy_out
 
 
-def _ternary(name):
+def _ternary(name, rule=None):
     def f(self, a, b, **kw):
         shape, rdt = ternary_spec(self, a, b, name)
         return empty_tensor(shape, rdt, META, out_strides(shape, self, a, b))
@@ -151,13 +166,14 @@ def _ternary(name):
 
     def f_out(self, a, b, out=None, **kw):
         shape, rdt = ternary_spec(self, a, b, name)
-        check_out(out, shape, rdt, name)
+        check_out(out, shape, rdt, name, rule)
         return out
     return f, f_, f_out
 
 
 lerp_Scalar, lerp__Scalar, lerp_Scalar_out = _ternary("lerp")
-lerp_Tensor, lerp__Tensor, lerp_Tensor_out = lerp_Scalar, lerp__Scalar, lerp_Scalar_out
+# lerp.Tensor's TensorIterator is built with check_all_same_dtype: `out` too has self's dtype
+lerp_Tensor, lerp__Tensor, lerp_Tensor_out = _ternary("lerp", same_dtype)
 addcmul, addcmul_, addcmul_out = _ternary("addcmul")
 addcdiv, addcdiv_, addcdiv_out = _ternary("addcdiv")
 
