@@ -457,6 +457,7 @@ _KERNELS = (
     ('prod', 'dim_int', 'reduction', 'prod_dim_int'),
     ('amax', '', 'reduction', 'amax'),
     ('amin', '', 'reduction', 'amin'),
+    ('aminmax', '', 'reduction', 'aminmax'),
     ('max', '', 'reduction', 'max'),
     ('min', '', 'reduction', 'min'),
     ('max', 'dim', 'reduction', 'max_dim'),

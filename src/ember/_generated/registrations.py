@@ -993,6 +993,8 @@ _d('prod(Tensor self, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reduc
 _d('prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reduction:prod'), ('Meta', 'meta.reduction:prod')))
 _d('amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor', (('CPU', 'cpu.reduction:amax'), ('Meta', 'meta.reduction:amax')))
 _d('amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor', (('CPU', 'cpu.reduction:amin'), ('Meta', 'meta.reduction:amin')))
+_d('aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', (('CPU', 'cpu.reduction:aminmax'), ('Meta', 'meta.reduction:aminmax')))
+_d('aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)', (('CompositeExplicitAutograd', 'out_from_functional:aminmax_out'),))
 _d('max(Tensor self) -> Tensor', (('CPU', 'cpu.reduction:max'), ('Meta', 'meta.reduction:max')))
 _d('max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', (('CPU', 'cpu.reduction:max_dim'), ('Meta', 'meta.reduction:max_dim')))
 _d('min(Tensor self) -> Tensor', (('CPU', 'cpu.reduction:min'), ('Meta', 'meta.reduction:min')))

@@ -5,7 +5,7 @@ from . import registrations as _registrations  # noqa: F401  (defines the aten o
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
-from .return_types import (cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
+from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
 
@@ -55,6 +55,8 @@ _op_amax_default = _ops.aten.amax.default
 _op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
 _op_amin_out = _ops.aten.amin.out
+_op_aminmax_default = _ops.aten.aminmax.default
+_op_aminmax_out = _ops.aten.aminmax.out
 _op_angle_default = _ops.aten.angle.default
 _op_angle_out = _ops.aten.angle.out
 _op_any_all_out = _ops.aten.any.all_out
@@ -4286,6 +4288,17 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
         return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
 
+def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
+    if out is None and dim is None and keepdim is False:
+        return _rt_aminmax(*_op_aminmax_default(self))
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('aminmax', 'dim', None, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('aminmax', 'keepdim', None, 'bool', keepdim)
+    if out is not None:
+        return _rt_aminmax(*_op_aminmax_out(self, dim=dim, keepdim=keepdim, min=out[0], max=out[1]))
+    return _rt_aminmax(*_op_aminmax_default(self, dim=dim, keepdim=keepdim))
+
 def __m_max_c0(self, *, out=None):
     s = 0
     return s
@@ -5772,6 +5785,7 @@ class TensorMethods:
     allclose = _m_allclose
     amax = _m_amax
     amin = _m_amin
+    aminmax = _m_aminmax
     angle = _m_angle
     any = _m_any
     arccos = _m_arccos

@@ -8193,7 +8193,8 @@ def frexp_Tensor(self):
             _t = _jvp_frexp_Tensor(_ts, self, _res)
         finally:
             _fw_restore()
-        _fw_attach(_res[0], _t)
+        for _x, _y in zip(_res, _t if _t.__class__ is tuple else (_t,)):   # a tuple: every output's
+            _fw_attach(_x, _y)
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
