@@ -41,23 +41,14 @@ KNOWN_DIFFERENCES = {
     "nn.functional.pairwise_distance": "ember uses linalg_vector_norm; torch uses norm",
     "pairwise_distance": "as nn.functional.pairwise_distance",
     "repeat_interleave": "ember gathers with index_select; torch expands and views",
-    "msort": "ember's msort is an op with a formula; torch's is a composite over sort",
-    "square": "ember's square is an op with a formula; torch's is pow(x, 2)",
-    "selu": "ember's selu is an op with a formula; torch's is elu with fixed alpha and scale",
     "linalg.matmul": "ember's linalg_matmul is an op with a node of its own (MatmulBackward0); torch's is matmul, "
                      "which ends in mm or _unsafe_view",
     "linalg.solve_triangular": "ember has no linalg_solve_triangular formula yet (NotImplemented); torch has "
                                "LinalgSolveTriangularBackward0",
     "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
                 "CholeskyBackward0",
-    "ops.aten.divide.Scalar": "ember's divide.Scalar composite divides by a wrapped number (DivBackward0); torch's "
-                              "runs div.Scalar (DivBackward1)",
-    "ops.aten.true_divide.Scalar": "as ops.aten.divide.Scalar",
-    "ops.aten.multiply.Scalar": "ember's multiply.Scalar composite multiplies by a wrapped number (MulBackward0); "
-                                "torch's runs mul.Scalar (MulBackward1)",
     "atleast_2d": "a 0-dim input: ember unsqueezes (UnsqueezeBackward0); torch views (ViewBackward0)",
     "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",
-    "special.ndtr": "ember's composite multiplies by a wrapped Python number (MulBackward0); torch's by a Scalar",
     "special.entr": "ember composes entr from where/log (WhereBackward0); torch has special_entr",
     "special.xlog1py": "ember composes xlog1py from where/log1p (WhereBackward0); torch has special_xlog1py",
     "nansum": "ember's nansum is a composite (where + sum: SumBackward1); torch's an op (NansumBackward0)",
