@@ -301,6 +301,9 @@ remainder, remainder_, remainder_out = make_binary(_rem, ARITH, "remainder")
 
 
 def _pow(a, b, out):
+    if out.dtype.kind in "fc" and np.ndim(b) == 0 and b == 2:     # square (torch's square is pow(x, 2))
+        np.multiply(a, a, out=out, casting="unsafe")
+        return
     if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

@@ -373,7 +373,8 @@ def kron(self, other):
     b = (1,) * (nd - other.dim()) + tuple(other._size)
     ra = [x for s in a for x in (s, 1)]
     rb = [x for s in b for x in (1, s)]
-    return (self.reshape(ra) * other.reshape(rb)).reshape([x * y for x, y in zip(a, b)])
+    prod = aten.mul.Tensor(self.reshape(ra), other.reshape(rb))
+    return aten._unsafe_view.default(prod, [x * y for x, y in zip(a, b)])     # as torch's (UnsafeViewBackward0)
 
 
 def kron_out(self, other, *, out):
@@ -514,12 +515,14 @@ def einsum(equation, tensors, *, path=None):
         later = ops[k + 1:]
         sum_dims = [d for d in range(n_out, len(all_labels)) if all(o._size[d] == 1 for o in later)]
         result = _sumproduct_pair(result, ops[k], sum_dims)
+    if len(all_labels) == n_out:
+        return result
+    if len(ops) == 1:               # torch sums a lone operand's contracted labels away (SumBackward1)
+        return result.sum(list(range(n_out, len(all_labels))))
     rest = [d for d in range(n_out, len(all_labels)) if result._size[d] != 1]
     if rest:
         result = result.sum(rest, keepdim=True)
-    for _ in range(len(all_labels) - n_out):
-        result = result.squeeze(-1)
-    return result
+    return result.reshape(list(result._size[:n_out]))       # torch's final view drops the contracted labels
 
 
 def linear(input, weight, bias=None):
