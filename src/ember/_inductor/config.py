@@ -53,6 +53,9 @@ fallback_by_default = False
 cpp_wrapper = False
 # The graph-level disk cache (fxgraph_cache.py): a new process reuses the AOT graphs and generated code of a graph
 # it compiled before (torch: fx_graph_cache, TORCHINDUCTOR_FX_GRAPH_CACHE).
+# dynamic shapes: a symbolic graph compiles to C that takes its sizes as run-time arguments (one build serves
+# every size); False specialises the graph per concrete size (one build per size, the fallback path)
+dynamic_codegen = _env_flag("EMBER_INDUCTOR_DYNAMIC_CODEGEN", True)
 fx_graph_cache = _env_flag("EMBER_INDUCTOR_FX_GRAPH_CACHE", True)
 # Processes compiling kernels in parallel.
 compile_threads = max(1, min(32, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
