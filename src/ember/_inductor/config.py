@@ -76,12 +76,12 @@ class cpp:
 
 _NAMESPACES = {"cpp": cpp}
 _TOP = ("debug", "max_autotune", "coordinate_descent_tuning", "fallback_random", "freezing",
-        "fallback_by_default", "cpp_wrapper", "compile_threads", "fx_graph_cache")
+        "fallback_by_default", "cpp_wrapper", "compile_threads", "fx_graph_cache", "dynamic_codegen")
 _CPP = ("threads", "simdlen", "enable_kernel_profile", "cxx")
 _KEYS = _TOP + tuple(f"cpp.{k}" for k in _CPP)
 _TYPES = {"debug": bool, "max_autotune": bool, "coordinate_descent_tuning": bool, "fallback_random": bool,
           "freezing": bool, "fallback_by_default": bool, "cpp_wrapper": bool, "compile_threads": int,
-          "fx_graph_cache": bool,
+          "fx_graph_cache": bool, "dynamic_codegen": bool,
           "cpp.threads": int, "cpp.simdlen": (int, type(None)), "cpp.enable_kernel_profile": bool,
           "cpp.cxx": tuple}
 

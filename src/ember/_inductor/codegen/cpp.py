@@ -19,6 +19,7 @@ import math
 from ember._core import dtype as _dt
 
 from ..index import Index
+from ..sizevars import SymSize
 from ..virtualized import COMPARISONS, set_ops_handler
 from . import vec_math
 
@@ -270,6 +271,9 @@ class CppOps:
         return f"({_COMPUTE_C[dst.name]})({x.name})"
 
     def constant(self, value, dtype):
+        if isinstance(value, SymSize):       # a size (mean's divisor): computed from the run-time sizes
+            dt = compute_dtype(dtype)
+            return self._emit(f"(({_COMPUTE_C[dt.name]})({value}))", dt)
         return self._emit(c_literal(value, dtype), compute_dtype(dtype))
 
     def index_expr(self, index, dtype):
