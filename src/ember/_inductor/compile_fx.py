@@ -212,7 +212,7 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
     from ember._functorch.aot_autograd import _symbolic_fake_mode, aot_module_simplified
     from . import config, fxgraph_cache
     from .decomposition import select_decomp_table
-    symbolic = _symbolic_fake_mode([a for a in example_inputs if hasattr(a, "_size")]) is not None
+    symbolic = _symbolic_fake_mode(list(example_inputs)) is not None
     if symbolic and not config.dynamic_codegen:
         # Dynamic shapes with config.dynamic_codegen off: a symbolic graph is specialised to the sizes of each
         # call. AOT autograd then traces per input signature (its cache keyed by shapes, as with static graphs),
