@@ -83,10 +83,10 @@ def _compile_dynamic(gm, example_inputs):
     checked by lowering the graph a second time at other sizes: if any decision of lowering, fusion or code
     generation depended on the example sizes, the two sources differ and the graph is compiled per concrete
     size instead (`_per_size_call`, counted in counters["inductor"]["specialized_symbolic_graphs"])."""
-    from . import config
+    from . import config, sizevars
     from .graph import UnsupportedGraph, default_size_hints
     from .sizevars import SizeUnsupported
-    if config.dynamic_codegen:
+    if sizevars.dynamic_codegen:
         reason = None
         try:
             hints = default_size_hints(gm)
@@ -210,11 +210,11 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
     failure to compile never becomes a failure of the user's program (a genuine error in the program is
     raised again by the eager run)."""
     from ember._functorch.aot_autograd import _symbolic_fake_mode, aot_module_simplified
-    from . import config, fxgraph_cache
+    from . import config, fxgraph_cache, sizevars
     from .decomposition import select_decomp_table
     symbolic = _symbolic_fake_mode(list(example_inputs)) is not None
-    if symbolic and not config.dynamic_codegen:
-        # Dynamic shapes with config.dynamic_codegen off: a symbolic graph is specialised to the sizes of each
+    if symbolic and not sizevars.dynamic_codegen:
+        # Dynamic shapes with sizevars.dynamic_codegen off: a symbolic graph is specialised to the sizes of each
         # call. AOT autograd then traces per input signature (its cache keyed by shapes, as with static graphs),
         # and each signature gets its own kernels: one capture, one kernel build per distinct size. (With it on,
         # the one symbolic AOT trace is compiled to size-parameterised C: compile_fx_inner, _compile_dynamic.)

@@ -53,9 +53,6 @@ fallback_by_default = False
 cpp_wrapper = False
 # The graph-level disk cache (fxgraph_cache.py): a new process reuses the AOT graphs and generated code of a graph
 # it compiled before (torch: fx_graph_cache, TORCHINDUCTOR_FX_GRAPH_CACHE).
-# dynamic shapes: a symbolic graph compiles to C that takes its sizes as run-time arguments (one build serves
-# every size); False specialises the graph per concrete size (one build per size, the fallback path)
-dynamic_codegen = _env_flag("EMBER_INDUCTOR_DYNAMIC_CODEGEN", True)
 fx_graph_cache = _env_flag("EMBER_INDUCTOR_FX_GRAPH_CACHE", True)
 # Processes compiling kernels in parallel.
 compile_threads = max(1, min(32, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
@@ -76,12 +73,12 @@ class cpp:
 
 _NAMESPACES = {"cpp": cpp}
 _TOP = ("debug", "max_autotune", "coordinate_descent_tuning", "fallback_random", "freezing",
-        "fallback_by_default", "cpp_wrapper", "compile_threads", "fx_graph_cache", "dynamic_codegen")
+        "fallback_by_default", "cpp_wrapper", "compile_threads", "fx_graph_cache")
 _CPP = ("threads", "simdlen", "enable_kernel_profile", "cxx")
 _KEYS = _TOP + tuple(f"cpp.{k}" for k in _CPP)
 _TYPES = {"debug": bool, "max_autotune": bool, "coordinate_descent_tuning": bool, "fallback_random": bool,
           "freezing": bool, "fallback_by_default": bool, "cpp_wrapper": bool, "compile_threads": int,
-          "fx_graph_cache": bool, "dynamic_codegen": bool,
+          "fx_graph_cache": bool,
           "cpp.threads": int, "cpp.simdlen": (int, type(None)), "cpp.enable_kernel_profile": bool,
           "cpp.cxx": tuple}
 

@@ -14,6 +14,12 @@ depends on a hint is caught by `compile_fx`: it lowers a symbolic graph twice, a
 other sizes, and only keeps the size-parameterised code when both give the same source; otherwise (or when a
 size cannot be written as a polynomial, e.g. an inexact division) the graph is compiled per concrete size.
 """
+import os
+
+# A symbolic graph compiles to C that takes its sizes as run-time arguments (one build serves every size);
+# False (EMBER_INDUCTOR_DYNAMIC_CODEGEN=0) compiles it per concrete size. (Not a torch config name: torch's
+# inductor always generates size-parameterised code for a symbolic graph.)
+dynamic_codegen = os.environ.get("EMBER_INDUCTOR_DYNAMIC_CODEGEN", "1") not in ("0", "false", "False")
 
 
 class SizeUnsupported(NotImplementedError):
