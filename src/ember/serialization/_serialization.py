@@ -656,7 +656,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             reader = ZipReader(stream)
             mmap_array = None
             if mmap:
-                mmap_array = np.memmap(path, dtype=np.uint8, mode="c")
+                mmap_array = _map_file(stream)
+                reader.use_buffer(mmap_array)
             fd = None
             if path is not None and start == 0 and hasattr(os, "preadv"):
                 fd = stream.fileno()
@@ -672,6 +673,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     finally:
         if close:
             stream.close()
+
+
+def _map_file(stream) -> np.ndarray:
+    """The whole file mapped copy-on-write (writes to a loaded tensor stay in this process, like
+    torch's mmap load with MAP_PRIVATE), as a plain uint8 array: its slices are the storages
+    (a plain ndarray slices faster than an np.memmap, which runs Python code per slice)."""
+    import mmap
+    mapping = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
+    return np.frombuffer(mapping, dtype=np.uint8)     # keeps the mapping alive
 
 
 class _Slice(io.RawIOBase):
