@@ -416,7 +416,8 @@ def _abs(a, out):
 
 def _bitwise_not(a, out):
     if a.dtype.kind == "f" or a.dtype.kind == "c":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for floating point inputs")
+        from ..common import _tname
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_tname(D.from_numpy_dtype(a.dtype))}'")
     np.invert(a, out=out)
 
 

@@ -20,6 +20,8 @@ UNARY_KINDS = {n: "float" for n in ("exp2 expm1 log1p log2 log10 asin acos atan 
 UNARY_KINDS.update({n: "same" for n in "floor ceil trunc round sign sgn frac nan_to_num".split()})
 UNARY_KINDS.update({n: "bool" for n in "isnan isinf isfinite isposinf isneginf signbit".split()})
 UNARY_KINDS["square"] = "square"
+# the kernel torch's "not implemented for 'Long'" message names, where it is not "<op>_cpu"
+_FLOAT_ONLY_KERNEL = {"gelu": "GeluKernelImpl", "selu": "elu_cpu", "celu": "elu_cpu"}
 
 
 def unary_kind_dtype(x, kind, name="op"):
@@ -32,7 +34,8 @@ def unary_kind_dtype(x, kind, name="op"):
         return D.int64 if d is D.bool_ else d
     if kind == "float_only":
         if not (d.is_floating_point or d.is_complex):
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_tname(d)}'")
+            raise NotImplementedError(f"\"{_FLOAT_ONLY_KERNEL.get(name, name + '_cpu')}\" not implemented for "
+                                      f"'{_tname(d)}'")
         return d
     return d if (d.is_floating_point or d.is_complex) else get_default_dtype()
 
