@@ -102,10 +102,20 @@ def make_device(*args):
 
 # -- storages ---------------------------------------------------------------------------------
 
+_CLASSES: list = []     # [Tensor, UntypedStorage], looked up on first use (ember's runtime loads first)
+
+
+def _classes():
+    if not _CLASSES:
+        from ember._core.storage import UntypedStorage
+        from ember._tensor import Tensor
+        _CLASSES.extend((Tensor, UntypedStorage))
+    return _CLASSES
+
+
 def storage_from_buffer(buf: np.ndarray):
     """Wrap a 1-D uint8 array (owned buffer or a slice of a mapped file) as a cpu storage, no copy."""
-    from ember._core.storage import UntypedStorage
-    return UntypedStorage._from_numpy(buf)
+    return (_CLASSES or _classes())[1]._from_numpy(buf)
 
 
 def meta_storage(nbytes: int):
@@ -163,8 +173,7 @@ def _numpy(t):
 
 
 def view(storage, offset: int, size: tuple, stride: tuple, dtype):
-    from ember._tensor import Tensor
-    return Tensor._from_storage(storage, offset, size, stride, dtype)
+    return (_CLASSES or _classes())[0]._from_storage(storage, offset, size, stride, dtype)
 
 
 def set_requires_grad(t, flag: bool):

@@ -495,6 +495,9 @@ class RestrictedUnpickler:
         self.allowed = default_allowlist()
         self.user = user_globals()
         self.user_callables = {id(v): v for v in self.user.values()}
+        # what REDUCE may call: torch's allowlist and the user's safe globals, by identity
+        self.callables = {**_allowed_callables, **self.user_callables} if self.user_callables \
+            else _allowed_callables
 
     def _error(self, msg: str) -> UnpicklingError:
         return UnpicklingError(f"Weights only load failed ({self.what}): {msg}. "
@@ -751,7 +754,7 @@ class RestrictedUnpickler:
     def _call(self, func, args):
         if not isinstance(args, tuple):
             raise self._error("REDUCE arguments must be a tuple")
-        if id(func) not in _allowed_callables and id(func) not in self.user_callables:
+        if id(func) not in self.callables:
             raise self._error(f"Trying to call reduce for unrecognized function {func!r}")
         try:
             return func(*args)
