@@ -27,13 +27,18 @@ from .index import Index, contiguous_strides, prod
 from .virtualized import BINARY_OPS, UNARY_OPS, ops, set_ops_handler
 
 
+def _sz(s):
+    """A size or stride as an int, keeping a symbolic size (sizevars.SymSize, an int) symbolic."""
+    return s if isinstance(s, int) else int(s)
+
+
 class Layout:
     __slots__ = ("size", "stride", "offset", "dtype")
 
     def __init__(self, size, stride, offset, dtype):
-        self.size = tuple(int(s) for s in size)
-        self.stride = tuple(int(s) for s in stride)
-        self.offset = int(offset)
+        self.size = tuple(_sz(s) for s in size)
+        self.stride = tuple(_sz(s) for s in stride)
+        self.offset = _sz(offset)
         self.dtype = dtype
 
     @staticmethod
@@ -53,7 +58,7 @@ class Layout:
                 for v, c in i.terms.items():
                     terms[v] = terms.get(v, 0) + c * st
             else:
-                const += int(i) * st
+                const += _sz(i) * st
         return Index(terms, const)
 
     def numel(self):
@@ -88,7 +93,7 @@ class IRNode:
 
 class Pointwise(IRNode):
     def __init__(self, size, dtype, inner_fn):
-        self.size = tuple(int(s) for s in size)
+        self.size = tuple(_sz(s) for s in size)
         self.dtype = dtype
         self.inner_fn = inner_fn
 
@@ -153,8 +158,8 @@ class Reduction:
     def __init__(self, size, reduction_size, reduction_type, inner_fn, src_dtype):
         if reduction_type not in self.TYPES:
             raise NotImplementedError(f"ember._inductor: reduction type {reduction_type!r}")
-        self.size = tuple(int(s) for s in size)
-        self.reduction_size = tuple(int(s) for s in reduction_size)
+        self.size = tuple(_sz(s) for s in size)
+        self.reduction_size = tuple(_sz(s) for s in reduction_size)
         self.reduction_type = reduction_type
         self.inner_fn = inner_fn
         self.src_dtype = src_dtype
@@ -263,7 +268,7 @@ def make_loader(x):
 def remap(x, new_size, reindex):
     """x seen through an index map: new[index] = x[reindex(index)]. On a buffer view the map is folded into
     a new layout (always affine); on a Pointwise it wraps the inner function."""
-    new_size = tuple(int(s) for s in new_size)
+    new_size = tuple(_sz(s) for s in new_size)
     if isinstance(x, BufferView):
         vars_ = [Index.var(f"_d{i}") for i in range(len(new_size))]
         flat = x.layout.flat(reindex(vars_))

@@ -19,6 +19,7 @@ import math
 from ember._core import dtype as _dt
 
 from ..index import Index
+from ..sizevars import SymSize
 from ..virtualized import COMPARISONS, set_ops_handler
 from . import vec_math
 
@@ -270,6 +271,9 @@ class CppOps:
         return f"({_COMPUTE_C[dst.name]})({x.name})"
 
     def constant(self, value, dtype):
+        if isinstance(value, SymSize):       # a size (mean's divisor): computed from the run-time sizes
+            dt = compute_dtype(dtype)
+            return self._emit(f"(({_COMPUTE_C[dt.name]})({value}))", dt)
         return self._emit(c_literal(value, dtype), compute_dtype(dtype))
 
     def index_expr(self, index, dtype):
@@ -287,7 +291,7 @@ class CppOps:
         return self._emit(expr, dst)
 
     def indirect_indexing(self, x, size):
-        v = self._emit(f"ember_index((int64_t)({x.name}), {int(size)})", _dt.int64)
+        v = self._emit(f"ember_index((int64_t)({x.name}), {size if isinstance(size, int) else int(size)})", _dt.int64)
         return Index.var(v.name)
 
     def masked(self, mask, body, other):
@@ -444,8 +448,9 @@ class BufArg:
 class KernelCodegen:
     """C source of one fused group: `void kernel_name(T0* restrict out, const T1* restrict in, ...)`."""
 
-    def __init__(self, group, name, dtype_of):
+    def __init__(self, group, name, dtype_of, size_params=()):
         self.group = group
+        self.size_params = tuple(size_params)     # the size symbols, as `int64_t` parameters (dynamic shapes)
         self.name = name
         self.dtype_of = dtype_of
         self.args = {}
@@ -482,6 +487,7 @@ class KernelCodegen:
         for a in self.args.values():
             ct = storage_ctype(a.dtype)
             params.append(f"{ct}* restrict {a.cname}" if a.written else f"const {ct}* restrict {a.cname}")
+        params += [f"const int64_t {s}" for s in self.size_params]
         if self.splittable:
             params += ["int64_t x0_lo", "int64_t x0_hi"]
             first = f"for (int64_t x0 = 0; x0 < {outer[0]}; x0++)"
