@@ -141,7 +141,6 @@ UNCOMPARABLE = {"torch.empty.out", "torch.multinomial.out"} | {
 # Known differences, each run as a strict xfail (so fixing one fails until it is taken off its list):
 # torch's own out= of normal(Tensor, float) fails on an empty `out`, ember's resizes it
 VALUE_GAPS = {
-    "torch.normal.Tensor_float_out",
 }
 
 # ops whose refusal of a wrong out dtype says something other than torch's message (torch's checks differ
@@ -165,8 +164,6 @@ DTYPE_MESSAGE_GAPS = {
     "special.xlog1py.other_scalar_out",
     "special.xlog1py.out",
     "special.xlog1py.self_scalar_out",
-    "torch.arange.out",
-    "torch.arange.start_out",
     "torch.argsort.stable_out",
     "torch.bucketize.Tensor_out",
     "torch.cross.out",
@@ -197,35 +194,10 @@ RESIZE_WARNING_GAPS = {
     "special.xlog1py.other_scalar_out",
     "special.xlog1py.out",
     "special.xlog1py.self_scalar_out",
-    "torch.arange.out",
-    "torch.arange.start_out",
-    "torch.empty.out",
-    "torch.eye.m_out",
-    "torch.eye.out",
-    "torch.full.out",
     "torch.kthvalue.values",
-    "torch.linspace.Scalar_Tensor_out",
-    "torch.linspace.Tensor_Scalar_out",
-    "torch.linspace.Tensor_Tensor_out",
-    "torch.linspace.out",
     "torch.mode.values",
-    "torch.multinomial.out",
     "torch.norm.dtype_out",
     "torch.norm.out",
-    "torch.normal.Tensor_float_out",
-    "torch.normal.float_float_out",
-    "torch.ones.out",
-    "torch.rand.generator_out",
-    "torch.rand.out",
-    "torch.randint.generator_out",
-    "torch.randint.low_generator_out",
-    "torch.randint.low_out",
-    "torch.randint.out",
-    "torch.randn.generator_out",
-    "torch.randn.out",
-    "torch.randperm.generator_out",
-    "torch.randperm.out",
-    "torch.zeros.out",
 }
 
 
