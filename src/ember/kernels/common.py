@@ -155,7 +155,7 @@ def is_meta(*ts):
 
 def check_floating(t, what):
     if not (t.dtype.is_floating_point or t.dtype.is_complex):
-        raise RuntimeError(f"\"{what}\" not implemented for '{_tn(t.dtype)}'")
+        raise NotImplementedError(f"\"{what}\" not implemented for '{_tn(t.dtype)}'")
 
 
 def _tn(d):

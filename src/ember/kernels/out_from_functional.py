@@ -246,3 +246,5 @@ randint_generator_out = _out_of("randint", "generator", resize=resize_silently)
 randint_low_generator_out = _out_of("randint", "low_generator", resize=resize_silently)
 randperm_out = _out_of("randperm", resize=resize_silently)
 randperm_generator_out = _out_of("randperm", "generator", resize=resize_silently)
+# issue 19's ops
+aminmax_out = _out_of("aminmax", outs=("min", "max"), check=_exact)

@@ -301,6 +301,9 @@ remainder, remainder_, remainder_out = make_binary(_rem, ARITH, "remainder")
 
 
 def _pow(a, b, out):
+    if out.dtype.kind in "fc" and np.ndim(b) == 0 and b == 2:     # square (torch's square is pow(x, 2))
+        np.multiply(a, a, out=out, casting="unsafe")
+        return
     if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -418,7 +421,8 @@ def _abs(a, out):
 
 def _bitwise_not(a, out):
     if a.dtype.kind == "f" or a.dtype.kind == "c":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for floating point inputs")
+        from ..common import _tname
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_tname(D.from_numpy_dtype(a.dtype))}'")
     np.invert(a, out=out)
 
 

@@ -307,14 +307,19 @@ def linalg_multi_dot(tensors):
         if mats[i]._size[-1] != mats[i + 1]._size[0]:
             a, b = list(mats[i]._size), list(mats[i + 1]._size)
             raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {a} and {b} cannot be multiplied")
-    r = mats[0]
-    for m in mats[1:]:
-        r = r.mm(m)
-    if first == 1:
-        r = r.squeeze(0)
-    if last == 1:
-        r = r.squeeze(-1)
-    return r
+    if n == 3:      # torch's choice of the cheaper parenthesisation of (a x b)(b x c)(c x d)
+        a, b, c, d = mats[0]._size[0], mats[1]._size[0], mats[2]._size[0], mats[2]._size[1]
+        if (a * c) * (b + d) > (b * d) * (a + c):
+            r = mats[0].mm(mats[1].mm(mats[2]))
+        else:
+            r = mats[0].mm(mats[1]).mm(mats[2])
+    else:
+        r = mats[0]
+        for m in mats[1:]:
+            r = r.mm(m)
+    # like torch, the 2-D product is viewed as the output shape (a 1-D end drops its dim)
+    out_shape = ([mats[0]._size[0]] if first == 2 else []) + ([mats[-1]._size[1]] if last == 2 else [])
+    return r.view(out_shape)
 
 
 def linalg_multi_dot_out(tensors, *, out):
@@ -370,7 +375,8 @@ def kron(self, other):
     b = (1,) * (nd - other.dim()) + tuple(other._size)
     ra = [x for s in a for x in (s, 1)]
     rb = [x for s in b for x in (1, s)]
-    return (self.reshape(ra) * other.reshape(rb)).reshape([x * y for x, y in zip(a, b)])
+    prod = aten.mul.Tensor(self.reshape(ra), other.reshape(rb))
+    return aten._unsafe_view.default(prod, [x * y for x, y in zip(a, b)])     # as torch's (UnsafeViewBackward0)
 
 
 def kron_out(self, other, *, out):
@@ -511,12 +517,14 @@ def einsum(equation, tensors, *, path=None):
         later = ops[k + 1:]
         sum_dims = [d for d in range(n_out, len(all_labels)) if all(o._size[d] == 1 for o in later)]
         result = _sumproduct_pair(result, ops[k], sum_dims)
+    if len(all_labels) == n_out:
+        return result
+    if len(ops) == 1:               # torch sums a lone operand's contracted labels away (SumBackward1)
+        return result.sum(list(range(n_out, len(all_labels))))
     rest = [d for d in range(n_out, len(all_labels)) if result._size[d] != 1]
     if rest:
         result = result.sum(rest, keepdim=True)
-    for _ in range(len(all_labels) - n_out):
-        result = result.squeeze(-1)
-    return result
+    return result.reshape(list(result._size[:n_out]))       # torch's final view drops the contracted labels
 
 
 def linear(input, weight, bias=None):

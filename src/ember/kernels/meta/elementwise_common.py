@@ -62,7 +62,8 @@ def binary_dtypes(a, b, kind, name="op"):
         return c, D.bool_
     if kind == BITWISE:
         if c.is_floating_point or c.is_complex:
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{c.name}': bitwise ops need integral or bool inputs")
+            from ..common import _tname
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(c)}'")
         return c, c
     if kind == FLOAT_OUT:
         c = c if (c.is_floating_point or c.is_complex) else get_default_dtype()
