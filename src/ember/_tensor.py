@@ -63,7 +63,12 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __ipow__ = _M.pow_
     __neg__ = _M.neg
     __abs__ = _M.abs
-    __invert__ = _M.bitwise_not
+
+    def __invert__(self):
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return self.bitwise_not()
+
     __and__ = _M.bitwise_and
     __iand__ = _M.bitwise_and_
     __or__ = _M.bitwise_or

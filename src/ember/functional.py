@@ -22,6 +22,7 @@ from ._core.device import as_device, default_device_or_none
 from ._core.promotion import get_default_dtype, result_type as _result_type
 from ._core.size import Size
 from ._core.storage import UntypedStorage
+from ._core.tls import state as _tls
 from ._core.tensor_impl import TensorImpl as Tensor
 from ._generated import functions as _F
 from ._ops import ops
@@ -109,6 +110,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         t = Tensor._wrap_np(np.array(_to_numpy(data, dt), copy=True), dt)
     if dev is not None and dev.type != "cpu":
         t = t.to(dev)
+    if _tls.mode_stack:
+        t = ops.aten.lift_fresh.default(t)     # as torch: a mode (fake, make_fx) sees a fresh constant
     if requires_grad:
         t.requires_grad_()
     return t

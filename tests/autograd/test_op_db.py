@@ -64,14 +64,7 @@ def _split(s, op=None):
 
     def build(conv, ts):
         it = iter(ts)
-
-        def c(x):
-            if not isinstance(x, np.ndarray):
-                return x
-            if any(x is a for a in arrays):
-                return next(it)
-            return (conv or ember.from_numpy)(x.copy())
-        return c(s.input), tuple(c(a) for a in s.args), {k: c(v) for k, v in s.kwargs.items()}
+        return s.convert(lambda x: next(it) if any(x is a for a in arrays) else (conv or ember.from_numpy)(x.copy()))
     return build, arrays
 
 

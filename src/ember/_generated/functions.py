@@ -5303,7 +5303,7 @@ def _ctc_loss(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
 
-def kl_div(input, target, reduction=1, *, log_target=False):
+def kl_div(input, target, reduction=0, *, log_target=False):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -5316,7 +5316,7 @@ def kl_div(input, target, reduction=1, *, log_target=False):
         raise _bad_arg('kl_div', 'log_target', None, 'bool', log_target)
     return _op_kl_div_default(input, target, reduction, log_target=log_target)
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy_with_logits', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -5329,7 +5329,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('margin_ranking_loss', 'input1', 1, 'Tensor', input1)
     if input2.__class__ not in _TENSOR_TYPES:
@@ -5342,7 +5342,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
         raise _bad_arg('margin_ranking_loss', 'reduction', 5, 'int', reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -5353,7 +5353,7 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
         raise _bad_arg('hinge_embedding_loss', 'reduction', 4, 'int', reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_embedding_loss', 'input1', 1, 'Tensor', input1)
     if input2.__class__ not in _TENSOR_TYPES:
@@ -5366,7 +5366,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
         raise _bad_arg('cosine_embedding_loss', 'reduction', 5, 'int', reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1):
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=0):
     if anchor.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triplet_margin_loss', 'anchor', 1, 'Tensor', anchor)
     if positive.__class__ not in _TENSOR_TYPES:
@@ -5400,7 +5400,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
         raise _bad_arg('poisson_nll_loss', 'reduction', 6, 'int', reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
 
-def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     s = 0
     if not isinstance(log_probs, TensorImpl):
         return None
@@ -5418,10 +5418,10 @@ def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, red
         return None
     return s
 
-def _ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def _ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     return _op_ctc_loss_IntList(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
-def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     s = 0
     if not isinstance(log_probs, TensorImpl):
         return None
@@ -5439,7 +5439,7 @@ def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, red
         return None
     return s
 
-def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
 _ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0), (_ctc_loss_c1, _ctc_loss_b1),)

@@ -8,7 +8,8 @@ from ..common import check_out, np_of
 from ..meta.elementwise_common import ARITH, BITWISE, FLOAT_OUT, check_inplace
 from .elementwise import make_binary, _alloc, _ufunc2
 from . import elementwise_special
-from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype
+from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype, unary_out_rule
+from ..out_rules import same_dtype
 
 _wrap_fresh = Tensor._wrap_fresh
 
@@ -24,6 +25,7 @@ def make_unary_p(fn, name, kind=None):
     """(functional, inplace, out) for a same-shape op `fn(a, *params) -> ndarray` (params are the
     schema's extra arguments). Result dtype from kernels/meta/elementwise_math.py's table."""
     kind = UNARY_KINDS.get(name, FLOAT_OUT) if kind is None else kind
+    rule = unary_out_rule(kind, name)
     fn = _quiet(fn)
 
     def _compute(self, args, kw, rdt):
@@ -51,7 +53,7 @@ def make_unary_p(fn, name, kind=None):
     def out_variant(self, *args, out=None, **kw):
         rdt = unary_kind_dtype(self, kind, name)
         r = _compute(self, args, kw, rdt)
-        check_out(out, self._size, rdt, name)
+        check_out(out, self._size, rdt, name, rule)
         np.copyto(out._np, r, casting="unsafe")
         return out
 
@@ -224,7 +226,7 @@ xlogy_OutScalar_Self = xlogy_OutScalar_Other = xlogy_OutTensor
 
 
 # ------------------------------------------------------------------ ternary
-def _ternary(compute, name):
+def _ternary(compute, name, rule=None):
     def functional(self, a, b, **kw):
         shape, rdt = ternary_spec(self, a, b, name, **kw)
         out = _alloc(shape, rdt, self, a, b)
@@ -240,7 +242,7 @@ def _ternary(compute, name):
     def out_variant(self, a, b, out=None, **kw):
         shape, rdt = ternary_spec(self, a, b, name, **kw)
         r = _quiet(compute)(self, a, b, rdt, **kw)
-        check_out(out, shape, rdt, name)
+        check_out(out, shape, rdt, name, rule)
         np.copyto(out._np, r, casting="unsafe")
         return out
     return functional, inplace, out_variant
@@ -266,7 +268,7 @@ def _addcdiv(self, t1, t2, rdt, value=1):
 
 
 lerp_Scalar, lerp__Scalar, lerp_Scalar_out = _ternary(_lerp, "lerp")
-lerp_Tensor, lerp__Tensor, lerp_Tensor_out = lerp_Scalar, lerp__Scalar, lerp_Scalar_out
+lerp_Tensor, lerp__Tensor, lerp_Tensor_out = _ternary(_lerp, "lerp", same_dtype)
 addcmul, addcmul_, addcmul_out = _ternary(_addcmul, "addcmul")
 addcdiv, addcdiv_, addcdiv_out = _ternary(_addcdiv, "addcdiv")
 

@@ -119,6 +119,24 @@ for _a, _t in {"absolute": "abs", "negative": "neg", "fix": "trunc", "divide": "
 clip__Tensor = _alias_("clamp")
 
 
+def square(self):
+    """torch's square is pow(self, 2) (its node is PowBackward0)."""
+    return aten.pow.Tensor_Scalar(self, 2)
+
+
+def square_(self):
+    return aten.pow_.Scalar(self, 2)
+
+
+def divide_Scalar(self, other):
+    """divide.Scalar / true_divide.Scalar run div.Scalar (torch's: DivBackward1), not the binding's wrapped number."""
+    return aten.div.Scalar(self, other)
+
+
+def multiply_Scalar(self, other):
+    return aten.mul.Scalar(self, other)
+
+
 def max_other(self, other):
     """torch.max(a, b): the elementwise maximum (torch's max.other is maximum)."""
     return aten.maximum.default(self, other)

@@ -1,7 +1,7 @@
 """OpInfo entries of the element-wise ops (unary/binary/ternary math, comparisons, Scalar overloads) (torch's common_methods_invocations.py op_db, this family's part)."""
 import numpy as np
 
-from .._opinfo import OpInfo, SampleInput
+from .._opinfo import DType, OpInfo, SampleInput
 from .._samples import BROADCAST, binary, make, unary
 from ._common import F, FI, FIB, S, _aten, _info, _mask, _u, _unary_shapes, _with_args
 
@@ -308,7 +308,8 @@ def _overload_form_infos():
                                        SampleInput(make((2, 3), dt), (np.asarray(3, dt),), {}, "0-dim")],
                dtypes=FI, method_variant=False),
         OpInfo("Tensor.to", lambda op, dt: [SampleInput(make((3, 4), dt), ("cpu",), {}, "device"),
-                                            SampleInput(make((2,), dt), ("cpu",), {"copy": True}, "copy")],
+                                            SampleInput(make((2,), dt), ("cpu",), {"copy": True}, "copy"),
+                                            SampleInput(make((2, 3), dt), ("cpu", DType("float64")), {}, "device-dtype")],
                dtypes=FI, method_variant=False, check_strides=False, aten_name="to", supports_meta=False),
         OpInfo("Tensor.new_full", lambda op, dt: [SampleInput(make((3,), dt), ((2, 3), 1.5), {}, "2x3")], dtypes=FI,
                method_variant=False, aten_name="new_full"),
@@ -389,13 +390,19 @@ op_db = [
     OpInfo("isin", lambda op, dt: [
         SampleInput(make((3, 4), dt, -3, 3, seed=1), (make((5,), dt, -3, 3, seed=1)[:3].copy(),), {}, "subset"),
         SampleInput(make((3, 4), dt, -3, 3, seed=2), (make((2, 3), dt, -3, 3, seed=2),), {"invert": True}, "invert"),
-        SampleInput(make((0,), dt), (make((4,), dt),), {}, "empty")],
+        SampleInput(make((0,), dt), (make((4,), dt),), {}, "empty"),
+        SampleInput(2, (make((5,), dt, -3, 3, seed=3),), {}, "number-element"),
+        SampleInput(make((3, 4), dt, -3, 3, seed=4), (1,), {"invert": True}, "number-test-elements")],
            ref=lambda a, b, invert=False: np.isin(a, b, invert=invert), dtypes=FI, supports_out=True,
            method_variant=False),
     _b("gcd", np.gcd, domain=(-20, 20), scalar_rhs=False, dtypes=("int64",)),
     _b("lcm", np.lcm, domain=(-20, 20), scalar_rhs=False, dtypes=("int64",)),
     _b("float_power", lambda a, b: np.power(np.asarray(a, np.float64), np.asarray(b, np.float64)), domain=(0.5, 3.0),
-       inplace=False, dtypes=FI, rtol=1e-6, atol=1e-6),
+       dtypes=FI, rtol=1e-6, atol=1e-6),       # in-place: float64 self only (torch refuses the others)
+    OpInfo("float_power", lambda op, dt: [SampleInput(2, (make((3, 4), dt, -2, 3, seed=5),), {}, "number-base"),
+                                          SampleInput(0.5, (make((5,), dt, -2, 2, seed=6),), {}, "fraction-base")],
+           ref=lambda a, b: np.power(np.float64(a), np.asarray(b, np.float64)), dtypes=FI, supports_out=True,
+           method_variant=False, rtol=1e-6, atol=1e-6),
     _b("heaviside", lambda a, b: np.where(a == 0, b, a > 0).astype(np.result_type(a, b)), scalar_rhs=False, dtypes=FI),
     _b("xlogy", lambda a, b: np.where(a == 0, 0.0, a * np.log(b)), rhs_domain=(0.1, 3.0)),
     _b("logaddexp", np.logaddexp, inplace=False, scalar_rhs=False),
