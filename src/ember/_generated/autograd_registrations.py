@@ -21,6 +21,8 @@ _KERNELS = (
     ('leaky_relu', '', 'activation', 'leaky_relu'),
     ('leaky_relu_', '', 'activation', 'leaky_relu_'),
     ('hardshrink', '', 'activation', 'hardshrink'),
+    ('softshrink', '', 'activation', 'softshrink'),
+    ('softshrink_backward', '', 'activation', 'softshrink_backward'),
     ('hardtanh', '', 'activation', 'hardtanh'),
     ('hardtanh_', '', 'activation', 'hardtanh_'),
     ('hardsigmoid', '', 'activation', 'hardsigmoid'),
