@@ -147,8 +147,8 @@ for _n, _f in _TABLE.items():
 
 
 def _glu_np(self, dim):
+    d, shape = glu_shape(self, dim)                  # torch checks the halved dim before the dtype
     unary_kind_dtype(self, "float_only", "glu")
-    d, shape = glu_shape(self, dim)
     a, b = np.split(self._np, 2, axis=d)
     with np.errstate(over="ignore"):
         return a / (1 + np.exp(-b)), shape

@@ -46,8 +46,9 @@ def glu_shape(self, dim):
 
 
 def glu(self, dim=-1):
+    shape = glu_shape(self, dim)[1]                  # torch checks the halved dim before the dtype
     unary_kind_dtype(self, "float_only", "glu")
-    return empty_tensor(glu_shape(self, dim)[1], self.dtype, META)
+    return empty_tensor(shape, self.dtype, META)
 
 
 def glu_out(self, dim=-1, out=None):
