@@ -47,8 +47,6 @@ KNOWN_DIFFERENCES = {
     "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
                 "CholeskyBackward0",
     "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",
-    "special.entr": "ember composes entr from where/log (WhereBackward0); torch has special_entr",
-    "special.xlog1py": "ember composes xlog1py from where/log1p (WhereBackward0); torch has special_xlog1py",
     "nansum": "ember's nansum is a composite (where + sum: SumBackward1); torch's an op (NansumBackward0)",
     "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
     "nanquantile": "as quantile",
