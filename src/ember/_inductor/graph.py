@@ -66,6 +66,13 @@ class GraphLowering:
         self.buffers.append(buf)
         return buf.view()
 
+    def add_serial(self, data, dtype):
+        """A Scatter / Scan buffer (contiguous, of data's output size) as a BufferView."""
+        size = data.init.get_size() if hasattr(data, "init") else data.size
+        buf = ComputedBuffer(self.new_name(), Layout.contiguous(size, dtype), data)
+        self.buffers.append(buf)
+        return buf.view()
+
     # ------------------------------------------------------------------ the walk
     def run(self):
         set_current_graph(self)

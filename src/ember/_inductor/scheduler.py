@@ -224,6 +224,8 @@ class Scheduler:
     def _try_fuse(self, a, b, groups):
         if len(a.nodes) + len(b.nodes) > MAX_SECTIONS:
             return None
+        if any(n.buf.is_serial() for g in (a, b) for n in g.nodes):
+            return None                   # a scatter or a scan is a kernel of its own
         fixed = [g.outer for g in (a, b) if any(n.buf.is_reduction() for n in g.nodes)]
         if fixed and any(f != fixed[0] for f in fixed):
             return None
