@@ -14,7 +14,7 @@ from . import ir
 from .ir import BufferView, ComputedBuffer, ExternKernel, InputBuffer, Layout, MultiOutput, Pointwise
 from .index import contiguous_strides
 from .lowering import EXTERN_OPS, FALLBACK_REASONS, lowerings
-from .sizevars import SymSize, from_sympy, symbols_of
+from .sizevars import SymFloatSize, SymSize, float_from_sympy, from_sympy, symbols_of, value_at
 from .virtualized import set_current_graph
 
 REALIZE_READS_THRESHOLD = 4
@@ -126,7 +126,7 @@ class GraphLowering:
                 self.env[node] = buf.view()
             elif node.op == "call_function":
                 val = node.meta.get("val")
-                if isinstance(val, int) and not isinstance(val, bool):
+                if (isinstance(val, int) and not isinstance(val, bool)) or isinstance(val, SymFloatSize):
                     self.env[node] = val          # size arithmetic (sym_size, mul, ...): its value, symbolic
                     continue
                 value = self._call(node)
@@ -327,9 +327,12 @@ def _symbolic_vals(gm, hints, concrete):
     env = shape_env_of(gm)
     if env is None:
         return []
-    from ember._core.symint import SymInt
+    from ember._core.symint import SymFloat, SymInt
     if hints is None:
         hints = default_size_hints(gm)
+    from . import sizevars
+    sizevars.HINTS.clear()
+    sizevars.HINTS.update(hints)
     memo = {}
 
     def size(s):
@@ -339,15 +342,17 @@ def _symbolic_vals(gm, hints, concrete):
         key = expr
         r = memo.get(key)
         if r is None:
-            r = from_sympy(expr, hints)
-            if concrete:
-                r = int(r)
-            memo[key] = r
+            r = memo[key] = value_at(expr, hints) if concrete else from_sympy(expr, hints)
         return r
 
     def conv(v):
         if v.__class__ is SymInt:
             return size(v)
+        if v.__class__ is SymFloat:
+            expr = env._simplify(v.node.expr)
+            if concrete:
+                return float(expr.xreplace({s: int(hints[s.name]) for s in expr.free_symbols}))
+            return float_from_sympy(expr, hints)
         if isinstance(v, Tensor):
             if not any(s.__class__ is SymInt for s in v._size) and \
                     not any(s.__class__ is SymInt for s in (v._stride or ())):

@@ -20,7 +20,7 @@ from ember._core.tensor_impl import TensorImpl
 
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
-from ..sizevars import SizeUnsupported, SymSize, symbols_of
+from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
 # a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
@@ -158,7 +158,10 @@ _GRAPH_IDS = [0]
 
 # what every wrapper's namespace has (CompiledModule.load adds them; they are not pickled)
 _HELPERS = {"_timed": _timed, "np": np, "ctypes": ctypes, "_arena": _arena, "_wrap": _wrap, "_restride": _restride,
-            "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr}
+            "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr,
+            # the integer helpers a symbolic size may call (sizevars: the C preamble has the same names)
+            "ember_floordiv_i": lambda a, b: a // b, "ember_mod_i": lambda a, b: a % b,
+            "ember_f64": float, "ember_truediv": lambda a, b: a / b}
 
 
 def generate(graph, sched):
@@ -332,7 +335,7 @@ def generate(graph, sched):
     # outputs
     outs = []
     for v, const in zip(graph.outputs, graph.output_consts):
-        if v is None and isinstance(const, SymSize):
+        if v is None and isinstance(const, (SymSize, SymFloatSize)):
             outs.append(repr(const))            # a size the graph returns: computed from the inputs' sizes
         elif v is None:
             namespace[f"_const{len(outs)}"] = const
