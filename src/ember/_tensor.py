@@ -75,6 +75,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __ior__ = _M.bitwise_or_
     __xor__ = _M.bitwise_xor
     __ixor__ = _M.bitwise_xor_
+    __lshift__ = _M.bitwise_left_shift
+    __ilshift__ = _M.bitwise_left_shift_
+    __rshift__ = _M.bitwise_right_shift
+    __irshift__ = _M.bitwise_right_shift_
     __eq__ = _M.eq
     __ne__ = _M.ne
     __lt__ = _M.lt
@@ -86,6 +90,8 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __rfloordiv__ = _reflected(_aten.floor_divide.default)
     __rmod__ = _reflected(_aten.remainder.Scalar_Tensor)
     __rpow__ = _reflected(_aten.pow.Scalar)
+    __rlshift__ = _reflected(_aten.bitwise_left_shift.Scalar_Tensor)
+    __rrshift__ = _reflected(_aten.bitwise_right_shift.Scalar_Tensor)
 
     def __radd__(self, other):
         return _F.add(self, other)

@@ -87,17 +87,22 @@ def _make_fn(op, sample):
     constants, so that the captured graph is just the op."""
     x, args, kw = sample.convert(lambda a: a)
     leaves = [x, *args, *kw.values()]
-    names, params, ns = [], [], {"___op": op.op}
+    names, params, pnames, ns = [], [], [], {"___op": op.op}
     for i, leaf in enumerate(leaves):
         if isinstance(leaf, np.ndarray):
             names.append(f"t{i}")
+            pnames.append(f"t{i}")
             params.append(leaf)
+        elif isinstance(leaf, list) and leaf and all(isinstance(e, np.ndarray) for e in leaf):   # a TensorList
+            pnames += [f"t{i}_{j}" for j in range(len(leaf))]
+            names.append(f"[{', '.join(pnames[-len(leaf):])}]")
+            params += leaf
         else:
             ns[f"c{i}"] = leaf
             names.append(f"c{i}")
     pos = names[:1 + len(args)]
     kws = [f"{k}={n}" for k, n in zip(kw, names[1 + len(args):])]
-    src = (f"def op_call({', '.join(n for n in names if n.startswith('t'))}):\n"
+    src = (f"def op_call({', '.join(pnames)}):\n"
            f"    return ___op({', '.join(pos + kws)})\n")
     exec(compile(src, f"<op_db {op.name}>", "exec"), ns)
     return ns["op_call"], params

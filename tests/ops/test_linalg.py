@@ -198,3 +198,36 @@ def test_linalg_norms_parity():
         np.testing.assert_allclose(ember.linalg.matrix_norm(e, o).numpy(), torch.linalg.matrix_norm(t, o).numpy(),
                                    rtol=1e-12)
     np.testing.assert_allclose(ember.linalg.norm(e[0]).numpy(), torch.linalg.norm(t[0]).numpy())
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("compute", [True, False])
+def test_internal_eigh_and_svd_out_forms_match_torch(compute):
+    """_linalg_eigh.eigenvalues and _linalg_svd.U (the out= forms behind linalg.eigh / svd, which ember's public
+    out= reaches through a copy): called through ops.aten with out tensors in ember and torch, as torch's own
+    linalg.eigh(out=) does. Signs of the vectors are canonicalised (they are not unique)."""
+    torch = pytest.importorskip("torch")
+    from ember.testing._op_db.linalg import _eigh_canonical, _svd_canonical
+    a = np.random.default_rng(5).standard_normal((2, 4, 4))
+    sym = a + np.swapaxes(a, -1, -2)
+    rect = a[:, :, :3].copy()
+
+    def eigh(T):
+        w, v = T.empty(0, dtype=T.float64), T.empty(0, dtype=T.float64)
+        r = T.ops.aten._linalg_eigh.eigenvalues(T.tensor(sym), "U", compute, eigenvalues=w, eigenvectors=v)
+        assert r[0] is w and r[1] is v
+        return [w.numpy(), v.numpy()]
+
+    def svd(T):
+        u, s, vh = (T.empty(0, dtype=T.float64) for _ in range(3))
+        r = T.ops.aten._linalg_svd.U(T.tensor(rect), False, compute, U=u, S=s, Vh=vh)
+        assert r[0] is u and r[1] is s and r[2] is vh
+        return [u.numpy(), s.numpy(), vh.numpy()]
+
+    for fn, canonical in ((eigh, _eigh_canonical), (svd, _svd_canonical)):
+        got, want = fn(ember), fn(torch)
+        assert [g.shape for g in got] == [w.shape for w in want]
+        if compute:
+            got, want = canonical(got), canonical(want)
+        for g, w in zip(got, want):
+            _close(g, w, 1e-10)

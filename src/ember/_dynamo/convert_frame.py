@@ -48,6 +48,7 @@ def capture(state, L, G, C):
     for _ in range(MAX_RESTARTS):
         output = OutputGraph(code, G, C, state.options)
         output.dynamic_dims = state.dynamic_dims
+        output.dynamic_ints = state.dynamic_ints
         tx = InstructionTranslator(output, code, G, {}, {}, breaks)
         try:
             names = frame_arg_names(code)

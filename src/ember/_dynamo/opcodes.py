@@ -373,14 +373,14 @@ class OpcodeHandlers:
         if not v.is_python_constant():
             raise Unsupported(f"formatting a {type(v).__name__} into a string")
         conv = (None, str, repr, ascii)[inst.arg]
-        self.push(ConstantVariable(conv(v.as_python_constant())))
+        self.push(ConstantVariable(conv(_concrete(v.as_python_constant()))))
 
     @opcode("FORMAT_SIMPLE", since=(3, 13))
     def FORMAT_SIMPLE(self, inst):
         v = self.pop()
         if not v.is_python_constant():
             raise Unsupported(f"formatting a {type(v).__name__} into a string")
-        self.push(ConstantVariable(format(v.as_python_constant(), "")))
+        self.push(ConstantVariable(format(_concrete(v.as_python_constant()), "")))
 
     @opcode("FORMAT_WITH_SPEC", since=(3, 13))
     def FORMAT_WITH_SPEC(self, inst):
@@ -388,7 +388,7 @@ class OpcodeHandlers:
         v = self.pop()
         if not v.is_python_constant():
             raise Unsupported(f"formatting a {type(v).__name__} into a string")
-        self.push(ConstantVariable(format(v.as_python_constant(), spec)))
+        self.push(ConstantVariable(format(_concrete(v.as_python_constant()), spec)))
 
     @opcode("FORMAT_VALUE", until=(3, 13))
     def FORMAT_VALUE(self, inst):
@@ -396,7 +396,7 @@ class OpcodeHandlers:
         v = self.pop()
         if not v.is_python_constant():
             raise Unsupported(f"formatting a {type(v).__name__} into a string")
-        v = v.as_python_constant()
+        v = _concrete(v.as_python_constant())
         conv = inst.arg & 0x03
         v = str(v) if conv == 1 else repr(v) if conv == 2 else ascii(v) if conv == 3 else v
         self.push(ConstantVariable(format(v, spec)))
@@ -692,3 +692,14 @@ def opcode_table(version):
 
 SUPPORTED_VERSIONS = {(3, 11), (3, 12), (3, 13)}
 OPCODE_TABLE = opcode_table(sys.version_info[:2])
+
+
+def _concrete(v):
+    """A value as text sees it: a SymInt/SymFloat is specialised (its example value, guarded), as torch does
+    when a symbolic size is formatted into a string."""
+    from ember._core.symint import SymFloat, SymInt
+    if v.__class__ is SymInt:
+        return int(v)
+    if v.__class__ is SymFloat:
+        return float(v)
+    return v

@@ -528,7 +528,7 @@ def linear(input, weight, bias=None):
         raise _bad_arg('linear', 'bias', 3, 'Tensor', bias)
     return _op_linear_default(input, weight, bias)
 
-def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1, *, out=None):
+def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multi_margin_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -547,7 +547,7 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1, *,
         return _op_multi_margin_loss_out(input, target, p, margin, weight, reduction, out=out)
     return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
 
-def multilabel_margin_loss(input, target, reduction=1, *, out=None):
+def multilabel_margin_loss(input, target, reduction=0, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multilabel_margin_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -560,7 +560,7 @@ def multilabel_margin_loss(input, target, reduction=1, *, out=None):
         return _op_multilabel_margin_loss_out(input, target, reduction, out=out)
     return _op_multilabel_margin_loss_default(input, target, reduction)
 
-def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
+def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nll_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -573,7 +573,7 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
         raise _bad_arg('nll_loss', 'ignore_index', 5, 'int', ignore_index)
     return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
 
-def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
+def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nll_loss_nd', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -586,7 +586,7 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
         raise _bad_arg('nll_loss_nd', 'ignore_index', 5, 'int', ignore_index)
     return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
 
-def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-100, label_smoothing=0.0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross_entropy_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -601,7 +601,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
         raise _bad_arg('cross_entropy_loss', 'label_smoothing', 6, 'float', label_smoothing)
     return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
 
-def mse_loss(input, target, reduction=1):
+def mse_loss(input, target, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mse_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -610,7 +610,7 @@ def mse_loss(input, target, reduction=1):
         raise _bad_arg('mse_loss', 'reduction', 3, 'int', reduction)
     return _op_mse_loss_default(input, target, reduction)
 
-def l1_loss(input, target, reduction=1):
+def l1_loss(input, target, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('l1_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -619,7 +619,7 @@ def l1_loss(input, target, reduction=1):
         raise _bad_arg('l1_loss', 'reduction', 3, 'int', reduction)
     return _op_l1_loss_default(input, target, reduction)
 
-def smooth_l1_loss(input, target, reduction=1, beta=1.0):
+def smooth_l1_loss(input, target, reduction=0, beta=1.0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('smooth_l1_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -630,7 +630,7 @@ def smooth_l1_loss(input, target, reduction=1, beta=1.0):
         raise _bad_arg('smooth_l1_loss', 'beta', 4, 'float', beta)
     return _op_smooth_l1_loss_default(input, target, reduction, beta)
 
-def huber_loss(input, target, reduction=1, delta=1.0):
+def huber_loss(input, target, reduction=0, delta=1.0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('huber_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -641,7 +641,7 @@ def huber_loss(input, target, reduction=1, delta=1.0):
         raise _bad_arg('huber_loss', 'delta', 4, 'float', delta)
     return _op_huber_loss_default(input, target, reduction, delta)
 
-def soft_margin_loss(input, target, reduction=1):
+def soft_margin_loss(input, target, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('soft_margin_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -650,7 +650,7 @@ def soft_margin_loss(input, target, reduction=1):
         raise _bad_arg('soft_margin_loss', 'reduction', 3, 'int', reduction)
     return _op_soft_margin_loss_default(input, target, reduction)
 
-def binary_cross_entropy(input, target, weight=None, reduction=1):
+def binary_cross_entropy(input, target, weight=None, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:

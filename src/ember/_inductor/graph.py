@@ -14,6 +14,7 @@ from . import ir
 from .ir import BufferView, ComputedBuffer, ExternKernel, InputBuffer, Layout, MultiOutput, Pointwise
 from .index import contiguous_strides
 from .lowering import EXTERN_OPS, FALLBACK_REASONS, lowerings
+from .sizevars import SymSize, from_sympy, symbols_of
 from .virtualized import set_current_graph
 
 REALIZE_READS_THRESHOLD = 4
@@ -25,8 +26,14 @@ class UnsupportedGraph(NotImplementedError):
 
 
 class GraphLowering:
-    def __init__(self, gm, example_inputs=None):
+    def __init__(self, gm, example_inputs=None, size_hints=None, concrete=False):
+        """size_hints: {size symbol: example value} used for the symbols of a dynamic-shape graph (default: the
+        ShapeEnv's example values); concrete: give the symbols those values as plain ints (a per-size build)
+        instead of keeping them symbolic (sizevars.SymSize)."""
         self.gm = gm
+        self.size_hints = size_hints
+        self.concrete = concrete
+        self.symbols = {}            # size symbol -> Python source of its value in the wrapper ("arg0._size[0]")
         self.example_inputs = example_inputs
         self.buffers = []            # ComputedBuffer / ExternKernel / MultiOutput in creation order
         self.inputs = []             # InputBuffer per graph input
@@ -35,6 +42,7 @@ class GraphLowering:
         self.output_consts = []      # a Python value for non-tensor outputs
         self.env = {}
         self.fallbacks = {}          # op name -> reason, for the ops that became extern kernels
+        self.int_inputs = []         # positions of the graph's int (size) inputs
         self._n = 0
 
     def new_name(self):
@@ -58,13 +66,23 @@ class GraphLowering:
         self.buffers.append(buf)
         return buf.view()
 
+    def add_serial(self, data, dtype):
+        """A Scatter / Scan buffer (contiguous, of data's output size) as a BufferView."""
+        size = data.init.get_size() if hasattr(data, "init") else data.size
+        buf = ComputedBuffer(self.new_name(), Layout.contiguous(size, dtype), data)
+        self.buffers.append(buf)
+        return buf.view()
+
     # ------------------------------------------------------------------ the walk
     def run(self):
         set_current_graph(self)
+        saved = _symbolic_vals(self.gm, self.size_hints, self.concrete)
         try:
             self._run()
         finally:
             set_current_graph(None)
+            for node, val in saved:
+                node.meta["val"] = val
         return self
 
     def _run(self):
@@ -77,11 +95,24 @@ class GraphLowering:
         for node in self.gm.graph.nodes:
             if node.op == "placeholder":
                 val = node.meta.get("val")
+                if isinstance(val, int) and not isinstance(val, bool) and position is not None:
+                    # a size passed as an argument (a SymInt input): its symbol is read from the argument
+                    for sym in symbols_of(val):
+                        if val == SymSize.make({(sym,): 1}, 0):
+                            self.symbols.setdefault(sym, f"args[{position}]")
+                    self.int_inputs.append(position)
+                    self.env[node] = val
+                    position += 1
+                    continue
                 if not isinstance(val, Tensor):
                     raise UnsupportedGraph(f"graph input {node.name} is not a tensor ({type(val).__name__})")
                 # a non-dense example (an expanded tangent) is compiled as contiguous: the wrapper copies
                 # any input whose strides differ from the compiled ones
                 buf = InputBuffer(f"arg{position}", _dense_layout(val), position=position)
+                for d, sz in enumerate(val._size):
+                    if isinstance(sz, SymSize) and len(sz.terms) == 1 and sz.terms[0][1] == 1 and \
+                            len(sz.terms[0][0]) == 1:
+                        self.symbols.setdefault(sz.terms[0][0][0], f"arg{position}._size[{d}]")
                 self.inputs.append(buf)
                 self.env[node] = buf.view()
                 position += 1
@@ -94,6 +125,10 @@ class GraphLowering:
                 self.constants.append(buf)
                 self.env[node] = buf.view()
             elif node.op == "call_function":
+                val = node.meta.get("val")
+                if isinstance(val, int) and not isinstance(val, bool):
+                    self.env[node] = val          # size arithmetic (sym_size, mul, ...): its value, symbolic
+                    continue
                 value = self._call(node)
                 if isinstance(value, Pointwise) and users.get(node, 0) > 1:
                     cost = ir.count_ops(value)
@@ -253,3 +288,87 @@ def _map_meta(a):
     if isinstance(a, dict):
         return {k: _map_meta(v) for k, v in a.items()}
     return a
+
+
+# ---------------------------------------------------------------------------- dynamic shapes
+def is_symbolic_graph(gm):
+    """True if a placeholder of gm has a symbolic size or is a symbolic int."""
+    from ember._core.symint import SymInt
+    for n in gm.graph.nodes:
+        if n.op != "placeholder":
+            continue
+        v = n.meta.get("val")
+        if v.__class__ is SymInt or (isinstance(v, Tensor) and any(s.__class__ is SymInt for s in v._size)):
+            return True
+    return False
+
+
+def shape_env_of(gm):
+    from ember._core.symint import SymInt
+    for n in gm.graph.nodes:
+        v = n.meta.get("val")
+        if v.__class__ is SymInt:
+            return v.node.shape_env
+        if isinstance(v, Tensor):
+            for s in v._size:
+                if s.__class__ is SymInt:
+                    return s.node.shape_env
+    return None
+
+
+def default_size_hints(gm):
+    env = shape_env_of(gm)
+    return {} if env is None else {s.name: int(v) for s, v in env.var_to_val.items()}
+
+
+def _symbolic_vals(gm, hints, concrete):
+    """Replace the fake values of a dynamic-shape graph's nodes by copies whose sizes, strides and ints are
+    SymSizes (or, `concrete`, plain ints at `hints`); returns [(node, original value)] to restore."""
+    env = shape_env_of(gm)
+    if env is None:
+        return []
+    from ember._core.symint import SymInt
+    if hints is None:
+        hints = default_size_hints(gm)
+    memo = {}
+
+    def size(s):
+        if s.__class__ is not SymInt:
+            return s
+        expr = env._simplify(s.node.expr)
+        key = expr
+        r = memo.get(key)
+        if r is None:
+            r = from_sympy(expr, hints)
+            if concrete:
+                r = int(r)
+            memo[key] = r
+        return r
+
+    def conv(v):
+        if v.__class__ is SymInt:
+            return size(v)
+        if isinstance(v, Tensor):
+            if not any(s.__class__ is SymInt for s in v._size) and \
+                    not any(s.__class__ is SymInt for s in (v._stride or ())):
+                return v
+            c = object.__new__(type(v))
+            c.__dict__.update(v.__dict__)
+            c._size = tuple(size(s) for s in v._size)
+            c._stride = tuple(size(s) for s in v._stride)
+            if getattr(v, "_offset", 0).__class__ is SymInt:
+                c._offset = size(v._offset)
+            return c
+        if isinstance(v, (tuple, list)):
+            return type(v)(conv(x) for x in v)
+        return v
+
+    saved = []
+    for node in gm.graph.nodes:
+        if "val" in node.meta:
+            old = node.meta["val"]
+            new = conv(old)
+            if new is not old:
+                saved.append((node, old))
+                node.meta["val"] = new
+    return saved

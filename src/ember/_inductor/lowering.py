@@ -20,7 +20,7 @@ from ember._ops import ops as _ops
 
 from .codegen.cpp import compute_dtype
 from .index import Index, contiguous_strides, prod
-from .ir import BufferView, Layout, Pointwise, Reduction, remap, view_strides
+from .ir import BufferView, Layout, Pointwise, Reduction, Scan, Scatter, remap, view_strides
 from .virtualized import ops
 
 aten = _ops.aten
@@ -36,19 +36,26 @@ EXTERN_OPS = {
     "aten.scaled_dot_product_attention.default": "ember's fused attention kernel",
 }
 FALLBACK_REASONS = {
-    "aten.embedding_dense_backward.default": "a scatter-add (several rows add into one): no atomic-free loop yet",
-    "aten.index_put.default": "a scatter: no lowering for stores at data-dependent indices",
-    "aten.scatter_add.default": "a scatter: no lowering for stores at data-dependent indices",
-    "aten.max_pool2d_with_indices_backward.default": "a scatter into the input window",
-    "aten.avg_pool2d_backward.default": "a scatter into the input windows",
     "aten.native_batch_norm.default": "updates running statistics in place (a mutation inside the op)",
     "aten.native_batch_norm_backward.default": "follows native_batch_norm",
-    "aten.sort.default": "sorting is not a loop nest", "aten.topk.default": "sorting is not a loop nest",
-    "aten.cumsum.default": "a scan (no scan IR yet)",
-    "aten.bernoulli.default": "random numbers come from ember's generator (eager's stream)",
-    "aten.native_dropout.default": "random numbers come from ember's generator (eager's stream)",
-    "aten.rand.default": "random numbers come from ember's generator",
-    "aten.randn.default": "random numbers come from ember's generator",
+    "aten.sort.default": "sorting is not a loop nest (eager's sort, by design)",
+    "aten.topk.default": "sorting is not a loop nest (eager's topk, by design)",
+    "aten.scatter.reduce": "scatter with reduce='add'/'multiply' (the src/value overloads are lowered)",
+    "aten.scatter.value_reduce": "scatter with reduce='add'/'multiply' (the src/value overloads are lowered)",
+    "aten.scatter_reduce.two": "scatter_reduce (sum/prod/mean/amax/amin with include_self): not lowered yet",
+    # Random numbers: extern calls to eager's kernels, by decision. They draw from ember's global generator in
+    # the order eager does, so a compiled function gives eager's numbers for a seed (dropout masks included) and
+    # ember.manual_seed / get_rng_state keep working; generated Philox code would need its own stream.
+    "aten.bernoulli.default": "random: eager's generator stream (extern by design)",
+    "aten.bernoulli.p": "random: eager's generator stream (extern by design)",
+    "aten.native_dropout.default": "random: eager's generator stream (extern by design)",
+    "aten.rand.default": "random: eager's generator stream (extern by design)",
+    "aten.randn.default": "random: eager's generator stream (extern by design)",
+    "aten.rand_like.default": "random: eager's generator stream (extern by design)",
+    "aten.randn_like.default": "random: eager's generator stream (extern by design)",
+    "aten.randint.low": "random: eager's generator stream (extern by design)",
+    "aten.uniform.default": "random: eager's generator stream (extern by design)",
+    "aten.normal.Tensor_float": "random: eager's generator stream (extern by design)",
 }
 
 
@@ -1030,3 +1037,274 @@ def _avg_pool2d(node, x, kernel_size, stride=(), padding=0, ceil_mode=False, cou
             div = ops.to_dtype(ops.mul(fh, fw) if count_include_pad else ops.mul(ch, cw), cdt)
         return ops.to_dtype(ops.truediv(ld(index), div), dt)
     return Pointwise(out_size, dt, inner)
+
+
+# ---------------------------------------------------------------------------- gathers, scatters and scans
+def _contig_flat(size, index):
+    """The Index of `index` in a contiguous buffer of `size`."""
+    flat = Index()
+    for i, n, st in zip(index, size, contiguous_strides(size)):
+        if n != 1:
+            flat = flat + Index.wrap(i) * st
+    return flat
+
+
+def _need_dims(x, what):
+    if not x.get_size():
+        raise NotImplementedError(f"ember._inductor: {what} of a 0-dim tensor (falls back)")
+
+
+@register_lowering(*_overloads("gather", "default"))
+def _gather(node, x, dim, index, sparse_grad=False):
+    """out[.., i, ..] = x[.., index[.., i, ..], ..]: a load at an indirect index (checked like eager's)."""
+    _need_dims(x, "gather")
+    out = _val(node)
+    dim %= len(x.get_size())
+    xl, il, n = x.make_loader(), index.make_loader(), x.get_size()[dim]
+
+    def inner(idx):
+        sub = list(idx)
+        sub[dim] = ops.indirect_indexing(il(idx), n)
+        return xl(sub)
+    return Pointwise(tuple(out.shape), out.dtype, inner)
+
+
+@register_lowering(*_overloads("index_select", "default"))
+def _index_select(node, x, dim, index):
+    _need_dims(x, "index_select")
+    if len(index.get_size()) > 1:
+        raise NotImplementedError("ember._inductor: index_select with a multi-dim index (falls back)")
+    out = _val(node)
+    dim %= len(x.get_size())
+    xl, il, n = x.make_loader(), index.make_loader(), x.get_size()[dim]
+    one = len(index.get_size()) == 1
+
+    def inner(idx):
+        sub = list(idx)
+        sub[dim] = ops.indirect_indexing(il([idx[dim]] if one else []), n)
+        return xl(sub)
+    return Pointwise(tuple(out.shape), out.dtype, inner)
+
+
+def _scatter_into(node, x, index_space, inner, accumulate):
+    """A Scatter buffer of the node's result: x (broadcast, cast) first, then inner's stores."""
+    out = _val(node)
+    size = tuple(out.shape)
+    init = Pointwise(size, out.dtype, loader(x, size, out.dtype))
+    return _graph().add_serial(Scatter(index_space, init, inner, accumulate), out.dtype)
+
+
+def _scatter_lowering(node, x, dim, index, src, accumulate):
+    _need_dims(x, "scatter")
+    out = _val(node)
+    size = tuple(out.shape)
+    dim %= len(size)
+    il = index.make_loader()
+    sl = loader(src, src.get_size(), out.dtype) if _is_ir(src) else (lambda idx: ops.constant(src, out.dtype))
+
+    def inner(idx):
+        full = list(idx)
+        full[dim] = ops.indirect_indexing(il(idx), size[dim])
+        return _contig_flat(size, full), sl(idx), None
+    return _scatter_into(node, x, index.get_size(), inner, accumulate)
+
+
+@register_lowering(*_overloads("scatter", "src", "value"))
+def _scatter(node, x, dim, index, src):
+    return _scatter_lowering(node, x, dim, index, src, False)
+
+
+@register_lowering(*_overloads("scatter_add", "default"))
+def _scatter_add(node, x, dim, index, src):
+    return _scatter_lowering(node, x, dim, index, src, True)
+
+
+@register_lowering(*_overloads("index_add", "default"))
+def _index_add(node, x, dim, index, source, alpha=1):
+    _need_dims(x, "index_add")
+    out = _val(node)
+    size = tuple(out.shape)
+    dim %= len(size)
+    il = index.make_loader()
+    one = len(index.get_size()) == 1
+    sl = loader(source, source.get_size(), out.dtype)
+
+    def inner(idx):
+        full = list(idx)
+        full[dim] = ops.indirect_indexing(il([idx[dim]] if one else []), size[dim])
+        v = sl(idx)
+        if alpha != 1:
+            v = ops.mul(v, ops.constant(alpha, out.dtype))
+        return _contig_flat(size, full), v, None
+    return _scatter_into(node, x, source.get_size() if source.get_size() else (1,), inner, True)
+
+
+def _leading_indices(indices):
+    """(the index tensors, their broadcast size B) of integer index tensors on the leading dims (trailing Nones
+    dropped); NotImplementedError otherwise (a None between them, boolean masks: those fall back)."""
+    indices = list(indices)
+    while indices and indices[-1] is None:
+        indices.pop()
+    if not indices or any(not _is_ir(i) for i in indices):
+        raise NotImplementedError("ember._inductor: advanced indexing with None between index tensors (falls back)")
+    if any(i.get_dtype().name not in ("int64", "int32") for i in indices):
+        raise NotImplementedError("ember._inductor: advanced indexing with boolean indices (falls back)")
+    b = ()
+    for i in indices:
+        s = tuple(i.get_size())
+        b = (1,) * (len(s) - len(b)) + b if len(s) > len(b) else b
+        s = (1,) * (len(b) - len(s)) + s
+        b = tuple(max(p, q) for p, q in zip(b, s))
+    return indices, b
+
+
+@register_lowering(*_overloads("index", "Tensor"))
+def _index(node, x, indices):
+    """x[i0, i1, ..] with integer index tensors on the leading dims: a gather over B + the remaining dims."""
+    out = _val(node)
+    size = tuple(x.get_size())
+    indices, b = _leading_indices(indices)
+    loaders = [loader(i, b, _dt.int64) for i in indices]
+    xl = x.make_loader()
+
+    def inner(idx):
+        bidx = idx[:len(b)]
+        full = [ops.indirect_indexing(ld(bidx), size[d]) for d, ld in enumerate(loaders)] + list(idx[len(b):])
+        return xl(full)
+    return Pointwise(tuple(out.shape), out.dtype, inner)
+
+
+@register_lowering(*_overloads("index_put", "default"))
+def _index_put(node, x, indices, values, accumulate=False):
+    """x[i0, i1, ..] = values (or +=): integer index tensors on the leading dims, broadcast together to B; the
+    stores run over B + the remaining dims in order (the last of duplicate positions wins, as eager's)."""
+    out = _val(node)
+    size = tuple(out.shape)
+    indices, b = _leading_indices(indices)
+    k = len(indices)
+    space = b + size[k:]
+    loaders = [loader(i, b, _dt.int64) for i in indices]
+    vl = loader(values, space, out.dtype)
+
+    def inner(idx):
+        bidx = idx[:len(b)]
+        full = [ops.indirect_indexing(ld(bidx), size[d]) for d, ld in enumerate(loaders)] + list(idx[len(b):])
+        return _contig_flat(size, full), vl(idx), None
+    return _scatter_into(node, x, space if space else (1,), inner, accumulate)
+
+
+@register_lowering(*_overloads("slice_scatter", "default"))
+def _slice_scatter(node, x, src, dim=0, start=None, end=None, step=1):
+    out = _val(node)
+    size = tuple(out.shape)
+    dim %= len(size)
+    n = size[dim]
+    start = 0 if start is None else start
+    end = n if end is None else min(end, n)
+    start, end = start + n if start < 0 else start, end + n if end < 0 else end
+    start, end = max(0, min(start, n)), max(0, min(end, n))
+    if step != 1:
+        raise NotImplementedError("ember._inductor: slice_scatter with a step (falls back)")
+    xl, sl = loader(x, size, out.dtype), loader(src, src.get_size(), out.dtype)
+
+    def inner(idx):
+        i = ops.index_expr(idx[dim], _dt.int64)
+        inside = ops.logical_and(ops.ge(i, ops.constant(start, _dt.int64)), ops.lt(i, ops.constant(end, _dt.int64)))
+        sub = list(idx)
+        sub[dim] = idx[dim] - start
+        v = ops.masked(inside, lambda: sl(sub), 0)
+        return ops.where(inside, v, xl(idx))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("select_scatter", "default"))
+def _select_scatter(node, x, src, dim, index):
+    out = _val(node)
+    size = tuple(out.shape)
+    dim %= len(size)
+    index = index + size[dim] if index < 0 else index
+    xl, sl = loader(x, size, out.dtype), loader(src, src.get_size(), out.dtype)
+
+    def inner(idx):
+        hit = ops.eq(ops.index_expr(idx[dim], _dt.int64), ops.constant(index, _dt.int64))
+        v = ops.masked(hit, lambda: sl(list(idx[:dim]) + list(idx[dim + 1:])), 0)
+        return ops.where(hit, v, xl(idx))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("max_pool2d_with_indices_backward", "default"))
+def _max_pool2d_backward(node, grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """grad_input = 0, then grad_input[n, c, indices[n, c, oh, ow]] += grad[n, c, oh, ow] (the flat index of the
+    argmax in the input plane, as the forward stored it)."""
+    out = _val(node)
+    size = tuple(out.shape)
+    plane = size[-2] * size[-1]
+    gl = loader(grad, grad.get_size(), out.dtype)
+    il = indices.make_loader()
+
+    def inner(idx):
+        pos = ops.indirect_indexing(il(idx), plane)
+        lead = _contig_flat(size[:-2], idx[:-2]) * plane if len(size) > 2 else Index()
+        return lead + pos, gl(idx), None
+    return _scatter_into(node, _full_value(size, out.dtype, 0), grad.get_size(), inner, True)
+
+
+@register_lowering(*_overloads("avg_pool2d_backward", "default"))
+def _avg_pool2d_backward(node, grad, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                         divisor_override):
+    """Each output's gradient / its divisor added to every input element of its window (inside the input)."""
+    out = _val(node)
+    size = tuple(out.shape)
+    kernel = _pair(kernel_size)
+    stride = _pair(stride, kernel)
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, _pair(padding)
+    H, W = size[-2], size[-1]
+    dt = out.dtype
+    cdt = compute_dtype(dt)
+    gl = loader(grad, grad.get_size(), dt)
+    nlead = len(size) - 2
+
+    def c(v):
+        return ops.constant(v, _dt.int64)
+
+    def extent(o, s, p, k, n):
+        start = ops.index_expr(o * s - p, _dt.int64)
+        end = ops.minimum(ops.add(start, c(k)), c(n + p))
+        return ops.sub(end, start), ops.sub(ops.minimum(end, c(n)), ops.maximum(start, c(0)))
+
+    def inner(idx):
+        oh, ow, i, j = idx[nlead], idx[nlead + 1], idx[nlead + 2], idx[nlead + 3]
+        h, w = oh * sh - ph + i, ow * sw - pw + j
+        hv, wv = ops.index_expr(h, _dt.int64), ops.index_expr(w, _dt.int64)
+        inside = ops.logical_and(ops.logical_and(ops.ge(hv, c(0)), ops.lt(hv, c(H))),
+                                 ops.logical_and(ops.ge(wv, c(0)), ops.lt(wv, c(W))))
+        if divisor_override:
+            div = ops.constant(divisor_override, cdt)
+        else:
+            fh, ch = extent(oh, sh, ph, kh, H)
+            fw, cw = extent(ow, sw, pw, kw, W)
+            div = ops.to_dtype(ops.mul(fh, fw) if count_include_pad else ops.mul(ch, cw), cdt)
+        v = ops.to_dtype(ops.truediv(gl(idx[:nlead + 2]), div), dt)
+        flat = _contig_flat(size, list(idx[:nlead]) + [h, w])
+        return flat, v, inside
+    space = tuple(grad.get_size()) + (kh, kw)
+    return _scatter_into(node, _full_value(size, dt, 0), space, inner, True)
+
+
+def _scan_lowering(node, x, dim, scan_type):
+    out = _val(node)
+    size = tuple(out.shape)
+    if not size:
+        return _copy(node, x)
+    dim %= len(size)
+    return _graph().add_serial(Scan(size, dim, scan_type, loader(x, size, out.dtype)), out.dtype)
+
+
+@register_lowering(*_overloads("cumsum", "default"))
+def _cumsum(node, x, dim, dtype=None):
+    return _scan_lowering(node, x, dim, "sum")
+
+
+@register_lowering(*_overloads("cumprod", "default"))
+def _cumprod(node, x, dim, dtype=None):
+    return _scan_lowering(node, x, dim, "prod")

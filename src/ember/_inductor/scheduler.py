@@ -25,6 +25,7 @@ same byte size whose last reader ran before it is first written (torch's `memory
 """
 from .index import Index
 from .ir import ComputedBuffer, body_reads
+from .sizevars import heuristic_value
 
 MAX_SECTIONS = 64
 MAX_ROUNDS = 10
@@ -198,7 +199,7 @@ class Scheduler:
             for a, b in gs_pairs:
                 key = (id(a), id(b))
                 pairs.setdefault(key, [a, b, 0])
-                pairs[key][2] += self.nbytes_of(name)
+                pairs[key][2] += heuristic_value(self.nbytes_of(name))
         del prod
         return sorted(pairs.values(), key=lambda p: (-p[2], abs(p[0].pos - p[1].pos)))
 
@@ -223,6 +224,8 @@ class Scheduler:
     def _try_fuse(self, a, b, groups):
         if len(a.nodes) + len(b.nodes) > MAX_SECTIONS:
             return None
+        if any(n.buf.is_serial() for g in (a, b) for n in g.nodes):
+            return None                   # a scatter or a scan is a kernel of its own
         fixed = [g.outer for g in (a, b) if any(n.buf.is_reduction() for n in g.nodes)]
         if fixed and any(f != fixed[0] for f in fixed):
             return None

@@ -262,3 +262,5 @@ randint_generator_out = _out_of("randint", "generator")
 randint_low_generator_out = _out_of("randint", "low_generator")
 randperm_out = _out_of("randperm")
 randperm_generator_out = _out_of("randperm", "generator")
+# issue 19's ops
+aminmax_out = _out_of("aminmax", outs=("min", "max"), check=_exact)

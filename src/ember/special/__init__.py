@@ -158,7 +158,8 @@ def _finish(r, out):
 def ndtr(input, *, out=None):
     """The standard normal CDF, 0.5 erfc(-x / sqrt(2))."""
     _check("special_ndtr", input)
-    return _finish(_e.erfc(_float(input) * (-1 / _math.sqrt(2))) * 0.5, out)
+    # the halving is mul.Scalar, as torch's composite ends (MulBackward1)
+    return _finish(_e.ops.aten.mul.Scalar(_e.erfc(_float(input) * (-1 / _math.sqrt(2))), 0.5), out)
 
 
 def entr(input, *, out=None):

@@ -20,8 +20,8 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, sum_to
-from ember.autograd.formulas.activation import (HARDSIGMOID_SLOPE, SELU_ALPHA, SELU_SCALE,
-                                                elu_backward, gelu_double_backward, glu_backward,
+from ember.autograd.formulas.activation import (HARDSIGMOID_SLOPE, elu_backward,
+                                                gelu_double_backward, glu_backward,
                                                 hardswish_backward, mish_backward, relu_grad,
                                                 silu_backward, softplus_backward)
 
@@ -650,98 +650,6 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
 
 
 _self_elu_ = elu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class SeluBackward0(_Node):
-    _op_name = 'aten::selu'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            self = _n.s_self.unpack(_n)
-            _r0 = elu_backward(grad, self, SELU_ALPHA, SELU_SCALE, 1.0)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_selu = getattr(_aten.selu, 'default')
-
-
-def _jvp_selu(_ts, self, result):
-    _o = None
-    if _ts[0] is not None:
-        grad = _ts[0]
-        _o = _fw_acc(_o, elu_backward(grad, self, SELU_ALPHA, SELU_SCALE, 1.0))
-    return _o
-
-
-def selu(self):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_selu(self)
-            _t = _jvp_selu(_ts, self, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    if not _need:
-        return _OP_selu.redispatch(_below_ks((self,)), self)
-    _n = SeluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
-    if _g0:
-        _n.s_self = _SV(self)
-    _res = _OP_selu.redispatch(_below_ks((self,)), self)
-    _set_history(_res, _n)
-    return _res
-
-
-_self_selu = selu   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-_OP_selu_ = getattr(_aten.selu_, 'default')
-
-
-def selu_(self):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _old = _clone(self)
-            _res = _self_selu_(self)
-            _t = _jvp_selu(_ts, _old, _res)
-        finally:
-            _fw_restore()
-        _fw_attach(self, _t, True)
-        return _res
-    _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    if not _need:
-        return _OP_selu_.redispatch(_below_ks((self,)), self)
-    _n = SeluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
-    if _g0:
-        _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_selu_.redispatch(_below_ks((self,)), self)
-    _rebase_history(self, _n)
-    return _res
-
-
-_self_selu_ = selu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CeluBackward0(_Node):

@@ -20,6 +20,7 @@ from ember._core.tensor_impl import TensorImpl
 
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
+from ..sizevars import SizeUnsupported, SymSize, symbols_of
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
 # a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
@@ -97,7 +98,7 @@ def _arena(pool, i, nbytes):
     step cheaper than eager's; a tensor the caller still holds is never overwritten, and a call re-entered
     while the arena is in use gets its own."""
     a = pool[i]
-    if a is not None and _getrefcount(a) == 3:     # pool[i], `a`, getrefcount's argument
+    if a is not None and _getrefcount(a) == 3 and a.size >= nbytes:   # pool[i], `a`, getrefcount's argument
         return a
     a = pool[i] = np.empty(nbytes, np.uint8)
     return a
@@ -126,6 +127,15 @@ def _ptr(t):
 
 
 _ALIGN = 64
+
+
+def _aligned(nbytes):
+    """Bytes a slot takes: a multiple of _ALIGN; a symbolic size (sizevars.SymSize) has each coefficient
+    rounded up to a multiple of 8, so that every slot after it stays aligned for any dtype at every size."""
+    if isinstance(nbytes, SymSize):
+        # (the hint, used only for ordering, is approximate: at most 8 bytes more per term)
+        return SymSize.make({m: -(-c // 8) * 8 for m, c in nbytes.terms}, int(nbytes) + 8 * len(nbytes.terms))
+    return -(-max(nbytes, 1) // _ALIGN) * _ALIGN
 
 
 KERNEL_TIMES = {}     # with config.cpp.enable_kernel_profile: kernel label -> [seconds, calls]
@@ -188,7 +198,7 @@ def generate(graph, sched):
         else:
             arena = "kept" if slot in kept_slots else "scratch"
         slot_place[slot] = (arena, sizes[arena])
-        sizes[arena] += -(-max(nbytes, 1) // _ALIGN) * _ALIGN
+        sizes[arena] += _aligned(nbytes)
 
     # C: kernels and entries
     c_parts = [PREAMBLE]
@@ -197,8 +207,15 @@ def generate(graph, sched):
     namespace = {}
     pointer_arrays = set()
     n_in = len(graph.inputs)
-    if n_in:
+    if graph.int_inputs:                     # size arguments among the tensors: unpack by position
+        for b in graph.inputs:
+            py.append(f"    {b.name} = args[{b.position}]")
+    elif n_in:
         py.append(f"    {', '.join(b.name for b in graph.inputs)}{',' if n_in == 1 else ''} = args")
+    # dynamic shapes: the size symbols, read from the inputs; the C takes them as int64_t parameters
+    size_params = _size_params(graph)
+    for sym in size_params:
+        py.append(f"    {sym} = {graph.symbols[sym]}")
     for b in graph.inputs:
         py.append(f"    if {b.name}.stride() != {b.layout.stride!r}:")
         py.append(f"        {b.name} = _restride({b.name}, {b.layout.size!r}, {b.layout.stride!r})")
@@ -244,30 +261,44 @@ def generate(graph, sched):
         names = []
         calls = []
         for kname, kc in pending:
-            args = []
             for a in kc.args.values():
                 if a.name not in names:
                     names.append(a.name)
-                args.append(f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]")
+        # the sizes follow the pointers in the array; the entry (and a parallel task) reads them first
+        n_ptr = len(names)
+        read_sizes = "".join(f"    const int64_t {sym} = (int64_t)(intptr_t)p[{n_ptr + i}];\n"
+                             for i, sym in enumerate(size_params))
+        for kname, kc in pending:
+            args = [f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]" for a in kc.args.values()]
+            args += list(size_params)
             if not kc.splittable:
                 calls.append(f"    {kname}({', '.join(args)});")
                 continue
             n0 = kc.group.outer[0]
-            if threads > 1 and n0 > 1 and kc.work() >= PARALLEL_MIN_WORK:
-                c_parts.append(f"static void {kname}_task(void** p, int64_t lo, int64_t hi)\n{{\n"
-                               f"    {kname}({', '.join(args)}, lo, hi);\n}}\n")
+            work = kc.work()
+            task = (f"static void {kname}_task(void** p, int64_t lo, int64_t hi)\n{{\n{read_sizes}"
+                    f"    {kname}({', '.join(args)}, lo, hi);\n}}\n")
+            if threads > 1 and isinstance(work, SymSize):      # decided per call, on the run-time sizes
+                c_parts.append(task)
+                calls.append(f"    if ({n0} > 1 && {work} >= {PARALLEL_MIN_WORK}) "
+                             f"ember_parallel({kname}_task, p, {n0}, {threads});")
+                calls.append(f"    else {kname}({', '.join(args)}, 0, {n0});")
+            elif threads > 1 and n0 > 1 and work >= PARALLEL_MIN_WORK:
+                c_parts.append(task)
                 calls.append(f"    ember_parallel({kname}_task, p, {n0}, {threads});")
             else:
                 calls.append(f"    {kname}({', '.join(args)}, 0, {n0});")
-        c_parts.append(f"int64_t {ename}(void** p)\n{{\n" + "\n".join(calls) +
+        c_parts.append(f"int64_t {ename}(void** p)\n{{\n{read_sizes}" + "\n".join(calls) +
                        "\n    int64_t err = ember_index_error;\n    ember_index_error = 0;\n    return err;\n}\n")
         entries.append(ename)
+        names = names + list(size_params)
         pointer_arrays.add(len(names))
         if profile:
             label = "+".join(sorted({n.buf.name for _, kc in pending for n in kc.group.nodes}))
             namespace[f"_{ename}_label"] = f"graph{_GRAPH_IDS[0]} {ename}: {label}"
             py.append(f"    _{ename} = _timed(_{ename}_raw, _{ename}_label)")
-        py.append(f"    err = _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)}))")
+        ptrs = [ptr_expr(n) for n in names[:n_ptr]] + list(size_params)
+        py.append(f"    err = _{ename}(_P{len(names)}({', '.join(ptrs)}))")
         py.append("    if err:")
         py.append("        _index_error(err)")
         pending.clear()
@@ -291,7 +322,7 @@ def generate(graph, sched):
             continue
         kname = f"kernel{n_kernels}"
         n_kernels += 1
-        kc = KernelCodegen(g, kname, dtype_of.__getitem__)
+        kc = KernelCodegen(g, kname, dtype_of.__getitem__, size_params)
         c_parts.append(kc.generate())
         pending.append((kname, kc))
         if profile:
@@ -301,7 +332,9 @@ def generate(graph, sched):
     # outputs
     outs = []
     for v, const in zip(graph.outputs, graph.output_consts):
-        if v is None:
+        if v is None and isinstance(const, SymSize):
+            outs.append(repr(const))            # a size the graph returns: computed from the inputs' sizes
+        elif v is None:
             namespace[f"_const{len(outs)}"] = const
             outs.append(f"_const{len(outs)}")
         else:
@@ -314,6 +347,24 @@ def generate(graph, sched):
         py.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels,
                           sorted(pointer_arrays), pool_index)
+
+
+def _size_params(graph):
+    """The size symbols of a dynamic-shape graph, each with its source among the inputs (else SizeUnsupported)."""
+    used = set()
+    for b in graph.inputs + graph.buffers:
+        lay = b.layout
+        for x in lay.size + lay.stride + (lay.offset,):
+            used |= symbols_of(x)
+        if isinstance(b, ComputedBuffer):
+            for x in tuple(b.data.size) + tuple(b.reduction_ranges()):
+                used |= symbols_of(x)
+    for c in graph.output_consts:
+        used |= symbols_of(c)
+    missing = used - set(graph.symbols)
+    if missing:
+        raise SizeUnsupported(f"ember._inductor: no input gives the size symbol(s) {sorted(missing)}")
+    return tuple(sorted(graph.symbols, key=lambda s: (len(s), s)))
 
 
 def _render(obj, tensor_expr, namespace):
@@ -334,7 +385,7 @@ def _render(obj, tensor_expr, namespace):
             return "float('inf')" if obj > 0 else "float('-inf')"
         return repr(obj)
     if isinstance(obj, (int, bool, str, type(None))):
-        return repr(obj)
+        return repr(obj)                 # (a SymSize's repr is its expression over the size symbols)
     name = f"_obj{len(namespace)}"
     namespace[name] = obj
     return name

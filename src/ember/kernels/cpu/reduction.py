@@ -394,3 +394,10 @@ def histc_out(self, bins=100, min=0, max=0, *, out):
     check_out(out, r._size, r.dtype, "histc")
     np.copyto(out._np, r._np)
     return out
+
+
+def aminmax(self, *, dim=None, keepdim=False):
+    """(min, max) in one call; dim=None reduces everything (keepdim then keeps every dim as size 1)."""
+    axes, shape = M_reduction.aminmax_spec(self, dim, keepdim)
+    a = self._np
+    return (_wrap(np.min(a, axis=axes), self.dtype, shape), _wrap(np.max(a, axis=axes), self.dtype, shape))

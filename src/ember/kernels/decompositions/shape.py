@@ -112,7 +112,7 @@ def broadcast_to(self, size):
 
 def broadcast_tensors(tensors):
     shape = bshape(*[t._size for t in tensors])
-    return [t.expand(shape) for t in tensors]
+    return [t if t._size == shape else t.expand(shape) for t in tensors]     # torch returns a fitting input as is
 
 
 def meshgrid(tensors):
@@ -181,7 +181,9 @@ def atleast_1d(self):
 
 
 def atleast_2d(self):
-    return aten.unsqueeze.default(atleast_1d(self), 0) if self.dim() < 2 else self
+    if self.dim() == 0:
+        return aten.reshape.default(self, [1, 1])        # a view, as torch's (ViewBackward0)
+    return aten.unsqueeze.default(self, 0) if self.dim() == 1 else self
 
 
 def atleast_3d(self):

@@ -305,3 +305,24 @@ linalg_matrix_norm_out = linalg_matrix_norm_str_ord_out = linalg_vector_norm_out
 
 
 norm_out = norm_dtype_out = linalg_vector_norm_out
+
+
+def aminmax_spec(self, dim, keepdim):
+    """(axes, out_shape) of aminmax, with its own messages for an empty input and complex dtypes."""
+    if self.dtype.is_complex:
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_tname(self.dtype)}'")
+    if dim is None:
+        if self.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        axes = tuple(range(self.dim()))
+        return axes, ((1,) * self.dim() if keepdim else ())
+    w = wrap_dim(dim, self.dim())
+    if self.dim() and self._size[w] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {w} to have non-zero size.")
+    return reduce_spec(self, [dim], keepdim, "aminmax", False)
+
+
+def aminmax(self, *, dim=None, keepdim=False):
+    shape = aminmax_spec(self, dim, keepdim)[1]
+    return out_like(self, shape, self.dtype), out_like(self, shape, self.dtype)

@@ -28,6 +28,13 @@ def _nll(dt):
             S(logp((2, 5, 3), dt, 1), idx((2, 3), 5), reduction="none"), S(logp((5,), dt), np.array(2), reduction="sum")]
 
 
+def _aten_nll(dt):
+    """torch._C._nn.nll_loss(self, target, weight, reduction, ignore_index): reduction as aten's int (0 none,
+    1 mean, 2 sum)."""
+    return [S(logp((4, 5), dt), idx((4,), 5)), S(logp((4, 5), dt, seed=1), idx((4,), 5, 1), A((5,), dt, 0.2, 2.0), 2, 1),
+            S(logp((3, 5), dt, seed=2), idx((3,), 5, 2), None, 0), S(logp((5,), dt), np.array(2), None, 1, 2)]
+
+
 def _cross_entropy(dt):
     return [S(A((4, 5), dt), idx((4,), 5), A((5,), dt, 0.2, 2.0), ignore_index=2, reduction="sum"),
             S(A((4, 5), dt), idx((4,), 5), label_smoothing=0.2),
@@ -145,6 +152,7 @@ op_db = [
     OpInfo("_nn.multilabel_margin_loss", _s(((3, 4), (("idx", (3, 4), 4),), {}), ((5,), (("idx", (5,), 5),), {})),
            torch_name="nn.functional.multilabel_margin_loss", method_variant=False),
     _info("nn.functional.nll_loss", _nll, aten_name="nll_loss_nd"),
+    _info("_nn.nll_loss", _aten_nll, torch_name="_C._nn.nll_loss"),
     _info("nn.functional.cross_entropy", _cross_entropy, rtol=1e-5, atol=1e-5, aten_name="cross_entropy_loss"),
     _info("nn.functional.binary_cross_entropy_with_logits", _bce_logits, rtol=1e-5, atol=1e-5),
     _info("nn.functional.huber_loss", _huber),
