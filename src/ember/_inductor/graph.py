@@ -14,7 +14,7 @@ from . import ir
 from .ir import BufferView, ComputedBuffer, ExternKernel, InputBuffer, Layout, MultiOutput, Pointwise
 from .index import Index, contiguous_strides
 from .lowering import EXTERN_OPS, FALLBACK_REASONS, lowerings
-from .sizevars import SymSize, from_sympy, symbols_of
+from .sizevars import SymFloatSize, SymSize, float_from_sympy, from_sympy, symbols_of, value_at
 from .virtualized import set_current_graph, set_ops_handler
 
 REALIZE_READS_THRESHOLD = 4
@@ -42,8 +42,8 @@ class GraphLowering:
         self.output_consts = []      # a Python value for non-tensor outputs
         self.env = {}
         self.fallbacks = {}          # op name -> reason, for the ops that became extern kernels
-        self.mutations = []          # (InputBuffer, IR value) of `copy_(input, value)`: written in place at the end
         self.int_inputs = []         # positions of the graph's int (size) inputs
+        self.mutations = []          # (InputBuffer, IR value) of `copy_(input, value)`: written in place at the end
         self._n = 0
 
     def new_name(self):
@@ -127,7 +127,7 @@ class GraphLowering:
                 self.env[node] = buf.view()
             elif node.op == "call_function":
                 val = node.meta.get("val")
-                if isinstance(val, int) and not isinstance(val, bool):
+                if (isinstance(val, int) and not isinstance(val, bool)) or isinstance(val, SymFloatSize):
                     self.env[node] = val          # size arithmetic (sym_size, mul, ...): its value, symbolic
                     continue
                 value = self._call(node)
@@ -380,9 +380,12 @@ def _symbolic_vals(gm, hints, concrete):
     env = shape_env_of(gm)
     if env is None:
         return []
-    from ember._core.symint import SymInt
+    from ember._core.symint import SymFloat, SymInt
     if hints is None:
         hints = default_size_hints(gm)
+    from . import sizevars
+    sizevars.HINTS.clear()
+    sizevars.HINTS.update(hints)
     memo = {}
 
     def size(s):
@@ -392,15 +395,17 @@ def _symbolic_vals(gm, hints, concrete):
         key = expr
         r = memo.get(key)
         if r is None:
-            r = from_sympy(expr, hints)
-            if concrete:
-                r = int(r)
-            memo[key] = r
+            r = memo[key] = value_at(expr, hints) if concrete else from_sympy(expr, hints)
         return r
 
     def conv(v):
         if v.__class__ is SymInt:
             return size(v)
+        if v.__class__ is SymFloat:
+            expr = env._simplify(v.node.expr)
+            if concrete:
+                return float(expr.xreplace({s: int(hints[s.name]) for s in expr.free_symbols}))
+            return float_from_sympy(expr, hints)
         if isinstance(v, Tensor):
             if not any(s.__class__ is SymInt for s in v._size) and \
                     not any(s.__class__ is SymInt for s in (v._stride or ())):

@@ -20,7 +20,7 @@ from ember._core.tensor_impl import TensorImpl
 
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
-from ..sizevars import SizeUnsupported, SymSize, symbols_of
+from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
 # a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
@@ -158,7 +158,10 @@ _GRAPH_IDS = [0]
 
 # what every wrapper's namespace has (CompiledModule.load adds them; they are not pickled)
 _HELPERS = {"_timed": _timed, "np": np, "ctypes": ctypes, "_arena": _arena, "_wrap": _wrap, "_restride": _restride,
-            "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr}
+            "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr,
+            # the integer helpers a symbolic size may call (sizevars: the C preamble has the same names)
+            "ember_floordiv_i": lambda a, b: a // b, "ember_mod_i": lambda a, b: a % b,
+            "ember_f64": float, "ember_truediv": lambda a, b: a / b}
 
 
 def generate(graph, sched):
@@ -212,11 +215,11 @@ def generate(graph, sched):
             py.append(f"    {b.name} = args[{b.position}]")
     elif n_in:
         py.append(f"    {', '.join(b.name for b in graph.inputs)}{',' if n_in == 1 else ''} = args")
-    mutated = [b.mutated_input for b in graph.buffers if getattr(b, "mutated_input", None) is not None]
     # dynamic shapes: the size symbols, read from the inputs; the C takes them as int64_t parameters
     size_params = _size_params(graph)
     for sym in size_params:
         py.append(f"    {sym} = {graph.symbols[sym]}")
+    mutated = [b.mutated_input for b in graph.buffers if getattr(b, "mutated_input", None) is not None]
     for b in graph.inputs:
         if b.name in mutated:
             py.append(f"    {b.name}_orig = {b.name}")
@@ -345,7 +348,7 @@ def generate(graph, sched):
     # outputs
     outs = []
     for v, const in zip(graph.outputs, graph.output_consts):
-        if v is None and isinstance(const, SymSize):
+        if v is None and isinstance(const, (SymSize, SymFloatSize)):
             outs.append(repr(const))            # a size the graph returns: computed from the inputs' sizes
         elif v is None:
             namespace[f"_const{len(outs)}"] = const
