@@ -64,6 +64,16 @@ FALLBACK_REASONS = {
     "aten._upsample_lanczos2d_aa.default": _WINDOW,
     "aten._upsample_lanczos2d_aa_backward.default": _WINDOW,
     "aten.adaptive_max_pool2d.default": _WINDOW,
+    "aten.aminmax.default": _OTHER,
+    "aten._fft_c2c.default": "FFT: eager's pocketfft kernel, by design",
+    "aten._fft_c2r.default": "FFT: eager's pocketfft kernel, by design",
+    "aten._fft_r2c.default": "FFT: eager's pocketfft kernel, by design",
+    "aten.norm.ScalarOpt_dtype": _OTHER,
+    "aten.angle.default": _OTHER,
+    "aten.frexp.Tensor": _OTHER,
+    "aten.ldexp.Tensor": _OTHER,
+    "aten.logaddexp2.default": _OTHER,
+    "aten.nextafter.default": _OTHER,
     "aten.adaptive_max_pool3d.default": _WINDOW,
     "aten.adaptive_max_pool3d_backward.default": _WINDOW,
     "aten.addbmm.default": _MATMUL,
@@ -1601,3 +1611,10 @@ def _sgn(node, x):
     if getattr(x.get_dtype(), "is_complex", False):
         raise NotImplementedError("ember._inductor: sgn of complex values (falls back)")
     return make_pointwise(node, ops.sign, [x])
+
+
+@register_lowering(*_overloads("deg2rad", "default"), *_overloads("rad2deg", "default"))
+def _deg2rad(node, x):
+    k = math.pi / 180 if "deg2rad" in str(node.target) else 180 / math.pi
+    dt = _val(node).dtype
+    return make_pointwise(node, lambda v: ops.mul(v, ops.constant(k, dt)), [x])
