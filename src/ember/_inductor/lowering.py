@@ -46,6 +46,9 @@ _LOSS = "loss without a lowering or decomposition yet (eager's kernel)"
 _OTHER = "pointwise / reduction not lowered yet (eager's kernel)"
 _RANDOM = "random: eager's generator stream (extern by design)"
 FALLBACK_REASONS = {
+    "aten._fft_c2c.default": "FFT (pocketfft through numpy): extern by design",
+    "aten._fft_c2r.default": "FFT (pocketfft through numpy): extern by design",
+    "aten._fft_r2c.default": "FFT (pocketfft through numpy): extern by design",
     "aten._adaptive_avg_pool2d.default": _WINDOW,
     "aten._adaptive_avg_pool2d_backward.default": _WINDOW,
     "aten._adaptive_avg_pool3d.default": _WINDOW,
@@ -287,6 +290,19 @@ _register_unary()
 def _overloads(name, *overloads):
     packet = getattr(aten, name, None)
     return [getattr(packet, o) for o in overloads if packet is not None and hasattr(packet, o)]
+
+
+def _register_scaled(name, factor):
+    """deg2rad / rad2deg: x * pi/180 (180/pi) in the result dtype, as torch's decomposition."""
+    def lower(node, x):
+        dt = _val(node).dtype
+        return make_pointwise(node, lambda v: ops.mul(v, ops.constant(factor, dt)), [x])
+    for ov in _overloads(name, "default"):
+        lowerings[ov] = lower
+
+
+_register_scaled("deg2rad", math.pi / 180)
+_register_scaled("rad2deg", 180 / math.pi)
 
 
 def _register_binary(name, handler, overloads=("Tensor", "Scalar"), compare=False):
