@@ -5,7 +5,7 @@ from . import registrations as _registrations  # noqa: F401  (defines the aten o
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
-from .return_types import (cummax as _rt_cummax, cummin as _rt_cummin, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
+from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
 
@@ -55,6 +55,10 @@ _op_amax_default = _ops.aten.amax.default
 _op_amax_out = _ops.aten.amax.out
 _op_amin_default = _ops.aten.amin.default
 _op_amin_out = _ops.aten.amin.out
+_op_aminmax_default = _ops.aten.aminmax.default
+_op_aminmax_out = _ops.aten.aminmax.out
+_op_angle_default = _ops.aten.angle.default
+_op_angle_out = _ops.aten.angle.out
 _op_any_all_out = _ops.aten.any.all_out
 _op_any_default = _ops.aten.any.default
 _op_any_dim = _ops.aten.any.dim
@@ -120,6 +124,12 @@ _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _op_bitwise_and__Scalar = _ops.aten.bitwise_and_.Scalar
 _op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
+_op_bitwise_left_shift_Tensor = _ops.aten.bitwise_left_shift.Tensor
+_op_bitwise_left_shift_Tensor_Scalar = _ops.aten.bitwise_left_shift.Tensor_Scalar
+_op_bitwise_left_shift_Tensor_Scalar_out = _ops.aten.bitwise_left_shift.Tensor_Scalar_out
+_op_bitwise_left_shift_Tensor_out = _ops.aten.bitwise_left_shift.Tensor_out
+_op_bitwise_left_shift__Tensor = _ops.aten.bitwise_left_shift_.Tensor
+_op_bitwise_left_shift__Tensor_Scalar = _ops.aten.bitwise_left_shift_.Tensor_Scalar
 _op_bitwise_not__default = _ops.aten.bitwise_not_.default
 _op_bitwise_not_default = _ops.aten.bitwise_not.default
 _op_bitwise_not_out = _ops.aten.bitwise_not.out
@@ -128,6 +138,12 @@ _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
 _op_bitwise_or__Scalar = _ops.aten.bitwise_or_.Scalar
 _op_bitwise_or__Tensor = _ops.aten.bitwise_or_.Tensor
+_op_bitwise_right_shift_Tensor = _ops.aten.bitwise_right_shift.Tensor
+_op_bitwise_right_shift_Tensor_Scalar = _ops.aten.bitwise_right_shift.Tensor_Scalar
+_op_bitwise_right_shift_Tensor_Scalar_out = _ops.aten.bitwise_right_shift.Tensor_Scalar_out
+_op_bitwise_right_shift_Tensor_out = _ops.aten.bitwise_right_shift.Tensor_out
+_op_bitwise_right_shift__Tensor = _ops.aten.bitwise_right_shift_.Tensor
+_op_bitwise_right_shift__Tensor_Scalar = _ops.aten.bitwise_right_shift_.Tensor_Scalar
 _op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
@@ -202,6 +218,9 @@ _op_cumprod_out = _ops.aten.cumprod.out
 _op_cumsum__default = _ops.aten.cumsum_.default
 _op_cumsum_default = _ops.aten.cumsum.default
 _op_cumsum_out = _ops.aten.cumsum.out
+_op_deg2rad__default = _ops.aten.deg2rad_.default
+_op_deg2rad_default = _ops.aten.deg2rad.default
+_op_deg2rad_out = _ops.aten.deg2rad.out
 _op_det_default = _ops.aten.det.default
 _op_detach_default = _ops.aten.detach.default
 _op_diag_default = _ops.aten.diag.default
@@ -286,6 +305,8 @@ _op_fmod__Tensor = _ops.aten.fmod_.Tensor
 _op_frac__default = _ops.aten.frac_.default
 _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
+_op_frexp_Tensor = _ops.aten.frexp.Tensor
+_op_frexp_Tensor_out = _ops.aten.frexp.Tensor_out
 _op_gather_default = _ops.aten.gather.default
 _op_gather_out = _ops.aten.gather.out
 _op_gcd__default = _ops.aten.gcd_.default
@@ -343,6 +364,8 @@ _op_index_reduce_default = _ops.aten.index_reduce.default
 _op_index_reduce_out = _ops.aten.index_reduce.out
 _op_index_select_default = _ops.aten.index_select.default
 _op_index_select_out = _ops.aten.index_select.out
+_op_inner_default = _ops.aten.inner.default
+_op_inner_out = _ops.aten.inner.out
 _op_inverse_default = _ops.aten.inverse.default
 _op_inverse_out = _ops.aten.inverse.out
 _op_isclose_default = _ops.aten.isclose.default
@@ -360,6 +383,9 @@ _op_kthvalue_values = _ops.aten.kthvalue.values
 _op_lcm__default = _ops.aten.lcm_.default
 _op_lcm_default = _ops.aten.lcm.default
 _op_lcm_out = _ops.aten.lcm.out
+_op_ldexp_Tensor = _ops.aten.ldexp.Tensor
+_op_ldexp__default = _ops.aten.ldexp_.default
+_op_ldexp_out = _ops.aten.ldexp.out
 _op_le_Scalar = _ops.aten.le.Scalar
 _op_le_Tensor = _ops.aten.le.Tensor
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
@@ -395,6 +421,8 @@ _op_log_normal__default = _ops.aten.log_normal_.default
 _op_log_out = _ops.aten.log.out
 _op_log_softmax_int = _ops.aten.log_softmax.int
 _op_log_softmax_int_out = _ops.aten.log_softmax.int_out
+_op_logaddexp2_default = _ops.aten.logaddexp2.default
+_op_logaddexp2_out = _ops.aten.logaddexp2.out
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _op_logaddexp_out = _ops.aten.logaddexp.out
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
@@ -512,6 +540,9 @@ _op_new_empty_strided_default = _ops.aten.new_empty_strided.default
 _op_new_full_default = _ops.aten.new_full.default
 _op_new_ones_default = _ops.aten.new_ones.default
 _op_new_zeros_default = _ops.aten.new_zeros.default
+_op_nextafter__default = _ops.aten.nextafter_.default
+_op_nextafter_default = _ops.aten.nextafter.default
+_op_nextafter_out = _ops.aten.nextafter.out
 _op_nonzero_default = _ops.aten.nonzero.default
 _op_nonzero_out = _ops.aten.nonzero.out
 _op_norm_Scalar = _ops.aten.norm.Scalar
@@ -548,6 +579,9 @@ _op_quantile_default = _ops.aten.quantile.default
 _op_quantile_out = _ops.aten.quantile.out
 _op_quantile_scalar = _ops.aten.quantile.scalar
 _op_quantile_scalar_out = _ops.aten.quantile.scalar_out
+_op_rad2deg__default = _ops.aten.rad2deg_.default
+_op_rad2deg_default = _ops.aten.rad2deg.default
+_op_rad2deg_out = _ops.aten.rad2deg.out
 _op_random__default = _ops.aten.random_.default
 _op_random__from = getattr(_ops.aten.random_, 'from')
 _op_random__to = _ops.aten.random_.to
@@ -759,6 +793,13 @@ def _m_resolve_conj(self):
 
 def _m_resolve_neg(self):
     return _op_resolve_neg_default(self)
+
+def _m_angle(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('angle', 'out', None, 'Tensor', out)
+        return _op_angle_out(self, out=out)
+    return _op_angle_default(self)
 
 def _m_contiguous(self, *, memory_format='contiguous_format'):
     return _op_contiguous_default(self, memory_format=memory_format)
@@ -2410,6 +2451,108 @@ def _m_logaddexp(self, other, *, out=None):
         return _op_logaddexp_out(self, other, out=out)
     return _op_logaddexp_default(self, other)
 
+def _m_deg2rad(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('deg2rad', 'out', None, 'Tensor', out)
+        return _op_deg2rad_out(self, out=out)
+    return _op_deg2rad_default(self)
+
+def _m_deg2rad_(self):
+    return _op_deg2rad__default(self)
+
+def _m_rad2deg(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('rad2deg', 'out', None, 'Tensor', out)
+        return _op_rad2deg_out(self, out=out)
+    return _op_rad2deg_default(self)
+
+def _m_rad2deg_(self):
+    return _op_rad2deg__default(self)
+
+def _m_logaddexp2(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logaddexp2', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logaddexp2', 'out', None, 'Tensor', out)
+        return _op_logaddexp2_out(self, other, out=out)
+    return _op_logaddexp2_default(self, other)
+
+def _m_nextafter(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nextafter', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nextafter', 'out', None, 'Tensor', out)
+        return _op_nextafter_out(self, other, out=out)
+    return _op_nextafter_default(self, other)
+
+def _m_nextafter_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nextafter_', 'other', 1, 'Tensor', other)
+    return _op_nextafter__default(self, other)
+
+def _m_ldexp(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ldexp', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ldexp', 'out', None, 'Tensor', out)
+        return _op_ldexp_out(self, other, out=out)
+    return _op_ldexp_Tensor(self, other)
+
+def _m_ldexp_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ldexp_', 'other', 1, 'Tensor', other)
+    return _op_ldexp__default(self, other)
+
+def _m_frexp(self, *, out=None):
+    if out is not None:
+        return _rt_frexp(*_op_frexp_Tensor_out(self, mantissa=out[0], exponent=out[1]))
+    return _rt_frexp(*_op_frexp_Tensor(self))
+
+def _m_bitwise_left_shift(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_left_shift', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_bitwise_left_shift_Tensor_Scalar_out(self, other, out=out)
+        return _op_bitwise_left_shift_Tensor_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
+        return _op_bitwise_left_shift_Tensor_out(self, other, out=out)
+    return _op_bitwise_left_shift_Tensor(self, other)
+
+def _m_bitwise_left_shift_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_left_shift_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_bitwise_left_shift__Tensor_Scalar(self, other)
+    return _op_bitwise_left_shift__Tensor(self, other)
+
+def _m_bitwise_right_shift(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_right_shift', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_bitwise_right_shift_Tensor_Scalar_out(self, other, out=out)
+        return _op_bitwise_right_shift_Tensor_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
+        return _op_bitwise_right_shift_Tensor_out(self, other, out=out)
+    return _op_bitwise_right_shift_Tensor(self, other)
+
+def _m_bitwise_right_shift_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('bitwise_right_shift_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_bitwise_right_shift__Tensor_Scalar(self, other)
+    return _op_bitwise_right_shift__Tensor(self, other)
+
 def _m_arcsin(self, *, out=None):
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -3799,6 +3942,15 @@ def _m_cross(self, other, dim=None, *, out=None):
         return _op_cross_out(self, other, dim, out=out)
     return _op_cross_default(self, other, dim)
 
+def _m_inner(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inner', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('inner', 'out', None, 'Tensor', out)
+        return _op_inner_out(self, other, out=out)
+    return _op_inner_default(self, other)
+
 def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
     if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
@@ -4146,6 +4298,17 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
             raise _bad_arg('amin', 'out', None, 'Tensor', out)
         return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
+
+def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
+    if out is None and dim is None and keepdim is False:
+        return _rt_aminmax(*_op_aminmax_default(self))
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('aminmax', 'dim', None, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('aminmax', 'keepdim', None, 'bool', keepdim)
+    if out is not None:
+        return _rt_aminmax(*_op_aminmax_out(self, dim=dim, keepdim=keepdim, min=out[0], max=out[1]))
+    return _rt_aminmax(*_op_aminmax_default(self, dim=dim, keepdim=keepdim))
 
 def __m_max_c0(self, *, out=None):
     s = 0
@@ -5633,6 +5796,8 @@ class TensorMethods:
     allclose = _m_allclose
     amax = _m_amax
     amin = _m_amin
+    aminmax = _m_aminmax
+    angle = _m_angle
     any = _m_any
     arccos = _m_arccos
     arccos_ = _m_arccos_
@@ -5671,10 +5836,14 @@ class TensorMethods:
     bincount = _m_bincount
     bitwise_and = _m_bitwise_and
     bitwise_and_ = _m_bitwise_and_
+    bitwise_left_shift = _m_bitwise_left_shift
+    bitwise_left_shift_ = _m_bitwise_left_shift_
     bitwise_not = _m_bitwise_not
     bitwise_not_ = _m_bitwise_not_
     bitwise_or = _m_bitwise_or
     bitwise_or_ = _m_bitwise_or_
+    bitwise_right_shift = _m_bitwise_right_shift
+    bitwise_right_shift_ = _m_bitwise_right_shift_
     bitwise_xor = _m_bitwise_xor
     bitwise_xor_ = _m_bitwise_xor_
     bmm = _m_bmm
@@ -5714,6 +5883,8 @@ class TensorMethods:
     cumprod_ = _m_cumprod_
     cumsum = _m_cumsum
     cumsum_ = _m_cumsum_
+    deg2rad = _m_deg2rad
+    deg2rad_ = _m_deg2rad_
     det = _m_det
     detach = _m_detach
     diag = _m_diag
@@ -5763,6 +5934,7 @@ class TensorMethods:
     fmod_ = _m_fmod_
     frac = _m_frac
     frac_ = _m_frac_
+    frexp = _m_frexp
     gather = _m_gather
     gcd = _m_gcd
     gcd_ = _m_gcd_
@@ -5795,6 +5967,7 @@ class TensorMethods:
     index_reduce = _m_index_reduce
     index_reduce_ = _m_index_reduce_
     index_select = _m_index_select
+    inner = _m_inner
     inverse = _m_inverse
     isclose = _m_isclose
     isfinite = _m_isfinite
@@ -5806,6 +5979,8 @@ class TensorMethods:
     kthvalue = _m_kthvalue
     lcm = _m_lcm
     lcm_ = _m_lcm_
+    ldexp = _m_ldexp
+    ldexp_ = _m_ldexp_
     le = _m_le
     le_ = _m_le_
     lerp = _m_lerp
@@ -5825,6 +6000,7 @@ class TensorMethods:
     log_normal_ = _m_log_normal_
     log_softmax = _m_log_softmax
     logaddexp = _m_logaddexp
+    logaddexp2 = _m_logaddexp2
     logcumsumexp = _m_logcumsumexp
     logdet = _m_logdet
     logical_and = _m_logical_and
@@ -5884,6 +6060,8 @@ class TensorMethods:
     new_full = _m_new_full
     new_ones = _m_new_ones
     new_zeros = _m_new_zeros
+    nextafter = _m_nextafter
+    nextafter_ = _m_nextafter_
     nonzero = _m_nonzero
     norm = _m_norm
     normal_ = _m_normal_
@@ -5901,6 +6079,8 @@ class TensorMethods:
     put_ = _m_put_
     qr = _m_qr
     quantile = _m_quantile
+    rad2deg = _m_rad2deg
+    rad2deg_ = _m_rad2deg_
     random_ = _m_random_
     reciprocal = _m_reciprocal
     reciprocal_ = _m_reciprocal_

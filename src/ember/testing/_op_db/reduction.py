@@ -16,6 +16,18 @@ def _np_red(fn):
     return r
 
 
+def _aminmax_samples(op, dt):
+    out = []
+    for shape in [(), (5,), (3, 4), (2, 3, 4)]:
+        x = np.asarray(make(shape, dt))
+        out.append(SampleInput(x, (), {}, f"{shape}-all"))
+        out.append(SampleInput(x, (), {"keepdim": True}, f"{shape}-all-keepdim"))
+        if shape:
+            out += [SampleInput(x, (), {"dim": d, "keepdim": k}, f"{shape}-{d}-{k}") for d in (0, -1) for k in (False, True)]
+    out.append(SampleInput(make((0, 3), dt), (), {"dim": 1}, "empty-rows"))
+    return out
+
+
 op_db = [
     OpInfo("var", reduction(), ref=_np_red(lambda a, **k: np.var(a, ddof=1, **k)), dtypes=F, method_variant=True,
            supports_out=True),
@@ -63,4 +75,16 @@ op_db = [
     OpInfo("mean", reduction(), ref=_np_red(np.mean), dtypes=F),
     OpInfo("amax", reduction((0, -1, (0, 1))), dtypes=FI),
     OpInfo("amin", reduction((0, -1, (0, 1))), dtypes=FI),
+    OpInfo("frobenius_norm", lambda op, dt: [SampleInput(make((3, 4), dt), ([0, 1],), {}, "both"),
+                                             SampleInput(make((2, 3, 4), dt), ([1],), {"keepdim": True}, "one-keepdim"),
+                                             SampleInput(make((2, 3, 4), dt), ([-1, 0],), {}, "two")],
+           dtypes=F, supports_out=True, method_variant=False,
+           ref=lambda x, dim, keepdim=False: np.sqrt(np.sum(x * x, axis=tuple(dim), keepdims=keepdim))),
+    OpInfo("nuclear_norm", lambda op, dt: [SampleInput(make((3, 4), dt), (), {}, "2d"),
+                                           SampleInput(make((3, 4), dt), (), {"keepdim": True}, "keepdim"),
+                                           SampleInput(make((2, 3, 4), dt), ([0, 2],), {}, "dims"),
+                                           SampleInput(make((2, 3, 4), dt), ([2, 1], True), {}, "dims-keepdim")],
+           dtypes=F, supports_out=True, method_variant=False, rtol=1e-4, atol=1e-4),
+    OpInfo("aminmax", _aminmax_samples, dtypes=FI + ("bool",), supports_out=True,
+           ref=lambda x, dim=None, keepdim=False: (_np_red(np.amin)(x, dim, keepdim), _np_red(np.amax)(x, dim, keepdim))),
 ]
