@@ -31,7 +31,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "split", "unbind", "chunk", "nonzero", "where", "einsum", "tensordot", "meshgrid", "broadcast_tensors",
            "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d", "atleast_3d", "unique", "unique_consecutive",
            "broadcast_shapes", "norm", "cdist", "lu", "result_type", "is_tensor", "is_floating_point", "is_complex",
-           "is_conj", "is_neg", "numel", "equal"]
+           "is_conj", "is_neg", "numel", "equal", "chain_matmul"]
 
 _aten = ops.aten
 
@@ -265,6 +265,14 @@ def tensordot(a, b, dims=2, out=None):
         da = [da] if isinstance(da, int) else list(da)
         db = [db] if isinstance(db, int) else list(db)
     return _F.tensordot(a, b, da, db, out=out)
+
+
+def chain_matmul(*matrices, out=None):
+    """torch.chain_matmul(*matrices): the deprecated form of linalg.multi_dot (one matrix: a copy)."""
+    _ap.check_tensors("chain_matmul", "matrices", 1, matrices)
+    if out is None:
+        return _F.chain_matmul(list(matrices))
+    return _F.chain_matmul(list(matrices), out=out)
 
 
 def meshgrid(*tensors, indexing=None):
