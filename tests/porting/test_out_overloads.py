@@ -137,31 +137,15 @@ SAMPLES = {
 UNCOMPARABLE = {"torch.empty.out", "torch.multinomial.out"} | {
     k for k in GROUPS if k.split(".")[1] in ("rand", "randn", "randint", "randperm", "normal", "bernoulli")}
 
-# Known differences, each run as a strict xfail (so fixing one fails until it is taken off its list):
-# torch's own out= of normal(Tensor, float) fails on an empty `out`, ember's resizes it
-VALUE_GAPS = {
-}
-
-# ops whose refusal of a wrong out dtype says something other than torch's message (torch's checks differ
-# per kernel: exact-dtype checks of structured kernels, fft's "expects a complex output tensor",
-# linalg's "Expected result to be safely castable", TensorIterator's "Found dtype ..."), or that accept
-# what torch refuses
-DTYPE_MESSAGE_GAPS = {
-    "torch.cumprod.out",
-    "torch.cumsum.out",
-    "torch.histc.out",
-    "torch.log_softmax.int_out",
-    "torch.logcumsumexp.out",
-    "torch.mean.dtype_out",
-    "torch.softmax.int_out",
-}
-
-# ops that resize a wrongly sized `out` without torch's warning (factories, fft, some linalg) or warn
-# with the intermediate shape torch resizes to (kthvalue/mode with keepdim)
-RESIZE_WARNING_GAPS = {
-    "torch.kthvalue.values",
-    "torch.mode.values",
-}
+# Known differences, each run as a strict xfail (so fixing one fails until it is taken off its list); one key a
+# line. Empty today: ember applies torch's out= rule of each kernel kind (ember/kernels/out_rules.py).
+# values, dtypes or shapes that differ from torch's
+VALUE_GAPS = set()
+# ops whose refusal of a wrong out dtype says something other than torch's message, or that accept what torch
+# refuses
+DTYPE_MESSAGE_GAPS = set()
+# ops that resize a wrongly sized `out` without torch's warning, or with another one
+RESIZE_WARNING_GAPS = set()
 
 
 def _keys(gaps, reason):

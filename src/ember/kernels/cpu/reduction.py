@@ -17,7 +17,7 @@ from .sort import _kth_along
 from .sort import _last
 from .sort import _wrap as _wrap_sort
 from ..common import check_out
-from ..out_rules import exact, write_outs
+from ..out_rules import HISTOGRAM, exact, write_outs
 from ..._core.strides import wrap_dim
 
 
@@ -394,7 +394,7 @@ def histc(self, bins=100, min=0, max=0):
 
 def histc_out(self, bins=100, min=0, max=0, *, out):
     r = histc(self, bins, min, max)
-    check_out(out, r._size, r.dtype, "histc")
+    check_out(out, r._size, r.dtype, "histc", HISTOGRAM)
     np.copyto(out._np, r._np)
     return out
 
