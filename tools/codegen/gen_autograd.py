@@ -168,10 +168,12 @@ class Entry:
             raise ValueError(f"derivatives: {self.name}: complex must be exact or not_implemented, not {cx!r}")
         self.complex_mode = {"conj": "conj", "exact": None, "not_implemented": "raise"}[cx]
         # `node:` the Node class name when torch's numbering differs from ember's file order
-        # (remainder.Tensor is RemainderBackward1 in torch because remainder.Scalar comes first there)
+        # (remainder.Tensor is RemainderBackward1 in torch because remainder.Scalar comes first there);
+        # torch names the nodes of the *_copy views after the view's: TBackward0_copy
         self.node = raw.get("node")
-        if self.node is not None and not re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]+", str(self.node)):
-            raise ValueError(f"derivatives: {self.name}: node must look like FooBackward<N>, not {self.node!r}")
+        if self.node is not None and not re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]+(_copy)?", str(self.node)):
+            raise ValueError(f"derivatives: {self.name}: node must look like FooBackward<N>[_copy], not "
+                             f"{self.node!r}")
         for k, v in raw.items():
             if k in ("name", "output_differentiability", "result", "complex", "node"):
                 continue

@@ -231,7 +231,12 @@ class Overload:
             lines += self.arg_checks(kwonly=True)
         if self.out_fn:
             lines.append("if out is not None:")
-            if check and len(self.out_names) == 1 and not self.numbers_anywhere:
+            list_out = len(self.out_fn.func.arguments.out) == 1 and "[]" in str(self.out_fn.func.arguments.out[0].type)
+            if check and len(self.out_names) == 1 and not self.numbers_anywhere and list_out:
+                lines.append("    if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):")
+                lines.append(f"        raise _bad_arg({str(self.fn.func.name.name)!r}, 'out', None, 'tuple of Tensors', "
+                             "out)")
+            elif check and len(self.out_names) == 1 and not self.numbers_anywhere:
                 lines.append("    if not isinstance(out, TensorImpl):")
                 lines.append(f"        raise _bad_arg({str(self.fn.func.name.name)!r}, 'out', None, 'Tensor', out)")
             outcall = f"{outvar}({self.call_args(self.out_fn, out=True)})"

@@ -66,6 +66,8 @@ _op_addmv_out = _ops.aten.addmv.out
 _op_addr_default = _ops.aten.addr.default
 _op_addr_out = _ops.aten.addr.out
 _op_adjoint_default = _ops.aten.adjoint.default
+_op_alias_copy_default = _ops.aten.alias_copy.default
+_op_alias_copy_out = _ops.aten.alias_copy.out
 _op_alias_default = _ops.aten.alias.default
 _op_all_all_out = _ops.aten.all.all_out
 _op_all_default = _ops.aten.all.default
@@ -122,6 +124,8 @@ _op_argsort_default = _ops.aten.argsort.default
 _op_argsort_stable = _ops.aten.argsort.stable
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
 _op_argwhere_default = _ops.aten.argwhere.default
+_op_as_strided_copy_default = _ops.aten.as_strided_copy.default
+_op_as_strided_copy_out = _ops.aten.as_strided_copy.out
 _op_as_strided_default = _ops.aten.as_strided.default
 _op_as_strided_scatter_default = _ops.aten.as_strided_scatter.default
 _op_asin__default = _ops.aten.asin_.default
@@ -278,11 +282,15 @@ _op_deg2rad__default = _ops.aten.deg2rad_.default
 _op_deg2rad_default = _ops.aten.deg2rad.default
 _op_deg2rad_out = _ops.aten.deg2rad.out
 _op_det_default = _ops.aten.det.default
+_op_detach_copy_default = _ops.aten.detach_copy.default
+_op_detach_copy_out = _ops.aten.detach_copy.out
 _op_detach_default = _ops.aten.detach.default
 _op_diag_default = _ops.aten.diag.default
 _op_diag_embed_default = _ops.aten.diag_embed.default
 _op_diag_out = _ops.aten.diag.out
 _op_diagflat_default = _ops.aten.diagflat.default
+_op_diagonal_copy_default = _ops.aten.diagonal_copy.default
+_op_diagonal_copy_out = _ops.aten.diagonal_copy.out
 _op_diagonal_default = _ops.aten.diagonal.default
 _op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
 _op_diff_default = _ops.aten.diff.default
@@ -328,6 +336,8 @@ _op_exp2_out = _ops.aten.exp2.out
 _op_exp__default = _ops.aten.exp_.default
 _op_exp_default = _ops.aten.exp.default
 _op_exp_out = _ops.aten.exp.out
+_op_expand_copy_default = _ops.aten.expand_copy.default
+_op_expand_copy_out = _ops.aten.expand_copy.out
 _op_expm1__default = _ops.aten.expm1_.default
 _op_expm1_default = _ops.aten.expm1.default
 _op_expm1_out = _ops.aten.expm1.out
@@ -644,6 +654,8 @@ _op_ones_out = _ops.aten.ones.out
 _op_outer_default = _ops.aten.outer.default
 _op_outer_out = _ops.aten.outer.out
 _op_pairwise_distance_default = _ops.aten.pairwise_distance.default
+_op_permute_copy_default = _ops.aten.permute_copy.default
+_op_permute_copy_out = _ops.aten.permute_copy.out
 _op_permute_default = _ops.aten.permute.default
 _op_pinverse_default = _ops.aten.pinverse.default
 _op_pixel_shuffle_default = _ops.aten.pixel_shuffle.default
@@ -750,6 +762,8 @@ _op_searchsorted_Scalar = _ops.aten.searchsorted.Scalar
 _op_searchsorted_Scalar_out = _ops.aten.searchsorted.Scalar_out
 _op_searchsorted_Tensor = _ops.aten.searchsorted.Tensor
 _op_searchsorted_Tensor_out = _ops.aten.searchsorted.Tensor_out
+_op_select_copy_int = _ops.aten.select_copy.int
+_op_select_copy_int_out = _ops.aten.select_copy.int_out
 _op_select_int = _ops.aten.select.int
 _op_select_scatter_default = _ops.aten.select_scatter.default
 _op_selu__default = _ops.aten.selu_.default
@@ -772,6 +786,8 @@ _op_sinh__default = _ops.aten.sinh_.default
 _op_sinh_default = _ops.aten.sinh.default
 _op_sinh_out = _ops.aten.sinh.out
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_op_slice_copy_Tensor = _ops.aten.slice_copy.Tensor
+_op_slice_copy_Tensor_out = _ops.aten.slice_copy.Tensor_out
 _op_slice_scatter_default = _ops.aten.slice_scatter.default
 _op_slice_scatter_out = _ops.aten.slice_scatter.out
 _op_slogdet_default = _ops.aten.slogdet.default
@@ -783,6 +799,10 @@ _op_sort_stable = _ops.aten.sort.stable
 _op_sort_values = _ops.aten.sort.values
 _op_sort_values_stable = _ops.aten.sort.values_stable
 _op_split_Tensor = _ops.aten.split.Tensor
+_op_split_copy_Tensor = _ops.aten.split_copy.Tensor
+_op_split_copy_Tensor_out = _ops.aten.split_copy.Tensor_out
+_op_split_with_sizes_copy_default = _ops.aten.split_with_sizes_copy.default
+_op_split_with_sizes_copy_out = _ops.aten.split_with_sizes_copy.out
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
 _op_sqrt__default = _ops.aten.sqrt_.default
 _op_sqrt_default = _ops.aten.sqrt.default
@@ -790,6 +810,12 @@ _op_sqrt_out = _ops.aten.sqrt.out
 _op_square__default = _ops.aten.square_.default
 _op_square_default = _ops.aten.square.default
 _op_square_out = _ops.aten.square.out
+_op_squeeze_copy_default = _ops.aten.squeeze_copy.default
+_op_squeeze_copy_dim = _ops.aten.squeeze_copy.dim
+_op_squeeze_copy_dim_out = _ops.aten.squeeze_copy.dim_out
+_op_squeeze_copy_dims = _ops.aten.squeeze_copy.dims
+_op_squeeze_copy_dims_out = _ops.aten.squeeze_copy.dims_out
+_op_squeeze_copy_out = _ops.aten.squeeze_copy.out
 _op_squeeze_default = _ops.aten.squeeze.default
 _op_squeeze_dim = _ops.aten.squeeze.dim
 _op_squeeze_dims = _ops.aten.squeeze.dims
@@ -813,6 +839,8 @@ _op_sum_default = _ops.aten.sum.default
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
 _op_svd_U = _ops.aten.svd.U
 _op_svd_default = _ops.aten.svd.default
+_op_t_copy_default = _ops.aten.t_copy.default
+_op_t_copy_out = _ops.aten.t_copy.out
 _op_t_default = _ops.aten.t.default
 _op_take_along_dim_default = _ops.aten.take_along_dim.default
 _op_take_along_dim_out = _ops.aten.take_along_dim.out
@@ -833,6 +861,8 @@ _op_tile_default = _ops.aten.tile.default
 _op_topk_default = _ops.aten.topk.default
 _op_topk_values = _ops.aten.topk.values
 _op_trace_default = _ops.aten.trace.default
+_op_transpose_copy_int = _ops.aten.transpose_copy.int
+_op_transpose_copy_int_out = _ops.aten.transpose_copy.int_out
 _op_transpose_int = _ops.aten.transpose.int
 _op_triangular_solve_X = _ops.aten.triangular_solve.X
 _op_triangular_solve_default = _ops.aten.triangular_solve.default
@@ -848,10 +878,16 @@ _op_true_divide_out = _ops.aten.true_divide.out
 _op_trunc__default = _ops.aten.trunc_.default
 _op_trunc_default = _ops.aten.trunc.default
 _op_trunc_out = _ops.aten.trunc.out
+_op_unbind_copy_int = _ops.aten.unbind_copy.int
+_op_unbind_copy_int_out = _ops.aten.unbind_copy.int_out
 _op_unbind_int = _ops.aten.unbind.int
 _op_unflatten_int = _ops.aten.unflatten.int
+_op_unfold_copy_default = _ops.aten.unfold_copy.default
+_op_unfold_copy_out = _ops.aten.unfold_copy.out
 _op_unique_consecutive_default = _ops.aten.unique_consecutive.default
 _op_unique_dim_default = _ops.aten.unique_dim.default
+_op_unsqueeze_copy_default = _ops.aten.unsqueeze_copy.default
+_op_unsqueeze_copy_out = _ops.aten.unsqueeze_copy.out
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
 _op_var_correction = _ops.aten.var.correction
 _op_var_correction_out = _ops.aten.var.correction_out
@@ -863,8 +899,16 @@ _op_var_mean_dim = _ops.aten.var_mean.dim
 _op_var_out = _ops.aten.var.out
 _op_vdot_default = _ops.aten.vdot.default
 _op_vdot_out = _ops.aten.vdot.out
+_op_view_as_complex_copy_default = _ops.aten.view_as_complex_copy.default
+_op_view_as_complex_copy_out = _ops.aten.view_as_complex_copy.out
 _op_view_as_complex_default = _ops.aten.view_as_complex.default
+_op_view_as_real_copy_default = _ops.aten.view_as_real_copy.default
+_op_view_as_real_copy_out = _ops.aten.view_as_real_copy.out
 _op_view_as_real_default = _ops.aten.view_as_real.default
+_op_view_copy_default = _ops.aten.view_copy.default
+_op_view_copy_dtype = _ops.aten.view_copy.dtype
+_op_view_copy_dtype_out = _ops.aten.view_copy.dtype_out
+_op_view_copy_out = _ops.aten.view_copy.out
 _op_vstack_default = _ops.aten.vstack.default
 _op_vstack_out = _ops.aten.vstack.out
 _op_where_Scalar = _ops.aten.where.Scalar
@@ -8619,4 +8663,310 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
     return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nextafter', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+def view_as_real_copy(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('view_as_real_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('view_as_real_copy', 'out', None, 'Tensor', out)
+        return _op_view_as_real_copy_out(input, out=out)
+    return _op_view_as_real_copy_default(input)
+
+def view_as_complex_copy(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('view_as_complex_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('view_as_complex_copy', 'out', None, 'Tensor', out)
+        return _op_view_as_complex_copy_out(input, out=out)
+    return _op_view_as_complex_copy_default(input)
+
+def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('as_strided_copy', 'input', 1, 'Tensor', input)
+    if not _is_intseq(size):
+        raise _bad_arg('as_strided_copy', 'size', 2, 'tuple of ints', size)
+    if not _is_intseq(stride):
+        raise _bad_arg('as_strided_copy', 'stride', 3, 'tuple of ints', stride)
+    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+        raise _bad_arg('as_strided_copy', 'storage_offset', 4, 'int', storage_offset)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('as_strided_copy', 'out', None, 'Tensor', out)
+        return _op_as_strided_copy_out(input, size, stride, storage_offset, out=out)
+    return _op_as_strided_copy_default(input, size, stride, storage_offset)
+
+def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diagonal_copy', 'input', 1, 'Tensor', input)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diagonal_copy', 'offset', 2, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('diagonal_copy', 'dim1', 3, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('diagonal_copy', 'dim2', 4, 'int', dim2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('diagonal_copy', 'out', None, 'Tensor', out)
+        return _op_diagonal_copy_out(input, offset, dim1, dim2, out=out)
+    return _op_diagonal_copy_default(input, offset, dim1, dim2)
+
+def expand_copy(input, size, *, implicit=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('expand_copy', 'input', 1, 'Tensor', input)
+    if not _is_intseq(size):
+        raise _bad_arg('expand_copy', 'size', 2, 'tuple of ints', size)
+    if out is None and implicit is False:
+        return _op_expand_copy_default(input, size)
+    if implicit.__class__ is not bool:
+        raise _bad_arg('expand_copy', 'implicit', None, 'bool', implicit)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('expand_copy', 'out', None, 'Tensor', out)
+        return _op_expand_copy_out(input, size, implicit=implicit, out=out)
+    return _op_expand_copy_default(input, size, implicit=implicit)
+
+def permute_copy(input, dims, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('permute_copy', 'input', 1, 'Tensor', input)
+    if not _is_intseq(dims):
+        raise _bad_arg('permute_copy', 'dims', 2, 'tuple of ints', dims)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('permute_copy', 'out', None, 'Tensor', out)
+        return _op_permute_copy_out(input, dims, out=out)
+    return _op_permute_copy_default(input, dims)
+
+def select_copy(input, dim, index, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('select_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('select_copy', 'dim', 2, 'int', dim)
+    if index.__class__ is not int and not _is_int(index):
+        raise _bad_arg('select_copy', 'index', 3, 'int', index)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('select_copy', 'out', None, 'Tensor', out)
+        return _op_select_copy_int_out(input, dim, index, out=out)
+    return _op_select_copy_int(input, dim, index)
+
+def detach_copy(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('detach_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('detach_copy', 'out', None, 'Tensor', out)
+        return _op_detach_copy_out(input, out=out)
+    return _op_detach_copy_default(input)
+
+def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('slice_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('slice_copy', 'dim', 2, 'int', dim)
+    if start is not None and start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('slice_copy', 'start', 3, 'int', start)
+    if end is not None and end.__class__ is not int and not _is_int(end):
+        raise _bad_arg('slice_copy', 'end', 4, 'int', end)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('slice_copy', 'step', 5, 'int', step)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('slice_copy', 'out', None, 'Tensor', out)
+        return _op_slice_copy_Tensor_out(input, dim, start, end, step, out=out)
+    return _op_slice_copy_Tensor(input, dim, start, end, step)
+
+def split_copy(input, split_size, dim=0, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('split_copy', 'input', 1, 'Tensor', input)
+    if split_size.__class__ is not int and not _is_int(split_size):
+        raise _bad_arg('split_copy', 'split_size', 2, 'int', split_size)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('split_copy', 'dim', 3, 'int', dim)
+    if out is not None:
+        if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
+            raise _bad_arg('split_copy', 'out', None, 'tuple of Tensors', out)
+        return _op_split_copy_Tensor_out(input, split_size, dim, out=out)
+    return _op_split_copy_Tensor(input, split_size, dim)
+
+def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('split_with_sizes_copy', 'input', 1, 'Tensor', input)
+    if not _is_intseq(split_sizes):
+        raise _bad_arg('split_with_sizes_copy', 'split_sizes', 2, 'tuple of ints', split_sizes)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('split_with_sizes_copy', 'dim', 3, 'int', dim)
+    if out is not None:
+        if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
+            raise _bad_arg('split_with_sizes_copy', 'out', None, 'tuple of Tensors', out)
+        return _op_split_with_sizes_copy_out(input, split_sizes, dim, out=out)
+    return _op_split_with_sizes_copy_default(input, split_sizes, dim)
+
+def _squeeze_copy_c0(input, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    return s
+
+def _squeeze_copy_b0(input, *, out=None):
+    if out is not None:
+        return _op_squeeze_copy_out(input, out=out)
+    return _op_squeeze_copy_default(input)
+
+def _squeeze_copy_c1(input, dim, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _squeeze_copy_b1(input, dim, *, out=None):
+    if out is not None:
+        return _op_squeeze_copy_dim_out(input, dim, out=out)
+    return _op_squeeze_copy_dim(input, dim)
+
+def _squeeze_copy_c2(input, dim, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intseq(dim):
+        return None
+    return s
+
+def _squeeze_copy_b2(input, dim, *, out=None):
+    if out is not None:
+        return _op_squeeze_copy_dims_out(input, dim, out=out)
+    return _op_squeeze_copy_dims(input, dim)
+
+_squeeze_copy_ovs = ((_squeeze_copy_c0, _squeeze_copy_b0), (_squeeze_copy_c1, _squeeze_copy_b1), (_squeeze_copy_c2, _squeeze_copy_b2),)
+_squeeze_copy_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, *, Tensor out = None)', '(Tensor input, int[] dim, *, Tensor out = None)')
+
+def squeeze_copy(*args, **kwargs):
+    best = None
+    for c, b in _squeeze_copy_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('squeeze_copy', args, kwargs, _squeeze_copy_sigs, False)
+
+def t_copy(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('t_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('t_copy', 'out', None, 'Tensor', out)
+        return _op_t_copy_out(input, out=out)
+    return _op_t_copy_default(input)
+
+def transpose_copy(input, dim0, dim1, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('transpose_copy', 'input', 1, 'Tensor', input)
+    if dim0.__class__ is not int and not _is_int(dim0):
+        raise _bad_arg('transpose_copy', 'dim0', 2, 'int', dim0)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('transpose_copy', 'dim1', 3, 'int', dim1)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('transpose_copy', 'out', None, 'Tensor', out)
+        return _op_transpose_copy_int_out(input, dim0, dim1, out=out)
+    return _op_transpose_copy_int(input, dim0, dim1)
+
+def unsqueeze_copy(input, dim, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('unsqueeze_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsqueeze_copy', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('unsqueeze_copy', 'out', None, 'Tensor', out)
+        return _op_unsqueeze_copy_out(input, dim, out=out)
+    return _op_unsqueeze_copy_default(input, dim)
+
+def unbind_copy(input, dim=0, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('unbind_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unbind_copy', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
+            raise _bad_arg('unbind_copy', 'out', None, 'tuple of Tensors', out)
+        return _op_unbind_copy_int_out(input, dim, out=out)
+    return _op_unbind_copy_int(input, dim)
+
+def _view_copy_c0(input, size, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intseq(size):
+        return None
+    return s
+
+def _view_copy_b0(input, size, *, out=None):
+    if out is not None:
+        return _op_view_copy_out(input, size, out=out)
+    return _op_view_copy_default(input, size)
+
+def _view_copy_c1(input, dtype, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def _view_copy_b1(input, dtype, *, out=None):
+    if out is not None:
+        return _op_view_copy_dtype_out(input, dtype, out=out)
+    return _op_view_copy_dtype(input, dtype)
+
+_view_copy_ovs = ((_view_copy_c0, _view_copy_b0), (_view_copy_c1, _view_copy_b1),)
+_view_copy_sigs = ('(Tensor input, int[] size, *, Tensor out = None)', '(Tensor input, dtype dtype, *, Tensor out = None)')
+
+def view_copy(*args, **kwargs):
+    best = None
+    for c, b in _view_copy_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('view_copy', args, kwargs, _view_copy_sigs, False)
+
+def unfold_copy(input, dimension, size, step, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('unfold_copy', 'input', 1, 'Tensor', input)
+    if dimension.__class__ is not int and not _is_int(dimension):
+        raise _bad_arg('unfold_copy', 'dimension', 2, 'int', dimension)
+    if size.__class__ is not int and not _is_int(size):
+        raise _bad_arg('unfold_copy', 'size', 3, 'int', size)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('unfold_copy', 'step', 4, 'int', step)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('unfold_copy', 'out', None, 'Tensor', out)
+        return _op_unfold_copy_out(input, dimension, size, step, out=out)
+    return _op_unfold_copy_default(input, dimension, size, step)
+
+def alias_copy(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('alias_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('alias_copy', 'out', None, 'Tensor', out)
+        return _op_alias_copy_out(input, out=out)
+    return _op_alias_copy_default(input)
+
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nextafter', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'unsqueeze_copy', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
