@@ -453,6 +453,7 @@ _KERNELS = (
     ('binomial', '', 'random', 'binomial'),
     ('sum', '', 'reduction', 'sum'),
     ('sum', 'dim_IntList', 'reduction', 'sum_dim_IntList'),
+    ('nansum', '', 'reduction', 'nansum'),
     ('mean', '', 'reduction', 'mean'),
     ('mean', 'dim', 'reduction', 'mean_dim'),
     ('prod', '', 'reduction', 'prod'),

@@ -1078,7 +1078,7 @@ _d('median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) va
 _d('nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)', (('CompositeExplicitAutograd', 'out_from_functional:nanmedian_dim_values'),))
 _d('mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)', (('CompositeExplicitAutograd', 'out_from_functional:mode_values'),))
 _d('diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.reduction_stats:diff'),))
-_d('nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.reduction_stats:nansum'),))
+_d('nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reduction:nansum'), ('Meta', 'meta.reduction:nansum')))
 _d('nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.reduction_stats:nanmean'),))
 _d("quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", (('CompositeImplicitAutograd', 'decompositions.reduction_stats:quantile'),))
 _d("quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", (('CompositeImplicitAutograd', 'decompositions.reduction_stats:quantile'),))
