@@ -15,10 +15,6 @@ from ember.testing._opinfo import resolve
 
 KNOWN_DIFFERENCES = {
     # ember composes these from other ops; torch has one op (and one Node) of its own
-    "nn.functional.pixel_shuffle": "ember reshapes and permutes (UnsafeView); torch has PixelShuffleBackward0",
-    "pixel_shuffle": "as nn.functional.pixel_shuffle",
-    "nn.functional.pixel_unshuffle": "ember reshapes and permutes; torch has PixelUnshuffleBackward0",
-    "rot90": "ember flips and transposes; torch has Rot90Backward0",
     "geqrf": "ember has no geqrf formula (NotImplemented); torch's GeqrfBackward0 raises when run",
     "linalg.eigvals": "ember's eigvals has no formula; torch goes through linalg_eig",
     "unique": "ember's unique has no node of its own (NotImplemented); torch names it Unique2Backward0",
