@@ -44,8 +44,6 @@ KNOWN_DIFFERENCES = {
     "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",
     "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
     "nanquantile": "as quantile",
-    "complex": "ember stacks and views as complex (ViewAsComplexBackward0); torch has ComplexBackward0",
-    "polar": "ember's polar is complex(abs cos, abs sin) (ViewAsComplexBackward0); torch has PolarBackward0",
 }
 
 torch = pytest.importorskip("torch")

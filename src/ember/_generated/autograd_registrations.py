@@ -44,6 +44,8 @@ _KERNELS = (
     ('sgn', '', 'complex', 'sgn'),
     ('sgn_', '', 'complex', 'sgn_'),
     ('angle', '', 'complex', 'angle'),
+    ('complex', '', 'complex', 'complex'),
+    ('polar', '', 'complex', 'polar'),
     ('convolution', '', 'conv', 'convolution'),
     ('im2col', '', 'conv', 'im2col'),
     ('col2im', '', 'conv', 'col2im'),
