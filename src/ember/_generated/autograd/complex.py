@@ -19,7 +19,8 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
-from ember.autograd.formulas.complex import angle_backward, angle_jvp, sgn_backward
+from ember.autograd.formulas._common import sum_to
+from ember.autograd.formulas.complex import angle_backward, angle_jvp, polar_backward, sgn_backward
 
 _aten = _ops_ns.aten
 
@@ -483,3 +484,146 @@ def angle(self):
 
 
 _self_angle = angle   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ComplexBackward0(_Node):
+    _op_name = 'aten::complex'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad.real
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            _r1 = grad.imag
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_complex = getattr(_aten.complex, 'default')
+
+
+def _jvp_complex(_ts, real, imag, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(grad.real, real._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(grad.imag, imag._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def complex(real, imag):
+    if _FW[0] and _fw_has((real, imag, )):
+        _ts = _fw_take((real, imag, ))
+        try:
+            _res = _self_complex(real, imag)
+            _t = _jvp_complex(_ts, real, imag, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(real, '_requires_grad', False)
+    _g1 = _getattr(imag, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_complex.redispatch(_below_ks((real, imag)), real, imag)
+    _n = ComplexBackward0()
+    _n.next_edges = (_gedge(real) if _g0 else None, _gedge(imag) if _g1 else None, )
+    _res = _OP_complex.redispatch(_below_ks((real, imag)), real, imag)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_complex = complex   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class PolarBackward0(_Node):
+    _op_name = 'aten::polar'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            result = _n.s_result.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = polar_backward(grad, result)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_polar = getattr(_aten.polar, 'default')
+
+
+def _jvp_polar(_ts, abs, angle, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = polar_backward(grad, result)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], abs._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], angle._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def polar(abs, angle):
+    if _FW[0] and _fw_has((abs, angle, )):
+        _ts = _fw_take((abs, angle, ))
+        try:
+            _res = _self_polar(abs, angle)
+            _t = _jvp_polar(_ts, abs, angle, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(abs, '_requires_grad', False)
+    _g1 = _getattr(angle, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_polar.redispatch(_below_ks((abs, angle)), abs, angle)
+    _n = PolarBackward0()
+    _n.next_edges = (_gedge(abs) if _g0 else None, _gedge(angle) if _g1 else None, )
+    _res = _OP_polar.redispatch(_below_ks((abs, angle)), abs, angle)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_polar = polar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

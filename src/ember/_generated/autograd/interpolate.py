@@ -955,3 +955,115 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
 
 
 _self_grid_sampler_2d = grid_sampler_2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class PixelShuffleBackward0(_Node):
+    _op_name = 'aten::pixel_shuffle'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            upscale_factor = _n.s_upscale_factor
+            _r0 = pixel_unshuffle(grad, upscale_factor)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_pixel_shuffle = getattr(_aten.pixel_shuffle, 'default')
+
+
+def _jvp_pixel_shuffle(_ts, self, upscale_factor, result):
+    _o = None
+    _o = _OP_pixel_shuffle(_z(_ts[0], self), upscale_factor)
+    return _o
+
+
+def pixel_shuffle(self, upscale_factor):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_pixel_shuffle(self, upscale_factor)
+            _t = _jvp_pixel_shuffle(_ts, self, upscale_factor, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_pixel_shuffle.redispatch(_below_ks((self, upscale_factor)), self, upscale_factor)
+    _n = PixelShuffleBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_upscale_factor = upscale_factor
+    _res = _OP_pixel_shuffle.redispatch(_below_ks((self, upscale_factor)), self, upscale_factor)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_pixel_shuffle = pixel_shuffle   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class PixelUnshuffleBackward0(_Node):
+    _op_name = 'aten::pixel_unshuffle'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            downscale_factor = _n.s_downscale_factor
+            _r0 = pixel_shuffle(grad, downscale_factor)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_pixel_unshuffle = getattr(_aten.pixel_unshuffle, 'default')
+
+
+def _jvp_pixel_unshuffle(_ts, self, downscale_factor, result):
+    _o = None
+    _o = _OP_pixel_unshuffle(_z(_ts[0], self), downscale_factor)
+    return _o
+
+
+def pixel_unshuffle(self, downscale_factor):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_pixel_unshuffle(self, downscale_factor)
+            _t = _jvp_pixel_unshuffle(_ts, self, downscale_factor, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_pixel_unshuffle.redispatch(_below_ks((self, downscale_factor)), self, downscale_factor)
+    _n = PixelUnshuffleBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_downscale_factor = downscale_factor
+    _res = _OP_pixel_unshuffle.redispatch(_below_ks((self, downscale_factor)), self, downscale_factor)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_pixel_unshuffle = pixel_unshuffle   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

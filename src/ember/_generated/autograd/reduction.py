@@ -19,12 +19,13 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
-from ember.autograd.formulas._common import expand_to, to_dtype
+from ember.autograd.formulas._common import expand_to, masked_grad, to_dtype
 from ember.autograd.formulas.reduction import (amax_backward, aminmax_backward, aminmax_jvp,
                                                correction_of, evenly_distribute_backward,
-                                               logsumexp_backward, mean_backward, norm_backward,
-                                               prod_backward, reduced_numel, std_backward,
-                                               sum_backward, value_selecting_backward, var_backward)
+                                               logsumexp_backward, mean_backward, nansum_jvp,
+                                               norm_backward, prod_backward, reduced_numel,
+                                               std_backward, sum_backward,
+                                               value_selecting_backward, var_backward)
 
 _aten = _ops_ns.aten
 
@@ -151,6 +152,78 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
 
 
 _self_sum_dim_IntList = sum_dim_IntList   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NansumBackward0(_Node):
+    _op_name = 'aten::nansum'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            self = _n.s_self.unpack(_n)
+            self_scalar_type = _n.s_self_scalar_type
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = masked_grad(self == self, sum_backward(to_dtype(grad, self_scalar_type), self_sym_sizes, dim, keepdim))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_nansum = getattr(_aten.nansum, 'default')
+
+
+def _jvp_nansum(_ts, self, dim, keepdim, dtype, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = nansum_jvp(self, self_t, dim, keepdim, dtype)
+    return _o
+
+
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_nansum(self, dim, keepdim, dtype=dtype)
+            _t = _jvp_nansum(_ts, self, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_nansum.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
+    _n = NansumBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_dim = dim
+    if _g0:
+        _n.s_keepdim = keepdim
+    if _g0:
+        _n.s_self = _SV(self)
+    if _g0:
+        _n.s_self_scalar_type = self.dtype
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_nansum.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_nansum = nansum   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MeanBackward0(_Node):

@@ -386,6 +386,65 @@ def flip(self, dims):
 _self_flip = flip   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class Rot90Backward0(_Node):
+    _op_name = 'aten::rot90'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dims = _n.s_dims
+            k = _n.s_k
+            _r0 = grad.rot90(-k, dims)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_rot90 = getattr(_aten.rot90, 'default')
+
+
+def _jvp_rot90(_ts, self, k, dims, result):
+    _o = None
+    _o = _OP_rot90(_z(_ts[0], self), k, dims)
+    return _o
+
+
+def rot90(self, k=1, dims=(0, 1)):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_rot90(self, k, dims)
+            _t = _jvp_rot90(_ts, self, k, dims, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_rot90.redispatch(_below_ks((self, k, dims)), self, k, dims)
+    _n = Rot90Backward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_dims = dims
+    if _g0:
+        _n.s_k = k
+    _res = _OP_rot90.redispatch(_below_ks((self, k, dims)), self, k, dims)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_rot90 = rot90   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class TrilBackward0(_Node):
     _op_name = 'aten::tril'
     _complex = 'conj'
