@@ -104,6 +104,13 @@ class GraphLowering:
                     self.env[node] = val
                     position += 1
                     continue
+                if isinstance(val, SymFloatSize) or (self.concrete and isinstance(val, float)):
+                    # a float of the sizes (a saved n / (n - 1)): its expression over the size symbols, which
+                    # the tensors' sizes give (a plain float when compiled per size)
+                    self.int_inputs.append(position)
+                    self.env[node] = val
+                    position += 1
+                    continue
                 if not isinstance(val, Tensor):
                     raise UnsupportedGraph(f"graph input {node.name} is not a tensor ({type(val).__name__})")
                 # a non-dense example (an expanded tangent) is compiled as contiguous: the wrapper copies
