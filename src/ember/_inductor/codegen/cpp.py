@@ -458,12 +458,17 @@ class KernelCodegen:
         self.dtype_of = dtype_of
         self.args = {}
         self._tmp = 0
+        # an input this kernel writes in place is read through the written buffer's pointer (one pointer, so the
+        # restrict qualifiers stay true)
+        self.alias = {n.buf.mutated_input: n.buf.name for n in group.nodes
+                      if getattr(n.buf, "mutated_input", None) is not None}
 
     def new_tmp(self):
         self._tmp += 1
         return f"tmp{self._tmp}"
 
     def arg(self, name, write=False):
+        name = self.alias.get(name, name)
         a = self.args.get(name)
         if a is None:
             a = self.args[name] = BufArg(name, f"{'out' if write else 'in'}_{name}", self.dtype_of(name))

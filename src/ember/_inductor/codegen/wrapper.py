@@ -219,7 +219,10 @@ def generate(graph, sched):
     size_params = _size_params(graph)
     for sym in size_params:
         py.append(f"    {sym} = {graph.symbols[sym]}")
+    mutated = [b.mutated_input for b in graph.buffers if getattr(b, "mutated_input", None) is not None]
     for b in graph.inputs:
+        if b.name in mutated:
+            py.append(f"    {b.name}_orig = {b.name}")
         py.append(f"    if {b.name}.stride() != {b.layout.stride!r}:")
         py.append(f"        {b.name} = _restride({b.name}, {b.layout.size!r}, {b.layout.stride!r})")
     for i, b in enumerate(graph.constants):
@@ -233,6 +236,8 @@ def generate(graph, sched):
 
     def ptr_expr(name):
         b = by_name[name]
+        if getattr(b, "mutated_input", None) is not None:
+            return f"_ptr({b.mutated_input})"
         if isinstance(b, ComputedBuffer):
             arena, off = slot_place[assign[name]]
             off += b.layout.offset * b.dtype.itemsize
@@ -242,6 +247,8 @@ def generate(graph, sched):
     def tensor_expr(view):
         b = view.buffer
         lay = view.layout
+        if getattr(b, "mutated_input", None) is not None:
+            b = by_name[b.mutated_input]
         if isinstance(b, ComputedBuffer):
             nsname = f"_np_{b.dtype.name}"
             namespace[nsname] = b.dtype._np
@@ -332,6 +339,12 @@ def generate(graph, sched):
             flush()              # one entry per kernel, timed by the wrapper
     flush()
 
+    # inputs written in place: a restrided copy goes back into the caller's tensor; versions bump as eager's
+    for name in mutated:
+        py.append(f"    if {name} is not {name}_orig:")
+        py.append(f"        {name}_orig.copy_({name})")
+        py.append(f"    else:")
+        py.append(f"        {name}._version_counter.bump()")
     # outputs
     outs = []
     for v, const in zip(graph.outputs, graph.output_consts):
