@@ -16,7 +16,8 @@ alternation so that a burst of load on the machine hits both:
 * ``load_cached``: load a file that is in the page cache (normal right after saving);
 * ``load_cold``: load after the file's pages were dropped from the page cache (fsync, then
   ``posix_fadvise(DONTNEED)``), i.e. read from the disk;
-* ``mmap_load_ms``: ``load(mmap=True)`` of the cached file;
+* ``mmap_load_ms``: ``load(mmap=True)`` of the cached file (wall time); ``mmap_load_cpu_ms`` is the
+  process's cpu time for it (``time.process_time``), which a busy machine inflates much less;
 * ``numpy_raw``: writing/reading the same bytes with plain file calls: the ceiling.
 
 Why the earlier figures disagreed (issue 18): (1) this script used to time ``ember.save(path)``, which
@@ -82,6 +83,11 @@ def _drop_cache(path):
         os.close(fd)
 
 
+def _loadavg():
+    """The 1/5/15-minute load averages (a busy machine slows both libraries; say how busy it was)."""
+    return [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
+
+
 def _timed(fn, before=None):
     if before is not None:
         before()
@@ -126,7 +132,12 @@ def main():
     nbytes = sum(a.nbytes for _, a in arrays)
     gb = nbytes / 1e9
     result = {"payload_bytes": nbytes, "tensors": len(arrays), "repeat": args.repeat,
-              "unit": "GB/s (payload bytes / seconds), median of the runs; best run in *_best"}
+              "unit": "GB/s (payload bytes / seconds), median of the runs; best run in *_best",
+              "loadavg_before": _loadavg(),
+              "page_cache": {"save_to_file": "written into the page cache, no fsync",
+                             "save_durable": "written and fsynced to disk (both libraries)",
+                             "load_cached": "file in the page cache", "load_cold": "file dropped from the page cache",
+                             "mmap_load": "file in the page cache; pages mapped, not read"}}
 
     with tempfile.TemporaryDirectory(dir=args.dir) as d:
         for sub in ("e", "t"):       # same file name, so the same archive name: the bytes can be compared
@@ -152,6 +163,14 @@ def main():
                 for lib, c in libs.items():      # alternate, so that load bursts hit both
                     fn, before = c.cases[case]
                     times[lib][case].append(_timed(fn, before))
+        for lib, c in libs.items():           # mmap load's own cpu time: what a busy machine does not inflate
+            fn, _ = c.cases["mmap_load"]
+            cpu = []
+            for _ in range(args.repeat):
+                t0 = time.process_time()
+                fn()
+                cpu.append(time.process_time() - t0)
+            result[f"{lib}_mmap_load_cpu_ms"] = round(statistics.median(cpu) * 1e3, 3)
         for lib in libs:
             for case in case_names:
                 ts = times[lib][case]
@@ -181,6 +200,7 @@ def main():
             [_timed(raw_write) for _ in range(args.repeat)]), 3)
         result["numpy_raw_read_cached"] = round(gb / statistics.median(
             [_timed(raw_read) for _ in range(args.repeat)]), 3)
+    result["loadavg_after"] = _loadavg()
     print(json.dumps(result, indent=2))
 
 

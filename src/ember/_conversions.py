@@ -51,7 +51,9 @@ def _to(self, *args, **kwargs):
         if dtype is None:
             return _aten.to.dtype_layout(self, non_blocking=non_blocking, copy=copy, memory_format=memory_format)
         return _aten.to.dtype(self, dtype, non_blocking, copy, memory_format)
-    return _aten.to.dtype_layout(self, dtype=dtype, device=as_device(device), non_blocking=non_blocking, copy=copy,
+    if dtype is not None:       # both given: torch's dispatch_to(self, device, dtype, ...) is to.device
+        return _aten.to.device(self, as_device(device), dtype, non_blocking, copy, memory_format)
+    return _aten.to.dtype_layout(self, device=as_device(device), non_blocking=non_blocking, copy=copy,
                                  memory_format=memory_format)
 
 

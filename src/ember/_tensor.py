@@ -63,13 +63,22 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __ipow__ = _M.pow_
     __neg__ = _M.neg
     __abs__ = _M.abs
-    __invert__ = _M.bitwise_not
+
+    def __invert__(self):
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return self.bitwise_not()
+
     __and__ = _M.bitwise_and
     __iand__ = _M.bitwise_and_
     __or__ = _M.bitwise_or
     __ior__ = _M.bitwise_or_
     __xor__ = _M.bitwise_xor
     __ixor__ = _M.bitwise_xor_
+    __lshift__ = _M.bitwise_left_shift
+    __ilshift__ = _M.bitwise_left_shift_
+    __rshift__ = _M.bitwise_right_shift
+    __irshift__ = _M.bitwise_right_shift_
     __eq__ = _M.eq
     __ne__ = _M.ne
     __lt__ = _M.lt
@@ -81,6 +90,8 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __rfloordiv__ = _reflected(_aten.floor_divide.default)
     __rmod__ = _reflected(_aten.remainder.Scalar_Tensor)
     __rpow__ = _reflected(_aten.pow.Scalar)
+    __rlshift__ = _reflected(_aten.bitwise_left_shift.Scalar_Tensor)
+    __rrshift__ = _reflected(_aten.bitwise_right_shift.Scalar_Tensor)
 
     def __radd__(self, other):
         return _F.add(self, other)

@@ -93,3 +93,24 @@ def _tnp(t):
     if t._is_zerotensor():
         return np.zeros(tuple(t.shape))
     return t.numpy()
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("base", ["tensor", "number"])
+def test_pow_exponent_grad_at_base_zero_matches_torch(base):
+    """d(0 ** x)/dx (pow_backward_exponent at base 0): torch gives 0 where x >= 0 (x = 0 included, where the
+    formula result * log(0) would be nan) and -inf where x < 0 (inf * log(0)); a base tensor mixing zeros with
+    positive values takes each element's own rule."""
+    x = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0])
+    b = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0]) if base == "tensor" else 0.0
+    w = np.linspace(0.5, 2.0, x.size)
+    grads = []
+    for T in (ember, torch):
+        e = T.tensor(x, requires_grad=True)
+        r = T.pow(T.tensor(b) if base == "tensor" else b, e)
+        (r * T.tensor(w)).sum().backward()
+        grads.append((r.detach().numpy(), e.grad.numpy()))
+    (r_e, g_e), (r_t, g_t) = grads
+    np.testing.assert_array_equal(r_e, r_t)
+    np.testing.assert_array_equal(g_e, g_t)
+    assert np.isneginf(g_t[:3]).all() and (g_t[3:5] == 0).all()       # the values this test pins down

@@ -15,19 +15,14 @@ def first_sample(op, dtype=None):
 
 def as_function(op, sample):
     """(fn, tensors): fn(*tensors) calls the op on the sample with these tensors in place of its arrays."""
-    x, args, kw = sample.convert(lambda a: ember.from_numpy(np.array(a, copy=True)))
-    leaves = [x, *args, *kw.values()]
-    tidx = [i for i, leaf in enumerate(leaves) if isinstance(leaf, ember.Tensor)]
-    keys = list(kw)
+    tensors = [ember.from_numpy(np.array(a, copy=True)) for a in sample.arrays()]
 
     def fn(*ts):
-        ls = list(leaves)
-        for i, t in zip(tidx, ts):
-            ls[i] = t
+        x, args, kw = sample.bind(ts)       # TensorList arguments get their tensors too
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return op.op(ls[0], *ls[1:1 + len(args)], **dict(zip(keys, ls[1 + len(args):])))
-    return fn, [leaves[i] for i in tidx]
+            return op.op(x, *args, **kw)
+    return fn, tensors
 
 
 def flat(r):

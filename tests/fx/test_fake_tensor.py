@@ -118,3 +118,33 @@ def test_op_without_meta_kernel_is_named():
     with mode, pytest.raises(UnsupportedOperatorException, match="fxtest.cpu_only.default"):
         ember.ops.fxtest.cpu_only(x)
     assert ember.ops.fxtest.cpu_only(ember.ones(2)).tolist() == [2.0, 2.0]
+
+
+def test_modules_built_inside_fake_mode_are_fake():
+    # Parameter(fake) keeps the fake mode; ember.tensor(...) (BatchNorm's num_batches_tracked) is lifted into the
+    # mode as torch lifts it, so a whole model can be built and trained on fakes (torch's "Mixing fake modes" bug)
+    mode = FakeTensorMode()
+    with mode:
+        m = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.BatchNorm1d(4), ember.nn.ReLU())
+        y = m(ember.ones(2, 3))
+        y.sum().backward()
+    w = m[0].weight
+    assert isinstance(w, ember.nn.Parameter) and isinstance(w, FakeTensor) and w.fake_mode is mode
+    assert isinstance(m[1].num_batches_tracked, FakeTensor) and m[1].num_batches_tracked.fake_mode is mode
+    assert isinstance(y, FakeTensor) and tuple(y.shape) == (2, 4)
+    assert isinstance(w.grad, FakeTensor) and tuple(w.grad.shape) == (4, 3)
+
+
+@pytest.mark.parity
+def test_make_fx_lifts_tensor_constants_as_torch():
+    torch = pytest.importorskip("torch")
+    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
+
+    from ember.fx.experimental.proxy_tensor import make_fx
+
+    def f(T):
+        return lambda x: x + T.tensor([1.0, 2.0])
+    ours = make_fx(f(ember))(ember.ones(2))
+    theirs = torch_make_fx(f(torch))(torch.ones(2))
+    assert ours.code.replace("ember.", "torch.") == theirs.code
+    assert ours(ember.ones(2)).tolist() == [2.0, 3.0]

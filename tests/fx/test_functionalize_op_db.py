@@ -49,19 +49,14 @@ def _sample(op):
 
 def _fn_of(sample, body):
     """(fn, tensors): fn(*tensors) runs body(x, args, kwargs) with the sample's arrays replaced by tensors."""
-    x, args, kw = sample.convert(_tensor)
-    leaves = [x, *args, *kw.values()]
-    tidx = [i for i, a in enumerate(leaves) if isinstance(a, ember.Tensor)]
-    keys = list(kw)
+    tensors = [_tensor(a) for a in sample.arrays()]
 
     def fn(*ts):
-        ls = list(leaves)
-        for i, t in zip(tidx, ts):
-            ls[i] = t
+        x, args, kw = sample.bind(ts)       # TensorList arguments get their tensors too
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return body(ls[0], ls[1:1 + len(args)], dict(zip(keys, ls[1 + len(args):])))
-    return fn, [leaves[i] for i in tidx]
+            return body(x, args, kw)
+    return fn, tensors
 
 
 def _check(fn, tensors, mutated):

@@ -184,9 +184,9 @@ def test_cross_entropy_forward_and_backward():
 
 def test_unlowered_op_falls_back_to_an_extern_call():
     x = ember.randn(4, 6)
-    c = _check(lambda x: ember.cumsum(x * 2, 1) + 1, x)
+    c = _check(lambda x: ember.sort(x * 2, 1)[0] + 1, x)
     fallbacks = c.calls[0]._ember_graph.fallbacks
-    assert any("cumsum" in k for k in fallbacks)
+    assert any("sort" in k for k in fallbacks)
 
 
 def test_mm_addmm_bmm_are_externs_and_results_match():

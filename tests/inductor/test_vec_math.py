@@ -1,4 +1,4 @@
-"""Vectorised float32 log/tanh/erf of the generated C (ember/_inductor/codegen/vec_math.py): error bounds in ulps
+"""Vectorised float32 log/tanh/erf/sin/cos/tan of the generated C (ember/_inductor/codegen/vec_math.py): error bounds in ulps
 against float64 references over dense sweeps, special values, and that gcc vectorises loops calling them."""
 import math
 import os
@@ -17,7 +17,8 @@ from ._compiled import Compiled, fresh_caches
 _fresh = pytest.fixture(autouse=True)(fresh_caches)
 
 # the documented bounds (vec_math.py's docstring)
-ULP_BOUND = {"log": 1, "tanh": 1, "erf": 1}
+ULP_BOUND = {"log": 1, "tanh": 1, "erf": 1, "sin": 1, "cos": 1, "tan": 1}
+ALL = list(ULP_BOUND)
 
 
 def _ulps(got, ref64):
@@ -34,6 +35,13 @@ def _inputs(op, n=400_000):
         x = bits.view(np.float32)
         near_one = (1 + rng.uniform(-0.3, 0.3, n // 4)).astype(np.float32)
         return np.concatenate([x, near_one])
+    if op in ("sin", "cos", "tan"):
+        bits = rng.integers(0, 0x7F800000, n, dtype=np.uint32)          # every finite magnitude, huge ones too
+        x = bits.view(np.float32) * np.where(rng.random(n) < 0.5, -1, 1).astype(np.float32)
+        k = np.concatenate([np.arange(1, 20_000), rng.integers(1, 1 << 40, 20_000)]).astype(np.float64)
+        near = (k * (np.pi / 2)).astype(np.float32)                     # the float32s nearest multiples of pi/2
+        near = np.concatenate([near, np.nextafter(near, np.float32(np.inf)), np.nextafter(near, np.float32(0))])
+        return np.concatenate([x, near, np.linspace(-100, 100, n // 2, dtype=np.float32)])
     mags = np.exp(rng.uniform(np.log(1e-8), np.log(12.0), n)).astype(np.float32)
     signs = np.where(rng.random(n) < 0.5, -1, 1).astype(np.float32)
     dense = np.linspace(-6, 6, n // 2, dtype=np.float32)
@@ -52,7 +60,7 @@ def _compiled_op(op):
     return c
 
 
-@pytest.mark.parametrize("op", ["log", "tanh", "erf"])
+@pytest.mark.parametrize("op", ALL)
 def test_error_within_documented_ulps(op):
     x = _inputs(op)
     c = _compiled_op(op)
@@ -62,10 +70,11 @@ def test_error_within_documented_ulps(op):
     assert err.max() <= ULP_BOUND[op], (op, err.max(), x[np.argmax(err)])
 
 
-@pytest.mark.parametrize("op", ["log", "tanh", "erf"])
+@pytest.mark.parametrize("op", ALL)
 def test_special_values_match_eager(op):
     vals = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-45, -1e-45, 1e-38, 3.4e38, -3.4e38,
-                     1e-30, -1e-30, 9.5, -9.5, 0.5, -0.5, 4.0, -4.0], dtype=np.float32)
+                     1e-30, -1e-30, 9.5, -9.5, 0.5, -0.5, 4.0, -4.0, 0.78539819, -0.78539819, 1.5707964,
+                     -1.5707964, 3.1415927, 1e20, -1e20, 16777216.0, 1.0471976, 2.4e9], dtype=np.float32)
     x = ember.tensor(vals)
     got = _compiled_op(op)(x)
     with np.errstate(all="ignore"):
@@ -95,8 +104,9 @@ def test_loops_calling_them_vectorise():
     gcc = shutil.which(os.environ.get("CC", "gcc"))
     if gcc is None:
         pytest.skip("no C compiler")
-    c = Compiled(lambda t: (t.log() + t.tanh()).erf() * 2)
+    c = Compiled(lambda t: (t.log() + t.tanh()).erf() * 2 + t.sin() * t.cos() - t.tan())
     c(ember.rand(4096) + 0.5)
+    assert all(f"vm_{op}f(" in c.source() for op in ALL)
     src = c.source()
     from ember._cc.build import FLAGS
     flags = [f for f in FLAGS if f not in ("-shared", "-fPIC")]

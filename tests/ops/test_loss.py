@@ -203,9 +203,14 @@ def test_bce_weights(dtype):
     t, tt = pair(torch, arr(4, 3, dtype=dtype, low=0, high=1))
     w, tw = pair(torch, arr(3, dtype=dtype, low=0, high=2))
     pw, tpw = pair(torch, arr(3, dtype=dtype, low=0, high=3))
-    close(ember._nn.binary_cross_entropy(x, t, w), torch.nn.functional.binary_cross_entropy(tx, tt, tw))
-    close(ember.binary_cross_entropy_with_logits(x * 10, t, w, pw),
+    close(ember.nn.functional.binary_cross_entropy(x, t, w), torch.nn.functional.binary_cross_entropy(tx, tt, tw))
+    close(ember.nn.functional.binary_cross_entropy_with_logits(x * 10, t, w, pos_weight=pw),
           torch.nn.functional.binary_cross_entropy_with_logits(tx * 10, tt, tw, pos_weight=tpw))
+    # the aten bindings: torch's Python parser reads their `int reduction=Mean` default as 0 (no reduction)
+    close(ember._nn.binary_cross_entropy(x, t, w), torch._C._nn.binary_cross_entropy(tx, tt, tw))
+    close(ember.binary_cross_entropy_with_logits(x * 10, t, w, pw),
+          torch.binary_cross_entropy_with_logits(tx * 10, tt, tw, tpw))
+    assert tuple(ember.kl_div(x, t).shape) == tuple(torch.kl_div(tx, tt).shape) == (4, 3)
 
 
 @pytest.mark.parity

@@ -73,6 +73,18 @@ def test_fused_lstm_backward_matches_torch_differentiable_backward(which):
         tt(ecy.numpy()))
     for a, b in zip(mine, ref):
         _close(a, b)
+    et = lambda a: None if a is None else ember.tensor(a)  # noqa: E731
+    mine = aten._thnn_differentiable_lstm_cell_backward.default(et(ghy), et(gcy), *(ember.tensor(a) for a in (
+        ig, hg, bi, bh, cx)), ecy)
+    for a, b in zip(mine, ref):
+        _close(a, b)
+    # the kernel behind the composite (torch has it for CUDA only): (grad_gates, grad_cx, grad_bias) are the
+    # differentiable backward's gates grad (input and hidden alike), its grad_cx and its bias grad
+    for has_bias in (True, False):
+        gates, gcx, gb = aten._thnn_fused_lstm_cell_backward_impl.default(et(ghy), et(gcy), ember.tensor(cx), ecy, ws,
+                                                                          has_bias)
+        for a, b in ((gates, ref[0]), (gates, ref[1]), (gcx, ref[2]), (gb, ref[3] if has_bias else None)):
+            _close(a, b)
 
 
 @pytest.mark.parity

@@ -87,3 +87,31 @@ def test_meta():
     assert out.device.type == "meta" and out.shape == (3, 4)
     with pytest.raises(RuntimeError, match="expected src to have a size equal to the slice of self"):
         ember.select_scatter(x, ember.empty(3, device="meta"), 0, 0)
+
+
+SELF_GEOMETRIES = {
+    "dense-offset": lambda lib: lib.arange(20.).reshape(4, 5)[1:],
+    "strided": lambda lib: lib.arange(20.).reshape(4, 5)[:, ::2],
+    "transposed": lambda lib: lib.arange(12.).reshape(4, 3).t(),
+    "expanded": lambda lib: lib.arange(3.).reshape(3, 1).expand(3, 4),
+    "expanded-3d": lambda lib: lib.arange(3.).reshape(1, 3, 1).expand(2, 3, 4).transpose(0, 2)[0],
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("geometry", list(SELF_GEOMETRIES))
+def test_scatter_into_every_self_geometry_matches_torch(geometry):
+    """torch's clone_preserve_strides: the output copies self's whole storage, keeping strides and storage
+    offset, unless self overlaps itself (a stride-0 dim), which is cloned first, since writing src into a view
+    of shared elements would change every position sharing them."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (ember, torch):
+        s = SELF_GEOMETRIES[geometry](lib)
+        n, m = s.shape
+        outs = [lib.slice_scatter(s, lib.full((n, 1), -1.0), 1, 1, 2),
+                lib.select_scatter(s, -lib.arange(1.0, n + 1), 1, 0),
+                lib.diagonal_scatter(s, lib.full((min(n, m),), -7.0)),
+                lib.as_strided_scatter(s, lib.full((2,), -5.0), (2,), (1,), s.storage_offset())]
+        got.append([(o.tolist(), o.stride(), o.storage_offset(), o.untyped_storage().nbytes()) for o in outs])
+    assert got[0] == got[1]

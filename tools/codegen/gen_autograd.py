@@ -607,6 +607,11 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             w.w("        for _x, _y in zip(_res, _t):")
             w.w("            _fw_attach(_x, _y)")
             w.w("        return _res")
+        elif e.result not in ("auto_element_wise", "auto_linear", "multilinear", "auto_reduction", "auto_gather",
+                              "auto_double_backward"):
+            w.w("        for _x, _y in zip(_res, _t if _t.__class__ is tuple else (_t,)):   # a tuple: every output's")
+            w.w("            _fw_attach(_x, _y)")
+            w.w("        return _res")
         else:
             w.w("        _fw_attach(_res[0], _t)")
             w.w("        return _res")

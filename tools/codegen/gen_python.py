@@ -409,6 +409,10 @@ def _human_type(t):
 def _default(arg):
     if arg.default is None:
         return ""
+    if str(arg.type) == "int" and arg.default in ("Mean", "Sum"):
+        # torch's Python arg parser reads an int default with atol(): at::Reduction::Mean reads as 0, so
+        # torch.kl_div(x, y) and torch._C._nn.mse_loss(x, y) reduce nothing (reduction=None) by default
+        return "=0"
     try:
         v = parse_default(arg.default, arg.type)
     except ValueError:

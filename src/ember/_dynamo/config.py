@@ -8,6 +8,9 @@ accumulated_recompile_limit = 256
 automatic_dynamic_shapes = True
 # False: every shape dynamic from the first capture, as with dynamic=True (unless dynamic=False)
 assume_static_by_default = True
+# an int argument whose value changes is specialised per value (True) or becomes a SymInt input at its
+# recompile (False, torch's default)
+specialize_int = False
 # parameters and buffers keep static shapes even with dynamic=True
 force_parameter_static_shapes = True
 # an exception raised while capturing (not by the user's code) is reported and the frame runs eagerly

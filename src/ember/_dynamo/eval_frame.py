@@ -44,6 +44,7 @@ class FrameState:
         self.eager = False
         self.eager_reason = None
         self.dynamic_dims = {}
+        self.dynamic_ints = set()       # sources of int arguments that changed value (SymInt inputs from now on)
         self.break_log = []
         self.last_failure = None
 
@@ -109,6 +110,17 @@ def _miss(state, L, G, C, eager, args, kwargs):
 def _mark_changed_dims(state, entry, L, G, C):
     gb = entry.guard_builder
     for (kind, name), g in gb.guards.items():
+        if kind == "EQUALS_MATCH" and getattr(g, "int_value", None) is not None:
+            # an int argument whose value changed becomes a SymInt input (torch's automatic dynamic for ints,
+            # specialize_int=False)
+            try:
+                now = eval(name, {"L": L, "G": G, "C": C, "___modules": sys.modules})
+            except Exception:
+                continue
+            if type(now) is int and now != g.int_value and name not in state.dynamic_ints:
+                state.dynamic_ints.add(name)
+                utils.log("recompiles", f"automatic dynamic: int {name}")
+            continue
         if kind != "TENSOR_MATCH":
             continue
         try:
@@ -226,8 +238,11 @@ def compiled_resume(fn, parent_state):
 
 
 def _is_user_function(fn):
+    """A function compiled in turn when a graph breaks at a call to it: user code, and ember.optim's steps (their
+    tensor-op path is captured, see optim/optimizer.py `_compiling`)."""
+    mod = fn.__module__ or "" if isinstance(fn, types.FunctionType) else ""
     return isinstance(fn, types.FunctionType) and not _is_ember_leaf(fn) and fn not in _disallowed and \
-        not (fn.__module__ or "").startswith("ember.")
+        (not mod.startswith("ember.") or mod.startswith("ember.optim."))
 
 
 def call_at_break(fn, args, kwargs, options):

@@ -90,6 +90,8 @@ class GuardBuilder:
         else:
             code = f"{source.name()} == {self._const(value)}"
         self._add("EQUALS_MATCH", source, code)
+        if type(value) is int:
+            self.guards[("EQUALS_MATCH", source.name())].int_value = value     # (automatic dynamic reads it)
 
     def expr_guard(self, kind, code, epoch_covered=False):
         key = (kind, code)

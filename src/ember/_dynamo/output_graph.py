@@ -46,6 +46,7 @@ class OutputGraph:
         self.side_effects = []          # ("setattr", obj tracker, name, value tracker) | ("setglobal", name, vt)
         self.keepalive = []
         self.dynamic_dims = {}          # source name -> set of dims (automatic dynamic / mark_dynamic)
+        self.dynamic_ints = set()       # source names of int arguments made symbolic (automatic dynamic)
         self.breaks = []                # (reason, location) of breaks taken in this capture
         self.sym_sources = {}           # size Symbol -> (placeholder node, dim) it is read from
         self.marked_symbols = []        # (Symbol, source, dim) of mark_dynamic dims: must stay symbolic
@@ -122,6 +123,8 @@ class OutputGraph:
 
             def leaf(sym):
                 node, d = self.sym_sources[sym]
+                if d is None:             # an int input: the placeholder is the value
+                    return node
                 n = self.graph.create_node("call_function", _sym_size_int(), (node, d), {}, name="sym_size_int")
                 n.meta["example_value"] = self.fake_mode.shape_env.create_symintnode(sym)
                 return n
@@ -137,8 +140,15 @@ class OutputGraph:
         """An int argument equal to a dynamic size already seen (a size handed to a resume function, `n = x.shape[0]`
         before a graph break): the size's symbol, guarded `source == size`, so the entry serves every size. None
         when it is no such size (the caller guards the int's value)."""
+        if self.options.get("dynamic") is False or source.epoch_covered:
+            return None
+        dynamic = self.options.get("dynamic")
+        wanted = source.name() in self.dynamic_ints or dynamic is True or \
+            (dynamic is None and not config.assume_static_by_default)
+        if wanted and not config.specialize_int and value not in (0, 1):
+            return self._sym_int_input(value, source)
         env = self.fake_mode.shape_env
-        if env is None or self.options.get("dynamic") is False or source.epoch_covered:
+        if env is None:
             return None
         sym = env.val_to_var.get(value)
         if sym is None or sym in env.replacements:
@@ -146,6 +156,24 @@ class OutputGraph:
         env.var_to_sources[sym].append(source)
         self.guards.type_match(source, value)
         return env.create_symintnode(sym, value)
+
+    def _sym_int_input(self, value, source):
+        """An int argument as a graph input of its own: a new size symbol (not duck-sized with the tensors'
+        sizes, as torch's unspecialised ints), read from the argument itself (a SymInt placeholder)."""
+        from ember.fx.experimental.symbolic_shapes import DimDynamic
+        env = self.shape_env()
+        sym = env.create_symbol(value, source, DimDynamic.DYNAMIC)
+        if sym.is_number:
+            return None
+        self.guards.type_match(source, value)
+        symint = env.create_symintnode(sym, value)
+        node = self.graph.placeholder(_input_name(source))
+        node.meta["val"] = node.meta["example_value"] = symint
+        self.sym_sources.setdefault(sym, (node, None))
+        vt = ConstantVariable(symint, source)
+        vt.node = vt.proxy_node = node
+        self.inputs.append((source, value, vt))
+        return symint
 
     def sym_source_expr(self, v):
         """A Python expression over the frame's sources computing Sym* `v` (for values rebuilt after the graph)."""
@@ -177,7 +205,8 @@ class OutputGraph:
             gm = GraphModule(_Root(), self.graph)
             utils.log("graph_code", f"TRACED GRAPH {self.code.co_name}\n{gm.code}")
             backend = lookup_backend(self.options.get("backend", "inductor"))
-            example = [self.fake_mode.from_tensor(v) for _, v, _ in order]
+            example = [vt.value if isinstance(vt, ConstantVariable) else self.fake_mode.from_tensor(v)
+                       for _, v, vt in order]          # (a SymInt input's example is its SymInt)
             try:
                 compiled = backend(gm, example)
             except Unsupported:

@@ -18,6 +18,7 @@ as torch's does.
 import functools
 
 from ember._core.dispatch_keys import MATH_BITS
+from ember._core.symint import SymInt
 from ember._core.tls import state as _tls
 from ember._tensor import Tensor
 
@@ -159,7 +160,8 @@ class _CompiledEntry:
     def __init__(self, flat_fn, flat_args, config):
         self.config = config
         # the tensor arguments, each distinct tensor once; other arguments are constants of this entry
-        self.tensor_pos = [i for i, a in enumerate(flat_args) if isinstance(a, Tensor)]
+        # (a SymInt argument, an int dynamo made symbolic, is an input too: the graph reads it per call)
+        self.tensor_pos = [i for i, a in enumerate(flat_args) if isinstance(a, Tensor) or a.__class__ is SymInt]
         uniq, self.slot_of = [], {}
         for i in self.tensor_pos:
             t = flat_args[i]
@@ -179,7 +181,7 @@ class _CompiledEntry:
                 leaves[i] = ts[slot_of[i]]
             return flat_fn(*leaves)
         self.tensor_fn = tensor_fn
-        self.needs_autograd = _tls.grad_enabled and any(t.requires_grad for t in uniq)
+        self.needs_autograd = _tls.grad_enabled and any(_requires_grad(t) for t in uniq)
         # symbolic example inputs (dynamo with dynamic shapes): trace once in their fake mode, sizes as symbols
         self.fake_mode = _symbolic_fake_mode(uniq)
         prev_allow = None
@@ -202,8 +204,8 @@ class _CompiledEntry:
         mode = self.fake_mode
         if mode is None:
             mode = FakeTensorMode(allow_non_fake_inputs=True)    # constants made inside (formulas) are fine
-        fakes = [mode.from_tensor(t) for t in uniq]
-        versions = [f._version for f in fakes]
+        fakes = [mode.from_tensor(t) if isinstance(t, Tensor) else t for t in uniq]
+        versions = [getattr(f, "_version", None) for f in fakes]
         with mode:
             out = self.tensor_fn(*fakes)
         flat_out, self.out_spec = _flatten(out)
@@ -216,7 +218,11 @@ class _CompiledEntry:
             else:
                 infos.append(_OutputInfo(False, value=o))
         self.out_infos = infos
-        self.mutated_slots = [k for k, f in enumerate(fakes) if f._version != versions[k]]
+        if self.needs_autograd and not any(i.requires_grad for i in infos):
+            # nothing to differentiate (an optimizer step: params updated in place under no_grad inside the graph):
+            # one inference graph, as torch's aot_autograd does when no output requires grad
+            self.needs_autograd = False
+        self.mutated_slots = [k for k, f in enumerate(fakes) if getattr(f, "_version", None) != versions[k]]
         for k in self.mutated_slots:
             if uniq[k].requires_grad and self.needs_autograd and uniq[k].grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
@@ -239,7 +245,7 @@ class _CompiledEntry:
     def _compile_joint(self, uniq):
         import ember
         from ember.fx.experimental.proxy_tensor import make_fx
-        self.diff_in = [k for k, t in enumerate(uniq) if t.requires_grad]
+        self.diff_in = [k for k, t in enumerate(uniq) if _requires_grad(t)]
         self.diff_out = [j for j, info in enumerate(self.out_infos) if info.is_tensor and info.requires_grad]
         tensor_fn, diff_in, diff_out = self.tensor_fn, self.diff_in, self.diff_out
 
@@ -257,7 +263,8 @@ class _CompiledEntry:
         else:
             tangents = [ember.empty_strided(self.out_infos[j].value[0], self.out_infos[j].value[1],
                                             dtype=self.out_infos[j].value[2]) for j in diff_out]
-        primals = [t.detach().requires_grad_(t.requires_grad) if t.grad_fn is not None else t for t in uniq]
+        primals = [t.detach().requires_grad_(t.requires_grad) if getattr(t, "grad_fn", None) is not None else t
+                   for t in uniq]
         from ember.fx.graph_module import _use_lazy_graph_module
         with _use_lazy_graph_module():        # the joint graph is partitioned, never run: no code unless asked
             jgm = make_fx(joint, self.config.decompositions, tracing_mode="fake",
@@ -432,13 +439,18 @@ def _make_autograd_function(entry):
     return CompiledFunction
 
 
+def _requires_grad(t):
+    return isinstance(t, Tensor) and t.requires_grad
+
+
 def _symbolic_fake_mode(tensors):
     """The FakeTensorMode of the first fake tensor with a symbolic size among `tensors`, else None."""
     from ember._core.symint import SymInt
     from ember._subclasses.fake_tensor import FakeTensor
+    sym_arg = any(t.__class__ is SymInt for t in tensors)       # a SymInt argument (an unspecialised int)
     for t in tensors:
         if isinstance(t, FakeTensor) and t.fake_mode.shape_env is not None and \
-                any(s.__class__ is SymInt for s in t._size):
+                (sym_arg or any(s.__class__ is SymInt for s in t._size)):
             return t.fake_mode
     return None
 
@@ -461,7 +473,7 @@ def aot_module_simplified(mod, args, fw_compiler, bw_compiler=None, partition_fn
     def functional(*all_args):
         return functional_call(mod, dict(zip(names, all_args[:n])), tuple(all_args[n:]))
 
-    if _symbolic_fake_mode([a for a in args if isinstance(a, Tensor)]) is not None:
+    if args is not None and _symbolic_fake_mode(list(args)) is not None:
         # dynamo's example inputs have symbolic sizes: one trace now, valid for every size its guards admit
         # (dynamo guards requires_grad and grad mode, so the signature cannot change under this entry)
         config = AOTConfig(fw_compiler, bw_compiler or fw_compiler, inference_compiler or fw_compiler, partition_fn,

@@ -7,7 +7,7 @@ from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
-from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt__linalg_svd, _lu_with_info as _rt__lu_with_info, _scaled_dot_product_flash_attention_for_cpu as _rt__scaled_dot_product_flash_attention_for_cpu, cummax as _rt_cummax, cummin as _rt_cummin, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, lu_unpack as _rt_lu_unpack, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
+from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt__linalg_svd, _lu_with_info as _rt__lu_with_info, _scaled_dot_product_flash_attention_for_cpu as _rt__scaled_dot_product_flash_attention_for_cpu, aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, lu_unpack as _rt_lu_unpack, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
 
@@ -151,6 +151,14 @@ _op_amin_default = _ops.aten.amin.default
 _c_amin_default = _op_amin_default._dispatch_cache
 _op_amin_out = _ops.aten.amin.out
 _c_amin_out = _op_amin_out._dispatch_cache
+_op_aminmax_default = _ops.aten.aminmax.default
+_c_aminmax_default = _op_aminmax_default._dispatch_cache
+_op_aminmax_out = _ops.aten.aminmax.out
+_c_aminmax_out = _op_aminmax_out._dispatch_cache
+_op_angle_default = _ops.aten.angle.default
+_c_angle_default = _op_angle_default._dispatch_cache
+_op_angle_out = _ops.aten.angle.out
+_c_angle_out = _op_angle_out._dispatch_cache
 _op_any_all_out = _ops.aten.any.all_out
 _c_any_all_out = _op_any_all_out._dispatch_cache
 _op_any_default = _ops.aten.any.default
@@ -291,6 +299,18 @@ _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
 _c_bitwise_and_Tensor = _op_bitwise_and_Tensor._dispatch_cache
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
 _c_bitwise_and_Tensor_out = _op_bitwise_and_Tensor_out._dispatch_cache
+_op_bitwise_left_shift_Scalar_Tensor = _ops.aten.bitwise_left_shift.Scalar_Tensor
+_c_bitwise_left_shift_Scalar_Tensor = _op_bitwise_left_shift_Scalar_Tensor._dispatch_cache
+_op_bitwise_left_shift_Scalar_Tensor_out = _ops.aten.bitwise_left_shift.Scalar_Tensor_out
+_c_bitwise_left_shift_Scalar_Tensor_out = _op_bitwise_left_shift_Scalar_Tensor_out._dispatch_cache
+_op_bitwise_left_shift_Tensor = _ops.aten.bitwise_left_shift.Tensor
+_c_bitwise_left_shift_Tensor = _op_bitwise_left_shift_Tensor._dispatch_cache
+_op_bitwise_left_shift_Tensor_Scalar = _ops.aten.bitwise_left_shift.Tensor_Scalar
+_c_bitwise_left_shift_Tensor_Scalar = _op_bitwise_left_shift_Tensor_Scalar._dispatch_cache
+_op_bitwise_left_shift_Tensor_Scalar_out = _ops.aten.bitwise_left_shift.Tensor_Scalar_out
+_c_bitwise_left_shift_Tensor_Scalar_out = _op_bitwise_left_shift_Tensor_Scalar_out._dispatch_cache
+_op_bitwise_left_shift_Tensor_out = _ops.aten.bitwise_left_shift.Tensor_out
+_c_bitwise_left_shift_Tensor_out = _op_bitwise_left_shift_Tensor_out._dispatch_cache
 _op_bitwise_not_default = _ops.aten.bitwise_not.default
 _c_bitwise_not_default = _op_bitwise_not_default._dispatch_cache
 _op_bitwise_not_out = _ops.aten.bitwise_not.out
@@ -303,6 +323,18 @@ _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
 _c_bitwise_or_Tensor = _op_bitwise_or_Tensor._dispatch_cache
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
 _c_bitwise_or_Tensor_out = _op_bitwise_or_Tensor_out._dispatch_cache
+_op_bitwise_right_shift_Scalar_Tensor = _ops.aten.bitwise_right_shift.Scalar_Tensor
+_c_bitwise_right_shift_Scalar_Tensor = _op_bitwise_right_shift_Scalar_Tensor._dispatch_cache
+_op_bitwise_right_shift_Scalar_Tensor_out = _ops.aten.bitwise_right_shift.Scalar_Tensor_out
+_c_bitwise_right_shift_Scalar_Tensor_out = _op_bitwise_right_shift_Scalar_Tensor_out._dispatch_cache
+_op_bitwise_right_shift_Tensor = _ops.aten.bitwise_right_shift.Tensor
+_c_bitwise_right_shift_Tensor = _op_bitwise_right_shift_Tensor._dispatch_cache
+_op_bitwise_right_shift_Tensor_Scalar = _ops.aten.bitwise_right_shift.Tensor_Scalar
+_c_bitwise_right_shift_Tensor_Scalar = _op_bitwise_right_shift_Tensor_Scalar._dispatch_cache
+_op_bitwise_right_shift_Tensor_Scalar_out = _ops.aten.bitwise_right_shift.Tensor_Scalar_out
+_c_bitwise_right_shift_Tensor_Scalar_out = _op_bitwise_right_shift_Tensor_Scalar_out._dispatch_cache
+_op_bitwise_right_shift_Tensor_out = _ops.aten.bitwise_right_shift.Tensor_out
+_c_bitwise_right_shift_Tensor_out = _op_bitwise_right_shift_Tensor_out._dispatch_cache
 _op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
 _c_bitwise_xor_Scalar = _op_bitwise_xor_Scalar._dispatch_cache
 _op_bitwise_xor_Scalar_Tensor = _ops.aten.bitwise_xor.Scalar_Tensor
@@ -345,6 +377,10 @@ _op_celu__default = _ops.aten.celu_.default
 _c_celu__default = _op_celu__default._dispatch_cache
 _op_celu_default = _ops.aten.celu.default
 _c_celu_default = _op_celu_default._dispatch_cache
+_op_chain_matmul_default = _ops.aten.chain_matmul.default
+_c_chain_matmul_default = _op_chain_matmul_default._dispatch_cache
+_op_chain_matmul_out = _ops.aten.chain_matmul.out
+_c_chain_matmul_out = _op_chain_matmul_out._dispatch_cache
 _op_cholesky_default = _ops.aten.cholesky.default
 _c_cholesky_default = _op_cholesky_default._dispatch_cache
 _op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
@@ -505,6 +541,12 @@ _op_cumsum_default = _ops.aten.cumsum.default
 _c_cumsum_default = _op_cumsum_default._dispatch_cache
 _op_cumsum_out = _ops.aten.cumsum.out
 _c_cumsum_out = _op_cumsum_out._dispatch_cache
+_op_deg2rad__default = _ops.aten.deg2rad_.default
+_c_deg2rad__default = _op_deg2rad__default._dispatch_cache
+_op_deg2rad_default = _ops.aten.deg2rad.default
+_c_deg2rad_default = _op_deg2rad_default._dispatch_cache
+_op_deg2rad_out = _ops.aten.deg2rad.out
+_c_deg2rad_out = _op_deg2rad_out._dispatch_cache
 _op_det_default = _ops.aten.det.default
 _c_det_default = _op_det_default._dispatch_cache
 _op_detach_default = _ops.aten.detach.default
@@ -689,6 +731,14 @@ _op_frac_default = _ops.aten.frac.default
 _c_frac_default = _op_frac_default._dispatch_cache
 _op_frac_out = _ops.aten.frac.out
 _c_frac_out = _op_frac_out._dispatch_cache
+_op_frexp_Tensor = _ops.aten.frexp.Tensor
+_c_frexp_Tensor = _op_frexp_Tensor._dispatch_cache
+_op_frexp_Tensor_out = _ops.aten.frexp.Tensor_out
+_c_frexp_Tensor_out = _op_frexp_Tensor_out._dispatch_cache
+_op_frobenius_norm_dim = _ops.aten.frobenius_norm.dim
+_c_frobenius_norm_dim = _op_frobenius_norm_dim._dispatch_cache
+_op_frobenius_norm_out = _ops.aten.frobenius_norm.out
+_c_frobenius_norm_out = _op_frobenius_norm_out._dispatch_cache
 _op_full_default = _ops.aten.full.default
 _c_full_default = _op_full_default._dispatch_cache
 _op_full_like_default = _ops.aten.full_like.default
@@ -797,6 +847,10 @@ _op_index_select_default = _ops.aten.index_select.default
 _c_index_select_default = _op_index_select_default._dispatch_cache
 _op_index_select_out = _ops.aten.index_select.out
 _c_index_select_out = _op_index_select_out._dispatch_cache
+_op_inner_default = _ops.aten.inner.default
+_c_inner_default = _op_inner_default._dispatch_cache
+_op_inner_out = _ops.aten.inner.out
+_c_inner_out = _op_inner_out._dispatch_cache
 _op_instance_norm_default = _ops.aten.instance_norm.default
 _c_instance_norm_default = _op_instance_norm_default._dispatch_cache
 _op_inverse_default = _ops.aten.inverse.default
@@ -849,6 +903,12 @@ _op_lcm_default = _ops.aten.lcm.default
 _c_lcm_default = _op_lcm_default._dispatch_cache
 _op_lcm_out = _ops.aten.lcm.out
 _c_lcm_out = _op_lcm_out._dispatch_cache
+_op_ldexp_Tensor = _ops.aten.ldexp.Tensor
+_c_ldexp_Tensor = _op_ldexp_Tensor._dispatch_cache
+_op_ldexp__default = _ops.aten.ldexp_.default
+_c_ldexp__default = _op_ldexp__default._dispatch_cache
+_op_ldexp_out = _ops.aten.ldexp.out
+_c_ldexp_out = _op_ldexp_out._dispatch_cache
 _op_le_Scalar = _ops.aten.le.Scalar
 _c_le_Scalar = _op_le_Scalar._dispatch_cache
 _op_le_Tensor = _ops.aten.le.Tensor
@@ -911,6 +971,10 @@ _op_log_softmax_int = _ops.aten.log_softmax.int
 _c_log_softmax_int = _op_log_softmax_int._dispatch_cache
 _op_log_softmax_int_out = _ops.aten.log_softmax.int_out
 _c_log_softmax_int_out = _op_log_softmax_int_out._dispatch_cache
+_op_logaddexp2_default = _ops.aten.logaddexp2.default
+_c_logaddexp2_default = _op_logaddexp2_default._dispatch_cache
+_op_logaddexp2_out = _ops.aten.logaddexp2.out
+_c_logaddexp2_out = _op_logaddexp2_out._dispatch_cache
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _c_logaddexp_default = _op_logaddexp_default._dispatch_cache
 _op_logaddexp_out = _ops.aten.logaddexp.out
@@ -943,6 +1007,22 @@ _op_logit_default = _ops.aten.logit.default
 _c_logit_default = _op_logit_default._dispatch_cache
 _op_logit_out = _ops.aten.logit.out
 _c_logit_out = _op_logit_out._dispatch_cache
+_op_logspace_Scalar_Tensor = _ops.aten.logspace.Scalar_Tensor
+_c_logspace_Scalar_Tensor = _op_logspace_Scalar_Tensor._dispatch_cache
+_op_logspace_Scalar_Tensor_out = _ops.aten.logspace.Scalar_Tensor_out
+_c_logspace_Scalar_Tensor_out = _op_logspace_Scalar_Tensor_out._dispatch_cache
+_op_logspace_Tensor_Scalar = _ops.aten.logspace.Tensor_Scalar
+_c_logspace_Tensor_Scalar = _op_logspace_Tensor_Scalar._dispatch_cache
+_op_logspace_Tensor_Scalar_out = _ops.aten.logspace.Tensor_Scalar_out
+_c_logspace_Tensor_Scalar_out = _op_logspace_Tensor_Scalar_out._dispatch_cache
+_op_logspace_Tensor_Tensor = _ops.aten.logspace.Tensor_Tensor
+_c_logspace_Tensor_Tensor = _op_logspace_Tensor_Tensor._dispatch_cache
+_op_logspace_Tensor_Tensor_out = _ops.aten.logspace.Tensor_Tensor_out
+_c_logspace_Tensor_Tensor_out = _op_logspace_Tensor_Tensor_out._dispatch_cache
+_op_logspace_default = _ops.aten.logspace.default
+_c_logspace_default = _op_logspace_default._dispatch_cache
+_op_logspace_out = _ops.aten.logspace.out
+_c_logspace_out = _op_logspace_out._dispatch_cache
 _op_logsumexp_default = _ops.aten.logsumexp.default
 _c_logsumexp_default = _op_logsumexp_default._dispatch_cache
 _op_logsumexp_out = _ops.aten.logsumexp.out
@@ -1137,6 +1217,10 @@ _op_negative_default = _ops.aten.negative.default
 _c_negative_default = _op_negative_default._dispatch_cache
 _op_negative_out = _ops.aten.negative.out
 _c_negative_out = _op_negative_out._dispatch_cache
+_op_nextafter_default = _ops.aten.nextafter.default
+_c_nextafter_default = _op_nextafter_default._dispatch_cache
+_op_nextafter_out = _ops.aten.nextafter.out
+_c_nextafter_out = _op_nextafter_out._dispatch_cache
 _op_nonzero_default = _ops.aten.nonzero.default
 _c_nonzero_default = _op_nonzero_default._dispatch_cache
 _op_nonzero_out = _ops.aten.nonzero.out
@@ -1177,6 +1261,14 @@ _op_not_equal_Tensor = _ops.aten.not_equal.Tensor
 _c_not_equal_Tensor = _op_not_equal_Tensor._dispatch_cache
 _op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
 _c_not_equal_Tensor_out = _op_not_equal_Tensor_out._dispatch_cache
+_op_nuclear_norm_default = _ops.aten.nuclear_norm.default
+_c_nuclear_norm_default = _op_nuclear_norm_default._dispatch_cache
+_op_nuclear_norm_dim = _ops.aten.nuclear_norm.dim
+_c_nuclear_norm_dim = _op_nuclear_norm_dim._dispatch_cache
+_op_nuclear_norm_dim_out = _ops.aten.nuclear_norm.dim_out
+_c_nuclear_norm_dim_out = _op_nuclear_norm_dim_out._dispatch_cache
+_op_nuclear_norm_out = _ops.aten.nuclear_norm.out
+_c_nuclear_norm_out = _op_nuclear_norm_out._dispatch_cache
 _op_ones_default = _ops.aten.ones.default
 _c_ones_default = _op_ones_default._dispatch_cache
 _op_ones_like_default = _ops.aten.ones_like.default
@@ -1239,6 +1331,12 @@ _op_quantile_scalar = _ops.aten.quantile.scalar
 _c_quantile_scalar = _op_quantile_scalar._dispatch_cache
 _op_quantile_scalar_out = _ops.aten.quantile.scalar_out
 _c_quantile_scalar_out = _op_quantile_scalar_out._dispatch_cache
+_op_rad2deg__default = _ops.aten.rad2deg_.default
+_c_rad2deg__default = _op_rad2deg__default._dispatch_cache
+_op_rad2deg_default = _ops.aten.rad2deg.default
+_c_rad2deg_default = _op_rad2deg_default._dispatch_cache
+_op_rad2deg_out = _ops.aten.rad2deg.out
+_c_rad2deg_out = _op_rad2deg_out._dispatch_cache
 _op_rand_default = _ops.aten.rand.default
 _c_rand_default = _op_rand_default._dispatch_cache
 _op_rand_generator = _ops.aten.rand.generator
@@ -2071,6 +2169,25 @@ def polar(abs, angle, *, out=None):
             return _k(abs, angle)
     return _op_polar_default(abs, angle)
 
+def angle(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('angle', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('angle', 'out', None, 'Tensor', out)
+        return _op_angle_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_angle_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_angle_default(input)
+
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('convolution', 'input', 1, 'Tensor', input)
@@ -2857,6 +2974,103 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
     if requires_grad:
         r.requires_grad_()
     return r
+
+def _logspace_c0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    s = 0
+    if not _is_num(start):
+        if not (isinstance(start, TensorImpl) and start.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(end):
+        if not (isinstance(end, TensorImpl) and end.numel() == 1):
+            return None
+        s += 1
+    if not _is_int(steps):
+        return None
+    if not _is_real(base):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _logspace_b0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_logspace_out(start, end, steps, base, out=out)
+    r = _op_logspace_default(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _logspace_c1(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None):
+    s = 0
+    if not isinstance(start, TensorImpl):
+        if not _is_num(start):
+            return None
+        s += 1
+    if not isinstance(end, TensorImpl):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not _is_int(steps):
+        return None
+    if not _is_real(base):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None):
+    if not isinstance(end, TensorImpl):
+        if out is not None:
+            return _op_logspace_Tensor_Scalar_out(start, end, steps, base, out=out)
+        return _op_logspace_Tensor_Scalar(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if not isinstance(start, TensorImpl):
+        if out is not None:
+            return _op_logspace_Scalar_Tensor_out(start, end, steps, base, out=out)
+        return _op_logspace_Scalar_Tensor(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if out is None and dtype is None and layout is None and device is None and pin_memory is None:
+        _ks = start._ks if start.__class__ in _TENSOR_TYPES else 0
+        if end.__class__ in _TENSOR_TYPES:
+            _ks |= end._ks
+        if steps.__class__ in _TENSOR_TYPES:
+            _ks |= steps._ks
+        if base.__class__ in _TENSOR_TYPES:
+            _ks |= base._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_logspace_Tensor_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(start, end, steps, base)
+        return _op_logspace_Tensor_Tensor(start, end, steps, base)
+    if out is not None:
+        return _op_logspace_Tensor_Tensor_out(start, end, steps, base, out=out)
+    return _op_logspace_Tensor_Tensor(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+_logspace_ovs = ((_logspace_c0, _logspace_b0), (_logspace_c1, _logspace_b1),)
+_logspace_sigs = ('(Scalar start, Scalar end, int steps, float base = 10.0, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(Tensor start, Tensor end, int steps, float base = 10.0, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+
+def logspace(*args, **kwargs):
+    best = None
+    for c, b in _logspace_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('logspace', args, kwargs, _logspace_sigs, False)
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     if x1.__class__ not in _TENSOR_TYPES:
@@ -6212,6 +6426,241 @@ def logaddexp(input, other, *, out=None):
             return _k(input, other)
     return _op_logaddexp_default(input, other)
 
+def deg2rad(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('deg2rad', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('deg2rad', 'out', None, 'Tensor', out)
+        return _op_deg2rad_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_deg2rad_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_deg2rad_default(input)
+
+def deg2rad_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('deg2rad_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_deg2rad__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_deg2rad__default(input)
+
+def rad2deg(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rad2deg', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('rad2deg', 'out', None, 'Tensor', out)
+        return _op_rad2deg_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rad2deg_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_rad2deg_default(input)
+
+def rad2deg_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rad2deg_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rad2deg__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_rad2deg__default(input)
+
+def logaddexp2(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logaddexp2', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logaddexp2', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logaddexp2', 'out', None, 'Tensor', out)
+        return _op_logaddexp2_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logaddexp2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
+    return _op_logaddexp2_default(input, other)
+
+def nextafter(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nextafter', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nextafter', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nextafter', 'out', None, 'Tensor', out)
+        return _op_nextafter_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nextafter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
+    return _op_nextafter_default(input, other)
+
+def ldexp(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ldexp', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ldexp', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ldexp', 'out', None, 'Tensor', out)
+        return _op_ldexp_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ldexp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
+    return _op_ldexp_Tensor(input, other)
+
+def ldexp_(input, other):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ldexp_', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ldexp_', 'other', 2, 'Tensor', other)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ldexp__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
+    return _op_ldexp__default(input, other)
+
+def frexp(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('frexp', 'input', 1, 'Tensor', input)
+    if out is not None:
+        return _rt_frexp(*_op_frexp_Tensor_out(input, mantissa=out[0], exponent=out[1]))
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_frexp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_frexp(*_k(input))
+    return _rt_frexp(*_op_frexp_Tensor(input))
+
+def bitwise_left_shift(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+        raise _bad_arg('bitwise_left_shift', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('bitwise_left_shift', 'other', 2, 'Tensor', other)
+    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+        raise TypeError('bitwise_left_shift() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_bitwise_left_shift_Tensor_Scalar_out(input, other, out=out)
+        return _op_bitwise_left_shift_Tensor_Scalar(input, other)
+    if not isinstance(input, TensorImpl):
+        if out is not None:
+            return _op_bitwise_left_shift_Scalar_Tensor_out(input, other, out=out)
+        return _op_bitwise_left_shift_Scalar_Tensor(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
+        return _op_bitwise_left_shift_Tensor_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_left_shift_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
+    return _op_bitwise_left_shift_Tensor(input, other)
+
+def bitwise_right_shift(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+        raise _bad_arg('bitwise_right_shift', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('bitwise_right_shift', 'other', 2, 'Tensor', other)
+    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+        raise TypeError('bitwise_right_shift() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_bitwise_right_shift_Tensor_Scalar_out(input, other, out=out)
+        return _op_bitwise_right_shift_Tensor_Scalar(input, other)
+    if not isinstance(input, TensorImpl):
+        if out is not None:
+            return _op_bitwise_right_shift_Scalar_Tensor_out(input, other, out=out)
+        return _op_bitwise_right_shift_Scalar_Tensor(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
+        return _op_bitwise_right_shift_Tensor_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_right_shift_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
+    return _op_bitwise_right_shift_Tensor(input, other)
+
 def arcsin(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsin', 'input', 1, 'Tensor', input)
@@ -8811,6 +9260,37 @@ def tensordot(input, other, dims_self, dims_other, *, out=None):
         return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
     return _op_tensordot_default(input, other, dims_self, dims_other)
 
+def inner(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inner', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inner', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('inner', 'out', None, 'Tensor', out)
+        return _op_inner_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_inner_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
+    return _op_inner_default(input, other)
+
+def chain_matmul(matrices, *, out=None):
+    if not _is_tensorlist(matrices):
+        _bad_tensorlist('chain_matmul', 'matrices', 1, matrices)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('chain_matmul', 'out', None, 'Tensor', out)
+        return _op_chain_matmul_out(matrices, out=out)
+    return _op_chain_matmul_default(matrices)
+
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
@@ -8989,7 +9469,7 @@ def _ctc_loss(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
 
-def kl_div(input, target, reduction=1, *, log_target=False):
+def kl_div(input, target, reduction=0, *, log_target=False):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -9015,7 +9495,7 @@ def kl_div(input, target, reduction=1, *, log_target=False):
         raise _bad_arg('kl_div', 'log_target', None, 'bool', log_target)
     return _op_kl_div_default(input, target, reduction, log_target=log_target)
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy_with_logits', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -9045,7 +9525,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
             return _k(input, target, weight, pos_weight, reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('margin_ranking_loss', 'input1', 1, 'Tensor', input1)
     if input2.__class__ not in _TENSOR_TYPES:
@@ -9074,7 +9554,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
             return _k(input1, input2, target, margin, reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -9100,7 +9580,7 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
             return _k(input, target, margin, reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     if input1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosine_embedding_loss', 'input1', 1, 'Tensor', input1)
     if input2.__class__ not in _TENSOR_TYPES:
@@ -9129,7 +9609,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
             return _k(input1, input2, target, margin, reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1):
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=0):
     if anchor.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triplet_margin_loss', 'anchor', 1, 'Tensor', anchor)
     if positive.__class__ not in _TENSOR_TYPES:
@@ -9198,7 +9678,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
             return _k(input, target, log_input, full, eps, reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
 
-def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     s = 0
     if not isinstance(log_probs, TensorImpl):
         return None
@@ -9216,10 +9696,10 @@ def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, red
         return None
     return s
 
-def _ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def _ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     return _op_ctc_loss_IntList(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
-def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     s = 0
     if not isinstance(log_probs, TensorImpl):
         return None
@@ -9237,7 +9717,7 @@ def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, red
         return None
     return s
 
-def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     _ks = log_probs._ks
     _ks |= targets._ks
     _ks |= input_lengths._ks
@@ -10637,6 +11117,29 @@ def amin(input, dim=(), keepdim=False, *, out=None):
         return _op_amin_out(input, dim, keepdim, out=out)
     return _op_amin_default(input, dim, keepdim)
 
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('aminmax', 'input', 1, 'Tensor', input)
+    if out is None and dim is None and keepdim is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_aminmax_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_aminmax(*_k(input))
+        return _rt_aminmax(*_op_aminmax_default(input))
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('aminmax', 'dim', None, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('aminmax', 'keepdim', None, 'bool', keepdim)
+    if out is not None:
+        return _rt_aminmax(*_op_aminmax_out(input, dim=dim, keepdim=keepdim, min=out[0], max=out[1]))
+    return _rt_aminmax(*_op_aminmax_default(input, dim=dim, keepdim=keepdim))
+
 def _max_c0(input, *, out=None):
     s = 0
     if not isinstance(input, TensorImpl):
@@ -11696,6 +12199,75 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         else:
             return _k(input, bins, min, max)
     return _op_histc_default(input, bins, min, max)
+
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('frobenius_norm', 'input', 1, 'Tensor', input)
+    if not _is_intlist(dim):
+        raise _bad_arg('frobenius_norm', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('frobenius_norm', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('frobenius_norm', 'out', None, 'Tensor', out)
+        return _op_frobenius_norm_out(input, dim, keepdim, out=out)
+    return _op_frobenius_norm_dim(input, dim, keepdim)
+
+def _nuclear_norm_c0(input, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _nuclear_norm_b0(input, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_nuclear_norm_out(input, keepdim, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nuclear_norm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, keepdim)
+    return _op_nuclear_norm_default(input, keepdim)
+
+def _nuclear_norm_c1(input, dim, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _nuclear_norm_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_nuclear_norm_dim_out(input, dim, keepdim, out=out)
+    return _op_nuclear_norm_dim(input, dim, keepdim)
+
+_nuclear_norm_ovs = ((_nuclear_norm_c0, _nuclear_norm_b0), (_nuclear_norm_c1, _nuclear_norm_b1),)
+_nuclear_norm_sigs = ('(Tensor input, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[2] dim, bool keepdim = False, *, Tensor out = None)')
+
+def nuclear_norm(*args, **kwargs):
+    best = None
+    for c, b in _nuclear_norm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nuclear_norm', args, kwargs, _nuclear_norm_sigs, False)
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -13677,4 +14249,4 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
     return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nextafter', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -158,6 +158,10 @@ _op_softplus_default = _ops.aten.softplus.default
 _c_softplus_default = _op_softplus_default._dispatch_cache
 _op_softplus_out = _ops.aten.softplus.out
 _c_softplus_out = _op_softplus_out._dispatch_cache
+_op_softshrink_default = _ops.aten.softshrink.default
+_c_softshrink_default = _op_softshrink_default._dispatch_cache
+_op_softshrink_out = _ops.aten.softshrink.out
+_c_softshrink_out = _op_softshrink_out._dispatch_cache
 _op_upsample_bicubic2d_vec = _ops.aten.upsample_bicubic2d.vec
 _c_upsample_bicubic2d_vec = _op_upsample_bicubic2d_vec._dispatch_cache
 _op_upsample_bilinear2d_vec = _ops.aten.upsample_bilinear2d.vec
@@ -381,6 +385,29 @@ def leaky_relu_(input, negative_slope=0.01):
         else:
             return _k(input, negative_slope)
     return _op_leaky_relu__default(input, negative_slope)
+
+def softshrink(input, lambd=0.5, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('softshrink', 'input', 1, 'Tensor', input)
+    if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
+        raise _bad_arg('softshrink', 'lambd', 2, 'Number', lambd)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('softshrink', 'out', None, 'Tensor', out)
+        return _op_softshrink_out(input, lambd, out=out)
+    _ks = input._ks
+    if lambd.__class__ in _TENSOR_TYPES:
+        _ks |= lambd._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_softshrink_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, lambd)
+    return _op_softshrink_default(input, lambd)
 
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -870,7 +897,7 @@ def linear(input, weight, bias=None):
             return _k(input, weight, bias)
     return _op_linear_default(input, weight, bias)
 
-def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1, *, out=None):
+def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multi_margin_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -908,7 +935,7 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=1, *,
             return _k(input, target, p, margin, weight, reduction)
     return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
 
-def multilabel_margin_loss(input, target, reduction=1, *, out=None):
+def multilabel_margin_loss(input, target, reduction=0, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('multilabel_margin_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -934,7 +961,7 @@ def multilabel_margin_loss(input, target, reduction=1, *, out=None):
             return _k(input, target, reduction)
     return _op_multilabel_margin_loss_default(input, target, reduction)
 
-def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
+def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nll_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -964,7 +991,7 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100):
             return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
 
-def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
+def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nll_loss_nd', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -994,7 +1021,7 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
             return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
 
-def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-100, label_smoothing=0.0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cross_entropy_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -1028,7 +1055,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
             return _k(input, target, weight, reduction, ignore_index, label_smoothing)
     return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
 
-def mse_loss(input, target, reduction=1):
+def mse_loss(input, target, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mse_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -1050,7 +1077,7 @@ def mse_loss(input, target, reduction=1):
             return _k(input, target, reduction)
     return _op_mse_loss_default(input, target, reduction)
 
-def l1_loss(input, target, reduction=1):
+def l1_loss(input, target, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('l1_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -1072,7 +1099,7 @@ def l1_loss(input, target, reduction=1):
             return _k(input, target, reduction)
     return _op_l1_loss_default(input, target, reduction)
 
-def smooth_l1_loss(input, target, reduction=1, beta=1.0):
+def smooth_l1_loss(input, target, reduction=0, beta=1.0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('smooth_l1_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -1098,7 +1125,7 @@ def smooth_l1_loss(input, target, reduction=1, beta=1.0):
             return _k(input, target, reduction, beta)
     return _op_smooth_l1_loss_default(input, target, reduction, beta)
 
-def huber_loss(input, target, reduction=1, delta=1.0):
+def huber_loss(input, target, reduction=0, delta=1.0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('huber_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -1124,7 +1151,7 @@ def huber_loss(input, target, reduction=1, delta=1.0):
             return _k(input, target, reduction, delta)
     return _op_huber_loss_default(input, target, reduction, delta)
 
-def soft_margin_loss(input, target, reduction=1):
+def soft_margin_loss(input, target, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('soft_margin_loss', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -1146,7 +1173,7 @@ def soft_margin_loss(input, target, reduction=1):
             return _k(input, target, reduction)
     return _op_soft_margin_loss_default(input, target, reduction)
 
-def binary_cross_entropy(input, target, weight=None, reduction=1):
+def binary_cross_entropy(input, target, weight=None, reduction=0):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('binary_cross_entropy', 'input', 1, 'Tensor', input)
     if target.__class__ not in _TENSOR_TYPES:
@@ -1333,4 +1360,4 @@ def adaptive_max_pool3d(input, output_size):
         raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool3d_default(input, output_size)
 
-__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']
+__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']

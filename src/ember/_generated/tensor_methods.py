@@ -7,7 +7,7 @@ from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
-from .return_types import (cummax as _rt_cummax, cummin as _rt_cummin, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
+from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
 
@@ -103,6 +103,14 @@ _op_amin_default = _ops.aten.amin.default
 _c_amin_default = _op_amin_default._dispatch_cache
 _op_amin_out = _ops.aten.amin.out
 _c_amin_out = _op_amin_out._dispatch_cache
+_op_aminmax_default = _ops.aten.aminmax.default
+_c_aminmax_default = _op_aminmax_default._dispatch_cache
+_op_aminmax_out = _ops.aten.aminmax.out
+_c_aminmax_out = _op_aminmax_out._dispatch_cache
+_op_angle_default = _ops.aten.angle.default
+_c_angle_default = _op_angle_default._dispatch_cache
+_op_angle_out = _ops.aten.angle.out
+_c_angle_out = _op_angle_out._dispatch_cache
 _op_any_all_out = _ops.aten.any.all_out
 _c_any_all_out = _op_any_all_out._dispatch_cache
 _op_any_default = _ops.aten.any.default
@@ -233,6 +241,18 @@ _op_bitwise_and__Scalar = _ops.aten.bitwise_and_.Scalar
 _c_bitwise_and__Scalar = _op_bitwise_and__Scalar._dispatch_cache
 _op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
 _c_bitwise_and__Tensor = _op_bitwise_and__Tensor._dispatch_cache
+_op_bitwise_left_shift_Tensor = _ops.aten.bitwise_left_shift.Tensor
+_c_bitwise_left_shift_Tensor = _op_bitwise_left_shift_Tensor._dispatch_cache
+_op_bitwise_left_shift_Tensor_Scalar = _ops.aten.bitwise_left_shift.Tensor_Scalar
+_c_bitwise_left_shift_Tensor_Scalar = _op_bitwise_left_shift_Tensor_Scalar._dispatch_cache
+_op_bitwise_left_shift_Tensor_Scalar_out = _ops.aten.bitwise_left_shift.Tensor_Scalar_out
+_c_bitwise_left_shift_Tensor_Scalar_out = _op_bitwise_left_shift_Tensor_Scalar_out._dispatch_cache
+_op_bitwise_left_shift_Tensor_out = _ops.aten.bitwise_left_shift.Tensor_out
+_c_bitwise_left_shift_Tensor_out = _op_bitwise_left_shift_Tensor_out._dispatch_cache
+_op_bitwise_left_shift__Tensor = _ops.aten.bitwise_left_shift_.Tensor
+_c_bitwise_left_shift__Tensor = _op_bitwise_left_shift__Tensor._dispatch_cache
+_op_bitwise_left_shift__Tensor_Scalar = _ops.aten.bitwise_left_shift_.Tensor_Scalar
+_c_bitwise_left_shift__Tensor_Scalar = _op_bitwise_left_shift__Tensor_Scalar._dispatch_cache
 _op_bitwise_not__default = _ops.aten.bitwise_not_.default
 _c_bitwise_not__default = _op_bitwise_not__default._dispatch_cache
 _op_bitwise_not_default = _ops.aten.bitwise_not.default
@@ -249,6 +269,18 @@ _op_bitwise_or__Scalar = _ops.aten.bitwise_or_.Scalar
 _c_bitwise_or__Scalar = _op_bitwise_or__Scalar._dispatch_cache
 _op_bitwise_or__Tensor = _ops.aten.bitwise_or_.Tensor
 _c_bitwise_or__Tensor = _op_bitwise_or__Tensor._dispatch_cache
+_op_bitwise_right_shift_Tensor = _ops.aten.bitwise_right_shift.Tensor
+_c_bitwise_right_shift_Tensor = _op_bitwise_right_shift_Tensor._dispatch_cache
+_op_bitwise_right_shift_Tensor_Scalar = _ops.aten.bitwise_right_shift.Tensor_Scalar
+_c_bitwise_right_shift_Tensor_Scalar = _op_bitwise_right_shift_Tensor_Scalar._dispatch_cache
+_op_bitwise_right_shift_Tensor_Scalar_out = _ops.aten.bitwise_right_shift.Tensor_Scalar_out
+_c_bitwise_right_shift_Tensor_Scalar_out = _op_bitwise_right_shift_Tensor_Scalar_out._dispatch_cache
+_op_bitwise_right_shift_Tensor_out = _ops.aten.bitwise_right_shift.Tensor_out
+_c_bitwise_right_shift_Tensor_out = _op_bitwise_right_shift_Tensor_out._dispatch_cache
+_op_bitwise_right_shift__Tensor = _ops.aten.bitwise_right_shift_.Tensor
+_c_bitwise_right_shift__Tensor = _op_bitwise_right_shift__Tensor._dispatch_cache
+_op_bitwise_right_shift__Tensor_Scalar = _ops.aten.bitwise_right_shift_.Tensor_Scalar
+_c_bitwise_right_shift__Tensor_Scalar = _op_bitwise_right_shift__Tensor_Scalar._dispatch_cache
 _op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
 _c_bitwise_xor_Scalar = _op_bitwise_xor_Scalar._dispatch_cache
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
@@ -397,6 +429,12 @@ _op_cumsum_default = _ops.aten.cumsum.default
 _c_cumsum_default = _op_cumsum_default._dispatch_cache
 _op_cumsum_out = _ops.aten.cumsum.out
 _c_cumsum_out = _op_cumsum_out._dispatch_cache
+_op_deg2rad__default = _ops.aten.deg2rad_.default
+_c_deg2rad__default = _op_deg2rad__default._dispatch_cache
+_op_deg2rad_default = _ops.aten.deg2rad.default
+_c_deg2rad_default = _op_deg2rad_default._dispatch_cache
+_op_deg2rad_out = _ops.aten.deg2rad.out
+_c_deg2rad_out = _op_deg2rad_out._dispatch_cache
 _op_det_default = _ops.aten.det.default
 _c_det_default = _op_det_default._dispatch_cache
 _op_detach_default = _ops.aten.detach.default
@@ -565,6 +603,10 @@ _op_frac_default = _ops.aten.frac.default
 _c_frac_default = _op_frac_default._dispatch_cache
 _op_frac_out = _ops.aten.frac.out
 _c_frac_out = _op_frac_out._dispatch_cache
+_op_frexp_Tensor = _ops.aten.frexp.Tensor
+_c_frexp_Tensor = _op_frexp_Tensor._dispatch_cache
+_op_frexp_Tensor_out = _ops.aten.frexp.Tensor_out
+_c_frexp_Tensor_out = _op_frexp_Tensor_out._dispatch_cache
 _op_gather_default = _ops.aten.gather.default
 _c_gather_default = _op_gather_default._dispatch_cache
 _op_gather_out = _ops.aten.gather.out
@@ -679,6 +721,10 @@ _op_index_select_default = _ops.aten.index_select.default
 _c_index_select_default = _op_index_select_default._dispatch_cache
 _op_index_select_out = _ops.aten.index_select.out
 _c_index_select_out = _op_index_select_out._dispatch_cache
+_op_inner_default = _ops.aten.inner.default
+_c_inner_default = _op_inner_default._dispatch_cache
+_op_inner_out = _ops.aten.inner.out
+_c_inner_out = _op_inner_out._dispatch_cache
 _op_inverse_default = _ops.aten.inverse.default
 _c_inverse_default = _op_inverse_default._dispatch_cache
 _op_inverse_out = _ops.aten.inverse.out
@@ -713,6 +759,12 @@ _op_lcm_default = _ops.aten.lcm.default
 _c_lcm_default = _op_lcm_default._dispatch_cache
 _op_lcm_out = _ops.aten.lcm.out
 _c_lcm_out = _op_lcm_out._dispatch_cache
+_op_ldexp_Tensor = _ops.aten.ldexp.Tensor
+_c_ldexp_Tensor = _op_ldexp_Tensor._dispatch_cache
+_op_ldexp__default = _ops.aten.ldexp_.default
+_c_ldexp__default = _op_ldexp__default._dispatch_cache
+_op_ldexp_out = _ops.aten.ldexp.out
+_c_ldexp_out = _op_ldexp_out._dispatch_cache
 _op_le_Scalar = _ops.aten.le.Scalar
 _c_le_Scalar = _op_le_Scalar._dispatch_cache
 _op_le_Tensor = _ops.aten.le.Tensor
@@ -783,6 +835,10 @@ _op_log_softmax_int = _ops.aten.log_softmax.int
 _c_log_softmax_int = _op_log_softmax_int._dispatch_cache
 _op_log_softmax_int_out = _ops.aten.log_softmax.int_out
 _c_log_softmax_int_out = _op_log_softmax_int_out._dispatch_cache
+_op_logaddexp2_default = _ops.aten.logaddexp2.default
+_c_logaddexp2_default = _op_logaddexp2_default._dispatch_cache
+_op_logaddexp2_out = _ops.aten.logaddexp2.out
+_c_logaddexp2_out = _op_logaddexp2_out._dispatch_cache
 _op_logaddexp_default = _ops.aten.logaddexp.default
 _c_logaddexp_default = _op_logaddexp_default._dispatch_cache
 _op_logaddexp_out = _ops.aten.logaddexp.out
@@ -1017,6 +1073,12 @@ _op_new_ones_default = _ops.aten.new_ones.default
 _c_new_ones_default = _op_new_ones_default._dispatch_cache
 _op_new_zeros_default = _ops.aten.new_zeros.default
 _c_new_zeros_default = _op_new_zeros_default._dispatch_cache
+_op_nextafter__default = _ops.aten.nextafter_.default
+_c_nextafter__default = _op_nextafter__default._dispatch_cache
+_op_nextafter_default = _ops.aten.nextafter.default
+_c_nextafter_default = _op_nextafter_default._dispatch_cache
+_op_nextafter_out = _ops.aten.nextafter.out
+_c_nextafter_out = _op_nextafter_out._dispatch_cache
 _op_nonzero_default = _ops.aten.nonzero.default
 _c_nonzero_default = _op_nonzero_default._dispatch_cache
 _op_nonzero_out = _ops.aten.nonzero.out
@@ -1089,6 +1151,12 @@ _op_quantile_scalar = _ops.aten.quantile.scalar
 _c_quantile_scalar = _op_quantile_scalar._dispatch_cache
 _op_quantile_scalar_out = _ops.aten.quantile.scalar_out
 _c_quantile_scalar_out = _op_quantile_scalar_out._dispatch_cache
+_op_rad2deg__default = _ops.aten.rad2deg_.default
+_c_rad2deg__default = _op_rad2deg__default._dispatch_cache
+_op_rad2deg_default = _ops.aten.rad2deg.default
+_c_rad2deg_default = _op_rad2deg_default._dispatch_cache
+_op_rad2deg_out = _ops.aten.rad2deg.out
+_c_rad2deg_out = _op_rad2deg_out._dispatch_cache
 _op_random__default = _ops.aten.random_.default
 _c_random__default = _op_random__default._dispatch_cache
 _op_random__from = getattr(_ops.aten.random_, 'from')
@@ -1579,6 +1647,23 @@ def _m_resolve_neg(self):
         else:
             return _k(self)
     return _op_resolve_neg_default(self)
+
+def _m_angle(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('angle', 'out', None, 'Tensor', out)
+        return _op_angle_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_angle_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
+    return _op_angle_default(self)
 
 def _m_contiguous(self, *, memory_format='contiguous_format'):
     return _op_contiguous_default(self, memory_format=memory_format)
@@ -5146,6 +5231,261 @@ def _m_logaddexp(self, other, *, out=None):
             return _k(self, other)
     return _op_logaddexp_default(self, other)
 
+def _m_deg2rad(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('deg2rad', 'out', None, 'Tensor', out)
+        return _op_deg2rad_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_deg2rad_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
+    return _op_deg2rad_default(self)
+
+def _m_deg2rad_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_deg2rad__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
+    return _op_deg2rad__default(self)
+
+def _m_rad2deg(self, *, out=None):
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('rad2deg', 'out', None, 'Tensor', out)
+        return _op_rad2deg_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rad2deg_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
+    return _op_rad2deg_default(self)
+
+def _m_rad2deg_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rad2deg__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
+    return _op_rad2deg__default(self)
+
+def _m_logaddexp2(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('logaddexp2', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('logaddexp2', 'out', None, 'Tensor', out)
+        return _op_logaddexp2_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logaddexp2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_logaddexp2_default(self, other)
+
+def _m_nextafter(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nextafter', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nextafter', 'out', None, 'Tensor', out)
+        return _op_nextafter_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nextafter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_nextafter_default(self, other)
+
+def _m_nextafter_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nextafter_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nextafter__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_nextafter__default(self, other)
+
+def _m_ldexp(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ldexp', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ldexp', 'out', None, 'Tensor', out)
+        return _op_ldexp_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ldexp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_ldexp_Tensor(self, other)
+
+def _m_ldexp_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ldexp_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ldexp__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_ldexp__default(self, other)
+
+def _m_frexp(self, *, out=None):
+    if out is not None:
+        return _rt_frexp(*_op_frexp_Tensor_out(self, mantissa=out[0], exponent=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_frexp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_frexp(*_k(self))
+    return _rt_frexp(*_op_frexp_Tensor(self))
+
+def _m_bitwise_left_shift(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('bitwise_left_shift', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_bitwise_left_shift_Tensor_Scalar_out(self, other, out=out)
+        return _op_bitwise_left_shift_Tensor_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
+        return _op_bitwise_left_shift_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_left_shift_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_bitwise_left_shift_Tensor(self, other)
+
+def _m_bitwise_left_shift_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('bitwise_left_shift_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_bitwise_left_shift__Tensor_Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_left_shift__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_bitwise_left_shift__Tensor(self, other)
+
+def _m_bitwise_right_shift(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('bitwise_right_shift', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_bitwise_right_shift_Tensor_Scalar_out(self, other, out=out)
+        return _op_bitwise_right_shift_Tensor_Scalar(self, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
+        return _op_bitwise_right_shift_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_right_shift_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_bitwise_right_shift_Tensor(self, other)
+
+def _m_bitwise_right_shift_(self, other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('bitwise_right_shift_', 'other', 1, 'Tensor', other)
+    if not isinstance(other, TensorImpl):
+        return _op_bitwise_right_shift__Tensor_Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_right_shift__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_bitwise_right_shift__Tensor(self, other)
+
 def _m_arcsin(self, *, out=None):
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -7833,6 +8173,26 @@ def _m_cross(self, other, dim=None, *, out=None):
             return _k(self, other, dim)
     return _op_cross_default(self, other, dim)
 
+def _m_inner(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inner', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('inner', 'out', None, 'Tensor', out)
+        return _op_inner_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_inner_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_inner_default(self, other)
+
 def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
     if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
@@ -8427,6 +8787,27 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
             raise _bad_arg('amin', 'out', None, 'Tensor', out)
         return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
+
+def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
+    if out is None and dim is None and keepdim is False:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_aminmax_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_aminmax(*_k(self))
+        return _rt_aminmax(*_op_aminmax_default(self))
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('aminmax', 'dim', None, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('aminmax', 'keepdim', None, 'bool', keepdim)
+    if out is not None:
+        return _rt_aminmax(*_op_aminmax_out(self, dim=dim, keepdim=keepdim, min=out[0], max=out[1]))
+    return _rt_aminmax(*_op_aminmax_default(self, dim=dim, keepdim=keepdim))
 
 def __m_max_c0(self, *, out=None):
     s = 0
@@ -10891,6 +11272,8 @@ class TensorMethods:
     allclose = _m_allclose
     amax = _m_amax
     amin = _m_amin
+    aminmax = _m_aminmax
+    angle = _m_angle
     any = _m_any
     arccos = _m_arccos
     arccos_ = _m_arccos_
@@ -10929,10 +11312,14 @@ class TensorMethods:
     bincount = _m_bincount
     bitwise_and = _m_bitwise_and
     bitwise_and_ = _m_bitwise_and_
+    bitwise_left_shift = _m_bitwise_left_shift
+    bitwise_left_shift_ = _m_bitwise_left_shift_
     bitwise_not = _m_bitwise_not
     bitwise_not_ = _m_bitwise_not_
     bitwise_or = _m_bitwise_or
     bitwise_or_ = _m_bitwise_or_
+    bitwise_right_shift = _m_bitwise_right_shift
+    bitwise_right_shift_ = _m_bitwise_right_shift_
     bitwise_xor = _m_bitwise_xor
     bitwise_xor_ = _m_bitwise_xor_
     bmm = _m_bmm
@@ -10972,6 +11359,8 @@ class TensorMethods:
     cumprod_ = _m_cumprod_
     cumsum = _m_cumsum
     cumsum_ = _m_cumsum_
+    deg2rad = _m_deg2rad
+    deg2rad_ = _m_deg2rad_
     det = _m_det
     detach = _m_detach
     diag = _m_diag
@@ -11021,6 +11410,7 @@ class TensorMethods:
     fmod_ = _m_fmod_
     frac = _m_frac
     frac_ = _m_frac_
+    frexp = _m_frexp
     gather = _m_gather
     gcd = _m_gcd
     gcd_ = _m_gcd_
@@ -11053,6 +11443,7 @@ class TensorMethods:
     index_reduce = _m_index_reduce
     index_reduce_ = _m_index_reduce_
     index_select = _m_index_select
+    inner = _m_inner
     inverse = _m_inverse
     isclose = _m_isclose
     isfinite = _m_isfinite
@@ -11064,6 +11455,8 @@ class TensorMethods:
     kthvalue = _m_kthvalue
     lcm = _m_lcm
     lcm_ = _m_lcm_
+    ldexp = _m_ldexp
+    ldexp_ = _m_ldexp_
     le = _m_le
     le_ = _m_le_
     lerp = _m_lerp
@@ -11083,6 +11476,7 @@ class TensorMethods:
     log_normal_ = _m_log_normal_
     log_softmax = _m_log_softmax
     logaddexp = _m_logaddexp
+    logaddexp2 = _m_logaddexp2
     logcumsumexp = _m_logcumsumexp
     logdet = _m_logdet
     logical_and = _m_logical_and
@@ -11142,6 +11536,8 @@ class TensorMethods:
     new_full = _m_new_full
     new_ones = _m_new_ones
     new_zeros = _m_new_zeros
+    nextafter = _m_nextafter
+    nextafter_ = _m_nextafter_
     nonzero = _m_nonzero
     norm = _m_norm
     normal_ = _m_normal_
@@ -11159,6 +11555,8 @@ class TensorMethods:
     put_ = _m_put_
     qr = _m_qr
     quantile = _m_quantile
+    rad2deg = _m_rad2deg
+    rad2deg_ = _m_rad2deg_
     random_ = _m_random_
     reciprocal = _m_reciprocal
     reciprocal_ = _m_reciprocal_

@@ -26,10 +26,11 @@ def _compile_c(source, name):
         return _cc.load(source, name)
 
 
-def compile_to_module(gm, example_inputs=None):
-    """Lower, schedule and generate code for gm: (GraphLowering, Scheduler, CompiledModule)."""
+def compile_to_module(gm, example_inputs=None, size_hints=None, concrete=False):
+    """Lower, schedule and generate code for gm: (GraphLowering, Scheduler, CompiledModule). For a dynamic-shape
+    graph, `size_hints` and `concrete` are GraphLowering's (symbolic sizes by default)."""
     from .codegen.wrapper import generate
-    graph = GraphLowering(gm, example_inputs).run()
+    graph = GraphLowering(gm, example_inputs, size_hints, concrete).run()
     outs = [n for n in gm.graph.nodes if n.op == "output"]
     graph.single_output = bool(outs) and not isinstance(outs[0].args[0], (tuple, list))
     nbytes = {b.name: b.nbytes() for b in graph.inputs + graph.constants + graph.buffers}
@@ -40,8 +41,18 @@ def compile_to_module(gm, example_inputs=None):
 
 
 def compile_fx_inner(gm, example_inputs=None, **kwargs):
+    from .graph import is_symbolic_graph
+    if is_symbolic_graph(gm):
+        return _compile_dynamic(gm, example_inputs)
+    return _compile_graph(gm, example_inputs)
+
+
+def _compile_graph(gm, example_inputs=None, size_hints=None, concrete=False, module=None):
     try:
-        graph, sched, module = compile_to_module(gm, example_inputs)
+        if module is None:
+            graph, sched, module = compile_to_module(gm, example_inputs, size_hints, concrete)
+        else:
+            graph = module._ember_graph
     except UnsupportedGraph as e:
         counters["inductor"]["fx_fallback"] += 1
         log("output_code", f"graph runs as fx: {e}")
@@ -63,6 +74,85 @@ def compile_fx_inner(gm, example_inputs=None, **kwargs):
         call = _deferred_call(module, gm, _build_in_background(module.c_source))
     call._ember_graph = graph
     call._ember_module = module
+    return call
+
+
+# ---------------------------------------------------------------------------- dynamic shapes
+def _compile_dynamic(gm, example_inputs):
+    """A graph with symbolic sizes: C that takes the sizes as run-time arguments (one build for every size),
+    checked by lowering the graph a second time at other sizes: if any decision of lowering, fusion or code
+    generation depended on the example sizes, the two sources differ and the graph is compiled per concrete
+    size instead (`_per_size_call`, counted in counters["inductor"]["specialized_symbolic_graphs"])."""
+    from . import config, sizevars
+    from .graph import UnsupportedGraph, default_size_hints
+    from .sizevars import SizeUnsupported
+    if sizevars.dynamic_codegen:
+        reason = None
+        try:
+            hints = default_size_hints(gm)
+            graph, _, module = compile_to_module(gm, example_inputs, hints)
+            other = {k: 3 * v + 7 + 11 * i for i, (k, v) in enumerate(sorted(hints.items()))}
+            _, _, module2 = compile_to_module(gm, example_inputs, other)
+            if module2.c_source != module.c_source or module2.py_source != module.py_source:
+                reason = "the generated code depends on the example sizes"
+        except SizeUnsupported as e:
+            reason = str(e)
+        except UnsupportedGraph:
+            return _compile_graph(gm, example_inputs)            # runs as fx (it says why)
+        except Exception as e:                                  # noqa: BLE001 - the per-size path decides
+            if config.debug:
+                raise
+            reason = f"{type(e).__name__}: {e}"
+        if reason is None:
+            counters["inductor"]["dynamic_graphs"] += 1
+            module._ember_graph = graph
+            return _compile_graph(gm, example_inputs, module=module)
+        log("output_code", f"dynamic shapes: compiling per size ({reason})")
+        log("recompiles", f"ember._inductor: a symbolic graph is compiled per size: {reason}")
+        counters["inductor"]["dynamic_codegen_fallback"] += 1
+    return _per_size_call(gm)
+
+
+def _size_sources(gm):
+    """{size symbol: (input position, dim or None for an int input)} from the graph's placeholders."""
+    from ember._core.symint import SymInt
+    from ember._tensor import Tensor
+    out = {}
+    pos = 0
+    for n in gm.graph.nodes:
+        if n.op != "placeholder":
+            continue
+        v = n.meta.get("val")
+        if v.__class__ is SymInt and v.node.expr.is_Symbol:
+            out.setdefault(v.node.expr.name, (pos, None))
+        elif isinstance(v, Tensor):
+            for d, sz in enumerate(v._size):
+                if sz.__class__ is SymInt and sz.node.expr.is_Symbol:
+                    out.setdefault(sz.node.expr.name, (pos, d))
+        pos += 1
+    return out
+
+
+def _per_size_call(gm):
+    """The graph compiled for the concrete sizes of each call (a build per distinct size)."""
+    from .graph import default_size_hints
+    sources = _size_sources(gm)
+    if set(default_size_hints(gm)) - set(sources):
+        counters["inductor"]["fx_fallback"] += 1
+        log("output_code", "graph runs as fx: a size symbol has no input to read it from")
+        return gm.forward
+    syms = sorted(sources)
+    where = [sources[s] for s in syms]
+    cache = {}
+
+    def call(*args):
+        key = tuple(args[p] if d is None else args[p]._size[d] for p, d in where)
+        fn = cache.get(key)
+        if fn is None:
+            counters["inductor"]["specialized_symbolic_graphs"] += 1
+            log("recompiles", f"ember._inductor: building the graph for sizes {dict(zip(syms, key))}")
+            fn = cache[key] = _compile_graph(gm, None, dict(zip(syms, key)), concrete=True)
+        return fn(*args)
     return call
 
 
@@ -120,18 +210,22 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
     failure to compile never becomes a failure of the user's program (a genuine error in the program is
     raised again by the eager run)."""
     from ember._functorch.aot_autograd import _symbolic_fake_mode, aot_module_simplified
-    from . import config, fxgraph_cache
+    from . import config, fxgraph_cache, sizevars
     from .decomposition import select_decomp_table
-    symbolic = _symbolic_fake_mode([a for a in example_inputs if hasattr(a, "_size")]) is not None
-    if symbolic:
-        # Dynamic shapes: the generated C has its sizes built in, so a symbolic graph is specialised to the sizes
-        # of each call. AOT autograd then traces per input signature (its cache keyed by shapes, as with static
-        # graphs), and each signature gets its own kernels: one capture, one kernel build per distinct size.
+    symbolic = _symbolic_fake_mode(list(example_inputs)) is not None
+    if symbolic and not sizevars.dynamic_codegen:
+        # Dynamic shapes with sizevars.dynamic_codegen off: a symbolic graph is specialised to the sizes of each
+        # call. AOT autograd then traces per input signature (its cache keyed by shapes, as with static graphs),
+        # and each signature gets its own kernels: one capture, one kernel build per distinct size. (With it on,
+        # the one symbolic AOT trace is compiled to size-parameterised C: compile_fx_inner, _compile_dynamic.)
         counters["inductor"]["specialized_symbolic_graphs"] += 1
         example_inputs = [None] * len(example_inputs)
+    # keep_inference_input_mutations: an inference graph that updates its inputs (an optimizer step) writes them
+    # from the generated kernels (graph.py: `copy_` into an input), not by copies after the graph
     compiled = aot_module_simplified(model, example_inputs, fw_compiler=inner_compile, bw_compiler=inner_compile,
                                      inference_compiler=inner_compile,
-                                     decompositions=decompositions or select_decomp_table())
+                                     decompositions=decompositions or select_decomp_table(),
+                                     keep_inference_input_mutations=True)
     eager = [None]
     # the graph-level disk cache (fxgraph_cache.py), for the default compiler and decompositions only
     key = None

@@ -12,9 +12,10 @@ from ember._tensor import Tensor
 
 from . import ir
 from .ir import BufferView, ComputedBuffer, ExternKernel, InputBuffer, Layout, MultiOutput, Pointwise
-from .index import contiguous_strides
+from .index import Index, contiguous_strides
 from .lowering import EXTERN_OPS, FALLBACK_REASONS, lowerings
-from .virtualized import set_current_graph
+from .sizevars import SymFloatSize, SymSize, float_from_sympy, from_sympy, symbols_of, value_at
+from .virtualized import set_current_graph, set_ops_handler
 
 REALIZE_READS_THRESHOLD = 4
 REALIZE_OPCOUNT_THRESHOLD = 30
@@ -25,8 +26,14 @@ class UnsupportedGraph(NotImplementedError):
 
 
 class GraphLowering:
-    def __init__(self, gm, example_inputs=None):
+    def __init__(self, gm, example_inputs=None, size_hints=None, concrete=False):
+        """size_hints: {size symbol: example value} used for the symbols of a dynamic-shape graph (default: the
+        ShapeEnv's example values); concrete: give the symbols those values as plain ints (a per-size build)
+        instead of keeping them symbolic (sizevars.SymSize)."""
         self.gm = gm
+        self.size_hints = size_hints
+        self.concrete = concrete
+        self.symbols = {}            # size symbol -> Python source of its value in the wrapper ("arg0._size[0]")
         self.example_inputs = example_inputs
         self.buffers = []            # ComputedBuffer / ExternKernel / MultiOutput in creation order
         self.inputs = []             # InputBuffer per graph input
@@ -35,6 +42,8 @@ class GraphLowering:
         self.output_consts = []      # a Python value for non-tensor outputs
         self.env = {}
         self.fallbacks = {}          # op name -> reason, for the ops that became extern kernels
+        self.int_inputs = []         # positions of the graph's int (size) inputs
+        self.mutations = []          # (InputBuffer, IR value) of `copy_(input, value)`: written in place at the end
         self._n = 0
 
     def new_name(self):
@@ -58,13 +67,23 @@ class GraphLowering:
         self.buffers.append(buf)
         return buf.view()
 
+    def add_serial(self, data, dtype):
+        """A Scatter / Scan buffer (contiguous, of data's output size) as a BufferView."""
+        size = data.init.get_size() if hasattr(data, "init") else data.size
+        buf = ComputedBuffer(self.new_name(), Layout.contiguous(size, dtype), data)
+        self.buffers.append(buf)
+        return buf.view()
+
     # ------------------------------------------------------------------ the walk
     def run(self):
         set_current_graph(self)
+        saved = _symbolic_vals(self.gm, self.size_hints, self.concrete)
         try:
             self._run()
         finally:
             set_current_graph(None)
+            for node, val in saved:
+                node.meta["val"] = val
         return self
 
     def _run(self):
@@ -77,11 +96,24 @@ class GraphLowering:
         for node in self.gm.graph.nodes:
             if node.op == "placeholder":
                 val = node.meta.get("val")
+                if isinstance(val, int) and not isinstance(val, bool) and position is not None:
+                    # a size passed as an argument (a SymInt input): its symbol is read from the argument
+                    for sym in symbols_of(val):
+                        if val == SymSize.make({(sym,): 1}, 0):
+                            self.symbols.setdefault(sym, f"args[{position}]")
+                    self.int_inputs.append(position)
+                    self.env[node] = val
+                    position += 1
+                    continue
                 if not isinstance(val, Tensor):
                     raise UnsupportedGraph(f"graph input {node.name} is not a tensor ({type(val).__name__})")
                 # a non-dense example (an expanded tangent) is compiled as contiguous: the wrapper copies
                 # any input whose strides differ from the compiled ones
                 buf = InputBuffer(f"arg{position}", _dense_layout(val), position=position)
+                for d, sz in enumerate(val._size):
+                    if isinstance(sz, SymSize) and len(sz.terms) == 1 and sz.terms[0][1] == 1 and \
+                            len(sz.terms[0][0]) == 1:
+                        self.symbols.setdefault(sz.terms[0][0][0], f"arg{position}._size[{d}]")
                 self.inputs.append(buf)
                 self.env[node] = buf.view()
                 position += 1
@@ -94,6 +126,10 @@ class GraphLowering:
                 self.constants.append(buf)
                 self.env[node] = buf.view()
             elif node.op == "call_function":
+                val = node.meta.get("val")
+                if (isinstance(val, int) and not isinstance(val, bool)) or isinstance(val, SymFloatSize):
+                    self.env[node] = val          # size arithmetic (sym_size, mul, ...): its value, symbolic
+                    continue
                 value = self._call(node)
                 if isinstance(value, Pointwise) and users.get(node, 0) > 1:
                     cost = ir.count_ops(value)
@@ -103,6 +139,7 @@ class GraphLowering:
                     value = self.realize(value)
                 self.env[node] = value
             elif node.op == "output":
+                self._write_mutations()
                 self._outputs(node)
             else:
                 raise UnsupportedGraph(f"fx node kind {node.op}")
@@ -110,6 +147,16 @@ class GraphLowering:
     def _call(self, node):
         target = node.target
         schema = getattr(target, "_schema", None)
+        if str(target) == "aten.copy_.default" and node.args[0].op == "placeholder":
+            # an input updated in place (AOT's keep_inference_input_mutations: an optimizer step): the generated
+            # kernel writes the new value into the input's own storage, after every read of the old one
+            dst = self.env[node.args[0]]
+            value = _map_args(node.args[1], self.env)
+            if tuple(value.get_size()) != dst.layout.size:
+                from .lowering import expand
+                value = expand(value, dst.layout.size)
+            self.mutations.append((dst.buffer, value))
+            return value
         if schema is not None and schema.is_mutable():
             raise UnsupportedGraph(f"{target} mutates its input")
         args = _map_args(node.args, self.env)
@@ -150,6 +197,41 @@ class GraphLowering:
             return tuple(outs)
         raise UnsupportedGraph(f"{target} returns {type(val).__name__}")
 
+    def _write_mutations(self):
+        """A ComputedBuffer per mutated input, stored in the input's storage (`mutated_input`). A write whose value
+        reads another mutated input must run before that input's write: writes are created in that order (the
+        scheduler keeps creation order inside a fused kernel); if they read each other's inputs in a cycle, every
+        value is computed into a buffer of its own first."""
+        if not self.mutations:
+            return
+        targets = {b.name for b, _ in self.mutations}
+        reads = []
+        for _, value in self.mutations:
+            h = ir.ReadRecorder()
+            with set_ops_handler(h):
+                value.make_loader()([Index.var(f"_m{i}") for i in range(len(value.get_size()))])
+            reads.append({n for n, _ in h.reads} & targets)
+        order, done = [], set()
+        pending = list(range(len(self.mutations)))
+        while pending:
+            # i is ready when no other pending write still has to read i's input (its old value)
+            ready = [i for i in pending if not any(self.mutations[i][0].name in reads[j]
+                                                   for j in pending if j != i)]
+            if not ready:          # a cycle: compute every value first, then copy
+                self.mutations = [(b, self.realize(v)) for b, v in self.mutations]
+                order = list(range(len(self.mutations)))
+                break
+            for i in ready:
+                order.append(i)
+                done.add(i)
+            pending = [i for i in pending if i not in done]
+        for i in order:
+            dst, value = self.mutations[i]
+            buf = ComputedBuffer(self.new_name(), dst.layout, Pointwise(dst.layout.size, dst.dtype,
+                                                                        _cast_loader(value, dst.dtype)))
+            buf.mutated_input = dst.name
+            self.buffers.append(buf)
+
     def _outputs(self, node):
         (vals,) = node.args
         if not isinstance(vals, (tuple, list)):
@@ -176,6 +258,11 @@ class GraphLowering:
 
     def computed_buffers(self):
         return [b for b in self.buffers if isinstance(b, ComputedBuffer)]
+
+
+def _cast_loader(value, dtype):
+    from .lowering import loader
+    return loader(value, tuple(value.get_size()), dtype)
 
 
 def _attr(gm, target):
@@ -233,7 +320,8 @@ def _fill_missing_meta(gm):
     mode = next((n.meta["val"].fake_mode for n in gm.graph.nodes
                  if getattr(n.meta.get("val"), "fake_mode", None) is not None), None)
     mode = mode or FakeTensorMode(allow_non_fake_inputs=True)
-    with mode:
+    import ember
+    with mode, ember.no_grad():           # shapes only (an in-place copy_ into a parameter is fine here)
         for n in gm.graph.nodes:
             if n.op != "call_function" or "val" in n.meta:
                 continue
@@ -253,3 +341,92 @@ def _map_meta(a):
     if isinstance(a, dict):
         return {k: _map_meta(v) for k, v in a.items()}
     return a
+
+
+# ---------------------------------------------------------------------------- dynamic shapes
+def is_symbolic_graph(gm):
+    """True if a placeholder of gm has a symbolic size or is a symbolic int."""
+    from ember._core.symint import SymInt
+    for n in gm.graph.nodes:
+        if n.op != "placeholder":
+            continue
+        v = n.meta.get("val")
+        if v.__class__ is SymInt or (isinstance(v, Tensor) and any(s.__class__ is SymInt for s in v._size)):
+            return True
+    return False
+
+
+def shape_env_of(gm):
+    from ember._core.symint import SymInt
+    for n in gm.graph.nodes:
+        v = n.meta.get("val")
+        if v.__class__ is SymInt:
+            return v.node.shape_env
+        if isinstance(v, Tensor):
+            for s in v._size:
+                if s.__class__ is SymInt:
+                    return s.node.shape_env
+    return None
+
+
+def default_size_hints(gm):
+    env = shape_env_of(gm)
+    return {} if env is None else {s.name: int(v) for s, v in env.var_to_val.items()}
+
+
+def _symbolic_vals(gm, hints, concrete):
+    """Replace the fake values of a dynamic-shape graph's nodes by copies whose sizes, strides and ints are
+    SymSizes (or, `concrete`, plain ints at `hints`); returns [(node, original value)] to restore."""
+    env = shape_env_of(gm)
+    if env is None:
+        return []
+    from ember._core.symint import SymFloat, SymInt
+    if hints is None:
+        hints = default_size_hints(gm)
+    from . import sizevars
+    sizevars.HINTS.clear()
+    sizevars.HINTS.update(hints)
+    memo = {}
+
+    def size(s):
+        if s.__class__ is not SymInt:
+            return s
+        expr = env._simplify(s.node.expr)
+        key = expr
+        r = memo.get(key)
+        if r is None:
+            r = memo[key] = value_at(expr, hints) if concrete else from_sympy(expr, hints)
+        return r
+
+    def conv(v):
+        if v.__class__ is SymInt:
+            return size(v)
+        if v.__class__ is SymFloat:
+            expr = env._simplify(v.node.expr)
+            if concrete:
+                return float(expr.xreplace({s: int(hints[s.name]) for s in expr.free_symbols}))
+            return float_from_sympy(expr, hints)
+        if isinstance(v, Tensor):
+            if not any(s.__class__ is SymInt for s in v._size) and \
+                    not any(s.__class__ is SymInt for s in (v._stride or ())):
+                return v
+            c = object.__new__(type(v))
+            c.__dict__.update(v.__dict__)
+            c._size = tuple(size(s) for s in v._size)
+            c._stride = tuple(size(s) for s in v._stride)
+            if getattr(v, "_offset", 0).__class__ is SymInt:
+                c._offset = size(v._offset)
+            return c
+        if isinstance(v, (tuple, list)):
+            return type(v)(conv(x) for x in v)
+        return v
+
+    saved = []
+    for node in gm.graph.nodes:
+        if "val" in node.meta:
+            old = node.meta["val"]
+            new = conv(old)
+            if new is not old:
+                saved.append((node, old))
+                node.meta["val"] = new
+    return saved

@@ -2,8 +2,9 @@
 
 Every index in ember's loop IR is affine: `const + sum(coeff * var)`, where a var is a loop variable
 (`x0` for an outer loop, `y3_0` for the inner loop of kernel section 3) or, for an indirect load (embedding,
-gather), the C temporary holding a loaded index (`tmp7`, an *opaque* var). Shapes are static, so sizes and
-strides are plain ints and views compose as affine maps: no sympy is needed. A reshape that cannot be written
+gather), the C temporary holding a loaded index (`tmp7`, an *opaque* var). Sizes and strides are ints, or
+`sizevars.SymSize` ints that also carry a polynomial over size symbols (dynamic shapes): coefficients and
+constants may then be symbolic, and they print as C expressions of the symbols. Views compose as affine maps. A reshape that cannot be written
 as an affine map of its input's layout (it would need `//` and `%`) realizes its input into a contiguous
 buffer first (see `ir.view`).
 """
@@ -14,7 +15,7 @@ class Index:
 
     def __init__(self, terms=None, const=0):
         self.terms = {k: c for k, c in terms.items() if c} if terms else {}
-        self.const = const if type(const) is int else int(const)
+        self.const = const if isinstance(const, int) else int(const)    # int, or a SymSize (sizevars.py)
 
     @staticmethod
     def var(name):
@@ -80,7 +81,10 @@ class Index:
         """The C expression (int64 arithmetic)."""
         parts = []
         for v, c in self.terms.items():
-            parts.append(v if c == 1 else f"{c}*{v}" if c > 0 else f"({c})*{v}")
+            if type(c) is not int:             # a symbolic coefficient (a SymSize prints as a C expression)
+                parts.append(f"{c}*{v}")
+            else:
+                parts.append(v if c == 1 else f"{c}*{v}" if c > 0 else f"({c})*{v}")
         if self.const or not parts:
             parts.append(str(self.const))
         return " + ".join(parts)
@@ -95,12 +99,12 @@ def contiguous_strides(size):
     strides, acc = [], 1
     for s in reversed(size):
         strides.append(acc)
-        acc *= max(int(s), 1)
+        acc = acc * s if s != 0 else acc          # (a symbolic size stays symbolic)
     return tuple(reversed(strides))
 
 
 def prod(xs):
     p = 1
     for x in xs:
-        p *= int(x)
+        p = p * x
     return p

@@ -12,7 +12,9 @@
 - Buffers (the things that get memory; nodes of the scheduler):
   * `InputBuffer`: a graph input (or a constant tensor of the GraphModule).
   * `ComputedBuffer`: a realized `Pointwise` or a `Reduction` (sum, prod, max, min, argmax, argmin, any,
-    all over `reduction_size`, the inner function taking `(index, reduction_index)`).
+    all over `reduction_size`, the inner function taking `(index, reduction_index)`), or a `Scatter` (stores at
+    computed positions: scatter, index_put, the pool backwards) or a `Scan` (cumsum, cumprod), which are
+    serial kernels of their own.
   * `ExternKernel` (+ `MultiOutput` for each tensor of a tuple result): an eager aten op called from the
     wrapper: mm/addmm/bmm (numpy BLAS), convolution, ember's fused attention, and the fallback for every op
     without a lowering (`lowering.FALLBACK_REASONS` says why each known one falls back).
@@ -25,13 +27,18 @@ from .index import Index, contiguous_strides, prod
 from .virtualized import BINARY_OPS, UNARY_OPS, ops, set_ops_handler
 
 
+def _sz(s):
+    """A size or stride as an int, keeping a symbolic size (sizevars.SymSize, an int) symbolic."""
+    return s if isinstance(s, int) else int(s)
+
+
 class Layout:
     __slots__ = ("size", "stride", "offset", "dtype")
 
     def __init__(self, size, stride, offset, dtype):
-        self.size = tuple(int(s) for s in size)
-        self.stride = tuple(int(s) for s in stride)
-        self.offset = int(offset)
+        self.size = tuple(_sz(s) for s in size)
+        self.stride = tuple(_sz(s) for s in stride)
+        self.offset = _sz(offset)
         self.dtype = dtype
 
     @staticmethod
@@ -51,7 +58,7 @@ class Layout:
                 for v, c in i.terms.items():
                     terms[v] = terms.get(v, 0) + c * st
             else:
-                const += int(i) * st
+                const += _sz(i) * st
         return Index(terms, const)
 
     def numel(self):
@@ -86,7 +93,7 @@ class IRNode:
 
 class Pointwise(IRNode):
     def __init__(self, size, dtype, inner_fn):
-        self.size = tuple(int(s) for s in size)
+        self.size = tuple(_sz(s) for s in size)
         self.dtype = dtype
         self.inner_fn = inner_fn
 
@@ -151,15 +158,48 @@ class Reduction:
     def __init__(self, size, reduction_size, reduction_type, inner_fn, src_dtype):
         if reduction_type not in self.TYPES:
             raise NotImplementedError(f"ember._inductor: reduction type {reduction_type!r}")
-        self.size = tuple(int(s) for s in size)
-        self.reduction_size = tuple(int(s) for s in reduction_size)
+        self.size = tuple(_sz(s) for s in size)
+        self.reduction_size = tuple(_sz(s) for s in reduction_size)
         self.reduction_type = reduction_type
         self.inner_fn = inner_fn
         self.src_dtype = src_dtype
 
 
+class Scatter:
+    """The body of a buffer written at computed positions (scatter, scatter_add, index_put, index_add, the pool
+    backwards): out[i] = init[i] for every i, then for each index of `size` *in order*: if mask,
+    out[flat] = value (or out[flat] += value when `accumulate`), with `inner_fn(index)` returning
+    (flat, value, mask or None), `flat` an Index into the output's contiguous layout (opaque vars allowed).
+    The stores conflict, so the kernel is one serial loop nest and is never fused."""
+
+    def __init__(self, size, init, inner_fn, accumulate):
+        self.size = tuple(int(s) for s in size)
+        self.init = init                # an IR value (Pointwise / BufferView) of the output's size and dtype
+        self.inner_fn = inner_fn
+        self.accumulate = accumulate
+
+
+class Scan:
+    """The body of a prefix scan (cumsum, cumprod) along `dim`: out[.., j, ..] = out[.., j-1, ..] (+ or *)
+    inner_fn(index at j), out[.., 0, ..] = inner_fn(index at 0); combined in the output dtype (eager's numpy
+    scans accumulate in it too). Never fused: one kernel whose scan loop sits outside the dims after `dim`
+    (which vectorise)."""
+    TYPES = ("sum", "prod")
+
+    def __init__(self, size, dim, scan_type, inner_fn):
+        if scan_type not in self.TYPES:
+            raise NotImplementedError(f"ember._inductor: scan type {scan_type!r}")
+        self.size = tuple(int(s) for s in size)
+        self.dim = dim
+        self.scan_type = scan_type
+        self.inner_fn = inner_fn
+
+
 class ComputedBuffer(Buffer):
-    """A buffer computed by generated code: `data` is a Pointwise or a Reduction."""
+    """A buffer computed by generated code: `data` is a Pointwise, a Reduction, or a Scatter / Scan (`is_serial`:
+    its own kernel, no outer loops shared with anything). `mutated_input` names the graph input whose storage
+    it is written into (an in-place update kept in place), else None."""
+    mutated_input = None
 
     def __init__(self, name, layout, data):
         super().__init__(name, layout)
@@ -168,7 +208,12 @@ class ComputedBuffer(Buffer):
     def is_reduction(self):
         return isinstance(self.data, Reduction)
 
+    def is_serial(self):
+        return isinstance(self.data, (Scatter, Scan))
+
     def ranges(self):
+        if self.is_serial():
+            return ()
         return self.data.size
 
     def reduction_ranges(self):
@@ -223,7 +268,7 @@ def make_loader(x):
 def remap(x, new_size, reindex):
     """x seen through an index map: new[index] = x[reindex(index)]. On a buffer view the map is folded into
     a new layout (always affine); on a Pointwise it wraps the inner function."""
-    new_size = tuple(int(s) for s in new_size)
+    new_size = tuple(_sz(s) for s in new_size)
     if isinstance(x, BufferView):
         vars_ = [Index.var(f"_d{i}") for i in range(len(new_size))]
         flat = x.layout.flat(reindex(vars_))
@@ -333,7 +378,13 @@ def body_reads(buf, index, rindex=None):
     """The (name, Index) loads of a computed buffer's body at the given loop indices."""
     h = ReadRecorder()
     with set_ops_handler(h):
-        if buf.is_reduction():
+        if isinstance(buf.data, Scatter):
+            n = len(buf.data.size)
+            buf.data.init.make_loader()([Index.var(f"_o{i}") for i in range(len(buf.layout.size))])
+            buf.data.inner_fn([Index.var(f"_s{i}") for i in range(n)])
+        elif isinstance(buf.data, Scan):
+            buf.data.inner_fn([Index.var(f"_s{i}") for i in range(len(buf.data.size))])
+        elif buf.is_reduction():
             buf.data.inner_fn(index, rindex)
         else:
             buf.data.inner_fn(index)

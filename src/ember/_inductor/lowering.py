@@ -20,7 +20,7 @@ from ember._ops import ops as _ops
 
 from .codegen.cpp import compute_dtype
 from .index import Index, contiguous_strides, prod
-from .ir import BufferView, Layout, Pointwise, Reduction, remap, view_strides
+from .ir import BufferView, Layout, Pointwise, Reduction, Scan, Scatter, remap, view_strides
 from .virtualized import ops
 
 aten = _ops.aten
@@ -35,20 +35,151 @@ EXTERN_OPS = {
     "aten._scaled_dot_product_attention_math.default": "ember's fused attention kernel",
     "aten.scaled_dot_product_attention.default": "ember's fused attention kernel",
 }
+_LAPACK = "LAPACK factorisation/solve: eager's numpy.linalg kernel, by design"
+_SORTING = "sorting / searching / histogram: not a loop nest, eager's kernel by design"
+_MATMUL = "matmul family not routed to the BLAS externs yet (eager's kernel)"
+_WINDOW = "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)"
+_SPECIAL = "special function with no vectorisable C yet (eager's kernel)"
+_SCAN = "scan with an index or log-sum-exp combine: not lowered (cumsum/cumprod are)"
+_INDEXING = "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)"
+_LOSS = "loss without a lowering or decomposition yet (eager's kernel)"
+_OTHER = "pointwise / reduction not lowered yet (eager's kernel)"
+_RANDOM = "random: eager's generator stream (extern by design)"
 FALLBACK_REASONS = {
-    "aten.embedding_dense_backward.default": "a scatter-add (several rows add into one): no atomic-free loop yet",
-    "aten.index_put.default": "a scatter: no lowering for stores at data-dependent indices",
-    "aten.scatter_add.default": "a scatter: no lowering for stores at data-dependent indices",
-    "aten.max_pool2d_with_indices_backward.default": "a scatter into the input window",
-    "aten.avg_pool2d_backward.default": "a scatter into the input windows",
-    "aten.native_batch_norm.default": "updates running statistics in place (a mutation inside the op)",
-    "aten.native_batch_norm_backward.default": "follows native_batch_norm",
-    "aten.sort.default": "sorting is not a loop nest", "aten.topk.default": "sorting is not a loop nest",
-    "aten.cumsum.default": "a scan (no scan IR yet)",
-    "aten.bernoulli.default": "random numbers come from ember's generator (eager's stream)",
-    "aten.native_dropout.default": "random numbers come from ember's generator (eager's stream)",
-    "aten.rand.default": "random numbers come from ember's generator",
-    "aten.randn.default": "random numbers come from ember's generator",
+    "aten._adaptive_avg_pool2d.default": _WINDOW,
+    "aten._adaptive_avg_pool2d_backward.default": _WINDOW,
+    "aten._adaptive_avg_pool3d.default": _WINDOW,
+    "aten._adaptive_avg_pool3d_backward.default": _WINDOW,
+    "aten._cdist_forward.default": _MATMUL,
+    "aten._ctc_loss.default": _LOSS,
+    "aten._ctc_loss_backward.default": _LOSS,
+    "aten._embedding_bag.default": _INDEXING,
+    "aten._linalg_eigh.default": _LAPACK,
+    "aten._linalg_svd.default": _LAPACK,
+    "aten._scaled_dot_product_flash_attention_for_cpu_backward.default": "ember's fused attention backward (extern)",
+    "aten._upsample_bicubic2d_aa.default": _WINDOW,
+    "aten._upsample_bicubic2d_aa_backward.default": _WINDOW,
+    "aten._upsample_bilinear2d_aa.default": _WINDOW,
+    "aten._upsample_bilinear2d_aa_backward.default": _WINDOW,
+    "aten._upsample_lanczos2d_aa.default": _WINDOW,
+    "aten._upsample_lanczos2d_aa_backward.default": _WINDOW,
+    "aten.adaptive_max_pool2d.default": _WINDOW,
+    "aten.adaptive_max_pool3d.default": _WINDOW,
+    "aten.adaptive_max_pool3d_backward.default": _WINDOW,
+    "aten.addbmm.default": _MATMUL,
+    "aten.addmv.default": _MATMUL,
+    "aten.addr.default": _MATMUL,
+    "aten.argsort.default": _SORTING,
+    "aten.argsort.stable": _SORTING,
+    "aten.as_strided_scatter.default": _INDEXING,
+    "aten.avg_pool3d.default": _WINDOW,
+    "aten.avg_pool3d_backward.default": _WINDOW,
+    "aten.baddbmm.default": _MATMUL,
+    "aten.binary_cross_entropy_with_logits.default": _LOSS,
+    "aten.block_diag.default": _MATMUL,
+    "aten.bucketize.Tensor": _SORTING,
+    "aten.cholesky_inverse.default": _LAPACK,
+    "aten.cholesky_solve.default": _LAPACK,
+    "aten.count_nonzero.default": _INDEXING,
+    "aten.cummax.default": _SCAN,
+    "aten.cummin.default": _SCAN,
+    "aten.diag_embed.default": _OTHER,
+    "aten.digamma.default": _SPECIAL,
+    "aten.erfinv.default": _SPECIAL,
+    "aten.eye.default": _INDEXING,
+    "aten.eye.m": _INDEXING,
+    "aten.grid_sampler_2d.default": _WINDOW,
+    "aten.hardshrink.default": _OTHER,
+    "aten.histc.default": _SORTING,
+    "aten.i0.default": _SPECIAL,
+    "aten.index_copy.default": _INDEXING,
+    "aten.index_fill.int_Scalar": _INDEXING,
+    "aten.index_reduce.default": _INDEXING,
+    "aten.isin.Tensor_Tensor": _SORTING,
+    "aten.isneginf.default": _OTHER,
+    "aten.isposinf.default": _OTHER,
+    "aten.kl_div.default": _LOSS,
+    "aten.kthvalue.default": _SORTING,
+    "aten.linalg_cholesky_ex.default": _LAPACK,
+    "aten.linalg_cross.default": _LAPACK,
+    "aten.linalg_det.default": _LAPACK,
+    "aten.linalg_inv_ex.default": _LAPACK,
+    "aten.linalg_lstsq.default": _LAPACK,
+    "aten.linalg_lu.default": _LAPACK,
+    "aten.linalg_lu_factor_ex.default": _LAPACK,
+    "aten.linalg_lu_solve.default": _LAPACK,
+    "aten.linalg_matrix_exp.default": _LAPACK,
+    "aten.linalg_matrix_norm.str_ord": _LAPACK,
+    "aten.linalg_matrix_rank.atol_rtol_float": _LAPACK,
+    "aten.linalg_pinv.atol_rtol_float": _LAPACK,
+    "aten.linalg_qr.default": _LAPACK,
+    "aten.linalg_slogdet.default": _LAPACK,
+    "aten.linalg_solve_ex.default": _LAPACK,
+    "aten.linalg_vector_norm.default": _LAPACK,
+    "aten.log_sigmoid.default": _OTHER,
+    "aten.logcumsumexp.default": _SCAN,
+    "aten.logit.default": _OTHER,
+    "aten.lu_unpack.default": _LAPACK,
+    "aten.max_pool1d_with_indices.default": _WINDOW,
+    "aten.max_pool3d_with_indices.default": _WINDOW,
+    "aten.max_pool3d_with_indices_backward.default": _WINDOW,
+    "aten.max_unpool2d.default": _WINDOW,
+    "aten.median.dim": _SORTING,
+    "aten.msort.default": _SORTING,
+    "aten.multi_margin_loss.default": _LOSS,
+    "aten.multi_margin_loss_backward.default": _LOSS,
+    "aten.multilabel_margin_loss_backward.default": _LOSS,
+    "aten.multilabel_margin_loss_forward.default": _LOSS,
+    "aten.mvlgamma.default": _SPECIAL,
+    "aten.nan_to_num.default": _OTHER,
+    "aten.nanmedian.dim": _SORTING,
+    "aten.narrow_copy.default": _INDEXING,
+    "aten.native_batch_norm.default": 'updates running statistics in place (a mutation inside the op)',
+    "aten.native_batch_norm_backward.default": 'follows native_batch_norm',
+    "aten.new_empty_strided.default": _INDEXING,
+    "aten.norm.Scalar": _OTHER,
+    "aten.norm.ScalarOpt_dim": _OTHER,
+    "aten.polygamma.default": _SPECIAL,
+    "aten.put.default": _INDEXING,
+    "aten.reflection_pad1d.default": _WINDOW,
+    "aten.reflection_pad3d.default": _WINDOW,
+    "aten.repeat.default": _INDEXING,
+    "aten.replication_pad1d.default": _WINDOW,
+    "aten.replication_pad3d.default": _WINDOW,
+    "aten.roll.default": _INDEXING,
+    "aten.round.decimals": _OTHER,
+    "aten.scatter.reduce": "scatter with reduce='add'/'multiply' (the src/value overloads are lowered)",
+    "aten.scatter.value_reduce": "scatter with reduce='add'/'multiply' (the src/value overloads are lowered)",
+    "aten.scatter_reduce.two": "scatter_reduce (sum/prod/mean/amax/amin with include_self): not lowered yet",
+    "aten.searchsorted.Tensor": _SORTING,
+    "aten.sinc.default": _OTHER,
+    "aten.sort.default": _SORTING,
+    "aten.sort.stable": _SORTING,
+    "aten.special_erfcx.default": _SPECIAL,
+    "aten.special_i0e.default": _SPECIAL,
+    "aten.special_i1.default": _SPECIAL,
+    "aten.special_i1e.default": _SPECIAL,
+    "aten.special_log_ndtr.default": _SPECIAL,
+    "aten.special_ndtri.default": _SPECIAL,
+    "aten.std_mean.correction": _OTHER,
+    "aten.take.default": _INDEXING,
+    "aten.topk.default": _SORTING,
+    "aten.trace.default": _MATMUL,
+    "aten.unfold.default": _INDEXING,
+    "aten.upsample_linear1d.vec": _WINDOW,
+    "aten.vdot.default": _MATMUL,
+    # Random numbers: extern calls to eager's kernels, by decision. They draw from ember's global generator in
+    # the order eager does, so a compiled function gives eager's numbers for a seed (dropout masks included) and
+    # ember.manual_seed / get_rng_state keep working; generated Philox code would need its own stream.
+    "aten.bernoulli.default": _RANDOM,
+    "aten.bernoulli.p": _RANDOM,
+    "aten.native_dropout.default": _RANDOM,
+    "aten.rand.default": _RANDOM,
+    "aten.randn.default": _RANDOM,
+    "aten.rand_like.default": _RANDOM,
+    "aten.randn_like.default": _RANDOM,
+    "aten.randint.low": _RANDOM,
+    "aten.normal.Tensor_float": _RANDOM,
 }
 
 
@@ -1030,3 +1161,435 @@ def _avg_pool2d(node, x, kernel_size, stride=(), padding=0, ceil_mode=False, cou
             div = ops.to_dtype(ops.mul(fh, fw) if count_include_pad else ops.mul(ch, cw), cdt)
         return ops.to_dtype(ops.truediv(ld(index), div), dt)
     return Pointwise(out_size, dt, inner)
+
+
+# ---------------------------------------------------------------------------- gathers, scatters and scans
+def _contig_flat(size, index):
+    """The Index of `index` in a contiguous buffer of `size`."""
+    flat = Index()
+    for i, n, st in zip(index, size, contiguous_strides(size)):
+        if n != 1:
+            flat = flat + Index.wrap(i) * st
+    return flat
+
+
+def _need_dims(x, what):
+    if not x.get_size():
+        raise NotImplementedError(f"ember._inductor: {what} of a 0-dim tensor (falls back)")
+
+
+@register_lowering(*_overloads("gather", "default"))
+def _gather(node, x, dim, index, sparse_grad=False):
+    """out[.., i, ..] = x[.., index[.., i, ..], ..]: a load at an indirect index (checked like eager's)."""
+    _need_dims(x, "gather")
+    out = _val(node)
+    dim %= len(x.get_size())
+    xl, il, n = x.make_loader(), index.make_loader(), x.get_size()[dim]
+
+    def inner(idx):
+        sub = list(idx)
+        sub[dim] = ops.indirect_indexing(il(idx), n)
+        return xl(sub)
+    return Pointwise(tuple(out.shape), out.dtype, inner)
+
+
+@register_lowering(*_overloads("index_select", "default"))
+def _index_select(node, x, dim, index):
+    _need_dims(x, "index_select")
+    if len(index.get_size()) > 1:
+        raise NotImplementedError("ember._inductor: index_select with a multi-dim index (falls back)")
+    out = _val(node)
+    dim %= len(x.get_size())
+    xl, il, n = x.make_loader(), index.make_loader(), x.get_size()[dim]
+    one = len(index.get_size()) == 1
+
+    def inner(idx):
+        sub = list(idx)
+        sub[dim] = ops.indirect_indexing(il([idx[dim]] if one else []), n)
+        return xl(sub)
+    return Pointwise(tuple(out.shape), out.dtype, inner)
+
+
+def _scatter_into(node, x, index_space, inner, accumulate):
+    """A Scatter buffer of the node's result: x (broadcast, cast) first, then inner's stores."""
+    out = _val(node)
+    size = tuple(out.shape)
+    init = Pointwise(size, out.dtype, loader(x, size, out.dtype))
+    return _graph().add_serial(Scatter(index_space, init, inner, accumulate), out.dtype)
+
+
+def _scatter_lowering(node, x, dim, index, src, accumulate):
+    _need_dims(x, "scatter")
+    out = _val(node)
+    size = tuple(out.shape)
+    dim %= len(size)
+    il = index.make_loader()
+    sl = loader(src, src.get_size(), out.dtype) if _is_ir(src) else (lambda idx: ops.constant(src, out.dtype))
+
+    def inner(idx):
+        full = list(idx)
+        full[dim] = ops.indirect_indexing(il(idx), size[dim])
+        return _contig_flat(size, full), sl(idx), None
+    return _scatter_into(node, x, index.get_size(), inner, accumulate)
+
+
+@register_lowering(*_overloads("scatter", "src", "value"))
+def _scatter(node, x, dim, index, src):
+    return _scatter_lowering(node, x, dim, index, src, False)
+
+
+@register_lowering(*_overloads("scatter_add", "default"))
+def _scatter_add(node, x, dim, index, src):
+    return _scatter_lowering(node, x, dim, index, src, True)
+
+
+@register_lowering(*_overloads("index_add", "default"))
+def _index_add(node, x, dim, index, source, alpha=1):
+    _need_dims(x, "index_add")
+    out = _val(node)
+    size = tuple(out.shape)
+    dim %= len(size)
+    il = index.make_loader()
+    one = len(index.get_size()) == 1
+    sl = loader(source, source.get_size(), out.dtype)
+
+    def inner(idx):
+        full = list(idx)
+        full[dim] = ops.indirect_indexing(il([idx[dim]] if one else []), size[dim])
+        v = sl(idx)
+        if alpha != 1:
+            v = ops.mul(v, ops.constant(alpha, out.dtype))
+        return _contig_flat(size, full), v, None
+    return _scatter_into(node, x, source.get_size() if source.get_size() else (1,), inner, True)
+
+
+def _leading_indices(indices):
+    """(the index tensors, their broadcast size B) of integer index tensors on the leading dims (trailing Nones
+    dropped); NotImplementedError otherwise (a None between them, boolean masks: those fall back)."""
+    indices = list(indices)
+    while indices and indices[-1] is None:
+        indices.pop()
+    if not indices or any(not _is_ir(i) for i in indices):
+        raise NotImplementedError("ember._inductor: advanced indexing with None between index tensors (falls back)")
+    if any(i.get_dtype().name not in ("int64", "int32") for i in indices):
+        raise NotImplementedError("ember._inductor: advanced indexing with boolean indices (falls back)")
+    b = ()
+    for i in indices:
+        s = tuple(i.get_size())
+        b = (1,) * (len(s) - len(b)) + b if len(s) > len(b) else b
+        s = (1,) * (len(b) - len(s)) + s
+        b = tuple(max(p, q) for p, q in zip(b, s))
+    return indices, b
+
+
+@register_lowering(*_overloads("index", "Tensor"))
+def _index(node, x, indices):
+    """x[i0, i1, ..] with integer index tensors on the leading dims: a gather over B + the remaining dims."""
+    out = _val(node)
+    size = tuple(x.get_size())
+    indices, b = _leading_indices(indices)
+    loaders = [loader(i, b, _dt.int64) for i in indices]
+    xl = x.make_loader()
+
+    def inner(idx):
+        bidx = idx[:len(b)]
+        full = [ops.indirect_indexing(ld(bidx), size[d]) for d, ld in enumerate(loaders)] + list(idx[len(b):])
+        return xl(full)
+    return Pointwise(tuple(out.shape), out.dtype, inner)
+
+
+@register_lowering(*_overloads("index_put", "default"))
+def _index_put(node, x, indices, values, accumulate=False):
+    """x[i0, i1, ..] = values (or +=): integer index tensors on the leading dims, broadcast together to B; the
+    stores run over B + the remaining dims in order (the last of duplicate positions wins, as eager's)."""
+    out = _val(node)
+    size = tuple(out.shape)
+    indices, b = _leading_indices(indices)
+    k = len(indices)
+    space = b + size[k:]
+    loaders = [loader(i, b, _dt.int64) for i in indices]
+    vl = loader(values, space, out.dtype)
+
+    def inner(idx):
+        bidx = idx[:len(b)]
+        full = [ops.indirect_indexing(ld(bidx), size[d]) for d, ld in enumerate(loaders)] + list(idx[len(b):])
+        return _contig_flat(size, full), vl(idx), None
+    return _scatter_into(node, x, space if space else (1,), inner, accumulate)
+
+
+@register_lowering(*_overloads("slice_scatter", "default"))
+def _slice_scatter(node, x, src, dim=0, start=None, end=None, step=1):
+    out = _val(node)
+    size = tuple(out.shape)
+    dim %= len(size)
+    n = size[dim]
+    start = 0 if start is None else start
+    end = n if end is None else min(end, n)
+    start, end = start + n if start < 0 else start, end + n if end < 0 else end
+    start, end = max(0, min(start, n)), max(0, min(end, n))
+    if step != 1:
+        raise NotImplementedError("ember._inductor: slice_scatter with a step (falls back)")
+    xl, sl = loader(x, size, out.dtype), loader(src, src.get_size(), out.dtype)
+
+    def inner(idx):
+        i = ops.index_expr(idx[dim], _dt.int64)
+        inside = ops.logical_and(ops.ge(i, ops.constant(start, _dt.int64)), ops.lt(i, ops.constant(end, _dt.int64)))
+        sub = list(idx)
+        sub[dim] = idx[dim] - start
+        v = ops.masked(inside, lambda: sl(sub), 0)
+        return ops.where(inside, v, xl(idx))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("select_scatter", "default"))
+def _select_scatter(node, x, src, dim, index):
+    out = _val(node)
+    size = tuple(out.shape)
+    dim %= len(size)
+    index = index + size[dim] if index < 0 else index
+    xl, sl = loader(x, size, out.dtype), loader(src, src.get_size(), out.dtype)
+
+    def inner(idx):
+        hit = ops.eq(ops.index_expr(idx[dim], _dt.int64), ops.constant(index, _dt.int64))
+        v = ops.masked(hit, lambda: sl(list(idx[:dim]) + list(idx[dim + 1:])), 0)
+        return ops.where(hit, v, xl(idx))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("max_pool2d_with_indices_backward", "default"))
+def _max_pool2d_backward(node, grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """grad_input = 0, then grad_input[n, c, indices[n, c, oh, ow]] += grad[n, c, oh, ow] (the flat index of the
+    argmax in the input plane, as the forward stored it)."""
+    out = _val(node)
+    size = tuple(out.shape)
+    plane = size[-2] * size[-1]
+    gl = loader(grad, grad.get_size(), out.dtype)
+    il = indices.make_loader()
+
+    def inner(idx):
+        pos = ops.indirect_indexing(il(idx), plane)
+        lead = _contig_flat(size[:-2], idx[:-2]) * plane if len(size) > 2 else Index()
+        return lead + pos, gl(idx), None
+    return _scatter_into(node, _full_value(size, out.dtype, 0), grad.get_size(), inner, True)
+
+
+@register_lowering(*_overloads("avg_pool2d_backward", "default"))
+def _avg_pool2d_backward(node, grad, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                         divisor_override):
+    """Each output's gradient / its divisor added to every input element of its window (inside the input)."""
+    out = _val(node)
+    size = tuple(out.shape)
+    kernel = _pair(kernel_size)
+    stride = _pair(stride, kernel)
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, _pair(padding)
+    H, W = size[-2], size[-1]
+    dt = out.dtype
+    cdt = compute_dtype(dt)
+    gl = loader(grad, grad.get_size(), dt)
+    nlead = len(size) - 2
+
+    def c(v):
+        return ops.constant(v, _dt.int64)
+
+    def extent(o, s, p, k, n):
+        start = ops.index_expr(o * s - p, _dt.int64)
+        end = ops.minimum(ops.add(start, c(k)), c(n + p))
+        return ops.sub(end, start), ops.sub(ops.minimum(end, c(n)), ops.maximum(start, c(0)))
+
+    def inner(idx):
+        oh, ow, i, j = idx[nlead], idx[nlead + 1], idx[nlead + 2], idx[nlead + 3]
+        h, w = oh * sh - ph + i, ow * sw - pw + j
+        hv, wv = ops.index_expr(h, _dt.int64), ops.index_expr(w, _dt.int64)
+        inside = ops.logical_and(ops.logical_and(ops.ge(hv, c(0)), ops.lt(hv, c(H))),
+                                 ops.logical_and(ops.ge(wv, c(0)), ops.lt(wv, c(W))))
+        if divisor_override:
+            div = ops.constant(divisor_override, cdt)
+        else:
+            fh, ch = extent(oh, sh, ph, kh, H)
+            fw, cw = extent(ow, sw, pw, kw, W)
+            div = ops.to_dtype(ops.mul(fh, fw) if count_include_pad else ops.mul(ch, cw), cdt)
+        v = ops.to_dtype(ops.truediv(gl(idx[:nlead + 2]), div), dt)
+        flat = _contig_flat(size, list(idx[:nlead]) + [h, w])
+        return flat, v, inside
+    space = tuple(grad.get_size()) + (kh, kw)
+    return _scatter_into(node, _full_value(size, dt, 0), space, inner, True)
+
+
+def _scan_lowering(node, x, dim, scan_type):
+    out = _val(node)
+    size = tuple(out.shape)
+    if not size:
+        return _copy(node, x)
+    dim %= len(size)
+    return _graph().add_serial(Scan(size, dim, scan_type, loader(x, size, out.dtype)), out.dtype)
+
+
+@register_lowering(*_overloads("cumsum", "default"))
+def _cumsum(node, x, dim, dtype=None):
+    return _scan_lowering(node, x, dim, "sum")
+
+
+@register_lowering(*_overloads("cumprod", "default"))
+def _cumprod(node, x, dim, dtype=None):
+    return _scan_lowering(node, x, dim, "prod")
+
+
+# ---------------------------------------------------------------------------- more views and pointwise ops
+@register_lowering(*_overloads("flip", "default"))
+def _flip(node, x, dims):
+    size = tuple(x.get_size())
+    dims = {d % len(size) for d in dims} if size else set()
+
+    def reindex(index):
+        return [size[d] - 1 - index[d] if d in dims else index[d] for d in range(len(size))]
+    return remap(x, size, reindex)
+
+
+@register_lowering(*_overloads("diagonal", "default"))
+def _diagonal(node, x, offset=0, dim1=0, dim2=1):
+    """A view: the diagonal's index i reads (i, i + offset) of dims dim1, dim2 (an affine map)."""
+    size = tuple(x.get_size())
+    n = len(size)
+    d1, d2 = dim1 % n, dim2 % n
+    rest = [d for d in range(n) if d not in (d1, d2)]
+
+    def reindex(index):
+        full = [None] * n
+        for j, d in enumerate(rest):
+            full[d] = index[j]
+        i = index[-1]
+        full[d1], full[d2] = (i, i + offset) if offset >= 0 else (i - offset, i)
+        return full
+    return remap(x, tuple(_val(node).shape), reindex)
+
+
+def _tri(node, x, diagonal, lower):
+    out = _val(node)
+    size = tuple(out.shape)
+    ld = loader(x, size, out.dtype)
+
+    def inner(index):
+        r, c = ops.index_expr(index[-2], _dt.int64), ops.index_expr(index[-1], _dt.int64)
+        d = ops.sub(c, r)
+        keep = ops.le(d, ops.constant(diagonal, _dt.int64)) if lower else ops.ge(d, ops.constant(diagonal, _dt.int64))
+        return ops.where(keep, ld(index), ops.constant(0, out.dtype))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("tril", "default"))
+def _tril(node, x, diagonal=0):
+    return _tri(node, x, diagonal, True)
+
+
+@register_lowering(*_overloads("triu", "default"))
+def _triu(node, x, diagonal=0):
+    return _tri(node, x, diagonal, False)
+
+
+@register_lowering(*_overloads("fill", "Scalar"))
+def _fill(node, x, value):
+    return _full(node, value)
+
+
+@register_lowering(*_overloads("new_full", "default"))
+def _new_full(node, x, size, fill_value, **kwargs):
+    return _full(node, fill_value)
+
+
+@register_lowering(*_overloads("fmax", "default"), *_overloads("fmin", "default"))
+def _fmax(node, a, b):
+    """fmax/fmin: the non-NaN operand wins (NaN only when both are)."""
+    pick = ops.gt if "fmax" in str(node.target) else ops.lt
+
+    def fn(x, y):
+        if not _val(node).dtype.is_floating_point:
+            return ops.where(pick(x, y), x, y)
+        return ops.where(ops.isnan(y), x, ops.where(ops.isnan(x), y, ops.where(pick(y, x), y, x)))
+    return make_pointwise(node, fn, [a, b])
+
+
+@register_lowering(*_overloads("frac", "default"))
+def _frac(node, x):
+    return make_pointwise(node, lambda v: ops.sub(v, ops.trunc(v)), [x])
+
+
+@register_lowering(*_overloads("threshold", "default"))
+def _threshold(node, x, threshold, value):
+    dt = _val(node).dtype
+    return make_pointwise(node, lambda v: ops.where(ops.le(v, ops.constant(threshold, dt)), ops.constant(value, dt),
+                                                    v), [x])
+
+
+@register_lowering(*_overloads("xlogy", "Tensor", "Scalar_Other", "Scalar_Self"))
+def _xlogy(node, a, b):
+    """x * log(y), 0 where x == 0 (unless y is NaN), NaN where y is NaN."""
+    dt = _val(node).dtype
+
+    def fn(x, y):
+        zero = ops.constant(0, dt)
+        v = ops.mul(x, ops.log(y))
+        return ops.where(ops.isnan(y), y, ops.where(ops.eq(x, zero), zero, v))
+    return make_pointwise(node, fn, [a, b])
+
+
+@register_lowering(*_overloads("std", "correction"))
+def _std(node, x, dim=None, *, correction=None, keepdim=False):
+    var = _var_parts(node, x, dim, correction, keepdim, _val(node).dtype)[0]
+    ld = var.make_loader()
+    return Pointwise(var.get_size(), var.get_dtype(), lambda index: ops.sqrt(ld(index)))
+
+
+@register_lowering(*_overloads("constant_pad_nd", "default"))
+def _constant_pad_nd(node, x, pad, value=0):
+    """The padded tensor: x where the index falls inside it (negative pads crop), `value` elsewhere."""
+    out = _val(node)
+    size = tuple(out.shape)
+    xs = tuple(x.get_size())
+    n = len(size)
+    ld = loader(x, xs, out.dtype)
+    before = [0] * n
+    for k in range(len(pad) // 2):
+        before[n - 1 - k] = pad[2 * k]
+
+    def inner(index):
+        sub = [index[d] - before[d] for d in range(n)]
+        inside = None
+        for d in range(n):
+            if before[d] == 0 and size[d] <= xs[d]:
+                continue
+            i = ops.index_expr(sub[d], _dt.int64)
+            ok = ops.logical_and(ops.ge(i, ops.constant(0, _dt.int64)), ops.lt(i, ops.constant(xs[d], _dt.int64)))
+            inside = ok if inside is None else ops.logical_and(inside, ok)
+        if inside is None:
+            return ld(sub)
+        v = ops.masked(inside, lambda: ld(sub), 0)
+        return ops.where(inside, v, ops.constant(value, out.dtype))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("diagonal_scatter", "default"))
+def _diagonal_scatter(node, x, src, offset=0, dim1=0, dim2=1):
+    out = _val(node)
+    size = tuple(out.shape)
+    n = len(size)
+    d1, d2 = dim1 % n, dim2 % n
+    rest = [d for d in range(n) if d not in (d1, d2)]
+    xl, sl = loader(x, size, out.dtype), loader(src, src.get_size(), out.dtype)
+    length = src.get_size()[-1] if src.get_size() else 0
+
+    def inner(index):
+        r, c = ops.index_expr(index[d1], _dt.int64), ops.index_expr(index[d2], _dt.int64)
+        on = ops.eq(ops.sub(c, r), ops.constant(offset, _dt.int64))
+        i = index[d1] if offset >= 0 else index[d2]
+        iv = ops.index_expr(i, _dt.int64)
+        on = ops.logical_and(on, ops.lt(iv, ops.constant(length, _dt.int64)))
+        v = ops.masked(on, lambda: sl([index[d] for d in rest] + [i]), 0)
+        return ops.where(on, v, xl(index))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("sgn", "default"))
+def _sgn(node, x):
+    if getattr(x.get_dtype(), "is_complex", False):
+        raise NotImplementedError("ember._inductor: sgn of complex values (falls back)")
+    return make_pointwise(node, ops.sign, [x])

@@ -69,6 +69,7 @@ class FakeTensor(Tensor):
 
     fake_mode = None
     fake_device = CPU
+    _alias_fields = ("fake_mode", "fake_device")   # copied by nn's alias (Parameter(fake), Buffer(fake))
 
     # inside a kernel the tensor is what it really is, a meta tensor (kernels allocate on their inputs' device)
     @property

@@ -12,6 +12,9 @@ import ember as _e
 
 from .._core import dtype as _D
 from .._core.strides import wrap_dim as _wrap_dim
+from ..kernels.common import _tname, resize_out as _resize_out
+from ..kernels.out_rules import (exact as _exact, fft_complex as _fft_complex, fft_real as _fft_real,
+                                 resize_counted as _resize_counted, write_outs as _write_outs)
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
            "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -108,16 +111,24 @@ def _shape_and_dims(x, s, dim):
     return dims, sizes
 
 
-def _out(result, out):
+def _out(result, out, rule, resize=_resize_out):
+    """torch's fft out=: `rule` (out_rules.fft_complex / fft_real) names the transform torch's message names;
+    the result is cast into `out`, resized with the usual warning."""
     if out is None:
         return result
-    if out.dtype != result.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
     with _e.no_grad():
-        out.copy_(result)
-    return out
+        return _write_outs((result,), (out,), rule, resize=resize, dispatch=True)[0]
+
+
+def _freq_out(name, n, out, dtype):
+    """fftfreq/rfftfreq out=: computed in `out`'s dtype through arange's out= (its resize warning)."""
+    if out is None:
+        return dtype
+    if not (out.dtype.is_floating_point or out.dtype.is_complex):
+        raise RuntimeError(f"{name} requires a floating point or complex dtype")
+    if out.dtype.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_tname(out.dtype)}'")
+    return out.dtype
 
 
 # ------------------------------------------------------------------ the three kinds of transform
@@ -159,22 +170,22 @@ def _full(name, x, dims, sizes, norm, forward):
 # ------------------------------------------------------------------ one-dimensional transforms
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     d, n = _one_dim(input, n, dim)
-    return _out(_full("fft", input, [d], [n], norm, True), out)
+    return _out(_full("fft", input, [d], [n], norm, True), out, _fft_complex("fft"))
 
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     d, n = _one_dim(input, n, dim)
-    return _out(_full("ifft", input, [d], [n], norm, False), out)
+    return _out(_full("ifft", input, [d], [n], norm, False), out, _fft_complex("ifft"))
 
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     d, n = _one_dim(input, n, dim)
-    return _out(_r2c("rfft", input, [d], [n], norm, True, onesided=True), out)
+    return _out(_r2c("rfft", input, [d], [n], norm, True, onesided=True), out, _fft_complex("rfft"))
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     d, n = _one_dim(input, n, dim)
-    return _out(_r2c("ihfft", input, [d], [n], norm, False, onesided=True), out)
+    return _out(_r2c("ihfft", input, [d], [n], norm, False, onesided=True), out, _fft_complex("ihfft"))
 
 
 def _c2r_one_dim(input, n, dim):
@@ -186,30 +197,30 @@ def _c2r_one_dim(input, n, dim):
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     d, n = _c2r_one_dim(input, n, dim)
-    return _out(_c2r(input, [d], [n], n, norm, False), out)
+    return _out(_c2r(input, [d], [n], n, norm, False), out, _fft_real("irfft"))
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     d, n = _c2r_one_dim(input, n, dim)
-    return _out(_c2r(input, [d], [n], n, norm, True), out)
+    return _out(_c2r(input, [d], [n], n, norm, True), out, _fft_real("hfft"))
 
 
 # ------------------------------------------------------------------ n-dimensional transforms
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """(torch promotes real input to complex here, unlike the one-dimensional fft)"""
     dims, sizes = _shape_and_dims(input, s, dim)
-    return _out(_c2c(input, dims, sizes, norm, True), out)
+    return _out(_c2c(input, dims, sizes, norm, True), out, _fft_complex("fftn"))
 
 
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     dims, sizes = _shape_and_dims(input, s, dim)
-    return _out(_c2c(input, dims, sizes, norm, False), out)
+    return _out(_c2c(input, dims, sizes, norm, False), out, _fft_complex("fftn"))
 
 
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     dims, sizes = _shape_and_dims(input, s, dim)
     _need_dims("rfftn", dims)
-    return _out(_r2c("rfftn", input, dims, sizes, norm, True, onesided=True), out)
+    return _out(_r2c("rfftn", input, dims, sizes, norm, True, onesided=True), out, _fft_complex("rfftn"))
 
 
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
@@ -220,8 +231,8 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
         raise RuntimeError(f"Only supports floating-point dtypes, but found: {_complex_name(input.dtype)}")
     half = _r2c("ihfftn", _resize(input, dims[:-1], sizes[:-1]), dims[-1:], sizes[-1:], norm, False, onesided=True)
     if len(dims) == 1:
-        return _out(half, out)
-    return _out(_e._fft_c2c(half, dims[:-1], _norm_mode(norm, False), False), out)
+        return _out(half, out, _fft_complex("ihfftn"))
+    return _out(_e._fft_c2c(half, dims[:-1], _norm_mode(norm, False), False), out, _fft_complex("ihfftn"))
 
 
 def _c2r_shape_and_dims(name, input, s, dim):
@@ -247,12 +258,12 @@ def _need_dims(name, dims):
 
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     dims, sizes, last = _c2r_shape_and_dims("irfftn", input, s, dim)
-    return _out(_c2r(input, dims, sizes, last, norm, False), out)
+    return _out(_c2r(input, dims, sizes, last, norm, False), out, _fft_real("irfftn"))
 
 
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
     dims, sizes, last = _c2r_shape_and_dims("hfftn", input, s, dim)
-    return _out(_c2r(input, dims, sizes, last, norm, True), out)
+    return _out(_c2r(input, dims, sizes, last, norm, True), out, _fft_real("hfftn"))
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
@@ -282,18 +293,20 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 # ------------------------------------------------------------------ helpers
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies [0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d * n)."""
+    dtype = _freq_out("fftfreq", n, out, dtype)
     r = _e.arange(n, dtype=dtype, device=device)
     r = _e.cat([r[:(n + 1) // 2], r[(n + 1) // 2:] - n]) if n > 1 else r
     r = r * (1.0 / (n * d))
     r = r.to(dtype) if dtype is not None else r
-    return _out(r.requires_grad_(requires_grad), out)
+    return _out(r.requires_grad_(requires_grad), out, _exact, _resize_counted)
 
 
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The non-negative sample frequencies of rfft: [0, 1, ..., n//2] / (d * n)."""
+    dtype = _freq_out("rfftfreq", n, out, dtype)
     r = _e.arange(n // 2 + 1, dtype=dtype, device=device) * (1.0 / (n * d))
     r = r.to(dtype) if dtype is not None else r
-    return _out(r.requires_grad_(requires_grad), out)
+    return _out(r.requires_grad_(requires_grad), out, _exact, _resize_counted)
 
 
 def _shift_dims(input, dim):

@@ -83,10 +83,15 @@ def float_default_if_integral(d):
     return d if d.is_floating_point or d.is_complex else get_default_dtype()
 
 
-def check_out(out, shape, dtype, name):
-    """out= semantics: dtype must accept the result; a wrongly sized out is resized (torch warns)."""
-    check_out_dtype(out, dtype)
-    resize_out(out, shape)
+def check_out(out, shape, dtype, name, rule=None, resize=None):
+    """out= semantics: `out`'s dtype must accept the result (`rule(0, dtype, out)`, one of kernels/out_rules.py;
+    default TensorIterator's castable rule); a wrongly sized out is resized (torch warns, unless `resize` is
+    one of out_rules' silent ones)."""
+    if rule is None:
+        check_out_dtype(out, dtype)
+    else:
+        rule(0, dtype, out)
+    (resize or resize_out)(out, shape)
 
 
 def check_out_dtype(out, dtype):
@@ -150,7 +155,7 @@ def is_meta(*ts):
 
 def check_floating(t, what):
     if not (t.dtype.is_floating_point or t.dtype.is_complex):
-        raise RuntimeError(f"\"{what}\" not implemented for '{_tn(t.dtype)}'")
+        raise NotImplementedError(f"\"{what}\" not implemented for '{_tn(t.dtype)}'")
 
 
 def _tn(d):

@@ -21,6 +21,10 @@ def alias(t, cls=Tensor):
     new.dtype = t.dtype
     new._ks = t._ks & ~_autograd_bit()
     new._vc = t._version_counter
+    if isinstance(new, type(t)):
+        # per-object fields a tensor subclass keeps beside the tensor's own (FakeTensor's mode and device)
+        for field in getattr(cls, "_alias_fields", ()):
+            setattr(new, field, getattr(t, field))
     if new._np is not None:
         new._storage._track(new)
     return new

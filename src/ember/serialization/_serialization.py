@@ -219,6 +219,7 @@ class _Location:
 
     def __init__(self, map_location):
         self.map_location = map_location
+        self._targets: dict[str, str] = {}      # location tag -> device type, as resolved
         self.fn = map_location if callable(map_location) and not _tensors.is_device(map_location) \
             else None
         if isinstance(map_location, dict):
@@ -245,6 +246,12 @@ class _Location:
                            "and 'meta' devices")
 
     def target(self, location: str) -> str:
+        got = self._targets.get(location)
+        if got is None:
+            got = self._targets[location] = self._target(location)
+        return got
+
+    def _target(self, location: str) -> str:
         m = self.map_location
         if m is None or self.fn is not None:
             return self._device_type(location, location)
@@ -275,8 +282,9 @@ class _StorageSource:
         self.verify = verify
         self.to_verify: list = []        # (record name, its bytes as read from the file)
 
-    def load(self, name: str, nbytes: int, device: str, dtype_name: str, defer: bool = True):
-        rec = self.reader.get(name)
+    def load(self, name: str, nbytes: int, device: str, dtype_name: str, defer: bool = True, rec=None):
+        if rec is None:
+            rec = self.reader.get(name)
         if device == "meta":
             return _tensors.meta_storage(nbytes)
         if self.mmap_array is not None:
@@ -500,7 +508,10 @@ def _load_zip(reader: ZipReader, location: _Location, weights_only: bool, mmap_a
                 f"record size ({rec.size} bytes) does not match expected size ({nbytes} bytes = "
                 f"{numel} elements * {itemsize} bytes/element) for storage {name} "
                 f"({storage_type.torch_name})")
-        storage = _restore(source, name, nbytes, loc, location, storage_type.dtype_name)
+        if location.fn is None:
+            storage = source.load(name, nbytes, location.target(loc), storage_type.dtype_name, rec=rec)
+        else:
+            storage = _restore(source, name, nbytes, loc, location, storage_type.dtype_name)
         ls = LoadedStorage(storage, storage_type.dtype_name, key)
         loaded[key] = ls
         return ls
@@ -656,7 +667,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             reader = ZipReader(stream)
             mmap_array = None
             if mmap:
-                mmap_array = np.memmap(path, dtype=np.uint8, mode="c")
+                mmap_array = _map_file(stream)
+                reader.use_buffer(mmap_array)
             fd = None
             if path is not None and start == 0 and hasattr(os, "preadv"):
                 fd = stream.fileno()
@@ -672,6 +684,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     finally:
         if close:
             stream.close()
+
+
+def _map_file(stream) -> np.ndarray:
+    """The whole file mapped copy-on-write (writes to a loaded tensor stay in this process, like
+    torch's mmap load with MAP_PRIVATE), as a plain uint8 array: its slices are the storages
+    (a plain ndarray slices faster than an np.memmap, which runs Python code per slice)."""
+    import mmap
+    mapping = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
+    return np.frombuffer(mapping, dtype=np.uint8)     # keeps the mapping alive
 
 
 class _Slice(io.RawIOBase):

@@ -29,14 +29,25 @@ def _ember():
     return ember
 
 
+_DTYPE_BY_NAME: dict = {}        # torch dtype name -> ember dtype or None, filled as names are met
+
+
 def dtype_by_name(name: str):
     """ember dtype for a torch dtype name, or None when ember has no such dtype."""
+    try:
+        return _DTYPE_BY_NAME[name]
+    except KeyError:
+        pass
     from ember._core.dtype import dtype_from_name
     try:
         d = dtype_from_name(name)
     except KeyError:
-        return None
-    return d if d.name == name else None
+        d = None
+    if d is not None and d.name != name:
+        d = None
+    if type(name) is str and len(_DTYPE_BY_NAME) < 256:
+        _DTYPE_BY_NAME[name] = d
+    return d
 
 
 def all_dtypes():
@@ -91,9 +102,20 @@ def make_device(*args):
 
 # -- storages ---------------------------------------------------------------------------------
 
+_CLASSES: list = []     # [Tensor, UntypedStorage], looked up on first use (ember's runtime loads first)
+
+
+def _classes():
+    if not _CLASSES:
+        from ember._core.storage import UntypedStorage
+        from ember._tensor import Tensor
+        _CLASSES.extend((Tensor, UntypedStorage))
+    return _CLASSES
+
+
 def storage_from_buffer(buf: np.ndarray):
-    """Wrap a 1-D uint8 array (owned buffer or np.memmap slice) as a cpu storage, no copy."""
-    return _ember().UntypedStorage._from_numpy(buf)
+    """Wrap a 1-D uint8 array (owned buffer or a slice of a mapped file) as a cpu storage, no copy."""
+    return (_CLASSES or _classes())[1]._from_numpy(buf)
 
 
 def meta_storage(nbytes: int):
@@ -151,7 +173,7 @@ def _numpy(t):
 
 
 def view(storage, offset: int, size: tuple, stride: tuple, dtype):
-    return _ember().Tensor._from_storage(storage, offset, size, stride, dtype)
+    return (_CLASSES or _classes())[0]._from_storage(storage, offset, size, stride, dtype)
 
 
 def set_requires_grad(t, flag: bool):

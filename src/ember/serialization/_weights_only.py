@@ -73,12 +73,13 @@ class MissingDtype:
 class LoadedStorage:
     """What a persistent id resolves to: the bytes plus the dtype named by its storage class."""
 
-    __slots__ = ("untyped", "dtype_name", "key")
+    __slots__ = ("untyped", "dtype_name", "key", "nbytes")
 
     def __init__(self, untyped, dtype_name: str, key: str):
         self.untyped = untyped
         self.dtype_name = dtype_name
         self.key = key
+        self.nbytes = _tensors.storage_nbytes(untyped)
 
 
 TENSOR_TYPE = TorchMarker("Tensor")
@@ -109,29 +110,33 @@ def _check_shape(name, seq):
 
 def _view_checked(storage, storage_offset, size, stride, dtype):
     """torch's Tensor.set_ checks: non-negative offset/sizes/strides, the view inside storage."""
-    if not isinstance(storage, LoadedStorage):
+    if type(storage) is not LoadedStorage:
         raise UnpicklingError(f"expected a storage from a persistent id, got {type(storage).__name__}")
     _check_int("storage_offset", storage_offset)
-    size = _check_shape("size", size)
-    stride = _check_shape("stride", stride)
+    size = size if type(size) is tuple else _check_shape("size", size)
+    stride = stride if type(stride) is tuple else _check_shape("stride", stride)
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape: size {size}, stride {stride}")
     if storage_offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
-    if any(s < 0 for s in size):
-        raise RuntimeError(f"Trying to create tensor with negative dimension: {size}")
-    if any(s < 0 for s in stride):
-        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got {stride}")
+    # one pass: every entry an int (bool is not), sizes and strides >= 0, the last element's index
+    last = storage_offset
+    empty = False
+    for n, st in zip(size, stride):
+        if type(n) is not int:
+            _check_int("size", n)
+        if type(st) is not int:
+            _check_int("stride", st)
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension: {size}")
+        if st < 0:
+            raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got {stride}")
+        if n == 0:
+            empty = True
+        last += (n - 1) * st
     itemsize = dtype.itemsize
-    nbytes = _tensors.storage_nbytes(storage.untyped)
-    numel = 1
-    for s in size:
-        numel *= s
-    if numel:
-        last = storage_offset + sum((n - 1) * st for n, st in zip(size, stride))
-        needed = (last + 1) * itemsize
-    else:
-        needed = 0
+    nbytes = storage.nbytes
+    needed = 0 if empty else (last + 1) * itemsize
     if needed > nbytes:
         raise RuntimeError(
             f"Trying to resize storage that is not resizable: the view (offset {storage_offset}, "
@@ -490,19 +495,14 @@ class RestrictedUnpickler:
         self.allowed = default_allowlist()
         self.user = user_globals()
         self.user_callables = {id(v): v for v in self.user.values()}
+        # what REDUCE may call: torch's allowlist and the user's safe globals, by identity
+        self.callables = {**_allowed_callables, **self.user_callables} if self.user_callables \
+            else _allowed_callables
 
     def _error(self, msg: str) -> UnpicklingError:
         return UnpicklingError(f"Weights only load failed ({self.what}): {msg}. "
                                "ember.load(weights_only=True) refuses it; nothing was executed. "
                                "Re-run with weights_only=False only if you trust the file's source.")
-
-    def _read(self, n: int):
-        p = self.pos
-        end = p + n
-        if end > len(self.data):
-            raise _Truncated()
-        self.pos = end
-        return self.data[p:end]
 
     def _readline(self) -> str:
         data = self.data
@@ -528,94 +528,156 @@ class RestrictedUnpickler:
             raise self._error(f"malformed pickle ({type(e).__name__}: {e})") from None
 
     def _load(self):
+        # The loop keeps the read position in a local (``self.pos`` is written back at STOP and
+        # around GLOBAL) and tests the opcodes in the order of how often a state dict's pickle
+        # uses them (LONG_BINPUT, BINGET, BININT2, BINUNICODE, REDUCE, MARK, TUPLE, ...): a
+        # 273-tensor state dict has 8k opcodes, so the interpreter's per-opcode cost is most of
+        # an mmap load.
         data = self.data
         stack: list = []
         metastack: list = []
         memo: dict = {}
         n = len(data)
+        pos = self.pos
+        append = stack.append
 
         def pop_mark():
-            nonlocal stack
+            nonlocal stack, append
             items = stack
             if not metastack:
                 raise self._error("MARK expected on the stack")
             stack = metastack.pop()
+            append = stack.append
             return items
 
         while True:
-            if self.pos >= n:
+            if pos >= n:
                 raise _Truncated()
-            op = data[self.pos]
-            self.pos += 1
-            if op == 0x58:  # BINUNICODE
-                (ln,) = _unpack_I(self._read(4))
-                stack.append(str(self._read(ln), "utf-8", "surrogatepass"))
-            elif op == 0x71:  # BINPUT
+            op = data[pos]
+            pos += 1
+            if op == 0x72:  # LONG_BINPUT
+                if pos + 4 > n:
+                    raise _Truncated()
+                (idx,) = _unpack_I(data, pos)
+                pos += 4
                 if not stack:
-                    raise self._error("BINPUT on an empty stack")
-                memo[self._read(1)[0]] = stack[-1]
+                    raise self._error("LONG_BINPUT on an empty stack")
+                memo[idx] = stack[-1]
             elif op == 0x68:  # BINGET
-                idx = self._read(1)[0]
+                if pos >= n:
+                    raise _Truncated()
+                idx = data[pos]
+                pos += 1
                 if idx not in memo:
                     raise self._error(f"memo key {idx} missing")
-                stack.append(memo[idx])
-            elif op == 0x4B:  # BININT1
-                stack.append(self._read(1)[0])
+                append(memo[idx])
             elif op == 0x4D:  # BININT2
-                stack.append(_unpack_H(self._read(2))[0])
-            elif op == 0x4A:  # BININT
-                stack.append(_unpack_i(self._read(4))[0])
+                if pos + 2 > n:
+                    raise _Truncated()
+                append(data[pos] | (data[pos + 1] << 8))
+                pos += 2
+            elif op == 0x58:  # BINUNICODE
+                if pos + 4 > n:
+                    raise _Truncated()
+                (ln,) = _unpack_I(data, pos)
+                pos += 4
+                if pos + ln > n:
+                    raise _Truncated()
+                append(str(data[pos:pos + ln], "utf-8", "surrogatepass"))
+                pos += ln
+            elif op == 0x52:  # REDUCE
+                args = stack.pop()
+                func = stack[-1]
+                stack[-1] = self._call(func, args)
             elif op == 0x28:  # MARK
                 metastack.append(stack)
                 stack = []
+                append = stack.append
             elif op == 0x74:  # TUPLE
                 items = pop_mark()
-                stack.append(tuple(items))
+                append(tuple(items))
+            elif op == 0x4B:  # BININT1
+                if pos >= n:
+                    raise _Truncated()
+                append(data[pos])
+                pos += 1
             elif op == 0x85:  # TUPLE1
                 stack[-1] = (stack[-1],)
+            elif op == 0x29:  # EMPTY_TUPLE
+                append(())
+            elif op == 0x51:  # BINPERSID
+                pid = stack.pop()
+                if self.persistent_load is None:
+                    raise self._error("persistent ids are not allowed here")
+                append(self.persistent_load(pid))
+            elif op == 0x89:  # NEWFALSE
+                append(False)
+            elif op == 0x71:  # BINPUT
+                if pos >= n:
+                    raise _Truncated()
+                if not stack:
+                    raise self._error("BINPUT on an empty stack")
+                memo[data[pos]] = stack[-1]
+                pos += 1
             elif op == 0x86:  # TUPLE2
                 if len(stack) < 2:
                     raise self._error("TUPLE2 needs two items")
                 b = stack.pop()
                 stack[-1] = (stack[-1], b)
+            elif op == 0x4A:  # BININT
+                if pos + 4 > n:
+                    raise _Truncated()
+                (v,) = _unpack_i(data, pos)
+                pos += 4
+                append(v)
             elif op == 0x87:  # TUPLE3
                 if len(stack) < 3:
                     raise self._error("TUPLE3 needs three items")
                 c = stack.pop()
                 b = stack.pop()
                 stack[-1] = (stack[-1], b, c)
-            elif op == 0x29:  # EMPTY_TUPLE
-                stack.append(())
             elif op == 0x5D:  # EMPTY_LIST
-                stack.append([])
+                append([])
             elif op == 0x7D:  # EMPTY_DICT
-                stack.append({})
+                append({})
             elif op == 0x8F:  # EMPTY_SET
-                stack.append(set())
+                append(set())
             elif op == 0x4E:  # NONE
-                stack.append(None)
+                append(None)
             elif op == 0x88:  # NEWTRUE
-                stack.append(True)
-            elif op == 0x89:  # NEWFALSE
-                stack.append(False)
+                append(True)
             elif op == 0x47:  # BINFLOAT
-                stack.append(_unpack_d(self._read(8))[0])
+                if pos + 8 > n:
+                    raise _Truncated()
+                (v,) = _unpack_d(data, pos)
+                pos += 8
+                append(v)
             elif op == 0x8A:  # LONG1
-                ln = self._read(1)[0]
-                stack.append(int.from_bytes(self._read(ln), "little", signed=True))
+                if pos >= n:
+                    raise _Truncated()
+                ln = data[pos]
+                pos += 1
+                if pos + ln > n:
+                    raise _Truncated()
+                append(int.from_bytes(data[pos:pos + ln], "little", signed=True))
+                pos += ln
             elif op == 0x55:  # SHORT_BINSTRING
-                ln = self._read(1)[0]
-                stack.append(str(self._read(ln), "utf-8"))
-            elif op == 0x72:  # LONG_BINPUT
-                (idx,) = _unpack_I(self._read(4))
-                if not stack:
-                    raise self._error("LONG_BINPUT on an empty stack")
-                memo[idx] = stack[-1]
+                if pos >= n:
+                    raise _Truncated()
+                ln = data[pos]
+                pos += 1
+                if pos + ln > n:
+                    raise _Truncated()
+                append(str(data[pos:pos + ln], "utf-8"))
+                pos += ln
             elif op == 0x6A:  # LONG_BINGET
-                (idx,) = _unpack_I(self._read(4))
+                if pos + 4 > n:
+                    raise _Truncated()
+                (idx,) = _unpack_I(data, pos)
+                pos += 4
                 if idx not in memo:
                     raise self._error(f"memo key {idx} missing")
-                stack.append(memo[idx])
+                append(memo[idx])
             elif op == 0x61:  # APPEND
                 item = stack.pop()
                 target = stack[-1]
@@ -647,13 +709,11 @@ class RestrictedUnpickler:
                 for i in range(0, len(items), 2):
                     target[items[i]] = items[i + 1]
             elif op == 0x63:  # GLOBAL
+                self.pos = pos
                 module = self._readline()
                 name = self._readline()
-                stack.append(self._resolve_global(module, name))
-            elif op == 0x52:  # REDUCE
-                args = stack.pop()
-                func = stack[-1]
-                stack[-1] = self._call(func, args)
+                pos = self.pos
+                append(self._resolve_global(module, name))
             elif op == 0x81:  # NEWOBJ
                 args = stack.pop()
                 cls = stack[-1]
@@ -661,16 +721,14 @@ class RestrictedUnpickler:
             elif op == 0x62:  # BUILD
                 state = stack.pop()
                 self._build(stack[-1], state)
-            elif op == 0x51:  # BINPERSID
-                pid = stack.pop()
-                if self.persistent_load is None:
-                    raise self._error("persistent ids are not allowed here")
-                stack.append(self.persistent_load(pid))
             elif op == 0x80:  # PROTO
-                self._read(1)
+                if pos >= n:
+                    raise _Truncated()
+                pos += 1
             elif op == 0x2E:  # STOP
                 if len(stack) != 1 or metastack:
                     raise self._error("malformed pickle: STOP with an unbalanced stack")
+                self.pos = pos
                 return stack[0]
             else:
                 raise self._error(f"Unsupported operand {op} ({_opname(op)})")
@@ -696,7 +754,7 @@ class RestrictedUnpickler:
     def _call(self, func, args):
         if not isinstance(args, tuple):
             raise self._error("REDUCE arguments must be a tuple")
-        if id(func) not in _allowed_callables and id(func) not in self.user_callables:
+        if id(func) not in self.callables:
             raise self._error(f"Trying to call reduce for unrecognized function {func!r}")
         try:
             return func(*args)

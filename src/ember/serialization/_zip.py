@@ -484,16 +484,27 @@ class ZipReader:
         except (OSError, ValueError) as e:
             raise ZipFormatError(f"failed reading zip archive: stream is not seekable ({e})") from e
         self._lock = threading.Lock()
+        self._buf = None
         self.records: dict[str, Record] = {}
         self.archive_name = ""
         self._read_directory()
 
     # -- low level --------------------------------------------------------------------------
+    def use_buffer(self, buf) -> None:
+        """Read headers and records from ``buf``, the whole file mapped in memory (a uint8 numpy
+        array), instead of seeking and reading the stream: no system call per record."""
+        if len(buf) != self.file_size:
+            raise ZipFormatError(f"failed reading zip archive: the file has {len(buf)} bytes "
+                                 f"mapped but {self.file_size} when opened (it changed)")
+        self._buf = buf
+
     def _pread(self, offset: int, n: int) -> bytes:
         if offset < 0 or n < 0 or offset + n > self.file_size:
             raise ZipFormatError(
                 f"failed reading zip archive: read of {n} bytes at offset {offset} is past the "
                 f"end of the file ({self.file_size} bytes); the file is truncated or corrupt")
+        if self._buf is not None:
+            return self._buf[offset:offset + n].tobytes()
         with self._lock:
             self._f.seek(offset)
             data = self._f.read(n)

@@ -2,10 +2,23 @@
 
 Sample inputs hold numpy arrays, so the same sample becomes an ember tensor (contiguous or a strided,
 non-contiguous view), a meta tensor with the same strides, or a torch tensor for parity."""
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 import numpy as np
+
+
+@dataclass(frozen=True)
+class DType:
+    """A dtype argument of a sample (``dtype=DType("float64")``): ``SampleInput.convert`` makes it the dtype of
+    the library whose tensors the conversion gives (torch's for torch tensors, ember's otherwise)."""
+    name: str
+
+
+def _is_tensor_list(x):
+    """A TensorList argument: a non-empty list or tuple of arrays (cat's tensors, multi_dot's matrices)."""
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(e, np.ndarray) for e in x)
 
 
 @dataclass
@@ -17,16 +30,52 @@ class SampleInput:
 
     def __repr__(self):
         def d(x):
+            if _is_tensor_list(x):
+                return f"[{', '.join(d(e) for e in x)}]"
             return f"array{tuple(x.shape)}:{x.dtype}" if isinstance(x, np.ndarray) else repr(x)
-        return f"SampleInput({d(self.input)}, args=({', '.join(d(a) for a in self.args)}), kwargs={self.kwargs})"
+        kw = ", ".join(f"{k!r}: {d(v)}" for k, v in self.kwargs.items())
+        return f"SampleInput({d(self.input)}, args=({', '.join(d(a) for a in self.args)}), kwargs={{{kw}}})"
 
     def arrays(self):
-        return [x for x in (self.input, *self.args, *self.kwargs.values()) if isinstance(x, np.ndarray)]
+        """The sample's arrays in argument order, those of TensorList arguments included."""
+        out = []
+        for x in (self.input, *self.args, *self.kwargs.values()):
+            if isinstance(x, np.ndarray):
+                out.append(x)
+            elif _is_tensor_list(x):
+                out.extend(x)
+        return out
 
     def convert(self, fn):
-        """(input, args, kwargs) with every ndarray replaced by fn(ndarray)."""
-        c = lambda x: fn(x) if isinstance(x, np.ndarray) else x  # noqa: E731
-        return c(self.input), tuple(c(a) for a in self.args), {k: c(v) for k, v in self.kwargs.items()}
+        """(input, args, kwargs) with every ndarray replaced by fn(ndarray), a list (or tuple) of arrays by the
+        list of their conversions (a TensorList argument), and a DType by that dtype of the converted tensors'
+        library."""
+        lib = []
+
+        def dtype(name):
+            if not lib:
+                probe = next(iter(converted), None)
+                probe = fn(np.zeros(1, np.float32)) if probe is None else probe
+                lib.append(importlib.import_module("torch" if type(probe).__module__.startswith("torch") else "ember"))
+            return getattr(lib[0], name)
+
+        converted = []
+
+        def c(x):
+            if isinstance(x, np.ndarray):
+                converted.append(fn(x))
+                return converted[-1]
+            if _is_tensor_list(x):
+                return [c(e) for e in x]
+            return x
+        values = c(self.input), tuple(c(a) for a in self.args), {k: c(v) for k, v in self.kwargs.items()}
+        d = lambda x: dtype(x.name) if isinstance(x, DType) else x  # noqa: E731
+        return d(values[0]), tuple(d(a) for a in values[1]), {k: d(v) for k, v in values[2].items()}
+
+    def bind(self, values):
+        """(input, args, kwargs) with the arrays (in ``arrays()`` order) replaced by ``values`` (tensors)."""
+        it = iter(values)
+        return self.convert(lambda a: next(it))
 
 
 def resolve(module, path):
@@ -59,6 +108,7 @@ class OpInfo:
     supports_generator: bool = False             # accepts generator= (an explicit ember.Generator)
     stat_inputs_func: Optional[Callable] = None  # (op, dtype) -> large samples whose output moments match torch's
     output_func: Optional[Callable] = None       # list of numpy outputs -> canonical form (svd/eigh signs) for parity
+    parity_outputs: Optional[tuple] = None       # indices of the outputs parity compares (the rest: torch's scratch)
     known_bugs: dict = field(default_factory=dict)  # sample name -> reason; run as strict xfail, skipped elsewhere
 
     def __post_init__(self):

@@ -23,7 +23,7 @@ from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
-from ember.autograd.formulas.complex import sgn_backward
+from ember.autograd.formulas.complex import angle_backward, angle_jvp, sgn_backward
 
 _aten = _ops_ns.aten
 
@@ -500,3 +500,71 @@ def sgn_(self):
 
 
 _self_sgn_ = sgn_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AngleBackward0(_Node):
+    _op_name = 'aten::angle'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = angle_backward(grad, self)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_angle = getattr(_aten.angle, 'default')
+
+
+def _jvp_angle(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = angle_jvp(self, self_t)
+    return _o
+
+
+def angle(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_angle(self)
+            _t = _jvp_angle(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_angle._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_angle._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = AngleBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_angle = angle   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

@@ -5356,116 +5356,6 @@ def reciprocal_(self):
 _self_reciprocal_ = reciprocal_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class SquareBackward0(_Node):
-    _op_name = 'aten::square'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            self = _n.s_self.unpack(_n)
-            _r0 = grad * (self * 2)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_square = getattr(_aten.square, 'default')
-
-
-def _jvp_square(_ts, self, result):
-    _o = None
-    if _ts[0] is not None:
-        grad = _ts[0]
-        _o = _fw_acc(_o, grad * (self * 2))
-    return _o
-
-
-def square(self):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_square(self)
-            _t = _jvp_square(_ts, self, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
-        _ks = _below_ks((self,))
-    else:
-        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
-    try:
-        _k = _OP_square._dispatch_cache[_ks]
-    except KeyError:
-        _k = _OP_square._resolve(_ks)
-    if not _need:
-        return _k(self)
-    _n = SquareBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
-    if _g0:
-        _n.s_self = _SV(self)
-    _res = _k(self)
-    _set_history(_res, _n)
-    return _res
-
-
-_self_square = square   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-_OP_square_ = getattr(_aten.square_, 'default')
-
-
-def square_(self):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _old = _clone(self)
-            _res = _self_square_(self)
-            _t = _jvp_square(_ts, _old, _res)
-        finally:
-            _fw_restore()
-        _fw_attach(self, _t, True)
-        return _res
-    _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
-        _ks = _below_ks((self,))
-    else:
-        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
-    try:
-        _k = _OP_square_._dispatch_cache[_ks]
-    except KeyError:
-        _k = _OP_square_._resolve(_ks)
-    if not _need:
-        return _k(self)
-    _n = SquareBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
-    if _g0:
-        _n.s_self = _SV(_saved_clone(self))
-    _res = _k(self)
-    _rebase_history(self, _n)
-    return _res
-
-
-_self_square_ = square_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
 class ErfBackward0(_Node):
     _op_name = 'aten::erf'
     _complex = 'conj'
@@ -9237,6 +9127,664 @@ def logaddexp(self, other):
 
 
 _self_logaddexp = logaddexp   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class Deg2RadBackward0(_Node):
+    _op_name = 'aten::deg2rad'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad * 0.017453292519943295
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_deg2rad = getattr(_aten.deg2rad, 'default')
+
+
+def _jvp_deg2rad(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * 0.017453292519943295)
+    return _o
+
+
+def deg2rad(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_deg2rad(self)
+            _t = _jvp_deg2rad(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_deg2rad._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_deg2rad._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = Deg2RadBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_deg2rad = deg2rad   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_deg2rad_ = getattr(_aten.deg2rad_, 'default')
+
+
+def deg2rad_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_deg2rad_(self)
+            _t = _jvp_deg2rad(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_deg2rad_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_deg2rad_._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = Deg2RadBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _k(self)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_deg2rad_ = deg2rad_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class Rad2DegBackward0(_Node):
+    _op_name = 'aten::rad2deg'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad * 57.29577951308232
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_rad2deg = getattr(_aten.rad2deg, 'default')
+
+
+def _jvp_rad2deg(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * 57.29577951308232)
+    return _o
+
+
+def rad2deg(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_rad2deg(self)
+            _t = _jvp_rad2deg(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rad2deg._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rad2deg._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = Rad2DegBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_rad2deg = rad2deg   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_rad2deg_ = getattr(_aten.rad2deg_, 'default')
+
+
+def rad2deg_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_rad2deg_(self)
+            _t = _jvp_rad2deg(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rad2deg_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rad2deg_._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = Rad2DegBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _k(self)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_rad2deg_ = rad2deg_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class Logaddexp2Backward0(_Node):
+    _op_name = 'aten::logaddexp2'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = grad / (1 + (other - self).exp2())
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = grad / (1 + (self - other).exp2())
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_logaddexp2 = getattr(_aten.logaddexp2, 'default')
+
+
+def _jvp_logaddexp2(_ts, self, other, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    other_t = _z(_ts[1], other)
+    _o = self_t / (1 + (other - self).exp2()) + other_t / (1 + (self - other).exp2())
+    return _o
+
+
+def logaddexp2(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_logaddexp2(self, other)
+            _t = _jvp_logaddexp2(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_logaddexp2._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_logaddexp2._resolve(_ks)
+    if not _need:
+        return _k(self, other)
+    _n = Logaddexp2Backward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_other = _SV(other)
+    if _g0 or _g1:
+        _n.s_self = _SV(self)
+    _res = _k(self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_logaddexp2 = logaddexp2   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LdexpBackward0(_Node):
+    _op_name = 'aten::ldexp.Tensor'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            _r0 = grad * other.exp2()
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            result = _n.s_result.unpack(_n)
+            _r1 = grad * result * 0.6931471805599453
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_ldexp_Tensor = getattr(_aten.ldexp, 'Tensor')
+
+
+def _jvp_ldexp_Tensor(_ts, self, other, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    other_t = _z(_ts[1], other)
+    _o = self_t * other.exp2() + other_t * result * 0.6931471805599453
+    return _o
+
+
+def ldexp_Tensor(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_ldexp_Tensor(self, other)
+            _t = _jvp_ldexp_Tensor(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_ldexp_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_ldexp_Tensor._resolve(_ks)
+    if not _need:
+        return _k(self, other)
+    _n = LdexpBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0:
+        _n.s_other = _SV(other)
+    _res = _k(self, other)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_ldexp_Tensor = ldexp_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_ldexp_ = getattr(_aten.ldexp_, 'default')
+
+
+def ldexp_(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_ldexp_(self, other)
+            _t = _jvp_ldexp_Tensor(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_ldexp_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_ldexp_._resolve(_ks)
+    if not _need:
+        return _k(self, other)
+    _n = LdexpBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0:
+        _n.s_other = _SV(other)
+    _res = _k(self, other)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_ldexp_ = ldexp_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class NextafterBackward0(_Node):
+    _op_name = 'aten::nextafter'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = grad.where(self != other, 0)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            _r1 = zeros_like(other)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_nextafter = getattr(_aten.nextafter, 'default')
+
+
+def _jvp_nextafter(_ts, self, other, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    other_t = _z(_ts[1], other)
+    _o = self_t.where(self != other, 0)
+    return _o
+
+
+def nextafter(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_nextafter(self, other)
+            _t = _jvp_nextafter(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nextafter._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nextafter._resolve(_ks)
+    if not _need:
+        return _k(self, other)
+    _n = NextafterBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_other = _SV(other)
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _k(self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_nextafter = nextafter   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_nextafter_ = getattr(_aten.nextafter_, 'default')
+
+
+def nextafter_(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _old = _clone(self)
+            _res = _self_nextafter_(self, other)
+            _t = _jvp_nextafter(_ts, _old, other, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nextafter_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nextafter_._resolve(_ks)
+    if not _need:
+        return _k(self, other)
+    _n = NextafterBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_other = _SV(other)
+    if _g0:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _k(self, other)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_nextafter_ = nextafter_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class FrexpBackward0(_Node):
+    _op_name = 'aten::frexp.Tensor'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            exponent = _n.s_exponent.unpack(_n)
+            _r0 = grad / exponent.exp2()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_exponent', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_frexp_Tensor = getattr(_aten.frexp, 'Tensor')
+
+
+def _jvp_frexp_Tensor(_ts, self, result):
+    _o = None
+    _all = result
+    mantissa = result[0]
+    result0 = result[0]
+    exponent = result[1]
+    result1 = result[1]
+    result = result[0]
+    self_t = _z(_ts[0], self)
+    _o = self_t / exponent.exp2()
+    return _o
+
+
+def frexp_Tensor(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_frexp_Tensor(self)
+            _t = _jvp_frexp_Tensor(_ts, self, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t if _t.__class__ is tuple else (_t,)):   # a tuple: every output's
+            _fw_attach(_x, _y)
+        return _res
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_frexp_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_frexp_Tensor._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = FrexpBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _k(self)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    _n.s_exponent = _SV(_res[1], True)
+    return _res
+
+
+_self_frexp_Tensor = frexp_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_bitwise_left_shift_Tensor = getattr(_aten.bitwise_left_shift, 'Tensor')
+
+
+def bitwise_left_shift_Tensor(*args, **kwargs):
+    return _OP_bitwise_left_shift_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_bitwise_left_shift_Tensor_Scalar = getattr(_aten.bitwise_left_shift, 'Tensor_Scalar')
+
+
+def bitwise_left_shift_Tensor_Scalar(*args, **kwargs):
+    return _OP_bitwise_left_shift_Tensor_Scalar.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_bitwise_right_shift_Tensor = getattr(_aten.bitwise_right_shift, 'Tensor')
+
+
+def bitwise_right_shift_Tensor(*args, **kwargs):
+    return _OP_bitwise_right_shift_Tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_bitwise_right_shift_Tensor_Scalar = getattr(_aten.bitwise_right_shift, 'Tensor_Scalar')
+
+
+def bitwise_right_shift_Tensor_Scalar(*args, **kwargs):
+    return _OP_bitwise_right_shift_Tensor_Scalar.redispatch(_below_ks(args, kwargs), *args, **kwargs)
 
 
 _OP_bitwise_not = getattr(_aten.bitwise_not, 'default')

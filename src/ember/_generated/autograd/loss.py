@@ -324,7 +324,7 @@ def _jvp_mse_loss(_ts, self, target, reduction, result):
     return _o
 
 
-def mse_loss(self, target, reduction=1):
+def mse_loss(self, target, reduction=0):
     if _FW[0] and _fw_has((self, target, )):
         _ts = _fw_take((self, target, ))
         try:
@@ -427,7 +427,7 @@ def _jvp_smooth_l1_loss(_ts, self, target, reduction, beta, result):
     return _o
 
 
-def smooth_l1_loss(self, target, reduction=1, beta=1.0):
+def smooth_l1_loss(self, target, reduction=0, beta=1.0):
     if _FW[0] and _fw_has((self, target, )):
         _ts = _fw_take((self, target, ))
         try:
@@ -534,7 +534,7 @@ def _jvp_huber_loss(_ts, self, target, reduction, delta, result):
     return _o
 
 
-def huber_loss(self, target, reduction=1, delta=1.0):
+def huber_loss(self, target, reduction=0, delta=1.0):
     if _FW[0] and _fw_has((self, target, )):
         _ts = _fw_take((self, target, ))
         try:
@@ -636,7 +636,7 @@ def _jvp_soft_margin_loss(_ts, self, target, reduction, result):
     return _o
 
 
-def soft_margin_loss(self, target, reduction=1):
+def soft_margin_loss(self, target, reduction=0):
     if _FW[0] and _fw_has((self, target, )):
         _ts = _fw_take((self, target, ))
         try:
@@ -739,7 +739,7 @@ def _jvp_kl_div(_ts, self, target, reduction, log_target, result):
     return _o
 
 
-def kl_div(self, target, reduction=1, *, log_target=False):
+def kl_div(self, target, reduction=0, *, log_target=False):
     if _FW[0] and _fw_has((self, target, )):
         _ts = _fw_take((self, target, ))
         try:
@@ -847,7 +847,7 @@ def _jvp_binary_cross_entropy(_ts, self, target, weight, reduction, result):
     return _o
 
 
-def binary_cross_entropy(self, target, weight=None, reduction=1):
+def binary_cross_entropy(self, target, weight=None, reduction=0):
     if _FW[0] and _fw_has((self, target, )):
         _ts = _fw_take((self, target, ))
         try:
@@ -963,7 +963,7 @@ def _jvp_binary_cross_entropy_with_logits(_ts, self, target, weight, pos_weight,
     return _o
 
 
-def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=0):
     if _FW[0] and _fw_has((self, target, )):
         _ts = _fw_take((self, target, ))
         try:
@@ -1594,7 +1594,7 @@ def _jvp_multi_margin_loss(_ts, self, target, p, margin, weight, reduction, resu
     return _o
 
 
-def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=1):
+def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
     if _FW[0] and _fw_has((self, )):
         _ts = _fw_take((self, ))
         try:

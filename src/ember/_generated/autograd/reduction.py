@@ -24,11 +24,11 @@ from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import expand_to, to_dtype
-from ember.autograd.formulas.reduction import (amax_backward, correction_of,
-                                               evenly_distribute_backward, logsumexp_backward,
-                                               mean_backward, norm_backward, prod_backward,
-                                               reduced_numel, std_backward, sum_backward,
-                                               value_selecting_backward, var_backward)
+from ember.autograd.formulas.reduction import (amax_backward, aminmax_backward, aminmax_jvp,
+                                               correction_of, evenly_distribute_backward,
+                                               logsumexp_backward, mean_backward, norm_backward,
+                                               prod_backward, reduced_numel, std_backward,
+                                               sum_backward, value_selecting_backward, var_backward)
 
 _aten = _ops_ns.aten
 
@@ -610,6 +610,101 @@ def amin(self, dim=(), keepdim=False):
 
 
 _self_amin = amin   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class AminmaxBackward0(_Node):
+    _op_name = 'aten::aminmax'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            max = _n.s_max.unpack(_n)
+            min = _n.s_min.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = aminmax_backward(self, dim, keepdim, grads[0], grads[1], min, max)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_max', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_min', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_aminmax = getattr(_aten.aminmax, 'default')
+
+
+def _jvp_aminmax(_ts, self, dim, keepdim, result):
+    _o = None
+    _all = result
+    min = result[0]
+    result0 = result[0]
+    max = result[1]
+    result1 = result[1]
+    result = result[0]
+    self_t = _z(_ts[0], self)
+    _o = aminmax_jvp(self, self_t, dim, keepdim, min, max)
+    return _o
+
+
+def aminmax(self, *, dim=None, keepdim=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_aminmax(self, dim=dim, keepdim=keepdim)
+            _t = _jvp_aminmax(_ts, self, dim, keepdim, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t if _t.__class__ is tuple else (_t,)):   # a tuple: every output's
+            _fw_attach(_x, _y)
+        return _res
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_aminmax._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_aminmax._resolve(_ks)
+    if not _need:
+        return _k(self, dim=dim, keepdim=keepdim)
+    _n = AminmaxBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_dim = dim
+    if _g0:
+        _n.s_keepdim = keepdim
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _k(self, dim=dim, keepdim=keepdim)
+    _set_history(_res, _n)
+    _n.s_max = _SV(_res[1], True)
+    _n.s_min = _SV(_res[0], True)
+    return _res
+
+
+_self_aminmax = aminmax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class MaxBackward0(_Node):

@@ -23,9 +23,7 @@ from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
-from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.reduction import value_selecting_backward
-from ember.autograd.formulas.sort import msort_backward
 
 _aten = _ops_ns.aten
 
@@ -381,81 +379,6 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
 
 
 _self_topk = topk   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class MsortBackward0(_Node):
-    _op_name = 'aten::msort'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            self = _n.s_self.unpack(_n)
-            _r0 = msort_backward(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_msort = getattr(_aten.msort, 'default')
-
-
-def _jvp_msort(_ts, self, result):
-    _o = None
-    _u = _fw_seed(result)
-    _gs, _tt = [], []
-    with _fw_enable_grad():
-        grad = _u
-        if _ts[0] is not None:
-            _gs.append(sum_to(msort_backward(grad, self), self._size))
-            _tt.append(_ts[0])
-        _o = _fw_transpose(_gs, _u, _tt, result)
-    return _o
-
-
-def msort(self):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_msort(self)
-            _t = _jvp_msort(_ts, self, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
-        _ks = _below_ks((self,))
-    else:
-        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
-    try:
-        _k = _OP_msort._dispatch_cache[_ks]
-    except KeyError:
-        _k = _OP_msort._resolve(_ks)
-    if not _need:
-        return _k(self)
-    _n = MsortBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
-    if _g0:
-        _n.s_self = _SV(self)
-    _res = _k(self)
-    _set_history(_res, _n)
-    return _res
-
-
-_self_msort = msort   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_argsort = getattr(_aten.argsort, 'default')

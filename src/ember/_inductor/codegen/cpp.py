@@ -19,6 +19,7 @@ import math
 from ember._core import dtype as _dt
 
 from ..index import Index
+from ..sizevars import SymFloatSize, SymSize
 from ..virtualized import COMPARISONS, set_ops_handler
 from . import vec_math
 
@@ -131,6 +132,9 @@ static void ember_parallel(ember_task_fn fn, void** p, int64_t n, int threads) {
     for (int i = 1; i < threads; i++)
         if (started[i]) pthread_join(th[i], 0);
 }
+
+static inline double ember_f64(double x) { return x; }
+static inline double ember_truediv(double a, double b) { return a / b; }
 
 static inline int64_t ember_index(int64_t i, int64_t size) {
     if (i < 0) i += size;
@@ -270,6 +274,9 @@ class CppOps:
         return f"({_COMPUTE_C[dst.name]})({x.name})"
 
     def constant(self, value, dtype):
+        if isinstance(value, (SymSize, SymFloatSize)):   # a size (mean's divisor): from the run-time sizes
+            dt = compute_dtype(dtype)
+            return self._emit(f"(({_COMPUTE_C[dt.name]})({value}))", dt)
         return self._emit(c_literal(value, dtype), compute_dtype(dtype))
 
     def index_expr(self, index, dtype):
@@ -287,7 +294,7 @@ class CppOps:
         return self._emit(expr, dst)
 
     def indirect_indexing(self, x, size):
-        v = self._emit(f"ember_index((int64_t)({x.name}), {int(size)})", _dt.int64)
+        v = self._emit(f"ember_index((int64_t)({x.name}), {size if isinstance(size, int) else int(size)})", _dt.int64)
         return Index.var(v.name)
 
     def masked(self, mask, body, other):
@@ -444,18 +451,24 @@ class BufArg:
 class KernelCodegen:
     """C source of one fused group: `void kernel_name(T0* restrict out, const T1* restrict in, ...)`."""
 
-    def __init__(self, group, name, dtype_of):
+    def __init__(self, group, name, dtype_of, size_params=()):
         self.group = group
+        self.size_params = tuple(size_params)     # the size symbols, as `int64_t` parameters (dynamic shapes)
         self.name = name
         self.dtype_of = dtype_of
         self.args = {}
         self._tmp = 0
+        # an input this kernel writes in place is read through the written buffer's pointer (one pointer, so the
+        # restrict qualifiers stay true)
+        self.alias = {n.buf.mutated_input: n.buf.name for n in group.nodes
+                      if getattr(n.buf, "mutated_input", None) is not None}
 
     def new_tmp(self):
         self._tmp += 1
         return f"tmp{self._tmp}"
 
     def arg(self, name, write=False):
+        name = self.alias.get(name, name)
         a = self.args.get(name)
         if a is None:
             a = self.args[name] = BufArg(name, f"{'out' if write else 'in'}_{name}", self.dtype_of(name))
@@ -477,6 +490,7 @@ class KernelCodegen:
         for a in self.args.values():
             ct = storage_ctype(a.dtype)
             params.append(f"{ct}* restrict {a.cname}" if a.written else f"const {ct}* restrict {a.cname}")
+        params += [f"const int64_t {s}" for s in self.size_params]
         if self.splittable:
             params += ["int64_t x0_lo", "int64_t x0_hi"]
             first = f"for (int64_t x0 = 0; x0 < {outer[0]}; x0++)"
@@ -569,6 +583,11 @@ class KernelCodegen:
         buf = s.buf
         if buf.is_reduction():
             return self._reduction(s)
+        from ..ir import Scan, Scatter
+        if isinstance(buf.data, Scatter):
+            return self._scatter(buf)
+        if isinstance(buf.data, Scan):
+            return self._scan(buf)
         h = CppOps(self)
         store_index = buf.layout.flat(s.index)
         with set_ops_handler(h):
@@ -577,6 +596,70 @@ class KernelCodegen:
         if not s.loops:
             return [f"/* {buf.name} */ {{"] + ["    " + ln for ln in h.lines] + ["}"]
         return [f"/* {buf.name} */"] + self._loops(s.loops, h.lines, "#pragma omp simd")
+
+    def _scatter(self, buf):
+        """A Scatter: the init pass over the output (vectorised), then the stores in order (serial: two
+        positions may be the same element)."""
+        data = buf.data
+        size = buf.layout.size
+        oidx = [Index.var(f"z{d}") if n != 1 else Index() for d, n in enumerate(size)]
+        h = CppOps(self)
+        with set_ops_handler(h):
+            v = data.init.make_loader()(oidx)
+            h.lines.append(h.store_expr(buf.name, buf.layout.flat(oidx), v))
+        out = [f"/* {buf.name}: scatter{' (accumulate)' if data.accumulate else ''} */ {{"]
+        loops = [(f"z{d}", n) for d, n in enumerate(size) if n != 1]
+        init = self._loops(loops, h.lines, "#pragma omp simd") if loops else h.lines
+        out += ["    " + ln for ln in init]
+        sidx = [Index.var(f"w{d}") if n != 1 else Index() for d, n in enumerate(data.size)]
+        h = CppOps(self)
+        with set_ops_handler(h):
+            flat, value, mask = data.inner_fn(sidx)
+            outer_lines, h.lines = h.lines, []          # the store (and an accumulate's load) under the mask
+            if data.accumulate:         # the init pass made the output's pointer: this load reads it
+                value = h.add(h.load(buf.name, flat), value)
+            h.lines.append(h.store_expr(buf.name, flat, value))
+            stores, h.lines = h.lines, outer_lines
+            if mask is not None:
+                h.lines += [f"if ({mask.name}) {{"] + ["    " + ln for ln in stores] + ["}"]
+            else:
+                h.lines += stores
+        loops = [(f"w{d}", n) for d, n in enumerate(data.size) if n != 1]
+        body = self._loops(loops, h.lines, None) if loops else ["{"] + ["    " + ln for ln in h.lines] + ["}"]
+        out += ["    " + ln for ln in body]
+        return out + ["}"]
+
+    def _scan(self, buf):
+        """A Scan along dim d: loops over the dims before d, the scan loop, then the dims after d (innermost,
+        vectorised): out[.., j, ..] = out[.., j-1, ..] op in[.., j, ..]."""
+        data = buf.data
+        size, d = data.size, data.dim
+        n = size[d]
+        out = [f"/* {buf.name}: cum{data.scan_type} */ {{"]
+        if n == 0 or any(s == 0 for s in size):
+            return out + ["}"]
+        before = [(f"z{i}", size[i]) for i in range(d) if size[i] != 1]
+        after = [(f"z{i}", size[i]) for i in range(d + 1, len(size)) if size[i] != 1]
+
+        def idx(j):
+            return [Index.var(f"z{i}") if size[i] != 1 else Index() for i in range(d)] + [j] + \
+                [Index.var(f"z{i}") if size[i] != 1 else Index() for i in range(d + 1, len(size))]
+
+        def body(first):
+            h = CppOps(self)
+            j = Index() if first else Index.var("zj")
+            with set_ops_handler(h):
+                v = data.inner_fn(idx(j))
+                if not first:
+                    prev = h.load(buf.name, buf.layout.flat(idx(j - 1)))
+                    v = h.to_dtype(getattr(h, "add" if data.scan_type == "sum" else "mul")(prev, v), buf.dtype)
+                h.lines.append(h.store_expr(buf.name, buf.layout.flat(idx(j)), v))
+            return self._loops(after, h.lines, "#pragma omp simd") if after else h.lines
+        inner = body(True)
+        if n > 1:
+            inner += [f"for (int64_t zj = 1; zj < {n}; zj++) {{"] + ["    " + ln for ln in body(False)] + ["}"]
+        nest = self._loops(before, inner, None) if before else inner
+        return out + ["    " + ln for ln in nest] + ["}"]
 
     def _reduction(self, s, column=None):
         """A reduction section. Row form: a scalar accumulator per outer iteration (float32 sums in blocks of

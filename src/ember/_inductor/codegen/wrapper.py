@@ -20,6 +20,7 @@ from ember._core.tensor_impl import TensorImpl
 
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
+from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
 # a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
@@ -97,7 +98,7 @@ def _arena(pool, i, nbytes):
     step cheaper than eager's; a tensor the caller still holds is never overwritten, and a call re-entered
     while the arena is in use gets its own."""
     a = pool[i]
-    if a is not None and _getrefcount(a) == 3:     # pool[i], `a`, getrefcount's argument
+    if a is not None and _getrefcount(a) == 3 and a.size >= nbytes:   # pool[i], `a`, getrefcount's argument
         return a
     a = pool[i] = np.empty(nbytes, np.uint8)
     return a
@@ -128,6 +129,15 @@ def _ptr(t):
 _ALIGN = 64
 
 
+def _aligned(nbytes):
+    """Bytes a slot takes: a multiple of _ALIGN; a symbolic size (sizevars.SymSize) has each coefficient
+    rounded up to a multiple of 8, so that every slot after it stays aligned for any dtype at every size."""
+    if isinstance(nbytes, SymSize):
+        # (the hint, used only for ordering, is approximate: at most 8 bytes more per term)
+        return SymSize.make({m: -(-c // 8) * 8 for m, c in nbytes.terms}, int(nbytes) + 8 * len(nbytes.terms))
+    return -(-max(nbytes, 1) // _ALIGN) * _ALIGN
+
+
 KERNEL_TIMES = {}     # with config.cpp.enable_kernel_profile: kernel label -> [seconds, calls]
 
 
@@ -148,7 +158,10 @@ _GRAPH_IDS = [0]
 
 # what every wrapper's namespace has (CompiledModule.load adds them; they are not pickled)
 _HELPERS = {"_timed": _timed, "np": np, "ctypes": ctypes, "_arena": _arena, "_wrap": _wrap, "_restride": _restride,
-            "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr}
+            "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr,
+            # the integer helpers a symbolic size may call (sizevars: the C preamble has the same names)
+            "ember_floordiv_i": lambda a, b: a // b, "ember_mod_i": lambda a, b: a % b,
+            "ember_f64": float, "ember_truediv": lambda a, b: a / b}
 
 
 def generate(graph, sched):
@@ -188,7 +201,7 @@ def generate(graph, sched):
         else:
             arena = "kept" if slot in kept_slots else "scratch"
         slot_place[slot] = (arena, sizes[arena])
-        sizes[arena] += -(-max(nbytes, 1) // _ALIGN) * _ALIGN
+        sizes[arena] += _aligned(nbytes)
 
     # C: kernels and entries
     c_parts = [PREAMBLE]
@@ -197,9 +210,19 @@ def generate(graph, sched):
     namespace = {}
     pointer_arrays = set()
     n_in = len(graph.inputs)
-    if n_in:
+    if graph.int_inputs:                     # size arguments among the tensors: unpack by position
+        for b in graph.inputs:
+            py.append(f"    {b.name} = args[{b.position}]")
+    elif n_in:
         py.append(f"    {', '.join(b.name for b in graph.inputs)}{',' if n_in == 1 else ''} = args")
+    # dynamic shapes: the size symbols, read from the inputs; the C takes them as int64_t parameters
+    size_params = _size_params(graph)
+    for sym in size_params:
+        py.append(f"    {sym} = {graph.symbols[sym]}")
+    mutated = [b.mutated_input for b in graph.buffers if getattr(b, "mutated_input", None) is not None]
     for b in graph.inputs:
+        if b.name in mutated:
+            py.append(f"    {b.name}_orig = {b.name}")
         py.append(f"    if {b.name}.stride() != {b.layout.stride!r}:")
         py.append(f"        {b.name} = _restride({b.name}, {b.layout.size!r}, {b.layout.stride!r})")
     for i, b in enumerate(graph.constants):
@@ -213,6 +236,8 @@ def generate(graph, sched):
 
     def ptr_expr(name):
         b = by_name[name]
+        if getattr(b, "mutated_input", None) is not None:
+            return f"_ptr({b.mutated_input})"
         if isinstance(b, ComputedBuffer):
             arena, off = slot_place[assign[name]]
             off += b.layout.offset * b.dtype.itemsize
@@ -222,6 +247,8 @@ def generate(graph, sched):
     def tensor_expr(view):
         b = view.buffer
         lay = view.layout
+        if getattr(b, "mutated_input", None) is not None:
+            b = by_name[b.mutated_input]
         if isinstance(b, ComputedBuffer):
             nsname = f"_np_{b.dtype.name}"
             namespace[nsname] = b.dtype._np
@@ -244,30 +271,44 @@ def generate(graph, sched):
         names = []
         calls = []
         for kname, kc in pending:
-            args = []
             for a in kc.args.values():
                 if a.name not in names:
                     names.append(a.name)
-                args.append(f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]")
+        # the sizes follow the pointers in the array; the entry (and a parallel task) reads them first
+        n_ptr = len(names)
+        read_sizes = "".join(f"    const int64_t {sym} = (int64_t)(intptr_t)p[{n_ptr + i}];\n"
+                             for i, sym in enumerate(size_params))
+        for kname, kc in pending:
+            args = [f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]" for a in kc.args.values()]
+            args += list(size_params)
             if not kc.splittable:
                 calls.append(f"    {kname}({', '.join(args)});")
                 continue
             n0 = kc.group.outer[0]
-            if threads > 1 and n0 > 1 and kc.work() >= PARALLEL_MIN_WORK:
-                c_parts.append(f"static void {kname}_task(void** p, int64_t lo, int64_t hi)\n{{\n"
-                               f"    {kname}({', '.join(args)}, lo, hi);\n}}\n")
+            work = kc.work()
+            task = (f"static void {kname}_task(void** p, int64_t lo, int64_t hi)\n{{\n{read_sizes}"
+                    f"    {kname}({', '.join(args)}, lo, hi);\n}}\n")
+            if threads > 1 and isinstance(work, SymSize):      # decided per call, on the run-time sizes
+                c_parts.append(task)
+                calls.append(f"    if ({n0} > 1 && {work} >= {PARALLEL_MIN_WORK}) "
+                             f"ember_parallel({kname}_task, p, {n0}, {threads});")
+                calls.append(f"    else {kname}({', '.join(args)}, 0, {n0});")
+            elif threads > 1 and n0 > 1 and work >= PARALLEL_MIN_WORK:
+                c_parts.append(task)
                 calls.append(f"    ember_parallel({kname}_task, p, {n0}, {threads});")
             else:
                 calls.append(f"    {kname}({', '.join(args)}, 0, {n0});")
-        c_parts.append(f"int64_t {ename}(void** p)\n{{\n" + "\n".join(calls) +
+        c_parts.append(f"int64_t {ename}(void** p)\n{{\n{read_sizes}" + "\n".join(calls) +
                        "\n    int64_t err = ember_index_error;\n    ember_index_error = 0;\n    return err;\n}\n")
         entries.append(ename)
+        names = names + list(size_params)
         pointer_arrays.add(len(names))
         if profile:
             label = "+".join(sorted({n.buf.name for _, kc in pending for n in kc.group.nodes}))
             namespace[f"_{ename}_label"] = f"graph{_GRAPH_IDS[0]} {ename}: {label}"
             py.append(f"    _{ename} = _timed(_{ename}_raw, _{ename}_label)")
-        py.append(f"    err = _{ename}(_P{len(names)}({', '.join(ptr_expr(n) for n in names)}))")
+        ptrs = [ptr_expr(n) for n in names[:n_ptr]] + list(size_params)
+        py.append(f"    err = _{ename}(_P{len(names)}({', '.join(ptrs)}))")
         py.append("    if err:")
         py.append("        _index_error(err)")
         pending.clear()
@@ -291,17 +332,25 @@ def generate(graph, sched):
             continue
         kname = f"kernel{n_kernels}"
         n_kernels += 1
-        kc = KernelCodegen(g, kname, dtype_of.__getitem__)
+        kc = KernelCodegen(g, kname, dtype_of.__getitem__, size_params)
         c_parts.append(kc.generate())
         pending.append((kname, kc))
         if profile:
             flush()              # one entry per kernel, timed by the wrapper
     flush()
 
+    # inputs written in place: a restrided copy goes back into the caller's tensor; versions bump as eager's
+    for name in mutated:
+        py.append(f"    if {name} is not {name}_orig:")
+        py.append(f"        {name}_orig.copy_({name})")
+        py.append(f"    else:")
+        py.append(f"        {name}._version_counter.bump()")
     # outputs
     outs = []
     for v, const in zip(graph.outputs, graph.output_consts):
-        if v is None:
+        if v is None and isinstance(const, (SymSize, SymFloatSize)):
+            outs.append(repr(const))            # a size the graph returns: computed from the inputs' sizes
+        elif v is None:
             namespace[f"_const{len(outs)}"] = const
             outs.append(f"_const{len(outs)}")
         else:
@@ -314,6 +363,24 @@ def generate(graph, sched):
         py.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels,
                           sorted(pointer_arrays), pool_index)
+
+
+def _size_params(graph):
+    """The size symbols of a dynamic-shape graph, each with its source among the inputs (else SizeUnsupported)."""
+    used = set()
+    for b in graph.inputs + graph.buffers:
+        lay = b.layout
+        for x in lay.size + lay.stride + (lay.offset,):
+            used |= symbols_of(x)
+        if isinstance(b, ComputedBuffer):
+            for x in tuple(b.data.size) + tuple(b.reduction_ranges()):
+                used |= symbols_of(x)
+    for c in graph.output_consts:
+        used |= symbols_of(c)
+    missing = used - set(graph.symbols)
+    if missing:
+        raise SizeUnsupported(f"ember._inductor: no input gives the size symbol(s) {sorted(missing)}")
+    return tuple(sorted(graph.symbols, key=lambda s: (len(s), s)))
 
 
 def _render(obj, tensor_expr, namespace):
@@ -334,7 +401,7 @@ def _render(obj, tensor_expr, namespace):
             return "float('inf')" if obj > 0 else "float('-inf')"
         return repr(obj)
     if isinstance(obj, (int, bool, str, type(None))):
-        return repr(obj)
+        return repr(obj)                 # (a SymSize's repr is its expression over the size symbols)
     name = f"_obj{len(namespace)}"
     namespace[name] = obj
     return name

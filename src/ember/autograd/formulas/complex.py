@@ -2,7 +2,7 @@
 
 from ..._generated import functions as at  # the ember.* bindings below the facade (torch's at:: functions)
 
-__all__ = ["abs_jvp", "sgn_backward"]
+__all__ = ["abs_jvp", "angle_backward", "angle_jvp", "sgn_backward"]
 
 
 def sgn_backward(self, grad, result):
@@ -21,3 +21,17 @@ def abs_jvp(self, self_t):
     if not self.dtype.is_complex:
         return self_t * self.sgn()
     return (self_t.conj() * self.sgn()).real
+
+
+def angle_backward(grad, self):
+    """angle(z) = atan2(imag, real): zero for real inputs; for complex z, i * grad * z / |z|^2 (zero at 0)."""
+    if not self.dtype.is_complex:
+        return grad.mul(0)
+    val = grad * self / self.abs().pow(2) * 1j
+    return at.where(self == 0, at.zeros((), dtype=val.dtype), val)
+
+
+def angle_jvp(self, self_t):
+    """torch's handle_r_to_c(angle_backward(self_t.conj(), self).conj()): the real part for a complex input."""
+    r = angle_backward(self_t.conj(), self).conj()
+    return r.real if r.dtype.is_complex else r

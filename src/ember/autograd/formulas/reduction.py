@@ -11,7 +11,7 @@ from ._common import (_const, const_zeros_like, const_ones_like, const_sgn, mask
 
 _REAL_FLOAT = (np.dtype(np.float32), np.dtype(np.float64))
 
-__all__ = ["amax_backward", "correction_of", "evenly_distribute_backward", "logsumexp_backward",
+__all__ = ["aminmax_backward", "aminmax_jvp", "amax_backward", "correction_of", "evenly_distribute_backward", "logsumexp_backward",
            "mean_backward", "norm_backward", "prod_backward", "reduced_numel", "std_backward", "sum_backward",
            "value_selecting_backward", "var_backward"]
 
@@ -51,6 +51,38 @@ def amax_backward(grad, self, result, dim, keepdim):
     mask = (self == _restore(result, self._size, dim, keepdim)).to(grad.dtype)
     count = mask.sum(_dims(dim, n), keepdim=True) if n else mask
     return expand_to(_restore(grad, self._size, dim, keepdim), self._size) * mask / count
+
+
+def aminmax_backward(self, dim, keepdim, grad_min, grad_max, min, max):
+    """amin's and amax's backward summed over the outputs that got a gradient (dim None: every dim)."""
+    dims = [] if dim is None else [dim]
+    keep = keepdim and dim is not None
+    out = None
+    for g, r in ((grad_min, min), (grad_max, max)):
+        if g is None:
+            continue
+        if dim is None and keepdim:
+            g, r = g.reshape(()), r.reshape(())
+        part = amax_backward(g, self, r, dims, keep)
+        out = part if out is None else out + part
+    return out
+
+
+def aminmax_jvp(self, self_t, dim, keepdim, min, max):
+    """The tangents of (min, max): the mean of self_t over the elements equal to each extremum."""
+    n = len(self._size)
+    dims = list(range(n)) if dim is None else [dim]
+    keep = keepdim and dim is not None
+    out = []
+    for r in (min, max):
+        if dim is None and keepdim:
+            r = r.reshape(())
+        mask = self == _restore(r, self._size, dims, keep)
+        t = self_t.where(mask, 0)
+        if n:
+            t = t.sum(dims, keepdim=keep) / mask.sum(dims, keepdim=keep)
+        out.append(t.reshape(min._size))
+    return tuple(out)
 
 
 def evenly_distribute_backward(grad, self, result):

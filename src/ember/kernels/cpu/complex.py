@@ -18,3 +18,29 @@ def conj_physical_(self):
     if self.dtype.is_complex:
         np.conjugate(self._np, out=self._np)
     return self
+
+
+def _angle_np(self, rdt):
+    a = self._np
+    if self.dtype.is_complex:
+        return np.angle(a)
+    a = a.astype(rdt._np) if a.dtype != rdt._np else a
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isnan(a), a, np.where(a < 0, np.pi, 0)).astype(rdt._np)
+
+
+def angle(self):
+    """The argument of a complex number; pi for negative reals, 0 otherwise (nan stays nan)."""
+    from ..meta.complex import angle_dtype
+    rdt = angle_dtype(self)
+    out = _alloc(self._size, rdt, self)
+    np.copyto(out._np, _angle_np(self, rdt), casting="unsafe")
+    return out
+
+
+def angle_out(self, *, out):
+    from ..meta.complex import angle_out as meta
+    meta(self, out=out)
+    from ..meta.complex import angle_dtype
+    np.copyto(out._np, _angle_np(self, angle_dtype(self)), casting="unsafe")
+    return out

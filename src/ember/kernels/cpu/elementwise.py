@@ -7,7 +7,7 @@ from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor, check_out, np_of
 from .runtime import clib
 from .runtime.pool import split_run
-from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype
+from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule
 
 
 def _operand(x, cdt):
@@ -301,6 +301,9 @@ remainder, remainder_, remainder_out = make_binary(_rem, ARITH, "remainder")
 
 
 def _pow(a, b, out):
+    if out.dtype.kind in "fc" and np.ndim(b) == 0 and b == 2:     # square (torch's square is pow(x, 2))
+        np.multiply(a, a, out=out, casting="unsafe")
+        return
     if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -333,6 +336,8 @@ bitwise_xor, bitwise_xor_, bitwise_xor_out = make_binary(_ufunc2(np.bitwise_xor)
 
 # ---------------------------------------------------------------- unary
 def make_unary(fn_np, kind, name):
+    rule = unary_out_rule(kind)
+
     def functional(self):
         rdt = unary_dtype(self, kind)
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
@@ -351,7 +356,7 @@ def make_unary(fn_np, kind, name):
 
     def out_variant(self, out):
         rdt = unary_dtype(self, kind)
-        check_out(out, self._size, rdt, name)
+        check_out(out, self._size, rdt, name, rule)
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
         if out._np.dtype == rdt._np:
             fn_np(a, out._np)
@@ -416,7 +421,8 @@ def _abs(a, out):
 
 def _bitwise_not(a, out):
     if a.dtype.kind == "f" or a.dtype.kind == "c":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for floating point inputs")
+        from ..common import _tname
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_tname(D.from_numpy_dtype(a.dtype))}'")
     np.invert(a, out=out)
 
 

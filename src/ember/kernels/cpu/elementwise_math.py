@@ -5,10 +5,11 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, np_of
-from ..meta.elementwise_common import ARITH, FLOAT_OUT, check_inplace
+from ..meta.elementwise_common import ARITH, BITWISE, FLOAT_OUT, check_inplace
 from .elementwise import make_binary, _alloc, _ufunc2
 from . import elementwise_special
-from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype
+from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype, unary_out_rule
+from ..out_rules import same_dtype
 
 _wrap_fresh = Tensor._wrap_fresh
 
@@ -24,6 +25,7 @@ def make_unary_p(fn, name, kind=None):
     """(functional, inplace, out) for a same-shape op `fn(a, *params) -> ndarray` (params are the
     schema's extra arguments). Result dtype from kernels/meta/elementwise_math.py's table."""
     kind = UNARY_KINDS.get(name, FLOAT_OUT) if kind is None else kind
+    rule = unary_out_rule(kind, name)
     fn = _quiet(fn)
 
     def _compute(self, args, kw, rdt):
@@ -51,7 +53,7 @@ def make_unary_p(fn, name, kind=None):
     def out_variant(self, *args, out=None, **kw):
         rdt = unary_kind_dtype(self, kind, name)
         r = _compute(self, args, kw, rdt)
-        check_out(out, self._size, rdt, name)
+        check_out(out, self._size, rdt, name, rule)
         np.copyto(out._np, r, casting="unsafe")
         return out
 
@@ -224,7 +226,7 @@ xlogy_OutScalar_Self = xlogy_OutScalar_Other = xlogy_OutTensor
 
 
 # ------------------------------------------------------------------ ternary
-def _ternary(compute, name):
+def _ternary(compute, name, rule=None):
     def functional(self, a, b, **kw):
         shape, rdt = ternary_spec(self, a, b, name, **kw)
         out = _alloc(shape, rdt, self, a, b)
@@ -240,7 +242,7 @@ def _ternary(compute, name):
     def out_variant(self, a, b, out=None, **kw):
         shape, rdt = ternary_spec(self, a, b, name, **kw)
         r = _quiet(compute)(self, a, b, rdt, **kw)
-        check_out(out, shape, rdt, name)
+        check_out(out, shape, rdt, name, rule)
         np.copyto(out._np, r, casting="unsafe")
         return out
     return functional, inplace, out_variant
@@ -266,7 +268,7 @@ def _addcdiv(self, t1, t2, rdt, value=1):
 
 
 lerp_Scalar, lerp__Scalar, lerp_Scalar_out = _ternary(_lerp, "lerp")
-lerp_Tensor, lerp__Tensor, lerp_Tensor_out = lerp_Scalar, lerp__Scalar, lerp_Scalar_out
+lerp_Tensor, lerp__Tensor, lerp_Tensor_out = _ternary(_lerp, "lerp", same_dtype)
 addcmul, addcmul_, addcmul_out = _ternary(_addcmul, "addcmul")
 addcdiv, addcdiv_, addcdiv_out = _ternary(_addcdiv, "addcdiv")
 
@@ -297,3 +299,79 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 
 isin_Tensor_Tensor = isin_Tensor_Scalar = isin_Scalar_Tensor = isin
+
+
+# ------------------------------------------------------------------ deg2rad/rad2deg, logaddexp2, nextafter,
+# frexp, bit shifts (issue 19)
+_define("deg2rad", np.deg2rad)
+_define("rad2deg", np.rad2deg)
+
+
+def _float_only(uf, name):
+    """A binary float kernel: integral (and bool) compute dtypes are not implemented in torch."""
+    def f(a, b, out):
+        if out.dtype.kind not in "fc":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tn(out)}'")
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            uf(a, b, out=out, casting="unsafe")
+    return f
+
+
+logaddexp2, _, logaddexp2_out = make_binary(_float_only(np.logaddexp2, "logaddexp2"), ARITH, "logaddexp2")
+nextafter, nextafter_, nextafter_out = make_binary(_float_only(np.nextafter, "nextafter"), ARITH, "nextafter")
+
+
+def _frexp_np(self):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    m, e = np.frexp(self._np)
+    return m, e.astype(np.int32)
+
+
+def frexp(self):
+    from ..meta.elementwise_math import frexp as meta
+    m, e = _frexp_np(self)
+    mo, eo = meta(self)
+    mantissa, exponent = _alloc(self._size, mo.dtype, self), _alloc(self._size, eo.dtype, self)
+    np.copyto(mantissa._np, m)
+    np.copyto(exponent._np, e)
+    return mantissa, exponent
+
+
+def frexp_out(self, *, mantissa, exponent):
+    from ..meta.elementwise_math import frexp_out as meta
+    meta(self, mantissa=mantissa, exponent=exponent)
+    m, e = _frexp_np(self)
+    np.copyto(mantissa._np, m)
+    np.copyto(exponent._np, e)
+    return mantissa, exponent
+
+
+def _shift(left):
+    """torch's shifts: a shift by a negative count or by at least the width gives 0 (left) or the sign
+    fill (right) instead of C's undefined behaviour; left shifts wrap around as unsigned."""
+    name = "lshift" if left else "rshift"
+
+    def f(a, b, out):
+        if out.dtype.kind not in "iu":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tn(out)}'")
+        a, b = np.asarray(a, out.dtype), np.asarray(b, out.dtype)
+        bits = out.dtype.itemsize * 8
+        if left:
+            bad = (b < 0) | (b >= bits)
+            u = a.astype(np.dtype(f"u{out.dtype.itemsize}"))
+            r = np.left_shift(u, np.where(bad, 0, b).astype(u.dtype)).astype(out.dtype)
+            np.copyto(out, np.where(bad, 0, r), casting="unsafe")
+        else:
+            top = bits - (1 if out.dtype.kind == "i" else 0)
+            bad = (b < 0) | (b >= top)
+            np.copyto(out, np.right_shift(a, np.where(bad, top, b).astype(out.dtype)), casting="unsafe")
+    return f
+
+
+def _shift_kernels(left, name):
+    return make_binary(_shift(left), BITWISE, name)
+
+
+bitwise_left_shift, bitwise_left_shift_, bitwise_left_shift_out = _shift_kernels(True, "lshift")
+bitwise_right_shift, bitwise_right_shift_, bitwise_right_shift_out = _shift_kernels(False, "rshift")

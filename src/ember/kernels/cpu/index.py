@@ -5,6 +5,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, empty_tensor
+from ..out_rules import exact, same_scalar_type, TAKE
 from ..meta import index as M
 from ..meta.index import check_index_put
 from ..meta.index import index_plan
@@ -44,8 +45,8 @@ def _grid(index, d):
     return tuple(idx)
 
 
-def _copy_out(r, out, name):
-    check_out(out, r._size, r.dtype, name)
+def _copy_out(r, out, name, rule=None):
+    check_out(out, r._size, r.dtype, name, rule)
     np.copyto(out._np, r._np, casting="unsafe")
     return out
 
@@ -61,7 +62,7 @@ def gather(self, dim, index, *, sparse_grad=False):
 
 
 def gather_out(self, dim, index, *, sparse_grad=False, out):
-    return _copy_out(gather(self, dim, index), out, "gather")
+    return _copy_out(gather(self, dim, index), out, "gather", exact)
 
 
 # ------------------------------------------------------------------ scatter family: write into `target` (validated)
@@ -110,7 +111,7 @@ def scatter__src(self, dim, index, src):
 
 
 def scatter_src_out(self, dim, index, src, *, out):
-    return _copy_out(scatter_src(self, dim, index, src), out, "scatter")
+    return _copy_out(scatter_src(self, dim, index, src), out, "scatter", exact)
 
 
 def scatter_value(self, dim, index, value):
@@ -124,7 +125,7 @@ def scatter__value(self, dim, index, value):
 
 
 def scatter_value_out(self, dim, index, value, *, out):
-    return _copy_out(scatter_value(self, dim, index, value), out, "scatter")
+    return _copy_out(scatter_value(self, dim, index, value), out, "scatter", exact)
 
 
 def scatter_reduce(self, dim, index, src, *, reduce):
@@ -140,7 +141,7 @@ def scatter__reduce(self, dim, index, src, *, reduce):
 
 
 def scatter_reduce_out(self, dim, index, src, *, reduce, out):
-    return _copy_out(scatter_reduce(self, dim, index, src, reduce=reduce), out, "scatter")
+    return _copy_out(scatter_reduce(self, dim, index, src, reduce=reduce), out, "scatter", exact)
 
 
 def scatter_value_reduce(self, dim, index, value, *, reduce):
@@ -156,7 +157,7 @@ def scatter__value_reduce(self, dim, index, value, *, reduce):
 
 
 def scatter_value_reduce_out(self, dim, index, value, *, reduce, out):
-    return _copy_out(scatter_value_reduce(self, dim, index, value, reduce=reduce), out, "scatter")
+    return _copy_out(scatter_value_reduce(self, dim, index, value, reduce=reduce), out, "scatter", exact)
 
 
 def scatter_add(self, dim, index, src):
@@ -170,7 +171,7 @@ def scatter_add_(self, dim, index, src):
 
 
 def scatter_add_out(self, dim, index, src, *, out):
-    return _copy_out(scatter_add(self, dim, index, src), out, "scatter_add")
+    return _copy_out(scatter_add(self, dim, index, src), out, "scatter_add", exact)
 
 
 def _identity(reduce, dt):
@@ -218,7 +219,7 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
 
 
 def scatter_reduce_two_out(self, dim, index, src, reduce, *, include_self=True, out):
-    return _copy_out(scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self), out, "scatter_reduce")
+    return _copy_out(scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self), out, "scatter_reduce", exact)
 
 
 # ------------------------------------------------------------------ index_select / index_add / index_copy / index_fill
@@ -232,7 +233,7 @@ def index_select(self, dim, index):
 
 
 def index_select_out(self, dim, index, *, out):
-    return _copy_out(index_select(self, dim, index), out, "index_select")
+    return _copy_out(index_select(self, dim, index), out, "index_select", same_scalar_type("index_select"))
 
 
 def _along(a, d):
@@ -267,7 +268,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
 
 
 def index_add_out(self, dim, index, source, *, alpha=1, out):
-    return _copy_out(index_add(self, dim, index, source, alpha=alpha), out, "index_add")
+    return _copy_out(index_add(self, dim, index, source, alpha=alpha), out, "index_add", exact)
 
 
 def _index_copy_into(target, d, index, source):
@@ -342,7 +343,7 @@ def masked_select(self, mask):
 
 
 def masked_select_out(self, mask, *, out):
-    return _copy_out(masked_select(self, mask), out, "masked_select")
+    return _copy_out(masked_select(self, mask), out, "masked_select", same_scalar_type("masked_select"))
 
 
 def _masked_scatter_into(a, m, source):
@@ -380,7 +381,7 @@ def take(self, index):
 
 
 def take_out(self, index, *, out):
-    return _copy_out(take(self, index), out, "take")
+    return _copy_out(take(self, index), out, "take", TAKE)
 
 
 def nonzero(self):
@@ -451,7 +452,7 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
 
 
 def index_reduce_out(self, dim, index, source, reduce, *, include_self=True, out):
-    return _copy_out(index_reduce(self, dim, index, source, reduce, include_self=include_self), out, "index_reduce")
+    return _copy_out(index_reduce(self, dim, index, source, reduce, include_self=include_self), out, "index_reduce", exact)
 
 
 def _np_index(self, entries):

@@ -3,7 +3,9 @@ svd, eigh) and pinv/rank/lstsq from one batched SVD. Singular or non-positive-de
 (which batch element, which pivot/minor) only on the error path, for torch's LinAlgError message."""
 import numpy as np
 
-from ..common import check_out, empty_tensor
+from ..common import empty_tensor
+from ..out_rules import exact, linalg_castable, write_outs
+from ..meta.linalg import _LSTSQ, _scalar_type
 from ..meta import linalg as M
 from ..meta.linalg import LinAlgError
 from ..meta import linalg as M_linalg
@@ -25,11 +27,8 @@ def _like(meta, arr):
                  meta.stride())
 
 
-def _into(results, outs, name):
-    for r, o in zip(results, outs):
-        check_out(o, r._size, r.dtype, name)
-        np.copyto(o._np, r._np, casting="unsafe")
-    return tuple(outs)
+def _into(results, outs, rule, order=None):
+    return write_outs(results, outs, rule, order)
 
 
 def _mT(a):
@@ -118,7 +117,7 @@ def linalg_inv_ex(A, *, check_errors=False):
 
 
 def linalg_inv_ex_inverse(A, *, check_errors=False, inverse, info):
-    return _into(linalg_inv_ex(A, check_errors=check_errors), (inverse, info), "linalg_inv_ex")
+    return _into(linalg_inv_ex(A, check_errors=check_errors), (inverse, info), exact)
 
 
 def linalg_det(A):
@@ -127,7 +126,7 @@ def linalg_det(A):
 
 
 def linalg_det_out(A, *, out):
-    return _into((linalg_det(A),), (out,), "linalg_det")[0]
+    return _into((linalg_det(A),), (out,), exact)[0]
 
 
 def linalg_slogdet(A):
@@ -139,7 +138,7 @@ def linalg_slogdet(A):
 
 
 def linalg_slogdet_out(A, *, sign, logabsdet):
-    return _into(linalg_slogdet(A), (sign, logabsdet), "linalg_slogdet")
+    return _into(linalg_slogdet(A), (sign, logabsdet), exact)
 
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False):
@@ -169,7 +168,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
 
 
 def linalg_solve_ex_out(A, B, *, left=True, check_errors=False, result, info):
-    return _into(linalg_solve_ex(A, B, left=left, check_errors=check_errors), (result, info), "linalg_solve_ex")
+    return _into(linalg_solve_ex(A, B, left=left, check_errors=check_errors), (result, info), exact)
 
 
 # ------------------------------------------------------------------ factorizations
@@ -207,7 +206,7 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
 
 
 def linalg_cholesky_ex_L(A, *, upper=False, check_errors=False, L, info):
-    return _into(linalg_cholesky_ex(A, upper=upper, check_errors=check_errors), (L, info), "linalg_cholesky_ex")
+    return _into(linalg_cholesky_ex(A, upper=upper, check_errors=check_errors), (L, info), exact)
 
 
 def linalg_qr(A, mode="reduced"):
@@ -222,7 +221,7 @@ def linalg_qr(A, mode="reduced"):
 
 
 def linalg_qr_out(A, mode="reduced", *, Q, R):
-    return _into(linalg_qr(A, mode), (Q, R), "linalg_qr")
+    return _into(linalg_qr(A, mode), (Q, R), exact)
 
 
 def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
@@ -238,7 +237,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
 
 
 def _linalg_svd_U(A, full_matrices=False, compute_uv=True, *, driver=None, U, S, Vh):
-    return _into(_linalg_svd(A, full_matrices, compute_uv, driver=driver), (U, S, Vh), "linalg_svd")
+    return _into(_linalg_svd(A, full_matrices, compute_uv, driver=driver), (U, S, Vh), exact, order=(0, 2, 1))
 
 
 def _linalg_eigh(A, UPLO="L", compute_v=True):
@@ -252,7 +251,7 @@ def _linalg_eigh(A, UPLO="L", compute_v=True):
 
 
 def _linalg_eigh_eigenvalues(A, UPLO="L", compute_v=True, *, eigenvalues, eigenvectors):
-    return _into(_linalg_eigh(A, UPLO, compute_v), (eigenvalues, eigenvectors), "linalg_eigh")
+    return _into(_linalg_eigh(A, UPLO, compute_v), (eigenvalues, eigenvectors), exact, order=(1, 0))
 
 
 # ------------------------------------------------------------------ least squares / pinv / rank
@@ -339,7 +338,7 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
 
 def linalg_lstsq_out(self, b, rcond=None, *, driver=None, solution, residuals, rank, singular_values):
     return _into(linalg_lstsq(self, b, rcond, driver=driver), (solution, residuals, rank, singular_values),
-                 "linalg_lstsq")
+                 _LSTSQ)
 
 
 # ------------------------------------------------------------------ eig / matrix_exp / cholesky solves
@@ -352,7 +351,7 @@ def linalg_eig(self):
 
 
 def linalg_eig_out(self, *, eigenvalues, eigenvectors):
-    return _into(linalg_eig(self), (eigenvalues, eigenvectors), "linalg_eig")
+    return _into(linalg_eig(self), (eigenvalues, eigenvectors), linalg_castable("torch.linalg.eig", ("eigenvalues", "eigenvectors")))
 
 
 _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
@@ -402,7 +401,7 @@ def cholesky_solve(self, input2, upper=False):
 
 
 def cholesky_solve_out(self, input2, upper=False, *, out):
-    return _into((cholesky_solve(self, input2, upper),), (out,), "cholesky_solve")[0]
+    return _into((cholesky_solve(self, input2, upper),), (out,), linalg_castable("cholesky_solve"))[0]
 
 
 def cholesky_inverse(self, upper=False):
@@ -413,7 +412,7 @@ def cholesky_inverse(self, upper=False):
 
 
 def cholesky_inverse_out(self, upper=False, *, out):
-    return _into((cholesky_inverse(self, upper),), (out,), "cholesky_inverse")[0]
+    return _into((cholesky_inverse(self, upper),), (out,), linalg_castable("cholesky_inverse"))[0]
 
 
 linalg_matrix_rank_atol_rtol_tensor = linalg_matrix_rank_atol_rtol_float
@@ -443,7 +442,7 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
 
 def linalg_solve_triangular_out(self, B, *, upper, left=True, unitriangular=False, out):
     r = linalg_solve_triangular(self, B, upper=upper, left=left, unitriangular=unitriangular)
-    return _into((r,), (out,), "linalg_solve_triangular")[0]
+    return _into((r,), (out,), _scalar_type)[0]
 
 
 def trace(self):
@@ -459,4 +458,4 @@ def linalg_cross(self, other, *, dim=-1):
 
 
 def linalg_cross_out(self, other, *, dim=-1, out):
-    return _copy_out(linalg_cross(self, other, dim=dim), out, "linalg_cross")
+    return _copy_out(linalg_cross(self, other, dim=dim), out, "linalg_cross", exact)

@@ -92,17 +92,21 @@ def avg_pool2d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_i
     shape, (k, s, p, dl, o) = M.avg_spec(self, 2, kernel_size, stride, padding, ceil_mode, divisor_override,
                                          "avg_pool2d")
     x = acc(self)
-    y = pool_planes.avg_pool(x, k, s, p, o, count_include_pad, divisor_override)
+    integer = x.dtype.kind in "iu"
+    y = None if integer else pool_planes.avg_pool(x, k, s, p, o, count_include_pad, divisor_override)
     if y is not None:
         return wrap(y, self.dtype, fresh=True)
     win = _windows(x, 2, k, s, p, dl, o, 0)
     tot = win.sum(axis=(-2, -1))
     if divisor_override is not None:
-        return wrap(tot / divisor_override, self.dtype)
-    h, w = x.shape[-2:]
-    div = np.outer(_divisor(h, k[0], s[0], p[0], o[0], count_include_pad),
-                   _divisor(w, k[1], s[1], p[1], o[1], count_include_pad))
-    return wrap(tot / div.astype(x.dtype), self.dtype)
+        div = divisor_override
+    else:
+        h, w = x.shape[-2:]
+        div = np.outer(_divisor(h, k[0], s[0], p[0], o[0], count_include_pad),
+                       _divisor(w, k[1], s[1], p[1], o[1], count_include_pad))
+    if integer:                         # int64 sums divide like C++ (toward zero)
+        return wrap(np.trunc(tot / div).astype(x.dtype), self.dtype)
+    return wrap(tot / (div if divisor_override is not None else div.astype(x.dtype)), self.dtype)
 
 
 def _adaptive_index(i, o):

@@ -6,6 +6,7 @@ import numpy as np
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.promotion import can_cast
 from ..common import _tname, check_out, empty_tensor
+from ..out_rules import exact, NARROW_COPY, resize_silently
 from ..meta import shape as M
 from ..meta.view import diagonal as _diagonal_view, narrow as _narrow_view
 from ..meta import copy as M_copy
@@ -25,8 +26,8 @@ def _wrap(arr, dtype, strides=None):
     return out
 
 
-def _copy_out(r, out, name):
-    check_out(out, r._size, r.dtype, name)
+def _copy_out(r, out, name, rule=None, resize=None):
+    check_out(out, r._size, r.dtype, name, rule, resize)
     np.copyto(out._np, r._np, casting="unsafe")
     return out
 
@@ -88,11 +89,11 @@ def triu_(self, diagonal=0):
 
 
 def tril_out(self, diagonal=0, *, out):
-    return _copy_out(tril(self, diagonal), out, "tril")
+    return _copy_out(tril(self, diagonal), out, "tril", exact)
 
 
 def triu_out(self, diagonal=0, *, out):
-    return _copy_out(triu(self, diagonal), out, "triu")
+    return _copy_out(triu(self, diagonal), out, "triu", exact)
 
 
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
@@ -124,7 +125,7 @@ def narrow_copy(self, dim, start, length):
 
 
 def narrow_copy_out(self, dim, start, length, *, out):
-    return _copy_out(narrow_copy(self, dim, start, length), out, "narrow_copy")
+    return _copy_out(narrow_copy(self, dim, start, length), out, "narrow_copy", NARROW_COPY, resize_silently)
 
 
 # ------------------------------------------------------------------ searchsorted / bucketize

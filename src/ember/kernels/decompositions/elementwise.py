@@ -119,6 +119,24 @@ for _a, _t in {"absolute": "abs", "negative": "neg", "fix": "trunc", "divide": "
 clip__Tensor = _alias_("clamp")
 
 
+def square(self):
+    """torch's square is pow(self, 2) (its node is PowBackward0)."""
+    return aten.pow.Tensor_Scalar(self, 2)
+
+
+def square_(self):
+    return aten.pow_.Scalar(self, 2)
+
+
+def divide_Scalar(self, other):
+    """divide.Scalar / true_divide.Scalar run div.Scalar (torch's: DivBackward1), not the binding's wrapped number."""
+    return aten.div.Scalar(self, other)
+
+
+def multiply_Scalar(self, other):
+    return aten.mul.Scalar(self, other)
+
+
 def max_other(self, other):
     """torch.max(a, b): the elementwise maximum (torch's max.other is maximum)."""
     return aten.maximum.default(self, other)
@@ -185,3 +203,33 @@ float_power_Tensor_Tensor, float_power_Tensor_Scalar, float_power_Scalar = (
 float_power_Tensor_Tensor_out, float_power_Tensor_Scalar_out, float_power_Scalar_out = (
     _float_power_out(o) for o in ("Tensor_Tensor", "Tensor_Scalar", "Scalar"))
 float_power__Tensor, float_power__Scalar = _float_power_("Tensor"), _float_power_("Scalar")
+
+
+# ------------------------------------------------------------------ ldexp, shifts of a Python number (issue 19)
+def ldexp(self, other):
+    """self * 2**other (torch's ldexp is this composite)."""
+    return aten.mul.Tensor(self, aten.pow.Scalar(2.0, other))
+
+
+def ldexp_(self, other):
+    return aten.mul_.Tensor(self, aten.pow.Scalar(2.0, other))
+
+
+def ldexp_out(self, other, *, out):
+    from ..._core.promotion import can_cast, result_type
+    scale = aten.pow.Scalar(2.0, other)
+    if not can_cast(result_type(self, scale), out.dtype):        # torch names ldexp, not the result type
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {_tname(out.dtype)}")
+    return aten.mul.out(self, scale, out=out)
+
+
+bitwise_left_shift = _binary("bitwise_left_shift")
+bitwise_right_shift = _binary("bitwise_right_shift")
+
+
+def bitwise_left_shift_Scalar_Tensor_out(self, other, *, out):
+    return aten.bitwise_left_shift.Tensor_out(self, other, out=out)
+
+
+def bitwise_right_shift_Scalar_Tensor_out(self, other, *, out):
+    return aten.bitwise_right_shift.Tensor_out(self, other, out=out)

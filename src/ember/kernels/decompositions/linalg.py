@@ -3,7 +3,8 @@ front ends over the *_ex / _linalg_* kernels, the legacy names (inverse, det, sv
 matrix_power by repeated squaring."""
 import warnings
 
-from ..common import check_out
+from ..common import _tname, c_type_name, check_out
+from ..out_rules import exact, linalg_castable, same, write_outs
 from ..meta.linalg import check_matrix
 from .shape import _to_out as _to_out_shape
 from ..common import broadcast_shapes
@@ -13,15 +14,21 @@ from ..._ops import ops
 aten = ops.aten
 
 
-def _to_out(r, out, name):
-    check_out(out, r._size, r.dtype, name)
-    return out.copy_(r)
+def _to_out(r, out, rule):
+    return write_outs((r,), (out,), rule, dispatch=True)[0]
 
 
-def _to_outs(rs, outs, name):
-    for r, o in zip(rs, outs):
-        _to_out(r, o, name)
-    return tuple(outs)
+def _to_outs(rs, outs, rule, order=None):
+    return write_outs(rs, outs, rule, order, dispatch=True)
+
+
+_PINV = linalg_castable("linalg.pinv")
+_RANK = linalg_castable("torch.linalg.matrix_rank")
+_TENSORDOT = same(lambda i, want, got: f"tensordot: Expected the output tensor to have dtype {_tname(want)}, but got an "
+                                       f"output tensor with dtype {_tname(got)}")
+_VECDOT = same(lambda i, want, got: f"linalg.vecdot: Expected out of dtype{_tname(want)} but found {_tname(got)}")
+_MULTI_DOT = same(lambda i, want, got: f"multi_dot(): expected out tensor to have dtype {c_type_name(want)} but got "
+                                       f"{c_type_name(got)}")
 
 
 # ------------------------------------------------------------------ inverse / determinants / solve
@@ -30,7 +37,7 @@ def linalg_inv(A):
 
 
 def linalg_inv_out(A, *, out):
-    return _to_out(linalg_inv(A), out, "linalg_inv")
+    return _to_out(linalg_inv(A), out, exact)
 
 
 inverse = linalg_inv
@@ -46,7 +53,7 @@ def slogdet(self):
 
 
 def slogdet_out(self, *, sign, logabsdet):
-    return _to_outs(slogdet(self), (sign, logabsdet), "slogdet")
+    return _to_outs(slogdet(self), (sign, logabsdet), exact)
 
 
 def logdet(self):
@@ -59,7 +66,7 @@ def linalg_solve(A, B, *, left=True):
 
 
 def linalg_solve_out(A, B, *, left=True, out):
-    return _to_out(linalg_solve(A, B, left=left), out, "linalg_solve")
+    return _to_out(linalg_solve(A, B, left=left), out, exact)
 
 
 # ------------------------------------------------------------------ factorizations
@@ -68,7 +75,7 @@ def linalg_cholesky(self, *, upper=False):
 
 
 def linalg_cholesky_out(self, *, upper=False, out):
-    return _to_out(linalg_cholesky(self, upper=upper), out, "linalg_cholesky")
+    return _to_out(linalg_cholesky(self, upper=upper), out, exact)
 
 
 def cholesky(self, upper=False):
@@ -87,7 +94,7 @@ def cholesky(self, upper=False):
 
 
 def cholesky_out(self, upper=False, *, out):
-    return _to_out(cholesky(self, upper), out, "cholesky")
+    return _to_out(cholesky(self, upper), out, linalg_castable("cholesky"))
 
 
 def qr(self, some=True):
@@ -95,7 +102,7 @@ def qr(self, some=True):
 
 
 def qr_Q(self, some=True, *, Q, R):
-    return _to_outs(qr(self, some), (Q, R), "qr")
+    return _to_outs(qr(self, some), (Q, R), exact)
 
 
 def linalg_svd(A, full_matrices=True, *, driver=None):
@@ -103,7 +110,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None):
 
 
 def linalg_svd_U(A, full_matrices=True, *, driver=None, U, S, Vh):
-    return _to_outs(linalg_svd(A, full_matrices, driver=driver), (U, S, Vh), "linalg_svd")
+    return _to_outs(linalg_svd(A, full_matrices, driver=driver), (U, S, Vh), exact, (0, 2, 1))
 
 
 def linalg_svdvals(A, *, driver=None):
@@ -111,7 +118,7 @@ def linalg_svdvals(A, *, driver=None):
 
 
 def linalg_svdvals_out(A, *, driver=None, out):
-    return _to_out(linalg_svdvals(A, driver=driver), out, "linalg_svdvals")
+    return _to_out(linalg_svdvals(A, driver=driver), out, exact)
 
 
 def svd(self, some=True, compute_uv=True):
@@ -122,7 +129,7 @@ def svd(self, some=True, compute_uv=True):
 
 
 def svd_U(self, some=True, compute_uv=True, *, U, S, V):
-    return _to_outs(svd(self, some, compute_uv), (U, S, V), "svd")
+    return _to_outs(svd(self, some, compute_uv), (U, S, V), exact, (0, 2, 1))
 
 
 def linalg_eigh(self, UPLO="L"):
@@ -130,7 +137,7 @@ def linalg_eigh(self, UPLO="L"):
 
 
 def linalg_eigh_eigvals(self, UPLO="L", *, eigvals, eigvecs):
-    return _to_outs(linalg_eigh(self, UPLO), (eigvals, eigvecs), "linalg_eigh")
+    return _to_outs(linalg_eigh(self, UPLO), (eigvals, eigvecs), exact, (1, 0))
 
 
 def linalg_eigvalsh(self, UPLO="L"):
@@ -138,7 +145,7 @@ def linalg_eigvalsh(self, UPLO="L"):
 
 
 def linalg_eigvalsh_out(self, UPLO="L", *, out):
-    return _to_out(linalg_eigvalsh(self, UPLO), out, "linalg_eigvalsh")
+    return _to_out(linalg_eigvalsh(self, UPLO), out, exact)
 
 
 # ------------------------------------------------------------------ pinv / matrix_rank front ends
@@ -147,12 +154,12 @@ def _f(x):
 
 
 def linalg_pinv_atol_rtol_float_out(self, *, atol=None, rtol=None, hermitian=False, out):
-    return _to_out(aten.linalg_pinv(self, atol=atol, rtol=rtol, hermitian=hermitian), out, "linalg_pinv")
+    return _to_out(aten.linalg_pinv(self, atol=atol, rtol=rtol, hermitian=hermitian), out, _PINV)
 
 
 def linalg_pinv_atol_rtol_tensor_out(self, *, atol=None, rtol=None, hermitian=False, out):
     r = aten.linalg_pinv.atol_rtol_tensor(self, atol=atol, rtol=rtol, hermitian=hermitian)
-    return _to_out(r, out, "linalg_pinv")
+    return _to_out(r, out, _PINV)
 
 
 def linalg_pinv(self, rcond, hermitian=False):
@@ -165,11 +172,11 @@ def linalg_pinv_rcond_tensor(self, rcond, hermitian=False):
 
 
 def linalg_pinv_out(self, rcond, hermitian=False, *, out):
-    return _to_out(linalg_pinv(self, rcond, hermitian), out, "linalg_pinv")
+    return _to_out(linalg_pinv(self, rcond, hermitian), out, _PINV)
 
 
 def linalg_pinv_out_rcond_tensor(self, rcond, hermitian=False, *, out):
-    return _to_out(linalg_pinv_rcond_tensor(self, rcond, hermitian), out, "linalg_pinv")
+    return _to_out(linalg_pinv_rcond_tensor(self, rcond, hermitian), out, _PINV)
 
 
 def pinverse(self, rcond=1e-15):
@@ -181,12 +188,12 @@ def _rank(x, atol=None, rtol=None, hermitian=False):
 
 
 def linalg_matrix_rank_atol_rtol_float_out(self, *, atol=None, rtol=None, hermitian=False, out):
-    return _to_out(_rank(self, atol, rtol, hermitian), out, "linalg_matrix_rank")
+    return _to_out(_rank(self, atol, rtol, hermitian), out, _RANK)
 
 
 def linalg_matrix_rank_atol_rtol_tensor_out(input, *, atol=None, rtol=None, hermitian=False, out):
     r = aten.linalg_matrix_rank.atol_rtol_tensor(input, atol=atol, rtol=rtol, hermitian=hermitian)
-    return _to_out(r, out, "linalg_matrix_rank")
+    return _to_out(r, out, _RANK)
 
 
 def linalg_matrix_rank(self, tol, hermitian=False):
@@ -194,7 +201,7 @@ def linalg_matrix_rank(self, tol, hermitian=False):
 
 
 def linalg_matrix_rank_out(self, tol, hermitian=False, *, out):
-    return _to_out(linalg_matrix_rank(self, tol, hermitian), out, "linalg_matrix_rank")
+    return _to_out(linalg_matrix_rank(self, tol, hermitian), out, _RANK)
 
 
 def linalg_matrix_rank_tol_tensor(self, tol, hermitian=False):
@@ -202,7 +209,7 @@ def linalg_matrix_rank_tol_tensor(self, tol, hermitian=False):
 
 
 def linalg_matrix_rank_out_tol_tensor(self, tol, hermitian=False, *, out):
-    return _to_out(linalg_matrix_rank_tol_tensor(self, tol, hermitian), out, "linalg_matrix_rank")
+    return _to_out(linalg_matrix_rank_tol_tensor(self, tol, hermitian), out, _RANK)
 
 
 # ------------------------------------------------------------------ matrix_power
@@ -235,7 +242,11 @@ matrix_power = linalg_matrix_power
 
 
 def linalg_matrix_power_out(self, n, *, out):
-    return _to_out(linalg_matrix_power(self, n), out, "matrix_power")
+    """torch checks castability first; n outside {0, 1} writes through an inverse or matmul out= kernel,
+    which wants `out` of exactly the result's dtype."""
+    r = linalg_matrix_power(self, n)
+    linalg_castable("matrix_power")(0, r.dtype, out)
+    return _to_out(r, out, linalg_castable("matrix_power") if n in (0, 1) else exact)
 
 
 matrix_power_out = linalg_matrix_power_out
@@ -247,7 +258,7 @@ def linalg_eigvals(self):
 
 
 def linalg_eigvals_out(self, *, out):
-    return _to_out(linalg_eigvals(self), out, "linalg_eigvals")
+    return _to_out(linalg_eigvals(self), out, linalg_castable("torch.linalg.eigvals", ("eigenvalues",)))
 
 
 def matrix_exp(self):
@@ -259,7 +270,7 @@ def linalg_matmul(self, other):
 
 
 def linalg_matmul_out(self, other, *, out):
-    return _to_out(self.matmul(other), out, "linalg_matmul")
+    return _to_out(self.matmul(other), out, exact)
 
 
 def linalg_vecdot(x, y, *, dim=-1):
@@ -271,7 +282,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 
 
 def linalg_vecdot_out(x, y, *, dim=-1, out):
-    return _to_out(linalg_vecdot(x, y, dim=dim), out, "linalg_vecdot")
+    return _to_out(linalg_vecdot(x, y, dim=dim), out, _VECDOT)
 
 
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
@@ -296,18 +307,23 @@ def linalg_multi_dot(tensors):
         if mats[i]._size[-1] != mats[i + 1]._size[0]:
             a, b = list(mats[i]._size), list(mats[i + 1]._size)
             raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {a} and {b} cannot be multiplied")
-    r = mats[0]
-    for m in mats[1:]:
-        r = r.mm(m)
-    if first == 1:
-        r = r.squeeze(0)
-    if last == 1:
-        r = r.squeeze(-1)
-    return r
+    if n == 3:      # torch's choice of the cheaper parenthesisation of (a x b)(b x c)(c x d)
+        a, b, c, d = mats[0]._size[0], mats[1]._size[0], mats[2]._size[0], mats[2]._size[1]
+        if (a * c) * (b + d) > (b * d) * (a + c):
+            r = mats[0].mm(mats[1].mm(mats[2]))
+        else:
+            r = mats[0].mm(mats[1]).mm(mats[2])
+    else:
+        r = mats[0]
+        for m in mats[1:]:
+            r = r.mm(m)
+    # like torch, the 2-D product is viewed as the output shape (a 1-D end drops its dim)
+    out_shape = ([mats[0]._size[0]] if first == 2 else []) + ([mats[-1]._size[1]] if last == 2 else [])
+    return r.view(out_shape)
 
 
 def linalg_multi_dot_out(tensors, *, out):
-    return _to_out(linalg_multi_dot(tensors), out, "linalg_multi_dot")
+    return _to_out(linalg_multi_dot(tensors), out, _MULTI_DOT)
 
 
 def linalg_cond(self, p=None):
@@ -320,7 +336,7 @@ def linalg_cond(self, p=None):
 
 
 def linalg_cond_out(self, p=None, *, out):
-    return _to_out(linalg_cond(self, p), out, "linalg_cond")
+    return _to_out(linalg_cond(self, p), out, linalg_castable("linalg.cond"))
 
 
 linalg_cond_p_str = linalg_cond
@@ -359,7 +375,8 @@ def kron(self, other):
     b = (1,) * (nd - other.dim()) + tuple(other._size)
     ra = [x for s in a for x in (s, 1)]
     rb = [x for s in b for x in (1, s)]
-    return (self.reshape(ra) * other.reshape(rb)).reshape([x * y for x, y in zip(a, b)])
+    prod = aten.mul.Tensor(self.reshape(ra), other.reshape(rb))
+    return aten._unsafe_view.default(prod, [x * y for x, y in zip(a, b)])     # as torch's (UnsafeViewBackward0)
 
 
 def kron_out(self, other, *, out):
@@ -381,7 +398,7 @@ def cross(self, other, dim=None):
 
 
 def cross_out(self, other, dim=None, *, out):
-    return _to_out_shape(cross(self, other, dim), out, "cross")
+    return _to_out_shape(cross(self, other, dim), out, "cross", exact)
 
 
 def tensordot(self, other, dims_self, dims_other):
@@ -408,7 +425,7 @@ def tensordot(self, other, dims_self, dims_other):
 
 
 def tensordot_out(self, other, dims_self, dims_other, *, out):
-    return _to_out_shape(tensordot(self, other, dims_self, dims_other), out, "tensordot")
+    return _to_out_shape(tensordot(self, other, dims_self, dims_other), out, "tensordot", _TENSORDOT)
 
 
 def _prod(xs):
@@ -500,12 +517,14 @@ def einsum(equation, tensors, *, path=None):
         later = ops[k + 1:]
         sum_dims = [d for d in range(n_out, len(all_labels)) if all(o._size[d] == 1 for o in later)]
         result = _sumproduct_pair(result, ops[k], sum_dims)
+    if len(all_labels) == n_out:
+        return result
+    if len(ops) == 1:               # torch sums a lone operand's contracted labels away (SumBackward1)
+        return result.sum(list(range(n_out, len(all_labels))))
     rest = [d for d in range(n_out, len(all_labels)) if result._size[d] != 1]
     if rest:
         result = result.sum(rest, keepdim=True)
-    for _ in range(len(all_labels) - n_out):
-        result = result.squeeze(-1)
-    return result
+    return result.reshape(list(result._size[:n_out]))       # torch's final view drops the contracted labels
 
 
 def linear(input, weight, bias=None):
@@ -553,3 +572,65 @@ def linalg_householder_product(input, tau):
         v = aten.where(rows > i, col, (rows == i).to(input.dtype))
         Q = Q - tau[..., i:i + 1].unsqueeze(-1) * (v @ (v.mH @ Q))
     return Q
+
+
+# ------------------------------------------------------------------ inner, chain_matmul (issue 19)
+def inner(self, other):
+    """Sum over the last dims of both (tensordot over -1, -1); a 0-d operand just multiplies."""
+    if self.dim() == 0 or other.dim() == 0:
+        return aten.mul.Tensor(self, other)
+    if self._size[-1] != other._size[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(self._size)} and {list(other._size)}")
+    return aten.tensordot.default(self, other, [-1], [-1])
+
+
+def inner_out(self, other, *, out):
+    if self.dim() == 0 or other.dim() == 0:
+        return aten.mul.out(self, other, out=out)
+    r = inner(self, other)
+    if out.dtype is not r.dtype:
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {_tname(r.dtype)}, but got an output "
+                           f"tensor with dtype {_tname(out.dtype)}")
+    return _to_out_shape(r, out, "inner")
+
+
+_CHAIN_MATMUL = ("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                 "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                 "parameters.")
+
+
+_WARNED = set()
+
+
+def warn_once(message):
+    """TORCH_WARN_ONCE: a warning given once per process."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, UserWarning, stacklevel=5)
+
+
+def _chain_checks(matrices):
+    warn_once(_CHAIN_MATMUL)
+    for t in matrices:
+        if t.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {t.dim()}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+
+
+def chain_matmul(matrices):
+    matrices = list(matrices)
+    _chain_checks(matrices)
+    if len(matrices) == 1:
+        return aten.clone.default(matrices[0])
+    return aten.linalg_multi_dot.default(matrices)
+
+
+def chain_matmul_out(matrices, *, out):
+    matrices = list(matrices)
+    _chain_checks(matrices)
+    if len(matrices) == 1:
+        check_out(out, matrices[0]._size, matrices[0].dtype, "chain_matmul")
+        return out.copy_(matrices[0])
+    return aten.linalg_multi_dot.out(matrices, out=out)

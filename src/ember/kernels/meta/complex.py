@@ -67,3 +67,24 @@ def conj_physical(self):
 
 def conj_physical_(self):
     return self
+
+
+def angle_dtype(self):
+    """angle's result dtype: the real dtype of a complex input, the default float dtype for integers."""
+    from ..._core.promotion import get_default_dtype
+    d = self.dtype
+    if d.is_complex:
+        return _REAL[d.name]
+    return d if d.is_floating_point else get_default_dtype()
+
+
+def angle(self):
+    from .elementwise_common import out_strides
+    from ..common import empty_tensor
+    return empty_tensor(self._size, angle_dtype(self), self.device, out_strides(self._size, self))
+
+
+def angle_out(self, *, out):
+    from ..common import check_out
+    check_out(out, self._size, angle_dtype(self), "angle")
+    return out

@@ -62,7 +62,8 @@ def binary_dtypes(a, b, kind, name="op"):
         return c, D.bool_
     if kind == BITWISE:
         if c.is_floating_point or c.is_complex:
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{c.name}': bitwise ops need integral or bool inputs")
+            from ..common import _tname
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(c)}'")
         return c, c
     if kind == FLOAT_OUT:
         c = c if (c.is_floating_point or c.is_complex) else get_default_dtype()
@@ -151,9 +152,18 @@ def meta_unary_inplace(kind, name):
     return fn
 
 
+def unary_out_rule(kind):
+    """The out= dtype rule of a unary op of this kind: TensorIterator::unary_op (abs, neg, bitwise_not) checks
+    that every operand has one dtype; the float ops (unary_float_op) and logical_not cast into `out`."""
+    from ..out_rules import same_dtype
+    return same_dtype if kind in (ABS, ARITH) else None
+
+
 def meta_unary_out(kind, name):
+    rule = unary_out_rule(kind)
+
     def fn(self, *args, out=None, **kwargs):
         from ..common import check_out
-        check_out(out, self._size, unary_dtype(self, kind), name)
+        check_out(out, self._size, unary_dtype(self, kind), name, rule)
         return out
     return fn

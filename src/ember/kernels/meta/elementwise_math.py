@@ -9,17 +9,32 @@ from ..._core.device import META
 from ..._core.promotion import get_default_dtype, result_type
 from ..._core.strides import wrap_dim
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import broadcast_shapes, check_out, empty_tensor, shape_of, _tname
-from .elementwise_common import ARITH, FLOAT_OUT, check_inplace, meta_binary, meta_binary_inplace, meta_binary_out, out_strides
+from ..common import broadcast_shapes, c_type_name, check_out, empty_tensor, shape_of, _tname
+from ..out_rules import same_dtype
+from .elementwise_common import ARITH, BITWISE, FLOAT_OUT, check_inplace, meta_binary, meta_binary_inplace, meta_binary_out, out_strides
 
 # unary kinds: "float" (integers compute in the default float dtype), "same" (dtype kept), "bool"
 # (predicates), "square" (bool -> int64), "float_only" (integer inputs are an error: the activations,
 # whose table is in kernels/meta/activation.py)
 UNARY_KINDS = {n: "float" for n in ("exp2 expm1 log1p log2 log10 asin acos atan sinh cosh tan asinh acosh atanh "
-                                    "erf erfc erfinv reciprocal logit").split()}
+                                    "erf erfc erfinv reciprocal logit deg2rad rad2deg").split()}
 UNARY_KINDS.update({n: "same" for n in "floor ceil trunc round sign sgn frac nan_to_num".split()})
 UNARY_KINDS.update({n: "bool" for n in "isnan isinf isfinite isposinf isneginf signbit".split()})
 UNARY_KINDS["square"] = "square"
+# the kernel torch's "not implemented for 'Long'" message names, where it is not "<op>_cpu"
+_FLOAT_ONLY_KERNEL = {"gelu": "GeluKernelImpl", "selu": "elu_cpu", "celu": "elu_cpu"}
+
+
+def unary_out_rule(kind, name):
+    """The out= dtype rule of a unary op of this kind: the "same" ops are built with TensorIterator's
+    check_all_same_dtype (nan_to_num with its own message), the "bool" ones take a bool `out` only, the float
+    ones cast into `out` (the default rule)."""
+    from .. import out_rules
+    if name == "nan_to_num":
+        return out_rules.NAN_TO_NUM
+    if UNARY_KINDS.get(name) != kind:        # the activations reuse the kinds, with TensorIterator's usual rule
+        return None
+    return {"same": out_rules.same_dtype, "bool": out_rules.boolean_output(name)}.get(kind)
 
 
 def unary_kind_dtype(x, kind, name="op"):
@@ -32,7 +47,8 @@ def unary_kind_dtype(x, kind, name="op"):
         return D.int64 if d is D.bool_ else d
     if kind == "float_only":
         if not (d.is_floating_point or d.is_complex):
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_tname(d)}'")
+            raise NotImplementedError(f"\"{_FLOAT_ONLY_KERNEL.get(name, name + '_cpu')}\" not implemented for "
+                                      f"'{_tname(d)}'")
         return d
     return d if (d.is_floating_point or d.is_complex) else get_default_dtype()
 
@@ -68,8 +84,10 @@ def unary_meta(name, kind):
         check_inplace(self, self._size, unary_kind_dtype(self, kind, name), name)
         return self
 
+    rule = unary_out_rule(kind, name)
+
     def f_out(self, *args, out=None, **kw):
-        check_out(out, self._size, unary_kind_dtype(self, kind, name), name)
+        check_out(out, self._size, unary_kind_dtype(self, kind, name), name, rule)
         return out
     return f, f_, f_out
 
@@ -80,7 +98,7 @@ round_decimals, round__decimals, round_decimals_out = unary_meta("round", UNARY_
 
 for _n, _k in {"atan2": FLOAT_OUT, "hypot": ARITH, "fmod": ARITH, "maximum": ARITH, "minimum": ARITH,
                "fmax": ARITH, "fmin": ARITH, "logaddexp": ARITH, "xlogy": FLOAT_OUT, "copysign": FLOAT_OUT,
-               "heaviside": ARITH, "gcd": ARITH, "lcm": ARITH}.items():
+               "heaviside": ARITH, "gcd": ARITH, "lcm": ARITH, "logaddexp2": ARITH, "nextafter": ARITH}.items():
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = (
         meta_binary(_k, _n), meta_binary_inplace(_k, _n), meta_binary_out(_k, _n))
 fmod_Tensor = fmod_Scalar = fmod
@@ -136,7 +154,7 @@ xlogy__Tensor = xlogy__Scalar_Other = xlogy_
 xlogy_OutTensor = xlogy_OutScalar_Self = xlogy_OutScalar_Other = xlogy_out
 
 
-def _ternary(name):
+def _ternary(name, rule=None):
     def f(self, a, b, **kw):
         shape, rdt = ternary_spec(self, a, b, name)
         return empty_tensor(shape, rdt, META, out_strides(shape, self, a, b))
@@ -148,13 +166,14 @@ def _ternary(name):
 
     def f_out(self, a, b, out=None, **kw):
         shape, rdt = ternary_spec(self, a, b, name)
-        check_out(out, shape, rdt, name)
+        check_out(out, shape, rdt, name, rule)
         return out
     return f, f_, f_out
 
 
 lerp_Scalar, lerp__Scalar, lerp_Scalar_out = _ternary("lerp")
-lerp_Tensor, lerp__Tensor, lerp_Tensor_out = lerp_Scalar, lerp__Scalar, lerp_Scalar_out
+# lerp.Tensor's TensorIterator is built with check_all_same_dtype: `out` too has self's dtype
+lerp_Tensor, lerp__Tensor, lerp_Tensor_out = _ternary("lerp", same_dtype)
 addcmul, addcmul_, addcmul_out = _ternary("addcmul")
 addcdiv, addcdiv_, addcdiv_out = _ternary("addcdiv")
 
@@ -206,3 +225,29 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 
 isin_Tensor_Tensor = isin_Tensor_Scalar = isin_Scalar_Tensor = isin
+
+
+for _n, _op in (("bitwise_left_shift", "lshift"), ("bitwise_right_shift", "rshift")):
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = (
+        meta_binary(BITWISE, _op), meta_binary_inplace(BITWISE, _op), meta_binary_out(BITWISE, _op))
+
+
+def frexp(self):
+    """(mantissa in self's dtype, int32 exponent), both laid out like self."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    st = out_strides(self._size, self)
+    return empty_tensor(self._size, self.dtype, self.device, st), empty_tensor(self._size, D.int32, self.device, st)
+
+
+def frexp_out(self, *, mantissa, exponent):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if mantissa.dtype is not self.dtype:
+        raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {c_type_name(self.dtype)} but got "
+                           f"{c_type_name(mantissa.dtype)}")
+    if exponent.dtype is not D.int32:
+        raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got {c_type_name(exponent.dtype)}")
+    check_out(mantissa, self._size, self.dtype, "frexp")
+    check_out(exponent, self._size, D.int32, "frexp")
+    return mantissa, exponent

@@ -6,6 +6,7 @@ from ..._core.device import META
 from ..._core.strides import dense_strides_like, wrap_dim
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname, broadcast_shapes, check_out, empty_tensor
+from ..out_rules import exact, same_scalar_type, TAKE
 from ..._core.strides import iterator_strides
 
 _IDX = (D.int64, D.int32)
@@ -60,7 +61,7 @@ def gather(self, dim, index, *, sparse_grad=False):
 
 def gather_out(self, dim, index, *, sparse_grad=False, out):
     gather_check(self, dim, index)
-    check_out(out, index._size, self.dtype, "gather")
+    check_out(out, index._size, self.dtype, "gather", exact)
     return out
 
 
@@ -108,7 +109,7 @@ def _scatter_inplace(self, dim, index, src, reduce=None, two=False):
 
 def _scatter_out(self, dim, index, src, out, reduce=None, two=False):
     _scatter(self, dim, index, src, reduce, two)
-    check_out(out, self._size, self.dtype, "scatter")
+    check_out(out, self._size, self.dtype, "scatter", exact)
     return out
 
 
@@ -204,7 +205,7 @@ def index_select(self, dim, index):
 
 def index_select_out(self, dim, index, *, out):
     shape = index_select_shape(self, dim, index)[1]
-    check_out(out, shape, self.dtype, "index_select")
+    check_out(out, shape, self.dtype, "index_select", same_scalar_type("index_select"))
     return out
 
 
@@ -250,7 +251,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
 
 def index_add_out(self, dim, index, source, *, alpha=1, out):
     index_add_check(self, dim, index, source)
-    check_out(out, self._size, self.dtype, "index_add")
+    check_out(out, self._size, self.dtype, "index_add", exact)
     return out
 
 
@@ -407,7 +408,7 @@ def take(self, index):
 
 def take_out(self, index, *, out):
     take_check(self, index)
-    check_out(out, index._size, self.dtype, "take")
+    check_out(out, index._size, self.dtype, "take", TAKE)
     return out
 
 
@@ -456,7 +457,7 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
 
 def index_reduce_out(self, dim, index, source, reduce, *, include_self=True, out):
     index_reduce_check(self, dim, index, source, reduce)
-    check_out(out, self._size, self.dtype, "index_reduce")
+    check_out(out, self._size, self.dtype, "index_reduce", exact)
     return out
 
 

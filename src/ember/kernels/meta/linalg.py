@@ -3,7 +3,8 @@ and output geometry. LAPACK-backed results are batches of column-major matrices,
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import contiguous_strides
-from ..common import _tname, broadcast_shapes, check_out, empty_tensor
+from ..common import _tname, broadcast_shapes, check_out, empty_tensor, resize_out
+from ..out_rules import check_outs, exact, linalg_castable, same
 from .shape import _t as _t_shape
 from ..._core.promotion import result_type
 from ..._core.strides import wrap_dim
@@ -47,10 +48,16 @@ def check_matrix(A, name, square=True, arg="A"):
     return A._size[:-2]
 
 
-def _outs(results, outs, name):
-    for r, o in zip(results, outs):
-        check_out(o, r._size, r.dtype, name)
+def _outs(results, outs, rule, order=None):
+    check_outs([r.dtype for r in results], outs, rule)
+    for j in (order if order is not None else range(len(outs))):
+        resize_out(outs[j], results[j]._size)
     return tuple(outs)
+
+
+# (torch's check of `residuals` names it "solution")
+_LSTSQ = linalg_castable("torch.linalg.lstsq", ("solution", "solution", "rank", "singular_values"))
+_scalar_type = same(lambda i, want, got: f"expected scalar type {_tname(want)} but found {_tname(got)}")
 
 
 # ------------------------------------------------------------------ inverse / determinants / solve
@@ -60,7 +67,7 @@ def linalg_inv_ex(A, *, check_errors=False):
 
 
 def linalg_inv_ex_inverse(A, *, check_errors=False, inverse, info):
-    return _outs(linalg_inv_ex(A), (inverse, info), "linalg_inv_ex")
+    return _outs(linalg_inv_ex(A), (inverse, info), exact)
 
 
 def linalg_det(A):
@@ -68,7 +75,7 @@ def linalg_det(A):
 
 
 def linalg_det_out(A, *, out):
-    return _outs((linalg_det(A),), (out,), "linalg_det")[0]
+    return _outs((linalg_det(A),), (out,), exact)[0]
 
 
 def linalg_slogdet(A):
@@ -77,7 +84,7 @@ def linalg_slogdet(A):
 
 
 def linalg_slogdet_out(A, *, sign, logabsdet):
-    return _outs(linalg_slogdet(A), (sign, logabsdet), "linalg_slogdet")
+    return _outs(linalg_slogdet(A), (sign, logabsdet), exact)
 
 
 def solve_spec(A, B, left=True):
@@ -106,7 +113,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
 
 
 def linalg_solve_ex_out(A, B, *, left=True, check_errors=False, result, info):
-    return _outs(linalg_solve_ex(A, B, left=left), (result, info), "linalg_solve_ex")
+    return _outs(linalg_solve_ex(A, B, left=left), (result, info), exact)
 
 
 # ------------------------------------------------------------------ factorizations
@@ -116,7 +123,7 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
 
 
 def linalg_cholesky_ex_L(A, *, upper=False, check_errors=False, L, info):
-    return _outs(linalg_cholesky_ex(A), (L, info), "linalg_cholesky_ex")
+    return _outs(linalg_cholesky_ex(A), (L, info), exact)
 
 
 def qr_shapes(A, mode):
@@ -140,7 +147,7 @@ def linalg_qr(A, mode="reduced"):
 
 
 def linalg_qr_out(A, mode="reduced", *, Q, R):
-    return _outs(linalg_qr(A, mode), (Q, R), "linalg_qr")
+    return _outs(linalg_qr(A, mode), (Q, R), exact)
 
 
 def svd_shapes(A, full_matrices, compute_uv, driver):
@@ -162,7 +169,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
 
 
 def _linalg_svd_U(A, full_matrices=False, compute_uv=True, *, driver=None, U, S, Vh):
-    return _outs(_linalg_svd(A, full_matrices, compute_uv, driver=driver), (U, S, Vh), "linalg_svd")
+    return _outs(_linalg_svd(A, full_matrices, compute_uv, driver=driver), (U, S, Vh), exact, order=(0, 2, 1))
 
 
 def eigh_check(A, UPLO):
@@ -179,7 +186,7 @@ def _linalg_eigh(A, UPLO="L", compute_v=True):
 
 
 def _linalg_eigh_eigenvalues(A, UPLO="L", compute_v=True, *, eigenvalues, eigenvectors):
-    return _outs(_linalg_eigh(A, UPLO, compute_v), (eigenvalues, eigenvectors), "linalg_eigh")
+    return _outs(_linalg_eigh(A, UPLO, compute_v), (eigenvalues, eigenvectors), exact, order=(1, 0))
 
 
 # ------------------------------------------------------------------ least squares / pinv / rank
@@ -229,7 +236,7 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
 
 def linalg_lstsq_out(self, b, rcond=None, *, driver=None, solution, residuals, rank, singular_values):
     return _outs(linalg_lstsq(self, b, rcond, driver=driver), (solution, residuals, rank, singular_values),
-                 "linalg_lstsq")
+                 _LSTSQ)
 
 
 def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
@@ -255,7 +262,7 @@ def linalg_eig(self):
 
 
 def linalg_eig_out(self, *, eigenvalues, eigenvectors):
-    return _outs(linalg_eig(self), (eigenvalues, eigenvectors), "linalg_eig")
+    return _outs(linalg_eig(self), (eigenvalues, eigenvectors), linalg_castable("torch.linalg.eig", ("eigenvalues", "eigenvectors")))
 
 
 def linalg_matrix_exp(self):
@@ -285,16 +292,16 @@ def cholesky_solve(self, input2, upper=False):
 
 
 def cholesky_solve_out(self, input2, upper=False, *, out):
-    return _outs((cholesky_solve(self, input2, upper),), (out,), "cholesky_solve")[0]
+    return _outs((cholesky_solve(self, input2, upper),), (out,), linalg_castable("cholesky_solve"))[0]
 
 
 def cholesky_inverse(self, upper=False):
-    check_matrix(self, "cholesky_inverse")
+    check_matrix(self, linalg_castable("cholesky_inverse"))
     return _t(self._size, self.dtype, mstrides(self._size))
 
 
 def cholesky_inverse_out(self, upper=False, *, out):
-    return _outs((cholesky_inverse(self, upper),), (out,), "cholesky_inverse")[0]
+    return _outs((cholesky_inverse(self, upper),), (out,), linalg_castable("cholesky_inverse"))[0]
 
 
 linalg_pinv_atol_rtol_tensor = linalg_pinv_atol_rtol_float
@@ -323,7 +330,7 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
 
 
 def linalg_solve_triangular_out(self, B, *, upper, left=True, unitriangular=False, out):
-    return _outs((linalg_solve_triangular(self, B, upper=upper, left=left),), (out,), "linalg_solve_triangular")[0]
+    return _outs((linalg_solve_triangular(self, B, upper=upper, left=left),), (out,), _scalar_type)[0]
 
 
 def trace_dtype(self):
@@ -353,5 +360,5 @@ def linalg_cross(self, other, *, dim=-1):
 
 def linalg_cross_out(self, other, *, dim=-1, out):
     _, shape, dt = cross_spec(self, other, dim)
-    check_out(out, shape, dt, "linalg_cross")
+    check_out(out, shape, dt, "linalg_cross", exact)
     return out

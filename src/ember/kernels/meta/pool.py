@@ -46,6 +46,9 @@ def pool_spec(self, d, kernel_size, stride, padding, dilation, ceil_mode, name):
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
                                f"kernel_size={k[i]} and dilation={dl[i]}")
     sp = self._size[-d:]
+    if name == "avg_pool3d" and any(sp[i] < k[i] for i in range(d)):      # torch's pool3d_shape_check
+        raise RuntimeError(f"input image (T: {sp[0]} H: {sp[1]} W: {sp[2]}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     o = tuple(out_size(sp[i], k[i], p[i], s[i], dl[i], ceil_mode) for i in range(d))
     if any(x < 1 for x in o):
         lead = self._size[-d - 1]
@@ -67,10 +70,16 @@ def max_pool1d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
 def avg_spec(self, d, kernel_size, stride, padding, ceil_mode, divisor_override, name):
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    if not self.dtype.is_floating_point:
+    spec = pool_spec(self, d, kernel_size, stride, padding, 1, ceil_mode, name)
+    check_avg_dtype(self, "avg_pool2d")
+    return spec
+
+
+def check_avg_dtype(self, kernel):
+    """torch's CPU average pools run floating dtypes and int64 only (AT_DISPATCH_FLOATING_TYPES_AND3(Long, ...))."""
+    if not (self.dtype.is_floating_point or self.dtype is D.int64):
         from ..common import _tn
-        raise RuntimeError(f"\"{name}_out_frame\" not implemented for '{_tn(self.dtype)}'")
-    return pool_spec(self, d, kernel_size, stride, padding, 1, ceil_mode, name)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tn(self.dtype)}'")
 
 
 def avg_pool2d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
@@ -96,6 +105,7 @@ def adaptive_spec(self, output_size, name, colon=""):
         neg = [x for x in o if x < 0][0]
         raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
                            f"{size_str(tuple(self._size[:-2]) + o)}")
+    check_adaptive_dtype(self, name)
     return tuple(self._size[:-2]) + o
 
 
@@ -159,7 +169,16 @@ def max_pool3d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
 def avg_spec3d(self, kernel_size, stride, padding, ceil_mode, divisor_override):
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    return spec3d(self, kernel_size, stride, padding, 1, ceil_mode, "avg_pool3d")
+    spec = spec3d(self, kernel_size, stride, padding, 1, ceil_mode, "avg_pool3d")
+    check_avg_dtype(self, "avg_pool3d_out_frame")
+    return spec
+
+
+def check_adaptive_dtype(self, kernel):
+    """torch's CPU adaptive pools run floating dtypes only."""
+    if not self.dtype.is_floating_point:
+        from ..common import _tn
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tn(self.dtype)}'")
 
 
 def avg_pool3d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
@@ -183,6 +202,7 @@ def adaptive_spec3d(self, output_size, name, colon=""):
         neg = [x for x in o if x < 0][0]
         raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
                            f"{size_str(tuple(self._size[:-3]) + o)}")
+    check_adaptive_dtype(self, name + "_cpu")
     return tuple(self._size[:-3]) + o
 
 

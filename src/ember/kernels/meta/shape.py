@@ -8,6 +8,7 @@ from ..._core.promotion import result_type
 from ..._core.strides import dense_strides_like, wrap_dim
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname, broadcast_shapes, check_out, empty_tensor
+from ..out_rules import exact, NARROW_COPY, resize_silently
 from .view import narrow as _narrow_view
 from .copy import channels_last_strides
 from ..._core.strides import contiguous_strides
@@ -117,13 +118,13 @@ def triu_(self, diagonal=0):
 
 def tril_out(self, diagonal=0, *, out):
     tri_check(self, "tril")
-    check_out(out, self._size, self.dtype, "tril")
+    check_out(out, self._size, self.dtype, "tril", exact)
     return out
 
 
 def triu_out(self, diagonal=0, *, out):
     tri_check(self, "triu")
-    check_out(out, self._size, self.dtype, "triu")
+    check_out(out, self._size, self.dtype, "triu", exact)
     return out
 
 
@@ -230,7 +231,7 @@ def narrow_copy(self, dim, start, length):
 
 def narrow_copy_out(self, dim, start, length, *, out):
     v = _narrow_view(self, dim, start, length)
-    check_out(out, v._size, self.dtype, "narrow_copy")
+    check_out(out, v._size, self.dtype, "narrow_copy", NARROW_COPY, resize_silently)
     return out
 
 

@@ -433,11 +433,15 @@ def unfold(self, dimension, size, step):
 
 # ---------------------------------------------------------------- view scatters (functional writes through a view)
 def scatter_strides(self):
-    """The strides of a *_scatter op's output, a copy of self keeping its strides (torch's
-    clone_preserve_strides): a dense self's memory order, dense, at offset 0; None for any other geometry,
-    whose copy keeps self's whole storage (so as_strided_scatter's storage positions mean the same as in self)."""
-    size, st = self._size, self.stride()
-    return dense_strides_like(size, st) if is_non_overlapping_and_dense(size, st) else None
+    """The strides of a *_scatter op's output when it cannot be a copy of self's whole storage (torch's
+    clone_preserve_strides): a self with internal overlap (a size > 1 dim of stride 0, as an expanded tensor)
+    is cloned (preserve format), since src is copied into a view of the output. None otherwise: the output
+    copies self's whole storage and keeps its strides and storage offset (so as_strided_scatter's storage
+    positions mean the same as in self)."""
+    if any(sz > 1 and st == 0 for sz, st in zip(self._size, self.stride())):
+        from .copy import format_strides
+        return format_strides(self, None)
+    return None
 
 
 def check_scatter_src(region, src):

@@ -3,6 +3,7 @@ module per op family; `op_db` is all of them, families in name order. Driven by 
 tests/autograd/test_op_db*.py."""
 from . import activation
 from . import attention
+from . import complex
 from . import conv
 from . import distance
 from . import dropout
@@ -31,6 +32,7 @@ from . import view
 FAMILIES = {
     "activation": activation.op_db,
     "attention": attention.op_db,
+    "complex": complex.op_db,
     "conv": conv.op_db,
     "distance": distance.op_db,
     "dropout": dropout.op_db,

@@ -12,6 +12,11 @@ def _dropout_deterministic(dt):
     return [S(A((3, 4), dt), 0.0), S(A((2, 3, 4), dt), 0.5, training=False), S(A((2, 3, 4), dt), 0.5, False, True)]
 
 
+def _feature_dropout_deterministic(dt):
+    """p=0 or eval mode of a channel dropout: the identity."""
+    return [S(A((2, 4, 3), dt), 0.0, True), S(A((2, 3, 4), dt), 0.5), S(A((3, 2, 2, 2), dt), 0.5, False, True)]
+
+
 def _dropout_stat(p, shape=(N_STAT, 3), **kw):
     return lambda op, dt: [S(A(shape, dt, 0.5, 2.0), p, **kw)]
 
@@ -27,6 +32,7 @@ op_db = [
     _info("nn.functional.alpha_dropout", _dropout(training=True), stat_inputs_func=_dropout_stat(0.4, training=True),
           **_RAND),
     _info("nn.functional.dropout", _dropout_deterministic, aten_name="dropout"),
+    _info("nn.functional.feature_alpha_dropout", _feature_dropout_deterministic, aten_name="feature_alpha_dropout"),
     _info("nn.functional.dropout1d", _channel_dropout(1), aten_name="feature_dropout",
           stat_inputs_func=_dropout_stat(0.3, (N_STAT // 4, 2, 4)),
           **_RAND),

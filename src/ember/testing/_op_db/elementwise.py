@@ -1,9 +1,9 @@
 """OpInfo entries of the element-wise ops (unary/binary/ternary math, comparisons, Scalar overloads) (torch's common_methods_invocations.py op_db, this family's part)."""
 import numpy as np
 
-from .._opinfo import OpInfo, SampleInput
+from .._opinfo import DType, OpInfo, SampleInput
 from .._samples import BROADCAST, binary, make, unary
-from ._common import F, FI, FIB, S, _aten, _info, _u, _unary_shapes, _with_args
+from ._common import F, FI, FIB, S, _aten, _info, _mask, _u, _unary_shapes, _with_args
 
 
 def _b(name, ref=None, domain=(-3.0, 3.0), rhs_domain=None, dtypes=F, inplace=True, out=True, scalar_rhs=True, **kw):
@@ -99,6 +99,53 @@ def _div_ref(a, b, rounding_mode=None):
 def _reflected(op, dt):
     a = _divisors((4, 5), dt, 7)
     return [SampleInput(a, (7 if dt.startswith("int") else 7.5,), {}, "scalar-dividend")]
+
+
+def _nextafter_samples(op, dt):
+    a = make((3, 4), dt, seed=1)
+    b = np.where(_mask((3, 4), 2), a, make((3, 4), dt, seed=3)).astype(dt)      # equal pairs stay put
+    return [SampleInput(a, (b,), {}, "3x4"), SampleInput(make((2, 1, 4), dt, seed=4), (make((3, 1), dt, seed=5),), {},
+                                                          "broadcast"),
+            SampleInput(np.array([0.0, 1.0, -1.0, np.inf], dt), (np.array([1.0, np.inf, -np.inf, 0.0], dt),), {}, "edges")]
+
+
+def _shift_counts(shape, dt, seed):
+    width = np.dtype(dt).itemsize * 8
+    return np.random.default_rng(seed).integers(0, width + 3, shape).astype(dt)  # some counts past the width
+
+
+def _shift_samples(op, dt):
+    a = make((4, 5), dt, -100, 100, seed=1)
+    return [SampleInput(a, (_shift_counts((4, 5), dt, 2),), {}, "4x5"),
+            SampleInput(make((2, 1, 5), dt, -9, 9, seed=3), (_shift_counts((3, 1), dt, 4),), {}, "broadcast"),
+            SampleInput(a, (3,), {}, "scalar-count")]
+
+
+def _shift_scalar_self(op, dt):
+    return [SampleInput(3, (_shift_counts((4, 5), dt, 5),), {}, "scalar-self")]
+
+
+def _shift_ref(left):
+    def ref(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        dt = np.result_type(a, b) if a.ndim or b.ndim else a.dtype
+        a, b = a.astype(dt), b.astype(dt)
+        bits = dt.itemsize * 8
+        if left:
+            bad = (b < 0) | (b >= bits)
+            u = a.astype(f"u{dt.itemsize}") << np.where(bad, 0, b).astype(f"u{dt.itemsize}")
+            return np.where(bad, 0, u.astype(dt)).astype(dt)
+        top = bits - (dt.kind == "i")
+        return (a >> np.where((b < 0) | (b >= top), top, b).astype(dt)).astype(dt)
+    return ref
+
+
+def _logspace_samples(op, dt):
+    return [SampleInput(0.0, (3.0, 4), {}, "0-3"), SampleInput(-1.0, (2.0, 5), {"base": 2.0}, "base-2"),
+            SampleInput(1.5, (2.7, 3), {}, "fractional"), SampleInput(1.0, (2.0, 1), {}, "one-step"),
+            SampleInput(2.0, (0.0, 0), {}, "empty"), SampleInput(np.asarray(1.0, "float32"), (2.0, 6), {}, "tensor-start"),
+            SampleInput(0.5, (np.asarray(2.0, "float32"), 6), {}, "tensor-end"),
+            SampleInput(np.asarray(0.0, "float32"), (np.asarray(2.0, "float32"), 6), {}, "tensor-both")]
 
 
 def _division_infos():
@@ -261,7 +308,8 @@ def _overload_form_infos():
                                        SampleInput(make((2, 3), dt), (np.asarray(3, dt),), {}, "0-dim")],
                dtypes=FI, method_variant=False),
         OpInfo("Tensor.to", lambda op, dt: [SampleInput(make((3, 4), dt), ("cpu",), {}, "device"),
-                                            SampleInput(make((2,), dt), ("cpu",), {"copy": True}, "copy")],
+                                            SampleInput(make((2,), dt), ("cpu",), {"copy": True}, "copy"),
+                                            SampleInput(make((2, 3), dt), ("cpu", DType("float64")), {}, "device-dtype")],
                dtypes=FI, method_variant=False, check_strides=False, aten_name="to", supports_meta=False),
         OpInfo("Tensor.new_full", lambda op, dt: [SampleInput(make((3,), dt), ((2, 3), 1.5), {}, "2x3")], dtypes=FI,
                method_variant=False, aten_name="new_full"),
@@ -270,6 +318,8 @@ def _overload_form_infos():
                output_func=lambda outs: [np.zeros_like(o) for o in outs]),     # values are uninitialised
         OpInfo("eye", lambda op, dt: [SampleInput(3, (), {}, "3"), SampleInput(2, (4,), {}, "2x4")], dtypes=("float32",),
                method_variant=False, supports_out=True),
+        OpInfo("logspace", _logspace_samples, dtypes=("float32",), method_variant=False, supports_out=True,
+               supports_meta=False),       # (its Tensor overloads read start/end with item(), as torch's)
         OpInfo("scalar_tensor", lambda op, dt: [SampleInput(2.5, (), {}, "2.5"), SampleInput(-1, (), {}, "-1")],
                dtypes=("float32",), method_variant=False),
         OpInfo("polygamma", lambda op, dt: [SampleInput(n, (make((3, 4), dt, 0.5, 3.0),), {}, f"n={n}") for n in (1, 2)],
@@ -340,16 +390,44 @@ op_db = [
     OpInfo("isin", lambda op, dt: [
         SampleInput(make((3, 4), dt, -3, 3, seed=1), (make((5,), dt, -3, 3, seed=1)[:3].copy(),), {}, "subset"),
         SampleInput(make((3, 4), dt, -3, 3, seed=2), (make((2, 3), dt, -3, 3, seed=2),), {"invert": True}, "invert"),
-        SampleInput(make((0,), dt), (make((4,), dt),), {}, "empty")],
+        SampleInput(make((0,), dt), (make((4,), dt),), {}, "empty"),
+        SampleInput(2, (make((5,), dt, -3, 3, seed=3),), {}, "number-element"),
+        SampleInput(make((3, 4), dt, -3, 3, seed=4), (1,), {"invert": True}, "number-test-elements")],
            ref=lambda a, b, invert=False: np.isin(a, b, invert=invert), dtypes=FI, supports_out=True,
            method_variant=False),
     _b("gcd", np.gcd, domain=(-20, 20), scalar_rhs=False, dtypes=("int64",)),
     _b("lcm", np.lcm, domain=(-20, 20), scalar_rhs=False, dtypes=("int64",)),
     _b("float_power", lambda a, b: np.power(np.asarray(a, np.float64), np.asarray(b, np.float64)), domain=(0.5, 3.0),
-       inplace=False, dtypes=FI, rtol=1e-6, atol=1e-6),
+       dtypes=FI, rtol=1e-6, atol=1e-6),       # in-place: float64 self only (torch refuses the others)
+    OpInfo("float_power", lambda op, dt: [SampleInput(2, (make((3, 4), dt, -2, 3, seed=5),), {}, "number-base"),
+                                          SampleInput(0.5, (make((5,), dt, -2, 2, seed=6),), {}, "fraction-base")],
+           ref=lambda a, b: np.power(np.float64(a), np.asarray(b, np.float64)), dtypes=FI, supports_out=True,
+           method_variant=False, rtol=1e-6, atol=1e-6),
     _b("heaviside", lambda a, b: np.where(a == 0, b, a > 0).astype(np.result_type(a, b)), scalar_rhs=False, dtypes=FI),
     _b("xlogy", lambda a, b: np.where(a == 0, 0.0, a * np.log(b)), rhs_domain=(0.1, 3.0)),
     _b("logaddexp", np.logaddexp, inplace=False, scalar_rhs=False),
+    _u("deg2rad", np.deg2rad, dtypes=FI),
+    _u("rad2deg", np.rad2deg, dtypes=FI),
+    _b("logaddexp2", np.logaddexp2, inplace=False, scalar_rhs=False),
+    OpInfo("nextafter", _nextafter_samples, ref=np.nextafter, dtypes=F, supports_out=True, inplace_variant="nextafter_"),
+    _b("ldexp", lambda a, b: a * np.exp2(b).astype(np.result_type(a, np.float32)), rhs_domain=(-4, 4), scalar_rhs=False,
+       dtypes=F),
+    OpInfo("ldexp", lambda op, dt: [SampleInput(make((3, 4), dt, seed=1), (make((3, 4), "int64", -4, 4, seed=2),), {},
+                                                "int-exponent")],
+           ref=lambda a, b: a * np.exp2(b).astype(a.dtype), dtypes=F, supports_out=True, inplace_variant="ldexp_"),
+    _u("frexp", lambda a: tuple(np.frexp(a)[:1]) + (np.frexp(a)[1].astype(np.int32),), inplace=False),
+    OpInfo("bitwise_left_shift", _shift_samples, ref=_shift_ref(True), dtypes=("int64", "int32", "uint8"),
+           supports_out=True, inplace_variant="bitwise_left_shift_"),
+    OpInfo("bitwise_right_shift", _shift_samples, ref=_shift_ref(False), dtypes=("int64", "int32", "uint8"),
+           supports_out=True, inplace_variant="bitwise_right_shift_"),
+    OpInfo("bitwise_left_shift", _shift_scalar_self, ref=_shift_ref(True), dtypes=("int64",), supports_out=True,
+           method_variant=False),
+    OpInfo("bitwise_right_shift", _shift_scalar_self, ref=_shift_ref(False), dtypes=("int64",), supports_out=True,
+           method_variant=False),
+    OpInfo("Tensor.__lshift__", _shift_samples, ref=_shift_ref(True), dtypes=("int64",), method_variant=False,
+           aten_name="bitwise_left_shift"),
+    OpInfo("Tensor.__rshift__", _shift_samples, ref=_shift_ref(False), dtypes=("int64",), method_variant=False,
+           aten_name="bitwise_right_shift"),
     _ternary("lerp", lambda a, b, w: a + w * (b - a)),
     _ternary("lerp", lambda a, b, w: a + w * (b - a), True),
     _ternary("addcmul", lambda a, b, c, value=1: a + value * b * c, kwargs=({}, {"value": 0.5})),

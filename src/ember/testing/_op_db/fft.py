@@ -4,6 +4,7 @@ import numpy as np
 
 from .._opinfo import OpInfo, SampleInput
 from .._samples import make
+from ._common import _aten
 
 FFT_DTYPES = ("float32", "float64", "int64")
 
@@ -53,6 +54,27 @@ def _ref(np_fn, one_dim, default_axes=None):
 
 
 
+def _complex(shape, dt, seed=0):
+    c = make(shape, dt, seed=seed) + 1j * make(shape, dt, seed=seed + 1)
+    return c.astype(np.complex64 if dt == "float32" else np.complex128)
+
+
+def _raw(kind):
+    """Samples of the internal transforms (_fft_r2c / _fft_c2c / _fft_c2r) behind torch.fft: their out= forms
+    are reached only through ops.aten (torch.fft.*(out=) copies the functional result). Strides are not compared:
+    torch's follow its FFT backend (MKL or pocketfft), as for the public transforms."""
+    def f(op, dt):
+        if kind == "r2c":
+            return [SampleInput(make((3, 4), dt), ([1], 0, True), {}, "onesided"),
+                    SampleInput(make((2, 3, 4), dt, seed=1), ([0, 2], 2, False), {}, "twosided")]
+        if kind == "c2c":
+            return [SampleInput(_complex((3, 4), dt), ([1], 0, True), {}, "forward"),
+                    SampleInput(_complex((2, 3, 4), dt, 2), ([0, 1], 1, False), {}, "inverse")]
+        return [SampleInput(_complex((3, 4), dt), ([1], 2, 6), {}, "n=6"),
+                SampleInput(_complex((2, 3, 3), dt, 4), ([1, 2], 0, 4), {}, "n=4")]
+    return f
+
+
 def _info(name, cases, ref):
     return OpInfo(f"fft.{name}", _samples(cases), ref=ref, dtypes=FFT_DTYPES, method_variant=False,
                   check_strides=False, aten_name=f"fft_{name}", rtol=1e-4, atol=1e-4)
@@ -77,6 +99,12 @@ op_db = [
     _info("ihfft2", _TWO_DIM, None),
     _info("ihfftn", _N_DIM, None),
     _info("ihfft", _ONE_DIM, None),
+    _aten("_fft_r2c", _raw("r2c"), ("float32", "float64"), supports_out=True, rtol=1e-4, atol=1e-4,
+          check_strides=False),
+    _aten("_fft_c2c", _raw("c2c"), ("float32", "float64"), supports_out=True, rtol=1e-4, atol=1e-4,
+          check_strides=False),
+    _aten("_fft_c2r", _raw("c2r"), ("float32", "float64"), supports_out=True, rtol=1e-4, atol=1e-4,
+          check_strides=False),
     OpInfo("fft.fftshift", _samples(_SHIFT), ref=lambda a, dim=None: np.fft.fftshift(a, dim), dtypes=FFT_DTYPES,
            method_variant=False, aten_name="fft_fftshift"),
     OpInfo("fft.ifftshift", _samples(_SHIFT), ref=lambda a, dim=None: np.fft.ifftshift(a, dim), dtypes=FFT_DTYPES,

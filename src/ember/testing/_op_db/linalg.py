@@ -166,6 +166,16 @@ def _eigh_canonical(outs):
     return [w, _fix_signs(v)]
 
 
+def _multi_dot(dt):
+    """linalg.multi_dot's list of matrices (1-D first and last: a row and a column vector)."""
+    return [SN([make((3, 4), dt), make((4, 5), dt, seed=1), make((5, 2), dt, seed=2)], name="3-matrices"),
+            SN([make((4,), dt), make((4, 3), dt, seed=1), make((3,), dt, seed=2)], name="vector-ends"),
+            SN([make((2, 6), dt), make((6, 2), dt, seed=3)], name="2-matrices"),
+            SN([make((6, 2), dt), make((2, 6), dt, seed=7), make((6, 3), dt, seed=8)], name="right-first"),
+            SN([make((3, 2), dt), make((2, 4), dt, seed=4), make((4, 4), dt, seed=5), make((4,), dt, seed=6)],
+               name="4-tensors")]
+
+
 def _svd(dt):
     return [S(make((3, 3), dt)), S(make((4, 3), dt, seed=1)), S(make((2, 3, 5), dt, seed=2), full_matrices=False),
             S(make((4, 2), dt, seed=3), full_matrices=False)]
@@ -271,6 +281,14 @@ op_db = [
            ref=lambda eq, *ops: np.einsum(eq, *ops), rtol=1e-5, atol=1e-5),
     _info_fi("tensordot", _tensordot, dtypes=F, method_variant=False, ref=_np_tensordot, rtol=1e-5, atol=1e-5,
              supports_out=True),
+    _info_fi("inner", lambda dt: [SN(make((3, 4), dt), make((2, 4), dt, seed=1)), SN(make((4,), dt), make((4,), dt, seed=2)),
+                                  SN(make((2, 3, 4), dt), make((4,), dt, seed=3)), SN(make((3, 4), dt), make((), dt, seed=4))],
+             ref=np.inner, supports_out=True, method_variant=True, rtol=1e-5, atol=1e-5),
+    _info_fi("chain_matmul", lambda dt: [SN(make((3, 4), dt), make((4, 2), dt, seed=1)),
+                                         SN(make((2, 3), dt), make((3, 4), dt, seed=2), make((4, 5), dt, seed=3)),
+                                         SN(make((3, 3), dt), name="one")],
+             ref=lambda *ms: np.linalg.multi_dot(ms) if len(ms) > 1 else ms[0], supports_out=True, method_variant=False,
+             rtol=1e-5, atol=1e-5, dtypes=F),
     _info_fi("linalg.inv", _square, supports_out=True, ref=np.linalg.inv, aten_name="linalg_inv", **_LIN),
     _info_fi("inverse", _square, supports_out=True, ref=np.linalg.inv, dtypes=F, rtol=1e-4, atol=1e-4),
     _info_fi("linalg.det", _square, supports_out=True, ref=np.linalg.det, aten_name="linalg_det", **_LIN),
@@ -308,6 +326,8 @@ op_db = [
     _info_fi("linalg.cond", lambda dt: [SN(_spd_dt((3, 3), dt)), SN(_spd_dt((2, 3, 3), dt), "fro"), SN(_spd_dt((3, 3), dt), 1),
                                      SN(make((3, 4), dt)), SN(_spd_dt((3, 3), dt), -2), SN(_spd_dt((3, 3), dt), float("inf"))],
           aten_name="linalg_cond", supports_out=True, **_LIN),
+    _info_fi("linalg.multi_dot", _multi_dot, dtypes=F, supports_out=True, method_variant=False,
+             aten_name="linalg_multi_dot", rtol=1e-5, atol=1e-5),
     _info("linalg.svd", _svd, output_func=_svd_canonical, supports_out=True, rtol=1e-4, atol=1e-4, aten_name="linalg_svd"),
     _info("linalg.eigh", _eigh, output_func=_eigh_canonical, supports_out=True, rtol=1e-4, atol=1e-4, aten_name="linalg_eigh"),
     _info("lu_unpack", _lu_unpack, supports_out=True),

@@ -28,6 +28,13 @@ def _nll(dt):
             S(logp((2, 5, 3), dt, 1), idx((2, 3), 5), reduction="none"), S(logp((5,), dt), np.array(2), reduction="sum")]
 
 
+def _aten_nll(dt):
+    """torch._C._nn.nll_loss(self, target, weight, reduction, ignore_index): reduction as aten's int (0 none,
+    1 mean, 2 sum)."""
+    return [S(logp((4, 5), dt), idx((4,), 5)), S(logp((4, 5), dt, seed=1), idx((4,), 5, 1), A((5,), dt, 0.2, 2.0), 2, 1),
+            S(logp((3, 5), dt, seed=2), idx((3,), 5, 2), None, 0), S(logp((5,), dt), np.array(2), None, 1, 2)]
+
+
 def _cross_entropy(dt):
     return [S(A((4, 5), dt), idx((4,), 5), A((5,), dt, 0.2, 2.0), ignore_index=2, reduction="sum"),
             S(A((4, 5), dt), idx((4,), 5), label_smoothing=0.2),
@@ -127,24 +134,31 @@ def _smooth_l1(dt):
 
 
 op_db = [
-    OpInfo("_nn.mse_loss", _s(((3, 4), (("arr", (3, 4)),), {}), ((5,), (("arr", (5,)),), {})),
-           torch_name="nn.functional.mse_loss"),
-    OpInfo("_nn.l1_loss", _s(((3, 4), (("arr", (3, 4)),), {})), torch_name="nn.functional.l1_loss"),
-    OpInfo("_nn.smooth_l1_loss", _s(((3, 4), (("arr", (3, 4)),), {"beta": 0.5})),
-           torch_name="nn.functional.smooth_l1_loss"),
-    OpInfo("binary_cross_entropy_with_logits", _s(((3, 4), (("arr", (3, 4), 0.0, 1.0),), {})),
-           torch_name="nn.functional.binary_cross_entropy_with_logits"),
-    OpInfo("_nn.cross_entropy_loss", _s(((4, 5), (("idx", (4,), 5),), {}), ((4, 5), (("arr", (4, 5), 0.0, 1.0),), {})),
-           torch_name="nn.functional.cross_entropy", rtol=1e-5, atol=1e-5),
+    # the aten bindings (torch._C._nn.*, torch.*): `int reduction=Mean` reads as 0 (none) when omitted, so
+    # each also has a sample with an explicit reduction (1 mean, 2 sum)
+    OpInfo("_nn.mse_loss", _s(((3, 4), (("arr", (3, 4)),), {}), ((5,), (("arr", (5,)),), {}),
+                              ((3, 4), (("arr", (3, 4)), 1), {})),
+           torch_name="_C._nn.mse_loss"),
+    OpInfo("_nn.l1_loss", _s(((3, 4), (("arr", (3, 4)),), {}), ((3, 4), (("arr", (3, 4)), 2), {})),
+           torch_name="_C._nn.l1_loss"),
+    OpInfo("_nn.smooth_l1_loss", _s(((3, 4), (("arr", (3, 4)),), {"beta": 0.5}),
+                                    ((3, 4), (("arr", (3, 4)), 1), {"beta": 0.5})),
+           torch_name="_C._nn.smooth_l1_loss"),
+    OpInfo("binary_cross_entropy_with_logits", _s(((3, 4), (("arr", (3, 4), 0.0, 1.0),), {}),
+                                                  ((3, 4), (("arr", (3, 4), 0.0, 1.0), None, None, 1), {}))),
+    OpInfo("_nn.cross_entropy_loss", _s(((4, 5), (("idx", (4,), 5),), {}), ((4, 5), (("arr", (4, 5), 0.0, 1.0),), {}),
+                                        ((4, 5), (("idx", (4,), 5), None, 1), {})),
+           torch_name="_C._nn.cross_entropy_loss", rtol=1e-5, atol=1e-5),
     OpInfo("nn.functional.ctc_loss", _s(((5, 2, 4), (np.array([[1, 2], [3, 3]]), [5, 4], [2, 2]), {}),
                                         ((6, 2, 4), (np.array([1, 2, 2, 3]), [6, 5], [3, 1]), {"reduction": "sum"})),
            method_variant=False, aten_name="_ctc_loss", rtol=1e-5, atol=1e-6),
     OpInfo("_nn.multi_margin_loss", _s(((4, 5), (("idx", (4,), 5),), {}), ((4, 5), (("idx", (4,), 5), 2, 0.5), {}),
                                    ((6,), (("idx", (1,), 6),), {})),
-           torch_name="nn.functional.multi_margin_loss", method_variant=False),
+           torch_name="_C._nn.multi_margin_loss", method_variant=False),
     OpInfo("_nn.multilabel_margin_loss", _s(((3, 4), (("idx", (3, 4), 4),), {}), ((5,), (("idx", (5,), 5),), {})),
-           torch_name="nn.functional.multilabel_margin_loss", method_variant=False),
+           torch_name="_C._nn.multilabel_margin_loss", method_variant=False),
     _info("nn.functional.nll_loss", _nll, aten_name="nll_loss_nd"),
+    _info("_nn.nll_loss", _aten_nll, torch_name="_C._nn.nll_loss"),
     _info("nn.functional.cross_entropy", _cross_entropy, rtol=1e-5, atol=1e-5, aten_name="cross_entropy_loss"),
     _info("nn.functional.binary_cross_entropy_with_logits", _bce_logits, rtol=1e-5, atol=1e-5),
     _info("nn.functional.huber_loss", _huber),

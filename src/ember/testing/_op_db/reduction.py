@@ -1,7 +1,7 @@
 """OpInfo entries of the reductions and statistics (torch's common_methods_invocations.py op_db, this family's part)."""
 import numpy as np
 
-from .._opinfo import OpInfo, SampleInput
+from .._opinfo import DType, OpInfo, SampleInput
 from .._samples import along_dim, make, reduction
 from ._common import F, FI, FIB, _aten
 
@@ -14,6 +14,18 @@ def _np_red(fn):
         res = fn(a, axis=axis, keepdims=keepdim, **kw)
         return res
     return r
+
+
+def _aminmax_samples(op, dt):
+    out = []
+    for shape in [(), (5,), (3, 4), (2, 3, 4)]:
+        x = np.asarray(make(shape, dt))
+        out.append(SampleInput(x, (), {}, f"{shape}-all"))
+        out.append(SampleInput(x, (), {"keepdim": True}, f"{shape}-all-keepdim"))
+        if shape:
+            out += [SampleInput(x, (), {"dim": d, "keepdim": k}, f"{shape}-{d}-{k}") for d in (0, -1) for k in (False, True)]
+    out.append(SampleInput(make((0, 3), dt), (), {"dim": 1}, "empty-rows"))
+    return out
 
 
 op_db = [
@@ -32,6 +44,15 @@ op_db = [
     _aten("norm.Scalar", lambda op, dt: [SampleInput(make((3, 4), dt), (p,), {}, f"p={p}") for p in (2, 1, 3.5)], F),
     _aten("norm.ScalarOpt_dim", lambda op, dt: [SampleInput(make((3, 4), dt), (p, [d], k), {}, f"p={p}-{d}-{k}")
                                                 for p, d, k in ((2, 1, False), (None, 0, True), (1, -1, False))], F),
+    # the aten norm's dtype= and out= forms (torch.norm is a Python composite over linalg norms: only ops.aten
+    # reaches them); test_out reaches norm.out / norm.dtype_out
+    _aten("norm", lambda op, dt: [SampleInput(make((3, 4), dt), (2, [1], False), {}, "dim"),
+                                  SampleInput(make((3, 4), dt), (3.5, [0, 1], True), {"dtype": DType("float64")}, "dim-dtype")],
+          F, supports_out=True),
+    _aten("norm.ScalarOpt_dtype", lambda op, dt: [SampleInput(make((3, 4), dt), (p,), {"dtype": DType("float64")}, f"p={p}")
+                                                  for p in (2, 1)], F),
+    OpInfo("all", reduction(), dtypes=FIB, supports_out=True),
+    OpInfo("any", reduction(), dtypes=FIB, supports_out=True),
     OpInfo("var_mean", reduction(), dtypes=F, method_variant=False),
     OpInfo("std_mean", reduction(), dtypes=F, method_variant=False),
     OpInfo("logsumexp", reduction((0, -1, (0, 1))), dtypes=FI, supports_out=True),
@@ -54,4 +75,16 @@ op_db = [
     OpInfo("mean", reduction(), ref=_np_red(np.mean), dtypes=F),
     OpInfo("amax", reduction((0, -1, (0, 1))), dtypes=FI),
     OpInfo("amin", reduction((0, -1, (0, 1))), dtypes=FI),
+    OpInfo("frobenius_norm", lambda op, dt: [SampleInput(make((3, 4), dt), ([0, 1],), {}, "both"),
+                                             SampleInput(make((2, 3, 4), dt), ([1],), {"keepdim": True}, "one-keepdim"),
+                                             SampleInput(make((2, 3, 4), dt), ([-1, 0],), {}, "two")],
+           dtypes=F, supports_out=True, method_variant=False,
+           ref=lambda x, dim, keepdim=False: np.sqrt(np.sum(x * x, axis=tuple(dim), keepdims=keepdim))),
+    OpInfo("nuclear_norm", lambda op, dt: [SampleInput(make((3, 4), dt), (), {}, "2d"),
+                                           SampleInput(make((3, 4), dt), (), {"keepdim": True}, "keepdim"),
+                                           SampleInput(make((2, 3, 4), dt), ([0, 2],), {}, "dims"),
+                                           SampleInput(make((2, 3, 4), dt), ([2, 1], True), {}, "dims-keepdim")],
+           dtypes=F, supports_out=True, method_variant=False, rtol=1e-4, atol=1e-4),
+    OpInfo("aminmax", _aminmax_samples, dtypes=FI + ("bool",), supports_out=True,
+           ref=lambda x, dim=None, keepdim=False: (_np_red(np.amin)(x, dim, keepdim), _np_red(np.amax)(x, dim, keepdim))),
 ]

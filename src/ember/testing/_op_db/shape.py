@@ -5,6 +5,20 @@ from .._samples import make
 from ._common import F, FIB, SN, _info_fi
 
 
+def _tensor_lists(dt):
+    """Lists of tensors (TensorList arguments) of the shapes the stacking functions accept."""
+    return [SN([make((3,), dt), make((3,), dt, seed=1)], name="1-d"),
+            SN([make((3, 2), dt), make((3, 1), dt, seed=1)], name="2-d"),
+            SN([make((2, 3), dt), make((2, 3), dt, seed=2), make((2, 3), dt, seed=3)], name="three")]
+
+
+def _concat(dt):
+    return [SN([make((2, 3), dt), make((1, 3), dt, seed=1)], name="dim0"),
+            SN([make((2, 3), dt), make((2, 1), dt, seed=2)], 1, name="dim1"),
+            SN([make((2, 3), dt), make((0,), dt)], name="legacy-empty"),
+            SN([make((2, 2, 2), dt), make((2, 2, 1), dt, seed=3)], -1, name="dim-1")]
+
+
 def _repeat(dt):
     return [SN(make((3, 4), dt), (2, 1)), SN(make((3,), dt), (2, 1, 2)), SN(make((), dt), (3,)), SN(make((2, 3), dt), (0, 2))]
 
@@ -105,6 +119,9 @@ op_db = [
     *[_info_fi(n, lambda dt: [SN(make((), dt)), SN(make((3,), dt)), SN(make((2, 3), dt)), SN(make((2, 1, 3, 2), dt))],
                dtypes=FIB, method_variant=False) for n in ("atleast_1d", "atleast_2d", "atleast_3d")],
     _info_fi("meshgrid", lambda dt: [SN(make((3,), dt), make((4,), dt, seed=1))], dtypes=F, method_variant=False),
+    *[_info_fi(n, _tensor_lists, dtypes=FIB, supports_out=True, method_variant=False)
+      for n in ("column_stack", "dstack", "row_stack")],
+    *[_info_fi(n, _concat, dtypes=FIB, supports_out=True, method_variant=False) for n in ("concat", "concatenate")],
     _info_fi("narrow_copy", _narrow_copy, dtypes=FIB, supports_out=True),
     _info_fi("block_diag", _block_diag, method_variant=False),
     _info_fi("cartesian_prod", _cartesian_prod, method_variant=False),

@@ -1,0 +1,90 @@
+"""Wall time of `import ember` in a fresh interpreter, beside `import numpy` (its floor) and `import torch`.
+
+    python benchmarks/import_time.py [--repeat 11] [--no-torch] [--top 12]
+
+Each case runs `python -c "<import>"` --repeat times, the cases interleaved so that a burst of load on a
+shared machine hits all of them; the JSON gives the median and best wall milliseconds per case, the bare
+interpreter start (`pass`) for reference, and the `-X importtime` self times of the --top costliest modules
+that `import ember` loads beyond `import numpy` (medians over 3 runs).
+
+Bytecode caching matters (without cached .pyc files every module is compiled on each import): the script
+runs the children with PYTHONDONTWRITEBYTECODE unset, after one untimed run that writes the caches, and
+reports `bytecode_cache: true`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def _env():
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPATH"] = SRC + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _wall_ms(code: str, env) -> float:
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    return (time.perf_counter() - t) * 1e3
+
+
+def _self_times(code: str, env) -> dict[str, int]:
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c", code], env=env, capture_output=True,
+                       text=True, check=True)
+    out = {}
+    for line in r.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        head, _cum, name = line.split("|")
+        out[name.strip()] = int(head.split(":")[1])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=11)
+    ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--top", type=int, default=12)
+    args = ap.parse_args()
+    env = _env()
+    cases = {"python": "pass", "numpy": "import numpy", "ember": "import ember"}
+    if not args.no_torch:
+        try:
+            import importlib.util
+            if importlib.util.find_spec("torch") is not None:
+                cases["torch"] = "import torch"
+        except (ImportError, ValueError):
+            pass
+    for code in cases.values():            # untimed: writes the bytecode caches, warms the page cache
+        _wall_ms(code, env)
+    times = {k: [] for k in cases}
+    for _ in range(args.repeat):
+        for k, code in cases.items():
+            times[k].append(_wall_ms(code, env))
+    result = {"bytecode_cache": True, "repeat": args.repeat, "unit": "ms wall, fresh interpreter",
+              "loadavg_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None}
+    for k, ts in times.items():
+        result[f"{k}_median"] = round(statistics.median(ts), 1)
+        result[f"{k}_best"] = round(min(ts), 1)
+    result["ember_minus_numpy_median"] = round(result["ember_median"] - result["numpy_median"], 1)
+    base = set(_self_times("import numpy", env))
+    runs = [_self_times("import ember", env) for _ in range(3)]
+    extra = {m: statistics.median(r.get(m, 0) for r in runs) for m in runs[0] if m not in base}
+    top = sorted(extra.items(), key=lambda kv: -kv[1])[:args.top]
+    result["ember_modules_beyond_numpy"] = len(extra)
+    result["ember_self_us_beyond_numpy"] = int(sum(extra.values()))
+    result["top_self_us_beyond_numpy"] = {m: int(v) for m, v in top}
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
