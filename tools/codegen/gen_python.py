@@ -535,6 +535,27 @@ def _emit_group(pyname, defname, ovs, lines, method):
         # would reach it with an exact fit: an argument-less call raises TypeError in the matchers before it)
         lines.append("    if not kwargs and len(args) == 1:")
         lines.append(f"        return _{defname}_b{bare}(args[0])")
+    v0 = ovs[0]
+    if (method and v0.varargs and not v0.factory and len(v0.fn.func.arguments.flat_positional) == 2
+            and all(x.default is not None for x in v0.kwonly) and not v0.out_fn):
+        # `x.view(2, 3)`: ints after self bind the first overload's `*size` exactly (the loop below would call it
+        # first), and with ints only no tensor hides in the list: its op's kernel straight from the dispatch cache
+        # (the key set of self; see Overload.direct_dispatch)
+        op0 = _opvar(v0.fn)
+        lines += ["    if not kwargs and len(args) > 1:",
+                  "        for _a in args[1:]:",
+                  "            if _a.__class__ is not int:",
+                  "                break",
+                  "        else:",
+                  "            _self = args[0]",
+                  "            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:",
+                  "                _ks = _self._ks",
+                  "                if _ks & _AUTOGRAD_BIT:",
+                  "                    _ks &= ~_tls._exclude",
+                  f"                _k = _c{op0[3:]}.get(_ks)",
+                  "                if _k is not None:",
+                  "                    return _k(_self, args[1:])",
+                  f"            return _{defname}_b0(*args)"]
     lines.append("    best = None")
     lines.append(f"    for c, b in _{defname}_ovs:")
     lines.append("        try:")

@@ -9468,6 +9468,20 @@ __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_coun
 __m_count_nonzero_sigs = ('(int[] dim)', '(int? dim = None)')
 
 def _m_count_nonzero(*args, **kwargs):
+    if not kwargs and len(args) > 1:
+        for _a in args[1:]:
+            if _a.__class__ is not int:
+                break
+        else:
+            _self = args[0]
+            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = _self._ks
+                if _ks & _AUTOGRAD_BIT:
+                    _ks &= ~_tls._exclude
+                _k = _c_count_nonzero_dim_IntList.get(_ks)
+                if _k is not None:
+                    return _k(_self, args[1:])
+            return __m_count_nonzero_b0(*args)
     best = None
     for c, b in __m_count_nonzero_ovs:
         try:
@@ -10634,6 +10648,20 @@ __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
 __m_view_sigs = ('(int[] size)', '(dtype dtype)')
 
 def _m_view(*args, **kwargs):
+    if not kwargs and len(args) > 1:
+        for _a in args[1:]:
+            if _a.__class__ is not int:
+                break
+        else:
+            _self = args[0]
+            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = _self._ks
+                if _ks & _AUTOGRAD_BIT:
+                    _ks &= ~_tls._exclude
+                _k = _c_view_default.get(_ks)
+                if _k is not None:
+                    return _k(_self, args[1:])
+            return __m_view_b0(*args)
     best = None
     for c, b in __m_view_ovs:
         try:

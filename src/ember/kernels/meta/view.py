@@ -90,7 +90,33 @@ def _intlist(size):
 
 
 # ---------------------------------------------------------------- the views
+def _int_shape(size, n):
+    """infer_size for a tuple of Python ints that fits `n` elements, else None (the general path decides)."""
+    infer, known = -1, 1
+    for i, s in enumerate(size):
+        if s.__class__ is not int:
+            return None
+        if s == -1 and infer < 0:
+            infer = i
+        elif s < 0:
+            return None
+        else:
+            known *= s
+    if infer < 0:
+        return size if known == n else None
+    if known == 0 or n % known:
+        return None
+    return size[:infer] + (n // known,) + size[infer + 1:]
+
+
 def view(self, size):
+    a = self._np
+    if a is not None and size.__class__ is tuple and a.size:
+        # a cpu tensor with int sizes viewed as a tuple of ints: infer_size and the contiguity test without the
+        # general conversions (a model's q.view(B, T, nh, hs) on every call)
+        shape = _int_shape(size, a.size)
+        if shape is not None and (self._stride or self.stride()) == contiguous_strides(self._size):
+            return make_view(self, shape, contiguous_strides(shape), arr=a.reshape(shape))
     shape = infer_size(_intlist(size), self.numel())
     a = self._np
     if a is not None and a.size and self.stride() == contiguous_strides(self._size):
