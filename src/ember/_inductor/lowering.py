@@ -46,9 +46,6 @@ _LOSS = "loss without a lowering or decomposition yet (eager's kernel)"
 _OTHER = "pointwise / reduction not lowered yet (eager's kernel)"
 _RANDOM = "random: eager's generator stream (extern by design)"
 FALLBACK_REASONS = {
-    "aten._fft_c2c.default": "FFT (pocketfft through numpy): extern by design",
-    "aten._fft_c2r.default": "FFT (pocketfft through numpy): extern by design",
-    "aten._fft_r2c.default": "FFT (pocketfft through numpy): extern by design",
     "aten._adaptive_avg_pool2d.default": _WINDOW,
     "aten._adaptive_avg_pool2d_backward.default": _WINDOW,
     "aten._adaptive_avg_pool3d.default": _WINDOW,
