@@ -299,19 +299,6 @@ def _overloads(name, *overloads):
     return [getattr(packet, o) for o in overloads if packet is not None and hasattr(packet, o)]
 
 
-def _register_scaled(name, factor):
-    """deg2rad / rad2deg: x * pi/180 (180/pi) in the result dtype, as torch's decomposition."""
-    def lower(node, x):
-        dt = _val(node).dtype
-        return make_pointwise(node, lambda v: ops.mul(v, ops.constant(factor, dt)), [x])
-    for ov in _overloads(name, "default"):
-        lowerings[ov] = lower
-
-
-_register_scaled("deg2rad", math.pi / 180)
-_register_scaled("rad2deg", 180 / math.pi)
-
-
 def _register_binary(name, handler, overloads=("Tensor", "Scalar"), compare=False):
     def lower(node, a, b):
         compute = promoted(node, node.args[:2]) if compare else None
