@@ -6,6 +6,12 @@ lowers one aten graph (graph.py), schedules and fuses it (scheduler.py), generat
 (codegen/), builds the C and returns the wrapper's `call`. If the graph holds something the IR cannot express
 (`graph.UnsupportedGraph`), it runs as the fx graph (quietly: that is a known limit); if gcc fails, it runs
 as the fx graph with a warning. Never wrong results.
+
+Dynamic shapes: a graph whose inputs have symbolic sizes (dynamo's automatic dynamic, `mark_dynamic`,
+`dynamic=True`) is lowered with the sizes as `sizevars.SymSize`s, so its C takes them as run-time arguments and
+one build serves every size (`_compile_dynamic`, counted in counters["inductor"]["dynamic_graphs"]); a graph
+whose code would depend on the example sizes is compiled per concrete size instead (`_per_size_call`,
+"specialized_symbolic_graphs"; the reason is logged under EMBER_LOGS=recompiles).
 """
 import warnings
 

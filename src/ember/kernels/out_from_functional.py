@@ -17,15 +17,17 @@ from .._core import dtype as D
 from .._grad_mode import no_grad
 from .._ops import ops
 from .common import _tname, c_type_name, resize_out
-from .out_rules import castable, exact, linalg_castable, resize_counted, resize_silently, same, same_dtype
+from .out_rules import (castable, exact, linalg_castable, resize_counted, resize_keepdim, resize_silently, same,
+                        same_dtype)
 
 
 def _out_of(name, overload="default", outs=("out",), check=castable, dtype_must_match=None, fill_dtype=True,
-            precheck=None, resize=resize_out):
+            precheck=None, resize=resize_out, resize_for=None):
     """An out= kernel for ops.aten.<name>.<overload>; `outs` names its out arguments in schema order,
     `check(i, dtype, out)` (a rule of out_rules.py) raises torch's error when the i-th `out` cannot take the
     i-th result, `precheck(args, out)` what torch refuses before computing, and `resize(out, shape)` is the
-    kernel's resize (the factories' is silent). `fill_dtype=False`: the result is computed in its own dtype
+    kernel's resize (the factories' is silent; `resize_for(op, args, kwargs)` makes it from the call's
+    arguments). `fill_dtype=False`: the result is computed in its own dtype
     even when the functional form takes one (torch's mean)."""
     def kernel(*args, **kwargs):
         targets = tuple(kwargs.pop(n) for n in outs)
@@ -41,13 +43,32 @@ def _out_of(name, overload="default", outs=("out",), check=castable, dtype_must_
         results = r if isinstance(r, tuple) else (r,)
         for i, (res, out) in enumerate(zip(results, targets)):
             check(i, res.dtype, out)
+        fit = resize if resize_for is None else resize_for(op, args, kwargs)
         for res, out in zip(results, targets):
-            resize(out, res._size)
+            fit(out, res._size)
             if out._np is not None and res._np is not None:
                 np.copyto(out._np, res._np, casting="unsafe")
         return targets[0] if len(targets) == 1 else targets
     kernel.__name__ = f"{name}_{overload}_out"
     return kernel
+
+
+def _arg(op, args, kwargs, name):
+    """The value of argument `name` in a call of op (its schema default when not given)."""
+    import ast
+    params = op._schema.arguments.flat_positional
+    for i, a in enumerate(params):
+        if a.name == name:
+            if i < len(args):
+                return args[i]
+            if name in kwargs:
+                return kwargs[name]
+            return ast.literal_eval(a.default) if a.default is not None else None
+    return kwargs.get(name)
+
+
+def _keepdim_resize(op, args, kwargs):
+    return resize_keepdim(args[0], _arg(op, args, kwargs, "dim"), _arg(op, args, kwargs, "keepdim"))
 
 
 def _dtype_arg(op, args, kwargs):
@@ -177,7 +198,21 @@ linalg_householder_product_out = _out_of("linalg_householder_product",
 triangular_solve_X = _out_of("triangular_solve", outs=("X", "M"), check=_exact)
 # reductions
 sum_IntList_out = _out_of("sum", "dim_IntList", dtype_must_match="sum")
-mean_dtype_out = _out_of("mean")
+_mean_into = _out_of("mean", check=exact)
+
+
+def mean_dtype_out(self, *, dtype=None, out):
+    """torch's mean_dtype_out: self's dtype must cast to `out`'s, then mean.out over all dims computes in
+    dtype= (or `out`'s dtype) and sets `out` as is."""
+    from .._core.promotion import can_cast
+    if not can_cast(self.dtype, out.dtype):
+        raise RuntimeError(f"mean.dtype_out(): input types can't be cast to the desired output type {_tname(out.dtype)}")
+    if dtype is None and not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {_tname(self.dtype)}")
+    return _mean_into(self, dtype=dtype, out=out)
+
+
 mean_out = _out_of("mean", "dim", dtype_must_match="mean", fill_dtype=False)
 prod_int_out = _out_of("prod", "dim_int", dtype_must_match="prod")
 nansum_out = _out_of("nansum", dtype_must_match="nansum", precheck=_nansum_kernel)
@@ -200,7 +235,7 @@ max_dim_max = _out_of("max", "dim", outs=("max", "max_values"), check=_exact)
 min_dim_min = _out_of("min", "dim", outs=("min", "min_indices"), check=_exact)
 median_dim_values = _out_of("median", "dim", outs=_VALUES, check=_median)
 nanmedian_dim_values = _out_of("nanmedian", "dim", outs=_VALUES, check=_median)
-mode_values = _out_of("mode", outs=_VALUES, check=_mode)
+mode_values = _out_of("mode", outs=_VALUES, check=_mode, resize_for=_keepdim_resize)
 quantile_out = _out_of("quantile", check=_quantile)
 quantile_scalar_out = _out_of("quantile", "scalar", check=_quantile)
 nanquantile_out = _out_of("nanquantile", check=_quantile)
@@ -212,7 +247,7 @@ cummin_out = _out_of("cummin", outs=_VALUES, check=_cummax)
 sort_values = _out_of("sort", outs=_VALUES, check=_exact)
 sort_values_stable = _out_of("sort", "stable", outs=_VALUES, check=_exact)
 topk_values = _out_of("topk", outs=_VALUES, check=_exact)
-kthvalue_values = _out_of("kthvalue", outs=_VALUES, check=_kthvalue)
+kthvalue_values = _out_of("kthvalue", outs=_VALUES, check=_kthvalue, resize_for=_keepdim_resize)
 # shape, view, elementwise, complex, softmax
 stack_out = _out_of("stack", check=_cat)
 slice_scatter_out = _out_of("slice_scatter", check=_exact)
@@ -224,8 +259,9 @@ clamp_max_Tensor_out = _out_of("clamp_max", "Tensor")
 complex_out = _out_of("complex", check=_complex)
 polar_out = _out_of("polar", check=_complex)
 conj_physical_out = _out_of("conj_physical", check=_unary_same)
-softmax_int_out = _out_of("softmax", "int")
-log_softmax_int_out = _out_of("log_softmax", "int")
+# (computed in dtype= when given, else in self's dtype; _softmax.out then sets `out` as is)
+softmax_int_out = _out_of("softmax", "int", check=exact, fill_dtype=False)
+log_softmax_int_out = _out_of("log_softmax", "int", check=exact, fill_dtype=False)
 # factories: torch's resize_ their `out` without the deprecation warning; arange warns its own way
 empty_out = _out_of("empty", "memory_format", resize=resize_silently)
 zeros_out = _out_of("zeros", resize=resize_silently)

@@ -17,7 +17,7 @@ from .sort import _kth_along
 from .sort import _last
 from .sort import _wrap as _wrap_sort
 from ..common import check_out
-from ..out_rules import exact, write_outs
+from ..out_rules import HISTOGRAM, exact, write_outs
 from ..._core.strides import wrap_dim
 
 
@@ -41,6 +41,17 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
     d = sum_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "sum")
     return _wrap(np.add.reduce(self._np, axis=axes, dtype=_acc(d)), d, shape)
+
+
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """sum with nan counted as 0 (torch's nansum; integers have no nan)."""
+    M_reduction.nansum(self, dim, keepdim, dtype=dtype)
+    d = sum_dtype(self, dtype)
+    axes, shape = reduce_spec(self, dim, keepdim, "nansum")
+    a = self._np
+    if a.dtype.kind in "fV":
+        a = np.where(np.isnan(a), a.dtype.type(0), a)
+    return _wrap(np.add.reduce(a, axis=axes, dtype=_acc(d)), d, shape)
 
 
 def prod(self, dim=None, keepdim=False, *, dtype=None):
@@ -394,7 +405,7 @@ def histc(self, bins=100, min=0, max=0):
 
 def histc_out(self, bins=100, min=0, max=0, *, out):
     r = histc(self, bins, min, max)
-    check_out(out, r._size, r.dtype, "histc")
+    check_out(out, r._size, r.dtype, "histc", HISTOGRAM)
     np.copyto(out._np, r._np)
     return out
 

@@ -4,7 +4,7 @@ from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import wrap_dim
 from ..common import as_dtype, check_out, empty_tensor
-from ..out_rules import exact, floating_result, same
+from ..out_rules import HISTOGRAM, exact, floating_result, same
 from ..._core.promotion import get_default_dtype
 from ..common import _tname
 
@@ -95,6 +95,12 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
 
 
 prod = sum
+
+
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    if self.dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    return sum(self, dim, keepdim, dtype=dtype)
 
 
 def mean(self, dim=None, keepdim=False, *, dtype=None):
@@ -271,6 +277,8 @@ bincount = _data_dependent("bincount")
 
 
 def histc_out(self, bins=100, min=0, max=0, *, out):
+    r = histc(self, bins, min, max)
+    check_out(out, r._size, r.dtype, "histc", HISTOGRAM)
     return out
 
 
