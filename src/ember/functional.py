@@ -31,7 +31,8 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "split", "unbind", "chunk", "nonzero", "where", "einsum", "tensordot", "meshgrid", "broadcast_tensors",
            "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d", "atleast_3d", "unique", "unique_consecutive",
            "broadcast_shapes", "norm", "cdist", "lu", "result_type", "is_tensor", "is_floating_point", "is_complex",
-           "is_conj", "is_neg", "numel", "equal", "chain_matmul"]
+           "is_conj", "is_neg", "numel", "equal", "chain_matmul", "split_copy", "split_with_sizes_copy",
+           "unbind_copy"]
 
 _aten = ops.aten
 
@@ -265,6 +266,23 @@ def tensordot(a, b, dims=2, out=None):
         da = [da] if isinstance(da, int) else list(da)
         db = [db] if isinstance(db, int) else list(db)
     return _F.tensordot(a, b, da, db, out=out)
+
+
+def _pieces(r):
+    return None if r is None else tuple(r)
+
+
+def split_copy(input, split_size, dim=0, *, out=None):
+    """torch.split_copy: the pieces of split(), each a fresh tensor (a tuple, as torch's binding returns)."""
+    return _pieces(_F.split_copy(input, split_size, dim, out=out))
+
+
+def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
+    return _pieces(_F.split_with_sizes_copy(input, split_sizes, dim, out=out))
+
+
+def unbind_copy(input, dim=0, *, out=None):
+    return _pieces(_F.unbind_copy(input, dim, out=out))
 
 
 def chain_matmul(*matrices, out=None):

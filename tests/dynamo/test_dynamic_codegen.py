@@ -237,3 +237,17 @@ def test_symsize_arithmetic_and_printing():
         b // -2
     helpers = {"ember_floordiv_i": lambda p, q: p // q, "ember_mod_i": lambda p, q: p % q}
     assert eval(repr(a + 3 * b + 2 * half), {"s0": 7, "s1": 2, **helpers}) == 4 * 14 + 21 + 6
+
+
+def test_float_of_the_sizes_forward_and_saved_for_backward():
+    def f(x):
+        return x * (x.shape[0] / 3) + x.shape[0] / 2
+    cf = ember.compile(f, dynamic=True)
+    for b in (3, 4, 5):
+        x = ember.randn(b, 2, requires_grad=True)
+        out = cf(x)
+        assert_close(out, f(x))
+        (g,) = ember.autograd.grad(out.sum(), x)
+        assert_close(g, ember.full((b, 2), b / 3))
+    assert counters["inductor"]["dynamic_graphs"] == 2
+    assert counters["inductor"]["fx_fallback"] == 0

@@ -89,6 +89,34 @@ def test_char_gpt_trains_like_eager(examples, backend):
     assert cm._compiled._state.entries
 
 
+def test_char_gpt_trains_like_eager_with_compiled_optimizer_step(examples):
+    """The whole training step compiled: the model (forward + backward graphs) and AdamW's step (its update
+    written in place by generated kernels). Losses and parameters equal eager's."""
+    import char_gpt
+    cfg = char_gpt.GPTConfig(vocab_size=11, n_layer=1, n_head=2, n_embd=16, block_size=8)
+    rng = np.random.default_rng(1)
+    data = rng.integers(0, 11, 400)
+    batches = [tuple(ember.tensor(a) for a in char_gpt.batches(data, 8, 4, rng)) for _ in range(3)] * 2
+    ember.manual_seed(0)
+    model = char_gpt.GPT(cfg)
+    twin = copy.deepcopy(model)
+    opt = ember.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.1)
+    topt = ember.optim.AdamW(twin.parameters(), lr=3e-3, weight_decay=0.1)
+    cmodel, cstep = ember.compile(twin), ember.compile(topt.step)
+    eager, compiled = [], []
+    for x, y in batches:
+        for m, o, step, out in ((model, opt, opt.step, eager), (cmodel, topt, cstep, compiled)):
+            o.zero_grad(set_to_none=True)
+            loss = m(x, y)[1]
+            loss.backward()
+            step()
+            out.append(loss.item())
+    np.testing.assert_allclose(compiled, eager, rtol=1e-4, atol=1e-5)
+    assert eager[-1] < eager[0]
+    for (name, p), q in zip(model.named_parameters(), twin.parameters()):
+        assert_close(q, p, rtol=1e-3, atol=1e-5, msg=name)
+
+
 # ember._dynamo (capture work): VariableBuilder.wrap tests `value in _SPECIAL_FUNCTIONS` (a set) for every value it
 # wraps, which raises TypeError for unhashable objects such as GPT's `self.config` (a dataclass with eq=True, so
 # __hash__ is None; _dynamo/variables/builder.py:69). With that test guarded by hashability, both cases pass

@@ -15,10 +15,6 @@ from ember.testing._opinfo import resolve
 
 KNOWN_DIFFERENCES = {
     # ember composes these from other ops; torch has one op (and one Node) of its own
-    "nn.functional.pixel_shuffle": "ember reshapes and permutes (UnsafeView); torch has PixelShuffleBackward0",
-    "pixel_shuffle": "as nn.functional.pixel_shuffle",
-    "nn.functional.pixel_unshuffle": "ember reshapes and permutes; torch has PixelUnshuffleBackward0",
-    "rot90": "ember flips and transposes; torch has Rot90Backward0",
     "geqrf": "ember has no geqrf formula (NotImplemented); torch's GeqrfBackward0 raises when run",
     "linalg.eigvals": "ember's eigvals has no formula; torch goes through linalg_eig",
     "unique": "ember's unique has no node of its own (NotImplemented); torch names it Unique2Backward0",
@@ -27,6 +23,7 @@ KNOWN_DIFFERENCES = {
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
     "linalg.cond": "ember divides norms; torch squeezes the result of linalg_cond's svd path",
     "linalg.matrix_norm": "ember has a linalg_matrix_norm node; torch decomposes 'fro' to linalg_vector_norm",
+    "detach_copy": "torch's detach_copy result has a NotImplemented node; ember's does not require grad",
     "nuclear_norm": "as linalg.matrix_norm: ember has a linalg_matrix_norm node; torch sums the svdvals",
     "linalg.matrix_power": "power 1 returns a copy without a node in ember; torch records CopyBackwards",
     "nn.functional.bilinear": "ember's bilinear ends in a sum; torch's _trilinear in a view",
@@ -47,11 +44,8 @@ KNOWN_DIFFERENCES = {
     "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
                 "CholeskyBackward0",
     "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",
-    "nansum": "ember's nansum is a composite (where + sum: SumBackward1); torch's an op (NansumBackward0)",
     "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
     "nanquantile": "as quantile",
-    "complex": "ember stacks and views as complex (ViewAsComplexBackward0); torch has ComplexBackward0",
-    "polar": "ember's polar is complex(abs cos, abs sin) (ViewAsComplexBackward0); torch has PolarBackward0",
 }
 
 torch = pytest.importorskip("torch")

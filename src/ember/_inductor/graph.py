@@ -6,6 +6,11 @@ lowering. A Pointwise result stays unrealized (inlined into whoever reads it) un
 nodes or is expensive to recompute (torch's realize_reads_threshold / realize_opcount_threshold), is a graph
 output, or feeds an extern kernel. `UnsupportedGraph` means the whole graph should run as fx instead
 (a mutating op, a non-tensor input, an output the IR cannot express).
+
+With dynamic shapes, the fake values of the graph's nodes are swapped for the duration of the walk with copies
+whose sizes are `sizevars.SymSize` (symbolic ints with an example value), so lowerings see ints; size
+arithmetic nodes (`sym_size`, `mul`, ...) and SymInt/size-float inputs become those values, and `symbols` says
+where the wrapper reads each size symbol (`arg0._size[1]`, or an int argument).
 """
 
 from ember._tensor import Tensor
@@ -101,6 +106,13 @@ class GraphLowering:
                     for sym in symbols_of(val):
                         if val == SymSize.make({(sym,): 1}, 0):
                             self.symbols.setdefault(sym, f"args[{position}]")
+                    self.int_inputs.append(position)
+                    self.env[node] = val
+                    position += 1
+                    continue
+                if isinstance(val, SymFloatSize) or (self.concrete and isinstance(val, float)):
+                    # a float of the sizes (a saved n / (n - 1)): its expression over the size symbols, which
+                    # the tensors' sizes give (a plain float when compiled per size)
                     self.int_inputs.append(position)
                     self.env[node] = val
                     position += 1

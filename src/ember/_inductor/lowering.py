@@ -64,6 +64,16 @@ FALLBACK_REASONS = {
     "aten._upsample_lanczos2d_aa.default": _WINDOW,
     "aten._upsample_lanczos2d_aa_backward.default": _WINDOW,
     "aten.adaptive_max_pool2d.default": _WINDOW,
+    "aten.aminmax.default": _OTHER,
+    "aten._fft_c2c.default": "FFT: eager's pocketfft kernel, by design",
+    "aten._fft_c2r.default": "FFT: eager's pocketfft kernel, by design",
+    "aten._fft_r2c.default": "FFT: eager's pocketfft kernel, by design",
+    "aten.norm.ScalarOpt_dtype": _OTHER,
+    "aten.angle.default": _OTHER,
+    "aten.frexp.Tensor": _OTHER,
+    "aten.ldexp.Tensor": _OTHER,
+    "aten.logaddexp2.default": _OTHER,
+    "aten.nextafter.default": _OTHER,
     "aten.adaptive_max_pool3d.default": _WINDOW,
     "aten.adaptive_max_pool3d_backward.default": _WINDOW,
     "aten.addbmm.default": _MATMUL,
@@ -1210,10 +1220,17 @@ def _index_select(node, x, dim, index):
     return Pointwise(tuple(out.shape), out.dtype, inner)
 
 
+def _static_sizes(what, *sizes):
+    """Scatter and Scan kernels are generated for static sizes only: a symbolic size (sizevars.SymSize) falls back."""
+    if any(type(s) is not int for size in sizes for s in size):
+        raise NotImplementedError(f"ember._inductor: {what} with symbolic sizes (falls back)")
+
+
 def _scatter_into(node, x, index_space, inner, accumulate):
     """A Scatter buffer of the node's result: x (broadcast, cast) first, then inner's stores."""
     out = _val(node)
     size = tuple(out.shape)
+    _static_sizes("a scatter", size, index_space)
     init = Pointwise(size, out.dtype, loader(x, size, out.dtype))
     return _graph().add_serial(Scatter(index_space, init, inner, accumulate), out.dtype)
 
@@ -1420,6 +1437,7 @@ def _scan_lowering(node, x, dim, scan_type):
     size = tuple(out.shape)
     if not size:
         return _copy(node, x)
+    _static_sizes("a scan", size)
     dim %= len(size)
     return _graph().add_serial(Scan(size, dim, scan_type, loader(x, size, out.dtype)), out.dtype)
 
@@ -1593,3 +1611,10 @@ def _sgn(node, x):
     if getattr(x.get_dtype(), "is_complex", False):
         raise NotImplementedError("ember._inductor: sgn of complex values (falls back)")
     return make_pointwise(node, ops.sign, [x])
+
+
+@register_lowering(*_overloads("deg2rad", "default"), *_overloads("rad2deg", "default"))
+def _deg2rad(node, x):
+    k = math.pi / 180 if "deg2rad" in str(node.target) else 180 / math.pi
+    dt = _val(node).dtype
+    return make_pointwise(node, lambda v: ops.mul(v, ops.constant(k, dt)), [x])

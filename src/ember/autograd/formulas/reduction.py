@@ -12,7 +12,7 @@ from ._common import (_const, const_zeros_like, const_ones_like, const_sgn, mask
 _REAL_FLOAT = (np.dtype(np.float32), np.dtype(np.float64))
 
 __all__ = ["aminmax_backward", "aminmax_jvp", "amax_backward", "correction_of", "evenly_distribute_backward", "logsumexp_backward",
-           "mean_backward", "norm_backward", "prod_backward", "reduced_numel", "std_backward", "sum_backward",
+           "mean_backward", "nansum_jvp", "norm_backward", "prod_backward", "reduced_numel", "std_backward", "sum_backward",
            "value_selecting_backward", "var_backward"]
 
 
@@ -183,3 +183,10 @@ def logsumexp_backward(grad, self, result, dim, keepdim):
     g = _restore(grad, self._size, dim, keepdim)
     r = _restore(result, self._size, dim, keepdim)
     return g * (self - r).exp()
+
+
+def nansum_jvp(self, self_t, dim, keepdim, dtype):
+    """Forward rule of nansum: the tangent's sum with the nan positions of the primal left out."""
+    aten = _aten()
+    t = aten.where.self(aten.isnan.default(self), aten.zeros_like.default(self_t), self_t)
+    return aten.sum.dim_IntList(t, dim, keepdim, dtype=dtype)

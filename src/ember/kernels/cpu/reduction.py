@@ -43,6 +43,17 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
     return _wrap(np.add.reduce(self._np, axis=axes, dtype=_acc(d)), d, shape)
 
 
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """sum with nan counted as 0 (torch's nansum; integers have no nan)."""
+    M_reduction.nansum(self, dim, keepdim, dtype=dtype)
+    d = sum_dtype(self, dtype)
+    axes, shape = reduce_spec(self, dim, keepdim, "nansum")
+    a = self._np
+    if a.dtype.kind in "fV":
+        a = np.where(np.isnan(a), a.dtype.type(0), a)
+    return _wrap(np.add.reduce(a, axis=axes, dtype=_acc(d)), d, shape)
+
+
 def prod(self, dim=None, keepdim=False, *, dtype=None):
     d = sum_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "prod")

@@ -79,12 +79,14 @@ def rot90(self, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
     k %= 4
+    # the flip comes last so that the result is fresh (not a view: rot90 is an op with its own node,
+    # Rot90Backward0); flip keeps the transposed layout, the strides of torch's flip + transpose_
     if k == 1:
-        return self.flip([d1]).transpose(d0, d1)
+        return self.transpose(d0, d1).flip([d0])
     if k == 2:
         return self.flip([d0, d1])
     if k == 3:
-        return self.flip([d0]).transpose(d0, d1)
+        return self.transpose(d0, d1).flip([d1])
     return self.clone(memory_format="contiguous_format")
 
 

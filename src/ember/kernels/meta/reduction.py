@@ -97,6 +97,12 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
 prod = sum
 
 
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    if self.dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    return sum(self, dim, keepdim, dtype=dtype)
+
+
 def mean(self, dim=None, keepdim=False, *, dtype=None):
     d = mean_dtype(self, dtype)
     return out_like(self, reduce_spec(self, dim, keepdim, "mean")[1], d)
