@@ -484,6 +484,8 @@ _KERNELS = (
     ('mode', '', 'reduction', 'mode'),
     ('histc', '', 'reduction', 'histc'),
     ('bincount', '', 'reduction', 'bincount'),
+    ('renorm', '', 'reduction', 'renorm'),
+    ('renorm_', '', 'reduction', 'renorm_'),
     ('_thnn_fused_lstm_cell', '', 'rnn', '_thnn_fused_lstm_cell'),
     ('_thnn_fused_gru_cell', '', 'rnn', '_thnn_fused_gru_cell'),
     ('cumsum', '', 'scan', 'cumsum'),

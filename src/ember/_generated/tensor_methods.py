@@ -595,6 +595,9 @@ _op_remainder_Tensor = _ops.aten.remainder.Tensor
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
 _op_remainder__Scalar = _ops.aten.remainder_.Scalar
 _op_remainder__Tensor = _ops.aten.remainder_.Tensor
+_op_renorm__default = _ops.aten.renorm_.default
+_op_renorm_default = _ops.aten.renorm.default
+_op_renorm_out = _ops.aten.renorm.out
 _op_repeat_default = _ops.aten.repeat.default
 _op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
 _op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
@@ -4896,6 +4899,28 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(self, bins, min, max, out=out)
     return _op_histc_default(self, bins, min, max)
 
+def _m_renorm(self, p, dim, maxnorm, *, out=None):
+    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('renorm', 'p', 1, 'Number', p)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('renorm', 'dim', 2, 'int', dim)
+    if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
+        raise _bad_arg('renorm', 'maxnorm', 3, 'Number', maxnorm)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('renorm', 'out', None, 'Tensor', out)
+        return _op_renorm_out(self, p, dim, maxnorm, out=out)
+    return _op_renorm_default(self, p, dim, maxnorm)
+
+def _m_renorm_(self, p, dim, maxnorm):
+    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('renorm_', 'p', 1, 'Number', p)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('renorm_', 'dim', 2, 'int', dim)
+    if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
+        raise _bad_arg('renorm_', 'maxnorm', 3, 'Number', maxnorm)
+    return _op_renorm__default(self, p, dim, maxnorm)
+
 def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('diff', 'n', 1, 'int', n)
@@ -6088,6 +6113,8 @@ class TensorMethods:
     relu_ = _m_relu_
     remainder = _m_remainder
     remainder_ = _m_remainder_
+    renorm = _m_renorm
+    renorm_ = _m_renorm_
     repeat = _m_repeat
     repeat_interleave = _m_repeat_interleave
     reshape = _m_reshape

@@ -264,3 +264,4 @@ randperm_out = _out_of("randperm")
 randperm_generator_out = _out_of("randperm", "generator")
 # issue 19's ops
 aminmax_out = _out_of("aminmax", outs=("min", "max"), check=_exact)
+renorm_out = _out_of("renorm", check=_exact)

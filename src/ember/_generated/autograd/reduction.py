@@ -19,12 +19,13 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
 _getattr = _bi.getattr
-from ember.autograd.formulas._common import expand_to, to_dtype
+from ember.autograd.formulas._common import expand_to, sum_to, to_dtype
 from ember.autograd.formulas.reduction import (amax_backward, aminmax_backward, aminmax_jvp,
                                                correction_of, evenly_distribute_backward,
                                                logsumexp_backward, mean_backward, norm_backward,
-                                               prod_backward, reduced_numel, std_backward,
-                                               sum_backward, value_selecting_backward, var_backward)
+                                               prod_backward, reduced_numel, renorm_backward,
+                                               std_backward, sum_backward,
+                                               value_selecting_backward, var_backward)
 
 _aten = _ops_ns.aten
 
@@ -2015,3 +2016,115 @@ _OP_bincount = getattr(_aten.bincount, 'default')
 
 def bincount(*args, **kwargs):
     return _OP_bincount.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class RenormBackward0(_Node):
+    _op_name = 'aten::renorm'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            maxnorm = _n.s_maxnorm
+            p = _n.s_p
+            self = _n.s_self.unpack(_n)
+            _r0 = renorm_backward(grad, self, p, dim, maxnorm)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_renorm = getattr(_aten.renorm, 'default')
+
+
+def _jvp_renorm(_ts, self, p, dim, maxnorm, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(renorm_backward(grad, self, p, dim, maxnorm), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def renorm(self, p, dim, maxnorm):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_renorm(self, p, dim, maxnorm)
+            _t = _jvp_renorm(_ts, self, p, dim, maxnorm, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_renorm.redispatch(_below_ks((self, p, dim, maxnorm)), self, p, dim, maxnorm)
+    _n = RenormBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_dim = dim
+    if _g0:
+        _n.s_maxnorm = maxnorm
+    if _g0:
+        _n.s_p = p
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_renorm.redispatch(_below_ks((self, p, dim, maxnorm)), self, p, dim, maxnorm)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_renorm = renorm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_renorm_ = getattr(_aten.renorm_, 'default')
+
+
+def renorm_(self, p, dim, maxnorm):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_renorm_(self, p, dim, maxnorm)
+            _t = _jvp_renorm(_ts, _old, p, dim, maxnorm, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_renorm_.redispatch(_below_ks((self, p, dim, maxnorm)), self, p, dim, maxnorm)
+    _n = RenormBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_dim = dim
+    if _g0:
+        _n.s_maxnorm = maxnorm
+    if _g0:
+        _n.s_p = p
+    if _g0:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _OP_renorm_.redispatch(_below_ks((self, p, dim, maxnorm)), self, p, dim, maxnorm)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_renorm_ = renorm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

@@ -401,3 +401,28 @@ def aminmax(self, *, dim=None, keepdim=False):
     axes, shape = M_reduction.aminmax_spec(self, dim, keepdim)
     a = self._np
     return (_wrap(np.min(a, axis=axes), self.dtype, shape), _wrap(np.max(a, axis=axes), self.dtype, shape))
+
+
+def _renorm_np(self, p, dim, maxnorm):
+    """Each slice along `dim` whose p-norm exceeds maxnorm, scaled to norm maxnorm (by maxnorm / (norm + 1e-7))."""
+    axes = M_reduction.renorm_check(self, p, dim, maxnorm)
+    a = self._np
+    p = float(p)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        m = np.abs(a)
+        if p == np.inf:
+            norm = np.max(m, axis=axes, keepdims=True)
+        else:
+            norm = np.sum(m ** p, axis=axes, keepdims=True) ** (1.0 / p) if p != 2 else \
+                np.sqrt(np.sum(m * m, axis=axes, keepdims=True))
+        factor = np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(m.dtype)
+    return a * factor
+
+
+def renorm(self, p, dim, maxnorm):
+    return _wrap(_renorm_np(self, p, dim, maxnorm), self.dtype, self._size)
+
+
+def renorm_(self, p, dim, maxnorm):
+    np.copyto(self._np, _renorm_np(self, p, dim, maxnorm), casting="unsafe")
+    return self

@@ -326,3 +326,32 @@ def aminmax_spec(self, dim, keepdim):
 def aminmax(self, *, dim=None, keepdim=False):
     shape = aminmax_spec(self, dim, keepdim)[1]
     return out_like(self, shape, self.dtype), out_like(self, shape, self.dtype)
+
+
+def renorm_check(self, p, dim, maxnorm):
+    """torch's renorm meta checks; returns the dims the norm reduces (all but `dim`)."""
+    if isinstance(p, complex):
+        raise RuntimeError("renorm: p must be real-valued")
+    if not float(p) > 0.0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if isinstance(maxnorm, complex):
+        raise RuntimeError("renorm: maxnorm must be real-valued")
+    if not float(maxnorm) >= 0.0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    if self.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
+    d = wrap_dim(dim, self.dim())
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_tname(self.dtype)}")
+    return tuple(i for i in range(self.dim()) if i != d)
+
+
+def renorm(self, p, dim, maxnorm):
+    renorm_check(self, p, dim, maxnorm)
+    return empty_tensor(self._size, self.dtype, self.device)
+
+
+def renorm_(self, p, dim, maxnorm):
+    renorm_check(self, p, dim, maxnorm)
+    return self

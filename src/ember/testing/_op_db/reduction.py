@@ -85,6 +85,12 @@ op_db = [
                                            SampleInput(make((2, 3, 4), dt), ([0, 2],), {}, "dims"),
                                            SampleInput(make((2, 3, 4), dt), ([2, 1], True), {}, "dims-keepdim")],
            dtypes=F, supports_out=True, method_variant=False, rtol=1e-4, atol=1e-4),
+    OpInfo("renorm", lambda op, dt: [SampleInput(make((3, 4), dt), (2, 0, 1.0), {}, "p2-dim0"),
+                                     SampleInput(make((3, 4, 2), dt, seed=1), (1, 1, 0.5), {}, "p1-dim1"),
+                                     SampleInput(make((3, 4, 2), dt, seed=2), (3.0, -1, 2.0), {}, "p3-last"),
+                                     SampleInput(make((2, 5), dt, seed=3), (float("inf"), 0, 1.5), {}, "inf"),
+                                     SampleInput(make((2, 5), dt, seed=4), (2, 1, 100.0), {}, "untouched")],
+           dtypes=F, supports_out=True, inplace_variant="renorm_"),
     OpInfo("aminmax", _aminmax_samples, dtypes=FI + ("bool",), supports_out=True,
            ref=lambda x, dim=None, keepdim=False: (_np_red(np.amin)(x, dim, keepdim), _np_red(np.amax)(x, dim, keepdim))),
 ]
