@@ -5,7 +5,7 @@ from . import registrations as _registrations  # noqa: F401  (defines the aten o
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
-from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
+from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, histogram as _rt_histogram, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
 
@@ -340,6 +340,10 @@ _op_heaviside_default = _ops.aten.heaviside.default
 _op_heaviside_out = _ops.aten.heaviside.out
 _op_histc_default = _ops.aten.histc.default
 _op_histc_out = _ops.aten.histc.out
+_op_histogram_bin_ct = _ops.aten.histogram.bin_ct
+_op_histogram_bin_ct_out = _ops.aten.histogram.bin_ct_out
+_op_histogram_bins_tensor = _ops.aten.histogram.bins_tensor
+_op_histogram_bins_tensor_out = _ops.aten.histogram.bins_tensor_out
 _op_hypot__default = _ops.aten.hypot_.default
 _op_hypot_default = _ops.aten.hypot.default
 _op_hypot_out = _ops.aten.hypot.out
@@ -4921,6 +4925,58 @@ def _m_renorm_(self, p, dim, maxnorm):
         raise _bad_arg('renorm_', 'maxnorm', 3, 'Number', maxnorm)
     return _op_renorm__default(self, p, dim, maxnorm)
 
+def __m_histogram_c0(self, bins, *, weight=None, density=False, out=None):
+    s = 0
+    if not isinstance(bins, TensorImpl):
+        return None
+    if weight is not None and not isinstance(weight, TensorImpl):
+        return None
+    if not isinstance(density, bool):
+        return None
+    return s
+
+def __m_histogram_b0(self, bins, *, weight=None, density=False, out=None):
+    if out is None and weight is None and density is False:
+        return _rt_histogram(*_op_histogram_bins_tensor(self, bins))
+    if out is not None:
+        return _rt_histogram(*_op_histogram_bins_tensor_out(self, bins, weight=weight, density=density, hist=out[0], bin_edges=out[1]))
+    return _rt_histogram(*_op_histogram_bins_tensor(self, bins, weight=weight, density=density))
+
+def __m_histogram_c1(self, bins=100, *, range=None, weight=None, density=False, out=None):
+    s = 0
+    if not _is_int(bins):
+        return None
+    if weight is not None and not isinstance(weight, TensorImpl):
+        return None
+    if not isinstance(density, bool):
+        return None
+    return s
+
+def __m_histogram_b1(self, bins=100, *, range=None, weight=None, density=False, out=None):
+    if out is None and range is None and weight is None and density is False:
+        return _rt_histogram(*_op_histogram_bin_ct(self, bins))
+    if out is not None:
+        return _rt_histogram(*_op_histogram_bin_ct_out(self, bins, range=range, weight=weight, density=density, hist=out[0], bin_edges=out[1]))
+    return _rt_histogram(*_op_histogram_bin_ct(self, bins, range=range, weight=weight, density=density))
+
+__m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0), (__m_histogram_c1, __m_histogram_b1),)
+__m_histogram_sigs = ('(Tensor bins, *, Tensor? weight = None, bool density = False, Tensor out = None)', '(int bins = 100, *, float[]? range = None, Tensor? weight = None, bool density = False, Tensor out = None)')
+
+def _m_histogram(*args, **kwargs):
+    best = None
+    for c, b in __m_histogram_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('histogram', args, kwargs, __m_histogram_sigs, True)
+
 def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('diff', 'n', 1, 'int', n)
@@ -5976,6 +6032,7 @@ class TensorMethods:
     heaviside = _m_heaviside
     heaviside_ = _m_heaviside_
     histc = _m_histc
+    histogram = _m_histogram
     hypot = _m_hypot
     hypot_ = _m_hypot_
     i0 = _m_i0

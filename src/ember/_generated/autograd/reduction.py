@@ -2128,3 +2128,79 @@ def renorm_(self, p, dim, maxnorm):
 
 
 _self_renorm_ = renorm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class HistogramBackward0(_Node):
+    _op_name = 'aten::histogram.bins_tensor'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_histogram_bins_tensor = getattr(_aten.histogram, 'bins_tensor')
+
+
+def histogram_bins_tensor(self, bins, *, weight=None, density=False):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('histogram')
+    _need = False
+    if not _need:
+        return _OP_histogram_bins_tensor.redispatch(_below_ks((self, bins, weight, density)), self, bins, weight=weight, density=density)
+    _n = HistogramBackward0()
+    _n.next_edges = ()
+    _res = _OP_histogram_bins_tensor.redispatch(_below_ks((self, bins, weight, density)), self, bins, weight=weight, density=density)
+    for _x, _d in zip(_res, (False, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    return _res
+
+
+_self_histogram_bins_tensor = histogram_bins_tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class HistogramBackward1(_Node):
+    _op_name = 'aten::histogram.bin_ct'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_histogram_bin_ct = getattr(_aten.histogram, 'bin_ct')
+
+
+def histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('histogram')
+    _need = False
+    if not _need:
+        return _OP_histogram_bin_ct.redispatch(_below_ks((self, bins, range, weight, density)), self, bins, range=range, weight=weight, density=density)
+    _n = HistogramBackward1()
+    _n.next_edges = ()
+    _res = _OP_histogram_bin_ct.redispatch(_below_ks((self, bins, range, weight, density)), self, bins, range=range, weight=weight, density=density)
+    for _x, _d in zip(_res, (False, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    return _res
+
+
+_self_histogram_bin_ct = histogram_bin_ct   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
