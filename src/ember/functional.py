@@ -416,13 +416,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         dim = (dim,)
     from ._generated import linalg_functions as _linalg   # ember._linalg, loaded on first use
     if p == "nuc":
-        r = _linalg.linalg_matrix_norm(input, "nuc", list(dim) if dim is not None else [-2, -1], keepdim,
-                                       dtype=dtype)
-    else:
-        r = _linalg.linalg_vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim, dtype=dtype)
-    if out is not None:
-        return out.resize_(r.shape).copy_(r)
-    return r
+        return _linalg.linalg_matrix_norm(input, "nuc", list(dim) if dim is not None else list(range(input.dim())),
+                                          keepdim, dtype=dtype, out=out)
+    return _linalg.linalg_vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim, dtype=dtype, out=out)
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):

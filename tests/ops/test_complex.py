@@ -305,3 +305,28 @@ def test_checkpoints_with_conj_views_cross_load_with_torch(tmp_path):
     e = ember.load(tmp_path / "t.pt")
     assert e["conj"].is_conj() and e["neg"].is_neg() and e["conj"].untyped_storage() is e["base"].untyped_storage()
     assert e["neg"].untyped_storage() is e["r"].untyped_storage() and e["neg"].tolist() == [-1.0, 2.0]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("fn", ["complex", "polar"])
+def test_complex_and_polar_are_ops_with_torch_gradients(fn):
+    """complex / polar have nodes of their own (ComplexBackward0, PolarBackward0) and torch's gradients for a
+    complex grad_output, broadcast inputs included."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    a, b = rng.random((3, 1)) + 0.1, rng.standard_normal(4)
+    g = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    res = []
+    for L in (torch, ember):
+        x, y = L.from_numpy(a.copy()).requires_grad_(), L.from_numpy(b.copy()).requires_grad_()
+        r = getattr(L, fn)(x, y)
+        gx, gy = L.autograd.grad(r, (x, y), L.from_numpy(g.copy()))
+        res.append((r.detach().numpy(), gx.numpy(), gy.numpy(), type(r.grad_fn).__name__))
+    for want, got in zip(res[0][:3], res[1][:3]):
+        np.testing.assert_allclose(got, want)
+    assert res[0][3] == res[1][3]
+    x = ember.rand(2, 3, dtype=ember.float64) + 0.1
+    y = ember.randn(2, 3, dtype=ember.float64)
+    f = lambda p, q: ember.view_as_real(getattr(ember, fn)(p, q))  # noqa: E731
+    assert ember.autograd.gradcheck(f, (x.requires_grad_(), y.requires_grad_()))
+    assert ember.autograd.gradgradcheck(f, (x, y))

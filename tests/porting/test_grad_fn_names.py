@@ -15,10 +15,6 @@ from ember.testing._opinfo import resolve
 
 KNOWN_DIFFERENCES = {
     # ember composes these from other ops; torch has one op (and one Node) of its own
-    "nn.functional.pixel_shuffle": "ember reshapes and permutes (UnsafeView); torch has PixelShuffleBackward0",
-    "pixel_shuffle": "as nn.functional.pixel_shuffle",
-    "nn.functional.pixel_unshuffle": "ember reshapes and permutes; torch has PixelUnshuffleBackward0",
-    "rot90": "ember flips and transposes; torch has Rot90Backward0",
     "geqrf": "ember has no geqrf formula (NotImplemented); torch's GeqrfBackward0 raises when run",
     "linalg.eigvals": "ember's eigvals has no formula; torch goes through linalg_eig",
     "unique": "ember's unique has no node of its own (NotImplemented); torch names it Unique2Backward0",
@@ -49,13 +45,8 @@ KNOWN_DIFFERENCES = {
     "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
                 "CholeskyBackward0",
     "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",
-    "special.entr": "ember composes entr from where/log (WhereBackward0); torch has special_entr",
-    "special.xlog1py": "ember composes xlog1py from where/log1p (WhereBackward0); torch has special_xlog1py",
-    "nansum": "ember's nansum is a composite (where + sum: SumBackward1); torch's an op (NansumBackward0)",
     "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
     "nanquantile": "as quantile",
-    "complex": "ember stacks and views as complex (ViewAsComplexBackward0); torch has ComplexBackward0",
-    "polar": "ember's polar is complex(abs cos, abs sin) (ViewAsComplexBackward0); torch has PolarBackward0",
 }
 
 torch = pytest.importorskip("torch")

@@ -18,8 +18,13 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
-from ember.autograd.formulas.complex import angle_backward, angle_jvp, sgn_backward
+from ember.autograd.formulas._common import sum_to
+from ember.autograd.formulas.complex import angle_backward, angle_jvp, polar_backward, sgn_backward
 
 _aten = _ops_ns.aten
 
@@ -64,11 +69,20 @@ def conj_physical(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_conj_physical._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_conj_physical._resolve(_ks)
     if not _need:
-        return _OP_conj_physical.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ConjPhysicalBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_conj_physical.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -105,11 +119,20 @@ def conj_physical_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_conj_physical_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_conj_physical_._resolve(_ks)
     if not _need:
-        return _OP_conj_physical_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ConjPhysicalBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_conj_physical_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -158,11 +181,20 @@ def _conj(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__conj._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__conj._resolve(_ks)
     if not _need:
-        return _OP__conj.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ConjBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP__conj.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -211,11 +243,20 @@ def _neg_view(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__neg_view._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__neg_view._resolve(_ks)
     if not _need:
-        return _OP__neg_view.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = NegViewBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP__neg_view.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -264,11 +305,20 @@ def view_as_real(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_view_as_real._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_view_as_real._resolve(_ks)
     if not _need:
-        return _OP_view_as_real.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ViewAsRealBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_view_as_real.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -317,11 +367,20 @@ def view_as_complex(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_view_as_complex._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_view_as_complex._resolve(_ks)
     if not _need:
-        return _OP_view_as_complex.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ViewAsComplexBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_view_as_complex.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -379,13 +438,22 @@ def sgn(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sgn._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sgn._resolve(_ks)
     if not _need:
-        return _OP_sgn.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SgnBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_sgn.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -411,13 +479,22 @@ def sgn_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sgn_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sgn_._resolve(_ks)
     if not _need:
-        return _OP_sgn_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SgnBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_sgn_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -471,15 +548,189 @@ def angle(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_angle._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_angle._resolve(_ks)
     if not _need:
-        return _OP_angle.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AngleBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_angle.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
 
 _self_angle = angle   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ComplexBackward0(_Node):
+    _op_name = 'aten::complex'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad.real
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            _r1 = grad.imag
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_complex = getattr(_aten.complex, 'default')
+
+
+def _jvp_complex(_ts, real, imag, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(grad.real, real._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(grad.imag, imag._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def complex(real, imag):
+    if _FW[0] and _fw_has((real, imag, )):
+        _ts = _fw_take((real, imag, ))
+        try:
+            _res = _self_complex(real, imag)
+            _t = _jvp_complex(_ts, real, imag, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(real, '_requires_grad', False)
+    _g1 = _getattr(imag, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = real._ks if real.__class__ in _TENSOR_TYPES else 0
+    if imag.__class__ in _TENSOR_TYPES:
+        _ks |= imag._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((real, imag))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_complex._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_complex._resolve(_ks)
+    if not _need:
+        return _k(real, imag)
+    _n = ComplexBackward0()
+    _n.next_edges = (_gedge(real) if _g0 else None, _gedge(imag) if _g1 else None, )
+    _res = _k(real, imag)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_complex = complex   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class PolarBackward0(_Node):
+    _op_name = 'aten::polar'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            result = _n.s_result.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = polar_backward(grad, result)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_polar = getattr(_aten.polar, 'default')
+
+
+def _jvp_polar(_ts, abs, angle, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = polar_backward(grad, result)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], abs._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], angle._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def polar(abs, angle):
+    if _FW[0] and _fw_has((abs, angle, )):
+        _ts = _fw_take((abs, angle, ))
+        try:
+            _res = _self_polar(abs, angle)
+            _t = _jvp_polar(_ts, abs, angle, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(abs, '_requires_grad', False)
+    _g1 = _getattr(angle, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = abs._ks if abs.__class__ in _TENSOR_TYPES else 0
+    if angle.__class__ in _TENSOR_TYPES:
+        _ks |= angle._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((abs, angle))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_polar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_polar._resolve(_ks)
+    if not _need:
+        return _k(abs, angle)
+    _n = PolarBackward0()
+    _n.next_edges = (_gedge(abs) if _g0 else None, _gedge(angle) if _g1 else None, )
+    _res = _k(abs, angle)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_polar = polar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

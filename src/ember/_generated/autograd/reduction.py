@@ -18,13 +18,17 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
-from ember.autograd.formulas._common import expand_to, sum_to, to_dtype
+from ember.autograd.formulas._common import expand_to, masked_grad, sum_to, to_dtype
 from ember.autograd.formulas.reduction import (amax_backward, aminmax_backward, aminmax_jvp,
                                                correction_of, evenly_distribute_backward,
-                                               logsumexp_backward, mean_backward, norm_backward,
-                                               prod_backward, reduced_numel, renorm_backward,
-                                               std_backward, sum_backward,
+                                               logsumexp_backward, mean_backward, nansum_jvp,
+                                               norm_backward, prod_backward, reduced_numel,
+                                               renorm_backward, std_backward, sum_backward,
                                                value_selecting_backward, var_backward)
 
 _aten = _ops_ns.aten
@@ -73,15 +77,24 @@ def sum(self, *, dtype=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sum._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sum._resolve(_ks)
     if not _need:
-        return _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+        return _k(self, dtype=dtype)
     _n = SumBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self_scalar_type = self.dtype
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+    _res = _k(self, dtype=dtype)
     _set_history(_res, _n)
     return _res
 
@@ -154,6 +167,78 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
 _self_sum_dim_IntList = sum_dim_IntList   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class NansumBackward0(_Node):
+    _op_name = 'aten::nansum'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            keepdim = _n.s_keepdim
+            self = _n.s_self.unpack(_n)
+            self_scalar_type = _n.s_self_scalar_type
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = masked_grad(self == self, sum_backward(to_dtype(grad, self_scalar_type), self_sym_sizes, dim, keepdim))
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_nansum = getattr(_aten.nansum, 'default')
+
+
+def _jvp_nansum(_ts, self, dim, keepdim, dtype, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = nansum_jvp(self, self_t, dim, keepdim, dtype)
+    return _o
+
+
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_nansum(self, dim, keepdim, dtype=dtype)
+            _t = _jvp_nansum(_ts, self, dim, keepdim, dtype, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_nansum.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
+    _n = NansumBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_dim = dim
+    if _g0:
+        _n.s_keepdim = keepdim
+    if _g0:
+        _n.s_self = _SV(self)
+    if _g0:
+        _n.s_self_scalar_type = self.dtype
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_nansum.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_nansum = nansum   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class MeanBackward0(_Node):
     _op_name = 'aten::mean'
     _complex = 'conj'
@@ -198,8 +283,17 @@ def mean(self, *, dtype=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mean._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mean._resolve(_ks)
     if not _need:
-        return _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+        return _k(self, dtype=dtype)
     _n = MeanBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -208,7 +302,7 @@ def mean(self, *, dtype=None):
         _n.s_self_scalar_type = self.dtype
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+    _res = _k(self, dtype=dtype)
     _set_history(_res, _n)
     return _res
 
@@ -334,15 +428,24 @@ def prod(self, *, dtype=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_prod._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_prod._resolve(_ks)
     if not _need:
-        return _OP_prod.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+        return _k(self, dtype=dtype)
     _n = ProdBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP_prod.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+    _res = _k(self, dtype=dtype)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -406,8 +509,19 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_prod_dim_int._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_prod_dim_int._resolve(_ks)
     if not _need:
-        return _OP_prod_dim_int.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
+        return _k(self, dim, keepdim, dtype=dtype)
     _n = ProdBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -418,7 +532,7 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP_prod_dim_int.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
+    _res = _k(self, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -635,8 +749,19 @@ def aminmax(self, *, dim=None, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_aminmax._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_aminmax._resolve(_ks)
     if not _need:
-        return _OP_aminmax.redispatch(_below_ks((self, dim, keepdim)), self, dim=dim, keepdim=keepdim)
+        return _k(self, dim=dim, keepdim=keepdim)
     _n = AminmaxBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -645,7 +770,7 @@ def aminmax(self, *, dim=None, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_aminmax.redispatch(_below_ks((self, dim, keepdim)), self, dim=dim, keepdim=keepdim)
+    _res = _k(self, dim=dim, keepdim=keepdim)
     _set_history(_res, _n)
     _n.s_max = _SV(_res[1], True)
     _n.s_min = _SV(_res[0], True)
@@ -706,13 +831,22 @@ def max(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_max._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_max._resolve(_ks)
     if not _need:
-        return _OP_max.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = MaxBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_max.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -772,13 +906,22 @@ def min(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_min._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_min._resolve(_ks)
     if not _need:
-        return _OP_min.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = MinBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_min.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -845,8 +988,19 @@ def max_dim(self, dim, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_max_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_max_dim._resolve(_ks)
     if not _need:
-        return _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+        return _k(self, dim, keepdim)
     _n = MaxBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -855,7 +1009,7 @@ def max_dim(self, dim, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _res = _k(self, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -922,8 +1076,19 @@ def min_dim(self, dim, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_min_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_min_dim._resolve(_ks)
     if not _need:
-        return _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+        return _k(self, dim, keepdim)
     _n = MinBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -932,7 +1097,7 @@ def min_dim(self, dim, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _res = _k(self, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -1383,15 +1548,26 @@ def norm_Scalar(self, p=2):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_norm_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_norm_Scalar._resolve(_ks)
     if not _need:
-        return _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
+        return _k(self, p)
     _n = NormBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_p = p
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
+    _res = _k(self, p)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1608,8 +1784,19 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_norm_ScalarOpt_dtype._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_norm_ScalarOpt_dtype._resolve(_ks)
     if not _need:
-        return _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
+        return _k(self, p, dtype=dtype)
     _n = NormBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1618,7 +1805,7 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
+    _res = _k(self, p, dtype=dtype)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1692,13 +1879,22 @@ def median(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_median._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_median._resolve(_ks)
     if not _need:
-        return _OP_median.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = MedianBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_median.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1758,13 +1954,22 @@ def nanmedian(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nanmedian._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nanmedian._resolve(_ks)
     if not _need:
-        return _OP_nanmedian.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = NanmedianBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_nanmedian.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1831,8 +2036,19 @@ def median_dim(self, dim, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_median_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_median_dim._resolve(_ks)
     if not _need:
-        return _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+        return _k(self, dim, keepdim)
     _n = MedianBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1841,7 +2057,7 @@ def median_dim(self, dim, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _res = _k(self, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -1908,8 +2124,19 @@ def nanmedian_dim(self, dim, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nanmedian_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nanmedian_dim._resolve(_ks)
     if not _need:
-        return _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+        return _k(self, dim, keepdim)
     _n = NanmedianBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1918,7 +2145,7 @@ def nanmedian_dim(self, dim, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _res = _k(self, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -1985,8 +2212,19 @@ def mode(self, dim=-1, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mode._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mode._resolve(_ks)
     if not _need:
-        return _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+        return _k(self, dim, keepdim)
     _n = ModeBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1995,7 +2233,7 @@ def mode(self, dim=-1, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _res = _k(self, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -2073,8 +2311,23 @@ def renorm(self, p, dim, maxnorm):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if maxnorm.__class__ in _TENSOR_TYPES:
+        _ks |= maxnorm._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p, dim, maxnorm))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_renorm._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_renorm._resolve(_ks)
     if not _need:
-        return _OP_renorm.redispatch(_below_ks((self, p, dim, maxnorm)), self, p, dim, maxnorm)
+        return _k(self, p, dim, maxnorm)
     _n = RenormBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -2085,7 +2338,7 @@ def renorm(self, p, dim, maxnorm):
         _n.s_p = p
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_renorm.redispatch(_below_ks((self, p, dim, maxnorm)), self, p, dim, maxnorm)
+    _res = _k(self, p, dim, maxnorm)
     _set_history(_res, _n)
     return _res
 
@@ -2110,8 +2363,23 @@ def renorm_(self, p, dim, maxnorm):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if maxnorm.__class__ in _TENSOR_TYPES:
+        _ks |= maxnorm._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p, dim, maxnorm))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_renorm_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_renorm_._resolve(_ks)
     if not _need:
-        return _OP_renorm_.redispatch(_below_ks((self, p, dim, maxnorm)), self, p, dim, maxnorm)
+        return _k(self, p, dim, maxnorm)
     _n = RenormBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -2122,7 +2390,7 @@ def renorm_(self, p, dim, maxnorm):
         _n.s_p = p
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_renorm_.redispatch(_below_ks((self, p, dim, maxnorm)), self, p, dim, maxnorm)
+    _res = _k(self, p, dim, maxnorm)
     _rebase_history(self, _n)
     return _res
 
@@ -2152,11 +2420,24 @@ def histogram_bins_tensor(self, bins, *, weight=None, density=False):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('histogram')
     _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if bins.__class__ in _TENSOR_TYPES:
+        _ks |= bins._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, bins, weight, density))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_histogram_bins_tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_histogram_bins_tensor._resolve(_ks)
     if not _need:
-        return _OP_histogram_bins_tensor.redispatch(_below_ks((self, bins, weight, density)), self, bins, weight=weight, density=density)
+        return _k(self, bins, weight=weight, density=density)
     _n = HistogramBackward0()
     _n.next_edges = ()
-    _res = _OP_histogram_bins_tensor.redispatch(_below_ks((self, bins, weight, density)), self, bins, weight=weight, density=density)
+    _res = _k(self, bins, weight=weight, density=density)
     for _x, _d in zip(_res, (False, False)):
         if _d:
             _set_history(_x, _n)
@@ -2190,11 +2471,24 @@ def histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('histogram')
     _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if bins.__class__ in _TENSOR_TYPES:
+        _ks |= bins._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, bins, range, weight, density))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_histogram_bin_ct._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_histogram_bin_ct._resolve(_ks)
     if not _need:
-        return _OP_histogram_bin_ct.redispatch(_below_ks((self, bins, range, weight, density)), self, bins, range=range, weight=weight, density=density)
+        return _k(self, bins, range=range, weight=weight, density=density)
     _n = HistogramBackward1()
     _n.next_edges = ()
-    _res = _OP_histogram_bin_ct.redispatch(_below_ks((self, bins, range, weight, density)), self, bins, range=range, weight=weight, density=density)
+    _res = _k(self, bins, range=range, weight=weight, density=density)
     for _x, _d in zip(_res, (False, False)):
         if _d:
             _set_history(_x, _n)

@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.view import (as_strided_backward, axis_select, axis_slice,
@@ -67,11 +71,20 @@ def view_as_real_copy(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_view_as_real_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_view_as_real_copy._resolve(_ks)
     if not _need:
-        return _OP_view_as_real_copy.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ViewAsRealBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_view_as_real_copy.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -202,8 +215,23 @@ def diagonal_copy(self, offset=0, dim1=0, dim2=1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, offset, dim1, dim2))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_diagonal_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_diagonal_copy._resolve(_ks)
     if not _need:
-        return _OP_diagonal_copy.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
+        return _k(self, offset, dim1, dim2)
     _n = DiagonalBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -214,7 +242,7 @@ def diagonal_copy(self, offset=0, dim1=0, dim2=1):
         _n.s_offset = offset
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_diagonal_copy.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
+    _res = _k(self, offset, dim1, dim2)
     _set_history(_res, _n)
     return _res
 
@@ -378,8 +406,21 @@ def select_copy_int(self, dim, index):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_select_copy_int._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_select_copy_int._resolve(_ks)
     if not _need:
-        return _OP_select_copy_int.redispatch(_below_ks((self, dim, index)), self, dim, index)
+        return _k(self, dim, index)
     _n = SelectBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -388,7 +429,7 @@ def select_copy_int(self, dim, index):
         _n.s_index = index
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_select_copy_int.redispatch(_below_ks((self, dim, index)), self, dim, index)
+    _res = _k(self, dim, index)
     _set_history(_res, _n)
     return _res
 
@@ -449,8 +490,25 @@ def slice_copy_Tensor(self, dim=0, start=None, end=None, step=1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, start, end, step))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_slice_copy_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_slice_copy_Tensor._resolve(_ks)
     if not _need:
-        return _OP_slice_copy_Tensor.redispatch(_below_ks((self, dim, start, end, step)), self, dim, start, end, step)
+        return _k(self, dim, start, end, step)
     _n = SliceBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -463,7 +521,7 @@ def slice_copy_Tensor(self, dim=0, start=None, end=None, step=1):
         _n.s_start = start
     if _g0:
         _n.s_step = step
-    _res = _OP_slice_copy_Tensor.redispatch(_below_ks((self, dim, start, end, step)), self, dim, start, end, step)
+    _res = _k(self, dim, start, end, step)
     _set_history(_res, _n)
     return _res
 
@@ -515,13 +573,26 @@ def split_copy_Tensor(self, split_size, dim=0):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if split_size.__class__ in _TENSOR_TYPES:
+        _ks |= split_size._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, split_size, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_split_copy_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_split_copy_Tensor._resolve(_ks)
     if not _need:
-        return _OP_split_copy_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
+        return _k(self, split_size, dim)
     _n = SplitBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
-    _res = _OP_split_copy_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
+    _res = _k(self, split_size, dim)
     _set_history(_res, _n)
     return _res
 
@@ -629,13 +700,22 @@ def squeeze_copy(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_squeeze_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_squeeze_copy._resolve(_ks)
     if not _need:
-        return _OP_squeeze_copy.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SqueezeBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_squeeze_copy.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -685,13 +765,24 @@ def squeeze_copy_dim(self, dim):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_squeeze_copy_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_squeeze_copy_dim._resolve(_ks)
     if not _need:
-        return _OP_squeeze_copy_dim.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = SqueezeBackward1_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_squeeze_copy_dim.redispatch(_below_ks((self, dim)), self, dim)
+    _res = _k(self, dim)
     _set_history(_res, _n)
     return _res
 
@@ -796,11 +887,20 @@ def t_copy(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_t_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_t_copy._resolve(_ks)
     if not _need:
-        return _OP_t_copy.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = TBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_t_copy.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -851,15 +951,28 @@ def transpose_copy_int(self, dim0, dim1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim0, dim1))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_transpose_copy_int._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_transpose_copy_int._resolve(_ks)
     if not _need:
-        return _OP_transpose_copy_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
+        return _k(self, dim0, dim1)
     _n = TransposeBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim0 = dim0
     if _g0:
         _n.s_dim1 = dim1
-    _res = _OP_transpose_copy_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
+    _res = _k(self, dim0, dim1)
     _set_history(_res, _n)
     return _res
 
@@ -909,13 +1022,24 @@ def unsqueeze_copy(self, dim):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unsqueeze_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unsqueeze_copy._resolve(_ks)
     if not _need:
-        return _OP_unsqueeze_copy.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = UnsqueezeBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
-    _res = _OP_unsqueeze_copy.redispatch(_below_ks((self, dim)), self, dim)
+    _res = _k(self, dim)
     _set_history(_res, _n)
     return _res
 
@@ -967,13 +1091,24 @@ def unbind_copy_int(self, dim=0):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unbind_copy_int._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unbind_copy_int._resolve(_ks)
     if not _need:
-        return _OP_unbind_copy_int.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = UnbindBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
-    _res = _OP_unbind_copy_int.redispatch(_below_ks((self, dim)), self, dim)
+    _res = _k(self, dim)
     _set_history(_res, _n)
     return _res
 
@@ -1101,8 +1236,23 @@ def unfold_copy(self, dimension, size, step):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dimension.__class__ in _TENSOR_TYPES:
+        _ks |= dimension._ks
+    if size.__class__ in _TENSOR_TYPES:
+        _ks |= size._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dimension, size, step))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unfold_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unfold_copy._resolve(_ks)
     if not _need:
-        return _OP_unfold_copy.redispatch(_below_ks((self, dimension, size, step)), self, dimension, size, step)
+        return _k(self, dimension, size, step)
     _n = UnfoldBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1115,7 +1265,7 @@ def unfold_copy(self, dimension, size, step):
         _n.s_size = size
     if _g0:
         _n.s_step = step
-    _res = _OP_unfold_copy.redispatch(_below_ks((self, dimension, size, step)), self, dimension, size, step)
+    _res = _k(self, dimension, size, step)
     _set_history(_res, _n)
     return _res
 
@@ -1164,11 +1314,20 @@ def alias_copy(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_alias_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_alias_copy._resolve(_ks)
     if not _need:
-        return _OP_alias_copy.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AliasBackward0_copy()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_alias_copy.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 

@@ -2,7 +2,7 @@
 
 from ..._generated import functions as at  # the ember.* bindings below the facade (torch's at:: functions)
 
-__all__ = ["abs_jvp", "angle_backward", "angle_jvp", "sgn_backward"]
+__all__ = ["abs_jvp", "angle_backward", "angle_jvp", "polar_backward", "sgn_backward"]
 
 
 def sgn_backward(self, grad, result):
@@ -35,3 +35,10 @@ def angle_jvp(self, self_t):
     """torch's handle_r_to_c(angle_backward(self_t.conj(), self).conj()): the real part for a complex input."""
     r = angle_backward(self_t.conj(), self).conj()
     return r.real if r.dtype.is_complex else r
+
+
+def polar_backward(grad, result):
+    """(grad of abs, grad of angle) of result = abs e^(i angle): Re(conj(grad) sgn(result)) and
+    Re(conj(grad) i result) (torch's polar_backward)."""
+    g = grad.conj()
+    return (g * result.sgn()).real, (g * (result * 1j)).real

@@ -11,8 +11,9 @@ from ._common import (_const, const_zeros_like, const_ones_like, const_sgn, mask
 
 _REAL_FLOAT = (np.dtype(np.float32), np.dtype(np.float64))
 
-__all__ = ["aminmax_backward", "renorm_backward", "aminmax_jvp", "amax_backward", "correction_of", "evenly_distribute_backward", "logsumexp_backward",
-           "mean_backward", "norm_backward", "prod_backward", "reduced_numel", "std_backward", "sum_backward",
+__all__ = ["aminmax_backward", "renorm_backward", "aminmax_jvp", "amax_backward", "correction_of",
+           "evenly_distribute_backward", "logsumexp_backward", "mean_backward", "nansum_jvp", "norm_backward",
+           "prod_backward", "reduced_numel", "std_backward", "sum_backward",
            "value_selecting_backward", "var_backward"]
 
 
@@ -198,3 +199,10 @@ def renorm_backward(grad, self, p, dim, maxnorm):
     invnorm = (norm + 1e-7).reciprocal()
     factor = invnorm * maxnorm
     return (factor * grad - factor * invnorm * nb).where(norm > maxnorm, grad)
+
+
+def nansum_jvp(self, self_t, dim, keepdim, dtype):
+    """Forward rule of nansum: the tangent's sum with the nan positions of the primal left out."""
+    aten = _aten()
+    t = aten.where.self(aten.isnan.default(self), aten.zeros_like.default(self_t), self_t)
+    return aten.sum.dim_IntList(t, dim, keepdim, dtype=dtype)

@@ -44,3 +44,25 @@ def angle_out(self, *, out):
     from ..meta.complex import angle_dtype
     np.copyto(out._np, _angle_np(self, angle_dtype(self)), casting="unsafe")
     return out
+
+
+def complex(real, imag):
+    """real + i imag, broadcast."""
+    from ..meta.complex import complex_args
+    shape, dt = complex_args(real, imag)
+    out = _alloc(shape, dt, real, imag)
+    o = out._np
+    o.real[...] = real._np
+    o.imag[...] = imag._np
+    return out
+
+
+def polar(abs, angle):
+    """abs (cos angle + i sin angle), broadcast."""
+    from ..meta.complex import complex_args
+    shape, dt = complex_args(abs, angle)
+    out = _alloc(shape, dt, abs, angle)
+    o, r, t = out._np, abs._np, angle._np
+    np.multiply(r, np.cos(t), out=o.real)
+    np.multiply(r, np.sin(t), out=o.imag)
+    return out

@@ -1,9 +1,12 @@
-"""CompositeImplicitAutograd kernels of upsampling (torch's UpSample.cpp .vec overloads, PixelShuffle.cpp)."""
+"""CompositeImplicitAutograd kernels of upsampling (torch's UpSample.cpp .vec overloads) and the
+CompositeExplicitAutograd pixel_shuffle / pixel_unshuffle (PixelShuffle.cpp's math kernels: one fresh copy each;
+their derivatives, PixelShuffleBackward0 ..., are in native/derivatives/interpolate.yaml)."""
 
 from ..._ops import ops
 from ..meta.interpolate import upsample_spec
 
 aten = ops.aten
+_CONTIGUOUS = "contiguous_format"
 
 
 def pixel_shuffle(self, upscale_factor):
@@ -20,7 +23,7 @@ def pixel_shuffle(self, upscale_factor):
     n = len(b)
     x = aten.reshape.default(self, b + [c // (r * r), r, r, h, w])
     x = aten.permute.default(x, list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2])
-    return aten.reshape.default(x, b + [c // (r * r), h * r, w * r])
+    return aten._unsafe_view.default(aten.clone.default(x, memory_format=_CONTIGUOUS), b + [c // (r * r), h * r, w * r])
 
 
 def pixel_unshuffle(self, downscale_factor):
@@ -40,7 +43,7 @@ def pixel_unshuffle(self, downscale_factor):
     n = len(b)
     x = aten.reshape.default(self, b + [c, h // r, r, w // r, r])
     x = aten.permute.default(x, list(range(n)) + [n, n + 2, n + 4, n + 1, n + 3])
-    return aten.reshape.default(x, b + [c * r * r, h // r, w // r])
+    return aten._unsafe_view.default(aten.clone.default(x, memory_format=_CONTIGUOUS), b + [c * r * r, h // r, w // r])
 
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):

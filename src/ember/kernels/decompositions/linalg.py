@@ -24,6 +24,8 @@ def _to_outs(rs, outs, rule, order=None):
 
 _PINV = linalg_castable("linalg.pinv")
 _RANK = linalg_castable("torch.linalg.matrix_rank")
+_TENSORDOT = same(lambda i, want, got: f"tensordot: Expected the output tensor to have dtype {_tname(want)}, but got an "
+                                       f"output tensor with dtype {_tname(got)}")
 _VECDOT = same(lambda i, want, got: f"linalg.vecdot: Expected out of dtype{_tname(want)} but found {_tname(got)}")
 _MULTI_DOT = same(lambda i, want, got: f"multi_dot(): expected out tensor to have dtype {c_type_name(want)} but got "
                                        f"{c_type_name(got)}")
@@ -396,7 +398,7 @@ def cross(self, other, dim=None):
 
 
 def cross_out(self, other, dim=None, *, out):
-    return _to_out_shape(cross(self, other, dim), out, "cross")
+    return _to_out_shape(cross(self, other, dim), out, "cross", exact)
 
 
 def tensordot(self, other, dims_self, dims_other):
@@ -423,7 +425,7 @@ def tensordot(self, other, dims_self, dims_other):
 
 
 def tensordot_out(self, other, dims_self, dims_other, *, out):
-    return _to_out_shape(tensordot(self, other, dims_self, dims_other), out, "tensordot")
+    return _to_out_shape(tensordot(self, other, dims_self, dims_other), out, "tensordot", _TENSORDOT)
 
 
 def _prod(xs):

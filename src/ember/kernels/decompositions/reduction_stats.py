@@ -1,4 +1,4 @@
-"""CompositeImplicitAutograd kernels of torch's statistics composites (ReduceOps.cpp: diff, nansum, nanmean;
+"""CompositeImplicitAutograd kernels of torch's statistics composites (ReduceOps.cpp: diff, nanmean;
 Sorting.cpp: quantile, nanquantile; Correlation.cpp: cov, corrcoef), written in aten ops so that autograd,
 meta tensors and tracing see the ops they are made of. torch's argument checks and messages."""
 import math
@@ -39,19 +39,12 @@ def diff(self, n=1, dim=-1, prepend=None, append=None):
 
 
 # ------------------------------------------------------------------ nansum / nanmean
-def nansum(self, dim=None, keepdim=False, *, dtype=None):
-    x = self
-    if self.dtype.is_floating_point or self.dtype.is_complex:
-        x = aten.where.self(aten.isnan.default(self), aten.zeros_like.default(self), self)
-    return aten.sum.dim_IntList(x, dim, keepdim, dtype=dtype)
-
-
 def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_tn(self.dtype)}")
     count = aten.sum.dim_IntList(aten.logical_not.default(aten.isnan.default(self)), dim, keepdim)
-    return aten.div.Tensor(nansum(self, dim, keepdim, dtype=dtype), count)
+    return aten.div.Tensor(aten.nansum.default(self, dim, keepdim, dtype=dtype), count)
 
 
 # ------------------------------------------------------------------ quantile / nanquantile

@@ -7,6 +7,7 @@ from ..._core import dtype as D
 from ..._core.strides import wrap_dim
 from ..meta.shape import ilist
 from ..common import check_out
+from ..out_rules import exact
 from ..meta.index import bshape
 from ..meta.view import _fmt as _fmt_view
 from ..._ops import ops
@@ -18,8 +19,10 @@ def _fmt(xs):
     return "[" + ", ".join(str(x) for x in xs) + "]"
 
 
-def _to_out(r, out, name):
-    check_out(out, r._size, r.dtype, name)
+def _to_out(r, out, name, rule=None):
+    """Copy a composite's result into `out` (through the dispatcher) after torch's check (`rule`, one of
+    kernels/out_rules.py; TensorIterator's castable rule by default)."""
+    check_out(out, r._size, r.dtype, name, rule)
     return out.copy_(r)
 
 
@@ -76,12 +79,14 @@ def rot90(self, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
     k %= 4
+    # the flip comes last so that the result is fresh (not a view: rot90 is an op with its own node,
+    # Rot90Backward0); flip keeps the transposed layout, the strides of torch's flip + transpose_
     if k == 1:
-        return self.flip([d1]).transpose(d0, d1)
+        return self.transpose(d0, d1).flip([d0])
     if k == 2:
         return self.flip([d0, d1])
     if k == 3:
-        return self.flip([d0]).transpose(d0, d1)
+        return self.transpose(d0, d1).flip([d1])
     return self.clone(memory_format="contiguous_format")
 
 
@@ -95,7 +100,7 @@ def diag(self, diagonal=0):
 
 
 def diag_out(self, diagonal=0, *, out):
-    return _to_out(diag(self, diagonal), out, "diag")
+    return _to_out(diag(self, diagonal), out, "diag", exact)
 
 
 def diagflat(self, offset=0):

@@ -88,3 +88,30 @@ def angle_out(self, *, out):
     from ..common import check_out
     check_out(out, self._size, angle_dtype(self), "angle")
     return out
+
+
+# ------------------------------------------------------------------ complex / polar
+def complex_args(a, b):
+    """torch's complex_check_dtype: both half/float/double and of one dtype; the result's (shape, dtype)."""
+    from ..common import _tname, broadcast_shapes
+    names = {"float16": "Half", "float32": "Float", "float64": "Double"}
+    if a.dtype.name not in names or b.dtype.name not in names:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_tname(a.dtype)} "
+                           f"and {_tname(b.dtype)}")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"Expected object of scalar type {names[a.dtype.name]} but got scalar type "
+                           f"{names[b.dtype.name]} for second argument")
+    if a.dtype.name == "float16":
+        raise NotImplementedError("complex of float16 tensors needs complex32, which ember does not have")
+    return broadcast_shapes(a._size, b._size), _COMPLEX[a.dtype.name]
+
+
+def complex(real, imag):
+    from ..._core.device import META
+    from ..common import empty_tensor
+    from .elementwise_common import out_strides
+    shape, dt = complex_args(real, imag)
+    return empty_tensor(shape, dt, META, out_strides(shape, real, imag))
+
+
+polar = complex
