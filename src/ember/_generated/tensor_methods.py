@@ -7,7 +7,7 @@ from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
-from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
+from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, histogram as _rt_histogram, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
 
@@ -673,6 +673,14 @@ _op_histc_default = _ops.aten.histc.default
 _c_histc_default = _op_histc_default._dispatch_cache
 _op_histc_out = _ops.aten.histc.out
 _c_histc_out = _op_histc_out._dispatch_cache
+_op_histogram_bin_ct = _ops.aten.histogram.bin_ct
+_c_histogram_bin_ct = _op_histogram_bin_ct._dispatch_cache
+_op_histogram_bin_ct_out = _ops.aten.histogram.bin_ct_out
+_c_histogram_bin_ct_out = _op_histogram_bin_ct_out._dispatch_cache
+_op_histogram_bins_tensor = _ops.aten.histogram.bins_tensor
+_c_histogram_bins_tensor = _op_histogram_bins_tensor._dispatch_cache
+_op_histogram_bins_tensor_out = _ops.aten.histogram.bins_tensor_out
+_c_histogram_bins_tensor_out = _op_histogram_bins_tensor_out._dispatch_cache
 _op_hypot__default = _ops.aten.hypot_.default
 _c_hypot__default = _op_hypot__default._dispatch_cache
 _op_hypot_default = _ops.aten.hypot.default
@@ -1183,6 +1191,12 @@ _op_remainder__Scalar = _ops.aten.remainder_.Scalar
 _c_remainder__Scalar = _op_remainder__Scalar._dispatch_cache
 _op_remainder__Tensor = _ops.aten.remainder_.Tensor
 _c_remainder__Tensor = _op_remainder__Tensor._dispatch_cache
+_op_renorm__default = _ops.aten.renorm_.default
+_c_renorm__default = _op_renorm__default._dispatch_cache
+_op_renorm_default = _ops.aten.renorm.default
+_c_renorm_default = _op_renorm_default._dispatch_cache
+_op_renorm_out = _ops.aten.renorm.out
+_c_renorm_out = _op_renorm_out._dispatch_cache
 _op_repeat_default = _ops.aten.repeat.default
 _c_repeat_default = _op_repeat_default._dispatch_cache
 _op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
@@ -9691,6 +9705,137 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
             return _k(self, bins, min, max)
     return _op_histc_default(self, bins, min, max)
 
+def _m_renorm(self, p, dim, maxnorm, *, out=None):
+    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('renorm', 'p', 1, 'Number', p)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('renorm', 'dim', 2, 'int', dim)
+    if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
+        raise _bad_arg('renorm', 'maxnorm', 3, 'Number', maxnorm)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('renorm', 'out', None, 'Tensor', out)
+        return _op_renorm_out(self, p, dim, maxnorm, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if maxnorm.__class__ in _TENSOR_TYPES:
+        _ks |= maxnorm._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_renorm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, p, dim, maxnorm)
+    return _op_renorm_default(self, p, dim, maxnorm)
+
+def _m_renorm_(self, p, dim, maxnorm):
+    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('renorm_', 'p', 1, 'Number', p)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('renorm_', 'dim', 2, 'int', dim)
+    if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
+        raise _bad_arg('renorm_', 'maxnorm', 3, 'Number', maxnorm)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if maxnorm.__class__ in _TENSOR_TYPES:
+        _ks |= maxnorm._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_renorm__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, p, dim, maxnorm)
+    return _op_renorm__default(self, p, dim, maxnorm)
+
+def __m_histogram_c0(self, bins, *, weight=None, density=False, out=None):
+    s = 0
+    if not isinstance(bins, TensorImpl):
+        return None
+    if weight is not None and not isinstance(weight, TensorImpl):
+        return None
+    if not isinstance(density, bool):
+        return None
+    return s
+
+def __m_histogram_b0(self, bins, *, weight=None, density=False, out=None):
+    if out is None and weight is None and density is False:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= bins._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_histogram_bins_tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_histogram(*_k(self, bins))
+        return _rt_histogram(*_op_histogram_bins_tensor(self, bins))
+    if out is not None:
+        return _rt_histogram(*_op_histogram_bins_tensor_out(self, bins, weight=weight, density=density, hist=out[0], bin_edges=out[1]))
+    return _rt_histogram(*_op_histogram_bins_tensor(self, bins, weight=weight, density=density))
+
+def __m_histogram_c1(self, bins=100, *, range=None, weight=None, density=False, out=None):
+    s = 0
+    if not _is_int(bins):
+        return None
+    if weight is not None and not isinstance(weight, TensorImpl):
+        return None
+    if not isinstance(density, bool):
+        return None
+    return s
+
+def __m_histogram_b1(self, bins=100, *, range=None, weight=None, density=False, out=None):
+    if out is None and range is None and weight is None and density is False:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if bins.__class__ in _TENSOR_TYPES:
+            _ks |= bins._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_histogram_bin_ct[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_histogram(*_k(self, bins))
+        return _rt_histogram(*_op_histogram_bin_ct(self, bins))
+    if out is not None:
+        return _rt_histogram(*_op_histogram_bin_ct_out(self, bins, range=range, weight=weight, density=density, hist=out[0], bin_edges=out[1]))
+    return _rt_histogram(*_op_histogram_bin_ct(self, bins, range=range, weight=weight, density=density))
+
+__m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0), (__m_histogram_c1, __m_histogram_b1),)
+__m_histogram_sigs = ('(Tensor bins, *, Tensor? weight = None, bool density = False, Tensor out = None)', '(int bins = 100, *, float[]? range = None, Tensor? weight = None, bool density = False, Tensor out = None)')
+
+def _m_histogram(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_histogram_b1(args[0])
+    best = None
+    for c, b in __m_histogram_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('histogram', args, kwargs, __m_histogram_sigs, True)
+
 def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('diff', 'n', 1, 'int', n)
@@ -11455,6 +11600,7 @@ class TensorMethods:
     heaviside = _m_heaviside
     heaviside_ = _m_heaviside_
     histc = _m_histc
+    histogram = _m_histogram
     hypot = _m_hypot
     hypot_ = _m_hypot_
     i0 = _m_i0
@@ -11592,6 +11738,8 @@ class TensorMethods:
     relu_ = _m_relu_
     remainder = _m_remainder
     remainder_ = _m_remainder_
+    renorm = _m_renorm
+    renorm_ = _m_renorm_
     repeat = _m_repeat
     repeat_interleave = _m_repeat_interleave
     reshape = _m_reshape
