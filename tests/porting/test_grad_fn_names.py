@@ -15,9 +15,7 @@ from ember.testing._opinfo import resolve
 
 KNOWN_DIFFERENCES = {
     # ember composes these from other ops; torch has one op (and one Node) of its own
-    "geqrf": "ember has no geqrf formula (NotImplemented); torch's GeqrfBackward0 raises when run",
     "linalg.eigvals": "ember's eigvals has no formula; torch goes through linalg_eig",
-    "unique": "ember's unique has no node of its own (NotImplemented); torch names it Unique2Backward0",
     # torch's composite ends in another op than ember's
     "diag": "ember copies the diagonal (CloneBackward0); torch uses diagonal_copy",
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
