@@ -231,3 +231,28 @@ def test_internal_eigh_and_svd_out_forms_match_torch(compute):
             got, want = canonical(got), canonical(want)
         for g, w in zip(got, want):
             _close(g, w, 1e-10)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cplx", [False, True], ids=["real", "complex"])
+@pytest.mark.parametrize("upper,left,unit", [(u, lf, un) for u in (False, True) for lf in (False, True)
+                                             for un in (False, True)])
+def test_solve_triangular_gradients_match_torch(cplx, upper, left, unit):
+    """LinalgSolveTriangularBackward0: gB = A^{-H} G, gA = -gB X^H cut to A's triangle; batch broadcast."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    n = 3
+    A = rng.standard_normal((2, n, n)) + 3 * np.eye(n)
+    B = rng.standard_normal((1, n, 4) if left else (1, 4, n))
+    G = rng.standard_normal((2,) + B.shape[1:])
+    if cplx:
+        A, B, G = (x + 1j * rng.standard_normal(x.shape) for x in (A, B, G))
+    res = []
+    for L in (torch, ember):
+        a, b = L.from_numpy(A.copy()).requires_grad_(), L.from_numpy(B.copy()).requires_grad_()
+        r = L.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unit)
+        res.append((r.detach().numpy(), *[g.numpy() for g in L.autograd.grad(r, (a, b), L.from_numpy(G.copy()))],
+                    type(r.grad_fn).__name__))
+    for want, got in zip(res[0][:3], res[1][:3]):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    assert res[1][3] == res[0][3] == "LinalgSolveTriangularBackward0"

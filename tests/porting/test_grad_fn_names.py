@@ -35,8 +35,6 @@ KNOWN_DIFFERENCES = {
     "repeat_interleave": "ember gathers with index_select; torch expands and views",
     "linalg.matmul": "ember's linalg_matmul is an op with a node of its own (MatmulBackward0); torch's is matmul, "
                      "which ends in mm or _unsafe_view",
-    "linalg.solve_triangular": "ember has no linalg_solve_triangular formula yet (NotImplemented); torch has "
-                               "LinalgSolveTriangularBackward0",
     "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
                 "CholeskyBackward0",
     "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",

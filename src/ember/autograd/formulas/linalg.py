@@ -15,7 +15,8 @@ from ..._core.strides import same_shape
 
 __all__ = ["cholesky_backward", "cholesky_solve_backward", "eigh_backward", "inv_backward", "lstsq_backward",
            "matmul_backward", "matrix_norm_backward", "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
-           "qr_backward", "slogdet_backward", "solve_backward", "svd_backward", "vdot_self_backward"]
+           "qr_backward", "slogdet_backward", "solve_backward", "solve_triangular_backward", "svd_backward",
+           "vdot_self_backward"]
 
 
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
@@ -187,6 +188,19 @@ def cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask):
         common = common + _mH(common)
         gL = _to(-input2.matmul(common) if upper else -common.matmul(input2), input2._size)
     return (_to(gB, self._size) if grad_input_mask[0] else None), gL
+
+
+def solve_triangular_backward(grad, A, B, result, upper, left, unitriangular, grad_input_mask):
+    """X = A^{-1} B (left) or B A^{-1}: gB = A^{-H} G (G A^{-H}); gA = -gB X^H (-X^H gB), cut to A's
+    triangle (the strict one for unitriangular), as torch's linalg_solve_triangular_backward."""
+    if grad is None:
+        return None, None
+    gB = at_linalg.linalg_solve_triangular(_mH(A), grad, upper=not upper, left=left, unitriangular=unitriangular)
+    gA = None
+    if grad_input_mask[0]:
+        gA = -gB.matmul(_mH(result)) if left else -_mH(result).matmul(gB)
+        gA = _to(gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular)), A._size)
+    return gA, (_to(gB, B._size) if grad_input_mask[1] else None)
 
 
 def _copyltu(M):
