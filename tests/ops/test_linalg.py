@@ -248,10 +248,10 @@ def test_solve_triangular_gradients_match_torch(cplx, upper, left, unit):
     if cplx:
         A, B, G = (x + 1j * rng.standard_normal(x.shape) for x in (A, B, G))
     res = []
-    for L in (torch, ember):
-        a, b = L.from_numpy(A.copy()).requires_grad_(), L.from_numpy(B.copy()).requires_grad_()
-        r = L.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unit)
-        res.append((r.detach().numpy(), *[g.numpy() for g in L.autograd.grad(r, (a, b), L.from_numpy(G.copy()))],
+    for lib in (torch, ember):
+        a, b = lib.from_numpy(A.copy()).requires_grad_(), lib.from_numpy(B.copy()).requires_grad_()
+        r = lib.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unit)
+        res.append((r.detach().numpy(), *[g.numpy() for g in lib.autograd.grad(r, (a, b), lib.from_numpy(G.copy()))],
                     type(r.grad_fn).__name__))
     for want, got in zip(res[0][:3], res[1][:3]):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
